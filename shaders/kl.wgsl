@@ -1,0 +1,65 @@
+// KL estimators per token and their gradients wrt logp.
+//
+// Math (d = logp − ref_logp, DESIGN.md):
+//   k1  = d                      ∂/∂logp = 1
+//   abs = |d|                    ∂/∂logp = sign(d)
+//   k2  = ½·d²                   ∂/∂logp = d
+//   k3  = clamp(exp(−d') + d' − 1, −10, 10),  d' = clamp(d, −20, 20)
+//                                ∂/∂logp = 1 − exp(−d) inside both clamps, else 0
+// Reference: src/reference/kl.ts (klRef, klGradRef).
+//
+// Bindings: 0 uniform P {n: element count, estimator: 0=k1 1=abs 2=k2 3=k3}
+//           1 logp (n) f32, 2 ref_logp (n) f32, 3 out (n) f32
+// Layout: one thread per element, WG threads per workgroup, 1-D grid.
+
+override WG: u32 = 64;
+
+struct Params {
+  n: u32,
+  estimator: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> logp: array<f32>;
+@group(0) @binding(2) var<storage, read> ref_logp: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+
+fn kl_value(d: f32, estimator: u32) -> f32 {
+  switch estimator {
+    case 0u: { return d; }
+    case 1u: { return abs(d); }
+    case 2u: { return 0.5 * d * d; }
+    default: {
+      let dc = clamp(d, -20.0, 20.0);
+      return clamp(exp(-dc) + dc - 1.0, -10.0, 10.0);
+    }
+  }
+}
+
+fn kl_grad(d: f32, estimator: u32) -> f32 {
+  switch estimator {
+    case 0u: { return 1.0; }
+    case 1u: { return sign(d); }
+    case 2u: { return d; }
+    default: {
+      if (d < -20.0 || d > 20.0) { return 0.0; }
+      let e = exp(-d);
+      if (e + d - 1.0 > 10.0) { return 0.0; }
+      return 1.0 - e;
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn kl_forward(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
+  if (i >= P.n) { return; }
+  out[i] = kl_value(logp[i] - ref_logp[i], P.estimator);
+}
+
+@compute @workgroup_size(WG)
+fn kl_backward(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
+  if (i >= P.n) { return; }
+  out[i] = kl_grad(logp[i] - ref_logp[i], P.estimator);
+}

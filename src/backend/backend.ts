@@ -1,0 +1,40 @@
+// One interface for every op the model and PPO need, with two implementations:
+// WebGPU (the real one, float32 WGSL kernels) and a float64 CPU reference (the test oracle and the
+// labelled slow fallback). Model and trainer code is written once against this interface.
+import type { GpuCounters } from '../gpu/recorder.ts';
+import type { NnOps } from './nnOps.ts';
+import type { PpoOps } from './ppoOps.ts';
+import type { SeqOps } from './seqOps.ts';
+import type { DType, Tensor } from './tensor.ts';
+
+export interface Backend {
+  readonly kind: 'webgpu' | 'cpu';
+  /** Shown in the UI and benchmark tables, e.g. "WebGPU (google swiftshader)". */
+  readonly label: string;
+
+  tensor(data: ArrayLike<number>, shape: readonly number[], dtype?: DType): Tensor;
+  zeros(shape: readonly number[], dtype?: DType): Tensor;
+  /** Overwrites a tensor's contents (length must equal its size). */
+  write(t: Tensor, data: ArrayLike<number>): void;
+  /**
+   * A tensor sharing storage with `t`, starting `offset` elements in (a multiple of 64, so GPU
+   * bindings stay 256-byte aligned). Used for parameter tensors inside a model's flat buffer.
+   * Disposing a view does nothing; dispose the base.
+   */
+  view(t: Tensor, offset: number, shape: readonly number[]): Tensor;
+  /** Copies `src` into `dst` (same size and dtype), recorded in order with the ops. */
+  copy(src: Tensor, dst: Tensor): void;
+  /** Resolves with the values; on WebGPU this submits pending work (never call inside a hot loop). */
+  read(t: Tensor): Promise<Float64Array>;
+  /** Several tensors in one readback. */
+  readMany(ts: readonly Tensor[]): Promise<Float64Array[]>;
+  dispose(...ts: (Tensor | null | undefined)[]): void;
+  /** Submits recorded work without waiting. */
+  flush(): void;
+  /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */
+  counters(): GpuCounters;
+
+  readonly ppo: PpoOps;
+  readonly nn: NnOps;
+  readonly seq: SeqOps;
+}

@@ -1,0 +1,53 @@
+// The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
+// fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
+import type { GpuCounters } from '../../gpu/recorder.ts';
+import type { Backend } from '../backend.ts';
+import { sizeOf, type DType, type Tensor } from '../tensor.ts';
+import { CpuNnOps } from './cpuNn.ts';
+import { CpuPpoOps } from './cpuPpo.ts';
+import { CpuSeqOps } from './cpuSeq.ts';
+import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
+
+export class CpuBackend implements Backend {
+  readonly kind = 'cpu' as const;
+  readonly label = 'CPU reference (float64, slow)';
+  private readonly stats: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  readonly ppo = new CpuPpoOps();
+  readonly nn = new CpuNnOps();
+  readonly seq = new CpuSeqOps();
+
+  tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
+    return cpuTensor(data, shape, dtype);
+  }
+  zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
+    return new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype);
+  }
+  write(t: Tensor, data: ArrayLike<number>): void {
+    const c = cpu(t);
+    if (data.length !== c.size) throw new Error(`write: expected ${c.size} values, got ${data.length}`);
+    c.data.set(data);
+  }
+  view(t: Tensor, offset: number, shape: readonly number[]): Tensor {
+    const base = cpu(t);
+    const n = sizeOf(shape);
+    if (offset % 64 !== 0) throw new Error(`view offset ${offset} is not a multiple of 64 elements`);
+    if (offset + n > base.size) throw new Error(`view [${offset}, ${offset + n}) exceeds tensor of ${base.size}`);
+    return new CpuTensor(base.data.subarray(offset, offset + n), [...shape], base.dtype);
+  }
+  copy(src: Tensor, dst: Tensor): void {
+    cpu(dst).data.set(cpu(src).data);
+  }
+  async read(t: Tensor): Promise<Float64Array> {
+    this.stats.readbacks++;
+    return Float64Array.from(cpu(t).data);
+  }
+  async readMany(ts: readonly Tensor[]): Promise<Float64Array[]> {
+    this.stats.readbacks++;
+    return ts.map((t) => Float64Array.from(cpu(t).data));
+  }
+  dispose(): void {}
+  flush(): void {}
+  counters(): GpuCounters {
+    return this.stats;
+  }
+}

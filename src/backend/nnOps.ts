@@ -1,0 +1,80 @@
+// Dense-layer ops of the transformer and the optimiser (issue: transformer).
+// Conventions for every backward op:
+//   * gradients wrt PARAMETERS are ACCUMULATED (+=) into caller-provided tensors (views of the
+//     model's flat gradient buffer), so tied weights and micro-batches simply add up;
+//   * gradients wrt ACTIVATIONS are returned as new tensors.
+// Row-major everywhere; "(M,K)" means M rows of K contiguous floats.
+import type { Tensor } from './tensor.ts';
+
+export interface AdamWParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** 1-based step count, for bias correction. */
+  step: number;
+  /** Clip the global gradient norm to this value (using `gradNorm`); ≤ 0 disables clipping. */
+  maxGradNorm: number;
+}
+
+export interface NnOps {
+  /** y = a·b (+ bias): a (M,K), b (K,N) — or (N,K) when transB — bias (N) or null → (M,N). */
+  matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor;
+  /**
+   * Backward of matmul: returns gradA (M,K) (unless `needGradA` is false → null);
+   * accumulates gradB (shape of b) and gradBias (N) when given.
+   */
+  matmulBackward(
+    gradOut: Tensor,
+    a: Tensor,
+    b: Tensor,
+    transB: boolean,
+    gradB: Tensor | null,
+    gradBias: Tensor | null,
+    needGradA: boolean,
+  ): Tensor | null;
+
+  /** y = (x − mean)·rstd·gamma + beta per row, rstd = 1/sqrt(var + eps) (biased var). x (M,D). */
+  layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): { y: Tensor; mean: Tensor; rstd: Tensor };
+  /** Returns gradX (M,D); accumulates gradGamma, gradBeta (D). */
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor;
+
+  /** GELU, tanh approximation (GPT-2): ½x(1 + tanh(√(2/π)(x + 0.044715x³))). */
+  gelu(x: Tensor): Tensor;
+  geluBackward(gradY: Tensor, x: Tensor): Tensor;
+
+  /** Element-wise a + b (same shape) → new tensor (the residual connection). */
+  add(a: Tensor, b: Tensor): Tensor;
+  /** In place: y += alpha·x (same size). */
+  axpy(alpha: number, x: Tensor, y: Tensor): void;
+  /** In place: x ← alpha·x. */
+  scale(x: Tensor, alpha: number): void;
+  /** In place: every element ← value. */
+  fill(x: Tensor, value: number): void;
+
+  /**
+   * out[r,:] = wte[tokens[r],:] + wpe[positions[r],:] for every row r of tokens/positions
+   * (shape (B,S) i32, flattened to R = B·S rows). wte (V,D), wpe (P,D) → (R,D).
+   * Positions are clamped to [0, P−1] (padding rows get position 0 by convention).
+   */
+  embedding(tokens: Tensor, positions: Tensor, wte: Tensor, wpe: Tensor): Tensor;
+  /** Accumulates into gradWte (V,D) and gradWpe (P,D); deterministic (no float atomics). */
+  embeddingBackward(gradOut: Tensor, tokens: Tensor, positions: Tensor, gradWte: Tensor, gradWpe: Tensor): void;
+
+  /** Rows [start, start+len) of each sequence: x (B,S,D) → (B,len,D). D may be 1 (shape (B,S)). */
+  sliceSeq(x: Tensor, start: number, len: number): Tensor;
+  /** Adjoint of sliceSeq: grad (B,len,D) → (B,S,D), zeros outside the slice. */
+  sliceSeqBackward(grad: Tensor, seqLen: number, start: number): Tensor;
+  /** out[i,:] = x[index[i],:]: x (N,R...), index (M) i32 → (M,R...). Used for minibatches. */
+  gatherRows(x: Tensor, index: Tensor): Tensor;
+
+  /** Global L2 norm of a (flat) gradient tensor → (1), by a parallel reduction. */
+  gradNorm(grads: Tensor): Tensor;
+  /**
+   * AdamW in place over flat buffers of one model (one dispatch): g ← grads·clipScale where
+   * clipScale = min(1, maxGradNorm/(‖g‖ + 1e-6)) read from `gradNorm` on the GPU (null = 1);
+   * m ← β1m + (1−β1)g; v ← β2v + (1−β2)g²; p ← p − lr·(m̂/(√v̂ + eps) + wd·decayMask·p).
+   */
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, gradNorm: Tensor | null, hp: AdamWParams): void;
+}

@@ -1,0 +1,52 @@
+// Sequence ops of the transformer: causal multi-head attention (full and KV-cached) and
+// sampling (issue: transformer). Shapes: B sequences, S positions, D = H·Dh model width.
+import type { Tensor } from './tensor.ts';
+
+export interface SampleParams {
+  temperature: number;
+  /** Keep the k most likely tokens; 0 disables. */
+  topK: number;
+  /** Keep the smallest set of tokens whose probability mass reaches p; 1 disables. */
+  topP: number;
+  /** Seed of the counter-based generator: the draw for (seed, row, position) is fixed. */
+  seed: number;
+  eosId: number;
+  padId: number;
+}
+
+export interface SeqOps {
+  /**
+   * Causal self-attention over full sequences. qkv (B·S, 3D) holds q | k | v per row;
+   * attnMask (B,S) (1 = real token). Query i attends to keys j ≤ i with attnMask[b,j] = 1,
+   * scaled by 1/√Dh; a query with no visible key outputs zeros. Returns out (B·S, D) and the
+   * attention probabilities (B,H,S,S) kept for the backward pass.
+   */
+  attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor };
+  /** gradQkv (B·S, 3D) from gradOut (B·S, D). */
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor;
+
+  /**
+   * KV-cached attention for L new positions [start, start+L) of each sequence: writes their k, v
+   * into kCache/vCache (B, Smax, D) and attends from their q to cached keys j ≤ position under
+   * attnMask (B, Smax). qkv (B·L, 3D) → out (B·L, D). Prefill: start 0, L = prompt length;
+   * decode: L = 1. Matches `attention` on the same inputs (tested).
+   */
+  attentionCached(qkv: Tensor, kCache: Tensor, vCache: Tensor, attnMask: Tensor, start: number, nHead: number): Tensor;
+
+  /**
+   * One sampling step for every row: logits (B,V) are for position `pos`. Where finished[b] = 0,
+   * draws a token (temperature, top-k, top-p) and writes sequences[b,pos] = token,
+   * attnMask[b,pos] = 1, positions[b,pos] = positions[b,pos−1] + 1, and finished[b] = 1 if the token
+   * is EOS; where finished[b] = 1 writes PAD, 0, 0. All on the GPU: no readback per token.
+   * sequences (B,S) i32, attnMask (B,S) f32, positions (B,S) i32, finished (B) i32, all in place.
+   */
+  sampleStep(
+    logits: Tensor,
+    sequences: Tensor,
+    attnMask: Tensor,
+    positions: Tensor,
+    finished: Tensor,
+    pos: number,
+    params: SampleParams,
+  ): void;
+}

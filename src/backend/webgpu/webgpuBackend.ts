@@ -1,0 +1,103 @@
+// The WebGPU backend: ops record dispatches into the runtime's shared command encoder; nothing is
+// submitted until a readback or an explicit flush, so a whole PPO iteration can be one submit.
+import type { GpuCounters } from '../../gpu/recorder.ts';
+import type { GpuRuntime } from '../../gpu/runtime.ts';
+import type { Backend } from '../backend.ts';
+import type { NnOps } from '../nnOps.ts';
+import type { SeqOps } from '../seqOps.ts';
+import { sizeOf, type DType, type Tensor } from '../tensor.ts';
+import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
+import { WebGpuNnOps } from './webgpuNn.ts';
+import { WebGpuSeqOps } from './webgpuSeq.ts';
+import { WebGpuPpoOps } from './webgpuPpo.ts';
+
+export class WebGpuBackend implements Backend {
+  readonly kind = 'webgpu' as const;
+  readonly label: string;
+  readonly ppo: WebGpuPpoOps;
+  readonly nn: NnOps;
+  readonly seq: SeqOps;
+
+  constructor(readonly rt: GpuRuntime) {
+    this.label = `WebGPU (${rt.adapterName})`;
+    this.ppo = new WebGpuPpoOps(this);
+    this.nn = new WebGpuNnOps(this);
+    this.seq = new WebGpuSeqOps(this);
+  }
+
+  /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
+  empty(shape: readonly number[], dtype: DType = 'f32'): GpuTensor {
+    return new GpuTensor(this.rt.pool.acquire(sizeOf(shape) * 4), [...shape], dtype);
+  }
+
+  tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
+    const t = this.empty(shape, dtype);
+    if (data.length !== t.size) throw new Error(`data length ${data.length} does not match shape [${shape.join(', ')}]`);
+    this.write(t, data);
+    return t;
+  }
+
+  zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
+    const t = this.empty(shape, dtype);
+    // A pooled buffer may hold old values: clear it in command order with the other work.
+    if (t.size > 0) this.rt.recorder.encoderOutsidePass().clearBuffer(t.buffer, 0, t.bytes);
+    return t;
+  }
+
+  write(t: Tensor, data: ArrayLike<number>): void {
+    if (data.length !== t.size) throw new Error(`write: expected ${t.size} values, got ${data.length}`);
+    // writeBuffer runs before the next submit; submit first so earlier recorded readers see old data.
+    if (this.rt.recorder.pending) this.rt.submit();
+    const typed = toTyped(data, t.dtype);
+    const r = gpu(t);
+    if (typed.byteLength > 0) this.rt.device.queue.writeBuffer(r.buffer, r.offset, typed.buffer, typed.byteOffset, typed.byteLength);
+  }
+
+  view(t: Tensor, offset: number, shape: readonly number[]): Tensor {
+    const base = gpuTensor(t);
+    const v = new GpuTensor(base.buffer, [...shape], base.dtype, base.offset + offset * 4, true);
+    if (offset % VIEW_ALIGN_ELEMENTS !== 0) throw new Error(`view offset ${offset} is not a multiple of ${VIEW_ALIGN_ELEMENTS} elements`);
+    if (offset + v.size > base.size) throw new Error(`view [${offset}, ${offset + v.size}) exceeds tensor of ${base.size}`);
+    return v;
+  }
+
+  copy(src: Tensor, dst: Tensor): void {
+    if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
+    const s = gpu(src), d = gpu(dst);
+    this.rt.recorder.copy(s.buffer, s.offset, d.buffer, d.offset, src.size * 4);
+  }
+
+  async read(t: Tensor): Promise<Float64Array> {
+    return (await this.readMany([t]))[0];
+  }
+
+  async readMany(ts: readonly Tensor[]): Promise<Float64Array[]> {
+    const bytes = await this.rt.readback.read(ts.map((t) => ({ ...gpu(t), bytes: t.size * 4 })));
+    const out: Float64Array[] = [];
+    let offset = 0;
+    for (const t of ts) {
+      const view = t.dtype === 'i32' ? new Int32Array(bytes, offset, t.size) : new Float32Array(bytes, offset, t.size);
+      out.push(Float64Array.from(view));
+      offset += t.size * 4;
+    }
+    return out;
+  }
+
+  dispose(...ts: (Tensor | null | undefined)[]): void {
+    for (const t of ts) {
+      if (!t) continue;
+      const g = t as GpuTensor;
+      if (g.disposed) continue;
+      g.disposed = true;
+      if (!g.isView) this.rt.pool.release(g.buffer);
+    }
+  }
+
+  flush(): void {
+    this.rt.submit();
+  }
+
+  counters(): GpuCounters {
+    return this.rt.counters;
+  }
+}

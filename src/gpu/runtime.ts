@@ -1,0 +1,56 @@
+// The thin WebGPU runtime: one device, its pipeline cache, buffer pool, recorder and readback ring.
+import { BufferPool } from './bufferPool.ts';
+import { PipelineCache, type KernelSpec } from './pipelines.ts';
+import { ReadbackRing } from './readback.ts';
+import { Recorder, type BufferRange, type GpuCounters } from './recorder.ts';
+
+export class GpuRuntime {
+  readonly pipelines: PipelineCache;
+  readonly pool: BufferPool;
+  readonly recorder: Recorder;
+  readonly readback: ReadbackRing;
+  private lostHandlers: ((info: GPUDeviceLostInfo) => void)[] = [];
+  lost: GPUDeviceLostInfo | null = null;
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly adapterName: string,
+  ) {
+    this.pipelines = new PipelineCache(device);
+    this.pool = new BufferPool(device);
+    this.recorder = new Recorder(device, this.pool);
+    this.readback = new ReadbackRing(device, this.recorder);
+    void device.lost.then((info) => {
+      this.lost = info;
+      for (const h of this.lostHandlers) h(info);
+    });
+  }
+
+  /** Registers a hook for device loss (the trainer pauses and keeps its last good weights). */
+  onLost(handler: (info: GPUDeviceLostInfo) => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  get counters(): GpuCounters {
+    return this.recorder.counters;
+  }
+
+  dispatch(spec: KernelSpec, buffers: readonly BufferRange[], uniform: Uint8Array | null, workgroups: readonly [number, number?, number?]): void {
+    this.recorder.dispatch(this.pipelines.get(spec), buffers, uniform, workgroups);
+  }
+
+  submit(): void {
+    this.recorder.submit();
+  }
+
+  /** Waits for all submitted work (tests and benchmarks only; never inside the training loop). */
+  async idle(): Promise<void> {
+    this.recorder.submit();
+    await this.device.queue.onSubmittedWorkDone();
+  }
+}
+
+/** Workgroup count for `n` threads at `wg` threads per group. */
+export function groups(n: number, wg: number): number {
+  return Math.ceil(n / wg);
+}

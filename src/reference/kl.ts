@@ -1,0 +1,53 @@
+// float64 reference: per-token KL estimators on d = logp − ref_logp (DESIGN.md conventions).
+import type { KlEstimator } from '../backend/ppoOps.ts';
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
+export function klValue(logp: number, refLogp: number, estimator: KlEstimator): number {
+  const d = logp - refLogp;
+  switch (estimator) {
+    case 'k1':
+      return d;
+    case 'abs':
+      return Math.abs(d);
+    case 'k2':
+      return 0.5 * d * d;
+    case 'k3': {
+      const dc = clamp(d, -20, 20);
+      return clamp(Math.exp(-dc) + dc - 1, -10, 10);
+    }
+  }
+}
+
+/** ∂KL/∂logp; zero where a clamp is active (as autograd through clamp gives). */
+export function klGradValue(logp: number, refLogp: number, estimator: KlEstimator): number {
+  const d = logp - refLogp;
+  switch (estimator) {
+    case 'k1':
+      return 1;
+    case 'abs':
+      return d > 0 ? 1 : d < 0 ? -1 : 0;
+    case 'k2':
+      return d;
+    case 'k3': {
+      if (d < -20 || d > 20) return 0;
+      const v = Math.exp(-d) + d - 1;
+      if (v > 10) return 0; // v ≥ 0 always, so only the upper clamp can bind
+      return 1 - Math.exp(-d);
+    }
+  }
+}
+
+export function klRef(logp: ArrayLike<number>, refLogp: ArrayLike<number>, estimator: KlEstimator): Float64Array {
+  const out = new Float64Array(logp.length);
+  for (let i = 0; i < out.length; i++) out[i] = klValue(logp[i], refLogp[i], estimator);
+  return out;
+}
+
+export function klGradRef(logp: ArrayLike<number>, refLogp: ArrayLike<number>, estimator: KlEstimator): Float64Array {
+  const out = new Float64Array(logp.length);
+  for (let i = 0; i < out.length; i++) out[i] = klGradValue(logp[i], refLogp[i], estimator);
+  return out;
+}
+
+export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, abs: 1, k2: 2, k3: 3 };
