@@ -1,0 +1,41 @@
+import { chromium, expect, test, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts';
+
+async function expectGuide(page: Page) {
+  const guide = page.getByTestId('no-webgpu');
+  await expect(guide).toBeVisible({ timeout: 45_000 });
+  await expect(guide).toContainText('chrome://flags/#enable-unsafe-webgpu');
+  await expect(guide).toContainText('chrome://gpu');
+  await expect(guide).toContainText('graphics acceleration');
+  await expect(page.getByTestId('no-webgpu-reason')).not.toBeEmpty();
+  await expect(page.getByTestId('playground')).toHaveCount(0);
+}
+
+test('with navigator.gpu removed the page explains how to enable WebGPU and offers the CPU backend', async ({ page }) => {
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
+  });
+  await page.goto('/');
+  await expectGuide(page);
+  await expect(page.getByRole('heading', { name: 'This browser does not offer WebGPU' })).toBeVisible();
+  const cpu = page.getByRole('button', { name: 'Run the small preset on the CPU reference backend (slow)' });
+  await expect(cpu).toBeVisible();
+  await cpu.click();
+  await expect(page.getByTestId('playground')).toBeVisible();
+  await expect(page.getByTestId('gpu-status')).toContainText('CPU reference backend');
+});
+
+test('a browser launched without --enable-unsafe-webgpu gets the guide, not a blank page', async ({ baseURL }) => {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'),
+    headless: true,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(baseURL!);
+    await expectGuide(page);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,46 @@
+import { defineConfig } from '@playwright/test';
+
+// The real page in Debian's Chromium with WebGPU on SwiftShader. Browsers are never downloaded:
+// PPO_CHROMIUM points at an installed Chromium (default: the Debian package).
+const CHROMIUM = process.env.PPO_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Flags for headless WebGPU on a machine without a GPU (root in CI, no network). */
+export const CHROMIUM_ARGS = [
+  '--enable-unsafe-webgpu',
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--use-angle=swiftshader',
+  '--enable-features=Vulkan',
+];
+
+export const CHROMIUM_PATH = CHROMIUM;
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  // One worker: the machine has few cores and SwiftShader uses them all.
+  workers: 1,
+  fullyParallel: false,
+  timeout: 60_000,
+  expect: { timeout: 20_000 },
+  retries: 0,
+  reporter: [['list'], ['json', { outputFile: '.reports/playwright.json' }]],
+  use: {
+    baseURL: 'http://localhost:4173',
+    headless: true,
+    viewport: { width: 1360, height: 900 },
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+    trace: 'off',
+  },
+  // Serves the built dist/ (`npm run test:e2e` runs `vite build` first).
+  webServer: {
+    command: 'npx vite preview --port 4173 --strictPort',
+    url: 'http://localhost:4173',
+    reuseExistingServer: false,
+    timeout: 60_000,
+  },
+});

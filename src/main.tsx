@@ -1,0 +1,11 @@
+// Page entry: mounts the React app. The main thread only draws; all GPU work runs in workers.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './ui/App.tsx';
+import './ui/styles.css';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

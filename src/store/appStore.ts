@@ -1,0 +1,125 @@
+// The page's single zustand store: WebGPU status, the editable config, the trainer's state and
+// every run's metric history. Components subscribe to slices; the trainer client writes batches.
+import { create } from 'zustand';
+import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
+import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
+import { defaultRunName, makeRunId, nextRunColor, type MetricPoint, type RunRecord } from './runs.ts';
+
+export type GpuStatus =
+  | { kind: 'checking' }
+  | { kind: 'ready'; result: Extract<SelftestResult, { type: 'selftest-ok' }> }
+  | { kind: 'unavailable'; reason: Extract<SelftestResult, { type: 'selftest-unavailable' }>['reason']; message: string }
+  | { kind: 'error'; message: string };
+
+export type RunState = 'idle' | 'running' | 'paused';
+
+export interface Notice {
+  tone: 'info' | 'warn' | 'error';
+  text: string;
+}
+
+export interface AppState {
+  gpu: GpuStatus;
+  /** The backend the user chose for training; 'cpu' after the no-WebGPU fallback button. */
+  backend: BackendChoice;
+  /** Only ever holds a config that passed validateConfig. */
+  config: PpoConfig;
+  /** Settings hidden by the classroom option `?hide=`. */
+  hidden: ReadonlySet<keyof PpoConfig>;
+  runState: RunState;
+  stage: TrainerStage;
+  trainerLabel: string | null;
+  runs: RunRecord[];
+  activeRunId: string | null;
+  samples: { iter: number; rows: SampleRow[] } | null;
+  ratios: { iter: number; ratios: number[]; advantages: number[] } | null;
+  /** EMA smoothing weight in [0, 0.99] for the charts (0 = raw). */
+  smoothing: number;
+  notice: Notice | null;
+
+  setGpu(gpu: GpuStatus): void;
+  setBackend(b: BackendChoice): void;
+  /** Applies a whole config if valid; returns the problems (and changes nothing) otherwise. */
+  applyConfig(next: PpoConfig): ConfigProblem[];
+  /** Applies one field if the resulting config is valid. */
+  setField<K extends keyof PpoConfig>(key: K, value: PpoConfig[K]): ConfigProblem[];
+  setHidden(keys: Iterable<keyof PpoConfig>): void;
+  setRunState(s: RunState): void;
+  setStage(s: TrainerStage): void;
+  setTrainerLabel(label: string | null): void;
+  /** Starts a new run record from the current config and makes it active. */
+  beginRun(): RunRecord;
+  endRun(): void;
+  appendMetrics(runId: string, points: readonly MetricPoint[]): void;
+  setSamples(s: AppState['samples']): void;
+  setRatios(r: AppState['ratios']): void;
+  toggleRun(id: string): void;
+  renameRun(id: string, name: string): void;
+  deleteRun(id: string): void;
+  restoreRuns(runs: RunRecord[]): void;
+  setSmoothing(x: number): void;
+  setNotice(n: Notice | null): void;
+}
+
+export const useApp = create<AppState>()((set, get) => ({
+  gpu: { kind: 'checking' },
+  backend: 'webgpu',
+  config: DEFAULT_CONFIG,
+  hidden: new Set(),
+  runState: 'idle',
+  stage: 'idle',
+  trainerLabel: null,
+  runs: [],
+  activeRunId: null,
+  samples: null,
+  ratios: null,
+  smoothing: 0.6,
+  notice: null,
+
+  setGpu: (gpu) => set({ gpu }),
+  setBackend: (backend) => set({ backend }),
+  applyConfig(next) {
+    const problems = validateConfig(next as PpoConfig & Record<string, unknown>);
+    if (problems.length === 0) set({ config: next });
+    return problems;
+  },
+  setField(key, value) {
+    return get().applyConfig({ ...get().config, [key]: value });
+  },
+  setHidden: (keys) => set({ hidden: new Set(keys) }),
+  setRunState: (runState) => set({ runState }),
+  setStage: (stage) => set({ stage }),
+  setTrainerLabel: (trainerLabel) => set({ trainerLabel }),
+  beginRun() {
+    const { runs, config, backend } = get();
+    const run: RunRecord = {
+      id: makeRunId(),
+      name: defaultRunName(config, runs.length + 1),
+      color: nextRunColor(runs),
+      visible: true,
+      config,
+      backend,
+      createdAt: Date.now(),
+      metrics: [],
+    };
+    set({ runs: [...runs, run], activeRunId: run.id, samples: null, ratios: null });
+    return run;
+  },
+  endRun: () => set({ activeRunId: null, stage: 'idle', runState: 'idle' }),
+  appendMetrics(runId, points) {
+    if (points.length === 0) return;
+    // New array identities only for the run that changed, so other runs' memoised series survive.
+    set({ runs: get().runs.map((r) => (r.id === runId ? { ...r, metrics: r.metrics.concat(points) } : r)) });
+  },
+  setSamples: (samples) => set({ samples }),
+  setRatios: (ratios) => set({ ratios }),
+  toggleRun: (id) => set({ runs: get().runs.map((r) => (r.id === id ? { ...r, visible: !r.visible } : r)) }),
+  renameRun: (id, name) => set({ runs: get().runs.map((r) => (r.id === id ? { ...r, name } : r)) }),
+  deleteRun(id) {
+    const { runs, activeRunId } = get();
+    set({ runs: runs.filter((r) => r.id !== id), activeRunId: activeRunId === id ? null : activeRunId });
+  },
+  restoreRuns: (runs) => set({ runs }),
+  setSmoothing: (smoothing) => set({ smoothing: Math.min(0.99, Math.max(0, smoothing)) }),
+  setNotice: (notice) => set({ notice }),
+}));

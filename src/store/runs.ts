@@ -1,0 +1,37 @@
+// Run records: one per training run (config snapshot + metric history), overlaid in the charts.
+import type { PpoConfig } from '../rl/config.ts';
+import type { BackendChoice } from '../worker/protocol.ts';
+
+/** One `metrics` message: iteration index and its snake_case values. */
+export interface MetricPoint {
+  iter: number;
+  values: Record<string, number>;
+}
+
+export interface RunRecord {
+  id: string;
+  name: string;
+  color: string;
+  visible: boolean;
+  config: PpoConfig;
+  backend: BackendChoice;
+  createdAt: number;
+  metrics: MetricPoint[];
+}
+
+/** Colour-blind-friendly palette (Okabe–Ito, minus black and yellow that vanish on white). */
+export const RUN_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00', '#6A3D9A', '#8C564B'];
+
+export function nextRunColor(existing: readonly RunRecord[]): string {
+  const used = new Set(existing.map((r) => r.color));
+  return RUN_COLORS.find((c) => !used.has(c)) ?? RUN_COLORS[existing.length % RUN_COLORS.length];
+}
+
+export function makeRunId(): string {
+  return `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
+/** A short default name that says what differs: task, estimator and seed. */
+export function defaultRunName(config: PpoConfig, index: number): string {
+  return `#${index} ${config.task} · ${config.advantageEstimator} · seed ${config.seed}`;
+}

@@ -1,0 +1,38 @@
+// Page shell: header with the WebGPU status, then either the playground or the no-WebGPU guide.
+import { useEffect } from 'react';
+import { useApp } from '../store/appStore.ts';
+import { runSelftest } from '../store/selftest.ts';
+import { GpuStatusBadge } from './GpuStatus.tsx';
+import { NoWebGpu } from './NoWebGpu.tsx';
+import { Playground } from './Playground.tsx';
+
+export function App() {
+  const gpu = useApp((s) => s.gpu);
+  const backend = useApp((s) => s.backend);
+  useEffect(() => runSelftest(), []);
+  const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
+  return (
+    <div className="app">
+      <header className="app-header">
+        <div className="brand">
+          <img src="./favicon.svg" alt="" width={28} height={28} />
+          <div>
+            <h1>PPO Playground</h1>
+            <p className="tagline">Train a tiny transformer with PPO, RLHF-style, on your own GPU — and watch every number.</p>
+          </div>
+        </div>
+        <GpuStatusBadge />
+      </header>
+      <main>
+        {blocked ? (
+          <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} />
+        ) : (
+          <Playground />
+        )}
+      </main>
+      <footer className="app-footer">
+        All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.
+      </footer>
+    </div>
+  );
+}
