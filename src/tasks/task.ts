@@ -1,0 +1,42 @@
+// What a task is to the trainer: an SFT corpus, a prompt generator, fixed held-out evaluation
+// prompts, and a rule reward. Every string a task produces uses only `alphabet`, so the task's
+// CharTokenizer can encode it (tests check this closure).
+import type { Rng } from '../util/rng.ts';
+
+export type TaskName = 'arithmetic' | 'sentiment' | 'stop';
+
+/** One finished rollout, decoded: `response` excludes the EOS token, `endedWithEos` says whether one was emitted. */
+export interface TaskSample {
+  prompt: string;
+  response: string;
+  endedWithEos: boolean;
+}
+
+/** Synthetic human preference for training a Bradley–Terry reward model. */
+export interface PreferencePair {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+}
+
+export interface Task {
+  name: TaskName;
+  /** Shown in the UI. */
+  title: string;
+  description: string;
+  /** Every character prompts and responses may use. */
+  alphabet: string;
+  maxPromptChars: number;
+  maxResponseChars: number;
+  /** One example of the SFT corpus (noisy where the task says so); the response is followed by EOS in training. */
+  sftExample(rng: Rng): { prompt: string; response: string };
+  trainPrompt(rng: Rng): string;
+  /** Fixed held-out prompts from the task's own seed (the same list on every call). */
+  evalPrompts(count: number): string[];
+  /** The rule reward of one sample. */
+  ruleScore(s: TaskSample): number;
+  /** Task metric(s) over a batch of samples. */
+  evaluate(samples: TaskSample[]): Record<string, number>;
+  /** Present on tasks that can train a learned reward model. */
+  preferencePair?(rng: Rng): PreferencePair;
+}
