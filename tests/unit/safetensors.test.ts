@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeSafetensors, encodeSafetensors, type SafeTensor } from '../../src/model/safetensors.ts';
 import { Rng } from '../../src/util/rng.ts';
@@ -146,6 +147,8 @@ describe('safetensors rejects malformed files with a clear error', () => {
   });
 });
 
+const READER = fileURLToPath(new URL('../../scripts/read_safetensors.py', import.meta.url));
+
 function hasPython(): boolean {
   try {
     execFileSync('python3', ['--version'], { stdio: 'ignore' });
@@ -172,7 +175,7 @@ describe.runIf(hasPython())('scripts/read_safetensors.py (stdlib-only Python rea
           { task: 'stop', alphabet: 'ab' },
         ),
       );
-      const out = execFileSync('python3', ['scripts/read_safetensors.py', path, '--head', '4'], { encoding: 'utf8' });
+      const out = execFileSync('python3', [READER, path, '--head', '4'], { encoding: 'utf8' });
       const lines = out.trim().split('\n');
       expect(lines.slice(0, 2)).toEqual(['metadata alphabet = ab', 'metadata task = stop']);
       const parse = (line: string) => {
