@@ -1,4 +1,31 @@
-// The playground layout: controls on the left, live charts and teaching views on the right.
+// The playground layout: controls and settings on the left, live charts and teaching views on the right.
+import { ConfigPanel } from './ConfigPanel.tsx';
+import { Controls } from './Controls.tsx';
+import { Presets } from './Presets.tsx';
+import { useUrlSync } from './useUrlSync.ts';
+
 export function Playground() {
-  return <section className="playground" data-testid="playground"><p>Playground</p></section>;
+  const urlProblems = useUrlSync();
+  return (
+    <div className="playground" data-testid="playground">
+      {urlProblems.length > 0 ? (
+        <div className="notice warn url-problems" role="alert" data-testid="url-problems">
+          <strong>Some settings in the link were not applied:</strong>
+          <ul>
+            {urlProblems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <Controls />
+      <div className="layout">
+        <aside className="sidebar">
+          <Presets />
+          <ConfigPanel />
+        </aside>
+        <div className="content" />
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,161 @@
+// The page's side of the trainer protocol: owns the trainer Web Worker, sends commands, and feeds
+// its messages into the store. Metrics are batched per animation frame so a fast trainer cannot
+// make React re-render more than once a frame.
+import type { PpoConfig } from '../rl/config.ts';
+import { isWorkerMessage, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
+import { useApp } from './appStore.ts';
+import type { MetricPoint } from './runs.ts';
+
+type WorkerCtor = new (opts?: { name?: string }) => Worker;
+
+// The trainer worker is built by another part of the project; globbing (rather than importing) it
+// keeps this page building and usable before it exists. Vite turns `?worker` into a constructor.
+const TRAINER_MODULES = import.meta.glob<WorkerCtor>('../worker/trainer.worker.ts', { query: '?worker', import: 'default' });
+
+export const TRAINER_MISSING = 'The trainer worker is not part of this build yet, so nothing will train; everything else on the page works.';
+
+let worker: Worker | null = null;
+let workerBackend: string | null = null;
+let pendingMetrics: MetricPoint[] = [];
+let pendingRunId: string | null = null;
+let frame = 0;
+
+function flushFrame(): void {
+  frame = 0;
+  const { appendMetrics } = useApp.getState();
+  if (pendingRunId && pendingMetrics.length > 0) appendMetrics(pendingRunId, pendingMetrics);
+  pendingMetrics = [];
+}
+
+function scheduleFlush(): void {
+  if (frame !== 0) return;
+  // Hidden tabs get no animation frames; fall back to a timer so history still accumulates.
+  frame = typeof requestAnimationFrame === 'function' && !document.hidden ? requestAnimationFrame(flushFrame) : (setTimeout(flushFrame, 250) as unknown as number);
+}
+
+/** Handles one worker message (also the entry point for `window.ppoPlayground.receive`). */
+export function receive(msg: WorkerToPage): void {
+  const s = useApp.getState();
+  switch (msg.type) {
+    case 'ready':
+      s.setTrainerLabel(msg.backendLabel);
+      break;
+    case 'stage':
+      s.setStage(msg.stage);
+      break;
+    case 'metrics': {
+      const runId = s.activeRunId ?? s.beginRun().id;
+      if (pendingRunId !== runId) {
+        flushFrame();
+        pendingRunId = runId;
+      }
+      pendingMetrics.push({ iter: msg.iter, values: { ...msg.values } });
+      scheduleFlush();
+      break;
+    }
+    case 'samples':
+      s.setSamples({ iter: msg.iter, rows: msg.rows });
+      break;
+    case 'ratios':
+      s.setRatios({ iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages });
+      break;
+    case 'paused':
+      s.setRunState('paused');
+      if (msg.stage) s.setStage(msg.stage);
+      s.setNotice({ tone: 'info', text: `Paused: ${msg.reason}` });
+      break;
+    case 'error':
+      s.setRunState('paused');
+      s.setNotice({ tone: 'error', text: `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}` });
+      break;
+    case 'snapshot':
+      snapshotWaiters.splice(0).forEach((w) => w(msg.bytes));
+      break;
+  }
+}
+
+const snapshotWaiters: ((b: ArrayBuffer) => void)[] = [];
+
+async function ensureWorker(): Promise<Worker | null> {
+  const backend = useApp.getState().backend;
+  if (worker && workerBackend === backend) return worker;
+  if (worker) worker.terminate();
+  worker = null;
+  const load = Object.values(TRAINER_MODULES)[0];
+  if (!load) return null;
+  const Ctor = await load();
+  const w = new Ctor({ name: 'trainer' });
+  w.onmessage = (ev: MessageEvent<unknown>) => {
+    if (isWorkerMessage(ev.data)) receive(ev.data);
+  };
+  w.onerror = (ev) => receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
+  w.postMessage({ type: 'init', backend } satisfies PageToWorker);
+  worker = w;
+  workerBackend = backend;
+  return w;
+}
+
+async function send(msg: PageToWorker, transfer: Transferable[] = []): Promise<boolean> {
+  const w = await ensureWorker();
+  if (!w) {
+    useApp.getState().setNotice({ tone: 'warn', text: `${labelOf(msg)} requested. ${TRAINER_MISSING}` });
+    return false;
+  }
+  w.postMessage(msg, transfer);
+  return true;
+}
+
+function labelOf(msg: PageToWorker): string {
+  return msg.type.charAt(0).toUpperCase() + msg.type.slice(1);
+}
+
+/** A new run begins on Start/Step when none is active: it snapshots the config it trains with. */
+async function beginIfNeeded(): Promise<boolean> {
+  const s = useApp.getState();
+  if (s.activeRunId) return true;
+  const config: PpoConfig = s.config;
+  if (!(await send({ type: 'setConfig', config }))) return false;
+  s.beginRun();
+  return true;
+}
+
+export const trainer = {
+  async start() {
+    if (!(await beginIfNeeded())) return;
+    if (await send({ type: 'start' })) {
+      useApp.getState().setRunState('running');
+      useApp.getState().setNotice(null);
+    }
+  },
+  async pause() {
+    if (await send({ type: 'pause' })) useApp.getState().setRunState('paused');
+  },
+  async toggle() {
+    if (useApp.getState().runState === 'running') await trainer.pause();
+    else await trainer.start();
+  },
+  async step() {
+    if (!(await beginIfNeeded())) return;
+    if (await send({ type: 'step' })) useApp.getState().setRunState('paused');
+  },
+  /** Ends the current run (it stays in the run list) and returns the trainer to fresh weights. */
+  async reset() {
+    flushFrame();
+    const sent = await send({ type: 'reset' });
+    useApp.getState().endRun();
+    if (sent) useApp.getState().setNotice(null);
+  },
+  async snapshot(): Promise<ArrayBuffer | null> {
+    const got = new Promise<ArrayBuffer>((resolve) => snapshotWaiters.push(resolve));
+    if (!(await send({ type: 'snapshot' }))) return null;
+    return got;
+  },
+};
+
+declare global {
+  interface Window {
+    /** Debug/test hook: feed protocol messages to the page as if the trainer had sent them. */
+    ppoPlayground?: { receive: (msg: WorkerToPage) => void };
+  }
+}
+if (typeof window !== 'undefined') window.ppoPlayground = { receive };

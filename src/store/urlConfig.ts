@@ -1,0 +1,83 @@
+// The whole config lives in the query string, so a link reproduces a run (seed included).
+// `?hide=klCoef,clipLow` hides chosen controls for classroom use. Bad values are reported and
+// left out; the rest of the link still applies.
+import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, NUMERIC_RULES, validateConfig, type PpoConfig } from '../rl/config.ts';
+
+export const HIDE_PARAM = 'hide';
+
+export function configToQuery(config: PpoConfig, hidden: Iterable<string> = []): string {
+  const q = new URLSearchParams();
+  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
+    const v = config[key];
+    q.set(key, v === null ? '' : String(v));
+  }
+  const h = [...hidden];
+  if (h.length > 0) q.set(HIDE_PARAM, h.join(','));
+  return q.toString();
+}
+
+export interface ParsedUrl {
+  /** Config from the URL where valid, defaults elsewhere; always passes validateConfig. */
+  config: PpoConfig;
+  /** Keys the URL set and that were applied. */
+  applied: (keyof PpoConfig)[];
+  hidden: (keyof PpoConfig)[];
+  /** One human-readable line per ignored parameter. */
+  problems: string[];
+}
+
+function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unknown } | { ok: false; why: string } {
+  const rule = NUMERIC_RULES[key];
+  if (rule) {
+    const value = raw.trim() === '' || raw === 'null' ? (rule.nullable ? null : NaN) : Number(raw);
+    const p = checkNumber(key, value, rule);
+    return p ? { ok: false, why: p.message } : { ok: true, value };
+  }
+  const choices = CHOICE_RULES[key];
+  if (choices) {
+    const value = choices.find((c) => String(c) === raw);
+    return value === undefined ? { ok: false, why: `${key} = ${JSON.stringify(raw)}: allowed: ${choices.map(String).join(', ')}` } : { ok: true, value };
+  }
+  return { ok: false, why: `${key}: not settable from the URL` };
+}
+
+export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): ParsedUrl {
+  const q = new URLSearchParams(search);
+  const problems: string[] = [];
+  const partial: Partial<Record<keyof PpoConfig, unknown>> = {};
+  const hidden: (keyof PpoConfig)[] = [];
+  for (const [key, raw] of q) {
+    if (key === HIDE_PARAM) {
+      for (const h of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+        if (h in DEFAULT_CONFIG) hidden.push(h as keyof PpoConfig);
+        else problems.push(`hide: unknown setting "${h}"`);
+      }
+      continue;
+    }
+    if (!(key in DEFAULT_CONFIG)) {
+      problems.push(`${key}: unknown setting`);
+      continue;
+    }
+    const r = parseValue(key as keyof PpoConfig, raw);
+    if (r.ok) partial[key as keyof PpoConfig] = r.value;
+    else problems.push(r.why);
+  }
+  // Cross-field rules (e.g. heads must divide width): drop the offending URL values one round at a time.
+  let config = { ...base, ...partial } as PpoConfig;
+  for (let round = 0; round < 8; round++) {
+    const bad = validateConfig(config as PpoConfig & Record<string, unknown>);
+    if (bad.length === 0) break;
+    let dropped = false;
+    for (const p of bad) {
+      problems.push(p.message);
+      if (p.field in partial) {
+        delete partial[p.field as keyof PpoConfig];
+        dropped = true;
+      }
+    }
+    config = { ...base, ...partial } as PpoConfig;
+    if (!dropped) break;
+  }
+  if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
+  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden, problems };
+}

@@ -1,0 +1,106 @@
+// Start / Pause / Step / Reset, the pipeline diagram, and the keyboard shortcuts.
+import { useEffect } from 'react';
+import { useApp } from '../store/appStore.ts';
+import { trainer } from '../store/trainerClient.ts';
+import type { TrainerStage } from '../worker/protocol.ts';
+
+const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
+  { stage: 'rollout', title: 'Rollout', what: 'actor samples responses' },
+  { stage: 'experience', title: 'Experience', what: 'logprobs, values, rewards, advantages' },
+  { stage: 'update', title: 'Update', what: 'clipped PPO steps on actor & critic' },
+];
+
+/** True when a key press belongs to a text field, select or editable element, not the page. */
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag === 'INPUT') {
+    const type = (target as HTMLInputElement).type;
+    return !['checkbox', 'radio', 'button', 'submit', 'range', 'color'].includes(type);
+  }
+  return false;
+}
+
+export function useShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      // Space on a focused button already clicks it; a second action would double-fire.
+      if (e.key === ' ' && e.target instanceof HTMLButtonElement) return;
+      if (e.key === ' ') {
+        e.preventDefault();
+        void trainer.toggle();
+      } else if (e.key === 's' || e.key === 'S') {
+        void trainer.step();
+      } else if (e.key === 'r' || e.key === 'R') {
+        void trainer.reset();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+export function Pipeline() {
+  const stage = useApp((s) => s.stage);
+  return (
+    <ol className="pipeline" aria-label="PPO iteration pipeline" data-stage={stage}>
+      {STAGES.map((s, i) => (
+        <li key={s.stage} className={`stage${stage === s.stage ? ' active' : ''}`} aria-current={stage === s.stage ? 'step' : undefined} data-testid={`stage-${s.stage}`}>
+          <span className="stage-title">{s.title}</span>
+          <span className="stage-what">{s.what}</span>
+          {i < STAGES.length - 1 ? <span className="arrow" aria-hidden="true">→</span> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Controls() {
+  const runState = useApp((s) => s.runState);
+  const notice = useApp((s) => s.notice);
+  const setNotice = useApp((s) => s.setNotice);
+  const trainerLabel = useApp((s) => s.trainerLabel);
+  const backend = useApp((s) => s.backend);
+  useShortcuts();
+  return (
+    <section className="controls card" aria-label="Training controls">
+      <div className="control-row">
+        <div className="buttons">
+          <button type="button" className="btn primary" onClick={() => void trainer.start()} disabled={runState === 'running'} title="Start training (Space)">
+            <span aria-hidden="true">▶ </span>Start
+          </button>
+          <button type="button" className="btn" onClick={() => void trainer.pause()} disabled={runState !== 'running'} title="Pause after this stage (Space)">
+            <span aria-hidden="true">❚❚ </span>Pause
+          </button>
+          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running'} title="One PPO iteration (S)">
+            <span aria-hidden="true">» </span>Step
+          </button>
+          <button type="button" className="btn" onClick={() => void trainer.reset()} title="Back to the initial weights; the run stays in the list (R)">
+            <span aria-hidden="true">↺ </span>Reset
+          </button>
+        </div>
+        <Pipeline />
+      </div>
+      <div className="control-meta">
+        <span className={`run-state ${runState}`} data-testid="run-state">
+          {runState === 'running' ? 'Training' : runState === 'paused' ? 'Paused' : 'Idle'}
+        </span>
+        <span className="muted small">{trainerLabel ?? (backend === 'cpu' ? 'CPU reference backend' : 'WebGPU backend')}</span>
+        <span className="muted small kbd-hint">
+          <kbd>Space</kbd> start/pause · <kbd>S</kbd> step · <kbd>R</kbd> reset
+        </span>
+      </div>
+      {notice ? (
+        <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
+          <span>{notice.text}</span>
+          <button type="button" className="btn ghost small" aria-label="Dismiss message" onClick={() => setNotice(null)}>
+            ×
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}

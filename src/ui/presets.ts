@@ -1,0 +1,36 @@
+// One-click experiments: each sets a few config values and explains what to look for.
+import type { PpoConfig } from '../rl/config.ts';
+
+export interface Preset {
+  name: string;
+  /** Two sentences: what it sets up, and what to watch. */
+  explanation: string;
+  values: Partial<PpoConfig>;
+}
+
+export const PRESETS: readonly Preset[] = [
+  {
+    name: 'Reward hacking without KL',
+    explanation:
+      'β is set to 0, so nothing keeps the policy close to the reference model while it chases the reward. Watch the reward climb while KL explodes and the samples drift into degenerate text that merely games the rule.',
+    values: { klCoef: 0, klInReward: true, useKlLoss: false, klController: 'fixed', advantageEstimator: 'gae' },
+  },
+  {
+    name: 'Tight vs loose clipping',
+    explanation:
+      'ε = 0.05 keeps every update within ±5% of the old policy; run it, Reset, set Clip ε to 0.5 and run again to overlay the two. Tight clipping raises the clip fraction and slows learning, loose clipping learns faster but with a noisier, larger approx KL.',
+    values: { clipLow: 0.05, clipHigh: 0.05, ppoEpochs: 4, dualClip: 3 },
+  },
+  {
+    name: 'PPO vs GRPO',
+    explanation:
+      'GRPO drops the critic and scores each response against the other samples of the same prompt, with the KL as a loss term instead of a reward penalty. Compare its reward curve with a GAE run: no value loss, but more samples per prompt.',
+    values: { advantageEstimator: 'group_norm', samplesPerPrompt: 4, klInReward: false, useKlLoss: true, klLossCoef: 0.01, klLossEstimator: 'k3', klController: 'fixed' },
+  },
+  {
+    name: 'Adaptive KL',
+    explanation:
+      'The adaptive controller raises β when the measured KL exceeds the target and lowers it when below. Watch the β chart move and the KL chart settle around the target of 1.',
+    values: { klController: 'adaptive', klInReward: true, klCoef: 0.1, klTarget: 1, klHorizon: 1000, advantageEstimator: 'gae' },
+  },
+];

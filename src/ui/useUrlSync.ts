@@ -1,0 +1,29 @@
+// Reads the config and `?hide=` from the URL once, then mirrors every config change back into
+// the address bar (replaceState: settings changes should not flood the back button).
+import { useEffect, useState } from 'react';
+import { useApp } from '../store/appStore.ts';
+import { configToQuery, parseQuery } from '../store/urlConfig.ts';
+
+export function useUrlSync(): string[] {
+  const [problems, setProblems] = useState<string[]>([]);
+  const config = useApp((s) => s.config);
+  const hidden = useApp((s) => s.hidden);
+  const [loaded, setLoaded] = useState(false);
+
+  useEffect(() => {
+    const parsed = parseQuery(window.location.search);
+    const s = useApp.getState();
+    s.applyConfig(parsed.config);
+    s.setHidden(parsed.hidden);
+    setProblems(parsed.problems);
+    setLoaded(true);
+  }, []);
+
+  useEffect(() => {
+    if (!loaded) return;
+    const url = `${window.location.pathname}?${configToQuery(config, hidden)}${window.location.hash}`;
+    window.history.replaceState(null, '', url);
+  }, [config, hidden, loaded]);
+
+  return problems;
+}
