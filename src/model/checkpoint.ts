@@ -1,0 +1,139 @@
+// Model ↔ safetensors. A checkpoint holds every parameter by its GPT-2 name (F32) and metadata
+// {config: JSON GptConfig, alphabet, task, format_version}. Loading validates everything on the
+// host, uploads into a NEW flat tensor and only then swaps it in, so a bad file never touches the
+// current model.
+import type { Backend } from '../backend/backend.ts';
+import { validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
+import { Gpt } from './gpt.ts';
+import { initParams, paramLayout, type ParamLayout } from './params.ts';
+import { Rng } from '../util/rng.ts';
+import { decodeSafetensors, encodeSafetensors, type SafeTensor } from './safetensors.ts';
+
+export const CHECKPOINT_FORMAT_VERSION = '1';
+
+export interface CheckpointInfo {
+  config: GptConfig;
+  alphabet: string;
+  task: string;
+}
+
+export interface ParsedCheckpoint extends CheckpointInfo {
+  params: Map<string, { shape: number[]; data: Float32Array }>;
+}
+
+export async function saveCheckpoint(model: Gpt, info: { alphabet: string; task: string }): Promise<Uint8Array> {
+  const flat = await model.be.read(model.params);
+  const tensors: SafeTensor[] = model.layout.entries.map((e) => ({
+    name: e.name,
+    dtype: 'F32',
+    shape: [...e.shape],
+    data: Float32Array.from(flat.subarray(e.offset, e.offset + e.size)),
+  }));
+  return encodeSafetensors(tensors, {
+    config: JSON.stringify(model.cfg),
+    alphabet: info.alphabet,
+    task: info.task,
+    format_version: CHECKPOINT_FORMAT_VERSION,
+  });
+}
+
+/** Decodes and checks the file's own consistency (metadata present, config valid). */
+export function parseCheckpoint(bytes: Uint8Array): ParsedCheckpoint {
+  const { tensors, metadata } = decodeSafetensors(bytes);
+  for (const key of ['config', 'alphabet', 'task', 'format_version']) {
+    if (typeof metadata[key] !== 'string') throw new Error(`checkpoint metadata is missing "${key}"`);
+  }
+  if (metadata.format_version !== CHECKPOINT_FORMAT_VERSION) {
+    throw new Error(`checkpoint format_version ${metadata.format_version} is not supported (expected ${CHECKPOINT_FORMAT_VERSION})`);
+  }
+  let config: GptConfig;
+  try {
+    config = JSON.parse(metadata.config) as GptConfig;
+  } catch (e) {
+    throw new Error(`checkpoint config is not valid JSON: ${(e as Error).message}`);
+  }
+  validateGptConfig(config);
+  const params = new Map<string, { shape: number[]; data: Float32Array }>();
+  for (const [name, t] of tensors) {
+    if (t.dtype !== 'F32') throw new Error(`checkpoint tensor "${name}" has dtype ${t.dtype}, expected F32`);
+    params.set(name, { shape: t.shape, data: t.data as Float32Array });
+  }
+  return { config, alphabet: metadata.alphabet, task: metadata.task, params };
+}
+
+/**
+ * Flat host parameters for `layout` from a parsed checkpoint. Every name the layout needs must be
+ * present with its exact shape; names outside `layout` are an error unless `allowExtra`.
+ * `skip` names (a new head) are left for the caller to initialise.
+ */
+function flatFrom(ck: ParsedCheckpoint, layout: ParamLayout, skip: (name: string) => boolean, allowExtra: boolean): Float32Array {
+  const flat = new Float32Array(layout.total);
+  for (const e of layout.entries) {
+    if (skip(e.name)) continue;
+    const t = ck.params.get(e.name);
+    if (!t) throw new Error(`checkpoint is missing parameter "${e.name}"`);
+    if (t.shape.length !== e.shape.length || t.shape.some((d, i) => d !== e.shape[i])) {
+      throw new Error(`checkpoint parameter "${e.name}" has shape [${t.shape.join(', ')}], expected [${e.shape.join(', ')}]`);
+    }
+    flat.set(t.data, e.offset);
+  }
+  if (!allowExtra) {
+    for (const name of ck.params.keys()) if (!layout.byName.has(name)) throw new Error(`checkpoint has unexpected parameter "${name}"`);
+  }
+  for (let i = 0; i < flat.length; i++) {
+    if (!Number.isFinite(flat[i])) throw new Error('checkpoint contains a non-finite parameter value');
+  }
+  return flat;
+}
+
+/**
+ * Replaces `model`'s parameters with the checkpoint's. Throws (leaving the model untouched) on a
+ * truncated or malformed file, a different config, alphabet or task, or a missing / misshapen /
+ * unexpected tensor.
+ */
+export function loadCheckpointInto(model: Gpt, bytes: Uint8Array, expect: { alphabet: string; task?: string }): CheckpointInfo {
+  const ck = parseCheckpoint(bytes);
+  const got = JSON.stringify(pickConfig(ck.config));
+  const want = JSON.stringify(pickConfig(model.cfg));
+  if (got !== want) throw new Error(`checkpoint config ${got} does not match the model's ${want}`);
+  checkAlphabet(ck, expect);
+  const flat = flatFrom(ck, model.layout, () => false, false);
+  model.replaceParams(model.be.tensor(flat, [model.layout.total]));
+  return { config: ck.config, alphabet: ck.alphabet, task: ck.task };
+}
+
+/**
+ * A new model from a checkpoint. With `head` different from the file's (an SFT lm checkpoint →
+ * critic or reward model), the trunk is copied and the new head initialised from `seed`.
+ */
+export function modelFromCheckpoint(
+  be: Backend,
+  bytes: Uint8Array,
+  opts: { head?: HeadKind; seed?: number; alphabet?: string; task?: string } = {},
+): { model: Gpt; info: CheckpointInfo } {
+  const ck = parseCheckpoint(bytes);
+  if (opts.alphabet !== undefined) checkAlphabet(ck, { alphabet: opts.alphabet, task: opts.task });
+  const head = opts.head ?? ck.config.head;
+  const cfg: GptConfig = { ...pickConfig(ck.config), head };
+  const layout = paramLayout(cfg);
+  const newHead = head !== ck.config.head;
+  const flat = flatFrom(ck, layout, (name) => newHead && !layout.byName.get(name)!.trunk, newHead);
+  // A new head keeps its fresh initialisation from `seed`; everything else comes from the file.
+  const host = initParams(layout, new Rng(opts.seed ?? 0));
+  for (const e of layout.entries) if (!newHead || e.trunk) host.set(flat.subarray(e.offset, e.offset + e.size), e.offset);
+  const model = new Gpt(be, cfg, host);
+  return { model, info: { config: cfg, alphabet: ck.alphabet, task: ck.task } };
+}
+
+function pickConfig(c: GptConfig): GptConfig {
+  return { vocabSize: c.vocabSize, nLayer: c.nLayer, nHead: c.nHead, dModel: c.dModel, maxSeq: c.maxSeq, head: c.head };
+}
+
+function checkAlphabet(ck: ParsedCheckpoint, expect: { alphabet: string; task?: string }): void {
+  if (ck.alphabet !== expect.alphabet) {
+    throw new Error(`checkpoint alphabet ${JSON.stringify(ck.alphabet)} does not match the task's ${JSON.stringify(expect.alphabet)}`);
+  }
+  if (expect.task !== undefined && ck.task !== expect.task) {
+    throw new Error(`checkpoint was trained for task "${ck.task}", not "${expect.task}"`);
+  }
+}

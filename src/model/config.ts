@@ -1,0 +1,52 @@
+// Shape of a GPT-2 style model and the head it carries. The actor and the reference policy use the
+// tied LM head; the critic reads a scalar value at every position; a learned reward model reads one
+// scalar per sequence at its last response token.
+
+export type HeadKind = 'lm' | 'value' | 'reward';
+export const HEAD_KINDS: readonly HeadKind[] = ['lm', 'value', 'reward'];
+
+export interface GptConfig {
+  vocabSize: number;
+  /** Transformer blocks, 1–6. */
+  nLayer: number;
+  nHead: number;
+  /** Model width, 32–256, divisible by nHead. */
+  dModel: number;
+  /** Learned position embeddings (rows of wpe), ≤ 128. */
+  maxSeq: number;
+  head: HeadKind;
+}
+
+/** LayerNorm epsilon (GPT-2's value). */
+export const LN_EPS = 1e-5;
+
+/** Every problem with a config, as readable lines (empty when valid). */
+export function gptConfigProblems(c: GptConfig): string[] {
+  const p: string[] = [];
+  const intIn = (name: keyof GptConfig, lo: number, hi: number) => {
+    const v = c[name] as number;
+    if (!Number.isInteger(v) || v < lo || v > hi) p.push(`${name} = ${v}: expected an integer in [${lo}, ${hi}]`);
+  };
+  intIn('vocabSize', 3, 1024);
+  intIn('nLayer', 1, 6);
+  intIn('nHead', 1, 8);
+  intIn('dModel', 32, 256);
+  intIn('maxSeq', 2, 128);
+  if (Number.isInteger(c.dModel) && Number.isInteger(c.nHead) && c.nHead > 0 && c.dModel % c.nHead !== 0) {
+    p.push(`dModel = ${c.dModel} is not divisible by nHead = ${c.nHead}`);
+  } else if (c.nHead > 0 && c.dModel / c.nHead > 64) {
+    p.push(`head width dModel/nHead = ${c.dModel / c.nHead} exceeds 64 (attention kernel limit)`);
+  }
+  if (!HEAD_KINDS.includes(c.head)) p.push(`head = ${String(c.head)}: expected one of ${HEAD_KINDS.join(', ')}`);
+  return p;
+}
+
+export function validateGptConfig(c: GptConfig): GptConfig {
+  const p = gptConfigProblems(c);
+  if (p.length > 0) throw new Error(`invalid model config:\n  ${p.join('\n  ')}`);
+  return c;
+}
+
+export function sameTrunk(a: GptConfig, b: GptConfig): boolean {
+  return a.vocabSize === b.vocabSize && a.nLayer === b.nLayer && a.nHead === b.nHead && a.dModel === b.dModel && a.maxSeq === b.maxSeq;
+}

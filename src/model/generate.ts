@@ -1,0 +1,144 @@
+// Autoregressive sampling with a KV cache, entirely on the device: the left-padded prompts are
+// prefilled in one pass (seq.attentionCached with start 0), then one position per step (L = 1)
+// goes through the blocks and seq.sampleStep writes the next token, mask and position in place.
+// Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
+import type { SampleParams } from '../backend/seqOps.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import { LN_EPS } from './config.ts';
+import type { Gpt } from './gpt.ts';
+
+export interface PromptBatch {
+  /** Left-padded prompts, row-major host arrays of B·P values. */
+  tokens: ArrayLike<number>;
+  attnMask: ArrayLike<number>;
+  /** cumsum(mask) − 1, padding 0. */
+  positions: ArrayLike<number>;
+  B: number;
+  P: number;
+}
+
+/** Device tensors of a finished rollout; the caller reads them back once and disposes them. */
+export interface Rollout {
+  B: number;
+  P: number;
+  A: number;
+  sequences: Tensor; // (B, P+A) i32: prompt | response (EOS, then PAD)
+  attnMask: Tensor; // (B, P+A) f32
+  positions: Tensor; // (B, P+A) i32
+  actionMask: Tensor; // (B, A) f32: the response part of attnMask (first EOS included, PAD after)
+  finished: Tensor; // (B) i32: 1 where the row drew EOS
+}
+
+/**
+ * Samples `maxNew` response tokens for every prompt with the lm model. Returns device tensors
+ * after recording all work (no readback, no await).
+ */
+export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, params: SampleParams): Rollout {
+  const { be, cfg } = model;
+  if (cfg.head !== 'lm') throw new Error(`generate needs an lm head, got ${cfg.head}`);
+  const { B, P } = prompts;
+  const A = maxNew;
+  const S = P + A;
+  if (P < 1 || A < 1) throw new Error(`generate: need prompt length ≥ 1 and maxNew ≥ 1 (got ${P}, ${A})`);
+  if (S > cfg.maxSeq) throw new Error(`generate: prompt ${P} + response ${A} exceeds maxSeq ${cfg.maxSeq}`);
+  for (const [name, arr] of [['tokens', prompts.tokens], ['attnMask', prompts.attnMask], ['positions', prompts.positions]] as const) {
+    if (arr.length !== B * P) throw new Error(`generate: prompt ${name} has ${arr.length} values, expected ${B * P}`);
+  }
+  const D = cfg.dModel;
+
+  // Response columns start as PAD / mask 0 / position 0: exactly what finished rows would write.
+  const seqHost = new Int32Array(B * S).fill(params.padId);
+  const maskHost = new Float32Array(B * S);
+  const posHost = new Int32Array(B * S);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < P; t++) {
+      seqHost[b * S + t] = prompts.tokens[b * P + t];
+      maskHost[b * S + t] = prompts.attnMask[b * P + t];
+      posHost[b * S + t] = prompts.positions[b * P + t];
+    }
+  }
+  const sequences = be.tensor(seqHost, [B, S], 'i32');
+  const attnMask = be.tensor(maskHost, [B, S]);
+  const positions = be.tensor(posHost, [B, S], 'i32');
+  const finished = be.zeros([B], 'i32');
+  const kv = Array.from({ length: cfg.nLayer }, () => ({ k: be.zeros([B, S, D]), v: be.zeros([B, S, D]) })); // (B, S, D) each
+
+  // Prefill: all prompt positions at once, logits from the last prompt column.
+  const pTok = be.tensor(prompts.tokens, [B, P], 'i32');
+  const pPos = be.tensor(prompts.positions, [B, P], 'i32');
+  const x0 = be.nn.embedding(pTok, pPos, model.param('wte.weight'), model.param('wpe.weight')); // (B·P, D)
+  be.dispose(pTok, pPos);
+  const h = cachedTrunk(model, x0, kv, attnMask, 0); // (B·P, D)
+  sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, P, params);
+
+  // Decode: the token written at column p goes through the blocks and samples column p + 1.
+  for (let p = P; p < S - 1; p++) {
+    const emb = be.nn.embedding(sequences, positions, model.param('wte.weight'), model.param('wpe.weight')); // (B·S, D)
+    // Embedding every column is B·S·D adds per step, cheap next to the blocks, and avoids slicing
+    // an i32 column (sliceSeq is a float kernel).
+    const col = be.nn.sliceSeq(be.view(emb, 0, [B, S, D]), p, 1); // (B, 1, D)
+    be.dispose(emb);
+    const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
+    sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, p + 1, params);
+  }
+  for (const c of kv) be.dispose(c.k, c.v);
+  const actionMask = be.nn.sliceSeq(attnMask, P, A); // (B, A)
+  return { B, P, A, sequences, attnMask, positions, actionMask, finished };
+}
+
+export function disposeRollout(model: Gpt, r: Rollout): void {
+  model.be.dispose(r.sequences, r.attnMask, r.positions, r.actionMask, r.finished);
+}
+
+/**
+ * Runs L new positions [start, start+L) of each row through every block with the KV cache and
+ * returns ln_f of the last block (B·L, D). Consumes (disposes) x, given as (B·L, D) or (B, L, D).
+ */
+function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], attnMask: Tensor, start: number): Tensor {
+  const { be, cfg } = model;
+  const { nn } = be;
+  const rows = xIn.size / cfg.dModel;
+  let x = be.view(xIn, 0, [rows, cfg.dModel]);
+  let owned: Tensor = xIn; // the base of x, disposed once the next residual exists
+  for (let l = 0; l < cfg.nLayer; l++) {
+    const p = (n: string) => model.param(`h.${l}.${n}`);
+    const ln1 = nn.layerNorm(x, p('ln_1.weight'), p('ln_1.bias'), LN_EPS);
+    const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (rows, 3D)
+    be.dispose(ln1.y, ln1.mean, ln1.rstd);
+    const att = be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead); // (rows, D)
+    const proj = nn.matmul(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false);
+    const mid = nn.add(x, proj);
+    be.dispose(qkv, att, proj, owned);
+    const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
+    const fc = nn.matmul(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (rows, 4D)
+    const act = nn.gelu(fc);
+    const mlp = nn.matmul(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false);
+    x = nn.add(mid, mlp);
+    owned = x;
+    be.dispose(ln2.y, ln2.mean, ln2.rstd, fc, act, mlp, mid);
+  }
+  const lnf = nn.layerNorm(x, model.param('ln_f.weight'), model.param('ln_f.bias'), LN_EPS);
+  be.dispose(lnf.mean, lnf.rstd, owned);
+  return lnf.y;
+}
+
+/** Logits of the last of L positions per row → one sampleStep writing column `pos`. Consumes h. */
+function sampleFrom(
+  model: Gpt,
+  h: Tensor,
+  B: number,
+  L: number,
+  sequences: Tensor,
+  attnMask: Tensor,
+  positions: Tensor,
+  finished: Tensor,
+  pos: number,
+  params: SampleParams,
+): void {
+  const { be, cfg } = model;
+  let last = h;
+  if (L > 1) last = be.nn.sliceSeq(be.view(h, 0, [B, L, cfg.dModel]), L - 1, 1); // (B, 1, D)
+  const logits = be.nn.matmul(be.view(last, 0, [B, cfg.dModel]), model.param('wte.weight'), null, true); // (B, V)
+  be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params);
+  be.dispose(logits, h, last === h ? null : last);
+}

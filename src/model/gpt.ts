@@ -1,0 +1,366 @@
+// The GPT-2 style transformer on top of the Backend interface, so the float64 CPU backend is the
+// oracle for the whole model. Paired forward/backward in the style of llm.c: forward keeps the
+// activations in a cache, backward walks them in reverse, accumulates parameter gradients into the
+// flat gradient buffer and disposes every temporary as soon as it is consumed.
+//
+// Per block (pre-LN, no dropout), R = B·S rows of width D:
+//   a = x + c_proj(attn(c_attn(ln_1(x))))        c_attn (D,3D)+bias, c_proj (D,D)+bias
+//   y = a + mlp.c_proj(gelu(mlp.c_fc(ln_2(a))))   c_fc (D,4D)+bias, c_proj (4D,D)+bias
+// then ln_f and the head: lm → logits = h·wteᵀ (tied, (B,S,V)); value → h·wᵀ + b at every position
+// (B,S); reward → the same scalar read at one position per row (B).
+import type { Backend } from '../backend/backend.ts';
+import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
+import type { AdamWParams } from '../backend/nnOps.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
+import { gpuTensor, GpuTensor } from '../backend/webgpu/gpuTensor.ts';
+import { Rng } from '../util/rng.ts';
+import { LN_EPS, validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
+import { decayMask, headParamPrefix, initParams, paramLayout, type ParamLayout } from './params.ts';
+
+/**
+ * A handle of a new shape owning t's storage (no copy); `t` must not be used afterwards. The
+ * Backend interface only has non-owning views, but model outputs such as logits (B·S,V) → (B,S,V)
+ * must stay disposable by whoever receives them.
+ */
+export function reshapeOwned(be: Backend, t: Tensor, shape: readonly number[]): Tensor {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n !== t.size) throw new Error(`reshape: [${t.shape.join(', ')}] → [${shape.join(', ')}] changes the size`);
+  if (be.kind === 'cpu') {
+    const c = cpu(t);
+    return new CpuTensor(c.data, [...shape], c.dtype);
+  }
+  const g = gpuTensor(t);
+  const moved = new GpuTensor(g.buffer, [...shape], g.dtype, g.offset, g.isView);
+  g.disposed = true; // the old handle gives up the buffer without returning it to the pool
+  return moved;
+}
+
+export interface LnActs {
+  y: Tensor; // (R, D)
+  mean: Tensor; // (R)
+  rstd: Tensor; // (R)
+}
+
+interface BlockActs {
+  ln1: LnActs;
+  qkv: Tensor; // (R, 3D)
+  probs: Tensor; // (B, H, S, S)
+  att: Tensor; // (R, D) attention output before c_proj
+  mid: Tensor; // (R, D) residual stream after attention
+  ln2: LnActs;
+  fc: Tensor; // (R, 4D) pre-GELU
+  act: Tensor; // (R, 4D) post-GELU
+}
+
+/** Everything backward needs; owned by the model until backward or release consumes it. */
+export interface ForwardCache {
+  readonly B: number;
+  readonly S: number;
+  tokens: Tensor; // (B, S) i32, caller-owned
+  positions: Tensor; // (B, S) i32, caller-owned
+  /** xs[0] = embeddings, xs[l+1] = output of block l; each (R, D). */
+  xs: Tensor[];
+  blocks: BlockActs[];
+  lnf: LnActs;
+  /** reward head: (R) i32 mapping each row to its sequence b if it is read, else to B (a zero row). */
+  scatterIndex: Tensor | null;
+  consumed: boolean;
+}
+
+export interface ForwardOptions {
+  /** reward head only: position t (in [0, S)) read for each row b, host values (B). */
+  scoreAt?: ArrayLike<number>;
+}
+
+export type OptimizerParams = Omit<AdamWParams, 'step'>;
+
+export class Gpt {
+  readonly cfg: GptConfig;
+  readonly layout: ParamLayout;
+  /** Flat parameters, gradients, AdamW moments and the decay mask, each (layout.total) f32. */
+  private flat: Tensor;
+  readonly grads: Tensor;
+  private m: Tensor;
+  private v: Tensor;
+  readonly decay: Tensor;
+  private pViews = new Map<string, Tensor>();
+  private gViews = new Map<string, Tensor>();
+  /** AdamW steps taken (bias correction is 1-based). */
+  steps = 0;
+
+  /** A model with fresh GPT-2 initialisation from `seed`, or the given flat parameters (host). */
+  constructor(
+    readonly be: Backend,
+    cfg: GptConfig,
+    init: number | ArrayLike<number> = 0,
+  ) {
+    this.cfg = validateGptConfig({ ...cfg });
+    this.layout = paramLayout(this.cfg);
+    const host = typeof init === 'number' ? initParams(this.layout, new Rng(init)) : init;
+    if (host.length !== this.layout.total) throw new Error(`expected ${this.layout.total} parameters, got ${host.length}`);
+    this.flat = be.tensor(host, [this.layout.total]);
+    this.grads = be.zeros([this.layout.total]);
+    this.m = be.zeros([this.layout.total]);
+    this.v = be.zeros([this.layout.total]);
+    this.decay = be.tensor(decayMask(this.layout), [this.layout.total]);
+    this.makeViews();
+    for (const e of this.layout.entries) this.gViews.set(e.name, be.view(this.grads, e.offset, e.shape));
+  }
+
+  /** The flat parameter tensor (layout.total). */
+  get params(): Tensor {
+    return this.flat;
+  }
+
+  private makeViews(): void {
+    this.pViews.clear();
+    for (const e of this.layout.entries) this.pViews.set(e.name, this.be.view(this.flat, e.offset, e.shape));
+  }
+
+  param(name: string): Tensor {
+    const t = this.pViews.get(name);
+    if (!t) throw new Error(`no parameter named ${name}`);
+    return t;
+  }
+
+  grad(name: string): Tensor {
+    const t = this.gViews.get(name);
+    if (!t) throw new Error(`no parameter named ${name}`);
+    return t;
+  }
+
+  /**
+   * Installs a new flat parameter tensor (already validated, layout.total) and disposes the old
+   * one; the optimiser state restarts. Used by checkpoint loading to swap only on success.
+   */
+  replaceParams(next: Tensor): void {
+    expectShape('replaceParams', next, [this.layout.total]);
+    const old = this.flat;
+    this.flat = next;
+    this.makeViews();
+    this.be.dispose(old);
+    this.resetOptimizer();
+  }
+
+  resetOptimizer(): void {
+    this.be.dispose(this.m, this.v);
+    this.m = this.be.zeros([this.layout.total]);
+    this.v = this.be.zeros([this.layout.total]);
+    this.steps = 0;
+  }
+
+  /**
+   * A model with head `head` whose trunk is a copy of this model's (the critic and the reward model
+   * start from the SFT policy). Head parameters come last in the layout, so the trunk is a common
+   * prefix of both flat buffers and copies in one go.
+   */
+  withHead(head: HeadKind, seed = 0): Gpt {
+    const out = new Gpt(this.be, { ...this.cfg, head }, seed);
+    const trunk = trunkSize(this.layout);
+    if (trunk !== trunkSize(out.layout)) throw new Error('trunk layouts differ');
+    this.be.copy(this.be.view(this.flat, 0, [trunk]), this.be.view(out.flat, 0, [trunk]));
+    return out;
+  }
+
+  /** Copies all parameters from a model of the same config (e.g. the frozen reference policy). */
+  copyParamsFrom(src: Gpt): void {
+    if (src.layout.total !== this.layout.total || src.cfg.head !== this.cfg.head) throw new Error('copyParamsFrom: configs differ');
+    this.be.copy(src.flat, this.flat);
+  }
+
+  zeroGrad(): void {
+    this.be.nn.fill(this.grads, 0);
+  }
+
+  /**
+   * One AdamW step over the flat buffers with global grad-norm clipping on the device. Returns the
+   * pre-clip gradient norm (1), which the caller reads (later) and disposes.
+   */
+  optimizerStep(hp: OptimizerParams): Tensor {
+    const norm = this.be.nn.gradNorm(this.grads);
+    this.steps++;
+    this.be.nn.adamw(this.flat, this.grads, this.m, this.v, this.decay, hp.maxGradNorm > 0 ? norm : null, { ...hp, step: this.steps });
+    return norm;
+  }
+
+  /**
+   * tokens (B,S) i32, attnMask (B,S) f32, positions (B,S) i32 (left-padded rows).
+   * Returns the head output — lm: logits (B,S,V); value: values (B,S); reward: scores (B) — owned by
+   * the caller, and the cache for backward (or release).
+   */
+  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): { out: Tensor; cache: ForwardCache } {
+    const { be, cfg } = this;
+    const { nn } = be;
+    const [B, S] = tokens.shape;
+    expectShape('tokens', tokens, [B, S]);
+    expectShape('attnMask', attnMask, [B, S]);
+    expectShape('positions', positions, [B, S]);
+    if (S > cfg.maxSeq) throw new Error(`sequence length ${S} exceeds maxSeq ${cfg.maxSeq}`);
+    const R = B * S;
+    const xs: Tensor[] = [nn.embedding(tokens, positions, this.param('wte.weight'), this.param('wpe.weight'))]; // (R, D)
+    const blocks: BlockActs[] = [];
+    for (let l = 0; l < cfg.nLayer; l++) {
+      const p = (n: string) => this.param(`h.${l}.${n}`);
+      const x = xs[l];
+      const ln1 = nn.layerNorm(x, p('ln_1.weight'), p('ln_1.bias'), LN_EPS);
+      const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (R, 3D)
+      const { out: att, probs } = be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
+      const proj = nn.matmul(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false); // (R, D)
+      const mid = nn.add(x, proj);
+      be.dispose(proj);
+      const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
+      const fc = nn.matmul(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (R, 4D)
+      const act = nn.gelu(fc);
+      const mlp = nn.matmul(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false); // (R, D)
+      xs.push(nn.add(mid, mlp));
+      be.dispose(mlp);
+      blocks.push({ ln1, qkv, probs, att, mid, ln2, fc, act });
+    }
+    const lnf = nn.layerNorm(xs[cfg.nLayer], this.param('ln_f.weight'), this.param('ln_f.bias'), LN_EPS);
+    const cache: ForwardCache = { B, S, tokens, positions, xs, blocks, lnf, scatterIndex: null, consumed: false };
+
+    let out: Tensor;
+    if (cfg.head === 'lm') {
+      out = reshapeOwned(be, nn.matmul(lnf.y, this.param('wte.weight'), null, true), [B, S, cfg.vocabSize]);
+    } else {
+      const prefix = headParamPrefix(cfg.head)!;
+      const values = nn.matmul(lnf.y, this.param(`${prefix}.weight`), this.param(`${prefix}.bias`), true); // (R, 1)
+      if (cfg.head === 'value') {
+        out = reshapeOwned(be, values, [B, S]);
+      } else {
+        const at = opts.scoreAt;
+        if (!at || at.length !== B) throw new Error(`reward head: scoreAt must give one position per row (${B})`);
+        const gather = new Int32Array(B);
+        const scatter = new Int32Array(R).fill(B);
+        for (let b = 0; b < B; b++) {
+          const t = at[b];
+          if (!Number.isInteger(t) || t < 0 || t >= S) throw new Error(`reward head: scoreAt[${b}] = ${t} is outside [0, ${S})`);
+          gather[b] = b * S + t;
+          scatter[b * S + t] = b;
+        }
+        const gatherIdx = be.tensor(gather, [B], 'i32');
+        cache.scatterIndex = be.tensor(scatter, [R], 'i32');
+        out = reshapeOwned(be, nn.gatherRows(values, gatherIdx), [B]);
+        be.dispose(values, gatherIdx);
+      }
+    }
+    return { out, cache };
+  }
+
+  /**
+   * Back-propagates gradOut (the shape of forward's output) through the model, ACCUMULATING into
+   * the flat gradients (zeroGrad first when starting a step), and disposes the cache.
+   */
+  backward(cache: ForwardCache, gradOut: Tensor): void {
+    if (cache.consumed) throw new Error('backward: this forward cache was already used or released');
+    const { be, cfg } = this;
+    const { nn } = be;
+    const { B, S } = cache;
+    const R = B * S;
+    const L = cfg.nLayer;
+
+    let gHead: Tensor; // (R, D) gradient wrt ln_f output
+    if (cfg.head === 'lm') {
+      expectShape('gradLogits', gradOut, [B, S, cfg.vocabSize]);
+      const g = be.view(gradOut, 0, [R, cfg.vocabSize]);
+      gHead = nn.matmulBackward(g, cache.lnf.y, this.param('wte.weight'), true, this.grad('wte.weight'), null, true)!;
+    } else {
+      const prefix = headParamPrefix(cfg.head)!;
+      let gValues: Tensor; // (R, 1)
+      let owned: Tensor[] = [];
+      if (cfg.head === 'value') {
+        expectShape('gradValues', gradOut, [B, S]);
+        gValues = be.view(gradOut, 0, [R, 1]);
+      } else {
+        expectShape('gradScores', gradOut, [B]);
+        // Adjoint of the gather: rows that were read get their sequence's gradient, all others the
+        // zero row B (a gather from a padded copy, so no scatter-add is needed).
+        const padded = be.zeros([B + 1, 1]);
+        be.copy(gradOut, be.view(padded, 0, [B]));
+        gValues = nn.gatherRows(padded, cache.scatterIndex!);
+        owned = [padded, gValues];
+      }
+      gHead = nn.matmulBackward(gValues, cache.lnf.y, this.param(`${prefix}.weight`), true, this.grad(`${prefix}.weight`), this.grad(`${prefix}.bias`), true)!;
+      be.dispose(...owned, cache.scatterIndex);
+    }
+
+    let gX = nn.layerNormBackward(gHead, cache.xs[L], this.param('ln_f.weight'), cache.lnf.mean, cache.lnf.rstd, this.grad('ln_f.weight'), this.grad('ln_f.bias'));
+    be.dispose(gHead, cache.lnf.y, cache.lnf.mean, cache.lnf.rstd, cache.xs[L]);
+
+    for (let l = L - 1; l >= 0; l--) {
+      const a = cache.blocks[l];
+      const p = (n: string) => this.param(`h.${l}.${n}`);
+      const g = (n: string) => this.grad(`h.${l}.${n}`);
+      // MLP branch; gX (residual gradient) flows to `mid` unchanged and gets the branch added.
+      const gAct = nn.matmulBackward(gX, a.act, p('mlp.c_proj.weight'), false, g('mlp.c_proj.weight'), g('mlp.c_proj.bias'), true)!;
+      const gFc = nn.geluBackward(gAct, a.fc);
+      be.dispose(gAct, a.act, a.fc);
+      const gLn2 = nn.matmulBackward(gFc, a.ln2.y, p('mlp.c_fc.weight'), false, g('mlp.c_fc.weight'), g('mlp.c_fc.bias'), true)!;
+      be.dispose(gFc, a.ln2.y);
+      const gMid = nn.layerNormBackward(gLn2, a.mid, p('ln_2.weight'), a.ln2.mean, a.ln2.rstd, g('ln_2.weight'), g('ln_2.bias'));
+      be.dispose(gLn2, a.ln2.mean, a.ln2.rstd, a.mid);
+      nn.axpy(1, gMid, gX);
+      be.dispose(gMid);
+      // Attention branch.
+      const gAtt = nn.matmulBackward(gX, a.att, p('attn.c_proj.weight'), false, g('attn.c_proj.weight'), g('attn.c_proj.bias'), true)!;
+      be.dispose(a.att);
+      const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, cfg.nHead);
+      be.dispose(gAtt, a.probs);
+      const gLn1 = nn.matmulBackward(gQkv, a.ln1.y, p('attn.c_attn.weight'), false, g('attn.c_attn.weight'), g('attn.c_attn.bias'), true)!;
+      be.dispose(gQkv, a.qkv, a.ln1.y);
+      const gIn = nn.layerNormBackward(gLn1, cache.xs[l], p('ln_1.weight'), a.ln1.mean, a.ln1.rstd, g('ln_1.weight'), g('ln_1.bias'));
+      be.dispose(gLn1, a.ln1.mean, a.ln1.rstd);
+      nn.axpy(1, gIn, gX);
+      be.dispose(gIn);
+      if (l > 0) be.dispose(cache.xs[l]);
+    }
+    nn.embeddingBackward(gX, cache.tokens, cache.positions, this.grad('wte.weight'), this.grad('wpe.weight'));
+    be.dispose(gX, cache.xs[0]);
+    cache.consumed = true;
+  }
+
+  /** Disposes a cache that will not be back-propagated (inference-only forward). */
+  release(cache: ForwardCache): void {
+    if (cache.consumed) return;
+    const { be } = this;
+    be.dispose(...cache.xs, cache.lnf.y, cache.lnf.mean, cache.lnf.rstd, cache.scatterIndex);
+    for (const a of cache.blocks) {
+      be.dispose(a.ln1.y, a.ln1.mean, a.ln1.rstd, a.qkv, a.probs, a.att, a.mid, a.ln2.y, a.ln2.mean, a.ln2.rstd, a.fc, a.act);
+    }
+    cache.consumed = true;
+  }
+
+  /** Forward without keeping a cache. */
+  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): Tensor {
+    const { out, cache } = this.forward(tokens, attnMask, positions, opts);
+    this.release(cache);
+    return out;
+  }
+
+  /** Host copy of every parameter by name (checkpoints, tests). */
+  async readParams(): Promise<Map<string, Float64Array>> {
+    const flat = await this.be.read(this.flat);
+    return new Map(this.layout.entries.map((e) => [e.name, flat.slice(e.offset, e.offset + e.size)]));
+  }
+
+  dispose(): void {
+    this.be.dispose(this.flat, this.grads, this.m, this.v, this.decay);
+  }
+}
+
+/** Elements of the trunk prefix (everything before the head's parameters). */
+export function trunkSize(layout: ParamLayout): number {
+  const firstHead = layout.entries.find((e) => !e.trunk);
+  return firstHead ? firstHead.offset : layout.total;
+}
+
+/** Host helper for left-padded rows: position t of the last real token of each row (0 if none). */
+export function lastTokenPositions(attnMask: ArrayLike<number>, B: number, S: number): Int32Array {
+  const out = new Int32Array(B);
+  for (let b = 0; b < B; b++) {
+    let last = 0;
+    for (let t = 0; t < S; t++) if (attnMask[b * S + t] !== 0) last = t;
+    out[b] = last;
+  }
+  return out;
+}
