@@ -1,6 +1,7 @@
 // Page shell: header with the WebGPU status, then either the playground or the no-WebGPU guide.
 import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
+import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
 import { NoWebGpu } from './NoWebGpu.tsx';
@@ -9,7 +10,10 @@ import { Playground } from './Playground.tsx';
 export function App() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.backend);
-  useEffect(() => runSelftest(), []);
+  useEffect(() => {
+    runSelftest();
+    void startPersistence();
+  }, []);
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
   return (
     <div className="app">

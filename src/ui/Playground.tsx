@@ -1,7 +1,9 @@
 // The playground layout: controls and settings on the left, live charts and teaching views on the right.
+import { ChartsPanel } from './charts/ChartsPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
+import { TeachingViews } from './teach/TeachingViews.tsx';
 import { useUrlSync } from './useUrlSync.ts';
 
 export function Playground() {
@@ -24,7 +26,10 @@ export function Playground() {
           <Presets />
           <ConfigPanel />
         </aside>
-        <div className="content" />
+        <div className="content">
+          <ChartsPanel />
+          <TeachingViews />
+        </div>
       </div>
     </div>
   );

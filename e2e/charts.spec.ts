@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+const TITLES = ['Policy loss', 'Value loss', 'Reward', 'Clip fraction', 'KL', 'Entropy', 'Approx KL', 'Explained variance', 'Response length', 'β'];
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+});
+
+test('teaching views show friendly empty states before data arrives', async ({ page }) => {
+  await expect(page.getByTestId('view-clipping')).toContainText('No ratios yet');
+  // The objective curves for the current ε are drawn even without data.
+  await expect(page.getByTestId('view-clipping').locator('path')).toHaveCount(2);
+  await page.getByRole('tab', { name: 'KL shaping' }).click();
+  await expect(page.getByTestId('view-kl')).toContainText('No samples yet');
+  await page.getByRole('tab', { name: 'Samples' }).click();
+  await expect(page.getByTestId('view-samples')).toContainText('No samples yet');
+  for (const t of TITLES) await expect(page.getByRole('heading', { name: t, exact: true })).toBeVisible();
+  await expect(page.getByText('No data yet — press Start').first()).toBeVisible();
+});
+
+test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive a reload', async ({ page }) => {
+  await send(page, metricMessages(1000));
+  await page.getByRole('button', { name: 'Reset', exact: true }).click();
+  await send(page, metricMessages(50, 0.5, 3));
+  const runs = page.getByTestId('run-list').getByRole('listitem');
+  await expect(runs).toHaveCount(2);
+  await expect(runs.nth(0)).toContainText('1000 it');
+  // 1000 points are downsampled to at most 300 per run.
+  const reward = page.getByTestId('chart-reward_mean');
+  const lines = reward.locator('path.recharts-line-curve');
+  await expect(lines).toHaveCount(2);
+  const d = (await lines.first().getAttribute('d')) ?? '';
+  const vertices = (d.match(/[LMC]/g) ?? []).length;
+  expect(vertices).toBeGreaterThan(50);
+  expect(vertices).toBeLessThanOrEqual(300);
+
+  // Hide a run: its line disappears from every chart.
+  await runs.nth(0).getByRole('checkbox').uncheck();
+  await expect(lines).toHaveCount(1);
+  await runs.nth(0).getByRole('checkbox').check();
+
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const csvText = await readFile((await csv.path())!, 'utf8');
+  const rows = csvText.trim().split('\n');
+  expect(rows[0].split(',').slice(0, 3)).toEqual(['run_id', 'run_name', 'iter']);
+  expect(rows[0]).toContain('reward_mean');
+  expect(rows).toHaveLength(1 + 1000 + 50);
+
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+  const doc = JSON.parse(await readFile((await json.path())!, 'utf8'));
+  expect(doc.runs).toHaveLength(2);
+  expect(doc.runs[0].metrics).toHaveLength(1000);
+  expect(doc.runs[0].config.clipLow).toBe(0.2);
+
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Reward as PNG' }).click()]);
+  const bytes = await readFile((await png.path())!);
+  expect(png.suggestedFilename()).toBe('reward.png');
+  expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  expect(bytes.length).toBeGreaterThan(2000);
+
+  // IndexedDB: runs come back after a reload (saving is debounced by < 1 s).
+  await page.waitForTimeout(1500);
+  await page.reload();
+  await expect(page.getByTestId('run-list').getByRole('listitem')).toHaveCount(2);
+  await expect(page.getByTestId('run-list').getByRole('listitem').nth(0)).toContainText('1000 it');
+  await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
+});
+
+test('samples, KL shaping and clipping views render trainer messages', async ({ page }) => {
+  await send(page, [SAMPLE_MESSAGE, ratioMessage(400), { type: 'stage', stage: 'rollout' }]);
+  await expect(page.getByTestId('stage-rollout')).toHaveAttribute('aria-current', 'step');
+  const clip = page.getByTestId('view-clipping');
+  await expect(clip).toContainText('ratios of iteration 42');
+  // Some tokens of the synthetic ratios lie outside [0.8, 1.2] in the pushing direction.
+  await expect(clip.locator('rect[fill="#f4a3a8"][height]:not([height="0"])').first()).toBeAttached();
+  await expect(clip).toContainText(/A > 0 \d+ tokens, \d+ clipped/);
+
+  await page.getByRole('tab', { name: 'Samples' }).click();
+  const samples = page.getByTestId('view-samples');
+  await expect(samples).toContainText('ended with EOS');
+  await expect(samples).toContainText('no EOS (cut off)');
+  await expect(samples.locator('.tok')).toHaveCount(7);
+  await page.getByLabel('Colour tokens by').selectOption('ratio');
+  await expect(samples.locator('.tok').nth(6)).toHaveAttribute('title', /ratio 3\.600/);
+
+  await page.getByRole('tab', { name: 'KL shaping' }).click();
+  const kl = page.getByTestId('view-kl');
+  await expect(kl).toContainText('β = 0.0500');
+  await expect(kl.locator('.recharts-bar-rectangle').first()).toBeAttached();
+  await page.getByLabel('Sample', { exact: true }).selectOption('1');
+  await expect(kl).toContainText('9999');
+});

@@ -1,0 +1,137 @@
+// Live training curves: one small chart per metric, every visible run overlaid, with EMA
+// smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports.
+import { memo, useMemo, useRef } from 'react';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useApp } from '../../store/appStore.ts';
+import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
+import type { RunRecord } from '../../store/runs.ts';
+import { downloadBlob } from '../download.ts';
+import { downloadChartPng } from './exportPng.ts';
+import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
+
+export const CHARTS: readonly { title: string; metric: string }[] = [
+  { title: 'Reward', metric: 'reward_mean' },
+  { title: 'Policy loss', metric: 'policy_loss' },
+  { title: 'Value loss', metric: 'value_loss' },
+  { title: 'Clip fraction', metric: 'clipfrac' },
+  { title: 'KL', metric: 'kl' },
+  { title: 'β', metric: 'beta' },
+  { title: 'Approx KL', metric: 'approx_kl' },
+  { title: 'Entropy', metric: 'entropy' },
+  { title: 'Explained variance', metric: 'explained_variance' },
+  { title: 'Response length', metric: 'response_length_mean' },
+];
+
+const fmt = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
+
+const MetricChart = memo(function MetricChart({ title, metric, runs, smoothing }: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const data = useMemo(
+    () => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))),
+    [runs, metric, smoothing],
+  );
+  const ticks = useMemo(() => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const row of data) for (const r of runs) {
+      const v = row[r.id];
+      if (v !== undefined) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    return Number.isFinite(lo) ? niceTicks(lo, hi) : [0, 1];
+  }, [data, runs]);
+  const setNotice = useApp((s) => s.setNotice);
+  return (
+    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`}>
+      <div className="chart-head">
+        <h3>{title}</h3>
+        <button
+          type="button"
+          className="btn ghost small"
+          disabled={data.length === 0}
+          aria-label={`Download ${title} as PNG`}
+          onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
+        >
+          PNG
+        </button>
+      </div>
+      {data.length === 0 ? (
+        <div className="chart-empty">No data yet — press Start</div>
+      ) : (
+        <ResponsiveContainer width="100%" height={160}>
+          <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="#eef0f5" vertical={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
+            <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} axisLine={false} width={56} tickFormatter={fmt} domain={[ticks[0], ticks[ticks.length - 1]]} ticks={ticks} allowDataOverflow />
+            <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `iteration ${String(l)}`} isAnimationActive={false} />
+            {runs.map((r) => (
+              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      )}
+    </figure>
+  );
+});
+
+function RunList() {
+  const runs = useApp((s) => s.runs);
+  const active = useApp((s) => s.activeRunId);
+  const toggleRun = useApp((s) => s.toggleRun);
+  const renameRun = useApp((s) => s.renameRun);
+  const deleteRun = useApp((s) => s.deleteRun);
+  if (runs.length === 0) return <p className="muted small" data-testid="run-list-empty">No runs yet. Each Start after a Reset begins a new run; runs are kept across reloads.</p>;
+  return (
+    <ul className="run-list" aria-label="Runs" data-testid="run-list">
+      {runs.map((r) => (
+        <li key={r.id} className={`run-chip${r.visible ? '' : ' hidden-run'}${r.id === active ? ' active' : ''}`}>
+          <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
+          <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={`Show ${r.name}`} />
+          <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label="Run name" />
+          <span className="muted">{r.metrics.length} it</span>
+          <button type="button" className="btn ghost small" aria-label={`Delete ${r.name}`} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ChartsPanel() {
+  const runs = useApp((s) => s.runs);
+  const smoothing = useApp((s) => s.smoothing);
+  const setSmoothing = useApp((s) => s.setSmoothing);
+  const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
+  const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  return (
+    <section className="charts card" aria-labelledby="charts-title">
+      <div className="card-head">
+        <h2 id="charts-title">Training curves</h2>
+        <div className="toolbar">
+          <label>
+            Smoothing
+            <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label="Smoothing" />
+            <span className="small" style={{ width: '3ch' }}>
+              {smoothing.toFixed(2)}
+            </span>
+          </label>
+          <button type="button" className="btn small" disabled={runs.length === 0} onClick={() => downloadBlob(new Blob([metricsToCsv(runs)], { type: 'text/csv' }), `ppo-metrics-${stamp()}.csv`)}>
+            Export CSV
+          </button>
+          <button type="button" className="btn small" disabled={runs.length === 0} onClick={() => downloadBlob(new Blob([metricsToJson(runs)], { type: 'application/json' }), `ppo-metrics-${stamp()}.json`)}>
+            Export JSON
+          </button>
+        </div>
+      </div>
+      <RunList />
+      <div className="chart-grid" style={{ marginTop: 12 }}>
+        {CHARTS.map((c) => (
+          <MetricChart key={c.metric} title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} />
+        ))}
+      </div>
+    </section>
+  );
+}

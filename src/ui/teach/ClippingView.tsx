@@ -1,0 +1,105 @@
+// Teaching view "Clipping": the clipped surrogate objective against the ratio for A > 0 and A < 0,
+// with ε_low / ε_high / dual-clip c marked and the latest update's token ratios as a histogram
+// (clipped tokens in red: they contribute no gradient).
+import { useMemo } from 'react';
+import { useApp } from '../../store/appStore.ts';
+import { ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
+
+const W = 380;
+const H = 220;
+const PAD = { l: 40, r: 12, t: 14, b: 30 };
+const BINS = 40;
+
+function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; ratios: readonly number[]; advs: readonly number[]; xMax: number }) {
+  const adv = sign;
+  const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * i) / 240), [xMax]);
+  const ys = xs.map((x) => surrogateObjective(x, adv, p));
+  const yMin = Math.min(...ys, 0) - 0.2;
+  const yMax = Math.max(...ys, 0) + 0.2;
+  const sx = (x: number) => PAD.l + (x / xMax) * (W - PAD.l - PAD.r);
+  const sy = (y: number) => PAD.t + ((yMax - y) / (yMax - yMin)) * (H - PAD.t - PAD.b);
+  const hist = ratioHistogram(ratios, advs, sign, p, 0, xMax, BINS);
+  const peak = Math.max(1, ...hist.map((b) => b.kept + b.clipped));
+  const hScale = (n: number) => (n / peak) * (H - PAD.t - PAD.b) * 0.6;
+  const base = H - PAD.b;
+  const total = hist.reduce((s, b) => s + b.kept + b.clipped, 0);
+  const clipped = hist.reduce((s, b) => s + b.clipped, 0);
+  const path = xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join(' ');
+  const lo = 1 - p.clipLow;
+  const hi = 1 + p.clipHigh;
+  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((t) => t <= xMax);
+  return (
+    <figure className="clip-panel" aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'}`}>
+      <figcaption>
+        <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong>{' '}
+        <span className="muted small">
+          {total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}
+        </span>
+      </figcaption>
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
+        {hist.map((b, i) => (
+          <g key={i}>
+            <rect x={sx(b.x0) + 0.5} width={Math.max(0, sx(b.x1) - sx(b.x0) - 1)} y={base - hScale(b.kept)} height={hScale(b.kept)} fill="#c7d2fe" />
+            <rect x={sx(b.x0) + 0.5} width={Math.max(0, sx(b.x1) - sx(b.x0) - 1)} y={base - hScale(b.kept + b.clipped)} height={hScale(b.clipped)} fill="#f4a3a8" />
+          </g>
+        ))}
+        <line x1={PAD.l} x2={W - PAD.r} y1={sy(0)} y2={sy(0)} stroke="#cfd5e3" />
+        <line x1={PAD.l} x2={PAD.l} y1={PAD.t} y2={base} stroke="#cfd5e3" />
+        {[lo, hi].map((x, i) => (
+          <g key={i}>
+            <line x1={sx(x)} x2={sx(x)} y1={PAD.t} y2={base} stroke="#8a5a00" strokeDasharray="4 3" />
+            <text x={sx(x) + (i === 0 ? -3 : 3)} y={PAD.t + 8} fontSize={10} textAnchor={i === 0 ? 'end' : 'start'} fill="#8a5a00">
+              {i === 0 ? `1−ε_low` : `1+ε_high`}
+            </text>
+          </g>
+        ))}
+        {sign < 0 && p.dualClip !== null && p.dualClip <= xMax ? (
+          <g>
+            <line x1={sx(p.dualClip)} x2={sx(p.dualClip)} y1={PAD.t} y2={base} stroke="#b4232a" strokeDasharray="2 3" />
+            <text x={sx(p.dualClip) - 3} y={PAD.t + 20} fontSize={10} textAnchor="end" fill="#b4232a">
+              dual clip c = {p.dualClip}
+            </text>
+          </g>
+        ) : null}
+        <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.2} />
+        {ticks.map((t) => (
+          <text key={t} x={sx(t)} y={H - 12} fontSize={10} textAnchor="middle" fill="#5b6478">
+            {t}
+          </text>
+        ))}
+        <text x={(W + PAD.l) / 2} y={H - 1} fontSize={10} textAnchor="middle" fill="#5b6478">
+          ratio r = π_new / π_old
+        </text>
+        <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
+          0
+        </text>
+      </svg>
+    </figure>
+  );
+}
+
+export function ClippingView() {
+  const config = useApp((s) => s.config);
+  const ratios = useApp((s) => s.ratios);
+  const p: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
+  const xMax = Math.min(5, Math.max(2, 1 + config.clipHigh + 0.6, (config.dualClip ?? 0) + 0.5));
+  return (
+    <div className="teach-view" data-testid="view-clipping">
+      <p className="muted small">
+        Objective −L with L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)) and, for A &lt; 0, dual clip min(L, −A·c). Flat parts of the
+        curve give no gradient: once a token’s ratio leaves the trust region in the direction its advantage pushes, PPO stops pushing.
+      </p>
+      <div className="clip-panels">
+        <Panel sign={1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
+        <Panel sign={-1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
+      </div>
+      {ratios ? (
+        <p className="muted small">Histogram: ratios of iteration {ratios.iter} — blue kept, red clipped.</p>
+      ) : (
+        <div className="empty-state">
+          <strong>No ratios yet</strong>The curves show the objective for your current ε; the token histogram appears after the first PPO update.
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// Teaching view "Samples": the latest responses with each token coloured by advantage, KL, ratio
+// or value (diverging scale around a neutral centre), plus reward and EOS status.
+import { useState } from 'react';
+import { useApp } from '../../store/appStore.ts';
+import type { SampleToken } from '../../worker/protocol.ts';
+
+type ColourBy = 'advantage' | 'kl' | 'ratio' | 'value';
+const CENTRE: Record<ColourBy, number> = { advantage: 0, kl: 0, ratio: 1, value: 0 };
+
+/** Diverging red (below centre) → white → blue (above), scaled by the largest deviation shown. */
+export function divergingColour(v: number, centre: number, scale: number): string {
+  if (!Number.isFinite(v) || scale <= 0) return 'transparent';
+  const t = Math.max(-1, Math.min(1, (v - centre) / scale));
+  const a = Math.abs(t) * 0.75;
+  return t >= 0 ? `rgba(31, 119, 180, ${a.toFixed(3)})` : `rgba(192, 57, 43, ${a.toFixed(3)})`;
+}
+
+const tokenTitle = (t: SampleToken) =>
+  `“${t.text}”  advantage ${t.advantage.toFixed(3)} · KL ${t.kl.toFixed(4)} · ratio ${t.ratio.toFixed(3)} · value ${t.value.toFixed(3)}`;
+
+export function SamplesView() {
+  const samples = useApp((s) => s.samples);
+  const [by, setBy] = useState<ColourBy>('advantage');
+  if (!samples || samples.rows.length === 0) {
+    return (
+      <div className="empty-state" data-testid="view-samples">
+        <strong>No samples yet</strong>Start training: after each rollout the latest responses appear here, token by token.
+      </div>
+    );
+  }
+  let scale = 0;
+  for (const r of samples.rows) for (const t of r.tokens) if (Number.isFinite(t[by])) scale = Math.max(scale, Math.abs(t[by] - CENTRE[by]));
+  return (
+    <div className="teach-view" data-testid="view-samples">
+      <div className="toolbar" style={{ marginBottom: 10 }}>
+        <label>
+          Colour tokens by
+          <select value={by} onChange={(e) => setBy(e.target.value as ColourBy)} aria-label="Colour tokens by">
+            <option value="advantage">advantage</option>
+            <option value="kl">KL</option>
+            <option value="ratio">ratio</option>
+            <option value="value">value</option>
+          </select>
+        </label>
+        <span className="legend">
+          {(CENTRE[by] - scale).toPrecision(2)} <span className="bar" /> {(CENTRE[by] + scale).toPrecision(2)}
+        </span>
+        <span className="muted small">iteration {samples.iter}</span>
+      </div>
+      {samples.rows.map((row, i) => (
+        <div className="sample" key={i}>
+          <div className="sample-head">
+            <span>
+              reward <strong>{row.reward.toFixed(3)}</strong>
+            </span>
+            <span className={`badge ${row.endedWithEos ? 'ok' : 'bad'}`}>{row.endedWithEos ? 'ended with EOS' : 'no EOS (cut off)'}</span>
+            <span>{row.tokens.length} tokens</span>
+          </div>
+          <div>
+            <span className="sample-prompt">{row.prompt}</span>
+            {row.tokens.map((t, j) => (
+              <span key={j} className="tok" style={{ background: divergingColour(t[by], CENTRE[by], scale) }} title={tokenTitle(t)}>
+                {t.text}
+              </span>
+            ))}
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

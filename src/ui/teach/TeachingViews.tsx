@@ -1,0 +1,30 @@
+// Tabbed teaching views below the charts: Clipping, KL shaping, Samples.
+import { useState } from 'react';
+import { ClippingView } from './ClippingView.tsx';
+import { KlShapingView } from './KlShapingView.tsx';
+import { SamplesView } from './SamplesView.tsx';
+
+const VIEWS = [
+  { id: 'clipping', title: 'Clipping', Component: ClippingView },
+  { id: 'kl', title: 'KL shaping', Component: KlShapingView },
+  { id: 'samples', title: 'Samples', Component: SamplesView },
+] as const;
+
+export function TeachingViews() {
+  const [tab, setTab] = useState<(typeof VIEWS)[number]['id']>('clipping');
+  const View = VIEWS.find((v) => v.id === tab)!.Component;
+  return (
+    <section className="teaching card" aria-label="Teaching views">
+      <div className="tabs" role="tablist">
+        {VIEWS.map((v) => (
+          <button key={v.id} type="button" role="tab" className="tab" id={`tab-${v.id}`} aria-selected={tab === v.id} aria-controls="teach-panel" onClick={() => setTab(v.id)}>
+            {v.title}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id="teach-panel" aria-labelledby={`tab-${tab}`}>
+        <View />
+      </div>
+    </section>
+  );
+}

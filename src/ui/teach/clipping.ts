@@ -1,0 +1,44 @@
+// The PPO clipped surrogate as the page draws it (DESIGN.md): with r the ratio and A the advantage,
+// loss L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)); for A < 0 dual clip caps L at −A·c.
+// The objective the policy maximises is −L.
+
+export interface ClipParams {
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number | null;
+}
+
+export function surrogateObjective(ratio: number, adv: number, p: ClipParams): number {
+  const clipped = Math.min(Math.max(ratio, 1 - p.clipLow), 1 + p.clipHigh);
+  let loss = Math.max(-adv * ratio, -adv * clipped);
+  if (adv < 0 && p.dualClip !== null) loss = Math.min(loss, -adv * p.dualClip);
+  return -loss;
+}
+
+/** True where the clipped term (or the dual clip) decides the loss, so the token gets no gradient. */
+export function isClipped(ratio: number, adv: number, p: ClipParams): boolean {
+  if (adv > 0) return ratio > 1 + p.clipHigh;
+  if (adv < 0) return ratio < 1 - p.clipLow || (p.dualClip !== null && ratio > p.dualClip);
+  return false;
+}
+
+export interface HistBin {
+  x0: number;
+  x1: number;
+  kept: number;
+  clipped: number;
+}
+
+/** Histogram of ratios on [lo, hi) (out-of-range values land in the edge bins), split by clipping. */
+export function ratioHistogram(ratios: readonly number[], advs: readonly number[], sign: 1 | -1, p: ClipParams, lo: number, hi: number, bins: number): HistBin[] {
+  const out: HistBin[] = Array.from({ length: bins }, (_, i) => ({ x0: lo + ((hi - lo) * i) / bins, x1: lo + ((hi - lo) * (i + 1)) / bins, kept: 0, clipped: 0 }));
+  for (let i = 0; i < ratios.length; i++) {
+    const a = advs[i];
+    const r = ratios[i];
+    if (!Number.isFinite(r) || !(sign > 0 ? a > 0 : a < 0)) continue;
+    const b = Math.min(bins - 1, Math.max(0, Math.floor(((r - lo) / (hi - lo)) * bins)));
+    if (isClipped(r, a, p)) out[b].clipped++;
+    else out[b].kept++;
+  }
+  return out;
+}
