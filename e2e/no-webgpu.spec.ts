@@ -23,6 +23,9 @@ test('with navigator.gpu removed the page explains how to enable WebGPU and offe
   await cpu.click();
   await expect(page.getByTestId('playground')).toBeVisible();
   await expect(page.getByTestId('gpu-status')).toContainText('CPU reference backend');
+  // The fallback trains the small preset, and the link says so.
+  await expect(page.getByLabel('Model width')).toHaveValue('32');
+  await expect(page).toHaveURL(/dModel=32/);
 });
 
 test('a browser launched without --enable-unsafe-webgpu gets the guide, not a blank page', async ({ baseURL }) => {

@@ -2,6 +2,7 @@
 // CPU fallback. A blank page is the worst answer to a missing GPU.
 import type { GpuUnavailableReason } from '../gpu/device.ts';
 import { useApp } from '../store/appStore.ts';
+import { SMALL_CPU_PRESET } from './presets.ts';
 
 const HEADLINES: Record<GpuUnavailableReason | 'error', string> = {
   'no-navigator-gpu': 'This browser does not offer WebGPU',
@@ -13,6 +14,11 @@ const HEADLINES: Record<GpuUnavailableReason | 'error', string> = {
 
 export function NoWebGpu({ reason, message }: { reason: GpuUnavailableReason | 'error'; message: string }) {
   const setBackend = useApp((s) => s.setBackend);
+  const chooseCpu = () => {
+    const s = useApp.getState();
+    s.applyConfig({ ...s.config, ...SMALL_CPU_PRESET });
+    setBackend('cpu');
+  };
   return (
     <section className="no-webgpu card" aria-labelledby="no-webgpu-title" data-testid="no-webgpu">
       <h2 id="no-webgpu-title">{HEADLINES[reason]}</h2>
@@ -42,7 +48,7 @@ export function NoWebGpu({ reason, message }: { reason: GpuUnavailableReason | '
         <li>Serve the page over <code>https://</code> or <code>localhost</code>: WebGPU is only available in secure contexts.</li>
       </ol>
       <div className="fallback">
-        <button type="button" className="btn primary" onClick={() => setBackend('cpu')}>
+        <button type="button" className="btn primary" onClick={chooseCpu}>
           Run the small preset on the CPU reference backend (slow)
         </button>
         <p className="hint">

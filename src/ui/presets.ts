@@ -34,3 +34,15 @@ export const PRESETS: readonly Preset[] = [
     values: { klController: 'adaptive', klInReward: true, klCoef: 0.1, klTarget: 1, klHorizon: 1000, advantageEstimator: 'gae' },
   },
 ];
+
+/** What the no-WebGPU fallback trains on the float64 CPU backend: small enough to finish. */
+export const SMALL_CPU_PRESET: Partial<PpoConfig> = {
+  nLayer: 1,
+  nHead: 2,
+  dModel: 32,
+  promptsPerBatch: 4,
+  samplesPerPrompt: 2,
+  maxResponseLength: 4,
+  ppoEpochs: 1,
+  miniBatches: 1,
+};

@@ -11,7 +11,7 @@ export function useUrlSync(): string[] {
   const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
-    const parsed = parseQuery(window.location.search);
+    const parsed = parseQuery(window.location.search, useApp.getState().config);
     const s = useApp.getState();
     s.applyConfig(parsed.config);
     s.setHidden(parsed.hidden);
