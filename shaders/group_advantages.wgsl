@@ -1,0 +1,104 @@
+// Outcome-reward estimators, the two pieces around reward shaping (shaders/rewards.wgsl):
+//   group_scores       score transform per sequence with its group's statistics
+//   discounted_returns reverse scan of the shaped token rewards
+// The op chains them: group_scores → shape_rewards → discounted_returns (→ whiten for the
+// REINFORCE pair). Reference: src/reference/groupAdvantages.ts.
+//
+// group_scores math (g = group of sequence b, n = |g| ≥ 2 except for reinforce, checked on the host):
+//   0 reinforce           s
+//   1 reinforce_baseline  s − mean_g
+//   2 group_norm (GRPO)   (s − mean_g)/(std_g + 1e-9),  std_g unbiased (÷ (n − 1))
+//   3 rloo                s − (Σ_{j∈g, j≠b} s_j)/(n − 1)
+//   4 dr_grpo             s − mean_g
+// discounted_returns math, per row, t = A−1..0, G = 0 past the end:
+//   where mask ≠ 0: G = r_t + γ·G; masked positions carry G through; returns[b,t] = G.
+//
+// Bindings: 0 uniform P {B, A, gamma: f32, estimator} (both entry points)
+//   group_scores:       1 scores (B) f32, 2 group_index (B) i32 in 0..G−1, 3 transformed (B) f32 out
+//   discounted_returns: 1 rewards (B,A) f32, 2 mask (B,A) f32, 3 returns (B,A) f32 out
+// The two entry points alias binding numbers with different variables; WGSL allows that because
+// no entry point statically uses both, and it keeps one uniform + 3-buffer layout for both.
+// Layout: one thread per sequence, WG threads per workgroup, 1-D grid over B. group_scores loops
+// over the batch for its group (O(B) per thread, fixed order: deterministic, and every member of
+// a group computes bit-identical statistics); the batch is tens to hundreds of sequences, so this
+// is cheaper than a separate reduction dispatch.
+
+override WG: u32 = 64;
+
+struct Params {
+  B: u32,
+  A: u32,
+  gamma: f32,
+  estimator: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> scores: array<f32>;
+@group(0) @binding(2) var<storage, read> group_index: array<i32>;
+@group(0) @binding(3) var<storage, read_write> transformed: array<f32>;
+
+@group(0) @binding(1) var<storage, read> rewards: array<f32>;
+@group(0) @binding(2) var<storage, read> mask: array<f32>;
+@group(0) @binding(3) var<storage, read_write> returns: array<f32>;
+
+@compute @workgroup_size(WG)
+fn group_scores(@builtin(global_invocation_id) gid: vec3u) {
+  let b = gid.x;
+  if (b >= P.B) { return; }
+  let s = scores[b];
+  if (P.estimator == 0u) {
+    transformed[b] = s;
+    return;
+  }
+  let g = group_index[b];
+  // Statistics are taken about a pivot c (the group's first member's score) that every member
+  // picks identically: a group of equal scores then gives deviations of exactly 0, where
+  // s − Σs/n in float32 leaves ~1e-8·|s|, which GRPO's ÷ (std + 1e-9) would blow up to O(1).
+  var c = s;
+  for (var j = 0u; j < P.B; j++) {
+    if (group_index[j] == g) {
+      c = scores[j];
+      break;
+    }
+  }
+  var n = 0.0;
+  var dev_sum = 0.0;
+  for (var j = 0u; j < P.B; j++) {
+    if (group_index[j] == g) {
+      n += 1.0;
+      dev_sum += scores[j] - c;
+    }
+  }
+  let dev = s - c;
+  // n ≥ 2 is guaranteed by the host; max() only keeps a bad call finite.
+  let n_others = max(n - 1.0, 1.0);
+  if (P.estimator == 3u) {
+    transformed[b] = dev - (dev_sum - dev) / n_others;
+    return;
+  }
+  let dev_mean = dev_sum / n;
+  if (P.estimator == 2u) {
+    var ssd = 0.0;
+    for (var j = 0u; j < P.B; j++) {
+      if (group_index[j] == g) {
+        let d = scores[j] - c - dev_mean;
+        ssd += d * d;
+      }
+    }
+    transformed[b] = (dev - dev_mean) / (sqrt(ssd / n_others) + 1e-9);
+    return;
+  }
+  transformed[b] = dev - dev_mean;
+}
+
+@compute @workgroup_size(WG)
+fn discounted_returns(@builtin(global_invocation_id) gid: vec3u) {
+  let b = gid.x;
+  if (b >= P.B) { return; }
+  var g = 0.0;
+  for (var k = 0u; k < P.A; k++) {
+    let i = b * P.A + (P.A - 1u - k);
+    if (mask[i] != 0.0) { g = rewards[i] + P.gamma * g; }
+    returns[i] = g;
+  }
+}

@@ -1,0 +1,80 @@
+// Masked whitening over every action token of the batch, in one workgroup.
+//
+// Math (over all n = B·A positions, m = mask ∈ {0,1}):
+//   cnt  = Σ m;   mean = Σ m·x / cnt            (0 when cnt = 0)
+//   var  = Σ m·(x − mean)² / (cnt − 1)          (Bessel; 0 when cnt < 2)
+//   out  = (x − mean)·inverseSqrt(var + 1e-8)  (+ mean when shift_mean = 0), at EVERY position
+// Reference: src/reference/whiten.ts (whitenRef).
+//
+// Bindings: 0 uniform P {n: element count, shift_mean: 1 = subtract the mean, 0 = add it back}
+//           1 x (n) f32, 2 mask (n) f32, 3 out (n) f32
+// Layout: a single workgroup of WG threads (WG a power of two, ≤ 256). Each thread accumulates a
+// strided slice of the positions in a fixed order, then a tree reduction in workgroup memory
+// combines the WG partials; pass 1 gives the count and mean, pass 2 the squared deviations about
+// that mean (two passes avoid the cancellation of E[x²] − mean²). The summation order depends
+// only on n and WG, so the result is deterministic. Masked-out x never enters a sum.
+
+override WG: u32 = 256;
+
+struct Params {
+  n: u32,
+  shift_mean: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> mask: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+
+var<workgroup> part_sum: array<f32, WG>;
+var<workgroup> part_cnt: array<f32, WG>;
+
+// Sums part_sum and part_cnt into element 0; every thread of the workgroup must call it.
+fn tree_reduce(lid: u32) {
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s = s / 2u) {
+    if (lid < s) {
+      part_sum[lid] += part_sum[lid + s];
+      part_cnt[lid] += part_cnt[lid + s];
+    }
+    workgroupBarrier();
+  }
+}
+
+@compute @workgroup_size(WG)
+fn whiten(@builtin(local_invocation_index) lid: u32) {
+  var sum = 0.0;
+  var cnt = 0.0;
+  for (var i = lid; i < P.n; i += WG) {
+    let m = mask[i];
+    if (m != 0.0) {
+      sum += m * x[i];
+      cnt += m;
+    }
+  }
+  part_sum[lid] = sum;
+  part_cnt[lid] = cnt;
+  tree_reduce(lid);
+  let total = part_cnt[0];
+  let mean = select(0.0, part_sum[0] / total, total > 0.0);
+  // Everyone has read element 0 before pass 2 overwrites it.
+  workgroupBarrier();
+
+  var ssd = 0.0;
+  for (var i = lid; i < P.n; i += WG) {
+    let m = mask[i];
+    if (m != 0.0) {
+      let d = x[i] - mean;
+      ssd += m * d * d;
+    }
+  }
+  part_sum[lid] = ssd;
+  part_cnt[lid] = 0.0;
+  tree_reduce(lid);
+  let variance = select(0.0, part_sum[0] / (total - 1.0), total >= 2.0);
+  let scale = inverseSqrt(variance + 1e-8);
+  let shift = select(mean, 0.0, P.shift_mean != 0u);
+  for (var i = lid; i < P.n; i += WG) {
+    out[i] = (x[i] - mean) * scale + shift;
+  }
+}

@@ -1,0 +1,133 @@
+// float64 reference: outcome-reward advantage estimators (REINFORCE, REINFORCE-baseline, GRPO,
+// RLOO, Dr. GRPO), plus the host-side group validation that both backends share.
+import type { GroupEstimator, KlEstimator } from '../backend/ppoOps.ts';
+import { shapeRewardsRef } from './rewards.ts';
+import { whitenRef } from './whiten.ts';
+
+export const GROUP_ESTIMATOR_CODE: Record<GroupEstimator, number> = {
+  reinforce: 0,
+  reinforce_baseline: 1,
+  group_norm: 2,
+  rloo: 3,
+  dr_grpo: 4,
+};
+
+/** Added to the group std in GRPO's normalisation. */
+export const GROUP_STD_EPS = 1e-9;
+
+/** Estimators whose advantages are whitened (shift_mean) after the returns scan. */
+export const WHITENED_GROUP_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(['reinforce', 'reinforce_baseline']);
+
+export interface CompactGroups {
+  /** Compacted group index 0..count−1 per sequence (B), in order of first appearance. */
+  index: Int32Array;
+  /** Members per compacted group (count). */
+  sizes: Int32Array;
+  count: number;
+}
+
+/**
+ * Maps arbitrary integer group ids to 0..G−1 and rejects a group of one sample for every
+ * estimator that needs group statistics (all but plain REINFORCE), naming the offending id.
+ */
+export function compactGroups(group: ArrayLike<number>, B: number, estimator: GroupEstimator): CompactGroups {
+  if (group.length !== B) throw new Error(`groupAdvantages: group has ${group.length} ids for ${B} sequences`);
+  const byId = new Map<number, number>();
+  const index = new Int32Array(B);
+  const sizes: number[] = [];
+  for (let b = 0; b < B; b++) {
+    const id = group[b];
+    if (!Number.isInteger(id)) throw new Error(`groupAdvantages: group id ${id} of sequence ${b} is not an integer`);
+    let g = byId.get(id);
+    if (g === undefined) {
+      g = sizes.length;
+      byId.set(id, g);
+      sizes.push(0);
+    }
+    sizes[g]++;
+    index[b] = g;
+  }
+  if (estimator !== 'reinforce') {
+    for (const [id, g] of byId) {
+      if (sizes[g] < 2) {
+        throw new Error(`groupAdvantages (${estimator}): group ${id} has ${sizes[g]} sample; every group needs at least 2`);
+      }
+    }
+  }
+  return { index, sizes: Int32Array.from(sizes), count: sizes.length };
+}
+
+/**
+ * Per-sequence score transform with its group g (n members, mean over g, unbiased std):
+ * reinforce s; reinforce_baseline s − mean; group_norm (s − mean)/(std + 1e-9);
+ * rloo s − mean of the other members; dr_grpo s − mean. scores (B), groups from compactGroups.
+ */
+export function transformScoresRef(scores: ArrayLike<number>, groups: CompactGroups, estimator: GroupEstimator): Float64Array {
+  const B = scores.length;
+  if (estimator === 'reinforce') return Float64Array.from(scores);
+  const sum = new Float64Array(groups.count);
+  for (let b = 0; b < B; b++) sum[groups.index[b]] += scores[b];
+  const mean = Float64Array.from(sum, (s, g) => s / groups.sizes[g]);
+  const ssd = new Float64Array(groups.count);
+  for (let b = 0; b < B; b++) ssd[groups.index[b]] += (scores[b] - mean[groups.index[b]]) ** 2;
+  const out = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    const g = groups.index[b];
+    const n = groups.sizes[g];
+    const s = scores[b];
+    switch (estimator) {
+      case 'reinforce_baseline':
+      case 'dr_grpo':
+        out[b] = s - mean[g];
+        break;
+      case 'group_norm':
+        out[b] = (s - mean[g]) / (Math.sqrt(ssd[g] / (n - 1)) + GROUP_STD_EPS);
+        break;
+      case 'rloo':
+        out[b] = s - (sum[g] - s) / (n - 1);
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * G_t = r_t + γ·G_{t+1} per row in reverse, G = 0 past the end; masked positions carry G through
+ * unchanged (as GAE does). rewards / mask (B,A) → returns (B,A).
+ */
+export function discountedReturnsRef(rewards: ArrayLike<number>, mask: ArrayLike<number>, B: number, A: number, gamma: number): Float64Array {
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    let g = 0;
+    for (let t = A - 1; t >= 0; t--) {
+      const i = b * A + t;
+      if (mask[i] !== 0) g = rewards[i] + gamma * g;
+      out[i] = g;
+    }
+  }
+  return out;
+}
+
+export interface GroupAdvantagesInputs {
+  estimator: GroupEstimator;
+  scores: ArrayLike<number>;
+  group: ArrayLike<number>;
+  logprobs: ArrayLike<number>;
+  refLogprobs: ArrayLike<number>;
+  actionMask: ArrayLike<number>;
+  B: number;
+  A: number;
+  beta: number;
+  klEstimator: KlEstimator;
+  gamma: number;
+}
+
+/** Score transform → shaped token rewards → discounted returns → whitening for the REINFORCE pair. */
+export function groupAdvantagesRef(a: GroupAdvantagesInputs): { advantages: Float64Array; returns: Float64Array } {
+  const groups = compactGroups(a.group, a.B, a.estimator);
+  const scores = transformScoresRef(a.scores, groups, a.estimator);
+  const { rewards } = shapeRewardsRef(scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, a.beta, a.klEstimator);
+  const returns = discountedReturnsRef(rewards, a.actionMask, a.B, a.A, a.gamma);
+  const advantages = WHITENED_GROUP_ESTIMATORS.has(a.estimator) ? whitenRef(returns, a.actionMask, true) : Float64Array.from(returns);
+  return { advantages, returns };
+}

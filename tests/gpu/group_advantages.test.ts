@@ -1,0 +1,189 @@
+// groupAdvantages: group score transforms (REINFORCE, REINFORCE-baseline, GRPO, RLOO, Dr. GRPO),
+// KL-shaped token rewards, discounted returns, whitening for the REINFORCE pair; on both backends
+// against the float64 reference (src/reference/groupAdvantages.ts) and hand-computed values.
+// Tolerance: group statistics and whitening are reductions, so rtol 1e-4 with atol 1e-5 (TOL.reduce).
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
+import { GROUP_ESTIMATORS, KL_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
+import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+
+const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
+const { rtol, atol } = TOL.reduce;
+
+interface Case {
+  scores: ArrayLike<number>;
+  group: number[];
+  logp: ArrayLike<number>;
+  ref: ArrayLike<number>;
+  mask: ArrayLike<number>;
+  B: number;
+  A: number;
+  beta: number;
+  gamma: number;
+  klEstimator: (typeof KL_ESTIMATORS)[number];
+}
+
+function run(be: Backend, estimator: GroupEstimator, c: Case) {
+  return be.ppo.groupAdvantages({
+    estimator,
+    scores: be.tensor(c.scores, [c.B]),
+    group: c.group,
+    logprobs: be.tensor(c.logp, [c.B, c.A]),
+    refLogprobs: be.tensor(c.ref, [c.B, c.A]),
+    actionMask: be.tensor(c.mask, [c.B, c.A]),
+    beta: c.beta,
+    klEstimator: c.klEstimator,
+    gamma: c.gamma,
+  });
+}
+
+function reference(estimator: GroupEstimator, c: Case) {
+  return groupAdvantagesRef({ estimator, scores: c.scores, group: c.group, logprobs: c.logp, refLogprobs: c.ref, actionMask: c.mask, B: c.B, A: c.A, beta: c.beta, klEstimator: c.klEstimator, gamma: c.gamma });
+}
+
+/** Non-contiguous, unordered group ids with `per` members each. */
+function shuffledGroups(r: ReturnType<typeof rng>, B: number, per: number): number[] {
+  const ids = [42, -3, 7, 1000, 5, -17, 64, 9];
+  return r.shuffle(Array.from({ length: B }, (_, b) => ids[Math.floor(b / per) % ids.length]));
+}
+
+describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
+  const sizes: [number, number, number][] = [
+    [4, 5, 2],
+    [12, 23, 4],
+  ];
+  for (const [B, A, per] of sizes) {
+    for (const gamma of [1, 0.9]) {
+      it.each(GROUP_ESTIMATORS)(`%s matches the reference at B=${B}, A=${A}, groups of ${per}, γ=${gamma}`, async (est) => {
+        const be = await makeBackend();
+        const r = rng(B * 100 + A + gamma * 10 + GROUP_ESTIMATORS.indexOf(est));
+        const c: Case = {
+          B,
+          A,
+          scores: f32(randn(r, B, 2)),
+          group: shuffledGroups(r, B, per),
+          logp: f32(randn(r, B * A, 1.5).map((x) => -Math.abs(x))),
+          ref: f32(randn(r, B * A, 1.5).map((x) => -Math.abs(x))),
+          mask: rightPaddedMask(r, B, A, 1),
+          beta: Math.fround(r.uniform(0.01, 0.2)),
+          gamma,
+          klEstimator: KL_ESTIMATORS[r.int(0, KL_ESTIMATORS.length)],
+        };
+        if (B > 4) {
+          const m = c.mask as Float64Array;
+          for (let t = 0; t < A; t++) m[3 * A + t] = 0; // an empty row
+          for (let t = 0; t < A; t++) m[A + t] = t % 3 === 0 ? 1 : 0; // holes inside a row
+        }
+        const want = reference(est, c);
+        const out = run(be, est, c);
+        expect(out.advantages.shape).toEqual([B, A]);
+        const [adv, ret] = await be.readMany([out.advantages, out.returns]);
+        expectClose(ret, want.returns, rtol, atol, `${est} returns`);
+        expectClose(adv, want.advantages, rtol, atol, `${est} advantages`);
+      });
+    }
+  }
+
+  it.each(GROUP_ESTIMATORS)('%s: hand-computed score transforms (β = 0, γ = 1, full mask: returns = transformed score)', async (est) => {
+    const be = await makeBackend();
+    // groups: id 9 = {1, 3} (size 2), id −4 = {2, 4, 9}; non-contiguous ids, interleaved members
+    const group = [9, -4, 9, -4, -4];
+    const scores = [1, 2, 3, 4, 9];
+    const B = 5, A = 3;
+    const c: Case = { B, A, scores, group, logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const expected: Record<GroupEstimator, number[]> = {
+      reinforce: scores,
+      reinforce_baseline: [-1, -3, 1, -1, 4],
+      dr_grpo: [-1, -3, 1, -1, 4],
+      // group 9: mean 2, std √2; group −4: mean 5, std √13
+      group_norm: [-1 / Math.SQRT2, -3 / Math.sqrt(13), 1 / Math.SQRT2, -1 / Math.sqrt(13), 4 / Math.sqrt(13)],
+      // s − mean of the others
+      rloo: [1 - 3, 2 - 6.5, 3 - 1, 4 - 5.5, 9 - 3],
+    };
+    const out = run(be, est, c);
+    const [adv, ret] = await be.readMany([out.advantages, out.returns]);
+    const perToken = (v: number[]) => v.flatMap((s) => [s, s, s]);
+    expectClose(ret, perToken(expected[est]), rtol, atol, `${est} returns`);
+    if (est === 'reinforce' || est === 'reinforce_baseline') {
+      expectClose(adv, reference(est, c).advantages, rtol, atol, `${est} whitened advantages`);
+      const mean = adv.reduce((a, b) => a + b, 0) / adv.length;
+      expect(Math.abs(mean)).toBeLessThan(1e-5); // whitened with shift_mean
+    } else {
+      expectClose(adv, perToken(expected[est]), rtol, atol, `${est} advantages`);
+    }
+  });
+
+  it('GRPO on a group of equal scores gives exactly zero, never a blown-up 0/0', async () => {
+    const be = await makeBackend();
+    const B = 6, A = 2;
+    const scores = [0.1, 0.1, 0.1, 0.7, 0.3, -0.2];
+    const group = [1, 1, 1, 2, 2, 2];
+    const c: Case = { B, A, scores: f32(scores), group, logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k3' };
+    const out = run(be, 'group_norm', c);
+    const adv = await be.read(out.advantages);
+    expectClose(adv.slice(0, 6), [0, 0, 0, 0, 0, 0], 0, 1e-6, 'equal-score group');
+    expectClose(adv, reference('group_norm', c).advantages, rtol, atol, 'group_norm');
+  });
+
+  it('edge cases: empty row, length-1 row, one token in the middle, extreme logits, groups of 2', async () => {
+    const be = await makeBackend();
+    const A = 5;
+    const mask = [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1];
+    const logp = [-1, -2, -3, -4, -5, -0.5, -1, -1, -1, -1, -1, -1, -1.5, -1, -1, 0, -1e4, -1e4, 0, -3];
+    const ref = [-2, -2, -2, -2, -2, -1.5, -1, -1, -1, -1, -1, -1, -0.5, -1, -1, -1e4, 0, -1e4, -1e-4, -3];
+    for (const est of GROUP_ESTIMATORS) {
+      for (const klEstimator of KL_ESTIMATORS) {
+        const c: Case = { B: 4, A, scores: [1, 0, 0.5, 2], group: [3, 8, 8, 3], logp, ref, mask, beta: 0.05, gamma: 0.95, klEstimator };
+        const out = run(be, est, c);
+        const [adv, ret] = await be.readMany([out.advantages, out.returns]);
+        const want = reference(est, c);
+        expectClose(ret, want.returns, rtol, atol, `${est}/${klEstimator} returns`);
+        expectClose(adv, want.advantages, rtol, atol, `${est}/${klEstimator} advantages`);
+        expectClose(ret.slice(0, 5), [0, 0, 0, 0, 0], 0, 0, 'empty row returns');
+      }
+    }
+  });
+
+  it('all tokens masked: zero returns', async () => {
+    const be = await makeBackend();
+    const B = 4, A = 3;
+    for (const est of GROUP_ESTIMATORS) {
+      const c: Case = { B, A, scores: [1, 2, 3, 4], group: [0, 0, 1, 1], logp: new Float64Array(B * A).fill(-1), ref: new Float64Array(B * A).fill(-2), mask: new Float64Array(B * A), beta: 0.1, gamma: 1, klEstimator: 'k2' };
+      const out = run(be, est, c);
+      const [adv, ret] = await be.readMany([out.advantages, out.returns]);
+      expectClose(ret, new Float64Array(B * A), 0, 0, `${est} returns`);
+      expectClose(adv, new Float64Array(B * A), 0, 0, `${est} advantages`);
+    }
+  });
+
+  it.each(GROUP_ESTIMATORS.filter((e) => e !== 'reinforce'))('%s rejects a group of one, naming it, before any GPU work', async (est) => {
+    const be = await makeBackend();
+    const B = 5, A = 2;
+    const c: Case = { B, A, scores: [1, 2, 3, 4, 5], group: [7, 7, 42, 9, 9], logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const args = {
+      estimator: est,
+      scores: be.tensor(c.scores, [B]),
+      group: c.group,
+      logprobs: be.tensor(c.logp, [B, A]),
+      refLogprobs: be.tensor(c.ref, [B, A]),
+      actionMask: be.tensor(c.mask, [B, A]),
+      beta: 0,
+      klEstimator: 'k1' as const,
+      gamma: 1,
+    };
+    const before = { ...be.counters() };
+    expect(() => be.ppo.groupAdvantages(args)).toThrow(/group 42 has 1 sample/);
+    expect(be.counters()).toEqual(before);
+  });
+
+  it('reinforce accepts groups of one; a group list of the wrong length is rejected', async () => {
+    const be = await makeBackend();
+    const B = 3, A = 2;
+    const c: Case = { B, A, scores: [1, -2, 0.5], group: [0, 1, 2], logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const ret = await be.read(run(be, 'reinforce', c).returns);
+    expectClose(ret, [1, 1, -2, -2, 0.5, 0.5], rtol, atol, 'reinforce returns');
+    expect(() => run(be, 'rloo', { ...c, group: [0, 0] })).toThrow(/2 ids for 3 sequences/);
+  });
+});
