@@ -1,18 +1,31 @@
 // WebGPU in Node through Dawn (the `webgpu` package). Dawn needs a Vulkan driver; on a machine
 // without a GPU we point the Vulkan loader at SwiftShader from Debian's chromium package.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { acquireDevice, type AcquiredDevice } from '../gpu/device.ts';
 import { loadShadersFromDisk } from './shaders.ts';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+// Dawn's GPU entry object must outlive every device made from it: if it is garbage collected,
+// Dawn aborts the process (mutex/futex assertions). Keep it for the life of the process.
+let dawnGpu: GPU | null = null;
 
 export async function nodeDevice(onLost?: (info: GPUDeviceLostInfo) => void): Promise<AcquiredDevice> {
   if (!process.env.VK_ICD_FILENAMES && !process.env.PPO_USE_SYSTEM_VULKAN && existsSync(SWIFTSHADER_ICD)) {
     // Only a default: a machine with a real GPU driver sets PPO_USE_SYSTEM_VULKAN=1 (or its own ICD list).
     process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   }
+  if (!process.env.XDG_RUNTIME_DIR) {
+    // The Vulkan loader complains on stderr without one; any private directory will do.
+    const dir = join(tmpdir(), `ppo-xdg-${process.getuid?.() ?? 0}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    process.env.XDG_RUNTIME_DIR = dir;
+  }
   const { create, globals } = await import('webgpu');
   Object.assign(globalThis, globals);
   loadShadersFromDisk();
-  return acquireDevice({ gpu: create([]) as unknown as GPU, onLost });
+  dawnGpu ??= create([]) as unknown as GPU;
+  return acquireDevice({ gpu: dawnGpu, onLost });
 }

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Runs every test suite: Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright
+// (the built page in Chromium with WebGPU). Checks the system packages first and says exactly
+// what to install. Ends with one summary line: "All: N passed, N failed[, N skipped]".
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const REPORTS = '.reports';
+const chromium = process.env.PPO_CHROMIUM ?? '/usr/bin/chromium';
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+function hasVulkanLoader() {
+  const out = spawnSync('ldconfig', ['-p'], { encoding: 'utf8' });
+  if (out.status === 0 && /libvulkan\.so\.1\b/.test(out.stdout)) return true;
+  return ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/usr/lib/aarch64-linux-gnu/libvulkan.so.1', '/usr/lib/libvulkan.so.1'].some(existsSync);
+}
+
+const missing = [];
+if (!existsSync(chromium)) missing.push(`Chromium not found at ${chromium} (set PPO_CHROMIUM to your Chrome/Chromium binary, or install Debian's: chromium)`);
+if (process.platform === 'linux' && !hasVulkanLoader()) missing.push('the Vulkan loader libvulkan.so.1 (Debian package: libvulkan1) — Dawn needs it for WebGPU in Node');
+if (process.platform === 'linux' && !process.env.VK_ICD_FILENAMES && !process.env.PPO_USE_SYSTEM_VULKAN && !existsSync(SWIFTSHADER_ICD)) {
+  missing.push(`a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1`);
+}
+if (missing.length > 0) {
+  console.error('Cannot run the tests; missing:\n  - ' + missing.join('\n  - '));
+  console.error('\nOn Debian/Ubuntu:  sudo apt-get install -y chromium libvulkan1');
+  process.exit(2);
+}
+
+const env = { ...process.env };
+if (!env.VK_ICD_FILENAMES && !env.PPO_USE_SYSTEM_VULKAN && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+
+rmSync(REPORTS, { recursive: true, force: true });
+mkdirSync(REPORTS, { recursive: true });
+
+function run(title, cmd, args) {
+  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env });
+  return r.status ?? 1;
+}
+
+const only = process.argv[2]; // optional: "vitest" or "e2e"
+let status = 0;
+if (!only || only === 'vitest') {
+  status |= run('Vitest (unit + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
+}
+if (!only || only === 'e2e') {
+  const build = run('Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn']);
+  if (build !== 0) {
+    console.error('vite build failed; end-to-end tests cannot run');
+    status |= 1;
+  } else {
+    status |= run('Playwright (end-to-end in Chromium with WebGPU)', 'npx', ['playwright', 'test']);
+  }
+}
+
+// ---- summary from the runners' JSON reports
+let passed = 0, failed = 0, skipped = 0;
+const lines = [];
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+if (!only || only === 'vitest') {
+  const v = readJson(`${REPORTS}/vitest.json`);
+  if (!v) {
+    lines.push('vitest: no report (the run crashed)');
+    failed++;
+  } else {
+    const byProject = {};
+    for (const file of v.testResults ?? []) {
+      const project = file.name.includes('/tests/gpu/') ? 'gpu' : 'unit';
+      const p = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0 });
+      for (const a of file.assertionResults ?? []) {
+        if (a.status === 'passed') p.passed++;
+        else if (a.status === 'failed') p.failed++;
+        else p.skipped++;
+      }
+      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) p.failed++; // a file that failed to load
+    }
+    for (const project of ['unit', 'gpu']) {
+      const p = byProject[project] ?? { passed: 0, failed: 0, skipped: 0 };
+      if (p.passed + p.failed === 0) {
+        lines.push(`${project}: no tests ran — counted as a failure`);
+        failed++;
+      }
+      if (project === 'gpu' && p.skipped > 0) {
+        lines.push(`gpu: ${p.skipped} tests skipped — WebGPU tests must run, counted as failures`);
+        failed += p.skipped;
+        p.skipped = 0;
+      }
+      lines.push(`${project}: ${p.passed} passed, ${p.failed} failed${p.skipped ? `, ${p.skipped} skipped` : ''}`);
+      passed += p.passed;
+      failed += p.failed;
+      skipped += p.skipped;
+    }
+  }
+}
+if (!only || only === 'e2e') {
+  const pw = readJson(`${REPORTS}/playwright.json`);
+  if (!pw) {
+    lines.push('e2e: no report (the run crashed or the build failed)');
+    failed++;
+  } else {
+    const s = pw.stats ?? {};
+    const p = { passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: s.unexpected ?? 0, skipped: s.skipped ?? 0 };
+    if (p.passed + p.failed === 0) {
+      lines.push('e2e: no tests ran — counted as a failure');
+      failed++;
+    }
+    lines.push(`e2e: ${p.passed} passed, ${p.failed} failed${p.skipped ? `, ${p.skipped} skipped` : ''}`);
+    passed += p.passed;
+    failed += p.failed;
+    skipped += p.skipped;
+  }
+}
+console.log('\n=== Summary');
+for (const l of lines) console.log(`  ${l}`);
+if (failed === 0 && status !== 0) failed = 1; // a runner failed without a failing test (e.g. a crash)
+console.log(`All: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);

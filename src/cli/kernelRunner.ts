@@ -1,0 +1,143 @@
+// Runs one named PPO kernel on any backend from a JSON-like input (see README "Run one kernel").
+import type { Backend } from '../backend/backend.ts';
+import {
+  GROUP_ESTIMATORS,
+  KL_ESTIMATORS,
+  LOSS_AGGS,
+  POLICY_STATS,
+  VALUE_STATS,
+  type KlEstimator,
+} from '../backend/ppoOps.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
+
+export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss'] as const;
+export type KernelName = (typeof KERNEL_NAMES)[number];
+
+type Input = Record<string, unknown>;
+
+/** The (B,T) tensors most kernels take, all checked against the first one's shape. */
+function bt(be: Backend, input: Input, fields: string[]): { shape: number[]; tensors: Tensor[] } {
+  const first = denseArray(input, fields[0], 2);
+  const tensors = [be.tensor(first.data, first.shape)];
+  for (const f of fields.slice(1)) {
+    const d = denseArray(input, f, 2);
+    sameShape(f, d, first.shape, fields[0]);
+    tensors.push(be.tensor(d.data, d.shape));
+  }
+  return { shape: first.shape, tensors };
+}
+
+function mask(be: Backend, input: Input, shape: number[], against: string): Tensor {
+  const m = maskField(input, 'mask', shape, against);
+  return be.tensor(m.data, m.shape);
+}
+
+function scores(be: Backend, input: Input, B: number): Tensor {
+  const s: Dense = denseArray(input, 'scores', 1);
+  if (s.shape[0] !== B) throw new InputError(`field "scores": length ${s.shape[0]} does not match the batch size ${B}`);
+  return be.tensor(s.data, s.shape);
+}
+
+async function out(be: Backend, named: Record<string, Tensor>): Promise<Record<string, unknown>> {
+  const names = Object.keys(named);
+  const values = await be.readMany(names.map((n) => named[n]));
+  const result: Record<string, unknown> = {};
+  names.forEach((n, i) => (result[n] = nest(values[i], named[n].shape)));
+  return result;
+}
+
+export async function runKernel(be: Backend, name: string, input: Input): Promise<Record<string, unknown>> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('the input must be a JSON object');
+  switch (name as KernelName) {
+    case 'logprobs': {
+      const logits = denseArray(input, 'logits', 3);
+      const tokens = denseArray(input, 'tokens', 2, { integer: true });
+      const [B, T, V] = logits.shape;
+      sameShape('tokens', tokens, [B, T], 'logits (first two dimensions)');
+      tokens.data.forEach((t, i) => {
+        if (t < 0 || t >= V) throw new InputError(`field "tokens": element ${i} is ${t}, outside the vocabulary [0, ${V - 1}]`);
+      });
+      const temperature = numberField(input, 'temperature', { min: 0, exclusiveMin: true })!;
+      const r = be.ppo.logprobs(be.tensor(logits.data, logits.shape), be.tensor(tokens.data, tokens.shape, 'i32'), temperature);
+      return out(be, { logprobs: r.logprobs, entropy: r.entropy });
+    }
+    case 'kl': {
+      const { tensors } = bt(be, input, ['logprobs', 'ref_logprobs']);
+      const estimator = choiceField(input, 'estimator', KL_ESTIMATORS);
+      return out(be, { kl: be.ppo.kl(tensors[0], tensors[1], estimator) });
+    }
+    case 'shape_rewards': {
+      const { shape, tensors } = bt(be, input, ['logprobs', 'ref_logprobs']);
+      const m = mask(be, input, shape, 'logprobs');
+      const beta = numberField(input, 'beta', { min: 0 })!;
+      const estimator = choiceField(input, 'estimator', KL_ESTIMATORS);
+      const r = be.ppo.shapeRewards(scores(be, input, shape[0]), tensors[0], tensors[1], m, beta, estimator);
+      return out(be, { rewards: r.rewards, kl: r.kl });
+    }
+    case 'gae': {
+      const { shape, tensors } = bt(be, input, ['rewards', 'values']);
+      const m = mask(be, input, shape, 'rewards');
+      const gamma = numberField(input, 'gamma', { min: 0, max: 1 })!;
+      const lam = numberField(input, 'lam', { min: 0, max: 1 })!;
+      const r = be.ppo.gae(tensors[0], tensors[1], m, gamma, lam);
+      return out(be, { advantages: r.advantages, returns: r.returns });
+    }
+    case 'whiten': {
+      const { shape, tensors } = bt(be, input, ['values']);
+      const m = mask(be, input, shape, 'values');
+      return out(be, { whitened: be.ppo.whiten(tensors[0], m, boolField(input, 'shift_mean')) });
+    }
+    case 'group_advantages': {
+      const estimator = choiceField(input, 'estimator', GROUP_ESTIMATORS);
+      const { shape, tensors } = bt(be, input, ['logprobs', 'ref_logprobs']);
+      const m = mask(be, input, shape, 'logprobs');
+      const group = denseArray(input, 'group', 1, { integer: true });
+      if (group.shape[0] !== shape[0]) throw new InputError(`field "group": length ${group.shape[0]} does not match the batch size ${shape[0]}`);
+      const r = be.ppo.groupAdvantages({
+        estimator,
+        scores: scores(be, input, shape[0]),
+        group: group.data,
+        logprobs: tensors[0],
+        refLogprobs: tensors[1],
+        actionMask: m,
+        beta: numberField(input, 'beta', { min: 0 })!,
+        klEstimator: choiceField<KlEstimator>(input, 'kl_estimator', KL_ESTIMATORS, 'k1'),
+        gamma: numberField(input, 'gamma', { min: 0, max: 1 })!,
+      });
+      return out(be, { advantages: r.advantages, returns: r.returns });
+    }
+    case 'policy_loss': {
+      const { shape, tensors } = bt(be, input, ['old_logprobs', 'logprobs', 'advantages']);
+      const m = mask(be, input, shape, 'old_logprobs');
+      const clipC = numberField(input, 'clip_c', { optional: true });
+      if (clipC !== null && clipC <= 1) throw new InputError(`field "clip_c": ${clipC} is out of range (the dual-clip constant must be > 1)`);
+      const r = be.ppo.policyLoss(tensors[0], tensors[1], tensors[2], m, {
+        clipLow: numberField(input, 'clip_low', { min: 0, exclusiveMin: true })!,
+        clipHigh: numberField(input, 'clip_high', { min: 0, exclusiveMin: true })!,
+        clipC,
+        agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
+      });
+      const [stats, grad] = await be.readMany([r.stats, r.gradLogprobs]);
+      return {
+        loss: stats[POLICY_STATS.loss],
+        clipfrac: stats[POLICY_STATS.clipfrac],
+        clipfrac_lower: stats[POLICY_STATS.clipfracLower],
+        ppo_kl: stats[POLICY_STATS.ppoKl],
+        grad_logprobs: nest(grad, shape),
+      };
+    }
+    case 'value_loss': {
+      const { shape, tensors } = bt(be, input, ['values', 'old_values', 'returns']);
+      const m = mask(be, input, shape, 'values');
+      const r = be.ppo.valueLoss(tensors[0], tensors[1], tensors[2], m, {
+        clip: numberField(input, 'clip', { min: 0, exclusiveMin: true, optional: true }),
+        agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
+      });
+      const [stats, grad] = await be.readMany([r.stats, r.gradValues]);
+      return { loss: stats[VALUE_STATS.loss], clipfrac: stats[VALUE_STATS.clipfrac], grad_values: nest(grad, shape) };
+    }
+    default:
+      throw new InputError(`unknown kernel "${name}" (one of ${KERNEL_NAMES.join(', ')})`);
+  }
+}
