@@ -1,9 +1,250 @@
-import type { NnOps } from '../nnOps.ts';
-import { stubOps } from '../stub.ts';
+// Dense-layer ops and the optimiser on WebGPU: each op records its kernel(s) into the shared
+// encoder (no submit, no readback). Math and bindings are in the headers of shaders/matmul.wgsl,
+// layernorm.wgsl, elementwise.wgsl, embedding.wgsl, slice.wgsl and optim.wgsl.
+import { groups } from '../../gpu/runtime.ts';
+import type { KernelSpec } from '../../gpu/pipelines.ts';
+import type { BufferRange } from '../../gpu/recorder.ts';
+import { uniforms } from '../../gpu/uniforms.ts';
+import type { AdamWParams, NnOps } from '../nnOps.ts';
+import { expectDType, expectShape, type Tensor } from '../tensor.ts';
+import { checkSlice, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
+import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
 
-export const WebGpuNnOps = class {
-  constructor(_be: WebGpuBackend) {
-    return stubOps<NnOps>('nn', 'WebGPU');
+const MM = { TX: 8, TY: 8, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
+const COLSUM = { COLS: 16, LANES: 4 } as const; // 64 threads (see shaders/layernorm.wgsl)
+const LN_WG = 64;
+const EW_WG = 256;
+const EMB_WG = 64;
+const SLICE_WG = 256;
+const NORM_WG = 64; // barrier kernels stay at 64 threads (SwiftShader)
+const ADAMW_WG = 256;
+const NORM_MAX_GROUPS = 256;
+const MAX_GROUPS_PER_DIM = 65535;
+
+const MATMUL: KernelSpec = { shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw'] };
+const BIAS_GRAD: KernelSpec = { shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] };
+const LN_FORWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } };
+const LN_BACKWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } };
+const LN_PARAMS: KernelSpec = { shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } };
+const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => ({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
+const GELU = ew('gelu_forward', ['rw', 'read']);
+const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
+const ADD = ew('add', ['rw', 'read', 'read']);
+const AXPY = ew('axpy', ['rw', 'read']);
+const SCALE = ew('scale', ['rw']);
+const FILL = ew('fill', ['rw']);
+const EMB_FORWARD: KernelSpec = { shader: 'embedding', entry: 'embedding_forward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: EMB_WG } };
+const EMB_BACKWARD: KernelSpec = { shader: 'embedding', entry: 'embedding_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG: EMB_WG } };
+const SLICE_FORWARD: KernelSpec = { shader: 'slice', entry: 'slice_forward', uniform: true, storage: ['read', 'rw'], constants: { WG: SLICE_WG } };
+const SLICE_BACKWARD: KernelSpec = { ...SLICE_FORWARD, entry: 'slice_backward' };
+const GATHER_ROWS: KernelSpec = { shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } };
+const NORM_PARTIAL: KernelSpec = { shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } };
+const NORM_FINAL: KernelSpec = { ...NORM_PARTIAL, entry: 'norm_final' };
+const ADAMW: KernelSpec = { shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } };
+
+/** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
+export function elementGrid(n: number, wg: number): [number, number] {
+  const g = groups(n, wg);
+  if (g <= MAX_GROUPS_PER_DIM) return [g, 1];
+  return [MAX_GROUPS_PER_DIM, Math.ceil(g / MAX_GROUPS_PER_DIM)];
+}
+
+function expectSize(name: string, t: Tensor, size: number): void {
+  if (t.size !== size) throw new Error(`${name}: expected ${size} elements, got ${t.size}`);
+}
+
+/** The f32 or i32 bit pattern of a fill value. */
+function fillBits(value: number, dtype: Tensor['dtype']): number {
+  const view = new DataView(new ArrayBuffer(4));
+  if (dtype === 'i32') view.setInt32(0, Math.trunc(value), true);
+  else view.setFloat32(0, value, true);
+  return view.getUint32(0, true);
+}
+
+export class WebGpuNnOps implements NnOps {
+  constructor(private readonly be: WebGpuBackend) {}
+
+  /** c (M,N) [+]= opA(a)·opB(b) (+ bias). */
+  private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean): void {
+    const u = uniforms().u32(M).u32(K).u32(N).u32(transA ? 1 : 0).u32(transB ? 1 : 0).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).bytes();
+    const grid: [number, number] = [groups(N, MM.TX * MM.TN), groups(M, MM.TY * MM.TM)];
+    if (grid[1] > MAX_GROUPS_PER_DIM) throw new Error(`matmul: M = ${M} exceeds ${MAX_GROUPS_PER_DIM * MM.TY * MM.TM} rows`);
+    this.be.rt.dispatch(MATMUL, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c)], u, grid);
   }
-} as unknown as new (be: WebGpuBackend) => NnOps;
+
+  matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
+    const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
+    const y = this.be.empty(outShape);
+    this.gemm(a, b, bias, y, M, K, N, false, transB, false);
+    return y;
+  }
+
+  matmulBackward(gradOut: Tensor, a: Tensor, b: Tensor, transB: boolean, gradB: Tensor | null, gradBias: Tensor | null, needGradA: boolean): Tensor | null {
+    const { M, K, N, outShape } = matmulDims(a, b, null, transB);
+    expectShape('matmulBackward gradOut', gradOut, outShape);
+    let gradA: Tensor | null = null;
+    if (needGradA) {
+      gradA = this.be.empty(a.shape);
+      // gradA (M,K) = gradOut (M,N) · op(b)ᵀ: b's storage read the other way round.
+      this.gemm(gradOut, b, null, gradA, M, N, K, false, !transB, false);
+    }
+    if (gradB) {
+      expectShape('matmulBackward gradB', gradB, b.shape);
+      // (K,N) += aᵀ·gradOut, or (N,K) += gradOutᵀ·a: the first operand is stored (inner, rows).
+      if (transB) this.gemm(gradOut, a, null, gradB, N, M, K, true, false, true);
+      else this.gemm(a, gradOut, null, gradB, K, M, N, true, false, true);
+    }
+    if (gradBias) {
+      expectShape('matmulBackward gradBias', gradBias, [N]);
+      const u = uniforms().u32(M).u32(0).u32(N).bytes();
+      this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, COLSUM.COLS)]);
+    }
+    return gradA;
+  }
+
+  layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): { y: Tensor; mean: Tensor; rstd: Tensor } {
+    const { rows: M, cols: D } = rowsCols('layerNorm x', x);
+    expectShape('layerNorm gamma', gamma, [D]);
+    expectShape('layerNorm beta', beta, [D]);
+    const y = this.be.empty(x.shape);
+    const mean = this.be.empty([M]);
+    const rstd = this.be.empty([M]);
+    const u = uniforms().u32(M).u32(D).f32(eps).bytes();
+    this.be.rt.dispatch(LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [M]);
+    return { y, mean, rstd };
+  }
+
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor {
+    const { rows: M, cols: D } = rowsCols('layerNormBackward x', x);
+    expectShape('layerNormBackward gradY', gradY, x.shape);
+    expectShape('layerNormBackward gamma', gamma, [D]);
+    expectShape('layerNormBackward mean', mean, [M]);
+    expectShape('layerNormBackward rstd', rstd, [M]);
+    expectShape('layerNormBackward gradGamma', gradGamma, [D]);
+    expectShape('layerNormBackward gradBeta', gradBeta, [D]);
+    const gradX = this.be.empty(x.shape);
+    const u = uniforms().u32(M).u32(D).f32(0).bytes();
+    this.be.rt.dispatch(LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [M]);
+    this.be.rt.dispatch(LN_PARAMS, [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)], u, [groups(D, COLSUM.COLS)]);
+    return gradX;
+  }
+
+  private elementwise(spec: KernelSpec, n: number, buffers: BufferRange[], alpha = 0, bits = 0): void {
+    const u = uniforms().u32(n).f32(alpha).u32(bits).bytes();
+    this.be.rt.dispatch(spec, buffers, u, elementGrid(n, EW_WG));
+  }
+
+  gelu(x: Tensor): Tensor {
+    const y = this.be.empty(x.shape);
+    this.elementwise(GELU, x.size, [gpu(y), gpu(x)]);
+    return y;
+  }
+  geluBackward(gradY: Tensor, x: Tensor): Tensor {
+    expectShape('geluBackward gradY', gradY, x.shape);
+    const gradX = this.be.empty(x.shape);
+    this.elementwise(GELU_BACKWARD, x.size, [gpu(gradX), gpu(x), gpu(gradY)]);
+    return gradX;
+  }
+  add(a: Tensor, b: Tensor): Tensor {
+    expectShape('add b', b, a.shape);
+    const y = this.be.empty(a.shape);
+    this.elementwise(ADD, a.size, [gpu(y), gpu(a), gpu(b)]);
+    return y;
+  }
+  axpy(alpha: number, x: Tensor, y: Tensor): void {
+    expectSize('axpy y', y, x.size);
+    this.elementwise(AXPY, x.size, [gpu(y), gpu(x)], alpha);
+  }
+  scale(x: Tensor, alpha: number): void {
+    this.elementwise(SCALE, x.size, [gpu(x)], alpha);
+  }
+  fill(x: Tensor, value: number): void {
+    this.elementwise(FILL, x.size, [gpu(x)], 0, fillBits(value, x.dtype));
+  }
+
+  embedding(tokens: Tensor, positions: Tensor, wte: Tensor, wpe: Tensor): Tensor {
+    expectDType('embedding tokens', tokens, 'i32');
+    expectDType('embedding positions', positions, 'i32');
+    expectShape('embedding positions', positions, tokens.shape);
+    const [V, D] = wte.shape;
+    const P = wpe.shape[0];
+    expectShape('embedding wpe', wpe, [P, D]);
+    const R = tokens.size;
+    const out = this.be.empty([R, D]);
+    const u = uniforms().u32(R).u32(D).u32(V).u32(P).bytes();
+    this.be.rt.dispatch(EMB_FORWARD, [gpu(tokens), gpu(positions), gpu(wte), gpu(wpe), gpu(out)], u, elementGrid(R * D, EMB_WG));
+    return out;
+  }
+  embeddingBackward(gradOut: Tensor, tokens: Tensor, positions: Tensor, gradWte: Tensor, gradWpe: Tensor): void {
+    expectDType('embeddingBackward tokens', tokens, 'i32');
+    expectDType('embeddingBackward positions', positions, 'i32');
+    expectShape('embeddingBackward positions', positions, tokens.shape);
+    const [V, D] = gradWte.shape;
+    const P = gradWpe.shape[0];
+    expectShape('embeddingBackward gradWpe', gradWpe, [P, D]);
+    const R = tokens.size;
+    expectShape('embeddingBackward gradOut', gradOut, [R, D]);
+    const u = uniforms().u32(R).u32(D).u32(V).u32(P).bytes();
+    this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * D, EMB_WG));
+  }
+
+  sliceSeq(x: Tensor, start: number, len: number): Tensor {
+    const { B, S, D } = seqDims('sliceSeq x', x);
+    checkSlice('sliceSeq', S, start, len);
+    const out = this.be.empty(x.shape.length === 3 ? [B, len, D] : [B, len], x.dtype);
+    const u = uniforms().u32(B).u32(S).u32(D).u32(start).u32(len).bytes();
+    this.be.rt.dispatch(SLICE_FORWARD, [gpu(x), gpu(out)], u, elementGrid(out.size, SLICE_WG));
+    return out;
+  }
+  sliceSeqBackward(grad: Tensor, seqLen: number, start: number): Tensor {
+    const { B, S: len, D } = seqDims('sliceSeqBackward grad', grad);
+    checkSlice('sliceSeqBackward', seqLen, start, len);
+    const out = this.be.empty(grad.shape.length === 3 ? [B, seqLen, D] : [B, seqLen], grad.dtype);
+    const u = uniforms().u32(B).u32(seqLen).u32(D).u32(start).u32(len).bytes();
+    this.be.rt.dispatch(SLICE_BACKWARD, [gpu(grad), gpu(out)], u, elementGrid(out.size, SLICE_WG));
+    return out;
+  }
+  gatherRows(x: Tensor, index: Tensor): Tensor {
+    expectDType('gatherRows index', index, 'i32');
+    if (x.shape.length < 1) throw new Error('gatherRows x: expected at least 1 dimension');
+    const N = x.shape[0];
+    const row = N === 0 ? 0 : x.size / N;
+    const out = this.be.empty([index.size, ...x.shape.slice(1)], x.dtype);
+    const u = uniforms().u32(N).u32(row).u32(index.size).bytes();
+    this.be.rt.dispatch(GATHER_ROWS, [gpu(x), gpu(out), gpu(index)], u, elementGrid(out.size, SLICE_WG));
+    return out;
+  }
+
+  gradNorm(grads: Tensor): Tensor {
+    const n = grads.size;
+    const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG)));
+    const partial = this.be.empty([g]);
+    const norm = this.be.empty([1]);
+    this.be.rt.dispatch(NORM_PARTIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(g).bytes(), [g]);
+    this.be.rt.dispatch(NORM_FINAL, [gpu(partial), gpu(norm)], uniforms().u32(g).u32(1).bytes(), [1]);
+    // Safe to recycle now: any later user of this buffer is recorded after the final pass.
+    this.be.dispose(partial);
+    return norm;
+  }
+
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, gradNorm: Tensor | null, hp: AdamWParams): void {
+    for (const [name, t] of [['grads', grads], ['m', m], ['v', v], ['decayMask', decayMask]] as const) expectSize(`adamw ${name}`, t, params.size);
+    if (gradNorm) expectSize('adamw gradNorm', gradNorm, 1);
+    if (!(hp.step >= 1)) throw new Error(`adamw: step must be ≥ 1 (1-based), got ${hp.step}`);
+    const useNorm = gradNorm !== null && hp.maxGradNorm > 0;
+    const u = uniforms()
+      .u32(params.size)
+      .f32(hp.lr)
+      .f32(hp.beta1)
+      .f32(hp.beta2)
+      .f32(hp.eps)
+      .f32(hp.weightDecay)
+      .f32(1 - hp.beta1 ** hp.step)
+      .f32(1 - hp.beta2 ** hp.step)
+      .f32(hp.maxGradNorm)
+      .u32(useNorm ? 1 : 0)
+      .bytes();
+    this.be.rt.dispatch(ADAMW, [gpu(params), gpu(grads), gpu(m), gpu(v), gpu(decayMask), gpu(gradNorm ?? grads) /* unread when use_norm = 0 */], u, elementGrid(params.size, ADAMW_WG));
+  }
+}

@@ -1,0 +1,109 @@
+// matmul forward/backward on both backends against the float64 reference (src/reference/nn/matmul.ts).
+import { describe, expect, it } from 'vitest';
+import { matmulBackwardRef, matmulRef } from '../../src/reference/nn/matmul.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+
+/** Round to float32 so both backends see the same inputs as the float64 reference. */
+const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
+// A K-term float32 dot product of O(1) values carries ~√K·1e-7 absolute error: forward rtol 1e-5
+// with a small atol for outputs near zero; gradients are longer sums (TOL.reduce).
+const FWD = { rtol: 1e-5, atol: 1e-5 };
+
+const SHAPES: [number, number, number][] = [
+  [7, 13, 5], // smaller than one tile in every dim
+  [70, 37, 66], // several tiles, none a multiple of 16 or 64
+];
+
+describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
+  for (const [M, K, N] of SHAPES) {
+    for (const transB of [false, true]) {
+      it(`forward M=${M} K=${K} N=${N} transB=${transB}, with and without bias`, async () => {
+        const be = await makeBackend();
+        const r = rng(M * 1000 + K * 10 + N + (transB ? 7 : 0));
+        const a = f32(randn(r, M * K));
+        const b = f32(randn(r, K * N));
+        const bias = f32(randn(r, N));
+        const ta = be.tensor(a, [M, K]);
+        const tb = be.tensor(b, transB ? [N, K] : [K, N]);
+        const tbias = be.tensor(bias, [N]);
+        const y1 = be.nn.matmul(ta, tb, tbias, transB);
+        const y0 = be.nn.matmul(ta, tb, null, transB);
+        expect(y1.shape).toEqual([M, N]);
+        const [r1, r0] = await be.readMany([y1, y0]);
+        expectClose(r1, matmulRef(a, b, bias, M, K, N, transB), FWD.rtol, FWD.atol, 'y with bias');
+        expectClose(r0, matmulRef(a, b, null, M, K, N, transB), FWD.rtol, FWD.atol, 'y without bias');
+      });
+
+      it(`backward M=${M} K=${K} N=${N} transB=${transB} accumulates (twice → double)`, async () => {
+        const be = await makeBackend();
+        const r = rng(M * 999 + K * 11 + N + (transB ? 3 : 0));
+        const a = f32(randn(r, M * K));
+        const b = f32(randn(r, K * N));
+        const g = f32(randn(r, M * N));
+        const init = f32(randn(r, K * N)); // pre-existing gradB contents must be kept
+        const ta = be.tensor(a, [M, K]);
+        const bShape = transB ? [N, K] : [K, N];
+        const tb = be.tensor(b, bShape);
+        const tg = be.tensor(g, [M, N]);
+        const gradB = be.tensor(init, bShape);
+        const gradBias = be.zeros([N]);
+        const gradA = be.nn.matmulBackward(tg, ta, tb, transB, gradB, gradBias, true);
+        expect(gradA).not.toBeNull();
+        const ref = matmulBackwardRef(g, a, b, M, K, N, transB);
+        const [rA, rB1, rBias1] = await be.readMany([gradA!, gradB, gradBias]);
+        expectClose(rA, ref.gradA, TOL.reduce.rtol, TOL.reduce.atol, 'gradA');
+        expectClose(rB1, ref.gradB.map((v, i) => v + init[i]), TOL.reduce.rtol, TOL.reduce.atol, 'gradB (once)');
+        expectClose(rBias1, ref.gradBias, TOL.reduce.rtol, TOL.reduce.atol, 'gradBias (once)');
+
+        expect(be.nn.matmulBackward(tg, ta, tb, transB, gradB, gradBias, false)).toBeNull();
+        const [rB2, rBias2] = await be.readMany([gradB, gradBias]);
+        expectClose(rB2, ref.gradB.map((v, i) => 2 * v + init[i]), TOL.reduce.rtol, TOL.reduce.atol, 'gradB (twice)');
+        expectClose(rBias2, ref.gradBias.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, 'gradBias (twice)');
+      });
+    }
+  }
+
+  it('works on views into flat parameter and gradient buffers, leaving the rest untouched', async () => {
+    const be = await makeBackend();
+    const r = rng(42);
+    const M = 9, K = 20, N = 11;
+    const a = f32(randn(r, M * K));
+    const w = f32(randn(r, K * N));
+    const bias = f32(randn(r, N));
+    const g = f32(randn(r, M * N));
+    // params = [64 pad | w (K·N) | pad to 64 | bias], grads laid out the same way
+    const wOff = 64, biasOff = 64 * Math.ceil((wOff + K * N) / 64);
+    const total = biasOff + 64;
+    const flat = new Float64Array(total).fill(0.5);
+    flat.set(w, wOff);
+    flat.set(bias, biasOff);
+    const params = be.tensor(flat, [total]);
+    const grads = be.zeros([total]);
+    const tw = be.view(params, wOff, [K, N]);
+    const tbias = be.view(params, biasOff, [N]);
+    const tgw = be.view(grads, wOff, [K, N]);
+    const tgbias = be.view(grads, biasOff, [N]);
+    const ta = be.tensor(a, [3, 3, K]); // leading dims flatten into rows
+    const y = be.nn.matmul(ta, tw, tbias, false);
+    expect(y.shape).toEqual([3, 3, N]);
+    const gradA = be.nn.matmulBackward(be.tensor(g, [3, 3, N]), ta, tw, false, tgw, tgbias, true)!;
+    const [ry, rA, rgrads] = await be.readMany([y, gradA, grads]);
+    expectClose(ry, matmulRef(a, w, bias, M, K, N, false), FWD.rtol, FWD.atol, 'y');
+    const ref = matmulBackwardRef(g, a, w, M, K, N, false);
+    expectClose(rA, ref.gradA, TOL.reduce.rtol, TOL.reduce.atol, 'gradA');
+    const expected = new Float64Array(total);
+    expected.set(ref.gradB, wOff);
+    expected.set(ref.gradBias, biasOff);
+    expectClose(rgrads, expected, TOL.reduce.rtol, TOL.reduce.atol, 'flat gradient buffer');
+  });
+
+  it('stays finite and exact-ish with extreme magnitudes (±1e4) and a length-1 inner dim', async () => {
+    const be = await makeBackend();
+    const M = 5, K = 1, N = 3;
+    const a = [1e4, -1e4, 0, 1, -1];
+    const b = [1e4, -2, 3e-4];
+    const y = await be.read(be.nn.matmul(be.tensor(a, [M, K]), be.tensor(b, [K, N]), null, false));
+    expectClose(y, matmulRef(a, b, null, M, K, N, false), 1e-6, 0, 'outer product');
+  });
+});
