@@ -41,6 +41,11 @@ function run(title, cmd, args) {
 
 const only = process.argv[2]; // optional: "vitest" or "e2e"
 let status = 0;
+if (!only) {
+  const tsc = run('Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
+  if (tsc !== 0) console.error('typecheck failed (counted as a failure)');
+  status |= tsc;
+}
 if (!only || only === 'vitest') {
   status |= run('Vitest (unit + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
 }
