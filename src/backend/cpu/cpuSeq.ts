@@ -1,8 +1,36 @@
-import type { SeqOps } from '../seqOps.ts';
-import { stubOps } from '../stub.ts';
+// Sequence ops (attention, KV-cached attention, sampling) on the float64 reference backend.
+import { attentionBackwardRef, attentionCachedRef, attentionRef } from '../../reference/seq/attention.ts';
+import { sampleStepRef } from '../../reference/seq/sample.ts';
+import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
+import type { SampleParams, SeqOps } from '../seqOps.ts';
+import { expectShape, type Tensor } from '../tensor.ts';
+import { cpu, CpuTensor } from './cpuTensor.ts';
 
-export const CpuSeqOps = class {
-  constructor() {
-    return stubOps<SeqOps>('seq', 'CPU');
+export class CpuSeqOps implements SeqOps {
+  attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor } {
+    const { B, S, H, D } = attentionDims(qkv, attnMask, nHead);
+    const { out, probs } = attentionRef(cpu(qkv).data, cpu(attnMask).data, { B, S, H, D });
+    return { out: new CpuTensor(out, [B * S, D], 'f32'), probs: new CpuTensor(probs, [B, H, S, S], 'f32') };
   }
-} as unknown as new () => SeqOps;
+
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor {
+    const [B, H, S] = probs.shape;
+    const D = qkv.shape[1] / 3;
+    expectShape('probs', probs, [B, nHead, S, S]);
+    expectShape('qkv', qkv, [B * S, 3 * D]);
+    expectShape('gradOut', gradOut, [B * S, D]);
+    const g = attentionBackwardRef(cpu(gradOut).data, cpu(qkv).data, cpu(probs).data, { B, S, H, D });
+    return new CpuTensor(g, [B * S, 3 * D], 'f32');
+  }
+
+  attentionCached(qkv: Tensor, kCache: Tensor, vCache: Tensor, attnMask: Tensor, start: number, nHead: number): Tensor {
+    const dims = cachedDims(qkv, kCache, vCache, attnMask, start, nHead);
+    const out = attentionCachedRef(cpu(qkv).data, cpu(kCache).data, cpu(vCache).data, cpu(attnMask).data, dims);
+    return new CpuTensor(out, [dims.B * dims.L, dims.D], 'f32');
+  }
+
+  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams): void {
+    const dims = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
+    sampleStepRef(cpu(logits).data, cpu(sequences).data, cpu(attnMask).data, cpu(positions).data, cpu(finished).data, dims, pos, params);
+  }
+}

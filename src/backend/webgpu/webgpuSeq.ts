@@ -1,9 +1,101 @@
-import type { SeqOps } from '../seqOps.ts';
-import { stubOps } from '../stub.ts';
+// Sequence ops on WebGPU: attention (forward, backward, KV-cached) and the sampling step.
+// Each records its kernels into the shared encoder; nothing here reads back.
+import { groups } from '../../gpu/runtime.ts';
+import { uniforms } from '../../gpu/uniforms.ts';
+import type { KernelSpec } from '../../gpu/pipelines.ts';
+import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
+import type { SampleParams, SeqOps } from '../seqOps.ts';
+import { expectShape, type Tensor } from '../tensor.ts';
+import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
 
-export const WebGpuSeqOps = class {
-  constructor(_be: WebGpuBackend) {
-    return stubOps<SeqOps>('seq', 'WebGPU');
+// Every kernel here is one thread per output row or element (see the shader headers for why).
+const WG = 64;
+
+const ATTN_FORWARD: KernelSpec = { shader: 'attention', entry: 'attention_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } };
+const ATTN_BACKWARD_QUERY: KernelSpec = {
+  shader: 'attention_backward',
+  entry: 'attention_backward_query',
+  uniform: true,
+  storage: ['read', 'read', 'read', 'rw', 'rw'],
+  constants: { WG },
+};
+const ATTN_BACKWARD_KEY: KernelSpec = { ...ATTN_BACKWARD_QUERY, entry: 'attention_backward_key' };
+const KV_CACHE_WRITE: KernelSpec = { shader: 'attention_cached', entry: 'kv_cache_write', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } };
+const ATTN_CACHED: KernelSpec = {
+  shader: 'attention_cached',
+  entry: 'attention_cached',
+  uniform: true,
+  storage: ['read', 'rw', 'rw', 'read', 'rw', 'rw'],
+  constants: { WG },
+};
+const SAMPLE_RANK: KernelSpec = { shader: 'sample', entry: 'sample_rank', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } };
+const SAMPLE_DRAW: KernelSpec = { shader: 'sample', entry: 'sample_draw', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
+
+export class WebGpuSeqOps implements SeqOps {
+  constructor(private readonly be: WebGpuBackend) {}
+
+  attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor } {
+    const { B, S, H, D, Dh } = attentionDims(qkv, attnMask, nHead);
+    const out = this.be.empty([B * S, D]);
+    const probs = this.be.empty([B, H, S, S]);
+    const rows = B * H * S;
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).bytes();
+    this.be.rt.dispatch(ATTN_FORWARD, [gpu(qkv), gpu(attnMask), gpu(out), gpu(probs)], u, [groups(rows, WG)]);
+    return { out, probs };
   }
-} as unknown as new (be: WebGpuBackend) => SeqOps;
+
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor {
+    const [B, H, S] = probs.shape;
+    const D = qkv.shape[1] / 3;
+    expectShape('probs', probs, [B, nHead, S, S]);
+    expectShape('qkv', qkv, [B * S, 3 * D]);
+    expectShape('gradOut', gradOut, [B * S, D]);
+    const Dh = D / H;
+    const gradQkv = this.be.empty([B * S, 3 * D]);
+    const dscores = this.be.empty([B, H, S, S]); // (B,H,S,S) f32 scratch between the two passes
+    const rows = B * H * S;
+    const total = B * S * 2 * D;
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).u32(total).bytes();
+    const bufs = [gpu(gradOut), gpu(qkv), gpu(probs), gpu(dscores), gpu(gradQkv)];
+    this.be.rt.dispatch(ATTN_BACKWARD_QUERY, bufs, u, [groups(rows, WG)]);
+    this.be.rt.dispatch(ATTN_BACKWARD_KEY, bufs, u, [groups(total, WG)]);
+    // Later users of the pooled buffer are recorded after these dispatches, so they run after them.
+    this.be.dispose(dscores);
+    return gradQkv;
+  }
+
+  attentionCached(qkv: Tensor, kCache: Tensor, vCache: Tensor, attnMask: Tensor, start: number, nHead: number): Tensor {
+    const { B, L, Smax, H, D, Dh } = cachedDims(qkv, kCache, vCache, attnMask, start, nHead);
+    const out = this.be.empty([B * L, D]);
+    const scratch = this.be.empty([B, H, L, Smax]); // (B,H,L,Smax) f32 softmax rows
+    const rows = B * H * L;
+    const total = B * L * D;
+    const u = uniforms().u32(L).u32(Smax).u32(H).u32(D).u32(start).f32(1 / Math.sqrt(Dh)).u32(rows).u32(total).bytes();
+    this.be.rt.dispatch(KV_CACHE_WRITE, [gpu(qkv), gpu(kCache), gpu(vCache)], u, [groups(total, WG)]);
+    this.be.rt.dispatch(ATTN_CACHED, [gpu(qkv), gpu(kCache), gpu(vCache), gpu(attnMask), gpu(out), gpu(scratch)], u, [groups(rows, WG)]);
+    this.be.dispose(scratch);
+    return out;
+  }
+
+  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams): void {
+    const { B, V, S } = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
+    const stats = this.be.empty([B, 3 * V]); // (B, 3V) f32 [weight | mass before | rank → kept weight]
+    const u = uniforms()
+      .u32(B)
+      .u32(V)
+      .u32(S)
+      .u32(pos)
+      .u32(params.topK)
+      .f32(params.topP)
+      .f32(params.temperature)
+      .u32(params.seed)
+      .i32(params.eosId)
+      .i32(params.padId)
+      .bytes();
+    const bufs = [gpu(logits), gpu(finished), gpu(stats), gpu(sequences), gpu(attnMask), gpu(positions)];
+    this.be.rt.dispatch(SAMPLE_RANK, bufs.slice(0, 3), u, [groups(B * V, WG)]);
+    this.be.rt.dispatch(SAMPLE_DRAW, bufs, u, [groups(B, WG)]);
+    this.be.dispose(stats);
+  }
+}
