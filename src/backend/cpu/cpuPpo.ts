@@ -1,16 +1,16 @@
 // PPO ops on the float64 reference backend.
-import type { KlEstimator, PpoOps } from '../ppoOps.ts';
-import { expectShape, type Tensor } from '../tensor.ts';
+import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import { expectDType, expectShape, type Tensor } from '../tensor.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { gaeRef } from '../../reference/gae.ts';
 import { groupAdvantagesRef } from '../../reference/groupAdvantages.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { whitenRef } from '../../reference/whiten.ts';
+import { aggregateRef } from '../../reference/aggregate.ts';
+import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
+import { policyLossRef, validatePolicyLossParams } from '../../reference/policyLoss.ts';
+import { valueLossRef, validateValueLossParams } from '../../reference/valueLoss.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
-
-const notYet = (name: string) => () => {
-  throw new Error(`${name} is not implemented on the CPU reference backend yet`);
-};
 
 /** (B, A) of a (B, A) tensor, checking that the others share its shape. */
 function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
@@ -18,6 +18,15 @@ function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, 
   if (t.shape.length !== 2) throw new Error(`${name}: expected shape (B, A), got [${t.shape.join(', ')}]`);
   for (const [n, u] of rest) expectShape(n, u, t.shape);
   return [t.shape[0], t.shape[1]];
+}
+
+function checkLogprobsArgs(logits: Tensor, tokens: Tensor, temperature: number): [number, number, number] {
+  if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, A, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
+  const [B, A, V] = logits.shape;
+  expectShape('tokens', tokens, [B, A]);
+  expectDType('tokens', tokens, 'i32');
+  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
+  return [B, A, V];
 }
 
 export class CpuPpoOps implements PpoOps {
@@ -29,8 +38,18 @@ export class CpuPpoOps implements PpoOps {
     expectShape('ref_logprobs', refLogprobs, logprobs.shape);
     return new CpuTensor(klGradRef(cpu(logprobs).data, cpu(refLogprobs).data, estimator), logprobs.shape, 'f32');
   }
-  logprobs = notYet('logprobs') as PpoOps['logprobs'];
-  logprobsBackward = notYet('logprobsBackward') as PpoOps['logprobsBackward'];
+  logprobs(logits: Tensor, tokens: Tensor, temperature: number): { logprobs: Tensor; entropy: Tensor } {
+    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
+    const r = logprobsRef(cpu(logits).data, cpu(tokens).data, B, A, V, temperature);
+    return { logprobs: new CpuTensor(r.logprobs, [B, A], 'f32'), entropy: new CpuTensor(r.entropy, [B, A], 'f32') };
+  }
+  logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
+    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
+    expectShape('grad_logprobs', gradLogprobs, [B, A]);
+    if (gradEntropy) expectShape('grad_entropy', gradEntropy, [B, A]);
+    const g = logprobsBackwardRef(cpu(logits).data, cpu(tokens).data, B, A, V, temperature, cpu(gradLogprobs).data, gradEntropy ? cpu(gradEntropy).data : null);
+    return new CpuTensor(g, [B, A, V], 'f32');
+  }
   // ---- advantage side: shapeRewards, gae, whiten, groupAdvantages ----
   shapeRewards(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, estimator: KlEstimator) {
     const [B, A] = dimsBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
@@ -62,7 +81,21 @@ export class CpuPpoOps implements PpoOps {
     return { advantages: new CpuTensor(r.advantages, [B, A], 'f32'), returns: new CpuTensor(r.returns, [B, A], 'f32') };
   }
   // ---- end advantage side ----
-  policyLoss = notYet('policyLoss') as PpoOps['policyLoss'];
-  valueLoss = notYet('valueLoss') as PpoOps['valueLoss'];
-  aggregate = notYet('aggregate') as PpoOps['aggregate'];
+  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): { stats: Tensor; gradLogprobs: Tensor } {
+    validatePolicyLossParams(params);
+    const [B, A] = dimsBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+    const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params);
+    return { stats: new CpuTensor(r.stats, [4], 'f32'), gradLogprobs: new CpuTensor(r.gradLogprobs, [B, A], 'f32') };
+  }
+  valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
+    validateValueLossParams(params);
+    const [B, A] = dimsBA(['values', values], ['old_values', oldValues], ['returns', returns], ['action_mask', actionMask]);
+    const r = valueLossRef(cpu(values).data, cpu(oldValues).data, cpu(returns).data, cpu(actionMask).data, B, A, params);
+    return { stats: new CpuTensor(r.stats, [2], 'f32'), gradValues: new CpuTensor(r.gradValues, [B, A], 'f32') };
+  }
+  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg): { value: Tensor; weights: Tensor } {
+    const [B, A] = dimsBA(['x', x], ['action_mask', actionMask]);
+    const r = aggregateRef(cpu(x).data, cpu(actionMask).data, B, A, agg);
+    return { value: new CpuTensor(Float64Array.of(r.value), [1], 'f32'), weights: new CpuTensor(r.weights, [B, A], 'f32') };
+  }
 }

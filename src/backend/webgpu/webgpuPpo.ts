@@ -4,8 +4,11 @@ import { uniforms } from '../../gpu/uniforms.ts';
 import type { KernelSpec } from '../../gpu/pipelines.ts';
 import { KL_ESTIMATOR_CODE } from '../../reference/kl.ts';
 import { compactGroups, GROUP_ESTIMATOR_CODE, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
-import type { KlEstimator, PpoOps } from '../ppoOps.ts';
-import { expectShape, type Tensor } from '../tensor.ts';
+import { LOSS_AGG_CODE } from '../../reference/aggregate.ts';
+import { validatePolicyLossParams } from '../../reference/policyLoss.ts';
+import { validateValueLossParams } from '../../reference/valueLoss.ts';
+import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import { expectDType, expectShape, type Tensor } from '../tensor.ts';
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
 
@@ -23,9 +26,15 @@ const WHITEN: KernelSpec = { shader: 'whiten', entry: 'whiten', uniform: true, s
 const GROUP_SCORES: KernelSpec = { shader: 'group_advantages', entry: 'group_scores', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
 const DISCOUNTED_RETURNS: KernelSpec = { ...GROUP_SCORES, entry: 'discounted_returns' };
 
-const notYet = (name: string) => () => {
-  throw new Error(`${name} is not implemented on WebGPU yet`);
-};
+// Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
+const WG_FINAL = 256;
+const ROW_STRIDE = 5;
+const LOGPROBS_FORWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } };
+const LOGPROBS_BACKWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } };
+const AGG_ROWS: KernelSpec = { shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
+const AGG_FINALIZE: KernelSpec = { shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } };
+const POLICY_ROWS: KernelSpec = { shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
+const VALUE_ROWS: KernelSpec = { shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
 
 /** (B, A) of a (B, A) tensor, checking that the others share its shape. */
 function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
@@ -33,6 +42,15 @@ function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, 
   if (t.shape.length !== 2) throw new Error(`${name}: expected shape (B, A), got [${t.shape.join(', ')}]`);
   for (const [n, u] of rest) expectShape(n, u, t.shape);
   return [t.shape[0], t.shape[1]];
+}
+
+function checkLogprobsArgs(logits: Tensor, tokens: Tensor, temperature: number): [number, number, number] {
+  if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, A, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
+  const [B, A, V] = logits.shape;
+  expectShape('tokens', tokens, [B, A]);
+  expectDType('tokens', tokens, 'i32');
+  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
+  return [B, A, V];
 }
 
 export class WebGpuPpoOps implements PpoOps {
@@ -52,8 +70,25 @@ export class WebGpuPpoOps implements PpoOps {
   klGrad(logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
     return this.klKernel(KL_BACKWARD, logprobs, refLogprobs, estimator);
   }
-  logprobs = notYet('logprobs') as PpoOps['logprobs'];
-  logprobsBackward = notYet('logprobsBackward') as PpoOps['logprobsBackward'];
+  logprobs(logits: Tensor, tokens: Tensor, temperature: number): { logprobs: Tensor; entropy: Tensor } {
+    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
+    const logprobs = this.be.empty([B, A]);
+    const entropy = this.be.empty([B, A]);
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).bytes();
+    this.be.rt.dispatch(LOGPROBS_FORWARD, [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)], u, [A, B]);
+    return { logprobs, entropy };
+  }
+  logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
+    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
+    expectShape('grad_logprobs', gradLogprobs, [B, A]);
+    if (gradEntropy) expectShape('grad_entropy', gradEntropy, [B, A]);
+    const out = this.be.empty([B, A, V]);
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).bytes();
+    // Without an entropy gradient its binding gets gradLogprobs (read-only aliasing is allowed; not read).
+    const ge = gpu(gradEntropy ?? gradLogprobs);
+    this.be.rt.dispatch(LOGPROBS_BACKWARD, [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)], u, [A, B]);
+    return out;
+  }
   // ---- advantage side: shapeRewards, gae, whiten, groupAdvantages ----
   shapeRewards(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, estimator: KlEstimator) {
     const [B, A] = dimsBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
@@ -105,7 +140,42 @@ export class WebGpuPpoOps implements PpoOps {
     return { advantages, returns };
   }
   // ---- end advantage side ----
-  policyLoss = notYet('policyLoss') as PpoOps['policyLoss'];
-  valueLoss = notYet('valueLoss') as PpoOps['valueLoss'];
-  aggregate = notYet('aggregate') as PpoOps['aggregate'];
+  /** agg_finalize over row partials: stats (K) and `weighted` (B,A) = weights or grad·weights. */
+  private finalize(rows: Tensor, mask: Tensor, B: number, A: number, K: number, agg: LossAgg, weighted: Tensor, scaleInPlace: boolean): Tensor {
+    const stats = this.be.empty([K]);
+    const u = uniforms().u32(B).u32(A).u32(K).u32(LOSS_AGG_CODE[agg]).u32(scaleInPlace ? 1 : 0).bytes();
+    this.be.rt.dispatch(AGG_FINALIZE, [gpu(rows), gpu(mask), gpu(stats), gpu(weighted)], u, [1]);
+    // Safe to recycle at once: later users of the buffer are recorded (and so run) after this read.
+    this.be.dispose(rows);
+    return stats;
+  }
+
+  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): { stats: Tensor; gradLogprobs: Tensor } {
+    validatePolicyLossParams(params);
+    const [B, A] = dimsBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+    const gradLogprobs = this.be.empty([B, A]);
+    const rows = this.be.empty([B, ROW_STRIDE]);
+    const u = uniforms().u32(B).u32(A).f32(params.clipLow).f32(params.clipHigh).f32(params.clipC ?? 0).u32(params.clipC === null ? 0 : 1).bytes();
+    this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), gpu(gradLogprobs), gpu(rows)], u, [B]);
+    const stats = this.finalize(rows, actionMask, B, A, 4, params.agg, gradLogprobs, true);
+    return { stats, gradLogprobs };
+  }
+  valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
+    validateValueLossParams(params);
+    const [B, A] = dimsBA(['values', values], ['old_values', oldValues], ['returns', returns], ['action_mask', actionMask]);
+    const gradValues = this.be.empty([B, A]);
+    const rows = this.be.empty([B, ROW_STRIDE]);
+    const u = uniforms().u32(B).u32(A).f32(params.clip ?? 0).u32(params.clip === null ? 0 : 1).bytes();
+    this.be.rt.dispatch(VALUE_ROWS, [gpu(values), gpu(oldValues), gpu(returns), gpu(actionMask), gpu(gradValues), gpu(rows)], u, [B]);
+    const stats = this.finalize(rows, actionMask, B, A, 2, params.agg, gradValues, true);
+    return { stats, gradValues };
+  }
+  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg): { value: Tensor; weights: Tensor } {
+    const [B, A] = dimsBA(['x', x], ['action_mask', actionMask]);
+    const rows = this.be.empty([B, ROW_STRIDE]);
+    this.be.rt.dispatch(AGG_ROWS, [gpu(x), gpu(actionMask), gpu(rows)], uniforms().u32(B).u32(A).bytes(), [B]);
+    const weights = this.be.empty([B, A]);
+    const value = this.finalize(rows, actionMask, B, A, 1, agg, weights, false);
+    return { value, weights };
+  }
 }

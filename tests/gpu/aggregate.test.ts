@@ -1,0 +1,85 @@
+// aggregate: masked loss aggregation (three modes) and its weights, on both backends, against the
+// float64 reference. Tolerances: value 1e-4 relative (a reduction), weights 1e-5 relative.
+import { describe, expect, it } from 'vitest';
+import { LOSS_AGGS } from '../../src/backend/ppoOps.ts';
+import { aggregateRef } from '../../src/reference/aggregate.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+
+const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
+
+describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
+  // 300 rows exercise the finalising workgroup's stride over B (> 256 threads); 3×7 is below one WG.
+  const sizes: [number, number][] = [
+    [3, 7],
+    [300, 13],
+  ];
+  for (const [B, A] of sizes) {
+    it.each(LOSS_AGGS)(`%s matches the reference at B=${B}, A=${A} with empty rows`, async (agg) => {
+      const be = await makeBackend();
+      const r = rng(B * 31 + A);
+      const x = f32(randn(r, B * A, 3));
+      const mask = rightPaddedMask(r, B, A, 1);
+      for (let b = 0; b < B; b += 3) for (let a = 0; a < A; a++) mask[b * A + a] = 0; // all-masked rows
+      const want = aggregateRef(x, mask, B, A, agg);
+      const out = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), agg);
+      const [value, weights] = await be.readMany([out.value, out.weights]);
+      expect(out.value.shape).toEqual([1]);
+      expectClose(value, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} value`);
+      expectClose(weights, want.weights, TOL.elem.rtol, TOL.elem.atol, `${agg} weights`);
+      // the weights are ∂value/∂x: Σ w·x reproduces the value
+      let dot = 0;
+      for (let i = 0; i < B * A; i++) dot += weights[i] * x[i];
+      expect(Math.abs(dot - value[0])).toBeLessThan(TOL.reduce.atol + TOL.reduce.rtol * Math.abs(want.value));
+    });
+  }
+
+  it.each(LOSS_AGGS)('%s: hand-computed values on a 2×3 batch', async (agg) => {
+    const be = await makeBackend();
+    const x = [1, 2, 100, 4, 0, 0];
+    const mask = [1, 1, 0, 1, 0, 0]; // row 0 has two tokens, row 1 one
+    const expected = { 'token-mean': 7 / 3, 'seq-mean-token-mean': (1.5 + 4) / 2, 'seq-mean-token-sum-norm': 7 / 6 }[agg];
+    const out = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), agg);
+    const [value] = await be.readMany([out.value]);
+    expectClose(value, [expected], TOL.reduce.rtol, TOL.reduce.atol, `${agg} hand value`);
+  });
+
+  it.each(LOSS_AGGS)('%s: masked positions holding NaN/Inf contribute nothing', async (agg) => {
+    const be = await makeBackend();
+    const B = 4, A = 5;
+    const r = rng(7);
+    const x = f32(randn(r, B * A));
+    const mask = rightPaddedMask(r, B, A, 1);
+    mask[A - 1] = 0;
+    const dirty = Float64Array.from(x, (v, i) => (mask[i] ? v : i % 2 ? NaN : Infinity));
+    const want = aggregateRef(x, mask, B, A, agg);
+    const out = be.ppo.aggregate(be.tensor(dirty, [B, A]), be.tensor(mask, [B, A]), agg);
+    const [value, weights] = await be.readMany([out.value, out.weights]);
+    expectClose(value, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} value`);
+    expectClose(weights, want.weights, TOL.elem.rtol, TOL.elem.atol, `${agg} weights`);
+  });
+
+  it.each(LOSS_AGGS)('%s: everything masked gives 0 and zero weights; one token gives that token', async (agg) => {
+    const be = await makeBackend();
+    const B = 3, A = 4;
+    const x = f32(randn(rng(9), B * A, 5));
+    const none = be.ppo.aggregate(be.tensor(x, [B, A]), be.zeros([B, A]), agg);
+    const [v0, w0] = await be.readMany([none.value, none.weights]);
+    expect(Array.from(v0)).toEqual([0]);
+    expect(Array.from(w0)).toEqual(new Array(B * A).fill(0));
+
+    const one = new Float64Array(B * A);
+    one[6] = 1;
+    const single = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(one, [B, A]), agg);
+    const [v1, w1] = await be.readMany([single.value, single.weights]);
+    const want = aggregateRef(x, one, B, A, agg);
+    expect(want.value).not.toBe(0);
+    expectClose(v1, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} one-token value`);
+    expectClose(w1, want.weights, TOL.elem.rtol, TOL.elem.atol, `${agg} one-token weights`);
+  });
+
+  it('rejects mismatched shapes', async () => {
+    const be = await makeBackend();
+    expect(() => be.ppo.aggregate(be.zeros([2, 3]), be.zeros([3, 2]), 'token-mean')).toThrow(/action_mask/);
+  });
+});

@@ -1,0 +1,101 @@
+// policyLoss on both backends against the float64 reference (src/reference/policyLoss.ts).
+// Tolerances: stats 1e-4 relative (reductions), gradLogprobs 1e-5 relative element-wise.
+import { describe, expect, it } from 'vitest';
+import { LOSS_AGGS, POLICY_STATS, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { policyLossRef } from '../../src/reference/policyLoss.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+
+const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
+
+describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
+  async function check(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, B: number, A: number, params: PolicyLossParams, what: string) {
+    const be = await makeBackend();
+    const t = (x: Float64Array) => be.tensor(x, [B, A]);
+    const out = be.ppo.policyLoss(t(old), t(logp), t(adv), t(mask), params);
+    const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
+    const want = policyLossRef(old, logp, adv, mask, B, A, params);
+    expect(out.stats.shape).toEqual([4]);
+    expectClose(stats, want.stats, TOL.reduce.rtol, TOL.reduce.atol, `${what} stats`);
+    expectClose(grad, want.gradLogprobs, TOL.elem.rtol, TOL.elem.atol, `${what} gradLogprobs`);
+    return { stats, grad, want };
+  }
+
+  function randomBatch(salt: number, B: number, A: number) {
+    const r = rng(salt);
+    const old = f32(randn(r, B * A, 1.5).map((x) => -Math.abs(x) - 0.05));
+    // ~half the ratios leave [0.8, 1.28]; every 7th is beyond c = 3 (d > ln 3) to reach the dual clip
+    const logp = f32(Float64Array.from(old, (o, i) => o + (i % 7 === 0 ? 1.2 + r.next() : r.normal() * 0.4)));
+    const adv = f32(randn(r, B * A));
+    const mask = rightPaddedMask(r, B, A, 1);
+    for (let a = 0; a < A; a++) mask[(B - 1) * A + a] = 0; // an all-masked row
+    for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = NaN; logp[i] = 1e30; } // garbage under the mask
+    return { old, logp, adv, mask };
+  }
+
+  const sizes: [number, number][] = [[4, 9], [40, 70]];
+  const configs = LOSS_AGGS.flatMap((agg) => [null, 3].map((clipC) => ({ clipLow: 0.2, clipHigh: 0.28, clipC, agg })));
+  for (const [B, A] of sizes) {
+    it.each(configs)(`random batch B=${B} A=${A}: %o`, async (params) => {
+      const { old, logp, adv, mask } = randomBatch(B * A, B, A);
+      const { want } = await check(old, logp, adv, mask, B, A, params, `B${B}A${A}`);
+      // the random batch must exercise the clip (and the dual clip when on)
+      expect(want.stats[POLICY_STATS.clipfrac]).toBeGreaterThan(0);
+      if (params.clipC !== null && B * A > 100) expect(want.stats[POLICY_STATS.clipfracLower]).toBeGreaterThan(0);
+    });
+  }
+
+  it.each(LOSS_AGGS)('hand-computed tokens (%s)', async (agg) => {
+    // ε = 0.2, c = 3. Tokens: (ratio 1.5, A = 1) clipped: L = −1.2, g = 0;
+    // (ratio 1.5, A = −1) unclipped: L = 1.5, g = 1.5; (ratio e², A = −1) dual clip: L = 3, g = 0;
+    // (ratio 1, A = 2): L = −2, g = −2.
+    const old = [0, 0, 0, -1];
+    const logp = [Math.log(1.5), Math.log(1.5), 2, -1];
+    const adv = [1, -1, -1, 2];
+    const mask = [1, 1, 1, 1];
+    const params = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg };
+    const { stats, grad } = await check(f32(old), f32(logp), f32(adv), f32(mask), 1, 4, params, 'hand');
+    expectClose([stats[0]], [(-1.2 + 1.5 + 3 - 2) / 4], TOL.reduce.rtol, TOL.reduce.atol, 'hand loss');
+    expectClose([stats[1], stats[2]], [0.25, 0.25], 0, 1e-7, 'hand clip fractions'); // clipped: token 0; dual clip: token 2
+    expectClose(grad, [0, 1.5 / 4, 0, -2 / 4], 1e-6, 1e-7, 'hand grads');
+  });
+
+  it('one-token responses, one unmasked token, and everything masked', async () => {
+    const r = rng(11);
+    const B = 5;
+    const mk = () => f32(randn(r, B, 0.5));
+    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'seq-mean-token-mean' };
+    await check(mk(), mk(), mk(), Float64Array.from([1, 1, 0, 1, 1]), B, 1, params, 'A=1');
+    const one = new Float64Array(12);
+    one[7] = 1;
+    for (const agg of LOSS_AGGS) await check(f32(randn(r, 12)), f32(randn(r, 12)), f32(randn(r, 12)), one, 3, 4, { ...params, agg }, `one token ${agg}`);
+    const { stats, grad } = await check(f32(randn(r, 12)), f32(randn(r, 12)), f32(randn(r, 12)), new Float64Array(12), 3, 4, params, 'all masked');
+    expect(Array.from(stats)).toEqual([0, 0, 0, 0]);
+    expect(Array.from(grad)).toEqual(new Array(12).fill(0));
+  });
+
+  it('huge logp − old differences: ratio clamps at e^±20, zero gradient, no NaN', async () => {
+    const old = [0, 0, -1e4, 0, 0, -3];
+    const logp = [50, -50, 0, -1e4, 19.5, -3];
+    const adv = [1, -1, -2, 0.5, -1, 1];
+    const mask = [1, 1, 1, 1, 1, 1];
+    for (const clipC of [null, 3]) {
+      const { grad } = await check(f32(old), f32(logp), f32(adv), f32(mask), 2, 3, { clipLow: 0.2, clipHigh: 0.2, clipC, agg: 'token-mean' }, `huge diff c=${clipC}`);
+      expect(Array.from(grad.slice(0, 4))).toEqual([0, 0, 0, 0]);
+    }
+  });
+
+  it('rejects c ≤ 1, non-positive clip ranges before any GPU work', async () => {
+    const be = await makeBackend();
+    const z = be.zeros([2, 3]);
+    const before = be.counters().dispatches;
+    const base: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' };
+    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: 1 })).toThrow(/clipC must be .* > 1/);
+    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: 0.5 })).toThrow(/clipC/);
+    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: NaN })).toThrow(/clipC/);
+    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipLow: 0 })).toThrow(/clipLow/);
+    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipHigh: -0.1 })).toThrow(/clipHigh/);
+    expect(() => be.ppo.policyLoss(z, z, z, be.zeros([3, 2]), base)).toThrow(/action_mask/);
+    expect(be.counters().dispatches).toBe(before);
+  });
+});
