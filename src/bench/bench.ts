@@ -42,7 +42,9 @@ async function main(argv: string[]): Promise<void> {
 type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend) => Promise<unknown>;
 
 /** Sections in their own modules, loaded lazily so a missing one does not stop the others. */
-const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [];
+const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
+  ['model', async () => (await import('./model.ts')).printModelBench],
+];
 
 main(process.argv.slice(2)).then(
   () => process.exit(0),
