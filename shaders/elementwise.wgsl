@@ -1,8 +1,10 @@
 // Element-wise ops of the transformer: GELU (tanh approximation, GPT-2) and its derivative, the
 // residual add, axpy (gradient accumulation), scale, and fill (also how callers zero a gradient).
 //
-// Math: gelu(x) = ½x(1 + t), t = tanh(c(x + 0.044715x³)), c = √(2/π)
-//       gelu'(x) = ½(1 + t) + ½x(1 − t²)·c(1 + 3·0.044715x²)
+// Math: gelu(x) = ½x(1 + tanh u) = x·s,  u = c(x + 0.044715x³), c = √(2/π), s = sigmoid(2u)
+//       gelu'(x) = s + 2x·s(1 − s)·c(1 + 3·0.044715x²)
+//       (s and s(1 − s) come from e = exp(−2|u|) ≤ 1: no cancellation in 1 + tanh u for x < 0,
+//       no overflow for large |u|)
 //       add: dst = src + src2; axpy: dst += alpha·src; scale: dst *= alpha;
 //       fill: every 32-bit word of dst ← bits (the f32 or i32 pattern of the value).
 // Reference: src/reference/nn/gelu.ts (geluRef, geluBackwardRef); the rest is plain arithmetic,
@@ -35,10 +37,12 @@ fn index(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
 }
 
-// tanh through exp of a non-positive argument: exact at ±large inputs (no inf/inf = NaN).
-fn tanh_safe(u: f32) -> f32 {
+/** (s, s(1 − s)) for s = sigmoid(2u). */
+fn sigmoid2(u: f32) -> vec2f {
   let e = exp(-2.0 * abs(u));
-  return sign(u) * (1.0 - e) / (1.0 + e);
+  let inv = 1.0 / (1.0 + e);
+  let s = select(e * inv, inv, u >= 0.0);
+  return vec2f(s, e * inv * inv);
 }
 
 @compute @workgroup_size(WG)
@@ -46,8 +50,7 @@ fn gelu_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   let i = index(gid, nwg);
   if (i >= P.n) { return; }
   let v = src[i];
-  let t = tanh_safe(GELU_C * (v + GELU_A * v * v * v));
-  dst[i] = 0.5 * v * (1.0 + t);
+  dst[i] = v * sigmoid2(GELU_C * (v + GELU_A * v * v * v)).x;
 }
 
 @compute @workgroup_size(WG)
@@ -55,11 +58,11 @@ fn gelu_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   let i = index(gid, nwg);
   if (i >= P.n) { return; }
   let v = src[i];
-  let t = tanh_safe(GELU_C * (v + GELU_A * v * v * v));
-  // (1 − t²) underflows to 0 before ½x·c(1 + 3Ax²) can overflow, but 0·inf would be NaN: guard.
-  var tail = 0.0;
-  if (abs(v) < 20.0) { tail = 0.5 * v * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * v * v); }
-  dst[i] = src2[i] * (0.5 * (1.0 + t) + tail);
+  let s = sigmoid2(GELU_C * (v + GELU_A * v * v * v));
+  // s(1 − s) underflows to 0 long before the polynomial overflows; skip it then (0·∞ = NaN)
+  var d = s.x;
+  if (s.y > 0.0) { d += 2.0 * v * s.y * GELU_C * (1.0 + 3.0 * GELU_A * v * v); }
+  dst[i] = src2[i] * d;
 }
 
 @compute @workgroup_size(WG)

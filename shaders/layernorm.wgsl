@@ -18,8 +18,7 @@
 
 override WG: u32 = 64; // a power of two (tree reduction)
 override COLS: u32 = 16;
-override LANES: u32 = 4; // a power of two. Keep COLS·LANES and WG ≤ 64 on SwiftShader (crashes
-// intermittently on 256-thread workgroups with barriers).
+override LANES: u32 = 16; // a power of two
 
 struct Params {
   M: u32,

@@ -20,16 +20,15 @@
 // Layout (bias_grad): COLS×LANES threads; each lane sums rows lane, lane+LANES, … of one column,
 //   then a fixed tree over lanes. Grid: ceil(N/COLS).
 
-// Tile geometry is const: TM×TN is the shape of the per-thread accumulators written out below.
-// Workgroups are 64 threads: SwiftShader (Dawn, Vulkan) crashes intermittently (futex/mutex
-// errors) on 256-thread workgroups that use barriers; a 32×32 tile keeps 16 outputs per thread.
-const TX: u32 = 8u; // threads along N
-const TY: u32 = 8u; // threads along M
+// Tile geometry is const: TM×TN is the shape of the per-thread accumulators (four vec4s) below.
+// 16×16 threads × 4×4 outputs = a 64×64 tile; workgroup memory 2·16·64·4 B = 8 KiB.
+const TX: u32 = 16u; // threads along N
+const TY: u32 = 16u; // threads along M
 const BK: u32 = 16u; // K step
 const TM: u32 = 4u; // outputs per thread along M (= the 4 accumulators below)
 const TN: u32 = 4u; // outputs per thread along N (= vec4 width)
 const COLS: u32 = 16u;
-const LANES: u32 = 4u; // a power of two (tree reduction); COLS·LANES = 64 threads
+const LANES: u32 = 16u; // a power of two (tree reduction)
 
 struct Params {
   M: u32,
@@ -74,8 +73,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: 
   let flat = lid.y * TX + lid.x;
   let threads = TX * TY;
 
-  // One vec4 per output row: SwiftShader crashes (fiber stack corruption) on dynamically indexed
-  // per-thread arrays in kernels with barriers, and vectors map to registers on real GPUs.
+  // One vec4 per output row, not a dynamically indexed array: vectors stay in registers.
   var acc0 = vec4f(0.0);
   var acc1 = vec4f(0.0);
   var acc2 = vec4f(0.0);

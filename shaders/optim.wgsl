@@ -19,8 +19,7 @@
 //   partials the same way, so the result does not depend on timing. adamw: one thread per
 //   element; the grid may be 2-D: i = gid.x + gid.y·num_workgroups.x·WG.
 
-override WG: u32 = 64; // a power of two (tree reduction); ≤ 64 for the reductions on SwiftShader,
-// which crashes intermittently on 256-thread workgroups with barriers (adamw has none: 256).
+override WG: u32 = 256; // a power of two (tree reduction)
 
 struct NormParams {
   n: u32,

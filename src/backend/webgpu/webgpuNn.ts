@@ -11,13 +11,13 @@ import { checkSlice, matmulDims, rowsCols, seqDims } from '../../reference/nn/sh
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
 
-const MM = { TX: 8, TY: 8, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
-const COLSUM = { COLS: 16, LANES: 4 } as const; // 64 threads (see shaders/layernorm.wgsl)
+const MM = { TX: 16, TY: 16, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
+const COLSUM = { COLS: 16, LANES: 16 } as const;
 const LN_WG = 64;
 const EW_WG = 256;
 const EMB_WG = 64;
 const SLICE_WG = 256;
-const NORM_WG = 64; // barrier kernels stay at 64 threads (SwiftShader)
+const NORM_WG = 256;
 const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
