@@ -1,9 +1,29 @@
 // The LM-PPO trainer (OpenRLHF / verl style), written once against the Backend interface so it
-// runs on WebGPU and on the float64 CPU reference backend. API first; the loop lands next.
+// runs on WebGPU and on the float64 CPU reference backend. One iteration:
+//   rollout (sampling on the device, ONE readback of the sequences)
+//   → experience (old/ref logprobs, values, scores → shaped rewards → advantages), recorded only
+//   → ppoEpochs × shuffled minibatches of actor + critic updates, recorded only
+//   → ONE readMany of every statistic, reduced to metrics on the host.
+// Extra readbacks happen only where a result steers the loop: the learned reward model's scores
+// (clipped and EOS-penalised on the host) and, with targetKl set, ppo_kl at epoch boundaries.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
+import { generate, disposeRollout } from '../model/generate.ts';
+import { lastTokenPositions, type Gpt, type OptimizerParams } from '../model/gpt.ts';
+import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
+import { getTask, taskTokenizer } from '../tasks/index.ts';
+import type { Task, TaskSample } from '../tasks/task.ts';
 import type { SampleRow } from '../worker/protocol.ts';
-import type { PpoConfig } from './config.ts';
+import { validateConfig, type PpoConfig } from './config.ts';
+import { disposeExperience, makeExperience, type Experience } from './experience.ts';
+import { makeKlController, type KlController } from './klController.ts';
+import { experienceMetrics, updateMetrics, type ExperienceHost, type UpdateHost } from './metrics.ts';
+import { deriveSeed, epochMinibatches } from './minibatch.ts';
+import { decodeSamples, iterationPrompts, promptWidth, rollout, type RolloutBatch } from './rollout.ts';
+import { sampleRows } from './samples.ts';
+import { finalScores, ruleScores } from './score.ts';
+import { actorStep, criticStep, disposeMinibatch, gatherMinibatch, warmupLr, type ActorStepStats, type CriticStepStats } from './update.ts';
 
 export type Stage = 'rollout' | 'experience' | 'update';
 
@@ -29,23 +49,319 @@ export interface IterationResult {
   ratios: { ratios: number[]; advantages: number[] };
 }
 
+export interface IterationOptions {
+  /** Use this rollout instead of sampling (tests feed both backends the same sequences). */
+  rollout?: RolloutBatch;
+}
+
+/** Settings that fix the models or the data stream: changing them needs a new trainer. */
+export const RESTART_FIELDS: readonly (keyof PpoConfig)[] = ['task', 'nLayer', 'nHead', 'dModel', 'seed'];
+
+/** Sample rows sent to the UI per iteration. */
+const SAMPLE_ROWS = 6;
+const ADAM_EPS = 1e-8;
+
 export class PpoTrainer {
-  private constructor() {}
-  static async create(_init: TrainerInit): Promise<PpoTrainer> {
-    throw new Error('PpoTrainer: not implemented yet');
+  private cfg: PpoConfig;
+  private critic: Gpt | null = null;
+  private klCtl: KlController;
+  private iterCount = 0;
+  private last: RolloutBatch | null = null;
+
+  private constructor(
+    private readonly be: Backend,
+    config: PpoConfig,
+    private readonly task: Task,
+    private readonly tok: CharTokenizer,
+    private readonly actor: Gpt,
+    private readonly reference: Gpt,
+    private readonly checkpoint: Uint8Array,
+    private readonly rewardModel: RewardScorer | undefined,
+    private readonly onStage: (s: Stage) => void,
+  ) {
+    this.cfg = config;
+    this.klCtl = makeKlController(config.klController, config.klCoef, config.klTarget, config.klHorizon);
+    this.ensureCritic();
   }
+
+  static async create(init: TrainerInit): Promise<PpoTrainer> {
+    const { be, config } = init;
+    throwIfInvalid(config);
+    const task = getTask(config.task);
+    const tok = taskTokenizer(task);
+    const opts = { alphabet: tok.alphabet, task: task.name };
+    const actor = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
+    const reference = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
+    if (config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
+    const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init.onStage ?? (() => {}));
+    t.checkShapes(config);
+    return t;
+  }
+
   get iter(): number {
-    return 0;
+    return this.iterCount;
   }
-  async iteration(): Promise<IterationResult> {
-    throw new Error('not implemented');
+
+  get config(): PpoConfig {
+    return this.cfg;
   }
-  async evaluate(_count?: number): Promise<Record<string, number>> {
-    throw new Error('not implemented');
+
+  /** The rollout of the latest iteration (host copy). */
+  get lastRollout(): RolloutBatch | null {
+    return this.last;
   }
+
+  private checkShapes(c: PpoConfig): void {
+    const P = promptWidth(this.task);
+    const maxSeq = this.actor.cfg.maxSeq;
+    if (P + c.maxResponseLength > maxSeq) {
+      throw new Error(
+        `maxResponseLength = ${c.maxResponseLength}: prompt width ${P} + response must fit the model's maxSeq ${maxSeq} (at most ${maxSeq - P})`,
+      );
+    }
+  }
+
+  /** The critic exists only for GAE; it starts from the SFT trunk with a zero value head. */
+  private ensureCritic(): void {
+    if (this.cfg.advantageEstimator !== 'gae' || this.critic) return;
+    const seed = deriveSeed(this.cfg.seed, 0x63726974);
+    this.critic = modelFromCheckpoint(this.be, this.checkpoint, { head: 'value', seed }).model;
+  }
+
+  /** Knobs that may change mid-run; throws for invalid configs and for RESTART_FIELDS changes. */
+  setConfig(c: PpoConfig): void {
+    throwIfInvalid(c);
+    const changed = RESTART_FIELDS.filter((f) => c[f] !== this.cfg[f]);
+    if (changed.length > 0) throw new Error(`changing ${changed.join(', ')} needs a new trainer (reset)`);
+    if (c.rewardSource === 'model' && !this.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
+    this.checkShapes(c);
+    const prev = this.cfg;
+    this.cfg = { ...c };
+    if (prev.klController !== c.klController || prev.klCoef !== c.klCoef || prev.klTarget !== c.klTarget || prev.klHorizon !== c.klHorizon) {
+      this.klCtl = makeKlController(c.klController, c.klCoef, c.klTarget, c.klHorizon);
+    }
+    this.ensureCritic();
+  }
+
+  private optimizer(model: Gpt, peak: number): OptimizerParams {
+    const c = this.cfg;
+    return {
+      lr: warmupLr(peak, c.warmupSteps, model.steps),
+      beta1: c.adamBeta1,
+      beta2: c.adamBeta2,
+      eps: ADAM_EPS,
+      weightDecay: c.weightDecay,
+      maxGradNorm: c.maxGradNorm,
+    };
+  }
+
+  async iteration(opts: IterationOptions = {}): Promise<IterationResult> {
+    const { be, cfg, task, tok } = this;
+    const iter = this.iterCount;
+    const c0 = be.counters();
+    const t0 = performance.now();
+
+    this.onStage('rollout');
+    const r = opts.rollout ?? (await this.sample(iter));
+    this.last = r;
+    const t1 = performance.now();
+
+    this.onStage('experience');
+    const samples = decodeSamples(r, tok);
+    const raw = cfg.rewardSource === 'model' ? await this.modelScores(r) : ruleScores(task, samples);
+    const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
+    const beta = this.klCtl.beta;
+    const critic = cfg.advantageEstimator === 'gae' ? this.critic : null;
+    const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, beta, cfg);
+    be.flush();
+    const t2 = performance.now();
+
+    this.onStage('update');
+    const { stats, lastMb, lastActor, lastRows } = await this.update(exp, r, iter, critic);
+    const expTensors = [exp.actionMask, exp.kl, exp.rewards, exp.advantages, exp.returns, exp.values, exp.refLogprobs];
+    const lastTensors = [lastMb.oldLogprobs, lastActor.logprobs, lastMb.advantages, lastMb.actionMask];
+    const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
+    const host = await be.readMany(flat);
+    const t3 = performance.now();
+
+    const [mask, kl, rewards, advantages, returns, values, refLogprobs] = host;
+    const [mbOld, mbNew, mbAdv, mbMask] = host.slice(expTensors.length, expTensors.length + lastTensors.length);
+    const u = stats.unpack(host.slice(expTensors.length + lastTensors.length));
+    const e: ExperienceHost = { B: r.B, A: r.A, mask: Float32Array.from(mask), kl, rewards, advantages, returns, values, refLogprobs, scores };
+    disposeMinibatch(be, lastMb);
+    be.dispose(lastActor.logprobs);
+    stats.dispose();
+    disposeExperience(be, exp);
+
+    const ratioAll = mbNew.map((lp, i) => Math.exp(Math.min(20, Math.max(-20, lp - mbOld[i]))));
+    const ratios: number[] = [];
+    const advs: number[] = [];
+    for (let i = 0; i < mbMask.length; i++) if (mbMask[i] !== 0) (ratios.push(ratioAll[i]), advs.push(mbAdv[i]));
+
+    const metrics: Record<string, number> = {
+      iter,
+      ...experienceMetrics(e, samples, beta, task.name === 'sentiment'),
+      ...updateMetrics(u),
+      actor_lr: warmupLr(cfg.actorLr, cfg.warmupSteps, Math.max(0, this.actor.steps - 1)),
+      critic_lr: critic ? warmupLr(cfg.criticLr, cfg.warmupSteps, Math.max(0, critic.steps - 1)) : 0,
+      time_rollout_s: (t1 - t0) / 1000,
+      time_experience_s: (t2 - t1) / 1000,
+      time_update_s: (t3 - t2) / 1000,
+    };
+    const c1 = be.counters();
+    metrics.gpu_submits = c1.submits - c0.submits;
+    metrics.gpu_readbacks = c1.readbacks - c0.readbacks;
+    metrics.gpu_dispatches = c1.dispatches - c0.dispatches;
+    // β for the next iteration, from this batch's mean per-sequence KL (n = sequences in the batch).
+    this.klCtl.update(metrics.kl_seq, r.B);
+    this.iterCount++;
+    return {
+      iter,
+      metrics,
+      samples: sampleRows(tok, r, samples, e, lastRows, ratioAll, SAMPLE_ROWS),
+      ratios: { ratios, advantages: advs },
+    };
+  }
+
+  private async sample(iter: number): Promise<RolloutBatch> {
+    const { cfg, task } = this;
+    const { prompts, group } = iterationPrompts(task, cfg, iter);
+    return rollout(this.be, this.actor, this.tok, prompts, group, promptWidth(task), cfg.maxResponseLength, {
+      temperature: cfg.temperature,
+      topK: cfg.topK,
+      topP: cfg.topP,
+      seed: deriveSeed(cfg.seed, iter, 0x726f6c6c),
+    });
+  }
+
+  /** Learned reward: read at the last real token of each sequence (the EOS when there is one). */
+  private async modelScores(r: RolloutBatch): Promise<Float64Array> {
+    const { be } = this;
+    const S = r.P + r.A;
+    const seq = be.tensor(r.sequences, [r.B, S], 'i32');
+    const attn = be.tensor(r.attnMask, [r.B, S]);
+    const pos = be.tensor(r.positions, [r.B, S], 'i32');
+    const out = this.rewardModel!.score(seq, attn, pos, lastTokenPositions(r.attnMask, r.B, S));
+    const [scores] = await be.readMany([out]);
+    be.dispose(seq, attn, pos, out);
+    return scores;
+  }
+
+  private async update(exp: Experience, r: RolloutBatch, iter: number, critic: Gpt | null) {
+    const { be, cfg } = this;
+    const stats = new StatsCollector(be);
+    let lastMb = null as ReturnType<typeof gatherMinibatch> | null;
+    let lastActor = null as ActorStepStats | null;
+    let lastRows: Int32Array = new Int32Array(0);
+    for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
+      const epochPolicy: Tensor[] = [];
+      for (const rows of epochMinibatches(r.B, cfg.miniBatches, cfg.seed, iter, epoch)) {
+        if (lastMb) disposeMinibatch(be, lastMb);
+        if (lastActor) be.dispose(lastActor.logprobs);
+        const mb = gatherMinibatch(be, exp, r, rows);
+        const a = actorStep(this.actor, mb, r.P, r.A, cfg, this.optimizer(this.actor, cfg.actorLr));
+        let c: CriticStepStats | null = null;
+        if (critic) c = criticStep(critic, mb, r.P, r.A, cfg, this.optimizer(critic, cfg.criticLr));
+        stats.add(a, c);
+        epochPolicy.push(a.policy);
+        be.flush();
+        lastMb = mb;
+        lastActor = a;
+        lastRows = rows;
+      }
+      // Early stop (verl/OpenRLHF target_kl): the only mid-update readback, at epoch boundaries.
+      if (cfg.targetKl !== null && epoch < cfg.ppoEpochs - 1) {
+        const ks = await be.readMany(epochPolicy);
+        const approxKl = ks.reduce((s, k) => s + k[3], 0) / ks.length;
+        if (approxKl > cfg.targetKl) {
+          stats.earlyStopped = epoch + 1;
+          break;
+        }
+      }
+    }
+    return { stats, lastMb: lastMb!, lastActor: lastActor!, lastRows };
+  }
+
+  /** Greedy decoding on the task's held-out prompts → the task's own metrics (one readback). */
+  async evaluate(count = 64): Promise<Record<string, number>> {
+    return this.task.evaluate(await greedySamples(this.actor, this.task, this.tok, count, this.cfg.maxResponseLength));
+  }
+
   async actorCheckpoint(): Promise<Uint8Array> {
-    throw new Error('not implemented');
+    return saveCheckpoint(this.actor, { alphabet: this.tok.alphabet, task: this.task.name });
   }
-  setConfig(_c: PpoConfig): void {}
-  dispose(): void {}
+
+  /** Host copies of the flat actor and critic parameters (tests compare backends with them). */
+  async readWeights(): Promise<{ actor: Float64Array; critic: Float64Array | null }> {
+    const ts = [this.actor.params, ...(this.critic ? [this.critic.params] : [])];
+    const [actor, critic] = await this.be.readMany(ts);
+    return { actor, critic: critic ?? null };
+  }
+
+  dispose(): void {
+    this.actor.dispose();
+    this.reference.dispose();
+    this.critic?.dispose();
+    this.critic = null;
+  }
+}
+
+/** Every minibatch's device statistics, read in the iteration's single final readMany. */
+class StatsCollector {
+  private actor: ActorStepStats[] = [];
+  private critic: CriticStepStats[] = [];
+  earlyStopped = 0;
+  constructor(private readonly be: Backend) {}
+
+  add(a: ActorStepStats, c: CriticStepStats | null): void {
+    this.actor.push(a);
+    if (c) this.critic.push(c);
+  }
+
+  get tensors(): Tensor[] {
+    return [
+      ...this.actor.flatMap((a) => [a.policy, a.entropy, a.gradNorm, ...(a.klLoss ? [a.klLoss] : [])]),
+      ...this.critic.flatMap((c) => [c.value, c.gradNorm]),
+    ];
+  }
+
+  unpack(host: Float64Array[]): UpdateHost {
+    const u: UpdateHost = { policy: [], entropy: [], klLoss: [], actorGradNorm: [], value: [], criticGradNorm: [] };
+    let i = 0;
+    for (const a of this.actor) {
+      u.policy.push(host[i++]);
+      u.entropy.push(host[i++]);
+      u.actorGradNorm.push(host[i++]);
+      if (a.klLoss) u.klLoss.push(host[i++]);
+    }
+    for (let k = 0; k < this.critic.length; k++) {
+      u.value.push(host[i++]);
+      u.criticGradNorm.push(host[i++]);
+    }
+    return u;
+  }
+
+  dispose(): void {
+    for (const a of this.actor) this.be.dispose(a.policy, a.entropy, a.gradNorm, a.klLoss);
+    for (const c of this.critic) this.be.dispose(c.value, c.gradNorm);
+  }
+}
+
+function throwIfInvalid(c: PpoConfig): void {
+  const problems = validateConfig(c as PpoConfig & Record<string, unknown>);
+  if (problems.length > 0) throw new Error(`invalid PPO config:\n  ${problems.map((p) => p.message).join('\n  ')}`);
+}
+
+/** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
+export async function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
+  const { be } = model;
+  const prompts = task.evalPrompts(count);
+  const P = promptWidth(task);
+  const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
+  const A = Math.min(maxNew, model.cfg.maxSeq - P);
+  const r = generate(model, { ...pb, B: prompts.length, P }, A, { temperature: 1, topK: 1, topP: 1, seed: 0, eosId: tok.eosId, padId: tok.padId });
+  const [seq, fin] = await be.readMany([r.sequences, r.finished]);
+  disposeRollout(model, r);
+  const S = P + A;
+  return prompts.map((prompt, b) => ({ prompt, response: tok.decode(seq.subarray(b * S + P, (b + 1) * S)), endedWithEos: fin[b] === 1 }));
 }

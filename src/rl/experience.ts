@@ -1,0 +1,124 @@
+// make_experience: prefill passes only (no decode) over the rollout's sequences.
+//   old_logprobs (B,A) actor at temperature T · ref_logprobs (B,A) frozen SFT policy at T
+//   values (B,A) critic · scores (B) given by the caller (rule or learned reward, clipped)
+// then reward shaping (−β·KL_t, score on the last action token) and advantages (GAE + masked
+// whitening, or a group estimator). Logits/values at position t score token t+1, so the action
+// positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
+import type { Backend } from '../backend/backend.ts';
+import type { GroupEstimator } from '../backend/ppoOps.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import type { Gpt } from '../model/gpt.ts';
+import type { PpoConfig } from './config.ts';
+import { actionMaskOf, actionTokensOf, type RolloutBatch } from './rollout.ts';
+
+/** Device tensors of one batch of experience; the trainer disposes them after the update. */
+export interface Experience {
+  B: number;
+  P: number;
+  A: number;
+  sequences: Tensor; // (B, S) i32
+  attnMask: Tensor; // (B, S) f32
+  positions: Tensor; // (B, S) i32
+  actionTokens: Tensor; // (B, A) i32 response token ids
+  actionMask: Tensor; // (B, A) f32, the first EOS included
+  oldLogprobs: Tensor; // (B, A)
+  refLogprobs: Tensor; // (B, A)
+  values: Tensor; // (B, A) critic values (zeros for group estimators, which have no critic)
+  scores: Tensor; // (B) clipped task score (+ no-EOS penalty)
+  rewards: Tensor; // (B, A) −β·KL_t + score at the last action token
+  kl: Tensor; // (B, A) mask·KL_t with the reward's KL estimator
+  advantages: Tensor; // (B, A) whitened where the estimator says so
+  returns: Tensor; // (B, A)
+  info: { beta: number; estimator: PpoConfig['advantageEstimator']; group: Int32Array };
+}
+
+/** Log-probabilities (B,A) of the action tokens under `model` at temperature T. */
+export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, tokens: Tensor, P: number, A: number, T: number): Tensor {
+  const { be } = model;
+  const logits = model.infer(seq, attn, pos); // (B, S, V)
+  const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
+  const { logprobs, entropy } = be.ppo.logprobs(scored, tokens, T);
+  be.dispose(logits, scored, entropy);
+  return logprobs;
+}
+
+/** Critic values (B,A) of the states that precede each action token. */
+export function actionValues(critic: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
+  const values = critic.infer(seq, attn, pos); // (B, S)
+  const out = critic.be.nn.sliceSeq(values, P - 1, A); // (B, A)
+  critic.be.dispose(values);
+  return out;
+}
+
+export interface ExperienceModels {
+  actor: Gpt;
+  reference: Gpt;
+  /** null for the group estimators (critic-free, as in GRPO / RLOO / REINFORCE++). */
+  critic: Gpt | null;
+}
+
+/** Records every experience pass; no readback. `scores` (B) host values, already clipped. */
+export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch, scores: ArrayLike<number>, beta: number, cfg: PpoConfig): Experience {
+  const { B, P, A } = r;
+  const S = P + A;
+  const sequences = be.tensor(r.sequences, [B, S], 'i32');
+  const attnMask = be.tensor(r.attnMask, [B, S]);
+  const positions = be.tensor(r.positions, [B, S], 'i32');
+  const actionTokens = be.tensor(actionTokensOf(r), [B, A], 'i32');
+  const actionMask = be.tensor(actionMaskOf(r), [B, A]);
+  const T = cfg.temperature;
+  const oldLogprobs = actionLogprobs(m.actor, sequences, attnMask, positions, actionTokens, P, A, T);
+  const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
+  const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
+  const scoreT = be.tensor(scores, [B]);
+
+  const rewardBeta = cfg.klInReward ? beta : 0;
+  // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
+  // are computed for every estimator (the group estimators shape their own rewards internally).
+  const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
+  let advantages: Tensor;
+  let returns: Tensor;
+  if (cfg.advantageEstimator === 'gae') {
+    const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
+    advantages = be.ppo.whiten(g.advantages, actionMask, true);
+    returns = g.returns; // taken before whitening (DESIGN.md)
+    be.dispose(g.advantages);
+  } else {
+    const g = be.ppo.groupAdvantages({
+      estimator: cfg.advantageEstimator as GroupEstimator,
+      scores: scoreT,
+      group: r.group,
+      logprobs: oldLogprobs,
+      refLogprobs,
+      actionMask,
+      beta: rewardBeta,
+      klEstimator: cfg.klEstimator,
+      gamma: cfg.gamma,
+    });
+    advantages = g.advantages;
+    returns = g.returns;
+  }
+  return {
+    B,
+    P,
+    A,
+    sequences,
+    attnMask,
+    positions,
+    actionTokens,
+    actionMask,
+    oldLogprobs,
+    refLogprobs,
+    values,
+    scores: scoreT,
+    rewards,
+    kl,
+    advantages,
+    returns,
+    info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
+  };
+}
+
+export function disposeExperience(be: Backend, e: Experience): void {
+  be.dispose(e.sequences, e.attnMask, e.positions, e.actionTokens, e.actionMask, e.oldLogprobs, e.refLogprobs, e.values, e.scores, e.rewards, e.kl, e.advantages, e.returns);
+}

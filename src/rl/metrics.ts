@@ -1,0 +1,108 @@
+// Host-side reduction of one iteration's read-back tensors into the snake_case metrics the UI,
+// the exports and the headless runner share (names as verl / TRL report them).
+import { POLICY_STATS, VALUE_STATS } from '../backend/ppoOps.ts';
+import { distinctN } from '../tasks/metrics.ts';
+import type { TaskSample } from '../tasks/task.ts';
+
+/** Per-token (B,A) host arrays of the experience, read back at the end of the iteration. */
+export interface ExperienceHost {
+  B: number;
+  A: number;
+  mask: Float32Array; // (B, A)
+  kl: Float64Array; // (B, A) mask·KL_t
+  rewards: Float64Array; // (B, A) shaped token rewards
+  advantages: Float64Array; // (B, A)
+  returns: Float64Array; // (B, A)
+  values: Float64Array; // (B, A)
+  refLogprobs: Float64Array; // (B, A)
+  scores: Float64Array; // (B)
+}
+
+/** Per-minibatch statistics of the update, each already read back. */
+export interface UpdateHost {
+  policy: Float64Array[]; // (4) each
+  entropy: Float64Array[]; // (1) each
+  klLoss: Float64Array[]; // (1) each, empty without the KL loss
+  actorGradNorm: Float64Array[]; // (1) each
+  value: Float64Array[]; // (2) each, empty without a critic
+  criticGradNorm: Float64Array[]; // (1) each
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length);
+
+function maskedStats(x: ArrayLike<number>, mask: ArrayLike<number>): { mean: number; std: number; variance: number; n: number } {
+  let n = 0;
+  let s = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) (n++, (s += x[i]));
+  const m = n > 0 ? s / n : 0;
+  let v = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) v += (x[i] - m) ** 2;
+  const variance = n > 1 ? v / (n - 1) : 0;
+  return { mean: m, std: Math.sqrt(variance), variance, n };
+}
+
+/** Per-row sums of a (B,A) array. */
+export function rowSums(x: ArrayLike<number>, B: number, A: number): number[] {
+  return Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += x[b * A + a];
+    return s;
+  });
+}
+
+export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], beta: number, withText: boolean): Record<string, number> {
+  const { B, A, mask } = e;
+  const scores = Array.from(e.scores);
+  const klSeq = rowSums(e.kl, B, A);
+  const lengths = rowSums(mask, B, A);
+  const adv = maskedStats(e.advantages, mask);
+  const ret = maskedStats(e.returns, mask);
+  const klTok = maskedStats(e.kl, mask);
+  // explained variance of the critic's values for the returns over action tokens
+  const resid = maskedStats(
+    e.returns.map((r, i) => r - e.values[i]),
+    mask,
+  );
+  const explained = ret.variance > 0 ? 1 - resid.variance / ret.variance : 0;
+  const m: Record<string, number> = {
+    reward_mean: mean(scores),
+    reward_min: scores.length ? Math.min(...scores) : 0,
+    reward_max: scores.length ? Math.max(...scores) : 0,
+    shaped_reward_mean: mean(scores.map((s, b) => s - beta * klSeq[b])),
+    token_reward_sum_mean: mean(rowSums(e.rewards, B, A)),
+    kl: klTok.mean,
+    kl_seq: mean(klSeq),
+    beta,
+    advantages_mean: adv.mean,
+    advantages_std: adv.std,
+    returns_mean: ret.mean,
+    values_mean: maskedStats(e.values, mask).mean,
+    explained_variance: explained,
+    response_length_mean: mean(lengths),
+    eos_rate: samples.length ? samples.filter((s) => s.endedWithEos).length / samples.length : 0,
+  };
+  if (withText) {
+    m.fluency = maskedStats(e.refLogprobs, mask).mean;
+    const texts = samples.map((s) => s.response);
+    m.distinct_1 = distinctN(texts, 1);
+    m.distinct_2 = distinctN(texts, 2);
+  }
+  return m;
+}
+
+export function updateMetrics(u: UpdateHost): Record<string, number> {
+  const pick = (xs: Float64Array[], i: number) => mean(xs.map((x) => x[i]));
+  return {
+    policy_loss: pick(u.policy, POLICY_STATS.loss),
+    clipfrac: pick(u.policy, POLICY_STATS.clipfrac),
+    clipfrac_lower: pick(u.policy, POLICY_STATS.clipfracLower),
+    approx_kl: pick(u.policy, POLICY_STATS.ppoKl),
+    entropy: pick(u.entropy, 0),
+    kl_loss: pick(u.klLoss, 0),
+    actor_grad_norm: pick(u.actorGradNorm, 0),
+    value_loss: pick(u.value, VALUE_STATS.loss),
+    vf_clipfrac: pick(u.value, VALUE_STATS.clipfrac),
+    critic_grad_norm: pick(u.criticGradNorm, 0),
+    update_steps: u.policy.length,
+  };
+}

@@ -1,0 +1,145 @@
+// One PPO minibatch update for the actor and for the critic. Each records forward → loss →
+// backward → grad-norm → AdamW on the device and returns its statistics as device tensors, which
+// the trainer reads back once at the end of the iteration.
+//
+// Actor loss = clipped surrogate (policyLoss) + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
+// The backend has no element-wise product, so the KL-loss gradient w⊙klGrad (w = aggregation
+// weights) is taken from policyLoss itself: with old = logp the ratio is exactly 1, nothing is
+// clipped (dual clip off), and ∂L/∂logp = −w·A; passing A = −klLossCoef·klGrad gives
+// klLossCoef·w⊙klGrad, zero on masked tokens.
+import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import type { Gpt, OptimizerParams } from '../model/gpt.ts';
+import type { PpoConfig } from './config.ts';
+import type { Experience } from './experience.ts';
+import type { RolloutBatch } from './rollout.ts';
+
+/** Minibatch rows of the experience (float tensors gathered on the device, ids uploaded). */
+export interface Minibatch {
+  n: number;
+  index: Int32Array; // (n) rows of the batch
+  sequences: Tensor; // (n, S) i32
+  attnMask: Tensor; // (n, S)
+  positions: Tensor; // (n, S) i32
+  actionTokens: Tensor; // (n, A) i32
+  actionMask: Tensor; // (n, A)
+  oldLogprobs: Tensor; // (n, A)
+  refLogprobs: Tensor; // (n, A)
+  advantages: Tensor; // (n, A)
+  returns: Tensor; // (n, A)
+  oldValues: Tensor; // (n, A)
+}
+
+function hostRows<T extends Int32Array | Float32Array>(src: T, width: number, index: Int32Array, make: (n: number) => T): T {
+  const out = make(index.length * width);
+  index.forEach((row, i) => out.set(src.subarray(row * width, (row + 1) * width), i * width));
+  return out;
+}
+
+export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, index: Int32Array): Minibatch {
+  const n = index.length;
+  const S = e.P + e.A;
+  const A = e.A;
+  // Integer tensors are gathered on the host (the rollout is there already); gatherRows is a
+  // float kernel and small ids would be denormal bit patterns in f32.
+  const seqHost = hostRows(r.sequences, S, index, (k) => new Int32Array(k));
+  const tokHost = new Int32Array(n * A);
+  index.forEach((row, i) => tokHost.set(r.sequences.subarray(row * S + e.P, (row + 1) * S), i * A));
+  const idx = be.tensor(index, [n], 'i32');
+  const g = (t: Tensor) => be.nn.gatherRows(t, idx);
+  const mb: Minibatch = {
+    n,
+    index,
+    sequences: be.tensor(seqHost, [n, S], 'i32'),
+    attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
+    positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
+    actionTokens: be.tensor(tokHost, [n, A], 'i32'),
+    actionMask: g(e.actionMask),
+    oldLogprobs: g(e.oldLogprobs),
+    refLogprobs: g(e.refLogprobs),
+    advantages: g(e.advantages),
+    returns: g(e.returns),
+    oldValues: g(e.values),
+  };
+  be.dispose(idx);
+  return mb;
+}
+
+export function disposeMinibatch(be: Backend, mb: Minibatch): void {
+  be.dispose(mb.sequences, mb.attnMask, mb.positions, mb.actionTokens, mb.actionMask, mb.oldLogprobs, mb.refLogprobs, mb.advantages, mb.returns, mb.oldValues);
+}
+
+/** Device results of one actor step; the caller reads and disposes them. */
+export interface ActorStepStats {
+  policy: Tensor; // (4) POLICY_STATS: loss, clipfrac, clipfrac_lower, ppo_kl
+  entropy: Tensor; // (1) agg(entropy) with the loss aggregation
+  klLoss: Tensor | null; // (1) agg(KL(logp‖ref)) when useKlLoss
+  gradNorm: Tensor; // (1) pre-clip global gradient norm
+  logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
+}
+
+export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): ActorStepStats {
+  const { be } = actor;
+  const { ppo, nn } = be;
+  const S = P + A;
+  const T = cfg.temperature;
+  actor.zeroGrad();
+  const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
+  const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
+  be.dispose(logits);
+  const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
+  const { stats: policy, gradLogprobs } = ppo.policyLoss(mb.oldLogprobs, logprobs, mb.advantages, mb.actionMask, {
+    clipLow: cfg.clipLow,
+    clipHigh: cfg.clipHigh,
+    clipC: cfg.dualClip,
+    agg: cfg.lossAgg,
+  });
+  const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg);
+  let gradEntropy: Tensor | null = null;
+  if (cfg.entropyCoef > 0) {
+    nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
+    gradEntropy = ent.weights;
+  }
+  let klLoss: Tensor | null = null;
+  if (cfg.useKlLoss) {
+    const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+    const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg);
+    klLoss = agg.value;
+    const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+    nn.scale(dKl, -cfg.klLossCoef);
+    const viaSurrogate = ppo.policyLoss(logprobs, logprobs, dKl, mb.actionMask, { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: null, agg: cfg.lossAgg });
+    nn.axpy(1, viaSurrogate.gradLogprobs, gradLogprobs);
+    be.dispose(klTok, agg.weights, dKl, viaSurrogate.stats, viaSurrogate.gradLogprobs);
+  }
+  const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
+  const gLogits = nn.sliceSeqBackward(gScored, S, P - 1); // (n, S, V)
+  actor.backward(cache, gLogits);
+  const gradNorm = actor.optimizerStep(opt);
+  be.dispose(scored, entropy, gradLogprobs, ent.weights, gScored, gLogits);
+  return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+}
+
+export interface CriticStepStats {
+  value: Tensor; // (2) VALUE_STATS: loss, vf_clipfrac
+  gradNorm: Tensor; // (1)
+}
+
+export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): CriticStepStats {
+  const { be } = critic;
+  const S = P + A;
+  critic.zeroGrad();
+  const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
+  const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
+  be.dispose(all);
+  const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg });
+  const gAll = be.nn.sliceSeqBackward(gradValues, S, P - 1); // (n, S)
+  critic.backward(cache, gAll);
+  const gradNorm = critic.optimizerStep(opt);
+  be.dispose(values, gradValues, gAll);
+  return { value: stats, gradNorm };
+}
+
+/** Linear warmup to the peak over `warmupSteps` optimizer steps, then constant. */
+export function warmupLr(peak: number, warmupSteps: number, step: number): number {
+  return warmupSteps > 0 && step < warmupSteps ? (peak * (step + 1)) / warmupSteps : peak;
+}
