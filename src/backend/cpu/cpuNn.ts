@@ -131,6 +131,7 @@ export class CpuNnOps implements NnOps {
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, gradNorm: Tensor | null, hp: AdamWParams): void {
     for (const [name, t] of [['grads', grads], ['m', m], ['v', v], ['decayMask', decayMask]] as const) expectSize(`adamw ${name}`, t, params.size);
     if (gradNorm) expectSize('adamw gradNorm', gradNorm, 1);
+    if (!(hp.step >= 1)) throw new Error(`adamw: step must be ≥ 1 (1-based), got ${hp.step}`);
     adamwRef(cpu(params).data, cpu(grads).data, cpu(m).data, cpu(v).data, cpu(decayMask).data, gradNorm ? cpu(gradNorm).data[0] : null, hp);
   }
 }
