@@ -4,8 +4,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KERNEL_NAMES, runKernel } from '../../src/cli/kernelRunner.ts';
 import { klRef } from '../../src/reference/kl.ts';
-import { expectClose, TOL } from '../helpers/random.ts';
+import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
+import { expectClose, rng, TOL } from '../helpers/random.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kernel-cli-'));
 
@@ -50,5 +52,46 @@ describe('npm run kernel', () => {
     const unknown = runCli('nope', { a: 1 });
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('unknown kernel "nope"');
+  });
+});
+
+describe('every kernel name through the CLI runner: WebGPU output equals the float64 reference backend', () => {
+  const r = rng(77);
+  const B = 4, T = 5, V = 7;
+  const f32 = (x: number) => Math.fround(x);
+  const mat = (f: () => number) => Array.from({ length: B }, () => Array.from({ length: T }, () => f32(f())));
+  const mask = Array.from({ length: B }, (_, b) => Array.from({ length: T }, (_, t) => (t < [5, 1, 3, 0][b] ? 1 : 0)));
+  const lp = () => -Math.abs(r.normal());
+  const base = { logprobs: mat(lp), ref_logprobs: mat(lp), mask };
+  const inputs: Record<string, Record<string, unknown>> = {
+    logprobs: {
+      logits: Array.from({ length: B }, () => Array.from({ length: T }, () => Array.from({ length: V }, () => f32(r.normal() * 4)))),
+      tokens: Array.from({ length: B }, () => Array.from({ length: T }, () => r.int(0, V))),
+      temperature: 0.7,
+    },
+    kl: { ...base, estimator: 'k2' },
+    shape_rewards: { ...base, scores: [1, -0.5, 2, 3], beta: 0.1, estimator: 'k3' },
+    gae: { rewards: mat(() => r.normal()), values: mat(() => r.normal()), mask, gamma: 0.99, lam: 0.95 },
+    whiten: { values: mat(() => r.normal() * 3 + 1), mask, shift_mean: false },
+    group_advantages: { ...base, estimator: 'rloo', scores: [1, 0, 0.5, 2], group: [7, 7, 3, 3], beta: 0.05, kl_estimator: 'k1', gamma: 1 },
+    policy_loss: { old_logprobs: mat(lp), logprobs: mat(lp), advantages: mat(() => r.normal()), mask, clip_low: 0.2, clip_high: 0.28, clip_c: 3, agg: 'seq-mean-token-mean' },
+    value_loss: { values: mat(() => r.normal()), old_values: mat(() => r.normal()), returns: mat(() => r.normal()), mask, clip: 0.2, agg: 'token-mean' },
+  };
+
+  it.each(KERNEL_NAMES.map((n) => [n]))('%s', async (name) => {
+    const gpuOut = await runKernel(await webgpuBackend(), name, inputs[name]);
+    const cpuOut = await runKernel(cpuBackend, name, inputs[name]);
+    expect(Object.keys(gpuOut).sort()).toEqual(Object.keys(cpuOut).sort());
+    for (const key of Object.keys(cpuOut)) {
+      const flat = (v: unknown) => (Array.isArray(v) ? (v.flat(3) as number[]) : [v as number]);
+      expectClose(flat(gpuOut[key]), flat(cpuOut[key]), TOL.reduce.rtol, TOL.reduce.atol, `${name}.${key}`);
+    }
+  });
+
+  it('policy_loss rejects clip_c ≤ 1 naming the field', async () => {
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, clip_c: 1 })).rejects.toThrow('field "clip_c"');
+  });
+  it('group_advantages rejects a group of one sample', async () => {
+    await expect(runKernel(cpuBackend, 'group_advantages', { ...inputs.group_advantages, group: [1, 2, 2, 2] })).rejects.toThrow(/group 1 has 1 sample/);
   });
 });
