@@ -24,31 +24,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> ref_logp: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 
-fn kl_value(d: f32, estimator: u32) -> f32 {
-  switch estimator {
-    case 0u: { return d; }
-    case 1u: { return abs(d); }
-    case 2u: { return 0.5 * d * d; }
-    default: {
-      let dc = clamp(d, -20.0, 20.0);
-      return clamp(exp(-dc) + dc - 1.0, -10.0, 10.0);
-    }
-  }
-}
-
-fn kl_grad(d: f32, estimator: u32) -> f32 {
-  switch estimator {
-    case 0u: { return 1.0; }
-    case 1u: { return sign(d); }
-    case 2u: { return d; }
-    default: {
-      if (d < -20.0 || d > 20.0) { return 0.0; }
-      let e = exp(-d);
-      if (e + d - 1.0 > 10.0) { return 0.0; }
-      return 1.0 - e;
-    }
-  }
-}
+// @include lib_kl
 
 @compute @workgroup_size(WG)
 fn kl_forward(@builtin(global_invocation_id) gid: vec3u) {

@@ -30,18 +30,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> rewards: array<f32>;
 @group(0) @binding(6) var<storage, read_write> kl: array<f32>;
 
-// Kept identical to kl_value in shaders/kl.wgsl (WGSL has no includes).
-fn kl_value(d: f32, estimator: u32) -> f32 {
-  switch estimator {
-    case 0u: { return d; }
-    case 1u: { return abs(d); }
-    case 2u: { return 0.5 * d * d; }
-    default: {
-      let dc = clamp(d, -20.0, 20.0);
-      return clamp(exp(-dc) + dc - 1.0, -10.0, 10.0);
-    }
-  }
-}
+// @include lib_kl
 
 fn is_last_action(b: u32, t: u32) -> bool {
   for (var u = t + 1u; u < P.A; u++) {

@@ -17,10 +17,22 @@ export function registerShaderGlob(glob: Record<string, string>): void {
   registerShaders(byName);
 }
 
-export function shaderSource(name: string): string {
+function rawSource(name: string): string {
   const code = sources.get(name);
   if (code === undefined) {
     throw new Error(`WGSL shader "${name}" is not registered (known: ${[...sources.keys()].join(', ') || 'none'})`);
   }
   return code;
+}
+
+/**
+ * WGSL has no includes: a line `// @include <name>` is replaced by shaders/<name>.wgsl (once per
+ * shader, recursively), so shared math such as the KL estimators lives in one file.
+ */
+export function shaderSource(name: string, seen: Set<string> = new Set([name])): string {
+  return rawSource(name).replace(/^[ \t]*\/\/ @include ([\w-]+)[ \t]*$/gm, (_line, dep: string) => {
+    if (seen.has(dep)) return `// (${dep} already included)`;
+    seen.add(dep);
+    return shaderSource(dep, seen);
+  });
 }
