@@ -9,6 +9,8 @@ import { responseIds, type RolloutBatch } from './rollout.ts';
 
 export function tokenText(tok: CharTokenizer, id: number): string {
   if (id === tok.eosId) return '<eos>';
+  if (id === tok.bosId) return '<bos>';
+  if (id === tok.padId) return '<pad>';
   return tok.decode([id], { stopAtEos: false });
 }
 

@@ -158,7 +158,7 @@ export class PpoTrainer {
   async iteration(opts: IterationOptions = {}): Promise<IterationResult> {
     const { be, cfg, task, tok } = this;
     const iter = this.iterCount;
-    const c0 = be.counters();
+    const c0 = { ...be.counters() };
     const t0 = performance.now();
 
     this.onStage('rollout');
