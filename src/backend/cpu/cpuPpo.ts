@@ -1,6 +1,6 @@
 // PPO ops on the float64 reference backend.
 import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
-import { expectDType, expectShape, type Tensor } from '../tensor.ts';
+import { expectShape, type Tensor } from '../tensor.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { gaeRef } from '../../reference/gae.ts';
 import { groupAdvantagesRef } from '../../reference/groupAdvantages.ts';
@@ -11,23 +11,8 @@ import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
 import { policyLossRef, validatePolicyLossParams } from '../../reference/policyLoss.ts';
 import { valueLossRef, validateValueLossParams } from '../../reference/valueLoss.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
+import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
 
-/** (B, A) of a (B, A) tensor, checking that the others share its shape. */
-function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
-  const [name, t] = first;
-  if (t.shape.length !== 2) throw new Error(`${name}: expected shape (B, A), got [${t.shape.join(', ')}]`);
-  for (const [n, u] of rest) expectShape(n, u, t.shape);
-  return [t.shape[0], t.shape[1]];
-}
-
-function checkLogprobsArgs(logits: Tensor, tokens: Tensor, temperature: number): [number, number, number] {
-  if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, A, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
-  const [B, A, V] = logits.shape;
-  expectShape('tokens', tokens, [B, A]);
-  expectDType('tokens', tokens, 'i32');
-  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
-  return [B, A, V];
-}
 
 export class CpuPpoOps implements PpoOps {
   kl(logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {

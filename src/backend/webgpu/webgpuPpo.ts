@@ -8,9 +8,10 @@ import { LOSS_AGG_CODE } from '../../reference/aggregate.ts';
 import { validatePolicyLossParams } from '../../reference/policyLoss.ts';
 import { validateValueLossParams } from '../../reference/valueLoss.ts';
 import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
-import { expectDType, expectShape, type Tensor } from '../tensor.ts';
+import { expectShape, type Tensor } from '../tensor.ts';
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
+import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
 
 const WG = 64;
 
@@ -36,22 +37,6 @@ const AGG_FINALIZE: KernelSpec = { shader: 'aggregate', entry: 'agg_finalize', u
 const POLICY_ROWS: KernelSpec = { shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
 const VALUE_ROWS: KernelSpec = { shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
 
-/** (B, A) of a (B, A) tensor, checking that the others share its shape. */
-function dimsBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
-  const [name, t] = first;
-  if (t.shape.length !== 2) throw new Error(`${name}: expected shape (B, A), got [${t.shape.join(', ')}]`);
-  for (const [n, u] of rest) expectShape(n, u, t.shape);
-  return [t.shape[0], t.shape[1]];
-}
-
-function checkLogprobsArgs(logits: Tensor, tokens: Tensor, temperature: number): [number, number, number] {
-  if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, A, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
-  const [B, A, V] = logits.shape;
-  expectShape('tokens', tokens, [B, A]);
-  expectDType('tokens', tokens, 'i32');
-  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
-  return [B, A, V];
-}
 
 export class WebGpuPpoOps implements PpoOps {
   constructor(private readonly be: WebGpuBackend) {}
