@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, validateConfig } from '../../src/rl/config.ts';
+import { buildConfig } from '../../src/rl/configMerge.ts';
+import { finalScores } from '../../src/rl/score.ts';
+
+describe('PPO config validation', () => {
+  it('accepts the defaults', () => {
+    expect(validateConfig({ ...DEFAULT_CONFIG })).toEqual([]);
+  });
+
+  it('lists every problem at once, naming field, value and allowed range', () => {
+    const problems = validateConfig({ ...DEFAULT_CONFIG, klCoef: -1, lam: 2, clipLow: 0, lossAgg: 'sum' as never, bogus: 3 });
+    const fields = problems.map((p) => p.field).sort();
+    expect(fields).toEqual(['bogus', 'clipLow', 'klCoef', 'lam', 'lossAgg']);
+    const lam = problems.find((p) => p.field === 'lam')!;
+    expect(lam.value).toBe(2);
+    expect(lam.message).toMatch(/lam = 2/);
+    expect(lam.message).toMatch(/from 0 to 1/);
+    expect(problems.find((p) => p.field === 'lossAgg')!.message).toMatch(/token-mean/);
+    expect(problems.find((p) => p.field === 'bogus')!.message).toMatch(/unknown setting/);
+  });
+
+  it('checks cross-field constraints', () => {
+    const p = validateConfig({ ...DEFAULT_CONFIG, promptsPerBatch: 3, samplesPerPrompt: 1, miniBatches: 2, advantageEstimator: 'group_norm' });
+    expect(p.map((x) => x.field).sort()).toEqual(['miniBatches', 'samplesPerPrompt']);
+  });
+
+  it('merges file and flags over the defaults and reports every problem', () => {
+    const ok = buildConfig({ klCoef: 0.2 }, { task: 'sentiment', seed: '5' });
+    expect(ok.problems).toEqual([]);
+    expect(ok.config).toEqual({ ...DEFAULT_CONFIG, klCoef: 0.2, task: 'sentiment', seed: 5 });
+    const bad = buildConfig({ gamma: 3, topP: 0 }, { task: 'chess', seed: 'x' });
+    expect(bad.problems).toHaveLength(4);
+    expect(bad.problems.join('\n')).toMatch(/gamma = 3/);
+    expect(bad.problems.join('\n')).toMatch(/task = "chess"/);
+    expect(buildConfig([1, 2], {}).problems[0]).toMatch(/JSON object/);
+  });
+});
+
+describe('score clipping', () => {
+  it('clips to ±scoreClip, adds the no-EOS penalty after the clip and zeroes NaN', () => {
+    const samples = [true, false, true, false].map((e) => ({ prompt: 'p', response: 'r', endedWithEos: e }));
+    expect(Array.from(finalScores([50, -50, NaN, 0.5], samples, 10, -1))).toEqual([10, -11, 0, -0.5]);
+  });
+});
