@@ -3,6 +3,7 @@ import { ChartsPanel } from './charts/ChartsPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
+import { ScaleUpPanel } from './ScaleUpPanel.tsx';
 import { TeachingViews } from './teach/TeachingViews.tsx';
 import { useUrlSync } from './useUrlSync.ts';
 
@@ -29,6 +30,7 @@ export function Playground() {
         <div className="content">
           <ChartsPanel />
           <TeachingViews />
+          <ScaleUpPanel />
         </div>
       </div>
     </div>
