@@ -1,0 +1,63 @@
+// The training Web Worker: all GPU work of the page happens here. It wires TrainerHost (the
+// protocol logic) to the browser: WebGPU or the CPU reference backend, checkpoints fetched from the
+// page's own static files, PpoTrainer, and a MessageChannel tick to yield between iterations.
+/// <reference lib="webworker" />
+import type { Backend } from '../backend/backend.ts';
+import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
+import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
+import { acquireDevice } from '../gpu/device.ts';
+import { GpuRuntime } from '../gpu/runtime.ts';
+import { registerShaderGlob } from '../gpu/shaders.ts';
+import { PpoTrainer } from '../rl/trainer.ts';
+import type { PageToWorker, WorkerToPage } from './protocol.ts';
+import { TrainerHost } from './trainerHost.ts';
+
+registerShaderGlob(import.meta.glob('/shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+/**
+ * URL of a file in public/checkpoints. The dev server serves public/ at the origin's root; a build
+ * (base './') puts this worker in <page>/assets/, so the page's directory is one level up.
+ */
+function checkpointUrl(stem: string): URL {
+  const file = `checkpoints/${stem}.safetensors`;
+  return import.meta.env.DEV ? new URL(`/${file}`, scope.location.origin) : new URL(`../${file}`, scope.location.href);
+}
+
+async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
+  const res = await fetch(checkpointUrl(stem));
+  if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string }> {
+  if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
+  const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
+  const rt = new GpuRuntime(acquired.device, acquired.adapterName);
+  return { be: new WebGpuBackend(rt), adapter: acquired.adapterName };
+}
+
+/** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */
+function tick(): Promise<void> {
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      resolve();
+    };
+    ch.port2.postMessage(null);
+  });
+}
+
+const host = new TrainerHost({
+  post: (msg: WorkerToPage, transfer: Transferable[] = []) => scope.postMessage(msg, transfer),
+  makeBackend,
+  fetchCheckpoint,
+  createTrainer: (init) => PpoTrainer.create(init),
+  tick,
+});
+
+scope.onmessage = (ev: MessageEvent<PageToWorker>) => {
+  void host.handle(ev.data);
+};

@@ -1,0 +1,279 @@
+// The trainer worker's protocol logic (TrainerHost) driven in Node: init/ready, config validation
+// that never applies bad values, start/pause/step semantics with messages handled between
+// iterations, the NaN guard restoring the state saved before the iteration, device loss, snapshot,
+// reset, checkpoint loading and the learned reward model handed to the trainer. The PPO trainer is
+// a scripted stand-in here (its own tests cover the math); worker_ppo.test.ts runs the real one.
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
+import { saveCheckpoint } from '../../src/model/checkpoint.ts';
+import { Gpt } from '../../src/model/gpt.ts';
+import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
+import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
+import type { IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
+import { getTask } from '../../src/tasks/index.ts';
+import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
+import { TrainerHost, type HostDeps, type TrainerLike } from '../../src/worker/trainerHost.ts';
+import { cpuBackend } from '../helpers/backends.ts';
+
+const arithmetic = getTask('arithmetic');
+const sentiment = getTask('sentiment');
+const tinyCfg = (alphabet: string) => ({ vocabSize: 3 + alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40 });
+
+async function sftBytes(alphabet: string, task: string): Promise<Uint8Array> {
+  const m = new Gpt(cpuBackend, { ...tinyCfg(alphabet), head: 'lm' }, 1);
+  const bytes = await saveCheckpoint(m, { alphabet, task });
+  m.dispose();
+  return bytes;
+}
+
+/** A scripted trainer: iteration k reports policy_loss = k (NaN where told), weights = iteration count. */
+class FakeTrainer implements TrainerLike {
+  iter = 0;
+  weights = 0;
+  disposed = false;
+  restored: number[] = [];
+  constructor(
+    readonly init: TrainerInit,
+    private readonly script: { nanAt?: number; throwAt?: number; ms: number },
+  ) {}
+  async iteration(): Promise<IterationResult> {
+    const k = this.iter + 1;
+    for (const s of ['rollout', 'experience', 'update'] as const) {
+      this.init.onStage?.(s);
+      await new Promise((r) => setTimeout(r, this.script.ms));
+    }
+    if (k === this.script.throwAt) throw new Error('kernel exploded');
+    this.weights++;
+    this.iter = k;
+    const policyLoss = k === this.script.nanAt ? NaN : k;
+    return {
+      iter: k,
+      metrics: { policy_loss: policyLoss, value_loss: 0.5, reward_mean: k / 10, actor_grad_norm: 1 },
+      samples: [{ prompt: '1+1=', response: '2', reward: 1, endedWithEos: true, tokens: [] }],
+      ratios: { ratios: [1, 1.1], advantages: [0.5, -0.5] },
+    };
+  }
+  async actorCheckpoint(): Promise<Uint8Array> {
+    return Uint8Array.from([7, this.weights]);
+  }
+  setConfig(c: PpoConfig): void {
+    this.init.config = c;
+  }
+  dispose(): void {
+    this.disposed = true;
+  }
+  saveState(): number {
+    return this.weights;
+  }
+  restoreState(s: unknown): void {
+    this.restored.push(s as number);
+    this.weights = s as number;
+    this.iter = s as number;
+  }
+}
+
+function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean } = {}) {
+  const msgs: WorkerToPage[] = [];
+  const trainers: FakeTrainer[] = [];
+  const fetched: string[] = [];
+  let lose: ((r: string) => void) | null = null;
+  const deps: HostDeps = {
+    post: (m) => msgs.push(m),
+    makeBackend: async (_choice, onLost) => {
+      lose = onLost;
+      return { be: cpuBackend as Backend, adapter: 'test adapter' };
+    },
+    fetchCheckpoint: async (stem) => {
+      fetched.push(stem);
+      if (opts.fetchFails) throw new Error('HTTP 404 Not Found');
+      if (stem === 'arithmetic') return sftBytes(arithmetic.alphabet, 'arithmetic');
+      if (stem === 'sentiment') return sftBytes(sentiment.alphabet, 'sentiment');
+      if (stem === 'sentiment_rm') {
+        const rm = RewardModel.fresh(cpuBackend, { ...tinyCfg(sentiment.alphabet), head: 'reward' }, sentiment.alphabet, 'sentiment', 2);
+        const b = await rm.checkpoint();
+        rm.dispose();
+        return b;
+      }
+      throw new Error(`HTTP 404 for ${stem}`);
+    },
+    createTrainer: async (init) => {
+      const t = new FakeTrainer(init, { nanAt: opts.nanAt, throwAt: opts.throwAt, ms: opts.ms ?? 2 });
+      trainers.push(t);
+      return t;
+    },
+    tick: () => new Promise((r) => setTimeout(r, 0)),
+  };
+  const host = new TrainerHost(deps);
+  const send = (m: PageToWorker) => host.handle(m);
+  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  return { host, msgs, trainers, fetched, send, of, lose: (r: string) => lose!(r) };
+}
+
+const until = async (cond: () => boolean, what: string, ms = 5000) => {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+};
+
+describe('TrainerHost', () => {
+  it('init answers ready with the adapter and the backend label', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    expect(h.of('ready')).toEqual([{ type: 'ready', adapter: 'test adapter', backendLabel: 'CPU reference (float64, slow)' }]);
+  });
+
+  it('setConfig reports every problem by field name and applies nothing', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    const bad = { ...DEFAULT_CONFIG, clipLow: 1.5, temperature: NaN, miniBatches: 3 } as PpoConfig;
+    await h.send({ type: 'setConfig', config: bad });
+    const errs = h.of('error');
+    expect(errs).toHaveLength(1);
+    expect(errs[0].message).toMatch(/clipLow = 1\.5/);
+    expect(errs[0].message).toMatch(/temperature/);
+    expect(h.host.currentConfig).toEqual(DEFAULT_CONFIG);
+    const good = { ...DEFAULT_CONFIG, clipLow: 0.1 };
+    await h.send({ type: 'setConfig', config: good });
+    expect(h.of('error')).toHaveLength(1);
+    expect(h.host.currentConfig.clipLow).toBe(0.1);
+  });
+
+  it('step runs exactly one iteration and posts stage, metrics, samples and ratios', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'step' });
+    expect(h.fetched).toEqual(['arithmetic']);
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([1]);
+    expect(h.of('metrics')[0].values.policy_loss).toBe(1);
+    expect(h.of('samples')[0].rows[0].prompt).toBe('1+1=');
+    expect(h.of('ratios')[0]).toEqual({ type: 'ratios', iter: 1, ratios: [1, 1.1], advantages: [0.5, -0.5] });
+    expect(h.of('stage').map((m) => m.stage)).toEqual(['rollout', 'experience', 'update', 'idle']);
+    await h.send({ type: 'step' });
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([1, 2]);
+    expect(h.trainers).toHaveLength(1);
+    expect(h.host.isRunning).toBe(false);
+  });
+
+  it('start keeps iterating, pause stops at the next boundary, step then adds exactly one', async () => {
+    const h = harness({ ms: 3 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'start' });
+    await until(() => h.of('metrics').length >= 3, '3 iterations');
+    await h.send({ type: 'pause' });
+    expect(h.of('paused')).toHaveLength(1);
+    // at most the iteration in flight finishes after the pause
+    const atPause = h.of('metrics').length;
+    await new Promise((r) => setTimeout(r, 150));
+    const settled = h.of('metrics').length;
+    expect(settled - atPause).toBeLessThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.of('metrics').length).toBe(settled);
+    await h.send({ type: 'step' });
+    expect(h.of('metrics').length).toBe(settled + 1);
+    const iters = h.of('metrics').map((m) => m.iter);
+    expect(iters).toEqual(iters.map((_, i) => i + 1));
+  });
+
+  it('a non-finite loss restores the state from before the iteration and pauses naming the metric and stage', async () => {
+    const h = harness({ nanAt: 3 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'start' });
+    await until(() => h.of('paused').length > 0, 'the NaN pause');
+    await new Promise((r) => setTimeout(r, 50));
+    const p = h.of('paused')[0];
+    expect(p.reason).toMatch(/non-finite policy_loss = NaN in iteration 3/);
+    expect(p.stage).toBe('update');
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([1, 2]);
+    const t = h.trainers[0];
+    expect(t.restored).toEqual([2]);
+    expect(t.weights).toBe(2);
+    expect(h.host.isRunning).toBe(false);
+    await h.send({ type: 'snapshot' });
+    expect([...new Uint8Array(h.of('snapshot')[0].bytes)]).toEqual([7, 2]);
+  });
+
+  it('an exception in an iteration is reported with its stage and the state is restored', async () => {
+    const h = harness({ throwAt: 2 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'step' });
+    await h.send({ type: 'step' });
+    const e = h.of('error');
+    expect(e).toHaveLength(1);
+    expect(e[0].message).toBe('kernel exploded');
+    expect(e[0].stage).toBe('update');
+    expect(h.trainers[0].restored).toEqual([1]);
+  });
+
+  it('a lost device stops training, names itself, and snapshot still returns the last good weights', async () => {
+    const h = harness({ ms: 3 });
+    await h.send({ type: 'init', backend: 'webgpu' });
+    await h.send({ type: 'step' });
+    h.lose('destroyed: test');
+    expect(h.of('error').at(-1)!.message).toMatch(/GPU device was lost \(destroyed: test\)/);
+    await h.send({ type: 'start' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.of('metrics')).toHaveLength(1);
+    expect(h.host.isRunning).toBe(false);
+    await h.send({ type: 'snapshot' });
+    // saveState exists, so the host copy is the actor the trainer was built from
+    const snap = h.of('snapshot');
+    expect(snap).toHaveLength(1);
+    expect(snap[0].bytes.byteLength).toBeGreaterThan(100);
+  });
+
+  it('reset disposes the trainer; the next step starts again from iteration 1 with fresh weights', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'step' });
+    await h.send({ type: 'step' });
+    await h.send({ type: 'reset' });
+    expect(h.trainers[0].disposed).toBe(true);
+    await h.send({ type: 'step' });
+    expect(h.trainers).toHaveLength(2);
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([1, 2, 1]);
+  });
+
+  it('a missing shipped checkpoint is an error naming the file', async () => {
+    const h = harness({ fetchFails: true });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'step' });
+    expect(h.of('error')[0].message).toMatch(/checkpoints\/arithmetic\.safetensors.*404/);
+    expect(h.of('metrics')).toHaveLength(0);
+  });
+
+  it('loadCheckpoint checks the head and alphabet, and the loaded actor is what the trainer gets', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    const wrongTask = await sftBytes(sentiment.alphabet, 'sentiment');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: wrongTask.slice().buffer });
+    expect(h.of('error')[0].message).toMatch(/alphabet does not match task "arithmetic"/);
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: new Uint8Array([1, 2, 3]).buffer });
+    expect(h.of('error')).toHaveLength(2);
+    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
+    expect(h.of('error')).toHaveLength(2);
+    await h.send({ type: 'step' });
+    expect(h.fetched).toEqual([]);
+    expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
+  });
+
+  it('rewardSource "model" loads the shipped reward model and hands the trainer a working scorer', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'model' } });
+    await h.send({ type: 'step' });
+    expect(h.of('error')).toHaveLength(0);
+    expect(h.fetched).toEqual(['sentiment', 'sentiment_rm']);
+    const scorer = h.trainers[0].init.rewardModel!;
+    expect(scorer).toBeInstanceOf(RewardModel);
+    const seq = cpuBackend.tensor([0, 1, 5, 6, 2, 1, 7, 8, 9, 2], [2, 5], 'i32');
+    const mask = cpuBackend.tensor([0, 1, 1, 1, 1, 1, 1, 1, 1, 1], [2, 5]);
+    const pos = cpuBackend.tensor([0, 0, 1, 2, 3, 0, 1, 2, 3, 4], [2, 5], 'i32');
+    const s = await cpuBackend.read(scorer.score(seq, mask, pos, [4, 4]));
+    expect(s).toHaveLength(2);
+    expect(s.every(Number.isFinite)).toBe(true);
+    expect(s[0]).not.toBe(s[1]);
+  });
+});
