@@ -20,11 +20,13 @@ import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import { nodeDevice } from '../node/webgpu.ts';
+import { NUMERIC_RULES } from '../rl/config.ts';
 
 /** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
 export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
-  // Room for BOS + prompt + a PPO response longer than the SFT ones, rounded up to 8.
-  const need = 1 + task.maxPromptChars + 2 * task.maxResponseChars + 1;
+  // Room for BOS + the longest prompt + the longest PPO response the config allows, rounded up to 8
+  // (rows of wpe beyond the SFT lengths only cost a few KiB).
+  const need = 1 + task.maxPromptChars + (NUMERIC_RULES.maxResponseLength?.max ?? 64);
   return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'lm' };
 }
 

@@ -111,4 +111,12 @@ describe.each(HEADS)('GPT %s head', (head) => {
     gpuBe.dispose(out, gOut, t.tokens, t.attnMask, t.positions);
     model.dispose();
   });
+
+  it.runIf(head === 'reward')('rejects a missing or out-of-range read position', async () => {
+    const { x, params } = fixture(30);
+    const model = modelWith(cpuBackend, cfg, params);
+    const t = upload(cpuBackend, x);
+    expect(() => model.forward(t.tokens, t.attnMask, t.positions)).toThrow(/scoreAt/);
+    expect(() => model.forward(t.tokens, t.attnMask, t.positions, { scoreAt: [0, 1, S] })).toThrow(/outside/);
+  });
 });
