@@ -2,7 +2,7 @@
 // its messages into the store. Metrics are batched per animation frame so a fast trainer cannot
 // make React re-render more than once a frame.
 import type { PpoConfig } from '../rl/config.ts';
-import { isWorkerMessage, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
+import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
 import { useApp } from './appStore.ts';
 import type { MetricPoint } from './runs.ts';
 
@@ -65,16 +65,24 @@ export function receive(msg: WorkerToPage): void {
       s.setNotice({ tone: 'info', text: `Paused: ${msg.reason}` });
       break;
     case 'error':
-      s.setRunState('paused');
+      // The worker stops its loop on any error; an idle page stays idle.
+      if (s.runState === 'running') s.setRunState('paused');
+      // A request that failed gets no reply of its own: release whoever waits for one.
+      snapshotWaiters.splice(0).forEach((w) => w(null));
+      rewardWaiters.splice(0).forEach((w) => w(null));
       s.setNotice({ tone: 'error', text: `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}` });
       break;
     case 'snapshot':
       snapshotWaiters.splice(0).forEach((w) => w(msg.bytes));
       break;
+    case 'rewardModelTrained':
+      rewardWaiters.splice(0).forEach((w) => w(msg));
+      break;
   }
 }
 
-const snapshotWaiters: ((b: ArrayBuffer) => void)[] = [];
+const snapshotWaiters: ((b: ArrayBuffer | null) => void)[] = [];
+const rewardWaiters: ((r: Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null) => void)[] = [];
 
 async function ensureWorker(): Promise<Worker | null> {
   const backend = useApp.getState().backend;
@@ -145,9 +153,20 @@ export const trainer = {
     useApp.getState().endRun();
     if (sent) useApp.getState().setNotice(null);
   },
+  /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */
   async snapshot(): Promise<ArrayBuffer | null> {
-    const got = new Promise<ArrayBuffer>((resolve) => snapshotWaiters.push(resolve));
+    const got = new Promise<ArrayBuffer | null>((resolve) => snapshotWaiters.push(resolve));
     if (!(await send({ type: 'snapshot' }))) return null;
+    return got;
+  },
+  /** Hands checkpoint bytes to the worker, which validates them before using them. */
+  async loadCheckpoint(role: CheckpointRole, bytes: ArrayBuffer): Promise<boolean> {
+    return send({ type: 'loadCheckpoint', role, bytes }, [bytes]);
+  },
+  /** Fine-tunes the reward model on human labels; null when there is no trainer or it failed. */
+  async trainRewardModel(pairs: LabelledPair[]): Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null> {
+    const got = new Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null>((resolve) => rewardWaiters.push(resolve));
+    if (!(await send({ type: 'trainRewardModel', pairs }))) return null;
     return got;
   },
 };

@@ -1,5 +1,6 @@
 // The playground layout: controls and settings on the left, live charts and teaching views on the right.
 import { ChartsPanel } from './charts/ChartsPanel.tsx';
+import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
@@ -25,6 +26,7 @@ export function Playground() {
       <div className="layout">
         <aside className="sidebar">
           <Presets />
+          <CheckpointPanel />
           <ConfigPanel />
         </aside>
         <div className="content">

@@ -27,7 +27,19 @@ export type PageToWorker =
   /** Back to the initial weights of the current config and seed. */
   | { type: 'reset' }
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
-  | { type: 'snapshot' };
+  | { type: 'snapshot' }
+  /**
+   * Human feedback: fine-tune the reward model on pairs a person labelled in the page (chosen =
+   * the response they preferred). Answered by `rewardModelTrained`, or `error`.
+   */
+  | { type: 'trainRewardModel'; pairs: LabelledPair[] };
+
+/** One human label: two responses to the same prompt, the preferred one first. */
+export interface LabelledPair {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+}
 
 // ───────────────────────────── worker → page ─────────────────────────────
 
@@ -97,7 +109,9 @@ export type WorkerToPage =
   | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[] }
   | { type: 'paused'; reason: string; stage?: TrainerStage }
   | { type: 'error'; message: string; stage?: TrainerStage }
-  | { type: 'snapshot'; bytes: ArrayBuffer };
+  | { type: 'snapshot'; bytes: ArrayBuffer }
+  /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
+  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number };
 
 // ───────────────────────────── self-test worker ─────────────────────────────
 
@@ -125,6 +139,6 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
   if (typeof x !== 'object' || x === null) return false;
   const t = (x as { type?: unknown }).type;
   return (
-    t === 'ready' || t === 'stage' || t === 'metrics' || t === 'samples' || t === 'ratios' || t === 'paused' || t === 'error' || t === 'snapshot'
+    t === 'ready' || t === 'stage' || t === 'metrics' || t === 'samples' || t === 'ratios' || t === 'paused' || t === 'error' || t === 'snapshot' || t === 'rewardModelTrained'
   );
 }

@@ -1,6 +1,7 @@
-// Tabbed teaching views below the charts: Clipping, KL shaping, Samples.
+// Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Human feedback.
 import { useState } from 'react';
 import { ClippingView } from './ClippingView.tsx';
+import { FeedbackView } from './FeedbackView.tsx';
 import { KlShapingView } from './KlShapingView.tsx';
 import { SamplesView } from './SamplesView.tsx';
 
@@ -8,6 +9,7 @@ const VIEWS = [
   { id: 'clipping', title: 'Clipping', Component: ClippingView },
   { id: 'kl', title: 'KL shaping', Component: KlShapingView },
   { id: 'samples', title: 'Samples', Component: SamplesView },
+  { id: 'feedback', title: 'Human feedback', Component: FeedbackView },
 ] as const;
 
 export function TeachingViews() {

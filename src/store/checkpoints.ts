@@ -1,0 +1,61 @@
+// Actor checkpoints from the page: export the current weights as safetensors (via the worker's
+// `snapshot`), and load a file back. A file is checked here with the same parser and checks the
+// worker applies, so a wrong file is refused with its reason before anything is sent and the
+// current run keeps going; the worker validates again before it swaps weights.
+import { parseCheckpoint } from '../model/checkpoint.ts';
+import { getTask } from '../tasks/index.ts';
+import { downloadBlob } from '../ui/download.ts';
+import { useApp } from './appStore.ts';
+import { trainer } from './trainerClient.ts';
+
+/** Largest iteration reported by the active run (else the latest run), 0 before any. */
+export function currentIteration(): number {
+  const { runs, activeRunId } = useApp.getState();
+  const run = runs.find((r) => r.id === activeRunId) ?? runs[runs.length - 1];
+  const last = run?.metrics[run.metrics.length - 1];
+  return last ? last.iter : 0;
+}
+
+export function actorFileName(task: string, iter: number): string {
+  return `ppo-actor-${task}-iter${iter}.safetensors`;
+}
+
+export async function exportActor(): Promise<void> {
+  const s = useApp.getState();
+  const bytes = await trainer.snapshot();
+  // null: no trainer (the notice says so) or the worker answered with an error (shown as well).
+  if (!bytes) return;
+  const name = actorFileName(s.config.task, currentIteration());
+  downloadBlob(new Blob([bytes], { type: 'application/octet-stream' }), name);
+  useApp.getState().setNotice({ tone: 'info', text: `Exported the actor as ${name} (${(bytes.byteLength / 1024).toFixed(0)} KiB safetensors).` });
+}
+
+/** Why `bytes` cannot be the actor for `task`, or null when it can. */
+export function checkActorFile(bytes: Uint8Array, task: string): string | null {
+  let ck;
+  try {
+    ck = parseCheckpoint(bytes);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  const t = getTask(task);
+  if (ck.alphabet !== t.alphabet) return `it was trained on task "${ck.task}", whose characters differ from task "${task}"`;
+  if (ck.config.head !== 'lm') return `it is a ${ck.config.head}-head model; an actor needs the language-model (lm) head`;
+  return null;
+}
+
+export async function loadActorFile(file: File): Promise<void> {
+  const s = useApp.getState();
+  const buf = await file.arrayBuffer();
+  const problem = checkActorFile(new Uint8Array(buf), s.config.task);
+  if (problem) {
+    s.setNotice({ tone: 'error', text: `Checkpoint "${file.name}" not loaded: ${problem}. The current run is untouched.` });
+    return;
+  }
+  // The worker rebuilds its trainer around the new weights, so what was running stops here and
+  // the next Start begins a new run (kept apart in the charts).
+  if (s.runState === 'running') await trainer.pause();
+  if (!(await trainer.loadCheckpoint('actor', buf))) return;
+  useApp.getState().endRun();
+  useApp.getState().setNotice({ tone: 'info', text: `Loaded the actor from "${file.name}". Start or Step trains a new run from these weights.` });
+}

@@ -1,0 +1,128 @@
+// Teaching view "Human feedback": two responses to the same prompt from the latest rollout; the
+// person picks the better one (or skips). The labelled pairs accumulate and can fine-tune the
+// reward model (Bradley–Terry) in the worker — RLHF's human step, by hand.
+import { useEffect, useMemo } from 'react';
+import { useApp } from '../../store/appStore.ts';
+import { useFeedback } from '../../store/feedback.ts';
+import { candidatePairs, type CandidatePair } from '../../store/feedbackPairs.ts';
+import type { SampleRow } from '../../worker/protocol.ts';
+
+function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPick: () => void }) {
+  return (
+    <figure className="fb-response" aria-label={`Response ${side}`}>
+      <figcaption>
+        <strong>{side}</strong>
+        <span className="muted small">
+          task reward {row.reward.toFixed(2)} · {row.endedWithEos ? 'ended with EOS' : 'cut off'}
+        </span>
+      </figcaption>
+      <p className="fb-text">{row.response === '' ? <span className="muted">(empty response)</span> : row.response}</p>
+      <button type="button" className="btn primary small" onClick={onPick} aria-keyshortcuts={side === 'A' ? '1' : '2'}>
+        {side} is better <kbd>{side === 'A' ? '1' : '2'}</kbd>
+      </button>
+    </figure>
+  );
+}
+
+function usePairKeys(pair: CandidatePair | undefined, pick: (winner: 'A' | 'B') => void, skip: () => void) {
+  useEffect(() => {
+    if (!pair) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+      if (e.key === '1') pick('A');
+      else if (e.key === '2') pick('B');
+      else if (e.key === '0') skip();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [pair, pick, skip]);
+}
+
+export function FeedbackView() {
+  const samples = useApp((s) => s.samples);
+  const rewardSource = useApp((s) => s.config.rewardSource);
+  const { labels, seen, training, result, label, skip, remove, clear, train } = useFeedback();
+  const pairs = useMemo(() => candidatePairs(samples?.rows ?? [], seen), [samples, seen]);
+  const pair = pairs[0];
+  const pick = (winner: 'A' | 'B') => {
+    if (!pair) return;
+    const [w, l] = winner === 'A' ? [pair.a, pair.b] : [pair.b, pair.a];
+    label({ prompt: pair.prompt, chosen: w.response, rejected: l.response });
+  };
+  const skipPair = () => pair && skip(pair.prompt, pair.a.response, pair.b.response);
+  usePairKeys(pair, pick, skipPair);
+
+  return (
+    <div className="teach-view feedback" data-testid="view-feedback">
+      <p className="muted small">
+        You are the labeller. Pick the better of two responses to the same prompt; your choices train the reward model (Bradley–Terry), which scores rollouts when
+        Reward source is <code>model</code>.
+      </p>
+      {pair ? (
+        <div className="fb-pair" data-testid="feedback-pair">
+          <div className="fb-prompt">
+            Prompt <code>{pair.prompt}</code>
+            <span className="muted small">
+              {' '}
+              · iteration {samples?.iter} · {pairs.length} pair{pairs.length === 1 ? '' : 's'} to label
+            </span>
+          </div>
+          <div className="fb-choices">
+            <Response side="A" row={pair.a} onPick={() => pick('A')} />
+            <Response side="B" row={pair.b} onPick={() => pick('B')} />
+          </div>
+          <button type="button" className="btn small" onClick={skipPair} aria-keyshortcuts="0">
+            Skip <kbd>0</kbd>
+          </button>
+        </div>
+      ) : (
+        <div className="empty-state" data-testid="feedback-empty">
+          <strong>{samples ? 'Nothing left to compare' : 'No samples yet'}</strong>
+          {samples
+            ? 'Every pair of different responses to the same prompt in the latest rollout is labelled or skipped. New ones arrive with the next iteration.'
+            : 'Start training: pairs of responses to the same prompt appear here (Samples per prompt must be at least 2).'}
+        </div>
+      )}
+
+      <div className="fb-labels">
+        <div className="card-head">
+          <h3 data-testid="label-count">
+            {labels.length} labelled pair{labels.length === 1 ? '' : 's'}
+          </h3>
+          <div className="toolbar">
+            <button type="button" className="btn small" disabled={labels.length === 0 || training} onClick={clear}>
+              Clear
+            </button>
+            <button type="button" className="btn small primary" disabled={labels.length === 0 || training} onClick={() => void train()}>
+              {training ? 'Training…' : 'Train reward model on my labels'}
+            </button>
+          </div>
+        </div>
+        {result ? (
+          <p className="small" role="status" data-testid="rm-result">
+            Reward model trained on {result.pairs} pair{result.pairs === 1 ? '' : 's'}: it now prefers your choice in {(100 * result.accuracy).toFixed(0)}% of them
+            {result.accuracyBefore !== undefined ? ` (before: ${(100 * result.accuracyBefore).toFixed(0)}%)` : ''}.
+            {rewardSource === 'rule' ? ' Set Reward source to model to train the policy with it.' : ''}
+          </p>
+        ) : null}
+        {labels.length > 0 ? (
+          <ol className="fb-list" aria-label="Labelled pairs">
+            {labels.map((p, i) => (
+              <li key={i}>
+                <code>{p.prompt}</code> <span className="fb-chosen" title="chosen">✓ {p.chosen || '(empty)'}</span>{' '}
+                <span className="fb-rejected" title="rejected">✗ {p.rejected || '(empty)'}</span>
+                <button type="button" className="btn ghost small" aria-label={`Remove label ${i + 1}`} onClick={() => remove(i)}>
+                  ×
+                </button>
+              </li>
+            ))}
+          </ol>
+        ) : null}
+      </div>
+    </div>
+  );
+}
