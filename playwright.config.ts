@@ -22,6 +22,8 @@ export const CHROMIUM_PATH = CHROMIUM;
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  // Screenshot baselines (visual.spec.ts) live beside the specs, one folder per spec file.
+  snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   // One worker: the machine has few cores and SwiftShader uses them all.
   workers: 1,
   fullyParallel: false,

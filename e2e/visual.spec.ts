@@ -1,0 +1,59 @@
+// Screenshot baselines of the main views, fed fixed recorded trainer messages through the test
+// hook so every pixel is deterministic: fixed viewport, system fonts, no chart animations
+// (recharts isAnimationActive={false}; CSS animations are stopped by toHaveScreenshot), and the
+// GPU badge masked because it names the adapter. Regenerate with
+// `npx playwright test e2e/visual.spec.ts --update-snapshots` after an intended UI change.
+import { expect, test, type Page } from '@playwright/test';
+import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+test.use({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+
+async function openPage(page: Page) {
+  await page.goto('/');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await page.evaluate(() => document.fonts.ready);
+}
+
+test('controls and settings before training', async ({ page }) => {
+  await openPage(page);
+  await expect(page).toHaveScreenshot('page-idle.png', { mask: [page.getByTestId('gpu-status')] });
+});
+
+test('training curves from a recorded history of two runs', async ({ page }) => {
+  await openPage(page);
+  await send(page, metricMessages(300));
+  await page.getByRole('button', { name: 'Reset', exact: true }).click();
+  await send(page, metricMessages(120, 0.4, 5));
+  const charts = page.locator('section.charts');
+  await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
+  await expect(charts).toHaveScreenshot('charts.png');
+});
+
+test('clipping view with a fixed ratios message', async ({ page }) => {
+  await openPage(page);
+  await send(page, [ratioMessage(400)]);
+  const view = page.getByTestId('view-clipping');
+  await expect(view).toContainText('ratios of iteration 42');
+  await expect(page.locator('section.teaching')).toHaveScreenshot('clipping.png');
+});
+
+test('KL shaping and samples views with a fixed samples message', async ({ page }) => {
+  await openPage(page);
+  await send(page, [SAMPLE_MESSAGE]);
+  await page.getByRole('tab', { name: 'KL shaping' }).click();
+  await expect(page.getByTestId('view-kl').locator('.recharts-bar-rectangle').first()).toBeAttached();
+  await expect(page.locator('section.teaching')).toHaveScreenshot('kl-shaping.png');
+  await page.getByRole('tab', { name: 'Samples', exact: true }).click();
+  await expect(page.getByTestId('view-samples').locator('.tok')).toHaveCount(7);
+  await expect(page.locator('section.teaching')).toHaveScreenshot('samples.png');
+});
+
+test('the no-WebGPU guide', async ({ page }) => {
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
+  });
+  await page.goto('/');
+  await expect(page.getByTestId('no-webgpu')).toBeVisible({ timeout: 45_000 });
+  await page.evaluate(() => document.fonts.ready);
+  await expect(page).toHaveScreenshot('no-webgpu.png');
+});
