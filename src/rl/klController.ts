@@ -10,7 +10,7 @@ export interface KlController {
 
 export class FixedKlController implements KlController {
   constructor(public beta: number) {}
-  update(): void {}
+  update(_currentKl?: number, _nSequences?: number): void {}
 }
 
 export class AdaptiveKlController implements KlController {
