@@ -17,7 +17,7 @@ import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts'
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import type { IterationResult, Stage, TrainerInit } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
-import type { BackendChoice, CheckpointRole, PageToWorker, TrainerStage, WorkerToPage } from './protocol.ts';
+import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker, TrainerStage, WorkerToPage } from './protocol.ts';
 
 /** What the host needs of a PPO trainer (PpoTrainer satisfies it). */
 export interface TrainerLike {
@@ -105,6 +105,8 @@ export class TrainerHost {
         return this.enqueue(() => this.reset());
       case 'snapshot':
         return this.enqueue(() => this.snapshot());
+      case 'trainRewardModel':
+        return this.enqueue(() => this.trainRewardModel(msg.pairs));
       default: {
         const t = (msg as { type?: unknown }).type;
         this.deps.post({ type: 'error', message: `unknown message type ${JSON.stringify(t)}` });
@@ -174,6 +176,13 @@ export class TrainerHost {
     }
     const prev = this.config;
     this.config = { ...config };
+    if (prev.task !== config.task) {
+      // Loaded checkpoints and the reward model belong to the previous task's tokenizer.
+      this.loaded = {};
+      this.resumeActor = null;
+      this.rewardModel?.dispose();
+      this.rewardModel = null;
+    }
     if (!this.trainer) return;
     if (REBUILD_FIELDS.some((f) => prev[f] !== config[f])) {
       this.running = false;
@@ -218,19 +227,33 @@ export class TrainerHost {
     this.deps.post({ type: 'snapshot', bytes: buf }, [buf]);
   }
 
+  /** The task's reward model: the one the page loaded, else the shipped one (built once). */
+  private async ensureRewardModel(): Promise<RewardModel> {
+    if (this.rewardModel) return this.rewardModel;
+    const be = this.requireBackend();
+    const task = getTask(this.config.task);
+    if (!task.preferencePair && !this.loaded.reward) throw new Error(`task "${task.name}" has no learned reward model (use the rule reward)`);
+    const bytes = this.loaded.reward ?? (await this.fetchNamed(rewardModelStem(task.name), `the reward model of task "${task.name}"`));
+    this.rewardModel = RewardModel.fromCheckpoint(be, bytes, { alphabet: task.alphabet, task: task.name });
+    return this.rewardModel;
+  }
+
+  /**
+   * Human feedback: fine-tunes the reward model on the page's labelled pairs. A running trainer
+   * holds the same RewardModel object, so its next rollouts are scored by the updated weights.
+   */
+  private async trainRewardModel(pairs: LabelledPair[]): Promise<void> {
+    const rm = await this.ensureRewardModel();
+    const r = await rm.trainOnLabels(pairs);
+    this.deps.post({ type: 'rewardModelTrained', pairs: pairs.length, accuracy: r.after.accuracy, accuracyBefore: r.before.accuracy });
+  }
+
   private async ensureTrainer(): Promise<TrainerLike> {
     if (this.trainer) return this.trainer;
     const be = this.requireBackend();
     const task = getTask(this.config.task);
     const actor = this.resumeActor ?? this.loaded.actor ?? (await this.fetchNamed(task.name, `the SFT checkpoint of task "${task.name}"`));
-    let rewardModel: RewardModel | undefined;
-    if (this.config.rewardSource === 'model') {
-      if (!this.rewardModel) {
-        const bytes = this.loaded.reward ?? (await this.fetchNamed(rewardModelStem(task.name), `the reward model of task "${task.name}"`));
-        this.rewardModel = RewardModel.fromCheckpoint(be, bytes, { alphabet: task.alphabet, task: task.name });
-      }
-      rewardModel = this.rewardModel;
-    }
+    const rewardModel = this.config.rewardSource === 'model' ? await this.ensureRewardModel() : undefined;
     this.trainer = await this.deps.createTrainer({
       be,
       config: this.config,

@@ -276,4 +276,30 @@ describe('TrainerHost', () => {
     expect(s.every(Number.isFinite)).toBe(true);
     expect(s[0]).not.toBe(s[1]);
   });
+
+  it('trainRewardModel fine-tunes the reward model on labelled pairs and reports accuracy before and after', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'model' } });
+    // A person who prefers the gloomy ending: the opposite of the lexicon.
+    const pairs = [
+      { prompt: 'the food was', chosen: ' awful.', rejected: ' great.' },
+      { prompt: 'the film is', chosen: ' dull and sad.', rejected: ' good.' },
+      { prompt: 'the song felt', chosen: ' very bad.', rejected: ' lovely.' },
+      { prompt: 'the room looked', chosen: ' stale.', rejected: ' fresh and warm.' },
+    ];
+    await h.send({ type: 'trainRewardModel', pairs });
+    expect(h.of('error')).toHaveLength(0);
+    const done = h.of('rewardModelTrained');
+    expect(done).toHaveLength(1);
+    expect(done[0].pairs).toBe(4);
+    expect(done[0].accuracy).toBe(1);
+    expect(done[0].accuracyBefore).toBeLessThan(1);
+    // the trainer built afterwards scores with the same (fine-tuned) model object
+    await h.send({ type: 'step' });
+    expect(h.fetched.filter((f) => f === 'sentiment_rm')).toHaveLength(1);
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'arithmetic' } });
+    await h.send({ type: 'trainRewardModel', pairs });
+    expect(h.of('error').at(-1)!.message).toMatch(/task "arithmetic" has no learned reward model/);
+  });
 });
