@@ -15,7 +15,7 @@ import type { Backend } from '../backend/backend.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
-import type { IterationResult, Stage, TrainerInit } from '../rl/trainer.ts';
+import { RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker, TrainerStage, WorkerToPage } from './protocol.ts';
 
@@ -42,8 +42,8 @@ export interface HostDeps {
   tick(): Promise<void>;
 }
 
-/** Config fields that change the networks themselves: a change rebuilds the trainer. */
-const REBUILD_FIELDS: readonly (keyof PpoConfig)[] = ['task', 'rewardSource', 'nLayer', 'nHead', 'dModel', 'seed'];
+/** Config fields the trainer cannot take mid-run (plus the reward source): a change rebuilds it. */
+const REBUILD_FIELDS: readonly (keyof PpoConfig)[] = [...RESTART_FIELDS, 'rewardSource'];
 
 /** Metrics that, if not finite, mean the update blew up (loss or gradient norm). */
 export function badMetric(metrics: Record<string, number>): string | null {
