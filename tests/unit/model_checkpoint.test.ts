@@ -7,6 +7,8 @@ import type { GptConfig } from '../../src/model/config.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { encodeSafetensors, decodeSafetensors, type SafeTensor } from '../../src/model/safetensors.ts';
 import { rng } from '../helpers/random.ts';
+import { readFileSync } from 'node:fs';
+import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
 
 const be = new CpuBackend();
 const cfg: GptConfig = { vocabSize: 13, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 12, head: 'lm' };
@@ -94,5 +96,15 @@ describe('checkpoints', () => {
       expect(parseCheckpoint(again).config.head).toBe(head);
     }
     expect(() => modelFromCheckpoint(be, bytes, { alphabet: 'abc' })).toThrow(/alphabet/);
+  });
+
+  it.each(['arithmetic', 'sentiment', 'stop'])('ships a loadable %s SFT checkpoint under 2 MB', (name) => {
+    const bytes = new Uint8Array(readFileSync(new URL(`../../public/checkpoints/${name}.safetensors`, import.meta.url)));
+    expect(bytes.length).toBeLessThan(2_000_000);
+    const task = getTask(name);
+    const { model, info: got } = modelFromCheckpoint(be, bytes, { alphabet: task.alphabet, task: name });
+    expect(got.config).toMatchObject({ nLayer: 2, nHead: 2, dModel: 64, head: 'lm', vocabSize: taskTokenizer(task).vocabSize });
+    expect(got.config.maxSeq).toBeGreaterThanOrEqual(1 + task.maxPromptChars + task.maxResponseChars + 1);
+    model.dispose();
   });
 });
