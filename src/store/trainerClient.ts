@@ -1,6 +1,6 @@
 // The page's side of the trainer protocol: owns the trainer Web Worker, sends commands, and feeds
-// its messages into the store. Metrics are batched per animation frame so a fast trainer cannot
-// make React re-render more than once a frame.
+// its messages into the store. Metrics are batched and flushed on an animation frame at most
+// every MIN_FLUSH_INTERVAL_MS, so a fast trainer cannot make the charts redraw more often than that.
 import type { PpoConfig } from '../rl/config.ts';
 import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
 import { useApp } from './appStore.ts';
@@ -19,9 +19,18 @@ let workerBackend: string | null = null;
 let pendingMetrics: MetricPoint[] = [];
 let pendingRunId: string | null = null;
 let frame = 0;
+let lastFlush = 0;
+
+/**
+ * Redrawing the ten charts costs tens of milliseconds on a slow machine (software rendering:
+ * measured with `npm run bench -- --only page`), so at 10+ iterations a second a per-frame flush
+ * would take every frame. Five redraws a second still look live.
+ */
+const MIN_FLUSH_INTERVAL_MS = 200;
 
 function flushFrame(): void {
   frame = 0;
+  lastFlush = performance.now();
   const { appendMetrics } = useApp.getState();
   if (pendingRunId && pendingMetrics.length > 0) appendMetrics(pendingRunId, pendingMetrics);
   pendingMetrics = [];
@@ -30,7 +39,12 @@ function flushFrame(): void {
 function scheduleFlush(): void {
   if (frame !== 0) return;
   // Hidden tabs get no animation frames; fall back to a timer so history still accumulates.
-  frame = typeof requestAnimationFrame === 'function' && !document.hidden ? requestAnimationFrame(flushFrame) : (setTimeout(flushFrame, 250) as unknown as number);
+  if (typeof requestAnimationFrame !== 'function' || document.hidden) {
+    frame = setTimeout(flushFrame, 250) as unknown as number;
+    return;
+  }
+  const wait = lastFlush + MIN_FLUSH_INTERVAL_MS - performance.now();
+  frame = wait > 0 ? (setTimeout(() => (frame = requestAnimationFrame(flushFrame)), wait) as unknown as number) : requestAnimationFrame(flushFrame);
 }
 
 /** Handles one worker message (also the entry point for `window.ppoPlayground.receive`). */
@@ -149,8 +163,10 @@ export const trainer = {
   /** Ends the current run (it stays in the run list) and returns the trainer to fresh weights. */
   async reset() {
     flushFrame();
-    const sent = await send({ type: 'reset' });
+    // The run ends at the click: starting the worker can take a while, and metrics that arrive
+    // meanwhile belong to whatever runs next, not to the run the user just closed.
     useApp.getState().endRun();
+    const sent = await send({ type: 'reset' });
     if (sent) useApp.getState().setNotice(null);
   },
   /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */

@@ -1,6 +1,6 @@
 // Live training curves: one small chart per metric, every visible run overlaid, with EMA
 // smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports.
-import { memo, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
@@ -24,8 +24,44 @@ export const CHARTS: readonly { title: string; metric: string }[] = [
 
 const fmt = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
 
-const MetricChart = memo(function MetricChart({ title, metric, runs, smoothing }: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number }) {
-  const ref = useRef<HTMLDivElement>(null);
+/** Whether the element is on screen (or within a screen's margin of it). */
+function useNearViewport(ref: RefObject<HTMLElement | null>): boolean {
+  const [near, setNear] = useState(true);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver !== 'function') return;
+    const io = new IntersectionObserver(([e]) => setNear(e.isIntersecting), { rootMargin: '300px 0px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [ref]);
+  return near;
+}
+
+/**
+ * A chart scrolled out of view keeps drawing the runs it last showed: redrawing all ten on every
+ * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
+ */
+function MetricChart(props: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number }) {
+  const ref = useRef<HTMLElement>(null);
+  const near = useNearViewport(ref);
+  const shown = useRef(props.runs);
+  if (near) shown.current = props.runs;
+  return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} />;
+}
+
+const ChartFigure = memo(function ChartFigure({
+  figRef: ref,
+  title,
+  metric,
+  runs,
+  smoothing,
+}: {
+  figRef: RefObject<HTMLElement | null>;
+  title: string;
+  metric: string;
+  runs: readonly RunRecord[];
+  smoothing: number;
+}) {
   const data = useMemo(
     () => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))),
     [runs, metric, smoothing],

@@ -1,0 +1,202 @@
+// Page smoothness while training: how regularly the main thread paints (requestAnimationFrame
+// intervals) with the trainer busy in its worker and metrics streaming into the charts. The page
+// must stay responsive because it only draws; a long frame here means the page does too much
+// per message. `measureFrames` drives an already running server; `printPageBench` (the `page`
+// section of `npm run bench`) builds if needed, serves dist/ with `vite preview`, measures, stops.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS } from '../../playwright.config.ts';
+import { fmt, table } from './timing.ts';
+
+export interface MeasureFramesOptions {
+  /** Base URL of a running preview/dev server, e.g. http://localhost:4173/. */
+  url: string;
+  /** How long to record frames once training runs (default 10 s). */
+  durationMs?: number;
+  /** Query string of the config to train with (default: a small model). */
+  query?: string;
+  /** Chromium binary (default PPO_CHROMIUM or /usr/bin/chromium). */
+  executablePath?: string;
+  /** Seconds to wait for the real trainer's first metrics before feeding synthetic ones (default 20). */
+  trainerWaitS?: number;
+}
+
+export interface FrameReport {
+  /** 'trainer': the real worker trained; 'synthetic': metrics were fed at 10 Hz through the test hook. */
+  source: 'trainer' | 'synthetic';
+  /** Why the synthetic feed was used, when it was. */
+  why?: string;
+  frames: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+  /** Frames longer than 50 ms (visible stutter). */
+  longFrames: number;
+  /** Metric points that reached the page's store during the recording. */
+  metricsReceived: number;
+}
+
+/** A small model on the smallest batch the validator accepts, so the software GPU keeps up. */
+export const SMALL_CONFIG_QUERY = 'nLayer=1&nHead=2&dModel=32&promptsPerBatch=4&samplesPerPrompt=2&maxResponseLength=6&ppoEpochs=1&miniBatches=1';
+
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+/** Iterations shown in the run list (sum over runs), read from the page's text. */
+async function iterationsOnPage(page: Page): Promise<number> {
+  const texts = await page.locator('[data-testid="run-list"] li .muted').allTextContents();
+  return texts.reduce((n, t) => n + (Number.parseInt(t, 10) || 0), 0);
+}
+
+async function waitForTrainer(page: Page, waitS: number): Promise<string | null> {
+  const deadline = Date.now() + waitS * 1000;
+  while (Date.now() < deadline) {
+    if ((await iterationsOnPage(page)) > 0) return null;
+    const notice = page.getByTestId('notice');
+    if ((await notice.count()) > 0 && (await notice.getAttribute('class'))?.includes('error')) {
+      return `the trainer reported: ${(await notice.locator('span').first().textContent())?.trim() ?? 'an error'}`;
+    }
+    if ((await notice.count()) > 0 && /not part of this build/.test((await notice.textContent()) ?? '')) return 'the trainer worker is not part of this build';
+    await page.waitForTimeout(250);
+  }
+  return `no metrics from the trainer within ${waitS} s`;
+}
+
+// In-page scripts are plain strings: tsx/esbuild would wrap named functions in a `__name`
+// helper that does not exist in the page.
+
+/** A 10 Hz in-page feed of synthetic metrics, samples and ratios (the trainer's message mix). */
+const SYNTHETIC_FEED = `(() => {
+  let iter = 0;
+  let s = 7;
+  const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
+  const hook = window.ppoPlayground;
+  window.__feed = setInterval(() => {
+    const i = iter++;
+    hook.receive({ type: 'stage', stage: ['rollout', 'experience', 'update'][i % 3] });
+    hook.receive({ type: 'metrics', iter: i, values: {
+      reward_mean: Math.tanh(i / 50) + 0.1 * rnd(), policy_loss: -0.05 + 0.02 * rnd(), value_loss: Math.exp(-i / 40),
+      clipfrac: 0.1 * rnd(), kl: i / 200, beta: 0.05, approx_kl: 0.01 * rnd(), entropy: 2 - i / 500,
+      explained_variance: 1 - Math.exp(-i / 30), response_length_mean: 6 } });
+    const tokens = Array.from({ length: 6 }, (_, k) => ({ text: String(k), advantage: rnd() - 0.5, kl: 0.1 * rnd(), ratio: 0.8 + 0.4 * rnd(), value: rnd() }));
+    hook.receive({ type: 'samples', iter: i, rows: Array.from({ length: 8 }, (_, r) => ({ prompt: r + '+' + r + '=', response: String(2 * r), reward: rnd(), endedWithEos: r % 2 === 0, tokens })) });
+    hook.receive({ type: 'ratios', iter: i, ratios: Array.from({ length: 48 }, () => 0.7 + 0.6 * rnd()), advantages: Array.from({ length: 48 }, () => rnd() - 0.5) });
+  }, 100);
+})()`;
+
+/** Resolves with the requestAnimationFrame timestamps of the next DURATION ms. */
+const RECORD_FRAMES = (durationMs: number) => `new Promise((resolve) => {
+  const t = [];
+  const end = performance.now() + ${durationMs};
+  const tick = (now) => {
+    t.push(now);
+    if (now < end) requestAnimationFrame(tick);
+    else resolve(t);
+  };
+  requestAnimationFrame(tick);
+})`;
+
+export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameReport> {
+  const durationMs = opts.durationMs ?? 10_000;
+  const browser = await chromium.launch({
+    executablePath: opts.executablePath ?? process.env.PPO_CHROMIUM ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+    headless: true,
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const base = opts.url.endsWith('/') ? opts.url : `${opts.url}/`;
+    await page.goto(`${base}?${opts.query ?? SMALL_CONFIG_QUERY}`);
+    await page.getByTestId('gpu-status').filter({ hasText: /WebGPU ready|unavailable|error|CPU/ }).waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const why = await waitForTrainer(page, opts.trainerWaitS ?? 20);
+    if (why) {
+      await page.getByRole('button', { name: 'Reset', exact: true }).click();
+      await page.evaluate(SYNTHETIC_FEED);
+    }
+    const before = await iterationsOnPage(page);
+    const frames = (await page.evaluate(RECORD_FRAMES(durationMs))) as number[];
+    const metricsReceived = (await iterationsOnPage(page)) - before;
+    const intervals = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
+    return {
+      source: why ? 'synthetic' : 'trainer',
+      why: why ?? undefined,
+      frames: frames.length,
+      p50Ms: quantile(intervals, 0.5),
+      p95Ms: quantile(intervals, 0.95),
+      maxMs: intervals[intervals.length - 1] ?? NaN,
+      longFrames: intervals.filter((x) => x > 50).length,
+      metricsReceived,
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number, server: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`vite preview exited with code ${server.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`vite preview did not answer at ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** The `page` section of `npm run bench`. */
+export async function printPageBench(): Promise<FrameReport> {
+  const root = process.cwd();
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (!existsSync(join(root, 'dist', 'index.html'))) {
+    console.log('(dist/ missing: running vite build)');
+    const built = spawnSync(process.execPath, [vite, 'build'], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('vite build failed');
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const server = spawn(process.execPath, [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+  try {
+    await waitForHttp(url, 30_000, server);
+    const r = await measureFrames({ url });
+    console.log('## Page smoothness while training (requestAnimationFrame intervals, headless Chromium, 10 s)\n');
+    if (r.source === 'synthetic') {
+      console.log(`Metrics were SYNTHETIC (fed at 10 Hz through the test hook, no GPU work) because ${r.why}.\n`);
+    } else {
+      console.log('Metrics came from the real trainer worker (small config).\n');
+    }
+    console.log(
+      table(
+        ['source', 'frames', 'p50 ms', 'p95 ms', 'max ms', 'frames > 50 ms', 'metric points drawn'],
+        [[r.source, String(r.frames), fmt(r.p50Ms), fmt(r.p95Ms), fmt(r.maxMs), String(r.longFrames), String(r.metricsReceived)]],
+      ),
+    );
+    console.log('');
+    return r;
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
