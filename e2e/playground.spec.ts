@@ -108,3 +108,17 @@ test('human feedback: clicks and keys label pairs that train the reward model', 
   await expect(page.getByTestId('rm-result')).toContainText('trained on 2 pairs: it now prefers your choice in 100% of them (before: 50%)');
   await expect(view.getByRole('button', { name: 'Train reward model on my labels' })).toBeEnabled();
 });
+
+test('settings: every knob can show its explanation and range at once; a bad link value is named as typed', async ({ page }) => {
+  const fields = page.locator('.config-panel .field');
+  const n = await fields.count();
+  expect(n).toBeGreaterThan(30);
+  await expect(page.locator('.config-panel .field-help:visible')).toHaveCount(0);
+  await page.getByLabel('Show all explanations').check();
+  await expect(page.locator('.config-panel .field-help:visible')).toHaveCount(n);
+  // Every field but the checkboxes states its allowed values.
+  const bools = await page.locator('.config-panel .field-bool').count();
+  await expect(page.locator('.config-panel .field-help:visible .field-range')).toHaveCount(n - bools);
+  await page.goto('/?dModel=abc');
+  await expect(page.getByTestId('url-problems')).toContainText('dModel = "abc": not a number; allowed: an integer from 32 to 256');
+});

@@ -1,7 +1,7 @@
 // The whole config lives in the query string, so a link reproduces a run (seed included).
 // `?hide=klCoef,clipLow` hides chosen controls for classroom use. Bad values are reported and
 // left out; the rest of the link still applies.
-import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, NUMERIC_RULES, validateConfig, type PpoConfig } from '../rl/config.ts';
+import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, describeRange, NUMERIC_RULES, validateConfig, type PpoConfig } from '../rl/config.ts';
 
 export const HIDE_PARAM = 'hide';
 
@@ -31,6 +31,8 @@ function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unkno
   if (rule) {
     const value = raw.trim() === '' || raw === 'null' ? (rule.nullable ? null : NaN) : Number(raw);
     const p = checkNumber(key, value, rule);
+    // NaN would print as `null`: name what the link actually said.
+    if (p && Number.isNaN(value)) return { ok: false, why: `${key} = ${JSON.stringify(raw)}: not a number; allowed: ${describeRange(rule)}` };
     return p ? { ok: false, why: p.message } : { ok: true, value };
   }
   const choices = CHOICE_RULES[key];

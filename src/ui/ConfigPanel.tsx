@@ -119,12 +119,17 @@ function ChoiceField({ meta }: { meta: FieldMeta }) {
 export function ConfigPanel() {
   const hidden = useApp((s) => s.hidden);
   const activeRun = useApp((s) => s.activeRunId);
+  // Explanations and ranges open on hover/focus; touch screens and classrooms may want them all.
+  const [showHelp, setShowHelp] = useState(false);
   return (
-    <section className="config-panel card" aria-labelledby="config-title">
+    <section className={`config-panel card${showHelp ? ' show-help' : ''}`} aria-labelledby="config-title">
       <div className="card-head">
         <h2 id="config-title">Settings</h2>
-        {activeRun ? <span className="muted small">Changes apply from the next run (Reset).</span> : null}
+        <label className="muted small show-help-toggle">
+          <input type="checkbox" checked={showHelp} onChange={(e) => setShowHelp(e.target.checked)} /> Show all explanations
+        </label>
       </div>
+      {activeRun ? <p className="muted small config-note">Changes apply from the next run (Reset).</p> : null}
       {GROUPS.map((group) => {
         const fields = FIELDS.filter((f) => f.group === group && !hidden.has(f.key));
         if (fields.length === 0) return null;

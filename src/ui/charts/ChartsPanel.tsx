@@ -37,15 +37,31 @@ function useNearViewport(ref: RefObject<HTMLElement | null>): boolean {
   return near;
 }
 
+const OFFSCREEN_REFRESH_MS = 2000;
+
 /**
- * A chart scrolled out of view keeps drawing the runs it last showed: redrawing all ten on every
+ * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
  * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
  */
 function MetricChart(props: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number }) {
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
-  if (near) shown.current = props.runs;
+  const shownAt = useRef(0);
+  const [, refresh] = useState(0);
+  const now = performance.now();
+  if (shown.current !== props.runs && (near || now - shownAt.current >= OFFSCREEN_REFRESH_MS)) {
+    shown.current = props.runs;
+    shownAt.current = now;
+  }
+  // Off screen, catch up within OFFSCREEN_REFRESH_MS even after the trainer stops sending, so a
+  // printout or full-page capture is never more stale than that.
+  const stale = shown.current !== props.runs;
+  useEffect(() => {
+    if (!stale) return;
+    const t = setTimeout(() => refresh((x) => x + 1), Math.max(0, shownAt.current + OFFSCREEN_REFRESH_MS - performance.now()));
+    return () => clearTimeout(t);
+  }, [stale]);
   return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} />;
 }
 

@@ -12,9 +12,8 @@ function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPi
     <figure className="fb-response" aria-label={`Response ${side}`}>
       <figcaption>
         <strong>{side}</strong>
-        <span className="muted small">
-          task reward {row.reward.toFixed(2)} · {row.endedWithEos ? 'ended with EOS' : 'cut off'}
-        </span>
+        {/* The task score is left out on purpose: the label should be the person's own judgement. */}
+        <span className="muted small">{row.endedWithEos ? 'ended with EOS' : 'cut off (no EOS)'}</span>
       </figcaption>
       <p className="fb-text">{row.response === '' ? <span className="muted">(empty response)</span> : row.response}</p>
       <button type="button" className="btn primary small" onClick={onPick} aria-keyshortcuts={side === 'A' ? '1' : '2'}>
