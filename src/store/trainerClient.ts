@@ -128,7 +128,9 @@ async function send(msg: PageToWorker, transfer: Transferable[] = []): Promise<b
 }
 
 function labelOf(msg: PageToWorker): string {
-  return msg.type.charAt(0).toUpperCase() + msg.type.slice(1);
+  // camelCase message names read as words: trainRewardModel → "Train reward model".
+  const words = msg.type.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A new run begins on Start/Step when none is active: it snapshots the config it trains with. */
