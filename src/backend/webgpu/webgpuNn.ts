@@ -42,6 +42,18 @@ const GATHER_ROWS: KernelSpec = { shader: 'slice', entry: 'gather_rows', uniform
 const NORM_PARTIAL: KernelSpec = { shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } };
 const NORM_FINAL: KernelSpec = { ...NORM_PARTIAL, entry: 'norm_final' };
 const ADAMW: KernelSpec = { shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } };
+// LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
+// on software Vulkan the per-row workgroup's tree-reduction barriers dominate at these sizes.
+const LN_ROWS_WG = 64;
+const LN_ROWS_MAX_D = 256; // rows of at most this many columns …
+const LN_ROWS_MAX_SIZE = 1 << 18; // … in tensors of at most this many elements take layernorm_rows
+// Squares summed per norm_partial thread: few workgroups, because each costs ~1 ms of barriers on
+// SwiftShader (256 groups: 170 ms for 0.1 M parameters; 13 groups: ~15 ms); real GPUs still get
+// up to NORM_MAX_GROUPS groups for large models.
+const NORM_PER_THREAD = 32;
+const lnRows = (M: number, D: number) => D <= LN_ROWS_MAX_D && M * D <= LN_ROWS_MAX_SIZE;
+const LN_ROWS_FORWARD: KernelSpec = { shader: 'layernorm_rows', entry: 'rows_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } };
+const LN_ROWS_BACKWARD: KernelSpec = { ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] };
 
 /** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
 export function elementGrid(n: number, wg: number): [number, number] {
@@ -111,7 +123,8 @@ export class WebGpuNnOps implements NnOps {
     const mean = this.be.empty([M]);
     const rstd = this.be.empty([M]);
     const u = uniforms().u32(M).u32(D).f32(eps).bytes();
-    this.be.rt.dispatch(LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [M]);
+    const rows = lnRows(M, D);
+    this.be.rt.dispatch(rows ? LN_ROWS_FORWARD : LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     return { y, mean, rstd };
   }
 
@@ -125,7 +138,8 @@ export class WebGpuNnOps implements NnOps {
     expectShape('layerNormBackward gradBeta', gradBeta, [D]);
     const gradX = this.be.empty(x.shape);
     const u = uniforms().u32(M).u32(D).f32(0).bytes();
-    this.be.rt.dispatch(LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [M]);
+    const rows = lnRows(M, D);
+    this.be.rt.dispatch(rows ? LN_ROWS_BACKWARD : LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     this.be.rt.dispatch(LN_PARAMS, [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)], u, [groups(D, COLSUM.COLS)]);
     return gradX;
   }
@@ -218,7 +232,7 @@ export class WebGpuNnOps implements NnOps {
 
   gradNorm(grads: Tensor): Tensor {
     const n = grads.size;
-    const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG)));
+    const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG * NORM_PER_THREAD)));
     const partial = this.be.empty([g]);
     const norm = this.be.empty([1]);
     this.be.rt.dispatch(NORM_PARTIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(g).bytes(), [g]);

@@ -1,0 +1,51 @@
+// LayerNorm kernel selection: small rows run shaders/layernorm_rows.wgsl (one thread per row), wide
+// or large tensors the per-row-workgroup layernorm.wgsl. Both paths, across the selection bounds
+// (D ≤ 256 and M·D ≤ 2^18 pick the rows kernel), against the float64 reference on fresh random
+// inputs, plus extreme ±1e4 rows; tolerance: reductions (TOL.reduce).
+import { describe, expect, it } from 'vitest';
+import { layerNormBackwardRef, layerNormRef } from '../../src/reference/nn/layernorm.ts';
+import { webgpuBackend } from '../helpers/backends.ts';
+import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+
+const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
+const EPS = 1e-5;
+
+async function check(M: number, D: number, scale: number, seed: number) {
+  const be = await webgpuBackend();
+  const r = rng(seed);
+  const x = f32(randn(r, M * D, scale).map((v, i) => v + (i % 7) * scale));
+  const gamma = f32(randn(r, D));
+  const beta = f32(randn(r, D));
+  const gy = f32(randn(r, M * D));
+  const tx = be.tensor(x, [M, D]);
+  const tgamma = be.tensor(gamma, [D]);
+  const { y, mean, rstd } = be.nn.layerNorm(tx, tgamma, be.tensor(beta, [D]), EPS);
+  const gGamma = be.zeros([D]);
+  const gBeta = be.zeros([D]);
+  const gx = be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, tgamma, mean, rstd, gGamma, gBeta);
+  const [ry, rm, rr, rgx] = await be.readMany([y, mean, rstd, gx]);
+  const ref = layerNormRef(x, gamma, beta, M, D, EPS);
+  const bref = layerNormBackwardRef(gy, x, gamma, ref.mean, ref.rstd, M, D);
+  for (const [name, got] of [['y', ry], ['gradX', rgx]] as const) {
+    expect(got.every(Number.isFinite), `${name} finite`).toBe(true);
+  }
+  expectClose(rm, ref.mean, TOL.reduce.rtol, TOL.reduce.atol * scale, 'mean');
+  expectClose(rr, ref.rstd, TOL.reduce.rtol, TOL.reduce.atol, 'rstd');
+  expectClose(ry, ref.y, TOL.reduce.rtol, TOL.reduce.atol, 'y');
+  expectClose(rgx, bref.gradX, TOL.reduce.rtol, TOL.reduce.atol, 'gradX');
+  be.dispose(tx, tgamma, y, mean, rstd, gGamma, gBeta, gx);
+}
+
+describe('layerNorm kernel selection on webgpu', () => {
+  // [M, D]: rows kernel with several workgroups and a ragged last one; the workgroup-per-row
+  // kernel for D > 256 and for M·D > 2^18.
+  for (const [M, D] of [[130, 64], [1, 256], [5, 300], [1025, 256]] as const) {
+    it(`M=${M} D=${D} matches the float64 reference`, { timeout: 60_000 }, async () => {
+      await check(M, D, 1, M * 7 + D);
+    });
+  }
+
+  it('±1e4 inputs on the rows kernel stay finite and match', async () => {
+    await check(9, 32, 1e4, 5);
+  });
+});
