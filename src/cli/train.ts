@@ -1,7 +1,8 @@
 // Headless PPO runs in Node (WebGPU through Dawn, or the float64 CPU reference):
 //   npm run train -- --task arithmetic --iters 50 [--seed S] [--config file.json]
-//                    [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file] [--eval-count N]
-// Writes {"eval_before": {...}} (the SFT policy on held-out prompts), one JSON object of metrics
+//                    [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file] [--eval-count N] [--eval-samples K]
+// Writes {"eval_before": {...}} (the SFT policy on held-out prompts: `accuracy` etc. averaged over
+// K samples per prompt at the rollout temperature, `greedy_accuracy` etc. for greedy decoding), one JSON object of metrics
 // per iteration, then {"eval": {...}}, to --out and to stdout. An invalid config (defaults ←
 // --config JSON ← flags) exits with status 2 and every problem listed.
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { buildConfig } from '../rl/configMerge.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 
 const USAGE =
-  'usage: npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--quiet]';
+  'usage: npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--quiet]';
 
 async function makeBackend(kind: string): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
       backend: { type: 'string', default: 'webgpu' },
       checkpoint: { type: 'string' },
       'eval-count': { type: 'string', default: '64' },
+      'eval-samples': { type: 'string', default: '4' },
       quiet: { type: 'boolean', default: false },
     },
   });
@@ -44,6 +46,8 @@ async function main(): Promise<number> {
   if (values.iters === undefined || !Number.isInteger(iters) || iters < 0) problems.push(`--iters = ${JSON.stringify(values.iters)}: a non-negative integer is required`);
   const evalCount = Number(values['eval-count']);
   if (!Number.isInteger(evalCount) || evalCount < 1) problems.push(`--eval-count = ${JSON.stringify(values['eval-count'])}: a positive integer is required`);
+  const evalSamples = Number(values['eval-samples']);
+  if (!Number.isInteger(evalSamples) || evalSamples < 1) problems.push(`--eval-samples = ${JSON.stringify(values['eval-samples'])}: a positive integer is required`);
   if (values.backend !== 'webgpu' && values.backend !== 'cpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: webgpu, cpu`);
   let fileJson: unknown;
   if (values.config !== undefined) {
@@ -75,13 +79,13 @@ async function main(): Promise<number> {
     if (!values.quiet || !values.out) console.log(line);
   };
   console.error(`PPO ${config.task} on ${be.label}, ${iters} iterations, seed ${config.seed}`);
-  emit({ eval_before: await trainer.evaluate(evalCount) });
+  emit({ eval_before: await trainer.evaluate(evalCount, evalSamples) });
   for (let i = 0; i < iters; i++) {
     const r = await trainer.iteration();
     for (const [k, v] of Object.entries(r.metrics)) if (!Number.isFinite(v)) throw new Error(`iteration ${r.iter}: metric ${k} is ${v}`);
     emit(r.metrics);
   }
-  emit({ eval: await trainer.evaluate(evalCount) });
+  emit({ eval: await trainer.evaluate(evalCount, evalSamples) });
   trainer.dispose();
   return 0;
 }

@@ -282,9 +282,25 @@ export class PpoTrainer {
     return { stats, lastMb: lastMb!, lastActor: lastActor!, lastRows };
   }
 
-  /** Greedy decoding on the task's held-out prompts → the task's own metrics (one readback). */
-  async evaluate(count = 64): Promise<Record<string, number>> {
-    return this.task.evaluate(await greedySamples(this.actor, this.task, this.tok, count, this.cfg.maxResponseLength));
+  /**
+   * The task's metrics on its held-out prompts, for the policy PPO optimises (sampled at the
+   * rollout temperature / top-k / top-p, `samplesPerPrompt` draws per prompt, metrics averaged over
+   * all draws: `accuracy`, …) and for greedy decoding (the same metrics prefixed `greedy_`).
+   * The sampling seed is fixed, so evaluations before and after training share their noise.
+   */
+  async evaluate(count = 64, samplesPerPrompt = 4): Promise<Record<string, number>> {
+    const { cfg, task, tok } = this;
+    const sampled = await heldOutSamples(this.actor, task, tok, count, cfg.maxResponseLength, {
+      temperature: cfg.temperature,
+      topK: cfg.topK,
+      topP: cfg.topP,
+      seed: deriveSeed(cfg.seed, 0x6576616c),
+      repeat: samplesPerPrompt,
+    });
+    const greedy = await greedySamples(this.actor, task, tok, count, cfg.maxResponseLength);
+    const out: Record<string, number> = { ...task.evaluate(sampled) };
+    for (const [k, v] of Object.entries(task.evaluate(greedy))) out[`greedy_${k}`] = v;
+    return out;
   }
 
   async actorCheckpoint(): Promise<Uint8Array> {
@@ -353,13 +369,25 @@ function throwIfInvalid(c: PpoConfig): void {
 }
 
 /** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
-export async function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
+export function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
+  return heldOutSamples(model, task, tok, count, maxNew, { temperature: 1, topK: 1, topP: 1, seed: 0, repeat: 1 });
+}
+
+/** Responses for the first `count` held-out prompts, each drawn `repeat` times, in one batch (one readback). */
+export async function heldOutSamples(
+  model: Gpt,
+  task: Task,
+  tok: CharTokenizer,
+  count: number,
+  maxNew: number,
+  s: { temperature: number; topK: number; topP: number; seed: number; repeat: number },
+): Promise<TaskSample[]> {
   const { be } = model;
-  const prompts = task.evalPrompts(count);
+  const prompts = task.evalPrompts(count).flatMap((p) => Array.from({ length: s.repeat }, () => p));
   const P = promptWidth(task);
   const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
   const A = Math.min(maxNew, model.cfg.maxSeq - P);
-  const r = generate(model, { ...pb, B: prompts.length, P }, A, { temperature: 1, topK: 1, topP: 1, seed: 0, eosId: tok.eosId, padId: tok.padId });
+  const r = generate(model, { ...pb, B: prompts.length, P }, A, { temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, eosId: tok.eosId, padId: tok.padId });
   const [seq, fin] = await be.readMany([r.sequences, r.finished]);
   disposeRollout(model, r);
   const S = P + A;
