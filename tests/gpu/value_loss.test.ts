@@ -32,6 +32,10 @@ describe.each(BACKENDS)('valueLoss on %s', (_name, makeBackend) => {
       const mask = rightPaddedMask(r, B, A, 1);
       for (let a = 0; a < A; a++) mask[a] = 0; // an all-masked row
       for (let i = 0; i < B * A; i++) if (!mask[i]) v[i] = NaN; // garbage under the mask
+      // Row 1 always has a token at a = 0: make it a clipped one (v moved by 1 > ε from old,
+      // return beyond it) so the clipped branch is exercised whatever the random draw.
+      v[A] = Math.fround(old[A] + 1);
+      ret[A] = Math.fround(old[A] + 3);
       const { want } = await check(v, old, ret, mask, B, A, params, `B${B}A${A}`);
       if (params.clip !== null) expect(want.stats[VALUE_STATS.clipfrac]).toBeGreaterThan(0);
     });
