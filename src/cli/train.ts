@@ -1,6 +1,9 @@
 // Headless PPO runs in Node (WebGPU through Dawn, or the float64 CPU reference):
 //   npm run train -- --task arithmetic --iters 50 [--seed S] [--config file.json]
 //                    [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file] [--eval-count N] [--eval-samples K]
+//                    [--reward-model file]
+// With rewardSource "model" the scores come from the task's learned reward model
+// (public/checkpoints/<task>_rm.safetensors, or --reward-model).
 // Writes {"eval_before": {...}} (the SFT policy on held-out prompts: `accuracy` etc. averaged over
 // K samples per prompt at the rollout temperature, `greedy_accuracy` etc. for greedy decoding), one JSON object of metrics
 // per iteration, then {"eval": {...}}, to --out and to stdout. An invalid config (defaults ←
@@ -15,10 +18,12 @@ import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { nodeDevice } from '../node/webgpu.ts';
 import { buildConfig } from '../rl/configMerge.ts';
+import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
+import { getTask } from '../tasks/index.ts';
 
 const USAGE =
-  'usage: npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--quiet]';
+  'usage: npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--reward-model file.safetensors] [--quiet]';
 
 async function makeBackend(kind: string): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
@@ -36,6 +41,7 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       backend: { type: 'string', default: 'webgpu' },
       checkpoint: { type: 'string' },
+      'reward-model': { type: 'string' },
       'eval-count': { type: 'string', default: '64' },
       'eval-samples': { type: 'string', default: '4' },
       quiet: { type: 'boolean', default: false },
@@ -70,15 +76,24 @@ async function main(): Promise<number> {
     console.error(`no SFT checkpoint at ${ckPath}: run \`npm run pretrain -- --task ${config.task}\` first or pass --checkpoint`);
     return 1;
   }
+  const rmPath = values['reward-model'] ?? join(root, 'public', 'checkpoints', `${config.task}_rm.safetensors`);
+  if (config.rewardSource === 'model' && !existsSync(rmPath)) {
+    console.error(`rewardSource "model": no reward model at ${rmPath}: run \`npm run train-rm -- --task ${config.task}\` or pass --reward-model`);
+    return 1;
+  }
   const be = await makeBackend(values.backend!);
-  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)) });
+  const rewardModel =
+    config.rewardSource === 'model'
+      ? RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(rmPath)), { alphabet: getTask(config.task).alphabet, task: config.task })
+      : undefined;
+  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)), rewardModel });
   if (values.out) writeFileSync(values.out, '');
   const emit = (obj: unknown) => {
     const line = JSON.stringify(obj);
     if (values.out) appendFileSync(values.out, line + '\n');
     if (!values.quiet || !values.out) console.log(line);
   };
-  console.error(`PPO ${config.task} on ${be.label}, ${iters} iterations, seed ${config.seed}`);
+  console.error(`PPO ${config.task} on ${be.label}, ${iters} iterations, seed ${config.seed}, reward: ${rewardModel ? `learned model ${rmPath}` : 'rule'}`);
   emit({ eval_before: await trainer.evaluate(evalCount, evalSamples) });
   for (let i = 0; i < iters; i++) {
     const r = await trainer.iteration();
@@ -87,6 +102,7 @@ async function main(): Promise<number> {
   }
   emit({ eval: await trainer.evaluate(evalCount, evalSamples) });
   trainer.dispose();
+  rewardModel?.dispose();
   return 0;
 }
 
