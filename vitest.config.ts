@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: `unit` is pure TypeScript (CPU reference math, config, tokenizer);
 // `gpu` runs the real WGSL on Dawn (the `webgpu` package) and fails when no adapter is found.
+// One TEST_SEED for the whole run: worker processes inherit it, so the seed a run prints is the seed
+// every test file used, and `TEST_SEED=<n> npm test` reproduces a failure from any file.
+process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
+
 export default defineConfig({
   test: {
     projects: [

@@ -40,6 +40,8 @@ function run(title, cmd, args) {
 }
 
 const only = process.argv[2]; // optional: "vitest" or "e2e"
+// Random test inputs are fresh each run; the seed is fixed here so the summary can name it.
+process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 let status = 0;
 if (!only) {
   const tsc = run('Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
@@ -124,6 +126,7 @@ if (!only || only === 'e2e') {
 }
 console.log('\n=== Summary');
 for (const l of lines) console.log(`  ${l}`);
+console.log(`  random inputs: TEST_SEED=${process.env.TEST_SEED} (rerun with it to reproduce)`);
 if (failed === 0 && status !== 0) failed = 1; // a runner failed without a failing test (e.g. a crash)
 console.log(`All: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);

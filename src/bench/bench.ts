@@ -44,6 +44,7 @@ type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend) => Promise<unknown>;
 /** Sections in their own modules, loaded lazily so a missing one does not stop the others. */
 const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['model', async () => (await import('./model.ts')).printModelBench],
+  ['trainer', async () => (await import('./trainer.ts')).printTrainerBench],
   ['page', async () => (await import('./pageFrames.ts')).printPageBench],
 ];
 

@@ -1,6 +1,6 @@
 // Trains the SFT checkpoint of a task with the project's own code from a fixed seed and writes
 // public/checkpoints/<task>.safetensors (the starting policy every PPO run loads).
-//   npm run pretrain -- --task arithmetic [--steps 600] [--seed 1] [--backend webgpu|cpu]
+//   npm run sft -- --task arithmetic [--steps 600] [--seed 1] [--backend webgpu|cpu]
 //                       [--batch 32] [--lr 3e-3] [--out path]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
     },
   });
-  if (!values.task) throw new Error('usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
+  if (!values.task) throw new Error('usage: npm run sft -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
   const task = getTask(values.task);
   const tok = taskTokenizer(task);
   const steps = Number(values.steps), seed = Number(values.seed), batch = Number(values.batch), lr = Number(values.lr);
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const be = await makeBackend(values.backend!);
   const cfg = sftModelConfig(task, tok.vocabSize);
   const model = new Gpt(be, cfg, seed);
-  console.log(`pretrain ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, ${steps} steps × ${batch}, seed ${seed}`);
+  console.log(`sft ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, ${steps} steps × ${batch}, seed ${seed}`);
 
   const t0 = performance.now();
   await trainSft(model, task, tok, {
