@@ -73,7 +73,7 @@ async function main(): Promise<number> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const ckPath = values.checkpoint ?? join(root, 'public', 'checkpoints', `${config.task}.safetensors`);
   if (!existsSync(ckPath)) {
-    console.error(`no SFT checkpoint at ${ckPath}: run \`npm run sft -- --task ${config.task}\` first or pass --checkpoint`);
+    console.error(`no SFT checkpoint at ${ckPath}: run \`npm run pretrain -- --task ${config.task}\` first or pass --checkpoint`);
     return 1;
   }
   const rmPath = values['reward-model'] ?? join(root, 'public', 'checkpoints', `${config.task}_rm.safetensors`);

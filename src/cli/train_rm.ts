@@ -22,7 +22,7 @@ import type { GptConfig } from '../model/config.ts';
 const HELD_OUT_SEED = 0x4b1d;
 
 /**
- * The shipped SFT model's shape (sft.ts's sftModelConfig, which cannot be imported because
+ * The shipped SFT model's shape (pretrain.ts's sftModelConfig, which cannot be imported because
  * that module runs its CLI on import), so the reward model scores PPO's full sequences.
  */
 function fallbackConfig(vocabSize: number): GptConfig {

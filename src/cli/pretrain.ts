@@ -1,6 +1,6 @@
 // Trains the SFT checkpoint of a task with the project's own code from a fixed seed and writes
 // public/checkpoints/<task>.safetensors (the starting policy every PPO run loads).
-//   npm run sft -- --task arithmetic [--steps 600] [--seed 1] [--backend webgpu|cpu]
+//   npm run pretrain -- --task arithmetic [--steps 600] [--seed 1] [--backend webgpu|cpu]
 //                       [--batch 32] [--lr 3e-3] [--out path]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,6 +21,7 @@ import type { Task, TaskSample } from '../tasks/task.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import { nodeDevice } from '../node/webgpu.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
+import { isNpmPreHook } from './npmPreHook.ts';
 
 /** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
 export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
@@ -56,6 +57,8 @@ async function sampleEval(model: Gpt, task: Task, tok: CharTokenizer, count: num
 }
 
 async function main(): Promise<void> {
+  // `npm run train` runs this script first as its pre-hook, without arguments: do nothing then.
+  if (process.argv.length <= 2 && isNpmPreHook() !== false) return;
   const { values } = parseArgs({
     options: {
       task: { type: 'string' },
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
     },
   });
-  if (!values.task) throw new Error('usage: npm run sft -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
+  if (!values.task) throw new Error('usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
   const task = getTask(values.task);
   const tok = taskTokenizer(task);
   const steps = Number(values.steps), seed = Number(values.seed), batch = Number(values.batch), lr = Number(values.lr);
@@ -77,7 +80,7 @@ async function main(): Promise<void> {
   const be = await makeBackend(values.backend!);
   const cfg = sftModelConfig(task, tok.vocabSize);
   const model = new Gpt(be, cfg, seed);
-  console.log(`sft ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, ${steps} steps × ${batch}, seed ${seed}`);
+  console.log(`pretrain ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, ${steps} steps × ${batch}, seed ${seed}`);
 
   const t0 = performance.now();
   await trainSft(model, task, tok, {
