@@ -67,6 +67,12 @@ test('a preset changes the config and explains itself', async ({ page }) => {
   await page.getByRole('button', { name: 'Reward hacking without KL' }).click();
   await expect(page.getByLabel('KL coefficient β')).toHaveValue('0');
   await expect(page.getByTestId('preset-explanation')).toContainText('β is set to 0');
+  await expect(page.getByLabel('Task', { exact: true })).toHaveValue('sentiment');
+  await expect(page.getByLabel('Reward source')).toHaveValue('model');
+  await page.getByRole('button', { name: 'Learn arithmetic' }).click();
+  await expect(page.getByLabel('Task', { exact: true })).toHaveValue('arithmetic');
+  await expect(page.getByLabel('Advantage estimator')).toHaveValue('rloo');
+  await expect(page.getByTestId('preset-explanation')).toContainText('held-out greedy accuracy');
   await page.getByRole('button', { name: 'PPO vs GRPO' }).click();
   await expect(page.getByLabel('Advantage estimator')).toHaveValue('group_norm');
   await page.getByRole('button', { name: 'Adaptive KL' }).click();

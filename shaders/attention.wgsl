@@ -14,9 +14,11 @@
 //           3 out   (B·S, D)     f32
 //           4 probs (B, H, S, S) f32   saved for attention_backward.wgsl; also the score scratch
 // Layout: one thread per (batch b, head h, query i), 1-D grid of B·H·S threads, WG per group.
-//   Each thread runs its whole softmax row serially: no workgroup barriers (SwiftShader's
-//   barrier path crashes intermittently on the test machines) and a fixed summation order, so
-//   results are deterministic. S ≤ 128 and Dh ≤ 64 keep a row cheap.
+//   Each thread runs its whole softmax row serially: no workgroup barriers and a fixed summation
+//   order, so results are deterministic. S ≤ 128 and Dh ≤ 64 keep a row cheap. (Written this
+//   way after intermittent crashes later traced to Dawn's GPU object being garbage collected, see
+//   src/node/webgpu.ts; a tiled version sharing K/V through workgroup memory would be faster on
+//   real GPUs at long contexts.)
 // attention_cached.wgsl repeats this row computation with keys from the cache (same order of
 // operations, so cached decoding reproduces these outputs).
 

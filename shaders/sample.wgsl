@@ -26,8 +26,10 @@
 // Layout: sample_rank: one thread per (row, token), 1-D grid of B·V threads: the O(V) max, rank
 //   and prefix-mass loops of every token run in parallel over the vocabulary (exact tie rule,
 //   no sort). sample_draw: one thread per row, 1-D grid of B threads: O(V) filter and
-//   inverse-CDF scan in token order. No workgroup barriers (SwiftShader's barrier path crashes
-//   intermittently on the test machines) and fixed summation orders: deterministic.
+//   inverse-CDF scan in token order. No workgroup barriers and fixed summation orders:
+//   deterministic. (Written barrier-free after intermittent crashes that were later traced to
+//   Dawn's GPU object being garbage collected, see src/node/webgpu.ts, not to barriers; a
+//   workgroup-reduction version would be faster for large vocabularies, V here is ~32.)
 
 override WG: u32 = 64;
 

@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|page] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.

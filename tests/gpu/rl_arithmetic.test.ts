@@ -16,6 +16,7 @@ import type { PpoConfig } from '../../src/rl/config.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { arithmeticTask } from '../../src/tasks/arithmetic.ts';
+import { presetValues } from '../../src/ui/presets.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, shippedCheckpoint } from './rl_helpers.ts';
 
@@ -25,19 +26,8 @@ const ITERS = 40;
 const EVAL_PROMPTS = 250;
 const EVAL_DRAWS = 4;
 
-const CONFIG: PpoConfig = {
-  ...DEFAULT_CONFIG,
-  task: 'arithmetic',
-  seed: SEED,
-  advantageEstimator: 'rloo',
-  promptsPerBatch: 16,
-  samplesPerPrompt: 4,
-  maxResponseLength: 4,
-  ppoEpochs: 1,
-  miniBatches: 2,
-  actorLr: 2e-4,
-  klCoef: 0,
-};
+// The page's "Learn arithmetic" preset (RLOO 16×4, responses of ≤ 4 tokens, lr 2e-4, β = 0).
+const CONFIG: PpoConfig = { ...DEFAULT_CONFIG, ...presetValues('Learn arithmetic'), seed: SEED };
 
 describe('PPO learns arithmetic on WebGPU', () => {
   it('held-out greedy and sampled accuracy rise above the SFT baseline; no held-out prompt is trained on', { timeout: 600_000 }, async () => {

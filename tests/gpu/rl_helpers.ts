@@ -3,10 +3,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { saveCheckpoint } from '../../src/model/checkpoint.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
+import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
 import { METRIC_NAMES } from '../../src/worker/protocol.ts';
 
@@ -42,4 +44,46 @@ export function tinyConfig(over: Partial<PpoConfig> = {}): PpoConfig {
 export function expectFiniteMetrics(m: Record<string, number>, where: string): void {
   for (const name of METRIC_NAMES) expect(m, `${where}: missing ${name}`).toHaveProperty(name);
   for (const [k, v] of Object.entries(m)) expect(Number.isFinite(v), `${where}: ${k} = ${v}`).toBe(true);
+}
+
+export interface StopRunSummary {
+  rewardBefore: number;
+  rewardAfter: number;
+  eosBefore: number;
+  eosAfter: number;
+  /** mean per-sequence KL to the reference over the last `window` iterations */
+  kl: number;
+}
+
+/**
+ * The "stop at length n" task from a random-init tiny policy for `iters` iterations; reward, EOS
+ * rate and KL averaged over the first and last `window` iterations. Every metric must be finite.
+ */
+export async function runStopTask(be: Backend, over: Partial<PpoConfig>, iters: number, window: number): Promise<StopRunSummary> {
+  const config = tinyConfig({ promptsPerBatch: 8, samplesPerPrompt: 4, miniBatches: 2, ppoEpochs: 2, actorLr: 1e-3, seed: 1, ...over });
+  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: await tinyCheckpoint('stop') });
+  const reward: number[] = [];
+  const eos: number[] = [];
+  const kl: number[] = [];
+  for (let i = 0; i < iters; i++) {
+    const m = (await trainer.iteration()).metrics;
+    expectFiniteMetrics(m, `iteration ${i}`);
+    reward.push(m.reward_mean);
+    eos.push(m.eos_rate);
+    kl.push(m.kl_seq);
+  }
+  trainer.dispose();
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const head = (xs: number[]) => mean(xs.slice(0, window));
+  const tail = (xs: number[]) => mean(xs.slice(-window));
+  return { rewardBefore: head(reward), rewardAfter: tail(reward), eosBefore: head(eos), eosAfter: tail(eos), kl: tail(kl) };
+}
+
+/** Both runs raise reward and EOS rate; β = 0 ends more than twice as far from the reference. */
+export function expectStopPairLearns(free: StopRunSummary, tied: StopRunSummary): void {
+  for (const [name, r] of [['β=0', free], ['β=0.6', tied]] as const) {
+    expect(r.rewardAfter, `${name}: reward ${r.rewardBefore} → ${r.rewardAfter}`).toBeGreaterThan(r.rewardBefore + 0.15);
+    expect(r.eosAfter, `${name}: eos rate ${r.eosBefore} → ${r.eosAfter}`).toBeGreaterThan(r.eosBefore + 0.2);
+  }
+  expect(free.kl, `KL to reference: β=0 ${free.kl} vs β=0.6 ${tied.kl}`).toBeGreaterThan(2 * tied.kl);
 }

@@ -21,6 +21,7 @@ import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, shippedCheckpoint } from './rl_helpers.ts';
+import { presetValues } from '../../src/ui/presets.ts';
 
 const ITERS = 12;
 const SEED = Number(process.env.PPO_SENTIMENT_SEED ?? 1);
@@ -28,30 +29,10 @@ const BETA = 0.6;
 const RM_PATH = join(__dirname, '..', '..', 'public', 'checkpoints', 'sentiment_rm.safetensors');
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
+// The page's "Reward hacking without KL" preset (RLOO 4×4, 16-token responses, lr 3e-3, k1 KL in
+// the reward), at the β under test.
 function sentimentConfig(klCoef: number): PpoConfig {
-  return {
-    ...DEFAULT_CONFIG,
-    task: 'sentiment',
-    rewardSource: 'model',
-    seed: SEED,
-    promptsPerBatch: 4,
-    samplesPerPrompt: 4,
-    maxResponseLength: 16,
-    temperature: 1,
-    topK: 0,
-    topP: 1,
-    advantageEstimator: 'rloo',
-    ppoEpochs: 1,
-    miniBatches: 1,
-    actorLr: 3e-3,
-    warmupSteps: 0,
-    klCoef,
-    klEstimator: 'k1',
-    klInReward: true,
-    useKlLoss: false,
-    klController: 'fixed',
-    entropyCoef: 0,
-  };
+  return { ...DEFAULT_CONFIG, ...presetValues('Reward hacking without KL'), seed: SEED, klCoef };
 }
 
 async function run(klCoef: number) {
