@@ -93,3 +93,13 @@ test('samples, KL shaping and clipping views render trainer messages', async ({ 
   await page.getByLabel('Sample', { exact: true }).selectOption('1');
   await expect(kl).toContainText('9999');
 });
+
+test('charts that are zero by construction say why (no critic, one update per batch)', async ({ page }) => {
+  await page.getByLabel('Advantage estimator').selectOption('rloo');
+  await send(page, metricMessages(20));
+  await expect(page.getByTestId('chart-note-value_loss')).toContainText('No critic: rloo');
+  await expect(page.getByTestId('chart-note-explained_variance')).toBeVisible();
+  // the default 2 epochs × 2 minibatches really clip: no note there
+  await expect(page.getByTestId('chart-note-clipfrac')).toHaveCount(0);
+  await expect(page.getByTestId('chart-note-reward_mean')).toHaveCount(0);
+});

@@ -10,9 +10,12 @@
 //           1 x (n) f32, 2 mask (n) f32, 3 out (n) f32
 // Layout: a single workgroup of WG threads (WG a power of two, ≤ 256). Each thread accumulates a
 // strided slice of the positions in a fixed order, then a tree reduction in workgroup memory
-// combines the WG partials; pass 1 gives the count and mean, pass 2 the squared deviations about
-// that mean (two passes avoid the cancellation of E[x²] − mean²). The summation order depends
-// only on n and WG, so the result is deterministic. Masked-out x never enters a sum.
+// combines the WG partials. Pass 1 gives the count and a float32 mean; pass 2 sums d = x − mean and
+// d² (the corrected two-pass algorithm of Chan, Golub & LeVeque): mean' = mean + Σd/cnt and
+// Σ(x − mean')² = Σd² − (Σd)²/cnt, which removes pass 1's rounding error (about 1e-5 at an offset
+// of 100) instead of carrying it into every output, and avoids the cancellation of E[x²] − mean².
+// The summation order depends only on n and WG, so the result is deterministic. Masked-out x never
+// enters a sum.
 
 override WG: u32 = 256;
 
@@ -60,21 +63,27 @@ fn whiten(@builtin(local_invocation_index) lid: u32) {
   // Everyone has read element 0 before pass 2 overwrites it.
   workgroupBarrier();
 
-  var ssd = 0.0;
+  // Pass 2 about the pass-1 mean: d = x − mean is exact in float32 (Sterbenz) for data near the
+  // mean, so Σd and Σd² carry no error from a large common offset; Σd/total corrects the mean.
+  var s1 = 0.0;
+  var s2 = 0.0;
   for (var i = lid; i < P.n; i += WG) {
     let m = mask[i];
     if (m != 0.0) {
       let d = x[i] - mean;
-      ssd += m * d * d;
+      s1 += m * d;
+      s2 += m * d * d;
     }
   }
-  part_sum[lid] = ssd;
-  part_cnt[lid] = 0.0;
+  part_sum[lid] = s1;
+  part_cnt[lid] = s2;
   tree_reduce(lid);
-  let variance = select(0.0, part_sum[0] / (total - 1.0), total >= 2.0);
+  let correction = select(0.0, part_sum[0] / total, total > 0.0);
+  let ssd = max(part_cnt[0] - part_sum[0] * correction, 0.0);
+  let variance = select(0.0, ssd / (total - 1.0), total >= 2.0);
   let scale = inverseSqrt(variance + 1e-8);
-  let shift = select(mean, 0.0, P.shift_mean != 0u);
+  let shift = select(mean + correction, 0.0, P.shift_mean != 0u);
   for (var i = lid; i < P.n; i += WG) {
-    out[i] = (x[i] - mean) * scale + shift;
+    out[i] = ((x[i] - mean) - correction) * scale + shift;
   }
 }

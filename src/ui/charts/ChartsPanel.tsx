@@ -7,6 +7,7 @@ import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
 import type { RunRecord } from '../../store/runs.ts';
 import { downloadBlob } from '../download.ts';
 import { downloadChartPng } from './exportPng.ts';
+import { chartNote } from './chartNotes.ts';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
 
 export const CHARTS: readonly { title: string; metric: string }[] = [
@@ -94,6 +95,7 @@ const ChartFigure = memo(function ChartFigure({
     }
     return Number.isFinite(lo) ? niceTicks(lo, hi) : [0, 1];
   }, [data, runs]);
+  const note = useMemo(() => (data.length === 0 ? null : chartNote(metric, runs.map((r) => r.config))), [data.length, metric, runs]);
   const setNotice = useApp((s) => s.setNotice);
   return (
     <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`}>
@@ -123,6 +125,11 @@ const ChartFigure = memo(function ChartFigure({
             ))}
           </LineChart>
         </ResponsiveContainer>
+      )}
+      {note && (
+        <figcaption className="chart-note" data-testid={`chart-note-${metric}`}>
+          {note}
+        </figcaption>
       )}
     </figure>
   );

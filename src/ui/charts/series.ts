@@ -102,8 +102,9 @@ export function niceTicks(lo: number, hi: number, count = 4): number[] {
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
-  const start = Math.floor(lo / step) * step;
+  // Integer multiples of step, not a running sum: the tick at zero is exactly 0, never −1.4e-17.
+  const first = Math.floor(lo / step);
   const ticks: number[] = [];
-  for (let t = start; t < hi + step * 0.999; t += step) ticks.push(Number(t.toPrecision(12)));
+  for (let k = first; k * step < hi + step * 0.999; k++) ticks.push(Number((k * step).toPrecision(12)));
   return ticks;
 }
