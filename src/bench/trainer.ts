@@ -9,7 +9,7 @@ import { withDefaults, type PpoConfig } from '../rl/config.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
-import { settle, table, type Timed } from './timing.ts';
+import { table, timeIt, type Timed } from './timing.ts';
 
 async function actorCheckpoint(be: Backend, c: BenchConfig): Promise<Uint8Array> {
   const task = getTask('sentiment');
@@ -41,26 +41,13 @@ export interface TrainerRow {
   stages: Record<string, number>;
 }
 
+/** Median time of `repeats` iterations after one warm-up (pipelines, pools, bind groups). */
 async function timeIterations(be: Backend, c: BenchConfig, repeats: number): Promise<{ timed: Timed; stages: Record<string, number> }> {
   const trainer = await PpoTrainer.create({ be, config: configFor(c), actorCheckpoint: await actorCheckpoint(be, c) });
-  await trainer.iteration(); // warm-up: pipelines, pools, bind groups
-  const times: number[] = [];
   let metrics: Record<string, number> = {};
-  for (let i = 0; i < repeats; i++) {
-    await settle(be);
-    const t0 = performance.now();
-    metrics = (await trainer.iteration()).metrics;
-    times.push(performance.now() - t0);
-  }
+  const timed = await timeIt(be, async () => (metrics = (await trainer.iteration()).metrics), repeats, 1);
   trainer.dispose();
-  times.sort((a, b) => a - b);
-  return {
-    timed: {
-      medianMs: times[Math.floor(times.length / 2)],
-      perCall: { dispatches: metrics.gpu_dispatches ?? 0, submits: metrics.gpu_submits ?? 0, readbacks: metrics.gpu_readbacks ?? 0, copies: 0 },
-    },
-    stages: { rollout: metrics.time_rollout_s, experience: metrics.time_experience_s, update: metrics.time_update_s },
-  };
+  return { timed, stages: { rollout: metrics.time_rollout_s, experience: metrics.time_experience_s, update: metrics.time_update_s } };
 }
 
 export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend): Promise<TrainerRow[]> {

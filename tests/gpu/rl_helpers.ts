@@ -46,6 +46,8 @@ export function expectFiniteMetrics(m: Record<string, number>, where: string): v
   for (const [k, v] of Object.entries(m)) expect(Number.isFinite(v), `${where}: ${k} = ${v}`).toBe(true);
 }
 
+export const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
 export interface StopRunSummary {
   rewardBefore: number;
   rewardAfter: number;
@@ -73,7 +75,6 @@ export async function runStopTask(be: Backend, over: Partial<PpoConfig>, iters: 
     kl.push(m.kl_seq);
   }
   trainer.dispose();
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const head = (xs: number[]) => mean(xs.slice(0, window));
   const tail = (xs: number[]) => mean(xs.slice(-window));
   return { rewardBefore: head(reward), rewardAfter: tail(reward), eosBefore: head(eos), eosAfter: tail(eos), kl: tail(kl) };

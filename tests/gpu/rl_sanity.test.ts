@@ -10,9 +10,8 @@ import { iterationPrompts } from '../../src/rl/rollout.ts';
 import { arithmeticTask } from '../../src/tasks/arithmetic.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { BACKENDS } from '../helpers/backends.ts';
-import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { mean, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
 
-const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe.each(BACKENDS)('PPO plumbing on %s', (_name, makeBackend) => {
   for (const estimator of ['gae', 'rloo'] as const) {

@@ -20,14 +20,13 @@ import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { expectFiniteMetrics, shippedCheckpoint } from './rl_helpers.ts';
+import { expectFiniteMetrics, mean, shippedCheckpoint } from './rl_helpers.ts';
 import { presetValues } from '../../src/ui/presets.ts';
 
 const ITERS = 12;
 const SEED = Number(process.env.PPO_SENTIMENT_SEED ?? 1);
 const BETA = 0.6;
 const RM_PATH = join(__dirname, '..', '..', 'public', 'checkpoints', 'sentiment_rm.safetensors');
-const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 // The page's "Reward hacking without KL" preset (RLOO 4×4, 16-token responses, lr 3e-3, k1 KL in
 // the reward), at the β under test.

@@ -2,7 +2,9 @@
 import { expect } from 'vitest';
 import { Rng } from '../../src/util/rng.ts';
 
-export const TEST_SEED = process.env.TEST_SEED ? Number(process.env.TEST_SEED) : (Date.now() ^ (Math.random() * 2 ** 31)) >>> 0;
+// vitest.config.ts fixes one seed per run (or takes the caller's) before any worker starts.
+if (!process.env.TEST_SEED) throw new Error('TEST_SEED is not set: run the tests through vitest.config.ts');
+export const TEST_SEED = Number(process.env.TEST_SEED);
 let announced = false;
 
 /** A generator seeded from TEST_SEED and a per-test salt. */
