@@ -22,6 +22,8 @@ export const CHROMIUM_PATH = CHROMIUM;
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  // The page soak runs for minutes: only when asked (PPO_SOAK_MINUTES=10 npx playwright test e2e/soak.spec.ts).
+  testIgnore: process.env.PPO_SOAK_MINUTES ? [] : ['**/soak.spec.ts'],
   // Screenshot baselines (visual.spec.ts) live beside the specs, one folder per spec file.
   snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   // One worker: the machine has few cores and SwiftShader uses them all.

@@ -12,7 +12,8 @@ test.beforeEach(async ({ page }) => {
 test('teaching views show friendly empty states before data arrives', async ({ page }) => {
   await expect(page.getByTestId('view-clipping')).toContainText('No ratios yet');
   // The objective curves for the current ε are drawn even without data.
-  await expect(page.getByTestId('view-clipping').locator('path')).toHaveCount(2);
+  // PPO's two objective panels (A > 0, A < 0), GSPO's two sequence-ratio curves and CISPO vs PPO's two weights.
+  await expect(page.getByTestId('view-clipping').locator('path')).toHaveCount(6);
   await page.getByRole('tab', { name: 'KL shaping' }).click();
   await expect(page.getByTestId('view-kl')).toContainText('No samples yet');
   await page.getByRole('tab', { name: 'Samples' }).click();

@@ -22,7 +22,7 @@ test('scale it up: the verl and OpenRLHF commands follow the settings and copy t
   await expect(cmd).toContainText('actor_rollout_ref.actor.clip_ratio_low=0.3');
   await page.getByRole('radio', { name: 'OpenRLHF' }).click();
   await expect(cmd).toContainText('python3 -m openrlhf.cli.train_ppo_ray');
-  await expect(cmd).toContainText('--eps_clip_low_high 0.3 0.2');
+  await expect(cmd).toContainText('--actor.eps_clip_low_high 0.3 0.2');
   await page.getByRole('button', { name: 'Copy the OpenRLHF command' }).click();
   await expect(page.getByRole('button', { name: 'Copy the OpenRLHF command' })).toHaveText('Copied');
   const copied = await page.evaluate(() => navigator.clipboard.readText());

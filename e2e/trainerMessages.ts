@@ -15,13 +15,25 @@ export function metricMessages(n: number, offset = 0, seed = 1): WorkerToPage[] 
       value_loss: Math.exp(-i / 100) + 0.05 * rnd(),
       clipfrac: 0.1 + 0.05 * rnd(),
       kl: i / 300 + 0.1 * rnd(),
-      beta: 0.05,
+      beta: 0.05 + offset / 100,
       approx_kl: 0.01 * rnd(),
-      entropy: 2 - i / 400,
-      explained_variance: 1 - Math.exp(-i / 80),
-      response_length_mean: 8 - i / 150,
+      // Every series carries the run's offset: two runs drawn exactly on top of each other leave the
+      // visible colour to drawing order, which made the screenshot baseline flaky.
+      entropy: 2 - i / 400 + offset,
+      explained_variance: 1 - Math.exp(-i / 80) - offset / 4,
+      response_length_mean: 8 - i / 150 - offset, // at most maxResponseLength (8), the axis top
     },
   }));
+}
+
+/** Held-out evaluations after 0, every, 2·every, … iterations: accuracy rising from `start`. */
+export function evalMessages(iterations: number, every: number, start = 0.14): WorkerToPage[] {
+  const out: WorkerToPage[] = [];
+  for (let k = 0; k <= iterations; k += every) {
+    const accuracy = start + 0.3 * (1 - Math.exp(-k / 120));
+    out.push({ type: 'eval', iter: k, values: { accuracy, greedy_accuracy: Math.min(1, accuracy + 0.08), eos_rate: 1 }, prompts: 38, seconds: 1.5 });
+  }
+  return out;
 }
 
 export const SAMPLE_MESSAGE: WorkerToPage = {

@@ -4,7 +4,7 @@
 // GPU badge masked because it names the adapter. Regenerate with
 // `npx playwright test e2e/visual.spec.ts --update-snapshots` after an intended UI change.
 import { expect, test, type Page } from '@playwright/test';
-import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 test.use({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
 
@@ -21,11 +21,20 @@ test('controls and settings before training', async ({ page }) => {
 
 test('training curves from a recorded history of two runs', async ({ page }) => {
   await openPage(page);
-  await send(page, metricMessages(300));
+  await send(page, [...metricMessages(300), ...evalMessages(300, 25)]);
   await page.getByRole('button', { name: 'Reset', exact: true }).click();
-  await send(page, metricMessages(120, 0.4, 5));
+  await send(page, [...metricMessages(120, 0.4, 5), ...evalMessages(120, 10, 0.2)]);
   const charts = page.locator('section.charts');
   await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
+  // Held-out: a sampled and a greedy line per run.
+  await expect(page.getByTestId('chart-heldout').locator('path.recharts-line-curve')).toHaveCount(4);
+  // Charts below the fold redraw only when scrolled into view (or within 2 s): wait until every
+  // metric chart shows both runs, or the screenshot catches some of them before run #2 arrives.
+  for (const chart of await charts.locator('[data-testid^="chart-"]:not([data-testid="chart-heldout"]):not([data-testid^="chart-note"])').all()) {
+    await chart.scrollIntoViewIfNeeded();
+    await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
   await expect(charts).toHaveScreenshot('charts.png');
 });
 

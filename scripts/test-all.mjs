@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every test suite: Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright
-// (the built page in Chromium with WebGPU). Checks the system packages first and says exactly
-// what to install. Ends with one summary line: "All: N passed, N failed[, N skipped]".
+// (the built page in Chromium with WebGPU). Checks the system packages first: installs the missing
+// ones with apt-get when it may (root, or sudo without a password), otherwise prints the one
+// command to run. Ends with one summary line: "All: N passed, N failed[, N skipped]".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -15,15 +16,51 @@ function hasVulkanLoader() {
   return ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/usr/lib/aarch64-linux-gnu/libvulkan.so.1', '/usr/lib/libvulkan.so.1'].some(existsSync);
 }
 
-const missing = [];
-if (!existsSync(chromium)) missing.push(`Chromium not found at ${chromium} (set PPO_CHROMIUM to your Chrome/Chromium binary, or install Debian's: chromium)`);
-if (process.platform === 'linux' && !hasVulkanLoader()) missing.push('the Vulkan loader libvulkan.so.1 (Debian package: libvulkan1) — Dawn needs it for WebGPU in Node');
-if (process.platform === 'linux' && !process.env.VK_ICD_FILENAMES && !process.env.PPO_USE_SYSTEM_VULKAN && !existsSync(SWIFTSHADER_ICD)) {
-  missing.push(`a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1`);
+/** What the tests need from the system, each with the Debian package that provides it. */
+function missingSystemPackages() {
+  const missing = []; // { pkg, why }
+  if (!existsSync(chromium)) {
+    missing.push({
+      pkg: process.env.PPO_CHROMIUM ? null : 'chromium',
+      why: `Chromium not found at ${chromium} (set PPO_CHROMIUM to your Chrome/Chromium binary, or install Debian's: chromium)`,
+    });
+  }
+  if (process.platform === 'linux' && !hasVulkanLoader()) missing.push({ pkg: 'libvulkan1', why: 'the Vulkan loader libvulkan.so.1 — Dawn needs it for WebGPU in Node' });
+  if (process.platform === 'linux' && !process.env.VK_ICD_FILENAMES && !process.env.PPO_USE_SYSTEM_VULKAN && !existsSync(SWIFTSHADER_ICD)) {
+    missing.push({ pkg: 'chromium', why: `a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1` });
+  }
+  if (process.platform === 'linux' && !hasFont()) missing.push({ pkg: 'fonts-dejavu-core', why: 'a font for the screenshot tests (fonts-dejavu-core)' });
+  if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0) missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
+  return missing;
 }
+
+function hasFont() {
+  const out = spawnSync('fc-list', [], { encoding: 'utf8' });
+  return out.status === 0 ? /dejavu/i.test(out.stdout) : existsSync('/usr/share/fonts/truetype/dejavu');
+}
+
+/** Installs Debian packages with apt-get when this process may (root, or sudo without a password). */
+function aptInstall(pkgs) {
+  if (process.platform !== 'linux' || process.env.PPO_NO_APT || spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status !== 0) return false;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const sudo = !root && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+  if (!root && !sudo) return false;
+  const prefix = root ? [] : ['sudo', '-n'];
+  console.log(`Installing the system packages the tests need: ${pkgs.join(' ')} (apt-get${root ? '' : ' through sudo'}; set PPO_NO_APT=1 to skip)`);
+  const apt = (args) => {
+    const [cmd, ...rest] = [...prefix, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args];
+    return spawnSync(cmd, rest, { stdio: 'inherit' }).status === 0;
+  };
+  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', ...pkgs]);
+}
+
+let missing = missingSystemPackages();
+const installable = [...new Set(missing.map((m) => m.pkg).filter(Boolean))];
+if (installable.length > 0 && aptInstall(installable)) missing = missingSystemPackages();
 if (missing.length > 0) {
-  console.error('Cannot run the tests; missing:\n  - ' + missing.join('\n  - '));
-  console.error('\nOn Debian/Ubuntu:  sudo apt-get install -y chromium libvulkan1');
+  console.error('Cannot run the tests; missing:\n  - ' + missing.map((m) => m.why).join('\n  - '));
+  const pkgs = [...new Set(missing.map((m) => m.pkg).filter(Boolean))];
+  if (pkgs.length > 0) console.error(`\nOn Debian/Ubuntu:  sudo apt-get install -y ${pkgs.join(' ')}`);
   process.exit(2);
 }
 

@@ -5,10 +5,13 @@
 //   n_b = Σ_a m[b,a],  c_k[b] = Σ_a m[b,a]·x_k[b,a],  N = Σ_b n_b,  S = #{b : n_b > 0}
 //   token-mean              (agg 0): value = Σ_b c_0[b] / N,               w[b,a] = m[b,a] / N
 //   seq-mean-token-mean     (agg 1): value = Σ_{n_b>0} c_0[b]/n_b / S,     w[b,a] = m[b,a] / (n_b·S)
-//   seq-mean-token-sum-norm (agg 2): value = Σ_b c_0[b] / (B·A),           w[b,a] = m[b,a] / (B·A)
+//   seq-mean-token-sum-norm (agg 2): value = Σ_b c_0[b] / (B·A),           w[b,a] = m[b,a] / (B·A)   (norm_scale per_seq)
+//   seq-mean-token-sum      (agg 3): value = Σ_b c_0[b] / S,               w[b,a] = m[b,a] / S
+//   seq-mean-token-sum-norm (agg 4): value = Σ_b c_0[b] / A,               w[b,a] = m[b,a] / A       (norm_scale verl)
 //   stats[0] = value; stats[k] = Σ_b c_k[b] / N for k ≥ 1 (clip fractions, approx KL);
 //   every statistic and weight is 0 when its denominator is 0 (nothing unmasked).
 // Masked positions contribute exactly 0 even when x holds NaN or Inf there.
+// Agg codes come from src/reference/aggregate.ts aggCode; verl core_algos.agg_loss is the source.
 // Reference: src/reference/aggregate.ts (aggWeights, aggregateRef, maskedMeanRef).
 //
 // Row partials (B, ROW_STRIDE) f32 = [n_b, c_0[b], c_1[b], c_2[b], c_3[b]] (K ≤ 4 channels) are the
@@ -86,7 +89,7 @@ fn agg_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) 
 // Sums over rows: 0 N, 1 S (rows with tokens), 2 Σ row means of channel 0, 3..6 Σ c_k.
 const SUMS: u32 = 7u;
 var<workgroup> sums: array<array<f32, SUMS>, WG_FINAL>;
-var<workgroup> scale: array<f32, 4>; // [1/N or 0, 1/S or 0, 1/(B·A), unused]
+var<workgroup> scale: array<f32, 4>; // [1/N or 0, 1/S or 0, 1/(B·A), 1/A]
 
 @compute @workgroup_size(WG_FINAL)
 fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
@@ -115,10 +118,14 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     let inv_ba = select(0.0, 1.0 / f32(F.B * F.A), F.B * F.A > 0u);
     scale[0] = inv_n;
     scale[1] = inv_s;
+    let inv_a = select(0.0, 1.0 / f32(F.A), F.A > 0u);
     scale[2] = inv_ba;
+    scale[3] = inv_a;
     var value = total[3] * inv_n;
     if (F.agg == 1u) { value = total[2] * inv_s; }
     if (F.agg == 2u) { value = total[3] * inv_ba; }
+    if (F.agg == 3u) { value = total[3] * inv_s; }
+    if (F.agg == 4u) { value = total[3] * inv_a; }
     stats[0] = value;
     for (var k = 1u; k < F.K; k++) { stats[k] = total[3u + k] * inv_n; }
   }
@@ -126,6 +133,7 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
   let inv_n = scale[0];
   let inv_s = scale[1];
   let inv_ba = scale[2];
+  let inv_a = scale[3];
   for (var i = lid; i < F.B * F.A; i += WG_FINAL) {
     let m = mask[i];
     var w = 0.0;
@@ -133,6 +141,8 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
       w = m * inv_n;
       if (F.agg == 1u) { w = m * inv_s / rows[(i / F.A) * ROW_STRIDE]; }
       if (F.agg == 2u) { w = m * inv_ba; }
+      if (F.agg == 3u) { w = m * inv_s; }
+      if (F.agg == 4u) { w = m * inv_a; }
     }
     if (F.scale_in_place != 0u) {
       // select, not w·g: a masked position must come out 0 whatever the gradient buffer held there

@@ -7,6 +7,10 @@
 //   out_l = Σ_j P_j vCache[b,j];   no visible key → out_l = 0.
 // The row computation is attention.wgsl's, operation for operation, with keys and values read
 // from the cache, so cached decoding reproduces the full-sequence outputs.
+// attention_decode (L = 1 only) is kv_cache_write + attention_cached in one dispatch: the thread
+// of (b, h) is the only one that reads head h's columns of the new position, so it writes them
+// itself just before (same invocation: program order, no barrier needed). With L > 1 a query reads
+// keys that other threads write, so the prefill keeps the two dispatches.
 // Reference: src/reference/seq/attention.ts (attentionCachedRef).
 //
 // Bindings: 0 uniform P {L, Smax, H, D, start, scale = 1/√Dh, rows = B·H·L, total = B·L·D}
@@ -17,6 +21,7 @@
 //           5 out     (B·L, D)        f32   (attention_cached only)
 //           6 scratch (B, H, L, Smax) f32   softmax row of each query (attention_cached only)
 // Layout: kv_cache_write: one thread per (b, l, column), 1-D grid of B·L·D threads.
+//         attention_decode: as attention_cached with L = 1 (bindings 1–6 as attention_cached).
 //         attention_cached: one thread per (batch b, head h, new position l), 1-D grid of B·H·L
 //         threads, each running its softmax row serially (no workgroup barriers; fixed order).
 
@@ -59,6 +64,28 @@ fn kv_cache_write(@builtin(global_invocation_id) gid: vec3u) {
 fn attention_cached(@builtin(global_invocation_id) gid: vec3u) {
   let e = gid.x;
   if (e >= P.rows) { return; }
+  attend_row(e);
+}
+
+@compute @workgroup_size(WG)
+fn attention_decode(@builtin(global_invocation_id) gid: vec3u) {
+  let e = gid.x; // b·H + h (L = 1)
+  if (e >= P.rows) { return; }
+  let D = P.D;
+  let Dh = D / P.H;
+  let h = e % P.H;
+  let b = e / P.H;
+  let src = b * 3u * D + h * Dh;
+  let dst = (b * P.Smax + P.start) * D + h * Dh;
+  for (var d = 0u; d < Dh; d++) {
+    k_cache[dst + d] = qkv[src + D + d];
+    v_cache[dst + d] = qkv[src + 2u * D + d];
+  }
+  attend_row(e);
+}
+
+/** Softmax attention of query row e = (b, h, l) over the cached keys j ≤ start + l. */
+fn attend_row(e: u32) {
   let L = P.L;
   let Smax = P.Smax;
   let D = P.D;

@@ -1,13 +1,17 @@
 // Token + position embedding and its backward (scatter-add without atomics).
 //
-// Math: out[r,d] = wte[v_r,d] + wpe[p_r,d], v_r = clamp(tokens[r], 0, V−1), p_r = clamp(positions[r], 0, P−1)
+// Math: out[r,d] = wte[v_r,d] + wpe[p_r,d], v_r = clamp(tokens[src_r], 0, V−1), p_r = clamp(positions[src_r], 0, P−1)
+//   forward reads a window of columns [start, start+L) of tokens/positions seen as (B, S):
+//   src_r = (r / L)·S + start + r % L (the whole tensor is S = L, start = 0: src_r = r; the
+//   rollout embeds only its newest column, L = 1, in the same dispatch — no slice afterwards).
 //   gradWte[v,d] += Σ_{r: v_r = v} gradOut[r,d];  gradWpe[p,d] += Σ_{r: p_r = p} gradOut[r,d]
 // Determinism: the backward is a gather, not a scatter — one thread owns each (table row, d) and
 //   sums the matching rows r in increasing order, so no two threads write one address
 //   (cost R per thread; fine at V ≤ 128, P ≤ 128, R ≤ 4096).
 // Reference: src/reference/nn/embedding.ts (embeddingRef, embeddingBackwardRef).
 //
-// Bindings: 0 uniform P {R, D, V, P}; 1 tokens (R) i32; 2 positions (R) i32;
+// Bindings: 0 uniform P {R, D, V, P, S, start, L} (R = output rows = B·L; backward: L = S = R,
+//   start = 0); 1 tokens (B·S) i32; 2 positions (B·S) i32;
 //   embedding_forward:  3 wte (V,D), 4 wpe (P,D), 5 out (R,D) rw
 //   embedding_backward: 3 grad_out (R,D), 4 grad_wte (V,D) rw, 5 grad_wpe (P,D) rw    (f32)
 // Layout: one thread per output element; forward over R·D, backward over (V + P)·D (the first V·D
@@ -20,6 +24,9 @@ struct Params {
   D: u32,
   V: u32,
   P: u32,
+  S: u32,
+  start: u32,
+  L: u32,
 }
 
 @group(0) @binding(0) var<uniform> U: Params;
@@ -46,7 +53,8 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
   if (i >= U.R * U.D) { return; }
   let r = i / U.D;
   let d = i % U.D;
-  out[i] = wte[token_row(r) * U.D + d] + wpe[position_row(r) * U.D + d];
+  let src = (r / U.L) * U.S + U.start + r % U.L;
+  out[i] = wte[token_row(src) * U.D + d] + wpe[position_row(src) * U.D + d];
 }
 
 @compute @workgroup_size(WG)

@@ -1,8 +1,10 @@
 // Outcome-reward estimators, the two pieces around reward shaping (shaders/rewards.wgsl):
 //   group_scores       score transform per sequence with its group's statistics
 //   discounted_returns reverse scan of the shaped token rewards
+//   mask_advantages    advantages = x where mask ≠ 0, else exactly 0 (verl multiplies every
+//                      outcome estimator's advantages by the response mask)
 // The op chains them: group_scores → shape_rewards → discounted_returns (→ whiten for the
-// REINFORCE pair). Reference: src/reference/groupAdvantages.ts.
+// REINFORCE pair) → mask_advantages. Reference: src/reference/groupAdvantages.ts.
 //
 // group_scores math (g = group of sequence b, n = |g| ≥ 2 except for reinforce, checked on the host):
 //   0 reinforce           s
@@ -16,6 +18,8 @@
 // Bindings: 0 uniform P {B, A, gamma: f32, estimator} (both entry points)
 //   group_scores:       1 scores (B) f32, 2 group_index (B) i32 in 0..G−1, 3 transformed (B) f32 out
 //   discounted_returns: 1 rewards (B,A) f32, 2 mask (B,A) f32, 3 returns (B,A) f32 out
+//   mask_advantages:    1 x (B,A) f32 (same binding as rewards), 2 mask (B,A) f32, 3 out (B,A) f32
+//                       (same binding as returns); one thread per element, grid over B·A
 // The two entry points alias binding numbers with different variables; WGSL allows that because
 // no entry point statically uses both, and it keeps one uniform + 3-buffer layout for both.
 // Layout: one thread per sequence, WG threads per workgroup, 1-D grid over B. group_scores loops
@@ -101,4 +105,12 @@ fn discounted_returns(@builtin(global_invocation_id) gid: vec3u) {
     if (mask[i] != 0.0) { g = rewards[i] + P.gamma * g; }
     returns[i] = g;
   }
+}
+
+@compute @workgroup_size(WG)
+fn mask_advantages(@builtin(global_invocation_id) gid: vec3u) {
+  let i = gid.x;
+  if (i >= P.B * P.A) { return; }
+  // select, not x·m: a masked position must be 0 even where x is not finite.
+  returns[i] = select(0.0, rewards[i], mask[i] != 0.0);
 }

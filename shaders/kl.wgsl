@@ -6,9 +6,11 @@
 //   k2  = ½·d²                   ∂/∂logp = d
 //   k3  = clamp(exp(−d') + d' − 1, −10, 10),  d' = clamp(d, −20, 20)
 //                                ∂/∂logp = 1 − exp(−d) inside both clamps, else 0
+//   k1+ = k1, k3+ = k3           ∂/∂logp = d (straight-through k2 gradient, verl kl_penalty "+")
+//   k1_clamped = max(d, 0)       ∂/∂logp = 1 where d > 0, else 0 (AlpacaFarm's one-sided penalty)
 // Reference: src/reference/kl.ts (klRef, klGradRef).
 //
-// Bindings: 0 uniform P {n: element count, estimator: 0=k1 1=abs 2=k2 3=k3}
+// Bindings: 0 uniform P {n: element count, estimator: code as shaders/lib_kl.wgsl}
 //           1 logp (n) f32, 2 ref_logp (n) f32, 3 out (n) f32
 // Layout: one thread per element, WG threads per workgroup, 1-D grid.
 

@@ -1,6 +1,11 @@
-// Dense layer: C = op(A)·op(B) (+ bias) (+ C when accumulating), tiled through workgroup memory.
+// Dense layer: C = op(A)·op(B) (+ bias) (+ residual) (+ C when accumulating), tiled through
+// workgroup memory.
 //
-// Math: C[m,n] = Σ_k opA[m,k]·opB[k,n] + (has_bias ? bias[n] : 0) + (accumulate ? C_old[m,n] : 0)
+// Math: C[m,n] = ((Σ_k opA[m,k]·opB[k,n] + (has_bias ? bias[n] : 0)) + (has_residual ? R[m,n] : 0))
+//                + (accumulate ? C_old[m,n] : 0), summed in that order in f32, so the fused residual
+//   gives exactly the bits of a separate add(R, matmul) (the transformer's x + c_proj(...)).
+//   has_gelu: also act[m,n] = gelu(C[m,n]) (tanh approximation, the formula and f32 operations of
+//   elementwise.wgsl's gelu_forward), so the MLP's c_fc and its GELU are one dispatch.
 //   opA = A stored (M,K), or Aᵀ of A stored (K,M) when trans_a = 1
 //   opB = B stored (K,N), or Bᵀ of B stored (N,K) when trans_b = 1
 // One kernel serves the forward and both backward products (see src/backend/webgpu/webgpuNn.ts):
@@ -11,7 +16,9 @@
 // Reference: src/reference/nn/matmul.ts (matmulRef, matmulBackwardRef).
 //
 // Bindings (matmul):    0 uniform P, 1 a (M,K)|(K,M) f32, 2 b (K,N)|(N,K) f32, 3 bias (N) f32
-//                       (any buffer when has_bias = 0), 4 c (M,N) f32 read_write.
+//                       (any buffer when has_bias = 0), 4 c (M,N) f32 read_write,
+//                       5 residual (M,N) f32 (any buffer but c when has_residual = 0),
+//                       6 act (M,N) f32 read_write (a spare buffer, unwritten, when has_gelu = 0).
 // Bindings (bias_grad): 0 uniform P, 1 grad_out (M,N) f32, 2 grad_bias (N) f32 read_write.
 // Layout (matmul): TY×TX threads per workgroup; a workgroup owns a (TY·TM)×(TX·TN) tile of C and
 //   each thread TM×TN outputs strided by TY/TX (register blocking: each value loaded into
@@ -38,6 +45,8 @@ struct Params {
   trans_b: u32,
   has_bias: u32,
   accumulate: u32,
+  has_residual: u32,
+  has_gelu: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -45,6 +54,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read> bias: array<f32>;
 @group(0) @binding(4) var<storage, read_write> c: array<f32>;
+@group(0) @binding(5) var<storage, read> residual: array<f32>;
+@group(0) @binding(6) var<storage, read_write> act: array<f32>;
 // bias_grad aliases: grad_out on binding 1 (= a), grad_bias on binding 2.
 @group(0) @binding(2) var<storage, read_write> grad_bias: array<f32>;
 
@@ -111,6 +122,17 @@ fn matmul(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: 
   store_row(m0 + lid.y + 3u * TY, n0 + lid.x, acc3);
 }
 
+const GELU_C: f32 = 0.7978845608028654; // √(2/π)
+const GELU_A: f32 = 0.044715;
+
+/** ½x(1 + tanh u) = x·sigmoid(2u), u = c(x + 0.044715x³), with e = exp(−2|u|) ≤ 1 (as gelu_forward). */
+fn gelu(x: f32) -> f32 {
+  let u = GELU_C * (x + GELU_A * x * x * x);
+  let e = exp(-2.0 * abs(u));
+  let inv = 1.0 / (1.0 + e);
+  return x * select(e * inv, inv, u >= 0.0);
+}
+
 /** Writes the TN outputs of one row held by a thread: columns n, n + TX, n + 2TX, n + 3TX. */
 fn store_row(m: u32, n: u32, row: vec4f) {
   if (m >= P.M) { return; }
@@ -120,8 +142,10 @@ fn store_row(m: u32, n: u32, row: vec4f) {
     var v = row[j];
     if (P.has_bias == 1u) { v += bias[col]; }
     let idx = m * P.N + col;
+    if (P.has_residual == 1u) { v += residual[idx]; }
     if (P.accumulate == 1u) { v += c[idx]; }
     c[idx] = v;
+    if (P.has_gelu == 1u) { act[idx] = gelu(v); }
   }
 }
 

@@ -3,6 +3,8 @@
 //
 // Math: norm = sqrt(Σ_i g_i²)
 //   AdamW (t = step, 1-based; bc1 = 1 − β1^t, bc2 = 1 − β2^t computed on the host in float64):
+//   skip: if use_norm = 1 and norm is NaN or ±inf, the step changes nothing (params, m, v kept),
+//         as verl skips optimizer.step() on a non-finite grad norm; the host counts it.
 //   clip = min(1, max_norm/(norm + 1e-6)) if use_norm = 1 else 1;  g = grads·clip
 //   m ← β1m + (1−β1)g;  v ← β2v + (1−β2)g²
 //   p ← p − lr·((m/bc1)/(sqrt(v/bc2) + eps) + wd·decay_mask·p)
@@ -81,12 +83,22 @@ fn norm_final(@builtin(local_invocation_id) lid: vec3u) {
   if (lid.x == 0u) { sums[0] = sqrt(total); }
 }
 
+// NaN or ±inf by the bit pattern (all exponent bits set): comparisons such as x != x may be folded
+// away by compilers that assume finite math.
+fn not_finite(x: f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u;
+}
+
 @compute @workgroup_size(WG)
 fn adamw(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = gid.x + gid.y * nwg.x * WG;
   if (i >= AP.n) { return; }
   var clip = 1.0;
-  if (AP.use_norm == 1u) { clip = min(1.0, AP.max_norm / (norm[0] + 1e-6)); }
+  if (AP.use_norm == 1u) {
+    let nrm = norm[0];
+    if (not_finite(nrm)) { return; }
+    clip = min(1.0, AP.max_norm / (nrm + 1e-6));
+  }
   let g = grads[i] * clip;
   let mi = AP.beta1 * m[i] + (1.0 - AP.beta1) * g;
   let vi = AP.beta2 * v[i] + (1.0 - AP.beta2) * g * g;

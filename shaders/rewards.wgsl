@@ -6,7 +6,7 @@
 //   A row with no action token gets no score. KL estimators as shaders/kl.wgsl.
 // Reference: src/reference/rewards.ts (shapeRewardsRef).
 //
-// Bindings: 0 uniform P {B, A, beta: f32, estimator: 0=k1 1=abs 2=k2 3=k3}
+// Bindings: 0 uniform P {B, A, beta: f32, estimator: code as shaders/lib_kl.wgsl}
 //           1 scores (B) f32, 2 logp (B,A) f32, 3 ref_logp (B,A) f32, 4 mask (B,A) f32,
 //           5 rewards (B,A) f32 out, 6 kl (B,A) f32 out
 // Layout: one thread per (b,t), WG threads per workgroup, 1-D grid over B·A.

@@ -12,22 +12,28 @@
 //           (the last kept token of positive weight if rounding leaves none)
 //   sequences[b,pos] = token, attn_mask[b,pos] = 1, positions[b,pos] = positions[b,pos−1] + 1
 //   (0 at pos 0), finished[b] = 1 if token = EOS.
-// Rows with finished[b] = 1 write PAD, 0, 0 and stay finished.
+//   logprobs[b,pos] (when has_logprobs = 1) = log(w_token) − log(Σ_{kept} w): the drawn token's
+//   log-probability under the kept, renormalised distribution (π_rollout); the max-logit token is
+//   always kept with w = 1, so the sum is ≥ 1 and the log finite.
+// Rows with finished[b] = 1 write PAD, 0, 0 (and log-prob 0) and stay finished.
 // Reference: src/reference/seq/sample.ts (sampleStepRef). The Philox here and in
 // src/util/philox.ts are the same function, so both sides draw the same u and token.
 //
-// Bindings: 0 uniform P {B, V, S, pos, top_k, top_p, temperature, seed, eos, pad}
-//           1 logits    (B, V)  f32                               (sample_rank)
+// Bindings: 0 uniform P {B, V, S, pos, top_k, top_p, temperature, seed, eos, pad, has_logprobs}
+//           1 logits    (B, V)  f32
 //           2 finished  (B)     i32
-//           3 stats     (B, 3V) f32  [w | mass before | rank] per row, sample_rank → sample_draw
-//           4 sequences (B, S)  i32                               (sample_draw)
-//           5 attn_mask (B, S)  f32                               (sample_draw)
-//           6 positions (B, S)  i32                               (sample_draw)
-// Layout: sample_rank: one thread per (row, token), 1-D grid of B·V threads: the O(V) max, rank
-//   and prefix-mass loops of every token run in parallel over the vocabulary (exact tie rule,
-//   no sort). sample_draw: one thread per row, 1-D grid of B threads: O(V) filter and
-//   inverse-CDF scan in token order. No workgroup barriers and fixed summation orders:
-//   deterministic. (Written barrier-free after intermittent crashes that were later traced to
+//           3 stats     (B, 3V) f32  [w | mass before | rank] per row, phase 1 → phase 2
+//           4 sequences (B, S)  i32
+//           5 attn_mask (B, S)  f32
+//           6 positions (B, S)  i32
+//           7 logprobs  (B, S)  f32  written only when has_logprobs
+// Layout: sample_step: one workgroup of WG threads per row, grid (B). Phase 1 (rank_token): the
+//   threads split the row's tokens; the O(V) max, rank and prefix-mass loops of every token run
+//   in parallel over the vocabulary (exact tie rule, no sort). A storage barrier. Phase 2
+//   (draw_row): thread 0 runs the O(V) filter and inverse-CDF scan in token order. Fixed
+//   summation orders: deterministic. (Until the fused version this was two dispatches,
+//   sample_rank over B·V threads and sample_draw over B, with the same per-token and per-row
+//   code; one dispatch per token step now.) (Written barrier-free after intermittent crashes that were later traced to
 //   Dawn's GPU object being garbage collected, see src/node/webgpu.ts, not to barriers; a
 //   workgroup-reduction version would be faster for large vocabularies, V here is ~32.)
 
@@ -44,6 +50,7 @@ struct Params {
   seed: u32,
   eos: i32,
   pad: i32,
+  has_logprobs: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -53,6 +60,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> sequences: array<i32>;
 @group(0) @binding(5) var<storage, read_write> attn_mask: array<f32>;
 @group(0) @binding(6) var<storage, read_write> positions: array<i32>;
+@group(0) @binding(7) var<storage, read_write> logprobs: array<f32>;
 
 fn mulhi(a: u32, b: u32) -> u32 {
   let a_lo = a & 0xffffu;
@@ -86,13 +94,21 @@ fn filtering() -> bool {
 }
 
 @compute @workgroup_size(WG)
-fn sample_rank(@builtin(global_invocation_id) gid: vec3u) {
-  let e = gid.x;
+fn sample_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let b = wid.x;
+  // Phase 1: the WG threads of row b rank its tokens v = lid.x, lid.x + WG, … (no early return:
+  // the barrier below must be reached by every thread of the workgroup).
+  if (finished[b] == 0) {
+    for (var v = lid.x; v < P.V; v += WG) { rank_token(b, v); }
+  }
+  storageBarrier(); // phase 1's stats writes are visible to the whole workgroup
+  // Phase 2: one thread draws the row's token from the stats.
+  if (lid.x == 0u) { draw_row(b); }
+}
+
+/** Weight, mass before and rank of token v in row b (stats slots [w | mass before | rank]). */
+fn rank_token(b: u32, v: u32) {
   let V = P.V;
-  if (e >= P.B * V) { return; }
-  let b = e / V;
-  let v = e % V;
-  if (finished[b] != 0) { return; }
   let row = b * V;
   var m = -3.0e38;
   for (var u = 0u; u < V; u++) { m = max(m, logits[row + u] / P.temperature); }
@@ -114,16 +130,15 @@ fn sample_rank(@builtin(global_invocation_id) gid: vec3u) {
   stats[s + 2u * V + v] = f32(rank);
 }
 
-@compute @workgroup_size(WG)
-fn sample_draw(@builtin(global_invocation_id) gid: vec3u) {
-  let b = gid.x;
-  if (b >= P.B) { return; }
+/** Filter, inverse-CDF draw and in-place writes of row b from its stats. */
+fn draw_row(b: u32) {
   let V = P.V;
   let at = b * P.S + P.pos;
   if (finished[b] != 0) {
     sequences[at] = P.pad;
     attn_mask[at] = 0.0;
     positions[at] = 0;
+    if (P.has_logprobs != 0u) { logprobs[at] = 0.0; }
     return;
   }
   let s = b * 3u * V;
@@ -158,6 +173,7 @@ fn sample_draw(@builtin(global_invocation_id) gid: vec3u) {
     }
   }
   let tok = i32(token);
+  if (P.has_logprobs != 0u) { logprobs[at] = log(stats[s + 2u * V + token]) - log(total); }
   sequences[at] = tok;
   attn_mask[at] = 1.0;
   var p = 0;

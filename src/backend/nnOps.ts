@@ -22,6 +22,16 @@ export interface NnOps {
   /** y = a·b (+ bias): a (M,K), b (K,N) — or (N,K) when transB — bias (N) or null → (M,N). */
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor;
   /**
+   * pre = a·b (+ bias) and act = gelu(pre), both new tensors of matmul's shape, in one dispatch
+   * (the MLP's c_fc and its GELU; backward still needs pre).
+   */
+  matmulGelu(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): { pre: Tensor; act: Tensor };
+  /**
+   * residual + (a·b + bias) → new tensor of matmul's shape: a dense layer with the transformer's
+   * residual add fused (one dispatch instead of matmul + add, the same f32 sums in the same order).
+   */
+  matmulResidual(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean, residual: Tensor): Tensor;
+  /**
    * Backward of matmul: returns gradA (M,K) (unless `needGradA` is false → null);
    * accumulates gradB (shape of b) and gradBias (N) when given.
    */
@@ -59,6 +69,11 @@ export interface NnOps {
    * Positions are clamped to [0, P−1] (padding rows get position 0 by convention).
    */
   embedding(tokens: Tensor, positions: Tensor, wte: Tensor, wpe: Tensor): Tensor;
+  /**
+   * embedding of the columns [start, start+len) of tokens/positions (B,S) i32 → (B·len, D): the
+   * rollout's newest column in one dispatch (= embedding(sliceSeq(tokens)), without the slice).
+   */
+  embeddingWindow(tokens: Tensor, positions: Tensor, start: number, len: number, wte: Tensor, wpe: Tensor): Tensor;
   /** Accumulates into gradWte (V,D) and gradWpe (P,D); deterministic (no float atomics). */
   embeddingBackward(gradOut: Tensor, tokens: Tensor, positions: Tensor, gradWte: Tensor, gradWpe: Tensor): void;
 

@@ -3,11 +3,34 @@
 // src/reference/ and a WGSL kernel in shaders/.
 import type { Tensor } from './tensor.ts';
 
-export type KlEstimator = 'k1' | 'abs' | 'k2' | 'k3';
-export const KL_ESTIMATORS: readonly KlEstimator[] = ['k1', 'abs', 'k2', 'k3'];
+/**
+ * Per-token KL estimators on d = logp − ref (DESIGN.md; verl core_algos.kl_penalty / kl_penalty_forward):
+ * k1 = d, abs = |d|, k2 = ½d², k3 = clamp(e^{−d'} + d' − 1, ±10) with d' = clamp(d, ±20);
+ * 'k1+' / 'k3+': the value of k1 / k3 with the gradient of k2 (d), verl's straight-through "+" suffix;
+ * 'k1_clamped': max(d, 0), AlpacaFarm's one-sided penalty (gradient 1 where d > 0, else 0).
+ */
+export type KlEstimator = 'k1' | 'abs' | 'k2' | 'k3' | 'k1+' | 'k3+' | 'k1_clamped';
+export const KL_ESTIMATORS: readonly KlEstimator[] = ['k1', 'abs', 'k2', 'k3', 'k1+', 'k3+', 'k1_clamped'];
 
-export type LossAgg = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
-export const LOSS_AGGS: readonly LossAgg[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'];
+/** Loss aggregation modes (verl core_algos.agg_loss); weights in src/reference/aggregate.ts. */
+export type LossAgg = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm';
+export const LOSS_AGGS: readonly LossAgg[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
+
+/**
+ * Scale of seq-mean-token-sum-norm (ignored by the other modes):
+ * 'per_seq' = (1/B)·Σ_b Σ_t m·x / A (the Dr. GRPO paper's per-sequence mean; this project's original form);
+ * 'verl'    = Σ_b Σ_t m·x / A (verl agg_loss: sum over sequences, no 1/B), B× the per_seq value.
+ */
+export type NormScale = 'per_seq' | 'verl';
+export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
+
+/**
+ * Policy-loss family: 'vanilla' PPO clip (verl compute_policy_loss_vanilla), 'gspo' sequence-level
+ * ratio (compute_policy_loss_gspo), 'cispo' stop-gradient clipped IS weight × A × logπ
+ * (compute_policy_loss_cispo). See src/reference/policyLoss.ts for the exact math.
+ */
+export type LossMode = 'vanilla' | 'gspo' | 'cispo';
+export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo'];
 
 export type GroupEstimator = 'reinforce' | 'reinforce_baseline' | 'group_norm' | 'rloo' | 'dr_grpo';
 export const GROUP_ESTIMATORS: readonly GroupEstimator[] = ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'];
@@ -24,13 +47,20 @@ export interface PolicyLossParams {
   clipHigh: number;
   /** Dual-clip constant c > 1 for A < 0, or null for no dual clip. */
   clipC: number | null;
+  /** Ignored by 'gspo', which always aggregates seq-mean-token-mean (as verl does). */
   agg: LossAgg;
+  /** Default 'vanilla'. Dual clip (clipC) applies to vanilla only. */
+  lossMode?: LossMode;
+  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
+  normScale?: NormScale;
 }
 
 export interface ValueLossParams {
   /** ε_v > 0 clips v around v_old, or null for an unclipped value loss. */
   clip: number | null;
   agg: LossAgg;
+  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
+  normScale?: NormScale;
 }
 
 export interface PpoOps {
@@ -82,7 +112,8 @@ export interface PpoOps {
   /**
    * Outcome-reward estimators: score transform by group, then token rewards with KL
    * (as shapeRewards), then discounted cumulative returns (masked positions carry through) as
-   * advantages; whitened (shift_mean) for reinforce and reinforce_baseline. `group` lives on the
+   * advantages; whitened (shift_mean) for reinforce and reinforce_baseline; advantages are 0 at
+   * every masked position (verl multiplies by the response mask). `group` lives on the
    * host so that a group of one sample is rejected before any GPU work.
    */
   groupAdvantages(args: {
@@ -97,14 +128,26 @@ export interface PpoOps {
     gamma: number;
   }): { advantages: Tensor; returns: Tensor };
 
-  /** Clipped surrogate with asymmetric and dual clip; stats (4) as POLICY_STATS; gradLogprobs (B,A). */
+  /**
+   * Policy loss of params.lossMode (vanilla clip with asymmetric and dual clip, GSPO, CISPO);
+   * stats (4) as POLICY_STATS; gradLogprobs (B,A) = ∂loss/∂logprobs. isWeights (B,A), when given,
+   * are stop-gradient per-token weights multiplied into the per-token loss before aggregation
+   * (verl rollout_is_weights, e.g. tisWeights); they do not enter the clip fractions or ppo_kl.
+   */
   policyLoss(
     oldLogprobs: Tensor,
     logprobs: Tensor,
     advantages: Tensor,
     actionMask: Tensor,
     params: PolicyLossParams,
+    isWeights?: Tensor | null,
   ): { stats: Tensor; gradLogprobs: Tensor };
+
+  /**
+   * Token-level truncated importance sampling weights (verl rollout correction, token TIS):
+   * mask · min(exp(clamp(old − rollout, ±20)), cap). (B,A) each → (B,A); cap > 0.
+   */
+  tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor;
 
   /** ½·max((v−R)², (clip(v, v_old ± ε)−R)²); stats (2) as VALUE_STATS; gradValues (B,A). */
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor };
@@ -113,5 +156,5 @@ export interface PpoOps {
    * Aggregates per-token values x (B,A) under the mask with `agg`; returns the scalar (1) and
    * the weights ∂value/∂x (B,A) used to back-propagate KL-loss and entropy terms.
    */
-  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg): { value: Tensor; weights: Tensor };
+  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale?: NormScale): { value: Tensor; weights: Tensor };
 }

@@ -39,6 +39,9 @@ export interface SeqOps {
    * attnMask[b,pos] = 1, positions[b,pos] = positions[b,pos−1] + 1, and finished[b] = 1 if the token
    * is EOS; where finished[b] = 1 writes PAD, 0, 0. All on the GPU: no readback per token.
    * sequences (B,S) i32, attnMask (B,S) f32, positions (B,S) i32, finished (B) i32, all in place.
+   * logprobs (B,S) f32, when given, receives at [b,pos] the log-probability of the drawn token
+   * under the distribution actually sampled from (after temperature, top-k, top-p renormalisation),
+   * and 0 where the row had already finished.
    */
   sampleStep(
     logits: Tensor,
@@ -48,5 +51,6 @@ export interface SeqOps {
     finished: Tensor,
     pos: number,
     params: SampleParams,
+    logprobs?: Tensor | null,
   ): void;
 }

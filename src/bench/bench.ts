@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|page] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|peer|page] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -8,19 +8,25 @@ import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { nodeDevice } from '../node/webgpu.ts';
 import { benchKernels } from './kernels.ts';
+import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
 import { table } from './timing.ts';
 
 async function main(argv: string[]): Promise<void> {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
   const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : null;
-  const { device, adapterName } = await nodeDevice();
+  const configs = selectConfigs(arg(argv, '--config'));
+  const repeats = Number(arg(argv, '--repeats') ?? 3);
+  const maxStepS = Number(arg(argv, '--max-step-s') ?? 120);
+  if (!Number.isInteger(repeats) || repeats < 1 || repeats > 50) throw new Error(`--repeats must be an integer in [1, 50], got ${arg(argv, '--repeats')}`);
+  if (!(maxStepS > 0)) throw new Error(`--max-step-s must be a positive number of seconds, got ${arg(argv, '--max-step-s')}`);
+  const { adapter, device, adapterName } = await nodeDevice();
   const gpuBe = new WebGpuBackend(new GpuRuntime(device, adapterName));
   const cpuBe = new CpuBackend();
   const report: Record<string, unknown> = { adapter: adapterName, date: new Date().toISOString() };
   console.log(`# PPO Playground benchmarks\nadapter: ${adapterName}\nnode: ${process.version}\n`);
 
   if (!only || only === 'kernels') {
-    const rows = await benchKernels(gpuBe, cpuBe);
+    const rows = await benchKernels(gpuBe, cpuBe, configs.map((c) => c.name));
     report.kernels = rows;
     console.log('## PPO kernels (median ms per call; size S = B16 A16 V32, M = B32 A32 V32)\n');
     console.log(
@@ -34,17 +40,38 @@ async function main(argv: string[]): Promise<void> {
   for (const [name, load] of EXTRA_SECTIONS) {
     if (only && only !== name) continue;
     const section = await load();
-    report[name] = await section(gpuBe, cpuBe);
+    report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device });
   }
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
 }
 
-type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend) => Promise<unknown>;
+function arg(argv: string[], name: string): string | null {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : null;
+}
+
+function selectConfigs(name: string | null): BenchConfig[] {
+  if (name === null) return BENCH_CONFIGS;
+  const hit = BENCH_CONFIGS.filter((c) => c.name === name);
+  if (hit.length === 0) throw new Error(`--config must be one of ${BENCH_CONFIGS.map((c) => c.name).join(', ')}, got ${name}`);
+  return hit;
+}
+
+interface SectionContext {
+  configs: BenchConfig[];
+  repeats: number;
+  maxStepS: number;
+  adapter: GPUAdapter;
+  device: GPUDevice;
+}
+
+type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend, ctx: SectionContext) => Promise<unknown>;
 
 /** Sections in their own modules, loaded lazily so a missing one does not stop the others. */
 const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['model', async () => (await import('./model.ts')).printModelBench],
   ['trainer', async () => (await import('./trainer.ts')).printTrainerBench],
+  ['peer', async () => (await import('./peer/peer.ts')).printPeerBench],
   ['page', async () => (await import('./pageFrames.ts')).printPageBench],
 ];
 

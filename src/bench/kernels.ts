@@ -84,9 +84,9 @@ export interface KernelRow {
   cpu: Timed;
 }
 
-export async function benchKernels(gpuBe: Backend, cpuBe: Backend): Promise<KernelRow[]> {
+export async function benchKernels(gpuBe: Backend, cpuBe: Backend, sizes: string[] = KERNEL_SIZES.map((k) => k.name)): Promise<KernelRow[]> {
   const rows: KernelRow[] = [];
-  for (const size of KERNEL_SIZES) {
+  for (const size of KERNEL_SIZES.filter((k) => sizes.includes(k.name))) {
     const gx = makeInputs(gpuBe, size, 7);
     const cx = makeInputs(cpuBe, size, 7);
     for (const [name, op] of OPS) {

@@ -73,9 +73,9 @@ export interface ModelRow {
   tokens: number;
 }
 
-export async function benchModel(gpuBe: Backend, cpuBe: Backend): Promise<ModelRow[]> {
+export async function benchModel(gpuBe: Backend, cpuBe: Backend, configs: BenchConfig[] = BENCH_CONFIGS): Promise<ModelRow[]> {
   const rows: ModelRow[] = [];
-  for (const c of BENCH_CONFIGS) {
+  for (const c of configs) {
     const rng = new Rng(3);
     const batch = trainBatch(c, rng);
     const prompts = promptBatch(c, rng);
@@ -103,8 +103,8 @@ export async function benchModel(gpuBe: Backend, cpuBe: Backend): Promise<ModelR
   return rows;
 }
 
-export async function printModelBench(gpuBe: Backend, cpuBe: Backend): Promise<ModelRow[]> {
-  const rows = await benchModel(gpuBe, cpuBe);
+export async function printModelBench(gpuBe: Backend, cpuBe: Backend, ctx?: { configs: BenchConfig[] }): Promise<ModelRow[]> {
+  const rows = await benchModel(gpuBe, cpuBe, ctx?.configs);
   console.log('## Transformer (S = 2L 2H d64 B16 seq 16+16; M = 4L 4H d128 B32 seq 32+32)\n');
   console.log(
     table(

@@ -104,6 +104,84 @@ const RECORD_FRAMES = (durationMs: number) => `new Promise((resolve) => {
   requestAnimationFrame(tick);
 })`;
 
+export interface LoadReport {
+  /** performance 'paint' entries, ms after navigation start. */
+  firstPaintMs: number;
+  firstContentfulPaintMs: number;
+  domContentLoadedMs: number;
+  /** The load event (every script of the first chunk group fetched and run). */
+  loadMs: number;
+  /** Until the lazily loaded charts panel is in the DOM (its chunk and recharts fetched and run). */
+  chartsReadyMs: number;
+  /** JavaScript bytes fetched before the first contentful paint (encoded as served: vite preview compresses). */
+  jsBytesBeforeFcp: number;
+  /** All JavaScript fetched until the charts were ready. */
+  jsBytesTotal: number;
+}
+
+/** Reads the navigation, paint and script-resource timings the browser recorded for this load. */
+const READ_LOAD = `new Promise((resolve) => {
+  // Paint entries are delivered after the frame is presented: wait for them (buffered observer).
+  const paint = {};
+  const done = () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const fcp = paint['first-contentful-paint'] ?? NaN;
+    const js = performance.getEntriesByType('resource').filter((e) => /\\.js(\\?|$)/.test(e.name));
+    const bytes = (list) => list.reduce((n, e) => n + (e.encodedBodySize || e.transferSize || 0), 0);
+    resolve({
+      firstPaintMs: paint['first-paint'] ?? NaN,
+      firstContentfulPaintMs: fcp,
+      domContentLoadedMs: nav ? nav.domContentLoadedEventEnd : NaN,
+      loadMs: nav ? nav.loadEventEnd : NaN,
+      jsBytesBeforeFcp: bytes(js.filter((e) => e.responseEnd <= fcp)),
+      jsBytesTotal: bytes(js),
+    });
+  };
+  const timer = setTimeout(done, 10000);
+  new PerformanceObserver((list, obs) => {
+    for (const e of list.getEntries()) paint[e.name] = e.startTime;
+    if ('first-contentful-paint' in paint) {
+      obs.disconnect();
+      clearTimeout(timer);
+      done();
+    }
+  }).observe({ type: 'paint', buffered: true });
+})`;
+
+export async function measureLoad(url: string, runs = 5, executablePath?: string): Promise<LoadReport> {
+  const browser = await chromium.launch({ executablePath: executablePath ?? process.env.PPO_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  try {
+    const reports: LoadReport[] = [];
+    for (let i = 0; i < runs; i++) {
+      // A fresh context each time: nothing cached, like a first visit.
+      const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: 'load' });
+      // The charts panel is a lazy chunk: its heading appears once recharts has loaded and rendered.
+      const chartsReadyMs = (await page.evaluate(`new Promise((resolve) => {
+        const seen = () => document.getElementById('charts-title') !== null;
+        if (seen()) return resolve(performance.now());
+        new MutationObserver((_, obs) => { if (seen()) { obs.disconnect(); resolve(performance.now()); } }).observe(document.body, { childList: true, subtree: true });
+      })`)) as number;
+      const r = (await page.evaluate(READ_LOAD)) as Omit<LoadReport, 'chartsReadyMs'>;
+      reports.push({ ...r, chartsReadyMs });
+      await context.close();
+    }
+    const med = (k: keyof LoadReport) => quantile(reports.map((r) => r[k]).filter(Number.isFinite).sort((a, b) => a - b), 0.5);
+    return {
+      firstPaintMs: med('firstPaintMs'),
+      firstContentfulPaintMs: med('firstContentfulPaintMs'),
+      domContentLoadedMs: med('domContentLoadedMs'),
+      loadMs: med('loadMs'),
+      chartsReadyMs: med('chartsReadyMs'),
+      jsBytesBeforeFcp: med('jsBytesBeforeFcp'),
+      jsBytesTotal: med('jsBytesTotal'),
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
 export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameReport> {
   const durationMs = opts.durationMs ?? 10_000;
   const browser = await chromium.launch({
@@ -167,8 +245,8 @@ async function waitForHttp(url: string, timeoutMs: number, server: ChildProcess)
   throw new Error(`vite preview did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
-/** The `page` section of `npm run bench`. */
-export async function printPageBench(): Promise<FrameReport> {
+/** The `page` section of `npm run bench`: first-load timings, then smoothness while training. */
+export async function printPageBench(): Promise<FrameReport & { load: LoadReport }> {
   const root = process.cwd();
   const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(join(root, 'dist', 'index.html'))) {
@@ -181,6 +259,25 @@ export async function printPageBench(): Promise<FrameReport> {
   const server = spawn(process.execPath, [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
   try {
     await waitForHttp(url, 30_000, server);
+    const load = await measureLoad(url);
+    console.log('## First load (headless Chromium, fresh browser context each time, median of 5; ms after navigation start)\n');
+    console.log(
+      table(
+        ['first paint', 'first contentful paint', 'DOMContentLoaded', 'load', 'charts in DOM', 'JS before FCP (as served)', 'JS until charts (as served)'],
+        [
+          [
+            fmt(load.firstPaintMs),
+            fmt(load.firstContentfulPaintMs),
+            fmt(load.domContentLoadedMs),
+            fmt(load.loadMs),
+            fmt(load.chartsReadyMs),
+            `${(load.jsBytesBeforeFcp / 1000).toFixed(1)} kB`,
+            `${(load.jsBytesTotal / 1000).toFixed(1)} kB`,
+          ],
+        ],
+      ),
+    );
+    console.log('');
     const r = await measureFrames({ url });
     console.log('## Page smoothness while training (requestAnimationFrame intervals, headless Chromium, 10 s)\n');
     if (r.source === 'synthetic') {
@@ -195,7 +292,7 @@ export async function printPageBench(): Promise<FrameReport> {
       ),
     );
     console.log('');
-    return r;
+    return { ...r, load };
   } finally {
     server.kill('SIGTERM');
   }

@@ -49,7 +49,7 @@ export function table(headers: string[], rows: (string | number)[][]): string {
 
 export function fmt(x: number): string {
   if (!Number.isFinite(x)) return String(x);
-  if (x === 0) return '0';
+  if (Number.isInteger(x)) return String(x); // counts
   if (Math.abs(x) >= 100) return x.toFixed(0);
   if (Math.abs(x) >= 1) return x.toFixed(2);
   return x.toPrecision(2);

@@ -5,11 +5,16 @@
 import type { Backend } from '../backend/backend.ts';
 import { saveCheckpoint } from '../model/checkpoint.ts';
 import { Gpt } from '../model/gpt.ts';
+import { readFileSync } from 'node:fs';
 import { withDefaults, type PpoConfig } from '../rl/config.ts';
+import { presetValues } from '../rl/presets.ts';
+import { evalSize } from '../worker/evalSchedule.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
 import { table, timeIt, type Timed } from './timing.ts';
+import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
+import type { GpuCounters } from '../gpu/recorder.ts';
 
 async function actorCheckpoint(be: Backend, c: BenchConfig): Promise<Uint8Array> {
   const task = getTask('sentiment');
@@ -34,28 +39,66 @@ function configFor(c: BenchConfig): PpoConfig {
   });
 }
 
+type Stage = 'rollout' | 'experience' | 'update';
+const STAGES: Stage[] = ['rollout', 'experience', 'update'];
+const ZERO: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+
 export interface TrainerRow {
   config: string;
   gpu: Timed;
   cpu: Timed;
   stages: Record<string, number>;
+  /** Counter deltas of the last timed WebGPU iteration, per stage (the trainer's onStage boundaries). */
+  stageCounts: Record<Stage, GpuCounters>;
+  /** Dispatches per kernel (shader:entry) in the last timed WebGPU iteration, most first. */
+  byKernel: [string, number][];
+}
+
+function diff(a: GpuCounters, b: GpuCounters): GpuCounters {
+  return { dispatches: b.dispatches - a.dispatches, submits: b.submits - a.submits, readbacks: b.readbacks - a.readbacks, copies: b.copies - a.copies };
+}
+
+function kernelCounts(be: Backend): Map<string, number> {
+  return be instanceof WebGpuBackend ? new Map(be.rt.recorder.dispatchesByKernel) : new Map();
 }
 
 /** Median time of `repeats` iterations after one warm-up (pipelines, pools, bind groups). */
-async function timeIterations(be: Backend, c: BenchConfig, repeats: number): Promise<{ timed: Timed; stages: Record<string, number> }> {
-  const trainer = await PpoTrainer.create({ be, config: configFor(c), actorCheckpoint: await actorCheckpoint(be, c) });
+async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
+  // Counter snapshots at each stage boundary of the iteration in flight.
+  let marks: Partial<Record<Stage, GpuCounters>> = {};
+  const trainer = await PpoTrainer.create({
+    be,
+    config: configFor(c),
+    actorCheckpoint: await actorCheckpoint(be, c),
+    onStage: (st) => (marks[st] = { ...be.counters() }),
+  });
   let metrics: Record<string, number> = {};
-  const timed = await timeIt(be, async () => (metrics = (await trainer.iteration()).metrics), repeats, 1);
+  let stageCounts: Record<Stage, GpuCounters> = { rollout: ZERO, experience: ZERO, update: ZERO };
+  let byKernel: [string, number][] = [];
+  const timed = await timeIt(
+    be,
+    async () => {
+      marks = {};
+      const k0 = kernelCounts(be);
+      metrics = (await trainer.iteration()).metrics;
+      const end = { ...be.counters() };
+      stageCounts = { rollout: diff(marks.rollout!, marks.experience!), experience: diff(marks.experience!, marks.update!), update: diff(marks.update!, end) };
+      byKernel = [...kernelCounts(be)].map(([k, n]): [string, number] => [k, n - (k0.get(k) ?? 0)]).filter(([, n]) => n > 0);
+      byKernel.sort((a, b) => b[1] - a[1]);
+    },
+    repeats,
+    1,
+  );
   trainer.dispose();
-  return { timed, stages: { rollout: metrics.time_rollout_s, experience: metrics.time_experience_s, update: metrics.time_update_s } };
+  return { timed, stageCounts, byKernel, stages: { rollout: metrics.time_rollout_s, experience: metrics.time_experience_s, update: metrics.time_update_s } };
 }
 
-export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend): Promise<TrainerRow[]> {
+export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { configs: BenchConfig[] }): Promise<TrainerRow[]> {
   const rows: TrainerRow[] = [];
-  for (const c of BENCH_CONFIGS) {
+  for (const c of ctx?.configs ?? BENCH_CONFIGS) {
     const g = await timeIterations(gpuBe, c, 3);
     const cp = await timeIterations(cpuBe, c, 3);
-    rows.push({ config: c.name, gpu: g.timed, cpu: cp.timed, stages: g.stages });
+    rows.push({ config: c.name, gpu: g.timed, cpu: cp.timed, stages: g.stages, stageCounts: g.stageCounts, byKernel: g.byKernel });
   }
   console.log('## One PPO iteration (actor + critic + reference, GAE, 1 epoch, 1 minibatch = the batch)\n');
   console.log(
@@ -73,6 +116,54 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend): Promise
       ]),
     ),
   );
+  console.log('\n### WebGPU work per stage of one iteration (issue 11 targets for the whole iteration at S: ≤ 300 dispatches, ≤ 3 submits, ≤ 2 readbacks)\n');
+  console.log(
+    table(
+      ['config', 'stage', 'dispatches', 'submits', 'readbacks', 'copies'],
+      rows.flatMap((r) => [
+        ...STAGES.map((st) => [r.config, st, r.stageCounts[st].dispatches, r.stageCounts[st].submits, r.stageCounts[st].readbacks, r.stageCounts[st].copies]),
+        [r.config, 'iteration', r.gpu.perCall.dispatches, r.gpu.perCall.submits, r.gpu.perCall.readbacks, r.gpu.perCall.copies],
+      ]),
+    ),
+  );
+  for (const r of rows) {
+    console.log(`\n### Dispatches per kernel, config ${r.config} (one iteration)\n`);
+    console.log(table(['kernel (shader:entry)', 'dispatches'], r.byKernel.map(([k, n]) => [k, n])));
+    const sc = r.stageCounts;
+    console.log(
+      `\nREADME: at ${r.config} one PPO iteration records ${r.gpu.perCall.dispatches} dispatches in ${r.gpu.perCall.submits} submits with ${r.gpu.perCall.readbacks} readbacks ` +
+        `(rollout ${sc.rollout.dispatches}/${sc.rollout.submits}/${sc.rollout.readbacks}, experience ${sc.experience.dispatches}/${sc.experience.submits}/${sc.experience.readbacks}, ` +
+        `update ${sc.update.dispatches}/${sc.update.submits}/${sc.update.readbacks} dispatches/submits/readbacks).`,
+    );
+  }
   console.log('');
+  await printEvalCost(cpuBe);
   return rows;
+}
+
+/**
+ * What the held-out evaluation costs beside training: one evaluation at the page's size for
+ * "Learn arithmetic" (evalSize) against a training iteration, on the float64 CPU backend with the
+ * shipped checkpoint; the share of training time at the default evalEvery (issue 8: ≤ 10%).
+ */
+async function printEvalCost(be: Backend): Promise<void> {
+  const config = { ...withDefaults(presetValues('Learn arithmetic')) };
+  const ck = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
+  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: ck });
+  try {
+    const iter = await timeIt(be, () => trainer.iteration(), 2, 1);
+    const { count, samplesPerPrompt } = evalSize(config);
+    const ev = await timeIt(be, () => trainer.evaluate(count, samplesPerPrompt), 2, 1);
+    const share = ev.medianMs / (config.evalEvery * iter.medianMs + ev.medianMs);
+    console.log('## Held-out evaluation cost ("Learn arithmetic", CPU backend)\n');
+    console.log(
+      table(
+        ['prompts × draws (+ greedy)', 'evaluation ms', 'iteration ms', `share of training time at evalEvery ${config.evalEvery}`],
+        [[`${count} × ${samplesPerPrompt}`, ev.medianMs.toFixed(0), iter.medianMs.toFixed(0), `${(100 * share).toFixed(1)}%`]],
+      ),
+    );
+    console.log('');
+  } finally {
+    trainer.dispose();
+  }
 }

@@ -4,6 +4,8 @@ import {
   GROUP_ESTIMATORS,
   KL_ESTIMATORS,
   LOSS_AGGS,
+  LOSS_MODES,
+  NORM_SCALES,
   POLICY_STATS,
   VALUE_STATS,
   type KlEstimator,
@@ -11,7 +13,18 @@ import {
 import type { Tensor } from '../backend/tensor.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
-export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss'] as const;
+export const KERNEL_NAMES = [
+  'logprobs',
+  'kl',
+  'shape_rewards',
+  'gae',
+  'whiten',
+  'group_advantages',
+  'policy_loss',
+  'value_loss',
+  'aggregate',
+  'tis_weights',
+] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
 type Input = Record<string, unknown>;
@@ -65,7 +78,7 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
     case 'kl': {
       const { tensors } = bt(be, input, ['logprobs', 'ref_logprobs']);
       const estimator = choiceField(input, 'estimator', KL_ESTIMATORS);
-      return out(be, { kl: be.ppo.kl(tensors[0], tensors[1], estimator) });
+      return out(be, { kl: be.ppo.kl(tensors[0], tensors[1], estimator), kl_grad: be.ppo.klGrad(tensors[0], tensors[1], estimator) });
     }
     case 'shape_rewards': {
       const { shape, tensors } = bt(be, input, ['logprobs', 'ref_logprobs']);
@@ -94,6 +107,12 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const m = mask(be, input, shape, 'logprobs');
       const group = denseArray(input, 'group', 1, { integer: true });
       if (group.shape[0] !== shape[0]) throw new InputError(`field "group": length ${group.shape[0]} does not match the batch size ${shape[0]}`);
+      if (estimator !== 'reinforce') {
+        // The baselines compare samples of one prompt: a group of one has nothing to compare with.
+        const sizes = new Map<number, number>();
+        for (const g of group.data) sizes.set(g, (sizes.get(g) ?? 0) + 1);
+        for (const [g, n] of sizes) if (n < 2) throw new InputError(`field "group": group ${g} has ${n} sample; the ${estimator} estimator needs at least 2 per group`);
+      }
       const r = be.ppo.groupAdvantages({
         estimator,
         scores: scores(be, input, shape[0]),
@@ -112,12 +131,27 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const m = mask(be, input, shape, 'old_logprobs');
       const clipC = numberField(input, 'clip_c', { optional: true });
       if (clipC !== null && clipC <= 1) throw new InputError(`field "clip_c": ${clipC} is out of range (the dual-clip constant must be > 1)`);
-      const r = be.ppo.policyLoss(tensors[0], tensors[1], tensors[2], m, {
-        clipLow: numberField(input, 'clip_low', { min: 0, exclusiveMin: true })!,
-        clipHigh: numberField(input, 'clip_high', { min: 0, exclusiveMin: true })!,
-        clipC,
-        agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
-      });
+      let isWeights: Tensor | null = null;
+      if ('is_weights' in input && input.is_weights !== null) {
+        const w = denseArray(input, 'is_weights', 2);
+        sameShape('is_weights', w, shape, 'old_logprobs');
+        isWeights = be.tensor(w.data, w.shape);
+      }
+      const r = be.ppo.policyLoss(
+        tensors[0],
+        tensors[1],
+        tensors[2],
+        m,
+        {
+          clipLow: numberField(input, 'clip_low', { min: 0, exclusiveMin: true })!,
+          clipHigh: numberField(input, 'clip_high', { min: 0, exclusiveMin: true })!,
+          clipC,
+          agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
+          lossMode: choiceField(input, 'loss_mode', LOSS_MODES, 'vanilla'),
+          normScale: choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'),
+        },
+        isWeights,
+      );
       const [stats, grad] = await be.readMany([r.stats, r.gradLogprobs]);
       return {
         loss: stats[POLICY_STATS.loss],
@@ -133,9 +167,23 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const r = be.ppo.valueLoss(tensors[0], tensors[1], tensors[2], m, {
         clip: numberField(input, 'clip', { min: 0, exclusiveMin: true, optional: true }),
         agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
+        normScale: choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'),
       });
       const [stats, grad] = await be.readMany([r.stats, r.gradValues]);
       return { loss: stats[VALUE_STATS.loss], clipfrac: stats[VALUE_STATS.clipfrac], grad_values: nest(grad, shape) };
+    }
+    case 'aggregate': {
+      const { shape, tensors } = bt(be, input, ['values']);
+      const m = mask(be, input, shape, 'values');
+      const r = be.ppo.aggregate(tensors[0], m, choiceField(input, 'agg', LOSS_AGGS), choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'));
+      const [value, weights] = await be.readMany([r.value, r.weights]);
+      return { value: value[0], weights: nest(weights, shape) };
+    }
+    case 'tis_weights': {
+      const { shape, tensors } = bt(be, input, ['old_logprobs', 'rollout_logprobs']);
+      const m = mask(be, input, shape, 'old_logprobs');
+      const cap = numberField(input, 'cap', { min: 0, exclusiveMin: true })!;
+      return out(be, { weights: be.ppo.tisWeights(tensors[0], tensors[1], m, cap) });
     }
     default:
       throw new InputError(`unknown kernel "${name}" (one of ${KERNEL_NAMES.join(', ')})`);

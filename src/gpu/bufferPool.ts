@@ -10,12 +10,26 @@ export function sizeClass(bytes: number): number {
   return c;
 }
 
+export interface PoolStats {
+  buffers: number;
+  bytes: number;
+  inUseBuffers: number;
+  inUseBytes: number;
+}
+
 export class BufferPool {
   private readonly free = new Map<number, GPUBuffer[]>();
   private readonly ids = new WeakMap<GPUBuffer, number>();
   private nextId = 1;
+  /** Buffers created (and bytes), over the pool's life. */
   allocated = 0;
   allocatedBytes = 0;
+  /** Buffers destroyed by destroyAll (and bytes). */
+  private destroyed = 0;
+  private destroyedBytes = 0;
+  /** Buffers handed out and not yet released: tensors alive right now. */
+  private inUse = 0;
+  private inUseBytes = 0;
 
   constructor(private readonly device: GPUDevice) {}
 
@@ -23,6 +37,8 @@ export class BufferPool {
     const cls = sizeClass(Math.max(4, bytes));
     const list = this.free.get(cls);
     const reused = list?.pop();
+    this.inUse++;
+    this.inUseBytes += cls;
     if (reused) return reused;
     const buffer = this.device.createBuffer({ size: cls, usage: STORAGE_USAGE });
     this.ids.set(buffer, this.nextId++);
@@ -33,9 +49,24 @@ export class BufferPool {
 
   release(buffer: GPUBuffer): void {
     const cls = buffer.size;
+    this.inUse--;
+    this.inUseBytes -= cls;
     let list = this.free.get(cls);
     if (!list) this.free.set(cls, (list = []));
     list.push(buffer);
+  }
+
+  /**
+   * What the pool holds now: every live buffer it created (in use or free for reuse) and their
+   * bytes, and the part handed out to tensors. Flat `bytes` over a training run means no leak.
+   */
+  stats(): PoolStats {
+    return {
+      buffers: this.allocated - this.destroyed,
+      bytes: this.allocatedBytes - this.destroyedBytes,
+      inUseBuffers: this.inUse,
+      inUseBytes: this.inUseBytes,
+    };
   }
 
   /** A stable small integer per buffer, used to key cached bind groups. */
@@ -49,7 +80,13 @@ export class BufferPool {
   }
 
   destroyAll(): void {
-    for (const list of this.free.values()) for (const b of list) b.destroy();
+    for (const list of this.free.values()) {
+      for (const b of list) {
+        this.destroyed++;
+        this.destroyedBytes += b.size;
+        b.destroy();
+      }
+    }
     this.free.clear();
   }
 }

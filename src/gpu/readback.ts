@@ -18,6 +18,11 @@ export class ReadbackRing {
     private readonly slotCount = 4,
   ) {}
 
+  /** Staging buffers alive now and their bytes (memory accounting). */
+  get staging(): { buffers: number; bytes: number } {
+    return { buffers: this.slots.length, bytes: this.slots.reduce((n, s) => n + s.buffer.size, 0) };
+  }
+
   private slotFor(bytes: number): Slot {
     // Grow lazily to slotCount slots, then cycle; a slot too small is replaced.
     if (this.slots.length < this.slotCount) {

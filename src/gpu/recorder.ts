@@ -18,12 +18,22 @@ export interface GpuCounters {
   copies: number;
 }
 
+/**
+ * Bind groups kept (LRU). One iteration uses a few hundred; pooled buffers come back in varying
+ * order, so new combinations keep appearing (~60 per iteration of a small run). The soak found the
+ * former clear-at-20000 cache growing the JS heap by ~0.35 KB per entry for hundreds of
+ * iterations; an LRU of this size holds the working set and stays flat after warm-up.
+ */
+export const BIND_GROUP_CACHE = 2048;
+
 export class Recorder {
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private readonly arena: UniformArena;
   private readonly bindGroups = new Map<string, GPUBindGroup>();
   readonly counters: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  /** Dispatches per kernel (`shader:entry`) since creation, for the benchmark's per-op breakdown. */
+  readonly dispatchesByKernel = new Map<string, number>();
 
   constructor(
     private readonly device: GPUDevice,
@@ -51,13 +61,17 @@ export class Recorder {
     let key = `${p.id}`;
     for (const b of buffers) key += `:${this.pool.idOf(b.buffer)}@${b.offset}+${b.size}`;
     let bg = this.bindGroups.get(key);
-    if (!bg) {
+    if (bg) {
+      // Least recently used first: a hit moves to the back of the Map's insertion order.
+      this.bindGroups.delete(key);
+      this.bindGroups.set(key, bg);
+    } else {
       const entries: GPUBindGroupEntry[] = [];
       if (p.spec.uniform) entries.push({ binding: 0, resource: { buffer: this.arena.buffer, size: UNIFORM_SLOT } });
       buffers.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer, offset: b.offset, size: b.size } }));
       bg = this.device.createBindGroup({ layout: p.layout, entries });
-      if (this.bindGroups.size > 20000) this.bindGroups.clear(); // bound the cache for long sessions
       this.bindGroups.set(key, bg);
+      if (this.bindGroups.size > BIND_GROUP_CACHE) this.bindGroups.delete(this.bindGroups.keys().next().value!);
     }
     return bg;
   }
@@ -83,6 +97,8 @@ export class Recorder {
     else pass.setBindGroup(0, bg);
     pass.dispatchWorkgroups(x, y, z);
     this.counters.dispatches++;
+    const k = `${p.spec.shader}:${p.spec.entry}`;
+    this.dispatchesByKernel.set(k, (this.dispatchesByKernel.get(k) ?? 0) + 1);
   }
 
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
@@ -94,6 +110,11 @@ export class Recorder {
   /** Gives direct access to the encoder (outside any compute pass), e.g. for readback copies. */
   encoderOutsidePass(): GPUCommandEncoder {
     return this.ensureEncoderOutsidePass();
+  }
+
+  /** Bind groups cached now (memory accounting). */
+  get cachedBindGroups(): number {
+    return this.bindGroups.size;
   }
 
   get pending(): boolean {

@@ -4,6 +4,20 @@ import { PipelineCache, type KernelSpec } from './pipelines.ts';
 import { ReadbackRing } from './readback.ts';
 import { Recorder, type BufferRange, type GpuCounters } from './recorder.ts';
 
+export interface GpuMemory {
+  /** Every GPU buffer alive: pool + staging ring + uniform arena. */
+  liveBuffers: number;
+  /** Bytes held by the pool (in use or free for reuse) and its buffer count. */
+  poolBytes: number;
+  poolBuffers: number;
+  /** Pool buffers handed out to live tensors, and their bytes. */
+  tensorBuffers: number;
+  tensorBytes: number;
+  stagingBytes: number;
+  /** Bind groups in the recorder's LRU cache (JS and driver memory, bounded). */
+  bindGroups: number;
+}
+
 export class GpuRuntime {
   readonly pipelines: PipelineCache;
   readonly pool: BufferPool;
@@ -33,6 +47,24 @@ export class GpuRuntime {
 
   get counters(): GpuCounters {
     return this.recorder.counters;
+  }
+
+  /**
+   * GPU memory this runtime holds: the buffer pool (tensors), the readback staging ring and the
+   * uniform arena (one buffer). These are all the buffers the runtime creates.
+   */
+  memory(): GpuMemory {
+    const pool = this.pool.stats();
+    const staging = this.readback.staging;
+    return {
+      liveBuffers: pool.buffers + staging.buffers + 1,
+      poolBytes: pool.bytes,
+      poolBuffers: pool.buffers,
+      tensorBuffers: pool.inUseBuffers,
+      tensorBytes: pool.inUseBytes,
+      stagingBytes: staging.bytes,
+      bindGroups: this.recorder.cachedBindGroups,
+    };
   }
 
   dispatch(spec: KernelSpec, buffers: readonly BufferRange[], uniform: Uint8Array | null, workgroups: readonly [number, number?, number?]): void {

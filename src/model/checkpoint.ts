@@ -7,7 +7,8 @@ import { validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
 import { Gpt } from './gpt.ts';
 import { initParams, paramLayout, type ParamLayout } from './params.ts';
 import { Rng } from '../util/rng.ts';
-import { decodeSafetensors, encodeSafetensors, type SafeTensor } from './safetensors.ts';
+import { CharTokenizer } from './tokenizer.ts';
+import { decodeSafetensors, encodeSafetensors, quoted, type SafeTensor } from './safetensors.ts';
 
 export const CHECKPOINT_FORMAT_VERSION = '1';
 
@@ -44,7 +45,7 @@ export function parseCheckpoint(bytes: Uint8Array): ParsedCheckpoint {
     if (typeof metadata[key] !== 'string') throw new Error(`checkpoint metadata is missing "${key}"`);
   }
   if (metadata.format_version !== CHECKPOINT_FORMAT_VERSION) {
-    throw new Error(`checkpoint format_version ${metadata.format_version} is not supported (expected ${CHECKPOINT_FORMAT_VERSION})`);
+    throw new Error(`checkpoint format_version ${quoted(metadata.format_version)} is not supported (expected ${CHECKPOINT_FORMAT_VERSION})`);
   }
   let config: GptConfig;
   try {
@@ -53,9 +54,14 @@ export function parseCheckpoint(bytes: Uint8Array): ParsedCheckpoint {
     throw new Error(`checkpoint config is not valid JSON: ${(e as Error).message}`);
   }
   validateGptConfig(config);
+  // Token ids index rows of wte: a vocabulary smaller than the alphabet's reads past the table.
+  const vocab = new CharTokenizer(metadata.alphabet).vocabSize;
+  if (config.vocabSize !== vocab) {
+    throw new Error(`checkpoint vocabSize ${config.vocabSize} does not fit its alphabet of ${vocab} tokens (3 special + ${vocab - 3} characters)`);
+  }
   const params = new Map<string, { shape: number[]; data: Float32Array }>();
   for (const [name, t] of tensors) {
-    if (t.dtype !== 'F32') throw new Error(`checkpoint tensor "${name}" has dtype ${t.dtype}, expected F32`);
+    if (t.dtype !== 'F32') throw new Error(`checkpoint tensor ${quoted(name)} has dtype ${t.dtype}, expected F32`);
     params.set(name, { shape: t.shape, data: t.data as Float32Array });
   }
   return { config, alphabet: metadata.alphabet, task: metadata.task, params };
@@ -78,7 +84,7 @@ function flatFrom(ck: ParsedCheckpoint, layout: ParamLayout, skip: (name: string
     flat.set(t.data, e.offset);
   }
   if (!allowExtra) {
-    for (const name of ck.params.keys()) if (!layout.byName.has(name)) throw new Error(`checkpoint has unexpected parameter "${name}"`);
+    for (const name of ck.params.keys()) if (!layout.byName.has(name)) throw new Error(`checkpoint has unexpected parameter ${quoted(name)}`);
   }
   for (let i = 0; i < flat.length; i++) {
     if (!Number.isFinite(flat[i])) throw new Error('checkpoint contains a non-finite parameter value');
@@ -131,9 +137,9 @@ function pickConfig(c: GptConfig): GptConfig {
 
 function checkAlphabet(ck: ParsedCheckpoint, expect: { alphabet: string; task?: string }): void {
   if (ck.alphabet !== expect.alphabet) {
-    throw new Error(`checkpoint alphabet ${JSON.stringify(ck.alphabet)} does not match the task's ${JSON.stringify(expect.alphabet)}`);
+    throw new Error(`checkpoint alphabet ${quoted(ck.alphabet)} does not match the task's ${quoted(expect.alphabet)}`);
   }
   if (expect.task !== undefined && ck.task !== expect.task) {
-    throw new Error(`checkpoint was trained for task "${ck.task}", not "${expect.task}"`);
+    throw new Error(`checkpoint was trained for task ${quoted(ck.task)}, not "${expect.task}"`);
   }
 }

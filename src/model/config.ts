@@ -25,7 +25,7 @@ export function gptConfigProblems(c: GptConfig): string[] {
   const p: string[] = [];
   const intIn = (name: keyof GptConfig, lo: number, hi: number) => {
     const v = c[name] as number;
-    if (!Number.isInteger(v) || v < lo || v > hi) p.push(`${name} = ${v}: expected an integer in [${lo}, ${hi}]`);
+    if (!Number.isInteger(v) || v < lo || v > hi) p.push(`${name} = ${String(JSON.stringify(v) ?? v).slice(0, 40)}: expected an integer in [${lo}, ${hi}]`);
   };
   intIn('vocabSize', 3, 1024);
   intIn('nLayer', 1, 6);
@@ -37,7 +37,7 @@ export function gptConfigProblems(c: GptConfig): string[] {
   } else if (c.nHead > 0 && c.dModel / c.nHead > 64) {
     p.push(`head width dModel/nHead = ${c.dModel / c.nHead} exceeds 64 (attention kernel limit)`);
   }
-  if (!HEAD_KINDS.includes(c.head)) p.push(`head = ${String(c.head)}: expected one of ${HEAD_KINDS.join(', ')}`);
+  if (!HEAD_KINDS.includes(c.head)) p.push(`head = ${String(JSON.stringify(c.head) ?? c.head).slice(0, 40)}: expected one of ${HEAD_KINDS.join(', ')}`);
   return p;
 }
 

@@ -27,6 +27,11 @@ export interface Rollout {
   positions: Tensor; // (B, P+A) i32
   actionMask: Tensor; // (B, A) f32: the response part of attnMask (first EOS included, PAD after)
   finished: Tensor; // (B) i32: 1 where the row drew EOS
+  /**
+   * (B, A) f32: log-probability of each sampled token under the distribution actually sampled from
+   * (temperature, top-k, top-p renormalisation) — π_rollout; 0 after the response ended.
+   */
+  logprobs: Tensor;
 }
 
 /**
@@ -61,6 +66,8 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const attnMask = be.tensor(maskHost, [B, S]);
   const positions = be.tensor(posHost, [B, S], 'i32');
   const finished = be.zeros([B], 'i32');
+  const logprobsFull = be.zeros([B, S]); // (B, S) f32: sampler log-probs, response columns filled
+
   const kv = Array.from({ length: cfg.nLayer }, () => ({ k: be.zeros([B, S, D]), v: be.zeros([B, S, D]) })); // (B, S, D) each
 
   // Prefill: all prompt positions at once, logits from the last prompt column.
@@ -69,25 +76,23 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const x0 = be.nn.embedding(pTok, pPos, model.param('wte.weight'), model.param('wpe.weight')); // (B·P, D)
   be.dispose(pTok, pPos);
   const h = cachedTrunk(model, x0, kv, attnMask, 0); // (B·P, D)
-  sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, P, params);
+  sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
 
   // Decode: the token written at column p goes through the blocks and samples column p + 1.
   for (let p = P; p < S - 1; p++) {
-    const emb = be.nn.embedding(sequences, positions, model.param('wte.weight'), model.param('wpe.weight')); // (B·S, D)
-    // Embedding every column is B·S·D adds per step, cheap next to the blocks, and avoids slicing
-    // an i32 column (sliceSeq is a float kernel).
-    const col = be.nn.sliceSeq(be.view(emb, 0, [B, S, D]), p, 1); // (B, 1, D)
-    be.dispose(emb);
+    const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.param('wte.weight'), model.param('wpe.weight')); // (B, D)
     const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
-    sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, p + 1, params);
+    sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, logprobsFull, p + 1, params);
   }
   for (const c of kv) be.dispose(c.k, c.v);
   const actionMask = be.nn.sliceSeq(attnMask, P, A); // (B, A)
-  return { B, P, A, sequences, attnMask, positions, actionMask, finished };
+  const logprobs = be.nn.sliceSeq(logprobsFull, P, A); // (B, A)
+  be.dispose(logprobsFull);
+  return { B, P, A, sequences, attnMask, positions, actionMask, finished, logprobs };
 }
 
 export function disposeRollout(model: Gpt, r: Rollout): void {
-  model.be.dispose(r.sequences, r.attnMask, r.positions, r.actionMask, r.finished);
+  model.be.dispose(r.sequences, r.attnMask, r.positions, r.actionMask, r.finished, r.logprobs);
 }
 
 /**
@@ -106,16 +111,13 @@ function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], at
     const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (rows, 3D)
     be.dispose(ln1.y, ln1.mean, ln1.rstd);
     const att = be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead); // (rows, D)
-    const proj = nn.matmul(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false);
-    const mid = nn.add(x, proj);
-    be.dispose(qkv, att, proj, owned);
+    const mid = nn.matmulResidual(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false, x); // x + c_proj(att), (rows, D)
+    be.dispose(qkv, att, owned);
     const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
-    const fc = nn.matmul(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (rows, 4D)
-    const act = nn.gelu(fc);
-    const mlp = nn.matmul(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false);
-    x = nn.add(mid, mlp);
+    const { pre: fc, act } = nn.matmulGelu(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (rows, 4D) each
+    x = nn.matmulResidual(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false, mid); // mid + mlp, (rows, D)
     owned = x;
-    be.dispose(ln2.y, ln2.mean, ln2.rstd, fc, act, mlp, mid);
+    be.dispose(ln2.y, ln2.mean, ln2.rstd, fc, act, mid);
   }
   const lnf = nn.layerNorm(x, model.param('ln_f.weight'), model.param('ln_f.bias'), LN_EPS);
   be.dispose(lnf.mean, lnf.rstd, owned);
@@ -132,6 +134,7 @@ function sampleFrom(
   attnMask: Tensor,
   positions: Tensor,
   finished: Tensor,
+  logprobs: Tensor, // (B, S) f32, column `pos` written
   pos: number,
   params: SampleParams,
 ): void {
@@ -139,6 +142,6 @@ function sampleFrom(
   let last = h;
   if (L > 1) last = be.nn.sliceSeq(be.view(h, 0, [B, L, cfg.dModel]), L - 1, 1); // (B, 1, D)
   const logits = be.nn.matmul(be.view(last, 0, [B, cfg.dModel]), model.param('wte.weight'), null, true); // (B, V)
-  be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params);
+  be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params, logprobs);
   be.dispose(logits, h, last === h ? null : last);
 }

@@ -6,6 +6,7 @@
 // Per block (pre-LN, no dropout), R = B·S rows of width D:
 //   a = x + c_proj(attn(c_attn(ln_1(x))))        c_attn (D,3D)+bias, c_proj (D,D)+bias
 //   y = a + mlp.c_proj(gelu(mlp.c_fc(ln_2(a))))   c_fc (D,4D)+bias, c_proj (4D,D)+bias
+// (each residual add is fused into its projection, nn.matmulResidual; GELU into c_fc, nn.matmulGelu)
 // then ln_f and the head: lm → logits = h·wteᵀ (tied, (B,S,V)); value → h·wᵀ + b at every position
 // (B,S); reward → the same scalar read at one position per row (B).
 import type { Backend } from '../backend/backend.ts';
@@ -34,6 +35,9 @@ export function reshapeOwned(be: Backend, t: Tensor, shape: readonly number[]): 
   g.disposed = true; // the old handle gives up the buffer without returning it to the pool
   return moved;
 }
+
+/** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
+export const NO_CLIP = 1e30;
 
 export interface LnActs {
   y: Tensor; // (R, D)
@@ -73,6 +77,14 @@ export interface ForwardOptions {
 }
 
 export type OptimizerParams = Omit<AdamWParams, 'step'>;
+
+/** Device copies of a model's parameters and AdamW state (each layout.total f32). */
+export interface GptSnapshot {
+  params: Tensor;
+  m: Tensor;
+  v: Tensor;
+  steps: number;
+}
 
 export class Gpt {
   readonly cfg: GptConfig;
@@ -142,6 +154,51 @@ export class Gpt {
     this.resetOptimizer();
   }
 
+  /** The AdamW moments (layout.total each) and step count, for saving a trainer's full state. */
+  get optimizerState(): { m: Tensor; v: Tensor; steps: number } {
+    return { m: this.m, v: this.v, steps: this.steps };
+  }
+
+  /**
+   * Installs parameters, both AdamW moments and the step count together (host arrays the caller
+   * validated; each layout.total long). Everything is uploaded before anything is swapped.
+   */
+  setState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void {
+    const n = this.layout.total;
+    for (const [name, x] of [['params', params], ['m', m], ['v', v]] as const) {
+      if (x.length !== n) throw new Error(`setState: ${name} has ${x.length} values, expected ${n}`);
+    }
+    if (!Number.isInteger(steps) || steps < 0) throw new Error(`setState: steps must be a non-negative integer, got ${steps}`);
+    const p = this.be.tensor(params, [n]);
+    const mm = this.be.tensor(m, [n]);
+    const vv = this.be.tensor(v, [n]);
+    this.be.dispose(this.flat, this.m, this.v);
+    this.flat = p;
+    this.m = mm;
+    this.v = vv;
+    this.makeViews();
+    this.steps = steps;
+  }
+
+  /** Device-side copies of parameters and moments into `into` (allocated when null); no readback. */
+  snapshotInto(into: GptSnapshot | null): GptSnapshot {
+    const n = this.layout.total;
+    const s = into ?? { params: this.be.zeros([n]), m: this.be.zeros([n]), v: this.be.zeros([n]), steps: 0 };
+    this.be.copy(this.flat, s.params);
+    this.be.copy(this.m, s.m);
+    this.be.copy(this.v, s.v);
+    s.steps = this.steps;
+    return s;
+  }
+
+  /** Back to a snapshot taken by snapshotInto (device copies). */
+  restoreSnapshot(s: GptSnapshot): void {
+    this.be.copy(s.params, this.flat);
+    this.be.copy(s.m, this.m);
+    this.be.copy(s.v, this.v);
+    this.steps = s.steps;
+  }
+
   resetOptimizer(): void {
     this.be.dispose(this.m, this.v);
     this.m = this.be.zeros([this.layout.total]);
@@ -174,12 +231,16 @@ export class Gpt {
 
   /**
    * One AdamW step over the flat buffers with global grad-norm clipping on the device. Returns the
-   * pre-clip gradient norm (1), which the caller reads (later) and disposes.
+   * pre-clip gradient norm (1), which the caller reads (later) and disposes. A non-finite norm
+   * skips the step on the device (weights and moments untouched, as verl skips optimizer.step());
+   * the norm is always passed so the kernel can see it: with clipping off (maxGradNorm ≤ 0) the
+   * clip bound is NO_CLIP, which scales every finite norm by exactly 1.
    */
   optimizerStep(hp: OptimizerParams): Tensor {
     const norm = this.be.nn.gradNorm(this.grads);
     this.steps++;
-    this.be.nn.adamw(this.flat, this.grads, this.m, this.v, this.decay, hp.maxGradNorm > 0 ? norm : null, { ...hp, step: this.steps });
+    const maxGradNorm = hp.maxGradNorm > 0 ? hp.maxGradNorm : NO_CLIP;
+    this.be.nn.adamw(this.flat, this.grads, this.m, this.v, this.decay, norm, { ...hp, maxGradNorm, step: this.steps });
     return norm;
   }
 
@@ -205,15 +266,11 @@ export class Gpt {
       const ln1 = nn.layerNorm(x, p('ln_1.weight'), p('ln_1.bias'), LN_EPS);
       const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (R, 3D)
       const { out: att, probs } = be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
-      const proj = nn.matmul(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false); // (R, D)
-      const mid = nn.add(x, proj);
-      be.dispose(proj);
+      // Residual adds fused into the projections: mid = x + c_proj(att), one dispatch.
+      const mid = nn.matmulResidual(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false, x); // (R, D)
       const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
-      const fc = nn.matmul(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (R, 4D)
-      const act = nn.gelu(fc);
-      const mlp = nn.matmul(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false); // (R, D)
-      xs.push(nn.add(mid, mlp));
-      be.dispose(mlp);
+      const { pre: fc, act } = nn.matmulGelu(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (R, 4D) each: pre-GELU, post-GELU
+      xs.push(nn.matmulResidual(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false, mid)); // (R, D)
       blocks.push({ ln1, qkv, probs, att, mid, ln2, fc, act });
     }
     const lnf = nn.layerNorm(xs[cfg.nLayer], this.param('ln_f.weight'), this.param('ln_f.bias'), LN_EPS);

@@ -1,37 +1,68 @@
 // float64 reference: masked loss aggregation and its weights ∂L/∂x (B,A).
-import type { LossAgg } from '../backend/ppoOps.ts';
-
-export const LOSS_AGG_CODE: Record<LossAgg, number> = {
-  'token-mean': 0,
-  'seq-mean-token-mean': 1,
-  'seq-mean-token-sum-norm': 2,
-};
+// Mirrors verl verl/trainer/ppo/core_algos.py agg_loss (see aggWeights for where the modes differ).
+import type { LossAgg, NormScale } from '../backend/ppoOps.ts';
 
 /**
- * Weights w (B,A) such that the aggregate is Σ w·x:
- * - token-mean: mask / Σmask (0 everywhere if no token is unmasked);
- * - seq-mean-token-mean: mask / (n_b · S) with n_b the row's tokens and S the rows having any;
- * - seq-mean-token-sum-norm: mask / (B · A), A the padded response length (Dr. GRPO).
+ * Kernel code of an aggregation (shaders/aggregate.wgsl agg_finalize):
+ * 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum-norm per_seq (÷ B·A),
+ * 3 seq-mean-token-sum (÷ S), 4 seq-mean-token-sum-norm verl (÷ A).
  */
-export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: LossAgg): Float64Array {
+export function aggCode(agg: LossAgg, normScale: NormScale = 'per_seq'): number {
+  switch (agg) {
+    case 'token-mean':
+      return 0;
+    case 'seq-mean-token-mean':
+      return 1;
+    case 'seq-mean-token-sum':
+      return 3;
+    case 'seq-mean-token-sum-norm':
+      return normScale === 'verl' ? 4 : 2;
+  }
+}
+
+/**
+ * Weights w (B,A) such that the aggregate is Σ w·x (n_b = row b's tokens, S = rows having any,
+ * N = Σ n_b); every weight is 0 when its denominator is 0:
+ * - token-mean: mask / N;
+ * - seq-mean-token-mean: mask / (n_b · S) (verl divides by the rows having tokens too);
+ * - seq-mean-token-sum: mask / S — Σ_b (token sum of b) / S; verl's older agg_loss takes
+ *   torch.mean over all B rows, its newer one (global_batch_info) over the S rows with tokens;
+ *   the two agree unless a row has no token;
+ * - seq-mean-token-sum-norm, normScale 'per_seq': mask / (B · A), A the padded response length
+ *   (the Dr. GRPO paper's per-sequence mean);
+ * - seq-mean-token-sum-norm, normScale 'verl': mask / A — verl agg_loss sums the sequences'
+ *   token sums and divides by A only (B× the per_seq value).
+ */
+export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: LossAgg, normScale: NormScale = 'per_seq'): Float64Array {
   const w = new Float64Array(B * A);
-  if (agg === 'token-mean') {
-    let n = 0;
-    for (let i = 0; i < B * A; i++) n += mask[i];
-    if (n > 0) for (let i = 0; i < B * A; i++) w[i] = mask[i] / n;
-  } else if (agg === 'seq-mean-token-mean') {
-    const rowN = new Float64Array(B);
-    let rows = 0;
-    for (let b = 0; b < B; b++) {
-      for (let a = 0; a < A; a++) rowN[b] += mask[b * A + a];
-      if (rowN[b] > 0) rows++;
+  const rowN = new Float64Array(B);
+  let rows = 0;
+  let n = 0;
+  for (let b = 0; b < B; b++) {
+    for (let a = 0; a < A; a++) rowN[b] += mask[b * A + a];
+    if (rowN[b] > 0) rows++;
+    n += rowN[b];
+  }
+  for (let b = 0; b < B; b++) {
+    if (rowN[b] === 0) continue;
+    for (let a = 0; a < A; a++) {
+      const i = b * A + a;
+      const m = mask[i];
+      switch (agg) {
+        case 'token-mean':
+          w[i] = m / n;
+          break;
+        case 'seq-mean-token-mean':
+          w[i] = m / (rowN[b] * rows);
+          break;
+        case 'seq-mean-token-sum':
+          w[i] = m / rows;
+          break;
+        case 'seq-mean-token-sum-norm':
+          w[i] = normScale === 'verl' ? m / A : m / (B * A);
+          break;
+      }
     }
-    for (let b = 0; b < B; b++) {
-      if (rowN[b] === 0) continue;
-      for (let a = 0; a < A; a++) w[b * A + a] = mask[b * A + a] / (rowN[b] * rows);
-    }
-  } else {
-    for (let i = 0; i < B * A; i++) w[i] = mask[i] / (B * A);
   }
   return w;
 }
@@ -42,8 +73,9 @@ export function aggregateRef(
   B: number,
   A: number,
   agg: LossAgg,
+  normScale: NormScale = 'per_seq',
 ): { value: number; weights: Float64Array } {
-  const weights = aggWeights(mask, B, A, agg);
+  const weights = aggWeights(mask, B, A, agg, normScale);
   let value = 0;
   for (let i = 0; i < B * A; i++) if (weights[i] !== 0) value += weights[i] * x[i];
   return { value, weights };

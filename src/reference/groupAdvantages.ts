@@ -122,12 +122,19 @@ export interface GroupAdvantagesInputs {
   gamma: number;
 }
 
-/** Score transform → shaped token rewards → discounted returns → whitening for the REINFORCE pair. */
+/**
+ * Score transform → shaped token rewards → discounted returns → whitening for the REINFORCE pair →
+ * advantages set to 0 at every masked position (verl core_algos multiplies each outcome estimator's
+ * advantages by response_mask: compute_reinforce_plus_plus_outcome_advantage,
+ * compute_reinforce_plus_plus_baseline_outcome_advantage, compute_grpo_outcome_advantage, ...).
+ * Returns keep the scan's carried values (masked positions carry G through).
+ */
 export function groupAdvantagesRef(a: GroupAdvantagesInputs): { advantages: Float64Array; returns: Float64Array } {
   const groups = compactGroups(a.group, a.B, a.estimator);
   const scores = transformScoresRef(a.scores, groups, a.estimator);
   const { rewards } = shapeRewardsRef(scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, a.beta, a.klEstimator);
   const returns = discountedReturnsRef(rewards, a.actionMask, a.B, a.A, a.gamma);
   const advantages = WHITENED_GROUP_ESTIMATORS.has(a.estimator) ? whitenRef(returns, a.actionMask, true) : Float64Array.from(returns);
+  for (let i = 0; i < advantages.length; i++) if (a.actionMask[i] === 0) advantages[i] = 0;
   return { advantages, returns };
 }

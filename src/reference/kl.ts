@@ -1,4 +1,7 @@
 // float64 reference: per-token KL estimators on d = logp − ref_logp (DESIGN.md conventions).
+// Mirrors verl verl/trainer/ppo/core_algos.py kl_penalty / kl_penalty_forward: k1, abs, k2 ("mse"),
+// k3 ("low_var_kl", both clamps), and the straight-through "+" variants whose value is k1 / k3 and
+// whose gradient is k2's (d). 'k1_clamped' is AlpacaFarm's one-sided penalty max(d, 0).
 import type { KlEstimator } from '../backend/ppoOps.ts';
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
@@ -12,14 +15,22 @@ export function klValue(logp: number, refLogp: number, estimator: KlEstimator): 
       return Math.abs(d);
     case 'k2':
       return 0.5 * d * d;
-    case 'k3': {
+    case 'k3':
+    case 'k3+': {
       const dc = clamp(d, -20, 20);
       return clamp(Math.exp(-dc) + dc - 1, -10, 10);
     }
+    case 'k1+':
+      return d;
+    case 'k1_clamped':
+      return Math.max(d, 0);
   }
 }
 
-/** ∂KL/∂logp; zero where a clamp is active (as autograd through clamp gives). */
+/**
+ * ∂KL/∂logp; zero where a clamp is active (as autograd through clamp gives). For 'k1+' / 'k3+' the
+ * straight-through gradient of ½d², i.e. d; for 'k1_clamped' 1 where d > 0, else 0.
+ */
 export function klGradValue(logp: number, refLogp: number, estimator: KlEstimator): number {
   const d = logp - refLogp;
   switch (estimator) {
@@ -35,6 +46,11 @@ export function klGradValue(logp: number, refLogp: number, estimator: KlEstimato
       if (v > 10) return 0; // v ≥ 0 always, so only the upper clamp can bind
       return 1 - Math.exp(-d);
     }
+    case 'k1+':
+    case 'k3+':
+      return d;
+    case 'k1_clamped':
+      return d > 0 ? 1 : 0;
   }
 }
 
@@ -50,4 +66,4 @@ export function klGradRef(logp: ArrayLike<number>, refLogp: ArrayLike<number>, e
   return out;
 }
 
-export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, abs: 1, k2: 2, k3: 3 };
+export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+': 5, k1_clamped: 6 };

@@ -37,7 +37,7 @@ export function valueLossRef(
 ): { stats: Float64Array; gradValues: Float64Array } {
   validateValueLossParams(params);
   const n = B * A;
-  const w = aggWeights(mask, B, A, params.agg);
+  const w = aggWeights(mask, B, A, params.agg, params.normScale ?? 'per_seq');
   const clippedF = new Float64Array(n);
   const gradValues = new Float64Array(n);
   let loss = 0;

@@ -4,9 +4,13 @@ import {
   GROUP_ESTIMATORS,
   KL_ESTIMATORS,
   LOSS_AGGS,
+  LOSS_MODES,
+  NORM_SCALES,
   type GroupEstimator,
   type KlEstimator,
   type LossAgg,
+  type LossMode,
+  type NormScale,
 } from '../backend/ppoOps.ts';
 
 export type TaskName = 'arithmetic' | 'sentiment' | 'stop';
@@ -16,6 +20,9 @@ export type AdvantageEstimator = 'gae' | GroupEstimator;
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
 
 export type KlController = 'fixed' | 'adaptive';
+
+/** The KL loss needs a gradient; AlpacaFarm's one-sided k1_clamped is a reward penalty only. */
+export const KL_LOSS_ESTIMATORS: readonly KlEstimator[] = KL_ESTIMATORS.filter((k) => k !== 'k1_clamped');
 export type RewardSource = 'rule' | 'model';
 
 export interface PpoConfig {
@@ -57,8 +64,23 @@ export interface PpoConfig {
   dualClip: number | null;
   valueClip: number | null;
   lossAgg: LossAgg;
+  /** Scale of seq-mean-token-sum-norm: 'per_seq' (Dr. GRPO paper, 1/B) or 'verl' (verl agg_loss, B× larger). */
+  normScale: NormScale;
+  /** Policy-loss family: PPO clip, GSPO (sequence ratio) or CISPO (stop-gradient clipped IS weight). */
+  lossMode: LossMode;
   entropyCoef: number;
   targetKl: number | null;
+  /** Token-level truncated importance sampling π_old/π_rollout capped at this (null = off). */
+  tisCap: number | null;
+  // DAPO
+  /** Drop groups whose scores are all equal and sample more prompts until the batch is full. */
+  dynamicSampling: boolean;
+  /** Extra rollout rounds dynamic sampling may take per iteration before it fills up with dropped groups. */
+  maxExtraRollouts: number;
+  /** Soft overlong penalty: the last this many tokens before maxResponseLength are penalised (0 = off). */
+  overlongBuffer: number;
+  /** Penalty at the length limit; it grows linearly over the buffer from 0. */
+  overlongPenalty: number;
   // Optimiser
   actorLr: number;
   criticLr: number;
@@ -67,6 +89,9 @@ export interface PpoConfig {
   maxGradNorm: number;
   adamBeta1: number;
   adamBeta2: number;
+  // Evaluation
+  /** Evaluate held-out prompts every this many iterations (0 = never). */
+  evalEvery: number;
 }
 
 export const DEFAULT_CONFIG: PpoConfig = {
@@ -89,7 +114,7 @@ export const DEFAULT_CONFIG: PpoConfig = {
   klLossCoef: 0.01,
   klLossEstimator: 'k3',
   klController: 'fixed',
-  klTarget: 6,
+  klTarget: 0.1,
   klHorizon: 10000,
   scoreClip: 10,
   noEosPenalty: 0,
@@ -103,8 +128,15 @@ export const DEFAULT_CONFIG: PpoConfig = {
   dualClip: 3,
   valueClip: 0.2,
   lossAgg: 'token-mean',
+  normScale: 'per_seq',
+  lossMode: 'vanilla',
   entropyCoef: 0,
   targetKl: null,
+  tisCap: null,
+  dynamicSampling: false,
+  maxExtraRollouts: 4,
+  overlongBuffer: 0,
+  overlongPenalty: 1,
   actorLr: 1e-4,
   criticLr: 5e-4,
   warmupSteps: 0,
@@ -112,6 +144,7 @@ export const DEFAULT_CONFIG: PpoConfig = {
   maxGradNorm: 1,
   adamBeta1: 0.9,
   adamBeta2: 0.999,
+  evalEvery: 10,
 };
 
 export interface ConfigProblem {
@@ -144,7 +177,8 @@ export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = {
   topP: { min: 0, max: 1, minOpen: true },
   klCoef: { min: 0, max: 10 },
   klLossCoef: { min: 0, max: 10 },
-  klTarget: { min: 0, max: 100, minOpen: true },
+  // per token: the mean over sequences of each sequence's token-mean KL (verl's scale)
+  klTarget: { min: 0, max: 10, minOpen: true },
   klHorizon: { min: 1, max: 1e7 },
   scoreClip: { min: 0, max: 1e4, minOpen: true },
   noEosPenalty: { min: -100, max: 0 },
@@ -158,6 +192,10 @@ export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = {
   valueClip: { min: 0, max: 100, minOpen: true, nullable: true },
   entropyCoef: { min: 0, max: 1 },
   targetKl: { min: 0, max: 10, minOpen: true, nullable: true },
+  tisCap: { min: 1, max: 100, nullable: true },
+  maxExtraRollouts: { min: 0, max: 16, integer: true },
+  overlongBuffer: { min: 0, max: 64, integer: true },
+  overlongPenalty: { min: 0, max: 10 },
   actorLr: { min: 0, max: 1, minOpen: true },
   criticLr: { min: 0, max: 1, minOpen: true },
   warmupSteps: { min: 0, max: 100000, integer: true },
@@ -165,18 +203,22 @@ export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = {
   maxGradNorm: { min: 0, max: 1e4 },
   adamBeta1: { min: 0, max: 1, maxOpen: true },
   adamBeta2: { min: 0, max: 1, maxOpen: true },
+  evalEvery: { min: 0, max: 1000, integer: true },
 };
 
 export const CHOICE_RULES: Partial<Record<keyof PpoConfig, readonly unknown[]>> = {
   task: TASKS,
   rewardSource: ['rule', 'model'],
   klEstimator: KL_ESTIMATORS,
-  klLossEstimator: KL_ESTIMATORS,
+  klLossEstimator: KL_LOSS_ESTIMATORS,
   klController: ['fixed', 'adaptive'],
   advantageEstimator: ADVANTAGE_ESTIMATORS,
   lossAgg: LOSS_AGGS,
+  normScale: NORM_SCALES,
+  lossMode: LOSS_MODES,
   klInReward: [true, false],
   useKlLoss: [true, false],
+  dynamicSampling: [true, false],
 };
 
 export function describeRange(r: NumRule): string {
@@ -185,9 +227,26 @@ export function describeRange(r: NumRule): string {
   return `${r.integer ? 'an integer' : 'a number'} from ${lo} to ${hi}${r.nullable ? ', or empty to disable' : ''}`;
 }
 
+/** A value or key as a message shows it: JSON, cut to 40 characters so a 10 kB value stays readable. */
+export function shown(value: unknown): string {
+  const s = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return s.length > 40 ? `${s.slice(0, 40)}… (${s.length} chars)` : s;
+}
+
+/** A setting's name as a message shows it: escapes visible (a newline prints as \n), cut to 40 characters. */
+export function shownKey(key: string): string {
+  const s = JSON.stringify(key).slice(1, -1);
+  return s.length > 40 ? `${s.slice(0, 40)}… (${key.length} chars)` : s;
+}
+
+/** Own settings only: `toString`, `constructor` and `__proto__` are not settings. */
+export function isConfigKey(key: string): key is keyof PpoConfig {
+  return Object.hasOwn(DEFAULT_CONFIG, key);
+}
+
 export function checkNumber(field: string, value: unknown, r: NumRule): ConfigProblem | null {
   if (value === null && r.nullable) return null;
-  const bad = (why: string): ConfigProblem => ({ field, value, message: `${field} = ${JSON.stringify(value)}: ${why}; allowed: ${describeRange(r)}` });
+  const bad = (why: string): ConfigProblem => ({ field, value, message: `${field} = ${shown(value)}: ${why}; allowed: ${describeRange(r)}` });
   if (typeof value !== 'number' || !Number.isFinite(value)) return bad('not a finite number');
   if (r.integer && !Number.isInteger(value)) return bad('not an integer');
   if (value < r.min || (r.minOpen && value === r.min)) return bad('too small');
@@ -201,7 +260,7 @@ const GROUP_NEEDS_SAMPLES: readonly AdvantageEstimator[] = ['reinforce_baseline'
 export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const key of Object.keys(c)) {
-    if (!(key in DEFAULT_CONFIG)) problems.push({ field: key, value: c[key], message: `${key}: unknown setting` });
+    if (!isConfigKey(key)) problems.push({ field: key, value: c[key], message: `${shownKey(key)}: unknown setting` });
   }
   for (const [field, rule] of Object.entries(NUMERIC_RULES) as [keyof PpoConfig, NumRule][]) {
     const p = checkNumber(field, c[field], rule);
@@ -209,7 +268,7 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
   }
   for (const [field, choices] of Object.entries(CHOICE_RULES) as [keyof PpoConfig, readonly unknown[]][]) {
     if (!choices.includes(c[field])) {
-      problems.push({ field, value: c[field], message: `${field} = ${JSON.stringify(c[field])}: allowed: ${choices.map((x) => JSON.stringify(x)).join(', ')}` });
+      problems.push({ field, value: c[field], message: `${field} = ${shown(c[field])}: allowed: ${choices.map((x) => JSON.stringify(x)).join(', ')}` });
     }
   }
   if (problems.length > 0) return problems;
@@ -230,6 +289,28 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
       field: 'samplesPerPrompt',
       value: cfg.samplesPerPrompt,
       message: `samplesPerPrompt = ${cfg.samplesPerPrompt}: the ${cfg.advantageEstimator} estimator compares samples of the same prompt, so it needs at least 2`,
+    });
+  }
+  if (cfg.advantageEstimator !== 'gae' && cfg.gamma !== 1) {
+    // OpenRLHF forces γ = 1 for its outcome-reward estimators; no reference defines them otherwise.
+    problems.push({
+      field: 'gamma',
+      value: cfg.gamma,
+      message: `gamma = ${cfg.gamma}: the ${cfg.advantageEstimator} estimator is defined only for γ = 1 (allowed: 1; use GAE for discounting)`,
+    });
+  }
+  if (cfg.dynamicSampling && cfg.samplesPerPrompt < 2) {
+    problems.push({
+      field: 'samplesPerPrompt',
+      value: cfg.samplesPerPrompt,
+      message: `samplesPerPrompt = ${cfg.samplesPerPrompt}: dynamic sampling drops groups whose scores are all equal, so it needs at least 2 samples per prompt`,
+    });
+  }
+  if (cfg.overlongBuffer >= cfg.maxResponseLength && cfg.overlongBuffer > 0) {
+    problems.push({
+      field: 'overlongBuffer',
+      value: cfg.overlongBuffer,
+      message: `overlongBuffer = ${cfg.overlongBuffer}: must be smaller than maxResponseLength (${cfg.maxResponseLength}); allowed: 0 (off) to ${cfg.maxResponseLength - 1}`,
     });
   }
   if (!cfg.klInReward && !cfg.useKlLoss && cfg.klController === 'adaptive') {

@@ -1,6 +1,8 @@
 // make_experience: prefill passes only (no decode) over the rollout's sequences.
 //   old_logprobs (B,A) actor at temperature T · ref_logprobs (B,A) frozen SFT policy at T
 //   values (B,A) critic · scores (B) given by the caller (rule or learned reward, clipped)
+//   rollout_logprobs (B,A) the sampler's own log-probs (π_rollout, kept from the rollout) and,
+//   with tisCap set, token-level TIS weights min(π_old/π_rollout, cap) for the policy loss
 // then reward shaping (−β·KL_t, score on the last action token) and advantages (GAE + masked
 // whitening, or a group estimator). Logits/values at position t score token t+1, so the action
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
@@ -23,12 +25,15 @@ export interface Experience {
   actionMask: Tensor; // (B, A) f32, the first EOS included
   oldLogprobs: Tensor; // (B, A)
   refLogprobs: Tensor; // (B, A)
+  rolloutLogprobs: Tensor | null; // (B, A) π_rollout of the sampled tokens, null when the rollout has none
+  tisWeights: Tensor | null; // (B, A) mask·min(exp(old − rollout), tisCap), null when TIS is off
   values: Tensor; // (B, A) critic values (zeros for group estimators, which have no critic)
   scores: Tensor; // (B) clipped task score (+ no-EOS penalty)
   rewards: Tensor; // (B, A) −β·KL_t + score at the last action token
   kl: Tensor; // (B, A) mask·KL_t with the reward's KL estimator
   advantages: Tensor; // (B, A) whitened where the estimator says so
   returns: Tensor; // (B, A)
+  /** beta: the β applied to the rewards (0 when the KL is not in the reward). */
   info: { beta: number; estimator: PpoConfig['advantageEstimator']; group: Int32Array };
 }
 
@@ -57,8 +62,11 @@ export interface ExperienceModels {
   critic: Gpt | null;
 }
 
-/** Records every experience pass; no readback. `scores` (B) host values, already clipped. */
-export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch, scores: ArrayLike<number>, beta: number, cfg: PpoConfig): Experience {
+/**
+ * Records every experience pass; no readback. `scores` (B) host values, already clipped.
+ * `rewardBeta` is the β the rewards get: the caller passes 0 when the KL is not in the reward.
+ */
+export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch, scores: ArrayLike<number>, rewardBeta: number, cfg: PpoConfig): Experience {
   const { B, P, A } = r;
   const S = P + A;
   const sequences = be.tensor(r.sequences, [B, S], 'i32');
@@ -71,8 +79,9 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
   const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
   const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
   const scoreT = be.tensor(scores, [B]);
-
-  const rewardBeta = cfg.klInReward ? beta : 0;
+  const rolloutLogprobs = r.logprobs ? be.tensor(r.logprobs, [B, A]) : null;
+  if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
+  const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
   // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
   // are computed for every estimator (the group estimators shape their own rewards internally).
   const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
@@ -109,6 +118,8 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
     actionMask,
     oldLogprobs,
     refLogprobs,
+    rolloutLogprobs,
+    tisWeights,
     values,
     scores: scoreT,
     rewards,
@@ -120,5 +131,5 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
 }
 
 export function disposeExperience(be: Backend, e: Experience): void {
-  be.dispose(e.sequences, e.attnMask, e.positions, e.actionTokens, e.actionMask, e.oldLogprobs, e.refLogprobs, e.values, e.scores, e.rewards, e.kl, e.advantages, e.returns);
+  be.dispose(e.sequences, e.attnMask, e.positions, e.actionTokens, e.actionMask, e.oldLogprobs, e.refLogprobs, e.rolloutLogprobs, e.tisWeights, e.values, e.scores, e.rewards, e.kl, e.advantages, e.returns);
 }

@@ -3,6 +3,7 @@
 import { POLICY_STATS, VALUE_STATS } from '../backend/ppoOps.ts';
 import { distinctN } from '../tasks/metrics.ts';
 import type { TaskSample } from '../tasks/task.ts';
+import { klTokenMean } from './klController.ts';
 
 /** Per-token (B,A) host arrays of the experience, read back at the end of the iteration. */
 export interface ExperienceHost {
@@ -16,6 +17,16 @@ export interface ExperienceHost {
   values: Float64Array; // (B, A)
   refLogprobs: Float64Array; // (B, A)
   scores: Float64Array; // (B)
+  /** π_old log-probs of the actor at the experience pass (B, A). */
+  oldLogprobs?: Float64Array;
+  /** The sampler's log-probs π_rollout (B, A), when the rollout kept them. */
+  rolloutLogprobs?: Float64Array | null;
+}
+
+/** The KL coefficients the iteration applied (0 for a switched-off term). */
+export interface AppliedKl {
+  rewardBeta: number;
+  lossCoef: number;
 }
 
 /** Per-minibatch statistics of the update, each already read back. */
@@ -26,6 +37,11 @@ export interface UpdateHost {
   actorGradNorm: Float64Array[]; // (1) each
   value: Float64Array[]; // (2) each, empty without a critic
   criticGradNorm: Float64Array[]; // (1) each
+}
+
+/** Optimiser steps skipped because the gradient norm was not finite (their AdamW left the weights alone). */
+export function skippedSteps(norms: Float64Array[]): number {
+  return norms.filter((x) => !Number.isFinite(x[0])).length;
 }
 
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length);
@@ -50,7 +66,27 @@ export function rowSums(x: ArrayLike<number>, B: number, A: number): number[] {
   });
 }
 
-export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], beta: number, withText: boolean): Record<string, number> {
+/**
+ * Rollout-vs-old mismatch ("three policies"): rollout_old_kl = masked token-mean of
+ * (log π_rollout − log π_old), the k1 estimate of KL(π_rollout‖π_old) on tokens π_rollout sampled
+ * (≥ 0 in expectation); rollout_old_max_abs_diff = max |log π_old − log π_rollout| over action tokens.
+ */
+export function rolloutOldMetrics(old: ArrayLike<number>, rollout: ArrayLike<number>, mask: ArrayLike<number>): { rollout_old_kl: number; rollout_old_max_abs_diff: number } {
+  let n = 0;
+  let s = 0;
+  let mx = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] === 0) continue;
+    const d = rollout[i] - old[i];
+    n++;
+    s += d;
+    mx = Math.max(mx, Math.abs(d));
+  }
+  return { rollout_old_kl: n > 0 ? s / n : 0, rollout_old_max_abs_diff: mx };
+}
+
+export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], applied: AppliedKl, withText: boolean): Record<string, number> {
+  const beta = applied.rewardBeta;
   const { B, A, mask } = e;
   const scores = Array.from(e.scores);
   const klSeq = rowSums(e.kl, B, A);
@@ -72,7 +108,9 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], beta
     token_reward_sum_mean: mean(rowSums(e.rewards, B, A)),
     kl: klTok.mean,
     kl_seq: mean(klSeq),
+    kl_token_mean: klTokenMean(e.kl, mask, B, A),
     beta,
+    kl_loss_coef: applied.lossCoef,
     advantages_mean: adv.mean,
     advantages_std: adv.std,
     returns_mean: ret.mean,
@@ -81,6 +119,7 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], beta
     response_length_mean: mean(lengths),
     eos_rate: samples.length ? samples.filter((s) => s.endedWithEos).length / samples.length : 0,
   };
+  if (e.oldLogprobs && e.rolloutLogprobs) Object.assign(m, rolloutOldMetrics(e.oldLogprobs, e.rolloutLogprobs, mask));
   if (withText) {
     m.fluency = maskedStats(e.refLogprobs, mask).mean;
     const texts = samples.map((s) => s.response);
@@ -92,6 +131,8 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], beta
 
 export function updateMetrics(u: UpdateHost): Record<string, number> {
   const pick = (xs: Float64Array[], i: number) => mean(xs.map((x) => x[i]));
+  // A skipped step's norm is not finite by definition; it is counted, not averaged in.
+  const finiteNorm = (xs: Float64Array[]) => mean(xs.map((x) => x[0]).filter(Number.isFinite));
   return {
     policy_loss: pick(u.policy, POLICY_STATS.loss),
     clipfrac: pick(u.policy, POLICY_STATS.clipfrac),
@@ -99,10 +140,12 @@ export function updateMetrics(u: UpdateHost): Record<string, number> {
     approx_kl: pick(u.policy, POLICY_STATS.ppoKl),
     entropy: pick(u.entropy, 0),
     kl_loss: pick(u.klLoss, 0),
-    actor_grad_norm: pick(u.actorGradNorm, 0),
+    actor_grad_norm: finiteNorm(u.actorGradNorm),
     value_loss: pick(u.value, VALUE_STATS.loss),
     vf_clipfrac: pick(u.value, VALUE_STATS.clipfrac),
-    critic_grad_norm: pick(u.criticGradNorm, 0),
+    critic_grad_norm: finiteNorm(u.criticGradNorm),
+    actor_skipped_steps: skippedSteps(u.actorGradNorm),
+    critic_skipped_steps: skippedSteps(u.criticGradNorm),
     update_steps: u.policy.length,
   };
 }

@@ -2,6 +2,7 @@
 // the device), then ONE readback of the finished sequences, which the rule reward, the display and
 // the minibatch inputs all need on the host. Sequence b belongs to group (prompt) ⌊b / samples⌋.
 import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
 import type { Gpt } from '../model/gpt.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
@@ -22,6 +23,8 @@ export interface RolloutBatch {
   attnMask: Float32Array; // (B, P+A)
   positions: Int32Array; // (B, P+A)
   finished: Int32Array; // (B) 1 where the response emitted EOS
+  /** The sampler's log-probs π_rollout of each response token (B, A), 0 after the end; absent when not kept. */
+  logprobs?: Float32Array | null;
 }
 
 /** Prompt width of a task: BOS + the longest prompt, fixed so every iteration has the same shapes. */
@@ -29,8 +32,12 @@ export function promptWidth(task: Task): number {
   return 1 + task.maxPromptChars;
 }
 
-export function iterationPrompts(task: Task, cfg: PpoConfig, iter: number): { prompts: string[]; group: Int32Array } {
-  const rng = new Rng(deriveSeed(cfg.seed, iter, 0x7072));
+/**
+ * The prompts of iteration `iter`; `round` > 0 draws the extra rounds of dynamic sampling from
+ * their own stream (round 0 is the historical stream, so runs without it are unchanged).
+ */
+export function iterationPrompts(task: Task, cfg: PpoConfig, iter: number, round = 0): { prompts: string[]; group: Int32Array } {
+  const rng = new Rng(round === 0 ? deriveSeed(cfg.seed, iter, 0x7072) : deriveSeed(cfg.seed, iter, 0x7072, round));
   const unique = Array.from({ length: cfg.promptsPerBatch }, () => task.trainPrompt(rng));
   const prompts: string[] = [];
   const group: number[] = [];
@@ -64,7 +71,9 @@ export async function rollout(
   const B = prompts.length;
   const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
   const r = generate(actor, { ...pb, B, P }, A, { ...s, eosId: tok.eosId, padId: tok.padId });
-  const [seq, mask, pos, fin] = await be.readMany([r.sequences, r.attnMask, r.positions, r.finished]);
+  // π_rollout (B, A): the sampler's log-probs, read in the same single readback.
+  const lpT = (r as { logprobs?: Tensor }).logprobs ?? null;
+  const [seq, mask, pos, fin, lp] = await be.readMany(lpT ? [r.sequences, r.attnMask, r.positions, r.finished, lpT] : [r.sequences, r.attnMask, r.positions, r.finished]);
   disposeRollout(actor, r);
   return {
     B,
@@ -76,7 +85,46 @@ export async function rollout(
     attnMask: Float32Array.from(mask),
     positions: Int32Array.from(pos),
     finished: Int32Array.from(fin),
+    logprobs: lp ? Float32Array.from(lp) : null,
   };
+}
+
+/**
+ * The rows of `parts` listed by (part, row) pairs, in order, as one batch; `group` is renumbered so
+ * rows keep sharing a group exactly when they shared one in their part. All parts share P and A.
+ */
+export function concatRows(parts: RolloutBatch[], rows: { part: number; row: number }[]): RolloutBatch {
+  const { P, A } = parts[0];
+  const S = P + A;
+  const B = rows.length;
+  const withLp = parts.every((p) => p.logprobs);
+  const out: RolloutBatch = {
+    B,
+    P,
+    A,
+    prompts: [],
+    group: new Int32Array(B),
+    sequences: new Int32Array(B * S),
+    attnMask: new Float32Array(B * S),
+    positions: new Int32Array(B * S),
+    finished: new Int32Array(B),
+    logprobs: withLp ? new Float32Array(B * A) : null,
+  };
+  const groupIds = new Map<string, number>();
+  rows.forEach(({ part, row }, b) => {
+    const src = parts[part];
+    if (src.P !== P || src.A !== A) throw new Error('concatRows: parts differ in shape');
+    const key = `${part}:${src.group[row]}`;
+    if (!groupIds.has(key)) groupIds.set(key, groupIds.size);
+    out.group[b] = groupIds.get(key)!;
+    out.prompts.push(src.prompts[row]);
+    out.sequences.set(src.sequences.subarray(row * S, (row + 1) * S), b * S);
+    out.attnMask.set(src.attnMask.subarray(row * S, (row + 1) * S), b * S);
+    out.positions.set(src.positions.subarray(row * S, (row + 1) * S), b * S);
+    out.finished[b] = src.finished[row];
+    if (out.logprobs) out.logprobs.set(src.logprobs!.subarray(row * A, (row + 1) * A), b * A);
+  });
+  return out;
 }
 
 /** Response token ids of row b (A values, EOS then PAD after it). */

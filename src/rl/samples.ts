@@ -3,9 +3,35 @@
 // minibatch's forward pass (before its AdamW step).
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import type { TaskSample } from '../tasks/task.ts';
-import type { SampleRow } from '../worker/protocol.ts';
 import type { ExperienceHost } from './metrics.ts';
 import { responseIds, type RolloutBatch } from './rollout.ts';
+
+/** One response token with the per-token quantities the teaching views colour by. */
+export interface SampleToken {
+  text: string;
+  advantage: number;
+  /** Per-token KL estimate KL_t (the shaped reward is −β·KL_t). */
+  kl: number;
+  /** π_new / π_old at the last update epoch. */
+  ratio: number;
+  value: number;
+  /** Optional extras for the "KL shaping" view; absent values are drawn as unknown. */
+  reward?: number;
+  return?: number;
+  /** "Three policies": log π_rollout (the sampler's), log π_old (experience pass), log π_new (last epoch). */
+  rolloutLogprob?: number;
+  oldLogprob?: number;
+  newLogprob?: number;
+}
+
+export interface SampleRow {
+  prompt: string;
+  response: string;
+  /** Scalar task score of the whole response (before KL shaping). */
+  reward: number;
+  endedWithEos: boolean;
+  tokens: SampleToken[];
+}
 
 export function tokenText(tok: CharTokenizer, id: number): string {
   if (id === tok.eosId) return '<eos>';
@@ -22,6 +48,7 @@ export function sampleRows(
   rows: Int32Array, // batch rows of the last minibatch
   ratio: Float64Array, // (rows.length, A) π_new/π_old of those rows
   count: number,
+  newLogprobs?: Float64Array, // (rows.length, A) log π_new of those rows
 ): SampleRow[] {
   const A = r.A;
   const out: SampleRow[] = [];
@@ -32,7 +59,7 @@ export function sampleRows(
     for (let a = 0; a < A; a++) {
       const k = b * A + a;
       if (e.mask[k] === 0) continue;
-      tokens.push({
+      const t: SampleToken = {
         text: tokenText(tok, ids[a]),
         advantage: e.advantages[k],
         kl: e.kl[k],
@@ -40,7 +67,11 @@ export function sampleRows(
         value: e.values[k],
         reward: e.rewards[k],
         return: e.returns[k],
-      });
+      };
+      if (e.oldLogprobs) t.oldLogprob = e.oldLogprobs[k];
+      if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];
+      if (newLogprobs) t.newLogprob = newLogprobs[i * A + a];
+      tokens.push(t);
     }
     out.push({ prompt: samples[b].prompt, response: samples[b].response, reward: e.scores[b], endedWithEos: samples[b].endedWithEos, tokens });
   }

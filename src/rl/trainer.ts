@@ -5,23 +5,29 @@
 //   → ppoEpochs × shuffled minibatches of actor + critic updates, recorded only
 //   → ONE readMany of every statistic, reduced to metrics on the host.
 // Extra readbacks happen only where a result steers the loop: the learned reward model's scores
-// (clipped and EOS-penalised on the host) and, with targetKl set, ppo_kl at epoch boundaries.
+// (clipped and EOS-penalised on the host), DAPO's dynamic sampling (one rollout readback per extra
+// round) and, with targetKl set, ppo_kl at epoch boundaries.
+//
+// Every random stream (prompts, sampling, critic head init, minibatch order) is derived from
+// (seed, iteration, …) by deriveSeed, so the iteration counter is the whole RNG state: saveState /
+// loadState carry it with the weights, both optimisers and the KL controller (trainerState.ts).
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
-import { lastTokenPositions, type Gpt, type OptimizerParams } from '../model/gpt.ts';
+import { Gpt, lastTokenPositions, type GptSnapshot, type OptimizerParams } from '../model/gpt.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
-import type { SampleRow } from '../worker/protocol.ts';
 import { validateConfig, type PpoConfig } from './config.ts';
+import { informativeGroups, overlongPenalties } from './dapo.ts';
 import { disposeExperience, makeExperience, type Experience } from './experience.ts';
-import { makeKlController, type KlController } from './klController.ts';
+import { klCoefsApplied, klControllerFor, type KlController } from './klController.ts';
 import { experienceMetrics, updateMetrics, type ExperienceHost, type UpdateHost } from './metrics.ts';
 import { deriveSeed, epochMinibatches } from './minibatch.ts';
-import { decodeSamples, iterationPrompts, promptWidth, rollout, type RolloutBatch } from './rollout.ts';
-import { sampleRows } from './samples.ts';
+import { concatRows, decodeSamples, iterationPrompts, promptWidth, responseLength, rollout, type RolloutBatch } from './rollout.ts';
+import { sampleRows, type SampleRow } from './samples.ts';
+import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from './trainerState.ts';
 import { finalScores, ruleScores } from './score.ts';
 import { actorStep, criticStep, disposeMinibatch, gatherMinibatch, warmupLr, type ActorStepStats, type CriticStepStats } from './update.ts';
 
@@ -45,8 +51,12 @@ export interface IterationResult {
   iter: number;
   metrics: Record<string, number>;
   samples: SampleRow[];
-  /** Ratios π_new/π_old and advantages of the last minibatch's action tokens. */
-  ratios: { ratios: number[]; advantages: number[] };
+  /**
+   * Ratios π_new/π_old and advantages of the last minibatch's action tokens; `seqRatios` are its
+   * GSPO sequence ratios exp(mean_t(logπ_new − logπ_old)) per sequence with the sequence's advantage
+   * (its token-mean advantage), for the clipping view.
+   */
+  ratios: { ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] };
 }
 
 export interface IterationOptions {
@@ -61,9 +71,19 @@ export const RESTART_FIELDS: readonly (keyof PpoConfig)[] = ['task', 'nLayer', '
 const SAMPLE_ROWS = 6;
 const ADAM_EPS = 1e-8;
 
+/** Device copies of the trainer's moving state (see PpoTrainer.deviceSnapshot). */
+export interface TrainerSnapshot {
+  actor: GptSnapshot;
+  critic: GptSnapshot | null;
+  iter: number;
+  klBeta: number;
+  config: PpoConfig;
+}
+
 export class PpoTrainer {
   private cfg: PpoConfig;
   private critic: Gpt | null = null;
+  private snap: TrainerSnapshot | null = null;
   private klCtl: KlController;
   private iterCount = 0;
   private last: RolloutBatch | null = null;
@@ -78,10 +98,12 @@ export class PpoTrainer {
     private readonly checkpoint: Uint8Array,
     private readonly rewardModel: RewardScorer | undefined,
     private readonly onStage: (s: Stage) => void,
+    /** null: the caller installs the critic (loadState); undefined: built from the SFT checkpoint. */
+    noCritic?: null,
   ) {
     this.cfg = config;
-    this.klCtl = makeKlController(config.klController, config.klCoef, config.klTarget, config.klHorizon);
-    this.ensureCritic();
+    this.klCtl = klControllerFor(config);
+    if (noCritic !== null) this.ensureCritic();
   }
 
   static async create(init: TrainerInit): Promise<PpoTrainer> {
@@ -137,9 +159,8 @@ export class PpoTrainer {
     this.checkShapes(c);
     const prev = this.cfg;
     this.cfg = { ...c };
-    if (prev.klController !== c.klController || prev.klCoef !== c.klCoef || prev.klTarget !== c.klTarget || prev.klHorizon !== c.klHorizon) {
-      this.klCtl = makeKlController(c.klController, c.klCoef, c.klTarget, c.klHorizon);
-    }
+    const klFields = ['klController', 'klCoef', 'klLossCoef', 'klTarget', 'klHorizon', 'klInReward', 'useKlLoss'] as const;
+    if (klFields.some((f) => prev[f] !== c[f])) this.klCtl = klControllerFor(c);
     this.ensureCritic();
   }
 
@@ -162,32 +183,31 @@ export class PpoTrainer {
     const t0 = performance.now();
 
     this.onStage('rollout');
-    const r = opts.rollout ?? (await this.sample(iter));
+    const batch = await this.scoredBatch(iter, opts.rollout);
+    const { r, samples, scores } = batch;
     this.last = r;
     const t1 = performance.now();
 
     this.onStage('experience');
-    const samples = decodeSamples(r, tok);
-    const raw = cfg.rewardSource === 'model' ? await this.modelScores(r) : ruleScores(task, samples);
-    const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
-    const beta = this.klCtl.beta;
+    const applied = klCoefsApplied(cfg, this.klCtl);
     const critic = cfg.advantageEstimator === 'gae' ? this.critic : null;
-    const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, beta, cfg);
+    const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, applied.rewardBeta, cfg);
     be.flush();
     const t2 = performance.now();
 
     this.onStage('update');
-    const { stats, lastMb, lastActor, lastRows } = await this.update(exp, r, iter, critic);
-    const expTensors = [exp.actionMask, exp.kl, exp.rewards, exp.advantages, exp.returns, exp.values, exp.refLogprobs];
+    const { stats, lastMb, lastActor, lastRows } = await this.update(exp, r, iter, critic, applied.lossCoef);
+    const expTensors = [exp.actionMask, exp.kl, exp.rewards, exp.advantages, exp.returns, exp.values, exp.refLogprobs, exp.oldLogprobs];
     const lastTensors = [lastMb.oldLogprobs, lastActor.logprobs, lastMb.advantages, lastMb.actionMask];
     const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
     const host = await be.readMany(flat);
     const t3 = performance.now();
 
-    const [mask, kl, rewards, advantages, returns, values, refLogprobs] = host;
+    const [mask, kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs] = host;
     const [mbOld, mbNew, mbAdv, mbMask] = host.slice(expTensors.length, expTensors.length + lastTensors.length);
     const u = stats.unpack(host.slice(expTensors.length + lastTensors.length));
-    const e: ExperienceHost = { B: r.B, A: r.A, mask: Float32Array.from(mask), kl, rewards, advantages, returns, values, refLogprobs, scores };
+    const rolloutLogprobs = r.logprobs ? Float64Array.from(r.logprobs) : null;
+    const e: ExperienceHost = { B: r.B, A: r.A, mask: Float32Array.from(mask), kl, rewards, advantages, returns, values, refLogprobs, scores, oldLogprobs, rolloutLogprobs };
     disposeMinibatch(be, lastMb);
     be.dispose(lastActor.logprobs);
     stats.dispose();
@@ -197,11 +217,13 @@ export class PpoTrainer {
     const ratios: number[] = [];
     const advs: number[] = [];
     for (let i = 0; i < mbMask.length; i++) if (mbMask[i] !== 0) (ratios.push(ratioAll[i]), advs.push(mbAdv[i]));
+    const seq = sequenceRatios(mbNew, mbOld, mbAdv, mbMask, r.A);
 
     const metrics: Record<string, number> = {
       iter,
-      ...experienceMetrics(e, samples, beta, task.name === 'sentiment'),
+      ...experienceMetrics(e, samples, applied, task.name === 'sentiment'),
       ...updateMetrics(u),
+      ...batch.metrics,
       actor_lr: warmupLr(cfg.actorLr, cfg.warmupSteps, Math.max(0, this.actor.steps - 1)),
       critic_lr: critic ? warmupLr(cfg.criticLr, cfg.warmupSteps, Math.max(0, critic.steps - 1)) : 0,
       time_rollout_s: (t1 - t0) / 1000,
@@ -212,25 +234,90 @@ export class PpoTrainer {
     metrics.gpu_submits = c1.submits - c0.submits;
     metrics.gpu_readbacks = c1.readbacks - c0.readbacks;
     metrics.gpu_dispatches = c1.dispatches - c0.dispatches;
-    // β for the next iteration, from this batch's mean per-sequence KL (n = sequences in the batch).
-    this.klCtl.update(metrics.kl_seq, r.B);
+    // A skipped AdamW step (non-finite norm) changed nothing, so it does not count for bias
+    // correction or warm-up from the next iteration on.
+    this.actor.steps -= metrics.actor_skipped_steps;
+    if (critic) critic.steps -= metrics.critic_skipped_steps;
+    // β for the next iteration from verl's scale of KL (n = sequences in the batch).
+    this.klCtl.update(metrics.kl_token_mean, r.B);
     this.iterCount++;
     return {
       iter,
       metrics,
-      samples: sampleRows(tok, r, samples, e, lastRows, ratioAll, SAMPLE_ROWS),
-      ratios: { ratios, advantages: advs },
+      samples: sampleRows(tok, r, samples, e, lastRows, ratioAll, SAMPLE_ROWS, mbNew),
+      ratios: { ratios, advantages: advs, seqRatios: seq.ratios, seqAdvantages: seq.advantages },
     };
   }
 
-  private async sample(iter: number): Promise<RolloutBatch> {
+  /** Scores of a rollout: task rule or reward model, clipped, EOS penalty, DAPO overlong penalty. */
+  private async scoreRollout(r: RolloutBatch): Promise<{ samples: TaskSample[]; scores: Float64Array }> {
+    const { cfg, task, tok } = this;
+    const samples = decodeSamples(r, tok);
+    const raw = cfg.rewardSource === 'model' ? await this.modelScores(r) : ruleScores(task, samples);
+    const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
+    if (cfg.overlongBuffer > 0) {
+      const lengths = Array.from({ length: r.B }, (_, b) => responseLength(r, b));
+      const pen = overlongPenalties(lengths, cfg.maxResponseLength, cfg.overlongBuffer, cfg.overlongPenalty);
+      for (let b = 0; b < r.B; b++) scores[b] += pen[b];
+    }
+    return { samples, scores };
+  }
+
+  /**
+   * The iteration's scored batch. With dynamicSampling (DAPO), groups whose final scores are all
+   * equal are dropped and further rounds of fresh prompts are sampled until promptsPerBatch
+   * informative groups are found or maxExtraRollouts extra rounds are spent; a batch still short
+   * is filled with dropped groups (in sampling order) so its shape never changes. verl instead
+   * raises an error when max_num_gen_batches is exhausted; the page must not stop.
+   */
+  private async scoredBatch(iter: number, given?: RolloutBatch) {
+    const { cfg } = this;
+    if (given || !cfg.dynamicSampling) {
+      const r = given ?? (await this.sample(iter, 0));
+      return { r, ...(await this.scoreRollout(r)), metrics: {} as Record<string, number> };
+    }
+    const parts: RolloutBatch[] = [];
+    const partScores: Float64Array[] = [];
+    const kept: { part: number; g: number }[] = [];
+    const dropped: { part: number; g: number }[] = [];
+    let rounds = 0;
+    for (let round = 0; round <= cfg.maxExtraRollouts && kept.length < cfg.promptsPerBatch; round++) {
+      const r = await this.sample(iter, round);
+      const { scores } = await this.scoreRollout(r);
+      const part = parts.length;
+      parts.push(r);
+      partScores.push(scores);
+      const split = informativeGroups(scores, r.group);
+      for (const g of split.kept) kept.push({ part, g });
+      for (const g of split.dropped) dropped.push({ part, g });
+      rounds++;
+    }
+    const chosen = [...kept, ...dropped].slice(0, cfg.promptsPerBatch);
+    const rows: { part: number; row: number }[] = [];
+    for (const { part, g } of chosen) parts[part].group.forEach((gg, row) => gg === g && rows.push({ part, row }));
+    const r = concatRows(parts, rows);
+    const samples = decodeSamples(r, this.tok);
+    const scores = Float64Array.from(rows, ({ part, row }) => partScores[part][row]);
+    return {
+      r,
+      samples,
+      scores,
+      metrics: {
+        filtered_groups: dropped.length,
+        dynamic_sampling_rounds: rounds,
+        filled_with_filtered: Math.max(0, cfg.promptsPerBatch - kept.length),
+      } as Record<string, number>,
+    };
+  }
+
+  private async sample(iter: number, round: number): Promise<RolloutBatch> {
     const { cfg, task } = this;
-    const { prompts, group } = iterationPrompts(task, cfg, iter);
+    const { prompts, group } = iterationPrompts(task, cfg, iter, round);
     return rollout(this.be, this.actor, this.tok, prompts, group, promptWidth(task), cfg.maxResponseLength, {
       temperature: cfg.temperature,
       topK: cfg.topK,
       topP: cfg.topP,
-      seed: deriveSeed(cfg.seed, iter, 0x726f6c6c),
+      seed: round === 0 ? deriveSeed(cfg.seed, iter, 0x726f6c6c) : deriveSeed(cfg.seed, iter, 0x726f6c6c, round),
     });
   }
 
@@ -247,7 +334,7 @@ export class PpoTrainer {
     return scores;
   }
 
-  private async update(exp: Experience, r: RolloutBatch, iter: number, critic: Gpt | null) {
+  private async update(exp: Experience, r: RolloutBatch, iter: number, critic: Gpt | null, klLossCoef: number) {
     const { be, cfg } = this;
     const stats = new StatsCollector(be);
     let lastMb = null as ReturnType<typeof gatherMinibatch> | null;
@@ -259,7 +346,7 @@ export class PpoTrainer {
         if (lastMb) disposeMinibatch(be, lastMb);
         if (lastActor) be.dispose(lastActor.logprobs);
         const mb = gatherMinibatch(be, exp, r, rows);
-        const a = actorStep(this.actor, mb, r.P, r.A, cfg, this.optimizer(this.actor, cfg.actorLr));
+        const a = actorStep(this.actor, mb, r.P, r.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
         let c: CriticStepStats | null = null;
         if (critic) c = criticStep(critic, mb, r.P, r.A, cfg, this.optimizer(critic, cfg.criticLr));
         stats.add(a, c);
@@ -269,7 +356,9 @@ export class PpoTrainer {
         lastActor = a;
         lastRows = rows;
       }
-      // Early stop (verl/OpenRLHF target_kl): the only mid-update readback, at epoch boundaries.
+      // Early stop on approx KL, the only mid-update readback, at epoch boundaries. Neither verl
+      // nor OpenRLHF has one; it is the `target_kl` of OpenAI Spinning Up's PPO and of
+      // Stable-Baselines3 (both stop at 1.5 × target_kl, per minibatch; here: > targetKl, per epoch).
       if (cfg.targetKl !== null && epoch < cfg.ppoEpochs - 1) {
         const ks = await be.readMany(epochPolicy);
         const approxKl = ks.reduce((s, k) => s + k[3], 0) / ks.length;
@@ -303,6 +392,113 @@ export class PpoTrainer {
     return out;
   }
 
+  /**
+   * The full trainer state as one safetensors file (trainerState.ts): actor, critic and their AdamW
+   * moments and step counts, the reference (SFT) weights, the KL controller's β, the iteration
+   * counter (which is the RNG state), the config, task and alphabet. One readback.
+   */
+  async saveState(): Promise<Uint8Array> {
+    const { be } = this;
+    const a = this.actor.optimizerState;
+    const c = this.critic?.optimizerState ?? null;
+    const ts = [this.actor.params, a.m, a.v, this.reference.params, ...(this.critic && c ? [this.critic.params, c.m, c.v] : [])];
+    const [ap, am, av, ref, cp, cm, cv] = await be.readMany(ts);
+    return encodeTrainerState({
+      task: this.task.name,
+      alphabet: this.tok.alphabet,
+      config: { ...this.cfg },
+      modelConfig: { ...this.actor.cfg },
+      iteration: this.iterCount,
+      klBeta: this.klCtl.beta,
+      actor: { params: ap, m: am, v: av, steps: a.steps },
+      critic: c && cp ? { params: cp, m: cm, v: cv, steps: c.steps } : null,
+      reference: Float32Array.from(ref),
+    });
+  }
+
+  /**
+   * A trainer resumed from saveState's bytes: everything is validated before any device memory is
+   * touched, so a bad file throws and leaves nothing behind. Continuing it reproduces the
+   * original run (bit-exactly on the CPU backend).
+   */
+  static async loadState(init: Omit<TrainerInit, 'config' | 'actorCheckpoint'> & { state: Uint8Array }): Promise<PpoTrainer> {
+    const st = decodeTrainerState(init.state);
+    const task = getTask(st.config.task);
+    const tok = taskTokenizer(task);
+    if (st.alphabet !== tok.alphabet) throw new Error(`trainer state: alphabet ${JSON.stringify(st.alphabet)} does not match task "${task.name}"`);
+    if (st.modelConfig.vocabSize !== tok.vocabSize) throw new Error(`trainer state: vocabSize ${st.modelConfig.vocabSize} does not match task "${task.name}" (${tok.vocabSize})`);
+    if (st.config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
+    const { be } = init;
+    const reference = new Gpt(be, st.modelConfig, st.reference);
+    const sft = await saveCheckpoint(reference, { alphabet: tok.alphabet, task: task.name });
+    const actor = new Gpt(be, st.modelConfig, st.actor.params);
+    actor.setState(st.actor.params, st.actor.m, st.actor.v, st.actor.steps);
+    const t = new PpoTrainer(be, st.config, task, tok, actor, reference, sft, init.rewardModel, init.onStage ?? (() => {}), st.critic ? null : undefined);
+    t.checkShapes(st.config);
+    t.applyState(st);
+    return t;
+  }
+
+  /** Replaces this trainer's whole state with saveState's bytes (validated first; throws untouched). */
+  async restoreState(state: Uint8Array): Promise<void> {
+    const st = decodeTrainerState(state);
+    const changed = RESTART_FIELDS.filter((f) => st.config[f] !== this.cfg[f]);
+    if (changed.length > 0) throw new Error(`trainer state: ${changed.join(', ')} differ from this trainer's; load it into a new trainer`);
+    if (JSON.stringify(st.modelConfig) !== JSON.stringify(this.actor.cfg)) throw new Error('trainer state: the model config differs from this trainer\'s');
+    if (st.alphabet !== this.tok.alphabet) throw new Error('trainer state: the alphabet differs from this trainer\'s');
+    if (st.config.rewardSource === 'model' && !this.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
+    this.checkShapes(st.config);
+    this.reference.setState(st.reference, new Float64Array(st.reference.length), new Float64Array(st.reference.length), 0);
+    this.actor.setState(st.actor.params, st.actor.m, st.actor.v, st.actor.steps);
+    this.cfg = { ...st.config };
+    this.applyState(st);
+  }
+
+  /** Critic, KL controller and counters from a decoded state (actor and reference already set). */
+  private applyState(st: TrainerStateParts): void {
+    if (st.critic) {
+      if (!this.critic) this.critic = new Gpt(this.be, { ...this.actor.cfg, head: 'value' }, st.critic.params);
+      this.critic.setState(st.critic.params, st.critic.m, st.critic.v, st.critic.steps);
+    } else {
+      this.critic?.dispose();
+      this.critic = null;
+    }
+    this.klCtl = klControllerFor(this.cfg);
+    this.klCtl.beta = st.klBeta;
+    this.iterCount = st.iteration;
+    this.last = null;
+  }
+
+  /**
+   * A device-side copy of every weight, both optimisers, the KL controller's β and the iteration
+   * counter, taken before an iteration so a NaN can be undone without any readback. The buffers
+   * are reused from one call to the next; restoreDeviceSnapshot puts them back.
+   */
+  deviceSnapshot(): TrainerSnapshot {
+    const prev = this.snap;
+    const snap: TrainerSnapshot = {
+      actor: this.actor.snapshotInto(prev?.actor ?? null),
+      critic: this.critic ? this.critic.snapshotInto(prev?.critic ?? null) : null,
+      iter: this.iterCount,
+      klBeta: this.klCtl.beta,
+      config: { ...this.cfg },
+    };
+    if (prev?.critic && !snap.critic) this.be.dispose(prev.critic.params, prev.critic.m, prev.critic.v);
+    this.snap = snap;
+    return snap;
+  }
+
+  /** Back to the state of deviceSnapshot (the reference never moves, so it needs no copy). */
+  restoreDeviceSnapshot(s: TrainerSnapshot): void {
+    if (s !== this.snap) throw new Error('restoreDeviceSnapshot: not this trainer\'s latest snapshot');
+    this.actor.restoreSnapshot(s.actor);
+    if (s.critic && this.critic) this.critic.restoreSnapshot(s.critic);
+    this.cfg = { ...s.config };
+    this.klCtl = klControllerFor(this.cfg);
+    this.klCtl.beta = s.klBeta;
+    this.iterCount = s.iter;
+  }
+
   async actorCheckpoint(): Promise<Uint8Array> {
     return saveCheckpoint(this.actor, { alphabet: this.tok.alphabet, task: this.task.name });
   }
@@ -315,11 +511,42 @@ export class PpoTrainer {
   }
 
   dispose(): void {
+    if (this.snap) {
+      const { actor, critic } = this.snap;
+      this.be.dispose(actor.params, actor.m, actor.v, critic?.params, critic?.m, critic?.v);
+      this.snap = null;
+    }
     this.actor.dispose();
     this.reference.dispose();
     this.critic?.dispose();
     this.critic = null;
   }
+}
+
+/**
+ * GSPO's sequence ratios of the rows of a minibatch: exp(mean over action tokens of
+ * logπ_new − logπ_old) (log-ratio clamped above at 10 as verl's compute_policy_loss_gspo), with the
+ * row's token-mean advantage. Rows without action tokens are left out.
+ */
+export function sequenceRatios(logp: ArrayLike<number>, old: ArrayLike<number>, adv: ArrayLike<number>, mask: ArrayLike<number>, A: number) {
+  const ratios: number[] = [];
+  const advantages: number[] = [];
+  for (let b = 0; b * A < mask.length; b++) {
+    let n = 0;
+    let d = 0;
+    let a = 0;
+    for (let t = 0; t < A; t++) {
+      const k = b * A + t;
+      if (mask[k] === 0) continue;
+      n++;
+      d += logp[k] - old[k];
+      a += adv[k];
+    }
+    if (n === 0) continue;
+    ratios.push(Math.exp(Math.min(10, d / n)));
+    advantages.push(a / n);
+  }
+  return { ratios, advantages };
 }
 
 /** Every minibatch's device statistics, read in the iteration's single final readMany. */

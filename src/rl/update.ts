@@ -2,7 +2,10 @@
 // backward → grad-norm → AdamW on the device and returns its statistics as device tensors, which
 // the trainer reads back once at the end of the iteration.
 //
-// Actor loss = clipped surrogate (policyLoss) + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
+// Actor loss = policyLoss (PPO clip / GSPO / CISPO, token-level TIS weights when on)
+//            + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
+// klLossCoef is the coefficient the trainer applies this iteration (the adaptive controller's β
+// when the KL is only in the loss, see klController.ts).
 // The backend has no element-wise product, so the KL-loss gradient w⊙klGrad (w = aggregation
 // weights) is taken from policyLoss itself: with old = logp the ratio is exactly 1, nothing is
 // clipped (dual clip off), and ∂L/∂logp = −w·A; passing A = −klLossCoef·klGrad gives
@@ -28,6 +31,7 @@ export interface Minibatch {
   advantages: Tensor; // (n, A)
   returns: Tensor; // (n, A)
   oldValues: Tensor; // (n, A)
+  tisWeights: Tensor | null; // (n, A) stop-gradient TIS weights, null when off
 }
 
 function hostRows<T extends Int32Array | Float32Array>(src: T, width: number, index: Int32Array, make: (n: number) => T): T {
@@ -60,13 +64,14 @@ export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, ind
     advantages: g(e.advantages),
     returns: g(e.returns),
     oldValues: g(e.values),
+    tisWeights: e.tisWeights ? g(e.tisWeights) : null,
   };
   be.dispose(idx);
   return mb;
 }
 
 export function disposeMinibatch(be: Backend, mb: Minibatch): void {
-  be.dispose(mb.sequences, mb.attnMask, mb.positions, mb.actionTokens, mb.actionMask, mb.oldLogprobs, mb.refLogprobs, mb.advantages, mb.returns, mb.oldValues);
+  be.dispose(mb.sequences, mb.attnMask, mb.positions, mb.actionTokens, mb.actionMask, mb.oldLogprobs, mb.refLogprobs, mb.advantages, mb.returns, mb.oldValues, mb.tisWeights);
 }
 
 /** Device results of one actor step; the caller reads and disposes them. */
@@ -78,7 +83,7 @@ export interface ActorStepStats {
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
 }
 
-export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): ActorStepStats {
+export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number): ActorStepStats {
   const { be } = actor;
   const { ppo, nn } = be;
   const S = P + A;
@@ -88,13 +93,15 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: 
   const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
   be.dispose(logits);
   const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
-  const { stats: policy, gradLogprobs } = ppo.policyLoss(mb.oldLogprobs, logprobs, mb.advantages, mb.actionMask, {
-    clipLow: cfg.clipLow,
-    clipHigh: cfg.clipHigh,
-    clipC: cfg.dualClip,
-    agg: cfg.lossAgg,
-  });
-  const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg);
+  const { stats: policy, gradLogprobs } = ppo.policyLoss(
+    mb.oldLogprobs,
+    logprobs,
+    mb.advantages,
+    mb.actionMask,
+    { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
+    mb.tisWeights,
+  );
+  const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
   let gradEntropy: Tensor | null = null;
   if (cfg.entropyCoef > 0) {
     nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
@@ -103,11 +110,20 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: 
   let klLoss: Tensor | null = null;
   if (cfg.useKlLoss) {
     const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg);
+    const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
     klLoss = agg.value;
+    // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
     const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    nn.scale(dKl, -cfg.klLossCoef);
-    const viaSurrogate = ppo.policyLoss(logprobs, logprobs, dKl, mb.actionMask, { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: null, agg: cfg.lossAgg });
+    nn.scale(dKl, -klLossCoef);
+    // The vanilla surrogate at ratio 1 carries w⊙(−A) whatever the policy's own lossMode is.
+    const viaSurrogate = ppo.policyLoss(logprobs, logprobs, dKl, mb.actionMask, {
+      clipLow: cfg.clipLow,
+      clipHigh: cfg.clipHigh,
+      clipC: null,
+      agg: cfg.lossAgg,
+      lossMode: 'vanilla',
+      normScale: cfg.normScale,
+    });
     nn.axpy(1, viaSurrogate.gradLogprobs, gradLogprobs);
     be.dispose(klTok, agg.weights, dKl, viaSurrogate.stats, viaSurrogate.gradLogprobs);
   }
@@ -131,7 +147,7 @@ export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg
   const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
   const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
   be.dispose(all);
-  const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg });
+  const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
   const gAll = be.nn.sliceSeqBackward(gradValues, S, P - 1); // (n, S)
   critic.backward(cache, gAll);
   const gradNorm = critic.optimizerStep(opt);

@@ -13,6 +13,23 @@ export type GpuStatus =
 
 export type RunState = 'idle' | 'running' | 'paused';
 
+/** "Run both": the arms of a paired preset, trained one after the other, each as its own run. */
+export interface RunSequence {
+  preset: string;
+  arms: { label: string; config: PpoConfig }[];
+  /** The arm training now (or paused). */
+  index: number;
+  /** Iterations per arm. */
+  budget: number;
+}
+
+/** What a new run is started as (a preset arm's label and budget); all optional. */
+export interface RunStart {
+  name?: string;
+  budget?: number | null;
+  preset?: string | null;
+}
+
 export interface Notice {
   tone: 'info' | 'warn' | 'error';
   text: string;
@@ -32,10 +49,18 @@ export interface AppState {
   runs: RunRecord[];
   activeRunId: string | null;
   samples: { iter: number; rows: SampleRow[] } | null;
-  ratios: { iter: number; ratios: number[]; advantages: number[] } | null;
+  /** seqRatios / seqAdvantages: GSPO sequence ratios of the last minibatch (clipping view). */
+  ratios: { iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] } | null;
   /** EMA smoothing weight in [0, 0.99] for the charts (0 = raw). */
   smoothing: number;
   notice: Notice | null;
+  /** The preset last clicked (its budget applies while the config still matches it). */
+  preset: string | null;
+  /** `?budget=N` in the link: every preset's iteration budget becomes N (short classroom demos, tests). */
+  budgetOverride: number | null;
+  sequence: RunSequence | null;
+  /** Iterations per second of the run training now, over its last few iterations; null when not measured. */
+  speed: number | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -48,9 +73,14 @@ export interface AppState {
   setStage(s: TrainerStage): void;
   setTrainerLabel(label: string | null): void;
   /** Starts a new run record from the current config and makes it active. */
-  beginRun(): RunRecord;
+  beginRun(start?: RunStart): RunRecord;
   endRun(): void;
   appendMetrics(runId: string, points: readonly MetricPoint[]): void;
+  appendEval(runId: string, point: MetricPoint): void;
+  setPreset(name: string | null): void;
+  setBudgetOverride(n: number | null): void;
+  setSequence(s: RunSequence | null): void;
+  setSpeed(itPerSec: number | null): void;
   setSamples(s: AppState['samples']): void;
   setRatios(r: AppState['ratios']): void;
   toggleRun(id: string): void;
@@ -75,6 +105,10 @@ export const useApp = create<AppState>()((set, get) => ({
   ratios: null,
   smoothing: 0.6,
   notice: null,
+  preset: null,
+  budgetOverride: null,
+  sequence: null,
+  speed: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -90,17 +124,20 @@ export const useApp = create<AppState>()((set, get) => ({
   setRunState: (runState) => set({ runState }),
   setStage: (stage) => set({ stage }),
   setTrainerLabel: (trainerLabel) => set({ trainerLabel }),
-  beginRun() {
+  beginRun(start = {}) {
     const { runs, config, backend } = get();
     const run: RunRecord = {
       id: makeRunId(),
-      name: defaultRunName(config, runs.length + 1),
+      name: start.name ?? defaultRunName(config, runs.length + 1),
       color: nextRunColor(runs),
       visible: true,
       config,
       backend,
       createdAt: Date.now(),
       metrics: [],
+      evals: [],
+      ...(start.budget ? { budget: start.budget } : {}),
+      ...(start.preset ? { preset: start.preset } : {}),
     };
     set({ runs: [...runs, run], activeRunId: run.id, samples: null, ratios: null });
     return run;
@@ -111,6 +148,16 @@ export const useApp = create<AppState>()((set, get) => ({
     // New array identities only for the run that changed, so other runs' memoised series survive.
     set({ runs: get().runs.map((r) => (r.id === runId ? { ...r, metrics: r.metrics.concat(points) } : r)) });
   },
+  appendEval(runId, point) {
+    // A repeated iteration (an evaluation re-sent after a restore) replaces the earlier one.
+    set({
+      runs: get().runs.map((r) => (r.id === runId ? { ...r, evals: [...(r.evals ?? []).filter((e) => e.iter !== point.iter), point].sort((a, b) => a.iter - b.iter) } : r)),
+    });
+  },
+  setPreset: (preset) => set({ preset }),
+  setBudgetOverride: (budgetOverride) => set({ budgetOverride }),
+  setSequence: (sequence) => set({ sequence }),
+  setSpeed: (speed) => set({ speed }),
   setSamples: (samples) => set({ samples }),
   setRatios: (ratios) => set({ ratios }),
   toggleRun: (id) => set({ runs: get().runs.map((r) => (r.id === id ? { ...r, visible: !r.visible } : r)) }),

@@ -3,6 +3,7 @@
 // worker applies, so a wrong file is refused with its reason before anything is sent and the
 // current run keeps going; the worker validates again before it swaps weights.
 import { parseCheckpoint } from '../model/checkpoint.ts';
+import { quoted } from '../model/safetensors.ts';
 import { getTask } from '../tasks/index.ts';
 import { downloadBlob } from '../ui/download.ts';
 import { useApp } from './appStore.ts';
@@ -39,7 +40,7 @@ export function checkActorFile(bytes: Uint8Array, task: string): string | null {
     return e instanceof Error ? e.message : String(e);
   }
   const t = getTask(task);
-  if (ck.alphabet !== t.alphabet) return `it was trained on task "${ck.task}", whose characters differ from task "${task}"`;
+  if (ck.alphabet !== t.alphabet) return `it was trained on task ${quoted(ck.task)}, whose characters differ from task "${task}"`;
   if (ck.config.head !== 'lm') return `it is a ${ck.config.head}-head model; an actor needs the language-model (lm) head`;
   return null;
 }

@@ -1,21 +1,49 @@
-// Metrics exports: a long-format CSV (one row per run × iteration, one column per metric) and a
-// JSON document with each run's config, backend and full history.
+// Metrics exports: a long-format CSV (one row per run × iteration, one column per metric; held-out
+// evaluations as `eval_<metric>` columns on the row of the iteration count they were taken at, so
+// iteration 0 holds the SFT model's) and a JSON document with each run's config, backend, budget,
+// full history and evaluations.
 import type { RunRecord } from './runs.ts';
 
 function csvCell(v: string | number | undefined): string {
   if (v === undefined) return '';
   const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  // CR too: spreadsheet and RFC 4180 readers end a row at a bare CR as well.
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export const EVAL_PREFIX = 'eval_';
+
+/**
+ * A run's rows: one per metrics message, in order, and each evaluation's values, prefixed, on the
+ * last row of the same iteration (an evaluation at k scores the weights iteration k starts from,
+ * the same weights that row's rollout sampled), or on a row of its own where there is none.
+ */
+function runRows(r: RunRecord): { iter: number; values: Record<string, number> }[] {
+  const rows = r.metrics.map((m) => ({ iter: m.iter, values: { ...m.values } }));
+  for (const e of r.evals ?? []) {
+    let row: (typeof rows)[number] | undefined;
+    for (const x of rows) if (x.iter === e.iter) row = x;
+    if (!row) {
+      row = { iter: e.iter, values: {} };
+      const at = rows.findIndex((x) => x.iter > e.iter);
+      rows.splice(at < 0 ? rows.length : at, 0, row);
+    }
+    for (const [k, v] of Object.entries(e.values)) row.values[EVAL_PREFIX + k] = v;
+  }
+  return rows;
 }
 
 export function metricsToCsv(runs: readonly RunRecord[]): string {
+  const perRun = runs.map((r) => ({ r, rows: runRows(r) }));
   const keys = new Set<string>();
-  for (const r of runs) for (const m of r.metrics) for (const k of Object.keys(m.values)) keys.add(k);
+  for (const { rows } of perRun) for (const m of rows) for (const k of Object.keys(m.values)) keys.add(k);
+  // `iter` is a column of its own; a metric of that name would only repeat it.
+  keys.delete('iter');
   const cols = [...keys].sort();
-  const lines = [['run_id', 'run_name', 'iter', ...cols].join(',')];
-  for (const r of runs) {
-    for (const m of r.metrics) {
-      lines.push([csvCell(r.id), csvCell(r.name), String(m.iter), ...cols.map((c) => csvCell(m.values[c]))].join(','));
+  const lines = [['run_id', 'run_name', 'iter', ...cols].map(csvCell).join(',')];
+  for (const { r, rows } of perRun) {
+    for (const m of rows) {
+      lines.push([csvCell(r.id), csvCell(r.name), String(m.iter), ...cols.map((c) => csvCell(Object.hasOwn(m.values, c) ? m.values[c] : undefined))].join(','));
     }
   }
   return lines.join('\n') + '\n';
@@ -28,7 +56,17 @@ export function metricsToJson(runs: readonly RunRecord[]): string {
       version: 1,
       exportedAt: new Date().toISOString(),
       conventions: 'metric names follow verl/TRL (snake_case); see DESIGN.md for the estimator conventions',
-      runs: runs.map((r) => ({ id: r.id, name: r.name, backend: r.backend, createdAt: r.createdAt, config: r.config, metrics: r.metrics })),
+      runs: runs.map((r) => ({
+        id: r.id,
+        name: r.name,
+        backend: r.backend,
+        createdAt: r.createdAt,
+        config: r.config,
+        ...(r.preset ? { preset: r.preset } : {}),
+        ...(r.budget ? { budget: r.budget } : {}),
+        metrics: r.metrics,
+        evals: r.evals ?? [],
+      })),
     },
     null,
     2,

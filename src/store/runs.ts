@@ -17,6 +17,15 @@ export interface RunRecord {
   backend: BackendChoice;
   createdAt: number;
   metrics: MetricPoint[];
+  /**
+   * Held-out evaluations (`eval` messages): iter = iterations done (0 = the SFT model), values =
+   * the task's metrics, sampled and `greedy_…`. Absent in runs saved before evaluations existed.
+   */
+  evals?: MetricPoint[];
+  /** Iteration budget of the preset this run trains (the page stops there and shows the ETA to it). */
+  budget?: number;
+  /** The preset (and arm) it was started from, when it was. */
+  preset?: string;
 }
 
 /** Colour-blind-friendly palette (Okabe–Ito, minus black and yellow that vanish on white). */

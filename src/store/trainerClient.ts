@@ -2,8 +2,10 @@
 // its messages into the store. Metrics are batched and flushed on an animation frame at most
 // every MIN_FLUSH_INTERVAL_MS, so a fast trainer cannot make the charts redraw more often than that.
 import type { PpoConfig } from '../rl/config.ts';
+import { findPreset } from '../rl/presets.ts';
 import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
-import { useApp } from './appStore.ts';
+import { useApp, type RunStart } from './appStore.ts';
+import { planArms, presetBudget, speedFrom } from './presetRun.ts';
 import type { MetricPoint } from './runs.ts';
 
 type WorkerCtor = new (opts?: { name?: string }) => Worker;
@@ -20,6 +22,21 @@ let pendingMetrics: MetricPoint[] = [];
 let pendingRunId: string | null = null;
 let frame = 0;
 let lastFlush = 0;
+/** Arrival times (ms) of the running run's latest metrics messages, for iterations per second. */
+let arrivals: number[] = [];
+/** Enough iterations to smooth the rate, few enough to follow a change (an eval every 10 is inside). */
+const SPEED_WINDOW = 11;
+
+function resetSpeed(): void {
+  arrivals = [];
+  useApp.getState().setSpeed(null);
+}
+
+function recordArrival(): void {
+  arrivals.push(performance.now());
+  if (arrivals.length > SPEED_WINDOW) arrivals.shift();
+  useApp.getState().setSpeed(speedFrom(arrivals));
+}
 
 /**
  * Redrawing the ten charts costs tens of milliseconds on a slow machine (software rendering:
@@ -47,10 +64,21 @@ function scheduleFlush(): void {
   frame = wait > 0 ? (setTimeout(() => (frame = requestAnimationFrame(flushFrame)), wait) as unknown as number) : requestAnimationFrame(flushFrame);
 }
 
+/**
+ * Set when a reset is sent, cleared by the worker's `resetDone`: an iteration in flight at the
+ * click still reports, and those results belong to the run the user just closed, not to a new one.
+ */
+let discarding = false;
+const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'samples', 'ratios', 'eval', 'finished']);
+
 /** Handles one worker message (also the entry point for `window.ppoPlayground.receive`). */
 export function receive(msg: WorkerToPage): void {
   const s = useApp.getState();
+  if (discarding && RUN_MESSAGES.has(msg.type)) return;
   switch (msg.type) {
+    case 'resetDone':
+      discarding = false;
+      break;
     case 'ready':
       s.setTrainerLabel(msg.backendLabel);
       break;
@@ -65,21 +93,33 @@ export function receive(msg: WorkerToPage): void {
       }
       pendingMetrics.push({ iter: msg.iter, values: { ...msg.values } });
       scheduleFlush();
+      if (s.runState === 'running') recordArrival();
       break;
     }
+    case 'eval': {
+      const runId = s.activeRunId ?? s.beginRun().id;
+      s.appendEval(runId, { iter: msg.iter, values: { ...msg.values } });
+      break;
+    }
+    case 'finished':
+      onFinished();
+      break;
     case 'samples':
       s.setSamples({ iter: msg.iter, rows: msg.rows });
       break;
     case 'ratios':
-      s.setRatios({ iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages });
+      s.setRatios({ iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages, seqRatios: msg.seqRatios, seqAdvantages: msg.seqAdvantages });
       break;
     case 'paused':
+      resetSpeed();
       s.setRunState('paused');
       if (msg.stage) s.setStage(msg.stage);
       s.setNotice({ tone: 'info', text: `Paused: ${msg.reason}` });
       break;
     case 'error':
       // The worker stops its loop on any error; an idle page stays idle.
+      discarding = false;
+      resetSpeed();
       if (s.runState === 'running') s.setRunState('paused');
       // A request that failed gets no reply of its own: release whoever waits for one.
       snapshotWaiters.splice(0).forEach((w) => w(null));
@@ -133,26 +173,117 @@ function labelOf(msg: PageToWorker): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A new run begins on Start/Step when none is active: it snapshots the config it trains with. */
-async function beginIfNeeded(): Promise<boolean> {
+/**
+ * A new run begins on Start/Step when none is active: it snapshots the config it trains with, and
+ * the budget of the preset that config still is (so Start stops there and the ETA counts to it).
+ */
+async function beginIfNeeded(start: RunStart = {}): Promise<boolean> {
   const s = useApp.getState();
   if (s.activeRunId) return true;
   const config: PpoConfig = s.config;
   if (!(await send({ type: 'setConfig', config }))) return false;
-  s.beginRun();
+  s.beginRun({ budget: presetBudget(config, s.preset, s.budgetOverride), preset: s.preset, ...start });
   return true;
 }
 
+/** Iterations the active run still has of its budget; undefined when it has none (or none left). */
+function iterationsLeft(): number | undefined {
+  const { runs, activeRunId } = useApp.getState();
+  const run = runs.find((r) => r.id === activeRunId);
+  if (!run?.budget) return undefined;
+  const left = run.budget - run.metrics.length;
+  return left > 0 ? left : undefined;
+}
+
+/** The worker stopped at the budget: the next arm of "Run both", or a notice that it is done. */
+function onFinished(): void {
+  flushFrame();
+  resetSpeed();
+  const s = useApp.getState();
+  s.setRunState('paused');
+  s.setStage('idle');
+  const seq = s.sequence;
+  if (seq && seq.index + 1 < seq.arms.length) {
+    void startArm(seq.index + 1);
+    return;
+  }
+  const run = s.runs.find((r) => r.id === s.activeRunId);
+  if (seq) {
+    s.setSequence(null);
+    s.setNotice({ tone: 'info', text: `"${seq.preset}" done: ${seq.arms.map((a) => a.label).join(' and ')} trained ${seq.budget} iterations each, overlaid in the charts.` });
+  } else {
+    s.setNotice({ tone: 'info', text: `Reached the budget of ${run?.budget ?? '?'} iterations. Start trains on past it; Reset begins a new run.` });
+  }
+}
+
+/** Trains arm `index` of the current sequence as a new run from fresh weights. */
+async function startArm(index: number): Promise<void> {
+  const seq = useApp.getState().sequence;
+  const arm = seq?.arms[index];
+  if (!seq || !arm) return;
+  await resetWorker();
+  const s = useApp.getState();
+  const problems = s.applyConfig(arm.config);
+  if (problems.length > 0) {
+    // Checked when the sequence was planned; a config cannot turn invalid, but never train a bad one.
+    s.setSequence(null);
+    s.setNotice({ tone: 'error', text: `Run both stopped: ${arm.label}: ${problems.map((p) => p.message).join('; ')}` });
+    return;
+  }
+  s.setSequence({ ...seq, index });
+  await trainer.start({ name: arm.label, budget: seq.budget, preset: seq.preset });
+}
+
+/** Ends the current run (kept in the list) and sends the worker back to fresh weights. */
+async function resetWorker(): Promise<boolean> {
+  flushFrame();
+  resetSpeed();
+  // The run ends at the click: starting the worker can take a while, and metrics that arrive
+  // meanwhile belong to whatever runs next, not to the run the user just closed.
+  useApp.getState().endRun();
+  // Only a worker that existed before can still be reporting on the old run (it answers resetDone).
+  discarding = worker !== null;
+  const sent = await send({ type: 'reset' });
+  if (!sent) discarding = false;
+  return sent;
+}
+
 export const trainer = {
-  async start() {
-    if (!(await beginIfNeeded())) return;
-    if (await send({ type: 'start' })) {
+  /** Starts (or resumes) the active run; a run with a budget stops by itself when it is reached. */
+  async start(start: RunStart = {}) {
+    flushFrame();
+    if (!(await beginIfNeeded(start))) return;
+    resetSpeed();
+    if (await send({ type: 'start', iterations: iterationsLeft() })) {
       useApp.getState().setRunState('running');
       useApp.getState().setNotice(null);
     }
   },
   async pause() {
+    resetSpeed();
     if (await send({ type: 'pause' })) useApp.getState().setRunState('paused');
+  },
+  /**
+   * "Run both": every arm of the paired preset `name`, one after the other, each a new run from
+   * fresh weights named by its arm label and trained for the preset's budget. Pause/Start pause and
+   * resume the arm in progress; Reset stops the sequence, keeping the runs already trained.
+   */
+  async runArms(name: string) {
+    const s = useApp.getState();
+    const preset = findPreset(name);
+    if (!preset) {
+      s.setNotice({ tone: 'error', text: `No preset named "${name}".` });
+      return;
+    }
+    const plan = planArms(preset, s.config);
+    if (!plan.ok) {
+      s.setNotice({ tone: 'error', text: `"${name}" not started: ${plan.problems.join('; ')}` });
+      return;
+    }
+    if (s.runState === 'running') await trainer.pause();
+    s.setPreset(name);
+    s.setSequence({ preset: name, arms: plan.arms, index: 0, budget: s.budgetOverride ?? preset.iterations });
+    await startArm(0);
   },
   async toggle() {
     if (useApp.getState().runState === 'running') await trainer.pause();
@@ -162,13 +293,10 @@ export const trainer = {
     if (!(await beginIfNeeded())) return;
     if (await send({ type: 'step' })) useApp.getState().setRunState('paused');
   },
-  /** Ends the current run (it stays in the run list) and returns the trainer to fresh weights. */
+  /** Ends the current run (it stays in the run list), stops a "Run both", and returns the trainer to fresh weights. */
   async reset() {
-    flushFrame();
-    // The run ends at the click: starting the worker can take a while, and metrics that arrive
-    // meanwhile belong to whatever runs next, not to the run the user just closed.
-    useApp.getState().endRun();
-    const sent = await send({ type: 'reset' });
+    useApp.getState().setSequence(null);
+    const sent = await resetWorker();
     if (sent) useApp.getState().setNotice(null);
   },
   /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */

@@ -1,11 +1,14 @@
 // The whole config lives in the query string, so a link reproduces a run (seed included).
 // `?hide=klCoef,clipLow` hides chosen controls for classroom use. Bad values are reported and
-// left out; the rest of the link still applies.
-import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, describeRange, NUMERIC_RULES, validateConfig, type PpoConfig } from '../rl/config.ts';
+// left out; the rest of the link still applies. `?budget=N` sets every preset's iteration budget to
+// N (a short classroom demo, or a fast end-to-end test of "Run both").
+import { MAX_BUDGET } from './presetRun.ts';
+import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, describeRange, isConfigKey, NUMERIC_RULES, shown, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
 
 export const HIDE_PARAM = 'hide';
+export const BUDGET_PARAM = 'budget';
 
-export function configToQuery(config: PpoConfig, hidden: Iterable<string> = []): string {
+export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null): string {
   const q = new URLSearchParams();
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
     const v = config[key];
@@ -13,6 +16,7 @@ export function configToQuery(config: PpoConfig, hidden: Iterable<string> = []):
   }
   const h = [...hidden];
   if (h.length > 0) q.set(HIDE_PARAM, h.join(','));
+  if (budget !== null) q.set(BUDGET_PARAM, String(budget));
   return q.toString();
 }
 
@@ -22,23 +26,25 @@ export interface ParsedUrl {
   /** Keys the URL set and that were applied. */
   applied: (keyof PpoConfig)[];
   hidden: (keyof PpoConfig)[];
+  /** `?budget=`: iterations every preset trains for instead of its own budget; null when absent or invalid. */
+  budget: number | null;
   /** One human-readable line per ignored parameter. */
   problems: string[];
 }
 
 function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unknown } | { ok: false; why: string } {
-  const rule = NUMERIC_RULES[key];
+  const rule = Object.hasOwn(NUMERIC_RULES, key) ? NUMERIC_RULES[key] : undefined;
   if (rule) {
     const value = raw.trim() === '' || raw === 'null' ? (rule.nullable ? null : NaN) : Number(raw);
     const p = checkNumber(key, value, rule);
     // NaN would print as `null`: name what the link actually said.
-    if (p && Number.isNaN(value)) return { ok: false, why: `${key} = ${JSON.stringify(raw)}: not a number; allowed: ${describeRange(rule)}` };
+    if (p && Number.isNaN(value)) return { ok: false, why: `${key} = ${shown(raw)}: not a number; allowed: ${describeRange(rule)}` };
     return p ? { ok: false, why: p.message } : { ok: true, value };
   }
-  const choices = CHOICE_RULES[key];
+  const choices = Object.hasOwn(CHOICE_RULES, key) ? CHOICE_RULES[key] : undefined;
   if (choices) {
     const value = choices.find((c) => String(c) === raw);
-    return value === undefined ? { ok: false, why: `${key} = ${JSON.stringify(raw)}: allowed: ${choices.map(String).join(', ')}` } : { ok: true, value };
+    return value === undefined ? { ok: false, why: `${key} = ${shown(raw)}: allowed: ${choices.map(String).join(', ')}` } : { ok: true, value };
   }
   return { ok: false, why: `${key}: not settable from the URL` };
 }
@@ -48,16 +54,23 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
   const problems: string[] = [];
   const partial: Partial<Record<keyof PpoConfig, unknown>> = {};
   const hidden: (keyof PpoConfig)[] = [];
+  let budget: number | null = null;
   for (const [key, raw] of q) {
+    if (key === BUDGET_PARAM) {
+      const n = raw.trim() === '' ? NaN : Number(raw);
+      if (Number.isInteger(n) && n >= 1 && n <= MAX_BUDGET) budget = n;
+      else problems.push(`${BUDGET_PARAM} = ${shown(raw)}: allowed: a whole number of iterations from 1 to ${MAX_BUDGET}`);
+      continue;
+    }
     if (key === HIDE_PARAM) {
       for (const h of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-        if (h in DEFAULT_CONFIG) hidden.push(h as keyof PpoConfig);
-        else problems.push(`hide: unknown setting "${h}"`);
+        if (isConfigKey(h)) hidden.push(h);
+        else problems.push(`hide: unknown setting ${shown(h)}`);
       }
       continue;
     }
-    if (!(key in DEFAULT_CONFIG)) {
-      problems.push(`${key}: unknown setting`);
+    if (!isConfigKey(key)) {
+      problems.push(`${shownKey(key)}: unknown setting`);
       continue;
     }
     const r = parseValue(key as keyof PpoConfig, raw);
@@ -81,5 +94,6 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
     if (!dropped) break;
   }
   if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
-  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden, problems };
+  // A repeated key with the same bad value is one problem, not two.
+  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, problems: [...new Set(problems)] };
 }

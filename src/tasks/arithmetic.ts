@@ -1,29 +1,50 @@
-// Two-operand arithmetic: prompt "23+45=", response "68", then EOS. Operands 0–49.
-// Held out: operand pairs with (7a + 3b) mod 10 = 0 (exactly one b residue per a, so 10% of
-// pairs) never appear in training prompts or the SFT corpus; evalPrompts uses only them, so
-// evaluation measures generalisation rather than recall.
-// The SFT corpus is noisy on purpose (30% wrong answers), so the SFT model starts clearly
-// imperfect and PPO has something to fix.
+// Two-operand column arithmetic with two-digit operands: prompt "23+48=", response "71", then EOS.
+// Operands 0–49 are always written with two digits ("07+35=") and so is a non-negative answer
+// ("09"): every digit sits at a fixed position, so a tiny model learns the columns quickly.
+//
+// The SFT corpus is a "sloppy student": every answer is right except that on problems whose units
+// column carries, the student forgets the carry FORGET_CARRY_RATE of the time (23+48 → "61").
+// So the SFT model adds well but its most likely answer to a carry problem is systematically
+// wrong, while the right answer keeps real probability: the situation where RL helps most,
+// because the reward only has to move probability between two answers the model already knows.
+// Training prompts and evaluation prompts are mostly carry problems (CARRY_SHARE), which is
+// where the student has something to learn.
+//
+// Held out: about 10% of the operand pairs, picked by a fixed integer hash of the pair (231 of
+// 2500), never appear in training prompts or the SFT corpus; evalPrompts uses only them, so
+// evaluation measures generalisation rather than recall. A hash rather than a rule on the digits:
+// any rule on a and b mod 10 would hide whole columns of the units addition table (the old rule,
+// 7a + 3b ≡ 0 mod 10, held out exactly the pairs with equal units digits), and then no model
+// could generalise to the held-out pairs.
 import { Rng } from '../util/rng.ts';
 import { rate } from './metrics.ts';
 import type { Task, TaskSample } from './task.ts';
 
 export const MAX_OPERAND = 49;
-/** Probability that an SFT example carries a wrong answer. */
-export const SFT_NOISE_RATE = 0.3;
+/** Digits every operand and every answer is written with (zero-padded). */
+export const DIGITS = 2;
+/** Probability that the SFT student forgets the carry on a problem whose units column carries. */
+export const FORGET_CARRY_RATE = 0.9;
+/** Share of training (and evaluation) prompts whose units column carries. */
+export const CARRY_SHARE = 0.8;
 /** Partial credit weight (only with `partialCredit`): score = w·max(0, 1 − |pred − answer|/10) for a wrong, well-formed, EOS-terminated answer. */
 export const PARTIAL_CREDIT_WEIGHT = 0.2;
 const EVAL_SEED = 0xa417;
 
 export interface ArithmeticOptions {
-  /** Also generate "a-b=" prompts (answers may be negative). Default false. */
+  /** Also generate "a-b=" prompts (answers may be negative, written "-07"). Default false. */
   subtraction?: boolean;
   /** Give wrong-but-close answers a small reward (see PARTIAL_CREDIT_WEIGHT). Default false: exact answers only. */
   partialCredit?: boolean;
 }
 
+/** A fixed 32-bit integer hash of the pair (multiply–xorshift), held out when ≡ 0 mod 10. */
 export function isHeldOutPair(a: number, b: number): boolean {
-  return (7 * a + 3 * b) % 10 === 0;
+  let x = Math.imul(a * 100 + b + 1, 0x9e3779b1) >>> 0;
+  x = (x ^ (x >>> 15)) >>> 0;
+  x = Math.imul(x, 0x85ebca77) >>> 0;
+  x = (x ^ (x >>> 13)) >>> 0;
+  return x % 10 === 0;
 }
 
 type Op = '+' | '-';
@@ -42,72 +63,84 @@ export function parseArithmeticPrompt(prompt: string): Problem {
   return { a: Number(m[1]), b: Number(m[3]), op: m[2] as Op };
 }
 
+/** True when the units column of an addition carries (3 + 8 ≥ 10): the student's weak spot. */
+export function hasCarry(a: number, b: number, op: Op = '+'): boolean {
+  return op === '+' && (a % 10) + (b % 10) >= 10;
+}
+
 function answerOf(p: Problem): number {
   return p.op === '+' ? p.a + p.b : p.a - p.b;
 }
 
-function promptOf(p: Problem): string {
-  return `${p.a}${p.op}${p.b}=`;
+/** A number in the task's fixed-width format: "07", "71", "-07". */
+export function formatNumber(n: number): string {
+  return (n < 0 ? '-' : '') + String(Math.abs(n)).padStart(DIGITS, '0');
 }
 
-/** A wrong answer near the right one: one digit changed, or off by ±1..±10 (each half the time). */
-function corruptAnswer(answer: number, allowNegative: boolean, rng: Rng): number {
-  if (rng.next() < 0.5) {
-    const digits = String(Math.abs(answer));
-    const i = rng.int(0, digits.length);
-    // A changed leading digit stays nonzero so "45" never becomes the non-canonical "05".
-    const lo = i === 0 && digits.length > 1 ? 1 : 0;
-    // Draw from the 9 − lo digits other than the current one.
-    let d = rng.int(lo, 9);
-    if (d >= Number(digits[i])) d++;
-    const changed = Number(digits.slice(0, i) + String(d) + digits.slice(i + 1));
-    return answer < 0 ? -changed : changed;
-  }
-  const k = rng.int(1, 11) * (rng.next() < 0.5 ? -1 : 1);
-  return !allowNegative && answer + k < 0 ? answer - k : answer + k;
+function promptOf(p: Problem): string {
+  return `${formatNumber(p.a)}${p.op}${formatNumber(p.b)}=`;
 }
 
 export function makeArithmeticTask(opts: ArithmeticOptions = {}): Task {
   const ops: Op[] = opts.subtraction ? ['+', '-'] : ['+'];
   const partialCredit = opts.partialCredit ?? false;
 
-  const trainProblem = (rng: Rng): Problem => {
+  const anyTrainProblem = (rng: Rng): Problem => {
     for (;;) {
       const a = rng.int(0, MAX_OPERAND + 1);
       const b = rng.int(0, MAX_OPERAND + 1);
       if (!isHeldOutPair(a, b)) return { a, b, op: ops[rng.int(0, ops.length)] };
     }
   };
+  /** A training problem that carries with probability CARRY_SHARE (additions only). */
+  const drillProblem = (rng: Rng): Problem => {
+    const wantCarry = rng.next() < CARRY_SHARE;
+    for (;;) {
+      const p = anyTrainProblem(rng);
+      if (p.op === '-' || hasCarry(p.a, p.b, p.op) === wantCarry) return p;
+    }
+  };
 
-  // Every held-out problem once, in a fixed shuffled order.
-  const heldOut: Problem[] = [];
+  // Every held-out problem once, in a fixed order: shuffled carry and non-carry problems
+  // interleaved so that every prefix holds about CARRY_SHARE carry problems (while they last).
+  const carry: Problem[] = [];
+  const plain: Problem[] = [];
   for (let a = 0; a <= MAX_OPERAND; a++) {
     for (let b = 0; b <= MAX_OPERAND; b++) {
-      if (isHeldOutPair(a, b)) for (const op of ops) heldOut.push({ a, b, op });
+      if (isHeldOutPair(a, b)) for (const op of ops) (hasCarry(a, b, op) ? carry : plain).push({ a, b, op });
     }
   }
-  new Rng(EVAL_SEED).shuffle(heldOut);
+  const evalRng = new Rng(EVAL_SEED);
+  evalRng.shuffle(carry);
+  evalRng.shuffle(plain);
+  const heldOut: Problem[] = [];
+  while (carry.length + plain.length > 0) {
+    const carryDue = heldOut.filter((p) => hasCarry(p.a, p.b, p.op)).length < CARRY_SHARE * (heldOut.length + 1);
+    heldOut.push((carryDue && carry.length > 0) || plain.length === 0 ? carry.shift()! : plain.shift()!);
+  }
 
-  const isExact = (s: TaskSample) => s.endedWithEos && s.response === String(answerOf(parseArithmeticPrompt(s.prompt)));
+  const isExact = (s: TaskSample) => s.endedWithEos && s.response === formatNumber(answerOf(parseArithmeticPrompt(s.prompt)));
 
   return {
     name: 'arithmetic',
     title: 'Arithmetic',
     description:
-      `Answer "a${ops.join('/')}b=" for operands 0–${MAX_OPERAND}. Reward 1 for the exact answer followed by EOS, else 0` +
+      `Answer "a${ops.join('/')}b=" for two-digit operands 00–${MAX_OPERAND} with a two-digit answer ("23+48=71"). ` +
+      `Reward 1 for the exact answer followed by EOS, else 0` +
       (partialCredit ? ` (partial credit up to ${PARTIAL_CREDIT_WEIGHT} for close answers).` : '.') +
-      ` The SFT data is wrong ${SFT_NOISE_RATE * 100}% of the time; evaluation uses operand pairs never seen in training.`,
+      ` The SFT data comes from a sloppy student who forgets the carry ${FORGET_CARRY_RATE * 100}% of the time;` +
+      ` ${CARRY_SHARE * 100}% of prompts need a carry; evaluation uses operand pairs never seen in training.`,
     alphabet: '0123456789+-=',
     maxPromptChars: 6, // "49+49="
     maxResponseChars: 4, // "-49" fits; one spare for a runaway answer to be visibly wrong
     sftExample(rng) {
-      const p = trainProblem(rng);
+      const p = anyTrainProblem(rng);
       const truth = answerOf(p);
-      const answer = rng.next() < SFT_NOISE_RATE ? corruptAnswer(truth, p.op === '-', rng) : truth;
-      return { prompt: promptOf(p), response: String(answer) };
+      const forgot = hasCarry(p.a, p.b, p.op) && rng.next() < FORGET_CARRY_RATE;
+      return { prompt: promptOf(p), response: formatNumber(forgot ? truth - 10 : truth) };
     },
     trainPrompt(rng) {
-      return promptOf(trainProblem(rng));
+      return promptOf(drillProblem(rng));
     },
     evalPrompts(count) {
       // More prompts than held-out problems repeat the list from the start.
@@ -120,7 +153,20 @@ export function makeArithmeticTask(opts: ArithmeticOptions = {}): Task {
       return PARTIAL_CREDIT_WEIGHT * Math.max(0, 1 - err / 10);
     },
     evaluate(samples) {
-      return { accuracy: rate(samples, isExact), eos_rate: rate(samples, (s) => s.endedWithEos) };
+      // Split by whether the units column carries: the sloppy student's error is all in `carry`, and a
+      // policy that merely learned "always carry" would show accuracy_no_carry falling.
+      const carries = (s: TaskSample) => {
+        const p = parseArithmeticPrompt(s.prompt);
+        return hasCarry(p.a, p.b, p.op);
+      };
+      const carry = samples.filter(carries);
+      const plain = samples.filter((s) => !carries(s));
+      return {
+        accuracy: rate(samples, isExact),
+        accuracy_carry: carry.length > 0 ? rate(carry, isExact) : 0,
+        accuracy_no_carry: plain.length > 0 ? rate(plain, isExact) : 0,
+        eos_rate: rate(samples, (s) => s.endedWithEos),
+      };
     },
   };
 }

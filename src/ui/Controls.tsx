@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { trainer } from '../store/trainerClient.ts';
 import type { TrainerStage } from '../worker/protocol.ts';
+import { TrainingProgress } from './TrainingProgress.tsx';
 
 const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
   { stage: 'rollout', title: 'Rollout', what: 'actor samples responses' },
@@ -88,6 +89,7 @@ export function Controls() {
         <span className={`run-state ${runState}`} data-testid="run-state">
           {runState === 'running' ? 'Training' : runState === 'paused' ? 'Paused' : 'Idle'}
         </span>
+        <TrainingProgress />
         <span className="muted small">{trainerLabel ?? (backend === 'cpu' ? 'CPU reference backend' : 'WebGPU backend')}</span>
         <span className="muted small kbd-hint">
           <kbd>Space</kbd> start/pause · <kbd>S</kbd> step · <kbd>R</kbd> reset

@@ -2,7 +2,7 @@
 // CPU fallback. A blank page is the worst answer to a missing GPU.
 import type { GpuUnavailableReason } from '../gpu/device.ts';
 import { useApp } from '../store/appStore.ts';
-import { SMALL_CPU_PRESET } from './presets.ts';
+import { SMALL_CPU_PRESET } from '../rl/presets.ts';
 
 const HEADLINES: Record<GpuUnavailableReason | 'error', string> = {
   'no-navigator-gpu': 'This browser does not offer WebGPU',

@@ -1,12 +1,22 @@
 // The playground layout: controls and settings on the left, live charts and teaching views on the right.
-import { ChartsPanel } from './charts/ChartsPanel.tsx';
+import { lazy, Suspense } from 'react';
 import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
-import { ScaleUpPanel } from './ScaleUpPanel.tsx';
-import { TeachingViews } from './teach/TeachingViews.tsx';
 import { useUrlSync } from './useUrlSync.ts';
+
+// Loaded on demand so the first chunk stays small: the charts (recharts), the teaching views and
+// the "Scale it up" export each arrive in their own chunk right after the first paint.
+const ChartsPanel = lazy(() => import('./charts/ChartsPanel.tsx').then((m) => ({ default: m.ChartsPanel })));
+const TeachingViews = lazy(() => import('./teach/TeachingViews.tsx').then((m) => ({ default: m.TeachingViews })));
+const ScaleUpPanel = lazy(() => import('./ScaleUpPanel.tsx'));
+
+const loading = (what: string) => (
+  <div className="card muted small" aria-busy="true">
+    Loading {what}…
+  </div>
+);
 
 export function Playground() {
   const urlProblems = useUrlSync();
@@ -30,9 +40,15 @@ export function Playground() {
           <ConfigPanel />
         </aside>
         <div className="content">
-          <ChartsPanel />
-          <TeachingViews />
-          <ScaleUpPanel />
+          <Suspense fallback={loading('charts')}>
+            <ChartsPanel />
+          </Suspense>
+          <Suspense fallback={loading('teaching views')}>
+            <TeachingViews />
+          </Suspense>
+          <Suspense fallback={loading('Scale it up')}>
+            <ScaleUpPanel />
+          </Suspense>
         </div>
       </div>
     </div>

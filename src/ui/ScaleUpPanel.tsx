@@ -1,59 +1,125 @@
-// "Scale it up": the current config as a verl or OpenRLHF launch command, with a copy button.
-// Recomputed from the store on every config change, so it always matches the knobs on screen.
+// "Scale it up": the current config as a runnable verl or OpenRLHF job. The launch script is shown
+// (recomputed on every config change) with a copy button; "Download … job" builds the whole folder
+// (Parquet prompts, reward.py, script, README) as a zip in the page, loading the writer on demand.
+// This panel itself is loaded lazily by Playground, so none of the export code is in the first chunk.
 import { useMemo, useState } from 'react';
+import { ENGINE_TITLES, ENGINES, type Engine } from '../export/engines.ts';
+import { engineCommand, renderScript } from '../export/script.ts';
+import { DEFAULT_JOB_OPTIONS, GPU_RANGE, planJob } from '../export/plan.ts';
 import { useApp } from '../store/appStore.ts';
 import { copyText } from './copyText.ts';
-import { renderCommand, scaleUpCommand, type ScaleUpTarget } from './scaleUp.ts';
+import { downloadBlob } from './download.ts';
 
-const TARGETS: { id: ScaleUpTarget; title: string }[] = [
-  { id: 'verl', title: 'verl' },
-  { id: 'openrlhf', title: 'OpenRLHF' },
-];
+type Preview = { ok: true; text: string } | { ok: false; message: string };
 
-export function ScaleUpPanel() {
+function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: number): Preview {
+  try {
+    const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows });
+    return { ok: true, text: renderScript(plan, engineCommand(plan)) };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
+export default function ScaleUpPanel() {
   const config = useApp((s) => s.config);
-  const [target, setTarget] = useState<ScaleUpTarget>('verl');
+  const [engine, setEngine] = useState<Engine>('verl');
+  const [gpusText, setGpusText] = useState(String(DEFAULT_JOB_OPTIONS.gpus));
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const text = useMemo(() => renderCommand(scaleUpCommand(target, config)), [target, config]);
+  const [busy, setBusy] = useState<Engine | null>(null);
+  const [downloadError, setDownloadError] = useState<string | null>(null);
+  const gpus = Number(gpusText);
+  const shown = useMemo(() => preview(config, engine, gpus), [config, engine, gpus]);
+
+  const download = async (target: Engine) => {
+    setBusy(target);
+    setDownloadError(null);
+    try {
+      // The Parquet writer, the dataset and the zip writer load only when a job is downloaded.
+      const [{ buildJob }, { zipJob }] = await Promise.all([import('../export/job.ts'), import('../export/zip.ts')]);
+      const job = buildJob(config, { engine: target, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows });
+      const name = `ppo-playground-${config.task}-${target}`;
+      const zip = zipJob(name, job.files);
+      downloadBlob(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), `${name}.zip`);
+    } catch (e) {
+      setDownloadError(`The ${ENGINE_TITLES[target]} job was not built: ${(e as Error).message}`);
+    } finally {
+      setBusy(null);
+    }
+  };
+
   return (
     <section className="scale-up card" aria-labelledby="scale-up-title" data-testid="scale-up">
       <div className="card-head">
         <h2 id="scale-up-title">Scale it up</h2>
         <div className="toolbar">
           <div className="segmented" role="radiogroup" aria-label="Framework">
-            {TARGETS.map((t) => (
+            {ENGINES.map((id) => (
               <button
-                key={t.id}
+                key={id}
                 type="button"
                 role="radio"
-                aria-checked={target === t.id}
-                className={`btn small${target === t.id ? ' selected' : ''}`}
+                aria-checked={engine === id}
+                className={`btn small${engine === id ? ' selected' : ''}`}
                 onClick={() => {
-                  setTarget(t.id);
+                  setEngine(id);
                   setCopied(null);
                 }}
               >
-                {t.title}
+                {ENGINE_TITLES[id]}
               </button>
             ))}
           </div>
+          <label className="small">
+            GPUs{' '}
+            <input
+              type="number"
+              min={GPU_RANGE.min}
+              max={GPU_RANGE.max}
+              step={1}
+              value={gpusText}
+              aria-label="GPUs on the node"
+              style={{ width: '4em' }}
+              onChange={(e) => setGpusText(e.target.value)}
+            />
+          </label>
           <button
             type="button"
-            className="btn small primary"
-            aria-label={`Copy the ${target === 'verl' ? 'verl' : 'OpenRLHF'} command`}
-            onClick={() => void copyText(text).then((ok) => setCopied(ok ? 'yes' : 'failed'))}
+            className="btn small"
+            aria-label={`Copy the ${ENGINE_TITLES[engine]} command`}
+            disabled={!shown.ok}
+            onClick={() => shown.ok && void copyText(shown.text).then((ok) => setCopied(ok ? 'yes' : 'failed'))}
           >
             {copied === 'yes' ? 'Copied' : 'Copy'}
           </button>
         </div>
       </div>
       <p className="muted small scale-up-lead">
-        The same hyperparameters as a launch command for a real cluster. Knobs without a counterpart are named in the <code>#</code> lines.
+        The same experiment for a real model on a GPU machine: the job holds this task's prompts and held-out split (Parquet), its reward rule
+        (reward.py), the launch script below and a README. Knobs without an exact counterpart are named in the <code>#</code> lines.
         {copied === 'failed' ? <span role="alert"> Copying was blocked by the browser: select the text and copy it by hand.</span> : null}
       </p>
-      <pre className="command" tabIndex={0} aria-label={`${target} command line`} data-testid="scale-up-command">
-        {text}
-      </pre>
+      <div className="toolbar">
+        {ENGINES.map((id) => (
+          <button key={id} type="button" className="btn small primary" disabled={busy !== null || !shown.ok} onClick={() => void download(id)}>
+            {busy === id ? 'Building…' : `Download ${ENGINE_TITLES[id]} job`}
+          </button>
+        ))}
+      </div>
+      {downloadError ? (
+        <p className="notice warn" role="alert">
+          {downloadError}
+        </p>
+      ) : null}
+      {shown.ok ? (
+        <pre className="command" tabIndex={0} aria-label={`${engine} command line`} data-testid="scale-up-command">
+          {shown.text}
+        </pre>
+      ) : (
+        <p className="notice warn" role="alert" data-testid="scale-up-problem">
+          {shown.message}
+        </p>
+      )}
     </section>
   );
 }

@@ -8,6 +8,7 @@ export function useUrlSync(): string[] {
   const [problems, setProblems] = useState<string[]>([]);
   const config = useApp((s) => s.config);
   const hidden = useApp((s) => s.hidden);
+  const budget = useApp((s) => s.budgetOverride);
   const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
@@ -15,15 +16,16 @@ export function useUrlSync(): string[] {
     const s = useApp.getState();
     s.applyConfig(parsed.config);
     s.setHidden(parsed.hidden);
+    s.setBudgetOverride(parsed.budget);
     setProblems(parsed.problems);
     setLoaded(true);
   }, []);
 
   useEffect(() => {
     if (!loaded) return;
-    const url = `${window.location.pathname}?${configToQuery(config, hidden)}${window.location.hash}`;
+    const url = `${window.location.pathname}?${configToQuery(config, hidden, budget)}${window.location.hash}`;
     window.history.replaceState(null, '', url);
-  }, [config, hidden, loaded]);
+  }, [config, hidden, budget, loaded]);
 
   return problems;
 }

@@ -2,6 +2,7 @@
 // Worker (does all GPU work). Both sides import these types; every message is a plain
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
 import type { PpoConfig } from '../rl/config.ts';
+import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
 
 export type BackendChoice = 'webgpu' | 'cpu';
@@ -20,7 +21,8 @@ export type PageToWorker =
   | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer }
   /** The page only sends configs that passed validateConfig. */
   | { type: 'setConfig'; config: PpoConfig }
-  | { type: 'start' }
+  /** Train until paused; with `iterations`, stop by itself after that many more (what is left of a preset's budget). */
+  | { type: 'start'; iterations?: number }
   | { type: 'pause' }
   /** Exactly one PPO iteration, then pause. */
   | { type: 'step' }
@@ -28,6 +30,10 @@ export type PageToWorker =
   | { type: 'reset' }
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
   | { type: 'snapshot' }
+  /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
+  | { type: 'saveState' }
+  /** Resume from a full state (a `state` message's bytes, e.g. after a reload); answered by `stateLoaded`. */
+  | { type: 'loadState'; bytes: ArrayBuffer }
   /**
    * Human feedback: fine-tune the reward model on pairs a person labelled in the page (chosen =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
@@ -57,7 +63,9 @@ export const METRIC_NAMES = [
   'clipfrac_lower',
   'kl',
   'kl_seq',
+  'kl_token_mean',
   'beta',
+  'kl_loss_coef',
   'approx_kl',
   'entropy',
   'explained_variance',
@@ -77,39 +85,35 @@ export const METRIC_NAMES = [
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
-/** One response token with the per-token quantities the teaching views colour by. */
-export interface SampleToken {
-  text: string;
-  advantage: number;
-  /** Per-token KL estimate KL_t (the shaped reward is −β·KL_t). */
-  kl: number;
-  /** π_new / π_old at the last update epoch. */
-  ratio: number;
-  value: number;
-  /** Optional extras for the "KL shaping" view; absent values are drawn as unknown. */
-  reward?: number;
-  return?: number;
-}
-
-export interface SampleRow {
-  prompt: string;
-  response: string;
-  /** Scalar task score of the whole response (before KL shaping). */
-  reward: number;
-  endedWithEos: boolean;
-  tokens: SampleToken[];
-}
+// Row types the trainer produces live in src/rl (the trainer must not import the worker).
+export type { SampleRow, SampleToken } from '../rl/samples.ts';
 
 export type WorkerToPage =
   | { type: 'ready'; adapter: string; backendLabel: string }
   | { type: 'stage'; stage: TrainerStage }
   | { type: 'metrics'; iter: number; values: Partial<Record<MetricName, number>> & Record<string, number> }
   | { type: 'samples'; iter: number; rows: SampleRow[] }
-  /** Per-token ratios and advantages (action tokens only) of the latest update, for the clipping view. */
-  | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[] }
+  /**
+   * Held-out evaluation after `iter` completed iterations (0 = the SFT model before training): the
+   * task's metrics on prompts never trained on, sampled (`accuracy`, …) and greedy (`greedy_…`).
+   */
+  | { type: 'eval'; iter: number; values: Record<string, number>; prompts: number; seconds: number }
+  /** Reply to `reset`: every message before it belongs to the run that was reset. */
+  | { type: 'resetDone' }
+  /** The loop stopped by itself after the `iterations` of the last `start`; `iter` = iterations the trainer has done. */
+  | { type: 'finished'; iter: number }
+  /**
+   * Per-token ratios and advantages (action tokens only) of the latest update, for the clipping
+   * view; seqRatios / seqAdvantages are its GSPO sequence ratios with each sequence's mean advantage.
+   */
+  | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
   | { type: 'paused'; reason: string; stage?: TrainerStage }
   | { type: 'error'; message: string; stage?: TrainerStage }
   | { type: 'snapshot'; bytes: ArrayBuffer }
+  /** The trainer's full state as one safetensors file (src/rl/trainerState.ts), after `iter` iterations. */
+  | { type: 'state'; iter: number; bytes: ArrayBuffer }
+  /** A `loadState` succeeded: training continues from iteration `iter` with `config`. */
+  | { type: 'stateLoaded'; iter: number; config: PpoConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
   | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number };
 
@@ -139,6 +143,19 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
   if (typeof x !== 'object' || x === null) return false;
   const t = (x as { type?: unknown }).type;
   return (
-    t === 'ready' || t === 'stage' || t === 'metrics' || t === 'samples' || t === 'ratios' || t === 'paused' || t === 'error' || t === 'snapshot' || t === 'rewardModelTrained'
+    t === 'ready' ||
+    t === 'stage' ||
+    t === 'metrics' ||
+    t === 'samples' ||
+    t === 'eval' ||
+    t === 'finished' ||
+    t === 'resetDone' ||
+    t === 'ratios' ||
+    t === 'paused' ||
+    t === 'error' ||
+    t === 'snapshot' ||
+    t === 'rewardModelTrained' ||
+    t === 'state' ||
+    t === 'stateLoaded'
   );
 }

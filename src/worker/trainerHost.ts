@@ -7,16 +7,20 @@
 // `pause`, `step`, `snapshot` and `setConfig` are handled between iterations. `pause` only clears a
 // flag and takes effect at the next iteration boundary.
 //
-// Safety: before each iteration the trainer's state is saved (on the device when the trainer
-// offers saveState/restoreState, else the actor checkpoint on the host); a non-finite loss or
-// grad-norm metric restores it and pauses with a message naming the metric and the stage. A lost
-// device stops training and keeps the last host copy of the actor weights for `snapshot`.
+// Safety: before each iteration the trainer's whole state is saved — as device copies when the
+// trainer offers deviceSnapshot (PpoTrainer: actor, critic, both AdamW moments, β, the counter; no
+// readback), else its saveState, else the actor checkpoint on the host — and a non-finite loss or
+// grad-norm metric restores it (the reference never moves) and pauses with a message naming the
+// metric and the stage. A lost device stops training and keeps the last host copy of the actor
+// weights for `snapshot`, refreshed every HOST_COPY_EVERY iterations rather than every iteration.
 import type { Backend } from '../backend/backend.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
+import { decodeTrainerState } from '../rl/trainerState.ts';
 import { getTask } from '../tasks/index.ts';
+import { evalDue, evalSize } from './evalSchedule.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker, TrainerStage, WorkerToPage } from './protocol.ts';
 
 /** What the host needs of a PPO trainer (PpoTrainer satisfies it). */
@@ -26,10 +30,20 @@ export interface TrainerLike {
   actorCheckpoint(): Promise<Uint8Array>;
   setConfig(c: PpoConfig): void;
   dispose(): void;
-  /** Optional cheap device-side copy of every weight and optimiser state. */
+  /** Optional full state (PpoTrainer: one safetensors file) and its restore. */
   saveState?(): Promise<unknown> | unknown;
   restoreState?(state: unknown): Promise<void> | void;
+  /** Held-out metrics (sampled, and greedy prefixed `greedy_`); without it no eval is posted. */
+  evaluate?(count: number, samplesPerPrompt: number): Promise<Record<string, number>>;
+  /** Optional cheap device-side copy of every weight and optimiser state, and its restore. */
+  deviceSnapshot?(): unknown;
+  restoreDeviceSnapshot?(snapshot: unknown): void;
 }
+
+/** With a device snapshot, the host copy of the actor (for a lost device) is refreshed this often. */
+export const HOST_COPY_EVERY = 10;
+
+type SavedState = { kind: 'device' | 'state'; value: unknown } | null;
 
 export interface HostDeps {
   post(msg: WorkerToPage, transfer?: Transferable[]): void;
@@ -72,6 +86,10 @@ export class TrainerHost {
   private looping = false;
   private lost: string | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** Iterations left of the last `start`'s `iterations` (null: train until paused). */
+  private budgetLeft: number | null = null;
+  /** Which trainer the held-out evaluations belong to, and the iteration count last evaluated. */
+  private evaluated: { trainer: TrainerLike; iter: number } | null = null;
 
   constructor(private readonly deps: HostDeps) {}
 
@@ -88,6 +106,7 @@ export class TrainerHost {
         }
         return Promise.resolve();
       case 'start':
+        this.budgetLeft = msg.iterations ?? null;
         if (!this.running) {
           this.running = true;
           void this.loop();
@@ -102,9 +121,14 @@ export class TrainerHost {
         return this.enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes)));
       case 'reset':
         this.running = false;
-        return this.enqueue(() => this.reset());
+        return this.enqueue(() => this.reset()).then(() => this.deps.post({ type: 'resetDone' }));
       case 'snapshot':
         return this.enqueue(() => this.snapshot());
+      case 'saveState':
+        return this.enqueue(() => this.saveFullState());
+      case 'loadState':
+        this.running = false;
+        return this.enqueue(() => this.loadFullState(new Uint8Array(msg.bytes)));
       case 'trainRewardModel':
         return this.enqueue(() => this.trainRewardModel(msg.pairs));
       default: {
@@ -143,7 +167,9 @@ export class TrainerHost {
     this.looping = true;
     try {
       while (this.running) {
+        if (this.stopAtBudget()) break;
         await this.enqueue(() => this.iterate());
+        if (this.stopAtBudget()) break;
         await this.deps.tick();
       }
     } finally {
@@ -283,8 +309,8 @@ export class TrainerHost {
   private async iterate(): Promise<void> {
     this.requireBackend();
     const trainer = await this.ensureTrainer();
-    const saved = trainer.saveState ? await trainer.saveState() : null;
-    if (!trainer.saveState) this.lastGoodActor = await trainer.actorCheckpoint();
+    await this.evaluateIfDue(trainer); // the SFT baseline, before the first iteration
+    const saved = await this.saveBefore(trainer);
     let result: IterationResult;
     try {
       result = await trainer.iteration();
@@ -311,13 +337,88 @@ export class TrainerHost {
     const { post } = this.deps;
     post({ type: 'metrics', iter: result.iter, values: result.metrics });
     post({ type: 'samples', iter: result.iter, rows: result.samples });
-    post({ type: 'ratios', iter: result.iter, ratios: result.ratios.ratios, advantages: result.ratios.advantages });
+    post({ type: 'ratios', iter: result.iter, ratios: result.ratios.ratios, advantages: result.ratios.advantages, seqRatios: result.ratios.seqRatios, seqAdvantages: result.ratios.seqAdvantages });
+    await this.afterIteration(trainer);
   }
 
-  /** Back to the state saved before the failed iteration (device copy, else host actor bytes). */
-  private async restore(trainer: TrainerLike, saved: unknown): Promise<void> {
-    if (trainer.restoreState && saved !== null) {
-      await trainer.restoreState(saved);
+  /**
+   * Counts the iteration against the budget of the last `start`, then evaluates if due, and always
+   * at the end of a budget (the point a preset's promise is measured at).
+   */
+  private async afterIteration(trainer: TrainerLike): Promise<void> {
+    if (this.budgetLeft !== null) this.budgetLeft--;
+    await this.evaluateIfDue(trainer, this.budgetLeft === 0 && this.running);
+  }
+
+  /**
+   * Held-out evaluation of the trainer's current weights when `evalEvery` says so: after every
+   * `evalEvery` completed iterations and at 0 (the SFT model), at most once per iteration count;
+   * `atBudgetEnd` adds one at the end of a budget. evalEvery = 0 turns all of them off.
+   */
+  private async evaluateIfDue(trainer: TrainerLike, atBudgetEnd = false): Promise<void> {
+    if (!trainer.evaluate || this.lost || this.config.evalEvery <= 0) return;
+    const done = trainer.iter;
+    if (!atBudgetEnd && !evalDue(done, this.config.evalEvery)) return;
+    if (this.evaluated?.trainer === trainer && this.evaluated.iter === done) return;
+    this.evaluated = { trainer, iter: done };
+    const { count, samplesPerPrompt } = evalSize(this.config);
+    const t0 = performance.now();
+    const values = await trainer.evaluate(count, samplesPerPrompt);
+    if (this.lost) return;
+    this.deps.post({ type: 'eval', iter: done, values, prompts: count, seconds: (performance.now() - t0) / 1000 });
+  }
+
+  /** True (and the loop ends, telling the page) once the `iterations` of the last start are done. */
+  private stopAtBudget(): boolean {
+    if (this.budgetLeft === null || this.budgetLeft > 0 || !this.running) return false;
+    this.running = false;
+    this.budgetLeft = null;
+    this.deps.post({ type: 'finished', iter: this.trainer?.iter ?? 0 });
+    return true;
+  }
+
+  /** The trainer's full state as bytes for the page (resume after a reload). */
+  private async saveFullState(): Promise<void> {
+    const t = this.trainer;
+    if (!t || this.lost) throw new Error('no trainer state yet: press Start or Step first');
+    const bytes = t.saveState ? await t.saveState() : null;
+    if (!(bytes instanceof Uint8Array)) throw new Error('this trainer cannot save its full state');
+    const buf = bytes.slice().buffer as ArrayBuffer;
+    this.deps.post({ type: 'state', iter: t.iter, bytes: buf }, [buf]);
+  }
+
+  /**
+   * Resumes from a full state: the file is validated first (a bad one changes nothing), its config
+   * applied, and the trainer (built or kept) takes every weight, moment, β and the counter from it.
+   */
+  private async loadFullState(bytes: Uint8Array): Promise<void> {
+    const st = decodeTrainerState(bytes);
+    await this.setConfig(st.config);
+    const trainer = await this.ensureTrainer();
+    if (!trainer.restoreState) throw new Error('this trainer cannot load a full state');
+    await trainer.restoreState(bytes);
+    this.deps.post({ type: 'stateLoaded', iter: st.iteration, config: st.config });
+  }
+
+  /** The state to fall back to if the next iteration fails (see the header). */
+  private async saveBefore(trainer: TrainerLike): Promise<SavedState> {
+    if (trainer.deviceSnapshot && trainer.restoreDeviceSnapshot) {
+      if (trainer.iter % HOST_COPY_EVERY === 0) this.lastGoodActor = await trainer.actorCheckpoint();
+      return { kind: 'device', value: trainer.deviceSnapshot() };
+    }
+    if (trainer.saveState && trainer.restoreState) return { kind: 'state', value: await trainer.saveState() };
+    this.lastGoodActor = await trainer.actorCheckpoint();
+    return null;
+  }
+
+  /** Back to the state saved before the failed iteration (device copy or full state, else host actor bytes). */
+  private async restore(trainer: TrainerLike, saved: SavedState): Promise<void> {
+    if (saved?.kind === 'device') {
+      trainer.restoreDeviceSnapshot!(saved.value);
+      return;
+    }
+    if (saved?.kind === 'state') {
+      await trainer.restoreState!(saved.value);
       return;
     }
     // No device-side state: rebuild from the last good actor weights. The critic and the

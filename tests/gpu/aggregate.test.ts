@@ -1,4 +1,4 @@
-// aggregate: masked loss aggregation (three modes) and its weights, on both backends, against the
+// aggregate: masked loss aggregation (every mode, both norm scales) and its weights, on both backends, against the
 // float64 reference. Tolerances: value 1e-4 relative (a reduction), weights 1e-5 relative.
 import { describe, expect, it } from 'vitest';
 import { LOSS_AGGS } from '../../src/backend/ppoOps.ts';
@@ -38,7 +38,7 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [1, 2, 100, 4, 0, 0];
     const mask = [1, 1, 0, 1, 0, 0]; // row 0 has two tokens, row 1 one
-    const expected = { 'token-mean': 7 / 3, 'seq-mean-token-mean': (1.5 + 4) / 2, 'seq-mean-token-sum-norm': 7 / 6 }[agg];
+    const expected = { 'token-mean': 7 / 3, 'seq-mean-token-mean': (1.5 + 4) / 2, 'seq-mean-token-sum': (3 + 4) / 2, 'seq-mean-token-sum-norm': 7 / 6 }[agg];
     const out = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), agg);
     const [value] = await be.readMany([out.value]);
     expectClose(value, [expected], TOL.reduce.rtol, TOL.reduce.atol, `${agg} hand value`);
@@ -76,6 +76,29 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     expect(want.value).not.toBe(0);
     expectClose(v1, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} one-token value`);
     expectClose(w1, want.weights, TOL.elem.rtol, TOL.elem.atol, `${agg} one-token weights`);
+  });
+
+  it('seq-mean-token-sum-norm: normScale verl is Σ m·x / A (verl agg_loss), B× per_seq', async () => {
+    const be = await makeBackend();
+    const x = [1, 2, 100, 4, 0, 0];
+    const mask = [1, 1, 0, 1, 0, 0];
+    const verl = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), 'seq-mean-token-sum-norm', 'verl');
+    const perSeq = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), 'seq-mean-token-sum-norm', 'per_seq');
+    const [v, w, p] = await be.readMany([verl.value, verl.weights, perSeq.value]);
+    expectClose(v, [7 / 3], TOL.reduce.rtol, TOL.reduce.atol, 'verl value');
+    expectClose(w, [1 / 3, 1 / 3, 0, 1 / 3, 0, 0], TOL.elem.rtol, TOL.elem.atol, 'verl weights');
+    expectClose(p, [7 / 6], TOL.reduce.rtol, TOL.reduce.atol, 'per_seq value');
+    // random batch with empty rows against the reference
+    const B = 37, A = 11;
+    const r = rng(B * A + 5);
+    const xr = f32(randn(r, B * A, 2));
+    const mr = rightPaddedMask(r, B, A, 1);
+    for (let a = 0; a < A; a++) mr[4 * A + a] = 0;
+    const want = aggregateRef(xr, mr, B, A, 'seq-mean-token-sum-norm', 'verl');
+    const out = be.ppo.aggregate(be.tensor(xr, [B, A]), be.tensor(mr, [B, A]), 'seq-mean-token-sum-norm', 'verl');
+    const [vr, wr] = await be.readMany([out.value, out.weights]);
+    expectClose(vr, [want.value], TOL.reduce.rtol, TOL.reduce.atol, 'random verl value');
+    expectClose(wr, want.weights, TOL.elem.rtol, TOL.elem.atol, 'random verl weights');
   });
 
   it('rejects mismatched shapes', async () => {

@@ -8,6 +8,7 @@ import { GROUP_ESTIMATORS, KL_ESTIMATORS, type GroupEstimator } from '../../src/
 import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+import * as verl from '../helpers/verl.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 const { rtol, atol } = TOL.reduce;
@@ -144,6 +145,42 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
         expectClose(ret.slice(0, 5), [0, 0, 0, 0, 0], 0, 0, 'empty row returns');
       }
     }
+  });
+
+  // verl multiplies every outcome estimator's advantages by the response mask, so padding holds
+  // exactly 0 (the page's token views and histograms read every position). Compared everywhere,
+  // not only under the mask, against the verl transliterations (tests/helpers/verl.ts).
+  it.each(GROUP_ESTIMATORS)('%s: advantages equal verl\'s at every position, padding included', async (est) => {
+    const be = await makeBackend();
+    const r = rng(131 + GROUP_ESTIMATORS.indexOf(est));
+    const B = 12, A = 9;
+    const group = shuffledGroups(r, B, 4);
+    const lengths = Array.from({ length: B }, (_, b) => (b === 5 ? 1 : r.int(2, A))); // every row padded; one length-1 row
+    const mask = new Float64Array(B * A);
+    lengths.forEach((len, b) => { for (let a = 0; a < len; a++) mask[b * A + a] = 1; });
+    const logp = f32(randn(r, B * A, 1).map((v) => -Math.abs(v)));
+    const ref = f32(Float64Array.from(logp, (l) => l + r.normal() * 0.3));
+    const scores = f32(randn(r, B, 2));
+    // verl's outcome estimators other than REINFORCE++ sum the token rewards into one score, so they
+    // are compared with the KL outside the reward (β = 0, γ = 1); REINFORCE++ with KL in the reward and γ < 1.
+    const withKl = est === 'reinforce';
+    const c: Case = { B, A, scores, group, logp, ref, mask, beta: withKl ? 0.1 : 0, gamma: withKl ? 0.9 : 1, klEstimator: 'k1' };
+    const out = run(be, est, c);
+    const [adv] = await be.readMany([out.advantages]);
+    const tokenRewards = new Float64Array(B * A);
+    lengths.forEach((len, b) => {
+      for (let a = 0; a < len; a++) tokenRewards[b * A + a] = -c.beta * (logp[b * A + a] - ref[b * A + a]);
+      tokenRewards[b * A + len - 1] += scores[b];
+    });
+    const want = {
+      reinforce: () => verl.reinforcePlusPlusAdvantage(tokenRewards, mask, B, A, c.gamma).advantages,
+      reinforce_baseline: () => verl.reinforcePlusPlusBaselineAdvantage(tokenRewards, mask, group, B, A),
+      group_norm: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, true),
+      dr_grpo: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, false),
+      rloo: () => verl.rlooAdvantage(tokenRewards, mask, group, B, A),
+    }[est]();
+    expectClose(adv, want, rtol, atol, `${est} advantages (all B·A positions)`);
+    for (let i = 0; i < B * A; i++) if (!mask[i]) expect(adv[i], `${est} padded position ${i}`).toBe(0);
   });
 
   it('all tokens masked: zero returns', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KERNEL_NAMES, runKernel } from '../../src/cli/kernelRunner.ts';
-import { klRef } from '../../src/reference/kl.ts';
+import { klGradRef, klRef } from '../../src/reference/kl.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, rng, TOL } from '../helpers/random.ts';
 
@@ -30,6 +30,7 @@ describe('npm run kernel', () => {
     expect(out.kl[0]).toHaveLength(3);
     const f32 = (xs: number[][]) => Float64Array.from(new Float32Array(xs.flat()));
     expectClose(out.kl.flat(), klRef(f32(logprobs), f32(ref), 'k3'), TOL.elem.rtol, TOL.elem.atol, 'kl');
+    expectClose(out.kl_grad.flat(), klGradRef(f32(logprobs), f32(ref), 'k3'), TOL.elem.rtol, TOL.elem.atol, 'kl_grad');
   });
 
   it.each([
@@ -69,14 +70,22 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
       tokens: Array.from({ length: B }, () => Array.from({ length: T }, () => r.int(0, V))),
       temperature: 0.7,
     },
-    kl: { ...base, estimator: 'k2' },
+    kl: { ...base, estimator: 'k3+' },
     shape_rewards: { ...base, scores: [1, -0.5, 2, 3], beta: 0.1, estimator: 'k3' },
     gae: { rewards: mat(() => r.normal()), values: mat(() => r.normal()), mask, gamma: 0.99, lam: 0.95 },
     whiten: { values: mat(() => r.normal() * 3 + 1), mask, shift_mean: false },
     group_advantages: { ...base, estimator: 'rloo', scores: [1, 0, 0.5, 2], group: [7, 7, 3, 3], beta: 0.05, kl_estimator: 'k1', gamma: 1 },
     policy_loss: { old_logprobs: mat(lp), logprobs: mat(lp), advantages: mat(() => r.normal()), mask, clip_low: 0.2, clip_high: 0.28, clip_c: 3, agg: 'seq-mean-token-mean' },
-    value_loss: { values: mat(() => r.normal()), old_values: mat(() => r.normal()), returns: mat(() => r.normal()), mask, clip: 0.2, agg: 'token-mean' },
+    value_loss: { values: mat(() => r.normal()), old_values: mat(() => r.normal()), returns: mat(() => r.normal()), mask, clip: 0.2, agg: 'seq-mean-token-sum-norm', norm_scale: 'verl' },
+    aggregate: { values: mat(() => r.normal()), mask, agg: 'seq-mean-token-sum' },
+    tis_weights: { old_logprobs: mat(lp), rollout_logprobs: mat(lp), mask, cap: 1.5 },
   };
+  // the new policy-loss modes, each with rollout IS weights
+  const policyVariants: [string, Record<string, unknown>][] = [
+    ['gspo', { ...inputs.policy_loss, loss_mode: 'gspo', is_weights: mat(() => r.uniform(0.5, 2)) }],
+    ['cispo', { ...inputs.policy_loss, loss_mode: 'cispo', agg: 'seq-mean-token-sum-norm', norm_scale: 'verl' }],
+    ['vanilla + is_weights', { ...inputs.policy_loss, agg: 'seq-mean-token-sum', is_weights: mat(() => r.uniform(0.5, 2)) }],
+  ];
 
   it.each(KERNEL_NAMES.map((n) => [n]))('%s', async (name) => {
     const gpuOut = await runKernel(await webgpuBackend(), name, inputs[name]);
@@ -86,6 +95,23 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
       const flat = (v: unknown) => (Array.isArray(v) ? (v.flat(3) as number[]) : [v as number]);
       expectClose(flat(gpuOut[key]), flat(cpuOut[key]), TOL.reduce.rtol, TOL.reduce.atol, `${name}.${key}`);
     }
+  });
+
+  it.each(policyVariants)('policy_loss %s', async (_what, input) => {
+    const gpuOut = await runKernel(await webgpuBackend(), 'policy_loss', input);
+    const cpuOut = await runKernel(cpuBackend, 'policy_loss', input);
+    for (const key of ['loss', 'clipfrac', 'clipfrac_lower', 'ppo_kl', 'grad_logprobs']) {
+      const flat = (v: unknown) => (Array.isArray(v) ? (v.flat(3) as number[]) : [v as number]);
+      expectClose(flat(gpuOut[key]), flat(cpuOut[key]), TOL.reduce.rtol, TOL.reduce.atol, `policy_loss.${key}`);
+    }
+  });
+
+  it('new fields are checked and named', async () => {
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'ppo2' })).rejects.toThrow('field "loss_mode"');
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, norm_scale: 'global' })).rejects.toThrow('field "norm_scale"');
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, is_weights: [[1]] })).rejects.toThrow('field "is_weights"');
+    await expect(runKernel(cpuBackend, 'tis_weights', { ...inputs.tis_weights, cap: 0 })).rejects.toThrow('field "cap"');
+    await expect(runKernel(cpuBackend, 'aggregate', { values: inputs.aggregate.values, mask })).rejects.toThrow('missing field "agg"');
   });
 
   it('policy_loss rejects clip_c ≤ 1 naming the field', async () => {

@@ -21,6 +21,25 @@ describe.each(BACKENDS)('kl estimators on %s', (_name, makeBackend) => {
     expectClose(grad, klGradRef(lp32, rf32, est), TOL.elem.rtol, TOL.elem.atol, `${est} grad`);
   });
 
+  it('k1+ / k3+ keep k1 / k3 values with the k2 gradient d, clamps included; k1_clamped is one-sided', async () => {
+    const be = await makeBackend();
+    const d = [-39, -2, -0.5, 0, 0.5, 2, 39];
+    const ref = d.map(() => -1);
+    const logp = d.map((x) => x - 1);
+    const t = (x: number[]) => be.tensor(x, [1, d.length]);
+    const get = async (est: 'k1+' | 'k3+' | 'k1_clamped') => be.readMany([be.ppo.kl(t(logp), t(ref), est), be.ppo.klGrad(t(logp), t(ref), est)]);
+    const [k1v, k1g] = await get('k1+');
+    expectClose(k1v, d, TOL.elem.rtol, TOL.elem.atol, 'k1+ value');
+    expectClose(k1g, d, TOL.elem.rtol, TOL.elem.atol, 'k1+ grad');
+    const [k3v, k3g] = await get('k3+');
+    expectClose(k3v, klRef(Float64Array.from(logp), Float64Array.from(ref), 'k3'), TOL.elem.rtol, TOL.elem.atol, 'k3+ value = k3');
+    expect(k3v[0]).toBe(10); // the clamp still binds the value…
+    expectClose(k3g, d, TOL.elem.rtol, TOL.elem.atol, 'k3+ grad'); // …but the straight-through gradient is d
+    const [cv, cg] = await get('k1_clamped');
+    expectClose(cv, d.map((x) => Math.max(x, 0)), TOL.elem.rtol, TOL.elem.atol, 'k1_clamped value');
+    expect(Array.from(cg)).toEqual(d.map((x) => (x > 0 ? 1 : 0)));
+  });
+
   it('k3 clamps extreme differences without NaN and with zero gradient', async () => {
     const be = await makeBackend();
     const logp = [0, -50, -1e4, 0, -3];

@@ -9,6 +9,7 @@ import type { Gpt } from '../../src/model/gpt.ts';
 import { BOS_ID, EOS_ID, leftPadBatch, PAD_ID } from '../../src/model/tokenizer.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
+import { keptProbabilities } from '../../src/reference/seq/sample.ts';
 import type { Rng } from '../../src/util/rng.ts';
 import { modelWith, randomParams } from './model_helpers.ts';
 
@@ -134,6 +135,60 @@ describe.each(BACKENDS)('generation on %s', (_name, makeBackend) => {
     }
     // The boosted EOS makes some rows end early and (with 8 rows) practically never all of them at once.
     expect(ended).toBeGreaterThan(0);
+    model.dispose();
+  });
+
+  // π_rollout: the sampler's log-probs against the same model scored by a full forward pass, in
+  // float64 on the host from its logits. Tolerance 1e-4 absolute: float32 logits of two different
+  // kernels (KV-cached vs full attention) through a log-softmax.
+  it.each([
+    ['temperature 0.8, no filter', { temperature: 0.8 }],
+    ['top-k 3, top-p 0.9', { temperature: 1.2, topK: 3, topP: 0.9 }],
+  ] as [string, Partial<SampleParams>][])('returns the sampled tokens\' log-probs under the sampling distribution (%s), 0 after the end', async (_label, extra) => {
+    const be = await makeBackend();
+    const r = rng(35);
+    const model = modelWith(be, cfg, randomParams(cfg, r, 0.3));
+    model.replaceParams(be.tensor(boostEos(await be.read(model.params), model, 1.5), [model.layout.total]));
+    const pb = prompts(r, [3, 1, 4, 2, 3]);
+    const A = 6;
+    const S = pb.P + A;
+    const V = cfg.vocabSize;
+    // Both branches (sampled tokens and the 0 after the end) must be exercised: a draw where no row
+    // ended early, or nearly all ended at once, checks too little, so try the next seed (at most 20).
+    let params = { ...base, ...extra, seed: r.int(0, 1e9) };
+    let g = generate(model, pb, A, params);
+    let [seq, act, lp] = await be.readMany([g.sequences, g.actionMask, g.logprobs]);
+    for (let tries = 0; tries < 20; tries++) {
+      const padded = act.reduce((n, v) => n + (v === 0 ? 1 : 0), 0);
+      if (padded > 0 && act.length - padded > pb.B) break;
+      disposeRollout(model, g);
+      params = { ...params, seed: params.seed + 1 };
+      g = generate(model, pb, A, params);
+      [seq, act, lp] = await be.readMany([g.sequences, g.actionMask, g.logprobs]);
+    }
+    expect(g.logprobs.shape).toEqual([pb.B, A]);
+    const logits = await be.read(model.infer(g.sequences, g.attnMask, g.positions)); // (B, S, V)
+    disposeRollout(model, g);
+    let checked = 0;
+    let padded = 0;
+    for (let b = 0; b < pb.B; b++) {
+      for (let a = 0; a < A; a++) {
+        const got = lp[b * A + a];
+        if (act[b * A + a] === 0) {
+          expect(got, `row ${b} action ${a} after the end`).toBe(0);
+          padded++;
+          continue;
+        }
+        const off = (b * S + pb.P + a - 1) * V; // logits at the previous column predict this token
+        const probs = keptProbabilities(Array.from(logits.slice(off, off + V)), params);
+        const want = Math.log(probs[seq[b * S + pb.P + a]]);
+        expect(Number.isFinite(got)).toBe(true);
+        expect(Math.abs(got - want), `row ${b} action ${a}: ${got} vs ${want}`).toBeLessThan(1e-4);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(pb.B);
+    expect(padded).toBeGreaterThan(0); // the boosted EOS ends some rows early
     model.dispose();
   });
 

@@ -75,3 +75,45 @@ describe.each(BACKENDS)('optimiser on %s', (_name, makeBackend) => {
     expectClose([got[0]], [1 - 0.1 * 0.5], TOL.elem.rtol, 0, 'pure decay');
   });
 });
+
+describe.each(BACKENDS)('AdamW skips a non-finite gradient norm on %s', (_name, makeBackend) => {
+  for (const bad of [NaN, Infinity]) {
+    it(`norm ${bad}: params and both moments unchanged; the next finite step matches the reference`, async () => {
+      const be = await makeBackend();
+      const n = 300;
+      const r = rng(7);
+      const p0 = f32(randn(r, n));
+      const m0 = f32(randn(r, n, 0.01));
+      const v0 = f32(randn(r, n, 0.01).map((x) => x * x));
+      const mask = Float64Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 1 : 0));
+      const params = be.tensor(p0, [n]);
+      const m = be.tensor(m0, [n]);
+      const v = be.tensor(v0, [n]);
+      const tmask = be.tensor(mask, [n]);
+      const g = f32(randn(r, n, 0.5));
+      g[5] = bad; // the poisoned gradient element
+      const hp: AdamWParams = { lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, step: 3, maxGradNorm: 1 };
+      const tg = be.tensor(g, [n]);
+      const norm = be.nn.gradNorm(tg);
+      be.nn.adamw(params, tg, m, v, tmask, norm, hp);
+      const [normV, gp, gm, gv] = await be.readMany([norm, params, m, v]);
+      expect(Number.isFinite(normV[0])).toBe(false);
+      expect(Array.from(gp)).toEqual(Array.from(p0));
+      expect(Array.from(gm)).toEqual(Array.from(m0));
+      expect(Array.from(gv)).toEqual(Array.from(v0));
+      // the reference skips too
+      const rp = Float64Array.from(p0), rm = Float64Array.from(m0), rv = Float64Array.from(v0);
+      adamwRef(rp, g, rm, rv, mask, normV[0], hp);
+      expect(Array.from(rp)).toEqual(Array.from(p0));
+      // a finite step afterwards is applied normally
+      const g2 = f32(randn(r, n, 0.5));
+      const tg2 = be.tensor(g2, [n]);
+      const norm2 = be.nn.gradNorm(tg2);
+      be.nn.adamw(params, tg2, m, v, tmask, norm2, { ...hp, step: 4 });
+      const [n2, p2] = await be.readMany([norm2, params]);
+      adamwRef(rp, g2, rm, rv, mask, n2[0], { ...hp, step: 4 });
+      expectClose(p2, rp, TOL.elem.rtol, 1e-6, 'params after the finite step');
+      expect(p2.some((x, i) => x !== p0[i])).toBe(true);
+    });
+  }
+});

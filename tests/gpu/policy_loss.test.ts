@@ -1,7 +1,7 @@
 // policyLoss on both backends against the float64 reference (src/reference/policyLoss.ts).
 // Tolerances: stats 1e-4 relative (reductions), gradLogprobs 1e-5 relative element-wise.
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS, POLICY_STATS, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS, NORM_SCALES, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
 import { policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
@@ -9,12 +9,12 @@ import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
 describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
-  async function check(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, B: number, A: number, params: PolicyLossParams, what: string) {
+  async function check(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, B: number, A: number, params: PolicyLossParams, what: string, isW: Float64Array | null = null) {
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
-    const out = be.ppo.policyLoss(t(old), t(logp), t(adv), t(mask), params);
+    const out = be.ppo.policyLoss(t(old), t(logp), t(adv), t(mask), params, isW ? t(isW) : null);
     const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
-    const want = policyLossRef(old, logp, adv, mask, B, A, params);
+    const want = policyLossRef(old, logp, adv, mask, B, A, params, isW);
     expect(out.stats.shape).toEqual([4]);
     expectClose(stats, want.stats, TOL.reduce.rtol, TOL.reduce.atol, `${what} stats`);
     expectClose(grad, want.gradLogprobs, TOL.elem.rtol, TOL.elem.atol, `${what} gradLogprobs`);
@@ -48,6 +48,39 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     });
   }
 
+  // GSPO and CISPO (verl compute_policy_loss_gspo / _cispo), with and without rollout IS weights,
+  // gradient included, garbage (NaN, 1e30) under the mask and an all-masked row.
+  const modern = (['gspo', 'cispo'] as LossMode[]).flatMap((lossMode) =>
+    LOSS_AGGS.flatMap((agg) => NORM_SCALES.map((normScale) => ({ clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode, normScale }))),
+  );
+  for (const [B, A] of sizes) {
+    it.each(modern)(`GSPO / CISPO random batch B=${B} A=${A}: %o`, async (params) => {
+      const { old, logp, adv, mask } = randomBatch(B * A + 1, B, A);
+      const r = rng(B + A);
+      const isW = f32(Float64Array.from({ length: B * A }, (_, i) => (mask[i] ? r.uniform(0.1, 3) : NaN)));
+      const plain = await check(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A}`);
+      await check(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A} with is_weights`, isW);
+      expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0); // neither has a dual clip
+      if (params.lossMode === 'cispo') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBeGreaterThan(0);
+      expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
+    });
+  }
+
+  it('CISPO keeps the gradient of clipped tokens; GSPO shares one ratio per row', async () => {
+    // CISPO: ratio 1.5 (clipped at 1.28) with A = 1 → g = −1.28/n, loss −1.28·1·logp; PPO would give 0.
+    const old = [0, 0, -1, -1];
+    const logp = [Math.log(1.5), Math.log(1.5), -1, -1.2];
+    const adv = [1, -1, 2, 1];
+    const mask = [1, 1, 1, 0];
+    const cispo = await check(f32(old), f32(logp), f32(adv), f32(mask), 1, 4, { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'cispo' }, 'cispo hand');
+    expectClose(cispo.grad, [-1.28 / 3, 1.28 / 3, -2 / 3, 0], 1e-6, 1e-7, 'cispo hand grads');
+    // GSPO over two rows: s_0 = mean(d) over its 3 tokens, row 1 empty
+    const s0 = (Math.log(1.5) * 2 + 0) / 3;
+    const gspo = await check(f32([...old, 0, 0, 0, 0]), f32([...logp, 5, 5, 5, 5]), f32([...adv, 1, 1, 1, 1]), f32([...mask, 0, 0, 0, 0]), 2, 4, { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gspo' }, 'gspo hand');
+    const ratio = Math.exp(s0); // ≈ 1.31 > 1.28: clipped for A > 0, live for A < 0
+    expectClose(gspo.grad, [0, ratio / 3, 0, 0, 0, 0, 0, 0], 1e-5, 1e-7, 'gspo hand grads');
+  });
+
   it.each(LOSS_AGGS)('hand-computed tokens (%s)', async (agg) => {
     // ε = 0.2, c = 3. Tokens: (ratio 1.5, A = 1) clipped: L = −1.2, g = 0;
     // (ratio 1.5, A = −1) unclipped: L = 1.5, g = 1.5; (ratio e², A = −1) dual clip: L = 3, g = 0;
@@ -58,9 +91,11 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     const mask = [1, 1, 1, 1];
     const params = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg };
     const { stats, grad } = await check(f32(old), f32(logp), f32(adv), f32(mask), 1, 4, params, 'hand');
-    expectClose([stats[0]], [(-1.2 + 1.5 + 3 - 2) / 4], TOL.reduce.rtol, TOL.reduce.atol, 'hand loss');
+    // one row of 4 tokens: every mode divides by 4 except seq-mean-token-sum (the row's sum, ÷ 1 row)
+    const n = agg === 'seq-mean-token-sum' ? 1 : 4;
+    expectClose([stats[0]], [(-1.2 + 1.5 + 3 - 2) / n], TOL.reduce.rtol, TOL.reduce.atol, 'hand loss');
     expectClose([stats[1], stats[2]], [0.25, 0.25], 0, 1e-7, 'hand clip fractions'); // clipped: token 0; dual clip: token 2
-    expectClose(grad, [0, 1.5 / 4, 0, -2 / 4], 1e-6, 1e-7, 'hand grads');
+    expectClose(grad, [0, 1.5 / n, 0, -2 / n], 1e-6, 1e-7, 'hand grads');
   });
 
   it('one-token responses, one unmasked token, and everything masked', async () => {

@@ -19,20 +19,25 @@ function relDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 const sub = (a: ArrayLike<number>, b: ArrayLike<number>) => Float64Array.from(a, (x, i) => x - b[i]);
 
+/** One iteration of each backend from the same checkpoint, the CPU fed the WebGPU rollout; checks both are finite and the rollout varied. */
+async function iterateBoth(config: ReturnType<typeof tinyConfig>) {
+  const ck = await tinyCheckpoint('stop', 9);
+  const gpuT = await PpoTrainer.create({ be: await webgpuBackend(), config, actorCheckpoint: ck });
+  const cpuT = await PpoTrainer.create({ be: cpuBackend, config, actorCheckpoint: ck });
+  const w0 = await cpuT.readWeights();
+  const g = await gpuT.iteration();
+  const c = await cpuT.iteration({ rollout: gpuT.lastRollout! });
+  expectFiniteMetrics(g.metrics, 'webgpu');
+  expectFiniteMetrics(c.metrics, 'cpu');
+  // the rollout must have given the test something to learn from
+  expect(c.metrics.reward_max).toBeGreaterThan(c.metrics.reward_min);
+  return { gpuT, cpuT, w0, g, c };
+}
+
 describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
   it('one iteration gives the same losses and weights', async () => {
     const config = tinyConfig({ seed: 21, ppoEpochs: 2, useKlLoss: true, entropyCoef: 0.01, actorLr: 1e-3, criticLr: 1e-3 });
-    const ck = await tinyCheckpoint('stop', 9);
-    const gpuT = await PpoTrainer.create({ be: await webgpuBackend(), config, actorCheckpoint: ck });
-    const cpuT = await PpoTrainer.create({ be: cpuBackend, config, actorCheckpoint: ck });
-    const w0 = await cpuT.readWeights();
-
-    const g = await gpuT.iteration();
-    const c = await cpuT.iteration({ rollout: gpuT.lastRollout! });
-    expectFiniteMetrics(g.metrics, 'webgpu');
-    expectFiniteMetrics(c.metrics, 'cpu');
-    // the rollout must have given the test something to learn from
-    expect(c.metrics.reward_max).toBeGreaterThan(c.metrics.reward_min);
+    const { gpuT, cpuT, w0, g, c } = await iterateBoth(config);
 
     // Statistics: float32 forward/backward vs float64, 1e-3 relative (+ small absolute floor).
     const keys = ['reward_mean', 'kl', 'kl_seq', 'policy_loss', 'value_loss', 'entropy', 'approx_kl', 'kl_loss', 'actor_grad_norm', 'critic_grad_norm', 'advantages_std', 'returns_mean', 'explained_variance', 'clipfrac', 'vf_clipfrac'];
@@ -59,4 +64,29 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
     gpuT.dispose();
     cpuT.dispose();
   });
+
+  // The modern family through the whole trainer: GSPO with a straight-through KL loss, and CISPO with
+  // token-level TIS against a top-k sampler (π_rollout ≠ π_old) and verl's constant-norm scale.
+  const FAMILY = [
+    { lossMode: 'gspo', useKlLoss: true, klLossEstimator: 'k3+' },
+    { lossMode: 'cispo', tisCap: 1.5, topK: 3, temperature: 0.8, lossAgg: 'seq-mean-token-sum-norm', normScale: 'verl', klEstimator: 'k1+' },
+  ] as const;
+  for (const over of FAMILY) {
+    it(`${over.lossMode}: one iteration gives the same losses and weights`, async () => {
+      const config = tinyConfig({ seed: 23, ppoEpochs: 2, actorLr: 1e-3, criticLr: 1e-3, ...over });
+      const { gpuT, cpuT, w0, g, c } = await iterateBoth(config);
+      if ('tisCap' in over) expect(c.metrics.rollout_old_max_abs_diff).toBeGreaterThan(1e-3); // top-k: the sampler differs from π_old
+      for (const k of ['policy_loss', 'value_loss', 'approx_kl', 'kl_loss', 'actor_grad_norm', 'clipfrac', 'rollout_old_kl']) {
+        const tol = 1e-3 * Math.abs(c.metrics[k]) + 1e-5;
+        expect(Math.abs(g.metrics[k] - c.metrics[k]), `${k}: webgpu ${g.metrics[k]} vs cpu ${c.metrics[k]}`).toBeLessThanOrEqual(tol);
+      }
+      const wg = await gpuT.readWeights();
+      const wc = await cpuT.readWeights();
+      expect(relDiff(wg.actor, wc.actor), 'actor weights').toBeLessThanOrEqual(1e-3);
+      expect(relDiff(sub(wg.actor, w0.actor), sub(wc.actor, w0.actor)), 'actor update').toBeLessThanOrEqual(1e-2);
+      expect(relDiff(wc.actor, w0.actor), 'actor moved').toBeGreaterThan(1e-4);
+      gpuT.dispose();
+      cpuT.dispose();
+    });
+  }
 });

@@ -3,7 +3,7 @@
 // sample rows and ratio histogram filled, and one readback per iteration (two with targetKl).
 import { describe, expect, it } from 'vitest';
 import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
-import { ADVANTAGE_ESTIMATORS } from '../../src/rl/config.ts';
+import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
@@ -13,9 +13,10 @@ describe('PPO trainer estimators on webgpu', () => {
     const be = await webgpuBackend();
     const config = tinyConfig({
       advantageEstimator: estimator,
-      klEstimator: KL_ESTIMATORS[i % KL_ESTIMATORS.length],
+      // Reward: indices 1–6 (k1_clamped, reward-only, included; k1 is the default elsewhere). Loss: all six it accepts.
+      klEstimator: KL_ESTIMATORS[(i + 1) % KL_ESTIMATORS.length],
       useKlLoss: true,
-      klLossEstimator: KL_ESTIMATORS[(i + 1) % KL_ESTIMATORS.length],
+      klLossEstimator: KL_LOSS_ESTIMATORS[i % KL_LOSS_ESTIMATORS.length],
       klLossCoef: 0.05,
       lossAgg: LOSS_AGGS[i % LOSS_AGGS.length],
       entropyCoef: 0.01,

@@ -21,7 +21,7 @@ import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, mean, shippedCheckpoint } from './rl_helpers.ts';
-import { presetValues } from '../../src/ui/presets.ts';
+import { presetValues } from '../../src/rl/presets.ts';
 
 const ITERS = 12;
 const SEED = Number(process.env.PPO_SENTIMENT_SEED ?? 1);

@@ -74,6 +74,37 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     expect(Array.from(vc)).toEqual(Array.from(vRef));
   });
 
+  // One new position (L = 1) takes the fused decode kernel (cache write + attention in one
+  // dispatch): outputs against the float64 reference and the caches written exactly, including a
+  // row whose only visible key is the new one, a fully masked row (output 0) and the last slot.
+  for (const start of [0, 5, 9]) {
+    it(`decode step (L = 1) at position ${start}: output and cache writes match the reference`, async () => {
+      const be = await makeBackend();
+      const r = rng(40 + start);
+      const B = 4, Smax = 10, H = 4, D = 16, L = 1;
+      const kInit = f32(randn(r, B * Smax * D));
+      const vInit = f32(randn(r, B * Smax * D));
+      const qkv = f32(randn(r, B * L * 3 * D, 4)); // scale 4: peaked softmax rows
+      const mask = Float64Array.from({ length: B * Smax }, (_, e) => {
+        const b = Math.floor(e / Smax), j = e % Smax;
+        if (b === 1) return j === start ? 1 : 0; // only the new key is visible
+        if (b === 2) return 0; // nothing visible: output 0
+        return b === 3 && j % 3 === 1 ? 0 : 1; // holes
+      });
+      const kCache = be.tensor(kInit, [B, Smax, D]);
+      const vCache = be.tensor(vInit, [B, Smax, D]);
+      const out = be.seq.attentionCached(be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, be.tensor(mask, [B, Smax]), start, H);
+      const [o, kc, vc] = await be.readMany([out, kCache, vCache]);
+      const kRef = Float64Array.from(kInit), vRef = Float64Array.from(vInit);
+      const ref = attentionCachedRef(qkv, kRef, vRef, mask, { B, L, Smax, H, D, start });
+      expectClose(o, ref, TOL.elem.rtol, TOL.elem.atol, 'decode out');
+      for (let d = 0; d < D; d++) expect(o[2 * D + d]).toBe(0);
+      for (const v of o) expect(Number.isFinite(v)).toBe(true);
+      expect(Array.from(kc)).toEqual(Array.from(kRef));
+      expect(Array.from(vc)).toEqual(Array.from(vRef));
+    });
+  }
+
   it('rejects a chunk that runs past the cache', async () => {
     const be = await makeBackend();
     const kCache = be.zeros([1, 4, 8]);

@@ -74,6 +74,21 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
     expect(Array.from(a.finished)).toEqual(Array.from(ref.finished));
   });
 
+  // The fused sampler gives each row one workgroup of 64 threads: a vocabulary of 150 makes every
+  // thread rank several tokens (150 = 2·64 + 22, a ragged last round).
+  it.each(SETTINGS)('a vocabulary larger than a workgroup (V = 150) matches the float64 reference (%s)', async (_label, extra) => {
+    const be = await makeBackend();
+    const r = rng(37);
+    const B = 9, V = 150, S = 3, pos = 1;
+    const logits = f32(randn(r, B * V, 3));
+    const p = params({ ...extra, seed: r.nextU32() });
+    const a = await step(be, logits, V, S, pos, p, initialState(B, S, pos));
+    const ref = initialState(B, S, pos);
+    sampleStepRef(logits, ref.sequences, ref.mask, ref.positions, ref.finished, { B, V, S }, pos, p);
+    expect(column(a.sequences, B, S, pos)).toEqual(column(ref.sequences, B, S, pos));
+    expect(Array.from(a.finished)).toEqual(Array.from(ref.finished));
+  });
+
   it('a different seed draws different tokens', async () => {
     const be = await makeBackend();
     const B = 64, V = 16, S = 2;
@@ -191,5 +206,44 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
     const ref = initialState(B, S, 1);
     sampleStepRef(logits, ref.sequences, ref.mask, ref.positions, ref.finished, { B, V, S }, 1, p);
     expect(column(out.sequences, B, S, 1)).toEqual(column(ref.sequences, B, S, 1));
+  });
+
+  // π_rollout: log p(token) under the kept, renormalised distribution, against the float64
+  // reference (same seed, so the same token). Tolerance 1e-5 absolute (float32 exp/log of
+  // z − max z and of the kept mass); finished rows write 0.
+  it.each(SETTINGS)('writes the drawn token\'s log-probability when asked (%s)', async (_label, extra) => {
+    const be = await makeBackend();
+    const r = rng(77);
+    const B = 6, V = 40, S = 5, pos = 2;
+    const logits = f32(randn(r, B * V, 2));
+    logits[3 * V + 5] = 30; // a near-certain token: log-prob ≈ 0, no overflow
+    const p = params({ ...extra, seed: r.int(0, 1e9) });
+    const init = initialState(B, S, pos, [0, 0, 1, 0, 0, 1]);
+    const t = {
+      sequences: be.tensor(init.sequences, [B, S], 'i32'),
+      mask: be.tensor(init.mask, [B, S]),
+      positions: be.tensor(init.positions, [B, S], 'i32'),
+      finished: be.tensor(init.finished, [B], 'i32'),
+      logprobs: be.tensor(new Float64Array(B * S).fill(9), [B, S]),
+    };
+    be.seq.sampleStep(be.tensor(logits, [B, V]), t.sequences, t.mask, t.positions, t.finished, pos, p, t.logprobs);
+    const [seq, lp] = await be.readMany([t.sequences, t.logprobs]);
+    const want = initialState(B, S, pos, [0, 0, 1, 0, 0, 1]);
+    const wantLp = new Float64Array(B * S).fill(9);
+    sampleStepRef(logits, want.sequences, want.mask, want.positions, want.finished, { B, V, S }, pos, p, wantLp);
+    expect(column(seq, B, S, pos)).toEqual(column(want.sequences, B, S, pos));
+    for (let b = 0; b < B; b++) {
+      const got = lp[b * S + pos];
+      if (init.finished[b]) {
+        expect(got).toBe(0);
+        continue;
+      }
+      const probs = keptProbabilities(Array.from(logits.slice(b * V, (b + 1) * V)), p);
+      expect(Math.log(probs[seq[b * S + pos]])).toBeCloseTo(wantLp[b * S + pos], 12);
+      expect(Math.abs(got - wantLp[b * S + pos]), `row ${b}`).toBeLessThan(1e-5);
+      expect(got).toBeLessThanOrEqual(1e-6);
+    }
+    // other columns untouched
+    for (let i = 0; i < B * S; i++) if (i % S !== pos) expect(lp[i]).toBe(9);
   });
 });

@@ -65,6 +65,13 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     expect(h.of('samples')[0].rows.length).toBeGreaterThan(0);
     expect(h.of('ratios')[0].ratios.length).toBeGreaterThan(0);
     expect(h.of('stage').map((s) => s.stage)).toEqual(expect.arrayContaining(['rollout', 'experience', 'update', 'idle']));
+    // The SFT baseline was evaluated before the first iteration: the task's held-out metrics, sampled and greedy.
+    const baseline = h.of('eval');
+    expect(baseline.map((e) => e.iter)).toEqual([0]);
+    for (const k of ['accuracy', 'greedy_accuracy', 'eos_rate']) {
+      expect(baseline[0].values[k], k).toBeGreaterThanOrEqual(0);
+      expect(baseline[0].values[k], k).toBeLessThanOrEqual(1);
+    }
 
     await h.send({ type: 'start' });
     await until(() => h.of('metrics').length >= 3, '2 more iterations');
@@ -76,6 +83,9 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     expect(h.of('metrics').length).toBe(n);
     await h.send({ type: 'step' });
     expect(h.of('metrics').map((x) => x.iter)).toEqual(Array.from({ length: n + 1 }, (_, i) => first + i));
+
+    // Default evalEvery (10) evaluates again only after 10 iterations.
+    expect(h.of('eval').map((e) => e.iter)).toEqual(Array.from({ length: Math.floor((n + 1) / 10) + 1 }, (_, i) => 10 * i));
 
     await h.send({ type: 'snapshot' });
     const snap = h.of('snapshot')[0];
@@ -96,5 +106,72 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     // a fresh reward head gives small non-constant scores, never the ±3 clip of the lexicon rule
     const rewards = h.of('samples')[0].rows.map((r) => r.reward);
     expect(rewards.every((r) => Number.isFinite(r) && Math.abs(r) < 3)).toBe(true);
+  });
+
+  it('a NaN restores the full state: actor, critic, both moments, β and counter; the reference never moves', async () => {
+    const msgs: WorkerToPage[] = [];
+    const seed = rng(52).int(0, 1e6);
+    let real: PpoTrainer | null = null;
+    let poisonAt = -1;
+    const host = new TrainerHost({
+      post: (m) => msgs.push(m),
+      makeBackend: async () => ({ be: cpuBackend, adapter: 'none' }),
+      fetchCheckpoint: (stem) => shipped(stem, seed),
+      // The real trainer, whose iteration `poisonAt` really updates every weight and then reports a NaN loss.
+      createTrainer: async (init) => {
+        const t = await PpoTrainer.create(init);
+        real = t;
+        const iteration = t.iteration.bind(t);
+        t.iteration = async (o) => {
+          const r = await iteration(o);
+          if (r.iter === poisonAt) r.metrics.policy_loss = NaN;
+          return r;
+        };
+        return t;
+      },
+      tick: () => new Promise((r) => setTimeout(r, 0)),
+    });
+    await host.handle({ type: 'init', backend: 'cpu' });
+    await host.handle({ type: 'setConfig', config: { ...DEFAULT_CONFIG, ...SMALL, advantageEstimator: 'gae', klController: 'adaptive', klTarget: 0.01 } });
+    await host.handle({ type: 'step' });
+    await host.handle({ type: 'step' });
+    const t = real as unknown as PpoTrainer;
+    const before = await t.saveState();
+    poisonAt = 2;
+    await host.handle({ type: 'step' });
+    const paused = msgs.filter((m) => m.type === 'paused');
+    expect(paused.at(-1)).toMatchObject({ reason: expect.stringMatching(/non-finite policy_loss = NaN in iteration 2/) });
+    expect(t.iter).toBe(2);
+    // byte-identical state: actor and critic weights, both AdamW moments and step counts, β, reference
+    expect(Array.from(await t.saveState())).toEqual(Array.from(before));
+    expect(msgs.filter((m) => m.type === 'error')).toEqual([]);
+  });
+
+  it('saveState / loadState: a fresh worker resumes the run exactly (page reload); a bad file changes nothing', async () => {
+    const volatile = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !/^time_|^gpu_/.test(k)));
+    const cfg = { ...DEFAULT_CONFIG, ...SMALL, task: 'stop' as const, advantageEstimator: 'gae' as const, klController: 'adaptive' as const };
+    const a = realHost();
+    await a.send({ type: 'init', backend: 'cpu' });
+    await a.send({ type: 'setConfig', config: cfg });
+    await a.send({ type: 'step' });
+    await a.send({ type: 'step' });
+    await a.send({ type: 'saveState' });
+    const saved = a.of('state');
+    expect(saved).toHaveLength(1);
+    expect(saved[0].iter).toBe(2);
+    await a.send({ type: 'step' });
+    const straight = a.of('metrics').at(-1)!;
+
+    const b = realHost();
+    await b.send({ type: 'init', backend: 'cpu' });
+    await b.send({ type: 'loadState', bytes: new Uint8Array([1, 2, 3]).buffer });
+    expect(b.of('error').at(-1)!.message).toMatch(/safetensors/);
+    expect(b.of('stateLoaded')).toEqual([]);
+    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
+    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: 2, config: cfg }]);
+    await b.send({ type: 'step' });
+    const resumed = b.of('metrics').at(-1)!;
+    expect(resumed.iter).toBe(straight.iter);
+    expect(volatile(resumed.values)).toEqual(volatile(straight.values));
   });
 });

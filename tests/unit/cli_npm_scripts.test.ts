@@ -1,11 +1,14 @@
 // npm runs `pretrain` as the pre-hook of `npm run train`; both are documented commands, so the
 // hook must stay silent while a direct argument-less `npm run pretrain` still explains its usage.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const npm = (...args: string[]) => spawnSync('npm', ['run', '-s', ...args], { encoding: 'utf8', timeout: 60_000 });
 
-describe('npm scripts pretrain and train', () => {
+describe('npm scripts pretrain and train', { timeout: 60_000 }, () => {
   it('npm run pretrain without --task prints its usage and fails', () => {
     const r = npm('pretrain');
     expect(r.status).toBe(1);
@@ -17,5 +20,41 @@ describe('npm scripts pretrain and train', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).not.toContain('usage: npm run pretrain');
     expect(r.stderr + r.stdout).toMatch(/no-such-task/);
+  });
+});
+
+// `npm test` (scripts/test-all.mjs) checks the system first: a missing Debian package is installed
+// when it may be (PPO_NO_APT=1 forbids that here), otherwise the one command is printed.
+describe('npm test on a machine without what it needs', { timeout: 60_000 }, () => {
+  const testAll = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['scripts/test-all.mjs'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, PPO_NO_APT: '1', ...env } });
+
+  it('stops before running anything, naming a Chromium it cannot install', () => {
+    const r = testAll({ PPO_CHROMIUM: '/nonexistent/chromium' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('Chromium not found at /nonexistent/chromium');
+    expect(r.stdout).not.toContain('=== Typecheck');
+  });
+
+  it('prints the one apt-get command for the packages that are missing', () => {
+    // A PATH holding only node: no python3 (nor ldconfig / fc-list, whose files are checked directly).
+    const bin = mkdtempSync(join(tmpdir(), 'only-node-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    try {
+      const r = testAll({ PATH: bin });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/python3 — the exported job's reward\.py is checked by running it/);
+      expect(r.stderr).toMatch(/On Debian\/Ubuntu: {2}sudo apt-get install -y [a-z0-9 -]*\bpython3\b/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run export-job', { timeout: 60_000 }, () => {
+  it('without arguments prints its usage and exits 2', () => {
+    const r = npm('export-job');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('usage: npm run export-job -- --engine <verl|openrlhf>');
   });
 });

@@ -2,15 +2,19 @@
 // whose clip/clamp branch changes within ±h are skipped, and the test asserts that most tokens
 // were checked). Relative tolerance 1e-6 with h = 1e-5: the truncation error is O(h²).
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS, LOSS_AGGS, NORM_SCALES, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { klGradValue } from '../../src/reference/kl.ts';
+import * as verl from '../helpers/verl.ts';
 import { aggregateRef } from '../../src/reference/aggregate.ts';
 import { logprobsBackwardRef, logprobsRef } from '../../src/reference/logprobs.ts';
 import { policyLossRef, policyTokenRef } from '../../src/reference/policyLoss.ts';
 import { valueLossRef, valueTokenRef } from '../../src/reference/valueLoss.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { TEST_SEED } from '../helpers/random.ts';
 
 const H = 1e-5;
-const seed = (Date.now() ^ (Math.random() * 2 ** 31)) >>> 0;
+// The run's TEST_SEED (printed in the summary), so a failure here reproduces with TEST_SEED=<n>.
+const seed = TEST_SEED;
 const rng = (salt: number) => new Rng((seed + salt * 7919) >>> 0);
 const randn = (r: Rng, n: number, s = 1) => Float64Array.from({ length: n }, () => r.normal() * s);
 
@@ -117,17 +121,95 @@ describe('reference gradients match central finite differences', () => {
     expect(active).toBeGreaterThan(0);
   });
 
-  it.each(LOSS_AGGS)('aggregate weights are ∂value/∂x (%s)', (agg) => {
+  it.each(LOSS_AGGS.flatMap((agg) => NORM_SCALES.map((ns) => [agg, ns] as const)))('aggregate weights are ∂value/∂x (%s, norm scale %s)', (agg, ns) => {
     const r = rng(4);
     const B = 3, A = 5;
     const x = randn(r, B * A);
     const mask = maskFor(r, B, A);
-    const { weights } = aggregateRef(x, mask, B, A, agg);
+    const { weights } = aggregateRef(x, mask, B, A, agg, ns);
     for (let i = 0; i < B * A; i++) {
       const up = x.slice(); up[i] += H;
       const dn = x.slice(); dn[i] -= H;
-      expectNear(weights[i], (aggregateRef(up, mask, B, A, agg).value - aggregateRef(dn, mask, B, A, agg).value) / (2 * H), `x[${i}]`);
+      expectNear(weights[i], (aggregateRef(up, mask, B, A, agg, ns).value - aggregateRef(dn, mask, B, A, agg, ns).value) / (2 * H), `x[${i}]`);
     }
     expect(weights.some((w) => w !== 0)).toBe(true);
+  });
+});
+
+/** Right-padded mask, every row 1..A tokens (verl's per-sequence means are NaN on an empty row). */
+function fullRows(r: Rng, B: number, A: number): Float64Array {
+  const m = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const len = r.int(1, A + 1);
+    for (let a = 0; a < len; a++) m[b * A + a] = 1;
+  }
+  return m;
+}
+
+// Gradients of the references against finite differences of verl's own functions (transliterated
+// in tests/helpers/verl.ts): the live log-probs move by ±h while every `.detach()` operand stays at
+// the base point, which is the gradient autograd gives verl.
+describe('reference gradients match finite differences of verl\'s losses (stop-gradients held fixed)', () => {
+  const cfg = (agg: string): verl.VerlPolicyConfig => ({ clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg });
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
+  const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as const)));
+  it.each(cases)('%s policy loss, agg %s, is_weights %s', (mode, agg, withIs) => {
+    const r = rng(10 + modes.indexOf(mode));
+    const B = 5, A = 7;
+    const old = randn(r, B * A, 1).map((x) => -Math.abs(x) - 0.1);
+    const logp = Float64Array.from(old, (o) => o + r.normal() * 0.4);
+    const adv = randn(r, B * A, 1.5);
+    const mask = fullRows(r, B, A);
+    const isW = withIs ? Float64Array.from({ length: B * A }, () => r.uniform(0.2, 2)) : null;
+    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+    const { gradLogprobs } = policyLossRef(old, logp, adv, mask, B, A, params, isW);
+    const lossAt = (x: Float64Array) => {
+      if (mode === 'gspo') return verl.policyLossGspo(old, x, logp, adv, mask, B, A, cfg(agg), isW).loss;
+      if (mode === 'cispo') return verl.policyLossCispo(old, x, logp, adv, mask, B, A, cfg(agg), isW).loss;
+      return verl.policyLossVanilla(old, x, adv, mask, B, A, cfg(agg), isW).loss;
+    };
+    // GSPO's token ratio exp(logp − sg(logp) + sg(s_b)): the clip branch is that of the sequence ratio
+    const seqRatio = (x: Float64Array, b: number) => {
+      let sum = 0, n = 0;
+      for (let a = 0; a < A; a++) if (mask[b * A + a]) { sum += x[b * A + a] - old[b * A + a]; n++; }
+      return Math.exp(sum / n);
+    };
+    // Which side of each kink (clip bounds 0.8 and 1.28, dual clip 3) a ratio lies on.
+    const side = (ratio: number) => `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`;
+    let checked = 0, active = 0;
+    for (let i = 0; i < B * A; i++) {
+      if (!mask[i]) {
+        expect(gradLogprobs[i]).toBe(0);
+        continue;
+      }
+      const up = logp.slice(); up[i] += H;
+      const dn = logp.slice(); dn[i] -= H;
+      const ratioAt = (x: Float64Array) => (mode === 'gspo' ? seqRatio(x, Math.floor(i / A)) : Math.exp(x[i] - old[i]));
+      // At a kink only when the ±h points fall on different branches (CISPO has no kink in logp).
+      if (mode !== 'cispo' && side(ratioAt(up)) !== side(ratioAt(dn))) continue;
+      expectNear(gradLogprobs[i], (lossAt(up) - lossAt(dn)) / (2 * H), `${mode} logp[${i}]`);
+      checked++;
+      if (gradLogprobs[i] !== 0) active++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(mask.reduce((s, m) => s + m, 0) - 2);
+    expect(active).toBeGreaterThan(0);
+  });
+
+  it.each(KL_ESTIMATORS)('kl %s: klGrad is the gradient of verl kl_penalty (straight-through for "+")', (est) => {
+    const r = rng(20);
+    let checked = 0;
+    for (let k = 0; k < 200; k++) {
+      const ref = -Math.abs(r.normal()) - 0.1;
+      const logp = ref + r.normal() * (k < 190 ? 1.5 : 30); // the last ten reach the k3 clamps
+      const value = (x: number) => (est === 'k1_clamped' ? Math.max(x - ref, 0) : verl.klPenalty(x, logp, ref, est));
+      const branch = (x: number) => {
+        const d = x - ref;
+        return `${Math.sign(d)}${d > 20}${d < -20}${Math.exp(-d) + d - 1 > 10}`;
+      };
+      if (branch(logp + H) !== branch(logp - H)) continue;
+      expectNear(klGradValue(logp, ref, est), (value(logp + H) - value(logp - H)) / (2 * H), `${est} d=${logp - ref}`);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(190);
   });
 });

@@ -43,3 +43,34 @@ describe('score clipping', () => {
     expect(Array.from(finalScores([50, -50, NaN, 0.5], samples, 10, -1))).toEqual([10, -11, 0, -0.5]);
   });
 });
+
+describe('issue 9 validation', () => {
+  it('group estimators reject γ < 1 (field, value, allowed); GAE keeps discounting', () => {
+    for (const est of ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'] as const) {
+      const p = validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: est, gamma: 0.99 });
+      expect(p).toHaveLength(1);
+      expect(p[0].field).toBe('gamma');
+      expect(p[0].value).toBe(0.99);
+      expect(p[0].message).toMatch(/gamma = 0\.99.*allowed: 1/);
+    }
+    expect(validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: 'gae', gamma: 0.99 })).toEqual([]);
+  });
+
+  it('new knobs: choices and ranges, k1_clamped only in the reward, DAPO cross-field checks', () => {
+    expect(validateConfig({ ...DEFAULT_CONFIG, lossMode: 'gspo', normScale: 'verl', lossAgg: 'seq-mean-token-sum', klEstimator: 'k1_clamped', klLossEstimator: 'k3+', tisCap: 2 })).toEqual([]);
+    const bad = validateConfig({ ...DEFAULT_CONFIG, lossMode: 'ppo' as never, normScale: 'x' as never, klLossEstimator: 'k1_clamped', tisCap: 0.5, maxExtraRollouts: 17, overlongPenalty: -1 });
+    expect(bad.map((p) => p.field).sort()).toEqual(['klLossEstimator', 'lossMode', 'maxExtraRollouts', 'normScale', 'overlongPenalty', 'tisCap']);
+    expect(bad.find((p) => p.field === 'klLossEstimator')!.message).toMatch(/k3\+/);
+    const ds = validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: 'gae', dynamicSampling: true, samplesPerPrompt: 1, promptsPerBatch: 8, miniBatches: 2 });
+    expect(ds.map((p) => p.field)).toEqual(['samplesPerPrompt']);
+    const ol = validateConfig({ ...DEFAULT_CONFIG, maxResponseLength: 8, overlongBuffer: 8 });
+    expect(ol.map((p) => p.field)).toEqual(['overlongBuffer']);
+    expect(ol[0].message).toMatch(/0 \(off\) to 7/);
+  });
+
+  it('the KL target is per token (verl default 0.1) and the defaults keep the fixed controller', () => {
+    expect(DEFAULT_CONFIG.klTarget).toBe(0.1);
+    expect(DEFAULT_CONFIG.klController).toBe('fixed');
+    expect(validateConfig({ ...DEFAULT_CONFIG, klTarget: 11 })[0].message).toMatch(/from 0 \(exclusive\) to 10/);
+  });
+});

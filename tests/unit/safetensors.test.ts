@@ -20,10 +20,12 @@ function sample(): SafeTensor[] {
     { name: 'vocab.ids', dtype: 'I32', shape: [4], data: Int32Array.from([0, -1, 2147483647, -2147483648]) },
     { name: 'scalar', dtype: 'F32', shape: [], data: Float32Array.from([0.1]) },
     { name: 'empty', dtype: 'F32', shape: [0, 7], data: new Float32Array(0) },
+    // F64 (trainer state): a value f32 cannot hold, the smallest subnormal, −0 and NaN bit-exact
+    { name: 'state.m', dtype: 'F64', shape: [5], data: Float64Array.from([0.1, 5e-324, -0, NaN, -1e300]) },
   ];
 }
 
-function bitsOf(a: Float32Array | Int32Array): Uint8Array {
+function bitsOf(a: Float32Array | Int32Array | Float64Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 

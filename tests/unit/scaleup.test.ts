@@ -1,8 +1,10 @@
-// The verl / OpenRLHF command lines carry every knob of the current config: mapped to a flag with
-// the same value, or named in a comment line. Checked by parsing the generated text back.
+// "Scale it up" carries every knob of the current config into the verl / OpenRLHF launch scripts:
+// mapped to a key with the same value, or named in a `#` note saying what differs.
+// (Key names and choices are checked against the engines in export_keys.test.ts.)
 import { describe, expect, it } from 'vitest';
+import { planJob } from '../../src/export/plan.ts';
+import { engineCommand, renderScript } from '../../src/export/script.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
-import { openRlhfCommand, renderCommand, verlCommand, type ScaleUpCommand } from '../../src/ui/scaleUp.ts';
 
 const cfg = (over: Partial<PpoConfig>): PpoConfig => {
   const c = { ...DEFAULT_CONFIG, ...over };
@@ -10,148 +12,135 @@ const cfg = (over: Partial<PpoConfig>): PpoConfig => {
   return c;
 };
 
-/** verl `key=value` overrides as a map (each key at most once). */
-function verlArgs(cmd: ScaleUpCommand): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const a of cmd.args) {
-    const eq = a.indexOf('=');
-    expect(eq).toBeGreaterThan(0);
-    const key = a.slice(0, eq);
-    expect(m.has(key), `duplicate ${key}`).toBe(false);
-    m.set(key, a.slice(eq + 1));
-  }
-  return m;
-}
+const script = (engine: 'verl' | 'openrlhf', c: PpoConfig) => {
+  const plan = planJob(c, { engine, gpus: 1, trainRows: 256 });
+  return renderScript(plan, engineCommand(plan));
+};
+const notes = (engine: 'verl' | 'openrlhf', c: PpoConfig) =>
+  script(engine, c)
+    .split('\n')
+    .filter((l) => l.startsWith('# '))
+    .join('\n');
 
-/** OpenRLHF `--flag v1 v2` arguments as a map from flag to its value words. */
-function rlhfArgs(cmd: ScaleUpCommand): Map<string, string[]> {
-  const m = new Map<string, string[]>();
-  for (const a of cmd.args) {
-    const [flag, ...vals] = a.split(' ');
-    expect(flag.startsWith('--')).toBe(true);
-    expect(m.has(flag), `duplicate ${flag}`).toBe(false);
-    m.set(flag, vals);
-  }
-  return m;
-}
-
-describe('verl command', () => {
-  it('maps the default PPO config to Hydra overrides with the same numbers', () => {
-    const v = verlArgs(verlCommand(DEFAULT_CONFIG));
-    expect(v.get('algorithm.adv_estimator')).toBe('gae');
-    expect(v.get('algorithm.gamma')).toBe('1');
-    expect(v.get('algorithm.lam')).toBe('0.95');
-    expect(v.get('algorithm.use_kl_in_reward')).toBe('True');
-    expect(v.get('algorithm.kl_penalty')).toBe('kl');
-    expect(v.get('algorithm.kl_ctrl.type')).toBe('fixed');
-    expect(v.get('algorithm.kl_ctrl.kl_coef')).toBe('0.05');
-    expect(v.get('algorithm.kl_ctrl.target_kl')).toBe('6');
-    expect(v.get('algorithm.kl_ctrl.horizon')).toBe('10000');
-    expect(v.get('actor_rollout_ref.actor.clip_ratio_low')).toBe('0.2');
-    expect(v.get('actor_rollout_ref.actor.clip_ratio_high')).toBe('0.2');
-    expect(v.get('actor_rollout_ref.actor.clip_ratio_c')).toBe('3');
-    expect(v.get('actor_rollout_ref.actor.ppo_epochs')).toBe('2');
-    // 8 prompts in 2 minibatches: verl counts minibatches in prompts.
-    expect(v.get('actor_rollout_ref.actor.ppo_mini_batch_size')).toBe('4');
-    expect(v.get('data.train_batch_size')).toBe('8');
-    expect(v.get('actor_rollout_ref.rollout.n')).toBe('4');
-    expect(v.get('actor_rollout_ref.actor.loss_agg_mode')).toBe('token-mean');
-    expect(v.get('actor_rollout_ref.actor.entropy_coeff')).toBe('0');
-    expect(v.get('actor_rollout_ref.actor.use_kl_loss')).toBe('False');
-    expect(v.get('actor_rollout_ref.actor.kl_loss_type')).toBe('low_var_kl');
-    expect(v.get('actor_rollout_ref.actor.optim.lr')).toBe('0.0001');
-    expect(v.get('critic.optim.lr')).toBe('0.0005');
-    expect(v.get('critic.cliprange_value')).toBe('0.2');
-    expect(v.get('actor_rollout_ref.actor.grad_clip')).toBe('1');
-    expect(v.get('actor_rollout_ref.rollout.top_k')).toBe('-1');
-    expect(v.get('actor_rollout_ref.rollout.top_p')).toBe('1');
-    expect(v.get('actor_rollout_ref.rollout.temperature')).toBe('1');
-    expect(v.get('data.max_response_length')).toBe('8');
-    expect(v.get('data.seed')).toBe('1');
+describe('notes for knobs without a counterpart', () => {
+  it('verl: disabled clips, early stop, no-EOS penalty, minibatches not whole in prompts, max grad norm 0', () => {
+    const n = notes('verl', cfg({ dualClip: null, valueClip: null, targetKl: 0.05, noEosPenalty: -1, promptsPerBatch: 6, samplesPerPrompt: 4, miniBatches: 4, maxGradNorm: 0 }));
+    expect(n).toMatch(/dual clip is off/);
+    expect(n).toMatch(/value clip is off/);
+    expect(n).toMatch(/early-stop KL 0\.05/);
+    expect(n).toMatch(/no-EOS penalty -1: applied inside reward\.py/);
+    expect(n).toMatch(/minibatches: .*not whole/);
+    expect(n).toMatch(/max grad norm 0 means no clipping here/);
   });
 
-  it('spells GRPO / Dr. GRPO, the KL loss and the k2 estimator the verl way, and drops the critic', () => {
-    const c = cfg({ advantageEstimator: 'dr_grpo', useKlLoss: true, klInReward: false, klLossEstimator: 'k2', klLossCoef: 0.001, lossAgg: 'seq-mean-token-sum-norm', topK: 20 });
-    const cmd = verlCommand(c);
-    const v = verlArgs(cmd);
-    expect(v.get('algorithm.adv_estimator')).toBe('grpo');
-    expect(v.get('algorithm.norm_adv_by_std_in_grpo')).toBe('False');
-    expect(v.get('actor_rollout_ref.actor.kl_loss_type')).toBe('mse');
-    expect(v.get('actor_rollout_ref.actor.kl_loss_coef')).toBe('0.001');
-    expect(v.get('actor_rollout_ref.actor.loss_agg_mode')).toBe('seq-mean-token-sum-norm');
-    expect(v.get('actor_rollout_ref.rollout.top_k')).toBe('20');
-    expect([...v.keys()].some((k) => k.startsWith('critic.'))).toBe(false);
-    expect(cmd.notes.join('\n')).toMatch(/critic: unused by dr_grpo/);
-    expect(verlArgs(verlCommand(cfg({ advantageEstimator: 'group_norm' }))).get('algorithm.norm_adv_by_std_in_grpo')).toBeUndefined();
+  it('verl: KL before the group statistics; the per-token KL target passes through with no conversion note', () => {
+    const n = notes('verl', cfg({ advantageEstimator: 'group_norm', klController: 'adaptive', klTarget: 0.3 }));
+    expect(n).toMatch(/subtracts β·ΣKL from each score before the group statistics/);
+    expect(n).not.toMatch(/per sequence|response budget\) =/);
+    expect(script('verl', cfg({ klController: 'adaptive', klTarget: 0.3, maxResponseLength: 12 }))).toContain('algorithm.kl_ctrl.target_kl=0.3 \\');
+    expect(script('openrlhf', cfg({ klController: 'adaptive', klTarget: 0.3, maxResponseLength: 12 }))).toContain('--algo.kl.target 0.3 \\');
   });
 
-  it('names knobs without an equivalent in comment lines instead of dropping them', () => {
-    const cmd = verlCommand(cfg({ dualClip: null, valueClip: null, targetKl: 0.05, noEosPenalty: -1, promptsPerBatch: 6, samplesPerPrompt: 4, miniBatches: 4 }));
-    const notes = cmd.notes.join('\n');
-    expect(notes).toMatch(/dual clip is off/);
-    expect(notes).toMatch(/value clip is off/);
-    expect(notes).toMatch(/early-stop KL 0.05/);
-    expect(notes).toMatch(/no-EOS penalty -1/);
-    // 6 prompts / 4 minibatches is not whole in prompts.
-    expect(notes).toMatch(/minibatches: .*not whole/);
-    expect(verlArgs(cmd).get('actor_rollout_ref.actor.clip_ratio_c')).toBe('1e9');
-  });
-});
-
-describe('OpenRLHF command', () => {
-  it('maps the default PPO config to train_ppo_ray flags with the same numbers', () => {
-    const o = rlhfArgs(openRlhfCommand(DEFAULT_CONFIG));
-    expect(o.get('--advantage_estimator')).toEqual(['gae']);
-    expect(o.get('--init_kl_coef')).toEqual(['0.05']);
-    expect(o.get('--kl_estimator')).toEqual(['k1']);
-    expect(o.has('--use_kl_loss')).toBe(false);
-    expect(o.has('--kl_target')).toBe(false);
-    expect(o.get('--eps_clip_low_high')).toEqual(['0.2', '0.2']);
-    expect(o.get('--dual_clip')).toEqual(['3']);
-    expect(o.get('--value_clip')).toEqual(['0.2']);
-    expect(o.get('--gamma')).toEqual(['1']);
-    expect(o.get('--lambd')).toEqual(['0.95']);
-    expect(o.get('--n_samples_per_prompt')).toEqual(['4']);
-    expect(o.get('--rollout_batch_size')).toEqual(['8']);
-    // 32 sequences in 2 minibatches of 16.
-    expect(o.get('--train_batch_size')).toEqual(['16']);
-    expect(16 % Number(o.get('--micro_train_batch_size')![0])).toBe(0);
-    expect(o.get('--max_epochs')).toEqual(['2']);
-    expect(o.get('--actor_learning_rate')).toEqual(['0.0001']);
-    expect(o.get('--critic_learning_rate')).toEqual(['0.0005']);
-    expect(o.get('--temperature')).toEqual(['1']);
-    expect(o.get('--top_p')).toEqual(['1']);
-    expect(o.get('--generate_max_len')).toEqual(['8']);
-    expect(o.get('--max_norm')).toEqual(['1']);
-    expect(o.get('--seed')).toEqual(['1']);
-    expect(o.get('--reward_clip_range')).toEqual(['-10', '10']);
-    expect(o.get('--adam_betas')).toEqual(['0.9', '0.999']);
+  it('adaptive KL with the KL only in the loss: OpenRLHF adapts the loss coefficient as here; verl keeps it fixed, and says so', () => {
+    const c = cfg({ useKlLoss: true, klInReward: false, klController: 'adaptive', klTarget: 0.2, klLossCoef: 0.01 });
+    expect(notes('verl', c)).toMatch(/playground adapts the KL-loss coefficient \(as OpenRLHF does\); verl adapts only the in-reward coefficient, so here kl_loss_coef stays fixed at 0\.01/);
+    const o = script('openrlhf', c);
+    expect(o).toContain('--algo.kl.target 0.2 \\');
+    expect(o).toMatch(/# adaptive KL with the KL only in the loss: OpenRLHF and the playground both adapt the KL-loss coefficient/);
+    // KL in the reward and in the loss: the playground adapts β, OpenRLHF would adapt its one (loss) coefficient.
+    const both = cfg({ useKlLoss: true, klInReward: true, klController: 'adaptive' });
+    expect(script('openrlhf', both)).not.toMatch(/^  --algo\.kl\.target /m);
+    expect(notes('openrlhf', both)).toMatch(/the controller is left fixed/);
   });
 
-  it('uses the KL loss coefficient with --use_kl_loss and the adaptive controller flags', () => {
-    const o = rlhfArgs(openRlhfCommand(cfg({ useKlLoss: true, klInReward: false, klLossCoef: 0.002, klLossEstimator: 'k3', klController: 'adaptive', klTarget: 3, klHorizon: 500, entropyCoef: 0.01 })));
-    expect(o.has('--use_kl_loss')).toBe(true);
-    expect(o.get('--init_kl_coef')).toEqual(['0.002']);
-    expect(o.get('--kl_estimator')).toEqual(['k3']);
-    expect(o.get('--kl_target')).toEqual(['3']);
-    expect(o.get('--kl_horizon')).toEqual(['500']);
-    expect(o.get('--entropy_loss_coef')).toEqual(['0.01']);
-    expect(rlhfArgs(openRlhfCommand(cfg({ klInReward: false }))).get('--init_kl_coef')).toEqual(['0']);
+  it('OpenRLHF: abs estimator, top-k, loss aggregation', () => {
+    const n = notes('openrlhf', cfg({ klEstimator: 'abs', topK: 5, lossAgg: 'seq-mean-token-mean', dualClip: null }));
+    expect(n).toMatch(/"abs": OpenRLHF offers k1, k2, k3 only/);
+    expect(n).toMatch(/top-k 5/);
+    expect(n).toMatch(/seq-mean-token-mean/);
+    expect(script('openrlhf', cfg({ klEstimator: 'abs' }))).not.toMatch(/--algo\.kl\.estimator/);
   });
 
-  it('comments on the abs estimator, top-k and non-token-mean aggregation', () => {
-    const cmd = openRlhfCommand(cfg({ klEstimator: 'abs', topK: 5, lossAgg: 'seq-mean-token-mean', dualClip: null }));
-    const notes = cmd.notes.join('\n');
-    expect(notes).toMatch(/"abs": OpenRLHF offers k1, k2, k3 only/);
-    expect(notes).toMatch(/top-k 5/);
-    expect(notes).toMatch(/seq-mean-token-mean/);
-    expect(rlhfArgs(cmd).has('--kl_estimator')).toBe(false);
-    expect(rlhfArgs(cmd).has('--dual_clip')).toBe(false);
+  it('loss mode: GSPO → verl loss_mode=gspo / OpenRLHF policy_loss_type gspo; CISPO → PPO clip and a note in both', () => {
+    const g = cfg({ lossMode: 'gspo' });
+    expect(script('verl', g)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=gspo \\');
+    expect(script('openrlhf', g)).toContain('--actor.policy_loss_type gspo \\');
+    expect(script('verl', DEFAULT_CONFIG)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=vanilla \\');
+    expect(script('openrlhf', DEFAULT_CONFIG)).toContain('--actor.policy_loss_type ppo \\');
+    const k = cfg({ lossMode: 'cispo' });
+    expect(script('verl', k)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=vanilla \\');
+    expect(notes('verl', k)).toMatch(/loss mode cispo: not registered in verl at the targeted commit/);
+    expect(script('openrlhf', k)).toContain('--actor.policy_loss_type ppo \\');
+    expect(notes('openrlhf', k)).toMatch(/loss mode cispo: OpenRLHF 0\.10\.2 has no CISPO/);
+  });
+
+  it('TIS: verl tis_imp_ratio_cap with the rollout log-probs, OpenRLHF is_correction tis [0, cap]', () => {
+    const t = cfg({ tisCap: 2 });
+    const v = script('verl', t);
+    expect(v).toContain('actor_rollout_ref.actor.tis_imp_ratio_cap=2 \\');
+    expect(v).toContain('actor_rollout_ref.rollout.calculate_log_probs=True \\');
+    const o = script('openrlhf', t);
+    expect(o).toContain('--algo.advantage.is_correction_enable \\');
+    expect(o).toContain('--algo.advantage.is_correction_type tis \\');
+    expect(o).toContain('--algo.advantage.is_correction_threshold 0 2 \\');
+    for (const e of ['verl', 'openrlhf'] as const) expect(script(e, DEFAULT_CONFIG)).not.toMatch(/tis_imp_ratio_cap|calculate_log_probs|is_correction/);
+    expect(notes('verl', cfg({ tisCap: 2, lossMode: 'gspo' }))).toMatch(/its GSPO loss ignores the rollout log-probs/);
+  });
+
+  it('KL estimators: "+" exact in the reward, k2 (same gradient) in the loss with a note; k1_clamped nearest k1 with a note', () => {
+    const r = cfg({ klEstimator: 'k3+' });
+    expect(script('verl', r)).toContain('algorithm.kl_penalty=low_var_kl \\');
+    expect(script('openrlhf', r)).toContain('--algo.kl.estimator k3 \\');
+    expect(notes('verl', r)).toMatch(/KL reward estimator k3\+: the reward carries no gradient/);
+    const l = cfg({ useKlLoss: true, klInReward: false, klLossEstimator: 'k3+' });
+    expect(script('verl', l)).toContain('actor_rollout_ref.actor.kl_loss_type=mse \\');
+    expect(notes('verl', l)).toMatch(/verl accepts "k3\+" only from v0\.9\.1/);
+    expect(script('openrlhf', l)).toContain('--algo.kl.estimator k2 \\');
+    expect(script('verl', cfg({ useKlLoss: true, klInReward: false, klLossEstimator: 'k1+' }))).toContain('kl_loss_type=mse \\');
+    const c = cfg({ klEstimator: 'k1_clamped' });
+    expect(script('verl', c)).toContain('algorithm.kl_penalty=kl \\');
+    expect(script('openrlhf', c)).toContain('--algo.kl.estimator k1 \\');
+    for (const e of ['verl', 'openrlhf'] as const) expect(notes(e, c)).toMatch(/k1_clamped \(AlpacaFarm's one-sided max\(logp − ref, 0\)\): .* has no clamped estimator/);
+  });
+
+  it('aggregation: seq-mean-token-sum maps directly in verl; the per_seq norm scale is named where verl differs', () => {
+    expect(script('verl', cfg({ lossAgg: 'seq-mean-token-sum' }))).toContain('actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum \\');
+    expect(notes('openrlhf', cfg({ lossAgg: 'seq-mean-token-sum' }))).toMatch(/"seq-mean-token-sum": OpenRLHF 0\.10\.2 averages/);
+    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'per_seq' }))).toMatch(/norm scale per_seq: .* B× larger/);
+    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'verl' }))).not.toMatch(/norm scale/);
+  });
+
+  it('DAPO: verl runs the DAPO recipe with filter_groups and overlong_buffer, OpenRLHF its flags', () => {
+    const d = cfg({ advantageEstimator: 'group_norm', dynamicSampling: true, maxExtraRollouts: 2, overlongBuffer: 2, overlongPenalty: 0.5 });
+    const v = script('verl', d);
+    expect(v).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
+    expect(v).not.toMatch(/verl\.trainer\.main_ppo/);
+    expect(v).toMatch(/^cd "\$\{VERL_REPO:\?/m);
+    for (const kv of ['algorithm.filter_groups.enable=True', 'algorithm.filter_groups.metric=seq_reward', 'algorithm.filter_groups.max_num_gen_batches=3', 'data.gen_batch_size=8', 'reward_model.reward_manager=dapo', 'reward_model.overlong_buffer.enable=True', 'reward_model.overlong_buffer.len=2', 'reward_model.overlong_buffer.penalty_factor=0.5']) {
+      expect(v).toContain(`  ${kv} \\`);
+    }
+    expect(notes('verl', d)).toMatch(/runs verl's DAPO recipe/);
+    expect(notes('verl', d)).toMatch(/verl raises an error where the playground fills the batch/);
+    const o = script('openrlhf', d);
+    for (const f of ['--algo.dynamic_filtering_enable', '--algo.dynamic_filtering_range 0 1', '--reward.overlong_buffer_len 2', '--reward.overlong_penalty_factor 0.5']) expect(o).toContain(`  ${f} \\`);
+    expect(notes('openrlhf', d)).toMatch(/max extra rollouts 2 has no counterpart/);
+    // Off: main_ppo, none of the recipe's keys.
+    const plain = script('verl', DEFAULT_CONFIG);
+    expect(plain).toMatch(/^python3 -m verl\.trainer\.main_ppo \\$/m);
+    expect(plain).not.toMatch(/filter_groups|overlong_buffer|gen_batch_size|VERL_REPO/);
+    // Overlong alone also needs the recipe (main_ppo has no reward_model.overlong_buffer).
+    expect(script('verl', cfg({ overlongBuffer: 3 }))).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
+  });
+
+  it('a learned reward model is exported as the task\'s rule, and said so', () => {
+    const c = cfg({ task: 'sentiment', rewardSource: 'model' });
+    expect(notes('verl', c)).toMatch(/exports the task's lexicon rule instead/);
+    expect(notes('openrlhf', c)).toMatch(/exports the task's lexicon rule instead/);
   });
 });
 
-describe('both commands', () => {
-  // Another valid value for every knob; changing it must change at least one of the two commands.
+describe('both scripts', () => {
+  // Another valid value for every knob; changing it must change at least one of the two scripts.
   const ALT: { [K in keyof PpoConfig]: PpoConfig[K] } = {
     task: 'sentiment', rewardSource: 'model', nLayer: 3, nHead: 4, dModel: 128, seed: 7,
     promptsPerBatch: 16, samplesPerPrompt: 2, maxResponseLength: 12, temperature: 0.7, topK: 10, topP: 0.9,
@@ -160,31 +149,47 @@ describe('both commands', () => {
     advantageEstimator: 'rloo', gamma: 0.99, lam: 0.9, ppoEpochs: 4, miniBatches: 4, clipLow: 0.1, clipHigh: 0.28,
     dualClip: 5, valueClip: 0.5, lossAgg: 'seq-mean-token-mean', entropyCoef: 0.01, targetKl: 0.1,
     actorLr: 3e-4, criticLr: 1e-3, warmupSteps: 10, weightDecay: 0.01, maxGradNorm: 0.5, adamBeta1: 0.8, adamBeta2: 0.99,
+    evalEvery: 5,
+    normScale: 'verl', lossMode: 'gspo', tisCap: 2, dynamicSampling: true, maxExtraRollouts: 2, overlongBuffer: 4, overlongPenalty: 0.5,
   };
-  const text = (c: PpoConfig) => renderCommand(verlCommand(c)) + '\n' + renderCommand(openRlhfCommand(c));
+  const text = (c: PpoConfig) => script('verl', c) + '\n' + script('openrlhf', c);
 
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
-    it(`reflects ${key}`, () => {
-      // klEstimator only shows while KL is in the reward; klLossCoef/estimator only while the loss is on.
-      const base: Partial<PpoConfig> = key === 'klLossCoef' || key === 'klLossEstimator' ? { useKlLoss: true } : {};
+    it(`reflect ${key}`, () => {
+      // klEstimator shows while KL is in the reward; klLossCoef/estimator while the loss is on;
+      // klTarget/klHorizon while the controller is adaptive.
+      // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
+      // overlongPenalty only with an overlong buffer.
+      const base: Partial<PpoConfig> =
+        key === 'klLossCoef' || key === 'klLossEstimator'
+          ? { useKlLoss: true }
+          : key === 'klTarget' || key === 'klHorizon'
+            ? { klController: 'adaptive' }
+            : key === 'normScale'
+              ? { lossAgg: 'seq-mean-token-sum-norm' }
+              : key === 'maxExtraRollouts'
+                ? { dynamicSampling: true }
+                : key === 'overlongPenalty'
+                  ? { overlongBuffer: 2 }
+                  : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));
     });
   }
 
-  it('renders a valid shell continuation with comments only above the command and no missing values', () => {
-    for (const c of [DEFAULT_CONFIG, cfg({ advantageEstimator: 'group_norm', dualClip: null, valueClip: null, topK: 3 })]) {
-      for (const cmd of [verlCommand(c), openRlhfCommand(c)]) {
-        const lines = renderCommand(cmd).split('\n');
-        const first = lines.findIndex((l) => !l.startsWith('#'));
-        expect(lines[first]).toBe(`${cmd.program} \\`);
-        const rest = lines.slice(first);
-        rest.forEach((l, i) => {
+  it('end with the program and its arguments, comments only above, no missing values', () => {
+    for (const c of [DEFAULT_CONFIG, cfg({ advantageEstimator: 'group_norm', dualClip: null, valueClip: null, topK: 3 }), cfg({ dynamicSampling: true, overlongBuffer: 2, tisCap: 2 })]) {
+      for (const engine of ['verl', 'openrlhf'] as const) {
+        const s = script(engine, c);
+        const lines = s.trimEnd().split('\n');
+        const first = lines.findIndex((l) => l.startsWith('python3 -m '));
+        expect(lines.slice(0, first).every((l) => l.startsWith('#') || /^(set |JOB_DIR=|MODEL=|cd "\$\{VERL_REPO:\?)/.test(l))).toBe(true);
+        lines.slice(first).forEach((l, i, rest) => {
           expect(l.startsWith('#')).toBe(false);
           expect(l.endsWith(' \\')).toBe(i < rest.length - 1);
         });
-        expect(renderCommand(cmd)).not.toMatch(/undefined|NaN|null|Infinity/);
+        expect(s).not.toMatch(/undefined|NaN|null|Infinity/);
       }
     }
   });

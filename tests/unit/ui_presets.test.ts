@@ -1,7 +1,7 @@
 // Every preset is a valid config on top of the defaults and explains itself in two sentences.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, validateConfig } from '../../src/rl/config.ts';
-import { PRESETS, presetValues } from '../../src/ui/presets.ts';
+import { PRESETS, presetArms, presetValues } from '../../src/rl/presets.ts';
 
 describe('experiment presets', () => {
   it.each(PRESETS.map((p) => [p.name, p] as const))('%s applies cleanly to the default config', (_name, preset) => {
@@ -11,8 +11,14 @@ describe('experiment presets', () => {
     expect(preset.explanation.split(/(?<=\.)\s+/).length, `${preset.name}: two sentences`).toBe(2);
   });
 
-  it('includes the four named in the product and looks presets up by name', () => {
-    for (const name of ['Reward hacking without KL', 'Tight vs loose clipping', 'PPO vs GRPO', 'Adaptive KL']) {
+  it.each(PRESETS.map((p) => [p.name, p] as const))('%s has a budget of at most 200 iterations and valid arms', (_name, preset) => {
+    expect(Number.isInteger(preset.iterations) && preset.iterations >= 1 && preset.iterations <= 200).toBe(true);
+    for (const arm of presetArms(preset)) expect(validateConfig({ ...DEFAULT_CONFIG, ...arm.values }), arm.label).toEqual([]);
+    if (preset.promise !== undefined) expect(preset.promise).toMatch(/\d/); // measured numbers, not a placeholder
+  });
+
+  it('includes the presets named in the product and looks presets up by name', () => {
+    for (const name of ['Learn arithmetic', 'Reward hacking without KL', 'Tight vs loose clipping', 'PPO vs GRPO', 'Adaptive KL', 'Stop properly']) {
       expect(PRESETS.map((p) => p.name)).toContain(name);
     }
     expect(presetValues('PPO vs GRPO').advantageEstimator).toBe('group_norm');

@@ -8,7 +8,7 @@ import { geluBackwardRef, geluRef } from '../../reference/nn/gelu.ts';
 import { embeddingBackwardRef, embeddingRef } from '../../reference/nn/embedding.ts';
 import { gatherRowsRef, sliceSeqBackwardRef, sliceSeqRef } from '../../reference/nn/slice.ts';
 import { adamwRef, gradNormRef } from '../../reference/nn/optim.ts';
-import { checkSlice, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
+import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
 function addInto(dst: Tensor, src: Float64Array): void {
@@ -24,6 +24,21 @@ export class CpuNnOps implements NnOps {
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
     const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
     return new CpuTensor(matmulRef(cpu(a).data, cpu(b).data, bias ? cpu(bias).data : null, M, K, N, transB), outShape, 'f32');
+  }
+
+  matmulGelu(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): { pre: Tensor; act: Tensor } {
+    const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
+    const pre = matmulRef(cpu(a).data, cpu(b).data, bias ? cpu(bias).data : null, M, K, N, transB);
+    return { pre: new CpuTensor(pre, outShape, 'f32'), act: new CpuTensor(geluRef(pre), outShape, 'f32') };
+  }
+
+  matmulResidual(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean, residual: Tensor): Tensor {
+    const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
+    expectShape('matmulResidual residual', residual, outShape);
+    const r = cpu(residual).data;
+    const y = matmulRef(cpu(a).data, cpu(b).data, bias ? cpu(bias).data : null, M, K, N, transB);
+    for (let i = 0; i < y.length; i++) y[i] += r[i];
+    return new CpuTensor(y, outShape, 'f32');
   }
 
   matmulBackward(gradOut: Tensor, a: Tensor, b: Tensor, transB: boolean, gradB: Tensor | null, gradBias: Tensor | null, needGradA: boolean): Tensor | null {
@@ -93,6 +108,12 @@ export class CpuNnOps implements NnOps {
     expectShape('embedding wpe', wpe, [wpe.shape[0], D]);
     const out = embeddingRef(cpu(tokens).data, cpu(positions).data, cpu(wte).data, cpu(wpe).data, V, wpe.shape[0], D);
     return new CpuTensor(out, [tokens.size, D], 'f32');
+  }
+  embeddingWindow(tokens: Tensor, positions: Tensor, start: number, len: number, wte: Tensor, wpe: Tensor): Tensor {
+    const { B, S, V, D, P } = embeddingWindowDims(tokens, positions, start, len, wte, wpe);
+    const tok = sliceSeqRef(cpu(tokens).data, B, S, 1, start, len);
+    const pos = sliceSeqRef(cpu(positions).data, B, S, 1, start, len);
+    return new CpuTensor(embeddingRef(tok, pos, cpu(wte).data, cpu(wpe).data, V, P, D), [B * len, D], 'f32');
   }
   embeddingBackward(gradOut: Tensor, tokens: Tensor, positions: Tensor, gradWte: Tensor, gradWpe: Tensor): void {
     expectShape('embeddingBackward positions', positions, tokens.shape);

@@ -1,5 +1,5 @@
 // PPO ops on the float64 reference backend.
-import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import type { KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { gaeRef } from '../../reference/gae.ts';
@@ -8,7 +8,7 @@ import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { whitenRef } from '../../reference/whiten.ts';
 import { aggregateRef } from '../../reference/aggregate.ts';
 import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
-import { policyLossRef, validatePolicyLossParams } from '../../reference/policyLoss.ts';
+import { policyLossRef, tisWeightsRef, validatePolicyLossParams, validateTisCap } from '../../reference/policyLoss.ts';
 import { valueLossRef, validateValueLossParams } from '../../reference/valueLoss.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
@@ -66,10 +66,11 @@ export class CpuPpoOps implements PpoOps {
     return { advantages: new CpuTensor(r.advantages, [B, A], 'f32'), returns: new CpuTensor(r.returns, [B, A], 'f32') };
   }
   // ---- end advantage side ----
-  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): { stats: Tensor; gradLogprobs: Tensor } {
+  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
     validatePolicyLossParams(params);
     const [B, A] = dimsBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
-    const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params);
+    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
+    const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params, isWeights ? cpu(isWeights).data : null);
     return { stats: new CpuTensor(r.stats, [4], 'f32'), gradLogprobs: new CpuTensor(r.gradLogprobs, [B, A], 'f32') };
   }
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
@@ -78,9 +79,14 @@ export class CpuPpoOps implements PpoOps {
     const r = valueLossRef(cpu(values).data, cpu(oldValues).data, cpu(returns).data, cpu(actionMask).data, B, A, params);
     return { stats: new CpuTensor(r.stats, [2], 'f32'), gradValues: new CpuTensor(r.gradValues, [B, A], 'f32') };
   }
-  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg): { value: Tensor; weights: Tensor } {
+  tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor {
+    validateTisCap(cap);
+    const [B, A] = dimsBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
+    return new CpuTensor(tisWeightsRef(cpu(oldLogprobs).data, cpu(rolloutLogprobs).data, cpu(actionMask).data, cap), [B, A], 'f32');
+  }
+  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale: NormScale = 'per_seq'): { value: Tensor; weights: Tensor } {
     const [B, A] = dimsBA(['x', x], ['action_mask', actionMask]);
-    const r = aggregateRef(cpu(x).data, cpu(actionMask).data, B, A, agg);
+    const r = aggregateRef(cpu(x).data, cpu(actionMask).data, B, A, agg, normScale);
     return { value: new CpuTensor(Float64Array.of(r.value), [1], 'f32'), weights: new CpuTensor(r.weights, [B, A], 'f32') };
   }
 }

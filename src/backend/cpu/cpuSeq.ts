@@ -29,8 +29,9 @@ export class CpuSeqOps implements SeqOps {
     return new CpuTensor(out, [dims.B * dims.L, dims.D], 'f32');
   }
 
-  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams): void {
+  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams, logprobs: Tensor | null = null): void {
     const dims = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
-    sampleStepRef(cpu(logits).data, cpu(sequences).data, cpu(attnMask).data, cpu(positions).data, cpu(finished).data, dims, pos, params);
+    if (logprobs) expectShape('logprobs', logprobs, [dims.B, dims.S]);
+    sampleStepRef(cpu(logits).data, cpu(sequences).data, cpu(attnMask).data, cpu(positions).data, cpu(finished).data, dims, pos, params, logprobs ? cpu(logprobs).data : null);
   }
 }

@@ -7,7 +7,7 @@ import type { BufferRange } from '../../gpu/recorder.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
 import { expectDType, expectShape, type Tensor } from '../tensor.ts';
-import { checkSlice, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
+import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
 
@@ -22,7 +22,7 @@ const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
-const MATMUL: KernelSpec = { shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw'] };
+const MATMUL: KernelSpec = { shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'] };
 const BIAS_GRAD: KernelSpec = { shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] };
 const LN_FORWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } };
 const LN_BACKWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } };
@@ -77,18 +77,38 @@ function fillBits(value: number, dtype: Tensor['dtype']): number {
 export class WebGpuNnOps implements NnOps {
   constructor(private readonly be: WebGpuBackend) {}
 
-  /** c (M,N) [+]= opA(a)·opB(b) (+ bias). */
-  private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean): void {
-    const u = uniforms().u32(M).u32(K).u32(N).u32(transA ? 1 : 0).u32(transB ? 1 : 0).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).bytes();
+  /** Bound to matmul's `act` when no GELU output is wanted (a writable binding must not alias c). */
+  private spare: Tensor | null = null;
+
+  /** c (M,N) [+]= opA(a)·opB(b) (+ bias) (+ residual (M,N), never c itself); act = gelu(c) when given. */
+  private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean, residual: Tensor | null = null, act: Tensor | null = null): void {
+    const u = uniforms().u32(M).u32(K).u32(N).u32(transA ? 1 : 0).u32(transB ? 1 : 0).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
+    this.spare ??= this.be.empty([1]);
     const grid: [number, number] = [groups(N, MM.TX * MM.TN), groups(M, MM.TY * MM.TM)];
     if (grid[1] > MAX_GROUPS_PER_DIM) throw new Error(`matmul: M = ${M} exceeds ${MAX_GROUPS_PER_DIM * MM.TY * MM.TM} rows`);
-    this.be.rt.dispatch(MATMUL, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c)], u, grid);
+    this.be.rt.dispatch(MATMUL, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, grid);
   }
 
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
     const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
     const y = this.be.empty(outShape);
     this.gemm(a, b, bias, y, M, K, N, false, transB, false);
+    return y;
+  }
+
+  matmulGelu(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): { pre: Tensor; act: Tensor } {
+    const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
+    const pre = this.be.empty(outShape);
+    const act = this.be.empty(outShape);
+    this.gemm(a, b, bias, pre, M, K, N, false, transB, false, null, act);
+    return { pre, act };
+  }
+
+  matmulResidual(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean, residual: Tensor): Tensor {
+    const { M, K, N, outShape } = matmulDims(a, b, bias, transB);
+    expectShape('matmulResidual residual', residual, outShape);
+    const y = this.be.empty(outShape);
+    this.gemm(a, b, bias, y, M, K, N, false, transB, false, residual);
     return y;
   }
 
@@ -186,7 +206,16 @@ export class WebGpuNnOps implements NnOps {
     expectShape('embedding wpe', wpe, [P, D]);
     const R = tokens.size;
     const out = this.be.empty([R, D]);
-    const u = uniforms().u32(R).u32(D).u32(V).u32(P).bytes();
+    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
+    this.be.rt.dispatch(EMB_FORWARD, [gpu(tokens), gpu(positions), gpu(wte), gpu(wpe), gpu(out)], u, elementGrid(R * D, EMB_WG));
+    return out;
+  }
+
+  embeddingWindow(tokens: Tensor, positions: Tensor, start: number, len: number, wte: Tensor, wpe: Tensor): Tensor {
+    const { B, S, V, D, P } = embeddingWindowDims(tokens, positions, start, len, wte, wpe);
+    const R = B * len;
+    const out = this.be.empty([R, D]);
+    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(S).u32(start).u32(len).bytes();
     this.be.rt.dispatch(EMB_FORWARD, [gpu(tokens), gpu(positions), gpu(wte), gpu(wpe), gpu(out)], u, elementGrid(R * D, EMB_WG));
     return out;
   }
@@ -199,7 +228,7 @@ export class WebGpuNnOps implements NnOps {
     expectShape('embeddingBackward gradWpe', gradWpe, [P, D]);
     const R = tokens.size;
     expectShape('embeddingBackward gradOut', gradOut, [R, D]);
-    const u = uniforms().u32(R).u32(D).u32(V).u32(P).bytes();
+    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
     this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * D, EMB_WG));
   }
 

@@ -4,10 +4,10 @@ import { uniforms } from '../../gpu/uniforms.ts';
 import type { KernelSpec } from '../../gpu/pipelines.ts';
 import { KL_ESTIMATOR_CODE } from '../../reference/kl.ts';
 import { compactGroups, GROUP_ESTIMATOR_CODE, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
-import { LOSS_AGG_CODE } from '../../reference/aggregate.ts';
-import { validatePolicyLossParams } from '../../reference/policyLoss.ts';
+import { aggCode } from '../../reference/aggregate.ts';
+import { validatePolicyLossParams, validateTisCap } from '../../reference/policyLoss.ts';
 import { validateValueLossParams } from '../../reference/valueLoss.ts';
-import type { KlEstimator, LossAgg, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import type { KlEstimator, LossAgg, LossMode, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
@@ -26,6 +26,8 @@ const GAE: KernelSpec = { shader: 'gae', entry: 'gae', uniform: true, storage: [
 const WHITEN: KernelSpec = { shader: 'whiten', entry: 'whiten', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } };
 const GROUP_SCORES: KernelSpec = { shader: 'group_advantages', entry: 'group_scores', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
 const DISCOUNTED_RETURNS: KernelSpec = { ...GROUP_SCORES, entry: 'discounted_returns' };
+const MASK_ADVANTAGES: KernelSpec = { ...GROUP_SCORES, entry: 'mask_advantages' };
+const TIS_WEIGHTS: KernelSpec = { shader: 'tis', entry: 'tis_weights', uniform: true, storage: ['read', 'read', 'read', 'rw'], constants: { WG } };
 
 // Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
 const WG_FINAL = 256;
@@ -34,7 +36,8 @@ const LOGPROBS_FORWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_forw
 const LOGPROBS_BACKWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } };
 const AGG_ROWS: KernelSpec = { shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
 const AGG_FINALIZE: KernelSpec = { shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } };
-const POLICY_ROWS: KernelSpec = { shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
+const POLICY_ROWS: KernelSpec = { shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
+const LOSS_MODE_CODE: Record<LossMode, number> = { vanilla: 0, gspo: 1, cispo: 2 };
 const VALUE_ROWS: KernelSpec = { shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
 
 
@@ -113,37 +116,58 @@ export class WebGpuPpoOps implements PpoOps {
     const { rewards, kl } = this.shapeRewards(transformed, logprobs, refLogprobs, actionMask, args.beta, args.klEstimator);
     const returns = this.be.empty([B, A]);
     this.be.rt.dispatch(DISCOUNTED_RETURNS, [gpu(rewards), gpu(actionMask), gpu(returns)], ug, [groups(B, WG)]);
-    let advantages: Tensor;
-    if (WHITENED_GROUP_ESTIMATORS.has(estimator)) {
-      advantages = this.whiten(returns, actionMask, true);
-    } else {
-      advantages = this.be.empty([B, A]);
-      this.be.copy(returns, advantages);
-    }
+    const unmasked = WHITENED_GROUP_ESTIMATORS.has(estimator) ? this.whiten(returns, actionMask, true) : returns;
+    // verl multiplies every outcome estimator's advantages by the response mask: 0 at padding.
+    const advantages = this.be.empty([B, A]);
+    this.be.rt.dispatch(MASK_ADVANTAGES, [gpu(unmasked), gpu(actionMask), gpu(advantages)], ug, [groups(B * A, WG)]);
     // Safe to recycle at once: later users of these buffers are recorded (and so run) after these reads.
     this.be.dispose(groupIndex, transformed, rewards, kl);
+    if (unmasked !== returns) this.be.dispose(unmasked);
     return { advantages, returns };
   }
   // ---- end advantage side ----
   /** agg_finalize over row partials: stats (K) and `weighted` (B,A) = weights or grad·weights. */
-  private finalize(rows: Tensor, mask: Tensor, B: number, A: number, K: number, agg: LossAgg, weighted: Tensor, scaleInPlace: boolean): Tensor {
+  private finalize(rows: Tensor, mask: Tensor, B: number, A: number, K: number, agg: number, weighted: Tensor, scaleInPlace: boolean): Tensor {
     const stats = this.be.empty([K]);
-    const u = uniforms().u32(B).u32(A).u32(K).u32(LOSS_AGG_CODE[agg]).u32(scaleInPlace ? 1 : 0).bytes();
+    const u = uniforms().u32(B).u32(A).u32(K).u32(agg).u32(scaleInPlace ? 1 : 0).bytes();
     this.be.rt.dispatch(AGG_FINALIZE, [gpu(rows), gpu(mask), gpu(stats), gpu(weighted)], u, [1]);
     // Safe to recycle at once: later users of the buffer are recorded (and so run) after this read.
     this.be.dispose(rows);
     return stats;
   }
 
-  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): { stats: Tensor; gradLogprobs: Tensor } {
+  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
     validatePolicyLossParams(params);
     const [B, A] = dimsBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
+    const mode = params.lossMode ?? 'vanilla';
     const gradLogprobs = this.be.empty([B, A]);
     const rows = this.be.empty([B, ROW_STRIDE]);
-    const u = uniforms().u32(B).u32(A).f32(params.clipLow).f32(params.clipHigh).f32(params.clipC ?? 0).u32(params.clipC === null ? 0 : 1).bytes();
-    this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), gpu(gradLogprobs), gpu(rows)], u, [B]);
-    const stats = this.finalize(rows, actionMask, B, A, 4, params.agg, gradLogprobs, true);
+    const u = uniforms()
+      .u32(B)
+      .u32(A)
+      .f32(params.clipLow)
+      .f32(params.clipHigh)
+      .f32(params.clipC ?? 0)
+      .u32(params.clipC === null ? 0 : 1)
+      .u32(LOSS_MODE_CODE[mode])
+      .u32(isWeights ? 1 : 0)
+      .bytes();
+    // Without IS weights their binding gets the mask (read-only aliasing is allowed; not read).
+    const is = gpu(isWeights ?? actionMask);
+    this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), is, gpu(gradLogprobs), gpu(rows)], u, [B]);
+    // GSPO aggregates seq-mean-token-mean whatever params.agg says (as verl does).
+    const agg = mode === 'gspo' ? aggCode('seq-mean-token-mean') : aggCode(params.agg, params.normScale);
+    const stats = this.finalize(rows, actionMask, B, A, 4, agg, gradLogprobs, true);
     return { stats, gradLogprobs };
+  }
+  tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor {
+    validateTisCap(cap);
+    const [B, A] = dimsBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
+    const out = this.be.empty([B, A]);
+    const u = uniforms().u32(B * A).f32(cap).bytes();
+    this.be.rt.dispatch(TIS_WEIGHTS, [gpu(oldLogprobs), gpu(rolloutLogprobs), gpu(actionMask), gpu(out)], u, [groups(B * A, WG)]);
+    return out;
   }
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
     validateValueLossParams(params);
@@ -152,15 +176,15 @@ export class WebGpuPpoOps implements PpoOps {
     const rows = this.be.empty([B, ROW_STRIDE]);
     const u = uniforms().u32(B).u32(A).f32(params.clip ?? 0).u32(params.clip === null ? 0 : 1).bytes();
     this.be.rt.dispatch(VALUE_ROWS, [gpu(values), gpu(oldValues), gpu(returns), gpu(actionMask), gpu(gradValues), gpu(rows)], u, [B]);
-    const stats = this.finalize(rows, actionMask, B, A, 2, params.agg, gradValues, true);
+    const stats = this.finalize(rows, actionMask, B, A, 2, aggCode(params.agg, params.normScale), gradValues, true);
     return { stats, gradValues };
   }
-  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg): { value: Tensor; weights: Tensor } {
+  aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale: NormScale = 'per_seq'): { value: Tensor; weights: Tensor } {
     const [B, A] = dimsBA(['x', x], ['action_mask', actionMask]);
     const rows = this.be.empty([B, ROW_STRIDE]);
     this.be.rt.dispatch(AGG_ROWS, [gpu(x), gpu(actionMask), gpu(rows)], uniforms().u32(B).u32(A).bytes(), [B]);
     const weights = this.be.empty([B, A]);
-    const value = this.finalize(rows, actionMask, B, A, 1, agg, weights, false);
+    const value = this.finalize(rows, actionMask, B, A, 1, aggCode(agg, normScale), weights, false);
     return { value, weights };
   }
 }

@@ -29,8 +29,10 @@ const ATTN_CACHED: KernelSpec = {
   storage: ['read', 'rw', 'rw', 'read', 'rw', 'rw'],
   constants: { WG },
 };
-const SAMPLE_RANK: KernelSpec = { shader: 'sample', entry: 'sample_rank', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } };
-const SAMPLE_DRAW: KernelSpec = { shader: 'sample', entry: 'sample_draw', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
+/** kv_cache_write + attention_cached for one new position (L = 1) in one dispatch. */
+const ATTN_DECODE: KernelSpec = { ...ATTN_CACHED, entry: 'attention_decode' };
+/** One token step of every row: rank the vocabulary, then draw (one workgroup per row). */
+const SAMPLE_STEP: KernelSpec = { shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
 
 export class WebGpuSeqOps implements SeqOps {
   constructor(private readonly be: WebGpuBackend) {}
@@ -72,14 +74,21 @@ export class WebGpuSeqOps implements SeqOps {
     const rows = B * H * L;
     const total = B * L * D;
     const u = uniforms().u32(L).u32(Smax).u32(H).u32(D).u32(start).f32(1 / Math.sqrt(Dh)).u32(rows).u32(total).bytes();
-    this.be.rt.dispatch(KV_CACHE_WRITE, [gpu(qkv), gpu(kCache), gpu(vCache)], u, [groups(total, WG)]);
-    this.be.rt.dispatch(ATTN_CACHED, [gpu(qkv), gpu(kCache), gpu(vCache), gpu(attnMask), gpu(out), gpu(scratch)], u, [groups(rows, WG)]);
+    const bufs = [gpu(qkv), gpu(kCache), gpu(vCache), gpu(attnMask), gpu(out), gpu(scratch)];
+    if (L === 1) {
+      // Decode: cache write and attention in one dispatch (see attention_decode's header).
+      this.be.rt.dispatch(ATTN_DECODE, bufs, u, [groups(rows, WG)]);
+    } else {
+      this.be.rt.dispatch(KV_CACHE_WRITE, bufs.slice(0, 3), u, [groups(total, WG)]);
+      this.be.rt.dispatch(ATTN_CACHED, bufs, u, [groups(rows, WG)]);
+    }
     this.be.dispose(scratch);
     return out;
   }
 
-  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams): void {
+  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams, logprobs: Tensor | null = null): void {
     const { B, V, S } = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
+    if (logprobs) expectShape('logprobs', logprobs, [B, S]);
     const stats = this.be.empty([B, 3 * V]); // (B, 3V) f32 [weight | mass before | rank → kept weight]
     const u = uniforms()
       .u32(B)
@@ -92,10 +101,13 @@ export class WebGpuSeqOps implements SeqOps {
       .u32(params.seed)
       .i32(params.eosId)
       .i32(params.padId)
+      .u32(logprobs ? 1 : 0)
       .bytes();
-    const bufs = [gpu(logits), gpu(finished), gpu(stats), gpu(sequences), gpu(attnMask), gpu(positions)];
-    this.be.rt.dispatch(SAMPLE_RANK, bufs.slice(0, 3), u, [groups(B * V, WG)]);
-    this.be.rt.dispatch(SAMPLE_DRAW, bufs, u, [groups(B, WG)]);
-    this.be.dispose(stats);
+    // Without a logprobs tensor the kernel writes nothing there; a one-element scratch fills the binding.
+    const lp = logprobs ?? this.be.empty([1]);
+    const bufs = [gpu(logits), gpu(finished), gpu(stats), gpu(sequences), gpu(attnMask), gpu(positions), gpu(lp)];
+    if (B > 65535) throw new Error(`sampleStep: ${B} rows exceed one workgroup per row (at most 65535)`);
+    this.be.rt.dispatch(SAMPLE_STEP, bufs, u, [B]);
+    this.be.dispose(stats, lp === logprobs ? null : lp);
   }
 }

@@ -14,7 +14,9 @@ export function clipScale(norm: number | null, maxGradNorm: number): number {
 }
 
 /**
- * One AdamW step in place (decoupled weight decay, bias-corrected moments, 1-based step):
+ * One AdamW step in place (decoupled weight decay, bias-corrected moments, 1-based step). A given
+ * norm (with maxGradNorm > 0) that is NaN or ±inf skips the step (params, m and v untouched), as verl skips
+ * optimizer.step() when the gradient norm is not finite:
  *   g = grads·clip; m ← β1m + (1−β1)g; v ← β2v + (1−β2)g²;
  *   p ← p − lr·(m/(1−β1^t) / (√(v/(1−β2^t)) + eps) + wd·decayMask·p).
  */
@@ -27,6 +29,9 @@ export function adamwRef(
   norm: number | null,
   hp: AdamWParams,
 ): void {
+  // the norm is read only when clipping is on (as the kernel's use_norm); callers that always want
+  // the skip pass a huge maxGradNorm (Gpt.optimizerStep's NO_CLIP)
+  if (norm !== null && hp.maxGradNorm > 0 && !Number.isFinite(norm)) return;
   const scale = clipScale(norm, hp.maxGradNorm);
   const bc1 = 1 - hp.beta1 ** hp.step;
   const bc2 = 1 - hp.beta2 ** hp.step;

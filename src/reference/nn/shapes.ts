@@ -1,6 +1,6 @@
 // Shape checks shared by both backends' NnOps, so they reject the same inputs with the same messages.
 import type { Tensor } from '../../backend/tensor.ts';
-import { expectShape } from '../../backend/tensor.ts';
+import { expectDType, expectShape } from '../../backend/tensor.ts';
 
 /** Rows × last dim of an activation (M,K) — leading dims are flattened into rows. */
 export function rowsCols(name: string, t: Tensor): { rows: number; cols: number } {
@@ -36,4 +36,20 @@ export function checkSlice(name: string, S: number, start: number, len: number):
   if (!Number.isInteger(start) || !Number.isInteger(len) || start < 0 || len < 0 || start + len > S) {
     throw new Error(`${name}: slice [${start}, ${start + len}) outside a sequence of ${S}`);
   }
+}
+
+/**
+ * embeddingWindow: tokens and positions (B,S) i32, the window [start, start + len) of each row,
+ * wte (V,D), wpe (P,D) → the dims both backends need.
+ */
+export function embeddingWindowDims(tokens: Tensor, positions: Tensor, start: number, len: number, wte: Tensor, wpe: Tensor): { B: number; S: number; V: number; D: number; P: number } {
+  expectDType('embeddingWindow tokens', tokens, 'i32');
+  expectDType('embeddingWindow positions', positions, 'i32');
+  expectShape('embeddingWindow positions', positions, tokens.shape);
+  const { B, S } = seqDims('embeddingWindow tokens', tokens);
+  checkSlice('embeddingWindow', S, start, len);
+  const [V, D] = wte.shape;
+  const P = wpe.shape[0];
+  expectShape('embeddingWindow wpe', wpe, [P, D]);
+  return { B, S, V, D, P };
 }

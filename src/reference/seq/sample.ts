@@ -2,7 +2,9 @@
 // Per row: z = logits / T; top-k keeps the k largest z (ties: lower token id first); top-p then
 // keeps, in that same order, the smallest prefix whose probability mass (softmax over the top-k
 // survivors) reaches p, always at least the first token; the token is drawn by inverse CDF over
-// the kept tokens in token-id order with u = sampleUniform(seed, row, pos).
+// the kept tokens in token-id order with u = sampleUniform(seed, row, pos). The drawn token's
+// log-probability under that kept, renormalised distribution is what the rollout engine's
+// log-prob (π_rollout, "three policies") is.
 import type { SampleParams } from '../../backend/seqOps.ts';
 import { sampleUniform } from '../../util/philox.ts';
 
@@ -52,7 +54,8 @@ export function drawToken(probs: ArrayLike<number>, u: number): number {
 
 /**
  * One step for every row, in place (the SeqOps.sampleStep contract): logits (B,V); sequences,
- * attnMask, positions (B,S); finished (B).
+ * attnMask, positions (B,S); finished (B); logprobs (B,S) or null: log p(token) under the kept
+ * distribution, 0 for rows already finished.
  */
 export function sampleStepRef(
   logits: ArrayLike<number>,
@@ -63,6 +66,7 @@ export function sampleStepRef(
   dims: { B: number; V: number; S: number },
   pos: number,
   params: SampleParams,
+  logprobs: Float64Array | null = null,
 ): void {
   const { B, V, S } = dims;
   for (let b = 0; b < B; b++) {
@@ -71,10 +75,13 @@ export function sampleStepRef(
       sequences[at] = params.padId;
       attnMask[at] = 0;
       positions[at] = 0;
+      if (logprobs) logprobs[at] = 0;
       continue;
     }
     const row = Array.prototype.slice.call(logits, b * V, (b + 1) * V) as number[];
-    const token = drawToken(keptProbabilities(row, params), sampleUniform(params.seed, b, pos));
+    const probs = keptProbabilities(row, params);
+    const token = drawToken(probs, sampleUniform(params.seed, b, pos));
+    if (logprobs) logprobs[at] = Math.log(probs[token]);
     sequences[at] = token;
     attnMask[at] = 1;
     positions[at] = pos > 0 ? positions[at - 1] + 1 : 0;

@@ -1,6 +1,6 @@
 // Live training curves: one small chart per metric, every visible run overlaid, with EMA
 // smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports.
-import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
@@ -8,6 +8,7 @@ import type { RunRecord } from '../../store/runs.ts';
 import { downloadBlob } from '../download.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { chartNote } from './chartNotes.ts';
+import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
 
 export const CHARTS: readonly { title: string; metric: string }[] = [
@@ -188,7 +189,11 @@ export function ChartsPanel() {
       <RunList />
       <div className="chart-grid" style={{ marginTop: 12 }}>
         {CHARTS.map((c) => (
-          <MetricChart key={c.metric} title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} />
+          <Fragment key={c.metric}>
+            <MetricChart title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} />
+            {/* Beside Reward: the training reward and what it buys on prompts never trained on. */}
+            {c.metric === 'reward_mean' ? <HeldOutChart runs={visible} /> : null}
+          </Fragment>
         ))}
       </div>
     </section>

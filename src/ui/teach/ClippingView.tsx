@@ -1,9 +1,11 @@
 // Teaching view "Clipping": the clipped surrogate objective against the ratio for A > 0 and A < 0,
 // with ε_low / ε_high / dual-clip c marked and the latest update's token ratios as a histogram
-// (clipped tokens in red: they contribute no gradient).
+// (clipped tokens in red: they contribute no gradient). Below, the modern family beside PPO with
+// this minibatch's ratios: GSPO's objective in the sequence ratio (histogram of sequence ratios)
+// and CISPO's gradient weight on log π against PPO's (histogram of token ratios).
 import { useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
-import { ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
+import { cispoGradWeight, gspoObjective, ppoGradWeight, ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
 
 const W = 380;
 const H = 220;
@@ -78,6 +80,96 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
   );
 }
 
+interface Curve {
+  label: string;
+  color: string;
+  dash?: string;
+  f: (x: number) => number;
+}
+
+/** A small plot of several curves against the ratio with a histogram of `values` under them. */
+function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: string; note: string; curves: Curve[]; values: readonly number[]; xMax: number; xLabel: string }) {
+  const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * i) / 240), [xMax]);
+  const ys = curves.map((c) => xs.map(c.f));
+  const all = ys.flat();
+  const yMin = Math.min(...all, 0) - 0.2;
+  const yMax = Math.max(...all, 0) + 0.2;
+  const sx = (x: number) => PAD.l + (x / xMax) * (W - PAD.l - PAD.r);
+  const sy = (y: number) => PAD.t + ((yMax - y) / (yMax - yMin)) * (H - PAD.t - PAD.b);
+  const counts = new Array<number>(BINS).fill(0);
+  for (const v of values) if (Number.isFinite(v)) counts[Math.min(BINS - 1, Math.max(0, Math.floor((v / xMax) * BINS)))]++;
+  const peak = Math.max(1, ...counts);
+  const base = H - PAD.b;
+  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((t) => t <= xMax);
+  return (
+    <figure className="clip-panel" aria-label={title}>
+      <figcaption>
+        <strong>{title}</strong> <span className="muted small">{values.length > 0 ? `${values.length} ${note}` : 'no update yet'}</span>
+      </figcaption>
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
+        {counts.map((n, i) => (
+          <rect key={i} x={sx((xMax * i) / BINS) + 0.5} width={Math.max(0, sx(xMax / BINS) - sx(0) - 1)} y={base - (n / peak) * (H - PAD.t - PAD.b) * 0.6} height={(n / peak) * (H - PAD.t - PAD.b) * 0.6} fill="#e2e8f0" />
+        ))}
+        <line x1={PAD.l} x2={W - PAD.r} y1={sy(0)} y2={sy(0)} stroke="#cfd5e3" />
+        {curves.map((c, k) => (
+          <path key={c.label} d={xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[k][i]).toFixed(1)}`).join(' ')} fill="none" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
+        ))}
+        {curves.map((c, k) => (
+          <text key={c.label} x={W - PAD.r - 2} y={PAD.t + 10 + 12 * k} fontSize={10} textAnchor="end" fill={c.color}>
+            {c.label}
+          </text>
+        ))}
+        {ticks.map((t) => (
+          <text key={t} x={sx(t)} y={H - 12} fontSize={10} textAnchor="middle" fill="#5b6478">
+            {t}
+          </text>
+        ))}
+        <text x={(W + PAD.l) / 2} y={H - 1} fontSize={10} textAnchor="middle" fill="#5b6478">
+          {xLabel}
+        </text>
+      </svg>
+    </figure>
+  );
+}
+
+function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
+  const ratios = useApp((s) => s.ratios);
+  const lossMode = useApp((s) => s.config.lossMode);
+  return (
+    <>
+      <p className="muted small">
+        The modern family (your policy loss: <strong>{lossMode}</strong>). GSPO clips one length-normalised ratio per response,
+        s = exp(mean_t log π_new/π_old), so a whole response is kept or dropped. CISPO never drops a token: its gradient weight on log π
+        is the clipped ratio times A, where PPO’s weight r·A falls to 0 once the token is clipped.
+      </p>
+      <div className="clip-panels" data-testid="clip-family">
+        <FamilyPanel
+          title="GSPO: objective in the sequence ratio"
+          note="responses in the last minibatch"
+          xLabel="sequence ratio s"
+          xMax={xMax}
+          values={ratios?.seqRatios ?? []}
+          curves={[
+            { label: 'A = +1', color: '#4f46e5', f: (x) => gspoObjective(x, 1, p) },
+            { label: 'A = −1', color: '#b4232a', f: (x) => gspoObjective(x, -1, p) },
+          ]}
+        />
+        <FamilyPanel
+          title="CISPO vs PPO: gradient weight on log π (A = +1)"
+          note="tokens in the last minibatch"
+          xLabel="ratio r = π_new / π_old"
+          xMax={xMax}
+          values={ratios?.ratios ?? []}
+          curves={[
+            { label: 'PPO r·A (0 when clipped)', color: '#4f46e5', f: (x) => ppoGradWeight(x, 1, p) },
+            { label: 'CISPO clip(r)·A', color: '#0f766e', dash: '5 3', f: (x) => cispoGradWeight(x, 1, p) },
+          ]}
+        />
+      </div>
+    </>
+  );
+}
+
 export function ClippingView() {
   const config = useApp((s) => s.config);
   const ratios = useApp((s) => s.ratios);
@@ -93,6 +185,7 @@ export function ClippingView() {
         <Panel sign={1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
         <Panel sign={-1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
       </div>
+      <FamilyPanels p={p} xMax={xMax} />
       {ratios ? (
         <p className="muted small">Histogram: ratios of iteration {ratios.iter} — blue kept, red clipped.</p>
       ) : (

@@ -3,10 +3,13 @@
 import { useMemo, useState } from 'react';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
+import { SamplePicker } from './SamplePicker.tsx';
 
 export function KlShapingView() {
   const samples = useApp((s) => s.samples);
-  const configBeta = useApp((s) => s.config.klCoef);
+  // β applied to the rewards: 0 when the KL is not in the reward (it may still be in the loss).
+  const klInReward = useApp((s) => s.config.klInReward);
+  const configBeta = useApp((s) => (s.config.klInReward ? s.config.klCoef : 0));
   // The β in force is the latest reported one (the adaptive controller moves it), else the config's.
   const reportedBeta = useApp((s) => {
     const run = s.runs.find((r) => r.id === s.activeRunId);
@@ -38,18 +41,10 @@ export function KlShapingView() {
   return (
     <div className="teach-view" data-testid="view-kl">
       <div className="toolbar" style={{ marginBottom: 8 }}>
-        <label>
-          Sample
-          <select value={index} onChange={(e) => setIndex(Number(e.target.value))} aria-label="Sample">
-            {samples.rows.map((r, i) => (
-              <option key={i} value={i}>
-                #{i + 1} — reward {r.reward.toFixed(2)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SamplePicker rewards={samples.rows.map((r) => r.reward)} index={index} onChange={setIndex} />
         <span className="muted small">
           r_t = −β·KL_t (+ score at the last token), β = {beta.toPrecision(3)}
+          {klInReward ? '' : ' — the KL is not in the reward (β applied = 0)'}
         </span>
       </div>
       <p className="sample-prompt small">

@@ -1,11 +1,19 @@
 // Teaching view "Samples": the latest responses with each token coloured by advantage, KL, ratio
-// or value (diverging scale around a neutral centre), plus reward and EOS status.
+// value, or rollout-vs-old mismatch log π_rollout − log π_old (diverging scale around a neutral
+// centre), plus reward and EOS status.
 import { useState } from 'react';
 import { useApp } from '../../store/appStore.ts';
-import type { SampleToken } from '../../worker/protocol.ts';
+import { DapoLine } from './DapoLine.tsx';
+import type { SampleToken } from '../../rl/samples.ts';
 
-type ColourBy = 'advantage' | 'kl' | 'ratio' | 'value';
-const CENTRE: Record<ColourBy, number> = { advantage: 0, kl: 0, ratio: 1, value: 0 };
+type ColourBy = 'advantage' | 'kl' | 'ratio' | 'value' | 'mismatch';
+const CENTRE: Record<ColourBy, number> = { advantage: 0, kl: 0, ratio: 1, value: 0, mismatch: 0 };
+
+/** The token's value for a colouring; mismatch is NaN (drawn uncoloured) when the rollout kept no log-probs. */
+export function tokenValue(t: SampleToken, by: ColourBy): number {
+  if (by === 'mismatch') return t.rolloutLogprob !== undefined && t.oldLogprob !== undefined ? t.rolloutLogprob - t.oldLogprob : NaN;
+  return t[by];
+}
 
 /** Diverging red (below centre) → white → blue (above), scaled by the largest deviation shown. */
 export function divergingColour(v: number, centre: number, scale: number): string {
@@ -16,7 +24,8 @@ export function divergingColour(v: number, centre: number, scale: number): strin
 }
 
 const tokenTitle = (t: SampleToken) =>
-  `“${t.text}”  advantage ${t.advantage.toFixed(3)} · KL ${t.kl.toFixed(4)} · ratio ${t.ratio.toFixed(3)} · value ${t.value.toFixed(3)}`;
+  `“${t.text}”  advantage ${t.advantage.toFixed(3)} · KL ${t.kl.toFixed(4)} · ratio ${t.ratio.toFixed(3)} · value ${t.value.toFixed(3)}` +
+  (t.rolloutLogprob !== undefined && t.oldLogprob !== undefined ? ` · log π_rollout − log π_old ${(t.rolloutLogprob - t.oldLogprob).toExponential(2)}` : '');
 
 export function SamplesView() {
   const samples = useApp((s) => s.samples);
@@ -29,7 +38,7 @@ export function SamplesView() {
     );
   }
   let scale = 0;
-  for (const r of samples.rows) for (const t of r.tokens) if (Number.isFinite(t[by])) scale = Math.max(scale, Math.abs(t[by] - CENTRE[by]));
+  for (const r of samples.rows) for (const t of r.tokens) if (Number.isFinite(tokenValue(t, by))) scale = Math.max(scale, Math.abs(tokenValue(t, by) - CENTRE[by]));
   return (
     <div className="teach-view" data-testid="view-samples">
       <div className="toolbar" style={{ marginBottom: 10 }}>
@@ -40,6 +49,7 @@ export function SamplesView() {
             <option value="kl">KL</option>
             <option value="ratio">ratio</option>
             <option value="value">value</option>
+            <option value="mismatch">rollout vs old (log π_rollout − log π_old)</option>
           </select>
         </label>
         <span className="legend">
@@ -47,6 +57,7 @@ export function SamplesView() {
         </span>
         <span className="muted small">iteration {samples.iter}</span>
       </div>
+      <DapoLine />
       {samples.rows.map((row, i) => (
         <div className="sample" key={i}>
           <div className="sample-head">
@@ -59,7 +70,7 @@ export function SamplesView() {
           <div>
             <span className="sample-prompt">{row.prompt}</span>
             {row.tokens.map((t, j) => (
-              <span key={j} className="tok" style={{ background: divergingColour(t[by], CENTRE[by], scale) }} title={tokenTitle(t)}>
+              <span key={j} className="tok" style={{ background: divergingColour(tokenValue(t, by), CENTRE[by], scale) }} title={tokenTitle(t)}>
                 {t.text}
               </span>
             ))}

@@ -1,14 +1,16 @@
-// Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Human feedback.
+// Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Three policies, Human feedback.
 import { useState } from 'react';
 import { ClippingView } from './ClippingView.tsx';
 import { FeedbackView } from './FeedbackView.tsx';
 import { KlShapingView } from './KlShapingView.tsx';
 import { SamplesView } from './SamplesView.tsx';
+import { ThreePoliciesView } from './ThreePoliciesView.tsx';
 
 const VIEWS = [
   { id: 'clipping', title: 'Clipping', Component: ClippingView },
   { id: 'kl', title: 'KL shaping', Component: KlShapingView },
   { id: 'samples', title: 'Samples', Component: SamplesView },
+  { id: 'policies', title: 'Three policies', Component: ThreePoliciesView },
   { id: 'feedback', title: 'Human feedback', Component: FeedbackView },
 ] as const;
 

@@ -42,3 +42,24 @@ export function ratioHistogram(ratios: readonly number[], advs: readonly number[
   }
   return out;
 }
+
+// ── The modern family beside PPO (issue 9) ──
+// GSPO (verl compute_policy_loss_gspo): one ratio per sequence, s = exp(mean_t(logπ_new − logπ_old)),
+// and the same clipped objective min(s·A, clip(s, 1−ε_low, 1+ε_high)·A) in s (no dual clip).
+// CISPO (verl compute_policy_loss_cispo): J = sg(clip(r, 1−ε_low, 1+ε_high))·A·logπ, so the gradient
+// weight on logπ is clip(r)·A at every token — clipping caps a token's weight but never drops it,
+// where PPO's weight r·A falls to 0 once the token is clipped.
+
+export function gspoObjective(seqRatio: number, adv: number, p: ClipParams): number {
+  return surrogateObjective(seqRatio, adv, { ...p, dualClip: null });
+}
+
+/** ∂J/∂logπ of PPO's clipped surrogate at ratio r: r·A inside the trust region, 0 where clipped. */
+export function ppoGradWeight(ratio: number, adv: number, p: ClipParams): number {
+  return isClipped(ratio, adv, p) ? 0 : ratio * adv;
+}
+
+/** ∂J/∂logπ of CISPO at ratio r: the stop-gradient clipped ratio times A, never 0 for A ≠ 0. */
+export function cispoGradWeight(ratio: number, adv: number, p: ClipParams): number {
+  return Math.min(Math.max(ratio, 1 - p.clipLow), 1 + p.clipHigh) * adv;
+}

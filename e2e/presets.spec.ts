@@ -1,0 +1,138 @@
+// Preset cards and the runs they start, on the real trainer (SwiftShader WebGPU in Chromium):
+// every card shows its budget and its measured promise; "Run both" trains each arm of a paired
+// preset as its own run, named by the arm's label, overlaid; the held-out chart gets points (the
+// SFT model at 0 and the end of the budget); iterations per second and the ETA show while
+// training; a run trained before "Run both" is kept; runs and their evaluations survive a reload.
+// `?budget=N` keeps every budget tiny.
+import { expect, test, type Page } from '@playwright/test';
+import { DEFAULT_CONFIG } from '../src/rl/config.ts';
+import { PRESETS, type Preset } from '../src/rl/presets.ts';
+
+/** A tiny batch so SwiftShader trains a few iterations in seconds (presets may override parts). */
+const TINY = { promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1 };
+const TINY_QUERY = Object.entries(TINY)
+  .map(([k, v]) => `${k}=${v}`)
+  .join('&');
+
+const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** The paired preset that is cheapest to train on top of the tiny settings. */
+function cheapestPaired(): Preset {
+  const cost = (p: Preset) => {
+    const c = { ...DEFAULT_CONFIG, ...TINY, ...p.values, ...(p.arms ?? [])[0]?.values };
+    return c.promptsPerBatch * c.samplesPerPrompt * c.maxResponseLength * c.ppoEpochs * (c.rewardSource === 'model' ? 3 : 1);
+  };
+  return PRESETS.filter((p) => (p.arms?.length ?? 0) >= 2).sort((a, b) => cost(a) - cost(b))[0];
+}
+
+async function open(page: Page, query: string) {
+  await page.goto(`/?${query}`);
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+}
+
+const runChips = (page: Page) => page.getByTestId('run-list').getByRole('listitem');
+
+/** Names and iteration counts of the runs in the list. */
+async function runList(page: Page): Promise<{ name: string; its: number }[]> {
+  const chips = runChips(page);
+  const out: { name: string; its: number }[] = [];
+  for (let i = 0; i < (await chips.count()); i++) {
+    const chip = chips.nth(i);
+    const name = await chip.getByRole('textbox', { name: 'Run name' }).inputValue();
+    const its = Number(/(\d+) it/.exec((await chip.textContent()) ?? '')?.[1] ?? NaN);
+    out.push({ name, its });
+  }
+  return out;
+}
+
+/** Points on the held-out chart's lines (dots of the sampled lines). */
+async function heldOutDots(page: Page): Promise<number> {
+  return page.getByTestId('chart-heldout').locator('.recharts-line-dots circle, .recharts-line-dot').count();
+}
+
+test('every preset card shows its iteration budget and what its curve will do', async ({ page }) => {
+  await open(page, '');
+  for (const p of PRESETS) {
+    const card = page.getByTestId(`preset-card-${slug(p.name)}`);
+    await expect(card.getByRole('button', { name: p.name, exact: true })).toBeVisible();
+    await expect(card.getByTestId('preset-budget')).toContainText(`${p.iterations} iterations`);
+    if (p.arms && p.arms.length > 1) await expect(card.getByTestId('preset-budget')).toContainText(`× ${p.arms.length} arms`);
+    // The measured promise when there is one; otherwise the card says it is not measured.
+    await expect(card.getByTestId('preset-promise')).toHaveText(p.promise ?? 'Not measured yet: run it and see.');
+  }
+  // Choosing a paired preset opens its card: explanation, arms, Run both.
+  const paired = cheapestPaired();
+  await page.getByRole('button', { name: paired.name, exact: true }).click();
+  const detail = page.getByTestId('preset-detail');
+  await expect(detail.getByTestId('preset-explanation')).toHaveText(paired.explanation);
+  for (const arm of paired.arms!) await expect(detail).toContainText(arm.label);
+  await expect(detail.getByTestId('run-arms')).toHaveText('Run both');
+  await expect(page.getByTestId('preset-card-' + slug(paired.name))).toHaveClass(/selected/);
+});
+
+test('a wrong ?budget= is named and ignored, and the budgets stay the presets\' own', async ({ page }) => {
+  await open(page, 'budget=abc');
+  await expect(page.getByTestId('url-problems')).toContainText('budget = "abc": allowed: a whole number of iterations from 1 to 10000');
+  await expect(page.getByTestId(`preset-card-${slug(PRESETS[0].name)}`).getByTestId('preset-budget')).toContainText(`${PRESETS[0].iterations} iterations`);
+  await expect(page.getByTestId('eta')).toHaveText('ETA —');
+});
+
+test('Start shows iterations per second, and the ETA only when a preset budget applies', async ({ page }) => {
+  test.setTimeout(150_000);
+  const paired = cheapestPaired();
+  await open(page, `${TINY_QUERY}&budget=40`);
+  // No preset: no budget, so no ETA.
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('speed')).toHaveText(/^\d+(\.\d+)? it\/s$/, { timeout: 60_000 });
+  await expect(page.getByTestId('eta')).toHaveText('ETA —');
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('speed')).toHaveText('— it/s');
+  await page.getByRole('button', { name: 'Reset', exact: true }).click();
+  // A preset: its budget (40 from the link) applies, and the ETA counts down to it.
+  await page.getByRole('button', { name: paired.name, exact: true }).click();
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('iterations')).toHaveText(/^iteration \d+ \/ 40$/, { timeout: 30_000 });
+  await expect(page.getByTestId('speed')).toHaveText(/^\d+(\.\d+)? it\/s$/, { timeout: 60_000 });
+  await expect(page.getByTestId('eta')).toHaveText(/^ETA (\d+ s|\d+ min \d\d s|\d+ h \d\d min)$/);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
+});
+
+test('Run both trains each arm as its own labelled run, overlays them, charts held-out points and survives a reload', async ({ page }) => {
+  test.setTimeout(240_000);
+  const paired = cheapestPaired();
+  const labels = paired.arms!.map((a) => a.label);
+  await open(page, `${TINY_QUERY}&budget=2`);
+  // A run of one's own first: Run both must keep it.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await expect.poll(async () => (await runList(page))[0]?.its ?? 0, { timeout: 60_000 }).toBe(1);
+  const own = (await runList(page))[0];
+  await page.getByRole('button', { name: paired.name, exact: true }).click();
+  await page.getByTestId('run-arms').click();
+  await expect(page.getByTestId('sequence-status')).toContainText(`Arm 1 of ${labels.length}: ${labels[0]}`);
+  await expect(page.getByTestId('run-state')).toHaveText('Training');
+  // Pause in the middle of the first arm, then resume: nothing is lost and the sequence goes on.
+  await expect.poll(async () => (await runList(page))[1]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('run-state')).toHaveText('Paused');
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+
+  const expected = [own, ...labels.map((name) => ({ name, its: 2 }))];
+  await expect.poll(() => runList(page), { timeout: 180_000, message: 'both arms trained their budget, the earlier run kept' }).toEqual(expected);
+  await expect(page.getByTestId('sequence-status')).toHaveCount(0);
+  await expect(page.getByTestId('notice')).toContainText(`"${paired.name}" done`);
+  // Both runs overlaid on the training charts and on the held-out chart (0 = SFT, 2 = end of budget).
+  // (The Step run adds its own line and its SFT baseline evaluation.)
+  await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(labels.length + 1);
+  await expect.poll(() => heldOutDots(page)).toBeGreaterThanOrEqual(2 * labels.length + 1);
+  await expect(page.getByTestId('chart-heldout').locator('path.recharts-line-curve')).toHaveCount(2 * (labels.length + 1)); // sampled + greedy each
+  await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('run-both.png'), fullPage: true });
+
+  // Persisted: a reload restores both runs with their evaluations.
+  await page.waitForTimeout(1_500);
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect.poll(() => runList(page)).toEqual(expected);
+  await expect.poll(() => heldOutDots(page)).toBeGreaterThanOrEqual(2 * labels.length + 1);
+});

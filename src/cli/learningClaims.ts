@@ -1,0 +1,329 @@
+// What `npm run learning` measures for each preset and how it decides whether the preset's claim
+// holds. Pure functions over recorded runs (no training here), so every checker can be shown to
+// fail on a synthetic stream that violates it (tests/unit/cli_learning.test.ts).
+import type { RunRecord } from './presetRun.ts';
+
+export interface ArmRuns {
+  label: string;
+  /** One record per seed, in seed order (paired arms share their seeds). */
+  runs: RunRecord[];
+}
+
+/** The headline metric of a preset: a held-out evaluation value or a training metric. */
+export interface MetricSpec {
+  name: string;
+  source: 'eval' | 'train';
+}
+
+/** ok: true/false; null when a metric the claim needs was never logged. */
+export interface ClaimResult {
+  ok: boolean | null;
+  reason: string;
+}
+
+export interface ClaimSpec {
+  metric: MetricSpec;
+  /** One line: the claim in words, as printed under the table. */
+  text: string;
+  /** 'generic' for presets without a claim of their own. */
+  kind: 'specific' | 'generic';
+  check(arms: ArmRuns[], ctx: { klTarget: number }): ClaimResult;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Series helpers
+
+export const mean = (xs: number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
+
+/** Sample standard deviation (0 for fewer than 2 values). */
+export function sd(xs: number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+/** A training metric's per-iteration values; undefined when any iteration lacks it. */
+export function trainSeries(run: RunRecord, name: string): number[] | undefined {
+  if (run.metrics.length === 0 || run.metrics.some((m) => typeof m[name] !== 'number')) return undefined;
+  return run.metrics.map((m) => m[name]);
+}
+
+/** Mean of the first `n` values. */
+export const head = (xs: number[], n: number): number => mean(xs.slice(0, n));
+/** Mean of the last `n` values. */
+export const tail = (xs: number[], n: number): number => mean(xs.slice(-n));
+
+/** Iterations a training metric is averaged over for its start and final values in the table. */
+export const TRAIN_START_ITERS = 5;
+export const TRAIN_FINAL_ITERS = 10;
+
+/** SFT (start) and final value of a metric in one run; undefined when not logged. */
+export function startFinal(run: RunRecord, metric: MetricSpec): { start: number; final: number } | undefined {
+  if (metric.source === 'eval') {
+    const last = run.evals.at(-1);
+    if (typeof run.evalBefore[metric.name] !== 'number' || !last || typeof last.values[metric.name] !== 'number') return undefined;
+    return { start: run.evalBefore[metric.name], final: last.values[metric.name] };
+  }
+  const xs = trainSeries(run, metric.name);
+  return xs ? { start: head(xs, TRAIN_START_ITERS), final: tail(xs, TRAIN_FINAL_ITERS) } : undefined;
+}
+
+/**
+ * Iterations until the seed-mean curve first covers half of its start → final gain (held-out
+ * evaluations for eval metrics; a trailing 5-iteration mean for training metrics). null when the
+ * metric does not rise or is missing.
+ */
+export function itersToHalfGain(runs: RunRecord[], metric: MetricSpec): number | null {
+  const sf = runs.map((r) => startFinal(r, metric));
+  if (sf.some((x) => !x) || runs.length === 0) return null;
+  const start = mean(sf.map((x) => x!.start));
+  const final = mean(sf.map((x) => x!.final));
+  if (!(final > start)) return null;
+  const half = start + (final - start) / 2;
+  if (metric.source === 'eval') {
+    const iters = runs[0].evals.map((e) => e.iter);
+    for (let k = 0; k < iters.length; k++) {
+      const v = mean(runs.map((r) => r.evals[k]?.values[metric.name] ?? NaN));
+      if (v >= half) return iters[k];
+    }
+    return null;
+  }
+  const series = runs.map((r) => trainSeries(r, metric.name)!);
+  const n = Math.min(...series.map((s) => s.length));
+  for (let i = 0; i < n; i++) {
+    const lo = Math.max(0, i - 4);
+    const v = mean(series.map((s) => mean(s.slice(lo, i + 1))));
+    if (v >= half) return i + 1;
+  }
+  return null;
+}
+
+const pts = (x: number) => `${(100 * x).toFixed(1)} pts`;
+const f2 = (x: number) => x.toFixed(2);
+const f3 = (x: number) => x.toFixed(3);
+
+function evalGain(runs: RunRecord[], name: string): { gains: number[]; ok: boolean } {
+  const gains: number[] = [];
+  for (const r of runs) {
+    const sf = startFinal(r, { name, source: 'eval' });
+    if (!sf) return { gains, ok: false };
+    gains.push(sf.final - sf.start);
+  }
+  return { gains, ok: runs.length > 0 };
+}
+
+function missing(what: string): ClaimResult {
+  return { ok: null, reason: `metric missing: ${what}` };
+}
+
+function combine(parts: { ok: boolean; why: string }[]): ClaimResult {
+  const bad = parts.filter((p) => !p.ok);
+  return bad.length === 0 ? { ok: true, reason: parts.map((p) => p.why).join('; ') } : { ok: false, reason: bad.map((p) => p.why).join('; ') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkers
+
+/** Held-out sampled accuracy +minSampled, greedy +minGreedy (seed means); reward last 20 ≥ ratio × first 10. */
+/**
+ * Learn arithmetic: sampled/greedy held-out accuracy gains, a visibly rising reward, and no shortcut:
+ * accuracy on no-carry problems may not fall by more than `maxNoCarryDrop` (a policy that learned
+ * "always carry" raises a carry-heavy accuracy without learning to add).
+ */
+export function checkLearnArithmetic(arms: ArmRuns[], minSampled = 0.25, minGreedy = 0.15, ratio = 2, maxNoCarryDrop = 0.1): ClaimResult {
+  const runs = arms[0]?.runs ?? [];
+  const sampled = evalGain(runs, 'accuracy');
+  const greedy = evalGain(runs, 'greedy_accuracy');
+  const noCarry = evalGain(runs, 'greedy_accuracy_no_carry');
+  const rewards = runs.map((r) => trainSeries(r, 'reward_mean'));
+  if (!sampled.ok) return missing('held-out accuracy');
+  if (!greedy.ok) return missing('held-out greedy_accuracy');
+  if (!noCarry.ok) return missing('held-out greedy_accuracy_no_carry');
+  if (rewards.some((x) => !x)) return missing('reward_mean');
+  const first = mean(rewards.map((x) => head(x!, 10)));
+  const last = mean(rewards.map((x) => tail(x!, 20)));
+  const drop = -mean(noCarry.gains);
+  return combine([
+    { ok: mean(sampled.gains) >= minSampled, why: `sampled accuracy ${mean(sampled.gains) >= 0 ? '+' : ''}${pts(mean(sampled.gains))} (need +${pts(minSampled)})` },
+    { ok: mean(greedy.gains) >= minGreedy, why: `greedy ${mean(greedy.gains) >= 0 ? '+' : ''}${pts(mean(greedy.gains))} (need +${pts(minGreedy)})` },
+    { ok: last >= ratio * first, why: `reward last 20 / first 10 = ${f2(last / first)} (need ≥ ${ratio})` },
+    { ok: drop <= maxNoCarryDrop, why: `greedy accuracy on no-carry problems ${drop > 0 ? '−' : '+'}${pts(Math.abs(drop))} (a fall over ${pts(maxNoCarryDrop)} is the "always carry" shortcut)` },
+  ]);
+}
+
+/** β = 0 (arm 0) vs β > 0 (arm 1): both raise reward; KL ratio ≥ 5; fluency drops at β = 0 only. */
+export function checkRewardHacking(arms: ArmRuns[]): ClaimResult {
+  if (arms.length < 2) return missing('two arms (β = 0 and β > 0)');
+  const summary = (a: ArmRuns) => {
+    const reward = a.runs.map((r) => trainSeries(r, 'reward_mean'));
+    const kl = a.runs.map((r) => trainSeries(r, 'kl_seq'));
+    const flu = a.runs.map((r) => trainSeries(r, 'fluency'));
+    if ([...reward, ...kl, ...flu].some((x) => !x) || a.runs.length === 0) return undefined;
+    // Before = the first two batches (iteration 0 samples the SFT policy itself); after = the last four.
+    return {
+      rewardGain: mean(reward.map((x) => tail(x!, 4) - head(x!, 2))),
+      kl: mean(kl.map((x) => tail(x!, 4))),
+      fluBefore: mean(flu.map((x) => head(x!, 2))),
+      fluAfter: mean(flu.map((x) => tail(x!, 4))),
+    };
+  };
+  const free = summary(arms[0]);
+  const tied = summary(arms[1]);
+  if (!free || !tied) return missing('reward_mean, kl_seq or fluency');
+  return combine([
+    { ok: free.rewardGain > 0.5 && tied.rewardGain > 0.5, why: `reward gain ${f2(free.rewardGain)} / ${f2(tied.rewardGain)} (need > 0.5 both)` },
+    { ok: free.kl >= 5 * tied.kl, why: `KL ${arms[0].label} ${f2(free.kl)} vs ${arms[1].label} ${f2(tied.kl)} (×${f2(free.kl / tied.kl)}, need ≥ 5)` },
+    {
+      ok: free.fluAfter < free.fluBefore - 1.5 && free.fluAfter < tied.fluAfter - 1,
+      why: `fluency ${arms[0].label} ${f2(free.fluBefore)} → ${f2(free.fluAfter)}, ${arms[1].label} → ${f2(tied.fluAfter)} (need a drop > 1.5 nats at ${arms[0].label} and ${arms[0].label} > 1 nat below ${arms[1].label})`,
+    },
+  ]);
+}
+
+/** Tight (arm 0) vs loose (arm 1) clipping, on every seed: higher clip fraction and a lower mean reward over the budget. */
+export function checkClipping(arms: ArmRuns[]): ClaimResult {
+  if (arms.length < 2) return missing('two arms (tight and loose)');
+  const [tight, loose] = arms;
+  const n = Math.min(tight.runs.length, loose.runs.length);
+  if (n === 0) return missing('runs');
+  const fails: string[] = [];
+  const clipRatios: number[] = [];
+  const rewardDiffs: number[] = [];
+  for (let s = 0; s < n; s++) {
+    const ct = trainSeries(tight.runs[s], 'clipfrac');
+    const cl = trainSeries(loose.runs[s], 'clipfrac');
+    const rt = trainSeries(tight.runs[s], 'reward_mean');
+    const rl = trainSeries(loose.runs[s], 'reward_mean');
+    if (!ct || !cl || !rt || !rl) return missing('clipfrac or reward_mean');
+    const seed = tight.runs[s].seed;
+    if (!(mean(ct) > mean(cl))) fails.push(`seed ${seed}: clip fraction ${f3(mean(ct))} ≤ ${f3(mean(cl))}`);
+    if (!(mean(rt) < mean(rl))) fails.push(`seed ${seed}: mean reward ${f3(mean(rt))} ≥ ${f3(mean(rl))}`);
+    clipRatios.push(mean(ct) / Math.max(1e-9, mean(cl)));
+    rewardDiffs.push(mean(rl) - mean(rt));
+  }
+  if (fails.length > 0) return { ok: false, reason: fails.join('; ') };
+  return {
+    ok: true,
+    reason: `every seed: clip fraction ×${f2(Math.min(...clipRatios))}+ higher and mean reward ${f3(Math.min(...rewardDiffs))}+ lower with ${tight.label}`,
+  };
+}
+
+/** Every arm raises held-out `metric` by more than `minGain` (seed mean). */
+export function checkEveryArmRaises(arms: ArmRuns[], metric = 'accuracy', minGain = 0.05): ClaimResult {
+  if (arms.length === 0) return missing('runs');
+  const parts: { ok: boolean; why: string }[] = [];
+  for (const a of arms) {
+    const g = evalGain(a.runs, metric);
+    if (!g.ok) return missing(`held-out ${metric}`);
+    parts.push({ ok: mean(g.gains) > minGain, why: `${a.label} ${mean(g.gains) >= 0 ? '+' : ''}${pts(mean(g.gains))} ± ${pts(sd(g.gains))}` });
+  }
+  const r = combine(parts);
+  return { ...r, reason: `${r.reason} (need > +${pts(minGain)} each)` };
+}
+
+/**
+ * Adaptive KL: from the second half of the budget on, every 5-iteration window mean of
+ * `kl_token_mean` (mean over sequences of each sequence's token-mean KL, verl's scale) lies within
+ * ±50% of the target, on every seed.
+ */
+export function checkAdaptiveKl(arms: ArmRuns[], klTarget: number, window = 5, tolerance = 0.5): ClaimResult {
+  const runs = arms[0]?.runs ?? [];
+  if (runs.length === 0) return missing('runs');
+  const lo = klTarget * (1 - tolerance);
+  const hi = klTarget * (1 + tolerance);
+  let worst = klTarget;
+  for (const r of runs) {
+    const kl = trainSeries(r, 'kl_token_mean');
+    if (!kl) return missing('kl_token_mean');
+    const from = Math.floor(kl.length / 2);
+    if (kl.length - from < window) return { ok: false, reason: `seed ${r.seed}: fewer than ${window} iterations in the second half` };
+    for (let i = from; i + window <= kl.length; i++) {
+      const m = mean(kl.slice(i, i + window));
+      if (Math.abs(m - klTarget) > Math.abs(worst - klTarget)) worst = m;
+      if (m < lo || m > hi) return { ok: false, reason: `seed ${r.seed}: KL window mean ${f3(m)} at iterations ${i}–${i + window - 1} outside [${f3(lo)}, ${f3(hi)}]` };
+    }
+  }
+  return { ok: true, reason: `every 5-iteration window of the second half within ±${tolerance * 100}% of ${klTarget} (farthest ${f3(worst)})` };
+}
+
+/** Stop task: final held-out exact-length rate ≥ `min` (seed mean). */
+export function checkStop(arms: ArmRuns[], min = 0.9): ClaimResult {
+  const runs = arms[0]?.runs ?? [];
+  const finals = runs.map((r) => r.evals.at(-1)?.values.exact_length_rate);
+  if (runs.length === 0 || finals.some((x) => typeof x !== 'number')) return missing('held-out exact_length_rate');
+  const m = mean(finals as number[]);
+  return { ok: m >= min, reason: `exact-length rate ${pts(m)} (need ≥ ${pts(min)})` };
+}
+
+/** Presets without a claim of their own: reward over the last 20 iterations above the first 10, in every arm. */
+export function checkGeneric(arms: ArmRuns[]): ClaimResult {
+  if (arms.length === 0) return missing('runs');
+  const parts: { ok: boolean; why: string }[] = [];
+  for (const a of arms) {
+    const rewards = a.runs.map((r) => trainSeries(r, 'reward_mean'));
+    if (a.runs.length === 0 || rewards.some((x) => !x)) return missing('reward_mean');
+    const first = mean(rewards.map((x) => head(x!, 10)));
+    const last = mean(rewards.map((x) => tail(x!, 20)));
+    parts.push({ ok: last > first, why: `${a.label}: reward first 10 ${f3(first)} → last 20 ${f3(last)}` });
+  }
+  return combine(parts);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const REWARD: MetricSpec = { name: 'reward_mean', source: 'train' };
+
+/** The claim `npm run learning` checks for the preset called `name`. */
+export function claimFor(name: string): ClaimSpec {
+  switch (name) {
+    case 'Learn arithmetic':
+      return {
+        metric: { name: 'accuracy', source: 'eval' },
+        text: 'held-out sampled accuracy +25 points and greedy +15 over the SFT model; reward mean over the last 20 iterations ≥ 2× the first 10; greedy accuracy on no-carry problems falls by at most 10 points (no "always carry" shortcut)',
+        kind: 'specific',
+        check: (arms) => checkLearnArithmetic(arms),
+      };
+    case 'Reward hacking without KL':
+      return {
+        metric: REWARD,
+        text: 'both arms raise the reward; KL at β = 0 ≥ 5× KL at β > 0; fluency under the reference drops at β = 0 (> 1.5 nats) and stays > 1 nat above it with β > 0',
+        kind: 'specific',
+        check: (arms) => checkRewardHacking(arms),
+      };
+    case 'Tight vs loose clipping':
+      return {
+        metric: REWARD,
+        text: 'on every seed the tight arm has a higher mean clip fraction and a lower mean training reward over the budget',
+        kind: 'specific',
+        check: (arms) => checkClipping(arms),
+      };
+    case 'PPO vs GRPO':
+      return {
+        metric: { name: 'accuracy', source: 'eval' },
+        text: 'both arms raise held-out sampled accuracy by more than 5 points',
+        kind: 'specific',
+        check: (arms) => checkEveryArmRaises(arms, 'accuracy', 0.05),
+      };
+    case 'Adaptive KL':
+      return {
+        metric: { name: 'kl_token_mean', source: 'train' },
+        text: 'from the second half of the budget, every 5-iteration mean of kl_token_mean lies within ±50% of klTarget',
+        kind: 'specific',
+        check: (arms, ctx) => checkAdaptiveKl(arms, ctx.klTarget),
+      };
+    case 'Stop properly':
+      return {
+        metric: { name: 'exact_length_rate', source: 'eval' },
+        text: 'held-out exact-length rate ≥ 90% at the end of the budget',
+        kind: 'specific',
+        check: (arms) => checkStop(arms),
+      };
+    default:
+      return {
+        metric: REWARD,
+        text: 'generic: reward mean over the last 20 iterations > mean over the first 10',
+        kind: 'generic',
+        check: (arms) => checkGeneric(arms),
+      };
+  }
+}

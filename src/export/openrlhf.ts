@@ -1,0 +1,205 @@
+// The playground config as an OpenRLHF 0.10.2 launch (python3 -m openrlhf.cli.train_ppo_ray with
+// dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
+// Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
+import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
+import { divisorAtMost, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS } from './engines.ts';
+import type { JobPlan } from './plan.ts';
+
+export interface OpenRlhfFlag {
+  flag: string;
+  /** Raw values (none for a switch); a leading `$` marks a shell variable. */
+  values: string[];
+}
+
+export interface OpenRlhfCommand {
+  engine: 'openrlhf';
+  notes: string[];
+  program: string;
+  flags: OpenRlhfFlag[];
+}
+
+const isGroup = (e: AdvantageEstimator) => e !== 'gae';
+const MICRO_CAP = 8;
+
+export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
+  const c = plan.config;
+  const gpus = plan.options.gpus;
+  const notes: string[] = [];
+  const f: OpenRlhfFlag[] = [];
+  const set = (flag: string, ...values: (string | number)[]) => f.push({ flag, values: values.map((v) => (typeof v === 'number' ? num(v) : v)) });
+  const gae = c.advantageEstimator === 'gae';
+
+  // Placement: one node, actor/ref/critic and the vLLM engines share the same GPUs.
+  set('--actor.model_name_or_path', '$MODEL');
+  set('--actor.num_nodes', 1);
+  set('--actor.num_gpus_per_node', gpus);
+  set('--ref.num_nodes', 1);
+  set('--ref.num_gpus_per_node', gpus);
+  set('--vllm.num_engines', gpus);
+  set('--vllm.tensor_parallel_size', 1);
+  set('--vllm.gpu_memory_utilization', 0.5);
+  set('--train.colocate_all');
+  set('--ds.attn_implementation', 'sdpa'); // no flash-attn build needed for a small model
+
+  // Data: chat-message prompts and the rule's ground truth as the label reward_func receives.
+  set('--data.prompt_dataset', '$JOB_DIR/train.parquet');
+  set('--eval.dataset', '$JOB_DIR/test.parquet');
+  set('--data.input_key', 'prompt');
+  set('--data.label_key', 'label');
+  set('--data.apply_chat_template');
+  set('--data.max_len', 256 + c.maxResponseLength);
+  set('--rollout.max_new_tokens', c.maxResponseLength);
+  notes.push(`# response budget ${c.maxResponseLength}: characters in the playground, tokens here`);
+
+  // Batch: rollout.batch_size counts prompts; train.batch_size counts sequences per optimiser step (global).
+  const microPerGpu = divisorAtMost(plan.seqsPerMinibatch / gpus, MICRO_CAP);
+  set('--rollout.batch_size', c.promptsPerBatch);
+  set('--rollout.n_samples_per_prompt', c.samplesPerPrompt);
+  set('--rollout.micro_batch_size', microPerGpu);
+  set('--train.batch_size', plan.seqsPerMinibatch);
+  set('--train.micro_batch_size', microPerGpu);
+  set('--train.max_epochs', c.ppoEpochs);
+  set('--train.num_episodes', 1);
+  set('--train.seed', c.seed);
+  set('--rollout.temperature', c.temperature);
+  set('--rollout.top_p', c.topP);
+  if (c.topK > 0) notes.push(`# top-k ${c.topK}: train_ppo_ray has no top-k flag (OpenRLHF samples with top-k off)`);
+
+  // Advantages.
+  set('--algo.advantage.estimator', OPENRLHF_ADV[c.advantageEstimator]);
+  set('--algo.advantage.gamma', c.gamma);
+  set('--algo.advantage.lambd', c.lam);
+  // γ ≠ 1 is GAE-only in the playground (validateConfig), as OpenRLHF forces γ = 1 for group estimators.
+
+  // KL: OpenRLHF has one coefficient and one estimator, used in the reward or (with use_loss) in the
+  // loss. Its adaptive controller reads the mean over responses of each response's token-mean KL,
+  // the playground's scale, so the target passes through unchanged.
+  const klEstimator = (which: 'reward' | 'loss', est: PpoConfig['klEstimator']) => {
+    const name = (which === 'loss' ? OPENRLHF_KL_LOSS : OPENRLHF_KL)[est];
+    if (name === null) {
+      notes.push(`# KL ${which} estimator "${est}": OpenRLHF offers k1, k2, k3 only; left at its default`);
+      return;
+    }
+    set('--algo.kl.estimator', name);
+    const n = klNearestNote('OpenRLHF', which, est, name);
+    if (n) notes.push(n);
+  };
+  const adaptive = () => {
+    set('--algo.kl.target', c.klTarget);
+    set('--algo.kl.horizon', c.klHorizon);
+  };
+  if (c.useKlLoss) {
+    set('--algo.kl.use_loss');
+    set('--algo.kl.init_coef', c.klLossCoef);
+    klEstimator('loss', c.klLossEstimator);
+    if (c.klInReward) notes.push(`# KL in reward (β = ${num(c.klCoef)}) together with the KL loss: OpenRLHF uses one or the other, here the loss`);
+    if (c.klController === 'adaptive') {
+      if (c.klInReward) {
+        notes.push(
+          '# adaptive KL with the KL in the reward and in the loss: the playground adapts the in-reward β and keeps the KL-loss coefficient fixed; OpenRLHF would adapt its only (loss) coefficient, so the controller is left fixed (no --algo.kl.target)',
+        );
+      } else {
+        adaptive();
+        notes.push('# adaptive KL with the KL only in the loss: OpenRLHF and the playground both adapt the KL-loss coefficient (loss = policy loss + kl_ctl.value · KL loss)');
+      }
+    }
+  } else if (c.klInReward) {
+    set('--algo.kl.init_coef', c.klCoef);
+    klEstimator('reward', c.klEstimator);
+    if (isGroup(c.advantageEstimator)) {
+      notes.push(`# KL with ${c.advantageEstimator}: both OpenRLHF and the playground add −β·KL per token after the group statistics of the scores`);
+    }
+    if (c.klController === 'adaptive') adaptive();
+  } else {
+    // No KL at all: init_coef 0 also skips the reference model.
+    set('--algo.kl.init_coef', 0);
+    if (c.klController === 'adaptive') notes.push(`# adaptive KL (target ${num(c.klTarget)}): no KL term is on, so there is nothing to adapt`);
+  }
+
+  // Policy loss.
+  set('--actor.eps_clip_low_high', c.clipLow, c.clipHigh);
+  if (c.dualClip !== null) set('--actor.dual_clip', c.dualClip);
+  // Policy-loss family: 0.10.2's --actor.policy_loss_type takes ppo or gspo.
+  if (c.lossMode === 'cispo') {
+    set('--actor.policy_loss_type', 'ppo');
+    notes.push('# loss mode cispo: OpenRLHF 0.10.2 has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it');
+  } else {
+    set('--actor.policy_loss_type', c.lossMode === 'gspo' ? 'gspo' : 'ppo');
+  }
+  if (c.lossAgg !== 'token-mean') {
+    const norm = c.lossAgg === 'seq-mean-token-sum-norm' ? ` (norm scale ${c.normScale})` : '';
+    notes.push(`# loss aggregation "${c.lossAgg}"${norm}: OpenRLHF 0.10.2 averages the policy loss over tokens (token-mean); no flag`);
+  }
+
+  // Truncated importance sampling: π_old/π_rollout clamped to [low, high]; low 0 never binds, so only the cap acts, as here.
+  if (c.tisCap !== null) {
+    set('--algo.advantage.is_correction_enable');
+    set('--algo.advantage.is_correction_type', 'tis');
+    set('--algo.advantage.is_correction_threshold', 0, c.tisCap);
+  }
+
+  // DAPO: dynamic sampling and the soft overlong penalty.
+  if (c.dynamicSampling) {
+    set('--algo.dynamic_filtering_enable');
+    set('--algo.dynamic_filtering_range', 0, 1);
+    notes.push(
+      `# dynamic sampling: OpenRLHF keeps a prompt when its mean score lies strictly inside --algo.dynamic_filtering_range (0, 1), i.e. it drops all-wrong and all-right groups of a 0–1 score, but keeps a group whose samples all got the same partial score, which the playground drops. It samples until the batch is full, with no cap (max extra rollouts ${c.maxExtraRollouts} has no counterpart)`,
+    );
+  }
+  if (c.overlongBuffer > 0) {
+    set('--reward.overlong_buffer_len', c.overlongBuffer);
+    set('--reward.overlong_penalty_factor', c.overlongPenalty);
+  }
+  set('--actor.entropy_coef', c.entropyCoef);
+  if (c.targetKl !== null) notes.push(`# early-stop KL ${num(c.targetKl)}: OpenRLHF has no per-epoch early stop on approx KL`);
+
+  // Optimisers: Adam with constant LR after a linear warm-up given as a ratio of all optimiser steps.
+  const warmupRatio = plan.optimizerSteps > 0 ? Math.min(1, c.warmupSteps / plan.optimizerSteps) : 0;
+  const adam = (who: 'actor' | 'critic', lr: number) => {
+    set(`--${who}.adam.lr`, lr);
+    set(`--${who}.adam.betas`, c.adamBeta1, c.adamBeta2);
+    set(`--${who}.adam.weight_decay`, c.weightDecay);
+    set(`--${who}.lr_scheduler`, 'constant_with_warmup');
+    set(`--${who}.lr_warmup_ratio`, warmupRatio);
+    // DeepSpeed reads gradient clipping 0 as "off", the same meaning as here.
+    set(`--${who}.max_norm`, c.maxGradNorm);
+  };
+  adam('actor', c.actorLr);
+  if (c.warmupSteps > 0) notes.push(`# warm-up ${c.warmupSteps} steps = ratio ${num(warmupRatio)} of the job's ${plan.optimizerSteps} optimiser steps`);
+  if (gae) {
+    set('--critic.model_name_or_path', '$MODEL');
+    set('--critic.num_nodes', 1);
+    set('--critic.num_gpus_per_node', gpus);
+    adam('critic', c.criticLr);
+    if (c.valueClip === null) {
+      notes.push('# value clip is off here; OpenRLHF always clips values, so --critic.value_clip 1e9 makes it a no-op');
+      set('--critic.value_clip', NO_CLIP);
+    } else {
+      set('--critic.value_clip', c.valueClip);
+    }
+  } else {
+    notes.push(`# critic: unused by ${c.advantageEstimator} (critic learning rate ${num(c.criticLr)} and value clip have no effect)`);
+  }
+
+  // Reward: the exported rule. reward.py clips and adds the no-EOS penalty itself, so the engine's
+  // clip range is widened to never bind.
+  set('--reward.remote_url', '$JOB_DIR/reward.py');
+  const bound = c.scoreClip + Math.abs(c.noEosPenalty);
+  set('--reward.clip_range', -bound, bound);
+  notes.push(`# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py, which sees the EOS token in OpenRLHF's decoded queries`);
+  if (c.rewardSource === 'model') {
+    notes.push('# reward: the playground scores this run with a learned reward model; the job exports the task\'s lexicon rule instead (reward.py)');
+  }
+
+  // Evaluation and output.
+  set('--eval.steps', c.evalEvery > 0 ? c.evalEvery : -1);
+  set('--eval.temperature', c.temperature);
+  set('--eval.n_samples_per_prompt', 1);
+  set('--ckpt.output_dir', '$JOB_DIR/output');
+  set('--ckpt.save_steps', -1);
+  set('--logger.logging_steps', 1);
+  notes.push(
+    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
+  );
+  return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
+}

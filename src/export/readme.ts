@@ -1,0 +1,90 @@
+// README.md of an exported job: what it is, how to run it, what to expect.
+import { getTask } from '../tasks/index.ts';
+import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, VERL_COMMIT, VERL_TARGET } from './engines.ts';
+import type { JobPlan } from './plan.ts';
+import { needsDapoRecipe, VERL_DAPO_MAIN } from './verl.ts';
+
+const EXPECT: Record<string, string> = {
+  arithmetic:
+    'A 0.5B instruct model already adds two-digit numbers well, so expect the held-out accuracy (the mean score on test.parquet) to start high and rise towards 1 as the model learns to stop right after the digits.',
+  stop: 'Expect the score to rise as the model learns to count characters and stop; exact lengths are hard for a tokenizer-based model, so a mean around 0.5–0.8 is a good result.',
+  sentiment:
+    'Expect the lexicon score to climb quickly to the clip (3) while the wording collapses to repeated positive words — the same reward hacking the playground shows, at scale. Watch a KL term hold it back.',
+};
+
+export function jobReadme(plan: JobPlan, trainCount: number, testCount: number): string {
+  const c = plan.config;
+  const engine = plan.options.engine;
+  const script = engine === 'verl' ? 'run_verl.sh' : 'run_openrlhf.sh';
+  const install =
+    engine === 'verl'
+      ? 'pip install "verl[vllm]"   # or follow verl\'s install guide for your CUDA version'
+      : 'pip install "openrlhf[vllm]==0.10.2"';
+  const task = getTask(c.task);
+  const dapo = engine === 'verl' && needsDapoRecipe(c);
+  const dapoRun = dapo
+    ? `\nThis run uses DAPO's ${[c.dynamicSampling ? 'dynamic sampling' : '', c.overlongBuffer > 0 ? 'soft overlong penalty' : ''].filter(Boolean).join(' and ')}, which verl offers only in
+its DAPO recipe (\`${VERL_DAPO_MAIN}\`). The recipe lives in verl's repository, not in the pip
+package, so the script first changes into a checkout named by \`VERL_REPO\`:
+
+\`\`\`bash
+git clone https://github.com/volcengine/verl && git -C verl checkout ${VERL_COMMIT}   # the release the keys were checked against
+(cd verl && pip install -e ".[vllm]")
+VERL_REPO=$PWD/verl bash ${script}
+\`\`\`
+`
+    : '';
+  return `# PPO Playground job: ${task.title} on ${ENGINE_TITLES[engine]}
+
+This folder is the experiment you ran in the PPO Playground, ready for a real model on a GPU machine:
+the same prompts and held-out split, the same reward rule, and the same hyperparameters mapped to
+${ENGINE_TITLES[engine]}'s own settings. Targets ${engine === 'verl' ? VERL_TARGET : OPENRLHF_TARGET}.
+
+| File | What it is |
+| --- | --- |
+| \`train.parquet\` | ${trainCount} training prompts drawn by the task's own generator (seed ${c.seed}), as chat messages |
+| \`test.parquet\` | ${testCount} held-out prompts, the playground's evaluation set |
+| \`reward.py\` | the task's reward rule (standard-library Python): \`compute_score\` for verl, \`reward_func\` for OpenRLHF |
+| \`${script}\` | the launch command; a \`#\` line for every knob that has no exact counterpart |
+
+Columns: \`data_source\`, \`prompt\` (system instruction + the playground prompt as the user message),
+\`ability\`, \`reward_model\` (\`{style: "rule", ground_truth}\`), \`extra_info\` (\`split\`, \`index\`,
+\`playground_prompt\`) and \`label\` (the ground truth again, for OpenRLHF's \`--data.label_key\`).
+
+## Run it
+
+\`\`\`bash
+${install}
+bash ${script}                       # uses ${DEFAULT_MODEL}
+MODEL=/path/to/your/model bash ${script}   # any Hugging Face chat model
+\`\`\`
+${dapoRun}
+The script was checked for ${plan.options.gpus} GPU(s) on one node; extra arguments are passed on to
+${ENGINE_TITLES[engine]} (${engine === 'verl' ? 'e.g. `trainer.logger=\'["console","wandb"]\'`' : 'e.g. `--logger.wandb.key True`'}).
+Check the reward by hand: \`python3 reward.py "RESPONSE" "GROUND_TRUTH"\`.
+
+## Task
+
+${task.description}
+
+The task: ${c.task}. One pass over train.parquet is ${plan.iterationsPerEpoch} iterations of
+${c.promptsPerBatch} prompts × ${c.samplesPerPrompt} responses, ${c.ppoEpochs} PPO epoch(s) of ${c.miniBatches} minibatch(es) each
+(${plan.optimizerSteps} optimiser steps). ${c.evalEvery > 0 ? `The held-out set is scored every ${c.evalEvery} iterations.` : 'Held-out evaluation is off, as in the run.'}
+
+## What to expect
+
+${EXPECT[c.task]}
+
+## What differs from the playground
+
+- The model: the playground trains a ${c.nLayer}-layer character-level transformer from scratch; here a
+  pretrained chat model starts far ahead and reads tokens, not characters. Lengths (the response
+  budget of ${c.maxResponseLength}) are tokens here.
+- KL: the KL target is per token in the playground and in both engines (the mean over responses
+  of each response's token-mean KL), so it is passed through unchanged. With the KL only in the
+  loss, the playground's adaptive controller adapts the KL-loss coefficient, as OpenRLHF does;
+  verl adapts only the in-reward coefficient (the script says so where it matters).
+- End of sequence: ${engine === 'verl' ? 'verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task\'s −1 only apply where that is known.' : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
+- Every other difference is a \`#\` line at the top of \`${script}\`.
+${c.rewardSource === 'model' ? '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n' : ''}`;
+}

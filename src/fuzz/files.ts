@@ -1,0 +1,168 @@
+// Files and labels the page accepts or writes: human-feedback labels (pairs a person picked,
+// sent to the reward model's fine-tuning) and exported metrics (CSV and JSON), which must read
+// back to the same numbers whatever the run names and metric keys hold.
+import { CharTokenizer } from '../model/tokenizer.ts';
+import type { GptConfig } from '../model/config.ts';
+import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
+import { DEFAULT_CONFIG } from '../rl/config.ts';
+import type { Backend } from '../backend/backend.ts';
+import { metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
+import { candidatePairs } from '../store/feedbackPairs.ts';
+import type { RunRecord } from '../store/runs.ts';
+import { getTask } from '../tasks/index.ts';
+import type { PreferencePair } from '../tasks/task.ts';
+import { Rng } from '../util/rng.ts';
+import type { SampleRow } from '../worker/protocol.ts';
+import { chance, pick, randomNumber, randomString, sketch, HOSTILE_STRINGS } from './gen.ts';
+import { emptyReport, record, runCase, type TargetReport } from './outcome.ts';
+
+/** RFC 4180 reading: quoted cells may hold commas, quotes ("") and line breaks; rows end at CRLF, LF or CR. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"' && cell === '') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell), rows.push(row), (row = []), (cell = '');
+    } else cell += c;
+  }
+  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
+  return rows;
+}
+
+const METRIC_KEYS = ['policy_loss', 'kl', 'score_mean', 'clipfrac', 'lr', 'time/rollout_ms'];
+
+function hostileText(rng: Rng): string {
+  return pick(rng, [randomString(rng, 16), pick(rng, HOSTILE_STRINGS), 'a,b', 'say "hi"', 'line1\nline2', 'cr\rhere', 'crlf\r\n', '=1+1', '', ' lead', '"', ',']);
+}
+
+export function randomRuns(rng: Rng): RunRecord[] {
+  return Array.from({ length: rng.int(0, 4) }, (_, r) => {
+    const keys = Array.from({ length: rng.int(0, 4) }, () => (chance(rng, 0.8) ? pick(rng, METRIC_KEYS) : hostileText(rng)));
+    return {
+      id: chance(rng, 0.7) ? `run-${r}` : hostileText(rng),
+      name: hostileText(rng),
+      color: '#0072B2',
+      visible: true,
+      config: { ...DEFAULT_CONFIG },
+      backend: chance(rng, 0.5) ? 'webgpu' : 'cpu',
+      createdAt: rng.int(0, 2 ** 40),
+      metrics: Array.from({ length: rng.int(0, 5) }, (_, i) => ({
+        iter: i + 1,
+        values: Object.fromEntries(keys.filter(() => chance(rng, 0.8)).map((k) => [k, randomNumber(rng)])),
+      })),
+    };
+  });
+}
+
+/** null when the CSV and JSON exports read back to the runs' values, else what differs. */
+function checkExports(runs: RunRecord[]): string | null {
+  const rows = parseCsv(metricsToCsv(runs));
+  const header = rows[0];
+  const cols = header.slice(3);
+  const expected = runs.flatMap((r) => r.metrics.map((m) => ({ r, m })));
+  if (rows.length - 1 !== expected.length) return `CSV has ${rows.length - 1} data rows, expected ${expected.length}`;
+  for (const [i, { r, m }] of expected.entries()) {
+    const row = rows[i + 1];
+    if (row.length !== header.length) return `CSV row ${i + 1} has ${row.length} cells, header ${header.length}`;
+    if (row[0] !== r.id || row[1] !== r.name || row[2] !== String(m.iter)) return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
+    for (const [k, col] of cols.entries()) {
+      const want = Object.hasOwn(m.values, col) ? m.values[col] : undefined;
+      const got = row[k + 3];
+      if (want === undefined ? got !== '' : Number(got) !== want && !(Number.isNaN(want) && got === 'NaN')) return `CSV ${sketch(col)} = ${sketch(got)}, wrote ${want}`;
+    }
+    for (const k of Object.keys(m.values)) if (!cols.includes(k)) return `CSV lost the column ${sketch(k)}`;
+  }
+  const doc = JSON.parse(metricsToJson(runs)) as { runs: { id: string; name: string; metrics: { iter: number; values: Record<string, number | null> }[] }[] };
+  for (const [i, r] of runs.entries()) {
+    const back = doc.runs[i];
+    if (back.id !== r.id || back.name !== r.name) return `JSON run ${i} reads back as ${sketch([back.id, back.name])}`;
+    for (const [j, m] of r.metrics.entries()) {
+      for (const [k, v] of Object.entries(m.values)) {
+        const got = back.metrics[j].values[k];
+        if (Number.isFinite(v) ? got !== v && !(v === 0 && got === 0) : got !== null) return `JSON ${sketch(k)} = ${sketch(got)}, wrote ${v}`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Labels as the feedback view sends them: mostly in-alphabet text, sometimes not. */
+function randomLabels(rng: Rng, alphabet: string): PreferencePair[] {
+  const chars = [...alphabet];
+  const text = (max: number) => (chance(rng, 0.98) ? Array.from({ length: rng.int(0, max + 1) }, () => pick(rng, chars)).join('') : hostileText(rng));
+  const n = chance(rng, 0.05) ? 0 : rng.int(1, 9);
+  return Array.from({ length: n }, () => {
+    const prompt = text(5);
+    const chosen = text(chance(rng, 0.1) ? 30 : 5);
+    return { prompt, chosen, rejected: chance(rng, 0.1) ? chosen : text(5) };
+  });
+}
+
+function checkPairs(rows: SampleRow[]): string | null {
+  const seen = new Set<string>();
+  for (const p of candidatePairs(rows, new Set())) {
+    if (p.a.response === p.b.response) return `offered a pair of identical responses ${sketch(p.a.response)}`;
+    if (p.a.prompt !== p.prompt || p.b.prompt !== p.prompt) return 'offered a pair across prompts';
+    if (seen.has(p.key)) return `offered the pair ${sketch(p.key)} twice`;
+    seen.add(p.key);
+  }
+  return null;
+}
+
+const TINY_RM: Omit<GptConfig, 'vocabSize' | 'head'> = { nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16 };
+
+export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Backend): Promise<TargetReport[]> {
+  const exp = emptyReport('files: exported metrics read back (CSV, JSON)');
+  const pairs = emptyReport('files: feedback pairs offered');
+  const labels = emptyReport('files: feedback labels → reward model fine-tuning');
+  const task = getTask('sentiment');
+  const rm = RewardModel.fresh(be, { ...TINY_RM, vocabSize: new CharTokenizer(task.alphabet).vocabSize, head: 'reward' }, task.alphabet, task.name, 5);
+  try {
+    for (let i = 0; i < count; i++) {
+      const runs = randomRuns(rng);
+      record(exp, await runCase(() => checkExports(runs), limitMs), `case ${i} ${sketch(runs.map((r) => [r.id, r.name]))}`);
+      const rows: SampleRow[] = Array.from({ length: rng.int(0, 10) }, () => ({
+        prompt: pick(rng, ['a', 'b', hostileText(rng)]),
+        response: pick(rng, ['x', 'y', 'z', hostileText(rng)]),
+        reward: randomNumber(rng),
+        endedWithEos: chance(rng, 0.5),
+        tokens: [],
+      }));
+      record(pairs, await runCase(() => checkPairs(rows), limitMs), `case ${i}`);
+      // Fine-tuning is the slow one: every fourth case.
+      if (i % 4 === 0) {
+        const ls = randomLabels(rng, task.alphabet);
+        record(
+          labels,
+          await runCase(async () => {
+            const before = await be.read(rm.model.params);
+            try {
+              const r = await rm.trainOnLabels(ls, { epochs: 1 });
+              const ok = [r.before.loss, r.after.loss, r.before.accuracy, r.after.accuracy].every(Number.isFinite);
+              const w = await be.read(rm.model.params);
+              return ok && w.every(Number.isFinite) ? null : `non-finite result ${sketch(r)}`;
+            } catch (e) {
+              const after = await be.read(rm.model.params);
+              if (!before.every((x, k) => Object.is(x, after[k]))) return `refused labels changed the reward model: ${(e as Error).message}`;
+              throw e;
+            }
+          }, limitMs),
+          `case ${i} ${sketch(ls)}`,
+        );
+      }
+    }
+  } finally {
+    rm.dispose();
+  }
+  return [exp, pairs, labels];
+}

@@ -1,0 +1,189 @@
+// One-click experiments: each sets a few config values, an iteration budget, and explains what to
+// look for. A paired preset has arms: each arm's values are applied on top of the preset's values,
+// and the page's "Run both" / `npm run learning` train every arm one after the other.
+// The page, `npm run train -- --preset NAME` and `npm run learning` all read this one list, so
+// what a student clicks is exactly what the command line reproduces and measures.
+import type { PpoConfig } from './config.ts';
+
+export interface PresetArm {
+  /** Short label shown in legends and tables, e.g. "ε = 0.05". */
+  label: string;
+  values: Partial<PpoConfig>;
+}
+
+export interface Preset {
+  name: string;
+  /** Two sentences: what it sets up, and what to watch. */
+  explanation: string;
+  /** What the curve will do, in numbers `npm run learning` measured (shown on the card). */
+  promise?: string;
+  values: Partial<PpoConfig>;
+  /** Iterations the preset's claim is measured at (≤ 200); the page shows the ETA to it. */
+  iterations: number;
+  /** Paired presets: two or more arms trained one after the other and overlaid. */
+  arms?: readonly PresetArm[];
+}
+
+/** "Learn arithmetic": RLOO 16 prompts × 4 samples, 3-token responses (two digits + EOS), one epoch of 2 minibatches, β = 0. */
+export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
+  task: 'arithmetic',
+  rewardSource: 'rule',
+  advantageEstimator: 'rloo',
+  promptsPerBatch: 16,
+  samplesPerPrompt: 4,
+  maxResponseLength: 3,
+  ppoEpochs: 1,
+  miniBatches: 2,
+  // 5e-5 rather than 1e-4: the same plateau, reached over ~40 iterations instead of ~15, so the
+  // rise is visible on the chart and the first 10 iterations still show the SFT level.
+  actorLr: 5e-5,
+  klCoef: 0,
+};
+
+// Measured by `npm run learning` (see README "Learning you can see").
+const PROMISE_ARITHMETIC =
+  'On carry problems never trained on, greedy accuracy about 0% → 88% within 40 iterations and the training reward about 0.28 → 0.75 (CPU backend). Held-out accuracy over the carry-heavy evaluation (80% carry problems, as in training) reads about 20% → 78%, but most of it is a shortcut: accuracy on no-carry problems falls from about 100% to 5% as the policy learns to always carry (seed 1, all 231 held-out pairs).';
+const PROMISE_STOP =
+  'Held-out exact-length rate about 29% → 60% in 10 iterations and 80% by 50 (sampled at temperature 1; one seed on the CPU backend, lr 5e-4).';
+
+export const PRESETS: readonly Preset[] = [
+  {
+    name: 'Learn arithmetic',
+    explanation:
+      'Starts from a "sloppy student" SFT model that adds well but forgets the carry 90% of the time, so on carry problems its favourite answer is wrong while the right one keeps some probability; only exact answers are rewarded and each of 4 samples is scored against the other 3 (RLOO). Watch the reward climb as PPO moves probability onto the carried answer, then read the held-out evaluation rows: accuracy_carry rises, accuracy_no_carry falls — with 80% carry prompts, "always carry" is the cheapest way up the reward, a shortcut PPO finds.',
+    promise: PROMISE_ARITHMETIC,
+    // tests/gpu/rl_arithmetic.test.ts trains exactly this recipe
+    values: ARITHMETIC_RECIPE,
+    iterations: 150,
+  },
+  {
+    name: 'Reward hacking without KL',
+    explanation:
+      'β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model\'s score. Watch the reward climb while KL explodes and the samples drift into repetitive text; Reset, set KL coefficient β to 0.6 and run again to overlay a run that stays fluent.',
+    // tests/gpu/rl_sentiment.test.ts trains exactly this recipe at β = 0 and β = 0.6
+    values: {
+      task: 'sentiment',
+      rewardSource: 'model',
+      klCoef: 0,
+      klEstimator: 'k1',
+      klInReward: true,
+      useKlLoss: false,
+      klController: 'fixed',
+      advantageEstimator: 'rloo',
+      promptsPerBatch: 4,
+      samplesPerPrompt: 4,
+      maxResponseLength: 16,
+      ppoEpochs: 1,
+      miniBatches: 1,
+      actorLr: 3e-3,
+      warmupSteps: 0,
+      entropyCoef: 0,
+    },
+    iterations: 12,
+    arms: [
+      { label: 'β = 0', values: { klCoef: 0 } },
+      { label: 'β = 0.6', values: { klCoef: 0.6 } },
+    ],
+  },
+  {
+    name: 'Tight vs loose clipping',
+    explanation:
+      'The arithmetic task with 4 PPO epochs per batch and a high learning rate, so the policy wants to move far from the one that sampled the batch: ε = 0.05 keeps every update within ±5% of it, ε = 0.5 barely restrains it. Run both: tight clipping shows a much higher clip fraction and a slower rise of reward, loose clipping learns faster with a larger approx KL.',
+    values: { task: 'arithmetic', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 3, klCoef: 0, ppoEpochs: 4, miniBatches: 2, actorLr: 5e-4, clipLow: 0.05, clipHigh: 0.05, dualClip: 3 },
+    iterations: 60,
+    arms: [
+      { label: 'ε = 0.05', values: { clipLow: 0.05, clipHigh: 0.05 } },
+      { label: 'ε = 0.5', values: { clipLow: 0.5, clipHigh: 0.5 } },
+    ],
+  },
+  {
+    name: 'PPO vs GRPO',
+    explanation:
+      'The arithmetic task twice: PPO with a critic and GAE (KL as a reward penalty), and GRPO, which drops the critic and scores each response against the other samples of its prompt (KL as a loss term). Compare the held-out accuracy curves: both learn, GRPO without training a value model.',
+    values: { task: 'arithmetic', rewardSource: 'rule', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 3, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0.01, advantageEstimator: 'group_norm', klInReward: false, useKlLoss: true, klLossCoef: 0.01, klLossEstimator: 'k3', klController: 'fixed' },
+    iterations: 100,
+    arms: [
+      { label: 'PPO (GAE)', values: { advantageEstimator: 'gae', klInReward: true, useKlLoss: false } },
+      { label: 'GRPO', values: { advantageEstimator: 'group_norm', klInReward: false, useKlLoss: true } },
+    ],
+  },
+  {
+    name: 'Adaptive KL',
+    explanation:
+      'The adaptive controller raises β when the measured per-token KL (kl_token_mean, verl’s scale) exceeds the target of 0.1 and lowers it when below. Watch β fall while the policy still equals the reference, then climb back as the KL reaches the target, and the KL chart hover around 0.1.',
+    promise:
+      'Measured on the CPU backend, 3 seeds, 60 iterations: over iterations 30–59 the mean kl_token_mean was 0.112, 0.138 and 0.103 (target 0.1); 5-iteration averages stayed within ±50 % of the target for 2 of the 3 seeds (the third peaked at 0.26). Measured on the earlier arithmetic task; not yet re-measured on the current one.',
+    // k3 (verl low_var_kl) keeps the measured KL non-negative and less noisy than k1; β starts high because it
+    // shrinks while the actor still equals the reference (KL 0).
+    values: { task: 'arithmetic', rewardSource: 'rule', klController: 'adaptive', klInReward: true, klEstimator: 'k3', klCoef: 1, klTarget: 0.1, klHorizon: 50, advantageEstimator: 'gae' },
+    iterations: 60,
+  },
+  {
+    name: 'DAPO',
+    explanation:
+      'DAPO’s recipe on arithmetic: group-normalised advantages without KL, clip-higher (ε_high 0.28), a token-level loss, dynamic sampling that drops prompts whose 4 samples all scored the same, and a soft penalty for responses that run into the length limit. Watch filtered_groups: as the policy masters easy sums, more groups are dropped and replaced by fresh prompts.',
+    values: {
+      task: 'arithmetic',
+      rewardSource: 'rule',
+      advantageEstimator: 'group_norm',
+      promptsPerBatch: 16,
+      samplesPerPrompt: 4,
+      maxResponseLength: 6,
+      ppoEpochs: 1,
+      miniBatches: 2,
+      actorLr: 2e-4,
+      klCoef: 0,
+      klInReward: false,
+      useKlLoss: false,
+      klController: 'fixed',
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      dualClip: null,
+      lossAgg: 'token-mean',
+      lossMode: 'vanilla',
+      dynamicSampling: true,
+      maxExtraRollouts: 2,
+      overlongBuffer: 2,
+      overlongPenalty: 1,
+    },
+    iterations: 40,
+  },
+  {
+    name: 'Stop properly',
+    explanation:
+      'The "stop at length n" task from its SFT model, which misses the asked length by up to 3 characters half of the time; the reward falls with the distance to n and is −1 without EOS. Watch the exact-length rate on held-out evaluation climb as the policy learns when to emit EOS.',
+    promise: PROMISE_STOP,
+    values: { task: 'stop', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 16, ppoEpochs: 1, miniBatches: 2, actorLr: 5e-4, klCoef: 0 },
+    iterations: 100,
+  },
+];
+
+/** The preset called `name`, or undefined. */
+export function findPreset(name: string): Preset | undefined {
+  return PRESETS.find((p) => p.name === name);
+}
+
+/** The values of the preset called `name` (tests train the page's recipes, not look-alikes). */
+export function presetValues(name: string): Partial<PpoConfig> {
+  const preset = findPreset(name);
+  if (!preset) throw new Error(`no preset named "${name}"`);
+  return preset.values;
+}
+
+/** The config values of each arm of `preset` (one arm, the preset's own values, when unpaired). */
+export function presetArms(preset: Preset): { label: string; values: Partial<PpoConfig> }[] {
+  if (!preset.arms || preset.arms.length === 0) return [{ label: preset.name, values: { ...preset.values } }];
+  return preset.arms.map((a) => ({ label: a.label, values: { ...preset.values, ...a.values } }));
+}
+
+/** What the no-WebGPU fallback trains on the float64 CPU backend: small enough to finish. */
+export const SMALL_CPU_PRESET: Partial<PpoConfig> = {
+  nLayer: 1,
+  nHead: 2,
+  dModel: 32,
+  promptsPerBatch: 4,
+  samplesPerPrompt: 2,
+  maxResponseLength: 4,
+  ppoEpochs: 1,
+  miniBatches: 1,
+};

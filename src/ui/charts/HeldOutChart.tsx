@@ -1,0 +1,89 @@
+// "Held-out": the task's headline metric on prompts never trained on, evaluated by the worker
+// every `evalEvery` iterations and before the first (iteration 0 = the SFT model). Each run draws
+// a solid sampled line (rollout temperature, as PPO optimises it) and a dashed greedy line.
+import { memo, useMemo, useRef } from 'react';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useApp } from '../../store/appStore.ts';
+import type { RunRecord } from '../../store/runs.ts';
+import { EVAL_SAMPLES_PER_PROMPT, evalSize } from '../../worker/evalSchedule.ts';
+import { downloadChartPng } from './exportPng.ts';
+import { greedyId, heldOutSeries, heldOutTitle } from './heldOut.ts';
+import { niceTicks } from './series.ts';
+
+type EvalRun = Pick<RunRecord, 'id' | 'name' | 'color' | 'config' | 'evals'>;
+
+const fmt = (v: number) => Number(v.toPrecision(3)).toString();
+
+/** The runs' evaluation-relevant fields, with the same identity as long as none of them changed. */
+function useEvalRuns(runs: readonly RunRecord[]): readonly EvalRun[] {
+  const last = useRef<EvalRun[]>([]);
+  const same =
+    last.current.length === runs.length &&
+    runs.every((r, i) => {
+      const p = last.current[i];
+      return p.id === r.id && p.evals === r.evals && p.name === r.name && p.color === r.color && p.config === r.config;
+    });
+  if (!same) last.current = runs.map((r) => ({ id: r.id, name: r.name, color: r.color, config: r.config, evals: r.evals }));
+  return last.current;
+}
+
+export function HeldOutChart({ runs }: { runs: readonly RunRecord[] }) {
+  return <HeldOutFigure runs={useEvalRuns(runs)} />;
+}
+
+const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly EvalRun[] }) {
+  const ref = useRef<HTMLElement>(null);
+  const config = useApp((s) => s.config);
+  const setNotice = useApp((s) => s.setNotice);
+  const { rows, lines } = useMemo(() => heldOutSeries(runs), [runs]);
+  const title = heldOutTitle(runs.length > 0 ? runs.map((r) => r.config.task) : [config.task]);
+  const ticks = useMemo(() => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const row of rows) for (const [k, v] of Object.entries(row)) if (k !== 'iter') (lo = Math.min(lo, v), hi = Math.max(hi, v));
+    if (!Number.isFinite(lo)) return [0, 1];
+    const ticks = niceTicks(lo, hi);
+    // Rates (the usual held-out metrics) stay within [0, 1]: no axis below 0 or above 1 for them.
+    const inUnit = ticks.filter((t) => t >= 0 && t <= 1);
+    return lo >= 0 && hi <= 1 && inUnit.length >= 2 ? inUnit : ticks;
+  }, [rows]);
+  const size = evalSize(config);
+  return (
+    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`}>
+      <div className="chart-head">
+        <h3>{title}</h3>
+        <button
+          type="button"
+          className="btn ghost small"
+          disabled={rows.length === 0}
+          aria-label={`Download ${title} as PNG`}
+          onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
+        >
+          PNG
+        </button>
+      </div>
+      {rows.length === 0 ? (
+        <div className="chart-empty">{config.evalEvery > 0 ? 'No evaluation yet — the first scores the SFT model before iteration 1' : 'Held-out evaluation is off (Evaluate every = 0)'}</div>
+      ) : (
+        <ResponsiveContainer width="100%" height={160}>
+          <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="#eef0f5" vertical={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
+            <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} axisLine={false} width={56} tickFormatter={fmt} domain={[ticks[0], ticks[ticks.length - 1]]} ticks={ticks} allowDataOverflow />
+            <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `after ${String(l)} iterations`} isAnimationActive={false} />
+            {lines.flatMap(({ run, greedy }) => [
+              <Line key={run.id} dataKey={run.id} name={`${run.name} (sampled)`} stroke={run.color} strokeWidth={1.8} dot={{ r: 2.5 }} isAnimationActive={false} connectNulls />,
+              ...(greedy
+                ? [<Line key={greedyId(run.id)} dataKey={greedyId(run.id)} name={`${run.name} (greedy)`} stroke={run.color} strokeWidth={1.4} strokeDasharray="5 3" dot={false} isAnimationActive={false} connectNulls />]
+                : []),
+            ])}
+          </LineChart>
+        </ResponsiveContainer>
+      )}
+      <figcaption className="chart-note" data-testid="chart-note-heldout">
+        Solid: sampled ({EVAL_SAMPLES_PER_PROMPT} draws per prompt at the rollout temperature); dashed: greedy. {size.count} prompts never trained on, scored
+        {config.evalEvery > 0 ? ` every ${config.evalEvery} iterations` : ' never (Evaluate every = 0)'}; 0 is the SFT model.
+      </figcaption>
+    </figure>
+  );
+});

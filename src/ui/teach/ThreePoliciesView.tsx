@@ -1,0 +1,74 @@
+// Teaching view "Three policies": for the tokens of one sample, the probability each token had
+// under the sampler (π_rollout: temperature, top-k, top-p as sampled), under the actor at the
+// experience pass (π_old, which the PPO ratio divides by) and under the actor being trained
+// (π_new, at the last minibatch's forward). With top-k/top-p or a sampling temperature different
+// from training, π_rollout ≠ π_old; token-level TIS (tisCap) reweights each token's loss by
+// min(π_old/π_rollout, cap). Also shows DAPO's dynamic-sampling count when it is on.
+import { useMemo, useState } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useApp } from '../../store/appStore.ts';
+import { DapoLine } from './DapoLine.tsx';
+import { SamplePicker } from './SamplePicker.tsx';
+
+const prob = (lp: number | undefined) => (lp === undefined ? null : Math.exp(lp));
+
+export function ThreePoliciesView() {
+  const samples = useApp((s) => s.samples);
+  const tisCap = useApp((s) => s.config.tisCap);
+  const latest = useApp((s) => {
+    const run = s.runs.find((r) => r.id === s.activeRunId);
+    return run?.metrics[run.metrics.length - 1]?.values;
+  });
+  const [index, setIndex] = useState(0);
+  const row = samples?.rows[Math.min(index, (samples?.rows.length ?? 1) - 1)];
+  const data = useMemo(
+    () =>
+      row?.tokens.map((t, i) => ({
+        pos: `${i}:${t.text}`,
+        rollout: prob(t.rolloutLogprob),
+        old: prob(t.oldLogprob),
+        next: prob(t.newLogprob),
+      })) ?? [],
+    [row],
+  );
+  const dapo = <DapoLine />;
+  if (!samples || !row) {
+    return (
+      <div className="empty-state" data-testid="view-policies">
+        <strong>No samples yet</strong>After the first update this view compares, token by token, the sampler’s probability, the old policy’s and the new one’s.
+      </div>
+    );
+  }
+  const hasRollout = row.tokens.some((t) => t.rolloutLogprob !== undefined);
+  return (
+    <div className="teach-view" data-testid="view-policies">
+      <div className="toolbar" style={{ marginBottom: 8 }}>
+        <SamplePicker rewards={samples.rows.map((r) => r.reward)} index={index} onChange={setIndex} />
+        {latest?.rollout_old_kl !== undefined ? (
+          <span className="muted small">
+            rollout_old_kl {latest.rollout_old_kl.toExponential(2)} · max |Δ log π| {(latest.rollout_old_max_abs_diff ?? 0).toExponential(2)} · TIS{' '}
+            {tisCap === null ? 'off' : `cap ${tisCap}`}
+          </span>
+        ) : null}
+      </div>
+      <p className="muted small">
+        π_rollout: the sampler’s probability of each drawn token; π_old: the actor’s at the experience pass (the PPO ratio’s denominator); π_new: after
+        this iteration’s updates. PPO corrects π_new against π_old only; TIS also corrects π_old against π_rollout.
+      </p>
+      {hasRollout ? null : <p className="muted small">This rollout kept no sampler log-probs.</p>}
+      <ResponsiveContainer width="100%" height={240}>
+        <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke="#eef0f5" vertical={false} />
+          <XAxis dataKey="pos" tick={{ fontSize: 10, fill: '#5b6478' }} interval={0} />
+          <YAxis domain={[0, 1]} tick={{ fontSize: 11, fill: '#5b6478' }} width={40} />
+          <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          <Line dataKey="rollout" name="π_rollout" stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
+          <Line dataKey="old" name="π_old" stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
+          <Line dataKey="next" name="π_new" stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+      {dapo}
+    </div>
+  );
+}

@@ -1,0 +1,166 @@
+// The kernels against verl's own functions, transliterated op by op in float64
+// (tests/helpers/verl.ts), on fresh random inputs (TEST_SEED) and edge cases, on both backends.
+// Tolerances: losses and statistics are reductions (TOL.reduce: 1e-4 relative, 1e-5 absolute);
+// element-wise outputs TOL.elem (1e-5 relative, 1e-6 absolute). Gradients are checked against
+// finite differences of the same verl transliterations in tests/unit/ppo_grads.test.ts.
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
+import { KL_ESTIMATORS, LOSS_AGGS, POLICY_STATS, type LossAgg, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import * as verl from '../helpers/verl.ts';
+
+const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
+
+/** Right-padded mask with every row holding 1..A tokens (verl's seq-mean-token-mean is NaN on an empty row). */
+function fullRowsMask(r: ReturnType<typeof rng>, B: number, A: number, lengths?: number[]): Float64Array {
+  const m = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const len = lengths ? lengths[b] : r.int(1, A + 1);
+    for (let a = 0; a < len; a++) m[b * A + a] = 1;
+  }
+  return m;
+}
+
+function policyBatch(salt: number, B: number, A: number, spread = 0.5) {
+  const r = rng(salt);
+  const old = f32(randn(r, B * A, 1.2).map((x) => -Math.abs(x) - 0.05));
+  const logp = f32(Float64Array.from(old, (o) => o + r.normal() * spread));
+  const adv = f32(randn(r, B * A));
+  const mask = fullRowsMask(r, B, A);
+  const isW = f32(Float64Array.from({ length: B * A }, () => r.uniform(0.2, 2)));
+  // garbage under the mask: finite (verl multiplies by the mask, NaN·0 would poison it too)
+  for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = -7; logp[i] = 3; }
+  return { old, logp, adv, mask, isW };
+}
+
+async function ours(be: Backend, x: ReturnType<typeof policyBatch>, B: number, A: number, params: PolicyLossParams, withIs: boolean) {
+  const t = (v: Float64Array) => be.tensor(v, [B, A]);
+  const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, withIs ? t(x.isW) : null);
+  const [stats] = await be.readMany([out.stats]);
+  return stats;
+}
+
+function theirs(mode: LossMode, x: ReturnType<typeof policyBatch>, B: number, A: number, agg: LossAgg, withIs: boolean) {
+  const cfg: verl.VerlPolicyConfig = { clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg };
+  const w = withIs ? x.isW : null;
+  if (mode === 'gspo') return verl.policyLossGspo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, cfg, w);
+  if (mode === 'cispo') return verl.policyLossCispo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, cfg, w);
+  return verl.policyLossVanilla(x.old, x.logp, x.adv, x.mask, B, A, cfg, w);
+}
+
+const asStats = (v: { loss: number; clipfrac: number; clipfracLower: number; ppoKl: number }) => [v.loss, v.clipfrac, v.clipfracLower, v.ppoKl];
+
+describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
+  const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as [LossMode, LossAgg, boolean])));
+  for (const [B, A] of [[5, 8], [32, 47]] as [number, number][]) {
+    it.each(cases)(`policy loss %s, agg %s, is_weights %s at B=${B} A=${A}`, async (mode, agg, withIs) => {
+      const be = await makeBackend();
+      const x = policyBatch(B * A + modes.indexOf(mode), B, A);
+      // verl's seq-mean-token-sum-norm is Σ/A: our normScale 'verl'
+      const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+      const got = await ours(be, x, B, A, params, withIs);
+      const want = asStats(theirs(mode, x, B, A, agg, withIs));
+      expectClose(got, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} stats [loss, clipfrac, clipfrac_lower, ppo_kl]`);
+      if (mode !== 'gspo') expect(want[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch reaches the clip
+      // per_seq is verl's value ÷ B
+      if (agg === 'seq-mean-token-sum-norm' && mode !== 'gspo') {
+        const perSeq = await ours(be, x, B, A, { ...params, normScale: 'per_seq' }, withIs);
+        expectClose([perSeq[0]], [want[0] / B], TOL.reduce.rtol, TOL.reduce.atol, 'per_seq = verl / B');
+      }
+    });
+  }
+
+  it('GSPO reaches its clip on sequence ratios and clamps the log-ratio at 10 without NaN', async () => {
+    const be = await makeBackend();
+    const B = 4, A = 6;
+    const x = policyBatch(91, B, A, 0.1);
+    // row 0: every token +0.5 → s = 0.5, clipped for A > 0; row 1: +30 → s clamps at 10; row 2: −40
+    for (let a = 0; a < A; a++) {
+      x.logp[a] = Math.fround(x.old[a] + 0.5);
+      x.adv[a] = 1;
+      x.logp[A + a] = Math.fround(x.old[A + a] + 30);
+      x.logp[2 * A + a] = Math.fround(x.old[2 * A + a] - 40);
+    }
+    for (let a = 0; a < A; a++) for (const b of [0, 1, 2]) x.mask[b * A + a] = 1;
+    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gspo' };
+    const t = (v: Float64Array) => be.tensor(v, [B, A]);
+    const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params);
+    const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
+    const want = asStats(verl.policyLossGspo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, { clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: 'token-mean' }));
+    expectClose(stats, want, TOL.reduce.rtol, TOL.reduce.atol, 'gspo extreme stats');
+    expect(Array.from(grad.slice(0, A))).toEqual(new Array(A).fill(0)); // clipped row: no gradient
+    for (const g of grad) expect(Number.isFinite(g)).toBe(true);
+    expect(stats.every(Number.isFinite)).toBe(true);
+  });
+
+  it('length-1 responses, all-masked rows, extreme log-ratios: every mode finite, matching verl where verl is defined', async () => {
+    const be = await makeBackend();
+    const B = 4, A = 5;
+    const x = policyBatch(93, B, A);
+    x.mask.fill(0);
+    x.mask[0] = 1; // row 0: one token
+    x.mask[A] = 1; x.mask[A + 1] = 1; // row 1: two tokens
+    // row 2, 3: all masked; extreme log-ratios on the live tokens
+    x.logp[0] = Math.fround(x.old[0] + 60);
+    x.logp[A + 1] = Math.fround(x.old[A + 1] - 60);
+    for (const mode of modes) {
+      for (const agg of LOSS_AGGS) {
+        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+        const t = (v: Float64Array) => be.tensor(v, [B, A]);
+        const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, t(x.isW));
+        const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
+        expect([...stats, ...grad].every(Number.isFinite), `${mode} ${agg}`).toBe(true);
+        // verl over the two non-empty rows only (its seq means are NaN / ÷B with empty rows)
+        const sub = { old: x.old.slice(0, 2 * A), logp: x.logp.slice(0, 2 * A), adv: x.adv.slice(0, 2 * A), mask: x.mask.slice(0, 2 * A), isW: x.isW.slice(0, 2 * A) };
+        const want = asStats(theirs(mode, sub, 2, A, agg, true));
+        expectClose(stats, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} with empty rows`);
+      }
+    }
+  });
+
+  it.each(LOSS_AGGS)('agg_loss %s (norm_scale verl) on random inputs', async (agg) => {
+    const be = await makeBackend();
+    const r = rng(95 + LOSS_AGGS.indexOf(agg));
+    const B = 23, A = 17;
+    const x = f32(randn(r, B * A, 2));
+    const mask = fullRowsMask(r, B, A);
+    const out = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), agg, 'verl');
+    const [value] = await be.readMany([out.value]);
+    expectClose(value, [verl.aggLoss(x, mask, B, A, agg)], TOL.reduce.rtol, TOL.reduce.atol, agg);
+  });
+
+  it.each(KL_ESTIMATORS.filter((e) => e !== 'k1_clamped'))('kl_penalty %s value on random and extreme inputs', async (est) => {
+    const be = await makeBackend();
+    const r = rng(97);
+    const n = 64;
+    const logp = f32(randn(r, n, 1.5).map((v) => -Math.abs(v)));
+    const ref = f32(Float64Array.from(logp, (l) => l + r.normal()));
+    logp[0] = -1; ref[0] = -40; // d = 39: k3 clamps
+    logp[1] = -40; ref[1] = -1; // d = −39
+    const got = await be.read(be.ppo.kl(be.tensor(logp, [8, 8]), be.tensor(ref, [8, 8]), est));
+    expectClose(got, Array.from(logp, (l, i) => verl.klForward(l, ref[i], est)), TOL.elem.rtol, TOL.elem.atol, est);
+  });
+
+  it('token TIS weights equal verl rollout correction (token, threshold), masked and extreme', async () => {
+    const be = await makeBackend();
+    const r = rng(99);
+    const B = 7, A = 9;
+    const old = f32(randn(r, B * A, 1).map((v) => -Math.abs(v)));
+    const rollout = f32(Float64Array.from(old, (o) => o + r.normal() * 0.7));
+    const mask = fullRowsMask(r, B, A);
+    old[0] = 0; rollout[0] = -50; // ratio e^50 → capped
+    old[1] = -50; rollout[1] = 0; // ratio → e^-20
+    mask[0] = 1; mask[1] = 1;
+    for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = NaN; rollout[i] = Infinity; }
+    for (const cap of [2, 1.2]) {
+      const got = await be.read(be.ppo.tisWeights(be.tensor(old, [B, A]), be.tensor(rollout, [B, A]), be.tensor(mask, [B, A]), cap));
+      const clean = (v: Float64Array) => Float64Array.from(v, (x, i) => (mask[i] ? x : 0));
+      expectClose(got, verl.tokenTis(clean(old), clean(rollout), mask, cap), TOL.elem.rtol, TOL.elem.atol, `tis cap ${cap}`);
+      expect([Math.fround(cap), cap]).toContain(got[0]); // capped exactly (the cap as float32 on WebGPU)
+      expect(Array.from(got).every((w, i) => (mask[i] ? w > 0 && w <= Math.fround(cap) : w === 0))).toBe(true);
+    }
+    expect(() => be.ppo.tisWeights(be.tensor(old, [B, A]), be.tensor(rollout, [B, A]), be.tensor(mask, [B, A]), 0)).toThrow(/cap/);
+  });
+});

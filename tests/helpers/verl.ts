@@ -1,0 +1,238 @@
+// Test oracle: float64 transliterations of verl's own functions (verl/trainer/ppo/core_algos.py),
+// written op by op in the order the PyTorch code applies them, independently of src/reference/.
+// Stop-gradient (`.detach()`) operands are explicit arguments (`…Sg`), so a finite difference over
+// the live operand with the `Sg` ones held fixed is exactly what autograd gives verl.
+// Sources read (volcengine/verl and forks carrying the newer functions): agg_loss, kl_penalty /
+// kl_penalty_forward, compute_policy_loss_vanilla / _gspo / _cispo (rollout_is_weights multiplied
+// into pg_losses before agg_loss), rollout correction token TIS (exp of the ±20-clamped log-ratio,
+// times the response mask, clamped at the threshold), compute_grpo_outcome_advantage,
+// compute_rloo_outcome_advantage, compute_reinforce_plus_plus_outcome_advantage,
+// compute_reinforce_plus_plus_baseline_outcome_advantage, verl_F.masked_mean / masked_whiten.
+
+type Arr = ArrayLike<number>;
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
+/** verl_F.masked_mean: Σ m·x / (Σ m + 1e-8). */
+export function maskedMean(x: Arr, m: Arr): number {
+  let s = 0, n = 0;
+  for (let i = 0; i < x.length; i++) {
+    s += m[i] === 0 ? 0 : x[i] * m[i];
+    n += m[i];
+  }
+  return s / (n + 1e-8);
+}
+
+/** verl_F.masked_whiten (shift_mean): (x − mean)·rsqrt(unbiased var + 1e-8). */
+export function maskedWhiten(x: Arr, m: Arr): Float64Array {
+  const mean = maskedMean(x, m);
+  let n = 0, ss = 0;
+  for (let i = 0; i < x.length; i++) if (m[i] !== 0) { n += m[i]; ss += m[i] * (x[i] - mean) ** 2; }
+  const varUnbiased = (ss / n) * (n / (n - 1));
+  return Float64Array.from(x, (v) => (v - mean) / Math.sqrt(varUnbiased + 1e-8));
+}
+
+/**
+ * agg_loss of volcengine/verl core_algos.py (the version without global_batch_info):
+ * token-mean = masked_mean; seq-mean-token-sum = mean over all B rows of the row sums;
+ * seq-mean-token-mean = mean over B rows of row sum / row count (NaN for an empty row, as in torch);
+ * seq-mean-token-sum-norm = Σ row sums / A.
+ */
+export function aggLoss(loss: Arr, m: Arr, B: number, A: number, mode: string): number {
+  const rowSum = (b: number) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += m[b * A + a] === 0 ? 0 : loss[b * A + a] * m[b * A + a];
+    return s;
+  };
+  const rowCount = (b: number) => {
+    let n = 0;
+    for (let a = 0; a < A; a++) n += m[b * A + a];
+    return n;
+  };
+  let total = 0;
+  switch (mode) {
+    case 'token-mean':
+      return maskedMean(loss, m);
+    case 'seq-mean-token-sum':
+      for (let b = 0; b < B; b++) total += rowSum(b);
+      return total / B;
+    case 'seq-mean-token-mean':
+      for (let b = 0; b < B; b++) total += rowSum(b) / rowCount(b);
+      return total / B;
+    case 'seq-mean-token-sum-norm':
+      for (let b = 0; b < B; b++) total += rowSum(b);
+      return total / A;
+  }
+  throw new Error(`agg_loss: unknown mode ${mode}`);
+}
+
+/** kl_penalty_forward per token. */
+export function klForward(logp: number, ref: number, name: string): number {
+  const base = name.endsWith('+') ? name.slice(0, -1) : name;
+  if (base === 'k1' || base === 'kl') return logp - ref;
+  if (base === 'abs') return Math.abs(logp - ref);
+  if (base === 'k2' || base === 'mse') return 0.5 * (logp - ref) ** 2;
+  if (base === 'k3' || base === 'low_var_kl') {
+    const kl = clamp(ref - logp, -20, 20);
+    return clamp(Math.exp(kl) - kl - 1, -10, 10);
+  }
+  throw new Error(`kl_penalty: unknown ${name}`);
+}
+
+/**
+ * kl_penalty with its straight-through "+" form: ½(logp − ref)² − sg(½(logp − ref)²) + sg(forward);
+ * logpSg is the detached copy of logp. Without "+" (or for k2) the plain forward value.
+ */
+export function klPenalty(logp: number, logpSg: number, ref: number, name: string): number {
+  if (!name.endsWith('+') || name === 'k2') return klForward(logp, ref, name);
+  const back = 0.5 * (logp - ref) ** 2;
+  const backSg = 0.5 * (logpSg - ref) ** 2;
+  return back - backSg + klForward(logpSg, ref, name);
+}
+
+export interface VerlPolicyConfig {
+  clipRatioLow: number;
+  clipRatioHigh: number;
+  /** vanilla's clip_ratio_c (verl default 3.0). */
+  clipRatioC: number;
+  lossAggMode: string;
+}
+
+/** compute_policy_loss_vanilla (+ rollout_is_weights). */
+export function policyLossVanilla(old: Arr, logp: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
+  const n = B * A;
+  const pg = new Float64Array(n), gt = new Float64Array(n), lower = new Float64Array(n), negKl = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const nak = clamp(logp[i] - old[i], -20, 20);
+    negKl[i] = -nak;
+    const ratio = Math.exp(nak);
+    const pg1 = -adv[i] * ratio;
+    const pg2 = -adv[i] * clamp(ratio, 1 - cfg.clipRatioLow, 1 + cfg.clipRatioHigh);
+    const cp1 = Math.max(pg1, pg2);
+    gt[i] = pg2 > pg1 ? 1 : 0;
+    const pg3 = -adv[i] * cfg.clipRatioC;
+    const cp2 = Math.min(pg3, cp1);
+    lower[i] = cp1 > pg3 && adv[i] < 0 ? 1 : 0;
+    pg[i] = (adv[i] < 0 ? cp2 : cp1) * (isW ? isW[i] : 1);
+  }
+  return { loss: aggLoss(pg, m, B, A, cfg.lossAggMode), clipfrac: maskedMean(gt, m), ppoKl: maskedMean(negKl, m), clipfracLower: maskedMean(lower, m) };
+}
+
+/** compute_policy_loss_gspo (+ rollout_is_weights); logpSg is log_prob.detach(). Aggregation forced to seq-mean-token-mean. */
+export function policyLossGspo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
+  const n = B * A;
+  const seqNak = new Float64Array(B); // negative_approx_kl_seq, from the detached log-probs
+  for (let b = 0; b < B; b++) {
+    let s = 0, len = 0;
+    for (let a = 0; a < A; a++) {
+      const i = b * A + a;
+      s += m[i] === 0 ? 0 : (logpSg[i] - old[i]) * m[i];
+      len += m[i];
+    }
+    seqNak[b] = s / Math.max(len, 1);
+  }
+  const pg = new Float64Array(n), gt = new Float64Array(n), negKl = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    negKl[i] = -(logp[i] - old[i]);
+    const logRatio = Math.min(logp[i] - logpSg[i] + seqNak[Math.floor(i / A)], 10);
+    const ratio = Math.exp(logRatio);
+    const pg1 = -adv[i] * ratio;
+    const pg2 = -adv[i] * clamp(ratio, 1 - cfg.clipRatioLow, 1 + cfg.clipRatioHigh);
+    gt[i] = pg2 > pg1 ? 1 : 0;
+    pg[i] = Math.max(pg1, pg2) * (isW ? isW[i] : 1);
+  }
+  return { loss: aggLoss(pg, m, B, A, 'seq-mean-token-mean'), clipfrac: maskedMean(gt, m), ppoKl: maskedMean(negKl, m), clipfracLower: 0 };
+}
+
+/** compute_policy_loss_cispo (+ rollout_is_weights); logpSg is log_prob.detach(). */
+export function policyLossCispo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
+  const n = B * A;
+  const pg = new Float64Array(n), ne = new Float64Array(n), negKl = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const nak = clamp(logp[i] - old[i], -20, 20);
+    negKl[i] = -nak;
+    const ratio = Math.exp(nak);
+    const clipped = clamp(ratio, 1 - cfg.clipRatioLow, 1 + cfg.clipRatioHigh);
+    ne[i] = ratio !== clipped ? 1 : 0;
+    const clippedSg = clamp(Math.exp(clamp(logpSg[i] - old[i], -20, 20)), 1 - cfg.clipRatioLow, 1 + cfg.clipRatioHigh);
+    pg[i] = -clippedSg * adv[i] * logp[i] * (isW ? isW[i] : 1);
+  }
+  return { loss: aggLoss(pg, m, B, A, cfg.lossAggMode), clipfrac: maskedMean(ne, m), ppoKl: maskedMean(negKl, m), clipfracLower: 0 };
+}
+
+/** Rollout correction, token level: clamp(exp(clamp(old − rollout, ±20)) · mask, max = threshold). */
+export function tokenTis(old: Arr, rollout: Arr, m: Arr, threshold: number): Float64Array {
+  return Float64Array.from(old, (o, i) => Math.min(Math.exp(clamp(o - rollout[i], -20, 20)) * m[i], threshold));
+}
+
+/** compute_grpo_outcome_advantage (norm_adv_by_std_in_grpo true/false), from token-level rewards. */
+export function grpoAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number, normByStd: boolean, epsilon = 1e-6): Float64Array {
+  const scores = Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += tokenRewards[b * A + a];
+    return s;
+  });
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const g = scores.filter((_, j) => index[j] === index[b]);
+    let mean = 0, std = 1;
+    if (g.length > 1) {
+      mean = g.reduce((s, x) => s + x, 0) / g.length;
+      std = Math.sqrt(g.reduce((s, x) => s + (x - mean) ** 2, 0) / (g.length - 1));
+    }
+    const adv = normByStd ? (scores[b] - mean) / (std + epsilon) : scores[b] - mean;
+    for (let a = 0; a < A; a++) out[b * A + a] = adv * m[b * A + a];
+  }
+  return out;
+}
+
+/** compute_rloo_outcome_advantage. */
+export function rlooAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number): Float64Array {
+  const scores = Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += tokenRewards[b * A + a];
+    return s;
+  });
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const g = scores.filter((_, j) => index[j] === index[b]);
+    const n = g.length;
+    const mean = n > 1 ? g.reduce((s, x) => s + x, 0) / n : 0;
+    const adv = n > 1 ? (scores[b] * n) / (n - 1) - (mean * n) / (n - 1) : scores[b];
+    for (let a = 0; a < A; a++) out[b * A + a] = adv * m[b * A + a];
+  }
+  return out;
+}
+
+/** compute_reinforce_plus_plus_outcome_advantage: discounted returns reset after EOS, whitened, × mask. */
+export function reinforcePlusPlusAdvantage(tokenRewards: Arr, m: Arr, B: number, A: number, gamma: number) {
+  const returns = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    let running = 0;
+    for (let t = A - 1; t >= 0; t--) {
+      running = tokenRewards[b * A + t] + gamma * running;
+      returns[b * A + t] = running;
+      running = running * m[b * A + t];
+    }
+  }
+  const adv = maskedWhiten(returns, m);
+  for (let i = 0; i < adv.length; i++) adv[i] *= m[i];
+  return { advantages: adv, returns };
+}
+
+/** compute_reinforce_plus_plus_baseline_outcome_advantage: (score − group mean) tiled × mask, whitened, × mask. */
+export function reinforcePlusPlusBaselineAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number): Float64Array {
+  const scores = Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += tokenRewards[b * A + a];
+    return s;
+  });
+  const tiled = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const g = scores.filter((_, j) => index[j] === index[b]);
+    const mean = g.length > 1 ? g.reduce((s, x) => s + x, 0) / g.length : 0;
+    for (let a = 0; a < A; a++) tiled[b * A + a] = (scores[b] - mean) * m[b * A + a];
+  }
+  const adv = maskedWhiten(tiled, m);
+  for (let i = 0; i < adv.length; i++) adv[i] *= m[i];
+  return adv;
+}

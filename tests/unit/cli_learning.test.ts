@@ -1,0 +1,177 @@
+// `npm run learning` and `npm run train -- --preset`: preset lookup, the printed table, and the
+// claim checkers on synthetic metric streams: each checker passes a stream that keeps its claim and
+// fails (or reports "metric missing") on one that breaks it.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import {
+  checkAdaptiveKl,
+  checkClipping,
+  checkEveryArmRaises,
+  checkGeneric,
+  checkLearnArithmetic,
+  checkRewardHacking,
+  checkStop,
+  claimFor,
+  itersToHalfGain,
+  type ArmRuns,
+} from '../../src/cli/learningClaims.ts';
+import { formatTable, summarizeArm, type PresetResult } from '../../src/cli/learning.ts';
+import { resolvePresetArm, type RunRecord } from '../../src/cli/presetRun.ts';
+import { PRESETS } from '../../src/rl/presets.ts';
+
+/** A run whose training metrics follow `f(i)` per name and whose evaluations are given. */
+function run(seed: number, iters: number, f: Record<string, (i: number) => number>, before: Record<string, number> = {}, after: Record<string, number> = {}): RunRecord {
+  const metrics = Array.from({ length: iters }, (_, i) => Object.fromEntries(Object.entries(f).map(([k, g]) => [k, g(i)])));
+  // Halfway through, three quarters of the gain.
+  const mid = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (before[k] ?? 0) + 0.75 * (v - (before[k] ?? 0))]));
+  return { seed, evalBefore: before, evals: [{ iter: Math.floor(iters / 2), values: mid }, { iter: iters, values: after }], metrics, wallS: 1 };
+}
+const arm = (label: string, runs: RunRecord[]): ArmRuns => ({ label, runs });
+const seeds = [1, 2, 3];
+const ramp = (from: number, to: number, n: number) => (i: number) => from + ((to - from) * Math.min(i, n)) / n;
+
+describe('preset lookup for npm run train / npm run learning', () => {
+  it('resolves the first arm by default, a named arm, and explains unknown names and arms', () => {
+    const first = resolvePresetArm('Tight vs loose clipping');
+    expect('error' in first).toBe(false);
+    if (!('error' in first)) expect(first.label).toBe(PRESETS.find((p) => p.name === 'Tight vs loose clipping')!.arms![0].label);
+    const loose = resolvePresetArm('Tight vs loose clipping', 'ε = 0.5');
+    expect(!('error' in loose) && loose.values.clipLow).toBe(0.5);
+    const bad = resolvePresetArm('No such preset');
+    expect('error' in bad && bad.error).toMatch(/unknown preset "No such preset"/);
+    for (const p of PRESETS) expect('error' in bad && bad.error).toContain(`"${p.name}"`);
+    const badArm = resolvePresetArm('Tight vs loose clipping', 'ε = 9');
+    expect('error' in badArm && badArm.error).toMatch(/no arm "ε = 9".*"ε = 0.05", "ε = 0.5"/);
+  });
+
+  it.each([
+    ['train', ['src/cli/train.ts', '--preset', 'No such preset', '--backend', 'cpu']],
+    ['learning', ['src/cli/learning.ts', '--preset', 'No such preset']],
+  ])('npm run %s with an unknown preset exits 2 and lists the valid names', { timeout: 120_000 }, (_name, args) => {
+    // tsx start-up alone takes seconds (tens of seconds on a loaded machine).
+    const r = spawnSync('npx', ['tsx', ...args], { encoding: 'utf8', timeout: 110_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown preset "No such preset"');
+    for (const p of PRESETS) expect(r.stderr).toContain(`"${p.name}"`);
+  });
+});
+
+describe('claim checkers', () => {
+  it('Learn arithmetic: passes +30/+20 points with reward ×3, fails each target separately', () => {
+    const NC = { greedy_accuracy_no_carry: 0.95 };
+    const good = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC });
+    expect(checkLearnArithmetic([arm('a', seeds.map(good))]).ok).toBe(true);
+    const smallSampled = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.4, greedy_accuracy: 0.4, ...NC });
+    const r1 = checkLearnArithmetic([arm('a', seeds.map(smallSampled))]);
+    expect(r1.ok).toBe(false);
+    expect(r1.reason).toMatch(/sampled accuracy \+20\.0 pts/);
+    const smallGreedy = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.3, ...NC });
+    expect(checkLearnArithmetic([arm('a', seeds.map(smallGreedy))]).ok).toBe(false);
+    // Accuracy targets met, but the reward was already high in the first 10 iterations.
+    const flat = (s: number) => run(s, 60, { reward_mean: ramp(0.5, 0.8, 5) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC });
+    const r2 = checkLearnArithmetic([arm('a', seeds.map(flat))]);
+    expect(r2.ok).toBe(false);
+    expect(r2.reason).toMatch(/reward last 20 \/ first 10/);
+    // Accuracy and reward targets met through the "always carry" shortcut: no-carry accuracy collapses.
+    const shortcut = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, greedy_accuracy_no_carry: 0.05 });
+    const r3 = checkLearnArithmetic([arm('a', seeds.map(shortcut))]);
+    expect(r3.ok).toBe(false);
+    expect(r3.reason).toMatch(/no-carry problems −90\.0 pts/);
+    expect(checkLearnArithmetic([arm('a', [run(1, 60, {}, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC })])]).ok).toBeNull();
+  });
+
+  it('Reward hacking: passes the measured pattern, fails on a small KL ratio and on a fluent β = 0', () => {
+    const hacked = (s: number) => run(s, 12, { reward_mean: ramp(-0.5, 1, 10), kl_seq: ramp(0, 40, 10), fluency: ramp(-0.5, -4, 10) });
+    const tied = (s: number) => run(s, 12, { reward_mean: ramp(-0.5, 0.5, 10), kl_seq: ramp(0, 5, 10), fluency: ramp(-0.5, -1.2, 10) });
+    expect(checkRewardHacking([arm('β = 0', seeds.map(hacked)), arm('β = 0.6', seeds.map(tied))]).ok).toBe(true);
+    const closeKl = (s: number) => run(s, 12, { reward_mean: ramp(-0.5, 0.5, 10), kl_seq: ramp(0, 20, 10), fluency: ramp(-0.5, -1.2, 10) });
+    expect(checkRewardHacking([arm('β = 0', seeds.map(hacked)), arm('β = 0.6', seeds.map(closeKl))]).reason).toMatch(/need ≥ 5/);
+    expect(checkRewardHacking([arm('β = 0', seeds.map(hacked)), arm('β = 0.6', seeds.map(closeKl))]).ok).toBe(false);
+    const fluent = (s: number) => run(s, 12, { reward_mean: ramp(-0.5, 1, 10), kl_seq: ramp(0, 40, 10), fluency: ramp(-0.5, -1, 10) });
+    expect(checkRewardHacking([arm('β = 0', seeds.map(fluent)), arm('β = 0.6', seeds.map(tied))]).ok).toBe(false);
+    const noGain = (s: number) => run(s, 12, { reward_mean: () => 0, kl_seq: ramp(0, 5, 10), fluency: ramp(-0.5, -1.2, 10) });
+    expect(checkRewardHacking([arm('β = 0', seeds.map(hacked)), arm('β = 0.6', seeds.map(noGain))]).ok).toBe(false);
+  });
+
+  it('Tight vs loose clipping: must hold on every seed', () => {
+    const tight = (s: number) => run(s, 40, { clipfrac: () => 0.4, reward_mean: ramp(0.2, 0.5, 40) });
+    const loose = (s: number) => run(s, 40, { clipfrac: () => 0.05, reward_mean: ramp(0.2, 0.8, 20) });
+    expect(checkClipping([arm('ε = 0.05', seeds.map(tight)), arm('ε = 0.5', seeds.map(loose))]).ok).toBe(true);
+    // Seed 3: the tight arm happens to learn faster: the claim fails and names the seed.
+    const looseSlow3 = (s: number) => (s === 3 ? run(s, 40, { clipfrac: () => 0.05, reward_mean: () => 0.2 }) : loose(s));
+    const r = checkClipping([arm('ε = 0.05', seeds.map(tight)), arm('ε = 0.5', seeds.map(looseSlow3))]);
+    expect(r.ok).toBe(false);
+    expect(r.reason).toMatch(/seed 3: mean reward/);
+    const clipsLess = (s: number) => run(s, 40, { clipfrac: () => 0.01, reward_mean: ramp(0.2, 0.5, 40) });
+    expect(checkClipping([arm('ε = 0.05', seeds.map(clipsLess)), arm('ε = 0.5', seeds.map(loose))]).ok).toBe(false);
+  });
+
+  it('PPO vs GRPO: both arms must raise held-out accuracy', () => {
+    const up = (s: number) => run(s, 10, {}, { accuracy: 0.2 }, { accuracy: 0.4 });
+    const flat = (s: number) => run(s, 10, {}, { accuracy: 0.2 }, { accuracy: 0.22 });
+    expect(checkEveryArmRaises([arm('PPO', seeds.map(up)), arm('GRPO', seeds.map(up))]).ok).toBe(true);
+    const r = checkEveryArmRaises([arm('PPO', seeds.map(up)), arm('GRPO', seeds.map(flat))]);
+    expect(r.ok).toBe(false);
+    expect(r.reason).toMatch(/GRPO \+2\.0 pts/);
+  });
+
+  it('Adaptive KL: second-half 5-iteration windows within ±50% of the target; missing metric is not a pass', () => {
+    const settles = (s: number) => run(s, 40, { kl_token_mean: (i) => (i < 20 ? 0.1 * i : 1 + 0.3 * Math.sin(i)) });
+    expect(checkAdaptiveKl([arm('a', seeds.map(settles))], 1).ok).toBe(true);
+    const spike = (s: number) => run(s, 40, { kl_token_mean: (i) => (i >= 30 && i < 35 ? 2 : 1) });
+    const r = checkAdaptiveKl([arm('a', seeds.map(spike))], 1);
+    expect(r.ok).toBe(false);
+    expect(r.reason).toMatch(/outside \[0\.500, 1\.500\]/);
+    const missing = checkAdaptiveKl([arm('a', seeds.map((s) => run(s, 40, { kl: () => 1 })))], 1);
+    expect(missing.ok).toBeNull();
+    expect(missing.reason).toBe('metric missing: kl_token_mean');
+  });
+
+  it('Stop properly: final exact-length rate ≥ 90%', () => {
+    expect(checkStop([arm('a', seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.93 })))]).ok).toBe(true);
+    expect(checkStop([arm('a', seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.85 })))]).ok).toBe(false);
+  });
+
+  it('generic: reward over the last 20 iterations above the first 10, in every arm', () => {
+    expect(checkGeneric([arm('a', seeds.map((s) => run(s, 40, { reward_mean: ramp(0, 1, 40) })))]).ok).toBe(true);
+    expect(checkGeneric([arm('a', seeds.map((s) => run(s, 40, { reward_mean: ramp(1, 0, 40) })))]).ok).toBe(false);
+    expect(claimFor('DAPO').kind).toBe('generic');
+    expect(claimFor('Learn arithmetic').kind).toBe('specific');
+  });
+
+  it('iterations to half the gain: from the evaluations or a 5-iteration mean of the training curve', () => {
+    const runs = seeds.map((s) => run(s, 40, { reward_mean: ramp(0, 1, 20) }, { accuracy: 0.2 }, { accuracy: 0.6 }));
+    // Eval curve: 0.2 → 0.5 (iter 20) → 0.6 (iter 40); half of the gain is 0.4, first reached at 20.
+    expect(itersToHalfGain(runs, { name: 'accuracy', source: 'eval' })).toBe(20);
+    // Training: start = mean of the first 5 (0.1), final = last 10 (1): half = 0.55; the trailing
+    // 5-iteration mean at index i is (i − 2)/20, first ≥ 0.55 at i = 13, i.e. after 14 iterations.
+    expect(itersToHalfGain(runs, { name: 'reward_mean', source: 'train' })).toBe(14);
+    const down = seeds.map((s) => run(s, 10, {}, { accuracy: 0.5 }, { accuracy: 0.3 }));
+    expect(itersToHalfGain(down, { name: 'accuracy', source: 'eval' })).toBeNull();
+  });
+});
+
+describe('the learning table', () => {
+  it('prints one row per arm with mean ± sd, iterations to half gain, wall time and the claim', () => {
+    const metric = { name: 'accuracy', source: 'eval' } as const;
+    const runs = [run(1, 20, {}, { accuracy: 0.2 }, { accuracy: 0.5 }), run(2, 20, {}, { accuracy: 0.2 }, { accuracy: 0.7 })];
+    const results: PresetResult[] = [
+      {
+        preset: 'PPO vs GRPO',
+        iterations: 20,
+        claim: { text: 't', kind: 'specific', ok: false, reason: 'GRPO +1.0 pts' },
+        arms: [
+          { ...summarizeArm(arm('PPO (GAE)', runs), metric), runs },
+          { ...summarizeArm(arm('GRPO', runs), metric), runs },
+        ],
+      },
+      { preset: 'DAPO', iterations: 20, claim: { text: 't', kind: 'generic', ok: null, reason: 'metric missing: reward_mean' }, arms: [{ ...summarizeArm(arm('DAPO', runs), metric), runs }] },
+    ];
+    const lines = formatTable(results).split('\n');
+    expect(lines[0]).toBe('| preset | arm | metric | SFT → final (mean ± sd) | iters to ½ gain | wall / run | claim |');
+    expect(lines).toHaveLength(5);
+    expect(lines[2]).toBe('| PPO vs GRPO | PPO (GAE) | accuracy (held-out) | 20.0% ± 0.0% → 60.0% ± 14.1% | 10 / 20 | 1 s | (paired ↓) |');
+    expect(lines[3]).toBe('|  | GRPO | accuracy (held-out) | 20.0% ± 0.0% → 60.0% ± 14.1% | 10 / 20 | 1 s | ✗: GRPO +1.0 pts |');
+    expect(lines[4]).toContain('| ? generic: metric missing: reward_mean |');
+  });
+});
