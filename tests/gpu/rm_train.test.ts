@@ -40,18 +40,21 @@ describe.each(BACKENDS)('reward model training on %s', (_name, makeBackend) => {
 // Generalisation needs a few hundred forward/backward passes: run on the float64 CPU backend,
 // which is faster than software WebGPU here (the WebGPU training path is covered above and by the
 // WebGPU-vs-CPU gradient test in rm_bradley_terry.test.ts).
+// Sized so the bound is far from the noise: 60 steps and 128 held-out pairs ended anywhere in
+// 0.63–0.77 across seeds (a 128-pair accuracy alone has a standard error of ±0.04); 120 steps on
+// 256 pairs ended in 0.77–0.83 over 12 seeds, so 0.70 fails only if training really got worse.
 describe('reward model generalisation (cpu)', () => {
   const _name = 'cpu';
   const makeBackend = BACKENDS.find(([n]) => n === 'cpu')![1];
-  it('raises held-out pairwise accuracy well above 50% in 60 steps', async () => {
+  it('raises held-out pairwise accuracy well above 50% in 120 steps', async () => {
     const be = await makeBackend();
     const seed = rng(21).int(0, 1e9);
     const rm = RewardModel.fresh(be, cfg, ALPHABET, 'sentiment', seed);
-    const heldOut = cleanPairs(22, 128);
+    const heldOut = cleanPairs(22, 256);
     const before = await rm.accuracy(heldOut);
     const log = await rm.train((r) => sentimentTask.preferencePair(r), {
       ...DEFAULT_RM_TRAIN,
-      steps: 60,
+      steps: 120,
       pairsPerStep: 16,
       seed,
       peakLr: 3e-3,
@@ -62,8 +65,8 @@ describe('reward model generalisation (cpu)', () => {
     for (const l of log) expect(Number.isFinite(l.loss) && Number.isFinite(l.gradNorm)).toBe(true);
     const after = log.at(-1)!.heldOutAccuracy!;
     console.log(`[rm_train ${_name}] held-out accuracy ${before.toFixed(3)} → ${after.toFixed(3)}`);
-    expect(after).toBeGreaterThanOrEqual(0.65);
-    expect(after - before).toBeGreaterThanOrEqual(0.1);
+    expect(after).toBeGreaterThanOrEqual(0.7);
+    expect(after - before).toBeGreaterThanOrEqual(0.15);
     rm.dispose();
   });
 });
