@@ -3,6 +3,7 @@
 import type { BufferPool } from './bufferPool.ts';
 import type { CachedPipeline } from './pipelines.ts';
 import { UniformArena, UNIFORM_SLOT } from './uniforms.ts';
+import { UploadArena } from './uploads.ts';
 
 /** A storage binding: a whole pooled buffer or a 256-byte-aligned range of one (a tensor view). */
 export interface BufferRange {
@@ -30,6 +31,8 @@ export class Recorder {
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private readonly arena: UniformArena;
+  /** Host data written in command order (see uploads.ts); read by runtime.memory(). */
+  readonly uploads: UploadArena;
   private readonly bindGroups = new Map<string, GPUBindGroup>();
   readonly counters: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
   /** Dispatches per kernel (`shader:entry`) since creation, for the benchmark's per-op breakdown. */
@@ -40,6 +43,7 @@ export class Recorder {
     private readonly pool: BufferPool,
   ) {
     this.arena = new UniformArena(device);
+    this.uploads = new UploadArena(device);
   }
 
   private ensurePass(): GPUComputePassEncoder {
@@ -107,6 +111,16 @@ export class Recorder {
     this.counters.copies++;
   }
 
+  /**
+   * Writes host bytes into dst at this point of the command stream (a staged copy, no submit):
+   * work recorded before sees the old contents, work recorded after the new ones.
+   */
+  write(dst: GPUBuffer, dstOffset: number, bytes: Uint8Array): void {
+    if (bytes.byteLength === 0) return;
+    const src = this.uploads.stage(bytes);
+    this.copy(src.buffer, src.offset, dst, dstOffset, bytes.byteLength);
+  }
+
   /** Gives direct access to the encoder (outside any compute pass), e.g. for readback copies. */
   encoderOutsidePass(): GPUCommandEncoder {
     return this.ensureEncoderOutsidePass();
@@ -129,6 +143,7 @@ export class Recorder {
       this.pass = null;
     }
     this.arena.upload();
+    this.uploads.upload();
     this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
     this.counters.submits++;

@@ -5,7 +5,7 @@ import { ReadbackRing } from './readback.ts';
 import { Recorder, type BufferRange, type GpuCounters } from './recorder.ts';
 
 export interface GpuMemory {
-  /** Every GPU buffer alive: pool + staging ring + uniform arena. */
+  /** Every GPU buffer alive: pool + staging ring + upload chunks + uniform arena. */
   liveBuffers: number;
   /** Bytes held by the pool (in use or free for reuse) and its buffer count. */
   poolBytes: number;
@@ -13,6 +13,7 @@ export interface GpuMemory {
   /** Pool buffers handed out to live tensors, and their bytes. */
   tensorBuffers: number;
   tensorBytes: number;
+  /** Readback staging ring plus the upload chunks. */
   stagingBytes: number;
   /** Bind groups in the recorder's LRU cache (JS and driver memory, bounded). */
   bindGroups: number;
@@ -56,13 +57,14 @@ export class GpuRuntime {
   memory(): GpuMemory {
     const pool = this.pool.stats();
     const staging = this.readback.staging;
+    const uploads = this.recorder.uploads.stats;
     return {
-      liveBuffers: pool.buffers + staging.buffers + 1,
+      liveBuffers: pool.buffers + staging.buffers + uploads.buffers + 1,
       poolBytes: pool.bytes,
       poolBuffers: pool.buffers,
       tensorBuffers: pool.inUseBuffers,
       tensorBytes: pool.inUseBytes,
-      stagingBytes: staging.bytes,
+      stagingBytes: staging.bytes + uploads.bytes,
       bindGroups: this.recorder.cachedBindGroups,
     };
   }

@@ -343,6 +343,8 @@ export class PpoTrainer {
     for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
       const epochPolicy: Tensor[] = [];
       for (const rows of epochMinibatches(r.B, cfg.miniBatches, cfg.seed, iter, epoch)) {
+        // The previous minibatch runs while this one records; the last one goes with the final readback.
+        if (lastMb) be.flush();
         if (lastMb) disposeMinibatch(be, lastMb);
         if (lastActor) be.dispose(lastActor.logprobs);
         const mb = gatherMinibatch(be, exp, r, rows);
@@ -351,7 +353,6 @@ export class PpoTrainer {
         if (critic) c = criticStep(critic, mb, r.P, r.A, cfg, this.optimizer(critic, cfg.criticLr));
         stats.add(a, c);
         epochPolicy.push(a.policy);
-        be.flush();
         lastMb = mb;
         lastActor = a;
         lastRows = rows;

@@ -46,11 +46,10 @@ export class WebGpuBackend implements Backend {
 
   write(t: Tensor, data: ArrayLike<number>): void {
     if (data.length !== t.size) throw new Error(`write: expected ${t.size} values, got ${data.length}`);
-    // writeBuffer runs before the next submit; submit first so earlier recorded readers see old data.
-    if (this.rt.recorder.pending) this.rt.submit();
+    // Recorded in command order (a staged copy, no submit): earlier recorded readers see old data.
     const typed = toTyped(data, t.dtype);
     const r = gpu(t);
-    if (typed.byteLength > 0) this.rt.device.queue.writeBuffer(r.buffer, r.offset, typed.buffer, typed.byteOffset, typed.byteLength);
+    this.rt.recorder.write(r.buffer, r.offset, new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength));
   }
 
   view(t: Tensor, offset: number, shape: readonly number[]): Tensor {
