@@ -14,6 +14,44 @@ export interface SampleParams {
   padId: number;
 }
 
+/** Element offsets of one transformer block's parameters in the model's flat parameter tensor. */
+export interface BlockOffsets {
+  ln1G: number;
+  ln1B: number;
+  attnW: number; // (D, 3D)
+  attnB: number; // (3D)
+  projW: number; // (D, D)
+  projB: number; // (D)
+  ln2G: number;
+  ln2B: number;
+  fcW: number; // (D, 4D)
+  fcB: number; // (4D)
+  mlpW: number; // (4D, D)
+  mlpB: number; // (D)
+}
+
+/** An lm model as decodeStep sees it: sizes and element offsets into the flat parameters. */
+export interface DecodeModel {
+  nLayer: number;
+  nHead: number;
+  dModel: number;
+  vocabSize: number;
+  /** Rows of wpe (the position table). */
+  maxPos: number;
+  eps: number;
+  wte: number; // (V, D), also the tied head
+  wpe: number; // (maxPos, D)
+  lnfG: number;
+  lnfB: number;
+  /** One entry per block; the WebGPU kernel needs them evenly spaced (block l = block 0 + l·stride). */
+  blocks: BlockOffsets[];
+}
+
+/** Elements from one cache to the next in decodeStep's kv buffer: B·Smax·D rounded up to 64 (the view alignment). */
+export function kvStride(B: number, Smax: number, D: number): number {
+  return Math.ceil((B * Smax * D) / 64) * 64;
+}
+
 export interface SeqOps {
   /**
    * Causal self-attention over full sequences. qkv (B·S, 3D) holds q | k | v per row;
@@ -53,4 +91,14 @@ export interface SeqOps {
     params: SampleParams,
     logprobs?: Tensor | null,
   ): void;
+
+  /**
+   * One KV-cached decode position through a whole lm model (generate's per-token chain before
+   * sampling, one dispatch on WebGPU): embeds column `pos` of sequences/positions (B, Smax) i32,
+   * runs every block — writing that position's k and v into the caches and attending under
+   * attnMask (B, Smax) to keys j ≤ pos — then ln_f and the tied head. params: the flat parameter
+   * tensor; kv (2·nLayer·kvStride(B, Smax, D)) f32 holds layer l's k cache (B, Smax, D) at
+   * 2l·stride and its v cache at (2l+1)·stride. Returns logits (B, V).
+   */
+  decodeStep(params: Tensor, model: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number): Tensor;
 }

@@ -1,8 +1,9 @@
 // Autoregressive sampling with a KV cache, entirely on the device: the left-padded prompts are
-// prefilled in one pass (seq.attentionCached with start 0), then one position per step (L = 1)
-// goes through the blocks and seq.sampleStep writes the next token, mask and position in place.
+// prefilled in one pass (seq.attentionCached with start 0), then one position per step goes
+// through the whole model in one seq.decodeStep and seq.sampleStep writes the next token, mask
+// and position in place.
 // Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
-import type { SampleParams } from '../backend/seqOps.ts';
+import { kvStride, type DecodeModel, type SampleParams } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { LN_EPS } from './config.ts';
 import type { Gpt } from './gpt.ts';
@@ -68,7 +69,11 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const finished = be.zeros([B], 'i32');
   const logprobsFull = be.zeros([B, S]); // (B, S) f32: sampler log-probs, response columns filled
 
-  const kv = Array.from({ length: cfg.nLayer }, () => ({ k: be.zeros([B, S, D]), v: be.zeros([B, S, D]) })); // (B, S, D) each
+  // All caches in one tensor so the fused decode step binds them once: layer l's k (B, S, D) at
+  // 2l·stride, its v at (2l+1)·stride; the prefill works on views of it.
+  const stride = kvStride(B, S, D);
+  const kvAll = be.zeros([2 * cfg.nLayer * stride]);
+  const kv = Array.from({ length: cfg.nLayer }, (_, l) => ({ k: be.view(kvAll, 2 * l * stride, [B, S, D]), v: be.view(kvAll, (2 * l + 1) * stride, [B, S, D]) })); // (B, S, D) each
 
   // Prefill: all prompt positions at once, logits from the last prompt column.
   const pTok = be.tensor(prompts.tokens, [B, P], 'i32');
@@ -79,12 +84,14 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
 
   // Decode: the token written at column p goes through the blocks and samples column p + 1.
+  // One fused dispatch per token (embedding → blocks → ln_f → head), then the sampler.
+  const dm = decodeModel(model);
   for (let p = P; p < S - 1; p++) {
-    const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.param('wte.weight'), model.param('wpe.weight')); // (B, D)
-    const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
-    sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, logprobsFull, p + 1, params);
+    const logits = be.seq.decodeStep(model.params, dm, kvAll, sequences, positions, attnMask, p); // (B, V)
+    be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
+    be.dispose(logits);
   }
-  for (const c of kv) be.dispose(c.k, c.v);
+  be.dispose(kvAll);
   const actionMask = be.nn.sliceSeq(attnMask, P, A); // (B, A)
   const logprobs = be.nn.sliceSeq(logprobsFull, P, A); // (B, A)
   be.dispose(logprobsFull);
@@ -93,6 +100,21 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
 
 export function disposeRollout(model: Gpt, r: Rollout): void {
   model.be.dispose(r.sequences, r.attnMask, r.positions, r.actionMask, r.finished, r.logprobs);
+}
+
+/** The model's sizes and parameter offsets for seq.decodeStep. */
+export function decodeModel(model: Gpt): DecodeModel {
+  const { cfg, layout } = model;
+  const at = (name: string) => layout.byName.get(name)!.offset;
+  const blocks = Array.from({ length: cfg.nLayer }, (_, l) => {
+    const b = (n: string) => at(`h.${l}.${n}`);
+    return {
+      ln1G: b('ln_1.weight'), ln1B: b('ln_1.bias'), attnW: b('attn.c_attn.weight'), attnB: b('attn.c_attn.bias'),
+      projW: b('attn.c_proj.weight'), projB: b('attn.c_proj.bias'), ln2G: b('ln_2.weight'), ln2B: b('ln_2.bias'),
+      fcW: b('mlp.c_fc.weight'), fcB: b('mlp.c_fc.bias'), mlpW: b('mlp.c_proj.weight'), mlpB: b('mlp.c_proj.bias'),
+    };
+  });
+  return { nLayer: cfg.nLayer, nHead: cfg.nHead, dModel: cfg.dModel, vocabSize: cfg.vocabSize, maxPos: cfg.maxSeq, eps: LN_EPS, wte: at('wte.weight'), wpe: at('wpe.weight'), lnfG: at('ln_f.weight'), lnfB: at('ln_f.bias'), blocks };
 }
 
 /**

@@ -1,8 +1,9 @@
 // Sequence ops (attention, KV-cached attention, sampling) on the float64 reference backend.
 import { attentionBackwardRef, attentionCachedRef, attentionRef } from '../../reference/seq/attention.ts';
+import { decodeStepDims, decodeStepRef } from '../../reference/seq/decode.ts';
 import { sampleStepRef } from '../../reference/seq/sample.ts';
 import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
-import type { SampleParams, SeqOps } from '../seqOps.ts';
+import type { DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
@@ -33,5 +34,11 @@ export class CpuSeqOps implements SeqOps {
     const dims = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
     if (logprobs) expectShape('logprobs', logprobs, [dims.B, dims.S]);
     sampleStepRef(cpu(logits).data, cpu(sequences).data, cpu(attnMask).data, cpu(positions).data, cpu(finished).data, dims, pos, params, logprobs ? cpu(logprobs).data : null);
+  }
+
+  decodeStep(params: Tensor, model: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number): Tensor {
+    const { B, Smax, V } = decodeStepDims(params, model, kv, sequences, positions, attnMask, pos);
+    const logits = decodeStepRef(cpu(params).data, model, cpu(kv).data, cpu(sequences).data, cpu(positions).data, cpu(attnMask).data, B, Smax, pos);
+    return new CpuTensor(logits, [B, V], 'f32');
   }
 }

@@ -4,7 +4,8 @@ import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { KernelSpec } from '../../gpu/pipelines.ts';
 import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
-import type { SampleParams, SeqOps } from '../seqOps.ts';
+import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
+import { decodeStepDims } from '../../reference/seq/decode.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
 import { gpu } from './gpuTensor.ts';
 import type { WebGpuBackend } from './webgpuBackend.ts';
@@ -33,6 +34,11 @@ const ATTN_CACHED: KernelSpec = {
 const ATTN_DECODE: KernelSpec = { ...ATTN_CACHED, entry: 'attention_decode' };
 /** One token step of every row: rank the vocabulary, then draw (one workgroup per row). */
 const SAMPLE_STEP: KernelSpec = { shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
+
+/** One decode position through the whole model, one workgroup per row (shaders/decode_step.wgsl). */
+const DECODE_WG = 64;
+const DECODE_STEP: KernelSpec = { shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { WG: DECODE_WG } };
+const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
 export class WebGpuSeqOps implements SeqOps {
   constructor(private readonly be: WebGpuBackend) {}
@@ -109,5 +115,23 @@ export class WebGpuSeqOps implements SeqOps {
     if (B > 65535) throw new Error(`sampleStep: ${B} rows exceed one workgroup per row (at most 65535)`);
     this.be.rt.dispatch(SAMPLE_STEP, bufs, u, [B]);
     this.be.dispose(stats, lp === logprobs ? null : lp);
+  }
+
+  decodeStep(params: Tensor, model: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number): Tensor {
+    const { B, Smax, D, H, V, stride } = decodeStepDims(params, model, kv, sequences, positions, attnMask, pos);
+    // The uniform block holds block 0's offsets and one stride: the flat layout repeats per block.
+    const b0 = model.blocks[0];
+    const layerStride = model.nLayer > 1 ? model.blocks[1].ln1G - b0.ln1G : 0;
+    model.blocks.forEach((o, l) => {
+      for (const k of BLOCK_FIELDS) {
+        if (o[k] !== b0[k] + l * layerStride) throw new Error(`decodeStep: block ${l} ${k} at ${o[k]} is not block 0's offset + ${l}·${layerStride}`);
+      }
+    });
+    const logits = this.be.empty([B, V]);
+    const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride);
+    w.u32(model.wte).u32(model.wpe).u32(model.lnfG).u32(model.lnfB).u32(layerStride);
+    for (const k of BLOCK_FIELDS) w.u32(b0[k]);
+    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits)], w.bytes(), [B]);
+    return logits;
   }
 }

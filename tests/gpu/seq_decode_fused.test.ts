@@ -1,0 +1,97 @@
+// The fused decode step (shaders/decode_step.wgsl: embedding → every block with the KV cache →
+// ln_f → tied head in one dispatch) against its float64 reference, composed of the per-op
+// references, on fresh random weights, caches and masks, with the edge cases of decoding: the
+// first and the last cache slot, a row whose only visible key is the new one, a fully masked row
+// (attention output 0), out-of-range token ids and positions (clamped), extreme activations.
+import { describe, expect, it } from 'vitest';
+import { kvStride } from '../../src/backend/seqOps.ts';
+import { decodeModel } from '../../src/model/generate.ts';
+import { Gpt } from '../../src/model/gpt.ts';
+import { paramLayout } from '../../src/model/params.ts';
+import { decodeStepRef } from '../../src/reference/seq/decode.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+
+const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
+
+const CASES = [
+  { name: '2 layers, 2 heads, D 32', nLayer: 2, nHead: 2, dModel: 32, vocab: 11, B: 5, Smax: 10, scale: 0.3 },
+  { name: '3 layers, 4 heads, D 64, wide weights', nLayer: 3, nHead: 4, dModel: 64, vocab: 40, B: 3, Smax: 7, scale: 1.5 },
+  { name: '1 layer, 1 head of 64, D 64', nLayer: 1, nHead: 1, dModel: 64, vocab: 5, B: 2, Smax: 4, scale: 0.5 },
+];
+
+describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
+  for (const c of CASES) {
+    for (const which of ['first', 'middle', 'last'] as const) {
+      it(`${c.name}: position ${which} matches the float64 reference and writes the caches`, async () => {
+        const be = await makeBackend();
+        const r = rng(700 + c.nLayer * 10 + c.dModel + (which === 'first' ? 0 : which === 'middle' ? 1 : 2));
+        const { B, Smax, dModel: D, vocab: V } = c;
+        const cfg = { vocabSize: V, nLayer: c.nLayer, nHead: c.nHead, dModel: D, maxSeq: Smax, head: 'lm' as const };
+        const layout = paramLayout(cfg);
+        const host = f32(randn(r, layout.total, c.scale));
+        const model = new Gpt(be, cfg, host);
+        const dm = decodeModel(model);
+        const pos = which === 'first' ? 0 : which === 'last' ? Smax - 1 : r.int(1, Smax - 1);
+
+        const seq = new Float64Array(B * Smax);
+        const posns = new Float64Array(B * Smax);
+        const mask = new Float64Array(B * Smax);
+        for (let b = 0; b < B; b++) {
+          for (let j = 0; j < Smax; j++) {
+            seq[b * Smax + j] = r.int(0, V);
+            posns[b * Smax + j] = j;
+            mask[b * Smax + j] = r.uniform(0, 1) < 0.7 ? 1 : 0;
+          }
+          mask[b * Smax + pos] = 1;
+        }
+        // Row 0: only the new key is visible. Row 1: nothing visible (a finished row's PAD step).
+        for (let j = 0; j < pos; j++) mask[0 * Smax + j] = 0;
+        for (let j = 0; j <= pos; j++) mask[1 * Smax + j] = 0;
+        // Out-of-range ids are clamped into the tables (last row).
+        seq[(B - 1) * Smax + pos] = V + 3;
+        posns[(B - 1) * Smax + pos] = which === 'first' ? -2 : Smax + 5;
+
+        const stride = kvStride(B, Smax, D);
+        const kvHost = f32(randn(r, 2 * c.nLayer * stride, 2));
+        const tSeq = be.tensor(seq, [B, Smax], 'i32');
+        const tPos = be.tensor(posns, [B, Smax], 'i32');
+        const tMask = be.tensor(mask, [B, Smax]);
+        const kv = be.tensor(kvHost, [2 * c.nLayer * stride]);
+        const logits = be.seq.decodeStep(model.params, dm, kv, tSeq, tPos, tMask, pos);
+        expect(logits.shape).toEqual([B, V]);
+        const [got, kvGot] = await be.readMany([logits, kv]);
+
+        const kvRef = Float64Array.from(kvHost);
+        const ref = decodeStepRef(host, dm, kvRef, seq, posns, mask, B, Smax, pos);
+        expectClose(got, ref, TOL.reduce.rtol, TOL.reduce.atol, 'logits');
+        // Position `pos` of every cache holds the new k, v; every other slot is untouched.
+        for (let i = 0; i < kvRef.length; i++) {
+          const slot = Math.floor((i % stride) / D) % Smax;
+          if ((i % stride) < B * Smax * D && slot === pos) continue;
+          if (kvGot[i] !== kvRef[i]) throw new Error(`kv[${i}] changed outside position ${pos}: ${kvGot[i]} vs ${kvRef[i]}`);
+        }
+        expectClose(kvGot, kvRef, TOL.reduce.rtol, TOL.reduce.atol, 'kv caches');
+        be.dispose(logits, tSeq, tPos, tMask, kv);
+        model.dispose();
+      });
+    }
+  }
+
+  it('refuses a cache buffer of the wrong size and a position outside the cache, naming them', async () => {
+    const be = await makeBackend();
+    const cfg = { vocabSize: 7, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 6, head: 'lm' as const };
+    const model = new Gpt(be, cfg, 3);
+    const dm = decodeModel(model);
+    const B = 2, Smax = 6;
+    const seq = be.zeros([B, Smax], 'i32');
+    const pos = be.zeros([B, Smax], 'i32');
+    const mask = be.zeros([B, Smax]);
+    const bad = be.zeros([kvStride(B, Smax, 32)]);
+    expect(() => be.seq.decodeStep(model.params, dm, bad, seq, pos, mask, 1)).toThrow(/kv/);
+    const kv = be.zeros([2 * kvStride(B, Smax, 32)]);
+    expect(() => be.seq.decodeStep(model.params, dm, kv, seq, pos, mask, Smax)).toThrow(/pos 6 outside/);
+    be.dispose(seq, pos, mask, bad, kv);
+    model.dispose();
+  });
+});
