@@ -62,16 +62,16 @@ function kernelCounts(be: Backend): Map<string, number> {
   return be instanceof WebGpuBackend ? new Map(be.rt.recorder.dispatchesByKernel) : new Map();
 }
 
+/** A PPO trainer exactly as the benchmark runs it at config `c` (also used by the structural test of the dispatch counts). */
+export async function benchTrainer(be: Backend, c: BenchConfig, onStage?: (s: Stage) => void): Promise<PpoTrainer> {
+  return PpoTrainer.create({ be, config: configFor(c), actorCheckpoint: await actorCheckpoint(be, c), onStage });
+}
+
 /** Median time of `repeats` iterations after one warm-up (pipelines, pools, bind groups). */
 async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
   // Counter snapshots at each stage boundary of the iteration in flight.
   let marks: Partial<Record<Stage, GpuCounters>> = {};
-  const trainer = await PpoTrainer.create({
-    be,
-    config: configFor(c),
-    actorCheckpoint: await actorCheckpoint(be, c),
-    onStage: (st) => (marks[st] = { ...be.counters() }),
-  });
+  const trainer = await benchTrainer(be, c, (st) => (marks[st] = { ...be.counters() }));
   let metrics: Record<string, number> = {};
   let stageCounts: Record<Stage, GpuCounters> = { rollout: ZERO, experience: ZERO, update: ZERO };
   let byKernel: [string, number][] = [];

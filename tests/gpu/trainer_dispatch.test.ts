@@ -1,0 +1,45 @@
+// Structural budget of one PPO iteration at the benchmark's config S on WebGPU (issue 11), from the
+// recorder's counters — counts, not wall-clock: ≤ 300 dispatches, ≤ 3 submits (the rollout's
+// readback, the experience flush, the final readback) and ≤ 2 readbacks (sequences, statistics).
+// The per-stage split is what `npm run bench -- --only trainer --config S` prints.
+import { describe, expect, it } from 'vitest';
+import { BENCH_CONFIGS } from '../../src/bench/model.ts';
+import { benchTrainer } from '../../src/bench/trainer.ts';
+import type { GpuCounters } from '../../src/gpu/recorder.ts';
+import { webgpuBackend } from '../helpers/backends.ts';
+
+describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
+  it('stays within 300 dispatches, 3 submits and 2 readbacks, with the fused decode step once per generated token', async () => {
+    const be = await webgpuBackend();
+    const S = BENCH_CONFIGS.find((c) => c.name === 'S')!;
+    const marks: Record<string, GpuCounters> = {};
+    const trainer = await benchTrainer(be, S, (st) => (marks[st] = { ...be.counters() }));
+    try {
+      be.flush();
+      const before = { ...be.counters() };
+      const k0 = new Map(be.rt.recorder.dispatchesByKernel);
+      const { metrics } = await trainer.iteration();
+      const after = { ...be.counters() };
+      const dispatches = after.dispatches - before.dispatches;
+      const submits = after.submits - before.submits;
+      const readbacks = after.readbacks - before.readbacks;
+      console.log(`[dispatch budget] S: ${dispatches} dispatches, ${submits} submits, ${readbacks} readbacks`);
+      // The trainer's own metrics count the same thing.
+      expect(metrics.gpu_dispatches).toBe(dispatches);
+      expect(dispatches).toBeLessThanOrEqual(300);
+      expect(submits).toBeLessThanOrEqual(3);
+      expect(readbacks).toBeLessThanOrEqual(2);
+      // The rollout is one fused decode dispatch per generated token after the prefill
+      // (the prefill samples the first response token) and nothing else per token but the sampler.
+      const used = (k: string) => (be.rt.recorder.dispatchesByKernel.get(k) ?? 0) - (k0.get(k) ?? 0);
+      expect(used('decode_step:decode_step')).toBe(S.response - 1);
+      expect(used('sample:sample_step')).toBe(S.response);
+      const rollout = marks.experience.dispatches - marks.rollout.dispatches;
+      expect(rollout).toBeLessThanOrEqual(2 * S.response + 8 * S.nLayer + 8);
+      // Uploads between dispatches are recorded copies, not submits: the rollout has its one readback submit.
+      expect(marks.experience.submits - marks.rollout.submits).toBe(1);
+    } finally {
+      trainer.dispose();
+    }
+  });
+});
