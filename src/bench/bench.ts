@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|peer|page] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|peer|page|compile] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -73,6 +73,7 @@ const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['trainer', async () => (await import('./trainer.ts')).printTrainerBench],
   ['peer', async () => (await import('./peer/peer.ts')).printPeerBench],
   ['page', async () => (await import('./pageFrames.ts')).printPageBench],
+  ['compile', async () => (await import('./compile.ts')).printCompileBench],
 ];
 
 main(process.argv.slice(2)).then(

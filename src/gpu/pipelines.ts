@@ -31,8 +31,22 @@ export function specKey(spec: KernelSpec): string {
   return `${spec.shader}#${spec.entry}|${spec.uniform ? 'u' : ''}${spec.storage.join('')}|${consts}`;
 }
 
+/** Every kernel the backend declares (module-level specs register themselves through `kernel`). */
+const DECLARED = new Map<string, KernelSpec>();
+
+/** Declares a kernel the backend may dispatch, so `PipelineCache.precompile` can build it ahead of use. */
+export function kernel<T extends KernelSpec>(spec: T): T {
+  DECLARED.set(specKey(spec), spec);
+  return spec;
+}
+
+export function declaredKernels(): KernelSpec[] {
+  return [...DECLARED.values()];
+}
+
 export class PipelineCache {
   private readonly byKey = new Map<string, CachedPipeline>();
+  private readonly pending = new Map<string, Promise<CachedPipeline>>();
   private readonly modules = new Map<string, GPUShaderModule>();
   private nextId = 1;
 
@@ -42,16 +56,17 @@ export class PipelineCache {
     return this.byKey.size;
   }
 
-  get(spec: KernelSpec): CachedPipeline {
-    const key = specKey(spec);
-    let hit = this.byKey.get(key);
-    if (hit) return hit;
+  private module(spec: KernelSpec): GPUShaderModule {
     const code = shaderSource(spec.shader);
     let module = this.modules.get(code);
     if (!module) {
       module = this.device.createShaderModule({ label: spec.shader, code });
       this.modules.set(code, module);
     }
+    return module;
+  }
+
+  private layoutFor(spec: KernelSpec, key: string): GPUBindGroupLayout {
     const entries: GPUBindGroupLayoutEntry[] = [];
     if (spec.uniform) {
       entries.push({
@@ -67,14 +82,54 @@ export class PipelineCache {
         buffer: { type: access === 'read' ? 'read-only-storage' : 'storage' },
       });
     });
-    const layout = this.device.createBindGroupLayout({ label: key, entries });
-    const pipeline = this.device.createComputePipeline({
+    return this.device.createBindGroupLayout({ label: key, entries });
+  }
+
+  private descriptor(spec: KernelSpec, key: string, layout: GPUBindGroupLayout): GPUComputePipelineDescriptor {
+    return {
       label: key,
       layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-      compute: { module, entryPoint: spec.entry, constants: spec.constants },
-    });
+      compute: { module: this.module(spec), entryPoint: spec.entry, constants: spec.constants },
+    };
+  }
+
+  /** The pipeline of `spec`, compiled now (synchronously) unless precompile already built it. */
+  get(spec: KernelSpec): CachedPipeline {
+    const key = specKey(spec);
+    let hit = this.byKey.get(key);
+    if (hit) return hit;
+    const layout = this.layoutFor(spec, key);
+    const pipeline = this.device.createComputePipeline(this.descriptor(spec, key, layout));
     hit = { id: this.nextId++, pipeline, layout, spec };
     this.byKey.set(key, hit);
     return hit;
+  }
+
+  /**
+   * Compiles every given kernel with createComputePipelineAsync, all in flight at once (the driver
+   * compiles them in parallel, off the thread that records work), so the first iteration finds
+   * them built. A kernel `get` needed meanwhile is compiled synchronously and wins.
+   */
+  async precompile(specs: readonly KernelSpec[]): Promise<void> {
+    await Promise.all(
+      specs.map((spec) => {
+        const key = specKey(spec);
+        if (this.byKey.has(key)) return undefined;
+        let p = this.pending.get(key);
+        if (!p) {
+          const layout = this.layoutFor(spec, key);
+          p = this.device.createComputePipelineAsync(this.descriptor(spec, key, layout)).then((pipeline) => {
+            this.pending.delete(key);
+            const existing = this.byKey.get(key);
+            if (existing) return existing;
+            const hit = { id: this.nextId++, pipeline, layout, spec };
+            this.byKey.set(key, hit);
+            return hit;
+          });
+          this.pending.set(key, p);
+        }
+        return p;
+      }),
+    );
   }
 }

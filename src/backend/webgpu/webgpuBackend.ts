@@ -1,5 +1,6 @@
 // The WebGPU backend: ops record dispatches into the runtime's shared command encoder; nothing is
 // submitted until a readback or an explicit flush, so a whole PPO iteration can be one submit.
+import { declaredKernels } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend } from '../backend.ts';
@@ -90,6 +91,15 @@ export class WebGpuBackend implements Backend {
       g.disposed = true;
       if (!g.isView) this.rt.pool.release(g.buffer);
     }
+  }
+
+  /**
+   * Compiles every kernel this backend declares, in parallel (createComputePipelineAsync), so the
+   * first iteration does not compile ~50 pipelines one after the other. Optional: kernels not yet
+   * built when first dispatched are compiled on the spot.
+   */
+  precompile(): Promise<void> {
+    return this.rt.pipelines.precompile(declaredKernels());
   }
 
   flush(): void {

@@ -2,7 +2,7 @@
 // encoder (no submit, no readback). Math and bindings are in the headers of shaders/matmul.wgsl,
 // layernorm.wgsl, elementwise.wgsl, embedding.wgsl, slice.wgsl and optim.wgsl.
 import { groups } from '../../gpu/runtime.ts';
-import type { KernelSpec } from '../../gpu/pipelines.ts';
+import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import type { BufferRange } from '../../gpu/recorder.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
@@ -22,26 +22,26 @@ const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
-const MATMUL: KernelSpec = { shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'] };
-const BIAS_GRAD: KernelSpec = { shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] };
-const LN_FORWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } };
-const LN_BACKWARD: KernelSpec = { shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } };
-const LN_PARAMS: KernelSpec = { shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } };
-const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => ({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
+const MATMUL = kernel({ shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'] });
+const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] });
+const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
+const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
+const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } });
+const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
 const ADD = ew('add', ['rw', 'read', 'read']);
 const AXPY = ew('axpy', ['rw', 'read']);
 const SCALE = ew('scale', ['rw']);
 const FILL = ew('fill', ['rw']);
-const EMB_FORWARD: KernelSpec = { shader: 'embedding', entry: 'embedding_forward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: EMB_WG } };
-const EMB_BACKWARD: KernelSpec = { shader: 'embedding', entry: 'embedding_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG: EMB_WG } };
-const SLICE_FORWARD: KernelSpec = { shader: 'slice', entry: 'slice_forward', uniform: true, storage: ['read', 'rw'], constants: { WG: SLICE_WG } };
-const SLICE_BACKWARD: KernelSpec = { ...SLICE_FORWARD, entry: 'slice_backward' };
-const GATHER_ROWS: KernelSpec = { shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } };
-const NORM_PARTIAL: KernelSpec = { shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } };
-const NORM_FINAL: KernelSpec = { ...NORM_PARTIAL, entry: 'norm_final' };
-const ADAMW: KernelSpec = { shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } };
+const EMB_FORWARD = kernel({ shader: 'embedding', entry: 'embedding_forward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: EMB_WG } });
+const EMB_BACKWARD = kernel({ shader: 'embedding', entry: 'embedding_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG: EMB_WG } });
+const SLICE_FORWARD = kernel({ shader: 'slice', entry: 'slice_forward', uniform: true, storage: ['read', 'rw'], constants: { WG: SLICE_WG } });
+const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
+const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
+const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } });
+const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' });
+const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
 // LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
 // on software Vulkan the per-row workgroup's tree-reduction barriers dominate at these sizes.
 const LN_ROWS_WG = 64;
@@ -52,8 +52,8 @@ const LN_ROWS_MAX_SIZE = 1 << 18; // … in tensors of at most this many element
 // up to NORM_MAX_GROUPS groups for large models.
 const NORM_PER_THREAD = 32;
 const lnRows = (M: number, D: number) => D <= LN_ROWS_MAX_D && M * D <= LN_ROWS_MAX_SIZE;
-const LN_ROWS_FORWARD: KernelSpec = { shader: 'layernorm_rows', entry: 'rows_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } };
-const LN_ROWS_BACKWARD: KernelSpec = { ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] };
+const LN_ROWS_FORWARD = kernel({ shader: 'layernorm_rows', entry: 'rows_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } });
+const LN_ROWS_BACKWARD = kernel({ ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
 
 /** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
 export function elementGrid(n: number, wg: number): [number, number] {

@@ -1,7 +1,7 @@
 // PPO ops on WebGPU: each records its kernel(s) into the shared encoder and returns new tensors.
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
-import type { KernelSpec } from '../../gpu/pipelines.ts';
+import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { KL_ESTIMATOR_CODE } from '../../reference/kl.ts';
 import { compactGroups, GROUP_ESTIMATOR_CODE, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode } from '../../reference/aggregate.ts';
@@ -15,30 +15,30 @@ import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
 
 const WG = 64;
 
-const KL_FORWARD: KernelSpec = { shader: 'kl', entry: 'kl_forward', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
-const KL_BACKWARD: KernelSpec = { ...KL_FORWARD, entry: 'kl_backward' };
+const KL_FORWARD = kernel({ shader: 'kl', entry: 'kl_forward', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
+const KL_BACKWARD = kernel({ ...KL_FORWARD, entry: 'kl_backward' });
 
 // Advantage side (shaders/rewards.wgsl, gae.wgsl, whiten.wgsl, group_advantages.wgsl).
 // whiten runs as ONE workgroup with a tree reduction, so its size must be a power of two ≤ 256.
 const WG_WHITEN = 256;
-const SHAPE_REWARDS: KernelSpec = { shader: 'rewards', entry: 'shape_rewards', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
-const GAE: KernelSpec = { shader: 'gae', entry: 'gae', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
-const WHITEN: KernelSpec = { shader: 'whiten', entry: 'whiten', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } };
-const GROUP_SCORES: KernelSpec = { shader: 'group_advantages', entry: 'group_scores', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
-const DISCOUNTED_RETURNS: KernelSpec = { ...GROUP_SCORES, entry: 'discounted_returns' };
-const MASK_ADVANTAGES: KernelSpec = { ...GROUP_SCORES, entry: 'mask_advantages' };
-const TIS_WEIGHTS: KernelSpec = { shader: 'tis', entry: 'tis_weights', uniform: true, storage: ['read', 'read', 'read', 'rw'], constants: { WG } };
+const SHAPE_REWARDS = kernel({ shader: 'rewards', entry: 'shape_rewards', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const WHITEN = kernel({ shader: 'whiten', entry: 'whiten', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } });
+const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
+const DISCOUNTED_RETURNS = kernel({ ...GROUP_SCORES, entry: 'discounted_returns' });
+const MASK_ADVANTAGES = kernel({ ...GROUP_SCORES, entry: 'mask_advantages' });
+const TIS_WEIGHTS = kernel({ shader: 'tis', entry: 'tis_weights', uniform: true, storage: ['read', 'read', 'read', 'rw'], constants: { WG } });
 
 // Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
 const WG_FINAL = 256;
 const ROW_STRIDE = 5;
-const LOGPROBS_FORWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } };
-const LOGPROBS_BACKWARD: KernelSpec = { shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } };
-const AGG_ROWS: KernelSpec = { shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } };
-const AGG_FINALIZE: KernelSpec = { shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } };
-const POLICY_ROWS: KernelSpec = { shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
+const LOGPROBS_FORWARD = kernel({ shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
+const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } });
+const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
+const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
+const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 const LOSS_MODE_CODE: Record<LossMode, number> = { vanilla: 0, gspo: 1, cispo: 2 };
-const VALUE_ROWS: KernelSpec = { shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } };
+const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 
 
 export class WebGpuPpoOps implements PpoOps {

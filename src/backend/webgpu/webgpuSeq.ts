@@ -2,7 +2,7 @@
 // Each records its kernels into the shared encoder; nothing here reads back.
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
-import type { KernelSpec } from '../../gpu/pipelines.ts';
+import { kernel } from '../../gpu/pipelines.ts';
 import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
 import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
 import { decodeStepDims } from '../../reference/seq/decode.ts';
@@ -13,31 +13,31 @@ import type { WebGpuBackend } from './webgpuBackend.ts';
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;
 
-const ATTN_FORWARD: KernelSpec = { shader: 'attention', entry: 'attention_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } };
-const ATTN_BACKWARD_QUERY: KernelSpec = {
+const ATTN_FORWARD = kernel({ shader: 'attention', entry: 'attention_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
+const ATTN_BACKWARD_QUERY = kernel({
   shader: 'attention_backward',
   entry: 'attention_backward_query',
   uniform: true,
   storage: ['read', 'read', 'read', 'rw', 'rw'],
   constants: { WG },
-};
-const ATTN_BACKWARD_KEY: KernelSpec = { ...ATTN_BACKWARD_QUERY, entry: 'attention_backward_key' };
-const KV_CACHE_WRITE: KernelSpec = { shader: 'attention_cached', entry: 'kv_cache_write', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } };
-const ATTN_CACHED: KernelSpec = {
+});
+const ATTN_BACKWARD_KEY = kernel({ ...ATTN_BACKWARD_QUERY, entry: 'attention_backward_key' });
+const KV_CACHE_WRITE = kernel({ shader: 'attention_cached', entry: 'kv_cache_write', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } });
+const ATTN_CACHED = kernel({
   shader: 'attention_cached',
   entry: 'attention_cached',
   uniform: true,
   storage: ['read', 'rw', 'rw', 'read', 'rw', 'rw'],
   constants: { WG },
-};
+});
 /** kv_cache_write + attention_cached for one new position (L = 1) in one dispatch. */
-const ATTN_DECODE: KernelSpec = { ...ATTN_CACHED, entry: 'attention_decode' };
+const ATTN_DECODE = kernel({ ...ATTN_CACHED, entry: 'attention_decode' });
 /** One token step of every row: rank the vocabulary, then draw (one workgroup per row). */
-const SAMPLE_STEP: KernelSpec = { shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
+const SAMPLE_STEP = kernel({ shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } });
 
 /** One decode position through the whole model, one workgroup per row (shaders/decode_step.wgsl). */
 const DECODE_WG = 64;
-const DECODE_STEP: KernelSpec = { shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { WG: DECODE_WG } };
+const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { WG: DECODE_WG } });
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
 export class WebGpuSeqOps implements SeqOps {

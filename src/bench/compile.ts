@@ -1,0 +1,42 @@
+// `npm run bench -- --only compile`: what building every WebGPU pipeline costs before the first
+// iteration (on SwiftShader this, not the math, dominates "open the page → first chart"). Each
+// mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
+// with createComputePipeline (what the first iteration does when nothing is precompiled), and all
+// at once with createComputePipelineAsync (WebGpuBackend.precompile). Then the slowest kernels.
+import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
+import { declaredKernels, specKey } from '../gpu/pipelines.ts';
+import { GpuRuntime } from '../gpu/runtime.ts';
+import { nodeDevice } from '../node/webgpu.ts';
+import { table } from './timing.ts';
+
+async function freshBackend(): Promise<WebGpuBackend> {
+  const { device, adapterName } = await nodeDevice();
+  return new WebGpuBackend(new GpuRuntime(device, adapterName));
+}
+
+export async function printCompileBench(): Promise<unknown> {
+  const kernels = declaredKernels();
+  const perKernel: [string, number][] = [];
+  let be = await freshBackend();
+  let t0 = performance.now();
+  for (const k of kernels) {
+    const t = performance.now();
+    be.rt.pipelines.get(k);
+    perKernel.push([specKey(k).split('|')[0], performance.now() - t]);
+  }
+  await be.rt.device.queue.onSubmittedWorkDone();
+  const syncMs = performance.now() - t0;
+  be.rt.device.destroy();
+  be = await freshBackend();
+  t0 = performance.now();
+  await be.precompile();
+  const asyncMs = performance.now() - t0;
+  be.rt.device.destroy();
+  perKernel.sort((a, b) => b[1] - a[1]);
+  console.log(`## Pipeline compilation (${kernels.length} kernels, fresh device each)\n`);
+  console.log(table(['mode', 'ms'], [['one by one (createComputePipeline)', syncMs], ['all at once (createComputePipelineAsync, precompile)', asyncMs]]));
+  console.log('\nSlowest kernels to build (one by one):\n');
+  console.log(table(['kernel', 'ms'], perKernel.slice(0, 10).map(([k, t]) => [k, t])));
+  console.log('');
+  return { kernels: kernels.length, syncMs, asyncMs, slowest: perKernel.slice(0, 10) };
+}
