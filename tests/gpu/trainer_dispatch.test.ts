@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { BENCH_CONFIGS } from '../../src/bench/model.ts';
 import { benchTrainer } from '../../src/bench/trainer.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { declaredKernels } from '../../src/gpu/pipelines.ts';
 import type { GpuCounters } from '../../src/gpu/recorder.ts';
+import { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 
 describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
@@ -38,6 +41,23 @@ describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
       expect(rollout).toBeLessThanOrEqual(2 * S.response + 8 * S.nLayer + 8);
       // Uploads between dispatches are recorded copies, not submits: the rollout has its one readback submit.
       expect(marks.experience.submits - marks.rollout.submits).toBe(1);
+    } finally {
+      trainer.dispose();
+    }
+  });
+
+  it('precompile builds every kernel an iteration dispatches: the iteration compiles nothing more', async () => {
+    const shared = await webgpuBackend();
+    // A fresh pipeline cache on the same device, so nothing is built yet.
+    const be = new WebGpuBackend(new GpuRuntime(shared.rt.device, shared.rt.adapterName));
+    expect(be.rt.pipelines.size).toBe(0);
+    await be.precompile();
+    const built = be.rt.pipelines.size;
+    expect(built).toBe(declaredKernels().length);
+    const trainer = await benchTrainer(be, BENCH_CONFIGS.find((c) => c.name === 'S')!);
+    try {
+      await trainer.iteration();
+      expect(be.rt.pipelines.size).toBe(built);
     } finally {
       trainer.dispose();
     }
