@@ -14,7 +14,7 @@
 //     mid = x + att·W_proj + b_proj
 //     h   = LN(mid; ln_2);  fc = gelu(h·W_fc + b_fc)       (tanh approximation, matmul.wgsl's gelu)
 //     x   = mid + fc·W_mlp + b_mlp
-//   logits[b,:] = LN(x; ln_f)·wteᵀ                          (tied head)
+//   logits[b,:] = LN(x; ln_f)·wteᵀ                          (tied head; per logit 4 partial sums, added pairwise)
 // Reference: src/reference/seq/decode.ts (decodeStepRef, composed of the per-op references).
 //
 // Bindings: 0 uniform U (below)
@@ -24,9 +24,12 @@
 //           4 positions (B, Smax)              i32
 //           5 mask      (B, Smax)              f32  1 = real token
 //           6 logits    (B, V)                 f32  out
+//           7 params4   (N/4)                  vec4f the same buffer as binding 1, read 4 columns at a time
 // Layout: one workgroup of WG threads per row b (grid B); thread t handles outputs t, t + WG, …
 //   Block l's offsets are block 0's + l·layer_stride (the flat layout repeats per block).
-// Limits (checked on the host): D ≤ 256, H·Smax ≤ 1024, D/H ≤ 64.
+//   The four dense layers give each thread 4 adjacent output columns (one vec4 of weights per k).
+// Limits (checked on the host): D ≤ 256 and a multiple of 4, every offset a multiple of 4,
+//   H·Smax ≤ 1024, D/H ≤ 64.
 
 override WG: u32 = 64;
 
@@ -71,6 +74,7 @@ struct U {
 @group(0) @binding(4) var<storage, read> positions: array<i32>;
 @group(0) @binding(5) var<storage, read> mask: array<f32>;
 @group(0) @binding(6) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(7) var<storage, read> params4: array<vec4f>; // binding 1 again, 4 floats at a time
 
 var<workgroup> x: array<f32, MAX_D>;        // residual stream
 var<workgroup> mid: array<f32, MAX_D>;      // residual after attention
@@ -130,10 +134,11 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
     layer_norm(0u, u.ln1_g + o, u.ln1_b + o, t);
     workgroupBarrier();
     // qkv = h·W_attn + b_attn, W (D, 3D) row-major.
-    for (var j = t; j < 3u * D; j += WG) {
-      var acc = params[u.attn_b + o + j];
-      for (var k = 0u; k < D; k++) { acc += h[k] * params[u.attn_w + o + k * 3u * D + j]; }
-      qkv[j] = acc;
+    for (var j4 = t; j4 < 3u * D / 4u; j4 += WG) {
+      var acc = params4[(u.attn_b + o) / 4u + j4];
+      let w0 = (u.attn_w + o) / 4u + j4;
+      for (var k = 0u; k < D; k++) { acc = fma(vec4f(h[k]), params4[w0 + k * (3u * D / 4u)], acc); }
+      for (var i = 0u; i < 4u; i++) { qkv[4u * j4 + i] = acc[i]; }
     }
     workgroupBarrier();
     // Cache write of position p, and the scores of every head against keys j < p (cache) and p (here).
@@ -183,26 +188,29 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
     }
     workgroupBarrier();
     // mid = x + att·W_proj + b_proj, W (D, D).
-    for (var n = t; n < D; n += WG) {
-      var acc = params[u.proj_b + o + n];
-      for (var k = 0u; k < D; k++) { acc += att[k] * params[u.proj_w + o + k * D + n]; }
-      mid[n] = x[n] + acc;
+    for (var j4 = t; j4 < D / 4u; j4 += WG) {
+      var acc = params4[(u.proj_b + o) / 4u + j4];
+      let w0 = (u.proj_w + o) / 4u + j4;
+      for (var k = 0u; k < D; k++) { acc = fma(vec4f(att[k]), params4[w0 + k * (D / 4u)], acc); }
+      for (var i = 0u; i < 4u; i++) { mid[4u * j4 + i] = x[4u * j4 + i] + acc[i]; }
     }
     workgroupBarrier();
     layer_norm(1u, u.ln2_g + o, u.ln2_b + o, t);
     workgroupBarrier();
     // fc = gelu(h·W_fc + b_fc), W (D, 4D).
-    for (var j = t; j < 4u * D; j += WG) {
-      var acc = params[u.fc_b + o + j];
-      for (var k = 0u; k < D; k++) { acc += h[k] * params[u.fc_w + o + k * 4u * D + j]; }
-      fc[j] = gelu(acc);
+    for (var j4 = t; j4 < 4u * D / 4u; j4 += WG) {
+      var acc = params4[(u.fc_b + o) / 4u + j4];
+      let w0 = (u.fc_w + o) / 4u + j4;
+      for (var k = 0u; k < D; k++) { acc = fma(vec4f(h[k]), params4[w0 + k * (4u * D / 4u)], acc); }
+      for (var i = 0u; i < 4u; i++) { fc[4u * j4 + i] = gelu(acc[i]); }
     }
     workgroupBarrier();
     // x = mid + fc·W_mlp + b_mlp, W (4D, D).
-    for (var n = t; n < D; n += WG) {
-      var acc = params[u.mlp_b + o + n];
-      for (var k = 0u; k < 4u * D; k++) { acc += fc[k] * params[u.mlp_w + o + k * D + n]; }
-      x[n] = mid[n] + acc;
+    for (var j4 = t; j4 < D / 4u; j4 += WG) {
+      var acc = params4[(u.mlp_b + o) / 4u + j4];
+      let w0 = (u.mlp_w + o) / 4u + j4;
+      for (var k = 0u; k < 4u * D; k++) { acc = fma(vec4f(fc[k]), params4[w0 + k * (D / 4u)], acc); }
+      for (var i = 0u; i < 4u; i++) { x[4u * j4 + i] = mid[4u * j4 + i] + acc[i]; }
     }
     workgroupBarrier();
   }
@@ -210,8 +218,11 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
   workgroupBarrier();
   // logits = h·wteᵀ, wte (V, D).
   for (var v = t; v < u.V; v += WG) {
-    var acc = 0.0;
-    for (var k = 0u; k < D; k++) { acc += h[k] * params[u.wte + v * D + k]; }
-    logits[b * u.V + v] = acc;
+    var acc = vec4f(0.0);
+    let w0 = (u.wte + v * D) / 4u;
+    for (var k4 = 0u; k4 < D / 4u; k4++) {
+      acc = fma(vec4f(h[4u * k4], h[4u * k4 + 1u], h[4u * k4 + 2u], h[4u * k4 + 3u]), params4[w0 + k4], acc);
+    }
+    logits[b * u.V + v] = (acc.x + acc.y) + (acc.z + acc.w);
   }
 }

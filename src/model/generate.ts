@@ -84,12 +84,19 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
 
   // Decode: the token written at column p goes through the blocks and samples column p + 1.
-  // One fused dispatch per token (embedding → blocks → ln_f → head), then the sampler.
+  // One fused dispatch per token (embedding → blocks → ln_f → head), then the sampler. The WebGPU
+  // kernel reads weights as vec4, so a width that is not a multiple of 4 takes the per-op chain.
   const dm = decodeModel(model);
   for (let p = P; p < S - 1; p++) {
-    const logits = be.seq.decodeStep(model.params, dm, kvAll, sequences, positions, attnMask, p); // (B, V)
-    be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
-    be.dispose(logits);
+    if (D % 4 === 0) {
+      const logits = be.seq.decodeStep(model.params, dm, kvAll, sequences, positions, attnMask, p); // (B, V)
+      be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
+      be.dispose(logits);
+    } else {
+      const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.param('wte.weight'), model.param('wpe.weight')); // (B, D)
+      const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
+      sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, logprobsFull, p + 1, params);
+    }
   }
   be.dispose(kvAll);
   const actionMask = be.nn.sliceSeq(attnMask, P, A); // (B, A)

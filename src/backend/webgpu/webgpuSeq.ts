@@ -37,7 +37,7 @@ const SAMPLE_STEP = kernel({ shader: 'sample', entry: 'sample_step', uniform: tr
 
 /** One decode position through the whole model, one workgroup per row (shaders/decode_step.wgsl). */
 const DECODE_WG = 64;
-const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { WG: DECODE_WG } });
+const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG } });
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
 export class WebGpuSeqOps implements SeqOps {
@@ -127,11 +127,14 @@ export class WebGpuSeqOps implements SeqOps {
         if (o[k] !== b0[k] + l * layerStride) throw new Error(`decodeStep: block ${l} ${k} at ${o[k]} is not block 0's offset + ${l}·${layerStride}`);
       }
     });
+    // The dense layers read weights 4 columns at a time (binding 7 = params as vec4f).
+    const offsets = [model.wte, model.wpe, model.lnfG, model.lnfB, layerStride, ...BLOCK_FIELDS.map((k) => b0[k])];
+    if (D % 4 !== 0 || offsets.some((o) => o % 4 !== 0)) throw new Error(`decodeStep on WebGPU needs dModel (${D}) and every parameter offset to be multiples of 4`);
     const logits = this.be.empty([B, V]);
     const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride);
     w.u32(model.wte).u32(model.wpe).u32(model.lnfG).u32(model.lnfB).u32(layerStride);
     for (const k of BLOCK_FIELDS) w.u32(b0[k]);
-    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits)], w.bytes(), [B]);
+    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [B]);
     return logits;
   }
 }
