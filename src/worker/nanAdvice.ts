@@ -67,5 +67,5 @@ export function adviceText(a: KnobAdvice): string {
   return `most likely the ${a.label}: ${a.field} = ${a.value}${x}; try ${a.field} = ${fmt(a.suggested)}`;
 }
 
-const fmt = (x: number) => (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4 ? String(Number(x.toPrecision(3))) : x.toExponential(1));
-const formatTimes = (x: number) => `${x >= 1e4 ? x.toExponential(0) : Number(x.toPrecision(2))}×`;
+const fmt = (x: number) => String(Number(x.toPrecision(3)));
+const formatTimes = (x: number) => `${fmt(x)}×`;
