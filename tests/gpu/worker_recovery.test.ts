@@ -113,7 +113,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     const cm = c.of('metrics');
     expect(cm.map((x) => x.iter)).toEqual([2]);
     // float64 CPU vs float32 WebGPU from the same state: the same iteration, to float32 accuracy
-    expectClose([cm[0].values.reward_mean, cm[0].values.kl], [g.of('metrics')[2].values.reward_mean, g.of('metrics')[2].values.kl], 1e-3, 1e-4, 'cpu vs webgpu');
+    expectClose([cm[0].values.reward_mean!, cm[0].values.kl!], [g.of('metrics')[2].values.reward_mean!, g.of('metrics')[2].values.kl!], 1e-3, 1e-4, 'cpu vs webgpu');
   });
 
   it('debug messages are refused without test hooks', async () => {
