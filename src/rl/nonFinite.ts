@@ -3,7 +3,9 @@
 // rollout, the experience arrays (action tokens only) and the update statistics after the final
 // readMany. The first stage in pipeline order that holds a non-finite value is the one that
 // produced it: everything downstream of it is only a consequence.
-import type { Stage } from './trainer.ts';
+
+/** The trainer's stages (trainer.ts's Stage; spelled out here so the two modules do not import each other). */
+export type Stage = 'rollout' | 'experience' | 'update';
 
 export class NonFiniteError extends Error {
   constructor(

@@ -90,10 +90,11 @@ function requestState(force = false): void {
   // A trainer exists once the run has an iteration.
   if (!run || (run.metrics.length === 0 && pendingMetrics.length === 0)) return;
   const now = performance.now();
-  if (!force && (stateInFlight || now - stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
+  // A quiet request may get no answer (no trainer yet): an unanswered one stops blocking after a minute.
+  if (!force && ((stateInFlight && now - stateAskedAt < 60_000) || now - stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
   stateAskedAt = now;
   stateInFlight = true;
-  worker.postMessage({ type: 'saveState' } satisfies PageToWorker);
+  worker.postMessage({ type: 'saveState', quiet: true } satisfies PageToWorker);
 }
 
 async function storeState(iter: number, bytes: ArrayBuffer): Promise<void> {

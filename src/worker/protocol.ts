@@ -35,7 +35,8 @@ export type PageToWorker =
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
   | { type: 'snapshot' }
   /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
-  | { type: 'saveState' }
+  /** With `quiet`, a worker with no trainer (or a lost device) answers nothing instead of an error: the page's automatic saves. */
+  | { type: 'saveState'; quiet?: boolean }
   /** Resume from a full state (a `state` message's bytes, e.g. after a reload); answered by `stateLoaded`. */
   | { type: 'loadState'; bytes: ArrayBuffer }
   /**

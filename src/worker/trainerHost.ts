@@ -149,7 +149,7 @@ export class TrainerHost {
       case 'snapshot':
         return this.enqueue(() => this.snapshot());
       case 'saveState':
-        return this.enqueue(() => this.saveFullState());
+        return this.enqueue(() => this.saveFullState(msg.quiet === true));
       case 'loadState':
         this.running = false;
         return this.enqueue(() => this.loadFullState(new Uint8Array(msg.bytes)));
@@ -500,8 +500,9 @@ export class TrainerHost {
   }
 
   /** The trainer's full state as bytes for the page (resume after a reload). */
-  private async saveFullState(): Promise<void> {
+  private async saveFullState(quiet: boolean): Promise<void> {
     const t = this.trainer;
+    if ((!t || this.lost) && quiet) return;
     if (!t || this.lost) throw new Error('no trainer state yet: press Start or Step first');
     const bytes = t.saveState ? await t.saveState() : null;
     if (!(bytes instanceof Uint8Array)) throw new Error('this trainer cannot save its full state');

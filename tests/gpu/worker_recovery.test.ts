@@ -116,9 +116,14 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     expectClose([cm[0].values.reward_mean!, cm[0].values.kl!], [g.of('metrics')[2].values.reward_mean!, g.of('metrics')[2].values.kl!], 1e-3, 1e-4, 'cpu vs webgpu');
   });
 
-  it('debug messages are refused without test hooks', async () => {
+  it('debug messages are refused without test hooks; the page\'s quiet save with no trainer answers nothing', async () => {
     const g = gpuHost(new Uint8Array());
     await g.send({ type: 'init', backend: 'cpu' });
+    await g.send({ type: 'saveState', quiet: true });
+    expect(g.msgs.map((m) => m.type)).toEqual(['ready']);
+    await g.send({ type: 'saveState' });
+    expect(g.of('error').map((e) => e.message)).toEqual(['no trainer state yet: press Start or Step first']);
+    g.msgs.length = 0;
     await g.send({ type: 'debugDestroyDevice' });
     await g.send({ type: 'debugSetActorLr', actorLr: 1e30 });
     expect(g.of('error').map((e) => e.message)).toEqual([expect.stringMatching(/debugDestroyDevice is a test hook/), expect.stringMatching(/debugSetActorLr is a test hook/)]);
