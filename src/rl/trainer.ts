@@ -29,6 +29,7 @@ import { concatRows, decodeSamples, iterationPrompts, promptWidth, responseLengt
 import { sampleRows, type SampleRow } from './samples.ts';
 import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from './trainerState.ts';
 import { finalScores, ruleScores } from './score.ts';
+import { checkFinite } from './nonFinite.ts';
 import { actorStep, criticStep, disposeMinibatch, gatherMinibatch, warmupLr, type ActorStepStats, type CriticStepStats } from './update.ts';
 
 export type Stage = 'rollout' | 'experience' | 'update';
@@ -206,6 +207,9 @@ export class PpoTrainer {
     const [mask, kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs] = host;
     const [mbOld, mbNew, mbAdv, mbMask] = host.slice(expTensors.length, expTensors.length + lastTensors.length);
     const u = stats.unpack(host.slice(expTensors.length + lastTensors.length));
+    // A NaN/Inf is named by the first stage holding one (the host copies, action tokens only).
+    checkFinite('experience', iter, [['ref_logprobs', refLogprobs], ['old_logprobs', oldLogprobs], ['values', values], ['kl', kl], ['token_rewards', rewards], ['advantages', advantages], ['returns', returns]], mask);
+    checkFinite('update', iter, [['policy_loss', u.policy.flatMap((x) => Array.from(x))], ['entropy', u.entropy.map((x) => x[0])], ['kl_loss', u.klLoss.map((x) => x[0])], ['actor_grad_norm', u.actorGradNorm.map((x) => x[0])], ['value_loss', u.value.flatMap((x) => Array.from(x))], ['critic_grad_norm', u.criticGradNorm.map((x) => x[0])]]);
     const rolloutLogprobs = r.logprobs ? Float64Array.from(r.logprobs) : null;
     const e: ExperienceHost = { B: r.B, A: r.A, mask: Float32Array.from(mask), kl, rewards, advantages, returns, values, refLogprobs, scores, oldLogprobs, rolloutLogprobs };
     disposeMinibatch(be, lastMb);
@@ -250,8 +254,10 @@ export class PpoTrainer {
   }
 
   /** Scores of a rollout: task rule or reward model, clipped, EOS penalty, DAPO overlong penalty. */
-  private async scoreRollout(r: RolloutBatch): Promise<{ samples: TaskSample[]; scores: Float64Array }> {
+  private async scoreRollout(r: RolloutBatch, iter: number): Promise<{ samples: TaskSample[]; scores: Float64Array }> {
     const { cfg, task, tok } = this;
+    // Checked before decoding: NaN logits can sample ids the tokenizer would refuse.
+    checkFinite('rollout', iter, [['sampler_logprobs', r.logprobs]]);
     const samples = decodeSamples(r, tok);
     const raw = cfg.rewardSource === 'model' ? await this.modelScores(r) : ruleScores(task, samples);
     const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
@@ -260,6 +266,7 @@ export class PpoTrainer {
       const pen = overlongPenalties(lengths, cfg.maxResponseLength, cfg.overlongBuffer, cfg.overlongPenalty);
       for (let b = 0; b < r.B; b++) scores[b] += pen[b];
     }
+    checkFinite('rollout', iter, [['reward_scores', scores]]);
     return { samples, scores };
   }
 
@@ -274,7 +281,7 @@ export class PpoTrainer {
     const { cfg } = this;
     if (given || !cfg.dynamicSampling) {
       const r = given ?? (await this.sample(iter, 0));
-      return { r, ...(await this.scoreRollout(r)), metrics: {} as Record<string, number> };
+      return { r, ...(await this.scoreRollout(r, iter)), metrics: {} as Record<string, number> };
     }
     const parts: RolloutBatch[] = [];
     const partScores: Float64Array[] = [];
@@ -283,7 +290,7 @@ export class PpoTrainer {
     let rounds = 0;
     for (let round = 0; round <= cfg.maxExtraRollouts && kept.length < cfg.promptsPerBatch; round++) {
       const r = await this.sample(iter, round);
-      const { scores } = await this.scoreRollout(r);
+      const { scores } = await this.scoreRollout(r, iter);
       const part = parts.length;
       parts.push(r);
       partScores.push(scores);

@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
 import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
-import { defaultRunName, makeRunId, nextRunColor, type MetricPoint, type RunRecord } from './runs.ts';
+import { defaultRunName, makeRunId, nextRunColor, truncateRunRecord, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
   | { kind: 'checking' }
@@ -28,6 +28,22 @@ export interface RunStart {
   name?: string;
   budget?: number | null;
   preset?: string | null;
+}
+
+/** What the page offers after a reload: the saved trainer state of a run (the bytes stay in IndexedDB). */
+export interface ResumeOffer {
+  runId: string;
+  runName: string;
+  /** Training continues with iteration `iter` (that many are done). */
+  iter: number;
+  savedAt: number;
+  wasRunning: boolean;
+}
+
+/** After a lost GPU device that did not come back: continue on the CPU backend (from `iter` when a state is saved). */
+export interface CpuOffer {
+  message: string;
+  iter: number | null;
 }
 
 export interface Notice {
@@ -61,6 +77,8 @@ export interface AppState {
   sequence: RunSequence | null;
   /** Iterations per second of the run training now, over its last few iterations; null when not measured. */
   speed: number | null;
+  resume: ResumeOffer | null;
+  cpuOffer: CpuOffer | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -89,6 +107,12 @@ export interface AppState {
   restoreRuns(runs: RunRecord[]): void;
   setSmoothing(x: number): void;
   setNotice(n: Notice | null): void;
+  setResume(r: ResumeOffer | null): void;
+  setCpuOffer(o: CpuOffer | null): void;
+  /** Makes an existing run the active one again (resume): later metrics append to it. */
+  activateRun(id: string): void;
+  /** Keeps a run's metrics before iteration `iter` and evaluations up to it (a resumed or replayed run goes on from there). */
+  truncateRun(id: string, iter: number): void;
 }
 
 export const useApp = create<AppState>()((set, get) => ({
@@ -109,6 +133,8 @@ export const useApp = create<AppState>()((set, get) => ({
   budgetOverride: null,
   sequence: null,
   speed: null,
+  resume: null,
+  cpuOffer: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -169,4 +195,13 @@ export const useApp = create<AppState>()((set, get) => ({
   restoreRuns: (runs) => set({ runs }),
   setSmoothing: (smoothing) => set({ smoothing: Math.min(0.99, Math.max(0, smoothing)) }),
   setNotice: (notice) => set({ notice }),
+  setResume: (resume) => set({ resume }),
+  setCpuOffer: (cpuOffer) => set({ cpuOffer }),
+  activateRun(id) {
+    if (!get().runs.some((r) => r.id === id)) return;
+    set({ activeRunId: id, samples: null, ratios: null });
+  },
+  truncateRun(id, iter) {
+    set({ runs: get().runs.map((r) => (r.id === id ? truncateRunRecord(r, iter) : r)) });
+  },
 }));

@@ -1,53 +1,26 @@
 // Runs and their metric histories survive reloads in IndexedDB (one record per run). Saving is
-// debounced: a busy trainer appends metrics every frame, the database needs them every second.
+// throttled: a busy trainer appends metrics several times a second, the database needs them about
+// once a second. The first change schedules a save SAVE_DELAY_MS later and later changes ride on
+// it (a debounce that restarted on every change never saved while the charts kept updating).
 import { useApp } from './appStore.ts';
+import { RUNS, withStores } from './db.ts';
+import { checkResumePoint, deleteResumePoint } from './resume.ts';
 import type { RunRecord } from './runs.ts';
 
-const DB_NAME = 'ppo-playground';
-const STORE = 'runs';
 const SAVE_DELAY_MS = 800;
 
-function openDb(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 1);
-    req.onupgradeneeded = () => req.result.createObjectStore(STORE, { keyPath: 'id' });
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-
-function done(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error);
-  });
-}
-
 export async function loadRuns(): Promise<RunRecord[]> {
-  const db = await openDb();
-  try {
-    const tx = db.transaction(STORE, 'readonly');
-    const req = tx.objectStore(STORE).getAll();
-    await done(tx);
-    return (req.result as RunRecord[]).sort((a, b) => a.createdAt - b.createdAt);
-  } finally {
-    db.close();
-  }
+  const req = await withStores([RUNS], 'readonly', (tx) => tx.objectStore(RUNS).getAll());
+  return (req.result as RunRecord[]).sort((a, b) => a.createdAt - b.createdAt);
 }
 
 export async function saveRuns(runs: readonly RunRecord[]): Promise<void> {
-  const db = await openDb();
-  try {
-    const tx = db.transaction(STORE, 'readwrite');
-    const store = tx.objectStore(STORE);
+  await withStores([RUNS], 'readwrite', (tx) => {
+    const store = tx.objectStore(RUNS);
     // Replace the whole set so deleted runs disappear too.
     store.clear();
     for (const r of runs) store.put(r);
-    await done(tx);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 let started = false;
@@ -67,10 +40,16 @@ export async function startPersistence(): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | null = null;
   useApp.subscribe((state, prev) => {
     if (state.runs === prev.runs) return;
-    if (timer) clearTimeout(timer);
+    // A deleted run takes its saved trainer state with it.
+    if (state.resume && !state.runs.some((r) => r.id === state.resume!.runId)) {
+      state.setResume(null);
+      void deleteResumePoint().catch(() => {});
+    }
+    if (timer) return;
     timer = setTimeout(() => {
       timer = null;
       saveRuns(useApp.getState().runs).catch((e: unknown) => useApp.getState().setNotice({ tone: 'warn', text: `Runs could not be saved: ${String(e)}` }));
     }, SAVE_DELAY_MS);
   });
+  await checkResumePoint();
 }

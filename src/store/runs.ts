@@ -44,3 +44,11 @@ export function makeRunId(): string {
 export function defaultRunName(config: PpoConfig, index: number): string {
   return `#${index} ${config.task} · ${config.advantageEstimator} · seed ${config.seed}`;
 }
+
+/** The run's metrics before iteration `iter` and its evaluations up to and including it (resume, replay). */
+export function truncateRunRecord(run: RunRecord, iter: number): RunRecord {
+  const metrics = run.metrics.filter((p) => p.iter < iter);
+  const evals = run.evals?.filter((p) => p.iter <= iter);
+  if (metrics.length === run.metrics.length && evals?.length === run.evals?.length) return run;
+  return { ...run, metrics, ...(evals ? { evals } : {}) };
+}

@@ -3,9 +3,11 @@
 // every MIN_FLUSH_INTERVAL_MS, so a fast trainer cannot make the charts redraw more often than that.
 import type { PpoConfig } from '../rl/config.ts';
 import { findPreset } from '../rl/presets.ts';
+import { adviceText } from '../worker/nanAdvice.ts';
 import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type RunStart } from './appStore.ts';
 import { planArms, presetBudget, speedFrom } from './presetRun.ts';
+import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
 import type { MetricPoint } from './runs.ts';
 
 type WorkerCtor = new (opts?: { name?: string }) => Worker;
@@ -69,7 +71,50 @@ function scheduleFlush(): void {
  * click still reports, and those results belong to the run the user just closed, not to a new one.
  */
 let discarding = false;
-const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'samples', 'ratios', 'eval', 'finished']);
+const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'samples', 'ratios', 'eval', 'finished', 'state']);
+
+// ───────────── saved trainer state (resume after reload; resume.ts has the rules) ─────────────
+
+let stateAskedAt = -Infinity;
+let stateInFlight = false;
+/** Set between deviceLost and deviceRecovered / a backend switch: the worker has no state to give. */
+let deviceDown = false;
+/** A storage failure is reported once per run, not every ten seconds. */
+let stateProblemRun: string | null = null;
+
+/** Asks the worker for its full state: at most every STATE_SAVE_INTERVAL_MS, or now when `force`. */
+function requestState(force = false): void {
+  const s = useApp.getState();
+  if (!worker || deviceDown || discarding || !s.activeRunId) return;
+  const run = s.runs.find((r) => r.id === s.activeRunId);
+  // A trainer exists once the run has an iteration.
+  if (!run || (run.metrics.length === 0 && pendingMetrics.length === 0)) return;
+  const now = performance.now();
+  // A quiet request may get no answer (no trainer yet): an unanswered one stops blocking after a minute.
+  if (!force && ((stateInFlight && now - stateAskedAt < 60_000) || now - stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
+  stateAskedAt = now;
+  stateInFlight = true;
+  worker.postMessage({ type: 'saveState', quiet: true } satisfies PageToWorker);
+}
+
+async function storeState(iter: number, bytes: ArrayBuffer): Promise<void> {
+  flushFrame(); // the run record must hold every iteration before the state
+  const s = useApp.getState();
+  const run = s.runs.find((r) => r.id === s.activeRunId);
+  if (!run) return;
+  try {
+    await saveResumePoint(run, { runId: run.id, iter, savedAt: Date.now(), backend: s.backend, wasRunning: s.runState === 'running', bytes });
+    if (s.resume && s.resume.runId !== run.id) s.setResume(null); // the stored state is this run's now
+  } catch (e) {
+    if (stateProblemRun === run.id) return;
+    stateProblemRun = run.id;
+    const p = classifyStateProblem(e);
+    s.setNotice({ tone: 'warn', text: `Trainer state not saved (${p.label}: ${p.message}). Training goes on and the run's charts are kept; after a reload it cannot resume past the last state saved.` });
+  }
+}
+
+type StateReply = { ok: true; iter: number; config: PpoConfig } | { ok: false; message: string };
+const stateWaiters: ((r: StateReply) => void)[] = [];
 
 /** Handles one worker message (also the entry point for `window.ppoPlayground.receive`). */
 export function receive(msg: WorkerToPage): void {
@@ -78,6 +123,7 @@ export function receive(msg: WorkerToPage): void {
   switch (msg.type) {
     case 'resetDone':
       discarding = false;
+      stateInFlight = false;
       break;
     case 'ready':
       s.setTrainerLabel(msg.backendLabel);
@@ -94,8 +140,43 @@ export function receive(msg: WorkerToPage): void {
       pendingMetrics.push({ iter: msg.iter, values: { ...msg.values } });
       scheduleFlush();
       if (s.runState === 'running') recordArrival();
+      requestState();
       break;
     }
+    case 'state':
+      stateInFlight = false;
+      void storeState(msg.iter, msg.bytes);
+      break;
+    case 'stateLoaded':
+      stateWaiters.splice(0).forEach((w) => w({ ok: true, iter: msg.iter, config: msg.config }));
+      break;
+    case 'deviceLost': {
+      flushFrame();
+      resetSpeed();
+      deviceDown = true;
+      stateInFlight = false;
+      const when = msg.iter === null ? '' : ` after ${msg.iter} iteration${msg.iter === 1 ? '' : 's'}${msg.stage ? `, during ${msg.stage}` : ''}`;
+      s.setNotice({ tone: 'warn', text: `The GPU device was lost (${msg.reason})${when}. Getting a new device and rebuilding the trainer from its last saved state…` });
+      break;
+    }
+    case 'deviceRecovered': {
+      flushFrame();
+      deviceDown = false;
+      // The replayed iterations report again: drop their first copies so the curve stays one line.
+      if (s.activeRunId) s.truncateRun(s.activeRunId, msg.fromIter);
+      s.setRunState(msg.resumed ? 'running' : s.activeRunId ? 'paused' : 'idle');
+      const replay = msg.lostAt === null ? '' : ` ${msg.replayed} iteration${msg.replayed === 1 ? ' is' : 's are'} replayed (lost at ${msg.lostAt}, restarted from the state saved at ${msg.fromIter}).`;
+      s.setNotice({ tone: 'info', text: `The GPU device was lost and replaced (${msg.adapter}); the trainer was rebuilt from its last saved state.${replay}${msg.resumed ? '' : ' Press Start to continue.'}` });
+      break;
+    }
+    case 'deviceUnavailable':
+      flushFrame();
+      resetSpeed();
+      deviceDown = true;
+      s.setRunState(s.activeRunId ? 'paused' : 'idle');
+      s.setCpuOffer({ message: msg.message, iter: msg.iter });
+      s.setNotice({ tone: 'error', text: `The GPU device was lost and no new one came back (${msg.message}). The run's charts are kept; it can continue on the CPU backend.` });
+      break;
     case 'eval': {
       const runId = s.activeRunId ?? s.beginRun().id;
       s.appendEval(runId, { iter: msg.iter, values: { ...msg.values } });
@@ -103,6 +184,7 @@ export function receive(msg: WorkerToPage): void {
     }
     case 'finished':
       onFinished();
+      requestState(true);
       break;
     case 'samples':
       s.setSamples({ iter: msg.iter, rows: msg.rows });
@@ -114,7 +196,17 @@ export function receive(msg: WorkerToPage): void {
       resetSpeed();
       s.setRunState('paused');
       if (msg.stage) s.setStage(msg.stage);
-      s.setNotice({ tone: 'info', text: `Paused: ${msg.reason}` });
+      if (msg.nonFinite) {
+        const n = msg.nonFinite;
+        flushFrame();
+        s.setNotice({
+          tone: 'warn',
+          text: `Paused: iteration ${n.iter} produced a non-finite ${n.quantity} (${n.value}) in the ${n.stage} stage. The state from before it was restored and nothing charted is lost. Suggested fix: ${adviceText(n.advice)}.`,
+        });
+        requestState(true); // the restored state is the last good one
+      } else {
+        s.setNotice({ tone: 'info', text: `Paused: ${msg.reason}` });
+      }
       break;
     case 'error':
       // The worker stops its loop on any error; an idle page stays idle.
@@ -124,6 +216,8 @@ export function receive(msg: WorkerToPage): void {
       // A request that failed gets no reply of its own: release whoever waits for one.
       snapshotWaiters.splice(0).forEach((w) => w(null));
       rewardWaiters.splice(0).forEach((w) => w(null));
+      stateWaiters.splice(0).forEach((w) => w({ ok: false, message: msg.message }));
+      stateInFlight = false;
       s.setNotice({ tone: 'error', text: `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}` });
       break;
     case 'snapshot':
@@ -151,10 +245,21 @@ async function ensureWorker(): Promise<Worker | null> {
     if (isWorkerMessage(ev.data)) receive(ev.data);
   };
   w.onerror = (ev) => receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
-  w.postMessage({ type: 'init', backend } satisfies PageToWorker);
+  w.postMessage({ type: 'init', backend, testHooks: testHooksOn() } satisfies PageToWorker);
   worker = w;
   workerBackend = backend;
+  deviceDown = false;
+  stateInFlight = false;
   return w;
+}
+
+/** Test hooks (debug* messages) are on only when localStorage says so: a shared link cannot turn them on. */
+function testHooksOn(): boolean {
+  try {
+    return typeof localStorage !== 'undefined' && localStorage.getItem('ppo-test-hooks') === '1';
+  } catch {
+    return false;
+  }
 }
 
 async function send(msg: PageToWorker, transfer: Transferable[] = []): Promise<boolean> {
@@ -261,7 +366,86 @@ export const trainer = {
   },
   async pause() {
     resetSpeed();
-    if (await send({ type: 'pause' })) useApp.getState().setRunState('paused');
+    if (await send({ type: 'pause' })) {
+      useApp.getState().setRunState('paused');
+      // Queued in the worker behind the iteration in flight: the state the run paused at.
+      requestState(true);
+    }
+  },
+  /**
+   * Resumes the run whose state was saved before the reload: the worker validates and loads the
+   * state, the run becomes active again with its curve cut at the state's iteration, and training
+   * goes on appending to the same run record. A state that fails is reported by name; the run and
+   * its charts stay.
+   */
+  async resume() {
+    const s = useApp.getState();
+    const offer = s.resume;
+    if (!offer) return;
+    const run = s.runs.find((r) => r.id === offer.runId);
+    const what = `“${run?.name ?? offer.runName}” from iteration ${offer.iter}`;
+    const fail = (label: string, message: string) => {
+      useApp.getState().setResume(null);
+      useApp.getState().setNotice({ tone: 'error', text: `Could not resume ${what} (${label}: ${message}). The run and its charts are kept; Start begins a new run.` });
+    };
+    let point;
+    try {
+      point = await loadResumePoint();
+    } catch (e) {
+      const p = classifyStateProblem(e);
+      return fail(p.label, p.message);
+    }
+    if (!point || point.runId !== offer.runId || !run) return fail('storage', 'the saved state is gone or belongs to another run');
+    if (s.runState === 'running') await trainer.pause();
+    if (s.activeRunId && s.activeRunId !== run.id) await resetWorker();
+    flushFrame();
+    resetSpeed();
+    const reply = new Promise<StateReply>((resolve) => stateWaiters.push(resolve));
+    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return;
+    const r = await reply;
+    if (!r.ok) {
+      void deleteResumePoint().catch(() => {});
+      const p = classifyStateProblem(new Error(r.message));
+      return fail(p.label, p.message);
+    }
+    const now = useApp.getState();
+    now.activateRun(run.id);
+    now.truncateRun(run.id, r.iter);
+    now.applyConfig(r.config);
+    now.setResume(null);
+    now.setCpuOffer(null);
+    stateAskedAt = performance.now(); // the state just loaded is the saved one
+    await trainer.start();
+    useApp.getState().setNotice({ tone: 'info', text: `Resumed ${what}.` });
+  },
+  /** Forgets the saved state (the run and its charts stay). */
+  async discardResume() {
+    useApp.getState().setResume(null);
+    await deleteResumePoint().catch(() => {});
+  },
+  /**
+   * After a lost GPU device that did not come back: the CPU backend (a new worker) resumes the
+   * active run from its saved state, or starts fresh when no state of it was saved.
+   */
+  async continueOnCpu() {
+    const s = useApp.getState();
+    const offer = s.cpuOffer;
+    s.setCpuOffer(null);
+    s.setBackend('cpu');
+    const run = s.runs.find((r) => r.id === s.activeRunId);
+    let point = null;
+    try {
+      point = await loadResumePoint();
+    } catch {
+      point = null;
+    }
+    if (run && point && point.runId === run.id) {
+      s.setResume({ runId: run.id, runName: run.name, iter: point.iter, savedAt: point.savedAt, wasRunning: true });
+      await trainer.resume();
+      return;
+    }
+    await resetWorker();
+    s.setNotice({ tone: 'warn', text: `Switched to the CPU backend; no saved state of the run was found${offer?.iter != null ? ` (the worker's last was at iteration ${offer.iter})` : ''}, so Start begins a new run.` });
   },
   /**
    * "Run both": every arm of the paired preset `name`, one after the other, each a new run from
@@ -317,10 +501,16 @@ export const trainer = {
   },
 };
 
+/** Test hooks (only with localStorage 'ppo-test-hooks' = '1'; the worker refuses them otherwise). */
+const debugHooks = {
+  destroyDevice: (failReacquire = false) => void send({ type: 'debugDestroyDevice', failReacquire }),
+  setActorLr: (actorLr: number) => void send({ type: 'debugSetActorLr', actorLr }),
+};
+
 declare global {
   interface Window {
     /** Debug/test hook: feed protocol messages to the page as if the trainer had sent them. */
-    ppoPlayground?: { receive: (msg: WorkerToPage) => void };
+    ppoPlayground?: { receive: (msg: WorkerToPage) => void; debug?: typeof debugHooks };
   }
 }
-if (typeof window !== 'undefined') window.ppoPlayground = { receive };
+if (typeof window !== 'undefined') window.ppoPlayground = { receive, ...(testHooksOn() ? { debug: debugHooks } : {}) };

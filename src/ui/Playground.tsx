@@ -4,6 +4,7 @@ import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
+import { ResumeBanner } from './ResumeBanner.tsx';
 import { useUrlSync } from './useUrlSync.ts';
 
 // Loaded on demand so the first chunk stays small: the charts (recharts), the teaching views and
@@ -32,6 +33,7 @@ export function Playground() {
           </ul>
         </div>
       ) : null}
+      <ResumeBanner />
       <Controls />
       <div className="layout">
         <aside className="sidebar">

@@ -4,6 +4,9 @@
 import type { PpoConfig } from '../rl/config.ts';
 import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
+import type { KnobAdvice } from './nanAdvice.ts';
+
+export type { KnobAdvice } from './nanAdvice.ts';
 
 export type BackendChoice = 'webgpu' | 'cpu';
 
@@ -17,7 +20,8 @@ export type CheckpointRole = 'actor' | 'critic' | 'reference' | 'reward';
 // ───────────────────────────── page → worker ─────────────────────────────
 
 export type PageToWorker =
-  | { type: 'init'; backend: BackendChoice }
+  /** `testHooks` turns on the debug* messages (the page sets it only from localStorage, never from a link). */
+  | { type: 'init'; backend: BackendChoice; testHooks?: boolean }
   | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer }
   /** The page only sends configs that passed validateConfig. */
   | { type: 'setConfig'; config: PpoConfig }
@@ -31,14 +35,25 @@ export type PageToWorker =
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
   | { type: 'snapshot' }
   /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
-  | { type: 'saveState' }
+  /** With `quiet`, a worker with no trainer (or a lost device) answers nothing instead of an error: the page's automatic saves. */
+  | { type: 'saveState'; quiet?: boolean }
   /** Resume from a full state (a `state` message's bytes, e.g. after a reload); answered by `stateLoaded`. */
   | { type: 'loadState'; bytes: ArrayBuffer }
   /**
    * Human feedback: fine-tune the reward model on pairs a person labelled in the page (chosen =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
    */
-  | { type: 'trainRewardModel'; pairs: LabelledPair[] };
+  | { type: 'trainRewardModel'; pairs: LabelledPair[] }
+  /**
+   * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
+   * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
+   */
+  | { type: 'debugDestroyDevice'; failReacquire?: boolean }
+  /**
+   * Test hook (refused unless init had testHooks): sets the live trainer's actor learning rate past
+   * validateConfig's range (which stops at 1), to force a real blow-up.
+   */
+  | { type: 'debugSetActorLr'; actorLr: number };
 
 /** One human label: two responses to the same prompt, the preferred one first. */
 export interface LabelledPair {
@@ -107,7 +122,8 @@ export type WorkerToPage =
    * view; seqRatios / seqAdvantages are its GSPO sequence ratios with each sequence's mean advantage.
    */
   | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
-  | { type: 'paused'; reason: string; stage?: TrainerStage }
+  /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */
+  | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport }
   | { type: 'error'; message: string; stage?: TrainerStage }
   | { type: 'snapshot'; bytes: ArrayBuffer }
   /** The trainer's full state as one safetensors file (src/rl/trainerState.ts), after `iter` iterations. */
@@ -115,7 +131,25 @@ export type WorkerToPage =
   /** A `loadState` succeeded: training continues from iteration `iter` with `config`. */
   | { type: 'stateLoaded'; iter: number; config: PpoConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
-  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number };
+  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number }
+  /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
+  | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
+  /**
+   * A new device was acquired and the trainer rebuilt from its last saved full state (iteration
+   * `fromIter`); the `replayed` iterations between it and the loss run again (`resumed`: training goes on).
+   */
+  | { type: 'deviceRecovered'; adapter: string; fromIter: number; lostAt: number | null; replayed: number; resumed: boolean }
+  /** No WebGPU device came back; the page offers the CPU backend with its saved state (iteration `iter`). */
+  | { type: 'deviceUnavailable'; message: string; iter: number | null };
+
+/** Where a NaN/Inf first appeared, and the knob the page suggests. */
+export interface NonFiniteReport {
+  iter: number;
+  stage: Exclude<TrainerStage, 'idle'>;
+  quantity: string;
+  value: number;
+  advice: KnobAdvice;
+}
 
 // ───────────────────────────── self-test worker ─────────────────────────────
 
@@ -156,6 +190,9 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'snapshot' ||
     t === 'rewardModelTrained' ||
     t === 'state' ||
-    t === 'stateLoaded'
+    t === 'stateLoaded' ||
+    t === 'deviceLost' ||
+    t === 'deviceRecovered' ||
+    t === 'deviceUnavailable'
   );
 }

@@ -31,11 +31,11 @@ async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string }> {
+async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void }> {
   if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
-  return { be: new WebGpuBackend(rt), adapter: acquired.adapterName };
+  return { be: new WebGpuBackend(rt), adapter: acquired.adapterName, destroy: () => acquired.device.destroy() };
 }
 
 /** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */

@@ -7,20 +7,28 @@
 // `pause`, `step`, `snapshot` and `setConfig` are handled between iterations. `pause` only clears a
 // flag and takes effect at the next iteration boundary.
 //
-// Safety: before each iteration the trainer's whole state is saved — as device copies when the
+// NaN/Inf: before each iteration the trainer's whole state is saved — as device copies when the
 // trainer offers deviceSnapshot (PpoTrainer: actor, critic, both AdamW moments, β, the counter; no
-// readback), else its saveState, else the actor checkpoint on the host — and a non-finite loss or
-// grad-norm metric restores it (the reference never moves) and pauses with a message naming the
-// metric and the stage. A lost device stops training and keeps the last host copy of the actor
-// weights for `snapshot`, refreshed every HOST_COPY_EVERY iterations rather than every iteration.
+// readback), else its saveState, else the actor checkpoint on the host. A non-finite value (the
+// trainer's NonFiniteError naming the stage it appeared in, or a non-finite metric) restores it
+// (the reference never moves) and pauses with a report: iteration, stage, quantity and the knob
+// most likely at fault (nanAdvice.ts). Nothing of that iteration is posted, so no chart changes.
+//
+// Device loss: the host keeps the last full state it produced (`saveState`, which the page asks
+// for every few seconds and on Pause) or loaded. When device.lost fires it reports `deviceLost`,
+// asks for a new WebGPU device, rebuilds the trainer from that state, reports `deviceRecovered`
+// with the iterations it replays, and trains on if it was training. If no device comes back it
+// reports `deviceUnavailable`; the page then offers the CPU backend with its saved copy of the state.
 import type { Backend } from '../backend/backend.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
+import { NonFiniteError, stageOfMetric } from '../rl/nonFinite.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
 import { getTask } from '../tasks/index.ts';
 import { evalDue, evalSize } from './evalSchedule.ts';
+import { nanAdvice } from './nanAdvice.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker, TrainerStage, WorkerToPage } from './protocol.ts';
 
 /** What the host needs of a PPO trainer (PpoTrainer satisfies it). */
@@ -38,6 +46,8 @@ export interface TrainerLike {
   /** Optional cheap device-side copy of every weight and optimiser state, and its restore. */
   deviceSnapshot?(): unknown;
   restoreDeviceSnapshot?(snapshot: unknown): void;
+  /** The config the trainer actually runs (PpoTrainer: its live object; the NaN advice reads it). */
+  readonly config?: PpoConfig;
 }
 
 /** With a device snapshot, the host copy of the actor (for a lost device) is refreshed this often. */
@@ -47,8 +57,11 @@ type SavedState = { kind: 'device' | 'state'; value: unknown } | null;
 
 export interface HostDeps {
   post(msg: WorkerToPage, transfer?: Transferable[]): void;
-  /** A backend for the choice; `onLost` is called if its device goes away later. */
-  makeBackend(choice: BackendChoice, onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string }>;
+  /**
+   * A backend for the choice; `onLost` is called if its device goes away later. `destroy` (WebGPU
+   * only) destroys the device, for the debugDestroyDevice test hook.
+   */
+  makeBackend(choice: BackendChoice, onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void }>;
   /** Bytes of a shipped checkpoint by file stem, e.g. "sentiment" or "sentiment_rm". */
   fetchCheckpoint(stem: string): Promise<Uint8Array>;
   createTrainer(init: TrainerInit): Promise<TrainerLike>;
@@ -59,11 +72,9 @@ export interface HostDeps {
 /** Config fields the trainer cannot take mid-run (plus the reward source): a change rebuilds it. */
 const REBUILD_FIELDS: readonly (keyof PpoConfig)[] = [...RESTART_FIELDS, 'rewardSource'];
 
-/** Metrics that, if not finite, mean the update blew up (loss or gradient norm). */
-export function badMetric(metrics: Record<string, number>): string | null {
-  for (const [name, v] of Object.entries(metrics)) {
-    if ((name.includes('loss') || name.includes('grad_norm')) && !Number.isFinite(v)) return `${name} = ${v}`;
-  }
+/** The first non-finite metric (any of them: a NaN anywhere stops the run), or null. */
+export function badMetric(metrics: Record<string, number>): { name: string; value: number } | null {
+  for (const [name, v] of Object.entries(metrics)) if (!Number.isFinite(v)) return { name, value: v };
   return null;
 }
 
@@ -90,6 +101,18 @@ export class TrainerHost {
   private budgetLeft: number | null = null;
   /** Which trainer the held-out evaluations belong to, and the iteration count last evaluated. */
   private evaluated: { trainer: TrainerLike; iter: number } | null = null;
+  /** The backend chosen at init (a lost WebGPU device is replaced by another of the same). */
+  private choice: BackendChoice | null = null;
+  private destroyDevice: (() => void) | null = null;
+  /** Each backend's onLost only counts while it is the current one. */
+  private deviceGen = 0;
+  /** The last full state this host produced (saveState) or loaded: what a lost device rebuilds from. */
+  private lastState: { iter: number; value: unknown } | null = null;
+  /** When an iteration failed while training (a device loss can reject a readback before device.lost fires). */
+  private failedWhileRunningAt = -Infinity;
+  private testHooks = false;
+  /** Test hook: the next device request of a recovery fails. */
+  private failReacquire = false;
 
   constructor(private readonly deps: HostDeps) {}
 
@@ -97,6 +120,7 @@ export class TrainerHost {
   handle(msg: PageToWorker): Promise<void> {
     switch (msg.type) {
       case 'init':
+        this.testHooks = msg.testHooks === true;
         return this.enqueue(() => this.init(msg.backend));
       case 'pause':
         // Not queued: it must take effect while an iteration is in flight.
@@ -125,12 +149,30 @@ export class TrainerHost {
       case 'snapshot':
         return this.enqueue(() => this.snapshot());
       case 'saveState':
-        return this.enqueue(() => this.saveFullState());
+        return this.enqueue(() => this.saveFullState(msg.quiet === true));
       case 'loadState':
         this.running = false;
         return this.enqueue(() => this.loadFullState(new Uint8Array(msg.bytes)));
       case 'trainRewardModel':
         return this.enqueue(() => this.trainRewardModel(msg.pairs));
+      case 'debugDestroyDevice':
+        // Not queued: it must hit an iteration in flight.
+        if (!this.testHooks) return this.refuseDebug(msg.type);
+        if (!this.destroyDevice) {
+          this.deps.post({ type: 'error', message: 'debugDestroyDevice: there is no WebGPU device to destroy' });
+          return Promise.resolve();
+        }
+        this.failReacquire = msg.failReacquire === true;
+        this.destroyDevice();
+        return Promise.resolve();
+      case 'debugSetActorLr':
+        if (!this.testHooks) return this.refuseDebug(msg.type);
+        return this.enqueue(async () => {
+          const cfg = (await this.ensureTrainer()).config;
+          if (!cfg) throw new Error('debugSetActorLr: this trainer does not expose its config');
+          // Deliberately past validateConfig: the live object the trainer's optimiser reads.
+          (cfg as { actorLr: number }).actorLr = msg.actorLr;
+        });
       default: {
         const t = (msg as { type?: unknown }).type;
         this.deps.post({ type: 'error', message: `unknown message type ${JSON.stringify(t)}` });
@@ -148,11 +190,17 @@ export class TrainerHost {
     return this.config;
   }
 
+  private refuseDebug(type: string): Promise<void> {
+    this.deps.post({ type: 'error', message: `${type} is a test hook and test hooks are off` });
+    return Promise.resolve();
+  }
+
   private enqueue(op: () => Promise<void>): Promise<void> {
     const next = this.chain.then(async () => {
       try {
         await op();
       } catch (e) {
+        if (this.running) this.failedWhileRunningAt = performance.now();
         this.running = false;
         this.deps.post({ type: 'error', message: e instanceof Error ? e.message : String(e), stage: this.stage === 'idle' ? undefined : this.stage });
         this.setStage('idle');
@@ -183,16 +231,77 @@ export class TrainerHost {
       this.be = null;
     }
     this.lost = null;
-    const { be, adapter } = await this.deps.makeBackend(choice, (reason) => this.onDeviceLost(reason));
-    this.be = be;
-    this.deps.post({ type: 'ready', adapter, backendLabel: be.label });
+    this.choice = choice;
+    await this.connect(choice);
+  }
+
+  /** A fresh backend (and device) for `choice`, announced with `ready`. */
+  private async connect(choice: BackendChoice): Promise<string> {
+    const gen = ++this.deviceGen;
+    const made = await this.deps.makeBackend(choice, (reason) => {
+      if (gen === this.deviceGen) this.onDeviceLost(reason);
+    });
+    this.be = made.be;
+    this.destroyDevice = made.destroy ?? null;
+    this.deps.post({ type: 'ready', adapter: made.adapter, backendLabel: made.be.label });
+    return made.adapter;
   }
 
   private onDeviceLost(reason: string): void {
+    if (this.lost) return;
     this.lost = reason || 'unknown reason';
+    const wasRunning = this.running || this.looping || performance.now() - this.failedWhileRunningAt < 2000;
     this.running = false;
-    const kept = this.lastGoodActor ? ' The last good actor weights are kept (Snapshot / export still works).' : '';
-    this.deps.post({ type: 'error', message: `the GPU device was lost (${this.lost}); training stopped.${kept} Reload the page to continue.`, stage: this.stage === 'idle' ? undefined : this.stage });
+    const lostAt = this.trainer ? this.trainer.iter : null;
+    this.deps.post({ type: 'deviceLost', reason: this.lost, stage: this.stage === 'idle' ? undefined : this.stage, iter: lostAt });
+    // Queued: the iteration in flight fails first (its readback is refused) and returns quietly.
+    void this.enqueue(() => this.recover(wasRunning, lostAt));
+  }
+
+  /** After a device loss: a new device, the trainer rebuilt from the last full state, training resumed. */
+  private async recover(wasRunning: boolean, lostAt: number | null): Promise<void> {
+    const hadTrainer = this.trainer !== null;
+    try {
+      this.trainer?.dispose();
+    } catch {
+      // Its buffers went with the device.
+    }
+    this.trainer = null;
+    this.rewardModel = null; // lived on the lost device; rebuilt from this.loaded.reward or the shipped file
+    this.be = null;
+    this.destroyDevice = null;
+    this.evaluated = null;
+    this.setStage('idle');
+    let adapter: string;
+    try {
+      if (this.failReacquire) {
+        this.failReacquire = false;
+        throw new Error('no WebGPU adapter came back (debugDestroyDevice test hook)');
+      }
+      adapter = await this.connect(this.choice ?? 'webgpu');
+    } catch (e) {
+      this.deps.post({ type: 'deviceUnavailable', message: e instanceof Error ? e.message : String(e), iter: this.lastState?.iter ?? null });
+      return; // `lost` stays set: nothing trains until the page switches backend
+    }
+    this.lost = null;
+    let fromIter = 0;
+    if (hadTrainer) {
+      const trainer = await this.ensureTrainer();
+      if (this.lastState && trainer.restoreState) {
+        await trainer.restoreState(this.lastState.value);
+        fromIter = this.lastState.iter;
+      } else {
+        fromIter = trainer.iter;
+      }
+    }
+    const replayed = lostAt === null ? 0 : Math.max(0, lostAt - fromIter);
+    if (this.budgetLeft !== null) this.budgetLeft += replayed;
+    const resumed = wasRunning && hadTrainer;
+    this.deps.post({ type: 'deviceRecovered', adapter, fromIter, lostAt, replayed, resumed });
+    if (resumed) {
+      this.running = true;
+      void this.loop();
+    }
   }
 
   private async setConfig(config: PpoConfig): Promise<void> {
@@ -213,6 +322,7 @@ export class TrainerHost {
     if (REBUILD_FIELDS.some((f) => prev[f] !== config[f])) {
       this.running = false;
       this.disposeTrainer();
+      this.lastState = null;
     } else {
       this.trainer.setConfig(this.config);
     }
@@ -236,11 +346,13 @@ export class TrainerHost {
     // The next start/step builds a trainer from the loaded weights.
     this.running = false;
     this.disposeTrainer();
+    this.lastState = null;
   }
 
   private async reset(): Promise<void> {
     this.disposeTrainer();
     this.resumeActor = null;
+    this.lastState = null;
     this.setStage('idle');
   }
 
@@ -271,6 +383,8 @@ export class TrainerHost {
   private async trainRewardModel(pairs: LabelledPair[]): Promise<void> {
     const rm = await this.ensureRewardModel();
     const r = await rm.trainOnLabels(pairs);
+    // A host copy of the fine-tuned weights: a lost device rebuilds the reward model from it.
+    this.loaded.reward = await rm.checkpoint();
     this.deps.post({ type: 'rewardModelTrained', pairs: pairs.length, accuracy: r.after.accuracy, accuracyBefore: r.before.accuracy });
   }
 
@@ -300,7 +414,7 @@ export class TrainerHost {
   }
 
   private requireBackend(): Backend {
-    if (this.lost) throw new Error(`the GPU device was lost (${this.lost}); reload the page to continue`);
+    if (this.lost) throw new Error(`the GPU device was lost (${this.lost}) and no new one is ready; continue on the CPU backend or reload the page`);
     if (!this.be) throw new Error('the trainer is not initialised yet (no init message)');
     return this.be;
   }
@@ -315,23 +429,18 @@ export class TrainerHost {
     try {
       result = await trainer.iteration();
     } catch (e) {
-      if (this.lost) return; // already reported by onDeviceLost
+      // A lost device can refuse the readback before device.lost resolves: give it a few turns.
+      if (this.choice === 'webgpu') for (let i = 0; i < 5 && !this.lost; i++) await this.deps.tick();
+      if (this.lost) return; // onDeviceLost reported it and recovers
       await this.restore(trainer, saved);
+      if (e instanceof NonFiniteError) return this.pauseNonFinite(trainer, e.iter, e.stage, e.quantity, e.value);
       throw e;
     }
     if (this.lost) return;
     const bad = badMetric(result.metrics);
     if (bad) {
-      const stage = this.stage === 'idle' ? 'update' : this.stage;
       await this.restore(trainer, saved);
-      this.running = false;
-      this.deps.post({
-        type: 'paused',
-        reason: `non-finite ${bad} in iteration ${result.iter}; the weights from before that iteration were restored`,
-        stage,
-      });
-      this.setStage('idle');
-      return;
+      return this.pauseNonFinite(trainer, result.iter, stageOfMetric(bad.name), bad.name, bad.value);
     }
     this.setStage('idle');
     const { post } = this.deps;
@@ -339,6 +448,19 @@ export class TrainerHost {
     post({ type: 'samples', iter: result.iter, rows: result.samples });
     post({ type: 'ratios', iter: result.iter, ratios: result.ratios.ratios, advantages: result.ratios.advantages, seqRatios: result.ratios.seqRatios, seqAdvantages: result.ratios.seqAdvantages });
     await this.afterIteration(trainer);
+  }
+
+  /** The NaN guard's pause: the state from before iteration `iter` is back; say where and what to change. */
+  private pauseNonFinite(trainer: TrainerLike, iter: number, stage: Stage, quantity: string, value: number): void {
+    this.running = false;
+    const advice = nanAdvice(quantity, trainer.config ?? this.config);
+    this.deps.post({
+      type: 'paused',
+      reason: `non-finite ${quantity} = ${value} in iteration ${iter} (${stage} stage); the state from before that iteration was restored`,
+      stage,
+      nonFinite: { iter, stage, quantity, value, advice },
+    });
+    this.setStage('idle');
   }
 
   /**
@@ -378,11 +500,13 @@ export class TrainerHost {
   }
 
   /** The trainer's full state as bytes for the page (resume after a reload). */
-  private async saveFullState(): Promise<void> {
+  private async saveFullState(quiet: boolean): Promise<void> {
     const t = this.trainer;
+    if ((!t || this.lost) && quiet) return;
     if (!t || this.lost) throw new Error('no trainer state yet: press Start or Step first');
     const bytes = t.saveState ? await t.saveState() : null;
     if (!(bytes instanceof Uint8Array)) throw new Error('this trainer cannot save its full state');
+    this.lastState = { iter: t.iter, value: bytes };
     const buf = bytes.slice().buffer as ArrayBuffer;
     this.deps.post({ type: 'state', iter: t.iter, bytes: buf }, [buf]);
   }
@@ -397,6 +521,8 @@ export class TrainerHost {
     const trainer = await this.ensureTrainer();
     if (!trainer.restoreState) throw new Error('this trainer cannot load a full state');
     await trainer.restoreState(bytes);
+    this.lastState = { iter: st.iteration, value: bytes };
+    this.evaluated = null;
     this.deps.post({ type: 'stateLoaded', iter: st.iteration, config: st.config });
   }
 

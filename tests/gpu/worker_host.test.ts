@@ -72,7 +72,7 @@ class FakeTrainer implements TrainerLike {
   }
 }
 
-function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean } = {}) {
+function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean; noSecondDevice?: boolean } = {}) {
   const msgs: WorkerToPage[] = [];
   const trainers: FakeTrainer[] = [];
   const fetched: string[] = [];
@@ -80,6 +80,7 @@ function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFai
   const deps: HostDeps = {
     post: (m) => msgs.push(m),
     makeBackend: async (_choice, onLost) => {
+      if (lose && opts.noSecondDevice) throw new Error('no adapter');
       lose = onLost;
       return { be: cpuBackend as Backend, adapter: 'test adapter' };
     },
@@ -206,12 +207,14 @@ describe('TrainerHost', () => {
     expect(h.trainers[0].restored).toEqual([1]);
   });
 
-  it('a lost device stops training, names itself, and snapshot still returns the last good weights', async () => {
-    const h = harness({ ms: 3 });
+  it('a lost device that does not come back stops training, names itself, and snapshot still returns the last good weights', async () => {
+    const h = harness({ ms: 3, noSecondDevice: true });
     await h.send({ type: 'init', backend: 'webgpu' });
     await h.send({ type: 'step' });
     h.lose('destroyed: test');
-    expect(h.of('error').at(-1)!.message).toMatch(/GPU device was lost \(destroyed: test\)/);
+    expect(h.of('deviceLost').at(-1)).toMatchObject({ reason: 'destroyed: test', iter: 1 });
+    await until(() => h.of('deviceUnavailable').length > 0, 'deviceUnavailable');
+    expect(h.of('deviceUnavailable')[0].message).toMatch(/no adapter/);
     await h.send({ type: 'start' });
     await new Promise((r) => setTimeout(r, 50));
     expect(h.of('metrics')).toHaveLength(1);

@@ -1,0 +1,50 @@
+// Naming where a NaN / ±Inf first appeared in a PPO iteration. The trainer checks the host copies
+// it already reads back (no extra readback): the sampler's log-probs and the scores right after the
+// rollout, the experience arrays (action tokens only) and the update statistics after the final
+// readMany. The first stage in pipeline order that holds a non-finite value is the one that
+// produced it: everything downstream of it is only a consequence.
+
+/** The trainer's stages (trainer.ts's Stage; spelled out here so the two modules do not import each other). */
+export type Stage = 'rollout' | 'experience' | 'update';
+
+export class NonFiniteError extends Error {
+  constructor(
+    readonly stage: Stage,
+    /** What held the value, as a metric-like name (e.g. "sampler_logprobs", "values", "policy_loss"). */
+    readonly quantity: string,
+    readonly value: number,
+    /** The iteration index (0-based, as in metrics messages). */
+    readonly iter: number,
+  ) {
+    super(`non-finite ${quantity} = ${value} in the ${stage} stage of iteration ${iter}`);
+    this.name = 'NonFiniteError';
+  }
+}
+
+/** The first non-finite entry of `x` where `mask` (if given) is non-zero, or null. */
+export function firstNonFinite(x: ArrayLike<number>, mask?: ArrayLike<number>): number | null {
+  for (let i = 0; i < x.length; i++) {
+    if (mask && mask[i] === 0) continue;
+    if (!Number.isFinite(x[i])) return x[i];
+  }
+  return null;
+}
+
+/** Throws NonFiniteError for the first named array holding a non-finite (masked) entry. */
+export function checkFinite(stage: Stage, iter: number, arrays: [string, ArrayLike<number> | null | undefined][], mask?: ArrayLike<number>): void {
+  for (const [name, x] of arrays) {
+    if (!x) continue;
+    const bad = firstNonFinite(x, x.length === mask?.length ? mask : undefined);
+    if (bad !== null) throw new NonFiniteError(stage, name, bad, iter);
+  }
+}
+
+const ROLLOUT_METRICS = /^(reward_|response_length|eos_rate|filtered_groups|dynamic_sampling)/;
+const UPDATE_METRICS = /(loss|grad_norm|clipfrac|approx_kl|entropy|skipped_steps|update_steps)/;
+
+/** The stage a metric is computed in (metrics that are neither rollout nor update come from the experience). */
+export function stageOfMetric(name: string): Stage {
+  if (ROLLOUT_METRICS.test(name)) return 'rollout';
+  if (UPDATE_METRICS.test(name)) return 'update';
+  return 'experience';
+}

@@ -1,0 +1,43 @@
+// The page's IndexedDB database: `runs` (one record per run: config + metric history, persist.ts)
+// and `states` (the active run's full trainer state for resume after a reload, resume.ts).
+// Version 2 added `states`; an upgrade from version 1 keeps every saved run.
+export const DB_NAME = 'ppo-playground';
+export const DB_VERSION = 2;
+export const RUNS = 'runs';
+export const STATES = 'states';
+
+export function openDb(): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(DB_NAME, DB_VERSION);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      if (!db.objectStoreNames.contains(RUNS)) db.createObjectStore(RUNS, { keyPath: 'id' });
+      if (!db.objectStoreNames.contains(STATES)) db.createObjectStore(STATES, { keyPath: 'key' });
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+    // Another tab holds version 1 open: say so rather than wait forever.
+    req.onblocked = () => reject(new Error('the database is held open by another tab of this page with an older version; close it and reload'));
+  });
+}
+
+export function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
+  });
+}
+
+/** Runs `body` in one transaction over `stores` and resolves when it has committed. */
+export async function withStores<T>(stores: string[], mode: IDBTransactionMode, body: (tx: IDBTransaction) => T): Promise<T> {
+  const db = await openDb();
+  try {
+    const tx = db.transaction(stores, mode);
+    const out = body(tx);
+    await done(tx);
+    return out;
+  } finally {
+    db.close();
+  }
+}
