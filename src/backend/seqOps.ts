@@ -1,18 +1,8 @@
 // Sequence ops of the transformer: causal multi-head attention (full and KV-cached) and
-// sampling (issue: transformer). Shapes: B sequences, S positions, D = H·Dh model width.
+// sampling. Shapes: B sequences, S positions, D = H·Dh model width.
 import type { Tensor } from './tensor.ts';
-
-export interface SampleParams {
-  temperature: number;
-  /** Keep the k most likely tokens; 0 disables. */
-  topK: number;
-  /** Keep the smallest set of tokens whose probability mass reaches p; 1 disables. */
-  topP: number;
-  /** Seed of the counter-based generator: the draw for (seed, row, position) is fixed. */
-  seed: number;
-  eosId: number;
-  padId: number;
-}
+import type { SampleParams } from '../reference/seq/sample.ts';
+export type { SampleParams } from '../reference/seq/sample.ts';
 
 export interface SeqOps {
   /**

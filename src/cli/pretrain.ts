@@ -21,7 +21,6 @@ import type { Task, TaskSample } from '../tasks/task.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import { nodeDevice } from '../node/webgpu.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
-import { isNpmPreHook } from './npmPreHook.ts';
 
 /** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
 export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
@@ -56,9 +55,17 @@ async function sampleEval(model: Gpt, task: Task, tok: CharTokenizer, count: num
   }));
 }
 
+const USAGE = 'usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]';
+
 async function main(): Promise<void> {
-  // `npm run train` runs this script first as its pre-hook, without arguments: do nothing then.
-  if (process.argv.length <= 2 && isNpmPreHook() !== false) return;
+  // npm runs a script named `pre<name>` before `npm run <name>`, so `npm run train` first runs this
+  // one without arguments. npm gives the hook the same environment as a direct `npm run pretrain`
+  // (npm_lifecycle_event is "pretrain" in both), so an argument-less run cannot tell them apart:
+  // it does nothing, prints its one-line usage and succeeds, so `npm run train` goes on.
+  if (process.argv.length <= 2) {
+    console.error(`pretrain: nothing to do without --task; ${USAGE}`);
+    return;
+  }
   const { values } = parseArgs({
     options: {
       task: { type: 'string' },
@@ -70,7 +77,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
     },
   });
-  if (!values.task) throw new Error('usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
+  if (!values.task) throw new Error(USAGE);
   const task = getTask(values.task);
   const tok = taskTokenizer(task);
   const steps = Number(values.steps), seed = Number(values.seed), batch = Number(values.batch), lr = Number(values.lr);

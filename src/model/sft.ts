@@ -3,7 +3,6 @@
 // aggregate weights → ppo.logprobsBackward → model backward → one gradNorm + one AdamW per step.
 import type { Tensor } from '../backend/tensor.ts';
 import type { CharTokenizer } from './tokenizer.ts';
-import type { Task } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
 import type { Gpt, OptimizerParams } from './gpt.ts';
 import { lrAt, type LrSchedule } from './schedule.ts';
@@ -95,8 +94,13 @@ export const DEFAULT_SFT: Omit<SftOptions, 'steps' | 'seed'> = {
   logEvery: 10,
 };
 
+/** Where SFT examples come from (a task; the model layer needs only this of it). */
+export interface SftSource {
+  sftExample(rng: Rng): { prompt: string; response: string };
+}
+
 /** Trains `model` (lm head) on the task's SFT corpus; returns the logged losses. */
-export async function trainSft(model: Gpt, task: Task, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
+export async function trainSft(model: Gpt, task: SftSource, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
   if (model.cfg.head !== 'lm') throw new Error('SFT needs an lm head');
   const rng = new Rng(opts.seed);
   const schedule: LrSchedule = { ...opts.schedule, totalSteps: opts.steps };

@@ -1,8 +1,11 @@
 // float64 reference: outcome-reward advantage estimators (REINFORCE, REINFORCE-baseline, GRPO,
 // RLOO, Dr. GRPO), plus the host-side group validation that both backends share.
-import type { GroupEstimator, KlEstimator } from '../backend/ppoOps.ts';
+import type { KlEstimator } from './kl.ts';
 import { shapeRewardsRef } from './rewards.ts';
 import { whitenRef } from './whiten.ts';
+
+export type GroupEstimator = 'reinforce' | 'reinforce_baseline' | 'group_norm' | 'rloo' | 'dr_grpo';
+export const GROUP_ESTIMATORS: readonly GroupEstimator[] = ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'];
 
 export const GROUP_ESTIMATOR_CODE: Record<GroupEstimator, number> = {
   reinforce: 0,

@@ -64,5 +64,3 @@ export const FIELDS: readonly FieldMeta[] = [
   { key: 'adamBeta2', group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.' },
   { key: 'evalEvery', group: 'Evaluation', label: 'Evaluate every', help: 'Score held-out prompts (never trained on) every this many iterations; 0 = never.' },
 ];
-
-export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));

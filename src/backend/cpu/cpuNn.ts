@@ -8,7 +8,7 @@ import { geluBackwardRef, geluRef } from '../../reference/nn/gelu.ts';
 import { embeddingBackwardRef, embeddingRef } from '../../reference/nn/embedding.ts';
 import { gatherRowsRef, sliceSeqBackwardRef, sliceSeqRef } from '../../reference/nn/slice.ts';
 import { adamwRef, gradNormRef } from '../../reference/nn/optim.ts';
-import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
+import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../nnArgs.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
 function addInto(dst: Tensor, src: Float64Array): void {

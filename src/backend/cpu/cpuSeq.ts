@@ -1,7 +1,7 @@
 // Sequence ops (attention, KV-cached attention, sampling) on the float64 reference backend.
 import { attentionBackwardRef, attentionCachedRef, attentionRef } from '../../reference/seq/attention.ts';
 import { sampleStepRef } from '../../reference/seq/sample.ts';
-import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
+import { attentionDims, cachedDims, sampleDims } from '../seqArgs.ts';
 import type { SampleParams, SeqOps } from '../seqOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';

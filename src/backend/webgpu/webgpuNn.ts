@@ -7,9 +7,8 @@ import type { BufferRange } from '../../gpu/recorder.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
 import { expectDType, expectShape, type Tensor } from '../tensor.ts';
-import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../../reference/nn/shapes.ts';
-import { gpu } from './gpuTensor.ts';
-import type { WebGpuBackend } from './webgpuBackend.ts';
+import { checkSlice, embeddingWindowDims, matmulDims, rowsCols, seqDims } from '../nnArgs.ts';
+import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
 const MM = { TX: 16, TY: 16, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
 const COLSUM = { COLS: 16, LANES: 16 } as const;
@@ -75,7 +74,7 @@ function fillBits(value: number, dtype: Tensor['dtype']): number {
 }
 
 export class WebGpuNnOps implements NnOps {
-  constructor(private readonly be: WebGpuBackend) {}
+  constructor(private readonly be: GpuOpsHost) {}
 
   /** Bound to matmul's `act` when no GELU output is wanted (a writable binding must not alias c). */
   private spare: Tensor | null = null;

@@ -9,8 +9,7 @@ import { validatePolicyLossParams, validateTisCap } from '../../reference/policy
 import { validateValueLossParams } from '../../reference/valueLoss.ts';
 import type { KlEstimator, LossAgg, LossMode, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
-import { gpu } from './gpuTensor.ts';
-import type { WebGpuBackend } from './webgpuBackend.ts';
+import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
 
 const WG = 64;
@@ -42,7 +41,7 @@ const VALUE_ROWS: KernelSpec = { shader: 'value_loss', entry: 'value_rows', unif
 
 
 export class WebGpuPpoOps implements PpoOps {
-  constructor(private readonly be: WebGpuBackend) {}
+  constructor(private readonly be: GpuOpsHost) {}
 
   private klKernel(spec: KernelSpec, logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
     expectShape('ref_logprobs', refLogprobs, logprobs.shape);

@@ -3,11 +3,10 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { KernelSpec } from '../../gpu/pipelines.ts';
-import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
+import { attentionDims, cachedDims, sampleDims } from '../seqArgs.ts';
 import type { SampleParams, SeqOps } from '../seqOps.ts';
 import { expectShape, type Tensor } from '../tensor.ts';
-import { gpu } from './gpuTensor.ts';
-import type { WebGpuBackend } from './webgpuBackend.ts';
+import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;
@@ -35,7 +34,7 @@ const ATTN_DECODE: KernelSpec = { ...ATTN_CACHED, entry: 'attention_decode' };
 const SAMPLE_STEP: KernelSpec = { shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } };
 
 export class WebGpuSeqOps implements SeqOps {
-  constructor(private readonly be: WebGpuBackend) {}
+  constructor(private readonly be: GpuOpsHost) {}
 
   attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor } {
     const { B, S, H, D, Dh } = attentionDims(qkv, attnMask, nHead);

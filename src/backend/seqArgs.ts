@@ -1,6 +1,6 @@
 // Shape checks shared by both backends' sequence ops, so a mismatch fails the same way on each.
-import type { SampleParams } from '../../backend/seqOps.ts';
-import { expectDType, expectShape, type Tensor } from '../../backend/tensor.ts';
+import type { SampleParams } from './seqOps.ts';
+import { expectDType, expectShape, type Tensor } from './tensor.ts';
 
 /** The largest sequence length and head width the attention kernels take. */
 export const ATTN_MAX_S = 128;

@@ -1,6 +1,5 @@
 // Shape checks shared by both backends' NnOps, so they reject the same inputs with the same messages.
-import type { Tensor } from '../../backend/tensor.ts';
-import { expectDType, expectShape } from '../../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from './tensor.ts';
 
 /** Rows × last dim of an activation (M,K) — leading dims are flattened into rows. */
 export function rowsCols(name: string, t: Tensor): { rows: number; cols: number } {
