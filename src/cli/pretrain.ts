@@ -6,10 +6,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Backend } from '../backend/backend.ts';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
 import { saveCheckpoint } from '../model/checkpoint.ts';
 import type { GptConfig } from '../model/config.ts';
 import { generate } from '../model/generate.ts';
@@ -19,7 +15,7 @@ import { leftPadBatch } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeBackend } from '../node/backend.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
 
 /** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
@@ -28,13 +24,6 @@ export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
   // (rows of wpe beyond the SFT lengths only cost a few KiB).
   const need = 1 + task.maxPromptChars + (NUMERIC_RULES.maxResponseLength?.max ?? 64);
   return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'lm' };
-}
-
-async function makeBackend(kind: string): Promise<Backend> {
-  if (kind === 'cpu') return new CpuBackend();
-  if (kind !== 'webgpu') throw new Error(`--backend must be webgpu or cpu, got ${kind}`);
-  const { device, adapterName } = await nodeDevice();
-  return new WebGpuBackend(new GpuRuntime(device, adapterName));
 }
 
 /** Greedy responses for the task's held-out prompts (one batch, one readback). */

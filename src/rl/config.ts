@@ -12,9 +12,8 @@ import {
   type LossMode,
   type NormScale,
 } from '../backend/ppoOps.ts';
+import { TASK_NAMES, type TaskName } from '../tasks/task.ts';
 
-export type TaskName = 'arithmetic' | 'sentiment' | 'stop';
-export const TASKS: readonly TaskName[] = ['arithmetic', 'sentiment', 'stop'];
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
@@ -207,7 +206,7 @@ export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = {
 };
 
 export const CHOICE_RULES: Partial<Record<keyof PpoConfig, readonly unknown[]>> = {
-  task: TASKS,
+  task: TASK_NAMES,
   rewardSource: ['rule', 'model'],
   klEstimator: KL_ESTIMATORS,
   klLossEstimator: KL_LOSS_ESTIMATORS,
