@@ -2,6 +2,10 @@
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend } from '../backend.ts';
+import { checked, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import type { NnOps } from '../nnOps.ts';
+import type { PpoOps } from '../ppoOps.ts';
+import type { SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { CpuNnOps } from './cpuNn.ts';
 import { CpuPpoOps } from './cpuPpo.ts';
@@ -12,9 +16,10 @@ export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
   readonly label = 'CPU reference (float64, slow)';
   private readonly stats: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
-  readonly ppo = new CpuPpoOps();
-  readonly nn = new CpuNnOps();
-  readonly seq = new CpuSeqOps();
+  // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
+  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS);
+  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS);
+  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
     return cpuTensor(data, shape, dtype);
@@ -35,6 +40,7 @@ export class CpuBackend implements Backend {
     return new CpuTensor(base.data.subarray(offset, offset + n), [...shape], base.dtype);
   }
   copy(src: Tensor, dst: Tensor): void {
+    if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
     cpu(dst).data.set(cpu(src).data);
   }
   async read(t: Tensor): Promise<Float64Array> {

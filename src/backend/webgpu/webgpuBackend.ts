@@ -3,7 +3,9 @@
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend } from '../backend.ts';
+import { checked, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
+import type { PpoOps } from '../ppoOps.ts';
 import type { SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
@@ -14,15 +16,16 @@ import { WebGpuPpoOps } from './webgpuPpo.ts';
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
   readonly label: string;
-  readonly ppo: WebGpuPpoOps;
+  readonly ppo: PpoOps;
   readonly nn: NnOps;
   readonly seq: SeqOps;
 
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
-    this.ppo = new WebGpuPpoOps(this);
-    this.nn = new WebGpuNnOps(this);
-    this.seq = new WebGpuSeqOps(this);
+    // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
+    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS);
+    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS);
+    this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS);
   }
 
   /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */

@@ -3,9 +3,9 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import type { KernelSpec } from '../../gpu/pipelines.ts';
-import { attentionDims, cachedDims, sampleDims } from '../seqArgs.ts';
+import { attentionDims, cachedDims, sampleDims } from '../shapes.ts';
 import type { SampleParams, SeqOps } from '../seqOps.ts';
-import { expectShape, type Tensor } from '../tensor.ts';
+import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
@@ -46,12 +46,10 @@ export class WebGpuSeqOps implements SeqOps {
     return { out, probs };
   }
 
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor {
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _nHead: number): Tensor {
+    // H = nHead (checked): read from probs (B,H,S,S).
     const [B, H, S] = probs.shape;
     const D = qkv.shape[1] / 3;
-    expectShape('probs', probs, [B, nHead, S, S]);
-    expectShape('qkv', qkv, [B * S, 3 * D]);
-    expectShape('gradOut', gradOut, [B * S, D]);
     const Dh = D / H;
     const gradQkv = this.be.empty([B * S, 3 * D]);
     const dscores = this.be.empty([B, H, S, S]); // (B,H,S,S) f32 scratch between the two passes
@@ -67,7 +65,7 @@ export class WebGpuSeqOps implements SeqOps {
   }
 
   attentionCached(qkv: Tensor, kCache: Tensor, vCache: Tensor, attnMask: Tensor, start: number, nHead: number): Tensor {
-    const { B, L, Smax, H, D, Dh } = cachedDims(qkv, kCache, vCache, attnMask, start, nHead);
+    const { B, L, Smax, H, D, Dh } = cachedDims(qkv, kCache, start, nHead);
     const out = this.be.empty([B * L, D]);
     const scratch = this.be.empty([B, H, L, Smax]); // (B,H,L,Smax) f32 softmax rows
     const rows = B * H * L;
@@ -86,8 +84,7 @@ export class WebGpuSeqOps implements SeqOps {
   }
 
   sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams, logprobs: Tensor | null = null): void {
-    const { B, V, S } = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
-    if (logprobs) expectShape('logprobs', logprobs, [B, S]);
+    const { B, V, S } = sampleDims(logits, sequences);
     const stats = this.be.empty([B, 3 * V]); // (B, 3V) f32 [weight | mass before | rank → kept weight]
     const u = uniforms()
       .u32(B)
