@@ -29,6 +29,12 @@ export function checked<T extends object>(inner: T, checks: OpChecks<T>): T {
   return out as T;
 }
 
+/** Backend.reshape keeps the element count. */
+export function checkReshape(t: Tensor, shape: readonly number[]): void {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n !== t.size) throw new Error(`reshape: [${t.shape.join(', ')}] → [${shape.join(', ')}] changes the size`);
+}
+
 function expectSize(name: string, t: Tensor, size: number): void {
   if (t.size !== size) throw new Error(`${name}: expected ${size} elements, got ${t.size}`);
 }

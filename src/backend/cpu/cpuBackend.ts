@@ -2,7 +2,7 @@
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend } from '../backend.ts';
-import { checked, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
 import type { SeqOps } from '../seqOps.ts';
@@ -38,6 +38,11 @@ export class CpuBackend implements Backend {
     if (offset % 64 !== 0) throw new Error(`view offset ${offset} is not a multiple of 64 elements`);
     if (offset + n > base.size) throw new Error(`view [${offset}, ${offset + n}) exceeds tensor of ${base.size}`);
     return new CpuTensor(base.data.subarray(offset, offset + n), [...shape], base.dtype);
+  }
+  reshape(t: Tensor, shape: readonly number[]): Tensor {
+    checkReshape(t, shape);
+    const c = cpu(t);
+    return new CpuTensor(c.data, [...shape], c.dtype);
   }
   copy(src: Tensor, dst: Tensor): void {
     if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);

@@ -3,7 +3,7 @@
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend } from '../backend.ts';
-import { checked, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
 import type { SeqOps } from '../seqOps.ts';
@@ -62,6 +62,14 @@ export class WebGpuBackend implements Backend {
     if (offset % VIEW_ALIGN_ELEMENTS !== 0) throw new Error(`view offset ${offset} is not a multiple of ${VIEW_ALIGN_ELEMENTS} elements`);
     if (offset + v.size > base.size) throw new Error(`view [${offset}, ${offset + v.size}) exceeds tensor of ${base.size}`);
     return v;
+  }
+
+  reshape(t: Tensor, shape: readonly number[]): Tensor {
+    checkReshape(t, shape);
+    const g = gpuTensor(t);
+    const moved = new GpuTensor(g.buffer, [...shape], g.dtype, g.offset, g.isView);
+    g.disposed = true; // the old handle gives up the buffer without returning it to the pool
+    return moved;
   }
 
   copy(src: Tensor, dst: Tensor): void {
