@@ -35,6 +35,12 @@ export interface Backend {
   /** Several tensors in one readback. */
   readMany(ts: readonly Tensor[]): Promise<Float64Array[]>;
   dispose(...ts: (Tensor | null | undefined)[]): void;
+  /**
+   * Runs fn (synchronous) and then disposes every tensor made inside it — op outputs, tensor(),
+   * zeros(), reshape() — that fn does not return (a tensor, or an array / object of them); returned
+   * ones belong to the enclosing scope, if any. Tensors stored elsewhere must be made outside.
+   */
+  scope<T>(fn: () => T): T;
   /** Submits recorded work without waiting. */
   flush(): void;
   /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */

@@ -15,8 +15,8 @@ import { ATTN_MAX_DH, ATTN_MAX_S, SAMPLE_MAX_V } from './shapes.ts';
 /** A check per op: throws on bad arguments, returns nothing; null where the types say it all. */
 export type OpChecks<T> = { [K in keyof T]: T[K] extends (...args: infer P) => unknown ? ((...args: P) => void) | null : never };
 
-/** `inner`'s ops, each running its check first (one object built once; no per-call wrapping cost but a closure). */
-export function checked<T extends object>(inner: T, checks: OpChecks<T>): T {
+/** `inner`'s ops, each running its check first and handing its result to `track` (Backend.scope). */
+export function checked<T extends object>(inner: T, checks: OpChecks<T>, track: <R>(result: R) => R = (r) => r): T {
   const out: Record<string, unknown> = {};
   const ops = inner as Record<string, unknown>;
   for (const name of Object.keys(checks)) {
@@ -24,7 +24,7 @@ export function checked<T extends object>(inner: T, checks: OpChecks<T>): T {
     if (typeof op !== 'function') throw new Error(`checked: ${name} is not an op of ${inner.constructor.name}`);
     const run = op.bind(inner) as (...a: unknown[]) => unknown;
     const check = (checks as Record<string, ((...a: unknown[]) => void) | null>)[name];
-    out[name] = check ? (...a: unknown[]) => (check(...a), run(...a)) : run;
+    out[name] = check ? (...a: unknown[]) => (check(...a), track(run(...a))) : (...a: unknown[]) => track(run(...a));
   }
   return out as T;
 }

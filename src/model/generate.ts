@@ -4,7 +4,7 @@
 // Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
 import type { SampleParams } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import { block, disposeBlockActs } from './block.ts';
+import { block } from './block.ts';
 import { LN_EPS } from './config.ts';
 import type { Gpt } from './gpt.ts';
 
@@ -111,8 +111,7 @@ function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], at
     // The block training uses, with the KV cache's attention: k, v of the new positions are written
     // into kv[l] and their queries attend to every cached key up to their position.
     const attend = (qkv: Tensor) => ({ out: be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead), probs: null }); // (rows, D)
-    const { y, acts } = block(be, W.blocks[l], x, attend);
-    disposeBlockActs(be, acts);
+    const y = be.scope(() => block(be, W.blocks[l], x, attend).y); // the block's activations are dropped
     be.dispose(owned);
     x = y;
     owned = y;

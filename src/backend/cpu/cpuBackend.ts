@@ -11,21 +11,24 @@ import { CpuNnOps } from './cpuNn.ts';
 import { CpuPpoOps } from './cpuPpo.ts';
 import { CpuSeqOps } from './cpuSeq.ts';
 import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
+import { Scopes } from '../scope.ts';
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
   readonly label = 'CPU reference (float64, slow)';
   private readonly stats: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
+  private readonly track = <R>(r: R): R => this.scopes.track(r);
   // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
-  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS);
-  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS);
-  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS);
+  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS, this.track);
+  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS, this.track);
+  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
-    return cpuTensor(data, shape, dtype);
+    return this.track(cpuTensor(data, shape, dtype));
   }
   zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
-    return new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype);
+    return this.track(new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype));
   }
   write(t: Tensor, data: ArrayLike<number>): void {
     const c = cpu(t);
@@ -42,7 +45,7 @@ export class CpuBackend implements Backend {
   reshape(t: Tensor, shape: readonly number[]): Tensor {
     checkReshape(t, shape);
     const c = cpu(t);
-    return new CpuTensor(c.data, [...shape], c.dtype);
+    return this.track(new CpuTensor(c.data, [...shape], c.dtype));
   }
   copy(src: Tensor, dst: Tensor): void {
     if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
@@ -56,7 +59,10 @@ export class CpuBackend implements Backend {
     this.stats.readbacks++;
     return ts.map((t) => Float64Array.from(cpu(t).data));
   }
-  dispose(): void {}
+  dispose(..._ts: (Tensor | null | undefined)[]): void {}
+  scope<T>(fn: () => T): T {
+    return this.scopes.run(fn);
+  }
   flush(): void {}
   counters(): GpuCounters {
     return this.stats;

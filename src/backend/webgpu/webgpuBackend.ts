@@ -12,6 +12,7 @@ import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTe
 import { WebGpuNnOps } from './webgpuNn.ts';
 import { WebGpuSeqOps } from './webgpuSeq.ts';
 import { WebGpuPpoOps } from './webgpuPpo.ts';
+import { Scopes } from '../scope.ts';
 
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
@@ -20,12 +21,15 @@ export class WebGpuBackend implements Backend {
   readonly nn: NnOps;
   readonly seq: SeqOps;
 
+  private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
+  private readonly track = <R>(r: R): R => this.scopes.track(r);
+
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
     // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
-    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS);
-    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS);
-    this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS);
+    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS, this.track);
+    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS, this.track);
+    this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS, this.track);
   }
 
   /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
@@ -37,14 +41,14 @@ export class WebGpuBackend implements Backend {
     const t = this.empty(shape, dtype);
     if (data.length !== t.size) throw new Error(`data length ${data.length} does not match shape [${shape.join(', ')}]`);
     this.write(t, data);
-    return t;
+    return this.track(t);
   }
 
   zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
     const t = this.empty(shape, dtype);
     // A pooled buffer may hold old values: clear it in command order with the other work.
     if (t.size > 0) this.rt.recorder.encoderOutsidePass().clearBuffer(t.buffer, 0, t.bytes);
-    return t;
+    return this.track(t);
   }
 
   write(t: Tensor, data: ArrayLike<number>): void {
@@ -69,7 +73,7 @@ export class WebGpuBackend implements Backend {
     const g = gpuTensor(t);
     const moved = new GpuTensor(g.buffer, [...shape], g.dtype, g.offset, g.isView);
     g.disposed = true; // the old handle gives up the buffer without returning it to the pool
-    return moved;
+    return this.track(moved);
   }
 
   copy(src: Tensor, dst: Tensor): void {
@@ -102,6 +106,10 @@ export class WebGpuBackend implements Backend {
       g.disposed = true;
       if (!g.isView) this.rt.pool.release(g.buffer);
     }
+  }
+
+  scope<T>(fn: () => T): T {
+    return this.scopes.run(fn);
   }
 
   flush(): void {
