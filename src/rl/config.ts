@@ -65,7 +65,7 @@ const bool = (d: boolean, meta: KnobMeta): Knob<boolean> => ({ ...meta, default:
  */
 export const KNOBS = {
   // Task & model
-  task: choice(TASK_NAMES, 'arithmetic', { group: 'Task & model', label: 'Task', help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.', verl: 'trainer.experiment_name' }),
+  task: choice(TASK_NAMES, 'arithmetic', { group: 'Task & model', label: 'Task', help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.' }),
   rewardSource: choice(REWARD_SOURCES, 'rule', { group: 'Task & model', label: 'Reward source', help: 'A hand-written rule, or a learned reward model read at the EOS token.' }),
   nLayer: num(2, { min: 1, max: 6, integer: true }, { group: 'Task & model', label: 'Layers', help: 'Transformer blocks in actor and critic.' }),
   nHead: num(2, { min: 1, max: 8, integer: true }, { group: 'Task & model', label: 'Attention heads', help: 'Heads per attention layer; must divide the model width.' }),
@@ -93,7 +93,7 @@ export const KNOBS = {
   klHorizon: num(10000, { min: 1, max: 1e7 }, { group: 'Reward & KL', label: 'KL horizon', help: 'How slowly the adaptive controller moves β (in samples).', verl: 'algorithm.kl_ctrl.horizon', openrlhf: '--algo.kl.horizon' }),
   scoreClip: num(10, { min: 0, max: 1e4, minOpen: true }, { group: 'Reward & KL', label: 'Score clip', help: 'Task scores are clipped to ±this before shaping.' }),
   noEosPenalty: num(0, { min: -100, max: 0 }, { group: 'Reward & KL', label: 'No-EOS penalty', help: 'Score added to responses that never emit EOS (≤ 0).' }),
-  overlongBuffer: num(0, { min: 0, max: 64, integer: true }, { group: 'Reward & KL', label: 'Overlong buffer', help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).', verl: 'reward_model.overlong_buffer.enable', openrlhf: '--reward.overlong_buffer_len' }),
+  overlongBuffer: num(0, { min: 0, max: 64, integer: true }, { group: 'Reward & KL', label: 'Overlong buffer', help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).', openrlhf: '--reward.overlong_buffer_len', verl: 'reward_model.overlong_buffer.len' }),
   overlongPenalty: num(1, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'Overlong penalty', help: 'Score lost by a response that reaches the max length (DAPO’s penalty factor).', verl: 'reward_model.overlong_buffer.penalty_factor', openrlhf: '--reward.overlong_penalty_factor' }),
   // Advantages
   advantageEstimator: choice(ADVANTAGE_ESTIMATORS, 'gae', { group: 'Advantages', label: 'Advantage estimator', help: 'GAE uses the critic; the group estimators (GRPO, RLOO, …) compare samples of a prompt.', verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator' }),
@@ -113,13 +113,13 @@ export const KNOBS = {
   entropyCoef: num(0, { min: 0, max: 1 }, { group: 'PPO update', label: 'Entropy bonus', help: 'Rewards keeping the policy’s token distribution broad.', verl: 'actor_rollout_ref.actor.entropy_coeff', openrlhf: '--actor.entropy_coef' }),
   targetKl: nullableNum(null, { min: 0, max: 10, minOpen: true }, { group: 'PPO update', label: 'Early-stop KL', help: 'Stop the update after an epoch whose approx KL exceeds this, as Spinning Up’s and Stable-Baselines3’s target_kl (empty = never).' }),
   // Optimiser
-  actorLr: num(1e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Learning rate', help: 'AdamW step size of the policy (actor).', verl: 'actor_rollout_ref.actor.optim.lr' }),
-  criticLr: num(5e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Critic learning rate', help: 'AdamW step size of the value model (critic).', verl: 'critic.optim.lr' }),
-  warmupSteps: num(0, { min: 0, max: 100000, integer: true }, { group: 'Optimiser', label: 'Warm-up steps', help: 'Linear learning-rate warm-up from 0.', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps' }),
-  weightDecay: num(0, { min: 0, max: 1 }, { group: 'Optimiser', label: 'Weight decay', help: 'Decoupled AdamW weight decay.', verl: 'actor_rollout_ref.actor.optim.weight_decay' }),
-  maxGradNorm: num(1, { min: 0, max: 1e4 }, { group: 'Optimiser', label: 'Max grad norm', help: 'Gradients are rescaled to at most this global norm.' }),
-  adamBeta1: num(0.9, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₁', help: 'Momentum of the gradient average.', verl: 'actor_rollout_ref.actor.optim.betas' }),
-  adamBeta2: num(0.999, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.', verl: 'actor_rollout_ref.actor.optim.betas' }),
+  actorLr: num(1e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Learning rate', help: 'AdamW step size of the policy (actor).', verl: 'actor_rollout_ref.actor.optim.lr', openrlhf: '--actor.adam.lr' }),
+  criticLr: num(5e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Critic learning rate', help: 'AdamW step size of the value model (critic).', verl: 'critic.optim.lr', openrlhf: '--critic.adam.lr' }),
+  warmupSteps: num(0, { min: 0, max: 100000, integer: true }, { group: 'Optimiser', label: 'Warm-up steps', help: 'Linear learning-rate warm-up from 0.', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps', openrlhf: '--actor.lr_warmup_ratio' }),
+  weightDecay: num(0, { min: 0, max: 1 }, { group: 'Optimiser', label: 'Weight decay', help: 'Decoupled AdamW weight decay.', verl: 'actor_rollout_ref.actor.optim.weight_decay', openrlhf: '--actor.adam.weight_decay' }),
+  maxGradNorm: num(1, { min: 0, max: 1e4 }, { group: 'Optimiser', label: 'Max grad norm', help: 'Gradients are rescaled to at most this global norm.', verl: 'actor_rollout_ref.actor.grad_clip', openrlhf: '--actor.max_norm' }),
+  adamBeta1: num(0.9, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₁', help: 'Momentum of the gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
+  adamBeta2: num(0.999, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
   // Evaluation
   evalEvery: num(10, { min: 0, max: 1000, integer: true }, { group: 'Evaluation', label: 'Evaluate every', help: 'Score held-out prompts (never trained on) every this many iterations; 0 = never.', verl: 'trainer.test_freq', openrlhf: '--eval.steps' }),
 };
