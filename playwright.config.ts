@@ -1,23 +1,6 @@
 import { defineConfig } from '@playwright/test';
-
-// The real page in Debian's Chromium with WebGPU on SwiftShader. Browsers are never downloaded:
-// PPO_CHROMIUM points at an installed Chromium (default: the Debian package).
-const CHROMIUM = process.env.PPO_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Flags for headless WebGPU on a machine without a GPU (root in CI, no network). */
-export const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu',
-  '--no-sandbox',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--use-angle=swiftshader',
-  '--enable-features=Vulkan',
-];
-
-export const CHROMIUM_PATH = CHROMIUM;
+// The real page in Debian's Chromium with WebGPU on SwiftShader (path and flags shared with the page bench).
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/node/chromium.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -37,7 +20,7 @@ export default defineConfig({
     baseURL: 'http://localhost:4173',
     headless: true,
     viewport: { width: 1360, height: 900 },
-    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     trace: 'off',
   },
   // Serves the built dist/ (`npm run test:e2e` runs `vite build` first).

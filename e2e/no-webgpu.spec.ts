@@ -1,5 +1,5 @@
 import { chromium, expect, test, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../src/node/chromium.ts';
 
 async function expectGuide(page: Page) {
   const guide = page.getByTestId('no-webgpu');

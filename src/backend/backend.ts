@@ -22,6 +22,12 @@ export interface Backend {
    * Disposing a view does nothing; dispose the base.
    */
   view(t: Tensor, offset: number, shape: readonly number[]): Tensor;
+  /**
+   * A handle of a new shape (same size) that owns t's storage, without a copy; `t` must not be used
+   * afterwards. Unlike a view it is disposed like any op output, so a model's outputs such as logits
+   * (B·S, V) → (B, S, V) stay disposable by whoever receives them.
+   */
+  reshape(t: Tensor, shape: readonly number[]): Tensor;
   /** Copies `src` into `dst` (same size and dtype), recorded in order with the ops. */
   copy(src: Tensor, dst: Tensor): void;
   /** Resolves with the values; on WebGPU this submits pending work (never call inside a hot loop). */
@@ -29,6 +35,12 @@ export interface Backend {
   /** Several tensors in one readback. */
   readMany(ts: readonly Tensor[]): Promise<Float64Array[]>;
   dispose(...ts: (Tensor | null | undefined)[]): void;
+  /**
+   * Runs fn (synchronous) and then disposes every tensor made inside it — op outputs, tensor(),
+   * zeros(), reshape() — that fn does not return (a tensor, or an array / object of them); returned
+   * ones belong to the enclosing scope, if any. Tensors stored elsewhere must be made outside.
+   */
+  scope<T>(fn: () => T): T;
   /** Submits recorded work without waiting. */
   flush(): void;
   /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */

@@ -1,22 +1,12 @@
-// Dense-layer ops of the transformer and the optimiser (issue: transformer).
+// Dense-layer ops of the transformer and the optimiser.
 // Conventions for every backward op:
 //   * gradients wrt PARAMETERS are ACCUMULATED (+=) into caller-provided tensors (views of the
 //     model's flat gradient buffer), so tied weights and micro-batches simply add up;
 //   * gradients wrt ACTIVATIONS are returned as new tensors.
 // Row-major everywhere; "(M,K)" means M rows of K contiguous floats.
 import type { Tensor } from './tensor.ts';
-
-export interface AdamWParams {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** 1-based step count, for bias correction. */
-  step: number;
-  /** Clip the global gradient norm to this value (using `gradNorm`); ≤ 0 disables clipping. */
-  maxGradNorm: number;
-}
+import type { AdamWParams } from '../reference/nn/optim.ts';
+export type { AdamWParams } from '../reference/nn/optim.ts';
 
 export interface NnOps {
   /** y = a·b (+ bias): a (M,K), b (K,N) — or (N,K) when transB — bias (N) or null → (M,N). */

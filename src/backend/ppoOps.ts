@@ -1,67 +1,24 @@
-// The PPO math ops (issue: foundation). Shapes: B sequences, A action (response) positions, V vocab.
-// Every op follows the numerical conventions of DESIGN.md; each has a float64 reference in
+// The PPO math ops. Shapes: B sequences, A action (response) positions, V vocab.
+// Every op follows the README's Numerical conventions; each has a float64 reference in
 // src/reference/ and a WGSL kernel in shaders/.
 import type { Tensor } from './tensor.ts';
-
-/**
- * Per-token KL estimators on d = logp − ref (DESIGN.md; verl core_algos.kl_penalty / kl_penalty_forward):
- * k1 = d, abs = |d|, k2 = ½d², k3 = clamp(e^{−d'} + d' − 1, ±10) with d' = clamp(d, ±20);
- * 'k1+' / 'k3+': the value of k1 / k3 with the gradient of k2 (d), verl's straight-through "+" suffix;
- * 'k1_clamped': max(d, 0), AlpacaFarm's one-sided penalty (gradient 1 where d > 0, else 0).
- */
-export type KlEstimator = 'k1' | 'abs' | 'k2' | 'k3' | 'k1+' | 'k3+' | 'k1_clamped';
-export const KL_ESTIMATORS: readonly KlEstimator[] = ['k1', 'abs', 'k2', 'k3', 'k1+', 'k3+', 'k1_clamped'];
-
-/** Loss aggregation modes (verl core_algos.agg_loss); weights in src/reference/aggregate.ts. */
-export type LossAgg = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm';
-export const LOSS_AGGS: readonly LossAgg[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
-
-/**
- * Scale of seq-mean-token-sum-norm (ignored by the other modes):
- * 'per_seq' = (1/B)·Σ_b Σ_t m·x / A (the Dr. GRPO paper's per-sequence mean; this project's original form);
- * 'verl'    = Σ_b Σ_t m·x / A (verl agg_loss: sum over sequences, no 1/B), B× the per_seq value.
- */
-export type NormScale = 'per_seq' | 'verl';
-export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
-
-/**
- * Policy-loss family: 'vanilla' PPO clip (verl compute_policy_loss_vanilla), 'gspo' sequence-level
- * ratio (compute_policy_loss_gspo), 'cispo' stop-gradient clipped IS weight × A × logπ
- * (compute_policy_loss_cispo). See src/reference/policyLoss.ts for the exact math.
- */
-export type LossMode = 'vanilla' | 'gspo' | 'cispo';
-export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo'];
-
-export type GroupEstimator = 'reinforce' | 'reinforce_baseline' | 'group_norm' | 'rloo' | 'dr_grpo';
-export const GROUP_ESTIMATORS: readonly GroupEstimator[] = ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'];
+// The math's own vocabulary (estimator names, aggregation modes, loss parameters) is defined beside
+// its float64 reference, the lowest layer; the op interface re-exports it for its callers.
+import type { LossAgg, NormScale } from '../reference/aggregate.ts';
+import type { GroupEstimator } from '../reference/groupAdvantages.ts';
+import type { KlEstimator } from '../reference/kl.ts';
+import type { PolicyLossParams } from '../reference/policyLoss.ts';
+import type { ValueLossParams } from '../reference/valueLoss.ts';
+export { LOSS_AGGS, NORM_SCALES, type LossAgg, type NormScale } from '../reference/aggregate.ts';
+export { GROUP_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
+export { KL_ESTIMATORS, type KlEstimator } from '../reference/kl.ts';
+export { LOSS_MODES, type LossMode, type PolicyLossParams } from '../reference/policyLoss.ts';
+export type { ValueLossParams } from '../reference/valueLoss.ts';
 
 /** Layout of the `stats` tensor returned by policyLoss. */
 export const POLICY_STATS = { loss: 0, clipfrac: 1, clipfracLower: 2, ppoKl: 3 } as const;
 /** Layout of the `stats` tensor returned by valueLoss. */
 export const VALUE_STATS = { loss: 0, clipfrac: 1 } as const;
-
-export interface PolicyLossParams {
-  /** ε_low > 0: ratio is clipped below at 1 − ε_low. */
-  clipLow: number;
-  /** ε_high > 0: ratio is clipped above at 1 + ε_high. */
-  clipHigh: number;
-  /** Dual-clip constant c > 1 for A < 0, or null for no dual clip. */
-  clipC: number | null;
-  /** Ignored by 'gspo', which always aggregates seq-mean-token-mean (as verl does). */
-  agg: LossAgg;
-  /** Default 'vanilla'. Dual clip (clipC) applies to vanilla only. */
-  lossMode?: LossMode;
-  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
-  normScale?: NormScale;
-}
-
-export interface ValueLossParams {
-  /** ε_v > 0 clips v around v_old, or null for an unclipped value loss. */
-  clip: number | null;
-  agg: LossAgg;
-  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
-  normScale?: NormScale;
-}
 
 export interface PpoOps {
   /**
@@ -77,7 +34,7 @@ export interface PpoOps {
    */
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor;
 
-  /** Per-token KL estimate on d = logp − ref (see DESIGN.md). (B,A) → (B,A). */
+  /** Per-token KL estimate on d = logp − ref (README, Numerical conventions). (B,A) → (B,A). */
   kl(logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor;
 
   /** ∂kl/∂logp per token for the estimator (0 where a clamp is active). (B,A) → (B,A). */

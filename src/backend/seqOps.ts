@@ -1,56 +1,11 @@
 // Sequence ops of the transformer: causal multi-head attention (full and KV-cached) and
-// sampling (issue: transformer). Shapes: B sequences, S positions, D = H·Dh model width.
+// sampling. Shapes: B sequences, S positions, D = H·Dh model width.
 import type { Tensor } from './tensor.ts';
+import type { SampleParams } from '../reference/seq/sample.ts';
+export type { SampleParams } from '../reference/seq/sample.ts';
 
-export interface SampleParams {
-  temperature: number;
-  /** Keep the k most likely tokens; 0 disables. */
-  topK: number;
-  /** Keep the smallest set of tokens whose probability mass reaches p; 1 disables. */
-  topP: number;
-  /** Seed of the counter-based generator: the draw for (seed, row, position) is fixed. */
-  seed: number;
-  eosId: number;
-  padId: number;
-}
-
-/** Element offsets of one transformer block's parameters in the model's flat parameter tensor. */
-export interface BlockOffsets {
-  ln1G: number;
-  ln1B: number;
-  attnW: number; // (D, 3D)
-  attnB: number; // (3D)
-  projW: number; // (D, D)
-  projB: number; // (D)
-  ln2G: number;
-  ln2B: number;
-  fcW: number; // (D, 4D)
-  fcB: number; // (4D)
-  mlpW: number; // (4D, D)
-  mlpB: number; // (D)
-}
-
-/** An lm model as decodeStep sees it: sizes and element offsets into the flat parameters. */
-export interface DecodeModel {
-  nLayer: number;
-  nHead: number;
-  dModel: number;
-  vocabSize: number;
-  /** Rows of wpe (the position table). */
-  maxPos: number;
-  eps: number;
-  wte: number; // (V, D), also the tied head
-  wpe: number; // (maxPos, D)
-  lnfG: number;
-  lnfB: number;
-  /** One entry per block; the WebGPU kernel needs them evenly spaced (block l = block 0 + l·stride). */
-  blocks: BlockOffsets[];
-}
-
-/** Elements from one cache to the next in decodeStep's kv buffer: B·Smax·D rounded up to 64 (the view alignment). */
-export function kvStride(B: number, Smax: number, D: number): number {
-  return Math.ceil((B * Smax * D) / 64) * 64;
-}
+export { kvStride, type BlockOffsets, type DecodeModel } from '../reference/seq/decode.ts';
+import type { DecodeModel } from '../reference/seq/decode.ts';
 
 export interface SeqOps {
   /**

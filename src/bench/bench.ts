@@ -5,8 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeWebGpuBackend } from '../node/backend.ts';
 import { benchKernels } from './kernels.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
 import { table } from './timing.ts';
@@ -19,8 +18,7 @@ async function main(argv: string[]): Promise<void> {
   const maxStepS = Number(arg(argv, '--max-step-s') ?? 120);
   if (!Number.isInteger(repeats) || repeats < 1 || repeats > 50) throw new Error(`--repeats must be an integer in [1, 50], got ${arg(argv, '--repeats')}`);
   if (!(maxStepS > 0)) throw new Error(`--max-step-s must be a positive number of seconds, got ${arg(argv, '--max-step-s')}`);
-  const { adapter, device, adapterName } = await nodeDevice();
-  const gpuBe = new WebGpuBackend(new GpuRuntime(device, adapterName));
+  const { be: gpuBe, adapter, device, adapterName } = await makeWebGpuBackend();
   const cpuBe = new CpuBackend();
   const report: Record<string, unknown> = { adapter: adapterName, date: new Date().toISOString() };
   console.log(`# PPO Playground benchmarks\nadapter: ${adapterName}\nnode: ${process.version}\n`);

@@ -1,4 +1,4 @@
-// PPO kernel benchmarks: each op at the S and M benchmark sizes (DESIGN.md), WebGPU beside the
+// PPO kernel benchmarks: each op at the S and M benchmark sizes (KERNEL_SIZES below), WebGPU beside the
 // float64 CPU reference in the same run.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';

@@ -1,4 +1,4 @@
-// Transformer benchmarks at DESIGN.md's S and M configurations: one training step (forward +
+// Transformer benchmarks at the S and M configurations below: one training step (forward +
 // backward + grad-norm + AdamW over one minibatch = the whole batch) and one rollout (prefill +
 // KV-cached sampling), WebGPU beside the float64 CPU reference in the same run.
 import type { Backend } from '../backend/backend.ts';

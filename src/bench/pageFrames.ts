@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS } from '../../playwright.config.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../node/chromium.ts';
 import { fmt, table } from './timing.ts';
 
 export interface MeasureFramesOptions {
@@ -149,7 +149,7 @@ const READ_LOAD = `new Promise((resolve) => {
 })`;
 
 export async function measureLoad(url: string, runs = 5, executablePath?: string): Promise<LoadReport> {
-  const browser = await chromium.launch({ executablePath: executablePath ?? process.env.PPO_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: executablePath ?? CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   try {
     const reports: LoadReport[] = [];
     for (let i = 0; i < runs; i++) {

@@ -1,4 +1,4 @@
-// One whole PPO iteration (rollout → experience → update with actor and critic) at DESIGN.md's S
+// One whole PPO iteration (rollout → experience → update with actor and critic) at the S
 // and M model sizes, WebGPU beside the float64 CPU reference, with dispatches, submits and
 // readbacks per iteration. The sentiment task (vocabulary 31 ≈ the benchmark's 32; prompts of up
 // to 17 tokens) with a freshly initialised actor of the benchmark size.
@@ -116,7 +116,7 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
       ]),
     ),
   );
-  console.log('\n### WebGPU work per stage of one iteration (issue 11 targets for the whole iteration at S: ≤ 300 dispatches, ≤ 3 submits, ≤ 2 readbacks)\n');
+  console.log('\n### WebGPU work per stage of one iteration (targets for the whole iteration at S: ≤ 300 dispatches, ≤ 3 submits, ≤ 2 readbacks)\n');
   console.log(
     table(
       ['config', 'stage', 'dispatches', 'submits', 'readbacks', 'copies'],
@@ -144,7 +144,7 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
 /**
  * What the held-out evaluation costs beside training: one evaluation at the page's size for
  * "Learn arithmetic" (evalSize) against a training iteration, on the float64 CPU backend with the
- * shipped checkpoint; the share of training time at the default evalEvery (issue 8: ≤ 10%).
+ * shipped checkpoint; the share of training time at the default evalEvery (target: ≤ 10%).
  */
 async function printEvalCost(be: Backend): Promise<void> {
   const config = { ...withDefaults(presetValues('Learn arithmetic')) };

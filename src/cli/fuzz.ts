@@ -53,11 +53,8 @@ function parse(argv: string[]): Args | string[] {
 
 async function webgpuBackend(): Promise<Backend | undefined> {
   try {
-    const { nodeDevice } = await import('../node/webgpu.ts');
-    const { GpuRuntime } = await import('../gpu/runtime.ts');
-    const { WebGpuBackend } = await import('../backend/webgpu/webgpuBackend.ts');
-    const { device, adapterName } = await nodeDevice();
-    return new WebGpuBackend(new GpuRuntime(device, adapterName));
+    const { makeBackend } = await import('../node/backend.ts');
+    return await makeBackend('webgpu');
   } catch (e) {
     console.error(`WebGPU sample skipped: no device (${(e as Error).message})`);
     return undefined;

@@ -1,11 +1,8 @@
 // npm run kernel -- <name> <input.json> [--backend webgpu|cpu]
 // Runs one PPO kernel on WebGPU (Node + Dawn) and prints its outputs as JSON on stdout.
 import { readFileSync } from 'node:fs';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import type { Backend } from '../backend/backend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeBackend } from '../node/backend.ts';
 import { InputError } from './kernelInput.ts';
 import { KERNEL_NAMES, runKernel } from './kernelRunner.ts';
 
@@ -36,11 +33,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let be: Backend;
-  if (backendName === 'cpu') be = new CpuBackend();
-  else if (backendName === 'webgpu') {
-    const { device, adapterName } = await nodeDevice();
-    be = new WebGpuBackend(new GpuRuntime(device, adapterName));
-  } else {
+  if (backendName === 'cpu' || backendName === 'webgpu') be = await makeBackend(backendName);
+  else {
     console.error(`--backend: "${backendName}" is not one of webgpu, cpu`);
     return 2;
   }

@@ -5,10 +5,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Backend } from '../backend/backend.ts';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
-import { nodeDevice } from '../node/webgpu.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../rl/config.ts';
 import { PRESETS, findPreset, presetArms, type Preset } from '../rl/presets.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
@@ -17,13 +13,7 @@ import { getTask } from '../tasks/index.ts';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export type BackendKind = 'webgpu' | 'cpu';
-
-export async function makeBackend(kind: BackendKind): Promise<Backend> {
-  if (kind === 'cpu') return new CpuBackend();
-  const { device, adapterName } = await nodeDevice();
-  return new WebGpuBackend(new GpuRuntime(device, adapterName));
-}
+export { makeBackend, type BackendKind } from '../node/backend.ts';
 
 /** The message for an unknown preset name: every valid name, one per line. */
 export function unknownPresetMessage(name: string): string {

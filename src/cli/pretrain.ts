@@ -6,10 +6,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Backend } from '../backend/backend.ts';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
 import { saveCheckpoint } from '../model/checkpoint.ts';
 import type { GptConfig } from '../model/config.ts';
 import { generate } from '../model/generate.ts';
@@ -19,9 +15,8 @@ import { leftPadBatch } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeBackend } from '../node/backend.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
-import { isNpmPreHook } from './npmPreHook.ts';
 
 /** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
 export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
@@ -29,13 +24,6 @@ export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
   // (rows of wpe beyond the SFT lengths only cost a few KiB).
   const need = 1 + task.maxPromptChars + (NUMERIC_RULES.maxResponseLength?.max ?? 64);
   return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'lm' };
-}
-
-async function makeBackend(kind: string): Promise<Backend> {
-  if (kind === 'cpu') return new CpuBackend();
-  if (kind !== 'webgpu') throw new Error(`--backend must be webgpu or cpu, got ${kind}`);
-  const { device, adapterName } = await nodeDevice();
-  return new WebGpuBackend(new GpuRuntime(device, adapterName));
 }
 
 /** Greedy responses for the task's held-out prompts (one batch, one readback). */
@@ -56,9 +44,17 @@ async function sampleEval(model: Gpt, task: Task, tok: CharTokenizer, count: num
   }));
 }
 
+const USAGE = 'usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]';
+
 async function main(): Promise<void> {
-  // `npm run train` runs this script first as its pre-hook, without arguments: do nothing then.
-  if (process.argv.length <= 2 && isNpmPreHook() !== false) return;
+  // npm runs a script named `pre<name>` before `npm run <name>`, so `npm run train` first runs this
+  // one without arguments. npm gives the hook the same environment as a direct `npm run pretrain`
+  // (npm_lifecycle_event is "pretrain" in both), so an argument-less run cannot tell them apart:
+  // it does nothing, prints its one-line usage and succeeds, so `npm run train` goes on.
+  if (process.argv.length <= 2) {
+    console.error(`pretrain: nothing to do without --task; ${USAGE}`);
+    return;
+  }
   const { values } = parseArgs({
     options: {
       task: { type: 'string' },
@@ -70,7 +66,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
     },
   });
-  if (!values.task) throw new Error('usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]');
+  if (!values.task) throw new Error(USAGE);
   const task = getTask(values.task);
   const tok = taskTokenizer(task);
   const steps = Number(values.steps), seed = Number(values.seed), batch = Number(values.batch), lr = Number(values.lr);

@@ -8,11 +8,11 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Backend } from '../backend/backend.ts';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { formatSoak, runSoak, tinySoakConfig } from '../fuzz/soak.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeWebGpuBackend } from '../node/backend.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { readConfigFile } from './configFile.ts';
@@ -54,13 +54,9 @@ async function main(): Promise<number> {
     return 2;
   }
   let rt: GpuRuntime | null = null;
-  let be;
+  let be: Backend;
   if (values.backend === 'cpu') be = new CpuBackend();
-  else {
-    const { device, adapterName } = await nodeDevice();
-    rt = new GpuRuntime(device, adapterName);
-    be = new WebGpuBackend(rt);
-  }
+  else ({ be, rt } = await makeWebGpuBackend());
   const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)) });
   const gcNote = (globalThis as { gc?: unknown }).gc ? 'heap after GC' : 'heap without GC (run with --expose-gc)';
   console.error(`soak: ${config.task} on ${be.label}, ${iters} iterations, B = ${config.promptsPerBatch}×${config.samplesPerPrompt}, ${gcNote}`);

@@ -7,16 +7,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Backend } from '../backend/backend.ts';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
 import { DEFAULT_RM_TRAIN, RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { taskTokenizer } from '../tasks/index.ts';
 import { lexiconScore, sentimentTask } from '../tasks/sentiment.ts';
 import type { PreferencePair } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
-import { nodeDevice } from '../node/webgpu.ts';
+import { makeBackend } from '../node/backend.ts';
 import type { GptConfig } from '../model/config.ts';
 
 const HELD_OUT_SEED = 0x4b1d;
@@ -28,13 +24,6 @@ const HELD_OUT_SEED = 0x4b1d;
 function fallbackConfig(vocabSize: number): GptConfig {
   const need = 1 + sentimentTask.maxPromptChars + 2 * sentimentTask.maxResponseChars + 1;
   return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'reward' };
-}
-
-async function makeBackend(kind: string): Promise<Backend> {
-  if (kind === 'cpu') return new CpuBackend();
-  if (kind !== 'webgpu') throw new Error(`--backend must be webgpu or cpu, got ${kind}`);
-  const { device, adapterName } = await nodeDevice();
-  return new WebGpuBackend(new GpuRuntime(device, adapterName));
 }
 
 async function main(): Promise<void> {

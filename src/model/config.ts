@@ -46,7 +46,3 @@ export function validateGptConfig(c: GptConfig): GptConfig {
   if (p.length > 0) throw new Error(`invalid model config:\n  ${p.join('\n  ')}`);
   return c;
 }
-
-export function sameTrunk(a: GptConfig, b: GptConfig): boolean {
-  return a.vocabSize === b.vocabSize && a.nLayer === b.nLayer && a.nHead === b.nHead && a.dModel === b.dModel && a.maxSeq === b.maxSeq;
-}

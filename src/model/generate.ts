@@ -5,6 +5,7 @@
 // Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
 import { kvStride, type DecodeModel, type SampleParams } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { block } from './block.ts';
 import { LN_EPS } from './config.ts';
 import type { Gpt } from './gpt.ts';
 
@@ -78,7 +79,7 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   // Prefill: all prompt positions at once, logits from the last prompt column.
   const pTok = be.tensor(prompts.tokens, [B, P], 'i32');
   const pPos = be.tensor(prompts.positions, [B, P], 'i32');
-  const x0 = be.nn.embedding(pTok, pPos, model.param('wte.weight'), model.param('wpe.weight')); // (B·P, D)
+  const x0 = be.nn.embedding(pTok, pPos, model.weights.wte, model.weights.wpe); // (B·P, D)
   be.dispose(pTok, pPos);
   const h = cachedTrunk(model, x0, kv, attnMask, 0); // (B·P, D)
   sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
@@ -93,7 +94,7 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
       be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
       be.dispose(logits);
     } else {
-      const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.param('wte.weight'), model.param('wpe.weight')); // (B, D)
+      const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.weights.wte, model.weights.wpe); // (B, D)
       const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
       sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, logprobsFull, p + 1, params);
     }
@@ -134,21 +135,17 @@ function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], at
   const rows = xIn.size / cfg.dModel;
   let x = be.view(xIn, 0, [rows, cfg.dModel]);
   let owned: Tensor = xIn; // the base of x, disposed once the next residual exists
+  const W = model.weights;
   for (let l = 0; l < cfg.nLayer; l++) {
-    const p = (n: string) => model.param(`h.${l}.${n}`);
-    const ln1 = nn.layerNorm(x, p('ln_1.weight'), p('ln_1.bias'), LN_EPS);
-    const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (rows, 3D)
-    be.dispose(ln1.y, ln1.mean, ln1.rstd);
-    const att = be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead); // (rows, D)
-    const mid = nn.matmulResidual(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false, x); // x + c_proj(att), (rows, D)
-    be.dispose(qkv, att, owned);
-    const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
-    const { pre: fc, act } = nn.matmulGelu(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (rows, 4D) each
-    x = nn.matmulResidual(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false, mid); // mid + mlp, (rows, D)
-    owned = x;
-    be.dispose(ln2.y, ln2.mean, ln2.rstd, fc, act, mid);
+    // The block training uses, with the KV cache's attention: k, v of the new positions are written
+    // into kv[l] and their queries attend to every cached key up to their position.
+    const attend = (qkv: Tensor) => ({ out: be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead), probs: null }); // (rows, D)
+    const y = be.scope(() => block(be, W.blocks[l], x, attend).y); // the block's activations are dropped
+    be.dispose(owned);
+    x = y;
+    owned = y;
   }
-  const lnf = nn.layerNorm(x, model.param('ln_f.weight'), model.param('ln_f.bias'), LN_EPS);
+  const lnf = nn.layerNorm(x, W.lnf.w, W.lnf.b, LN_EPS);
   be.dispose(lnf.mean, lnf.rstd, owned);
   return lnf.y;
 }
@@ -170,7 +167,7 @@ function sampleFrom(
   const { be, cfg } = model;
   let last = h;
   if (L > 1) last = be.nn.sliceSeq(be.view(h, 0, [B, L, cfg.dModel]), L - 1, 1); // (B, 1, D)
-  const logits = be.nn.matmul(be.view(last, 0, [B, cfg.dModel]), model.param('wte.weight'), null, true); // (B, V)
+  const logits = be.nn.matmul(be.view(last, 0, [B, cfg.dModel]), model.weights.wte, null, true); // (B, V)
   be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params, logprobs);
   be.dispose(logits, h, last === h ? null : last);
 }

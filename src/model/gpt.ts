@@ -3,58 +3,21 @@
 // activations in a cache, backward walks them in reverse, accumulates parameter gradients into the
 // flat gradient buffer and disposes every temporary as soon as it is consumed.
 //
-// Per block (pre-LN, no dropout), R = B·S rows of width D:
-//   a = x + c_proj(attn(c_attn(ln_1(x))))        c_attn (D,3D)+bias, c_proj (D,D)+bias
-//   y = a + mlp.c_proj(gelu(mlp.c_fc(ln_2(a))))   c_fc (D,4D)+bias, c_proj (4D,D)+bias
-// (each residual add is fused into its projection, nn.matmulResidual; GELU into c_fc, nn.matmulGelu)
-// then ln_f and the head: lm → logits = h·wteᵀ (tied, (B,S,V)); value → h·wᵀ + b at every position
+// Embeddings, then nLayer blocks (src/model/block.ts, shared with generation), R = B·S rows of
+// width D, then ln_f and the head: lm → logits = h·wteᵀ (tied, (B,S,V)); value → h·wᵀ + b at every position
 // (B,S); reward → the same scalar read at one position per row (B).
 import type { Backend } from '../backend/backend.ts';
-import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import type { AdamWParams } from '../backend/nnOps.ts';
 import { expectShape, type Tensor } from '../backend/tensor.ts';
-import { gpuTensor, GpuTensor } from '../backend/webgpu/gpuTensor.ts';
 import { Rng } from '../util/rng.ts';
+import { block, blockBackward, disposeBlockActs, gptParams, type BlockActs, type GptParams, type LnActs } from './block.ts';
 import { LN_EPS, validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
 import { decayMask, headParamPrefix, initParams, paramLayout, type ParamLayout } from './params.ts';
-
-/**
- * A handle of a new shape owning t's storage (no copy); `t` must not be used afterwards. The
- * Backend interface only has non-owning views, but model outputs such as logits (B·S,V) → (B,S,V)
- * must stay disposable by whoever receives them.
- */
-export function reshapeOwned(be: Backend, t: Tensor, shape: readonly number[]): Tensor {
-  const n = shape.reduce((a, b) => a * b, 1);
-  if (n !== t.size) throw new Error(`reshape: [${t.shape.join(', ')}] → [${shape.join(', ')}] changes the size`);
-  if (be.kind === 'cpu') {
-    const c = cpu(t);
-    return new CpuTensor(c.data, [...shape], c.dtype);
-  }
-  const g = gpuTensor(t);
-  const moved = new GpuTensor(g.buffer, [...shape], g.dtype, g.offset, g.isView);
-  g.disposed = true; // the old handle gives up the buffer without returning it to the pool
-  return moved;
-}
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
 export const NO_CLIP = 1e30;
 
-export interface LnActs {
-  y: Tensor; // (R, D)
-  mean: Tensor; // (R)
-  rstd: Tensor; // (R)
-}
-
-interface BlockActs {
-  ln1: LnActs;
-  qkv: Tensor; // (R, 3D)
-  probs: Tensor; // (B, H, S, S)
-  att: Tensor; // (R, D) attention output before c_proj
-  mid: Tensor; // (R, D) residual stream after attention
-  ln2: LnActs;
-  fc: Tensor; // (R, 4D) pre-GELU
-  act: Tensor; // (R, 4D) post-GELU
-}
+export type { BlockActs, LnActs } from './block.ts';
 
 /** Everything backward needs; owned by the model until backward or release consumes it. */
 export interface ForwardCache {
@@ -97,6 +60,9 @@ export class Gpt {
   readonly decay: Tensor;
   private pViews = new Map<string, Tensor>();
   private gViews = new Map<string, Tensor>();
+  /** Typed views of every parameter and of its gradient (the same tensors as param(name) / grad(name)). */
+  private p!: GptParams;
+  private readonly g: GptParams;
   /** AdamW steps taken (bias correction is 1-based). */
   steps = 0;
 
@@ -117,6 +83,12 @@ export class Gpt {
     this.decay = be.tensor(decayMask(this.layout), [this.layout.total]);
     this.makeViews();
     for (const e of this.layout.entries) this.gViews.set(e.name, be.view(this.grads, e.offset, e.shape));
+    this.g = gptParams(this.cfg, (n) => this.grad(n), headParamPrefix(this.cfg.head));
+  }
+
+  /** Every parameter, typed per layer (views into the flat buffer; replaced when parameters are). */
+  get weights(): GptParams {
+    return this.p;
   }
 
   /** The flat parameter tensor (layout.total). */
@@ -127,6 +99,7 @@ export class Gpt {
   private makeViews(): void {
     this.pViews.clear();
     for (const e of this.layout.entries) this.pViews.set(e.name, this.be.view(this.flat, e.offset, e.shape));
+    this.p = gptParams(this.cfg, (n) => this.param(n), headParamPrefix(this.cfg.head));
   }
 
   param(name: string): Tensor {
@@ -258,32 +231,25 @@ export class Gpt {
     expectShape('positions', positions, [B, S]);
     if (S > cfg.maxSeq) throw new Error(`sequence length ${S} exceeds maxSeq ${cfg.maxSeq}`);
     const R = B * S;
-    const xs: Tensor[] = [nn.embedding(tokens, positions, this.param('wte.weight'), this.param('wpe.weight'))]; // (R, D)
+    const W = this.p;
+    const xs: Tensor[] = [nn.embedding(tokens, positions, W.wte, W.wpe)]; // (R, D)
     const blocks: BlockActs[] = [];
+    const attend = (qkv: Tensor) => be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
     for (let l = 0; l < cfg.nLayer; l++) {
-      const p = (n: string) => this.param(`h.${l}.${n}`);
-      const x = xs[l];
-      const ln1 = nn.layerNorm(x, p('ln_1.weight'), p('ln_1.bias'), LN_EPS);
-      const qkv = nn.matmul(ln1.y, p('attn.c_attn.weight'), p('attn.c_attn.bias'), false); // (R, 3D)
-      const { out: att, probs } = be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
-      // Residual adds fused into the projections: mid = x + c_proj(att), one dispatch.
-      const mid = nn.matmulResidual(att, p('attn.c_proj.weight'), p('attn.c_proj.bias'), false, x); // (R, D)
-      const ln2 = nn.layerNorm(mid, p('ln_2.weight'), p('ln_2.bias'), LN_EPS);
-      const { pre: fc, act } = nn.matmulGelu(ln2.y, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'), false); // (R, 4D) each: pre-GELU, post-GELU
-      xs.push(nn.matmulResidual(act, p('mlp.c_proj.weight'), p('mlp.c_proj.bias'), false, mid)); // (R, D)
-      blocks.push({ ln1, qkv, probs, att, mid, ln2, fc, act });
+      const { y, acts } = block(be, W.blocks[l], xs[l], attend);
+      xs.push(y);
+      blocks.push(acts);
     }
-    const lnf = nn.layerNorm(xs[cfg.nLayer], this.param('ln_f.weight'), this.param('ln_f.bias'), LN_EPS);
+    const lnf = nn.layerNorm(xs[cfg.nLayer], W.lnf.w, W.lnf.b, LN_EPS);
     const cache: ForwardCache = { B, S, tokens, positions, xs, blocks, lnf, scatterIndex: null, consumed: false };
 
     let out: Tensor;
     if (cfg.head === 'lm') {
-      out = reshapeOwned(be, nn.matmul(lnf.y, this.param('wte.weight'), null, true), [B, S, cfg.vocabSize]);
+      out = be.reshape(nn.matmul(lnf.y, W.wte, null, true), [B, S, cfg.vocabSize]);
     } else {
-      const prefix = headParamPrefix(cfg.head)!;
-      const values = nn.matmul(lnf.y, this.param(`${prefix}.weight`), this.param(`${prefix}.bias`), true); // (R, 1)
+      const values = nn.matmul(lnf.y, W.head!.w, W.head!.b, true); // (R, 1)
       if (cfg.head === 'value') {
-        out = reshapeOwned(be, values, [B, S]);
+        out = be.reshape(values, [B, S]);
       } else {
         const at = opts.scoreAt;
         if (!at || at.length !== B) throw new Error(`reward head: scoreAt must give one position per row (${B})`);
@@ -297,7 +263,7 @@ export class Gpt {
         }
         const gatherIdx = be.tensor(gather, [B], 'i32');
         cache.scatterIndex = be.tensor(scatter, [R], 'i32');
-        out = reshapeOwned(be, nn.gatherRows(values, gatherIdx), [B]);
+        out = be.reshape(nn.gatherRows(values, gatherIdx), [B]);
         be.dispose(values, gatherIdx);
       }
     }
@@ -316,13 +282,13 @@ export class Gpt {
     const R = B * S;
     const L = cfg.nLayer;
 
+    const { p: W, g: G } = this;
     let gHead: Tensor; // (R, D) gradient wrt ln_f output
     if (cfg.head === 'lm') {
       expectShape('gradLogits', gradOut, [B, S, cfg.vocabSize]);
       const g = be.view(gradOut, 0, [R, cfg.vocabSize]);
-      gHead = nn.matmulBackward(g, cache.lnf.y, this.param('wte.weight'), true, this.grad('wte.weight'), null, true)!;
+      gHead = nn.matmulBackward(g, cache.lnf.y, W.wte, true, G.wte, null, true)!;
     } else {
-      const prefix = headParamPrefix(cfg.head)!;
       let gValues: Tensor; // (R, 1)
       let owned: Tensor[] = [];
       if (cfg.head === 'value') {
@@ -337,41 +303,18 @@ export class Gpt {
         gValues = nn.gatherRows(padded, cache.scatterIndex!);
         owned = [padded, gValues];
       }
-      gHead = nn.matmulBackward(gValues, cache.lnf.y, this.param(`${prefix}.weight`), true, this.grad(`${prefix}.weight`), this.grad(`${prefix}.bias`), true)!;
+      gHead = nn.matmulBackward(gValues, cache.lnf.y, W.head!.w, true, G.head!.w, G.head!.b, true)!;
       be.dispose(...owned, cache.scatterIndex);
     }
 
-    let gX = nn.layerNormBackward(gHead, cache.xs[L], this.param('ln_f.weight'), cache.lnf.mean, cache.lnf.rstd, this.grad('ln_f.weight'), this.grad('ln_f.bias'));
+    const gX = nn.layerNormBackward(gHead, cache.xs[L], W.lnf.w, cache.lnf.mean, cache.lnf.rstd, G.lnf.w, G.lnf.b); // (R, D), updated in place
     be.dispose(gHead, cache.lnf.y, cache.lnf.mean, cache.lnf.rstd, cache.xs[L]);
 
     for (let l = L - 1; l >= 0; l--) {
-      const a = cache.blocks[l];
-      const p = (n: string) => this.param(`h.${l}.${n}`);
-      const g = (n: string) => this.grad(`h.${l}.${n}`);
-      // MLP branch; gX (residual gradient) flows to `mid` unchanged and gets the branch added.
-      const gAct = nn.matmulBackward(gX, a.act, p('mlp.c_proj.weight'), false, g('mlp.c_proj.weight'), g('mlp.c_proj.bias'), true)!;
-      const gFc = nn.geluBackward(gAct, a.fc);
-      be.dispose(gAct, a.act, a.fc);
-      const gLn2 = nn.matmulBackward(gFc, a.ln2.y, p('mlp.c_fc.weight'), false, g('mlp.c_fc.weight'), g('mlp.c_fc.bias'), true)!;
-      be.dispose(gFc, a.ln2.y);
-      const gMid = nn.layerNormBackward(gLn2, a.mid, p('ln_2.weight'), a.ln2.mean, a.ln2.rstd, g('ln_2.weight'), g('ln_2.bias'));
-      be.dispose(gLn2, a.ln2.mean, a.ln2.rstd, a.mid);
-      nn.axpy(1, gMid, gX);
-      be.dispose(gMid);
-      // Attention branch.
-      const gAtt = nn.matmulBackward(gX, a.att, p('attn.c_proj.weight'), false, g('attn.c_proj.weight'), g('attn.c_proj.bias'), true)!;
-      be.dispose(a.att);
-      const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, cfg.nHead);
-      be.dispose(gAtt, a.probs);
-      const gLn1 = nn.matmulBackward(gQkv, a.ln1.y, p('attn.c_attn.weight'), false, g('attn.c_attn.weight'), g('attn.c_attn.bias'), true)!;
-      be.dispose(gQkv, a.qkv, a.ln1.y);
-      const gIn = nn.layerNormBackward(gLn1, cache.xs[l], p('ln_1.weight'), a.ln1.mean, a.ln1.rstd, g('ln_1.weight'), g('ln_1.bias'));
-      be.dispose(gLn1, a.ln1.mean, a.ln1.rstd);
-      nn.axpy(1, gIn, gX);
-      be.dispose(gIn);
+      blockBackward(be, W.blocks[l], G.blocks[l], cache.blocks[l], cache.xs[l], gX, cfg.nHead);
       if (l > 0) be.dispose(cache.xs[l]);
     }
-    nn.embeddingBackward(gX, cache.tokens, cache.positions, this.grad('wte.weight'), this.grad('wpe.weight'));
+    nn.embeddingBackward(gX, cache.tokens, cache.positions, G.wte, G.wpe);
     be.dispose(gX, cache.xs[0]);
     cache.consumed = true;
   }
@@ -381,9 +324,7 @@ export class Gpt {
     if (cache.consumed) return;
     const { be } = this;
     be.dispose(...cache.xs, cache.lnf.y, cache.lnf.mean, cache.lnf.rstd, cache.scatterIndex);
-    for (const a of cache.blocks) {
-      be.dispose(a.ln1.y, a.ln1.mean, a.ln1.rstd, a.qkv, a.probs, a.att, a.mid, a.ln2.y, a.ln2.mean, a.ln2.rstd, a.fc, a.act);
-    }
+    for (const a of cache.blocks) disposeBlockActs(be, a);
     cache.consumed = true;
   }
 

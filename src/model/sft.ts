@@ -3,7 +3,6 @@
 // aggregate weights → ppo.logprobsBackward → model backward → one gradNorm + one AdamW per step.
 import type { Tensor } from '../backend/tensor.ts';
 import type { CharTokenizer } from './tokenizer.ts';
-import type { Task } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
 import type { Gpt, OptimizerParams } from './gpt.ts';
 import { lrAt, type LrSchedule } from './schedule.ts';
@@ -57,24 +56,26 @@ export function buildSftBatch(tok: CharTokenizer, examples: { prompt: string; re
 export function sftLossAndBackward(model: Gpt, batch: SftBatch): Tensor {
   const { be } = model;
   const { B, S } = batch;
-  const tokens = be.tensor(batch.tokens, [B, S], 'i32');
-  const attnMask = be.tensor(batch.attnMask, [B, S]);
-  const positions = be.tensor(batch.positions, [B, S], 'i32');
-  const targets = be.tensor(batch.targets, [B, S - 1], 'i32');
-  const lossMask = be.tensor(batch.lossMask, [B, S - 1]);
+  // Everything made here but the loss is disposed when the scope returns.
+  return be.scope(() => {
+    const tokens = be.tensor(batch.tokens, [B, S], 'i32');
+    const attnMask = be.tensor(batch.attnMask, [B, S]);
+    const positions = be.tensor(batch.positions, [B, S], 'i32');
+    const targets = be.tensor(batch.targets, [B, S - 1], 'i32');
+    const lossMask = be.tensor(batch.lossMask, [B, S - 1]);
 
-  const { out: logits, cache } = model.forward(tokens, attnMask, positions); // (B, S, V)
-  const scored = be.nn.sliceSeq(logits, 0, S - 1); // (B, S−1, V)
-  const { logprobs, entropy } = be.ppo.logprobs(scored, targets, 1);
-  const { value, weights } = be.ppo.aggregate(logprobs, lossMask, 'token-mean');
-  // loss = −Σ w·logp, so ∂loss/∂logp = −w.
-  be.nn.scale(weights, -1);
-  be.nn.scale(value, -1);
-  const gScored = be.ppo.logprobsBackward(scored, targets, 1, weights, null); // (B, S−1, V)
-  const gLogits = be.nn.sliceSeqBackward(gScored, S, 0); // (B, S, V)
-  model.backward(cache, gLogits);
-  be.dispose(logits, scored, logprobs, entropy, weights, gScored, gLogits, tokens, attnMask, positions, targets, lossMask);
-  return value;
+    const { out: logits, cache } = model.forward(tokens, attnMask, positions); // (B, S, V)
+    const scored = be.nn.sliceSeq(logits, 0, S - 1); // (B, S−1, V)
+    const { logprobs } = be.ppo.logprobs(scored, targets, 1);
+    const { value, weights } = be.ppo.aggregate(logprobs, lossMask, 'token-mean');
+    // loss = −Σ w·logp, so ∂loss/∂logp = −w.
+    be.nn.scale(weights, -1);
+    be.nn.scale(value, -1);
+    const gScored = be.ppo.logprobsBackward(scored, targets, 1, weights, null); // (B, S−1, V)
+    const gLogits = be.nn.sliceSeqBackward(gScored, S, 0); // (B, S, V)
+    model.backward(cache, gLogits);
+    return value;
+  });
 }
 
 export interface SftOptions {
@@ -95,8 +96,13 @@ export const DEFAULT_SFT: Omit<SftOptions, 'steps' | 'seed'> = {
   logEvery: 10,
 };
 
+/** Where SFT examples come from (a task; the model layer needs only this of it). */
+export interface SftSource {
+  sftExample(rng: Rng): { prompt: string; response: string };
+}
+
 /** Trains `model` (lm head) on the task's SFT corpus; returns the logged losses. */
-export async function trainSft(model: Gpt, task: Task, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
+export async function trainSft(model: Gpt, task: SftSource, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
   if (model.cfg.head !== 'lm') throw new Error('SFT needs an lm head');
   const rng = new Rng(opts.seed);
   const schedule: LrSchedule = { ...opts.schedule, totalSteps: opts.steps };

@@ -1,6 +1,17 @@
 // float64 reference: masked loss aggregation and its weights ∂L/∂x (B,A).
 // Mirrors verl verl/trainer/ppo/core_algos.py agg_loss (see aggWeights for where the modes differ).
-import type { LossAgg, NormScale } from '../backend/ppoOps.ts';
+
+/** Loss aggregation modes (verl core_algos.agg_loss); weights in src/reference/aggregate.ts. */
+export type LossAgg = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm';
+export const LOSS_AGGS: readonly LossAgg[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
+
+/**
+ * Scale of seq-mean-token-sum-norm (ignored by the other modes):
+ * 'per_seq' = (1/B)·Σ_b Σ_t m·x / A (the Dr. GRPO paper's per-sequence mean; this project's original form);
+ * 'verl'    = Σ_b Σ_t m·x / A (verl agg_loss: sum over sequences, no 1/B), B× the per_seq value.
+ */
+export type NormScale = 'per_seq' | 'verl';
+export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
 
 /**
  * Kernel code of an aggregation (shaders/aggregate.wgsl agg_finalize):

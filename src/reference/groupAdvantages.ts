@@ -1,22 +1,38 @@
 // float64 reference: outcome-reward advantage estimators (REINFORCE, REINFORCE-baseline, GRPO,
 // RLOO, Dr. GRPO), plus the host-side group validation that both backends share.
-import type { GroupEstimator, KlEstimator } from '../backend/ppoOps.ts';
+import type { KlEstimator } from './kl.ts';
 import { shapeRewardsRef } from './rewards.ts';
 import { whitenRef } from './whiten.ts';
 
-export const GROUP_ESTIMATOR_CODE: Record<GroupEstimator, number> = {
-  reinforce: 0,
-  reinforce_baseline: 1,
-  group_norm: 2,
-  rloo: 3,
-  dr_grpo: 4,
-};
+/**
+ * One row per outcome-reward estimator: everything about it except its score transform (below, in
+ * transformScoresRef, and in shaders/group_advantages.wgsl under the same code) and its verl/OpenRLHF
+ * names (src/export/engines.ts). The config's choices, validation and both backends derive from it.
+ *   code      the `estimator` value the WGSL kernel branches on
+ *   whitened  advantages are whitened (shift_mean) after the returns scan
+ *   needsGroup compares samples of one prompt, so every group needs at least 2 samples
+ */
+export const GROUP_ESTIMATOR_SPECS = {
+  reinforce: { code: 0, whitened: true, needsGroup: false },
+  reinforce_baseline: { code: 1, whitened: true, needsGroup: true },
+  group_norm: { code: 2, whitened: false, needsGroup: true },
+  rloo: { code: 3, whitened: false, needsGroup: true },
+  dr_grpo: { code: 4, whitened: false, needsGroup: true },
+} as const satisfies Record<string, { code: number; whitened: boolean; needsGroup: boolean }>;
+
+export type GroupEstimator = keyof typeof GROUP_ESTIMATOR_SPECS;
+export const GROUP_ESTIMATORS = Object.keys(GROUP_ESTIMATOR_SPECS) as readonly GroupEstimator[];
+
+export const GROUP_ESTIMATOR_CODE: Record<GroupEstimator, number> = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
 /** Added to the group std in GRPO's normalisation. */
 export const GROUP_STD_EPS = 1e-9;
 
 /** Estimators whose advantages are whitened (shift_mean) after the returns scan. */
-export const WHITENED_GROUP_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(['reinforce', 'reinforce_baseline']);
+export const WHITENED_GROUP_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(GROUP_ESTIMATORS.filter((e) => GROUP_ESTIMATOR_SPECS[e].whitened));
+
+/** Estimators that compare samples of one prompt: each group needs at least 2 samples. */
+export const GROUPED_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(GROUP_ESTIMATORS.filter((e) => GROUP_ESTIMATOR_SPECS[e].needsGroup));
 
 export interface CompactGroups {
   /** Compacted group index 0..count−1 per sequence (B), in order of first appearance. */
@@ -47,7 +63,7 @@ export function compactGroups(group: ArrayLike<number>, B: number, estimator: Gr
     sizes[g]++;
     index[b] = g;
   }
-  if (estimator !== 'reinforce') {
+  if (GROUPED_ESTIMATORS.has(estimator)) {
     for (const [id, g] of byId) {
       if (sizes[g] < 2) {
         throw new Error(`groupAdvantages (${estimator}): group ${id} has ${sizes[g]} sample; every group needs at least 2`);

@@ -1,11 +1,33 @@
 // float64 reference: the policy-loss family, mirroring verl verl/trainer/ppo/core_algos.py
-//   'vanilla' compute_policy_loss_vanilla: PPO clipped surrogate, asymmetric clip, dual clip (DESIGN.md)
+//   'vanilla' compute_policy_loss_vanilla: PPO clipped surrogate, asymmetric clip, dual clip (README, Numerical conventions)
 //   'gspo'    compute_policy_loss_gspo:    sequence-level ratio with a stop-gradient token combination
 //   'cispo'   compute_policy_loss_cispo:   stop-gradient clipped IS weight × A × logπ
 // each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights).
 // Matches shaders/policy_loss.wgsl + shaders/aggregate.wgsl (agg_finalize).
-import type { LossMode, PolicyLossParams } from '../backend/ppoOps.ts';
-import { aggWeights, maskedMeanRef } from './aggregate.ts';
+import { aggWeights, maskedMeanRef, type LossAgg, type NormScale } from './aggregate.ts';
+
+/**
+ * Policy-loss family: 'vanilla' PPO clip (verl compute_policy_loss_vanilla), 'gspo' sequence-level
+ * ratio (compute_policy_loss_gspo), 'cispo' stop-gradient clipped IS weight × A × logπ
+ * (compute_policy_loss_cispo). The exact math is below.
+ */
+export type LossMode = 'vanilla' | 'gspo' | 'cispo';
+export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo'];
+
+export interface PolicyLossParams {
+  /** ε_low > 0: ratio is clipped below at 1 − ε_low. */
+  clipLow: number;
+  /** ε_high > 0: ratio is clipped above at 1 + ε_high. */
+  clipHigh: number;
+  /** Dual-clip constant c > 1 for A < 0, or null for no dual clip. */
+  clipC: number | null;
+  /** Ignored by 'gspo', which always aggregates seq-mean-token-mean (as verl does). */
+  agg: LossAgg;
+  /** Default 'vanilla'. Dual clip (clipC) applies to vanilla only. */
+  lossMode?: LossMode;
+  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
+  normScale?: NormScale;
+}
 
 /** verl clamps GSPO's log sequence ratio from above at 10 before exp. */
 export const GSPO_LOG_RATIO_MAX = 10;

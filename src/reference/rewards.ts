@@ -1,6 +1,8 @@
 // float64 reference: reward shaping with a per-token KL penalty and the score on the last action token.
-import type { KlEstimator } from '../backend/ppoOps.ts';
+import type { KlEstimator } from './kl.ts';
 import { klValue } from './kl.ts';
+
+
 
 /** Index t of the last action token of row b, or −1 when the row has none. mask (B,A). */
 export function lastActionIndex(mask: ArrayLike<number>, b: number, A: number): number {

@@ -1,7 +1,15 @@
-// float64 reference: clipped value loss ½·max((v−R)², (clip(v, v_old ± ε)−R)²) (DESIGN.md).
+// float64 reference: clipped value loss ½·max((v−R)², (clip(v, v_old ± ε)−R)²) (README, Numerical conventions).
 // Matches shaders/value_loss.wgsl + shaders/aggregate.wgsl (agg_finalize).
-import type { ValueLossParams } from '../backend/ppoOps.ts';
+import type { LossAgg, NormScale } from './aggregate.ts';
 import { aggWeights, maskedMeanRef } from './aggregate.ts';
+
+export interface ValueLossParams {
+  /** ε_v > 0 clips v around v_old, or null for an unclipped value loss. */
+  clip: number | null;
+  agg: LossAgg;
+  /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
+  normScale?: NormScale;
+}
 
 export function validateValueLossParams(p: ValueLossParams): void {
   if (p.clip !== null && !(Number.isFinite(p.clip) && p.clip > 0)) {

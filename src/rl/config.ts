@@ -8,152 +8,27 @@ import {
   NORM_SCALES,
   type GroupEstimator,
   type KlEstimator,
-  type LossAgg,
-  type LossMode,
-  type NormScale,
 } from '../backend/ppoOps.ts';
+import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
+import { TASK_NAMES } from '../tasks/task.ts';
 
-export type TaskName = 'arithmetic' | 'sentiment' | 'stop';
-export const TASKS: readonly TaskName[] = ['arithmetic', 'sentiment', 'stop'];
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
 
-export type KlController = 'fixed' | 'adaptive';
+export const KL_CONTROLLERS = ['fixed', 'adaptive'] as const;
+export type KlController = (typeof KL_CONTROLLERS)[number];
 
 /** The KL loss needs a gradient; AlpacaFarm's one-sided k1_clamped is a reward penalty only. */
 export const KL_LOSS_ESTIMATORS: readonly KlEstimator[] = KL_ESTIMATORS.filter((k) => k !== 'k1_clamped');
-export type RewardSource = 'rule' | 'model';
+export const REWARD_SOURCES = ['rule', 'model'] as const;
+export type RewardSource = (typeof REWARD_SOURCES)[number];
 
-export interface PpoConfig {
-  // Task & model
-  task: TaskName;
-  rewardSource: RewardSource;
-  nLayer: number;
-  nHead: number;
-  dModel: number;
-  seed: number;
-  // Rollout
-  promptsPerBatch: number;
-  samplesPerPrompt: number;
-  maxResponseLength: number;
-  temperature: number;
-  topK: number;
-  topP: number;
-  // Reward & KL
-  klCoef: number;
-  klEstimator: KlEstimator;
-  klInReward: boolean;
-  useKlLoss: boolean;
-  klLossCoef: number;
-  klLossEstimator: KlEstimator;
-  klController: KlController;
-  klTarget: number;
-  klHorizon: number;
-  scoreClip: number;
-  noEosPenalty: number;
-  // Advantages
-  advantageEstimator: AdvantageEstimator;
-  gamma: number;
-  lam: number;
-  // PPO update
-  ppoEpochs: number;
-  miniBatches: number;
-  clipLow: number;
-  clipHigh: number;
-  dualClip: number | null;
-  valueClip: number | null;
-  lossAgg: LossAgg;
-  /** Scale of seq-mean-token-sum-norm: 'per_seq' (Dr. GRPO paper, 1/B) or 'verl' (verl agg_loss, B× larger). */
-  normScale: NormScale;
-  /** Policy-loss family: PPO clip, GSPO (sequence ratio) or CISPO (stop-gradient clipped IS weight). */
-  lossMode: LossMode;
-  entropyCoef: number;
-  targetKl: number | null;
-  /** Token-level truncated importance sampling π_old/π_rollout capped at this (null = off). */
-  tisCap: number | null;
-  // DAPO
-  /** Drop groups whose scores are all equal and sample more prompts until the batch is full. */
-  dynamicSampling: boolean;
-  /** Extra rollout rounds dynamic sampling may take per iteration before it fills up with dropped groups. */
-  maxExtraRollouts: number;
-  /** Soft overlong penalty: the last this many tokens before maxResponseLength are penalised (0 = off). */
-  overlongBuffer: number;
-  /** Penalty at the length limit; it grows linearly over the buffer from 0. */
-  overlongPenalty: number;
-  // Optimiser
-  actorLr: number;
-  criticLr: number;
-  warmupSteps: number;
-  weightDecay: number;
-  maxGradNorm: number;
-  adamBeta1: number;
-  adamBeta2: number;
-  // Evaluation
-  /** Evaluate held-out prompts every this many iterations (0 = never). */
-  evalEvery: number;
-}
+/** The settings panel's sections, in order. */
+export const GROUPS = ['Task & model', 'Rollout', 'Reward & KL', 'Advantages', 'PPO update', 'Optimiser', 'Evaluation'] as const;
+export type Group = (typeof GROUPS)[number];
 
-export const DEFAULT_CONFIG: PpoConfig = {
-  task: 'arithmetic',
-  rewardSource: 'rule',
-  nLayer: 2,
-  nHead: 2,
-  dModel: 64,
-  seed: 1,
-  promptsPerBatch: 8,
-  samplesPerPrompt: 4,
-  maxResponseLength: 8,
-  temperature: 1,
-  topK: 0,
-  topP: 1,
-  klCoef: 0.05,
-  klEstimator: 'k1',
-  klInReward: true,
-  useKlLoss: false,
-  klLossCoef: 0.01,
-  klLossEstimator: 'k3',
-  klController: 'fixed',
-  klTarget: 0.1,
-  klHorizon: 10000,
-  scoreClip: 10,
-  noEosPenalty: 0,
-  advantageEstimator: 'gae',
-  gamma: 1,
-  lam: 0.95,
-  ppoEpochs: 2,
-  miniBatches: 2,
-  clipLow: 0.2,
-  clipHigh: 0.2,
-  dualClip: 3,
-  valueClip: 0.2,
-  lossAgg: 'token-mean',
-  normScale: 'per_seq',
-  lossMode: 'vanilla',
-  entropyCoef: 0,
-  targetKl: null,
-  tisCap: null,
-  dynamicSampling: false,
-  maxExtraRollouts: 4,
-  overlongBuffer: 0,
-  overlongPenalty: 1,
-  actorLr: 1e-4,
-  criticLr: 5e-4,
-  warmupSteps: 0,
-  weightDecay: 0,
-  maxGradNorm: 1,
-  adamBeta1: 0.9,
-  adamBeta2: 0.999,
-  evalEvery: 10,
-};
-
-export interface ConfigProblem {
-  field: keyof PpoConfig | string;
-  value: unknown;
-  message: string;
-}
-
-interface NumRule {
+export interface NumRule {
   min: number;
   max: number;
   /** exclusive bounds (min < x / x < max) */
@@ -163,63 +38,122 @@ interface NumRule {
   nullable?: boolean;
 }
 
-/** Numeric fields: ranges the UI shows and the validator enforces. */
-export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = {
-  nLayer: { min: 1, max: 6, integer: true },
-  nHead: { min: 1, max: 8, integer: true },
-  dModel: { min: 32, max: 256, integer: true },
-  seed: { min: 0, max: 2 ** 31 - 1, integer: true },
-  promptsPerBatch: { min: 1, max: 64, integer: true },
-  samplesPerPrompt: { min: 1, max: 16, integer: true },
-  maxResponseLength: { min: 1, max: 64, integer: true },
-  temperature: { min: 0.05, max: 5 },
-  topK: { min: 0, max: 256, integer: true },
-  topP: { min: 0, max: 1, minOpen: true },
-  klCoef: { min: 0, max: 10 },
-  klLossCoef: { min: 0, max: 10 },
+/** What the page shows for a knob, and the name of the same knob in verl / OpenRLHF where one exists. */
+export interface KnobMeta {
+  group: Group;
+  label: string;
+  /** One line for the settings panel. */
+  help: string;
+  /** verl Hydra key the exported job sets from this knob (src/export/verl.ts; checked in tests/unit/config_schema.test.ts). */
+  verl?: string;
+  /** OpenRLHF flag the exported job sets from this knob (src/export/openrlhf.ts; same check). */
+  openrlhf?: string;
+}
+
+export type Knob<T> = KnobMeta & { default: T } & ({ kind: 'number'; range: NumRule } | { kind: 'choice'; choices: readonly T[] });
+
+const num = (d: number, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number> => ({ ...meta, default: d, kind: 'number', range });
+const nullableNum = (d: number | null, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number | null> => ({ ...meta, default: d, kind: 'number', range: { ...range, nullable: true } });
+const choice = <T extends string>(choices: readonly T[], d: NoInfer<T>, meta: KnobMeta): Knob<T> => ({ ...meta, default: d, kind: 'choice', choices });
+const bool = (d: boolean, meta: KnobMeta): Knob<boolean> => ({ ...meta, default: d, kind: 'choice', choices: [true, false] });
+
+/**
+ * Every knob of the PPO/RLHF loop, one row each: default, range or choices, the page's label and
+ * help, and its verl / OpenRLHF name. PpoConfig, DEFAULT_CONFIG, the validator's NUMERIC_RULES and
+ * CHOICE_RULES, and the settings panel's fields (src/ui/configFields.ts) are all read off this
+ * table; rows are in the panel's order.
+ */
+export const KNOBS = {
+  // Task & model
+  task: choice(TASK_NAMES, 'arithmetic', { group: 'Task & model', label: 'Task', help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.' }),
+  rewardSource: choice(REWARD_SOURCES, 'rule', { group: 'Task & model', label: 'Reward source', help: 'A hand-written rule, or a learned reward model read at the EOS token.' }),
+  nLayer: num(2, { min: 1, max: 6, integer: true }, { group: 'Task & model', label: 'Layers', help: 'Transformer blocks in actor and critic.' }),
+  nHead: num(2, { min: 1, max: 8, integer: true }, { group: 'Task & model', label: 'Attention heads', help: 'Heads per attention layer; must divide the model width.' }),
+  dModel: num(64, { min: 32, max: 256, integer: true }, { group: 'Task & model', label: 'Model width', help: 'Hidden size d_model of the residual stream.' }),
+  seed: num(1, { min: 0, max: 2 ** 31 - 1, integer: true }, { group: 'Task & model', label: 'Seed', help: 'Seeds initialisation, prompts and sampling: the same seed reproduces the run.', openrlhf: '--train.seed' }),
+  // Rollout
+  promptsPerBatch: num(8, { min: 1, max: 64, integer: true }, { group: 'Rollout', label: 'Prompts per batch', help: 'Distinct prompts sampled each PPO iteration.', verl: 'data.train_batch_size', openrlhf: '--rollout.batch_size' }),
+  samplesPerPrompt: num(4, { min: 1, max: 16, integer: true }, { group: 'Rollout', label: 'Samples per prompt', help: 'Responses per prompt; group estimators (GRPO, RLOO) compare these.', verl: 'actor_rollout_ref.rollout.n', openrlhf: '--rollout.n_samples_per_prompt' }),
+  maxResponseLength: num(8, { min: 1, max: 64, integer: true }, { group: 'Rollout', label: 'Max response length', help: 'Tokens generated before a response is cut off without EOS.', verl: 'data.max_response_length', openrlhf: '--rollout.max_new_tokens' }),
+  temperature: num(1, { min: 0.05, max: 5 }, { group: 'Rollout', label: 'Temperature', help: 'Logits are divided by T when sampling and when scoring log-probs.', verl: 'actor_rollout_ref.rollout.temperature', openrlhf: '--rollout.temperature' }),
+  topK: num(0, { min: 0, max: 256, integer: true }, { group: 'Rollout', label: 'Top-k', help: 'Sample only among the k likeliest tokens (0 = off).', verl: 'actor_rollout_ref.rollout.top_k' }),
+  topP: num(1, { min: 0, max: 1, minOpen: true }, { group: 'Rollout', label: 'Top-p', help: 'Nucleus sampling: the smallest token set with this much probability (1 = off).', verl: 'actor_rollout_ref.rollout.top_p', openrlhf: '--rollout.top_p' }),
+  dynamicSampling: bool(false, { group: 'Rollout', label: 'Dynamic sampling', help: 'DAPO: drop prompts whose samples all scored the same (no learning signal) and sample more prompts until the batch is full.', verl: 'algorithm.filter_groups.enable', openrlhf: '--algo.dynamic_filtering_enable' }),
+  maxExtraRollouts: num(4, { min: 0, max: 16, integer: true }, { group: 'Rollout', label: 'Max extra rollouts', help: 'Extra sampling rounds dynamic sampling may spend per iteration; a batch still short is filled with dropped prompts.', verl: 'algorithm.filter_groups.max_num_gen_batches' }),
+  // Reward & KL
+  klCoef: num(0.05, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'KL coefficient β', help: 'Weight of the per-token penalty −β·KL that keeps the policy near the reference.', verl: 'algorithm.kl_ctrl.kl_coef', openrlhf: '--algo.kl.init_coef' }),
+  klEstimator: choice(KL_ESTIMATORS, 'k1', { group: 'Reward & KL', label: 'KL estimator', help: 'On d = logπ − logπ_ref: k1 = d, abs = |d|, k2 = ½d², k3 = e^−d + d − 1; k1+ / k3+ = value of k1 / k3 with k2’s gradient (verl); k1_clamped = max(d, 0), AlpacaFarm’s one-sided penalty.', verl: 'algorithm.kl_penalty', openrlhf: '--algo.kl.estimator' }),
+  klInReward: bool(true, { group: 'Reward & KL', label: 'KL in reward', help: 'Subtract β·KL from each token reward (classic RLHF).', verl: 'algorithm.use_kl_in_reward' }),
+  useKlLoss: bool(false, { group: 'Reward & KL', label: 'KL loss', help: 'Add KL to the policy loss instead (GRPO style).', verl: 'actor_rollout_ref.actor.use_kl_loss', openrlhf: '--algo.kl.use_loss' }),
+  klLossCoef: num(0.01, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'KL loss coefficient', help: 'Weight of the KL term in the policy loss.', verl: 'actor_rollout_ref.actor.kl_loss_coef', openrlhf: '--algo.kl.init_coef' }),
+  klLossEstimator: choice(KL_LOSS_ESTIMATORS, 'k3', { group: 'Reward & KL', label: 'KL loss estimator', help: 'Estimator used by the KL loss (k3 is unbiased and low-variance; k1+ / k3+ take k2’s gradient, as verl’s straight-through estimators).', verl: 'actor_rollout_ref.actor.kl_loss_type', openrlhf: '--algo.kl.estimator' }),
+  klController: choice(KL_CONTROLLERS, 'fixed', { group: 'Reward & KL', label: 'KL controller', help: 'Fixed β, or adapt β to hold the KL near a target. It drives the reward β, or the KL-loss coefficient when the KL is only in the loss (as OpenRLHF).', verl: 'algorithm.kl_ctrl.type' }),
   // per token: the mean over sequences of each sequence's token-mean KL (verl's scale)
-  klTarget: { min: 0, max: 10, minOpen: true },
-  klHorizon: { min: 1, max: 1e7 },
-  scoreClip: { min: 0, max: 1e4, minOpen: true },
-  noEosPenalty: { min: -100, max: 0 },
-  gamma: { min: 0, max: 1 },
-  lam: { min: 0, max: 1 },
-  ppoEpochs: { min: 1, max: 16, integer: true },
-  miniBatches: { min: 1, max: 64, integer: true },
-  clipLow: { min: 0, max: 1, minOpen: true, maxOpen: true },
-  clipHigh: { min: 0, max: 10, minOpen: true },
-  dualClip: { min: 1, max: 100, minOpen: true, nullable: true },
-  valueClip: { min: 0, max: 100, minOpen: true, nullable: true },
-  entropyCoef: { min: 0, max: 1 },
-  targetKl: { min: 0, max: 10, minOpen: true, nullable: true },
-  tisCap: { min: 1, max: 100, nullable: true },
-  maxExtraRollouts: { min: 0, max: 16, integer: true },
-  overlongBuffer: { min: 0, max: 64, integer: true },
-  overlongPenalty: { min: 0, max: 10 },
-  actorLr: { min: 0, max: 1, minOpen: true },
-  criticLr: { min: 0, max: 1, minOpen: true },
-  warmupSteps: { min: 0, max: 100000, integer: true },
-  weightDecay: { min: 0, max: 1 },
-  maxGradNorm: { min: 0, max: 1e4 },
-  adamBeta1: { min: 0, max: 1, maxOpen: true },
-  adamBeta2: { min: 0, max: 1, maxOpen: true },
-  evalEvery: { min: 0, max: 1000, integer: true },
+  klTarget: num(0.1, { min: 0, max: 10, minOpen: true }, { group: 'Reward & KL', label: 'KL target (per token)', help: 'The adaptive controller nudges β so kl_token_mean — the mean over responses of each response’s per-token KL, verl’s scale — approaches this (verl’s default: 0.1).', verl: 'algorithm.kl_ctrl.target_kl', openrlhf: '--algo.kl.target' }),
+  klHorizon: num(10000, { min: 1, max: 1e7 }, { group: 'Reward & KL', label: 'KL horizon', help: 'How slowly the adaptive controller moves β (in samples).', verl: 'algorithm.kl_ctrl.horizon', openrlhf: '--algo.kl.horizon' }),
+  scoreClip: num(10, { min: 0, max: 1e4, minOpen: true }, { group: 'Reward & KL', label: 'Score clip', help: 'Task scores are clipped to ±this before shaping.' }),
+  noEosPenalty: num(0, { min: -100, max: 0 }, { group: 'Reward & KL', label: 'No-EOS penalty', help: 'Score added to responses that never emit EOS (≤ 0).' }),
+  overlongBuffer: num(0, { min: 0, max: 64, integer: true }, { group: 'Reward & KL', label: 'Overlong buffer', help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).', openrlhf: '--reward.overlong_buffer_len', verl: 'reward_model.overlong_buffer.len' }),
+  overlongPenalty: num(1, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'Overlong penalty', help: 'Score lost by a response that reaches the max length (DAPO’s penalty factor).', verl: 'reward_model.overlong_buffer.penalty_factor', openrlhf: '--reward.overlong_penalty_factor' }),
+  // Advantages
+  advantageEstimator: choice(ADVANTAGE_ESTIMATORS, 'gae', { group: 'Advantages', label: 'Advantage estimator', help: 'GAE uses the critic; the group estimators (GRPO, RLOO, …) compare samples of a prompt.', verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator' }),
+  gamma: num(1, { min: 0, max: 1 }, { group: 'Advantages', label: 'Discount γ', help: 'Discount of future rewards (1 = none, usual for RLHF).', verl: 'algorithm.gamma', openrlhf: '--algo.advantage.gamma' }),
+  lam: num(0.95, { min: 0, max: 1 }, { group: 'Advantages', label: 'GAE λ', help: 'Bias–variance trade-off of GAE: 0 = one-step TD, 1 = Monte Carlo.', verl: 'algorithm.lam', openrlhf: '--algo.advantage.lambd' }),
+  // PPO update
+  ppoEpochs: num(2, { min: 1, max: 16, integer: true }, { group: 'PPO update', label: 'PPO epochs', help: 'Passes over each batch of experience.', verl: 'actor_rollout_ref.actor.ppo_epochs', openrlhf: '--train.max_epochs' }),
+  miniBatches: num(2, { min: 1, max: 64, integer: true }, { group: 'PPO update', label: 'Minibatches', help: 'Optimiser steps per epoch; must divide the batch evenly.' }),
+  clipLow: num(0.2, { min: 0, max: 1, minOpen: true, maxOpen: true }, { group: 'PPO update', label: 'Clip ε', help: 'The ratio is clipped below at 1 − ε: limits how far one update moves the policy.', verl: 'actor_rollout_ref.actor.clip_ratio_low', openrlhf: '--actor.eps_clip_low_high' }),
+  clipHigh: num(0.2, { min: 0, max: 10, minOpen: true }, { group: 'PPO update', label: 'Clip ε (high)', help: 'Upper clip 1 + ε_high; raising it alone is DAPO’s “clip-higher”.', verl: 'actor_rollout_ref.actor.clip_ratio_high', openrlhf: '--actor.eps_clip_low_high' }),
+  dualClip: nullableNum(3, { min: 1, max: 100, minOpen: true }, { group: 'PPO update', label: 'Dual clip c', help: 'For A < 0 the loss is capped at −c·A (empty = off).', verl: 'actor_rollout_ref.actor.clip_ratio_c', openrlhf: '--actor.dual_clip' }),
+  valueClip: nullableNum(0.2, { min: 0, max: 100, minOpen: true }, { group: 'PPO update', label: 'Value clip', help: 'New values stay within ±this of the old values in the value loss (empty = off).', verl: 'critic.cliprange_value', openrlhf: '--critic.value_clip' }),
+  lossMode: choice(LOSS_MODES, 'vanilla', { group: 'PPO update', label: 'Policy loss', help: 'vanilla = PPO’s clipped surrogate; gspo = one length-normalised ratio per sequence (GSPO); cispo = clipped importance weight as a stop-gradient coefficient of A·logπ (CISPO).', verl: 'actor_rollout_ref.actor.policy_loss.loss_mode', openrlhf: '--actor.policy_loss_type' }),
+  lossAgg: choice(LOSS_AGGS, 'token-mean', { group: 'PPO update', label: 'Loss aggregation', help: 'How token losses are averaged: over all tokens (DAPO’s token-level loss), per sequence, per-sequence sums, or Dr. GRPO’s constant norm.', verl: 'actor_rollout_ref.actor.loss_agg_mode' }),
+  normScale: choice(NORM_SCALES, 'per_seq', { group: 'PPO update', label: 'Constant-norm scale', help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper); verl does not (B× larger).' }),
+  tisCap: nullableNum(null, { min: 1, max: 100 }, { group: 'PPO update', label: 'TIS cap', help: 'Token-level truncated importance sampling: weight each token’s loss by min(π_old/π_rollout, cap) to correct for the sampler’s top-k/top-p (empty = off).', verl: 'actor_rollout_ref.actor.tis_imp_ratio_cap', openrlhf: '--algo.advantage.is_correction_threshold' }),
+  entropyCoef: num(0, { min: 0, max: 1 }, { group: 'PPO update', label: 'Entropy bonus', help: 'Rewards keeping the policy’s token distribution broad.', verl: 'actor_rollout_ref.actor.entropy_coeff', openrlhf: '--actor.entropy_coef' }),
+  targetKl: nullableNum(null, { min: 0, max: 10, minOpen: true }, { group: 'PPO update', label: 'Early-stop KL', help: 'Stop the update after an epoch whose approx KL exceeds this, as Spinning Up’s and Stable-Baselines3’s target_kl (empty = never).' }),
+  // Optimiser
+  actorLr: num(1e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Learning rate', help: 'AdamW step size of the policy (actor).', verl: 'actor_rollout_ref.actor.optim.lr', openrlhf: '--actor.adam.lr' }),
+  criticLr: num(5e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Critic learning rate', help: 'AdamW step size of the value model (critic).', verl: 'critic.optim.lr', openrlhf: '--critic.adam.lr' }),
+  warmupSteps: num(0, { min: 0, max: 100000, integer: true }, { group: 'Optimiser', label: 'Warm-up steps', help: 'Linear learning-rate warm-up from 0.', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps', openrlhf: '--actor.lr_warmup_ratio' }),
+  weightDecay: num(0, { min: 0, max: 1 }, { group: 'Optimiser', label: 'Weight decay', help: 'Decoupled AdamW weight decay.', verl: 'actor_rollout_ref.actor.optim.weight_decay', openrlhf: '--actor.adam.weight_decay' }),
+  maxGradNorm: num(1, { min: 0, max: 1e4 }, { group: 'Optimiser', label: 'Max grad norm', help: 'Gradients are rescaled to at most this global norm.', verl: 'actor_rollout_ref.actor.grad_clip', openrlhf: '--actor.max_norm' }),
+  adamBeta1: num(0.9, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₁', help: 'Momentum of the gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
+  adamBeta2: num(0.999, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
+  // Evaluation
+  evalEvery: num(10, { min: 0, max: 1000, integer: true }, { group: 'Evaluation', label: 'Evaluate every', help: 'Score held-out prompts (never trained on) every this many iterations; 0 = never.', verl: 'trainer.test_freq', openrlhf: '--eval.steps' }),
 };
 
-export const CHOICE_RULES: Partial<Record<keyof PpoConfig, readonly unknown[]>> = {
-  task: TASKS,
-  rewardSource: ['rule', 'model'],
-  klEstimator: KL_ESTIMATORS,
-  klLossEstimator: KL_LOSS_ESTIMATORS,
-  klController: ['fixed', 'adaptive'],
-  advantageEstimator: ADVANTAGE_ESTIMATORS,
-  lossAgg: LOSS_AGGS,
-  normScale: NORM_SCALES,
-  lossMode: LOSS_MODES,
-  klInReward: [true, false],
-  useKlLoss: [true, false],
-  dynamicSampling: [true, false],
-};
+type KnobValue<K> = K extends Knob<infer T> ? T : never;
+export type PpoConfig = { [K in keyof typeof KNOBS]: KnobValue<(typeof KNOBS)[K]> };
+
+/** Every knob, in the table's (the panel's) order. */
+export const CONFIG_KEYS = Object.keys(KNOBS) as (keyof PpoConfig)[];
+
+const knob = (k: keyof PpoConfig) => KNOBS[k] as Knob<unknown>;
+
+export const DEFAULT_CONFIG: PpoConfig = Object.fromEntries(CONFIG_KEYS.map((k) => [k, knob(k).default])) as PpoConfig;
+
+export interface ConfigProblem {
+  field: keyof PpoConfig | string;
+  value: unknown;
+  message: string;
+}
+
+/** Numeric fields: ranges the UI shows and the validator enforces. */
+export const NUMERIC_RULES: Partial<Record<keyof PpoConfig, NumRule>> = Object.fromEntries(
+  CONFIG_KEYS.flatMap((k) => {
+    const r = knob(k);
+    return r.kind === 'number' ? [[k, r.range]] : [];
+  }),
+);
+
+export const CHOICE_RULES: Partial<Record<keyof PpoConfig, readonly unknown[]>> = Object.fromEntries(
+  CONFIG_KEYS.flatMap((k) => {
+    const r = knob(k);
+    return r.kind === 'choice' ? [[k, r.choices]] : [];
+  }),
+);
 
 export function describeRange(r: NumRule): string {
   const lo = `${r.min}${r.minOpen ? ' (exclusive)' : ''}`;
@@ -254,8 +188,6 @@ export function checkNumber(field: string, value: unknown, r: NumRule): ConfigPr
   return null;
 }
 
-const GROUP_NEEDS_SAMPLES: readonly AdvantageEstimator[] = ['reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'];
-
 /** Every problem with `c`, each naming the field, the given value and what is allowed. */
 export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -284,7 +216,7 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
       message: `miniBatches = ${cfg.miniBatches}: the batch of ${batch} sequences (promptsPerBatch × samplesPerPrompt) must divide into equal minibatches`,
     });
   }
-  if (GROUP_NEEDS_SAMPLES.includes(cfg.advantageEstimator) && cfg.samplesPerPrompt < 2) {
+  if (cfg.advantageEstimator !== 'gae' && GROUPED_ESTIMATORS.has(cfg.advantageEstimator) && cfg.samplesPerPrompt < 2) {
     problems.push({
       field: 'samplesPerPrompt',
       value: cfg.samplesPerPrompt,

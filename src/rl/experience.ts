@@ -90,7 +90,7 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
   if (cfg.advantageEstimator === 'gae') {
     const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
     advantages = be.ppo.whiten(g.advantages, actionMask, true);
-    returns = g.returns; // taken before whitening (DESIGN.md)
+    returns = g.returns; // taken before whitening (README, Numerical conventions)
     be.dispose(g.advantages);
   } else {
     const g = be.ppo.groupAdvantages({

@@ -5,7 +5,7 @@
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { quoted } from '../model/safetensors.ts';
 import { getTask } from '../tasks/index.ts';
-import { downloadBlob } from '../ui/download.ts';
+import { downloadBlob } from './download.ts';
 import { useApp } from './appStore.ts';
 import { trainer } from './trainerClient.ts';
 

@@ -10,13 +10,7 @@ import { planArms, presetBudget, speedFrom } from './presetRun.ts';
 import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
 import type { MetricPoint } from './runs.ts';
 
-type WorkerCtor = new (opts?: { name?: string }) => Worker;
-
-// The trainer worker is built by another part of the project; globbing (rather than importing) it
-// keeps this page building and usable before it exists. Vite turns `?worker` into a constructor.
-const TRAINER_MODULES = import.meta.glob<WorkerCtor>('../worker/trainer.worker.ts', { query: '?worker', import: 'default' });
-
-export const TRAINER_MISSING = 'The trainer worker is not part of this build yet, so nothing will train; everything else on the page works.';
+export const TRAINER_MISSING = 'The trainer worker could not start, so nothing will train; everything else on the page works.';
 
 let worker: Worker | null = null;
 let workerBackend: string | null = null;
@@ -237,10 +231,13 @@ async function ensureWorker(): Promise<Worker | null> {
   if (worker && workerBackend === backend) return worker;
   if (worker) worker.terminate();
   worker = null;
-  const load = Object.values(TRAINER_MODULES)[0];
-  if (!load) return null;
-  const Ctor = await load();
-  const w = new Ctor({ name: 'trainer' });
+  let w: Worker;
+  try {
+    // Vite bundles the worker as its own chunk from this URL (as the self-test worker's).
+    w = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+  } catch {
+    return null;
+  }
   w.onmessage = (ev: MessageEvent<unknown>) => {
     if (isWorkerMessage(ev.data)) receive(ev.data);
   };

@@ -1,19 +1,17 @@
-// Task registry: the UI lists TASKS, the trainer looks a task up by name.
+// Task registry: the trainer and the CLIs look a task up by name.
 import { CharTokenizer } from '../model/tokenizer.ts';
 import { arithmeticTask } from './arithmetic.ts';
 import { sentimentTask } from './sentiment.ts';
 import { stopTask } from './stop.ts';
-import type { Task, TaskName } from './task.ts';
+import { TASK_NAMES, type Task, type TaskName } from './task.ts';
 
-export type { PreferencePair, Task, TaskName, TaskSample } from './task.ts';
+export { TASK_NAMES, type PreferencePair, type Task, type TaskName, type TaskSample } from './task.ts';
 
 export const TASKS_BY_NAME: Readonly<Record<TaskName, Task>> = {
   arithmetic: arithmeticTask,
   sentiment: sentimentTask,
   stop: stopTask,
 };
-
-export const TASK_NAMES = Object.keys(TASKS_BY_NAME) as TaskName[];
 
 export function getTask(name: string): Task {
   // hasOwn so that "toString" and friends are not mistaken for tasks.

@@ -3,7 +3,9 @@
 // CharTokenizer can encode it (tests check this closure).
 import type { Rng } from '../util/rng.ts';
 
-export type TaskName = 'arithmetic' | 'sentiment' | 'stop';
+/** The one list of task names: the config's choices, the registry's keys (src/tasks/index.ts). */
+export const TASK_NAMES = ['arithmetic', 'sentiment', 'stop'] as const;
+export type TaskName = (typeof TASK_NAMES)[number];
 
 /** One finished rollout, decoded: `response` excludes the EOS token, `endedWithEos` says whether one was emitted. */
 export interface TaskSample {

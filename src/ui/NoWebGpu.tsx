@@ -1,10 +1,12 @@
 // Shown instead of the playground when WebGPU cannot be used: why, how to fix it, and the slow
 // CPU fallback. A blank page is the worst answer to a missing GPU.
-import type { GpuUnavailableReason } from '../gpu/device.ts';
-import { useApp } from '../store/appStore.ts';
+import { useApp, type GpuStatus } from '../store/appStore.ts';
 import { SMALL_CPU_PRESET } from '../rl/presets.ts';
 
-const HEADLINES: Record<GpuUnavailableReason | 'error', string> = {
+/** Why the self-test said no (the reasons the gpu layer names), or a failed self-test. */
+type Reason = Extract<GpuStatus, { kind: 'unavailable' }>['reason'] | 'error';
+
+const HEADLINES: Record<Reason, string> = {
   'no-navigator-gpu': 'This browser does not offer WebGPU',
   'no-adapter': 'WebGPU is switched on, but no GPU adapter was found',
   'limit-too-small': 'This GPU is too limited for the playground',
@@ -12,7 +14,7 @@ const HEADLINES: Record<GpuUnavailableReason | 'error', string> = {
   error: 'The WebGPU self-test failed',
 };
 
-export function NoWebGpu({ reason, message }: { reason: GpuUnavailableReason | 'error'; message: string }) {
+export function NoWebGpu({ reason, message }: { reason: Reason; message: string }) {
   const setBackend = useApp((s) => s.setBackend);
   const chooseCpu = () => {
     const s = useApp.getState();

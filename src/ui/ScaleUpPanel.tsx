@@ -8,7 +8,7 @@ import { engineCommand, renderScript } from '../export/script.ts';
 import { DEFAULT_JOB_OPTIONS, GPU_RANGE, planJob } from '../export/plan.ts';
 import { useApp } from '../store/appStore.ts';
 import { copyText } from './copyText.ts';
-import { downloadBlob } from './download.ts';
+import { downloadBlob } from '../store/download.ts';
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 

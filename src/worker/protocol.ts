@@ -12,7 +12,6 @@ export type BackendChoice = 'webgpu' | 'cpu';
 
 /** Which phase of a PPO iteration the trainer is in (drives the pipeline diagram). */
 export type TrainerStage = 'idle' | 'rollout' | 'experience' | 'update';
-export const TRAINER_STAGES: readonly TrainerStage[] = ['idle', 'rollout', 'experience', 'update'];
 
 /** Which network a checkpoint is for. */
 export type CheckpointRole = 'actor' | 'critic' | 'reference' | 'reward';

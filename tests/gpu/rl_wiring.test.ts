@@ -1,4 +1,4 @@
-// The KL wiring of the trainer (issue 9), on the float64 CPU backend where runs are bit-exact:
+// The KL wiring of the trainer, on the float64 CPU backend where runs are bit-exact:
 //   · adaptive KL with the KL only in the loss drives the KL-loss coefficient (OpenRLHF's rule);
 //   · `beta` / `shaped_reward_mean` report the β actually applied (0 when the KL is not in the reward);
 //   · the adaptive controller is fed verl's scale, kl_token_mean (mean of per-sequence token means).

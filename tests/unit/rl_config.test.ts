@@ -44,7 +44,7 @@ describe('score clipping', () => {
   });
 });
 
-describe('issue 9 validation', () => {
+describe('validation of the verl loss modes, DAPO and TIS knobs', () => {
   it('group estimators reject γ < 1 (field, value, allowed); GAE keeps discounting', () => {
     for (const est of ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'] as const) {
       const p = validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: est, gamma: 0.99 });

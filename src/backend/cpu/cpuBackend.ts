@@ -2,25 +2,33 @@
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend } from '../backend.ts';
+import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import type { NnOps } from '../nnOps.ts';
+import type { PpoOps } from '../ppoOps.ts';
+import type { SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { CpuNnOps } from './cpuNn.ts';
 import { CpuPpoOps } from './cpuPpo.ts';
 import { CpuSeqOps } from './cpuSeq.ts';
 import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
+import { Scopes } from '../scope.ts';
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
   readonly label = 'CPU reference (float64, slow)';
   private readonly stats: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
-  readonly ppo = new CpuPpoOps();
-  readonly nn = new CpuNnOps();
-  readonly seq = new CpuSeqOps();
+  private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
+  private readonly track = <R>(r: R): R => this.scopes.track(r);
+  // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
+  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS, this.track);
+  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS, this.track);
+  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
-    return cpuTensor(data, shape, dtype);
+    return this.track(cpuTensor(data, shape, dtype));
   }
   zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
-    return new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype);
+    return this.track(new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype));
   }
   write(t: Tensor, data: ArrayLike<number>): void {
     const c = cpu(t);
@@ -34,7 +42,13 @@ export class CpuBackend implements Backend {
     if (offset + n > base.size) throw new Error(`view [${offset}, ${offset + n}) exceeds tensor of ${base.size}`);
     return new CpuTensor(base.data.subarray(offset, offset + n), [...shape], base.dtype);
   }
+  reshape(t: Tensor, shape: readonly number[]): Tensor {
+    checkReshape(t, shape);
+    const c = cpu(t);
+    return this.track(new CpuTensor(c.data, [...shape], c.dtype));
+  }
   copy(src: Tensor, dst: Tensor): void {
+    if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
     cpu(dst).data.set(cpu(src).data);
   }
   async read(t: Tensor): Promise<Float64Array> {
@@ -45,7 +59,10 @@ export class CpuBackend implements Backend {
     this.stats.readbacks++;
     return ts.map((t) => Float64Array.from(cpu(t).data));
   }
-  dispose(): void {}
+  dispose(..._ts: (Tensor | null | undefined)[]): void {}
+  scope<T>(fn: () => T): T {
+    return this.scopes.run(fn);
+  }
   flush(): void {}
   counters(): GpuCounters {
     return this.stats;

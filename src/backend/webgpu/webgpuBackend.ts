@@ -4,26 +4,33 @@ import { declaredKernels } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend } from '../backend.ts';
+import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
+import type { PpoOps } from '../ppoOps.ts';
 import type { SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
 import { WebGpuNnOps } from './webgpuNn.ts';
 import { WebGpuSeqOps } from './webgpuSeq.ts';
 import { WebGpuPpoOps } from './webgpuPpo.ts';
+import { Scopes } from '../scope.ts';
 
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
   readonly label: string;
-  readonly ppo: WebGpuPpoOps;
+  readonly ppo: PpoOps;
   readonly nn: NnOps;
   readonly seq: SeqOps;
 
+  private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
+  private readonly track = <R>(r: R): R => this.scopes.track(r);
+
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
-    this.ppo = new WebGpuPpoOps(this);
-    this.nn = new WebGpuNnOps(this);
-    this.seq = new WebGpuSeqOps(this);
+    // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
+    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS, this.track);
+    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS, this.track);
+    this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS, this.track);
   }
 
   /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
@@ -35,14 +42,14 @@ export class WebGpuBackend implements Backend {
     const t = this.empty(shape, dtype);
     if (data.length !== t.size) throw new Error(`data length ${data.length} does not match shape [${shape.join(', ')}]`);
     this.write(t, data);
-    return t;
+    return this.track(t);
   }
 
   zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
     const t = this.empty(shape, dtype);
     // A pooled buffer may hold old values: clear it in command order with the other work.
     if (t.size > 0) this.rt.recorder.encoderOutsidePass().clearBuffer(t.buffer, 0, t.bytes);
-    return t;
+    return this.track(t);
   }
 
   write(t: Tensor, data: ArrayLike<number>): void {
@@ -59,6 +66,14 @@ export class WebGpuBackend implements Backend {
     if (offset % VIEW_ALIGN_ELEMENTS !== 0) throw new Error(`view offset ${offset} is not a multiple of ${VIEW_ALIGN_ELEMENTS} elements`);
     if (offset + v.size > base.size) throw new Error(`view [${offset}, ${offset + v.size}) exceeds tensor of ${base.size}`);
     return v;
+  }
+
+  reshape(t: Tensor, shape: readonly number[]): Tensor {
+    checkReshape(t, shape);
+    const g = gpuTensor(t);
+    const moved = new GpuTensor(g.buffer, [...shape], g.dtype, g.offset, g.isView);
+    g.disposed = true; // the old handle gives up the buffer without returning it to the pool
+    return this.track(moved);
   }
 
   copy(src: Tensor, dst: Tensor): void {
@@ -100,6 +115,10 @@ export class WebGpuBackend implements Backend {
    */
   precompile(): Promise<void> {
     return this.rt.pipelines.precompile(declaredKernels());
+  }
+
+  scope<T>(fn: () => T): T {
+    return this.scopes.run(fn);
   }
 
   flush(): void {

@@ -5,13 +5,9 @@ import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { KL_ESTIMATOR_CODE } from '../../reference/kl.ts';
 import { compactGroups, GROUP_ESTIMATOR_CODE, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode } from '../../reference/aggregate.ts';
-import { validatePolicyLossParams, validateTisCap } from '../../reference/policyLoss.ts';
-import { validateValueLossParams } from '../../reference/valueLoss.ts';
 import type { KlEstimator, LossAgg, LossMode, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
-import { expectShape, type Tensor } from '../tensor.ts';
-import { gpu } from './gpuTensor.ts';
-import type { WebGpuBackend } from './webgpuBackend.ts';
-import { checkLogprobsArgs, dimsBA } from '../ppoArgs.ts';
+import type { Tensor } from '../tensor.ts';
+import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
 const WG = 64;
 
@@ -42,10 +38,9 @@ const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: 
 
 
 export class WebGpuPpoOps implements PpoOps {
-  constructor(private readonly be: WebGpuBackend) {}
+  constructor(private readonly be: GpuOpsHost) {}
 
   private klKernel(spec: KernelSpec, logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
-    expectShape('ref_logprobs', refLogprobs, logprobs.shape);
     const out = this.be.empty(logprobs.shape);
     const u = uniforms().u32(logprobs.size).u32(KL_ESTIMATOR_CODE[estimator]).bytes();
     this.be.rt.dispatch(spec, [gpu(logprobs), gpu(refLogprobs), gpu(out)], u, [groups(logprobs.size, WG)]);
@@ -59,7 +54,7 @@ export class WebGpuPpoOps implements PpoOps {
     return this.klKernel(KL_BACKWARD, logprobs, refLogprobs, estimator);
   }
   logprobs(logits: Tensor, tokens: Tensor, temperature: number): { logprobs: Tensor; entropy: Tensor } {
-    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
+    const [B, A, V] = logits.shape;
     const logprobs = this.be.empty([B, A]);
     const entropy = this.be.empty([B, A]);
     const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).bytes();
@@ -67,9 +62,7 @@ export class WebGpuPpoOps implements PpoOps {
     return { logprobs, entropy };
   }
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
-    const [B, A, V] = checkLogprobsArgs(logits, tokens, temperature);
-    expectShape('grad_logprobs', gradLogprobs, [B, A]);
-    if (gradEntropy) expectShape('grad_entropy', gradEntropy, [B, A]);
+    const [B, A, V] = logits.shape;
     const out = this.be.empty([B, A, V]);
     const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).bytes();
     // Without an entropy gradient its binding gets gradLogprobs (read-only aliasing is allowed; not read).
@@ -79,8 +72,7 @@ export class WebGpuPpoOps implements PpoOps {
   }
   // ---- advantage side: shapeRewards, gae, whiten, groupAdvantages ----
   shapeRewards(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, estimator: KlEstimator) {
-    const [B, A] = dimsBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
-    expectShape('scores', scores, [B]);
+    const [B, A] = logprobs.shape;
     const rewards = this.be.empty([B, A]);
     const kl = this.be.empty([B, A]);
     const u = uniforms().u32(B).u32(A).f32(beta).u32(KL_ESTIMATOR_CODE[estimator]).bytes();
@@ -89,7 +81,7 @@ export class WebGpuPpoOps implements PpoOps {
     return { rewards, kl };
   }
   gae(rewards: Tensor, values: Tensor, actionMask: Tensor, gamma: number, lam: number) {
-    const [B, A] = dimsBA(['rewards', rewards], ['values', values], ['action_mask', actionMask]);
+    const [B, A] = rewards.shape;
     const advantages = this.be.empty([B, A]);
     const returns = this.be.empty([B, A]);
     const u = uniforms().u32(B).u32(A).f32(gamma).f32(lam).bytes();
@@ -97,7 +89,6 @@ export class WebGpuPpoOps implements PpoOps {
     return { advantages, returns };
   }
   whiten(x: Tensor, actionMask: Tensor, shiftMean: boolean): Tensor {
-    expectShape('action_mask', actionMask, x.shape);
     const out = this.be.empty(x.shape);
     const u = uniforms().u32(x.size).u32(shiftMean ? 1 : 0).bytes();
     this.be.rt.dispatch(WHITEN, [gpu(x), gpu(actionMask), gpu(out)], u, [x.size > 0 ? 1 : 0]);
@@ -105,8 +96,7 @@ export class WebGpuPpoOps implements PpoOps {
   }
   groupAdvantages(args: Parameters<PpoOps['groupAdvantages']>[0]) {
     const { estimator, scores, logprobs, refLogprobs, actionMask } = args;
-    const [B, A] = dimsBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
-    expectShape('scores', scores, [B]);
+    const [B, A] = logprobs.shape;
     // Validation (a group of one sample) throws here, before anything is recorded.
     const compact = compactGroups(args.group, B, estimator);
     const groupIndex = this.be.tensor(compact.index, [B], 'i32');
@@ -137,9 +127,7 @@ export class WebGpuPpoOps implements PpoOps {
   }
 
   policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
-    validatePolicyLossParams(params);
-    const [B, A] = dimsBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
-    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
+    const [B, A] = logprobs.shape;
     const mode = params.lossMode ?? 'vanilla';
     const gradLogprobs = this.be.empty([B, A]);
     const rows = this.be.empty([B, ROW_STRIDE]);
@@ -162,16 +150,14 @@ export class WebGpuPpoOps implements PpoOps {
     return { stats, gradLogprobs };
   }
   tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor {
-    validateTisCap(cap);
-    const [B, A] = dimsBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
+    const [B, A] = oldLogprobs.shape;
     const out = this.be.empty([B, A]);
     const u = uniforms().u32(B * A).f32(cap).bytes();
     this.be.rt.dispatch(TIS_WEIGHTS, [gpu(oldLogprobs), gpu(rolloutLogprobs), gpu(actionMask), gpu(out)], u, [groups(B * A, WG)]);
     return out;
   }
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
-    validateValueLossParams(params);
-    const [B, A] = dimsBA(['values', values], ['old_values', oldValues], ['returns', returns], ['action_mask', actionMask]);
+    const [B, A] = values.shape;
     const gradValues = this.be.empty([B, A]);
     const rows = this.be.empty([B, ROW_STRIDE]);
     const u = uniforms().u32(B).u32(A).f32(params.clip ?? 0).u32(params.clip === null ? 0 : 1).bytes();
@@ -180,7 +166,7 @@ export class WebGpuPpoOps implements PpoOps {
     return { stats, gradValues };
   }
   aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale: NormScale = 'per_seq'): { value: Tensor; weights: Tensor } {
-    const [B, A] = dimsBA(['x', x], ['action_mask', actionMask]);
+    const [B, A] = x.shape;
     const rows = this.be.empty([B, ROW_STRIDE]);
     this.be.rt.dispatch(AGG_ROWS, [gpu(x), gpu(actionMask), gpu(rows)], uniforms().u32(B).u32(A).bytes(), [B]);
     const weights = this.be.empty([B, A]);

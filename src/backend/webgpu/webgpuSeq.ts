@@ -3,12 +3,10 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
-import { attentionDims, cachedDims, sampleDims } from '../../reference/seq/shapes.ts';
+import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes.ts';
 import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
-import { decodeStepDims } from '../../reference/seq/decode.ts';
-import { expectShape, type Tensor } from '../tensor.ts';
-import { gpu } from './gpuTensor.ts';
-import type { WebGpuBackend } from './webgpuBackend.ts';
+import type { Tensor } from '../tensor.ts';
+import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;
@@ -41,7 +39,7 @@ const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', unifor
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
 export class WebGpuSeqOps implements SeqOps {
-  constructor(private readonly be: WebGpuBackend) {}
+  constructor(private readonly be: GpuOpsHost) {}
 
   attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor } {
     const { B, S, H, D, Dh } = attentionDims(qkv, attnMask, nHead);
@@ -53,12 +51,10 @@ export class WebGpuSeqOps implements SeqOps {
     return { out, probs };
   }
 
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor {
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _nHead: number): Tensor {
+    // H = nHead (checked): read from probs (B,H,S,S).
     const [B, H, S] = probs.shape;
     const D = qkv.shape[1] / 3;
-    expectShape('probs', probs, [B, nHead, S, S]);
-    expectShape('qkv', qkv, [B * S, 3 * D]);
-    expectShape('gradOut', gradOut, [B * S, D]);
     const Dh = D / H;
     const gradQkv = this.be.empty([B * S, 3 * D]);
     const dscores = this.be.empty([B, H, S, S]); // (B,H,S,S) f32 scratch between the two passes
@@ -74,7 +70,7 @@ export class WebGpuSeqOps implements SeqOps {
   }
 
   attentionCached(qkv: Tensor, kCache: Tensor, vCache: Tensor, attnMask: Tensor, start: number, nHead: number): Tensor {
-    const { B, L, Smax, H, D, Dh } = cachedDims(qkv, kCache, vCache, attnMask, start, nHead);
+    const { B, L, Smax, H, D, Dh } = cachedDims(qkv, kCache, start, nHead);
     const out = this.be.empty([B * L, D]);
     const scratch = this.be.empty([B, H, L, Smax]); // (B,H,L,Smax) f32 softmax rows
     const rows = B * H * L;
@@ -93,8 +89,7 @@ export class WebGpuSeqOps implements SeqOps {
   }
 
   sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams, logprobs: Tensor | null = null): void {
-    const { B, V, S } = sampleDims(logits, sequences, attnMask, positions, finished, pos, params);
-    if (logprobs) expectShape('logprobs', logprobs, [B, S]);
+    const { B, V, S } = sampleDims(logits, sequences);
     const stats = this.be.empty([B, 3 * V]); // (B, 3V) f32 [weight | mass before | rank → kept weight]
     const u = uniforms()
       .u32(B)
@@ -118,7 +113,7 @@ export class WebGpuSeqOps implements SeqOps {
   }
 
   decodeStep(params: Tensor, model: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number): Tensor {
-    const { B, Smax, D, H, V, stride } = decodeStepDims(params, model, kv, sequences, positions, attnMask, pos);
+    const { B, Smax, D, H, V, stride } = decodeStepDims(model, sequences);
     // The uniform block holds block 0's offsets and one stride: the flat layout repeats per block.
     const b0 = model.blocks[0];
     const layerStride = model.nLayer > 1 ? model.blocks[1].ln1G - b0.ln1G : 0;

@@ -1,5 +1,16 @@
 // float64 references of the global gradient norm and AdamW (oracle for shaders/optim.wgsl).
-import type { AdamWParams } from '../../backend/nnOps.ts';
+
+export interface AdamWParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** 1-based step count, for bias correction. */
+  step: number;
+  /** Clip the global gradient norm to this value (using `gradNorm`); ≤ 0 disables clipping. */
+  maxGradNorm: number;
+}
 
 export function gradNormRef(g: ArrayLike<number>): number {
   let s = 0;

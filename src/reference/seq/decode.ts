@@ -7,9 +7,44 @@ import { geluRef } from '../nn/gelu.ts';
 import { layerNormRef } from '../nn/layernorm.ts';
 import { matmulRef } from '../nn/matmul.ts';
 import { attentionCachedRef } from './attention.ts';
-import { kvStride, type BlockOffsets, type DecodeModel } from '../../backend/seqOps.ts';
-import { expectDType, expectShape, type Tensor } from '../../backend/tensor.ts';
-import { ATTN_MAX_S } from './shapes.ts';
+
+/** Element offsets of one transformer block's parameters in the model's flat parameter tensor. */
+export interface BlockOffsets {
+  ln1G: number;
+  ln1B: number;
+  attnW: number; // (D, 3D)
+  attnB: number; // (3D)
+  projW: number; // (D, D)
+  projB: number; // (D)
+  ln2G: number;
+  ln2B: number;
+  fcW: number; // (D, 4D)
+  fcB: number; // (4D)
+  mlpW: number; // (4D, D)
+  mlpB: number; // (D)
+}
+
+/** An lm model as decodeStep sees it: sizes and element offsets into the flat parameters. */
+export interface DecodeModel {
+  nLayer: number;
+  nHead: number;
+  dModel: number;
+  vocabSize: number;
+  /** Rows of wpe (the position table). */
+  maxPos: number;
+  eps: number;
+  wte: number; // (V, D), also the tied head
+  wpe: number; // (maxPos, D)
+  lnfG: number;
+  lnfB: number;
+  /** One entry per block; the WebGPU kernel needs them evenly spaced (block l = block 0 + l·stride). */
+  blocks: BlockOffsets[];
+}
+
+/** Elements from one cache to the next in decodeStep's kv buffer: B·Smax·D rounded up to 64 (the view alignment). */
+export function kvStride(B: number, Smax: number, D: number): number {
+  return Math.ceil((B * Smax * D) / 64) * 64;
+}
 
 /**
  * Logits (B, V) for column `pos` of sequences/positions (B, Smax) i32 under attnMask (B, Smax).
@@ -50,32 +85,4 @@ export function decodeStepRef(
   }
   const h = layerNormRef(x, at(m.lnfG, D), at(m.lnfB, D), B, D, m.eps).y;
   return matmulRef(h, at(m.wte, V * D), null, B, D, V, true); // (B, V)
-}
-
-/** Shapes of decodeStep's arguments, checked (shared by both backends). */
-export function decodeStepDims(params: Tensor, m: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number) {
-  if (sequences.shape.length !== 2) throw new Error(`decodeStep sequences: expected (B, Smax), got [${sequences.shape.join(', ')}]`);
-  const [B, Smax] = sequences.shape;
-  expectDType('decodeStep sequences', sequences, 'i32');
-  expectDType('decodeStep positions', positions, 'i32');
-  expectShape('decodeStep positions', positions, [B, Smax]);
-  expectShape('decodeStep attnMask', attnMask, [B, Smax]);
-  const D = m.dModel;
-  const H = m.nHead;
-  if (!(D >= 1 && D <= 256) || D % H !== 0 || D / H > 64) throw new Error(`decodeStep: dModel ${D} with ${H} heads: need dModel ≤ 256 divisible by nHead, head width ≤ 64`);
-  if (Smax > ATTN_MAX_S || H * Smax > 1024) throw new Error(`decodeStep: ${H} heads × cache length ${Smax} exceeds the kernel's 1024 scores (Smax ≤ ${ATTN_MAX_S})`);
-  if (!Number.isInteger(pos) || pos < 0 || pos >= Smax) throw new Error(`decodeStep: pos ${pos} outside [0, ${Smax})`);
-  if (m.blocks.length !== m.nLayer) throw new Error(`decodeStep: ${m.blocks.length} block offsets for ${m.nLayer} layers`);
-  const stride = kvStride(B, Smax, D);
-  expectShape('decodeStep kv', kv, [2 * m.nLayer * stride]);
-  const V = m.vocabSize;
-  const spans: [string, number, number][] = [['wte', m.wte, V * D], ['wpe', m.wpe, m.maxPos * D], ['ln_f.weight', m.lnfG, D], ['ln_f.bias', m.lnfB, D]];
-  m.blocks.forEach((o, l) => {
-    const sizes: Record<keyof BlockOffsets, number> = { ln1G: D, ln1B: D, attnW: 3 * D * D, attnB: 3 * D, projW: D * D, projB: D, ln2G: D, ln2B: D, fcW: 4 * D * D, fcB: 4 * D, mlpW: 4 * D * D, mlpB: D };
-    for (const k of Object.keys(sizes) as (keyof BlockOffsets)[]) spans.push([`block ${l} ${k}`, o[k], sizes[k]]);
-  });
-  for (const [name, off, n] of spans) {
-    if (!Number.isInteger(off) || off < 0 || off + n > params.size) throw new Error(`decodeStep: ${name} [${off}, ${off + n}) outside the ${params.size} parameters`);
-  }
-  return { B, Smax, D, H, V, stride };
 }

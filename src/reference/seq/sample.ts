@@ -5,8 +5,19 @@
 // the kept tokens in token-id order with u = sampleUniform(seed, row, pos). The drawn token's
 // log-probability under that kept, renormalised distribution is what the rollout engine's
 // log-prob (π_rollout, "three policies") is.
-import type { SampleParams } from '../../backend/seqOps.ts';
 import { sampleUniform } from '../../util/philox.ts';
+
+export interface SampleParams {
+  temperature: number;
+  /** Keep the k most likely tokens; 0 disables. */
+  topK: number;
+  /** Keep the smallest set of tokens whose probability mass reaches p; 1 disables. */
+  topP: number;
+  /** Seed of the counter-based generator: the draw for (seed, row, position) is fixed. */
+  seed: number;
+  eosId: number;
+  padId: number;
+}
 
 /** Whether token u comes before token v in the (z descending, id ascending) order. */
 const precedes = (z: ArrayLike<number>, u: number, v: number) => z[u] > z[v] || (z[u] === z[v] && u < v);

@@ -5,7 +5,7 @@ import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YA
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
 import type { RunRecord } from '../../store/runs.ts';
-import { downloadBlob } from '../download.ts';
+import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { chartNote } from './chartNotes.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';

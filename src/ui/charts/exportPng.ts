@@ -1,6 +1,6 @@
 // Chart → PNG without WebGPU: serialise the recharts SVG, draw it on a 2D canvas, download.
 // (A WebGPU canvas would crash SwiftShader's GPU process; Canvas2D is safe everywhere.)
-import { downloadBlob } from '../download.ts';
+import { downloadBlob } from '../../store/download.ts';
 
 export async function svgToPngBlob(svg: SVGSVGElement, title: string, scale = 2): Promise<Blob> {
   const { width, height } = svg.getBoundingClientRect();

@@ -1,4 +1,4 @@
-// The PPO clipped surrogate as the page draws it (DESIGN.md): with r the ratio and A the advantage,
+// The PPO clipped surrogate as the page draws it (README, Numerical conventions): with r the ratio and A the advantage,
 // loss L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)); for A < 0 dual clip caps L at −A·c.
 // The objective the policy maximises is −L.
 
@@ -43,7 +43,7 @@ export function ratioHistogram(ratios: readonly number[], advs: readonly number[
   return out;
 }
 
-// ── The modern family beside PPO (issue 9) ──
+// ── The modern family beside PPO ──
 // GSPO (verl compute_policy_loss_gspo): one ratio per sequence, s = exp(mean_t(logπ_new − logπ_old)),
 // and the same clipped objective min(s·A, clip(s, 1−ε_low, 1+ε_high)·A) in s (no dual clip).
 // CISPO (verl compute_policy_loss_cispo): J = sg(clip(r, 1−ε_low, 1+ε_high))·A·logπ, so the gradient

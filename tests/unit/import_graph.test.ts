@@ -1,0 +1,141 @@
+// The layering rules of the house, read off the source: gpu → backend → model → rl → worker → store
+// → ui. Every `import`/`export … from`/`import()`/`new URL(…, import.meta.url)`/`import.meta.glob`
+// in src/** (type-only imports included: the rule holds "even for types") becomes an edge, and the
+// graph is checked for the forbidden directions, for circles, and for files nothing uses.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+    const p = `${dir}/${e.name}`;
+    if (e.isDirectory()) walk(p, out);
+    else if (/\.(ts|tsx|mjs)$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+// Specifiers in one file: static imports/re-exports (also multi-line and type-only), side-effect
+// imports, dynamic import(), worker URLs and literal import.meta.glob paths.
+const SPEC_RES = [
+  /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+  /\bimport\s*['"]([^'"]+)['"]/g,
+  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  /new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g,
+  /import\.meta\.glob(?:<[^>]*>)?\(\s*['"]([^'"*]+)['"]/g,
+];
+
+function stripComments(src: string): string {
+  return src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** Resolves a relative specifier to a repo path, or undefined for a package or a non-source file. */
+function resolveSpec(from: string, spec: string): string | undefined {
+  const clean = spec.replace(/\?.*$/, '');
+  if (!clean.startsWith('.') && !clean.startsWith('/')) return undefined;
+  const abs = clean.startsWith('/') ? join(ROOT, clean) : resolve(ROOT, dirname(from), clean);
+  const rel = relative(ROOT, abs).split('\\').join('/');
+  if (!/\.(ts|tsx|mjs)$/.test(rel)) return undefined; // .wgsl, .json, .safetensors: data, not code
+  if (!existsSync(abs)) throw new Error(`${from}: import of missing ${spec}`);
+  return rel;
+}
+
+function importGraph(): Map<string, string[]> {
+  const files = [...walk('src'), ...walk('tests'), ...walk('e2e'), ...walk('scripts')];
+  const extra = ['vite.config.ts', 'vitest.config.ts', 'playwright.config.ts'].filter((f) => existsSync(join(ROOT, f)));
+  const graph = new Map<string, string[]>();
+  for (const f of [...files, ...extra]) {
+    const src = stripComments(readFileSync(join(ROOT, f), 'utf8'));
+    const deps = new Set<string>();
+    for (const re of SPEC_RES) for (const m of src.matchAll(re)) {
+      const d = resolveSpec(f, m[1]);
+      if (d) deps.add(d);
+    }
+    graph.set(f, [...deps]);
+  }
+  return graph;
+}
+
+/** The layer a src file belongs to: its first directory under src/. */
+const layer = (f: string) => (f.startsWith('src/') ? f.split('/')[1] : f.split('/')[0]);
+
+/** Forbidden edges: importer layer → imported layers (the layer order, read downwards only). */
+const FORBIDDEN: Record<string, string[]> = {
+  gpu: ['backend', 'model', 'rl', 'worker', 'store', 'ui'],
+  reference: ['backend', 'gpu', 'model', 'rl', 'worker', 'store', 'ui'],
+  backend: ['model', 'rl', 'worker', 'store', 'ui'],
+  model: ['rl', 'worker', 'store', 'ui', 'tasks'],
+  tasks: ['backend', 'gpu', 'rl', 'worker', 'store', 'ui'],
+  rl: ['worker', 'store', 'ui'],
+  worker: ['store', 'ui'],
+  store: ['ui', 'gpu', 'backend'],
+  ui: ['gpu', 'backend'],
+  export: ['worker', 'store', 'ui'],
+  // Tests may unit-test any layer (the page's pure chart helpers included); benches and CLIs run
+  // the layers below the page, never the page's own modules.
+  bench: ['ui', 'store'],
+  cli: ['ui', 'store', 'worker'],
+};
+
+/** Entry points: what index.html, package.json scripts, vitest/playwright configs start. */
+function entryPoints(): Set<string> {
+  const e = new Set<string>(['src/main.tsx', 'vite.config.ts', 'vitest.config.ts', 'playwright.config.ts']);
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  for (const cmd of Object.values(pkg.scripts)) for (const m of cmd.matchAll(/(src\/\S+\.ts|scripts\/\S+\.mjs)/g)) e.add(m[1]);
+  return e;
+}
+
+const isTestRunnerFile = (f: string) => /\.(test|spec)\.ts$/.test(f) || f === 'tests/gpu/setup.ts';
+
+describe('import graph of src/**', () => {
+  const graph = importGraph();
+
+  it('has no edge against the layer order (rl → worker, ui/store → gpu/backend, reference → backend, …)', () => {
+    const bad: string[] = [];
+    for (const [f, deps] of graph) {
+      const from = layer(f);
+      for (const d of deps) {
+        const to = layer(d);
+        if (FORBIDDEN[from]?.includes(to)) bad.push(`${f} → ${d}`);
+        if (f.startsWith('src/') && !d.startsWith('src/')) bad.push(`${f} → ${d} (src imports outside src)`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('has no circle', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 1 | 2>(); // 1 = on the stack, 2 = done
+    const stack: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 1);
+      stack.push(f);
+      for (const d of graph.get(f) ?? []) {
+        const s = state.get(d);
+        if (s === 1) cycles.push([...stack.slice(stack.indexOf(d)), d].join(' → '));
+        else if (s === undefined) visit(d);
+      }
+      stack.pop();
+      state.set(f, 2);
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no src file that nothing imports (entry points excepted)', () => {
+    const used = new Set<string>();
+    for (const deps of graph.values()) for (const d of deps) used.add(d);
+    const entries = entryPoints();
+    const orphans = [...graph.keys()].filter((f) => f.startsWith('src/') && !used.has(f) && !entries.has(f));
+    expect(orphans).toEqual([]);
+  });
+
+  it('every test helper is used by a test', () => {
+    const used = new Set<string>();
+    for (const deps of graph.values()) for (const d of deps) used.add(d);
+    const orphans = [...graph.keys()].filter((f) => f.startsWith('tests/') && !isTestRunnerFile(f) && !used.has(f) && !f.startsWith('tests/fixtures/'));
+    expect(orphans).toEqual([]);
+  });
+});

@@ -1,0 +1,215 @@
+// WGSL's `struct Params` and `@binding`s are kept in step with the TypeScript dispatchers: WebGPU
+// checks binding *types* at pipeline creation, but never what a uniform block means, so a field
+// added, dropped or reordered on one side would silently shift every value after it. Here every
+// WebGPU op runs against a recording host (no GPU): each dispatch's KernelSpec and the u32/i32/f32
+// sequence its uniforms() chain wrote are compared with the shader's uniform struct and bindings.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { KernelSpec } from '../../src/gpu/pipelines.ts';
+import type { GpuRuntime } from '../../src/gpu/runtime.ts';
+import { UniformWriter } from '../../src/gpu/uniforms.ts';
+import type { DType, Tensor } from '../../src/backend/tensor.ts';
+import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
+import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
+import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
+import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
+
+const SHADERS = resolve(import.meta.dirname, '../../shaders');
+const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
+
+// ---- record what each uniforms() chain wrote, by patching the writer's three setters ----
+type Scalar = 'u32' | 'i32' | 'f32';
+const written = new WeakMap<UniformWriter, Scalar[]>();
+const byBytes = new WeakMap<Uint8Array, Scalar[]>();
+const proto = UniformWriter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+for (const t of ['u32', 'i32', 'f32'] as const) {
+  const orig = proto[t];
+  proto[t] = function (this: UniformWriter, ...a: unknown[]) {
+    const list = written.get(this) ?? [];
+    list.push(t);
+    written.set(this, list);
+    return orig.apply(this, a);
+  };
+}
+const origBytes = proto.bytes;
+proto.bytes = function (this: UniformWriter) {
+  const b = origBytes.apply(this) as Uint8Array;
+  byBytes.set(b, written.get(this) ?? []);
+  return b;
+};
+
+interface Dispatch {
+  spec: KernelSpec;
+  uniform: Scalar[] | null;
+  buffers: number;
+}
+
+function recordingHost(log: Dispatch[]): GpuOpsHost {
+  const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
+  const rt = {
+    dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: Uint8Array | null) {
+      log.push({ spec, uniform: uniform ? (byBytes.get(uniform) ?? null) : null, buffers: buffers.length });
+    },
+  };
+  return { rt: rt as unknown as GpuRuntime, empty: make, tensor: (_d, shape, dtype) => make(shape, dtype), dispose: () => {} };
+}
+
+/** Every op with valid arguments, covering each kernel variant (rows/tiled layer norm, prefill/decode, …). */
+function runAllOps(host: GpuOpsHost): void {
+  const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
+  const [B, A, V] = [4, 3, 5];
+  const ppo = new WebGpuPpoOps(host);
+  const ba = () => t([B, A]);
+  ppo.logprobs(t([B, A, V]), t([B, A], 'i32'), 1);
+  ppo.logprobsBackward(t([B, A, V]), t([B, A], 'i32'), 1, ba(), ba());
+  ppo.kl(ba(), ba(), 'k3');
+  ppo.klGrad(ba(), ba(), 'k3');
+  ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
+  ppo.gae(ba(), ba(), ba(), 1, 0.95);
+  ppo.whiten(ba(), ba(), true);
+  for (const estimator of ['reinforce', 'rloo'] as const) {
+    ppo.groupAdvantages({ estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
+  }
+  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' }, ba());
+  ppo.tisWeights(ba(), ba(), ba(), 2);
+  ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
+  ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
+
+  const nn = new WebGpuNnOps(host);
+  const [M, K, N] = [6, 8, 4];
+  nn.matmul(t([M, K]), t([K, N]), t([N]), false);
+  nn.matmulGelu(t([M, K]), t([N, K]), null, true);
+  nn.matmulResidual(t([M, K]), t([K, N]), t([N]), false, t([M, N]));
+  nn.matmulBackward(t([M, N]), t([M, K]), t([K, N]), false, t([K, N]), t([N]), true);
+  nn.matmulBackward(t([M, N]), t([M, K]), t([N, K]), true, t([N, K]), null, false);
+  for (const D of [8, 300]) {
+    // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
+    const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);
+    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]));
+  }
+  nn.gelu(t([M, K]));
+  nn.geluBackward(t([M, K]), t([M, K]));
+  nn.add(t([M, K]), t([M, K]));
+  nn.axpy(0.5, t([M, K]), t([M, K]));
+  nn.scale(t([M, K]), 2);
+  nn.fill(t([M, K], 'i32'), 1);
+  const [S, D, P] = [5, 8, 16];
+  nn.embedding(t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
+  nn.embeddingWindow(t([2, S], 'i32'), t([2, S], 'i32'), 1, 2, t([V, D]), t([P, D]));
+  nn.embeddingBackward(t([2 * S, D]), t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
+  nn.sliceSeq(t([2, S, D]), 1, 2);
+  nn.sliceSeqBackward(t([2, 2, D]), S, 1);
+  nn.gatherRows(t([4, D]), t([2], 'i32'));
+  const norm = nn.gradNorm(t([100]));
+  nn.adamw(t([100]), t([100]), t([100]), t([100]), t([100]), norm, { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 });
+
+  const seq = new WebGpuSeqOps(host);
+  const [H, Smax] = [2, 8];
+  const { probs } = seq.attention(t([2 * S, 3 * D]), t([2, S]), H);
+  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, H);
+  seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
+  seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
+  seq.sampleStep(t([2, V]), t([2, Smax], 'i32'), t([2, Smax]), t([2, Smax], 'i32'), t([2], 'i32'), 3, { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 }, t([2, Smax]));
+}
+
+// ---- the WGSL side ----
+interface Binding {
+  binding: number;
+  name: string;
+  kind: 'uniform' | 'read' | 'rw';
+  type: string;
+}
+
+function bindings(code: string): Binding[] {
+  const out: Binding[] = [];
+  for (const m of code.matchAll(/@group\(0\)\s*@binding\((\d+)\)\s*var<(uniform|storage,\s*read|storage,\s*read_write)>\s*(\w+)\s*:\s*([^;]+);/g)) {
+    const kind = m[2] === 'uniform' ? 'uniform' : /read_write/.test(m[2]) ? 'rw' : 'read';
+    out.push({ binding: Number(m[1]), kind, name: m[3], type: m[4].trim() });
+  }
+  return out;
+}
+
+function structFields(code: string, name: string): { name: string; type: string }[] {
+  const m = code.match(new RegExp(`struct\\s+${name}\\s*\\{([^}]*)\\}`));
+  if (!m) throw new Error(`struct ${name} not found`);
+  return m[1]
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean)
+    .map((f) => {
+      const [n, ty] = f.split(':').map((s) => s.trim());
+      return { name: n, type: ty };
+    });
+}
+
+/** Body of `fn entry(…) { … }` and, one level deep, of the functions it calls. */
+function entryText(code: string, entry: string): string {
+  const body = (fn: string): string => {
+    const start = code.search(new RegExp(`\\bfn\\s+${fn}\\s*\\(`));
+    if (start < 0) return '';
+    let i = code.indexOf('{', start);
+    let depth = 0;
+    const from = i;
+    for (; i < code.length; i++) {
+      if (code[i] === '{') depth++;
+      else if (code[i] === '}' && --depth === 0) break;
+    }
+    return code.slice(from, i + 1);
+  };
+  const own = body(entry);
+  const called = [...own.matchAll(/\b(\w+)\s*\(/g)].map((m) => m[1]).filter((n) => n !== entry);
+  return own + [...new Set(called)].map(body).join('\n');
+}
+
+/** The shader with the lib_ files it `// @include`s (comments stripped). */
+function withIncludes(name: string): string {
+  const raw = readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8');
+  const libs = [...raw.matchAll(/^[ \t]*\/\/ @include ([\w-]+)/gm)].map((m) => source(m[1]));
+  return [source(name), ...libs].join('\n');
+}
+
+describe('WGSL uniform structs and bindings match the TypeScript dispatchers', () => {
+  const log: Dispatch[] = [];
+  runAllOps(recordingHost(log));
+  const seen = new Map<string, Dispatch>();
+  for (const d of log) seen.set(`${d.spec.shader}#${d.spec.entry}`, d);
+
+  it('every compute entry point in shaders/ is dispatched by some op', () => {
+    const entries: string[] = [];
+    for (const f of readdirSync(SHADERS).filter((f) => f.endsWith('.wgsl') && !f.startsWith('lib_'))) {
+      const name = f.replace('.wgsl', '');
+      for (const m of source(name).matchAll(/@compute[^f]*fn\s+(\w+)/g)) entries.push(`${name}#${m[1]}`);
+    }
+    expect(entries.filter((e) => !seen.has(e))).toEqual([]);
+  });
+
+  it.each([...seen.keys()])('%s', (key) => {
+    const d = seen.get(key)!;
+    const code = withIncludes(d.spec.shader);
+    const text = entryText(code, d.spec.entry);
+    const decl = bindings(code);
+    // Bindings the entry point uses (several entries of one file may alias a binding number).
+    const used = decl.filter((b) => new RegExp(`\\b${b.name}\\b`).test(text));
+    const uniform = used.filter((b) => b.kind === 'uniform');
+    if (d.spec.uniform) {
+      expect(uniform.map((b) => b.binding), 'one uniform at binding 0').toEqual([0]);
+      const fields = structFields(code, uniform[0].type);
+      for (const f of fields) expect(['u32', 'i32', 'f32'], `${uniform[0].type}.${f.name}`).toContain(f.type);
+      const shown = `${key}: uniforms() chain vs struct ${uniform[0].type} {${fields.map((f) => `${f.name}: ${f.type}`).join(', ')}}`;
+      // A chain may fill a prefix of a struct its file shares between entry points (the rest reads
+      // as 0), but only when this entry point never reads the fields it left out.
+      const n = d.uniform?.length ?? -1;
+      expect(n, shown).toBeGreaterThan(0);
+      expect(d.uniform, shown).toEqual(fields.slice(0, n).map((f) => f.type));
+      const unwritten = fields.slice(n).filter((f) => new RegExp(`\\b${uniform[0].name}\\.${f.name}\\b`).test(text));
+      expect(unwritten.map((f) => f.name), `${shown}: read but not written`).toEqual([]);
+    } else {
+      expect(uniform).toEqual([]);
+    }
+    const storage = used.filter((b) => b.kind !== 'uniform').sort((a, b) => a.binding - b.binding);
+    // Every storage binding the kernel uses is in the spec with the same access; the dispatch binds them all.
+    for (const b of storage) expect(d.spec.storage[b.binding - 1], `${key} binding ${b.binding} (${b.name})`).toBe(b.kind);
+    expect(d.buffers, `${key}: buffers bound`).toBe(d.spec.storage.length);
+  });
+});
