@@ -58,7 +58,7 @@ describe('preset lookup for npm run train / npm run learning', () => {
 
 describe('claim checkers', () => {
   it('Learn arithmetic: passes +30/+20 points with reward ×3, fails each target separately', () => {
-    const NC = { greedy_accuracy_no_carry: 0.95 };
+    const NC = { greedy_accuracy_carry: 0.5, greedy_accuracy_no_carry: 0.95 };
     const good = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC });
     expect(checkLearnArithmetic([arm('a', seeds.map(good))]).ok).toBe(true);
     const smallSampled = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.4, greedy_accuracy: 0.4, ...NC });
@@ -73,10 +73,15 @@ describe('claim checkers', () => {
     expect(r2.ok).toBe(false);
     expect(r2.reason).toMatch(/reward last 20 \/ first 10/);
     // Accuracy and reward targets met through the "always carry" shortcut: no-carry accuracy collapses.
-    const shortcut = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, greedy_accuracy_no_carry: 0.05 });
+    const shortcut = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_no_carry: 0.05 });
     const r3 = checkLearnArithmetic([arm('a', seeds.map(shortcut))]);
     expect(r3.ok).toBe(false);
     expect(r3.reason).toMatch(/no-carry problems −90\.0 pts/);
+    // The mirror shortcut, "never carry": carry accuracy collapses.
+    const never = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_carry: 0.1 });
+    const r4 = checkLearnArithmetic([arm('a', seeds.map(never))]);
+    expect(r4.ok).toBe(false);
+    expect(r4.reason).toMatch(/on carry problems −40\.0 pts/);
     expect(checkLearnArithmetic([arm('a', [run(1, 60, {}, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC })])]).ok).toBeNull();
   });
 

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KernelSpec } from '../../src/gpu/pipelines.ts';
+import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { UniformWriter } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
@@ -111,6 +112,15 @@ function runAllOps(host: GpuOpsHost): void {
   seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
   seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
   seq.sampleStep(t([2, V]), t([2, Smax], 'i32'), t([2, Smax]), t([2, Smax], 'i32'), t([2], 'i32'), 3, { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 }, t([2, Smax]));
+  // The fused decode step over a one-block model laid out back to back in one flat parameter tensor.
+  let at = 0;
+  const take = (n: number) => ((at += n), at - n);
+  const dm: DecodeModel = {
+    nLayer: 1, nHead: H, dModel: D, vocabSize: V, maxPos: P, eps: 1e-5,
+    wte: take(V * D), wpe: take(P * D), lnfG: take(D), lnfB: take(D),
+    blocks: [{ ln1G: take(D), ln1B: take(D), attnW: take(3 * D * D), attnB: take(3 * D), projW: take(D * D), projB: take(D), ln2G: take(D), ln2B: take(D), fcW: take(4 * D * D), fcB: take(4 * D), mlpW: take(4 * D * D), mlpB: take(D) }],
+  };
+  seq.decodeStep(t([at]), dm, t([2 * kvStride(2, Smax, D)]), t([2, Smax], 'i32'), t([2, Smax], 'i32'), t([2, Smax]), 3);
 }
 
 // ---- the WGSL side ----
