@@ -17,6 +17,7 @@ import { evalDue, evalSize } from '../../src/worker/evalSchedule.ts';
 import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost, type HostDeps, type TrainerLike } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from '../helpers/backends.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 const arithmetic = getTask('arithmetic');
 
@@ -73,7 +74,7 @@ function harness() {
   };
   const host = new TrainerHost(deps);
   const send = (m: PageToWorker) => host.handle(m);
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { host, msgs, trainers, send, of };
 }
 

@@ -14,6 +14,7 @@ import { getTask } from '../../src/tasks/index.ts';
 import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost, type HostDeps, type TrainerLike } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from '../helpers/backends.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 const arithmetic = getTask('arithmetic');
 const sentiment = getTask('sentiment');
@@ -106,7 +107,7 @@ function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFai
   };
   const host = new TrainerHost(deps);
   const send = (m: PageToWorker) => host.handle(m);
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { host, msgs, trainers, fetched, send, of, lose: (r: string) => lose!(r) };
 }
 

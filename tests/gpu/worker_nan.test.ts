@@ -13,6 +13,7 @@ import { decodeSafetensors } from '../../src/model/safetensors.ts';
 import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { tinyCheckpoint } from './rl_helpers.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, evalEvery: 0 };
 
@@ -28,7 +29,7 @@ function gpuHost(ck: Uint8Array) {
     createTrainer: (init) => PpoTrainer.create(init),
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { h, msgs, of, send: (m: PageToWorker) => h.handle(m) };
 }
 

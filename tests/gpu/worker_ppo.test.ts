@@ -11,6 +11,7 @@ import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 const SMALL: Partial<PpoConfig> = { promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1 };
 const shape = (alphabet: string) => ({ vocabSize: 3 + alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40 });
@@ -39,7 +40,7 @@ function realHost() {
     createTrainer: (init) => PpoTrainer.create(init),
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { host, msgs, of, send: (m: PageToWorker) => host.handle(m) };
 }
 

@@ -14,6 +14,7 @@ import type { BackendChoice, PageToWorker, WorkerToPage } from '../../src/worker
 import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { expectClose } from '../helpers/random.ts';
 import { tinyCheckpoint } from './rl_helpers.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, advantageEstimator: 'gae', evalEvery: 0 };
 
@@ -35,7 +36,7 @@ function gpuHost(ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => v
     createTrainer: (init) => PpoTrainer.create(init),
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { h, msgs, made, of, send: (m: PageToWorker) => h.handle(m) };
 }
 

@@ -12,6 +12,7 @@ import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
+import { messagesOf } from '../helpers/workerMessages.ts';
 
 // GAE (critic), adaptive KL (β moves), warm-up, two epochs × two minibatches, evals every 2.
 const CFG: PpoConfig = {
@@ -52,7 +53,7 @@ function host(ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void
     createTrainer: (init) => PpoTrainer.create(init),
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
-  const of = <T extends WorkerToPage['type']>(type: T) => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  const of = messagesOf(msgs);
   return { h, msgs, of, send: (m: PageToWorker) => h.handle(m) };
 }
 
