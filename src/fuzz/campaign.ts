@@ -57,6 +57,7 @@ export async function runCampaign(o: CampaignOptions): Promise<TargetReport[]> {
       reports.push(...(await fuzzCheckpoints(targetRng(o.seed, 'checkpoints'), o.count, o.limitMs, seeds)));
     } finally {
       seeds.target.dispose();
+      seeds.state?.trainer.dispose();
     }
   }
   if (only.has('kernels')) {

@@ -1,5 +1,5 @@
-// Checkpoint fuzzing: a valid safetensors file (a tiny actor, a tiny reward model, or a shipped
-// checkpoint) is truncated, bit-flipped or has its header rewritten (dtype, shape, offsets that
+// Checkpoint fuzzing: a valid safetensors file (a tiny actor, a tiny reward model, a shipped
+// checkpoint, or a tiny trainer's saved state) is truncated, bit-flipped or has its header rewritten (dtype, shape, offsets that
 // overlap or run past the end, duplicate names, wrong task / alphabet / config, oversized header
 // length, non-finite data). Each file goes through every reader the page and the CLI use; a read
 // must give a named error or a model that is actually usable, and a refused file must leave the
@@ -10,7 +10,9 @@ import type { GptConfig } from '../model/config.ts';
 import { Gpt } from '../model/gpt.ts';
 import { decodeSafetensors } from '../model/safetensors.ts';
 import { CharTokenizer } from '../model/tokenizer.ts';
+import { DEFAULT_CONFIG, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
+import { PpoTrainer } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
 import { Rng } from '../util/rng.ts';
 import { chance, pick, randomNumber, randomString, randomValue, sketch, HOSTILE_STRINGS } from './gen.ts';
@@ -29,7 +31,15 @@ export interface CheckpointSeeds {
    * that module pulls in the Vite-only worker client, so only Vite/vitest can import it.
    */
   pageCheck?: (bytes: Uint8Array, task: string) => string | null;
+  /** A tiny trainer after one iteration and its saveState bytes: the trainer-state targets. */
+  state?: { trainer: PpoTrainer; file: Uint8Array };
 }
+
+/** The smallest PPO run with a critic (GAE) and an adaptive KL controller: every part of a state. */
+const TINY_PPO: Partial<PpoConfig> = {
+  task: TASK, promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1,
+  advantageEstimator: 'gae', klController: 'adaptive', evalEvery: 0, seed: 5,
+};
 
 const TINY: Omit<GptConfig, 'vocabSize' | 'head'> = { nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16 };
 
@@ -49,7 +59,21 @@ export async function checkpointSeeds(be: Backend, extra: Uint8Array[] = []): Pr
   ];
   rm.dispose();
   narrow.dispose();
-  return { files, target: actor, alphabet };
+  const trainer = await PpoTrainer.create({ be, config: { ...DEFAULT_CONFIG, ...TINY_PPO }, actorCheckpoint: files[0] });
+  await trainer.iteration(); // non-zero optimiser moments, a moved β
+  return { files, target: actor, alphabet, state: { trainer, file: await trainer.saveState() } };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** What makes a loaded trainer unusable: non-finite weights in the actor or the critic. */
+async function unusableTrainer(t: PpoTrainer): Promise<string | null> {
+  const w = await t.readWeights();
+  if (!w.actor.every(Number.isFinite)) return 'loaded a trainer state with non-finite actor weights';
+  if (w.critic && !w.critic.every(Number.isFinite)) return 'loaded a trainer state with non-finite critic weights';
+  return null;
 }
 
 interface Split {
@@ -250,6 +274,8 @@ export async function fuzzCheckpoints(rng: Rng, count: number, limitMs: number, 
     actor: emptyReport('checkpoints: actor load into a model'),
     fresh: emptyReport('checkpoints: new model / trainer load (modelFromCheckpoint)'),
     reward: emptyReport('checkpoints: reward model load'),
+    stateLoad: emptyReport('checkpoints: trainer state load (PpoTrainer.loadState)'),
+    stateRestore: emptyReport('checkpoints: trainer state restore into a running trainer'),
   };
   const { target, alphabet } = seeds;
   const be = target.be;
@@ -309,6 +335,38 @@ export async function fuzzCheckpoints(rng: Rng, count: number, limitMs: number, 
         }
       }, limitMs),
       label,
+    );
+    const st = seeds.state;
+    if (!st) continue;
+    // Trainer states: mutations of the saved state itself (its tensors and config metadata).
+    const { file: stateFile, what: stateWhat } = mutateCheckpoint(rng, [st.file]);
+    const stateLabel = `case ${i} (state: ${stateWhat})`;
+    record(
+      reps.stateLoad,
+      await runCase(async () => {
+        const t = await PpoTrainer.loadState({ be, state: stateFile });
+        try {
+          return await unusableTrainer(t);
+        } finally {
+          t.dispose();
+        }
+      }, limitMs),
+      stateLabel,
+    );
+    record(
+      reps.stateRestore,
+      await runCase(async () => {
+        try {
+          await st.trainer.restoreState(stateFile);
+        } catch (e) {
+          if (!sameBytes(st.file, await st.trainer.saveState())) return 'a refused state changed the running trainer';
+          throw e;
+        }
+        const problem = await unusableTrainer(st.trainer);
+        await st.trainer.restoreState(st.file); // back to the seed for the next case
+        return problem;
+      }, limitMs),
+      stateLabel,
     );
   }
   return Object.values(reps).filter((r) => r.tried > 0);

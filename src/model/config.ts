@@ -22,6 +22,8 @@ export const LN_EPS = 1e-5;
 
 /** Every problem with a config, as readable lines (empty when valid). */
 export function gptConfigProblems(c: GptConfig): string[] {
+  // A file's JSON may hold anything: null, a number, an array.
+  if (typeof c !== 'object' || c === null || Array.isArray(c)) return [`model config must be an object, got ${String(JSON.stringify(c)).slice(0, 40)}`];
   const p: string[] = [];
   const intIn = (name: keyof GptConfig, lo: number, hi: number) => {
     const v = c[name] as number;

@@ -31,6 +31,7 @@ import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from '
 import { finalScores, ruleScores } from './score.ts';
 import { checkFinite } from './nonFinite.ts';
 import { actorStep, criticStep, disposeMinibatch, gatherMinibatch, warmupLr, type ActorStepStats, type CriticStepStats } from './update.ts';
+import { quoted } from '../model/safetensors.ts';
 
 export type Stage = 'rollout' | 'experience' | 'update';
 
@@ -433,7 +434,7 @@ export class PpoTrainer {
     const st = decodeTrainerState(init.state);
     const task = getTask(st.config.task);
     const tok = taskTokenizer(task);
-    if (st.alphabet !== tok.alphabet) throw new Error(`trainer state: alphabet ${JSON.stringify(st.alphabet)} does not match task "${task.name}"`);
+    if (st.alphabet !== tok.alphabet) throw new Error(`trainer state: alphabet ${quoted(st.alphabet)} does not match task "${task.name}"`);
     if (st.modelConfig.vocabSize !== tok.vocabSize) throw new Error(`trainer state: vocabSize ${st.modelConfig.vocabSize} does not match task "${task.name}" (${tok.vocabSize})`);
     if (st.config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
     const { be } = init;

@@ -11,7 +11,7 @@
 // the caller touches a model.
 import { validateGptConfig, type GptConfig } from '../model/config.ts';
 import { paramLayout } from '../model/params.ts';
-import { decodeSafetensors, encodeSafetensors, type SafeTensor } from '../model/safetensors.ts';
+import { decodeSafetensors, encodeSafetensors, quoted, type SafeTensor } from '../model/safetensors.ts';
 import { validateConfig, type PpoConfig } from './config.ts';
 
 export const TRAINER_STATE_FORMAT = 'ppo-trainer-state';
@@ -89,8 +89,12 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
     }
   };
   const config = json('config') as PpoConfig;
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) fail(`metadata "config" must be an object, got ${quoted(config)}`);
   const problems = validateConfig(config as PpoConfig & Record<string, unknown>);
-  if (problems.length > 0) fail(`config is invalid: ${problems.map((p) => p.message).join('; ')}`);
+  // A hostile file can break every setting at once: name the first few, count the rest.
+  const shown = problems.slice(0, 3).map((p) => p.message);
+  if (problems.length > 3) shown.push(`and ${problems.length - 3} more`);
+  if (problems.length > 0) fail(`config is invalid: ${shown.join('; ')}`);
   if (config.task !== meta.task) fail(`config task "${config.task}" differs from the file's task "${meta.task}"`);
   const modelConfig = json('model_config') as GptConfig;
   validateGptConfig(modelConfig);

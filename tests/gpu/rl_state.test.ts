@@ -89,6 +89,10 @@ describe('trainer state', () => {
       [rebuild(metadata, undefined, 'actor.adam_m'), /actor\.adam_m" holds a non-finite value/],
       [rebuild({ ...metadata, config: JSON.stringify({ ...JSON.parse(metadata.config), lam: 7 }) }), /lam = 7/],
       [rebuild({ ...metadata, iteration: '-1' }), /iteration/],
+      // Found by `npm run fuzz`: a config that is not an object, and one broken everywhere, got a
+      // 4 kB message listing every setting; now the first three problems and a count.
+      [rebuild({ ...metadata, config: '[1]' }), /metadata "config" must be an object, got \[1\]/],
+      [rebuild({ ...metadata, config: JSON.stringify({ task: JSON.parse(metadata.config).task }) }), /config is invalid: .*; and \d+ more$/],
     ];
     for (const [bytes, why] of cases) {
       await expect(t.restoreState(bytes)).rejects.toThrow(why);

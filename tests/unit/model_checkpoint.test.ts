@@ -70,6 +70,9 @@ describe('checkpoints', () => {
       ['other config', edit(good, (_ts, meta) => (meta.config = JSON.stringify({ ...cfg, maxSeq: 16 }))), info, /config/],
       ['non-finite value', edit(good, (ts) => (ts[0].data[3] = NaN)), info, /non-finite/],
       ['no metadata', edit(good, (_ts, meta) => delete meta.alphabet), info, /missing "alphabet"/],
+      // Found by `npm run fuzz` (seed 20261124): valid JSON that is not an object crashed with a TypeError.
+      ['config null', edit(good, (_ts, meta) => (meta.config = 'null')), info, /model config must be an object, got null/],
+      ['config array', edit(good, (_ts, meta) => (meta.config = '[1,2]')), info, /model config must be an object/],
     ];
     for (const [what, bytes, expect_, re] of cases) {
       expect(() => loadCheckpointInto(target, bytes, expect_), what).toThrow(re);
