@@ -69,18 +69,23 @@ const fail = (why: string): never => {
 
 function nonNegInt(meta: Record<string, string>, key: string): number {
   const x = Number(meta[key]);
-  if (!Number.isInteger(x) || x < 0) fail(`metadata "${key}" = ${JSON.stringify(meta[key])} is not a non-negative integer`);
+  if (!Number.isInteger(x) || x < 0) fail(`metadata "${key}" = ${quoted(meta[key])} is not a non-negative integer`);
   return x;
 }
 
 /** Parses and validates a trainer state file; throws a message naming the first problem. */
+/** A metadata number as typed (format_version 99); anything else quoted and cut like any hostile value. */
+function bare(v: unknown): string {
+  return typeof v === 'string' && /^-?\d{1,20}(\.\d{1,20})?$/.test(v) ? v : quoted(v);
+}
+
 export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
   const { tensors, metadata: meta } = decodeSafetensors(bytes);
   for (const key of ['format', 'format_version', 'task', 'alphabet', 'config', 'model_config', 'iteration', 'actor_steps', 'critic_steps', 'kl_beta']) {
     if (typeof meta[key] !== 'string') fail(`metadata is missing "${key}" (is this a model checkpoint rather than a trainer state?)`);
   }
-  if (meta.format !== TRAINER_STATE_FORMAT) fail(`format "${meta.format}" is not "${TRAINER_STATE_FORMAT}"`);
-  if (meta.format_version !== TRAINER_STATE_VERSION) fail(`format_version ${meta.format_version} is not supported (expected ${TRAINER_STATE_VERSION})`);
+  if (meta.format !== TRAINER_STATE_FORMAT) fail(`format ${quoted(meta.format)} is not "${TRAINER_STATE_FORMAT}"`);
+  if (meta.format_version !== TRAINER_STATE_VERSION) fail(`format_version ${bare(meta.format_version)} is not supported (expected ${TRAINER_STATE_VERSION})`);
   const json = (key: string): unknown => {
     try {
       return JSON.parse(meta[key]);
@@ -95,21 +100,21 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
   const shown = problems.slice(0, 3).map((p) => p.message);
   if (problems.length > 3) shown.push(`and ${problems.length - 3} more`);
   if (problems.length > 0) fail(`config is invalid: ${shown.join('; ')}`);
-  if (config.task !== meta.task) fail(`config task "${config.task}" differs from the file's task "${meta.task}"`);
+  if (config.task !== meta.task) fail(`config task ${quoted(config.task)} differs from the file's task ${quoted(meta.task)}`);
   const modelConfig = json('model_config') as GptConfig;
   validateGptConfig(modelConfig);
-  if (modelConfig.head !== 'lm') fail(`model_config head is "${modelConfig.head}", expected "lm"`);
+  if (modelConfig.head !== 'lm') fail(`model_config head is ${quoted(modelConfig.head)}, expected "lm"`);
   const klBeta = json('kl_beta') as number;
-  if (typeof klBeta !== 'number' || !Number.isFinite(klBeta) || klBeta < 0) fail(`kl_beta = ${meta.kl_beta} is not a finite number ≥ 0`);
+  if (typeof klBeta !== 'number' || !Number.isFinite(klBeta) || klBeta < 0) fail(`kl_beta = ${bare(meta.kl_beta)} is not a finite number ≥ 0`);
 
   const lmTotal = paramLayout(modelConfig).total;
   const valueTotal = paramLayout({ ...modelConfig, head: 'value' }).total;
   const take = (name: string, dtype: 'F32' | 'F64', size: number): Float64Array | Float32Array => {
     const t = tensors.get(name);
-    if (!t) return fail(`tensor "${name}" is missing`);
-    if (t.dtype !== dtype) fail(`tensor "${name}" has dtype ${t.dtype}, expected ${dtype}`);
-    if (t.shape.length !== 1 || t.shape[0] !== size) fail(`tensor "${name}" has shape [${t.shape.join(', ')}], expected [${size}]`);
-    for (let i = 0; i < t.data.length; i++) if (!Number.isFinite(t.data[i])) fail(`tensor "${name}" holds a non-finite value at ${i}`);
+    if (!t) return fail(`tensor ${quoted(name)} is missing`);
+    if (t.dtype !== dtype) fail(`tensor ${quoted(name)} has dtype ${t.dtype}, expected ${dtype}`);
+    if (t.shape.length !== 1 || t.shape[0] !== size) fail(`tensor ${quoted(name)} has shape ${quoted(t.shape)}, expected [${size}]`);
+    for (let i = 0; i < t.data.length; i++) if (!Number.isFinite(t.data[i])) fail(`tensor ${quoted(name)} holds a non-finite value at ${i}`);
     return t.data as Float64Array | Float32Array;
   };
   const model = (prefix: string, size: number, steps: number): ModelState => ({
@@ -120,7 +125,7 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
   });
   const hasCritic = tensors.has('critic.params');
   const known = new Set(['actor.params', 'actor.adam_m', 'actor.adam_v', 'reference.params', ...(hasCritic ? ['critic.params', 'critic.adam_m', 'critic.adam_v'] : [])]);
-  for (const name of tensors.keys()) if (!known.has(name)) fail(`unexpected tensor "${name}"`);
+  for (const name of tensors.keys()) if (!known.has(name)) fail(`unexpected tensor ${quoted(name)}`);
   const actor = model('actor', lmTotal, nonNegInt(meta, 'actor_steps'));
   const critic = hasCritic ? model('critic', valueTotal, nonNegInt(meta, 'critic_steps')) : null;
   if (config.advantageEstimator === 'gae' && !critic) fail('the config uses GAE but the file has no critic');
