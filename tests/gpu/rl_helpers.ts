@@ -80,11 +80,15 @@ export async function runStopTask(be: Backend, over: Partial<PpoConfig>, iters: 
   return { rewardBefore: head(reward), rewardAfter: tail(reward), eosBefore: head(eos), eosAfter: tail(eos), kl: tail(kl) };
 }
 
+/** One stop-task run learned: its reward and its EOS rate rose clearly. */
+export function expectStopLearns(r: StopRunSummary, name: string): void {
+  expect(r.rewardAfter, `${name}: reward ${r.rewardBefore} → ${r.rewardAfter}`).toBeGreaterThan(r.rewardBefore + 0.15);
+  expect(r.eosAfter, `${name}: eos rate ${r.eosBefore} → ${r.eosAfter}`).toBeGreaterThan(r.eosBefore + 0.2);
+}
+
 /** Both runs raise reward and EOS rate; β = 0 ends more than twice as far from the reference. */
 export function expectStopPairLearns(free: StopRunSummary, tied: StopRunSummary): void {
-  for (const [name, r] of [['β=0', free], ['β=0.6', tied]] as const) {
-    expect(r.rewardAfter, `${name}: reward ${r.rewardBefore} → ${r.rewardAfter}`).toBeGreaterThan(r.rewardBefore + 0.15);
-    expect(r.eosAfter, `${name}: eos rate ${r.eosBefore} → ${r.eosAfter}`).toBeGreaterThan(r.eosBefore + 0.2);
-  }
+  expectStopLearns(free, 'β=0');
+  expectStopLearns(tied, 'β=0.6');
   expect(free.kl, `KL to reference: β=0 ${free.kl} vs β=0.6 ${tied.kl}`).toBeGreaterThan(2 * tied.kl);
 }

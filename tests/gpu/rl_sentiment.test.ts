@@ -1,25 +1,29 @@
-// Reward hacking without a KL penalty, on WebGPU (Dawn; SwiftShader in CI): the sentiment task from
-// the shipped SFT checkpoint, scored by the shipped learned reward model, a pair of runs that differ
-// only in β (KL-in-reward coefficient, k1 estimator). Both raise the reward model's score; with β = 0
-// the policy finds the reward model's blind spots (letter soup such as "awarm", "vevevev…" that
-// the reward model scores as positive), its KL to the reference explodes and the reference finds
-// its text unlikely (fluency = mean log-prob of the response tokens under the reference); with
-// β = 0.6 it stays much closer to the reference and reads like the SFT grammar.
+// Reward hacking without a KL penalty: the sentiment task from the shipped SFT checkpoint, scored
+// by the shipped learned reward model, a pair of runs that differ only in β (KL-in-reward
+// coefficient, k1 estimator). Both raise the reward model's score; with β = 0 the policy finds the
+// reward model's blind spots (letter soup such as "awarm", "vevevev…" that the reward model scores
+// as positive), its KL to the reference explodes and the reference finds its text unlikely
+// (fluency = mean log-prob of the response tokens under the reference); with β = 0.6 it stays much
+// closer to the reference and reads like the SFT grammar.
+// Runs on the float64 CPU backend: the claim is about the recipe, not the kernels (every kernel is
+// checked against its reference elsewhere, rl_backends.test.ts shows the two trainers agree step
+// for step, and rl_learning_webgpu.test.ts learns through the WGSL end to end), and software WebGPU
+// made this the suite's second-slowest file (134 s).
 // The learning rate is deliberately high (3e-3, one update per iteration) so that the drift shows
-// within a CI-sized run: 12 iterations × 16 responses per run, ~10 s per iteration on 2 CPU cores.
+// within a CI-sized run: 12 iterations × 16 responses per run.
 // Word-level distinct-n is logged, not asserted: the hacked text is mostly novel non-words, so
 // it often reads as "diverse" even when it is one repeated letter pattern.
-// Seeds 1, 2, 3 (PPO_SENTIMENT_SEED) all pass on SwiftShader (95–185 s for the pair, depending on
-// load): reward gain β=0 +1.23/+1.16/+1.22, β=0.6 +0.84/+1.01/+0.68; KL_seq β=0 35.5/69.0/65.2 vs
-// β=0.6 4.7/13.8/8.0 (ratio 7.5/5.0/8.2); fluency after β=0 −3.5/−5.1/−5.9 vs β=0.6 −1.0/−2.1/−1.4
-// (before ≈ −0.55).
+// Seeds 1, 2, 3 (PPO_SENTIMENT_SEED) all pass on the CPU backend (82–102 s for the pair on 2 loaded
+// cores): reward gain β=0 +1.21/+1.27/+1.22, β=0.6 +0.75/+1.03/+0.64; KL_seq β=0 36.7/84.8/65.2 vs
+// β=0.6 6.1/14.9/8.2 (ratio 6.0/5.7/7.9); fluency after β=0 −3.6/−5.9/−5.9 vs β=0.6 −1.2/−2.2/−1.4
+// (before ≈ −0.56).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { webgpuBackend } from '../helpers/backends.ts';
+import { cpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, mean, shippedCheckpoint } from './rl_helpers.ts';
 import { presetValues } from '../../src/rl/presets.ts';
 
@@ -35,7 +39,7 @@ function sentimentConfig(klCoef: number): PpoConfig {
 }
 
 async function run(klCoef: number) {
-  const be = await webgpuBackend();
+  const be = cpuBackend;
   const actorCheckpoint = shippedCheckpoint('sentiment')!;
   const rewardModel = RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(RM_PATH)), { task: 'sentiment' });
   const trainer = await PpoTrainer.create({ be, config: sentimentConfig(klCoef), actorCheckpoint, rewardModel });
@@ -76,7 +80,7 @@ async function run(klCoef: number) {
   return r;
 }
 
-describe('PPO on sentiment with the learned reward model (WebGPU)', () => {
+describe('PPO on sentiment with the learned reward model (CPU reference backend)', () => {
   it('shipped checkpoints exist', () => {
     expect(shippedCheckpoint('sentiment'), 'public/checkpoints/sentiment.safetensors').not.toBeNull();
     expect(existsSync(RM_PATH), RM_PATH).toBe(true);
