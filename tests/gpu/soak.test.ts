@@ -1,7 +1,7 @@
 // A short soak on WebGPU (the CI cut of `npm run soak`): 30 iterations of a tiny config, GPU
 // memory read after every iteration. After the 10-iteration warm-up the bytes held by the buffer
 // pool, the live GPU buffers and the pool buffers held by live tensors must not grow (5%), and
-// the soak's verdict must catch a leak of one small tensor per iteration.
+// the soak's verdict must catch a leak of one small tensor per iteration, and of JS data.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runSoak, soakPoints, tinySoakConfig } from '../../src/fuzz/soak.ts';
@@ -42,5 +42,16 @@ describe('soak (WebGPU, 30 iterations)', () => {
     expect(live.flat).toBe(false);
     expect(live.worst - live.atWarmup).toBe(20);
     expect(report.flat).toBe(false);
+  });
+
+  it('the heap verdict catches JS data kept by every iteration (400 KB each)', async () => {
+    const kept: number[][] = [];
+    const leaky = { iteration: async () => void kept.push(Array.from({ length: 50_000 }, (_, k) => k + 0.5)), evaluate: async () => ({}) };
+    const report = await runSoak({ trainer: leaky as unknown as PpoTrainer, iters: 30, memory: () => null });
+    const data = report.checks.find((c) => c.what.startsWith('JS heap data'))!;
+    // 20 iterations after warm-up keep 20 × 50 000 doubles: at least 7.6 MB more live data.
+    expect(data.worst - data.atWarmup, `${data.atWarmup} MB at iteration 10, ${data.worst} MB after`).toBeGreaterThan(7);
+    expect(data.flat).toBe(false);
+    expect(kept.length).toBe(30);
   });
 });
