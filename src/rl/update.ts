@@ -6,10 +6,8 @@
 //            + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
 // klLossCoef is the coefficient the trainer applies this iteration (the adaptive controller's β
 // when the KL is only in the loss, see klController.ts).
-// The backend has no element-wise product, so the KL-loss gradient w⊙klGrad (w = aggregation
-// weights) is taken from policyLoss itself: with old = logp the ratio is exactly 1, nothing is
-// clipped (dual clip off), and ∂L/∂logp = −w·A; passing A = −klLossCoef·klGrad gives
-// klLossCoef·w⊙klGrad, zero on masked tokens.
+// The KL-loss gradient is w⊙(klLossCoef·klGrad), w the aggregation weights of the KL term (0 on
+// masked tokens), added to the policy-loss gradient.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
@@ -114,18 +112,11 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: 
     klLoss = agg.value;
     // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
     const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    nn.scale(dKl, -klLossCoef);
-    // The vanilla surrogate at ratio 1 carries w⊙(−A) whatever the policy's own lossMode is.
-    const viaSurrogate = ppo.policyLoss(logprobs, logprobs, dKl, mb.actionMask, {
-      clipLow: cfg.clipLow,
-      clipHigh: cfg.clipHigh,
-      clipC: null,
-      agg: cfg.lossAgg,
-      lossMode: 'vanilla',
-      normScale: cfg.normScale,
-    });
-    nn.axpy(1, viaSurrogate.gradLogprobs, gradLogprobs);
-    be.dispose(klTok, agg.weights, dKl, viaSurrogate.stats, viaSurrogate.gradLogprobs);
+    // w⊙(c·klGrad): w is 0 on masked tokens, so they get no gradient.
+    nn.scale(dKl, klLossCoef);
+    const gradKl = nn.mul(agg.weights, dKl);
+    nn.axpy(1, gradKl, gradLogprobs);
+    be.dispose(klTok, agg.weights, dKl, gradKl);
   }
   const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
   const gLogits = nn.sliceSeqBackward(gScored, S, P - 1); // (n, S, V)
