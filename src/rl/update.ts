@@ -47,25 +47,26 @@ export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, ind
   const seqHost = hostRows(r.sequences, S, index, (k) => new Int32Array(k));
   const tokHost = new Int32Array(n * A);
   index.forEach((row, i) => tokHost.set(r.sequences.subarray(row * S + e.P, (row + 1) * S), i * A));
-  const idx = be.tensor(index, [n], 'i32');
-  const g = (t: Tensor) => be.nn.gatherRows(t, idx);
-  const mb: Minibatch = {
-    n,
-    index,
-    sequences: be.tensor(seqHost, [n, S], 'i32'),
-    attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
-    positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
-    actionTokens: be.tensor(tokHost, [n, A], 'i32'),
-    actionMask: g(e.actionMask),
-    oldLogprobs: g(e.oldLogprobs),
-    refLogprobs: g(e.refLogprobs),
-    advantages: g(e.advantages),
-    returns: g(e.returns),
-    oldValues: g(e.values),
-    tisWeights: e.tisWeights ? g(e.tisWeights) : null,
-  };
-  be.dispose(idx);
-  return mb;
+  // The row index is dropped when the scope returns; the minibatch's tensors are the caller's.
+  return be.scope((): Minibatch => {
+    const idx = be.tensor(index, [n], 'i32');
+    const g = (t: Tensor) => be.nn.gatherRows(t, idx);
+    return {
+      n,
+      index,
+      sequences: be.tensor(seqHost, [n, S], 'i32'),
+      attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
+      positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
+      actionTokens: be.tensor(tokHost, [n, A], 'i32'),
+      actionMask: g(e.actionMask),
+      oldLogprobs: g(e.oldLogprobs),
+      refLogprobs: g(e.refLogprobs),
+      advantages: g(e.advantages),
+      returns: g(e.returns),
+      oldValues: g(e.values),
+      tisWeights: e.tisWeights ? g(e.tisWeights) : null,
+    };
+  });
 }
 
 export function disposeMinibatch(be: Backend, mb: Minibatch): void {
@@ -86,44 +87,43 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: 
   const { ppo, nn } = be;
   const S = P + A;
   const T = cfg.temperature;
-  actor.zeroGrad();
-  const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
-  const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
-  be.dispose(logits);
-  const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
-  const { stats: policy, gradLogprobs } = ppo.policyLoss(
-    mb.oldLogprobs,
-    logprobs,
-    mb.advantages,
-    mb.actionMask,
-    { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
-    mb.tisWeights,
-  );
-  const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
-  let gradEntropy: Tensor | null = null;
-  if (cfg.entropyCoef > 0) {
-    nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
-    gradEntropy = ent.weights;
-  }
-  let klLoss: Tensor | null = null;
-  if (cfg.useKlLoss) {
-    const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
-    klLoss = agg.value;
-    // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
-    const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    // w⊙(c·klGrad): w is 0 on masked tokens, so they get no gradient.
-    nn.scale(dKl, klLossCoef);
-    const gradKl = nn.mul(agg.weights, dKl);
-    nn.axpy(1, gradKl, gradLogprobs);
-    be.dispose(klTok, agg.weights, dKl, gradKl);
-  }
-  const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
-  const gLogits = nn.sliceSeqBackward(gScored, S, P - 1); // (n, S, V)
-  actor.backward(cache, gLogits);
-  const gradNorm = actor.optimizerStep(opt);
-  be.dispose(scored, entropy, gradLogprobs, ent.weights, gScored, gLogits);
-  return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+  // Every activation and gradient made here but the returned statistics is dropped when the scope returns.
+  return be.scope((): ActorStepStats => {
+    actor.zeroGrad();
+    const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
+    const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
+    be.dispose(logits); // the largest activation: its buffer is free for the backward's (n, S, V)
+    const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
+    const { stats: policy, gradLogprobs } = ppo.policyLoss(
+      mb.oldLogprobs,
+      logprobs,
+      mb.advantages,
+      mb.actionMask,
+      { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
+      mb.tisWeights,
+    );
+    const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
+    let gradEntropy: Tensor | null = null;
+    if (cfg.entropyCoef > 0) {
+      nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
+      gradEntropy = ent.weights;
+    }
+    let klLoss: Tensor | null = null;
+    if (cfg.useKlLoss) {
+      const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+      const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
+      klLoss = agg.value;
+      // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
+      const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+      // w⊙(c·klGrad): w is 0 on masked tokens, so they get no gradient.
+      nn.scale(dKl, klLossCoef);
+      nn.axpy(1, nn.mul(agg.weights, dKl), gradLogprobs);
+    }
+    const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
+    actor.backward(cache, nn.sliceSeqBackward(gScored, S, P - 1)); // gradient of the logits (n, S, V)
+    const gradNorm = actor.optimizerStep(opt);
+    return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+  });
 }
 
 export interface CriticStepStats {
@@ -134,16 +134,14 @@ export interface CriticStepStats {
 export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): CriticStepStats {
   const { be } = critic;
   const S = P + A;
-  critic.zeroGrad();
-  const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
-  const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
-  be.dispose(all);
-  const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
-  const gAll = be.nn.sliceSeqBackward(gradValues, S, P - 1); // (n, S)
-  critic.backward(cache, gAll);
-  const gradNorm = critic.optimizerStep(opt);
-  be.dispose(values, gradValues, gAll);
-  return { value: stats, gradNorm };
+  return be.scope((): CriticStepStats => {
+    critic.zeroGrad();
+    const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
+    const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
+    const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
+    critic.backward(cache, be.nn.sliceSeqBackward(gradValues, S, P - 1)); // (n, S)
+    return { value: stats, gradNorm: critic.optimizerStep(opt) };
+  });
 }
 
 /** Linear warmup to the peak over `warmupSteps` optimizer steps, then constant. */
