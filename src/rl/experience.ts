@@ -7,6 +7,7 @@
 // whitening, or a group estimator). Logits/values at position t score token t+1, so the action
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
 import type { Backend } from '../backend/backend.ts';
+import { tensorsIn } from '../backend/scope.ts';
 import type { GroupEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
@@ -131,5 +132,5 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
 }
 
 export function disposeExperience(be: Backend, e: Experience): void {
-  be.dispose(e.sequences, e.attnMask, e.positions, e.actionTokens, e.actionMask, e.oldLogprobs, e.refLogprobs, e.rolloutLogprobs, e.tisWeights, e.values, e.scores, e.rewards, e.kl, e.advantages, e.returns);
+  be.dispose(...tensorsIn(e));
 }

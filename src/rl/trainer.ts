@@ -596,8 +596,7 @@ class StatsCollector {
   }
 
   dispose(): void {
-    for (const a of this.actor) this.be.dispose(a.policy, a.entropy, a.gradNorm, a.klLoss);
-    for (const c of this.critic) this.be.dispose(c.value, c.gradNorm);
+    this.be.dispose(...this.tensors);
   }
 }
 

@@ -9,6 +9,7 @@
 // The KL-loss gradient is w⊙(klLossCoef·klGrad), w the aggregation weights of the KL term (0 on
 // masked tokens), added to the policy-loss gradient.
 import type { Backend } from '../backend/backend.ts';
+import { tensorsIn } from '../backend/scope.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
@@ -70,7 +71,7 @@ export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, ind
 }
 
 export function disposeMinibatch(be: Backend, mb: Minibatch): void {
-  be.dispose(mb.sequences, mb.attnMask, mb.positions, mb.actionTokens, mb.actionMask, mb.oldLogprobs, mb.refLogprobs, mb.advantages, mb.returns, mb.oldValues, mb.tisWeights);
+  be.dispose(...tensorsIn(mb));
 }
 
 /** Device results of one actor step; the caller reads and disposes them. */
