@@ -3,15 +3,16 @@
 //
 // Math (mask m (B,A), per-token channels x_k (B,A)):
 //   n_b = Σ_a m[b,a],  c_k[b] = Σ_a m[b,a]·x_k[b,a],  N = Σ_b n_b,  S = #{b : n_b > 0}
-//   token-mean              (agg 0): value = Σ_b c_0[b] / N,               w[b,a] = m[b,a] / N
-//   seq-mean-token-mean     (agg 1): value = Σ_{n_b>0} c_0[b]/n_b / S,     w[b,a] = m[b,a] / (n_b·S)
-//   seq-mean-token-sum-norm (agg 2): value = Σ_b c_0[b] / (B·A),           w[b,a] = m[b,a] / (B·A)   (norm_scale per_seq)
-//   seq-mean-token-sum      (agg 3): value = Σ_b c_0[b] / S,               w[b,a] = m[b,a] / S
-//   seq-mean-token-sum-norm (agg 4): value = Σ_b c_0[b] / A,               w[b,a] = m[b,a] / A       (norm_scale verl)
+//   AGG_TOKEN_MEAN:               value = Σ_b c_0[b] / N,               w[b,a] = m[b,a] / N
+//   AGG_SEQ_MEAN_TOKEN_MEAN:      value = Σ_{n_b>0} c_0[b]/n_b / S,     w[b,a] = m[b,a] / (n_b·S)
+//   AGG_SEQ_MEAN_TOKEN_SUM_NORM:  value = Σ_b c_0[b] / (B·A),           w[b,a] = m[b,a] / (B·A)   (norm_scale per_seq)
+//   AGG_SEQ_MEAN_TOKEN_SUM:       value = Σ_b c_0[b] / S,               w[b,a] = m[b,a] / S
+//   AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: value = Σ_b c_0[b] / A,          w[b,a] = m[b,a] / A       (norm_scale verl)
 //   stats[0] = value; stats[k] = Σ_b c_k[b] / N for k ≥ 1 (clip fractions, approx KL);
 //   every statistic and weight is 0 when its denominator is 0 (nothing unmasked).
 // Masked positions contribute exactly 0 even when x holds NaN or Inf there.
-// Agg codes come from src/reference/aggregate.ts aggCode; verl core_algos.agg_loss is the source.
+// The AGG_* codes are generated from src/reference/kernelCodes.ts (AGG_CODE, aggCode) by the shader
+// loader; verl core_algos.agg_loss is the source of the modes.
 // Reference: src/reference/aggregate.ts (aggWeights, aggregateRef, maskedMeanRef).
 //
 // Row partials (B, ROW_STRIDE) f32 = [n_b, c_0[b], c_1[b], c_2[b], c_3[b]] (K ≤ 4 channels) are the
@@ -121,11 +122,14 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     let inv_a = select(0.0, 1.0 / f32(F.A), F.A > 0u);
     scale[2] = inv_ba;
     scale[3] = inv_a;
-    var value = total[3] * inv_n;
-    if (F.agg == 1u) { value = total[2] * inv_s; }
-    if (F.agg == 2u) { value = total[3] * inv_ba; }
-    if (F.agg == 3u) { value = total[3] * inv_s; }
-    if (F.agg == 4u) { value = total[3] * inv_a; }
+    var value: f32;
+    switch F.agg {
+      case AGG_SEQ_MEAN_TOKEN_MEAN: { value = total[2] * inv_s; }
+      case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { value = total[3] * inv_ba; }
+      case AGG_SEQ_MEAN_TOKEN_SUM: { value = total[3] * inv_s; }
+      case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: { value = total[3] * inv_a; }
+      case AGG_TOKEN_MEAN, default: { value = total[3] * inv_n; }
+    }
     stats[0] = value;
     for (var k = 1u; k < F.K; k++) { stats[k] = total[3u + k] * inv_n; }
   }
@@ -138,11 +142,13 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     let m = mask[i];
     var w = 0.0;
     if (m != 0.0) {
-      w = m * inv_n;
-      if (F.agg == 1u) { w = m * inv_s / rows[(i / F.A) * ROW_STRIDE]; }
-      if (F.agg == 2u) { w = m * inv_ba; }
-      if (F.agg == 3u) { w = m * inv_s; }
-      if (F.agg == 4u) { w = m * inv_a; }
+      switch F.agg {
+        case AGG_SEQ_MEAN_TOKEN_MEAN: { w = m * inv_s / rows[(i / F.A) * ROW_STRIDE]; }
+        case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { w = m * inv_ba; }
+        case AGG_SEQ_MEAN_TOKEN_SUM: { w = m * inv_s; }
+        case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: { w = m * inv_a; }
+        case AGG_TOKEN_MEAN, default: { w = m * inv_n; }
+      }
     }
     if (F.scale_in_place != 0u) {
       // select, not w·g: a masked position must come out 0 whatever the gradient buffer held there

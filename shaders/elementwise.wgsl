@@ -1,18 +1,22 @@
 // Element-wise ops of the transformer: GELU (tanh approximation, GPT-2) and its derivative, the
-// residual add, axpy (gradient accumulation), scale, and fill (also how callers zero a gradient).
+// residual add, the product mul, axpy (gradient accumulation), scale, and fill (also how callers
+// zero a gradient).
 //
 // Math: gelu(x) = ½x(1 + tanh u) = x·s,  u = c(x + 0.044715x³), c = √(2/π), s = sigmoid(2u)
 //       gelu'(x) = s + 2x·s(1 − s)·c(1 + 3·0.044715x²)
 //       (s and s(1 − s) come from e = exp(−2|u|) ≤ 1: no cancellation in 1 + tanh u for x < 0,
 //       no overflow for large |u|)
-//       add: dst = src + src2; axpy: dst += alpha·src; scale: dst *= alpha;
+//       add: dst = src + src2; mul: dst = src·src2 (IEEE: 0·∞ = NaN); axpy: dst += alpha·src;
+//       scale: dst *= alpha;
 //       fill: every 32-bit word of dst ← bits (the f32 or i32 pattern of the value).
-// Reference: src/reference/nn/gelu.ts (geluRef, geluBackwardRef); the rest is plain arithmetic,
-//   checked against float64 loops in tests/gpu/nn_elementwise.test.ts.
+// Reference: src/reference/nn/gelu.ts (geluRef, geluBackwardRef), src/reference/nn/elementwise.ts
+//   (mulRef); the rest is plain arithmetic, checked against float64 loops in
+//   tests/gpu/nn_elementwise.test.ts.
 //
 // Bindings: 0 uniform P {n, alpha, bits}; 1 dst (n) rw; 2 src (n); 3 src2 (n); all f32
 //   (fill writes dst as raw u32 words, so it serves i32 tensors too).
 //   gelu_forward: dst = y, src = x.  gelu_backward: dst = gradX, src = x, src2 = gradY.
+//   add, mul: dst = out, src = a, src2 = b.
 // Layout: one thread per element, WG threads per workgroup; the grid may be 2-D when n needs
 //   more than 65535 workgroups: i = gid.x + gid.y·(num_workgroups.x·WG).
 
@@ -70,6 +74,13 @@ fn add(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: 
   let i = index(gid, nwg);
   if (i >= P.n) { return; }
   dst[i] = src[i] + src2[i];
+}
+
+@compute @workgroup_size(WG)
+fn mul(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = index(gid, nwg);
+  if (i >= P.n) { return; }
+  dst[i] = src[i] * src2[i];
 }
 
 @compute @workgroup_size(WG)

@@ -7,11 +7,12 @@
 // REINFORCE pair) → mask_advantages. Reference: src/reference/groupAdvantages.ts.
 //
 // group_scores math (g = group of sequence b, n = |g| ≥ 2 except for reinforce, checked on the host):
-//   0 reinforce           s
-//   1 reinforce_baseline  s − mean_g
-//   2 group_norm (GRPO)   (s − mean_g)/(std_g + 1e-9),  std_g unbiased (÷ (n − 1))
-//   3 rloo                s − (Σ_{j∈g, j≠b} s_j)/(n − 1)
-//   4 dr_grpo             s − mean_g
+//   ADV_REINFORCE           s
+//   ADV_REINFORCE_BASELINE  s − mean_g
+//   ADV_GROUP_NORM (GRPO)   (s − mean_g)/(std_g + 1e-9),  std_g unbiased (÷ (n − 1))
+//   ADV_RLOO                s − (Σ_{j∈g, j≠b} s_j)/(n − 1)
+//   ADV_DR_GRPO             s − mean_g
+// (the ADV_* codes are generated from the estimators' spec rows, src/reference/kernelCodes.ts)
 // discounted_returns math, per row, t = A−1..0, G = 0 past the end:
 //   where mask ≠ 0: G = r_t + γ·G; masked positions carry G through; returns[b,t] = G.
 //
@@ -50,7 +51,7 @@ fn group_scores(@builtin(global_invocation_id) gid: vec3u) {
   let b = gid.x;
   if (b >= P.B) { return; }
   let s = scores[b];
-  if (P.estimator == 0u) {
+  if (P.estimator == ADV_REINFORCE) {
     transformed[b] = s;
     return;
   }
@@ -76,23 +77,21 @@ fn group_scores(@builtin(global_invocation_id) gid: vec3u) {
   let dev = s - c;
   // n ≥ 2 is guaranteed by the host; max() only keeps a bad call finite.
   let n_others = max(n - 1.0, 1.0);
-  if (P.estimator == 3u) {
-    transformed[b] = dev - (dev_sum - dev) / n_others;
-    return;
-  }
   let dev_mean = dev_sum / n;
-  if (P.estimator == 2u) {
-    var ssd = 0.0;
-    for (var j = 0u; j < P.B; j++) {
-      if (group_index[j] == g) {
-        let d = scores[j] - c - dev_mean;
-        ssd += d * d;
+  switch P.estimator {
+    case ADV_RLOO: { transformed[b] = dev - (dev_sum - dev) / n_others; }
+    case ADV_GROUP_NORM: {
+      var ssd = 0.0;
+      for (var j = 0u; j < P.B; j++) {
+        if (group_index[j] == g) {
+          let d = scores[j] - c - dev_mean;
+          ssd += d * d;
+        }
       }
+      transformed[b] = (dev - dev_mean) / (sqrt(ssd / n_others) + 1e-9);
     }
-    transformed[b] = (dev - dev_mean) / (sqrt(ssd / n_others) + 1e-9);
-    return;
+    case ADV_REINFORCE_BASELINE, ADV_DR_GRPO, default: { transformed[b] = dev - dev_mean; }
   }
-  transformed[b] = dev - dev_mean;
 }
 
 @compute @workgroup_size(WG)

@@ -3,21 +3,22 @@
 // gradient. Mirrors verl verl/trainer/ppo/core_algos.py compute_policy_loss_{vanilla,gspo,cispo}.
 //
 // Math per token (d = logp − old, A = advantage, w_is = is_weights or 1, README: Numerical conventions):
-//  mode 0 vanilla: ratio = exp(clamp(d, −20, 20));  pg1 = −A·ratio;  pg2 = −A·clamp(ratio, 1 − clip_low, 1 + clip_high)
+//  LOSS_MODE_VANILLA: ratio = exp(clamp(d, −20, 20));  pg1 = −A·ratio;  pg2 = −A·clamp(ratio, 1 − clip_low, 1 + clip_high)
 //     L = max(pg1, pg2);  clipped = pg2 > pg1
 //     dual clip (has_dual, c > 1), A < 0: pg3 = −A·c;  lower = pg3 < max(pg1, pg2);  L = min(L, pg3)
 //     g = ∂L/∂logp = −A·ratio where neither clipped nor lower and |d| < 20, else 0;  kl = −clamp(d, ±20)
-//  mode 1 gspo: s_b = Σ_t m·d / max(n_b, 1) (row pass first); ratio = exp(min(s_b, 10)) for every token
+//  LOSS_MODE_GSPO: s_b = Σ_t m·d / max(n_b, 1) (row pass first); ratio = exp(min(s_b, 10)) for every token
 //     of the row (value of exp(logp − sg(logp) + sg(s_b)) clamped at 10); pg1, pg2, L, clipped as
 //     vanilla with this ratio, no dual clip; g = −A·ratio where not clipped and s_b ≤ 10, else 0;
 //     kl = −d (unclamped). The aggregation is forced to seq-mean-token-mean by the host.
-//  mode 2 cispo: ratio = exp(clamp(d, ±20)); r̂ = clamp(ratio, 1 − clip_low, 1 + clip_high) (stop-gradient)
+//  LOSS_MODE_CISPO: ratio = exp(clamp(d, ±20)); r̂ = clamp(ratio, 1 − clip_low, 1 + clip_high) (stop-gradient)
 //     L = −r̂·A·logp;  g = −r̂·A;  clipped = ratio ≠ r̂;  kl = −clamp(d, ±20)
 //  every mode: L ← w_is·L, g ← w_is·g (stop-gradient weights); lower = false except vanilla.
 // Masked positions write g = 0 and add nothing (they may hold any value, NaN included).
 // Row partials (B, 5) = [n_b, Σ m·L, Σ m·clipped, Σ m·lower, Σ m·kl] (aggregate.wgsl layout);
 // agg_finalize with K = 4 then scales g in place by the aggregation weights.
 // Reference: src/reference/policyLoss.ts (policyTokenRef, gspoTokenRef, cispoTokenRef, policyLossRef).
+// The LOSS_MODE_* codes are generated from src/reference/kernelCodes.ts by the shader loader.
 //
 // Bindings: 0 uniform P, 1 old_logprobs (B,A) f32, 2 logprobs (B,A) f32, 3 advantages (B,A) f32,
 //           4 action_mask (B,A) f32, 5 is_weights (B,A) f32 (read only when has_is = 1),
@@ -68,7 +69,7 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
   let b = wid.x;
   // GSPO: the row's length-normalised log-ratio s_b, shared by every token of the row.
   var seq_log_ratio = 0.0;
-  if (P.mode == 1u) {
+  if (P.mode == LOSS_MODE_GSPO) {
     var pre: array<f32, ROW_STRIDE>;
     for (var a = lid; a < P.A; a += WG) {
       let i = b * P.A + a;
@@ -98,7 +99,7 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
       var clipped = false;
       var lower = false;
       var kl = -dc;
-      if (P.mode == 2u) {
+      if (P.mode == LOSS_MODE_CISPO) {
         let ratio = exp(dc);
         let r = clamp(ratio, 1.0 - P.clip_low, 1.0 + P.clip_high);
         loss = -r * adv * logp;
@@ -107,7 +108,7 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
       } else {
         var ratio = exp(dc);
         var grad_ok = abs(d) < LOG_RATIO_CLAMP;
-        if (P.mode == 1u) {
+        if (P.mode == LOSS_MODE_GSPO) {
           ratio = exp(min(seq_log_ratio, GSPO_LOG_RATIO_MAX));
           grad_ok = seq_log_ratio <= GSPO_LOG_RATIO_MAX;
           kl = -d;
@@ -117,7 +118,7 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
         let clip_max = max(pg1, pg2);
         clipped = pg2 > pg1;
         loss = clip_max;
-        if (P.mode == 0u && P.has_dual != 0u && adv < 0.0) {
+        if (P.mode == LOSS_MODE_VANILLA && P.has_dual != 0u && adv < 0.0) {
           let pg3 = -adv * P.clip_c;
           lower = pg3 < clip_max;
           loss = min(clip_max, pg3);

@@ -159,6 +159,11 @@ export const NN_CHECKS: OpChecks<NnOps> = {
   gelu: null,
   geluBackward: (gradY, x) => expectShape('geluBackward gradY', gradY, x.shape),
   add: (a, b) => expectShape('add b', b, a.shape),
+  mul(a, b) {
+    expectDType('mul a', a, 'f32');
+    expectDType('mul b', b, 'f32');
+    expectShape('mul b', b, a.shape);
+  },
   axpy: (_alpha, x, y) => expectSize('axpy y', y, x.size),
   scale: null,
   fill: null,

@@ -46,6 +46,8 @@ export interface NnOps {
 
   /** Element-wise a + b (same shape) → new tensor (the residual connection). */
   add(a: Tensor, b: Tensor): Tensor;
+  /** Element-wise a·b (same shape, f32) → new tensor owned by the caller (e.g. weights ⊙ a per-token gradient). */
+  mul(a: Tensor, b: Tensor): Tensor;
   /** In place: y += alpha·x (same size). */
   axpy(alpha: number, x: Tensor, y: Tensor): void;
   /** In place: x ← alpha·x. */

@@ -17,6 +17,17 @@ function collect(x: unknown, into: Set<Tensor>, depth = 0): void {
   }
 }
 
+/**
+ * The tensors a scope would keep of `x` (itself, or the fields / elements of a record or array of
+ * them), so a bundle that outlives an await (an Experience, a minibatch) is disposed whole with
+ * `be.dispose(...tensorsIn(x))` and a field added later cannot be forgotten.
+ */
+export function tensorsIn(x: unknown): Tensor[] {
+  const out = new Set<Tensor>();
+  collect(x, out);
+  return [...out];
+}
+
 export class Scopes {
   private readonly stack: Set<Tensor>[] = [];
 

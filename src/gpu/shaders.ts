@@ -1,5 +1,7 @@
 // Registry of WGSL sources by file name (without `.wgsl`). The page registers them through
-// Vite's `?raw` glob; Node reads the same files from `shaders/` (see src/node/shaders.ts).
+// Vite's `?raw` glob; Node reads the same files from `shaders/` (see src/node/shaders.ts). Both get
+// their source through shaderSource, which expands includes and declares the kernel codes.
+import { wgslCodes } from '../reference/kernelCodes.ts';
 
 const sources = new Map<string, string>();
 
@@ -29,10 +31,28 @@ function rawSource(name: string): string {
  * WGSL has no includes: a line `// @include <name>` is replaced by shaders/<name>.wgsl (once per
  * shader, recursively), so shared math such as the KL estimators lives in one file.
  */
-export function shaderSource(name: string, seen: Set<string> = new Set([name])): string {
+function expandIncludes(name: string, seen: Set<string>): string {
   return rawSource(name).replace(/^[ \t]*\/\/ @include ([\w-]+)[ \t]*$/gm, (_line, dep: string) => {
     if (seen.has(dep)) return `// (${dep} already included)`;
     seen.add(dep);
-    return shaderSource(dep, seen);
+    return expandIncludes(dep, seen);
   });
+}
+
+/**
+ * The WGSL `const` declarations of the kernel codes (src/reference/kernelCodes.ts) that `code`
+ * names outside comments, e.g. `const KL_K3: u32 = 3u;`. WGSL module-scope declarations may follow
+ * their use, so they are appended: compiler messages keep the line numbers of the shader's file.
+ */
+export function codeDeclarations(code: string): string {
+  const uncommented = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+  const used = new Set(uncommented.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []);
+  const lines = [...wgslCodes()].filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: u32 = ${v}u;`);
+  return lines.length ? `\n// Kernel codes generated from src/reference/kernelCodes.ts.\n${lines.join('\n')}\n` : '';
+}
+
+/** A shader's full source: its file with includes expanded and the kernel codes it uses declared. */
+export function shaderSource(name: string): string {
+  const code = expandIncludes(name, new Set([name]));
+  return code + codeDeclarations(code);
 }

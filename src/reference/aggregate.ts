@@ -14,24 +14,6 @@ export type NormScale = 'per_seq' | 'verl';
 export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
 
 /**
- * Kernel code of an aggregation (shaders/aggregate.wgsl agg_finalize):
- * 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum-norm per_seq (÷ B·A),
- * 3 seq-mean-token-sum (÷ S), 4 seq-mean-token-sum-norm verl (÷ A).
- */
-export function aggCode(agg: LossAgg, normScale: NormScale = 'per_seq'): number {
-  switch (agg) {
-    case 'token-mean':
-      return 0;
-    case 'seq-mean-token-mean':
-      return 1;
-    case 'seq-mean-token-sum':
-      return 3;
-    case 'seq-mean-token-sum-norm':
-      return normScale === 'verl' ? 4 : 2;
-  }
-}
-
-/**
  * Weights w (B,A) such that the aggregate is Σ w·x (n_b = row b's tokens, S = rows having any,
  * N = Σ n_b); every weight is 0 when its denominator is 0:
  * - token-mean: mask / N;

@@ -8,7 +8,7 @@ import { whitenRef } from './whiten.ts';
  * One row per outcome-reward estimator: everything about it except its score transform (below, in
  * transformScoresRef, and in shaders/group_advantages.wgsl under the same code) and its verl/OpenRLHF
  * names (src/export/engines.ts). The config's choices, validation and both backends derive from it.
- *   code      the `estimator` value the WGSL kernel branches on
+ *   code      the `estimator` value the WGSL kernel branches on (as `ADV_<NAME>`, src/reference/kernelCodes.ts)
  *   whitened  advantages are whitened (shift_mean) after the returns scan
  *   needsGroup compares samples of one prompt, so every group needs at least 2 samples
  */
@@ -22,8 +22,6 @@ export const GROUP_ESTIMATOR_SPECS = {
 
 export type GroupEstimator = keyof typeof GROUP_ESTIMATOR_SPECS;
 export const GROUP_ESTIMATORS = Object.keys(GROUP_ESTIMATOR_SPECS) as readonly GroupEstimator[];
-
-export const GROUP_ESTIMATOR_CODE: Record<GroupEstimator, number> = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
 /** Added to the group std in GRPO's normalisation. */
 export const GROUP_STD_EPS = 1e-9;

@@ -73,5 +73,3 @@ export function klGradRef(logp: ArrayLike<number>, refLogp: ArrayLike<number>, e
   for (let i = 0; i < out.length; i++) out[i] = klGradValue(logp[i], refLogp[i], estimator);
   return out;
 }
-
-export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+': 5, k1_clamped: 6 };

@@ -7,6 +7,7 @@
 // whitening, or a group estimator). Logits/values at position t score token t+1, so the action
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
 import type { Backend } from '../backend/backend.ts';
+import { tensorsIn } from '../backend/scope.ts';
 import type { GroupEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
@@ -40,19 +41,16 @@ export interface Experience {
 /** Log-probabilities (B,A) of the action tokens under `model` at temperature T. */
 export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, tokens: Tensor, P: number, A: number, T: number): Tensor {
   const { be } = model;
-  const logits = model.infer(seq, attn, pos); // (B, S, V)
-  const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
-  const { logprobs, entropy } = be.ppo.logprobs(scored, tokens, T);
-  be.dispose(logits, scored, entropy);
-  return logprobs;
+  return be.scope(() => {
+    const logits = model.infer(seq, attn, pos); // (B, S, V)
+    const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
+    return be.ppo.logprobs(scored, tokens, T).logprobs;
+  });
 }
 
 /** Critic values (B,A) of the states that precede each action token. */
 export function actionValues(critic: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
-  const values = critic.infer(seq, attn, pos); // (B, S)
-  const out = critic.be.nn.sliceSeq(values, P - 1, A); // (B, A)
-  critic.be.dispose(values);
-  return out;
+  return critic.be.scope(() => critic.be.nn.sliceSeq(critic.infer(seq, attn, pos), P - 1, A)); // (B, S) → (B, A)
 }
 
 export interface ExperienceModels {
@@ -69,67 +67,70 @@ export interface ExperienceModels {
 export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch, scores: ArrayLike<number>, rewardBeta: number, cfg: PpoConfig): Experience {
   const { B, P, A } = r;
   const S = P + A;
-  const sequences = be.tensor(r.sequences, [B, S], 'i32');
-  const attnMask = be.tensor(r.attnMask, [B, S]);
-  const positions = be.tensor(r.positions, [B, S], 'i32');
-  const actionTokens = be.tensor(actionTokensOf(r), [B, A], 'i32');
-  const actionMask = be.tensor(actionMaskOf(r), [B, A]);
-  const T = cfg.temperature;
-  const oldLogprobs = actionLogprobs(m.actor, sequences, attnMask, positions, actionTokens, P, A, T);
-  const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
-  const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
-  const scoreT = be.tensor(scores, [B]);
-  const rolloutLogprobs = r.logprobs ? be.tensor(r.logprobs, [B, A]) : null;
-  if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
-  const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
-  // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
-  // are computed for every estimator (the group estimators shape their own rewards internally).
-  const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
-  let advantages: Tensor;
-  let returns: Tensor;
-  if (cfg.advantageEstimator === 'gae') {
-    const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
-    advantages = be.ppo.whiten(g.advantages, actionMask, true);
-    returns = g.returns; // taken before whitening (README, Numerical conventions)
-    be.dispose(g.advantages);
-  } else {
-    const g = be.ppo.groupAdvantages({
-      estimator: cfg.advantageEstimator as GroupEstimator,
-      scores: scoreT,
-      group: r.group,
-      logprobs: oldLogprobs,
-      refLogprobs,
+  // Intermediates (the unwhitened GAE advantages, the passes' activations) are dropped when the
+  // scope returns, and everything is on a throw; the Experience's tensors are the caller's.
+  return be.scope((): Experience => {
+    const sequences = be.tensor(r.sequences, [B, S], 'i32');
+    const attnMask = be.tensor(r.attnMask, [B, S]);
+    const positions = be.tensor(r.positions, [B, S], 'i32');
+    const actionTokens = be.tensor(actionTokensOf(r), [B, A], 'i32');
+    const actionMask = be.tensor(actionMaskOf(r), [B, A]);
+    const T = cfg.temperature;
+    const oldLogprobs = actionLogprobs(m.actor, sequences, attnMask, positions, actionTokens, P, A, T);
+    const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
+    const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
+    const scoreT = be.tensor(scores, [B]);
+    const rolloutLogprobs = r.logprobs ? be.tensor(r.logprobs, [B, A]) : null;
+    if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
+    const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
+    // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
+    // are computed for every estimator (the group estimators shape their own rewards internally).
+    const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
+    let advantages: Tensor;
+    let returns: Tensor;
+    if (cfg.advantageEstimator === 'gae') {
+      const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
+      advantages = be.ppo.whiten(g.advantages, actionMask, true);
+      returns = g.returns; // taken before whitening (README, Numerical conventions)
+    } else {
+      const g = be.ppo.groupAdvantages({
+        estimator: cfg.advantageEstimator as GroupEstimator,
+        scores: scoreT,
+        group: r.group,
+        logprobs: oldLogprobs,
+        refLogprobs,
+        actionMask,
+        beta: rewardBeta,
+        klEstimator: cfg.klEstimator,
+        gamma: cfg.gamma,
+      });
+      advantages = g.advantages;
+      returns = g.returns;
+    }
+    return {
+      B,
+      P,
+      A,
+      sequences,
+      attnMask,
+      positions,
+      actionTokens,
       actionMask,
-      beta: rewardBeta,
-      klEstimator: cfg.klEstimator,
-      gamma: cfg.gamma,
-    });
-    advantages = g.advantages;
-    returns = g.returns;
-  }
-  return {
-    B,
-    P,
-    A,
-    sequences,
-    attnMask,
-    positions,
-    actionTokens,
-    actionMask,
-    oldLogprobs,
-    refLogprobs,
-    rolloutLogprobs,
-    tisWeights,
-    values,
-    scores: scoreT,
-    rewards,
-    kl,
-    advantages,
-    returns,
-    info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
-  };
+      oldLogprobs,
+      refLogprobs,
+      rolloutLogprobs,
+      tisWeights,
+      values,
+      scores: scoreT,
+      rewards,
+      kl,
+      advantages,
+      returns,
+      info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
+    };
+  });
 }
 
 export function disposeExperience(be: Backend, e: Experience): void {
-  be.dispose(e.sequences, e.attnMask, e.positions, e.actionTokens, e.actionMask, e.oldLogprobs, e.refLogprobs, e.rolloutLogprobs, e.tisWeights, e.values, e.scores, e.rewards, e.kl, e.advantages, e.returns);
+  be.dispose(...tensorsIn(e));
 }

@@ -333,12 +333,14 @@ export class PpoTrainer {
   private async modelScores(r: RolloutBatch): Promise<Float64Array> {
     const { be } = this;
     const S = r.P + r.A;
-    const seq = be.tensor(r.sequences, [r.B, S], 'i32');
-    const attn = be.tensor(r.attnMask, [r.B, S]);
-    const pos = be.tensor(r.positions, [r.B, S], 'i32');
-    const out = this.rewardModel!.score(seq, attn, pos, lastTokenPositions(r.attnMask, r.B, S));
+    const out = be.scope(() => {
+      const seq = be.tensor(r.sequences, [r.B, S], 'i32');
+      const attn = be.tensor(r.attnMask, [r.B, S]);
+      const pos = be.tensor(r.positions, [r.B, S], 'i32');
+      return this.rewardModel!.score(seq, attn, pos, lastTokenPositions(r.attnMask, r.B, S)); // (B)
+    });
     const [scores] = await be.readMany([out]);
-    be.dispose(seq, attn, pos, out);
+    be.dispose(out);
     return scores;
   }
 
@@ -594,8 +596,7 @@ class StatsCollector {
   }
 
   dispose(): void {
-    for (const a of this.actor) this.be.dispose(a.policy, a.entropy, a.gradNorm, a.klLoss);
-    for (const c of this.critic) this.be.dispose(c.value, c.gradNorm);
+    this.be.dispose(...this.tensors);
   }
 }
 

@@ -6,11 +6,10 @@
 //            + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
 // klLossCoef is the coefficient the trainer applies this iteration (the adaptive controller's β
 // when the KL is only in the loss, see klController.ts).
-// The backend has no element-wise product, so the KL-loss gradient w⊙klGrad (w = aggregation
-// weights) is taken from policyLoss itself: with old = logp the ratio is exactly 1, nothing is
-// clipped (dual clip off), and ∂L/∂logp = −w·A; passing A = −klLossCoef·klGrad gives
-// klLossCoef·w⊙klGrad, zero on masked tokens.
+// The KL-loss gradient is w⊙(klLossCoef·klGrad), w the aggregation weights of the KL term (0 on
+// masked tokens), added to the policy-loss gradient.
 import type { Backend } from '../backend/backend.ts';
+import { tensorsIn } from '../backend/scope.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
@@ -49,29 +48,30 @@ export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, ind
   const seqHost = hostRows(r.sequences, S, index, (k) => new Int32Array(k));
   const tokHost = new Int32Array(n * A);
   index.forEach((row, i) => tokHost.set(r.sequences.subarray(row * S + e.P, (row + 1) * S), i * A));
-  const idx = be.tensor(index, [n], 'i32');
-  const g = (t: Tensor) => be.nn.gatherRows(t, idx);
-  const mb: Minibatch = {
-    n,
-    index,
-    sequences: be.tensor(seqHost, [n, S], 'i32'),
-    attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
-    positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
-    actionTokens: be.tensor(tokHost, [n, A], 'i32'),
-    actionMask: g(e.actionMask),
-    oldLogprobs: g(e.oldLogprobs),
-    refLogprobs: g(e.refLogprobs),
-    advantages: g(e.advantages),
-    returns: g(e.returns),
-    oldValues: g(e.values),
-    tisWeights: e.tisWeights ? g(e.tisWeights) : null,
-  };
-  be.dispose(idx);
-  return mb;
+  // The row index is dropped when the scope returns; the minibatch's tensors are the caller's.
+  return be.scope((): Minibatch => {
+    const idx = be.tensor(index, [n], 'i32');
+    const g = (t: Tensor) => be.nn.gatherRows(t, idx);
+    return {
+      n,
+      index,
+      sequences: be.tensor(seqHost, [n, S], 'i32'),
+      attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
+      positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
+      actionTokens: be.tensor(tokHost, [n, A], 'i32'),
+      actionMask: g(e.actionMask),
+      oldLogprobs: g(e.oldLogprobs),
+      refLogprobs: g(e.refLogprobs),
+      advantages: g(e.advantages),
+      returns: g(e.returns),
+      oldValues: g(e.values),
+      tisWeights: e.tisWeights ? g(e.tisWeights) : null,
+    };
+  });
 }
 
 export function disposeMinibatch(be: Backend, mb: Minibatch): void {
-  be.dispose(mb.sequences, mb.attnMask, mb.positions, mb.actionTokens, mb.actionMask, mb.oldLogprobs, mb.refLogprobs, mb.advantages, mb.returns, mb.oldValues, mb.tisWeights);
+  be.dispose(...tensorsIn(mb));
 }
 
 /** Device results of one actor step; the caller reads and disposes them. */
@@ -88,51 +88,43 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: 
   const { ppo, nn } = be;
   const S = P + A;
   const T = cfg.temperature;
-  actor.zeroGrad();
-  const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
-  const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
-  be.dispose(logits);
-  const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
-  const { stats: policy, gradLogprobs } = ppo.policyLoss(
-    mb.oldLogprobs,
-    logprobs,
-    mb.advantages,
-    mb.actionMask,
-    { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
-    mb.tisWeights,
-  );
-  const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
-  let gradEntropy: Tensor | null = null;
-  if (cfg.entropyCoef > 0) {
-    nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
-    gradEntropy = ent.weights;
-  }
-  let klLoss: Tensor | null = null;
-  if (cfg.useKlLoss) {
-    const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
-    klLoss = agg.value;
-    // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
-    const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-    nn.scale(dKl, -klLossCoef);
-    // The vanilla surrogate at ratio 1 carries w⊙(−A) whatever the policy's own lossMode is.
-    const viaSurrogate = ppo.policyLoss(logprobs, logprobs, dKl, mb.actionMask, {
-      clipLow: cfg.clipLow,
-      clipHigh: cfg.clipHigh,
-      clipC: null,
-      agg: cfg.lossAgg,
-      lossMode: 'vanilla',
-      normScale: cfg.normScale,
-    });
-    nn.axpy(1, viaSurrogate.gradLogprobs, gradLogprobs);
-    be.dispose(klTok, agg.weights, dKl, viaSurrogate.stats, viaSurrogate.gradLogprobs);
-  }
-  const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
-  const gLogits = nn.sliceSeqBackward(gScored, S, P - 1); // (n, S, V)
-  actor.backward(cache, gLogits);
-  const gradNorm = actor.optimizerStep(opt);
-  be.dispose(scored, entropy, gradLogprobs, ent.weights, gScored, gLogits);
-  return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+  // Every activation and gradient made here but the returned statistics is dropped when the scope returns.
+  return be.scope((): ActorStepStats => {
+    actor.zeroGrad();
+    const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
+    const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
+    be.dispose(logits); // the largest activation: its buffer is free for the backward's (n, S, V)
+    const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
+    const { stats: policy, gradLogprobs } = ppo.policyLoss(
+      mb.oldLogprobs,
+      logprobs,
+      mb.advantages,
+      mb.actionMask,
+      { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
+      mb.tisWeights,
+    );
+    const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
+    let gradEntropy: Tensor | null = null;
+    if (cfg.entropyCoef > 0) {
+      nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
+      gradEntropy = ent.weights;
+    }
+    let klLoss: Tensor | null = null;
+    if (cfg.useKlLoss) {
+      const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+      const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
+      klLoss = agg.value;
+      // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
+      const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
+      // w⊙(c·klGrad): w is 0 on masked tokens, so they get no gradient.
+      nn.scale(dKl, klLossCoef);
+      nn.axpy(1, nn.mul(agg.weights, dKl), gradLogprobs);
+    }
+    const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
+    actor.backward(cache, nn.sliceSeqBackward(gScored, S, P - 1)); // gradient of the logits (n, S, V)
+    const gradNorm = actor.optimizerStep(opt);
+    return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+  });
 }
 
 export interface CriticStepStats {
@@ -143,16 +135,14 @@ export interface CriticStepStats {
 export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): CriticStepStats {
   const { be } = critic;
   const S = P + A;
-  critic.zeroGrad();
-  const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
-  const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
-  be.dispose(all);
-  const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
-  const gAll = be.nn.sliceSeqBackward(gradValues, S, P - 1); // (n, S)
-  critic.backward(cache, gAll);
-  const gradNorm = critic.optimizerStep(opt);
-  be.dispose(values, gradValues, gAll);
-  return { value: stats, gradNorm };
+  return be.scope((): CriticStepStats => {
+    critic.zeroGrad();
+    const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
+    const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
+    const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
+    critic.backward(cache, be.nn.sliceSeqBackward(gradValues, S, P - 1)); // (n, S)
+    return { value: stats, gradNorm: critic.optimizerStep(opt) };
+  });
 }
 
 /** Linear warmup to the peak over `warmupSteps` optimizer steps, then constant. */

@@ -1,6 +1,8 @@
-// gelu, add, axpy, scale, fill on both backends against float64 loops / src/reference/nn/gelu.ts.
+// gelu, add, mul, axpy, scale, fill on both backends against float64 loops / src/reference/nn/gelu.ts
+// and src/reference/nn/elementwise.ts.
 import { describe, expect, it } from 'vitest';
 import { geluBackwardRef, geluRef } from '../../src/reference/nn/gelu.ts';
+import { mulRef } from '../../src/reference/nn/elementwise.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 
@@ -30,6 +32,47 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     expectClose(gx, geluBackwardRef(gy, x), TOL.elem.rtol, TOL.elem.atol, 'gelu grad');
     expect(y[0]).toBe(1e4);
     expect(y[1] === 0).toBe(true); // −0 allowed
+  });
+
+  for (const n of [1, 1000]) {
+    it(`mul on ${n} random values matches the float64 reference, inputs untouched`, async () => {
+      const be = await makeBackend();
+      const r = rng(700 + n);
+      const a = f32(randn(r, n, 3));
+      const b = f32(randn(r, n));
+      const ta = be.tensor(a, [n]);
+      const tb = be.tensor(b, [n]);
+      const [y, ra, rb] = await be.readMany([be.nn.mul(ta, tb), ta, tb]);
+      expectClose(y, mulRef(a, b), TOL.elem.rtol, TOL.elem.atol, 'mul');
+      expect(Array.from(ra)).toEqual(Array.from(a));
+      expect(Array.from(rb)).toEqual(Array.from(b));
+    });
+  }
+
+  it('mul: zeros (a masked weight), extremes, a view operand, the shape kept; IEEE 0·∞ = NaN', async () => {
+    const be = await makeBackend();
+    const a = f32([0, 0, -0, 1e30, 1e-30, -3.5, 2, Infinity, 0]);
+    const b = f32([5, -5, 7, 1e30, 1e-30, 2, -0.25, 2, Infinity]);
+    const flat = be.tensor(new Float64Array(64 + 9).fill(4), [64 + 9]);
+    const tb = be.view(flat, 64, [3, 3]);
+    be.write(tb, b);
+    const out = be.nn.mul(be.tensor(a, [3, 3]), tb);
+    expect(out.shape).toEqual([3, 3]);
+    const y = await be.read(out);
+    const want = mulRef(a, b);
+    // float32 overflows 1e30·1e30 to ∞ and underflows 1e-30·1e-30 to 0, float64 does not.
+    if (be.kind === 'webgpu') [want[3], want[4]] = [Infinity, 0];
+    expect(Array.from(y.slice(0, 8))).toEqual(Array.from(want.slice(0, 8)));
+    expect(y[0] === 0 && y[1] === 0 && y[2] === 0).toBe(true);
+    expect(Number.isNaN(y[8])).toBe(true);
+  });
+
+  it('mul rejects mismatched shapes and i32 operands, naming the argument, before computing', async () => {
+    const be = await makeBackend();
+    const a = be.tensor([1, 2, 3, 4], [2, 2]);
+    expect(() => be.nn.mul(a, be.tensor([1, 2, 3, 4], [4]))).toThrow(/mul b/);
+    expect(() => be.nn.mul(a, be.tensor([1, 2, 3, 4], [2, 2], 'i32'))).toThrow(/mul b: expected dtype f32/);
+    expect(() => be.nn.mul(be.tensor([1, 2], [2], 'i32'), be.tensor([1, 2], [2]))).toThrow(/mul a: expected dtype f32/);
   });
 
   it('add, axpy, scale, fill (f32 and i32), including views', async () => {

@@ -3,6 +3,7 @@
 // tensors passed to dispose (the same Scopes class serves the WebGPU backend).
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { tensorsIn } from '../../src/backend/scope.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
 
 function recording(): { be: CpuBackend; disposed: Set<Tensor> } {
@@ -59,5 +60,16 @@ describe('Backend.scope', () => {
   it('refuses an async function', () => {
     const { be } = recording();
     expect(() => be.scope(async () => 1)).toThrow(/synchronous/);
+  });
+
+  it("tensorsIn finds the tensors a scope would keep: a tensor, a record's or array's fields, once each", () => {
+    const be = new CpuBackend();
+    const [a, b, c] = [be.tensor([1], [1]), be.tensor([2], [1]), be.tensor([3], [1])];
+    const bundle = { n: 3, index: Int32Array.from([0, 1]), a, none: null, pair: [b, a], info: { c, group: new Int32Array(2) } };
+    expect(new Set(tensorsIn(bundle))).toEqual(new Set([a, b, c]));
+    expect(tensorsIn(bundle)).toHaveLength(3);
+    expect(tensorsIn(a)).toEqual([a]);
+    expect(tensorsIn({ deep: { deeper: { a } } })).toEqual([]); // two levels, as scope() keeps
+    expect(tensorsIn(Int32Array.from([1]))).toEqual([]);
   });
 });

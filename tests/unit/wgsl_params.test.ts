@@ -92,6 +92,7 @@ function runAllOps(host: GpuOpsHost): void {
   nn.gelu(t([M, K]));
   nn.geluBackward(t([M, K]), t([M, K]));
   nn.add(t([M, K]), t([M, K]));
+  nn.mul(t([M, K]), t([M, K]));
   nn.axpy(0.5, t([M, K]), t([M, K]));
   nn.scale(t([M, K]), 2);
   nn.fill(t([M, K], 'i32'), 1);

@@ -5,6 +5,7 @@ import type { Tensor } from '../tensor.ts';
 import { matmulBackwardRef, matmulRef } from '../../reference/nn/matmul.ts';
 import { layerNormBackwardRef, layerNormRef } from '../../reference/nn/layernorm.ts';
 import { geluBackwardRef, geluRef } from '../../reference/nn/gelu.ts';
+import { mulRef } from '../../reference/nn/elementwise.ts';
 import { embeddingBackwardRef, embeddingRef } from '../../reference/nn/embedding.ts';
 import { gatherRowsRef, sliceSeqBackwardRef, sliceSeqRef } from '../../reference/nn/slice.ts';
 import { adamwRef, gradNormRef } from '../../reference/nn/optim.ts';
@@ -68,6 +69,9 @@ export class CpuNnOps implements NnOps {
   add(a: Tensor, b: Tensor): Tensor {
     const x = cpu(a).data, y = cpu(b).data;
     return new CpuTensor(Float64Array.from(x, (v, i) => v + y[i]), [...a.shape], 'f32');
+  }
+  mul(a: Tensor, b: Tensor): Tensor {
+    return new CpuTensor(mulRef(cpu(a).data, cpu(b).data), [...a.shape], 'f32');
   }
   axpy(alpha: number, x: Tensor, y: Tensor): void {
     const xs = cpu(x).data, ys = cpu(y).data;

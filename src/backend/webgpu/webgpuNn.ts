@@ -30,6 +30,7 @@ const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
 const ADD = ew('add', ['rw', 'read', 'read']);
+const MUL = ew('mul', ['rw', 'read', 'read']);
 const AXPY = ew('axpy', ['rw', 'read']);
 const SCALE = ew('scale', ['rw']);
 const FILL = ew('fill', ['rw']);
@@ -165,6 +166,11 @@ export class WebGpuNnOps implements NnOps {
   add(a: Tensor, b: Tensor): Tensor {
     const y = this.be.empty(a.shape);
     this.elementwise(ADD, a.size, [gpu(y), gpu(a), gpu(b)]);
+    return y;
+  }
+  mul(a: Tensor, b: Tensor): Tensor {
+    const y = this.be.empty(a.shape);
+    this.elementwise(MUL, a.size, [gpu(y), gpu(a), gpu(b)]);
     return y;
   }
   axpy(alpha: number, x: Tensor, y: Tensor): void {

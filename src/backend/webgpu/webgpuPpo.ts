@@ -2,10 +2,9 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
 import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
-import { KL_ESTIMATOR_CODE } from '../../reference/kl.ts';
-import { compactGroups, GROUP_ESTIMATOR_CODE, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
-import { aggCode } from '../../reference/aggregate.ts';
-import type { KlEstimator, LossAgg, LossMode, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import { compactGroups, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
+import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
+import type { KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
@@ -33,7 +32,6 @@ const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward
 const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
 const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
 const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
-const LOSS_MODE_CODE: Record<LossMode, number> = { vanilla: 0, gspo: 1, cispo: 2 };
 const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 
 

@@ -143,9 +143,7 @@ export class RewardModel implements RewardScorer {
     const grad = new Float64Array(2 * N); // (2N): ∂L/∂score of each row, chosen rows first
     grad.set(bt.gradChosen, 0);
     grad.set(bt.gradRejected, N);
-    const gradScores = be.tensor(grad, [2 * N]);
-    model.backward(cache!, gradScores);
-    be.dispose(gradScores);
+    be.scope(() => model.backward(cache!, be.tensor(grad, [2 * N]))); // the (2N) gradient is dropped after
     release();
     return bt;
   }

@@ -1,0 +1,58 @@
+// The integer codes the WGSL kernels branch on, in one place. Each table maps a name the config,
+// the backends and the page use ('k3', 'rloo', 'gspo', …) to the u32 a kernel's uniform carries;
+// the shader loader (src/gpu/shaders.ts) writes each table out as WGSL `const` declarations
+// (`const KL_K3: u32 = 3u;`), so the shaders branch on these names and never copy a number.
+// tests/unit/kernel_codes.test.ts checks that every generated name is used and no shader compares
+// a coded field with a literal.
+import type { LossAgg, NormScale } from './aggregate.ts';
+import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
+import type { KlEstimator } from './kl.ts';
+import type { LossMode } from './policyLoss.ts';
+
+/** KL estimator (shaders/lib_kl.wgsl kl_value, kl_grad; `estimator` of kl.wgsl and rewards.wgsl). */
+export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+': 5, k1_clamped: 6 } as const satisfies Record<KlEstimator, number>;
+
+/** Outcome-reward estimator (shaders/group_advantages.wgsl `estimator`); the code is its spec row's. */
+export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
+
+/** Policy-loss family (shaders/policy_loss.wgsl `mode`). */
+export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2 } as const satisfies Record<LossMode, number>;
+
+/**
+ * Aggregation (shaders/aggregate.wgsl agg_finalize `agg`): the four verl modes, with
+ * seq-mean-token-sum-norm split by its norm scale ('per_seq' ÷ B·A, 'verl' ÷ A).
+ */
+export const AGG_CODE = {
+  'token-mean': 0,
+  'seq-mean-token-mean': 1,
+  'seq-mean-token-sum-norm': 2,
+  'seq-mean-token-sum': 3,
+  'seq-mean-token-sum-norm-verl': 4,
+} as const;
+
+/** Kernel code of an aggregation and its norm scale (the scale matters only to seq-mean-token-sum-norm). */
+export function aggCode(agg: LossAgg, normScale: NormScale = 'per_seq'): number {
+  return agg === 'seq-mean-token-sum-norm' && normScale === 'verl' ? AGG_CODE['seq-mean-token-sum-norm-verl'] : AGG_CODE[agg];
+}
+
+/** Every coded enum with the prefix of its WGSL names: 'k1+' of KL_ becomes `KL_K1_PLUS`. */
+export const WGSL_ENUMS: readonly { prefix: string; codes: Readonly<Record<string, number>> }[] = [
+  { prefix: 'KL_', codes: KL_ESTIMATOR_CODE },
+  { prefix: 'ADV_', codes: GROUP_ESTIMATOR_CODE },
+  { prefix: 'LOSS_MODE_', codes: LOSS_MODE_CODE },
+  { prefix: 'AGG_', codes: AGG_CODE },
+];
+
+/** WGSL identifier of one code: prefix + the name upper-cased, '+' spelled PLUS, '-' as '_'. */
+export function wgslCodeName(prefix: string, name: string): string {
+  return prefix + name.replace(/\+/g, '_plus').replace(/-/g, '_').toUpperCase();
+}
+
+/** Every generated WGSL constant, name → value. */
+export function wgslCodes(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { prefix, codes } of WGSL_ENUMS) {
+    for (const [name, code] of Object.entries(codes)) out.set(wgslCodeName(prefix, name), code);
+  }
+  return out;
+}
