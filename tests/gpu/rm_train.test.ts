@@ -22,14 +22,19 @@ function cleanPairs(seed: number, n: number): PreferencePair[] {
 }
 
 describe.each(BACKENDS)('reward model training on %s', (_name, makeBackend) => {
-  it('fits a fixed batch of 8 pairs in 15 steps (the whole BT → backward → AdamW loop)', async () => {
+  // At a constant 3e-3 this fit was 15 steps and failed on ~3% of seeds (CI seed 151727517, and
+  // 2 of 40 seeds in a sweep): Adam overshot after the batch was fitted, and a pair whose two
+  // responses have the same length (so the EOS position cannot tell them apart) stayed at margin 0
+  // while attention saturated on the easy pairs. At 1e-3, over 60 seeds (a sweep on the CPU backend):
+  // accuracy below 1.0 on 3 seeds after 20 steps, 1 after 30, none after 40 or 60.
+  it('fits a fixed batch of 8 pairs in 50 steps (the whole BT → backward → AdamW loop)', async () => {
     const be = await makeBackend();
     const seed = rng(31).int(0, 1e9);
     const rm = RewardModel.fresh(be, cfg, ALPHABET, 'sentiment', seed);
     const pairs = cleanPairs(32, 8);
-    const first = await rm.trainStep(pairs, 3e-3);
+    const first = await rm.trainStep(pairs, 1e-3);
     let last = first;
-    for (let i = 1; i < 15; i++) last = await rm.trainStep(pairs, 3e-3);
+    for (let i = 1; i < 50; i++) last = await rm.trainStep(pairs, 1e-3);
     expect(Number.isFinite(last.loss)).toBe(true);
     expect(last.loss).toBeLessThan(0.5 * first.loss);
     expect(await rm.accuracy(pairs)).toBe(1);
