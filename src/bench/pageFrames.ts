@@ -22,6 +22,8 @@ export interface MeasureFramesOptions {
   executablePath?: string;
   /** Seconds to wait for the real trainer's first metrics before feeding synthetic ones (default 20). */
   trainerWaitS?: number;
+  /** Ms between the page being ready and the Start click, as a reader would take (default 0). */
+  startDelayMs?: number;
 }
 
 export interface FrameReport {
@@ -200,6 +202,7 @@ export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameRe
     const base = opts.url.endsWith('/') ? opts.url : `${opts.url}/`;
     await page.goto(`${base}?${opts.query ?? SMALL_CONFIG_QUERY}`);
     await page.getByTestId('gpu-status').filter({ hasText: /WebGPU ready|unavailable|error|CPU/ }).waitFor({ timeout: 60_000 });
+    if (opts.startDelayMs) await page.waitForTimeout(opts.startDelayMs);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     const startMs = (await page.evaluate('performance.now()')) as number;
     const why = await waitForTrainer(page, opts.trainerWaitS ?? 20);
@@ -291,7 +294,9 @@ export async function printPageBench(): Promise<FrameReport & { load: LoadReport
       ),
     );
     console.log('');
-    const r = await measureFrames({ url });
+    // PPO_BENCH_START_DELAY_MS: click Start that long after the page is ready, as a reader would.
+    const startDelayMs = Number(process.env.PPO_BENCH_START_DELAY_MS ?? 0) || 0;
+    const r = await measureFrames({ url, startDelayMs });
     console.log('## Page smoothness while training (requestAnimationFrame intervals, headless Chromium, 10 s)\n');
     if (r.source === 'synthetic') {
       console.log(`Metrics were SYNTHETIC (fed at 10 Hz through the test hook, no GPU work) because ${r.why}.\n`);
@@ -306,7 +311,7 @@ export async function printPageBench(): Promise<FrameReport & { load: LoadReport
     );
     console.log('');
     if (r.firstPointMs !== undefined) {
-      console.log(`## First chart point and training speed in the page (${SMALL_CONFIG_QUERY})\n`);
+      console.log(`## First chart point and training speed in the page (${SMALL_CONFIG_QUERY}; Start clicked ${startDelayMs} ms after ready)\n`);
       console.log(
         table(
           ['page open → first metrics point', 'Start → first metrics point', 'iterations per second'],

@@ -351,6 +351,13 @@ async function resetWorker(): Promise<boolean> {
 }
 
 export const trainer = {
+  /**
+   * Starts the trainer worker before the first Start (called once the WebGPU self-test passed), so
+   * its device and the kernels' pipelines are ready by the time the user asks for an iteration.
+   */
+  warmUp() {
+    void ensureWorker();
+  },
   /** Starts (or resumes) the active run; a run with a budget stops by itself when it is reached. */
   async start(start: RunStart = {}) {
     flushFrame();

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
+import { trainer } from '../store/trainerClient.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
 import { NoWebGpu } from './NoWebGpu.tsx';
 import { Playground } from './Playground.tsx';
@@ -14,6 +15,12 @@ export function App() {
     runSelftest();
     void startPersistence();
   }, []);
+  // The trainer worker starts as soon as WebGPU passed its self-test, so the kernels compile while
+  // the user reads the page rather than after Start.
+  const gpuReady = gpu.kind === 'ready';
+  useEffect(() => {
+    if (gpuReady && backend === 'webgpu') trainer.warmUp();
+  }, [gpuReady, backend]);
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
   return (
     <div className="app">

@@ -31,11 +31,14 @@ async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void }> {
+async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }> {
   if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
-  return { be: new WebGpuBackend(rt), adapter: acquired.adapterName, destroy: () => acquired.device.destroy() };
+  const be = new WebGpuBackend(rt);
+  // Every kernel at once through createComputePipelineAsync: the browser compiles them off this
+  // thread while the page loads and the user reads, instead of one by one inside the first iteration.
+  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled: be.precompile() };
 }
 
 /** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */

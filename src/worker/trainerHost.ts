@@ -59,9 +59,11 @@ export interface HostDeps {
   post(msg: WorkerToPage, transfer?: Transferable[]): void;
   /**
    * A backend for the choice; `onLost` is called if its device goes away later. `destroy` (WebGPU
-   * only) destroys the device, for the debugDestroyDevice test hook.
+   * only) destroys the device, for the debugDestroyDevice test hook. `compiled` (WebGPU only)
+   * settles when the kernels' pipelines, compiled in the background from the moment the device
+   * exists, are built: the first trainer waits for it rather than compiling them one by one.
    */
-  makeBackend(choice: BackendChoice, onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void }>;
+  makeBackend(choice: BackendChoice, onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }>;
   /** Bytes of a shipped checkpoint by file stem, e.g. "sentiment" or "sentiment_rm". */
   fetchCheckpoint(stem: string): Promise<Uint8Array>;
   createTrainer(init: TrainerInit): Promise<TrainerLike>;
@@ -104,6 +106,8 @@ export class TrainerHost {
   /** The backend chosen at init (a lost WebGPU device is replaced by another of the same). */
   private choice: BackendChoice | null = null;
   private destroyDevice: (() => void) | null = null;
+  /** The current backend's background pipeline compilation (never rejects). */
+  private compiled: Promise<void> | null = null;
   /** Each backend's onLost only counts while it is the current one. */
   private deviceGen = 0;
   /** The last full state this host produced (saveState) or loaded: what a lost device rebuilds from. */
@@ -243,6 +247,9 @@ export class TrainerHost {
     });
     this.be = made.be;
     this.destroyDevice = made.destroy ?? null;
+    // A kernel that fails to compile here is compiled again, synchronously, on first use, and its
+    // error is reported there with the stage it belongs to.
+    this.compiled = made.compiled?.catch(() => undefined) ?? null;
     this.deps.post({ type: 'ready', adapter: made.adapter, backendLabel: made.be.label });
     return made.adapter;
   }
@@ -394,6 +401,7 @@ export class TrainerHost {
     const task = getTask(this.config.task);
     const actor = this.resumeActor ?? this.loaded.actor ?? (await this.fetchNamed(task.name, `the SFT checkpoint of task "${task.name}"`));
     const rewardModel = this.config.rewardSource === 'model' ? await this.ensureRewardModel() : undefined;
+    if (this.compiled) await this.compiled;
     this.trainer = await this.deps.createTrainer({
       be,
       config: this.config,
