@@ -1,110 +1,95 @@
-// Trains the SFT checkpoint of a task with the project's own code from a fixed seed and writes
+// Trains the SFT checkpoint of a task with the project's own code, following the task's recipe
+// (src/tasks/*: sftRecipe, one or more phases) from a fixed seed, and writes
 // public/checkpoints/<task>.safetensors (the starting policy every PPO run loads).
-//   npm run pretrain -- --task arithmetic [--steps 600] [--seed 1] [--backend webgpu|cpu]
-//                       [--batch 32] [--lr 3e-3] [--out path]
+//   npm run pretrain -- --task arithmetic [--seed 1] [--backend cpu|webgpu] [--out path]
+//                       [--steps N] [--lr x] [--batch n]   (override the recipe's last phase)
+// On the default CPU backend (float64) the same command writes the same bytes on any machine: that
+// is how the shipped checkpoints were made.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { saveCheckpoint } from '../model/checkpoint.ts';
-import type { GptConfig } from '../model/config.ts';
-import { generate } from '../model/generate.ts';
+import { sftModelConfig } from '../model/config.ts';
 import { Gpt } from '../model/gpt.ts';
-import { DEFAULT_SFT, trainSft } from '../model/sft.ts';
-import { leftPadBatch } from '../model/tokenizer.ts';
-import { getTask, taskTokenizer } from '../tasks/index.ts';
-import type { Task, TaskSample } from '../tasks/task.ts';
-import type { CharTokenizer } from '../model/tokenizer.ts';
+import { trainSftRecipe } from '../model/sft.ts';
+import { TASK_NAMES, getTask, taskTokenizer, type SftPhase } from '../tasks/index.ts';
 import { makeBackend } from '../node/backend.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
+import { greedySamples } from '../rl/trainer.ts';
 
-/** The shipped model size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
-export function sftModelConfig(task: Task, vocabSize: number): GptConfig {
-  // Room for BOS + the longest prompt + the longest PPO response the config allows, rounded up to 8
-  // (rows of wpe beyond the SFT lengths only cost a few KiB).
-  const need = 1 + task.maxPromptChars + (NUMERIC_RULES.maxResponseLength?.max ?? 64);
-  return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'lm' };
-}
+const USAGE = `usage: npm run pretrain -- --task <${TASK_NAMES.join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--steps N] [--lr x] [--batch n]`;
 
-/** Greedy responses for the task's held-out prompts (one batch, one readback). */
-async function sampleEval(model: Gpt, task: Task, tok: CharTokenizer, count: number): Promise<TaskSample[]> {
-  const prompts = task.evalPrompts(count);
-  const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)));
-  const A = task.maxResponseChars + 1;
-  const r = generate(model, { ...pb, B: prompts.length, P: pb.width }, A, {
-    temperature: 1, topK: 1, topP: 1, seed: 0, eosId: tok.eosId, padId: tok.padId,
-  });
-  const [seq, fin] = await model.be.readMany([r.sequences, r.finished]);
-  model.be.dispose(r.sequences, r.attnMask, r.positions, r.actionMask, r.finished);
-  const S = pb.width + A;
-  return prompts.map((prompt, b) => ({
-    prompt,
-    response: tok.decode(seq.subarray(b * S + pb.width, (b + 1) * S)),
-    endedWithEos: fin[b] === 1,
-  }));
-}
-
-const USAGE = 'usage: npm run pretrain -- --task <arithmetic|sentiment|stop> [--steps N] [--seed S] [--backend webgpu|cpu]';
-
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   // npm runs a script named `pre<name>` before `npm run <name>`, so `npm run train` first runs this
-  // one without arguments. npm gives the hook the same environment as a direct `npm run pretrain`
-  // (npm_lifecycle_event is "pretrain" in both), so an argument-less run cannot tell them apart:
-  // it does nothing, prints its one-line usage and succeeds, so `npm run train` goes on.
+  // one without arguments, with the same environment as a direct `npm run pretrain`: without
+  // arguments it only prints its usage and succeeds, so `npm run train` goes on.
   if (process.argv.length <= 2) {
     console.error(`pretrain: nothing to do without --task; ${USAGE}`);
-    return;
+    return 0;
   }
   const { values } = parseArgs({
     options: {
       task: { type: 'string' },
-      steps: { type: 'string', default: '600' },
       seed: { type: 'string', default: '1' },
-      backend: { type: 'string', default: 'webgpu' },
-      batch: { type: 'string', default: String(DEFAULT_SFT.batchSize) },
-      lr: { type: 'string', default: String(DEFAULT_SFT.schedule.peak) },
+      backend: { type: 'string', default: 'cpu' },
+      steps: { type: 'string' },
+      lr: { type: 'string' },
+      batch: { type: 'string' },
       out: { type: 'string' },
     },
   });
-  if (!values.task) throw new Error(USAGE);
+  if (!values.task) {
+    console.error(USAGE);
+    return 2;
+  }
   const task = getTask(values.task);
   const tok = taskTokenizer(task);
-  const steps = Number(values.steps), seed = Number(values.seed), batch = Number(values.batch), lr = Number(values.lr);
-  for (const [k, v] of Object.entries({ steps, seed, batch })) if (!Number.isInteger(v) || v < 0) throw new Error(`--${k} must be a non-negative integer`);
-  if (!(lr > 0)) throw new Error('--lr must be positive');
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`);
+  // Flags override the last phase (the task's own corpus) and leave earlier phases as the recipe says.
+  const phases: SftPhase[] = task.sftRecipe.map((p) => ({ ...p }));
+  const last = phases[phases.length - 1];
+  if (values.steps !== undefined) last.steps = Number(values.steps);
+  if (values.batch !== undefined) last.batchSize = Number(values.batch);
+  if (values.lr !== undefined) last.lr = Number(values.lr);
+  if (!Number.isInteger(last.steps) || last.steps < 0) throw new Error(`--steps must be a non-negative integer, got ${values.steps}`);
+  if (!Number.isInteger(last.batchSize) || last.batchSize < 1) throw new Error(`--batch must be a positive integer, got ${values.batch}`);
+  if (!(last.lr > 0)) throw new Error(`--lr must be positive, got ${values.lr}`);
 
   const be = await makeBackend(values.backend!);
-  const cfg = sftModelConfig(task, tok.vocabSize);
+  const cfg = sftModelConfig(tok.vocabSize, task.maxPromptChars, NUMERIC_RULES.maxResponseLength?.max ?? 64);
   const model = new Gpt(be, cfg, seed);
-  console.log(`pretrain ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, ${steps} steps × ${batch}, seed ${seed}`);
+  console.log(`pretrain ${task.name} on ${be.label}: ${JSON.stringify(cfg)}, ${model.layout.total} parameter slots, seed ${seed}`);
 
   const t0 = performance.now();
-  await trainSft(model, task, tok, {
-    ...DEFAULT_SFT,
-    steps,
+  const secs = () => ((performance.now() - t0) / 1000).toFixed(1);
+  const evalCount = 64;
+  await trainSftRecipe(model, task, phases, tok, {
     seed,
-    batchSize: batch,
-    schedule: { ...DEFAULT_SFT.schedule, peak: lr },
-    logEvery: Math.max(1, Math.round(steps / 30)),
-    onLog: ({ step, loss, lr: l, gradNorm }) =>
-      console.log(`step ${String(step).padStart(5)}  loss ${loss.toFixed(4)}  lr ${l.toExponential(2)}  |g| ${gradNorm.toFixed(3)}  ${((performance.now() - t0) / 1000).toFixed(1)}s`),
+    onLog: ({ phase, step, loss, lr, gradNorm }) =>
+      console.log(`phase ${phase + 1} step ${String(step).padStart(5)}  loss ${loss.toFixed(4)}  lr ${lr.toExponential(2)}  |g| ${gradNorm.toFixed(3)}  ${secs()}s`),
+    onPhaseEnd: async (i) => {
+      const samples = await greedySamples(model, task, tok, evalCount, task.maxResponseChars + 1);
+      console.log(`phase ${i + 1}/${phases.length} done (${phases[i].label}, ${phases[i].steps} steps × ${phases[i].batchSize}, lr ${phases[i].lr}) after ${secs()}s`);
+      for (const s of samples.slice(0, 6)) console.log(`  ${JSON.stringify(s.prompt)} → ${JSON.stringify(s.response)}${s.endedWithEos ? ' <eos>' : ''}  (score ${task.ruleScore(s).toFixed(2)})`);
+      console.log(`  greedy on ${evalCount} held-out prompts: ${JSON.stringify(task.evaluate(samples))}`);
+    },
   });
-  const trainSeconds = (performance.now() - t0) / 1000;
-
-  const samples = await sampleEval(model, task, tok, 64);
-  for (const s of samples.slice(0, 8)) console.log(`  ${JSON.stringify(s.prompt)} → ${JSON.stringify(s.response)}${s.endedWithEos ? ' <eos>' : ''}  (score ${task.ruleScore(s).toFixed(2)})`);
-  console.log(`eval on ${samples.length} held-out prompts (greedy): ${JSON.stringify(task.evaluate(samples))}`);
 
   const bytes = await saveCheckpoint(model, { alphabet: task.alphabet, task: task.name });
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const out = values.out ?? join(root, 'public', 'checkpoints', `${task.name}.safetensors`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, bytes);
-  console.log(`wrote ${out} (${(bytes.length / 1024).toFixed(1)} KiB) after ${trainSeconds.toFixed(1)}s of training`);
-  process.exit(0);
+  console.log(`wrote ${out} (${(bytes.length / 1024).toFixed(1)} KiB) after ${secs()}s`);
+  return 0;
 }
 
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  },
+);

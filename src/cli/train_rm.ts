@@ -13,17 +13,14 @@ import { lexiconScore, sentimentTask } from '../tasks/sentiment.ts';
 import type { PreferencePair } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
 import { makeBackend } from '../node/backend.ts';
-import type { GptConfig } from '../model/config.ts';
+import { SFT_MODEL_DIMS, type GptConfig } from '../model/config.ts';
 
 const HELD_OUT_SEED = 0x4b1d;
 
-/**
- * The shipped SFT model's shape (pretrain.ts's sftModelConfig, which cannot be imported because
- * that module runs its CLI on import), so the reward model scores PPO's full sequences.
- */
+/** The shipped SFT model's size with a reward head, long enough to score PPO's full sequences. */
 function fallbackConfig(vocabSize: number): GptConfig {
   const need = 1 + sentimentTask.maxPromptChars + 2 * sentimentTask.maxResponseChars + 1;
-  return { vocabSize, nLayer: 2, nHead: 2, dModel: 64, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'reward' };
+  return { vocabSize, ...SFT_MODEL_DIMS, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'reward' };
 }
 
 async function main(): Promise<void> {

@@ -17,6 +17,18 @@ export interface GptConfig {
   head: HeadKind;
 }
 
+/** The shipped SFT models' size: 2 layers, 2 heads, d_model 64 (about 0.1 M parameters, < 0.5 MB). */
+export const SFT_MODEL_DIMS = { nLayer: 2, nHead: 2, dModel: 64 } as const;
+
+/**
+ * The shipped SFT model of a task: room for BOS + the longest prompt + the longest response a PPO
+ * config allows, rounded up to 8 (rows of wpe beyond the SFT lengths only cost a few KiB).
+ */
+export function sftModelConfig(vocabSize: number, maxPromptChars: number, maxResponseTokens: number): GptConfig {
+  const need = 1 + maxPromptChars + maxResponseTokens;
+  return { vocabSize, ...SFT_MODEL_DIMS, maxSeq: Math.min(128, Math.ceil(need / 8) * 8), head: 'lm' };
+}
+
 /** LayerNorm epsilon (GPT-2's value). */
 export const LN_EPS = 1e-5;
 

@@ -101,6 +101,48 @@ export interface SftSource {
   sftExample(rng: Rng): { prompt: string; response: string };
 }
 
+/** One phase of an SFT recipe (the model layer's view of a task's SftPhase). */
+export interface SftPhaseSpec {
+  label: string;
+  steps: number;
+  lr: number;
+  batchSize: number;
+  /** The phase's corpus; the source's own `sftExample` when absent. */
+  example?(rng: Rng): { prompt: string; response: string };
+}
+
+/**
+ * Trains `model` through the phases of a recipe in order. Phase i draws its examples from seed
+ * `seed + i`; the AdamW moments and step count carry over from one phase to the next, and each
+ * phase has its own warm-up and cosine schedule. A one-phase recipe is exactly trainSft.
+ */
+export async function trainSftRecipe(
+  model: Gpt,
+  source: SftSource,
+  phases: readonly SftPhaseSpec[],
+  tok: CharTokenizer,
+  opts: {
+    seed: number;
+    onLog?: (info: { phase: number; step: number; loss: number; lr: number; gradNorm: number }) => void;
+    /** Awaited after each phase (e.g. to evaluate the model it left). */
+    onPhaseEnd?: (phase: number) => Promise<void>;
+  },
+): Promise<void> {
+  for (const [i, phase] of phases.entries()) {
+    const corpus: SftSource = phase.example ? { sftExample: phase.example } : source;
+    await trainSft(model, corpus, tok, {
+      ...DEFAULT_SFT,
+      steps: phase.steps,
+      seed: opts.seed + i,
+      batchSize: phase.batchSize,
+      schedule: { ...DEFAULT_SFT.schedule, peak: phase.lr },
+      logEvery: Math.max(1, Math.round(phase.steps / 10)),
+      onLog: opts.onLog && ((info) => opts.onLog!({ phase: i, ...info })),
+    });
+    await opts.onPhaseEnd?.(i);
+  }
+}
+
 /** Trains `model` (lm head) on the task's SFT corpus; returns the logged losses. */
 export async function trainSft(model: Gpt, task: SftSource, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
   if (model.cfg.head !== 'lm') throw new Error('SFT needs an lm head');

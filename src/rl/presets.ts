@@ -24,7 +24,10 @@ export interface Preset {
   arms?: readonly PresetArm[];
 }
 
-/** "Learn arithmetic": RLOO 16 prompts × 4 samples, 3-token responses (two digits + EOS), one epoch of 2 minibatches, β = 0. */
+/**
+ * "Learn arithmetic": RLOO 16 prompts × 4 samples, 3-token responses (two digits + EOS), one epoch
+ * of 2 minibatches, and a small KL loss (k3, coefficient 0.1) to the SFT model.
+ */
 export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
   task: 'arithmetic',
   rewardSource: 'rule',
@@ -34,23 +37,30 @@ export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
   maxResponseLength: 3,
   ppoEpochs: 1,
   miniBatches: 2,
-  // 5e-5 rather than 1e-4: the same plateau, reached over ~40 iterations instead of ~15, so the
-  // rise is visible on the chart and the first 10 iterations still show the SFT level.
-  actorLr: 5e-5,
+  // 2.5e-5: the accuracy rises over ~30 iterations, slow enough that the chart shows the climb
+  // (5e-5 reaches the same level in ~15).
+  actorLr: 2.5e-5,
+  // The KL loss anchors the no-carry answers, which the SFT model already has right: without it
+  // (β = 0) the policy first learns "always carry" (greedy no-carry accuracy 100% → 8% at
+  // iteration 20) and takes 80+ iterations to unlearn it; with it the dip is brief and shallow.
   klCoef: 0,
+  klInReward: false,
+  useKlLoss: true,
+  klLossCoef: 0.1,
+  klLossEstimator: 'k3',
 };
 
 // Measured by `npm run learning` (see README "Learning you can see").
 const PROMISE_ARITHMETIC =
-  'On carry problems never trained on, greedy accuracy about 0% → 88% within 40 iterations and the training reward about 0.28 → 0.75 (CPU backend). Held-out accuracy over the carry-heavy evaluation (80% carry problems, as in training) reads about 20% → 78%, but most of it is a shortcut: accuracy on no-carry problems falls from about 100% to 5% as the policy learns to always carry (seed 1, all 231 held-out pairs).';
+  'Held-out accuracy (sampled) about 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems back at 100% at the end (2 seeds, CPU backend).';
 const PROMISE_STOP =
-  'Held-out exact-length rate about 29% → 60% in 10 iterations and 80% by 50 (sampled at temperature 1; one seed on the CPU backend, lr 5e-4).';
+  'Held-out exact-length rate (sampled) about 48% → 92% by iteration 20 and 98% by 50 (1 seed, CPU backend).';
 
 export const PRESETS: readonly Preset[] = [
   {
     name: 'Learn arithmetic',
     explanation:
-      'Starts from a "sloppy student" SFT model that adds well but forgets the carry 90% of the time, so on carry problems its favourite answer is wrong while the right one keeps some probability; only exact answers are rewarded and each of 4 samples is scored against the other 3 (RLOO). Watch the reward climb as PPO moves probability onto the carried answer, then read the held-out evaluation rows: accuracy_carry rises, accuracy_no_carry falls — with 80% carry prompts, "always carry" is the cheapest way up the reward, a shortcut PPO finds.',
+      'The SFT model learned to add from a tutor and then imitated a sloppy student who forgets the carry 90% of the time, so it can carry but rarely does; only exact answers are rewarded, each of 4 samples is scored against the other 3 (RLOO), and a small KL loss keeps the answers it already had right. Watch the reward and held-out accuracy climb as PPO brings the carry back on problems it never trained on, while accuracy on no-carry problems stays up (set the KL loss off to see PPO first learn the shortcut "always carry").',
     promise: PROMISE_ARITHMETIC,
     // tests/gpu/rl_arithmetic.test.ts trains exactly this recipe
     values: ARITHMETIC_RECIPE,
@@ -151,10 +161,10 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'Stop properly',
     explanation:
-      'The "stop at length n" task from its SFT model, which misses the asked length by up to 3 characters half of the time; the reward falls with the distance to n and is −1 without EOS. Watch the exact-length rate on held-out evaluation climb as the policy learns when to emit EOS.',
+      'The "stop at length n" task from an SFT model that can count but, sampled, stops anywhere within ±3 characters of n about half of the time; the reward loses ½ per character off and is −1 without EOS. Watch the held-out exact-length rate climb as the policy learns to emit EOS exactly where it knows the length ends.',
     promise: PROMISE_STOP,
-    values: { task: 'stop', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 16, ppoEpochs: 1, miniBatches: 2, actorLr: 5e-4, klCoef: 0 },
-    iterations: 100,
+    values: { task: 'stop', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 16, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0 },
+    iterations: 60,
   },
 ];
 

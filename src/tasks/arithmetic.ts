@@ -2,23 +2,27 @@
 // Operands 0–49 are always written with two digits ("07+35=") and so is a non-negative answer
 // ("09"): every digit sits at a fixed position, so a tiny model learns the columns quickly.
 //
-// The SFT corpus is a "sloppy student": every answer is right except that on problems whose units
-// column carries, the student forgets the carry FORGET_CARRY_RATE of the time (23+48 → "61").
-// So the SFT model adds well but its most likely answer to a carry problem is systematically
-// wrong, while the right answer keeps real probability: the situation where RL helps most,
-// because the reward only has to move probability between two answers the model already knows.
-// Training prompts and evaluation prompts are mostly carry problems (CARRY_SHARE), which is
-// where the student has something to learn.
+// The SFT model is made in two phases (sftRecipe). First a tutor: every answer right, so the model
+// learns to add, carry included (98% greedy held-out accuracy after this phase). Then a "sloppy
+// student": every answer right except that on problems whose units column carries, the student
+// forgets the carry FORGET_CARRY_RATE of the time (23+48 → "61"). The model keeps the carry it can
+// compute but learns to drop it: greedy accuracy on carry problems 0%, on no-carry problems 100%,
+// and the carried answer keeps ~10% of the probability. That is the situation RL with a verifiable
+// reward is good at: the capability is there, and the reward only has to move probability onto it.
+// (Without the tutor phase the 2-layer model never learns to detect a carry, because the sloppy
+// corpus barely depends on it, and PPO can only learn the shortcut "always carry".)
+// Training and evaluation prompts are mostly carry problems (CARRY_SHARE), which is where the
+// student has something to learn; evaluate() splits accuracy by carry so a shortcut shows.
 //
 // Held out: about 10% of the operand pairs, picked by a fixed integer hash of the pair (231 of
-// 2500), never appear in training prompts or the SFT corpus; evalPrompts uses only them, so
+// 2500), never appear in training prompts or either SFT corpus; evalPrompts uses only them, so
 // evaluation measures generalisation rather than recall. A hash rather than a rule on the digits:
 // any rule on a and b mod 10 would hide whole columns of the units addition table (the old rule,
 // 7a + 3b ≡ 0 mod 10, held out exactly the pairs with equal units digits), and then no model
 // could generalise to the held-out pairs.
 import { Rng } from '../util/rng.ts';
 import { rate } from './metrics.ts';
-import type { Task, TaskSample } from './task.ts';
+import type { SftExample, Task, TaskSample } from './task.ts';
 
 export const MAX_OPERAND = 49;
 /** Digits every operand and every answer is written with (zero-padded). */
@@ -119,6 +123,19 @@ export function makeArithmeticTask(opts: ArithmeticOptions = {}): Task {
     heldOut.push((carryDue && carry.length > 0) || plain.length === 0 ? carry.shift()! : plain.shift()!);
   }
 
+  /** The tutor's corpus: every training problem with its right answer. */
+  const tutorExample = (rng: Rng): SftExample => {
+    const p = anyTrainProblem(rng);
+    return { prompt: promptOf(p), response: formatNumber(answerOf(p)) };
+  };
+  /** The sloppy student's corpus: right, except that a carry is forgotten FORGET_CARRY_RATE of the time. */
+  const sloppyExample = (rng: Rng): SftExample => {
+    const p = anyTrainProblem(rng);
+    const truth = answerOf(p);
+    const forgot = hasCarry(p.a, p.b, p.op) && rng.next() < FORGET_CARRY_RATE;
+    return { prompt: promptOf(p), response: formatNumber(forgot ? truth - 10 : truth) };
+  };
+
   const isExact = (s: TaskSample) => s.endedWithEos && s.response === formatNumber(answerOf(parseArithmeticPrompt(s.prompt)));
 
   return {
@@ -128,17 +145,16 @@ export function makeArithmeticTask(opts: ArithmeticOptions = {}): Task {
       `Answer "a${ops.join('/')}b=" for two-digit operands 00–${MAX_OPERAND} with a two-digit answer ("23+48=71"). ` +
       `Reward 1 for the exact answer followed by EOS, else 0` +
       (partialCredit ? ` (partial credit up to ${PARTIAL_CREDIT_WEIGHT} for close answers).` : '.') +
-      ` The SFT data comes from a sloppy student who forgets the carry ${FORGET_CARRY_RATE * 100}% of the time;` +
+      ` The SFT model learned from a tutor (every answer right), then imitated a sloppy student who forgets the carry ${FORGET_CARRY_RATE * 100}% of the time;` +
       ` ${CARRY_SHARE * 100}% of prompts need a carry; evaluation uses operand pairs never seen in training.`,
     alphabet: '0123456789+-=',
     maxPromptChars: 6, // "49+49="
     maxResponseChars: 4, // "-49" fits; one spare for a runaway answer to be visibly wrong
-    sftExample(rng) {
-      const p = anyTrainProblem(rng);
-      const truth = answerOf(p);
-      const forgot = hasCarry(p.a, p.b, p.op) && rng.next() < FORGET_CARRY_RATE;
-      return { prompt: promptOf(p), response: formatNumber(forgot ? truth - 10 : truth) };
-    },
+    sftExample: sloppyExample,
+    sftRecipe: [
+      { label: 'tutor: every answer right', steps: 600, lr: 3e-3, batchSize: 32, example: tutorExample },
+      { label: `sloppy student: forgets the carry ${FORGET_CARRY_RATE * 100}% of the time`, steps: 300, lr: 1e-3, batchSize: 32 },
+    ],
     trainPrompt(rng) {
       return promptOf(drillProblem(rng));
     },

@@ -5,7 +5,7 @@ import { sentimentTask } from './sentiment.ts';
 import { stopTask } from './stop.ts';
 import { TASK_NAMES, type Task, type TaskName } from './task.ts';
 
-export { TASK_NAMES, type PreferencePair, type Task, type TaskName, type TaskSample } from './task.ts';
+export { TASK_NAMES, type PreferencePair, type SftExample, type SftPhase, type Task, type TaskName, type TaskSample } from './task.ts';
 
 export const TASKS_BY_NAME: Readonly<Record<TaskName, Task>> = {
   arithmetic: arithmeticTask,

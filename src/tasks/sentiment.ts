@@ -92,6 +92,7 @@ export const sentimentTask: SentimentTask = {
   alphabet: 'abcdefghijklmnopqrstuvwxyz .',
   maxPromptChars: 16, // "the hotel looked"
   maxResponseChars: 24, // longest grammatical ending " boring and superb." is 19
+  sftRecipe: [{ label: 'fluent sentence endings, every polarity', steps: 600, lr: 3e-3, batchSize: 16 }],
   sftExample(rng) {
     return { prompt: trainStart(rng), response: sentenceEnding(rng, pick(rng, POLARITIES)) };
   },

@@ -14,6 +14,26 @@ export interface TaskSample {
   endedWithEos: boolean;
 }
 
+/** An example of an SFT corpus: the response is followed by EOS in training. */
+export interface SftExample {
+  prompt: string;
+  response: string;
+}
+
+/**
+ * One phase of the recipe `npm run pretrain` follows to make a task's shipped SFT checkpoint:
+ * `steps` AdamW steps of `batchSize` examples, peak learning rate `lr` (warm-up, then cosine decay).
+ */
+export interface SftPhase {
+  /** What the phase teaches, for the log and the README ("tutor: correct answers"). */
+  label: string;
+  steps: number;
+  lr: number;
+  batchSize: number;
+  /** Where its examples come from; the task's own `sftExample` corpus when absent. */
+  example?(rng: Rng): SftExample;
+}
+
 /** Synthetic human preference for training a Bradley–Terry reward model. */
 export interface PreferencePair {
   prompt: string;
@@ -30,8 +50,10 @@ export interface Task {
   alphabet: string;
   maxPromptChars: number;
   maxResponseChars: number;
-  /** One example of the SFT corpus (noisy where the task says so); the response is followed by EOS in training. */
-  sftExample(rng: Rng): { prompt: string; response: string };
+  /** One example of the SFT corpus the shipped model imitates last (noisy where the task says so). */
+  sftExample(rng: Rng): SftExample;
+  /** The phases, in order, that make the shipped SFT checkpoint (the last one usually the task's own corpus). */
+  sftRecipe: readonly SftPhase[];
   trainPrompt(rng: Rng): string;
   /** Fixed held-out prompts from the task's own seed (the same list on every call). */
   evalPrompts(count: number): string[];

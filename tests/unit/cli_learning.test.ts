@@ -15,7 +15,7 @@ import {
   itersToHalfGain,
   type ArmRuns,
 } from '../../src/cli/learningClaims.ts';
-import { formatTable, summarizeArm, type PresetResult } from '../../src/cli/learning.ts';
+import { formatTable, summarizeArm, type PresetResult } from '../../src/cli/learningTable.ts';
 import { resolvePresetArm, type RunRecord } from '../../src/cli/presetRun.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
 

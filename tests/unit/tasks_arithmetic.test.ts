@@ -94,6 +94,24 @@ describe('arithmetic task', () => {
     expect(Math.abs(forgot / carry - FORGET_CARRY_RATE)).toBeLessThan(0.025);
   });
 
+  it('is made by a tutor phase (every answer right) and then the sloppy student, neither showing a held-out pair', { timeout: 30_000 }, () => {
+    const [tutor, student] = arithmeticTask.sftRecipe;
+    expect(arithmeticTask.sftRecipe.length).toBe(2);
+    expect(tutor.example, 'the tutor phase has its own corpus').toBeDefined();
+    expect(student.example, 'the last phase is the task\'s own sloppy corpus').toBeUndefined();
+    const r = new Rng(12);
+    let carry = 0;
+    for (let i = 0; i < 5000; i++) {
+      const { prompt, response } = tutor.example!(r);
+      const { a, b } = parseArithmeticPrompt(prompt);
+      expect(isHeldOutPair(a, b), prompt).toBe(false);
+      expect(response, prompt).toBe(formatNumber(arithmeticAnswer(prompt)));
+      if (hasCarry(a, b)) carry++;
+    }
+    // The tutor shows carries as often as they occur (about 45% of uniform pairs), all carried.
+    expect(carry / 5000).toBeGreaterThan(0.4);
+  });
+
   it('scores 1 only for the exact answer followed by EOS', () => {
     expect(arithmeticTask.ruleScore(sample('23+45=', '68'))).toBe(1);
     expect(arithmeticTask.ruleScore(sample('23+45=', '68', false))).toBe(0);

@@ -55,6 +55,29 @@ describe.each(TASK_NAMES)('task %s', (name) => {
     }
   });
 
+  it('has an SFT recipe whose every phase corpus is deterministic and encodable within the limits', () => {
+    expect(task.sftRecipe.length).toBeGreaterThan(0);
+    const tok = new CharTokenizer(task.alphabet);
+    for (const phase of task.sftRecipe) {
+      expect(phase.label.length, 'phase label').toBeGreaterThan(3);
+      expect(Number.isInteger(phase.steps) && phase.steps > 0, `${phase.label}: steps ${phase.steps}`).toBe(true);
+      expect(Number.isInteger(phase.batchSize) && phase.batchSize > 0, `${phase.label}: batch ${phase.batchSize}`).toBe(true);
+      expect(phase.lr > 0 && phase.lr < 0.1, `${phase.label}: lr ${phase.lr}`).toBe(true);
+      const draw = (seed: number) => {
+        const r = new Rng(seed);
+        return Array.from({ length: 300 }, () => (phase.example ? phase.example(r) : task.sftExample(r)));
+      };
+      expect(draw(3)).toEqual(draw(3));
+      for (const e of draw(4)) {
+        expect(e.prompt.length).toBeGreaterThan(0);
+        expect(e.prompt.length).toBeLessThanOrEqual(task.maxPromptChars);
+        expect(e.response.length).toBeGreaterThan(0);
+        expect(e.response.length).toBeLessThanOrEqual(task.maxResponseChars);
+        expect(tok.decode(tok.encode(e.prompt + e.response))).toBe(e.prompt + e.response);
+      }
+    }
+  });
+
   it('gives finite rule scores and metrics, also for degenerate samples (empty, no EOS, empty batch)', () => {
     const r = new Rng(2);
     const samples = Array.from({ length: 30 }, (_, i) => {
