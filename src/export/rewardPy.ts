@@ -3,7 +3,6 @@
 // reward_func. tests/unit/export_reward.test.ts runs it through python3 against the TypeScript rule.
 import type { PpoConfig } from '../rl/config.ts';
 import { LEXICON_CLIP, NEGATIVE_WORDS, POSITIVE_WORDS } from '../tasks/sentiment.ts';
-import { LENGTH_PENALTY } from '../tasks/stop.ts';
 import type { TaskName } from '../tasks/task.ts';
 import { dataSource } from './dataset.ts';
 import type { Engine } from './engines.ts';
@@ -21,15 +20,12 @@ const RULES: Record<TaskName, { doc: string; body: string }> = {
     return 1.0 if ended_with_eos and response == ground_truth else 0.0`,
   },
   stop: {
-    doc: `Without an end of sequence: -1. With one: 1 - ${LENGTH_PENALTY} * |len - n|, at least -1 (n = the asked length).`,
-    body: `LENGTH_PENALTY = ${pyFloat(LENGTH_PENALTY)}
-
-
-def rule_score(response, ended_with_eos, ground_truth):
+    doc: 'Without an end of sequence: -1. With one: 1 - |len - n| / n, at least -1 (n = the asked length).',
+    body: `def rule_score(response, ended_with_eos, ground_truth):
     if not ended_with_eos:
         return -1.0
     target = int(ground_truth)
-    return max(-1.0, 1.0 - LENGTH_PENALTY * abs(len(response) - target))`,
+    return max(-1.0, 1.0 - abs(len(response) - target) / target)`,
   },
   sentiment: {
     doc:

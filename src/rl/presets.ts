@@ -161,7 +161,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'Stop properly',
     explanation:
-      'The "stop at length n" task from an SFT model that can count but, sampled, stops anywhere within ±3 characters of n about half of the time; the reward loses ½ per character off and is −1 without EOS. Watch the held-out exact-length rate climb as the policy learns to emit EOS exactly where it knows the length ends.',
+      'The "stop at length n" task from an SFT model that can count but, sampled, stops anywhere within ±3 characters of n about half of the time; the reward falls with the distance to n and is −1 without EOS. Watch the held-out exact-length rate climb as the policy learns to emit EOS exactly where it knows the length ends.',
     promise: PROMISE_STOP,
     values: { task: 'stop', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 16, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0 },
     iterations: 60,

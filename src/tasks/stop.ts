@@ -2,10 +2,8 @@
 // when to stop, the behaviour the action mask and score placement conventions are about.
 //
 // Rule reward: without EOS, −1 (a response that never stops is the worst outcome). With EOS,
-// 1 − LENGTH_PENALTY·|len − n| clipped below at −1, where len counts every response character (the
-// policy is not penalised separately for writing digits instead of 'a'/'b'; only length matters).
-// Every character off costs the same whatever n is: an earlier rule, 1 − |len − n|/n, paid 0.92 for
-// missing n = 12 by one, so long targets gave PPO almost no signal between exact and near misses.
+// 1 − |len − n| / n clipped below at −1, where len counts every response character (the policy
+// is not penalised separately for writing digits instead of 'a'/'b'; only length matters).
 //
 // The SFT model is made in two phases (sftRecipe): a tutor whose every example has the asked length
 // (the model learns to count: 100% greedy exact-length rate), then a sloppy corpus that misses the
@@ -21,8 +19,6 @@ export const MAX_RESPONSE = 16;
 /** Probability that an SFT example has the wrong length; its offset is uniform over ±1..±3 (lengths kept in 1..MAX_RESPONSE). */
 export const SFT_LENGTH_NOISE_RATE = 0.5;
 export const SFT_MAX_LENGTH_OFFSET = 3;
-/** Reward lost per character of length error. */
-export const LENGTH_PENALTY = 0.5;
 const FILL = 'ab';
 const EVAL_SEED = 0x5709;
 
@@ -56,7 +52,7 @@ export const stopTask: Task = {
   name: 'stop',
   title: 'Stop at length n',
   description:
-    `Write exactly n characters (n = ${MIN_TARGET}–${MAX_TARGET}) and then EOS. Reward 1 − ${LENGTH_PENALTY}·|length − n| (at least −1), ` +
+    `Write exactly n characters (n = ${MIN_TARGET}–${MAX_TARGET}) and then EOS. Reward 1 − |length − n|/n (at least −1), ` +
     `and −1 if no EOS. The SFT model learned exact lengths from a tutor, then a corpus that misses the length by up to ±${SFT_MAX_LENGTH_OFFSET} half the time.`,
   alphabet: 'n=:0123456789ab',
   maxPromptChars: 5, // "n=12:"
@@ -94,7 +90,7 @@ export const stopTask: Task = {
   ruleScore(s) {
     if (!s.endedWithEos) return -1;
     const target = parseStopPrompt(s.prompt);
-    return Math.max(-1, 1 - LENGTH_PENALTY * Math.abs(s.response.length - target));
+    return Math.max(-1, 1 - Math.abs(s.response.length - target) / target);
   },
   evaluate(samples) {
     return {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  LENGTH_PENALTY,
   MAX_TARGET,
   MIN_TARGET,
   parseStopPrompt,
@@ -13,15 +12,13 @@ import { Rng } from '../../src/util/rng.ts';
 const sample = (prompt: string, response: string, endedWithEos = true) => ({ prompt, response, endedWithEos });
 
 describe('stop task', () => {
-  it('scores 1 − ½·|len − n| clipped at −1, whatever n is, and −1 without EOS', () => {
-    expect(LENGTH_PENALTY).toBe(0.5);
+  it('scores 1 − |len − n|/n clipped at −1, and −1 without EOS', () => {
     expect(stopTask.ruleScore(sample('n=5:', 'ababa'))).toBe(1);
-    expect(stopTask.ruleScore(sample('n=5:', 'abab'))).toBe(0.5);
-    expect(stopTask.ruleScore(sample('n=12:', 'a'.repeat(11)))).toBe(0.5); // one off costs the same for every n
-    expect(stopTask.ruleScore(sample('n=4:', 'aaaaaa'))).toBe(0);
-    expect(stopTask.ruleScore(sample('n=4:', 'aaaaaaa'))).toBe(-0.5);
-    expect(stopTask.ruleScore(sample('n=1:', 'aaaaaaaa'))).toBe(-1); // 1 − 3.5 clipped
-    expect(stopTask.ruleScore(sample('n=3:', ''))).toBe(-0.5);
+    expect(stopTask.ruleScore(sample('n=5:', 'abab'))).toBeCloseTo(0.8, 15);
+    expect(stopTask.ruleScore(sample('n=4:', 'aaaaaa'))).toBe(0.5);
+    expect(stopTask.ruleScore(sample('n=1:', 'aaaaaaaa'))).toBe(-1); // 1 − 7 clipped
+    expect(stopTask.ruleScore(sample('n=2:', 'aaaa'))).toBe(0);
+    expect(stopTask.ruleScore(sample('n=3:', ''))).toBe(0);
     expect(stopTask.ruleScore(sample('n=5:', 'ababa', false))).toBe(-1);
     expect(stopTask.ruleScore(sample('n=12:', 'a'.repeat(12)))).toBe(1);
     expect(() => stopTask.ruleScore(sample('n=x:', 'a'))).toThrow(/not a stop prompt/);
