@@ -79,6 +79,8 @@ export interface AppState {
   speed: number | null;
   resume: ResumeOffer | null;
   cpuOffer: CpuOffer | null;
+  /** The trainer worker's kernel compilation (WebGPU): pipelines built of all; null before it reports. */
+  compile: { done: number; total: number; seconds: number } | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -109,6 +111,7 @@ export interface AppState {
   setNotice(n: Notice | null): void;
   setResume(r: ResumeOffer | null): void;
   setCpuOffer(o: CpuOffer | null): void;
+  setCompile(c: AppState['compile']): void;
   /** Makes an existing run the active one again (resume): later metrics append to it. */
   activateRun(id: string): void;
   /** Keeps a run's metrics before iteration `iter` and evaluations up to it (a resumed or replayed run goes on from there). */
@@ -135,6 +138,7 @@ export const useApp = create<AppState>()((set, get) => ({
   speed: null,
   resume: null,
   cpuOffer: null,
+  compile: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -197,6 +201,7 @@ export const useApp = create<AppState>()((set, get) => ({
   setNotice: (notice) => set({ notice }),
   setResume: (resume) => set({ resume }),
   setCpuOffer: (cpuOffer) => set({ cpuOffer }),
+  setCompile: (compile) => set({ compile }),
   activateRun(id) {
     if (!get().runs.some((r) => r.id === id)) return;
     set({ activeRunId: id, samples: null, ratios: null });

@@ -14,6 +14,10 @@ export const TRAINER_MISSING = 'The trainer worker could not start, so nothing w
 
 let worker: Worker | null = null;
 let workerBackend: string | null = null;
+/** The worker answered `ready` (its backend exists). */
+let workerReady = false;
+/** A command other than the warm-up's has been sent to this worker. */
+let commanded = false;
 let pendingMetrics: MetricPoint[] = [];
 let pendingRunId: string | null = null;
 let frame = 0;
@@ -120,7 +124,11 @@ export function receive(msg: WorkerToPage): void {
       stateInFlight = false;
       break;
     case 'ready':
+      workerReady = true;
       s.setTrainerLabel(msg.backendLabel);
+      break;
+    case 'compiling':
+      s.setCompile({ done: msg.done, total: msg.total, seconds: msg.seconds });
       break;
     case 'stage':
       s.setStage(msg.stage);
@@ -203,6 +211,12 @@ export function receive(msg: WorkerToPage): void {
       }
       break;
     case 'error':
+      // A worker started ahead of any command (warmUp) that fails to initialise goes quietly: the
+      // WebGPU self-test tells the user what is wrong, and the next command starts a fresh worker.
+      if (!workerReady && !commanded) {
+        dropWorker();
+        break;
+      }
       // The worker stops its loop on any error; an idle page stays idle.
       discarding = false;
       resetSpeed();
@@ -226,11 +240,19 @@ export function receive(msg: WorkerToPage): void {
 const snapshotWaiters: ((b: ArrayBuffer | null) => void)[] = [];
 const rewardWaiters: ((r: Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null) => void)[] = [];
 
+function dropWorker(): void {
+  worker?.terminate();
+  worker = null;
+  workerBackend = null;
+  workerReady = false;
+  commanded = false;
+  useApp.getState().setCompile(null);
+}
+
 async function ensureWorker(): Promise<Worker | null> {
   const backend = useApp.getState().backend;
   if (worker && workerBackend === backend) return worker;
-  if (worker) worker.terminate();
-  worker = null;
+  dropWorker();
   let w: Worker;
   try {
     // Vite bundles the worker as its own chunk from this URL (as the self-test worker's).
@@ -238,16 +260,49 @@ async function ensureWorker(): Promise<Worker | null> {
   } catch {
     return null;
   }
+  // A dropped worker's last messages are not this page's business any more.
   w.onmessage = (ev: MessageEvent<unknown>) => {
-    if (isWorkerMessage(ev.data)) receive(ev.data);
+    if (worker === w && isWorkerMessage(ev.data)) receive(ev.data);
   };
-  w.onerror = (ev) => receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
+  w.onerror = (ev) => {
+    if (worker === w) receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
+  };
   w.postMessage({ type: 'init', backend, testHooks: testHooksOn() } satisfies PageToWorker);
   worker = w;
   workerBackend = backend;
   deviceDown = false;
   stateInFlight = false;
   return w;
+}
+
+/**
+ * With no run active, hands the worker the current config and asks it to get the trainer and the
+ * SFT baseline evaluation ready (`prepare`), so Start goes straight to the first iteration. Sent
+ * straight to an existing worker: it starts none, and counts as no user command.
+ */
+function prepareAhead(): void {
+  const s = useApp.getState();
+  if (!worker || s.activeRunId || workerBackend !== s.backend) return;
+  worker.postMessage({ type: 'setConfig', config: s.config } satisfies PageToWorker);
+  worker.postMessage({ type: 'prepare' } satisfies PageToWorker);
+}
+
+/** A settings change made before Start is prepared for after the user stops changing things. */
+const PREPARE_DELAY_MS = 600;
+let configWatched = false;
+
+function watchConfig(): void {
+  if (configWatched) return;
+  configWatched = true;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  useApp.subscribe((state, prev) => {
+    if (state.config === prev.config || state.activeRunId) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      prepareAhead();
+    }, PREPARE_DELAY_MS);
+  });
 }
 
 /** Test hooks (debug* messages) are on only when localStorage says so: a shared link cannot turn them on. */
@@ -261,6 +316,7 @@ function testHooksOn(): boolean {
 
 async function send(msg: PageToWorker, transfer: Transferable[] = []): Promise<boolean> {
   const w = await ensureWorker();
+  commanded = true;
   if (!w) {
     useApp.getState().setNotice({ tone: 'warn', text: `${labelOf(msg)} requested. ${TRAINER_MISSING}` });
     return false;
@@ -353,10 +409,13 @@ async function resetWorker(): Promise<boolean> {
 export const trainer = {
   /**
    * Starts the trainer worker before the first Start (called once the WebGPU self-test passed), so
-   * its device and the kernels' pipelines are ready by the time the user asks for an iteration.
+   * its device, the kernels' pipelines, the task's SFT checkpoint and the baseline evaluation are
+   * ready by the time the user asks for an iteration (prepareAhead). If it cannot initialise, it
+   * is dropped without a message, and the next command starts a fresh one that reports why.
    */
   warmUp() {
-    void ensureWorker();
+    void ensureWorker().then(() => prepareAhead());
+    watchConfig();
   },
   /** Starts (or resumes) the active run; a run with a budget stops by itself when it is reached. */
   async start(start: RunStart = {}) {
@@ -486,6 +545,7 @@ export const trainer = {
     useApp.getState().setSequence(null);
     const sent = await resetWorker();
     if (sent) useApp.getState().setNotice(null);
+    prepareAhead();
   },
   /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */
   async snapshot(): Promise<ArrayBuffer | null> {
