@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
 import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
-import { defaultRunName, makeRunId, nextRunColor, truncateRunRecord, type MetricPoint, type RunRecord } from './runs.ts';
+import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
   | { kind: 'checking' }
@@ -116,6 +116,8 @@ export interface AppState {
   activateRun(id: string): void;
   /** Keeps a run's metrics before iteration `iter` and evaluations up to it (a resumed or replayed run goes on from there). */
   truncateRun(id: string, iter: number): void;
+  /** The run trains on `backend` from iteration `fromIter` on (its record says so from there). */
+  setRunBackend(id: string, backend: BackendChoice, fromIter: number): void;
 }
 
 export const useApp = create<AppState>()((set, get) => ({
@@ -208,5 +210,8 @@ export const useApp = create<AppState>()((set, get) => ({
   },
   truncateRun(id, iter) {
     set({ runs: get().runs.map((r) => (r.id === id ? truncateRunRecord(r, iter) : r)) });
+  },
+  setRunBackend(id, backend, fromIter) {
+    set({ runs: get().runs.map((r) => (r.id === id ? switchRunBackend(r, backend, fromIter) : r)) });
   },
 }));

@@ -75,6 +75,7 @@ export function metricsToJson(runs: readonly RunRecord[]): string {
         id: r.id,
         name: r.name,
         backend: r.backend,
+        ...(r.backends ? { backends: r.backends } : {}),
         createdAt: r.createdAt,
         config: r.config,
         ...(r.preset ? { preset: r.preset } : {}),

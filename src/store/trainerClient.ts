@@ -474,6 +474,8 @@ export const trainer = {
     const now = useApp.getState();
     now.activateRun(run.id);
     now.truncateRun(run.id, r.iter);
+    // Resumed on another backend (e.g. "Continue on the CPU backend"): the record says so from here.
+    now.setRunBackend(run.id, now.backend, r.iter);
     now.applyConfig(r.config);
     now.setResume(null);
     now.setCpuOffer(null);

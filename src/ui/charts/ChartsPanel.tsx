@@ -4,7 +4,7 @@ import { Fragment, memo, useEffect, useMemo, useRef, useState, type RefObject } 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
-import type { RunRecord } from '../../store/runs.ts';
+import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { chartNote } from './chartNotes.ts';
@@ -150,7 +150,9 @@ function RunList() {
           <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
           <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={`Show ${r.name}`} />
           <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label="Run name" />
-          <span className="muted">{r.metrics.length} it</span>
+          <span className="muted" title={`Trained on ${describeRunBackend(r)}`}>
+            {r.metrics.length} it{r.backends ? ` · ${r.backend === 'cpu' ? 'CPU' : 'WebGPU'} from ${r.backends.at(-1)!.fromIter}` : ''}
+          </span>
           <button type="button" className="btn ghost small" aria-label={`Delete ${r.name}`} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
             ×
           </button>
