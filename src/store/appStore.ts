@@ -21,6 +21,19 @@ export interface RunSequence {
   index: number;
   /** Iterations per arm. */
   budget: number;
+  /** The run of the arm at `index`, once it has begun. */
+  runId?: string;
+  /** Why the arm in progress stopped, when a trainer error stopped it (Start retries it). */
+  stoppedBy?: string;
+}
+
+/** After a reload: a "Run both" the page left unfinished, and whether its arm in progress can resume. */
+export interface SequenceOffer {
+  seq: RunSequence;
+  /** Iterations the arm in progress had trained; its saved state's iteration when `resumable`. */
+  done: number;
+  /** A trainer state of the arm's run is kept: it goes on from there rather than from the start. */
+  resumable: boolean;
 }
 
 /** What a new run is started as (a preset arm's label and budget); all optional. */
@@ -79,6 +92,7 @@ export interface AppState {
   speed: number | null;
   resume: ResumeOffer | null;
   cpuOffer: CpuOffer | null;
+  sequenceOffer: SequenceOffer | null;
   /** The trainer worker's kernel compilation (WebGPU): pipelines built of all; null before it reports. */
   compile: { done: number; total: number; seconds: number } | null;
 
@@ -112,6 +126,7 @@ export interface AppState {
   setResume(r: ResumeOffer | null): void;
   setCpuOffer(o: CpuOffer | null): void;
   setCompile(c: AppState['compile']): void;
+  setSequenceOffer(o: SequenceOffer | null): void;
   /** Makes an existing run the active one again (resume): later metrics append to it. */
   activateRun(id: string): void;
   /** Keeps a run's metrics before iteration `iter` and evaluations up to it (a resumed or replayed run goes on from there). */
@@ -141,6 +156,7 @@ export const useApp = create<AppState>()((set, get) => ({
   resume: null,
   cpuOffer: null,
   compile: null,
+  sequenceOffer: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -204,6 +220,7 @@ export const useApp = create<AppState>()((set, get) => ({
   setResume: (resume) => set({ resume }),
   setCpuOffer: (cpuOffer) => set({ cpuOffer }),
   setCompile: (compile) => set({ compile }),
+  setSequenceOffer: (sequenceOffer) => set({ sequenceOffer }),
   activateRun(id) {
     if (!get().runs.some((r) => r.id === id)) return;
     set({ activeRunId: id, samples: null, ratios: null });

@@ -8,6 +8,7 @@ import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWor
 import { useApp, type RunStart } from './appStore.ts';
 import { planArms, presetBudget, speedFrom } from './presetRun.ts';
 import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
+import { saveSequence, sequenceOffer } from './sequencePersist.ts';
 import type { MetricPoint } from './runs.ts';
 
 export const TRAINER_MISSING = 'The trainer worker could not start, so nothing will train; everything else on the page works.';
@@ -226,7 +227,23 @@ export function receive(msg: WorkerToPage): void {
       rewardWaiters.splice(0).forEach((w) => w(null));
       stateWaiters.splice(0).forEach((w) => w({ ok: false, message: msg.message }));
       stateInFlight = false;
-      s.setNotice({ tone: 'error', text: `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}` });
+      {
+        const what = `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}`;
+        const seq = s.sequence;
+        if (seq) {
+          // A "Run both" stopped mid-arm: say which arm, how far it got, and what Start and Reset do.
+          const run = s.runs.find((r) => r.id === s.activeRunId);
+          const done = (run?.metrics.length ?? 0) + pendingMetrics.length;
+          const arm = seq.arms[seq.index];
+          s.setSequence({ ...seq, stoppedBy: msg.message });
+          s.setNotice({
+            tone: 'error',
+            text: `“${seq.preset}” (Run both) stopped at arm ${seq.index + 1} of ${seq.arms.length}, “${arm?.label ?? '?'}”, after ${done} of ${seq.budget} iterations. ${what}. Start retries this arm from iteration ${done}; Reset ends Run both (finished arms are kept).`,
+          });
+        } else {
+          s.setNotice({ tone: 'error', text: what });
+        }
+      }
       break;
     case 'snapshot':
       snapshotWaiters.splice(0).forEach((w) => w(msg.bytes));
@@ -388,8 +405,11 @@ async function startArm(index: number): Promise<void> {
     s.setNotice({ tone: 'error', text: `Run both stopped: ${arm.label}: ${problems.map((p) => p.message).join('; ')}` });
     return;
   }
-  s.setSequence({ ...seq, index });
+  s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });
   await trainer.start({ name: arm.label, budget: seq.budget, preset: seq.preset });
+  // The arm's run, so that a reload can resume it (sequencePersist.ts).
+  const now = useApp.getState();
+  if (now.sequence && now.activeRunId) now.setSequence({ ...now.sequence, runId: now.activeRunId });
 }
 
 /** Ends the current run (kept in the list) and sends the worker back to fresh weights. */
@@ -422,6 +442,8 @@ export const trainer = {
     flushFrame();
     if (!(await beginIfNeeded(start))) return;
     resetSpeed();
+    const seq = useApp.getState().sequence;
+    if (seq?.stoppedBy) useApp.getState().setSequence({ ...seq, stoppedBy: undefined });
     if (await send({ type: 'start', iterations: iterationsLeft() })) {
       useApp.getState().setRunState('running');
       useApp.getState().setNotice(null);
@@ -441,15 +463,16 @@ export const trainer = {
    * goes on appending to the same run record. A state that fails is reported by name; the run and
    * its charts stay.
    */
-  async resume() {
+  async resume(): Promise<boolean> {
     const s = useApp.getState();
     const offer = s.resume;
-    if (!offer) return;
+    if (!offer) return false;
     const run = s.runs.find((r) => r.id === offer.runId);
     const what = `“${run?.name ?? offer.runName}” from iteration ${offer.iter}`;
     const fail = (label: string, message: string) => {
       useApp.getState().setResume(null);
       useApp.getState().setNotice({ tone: 'error', text: `Could not resume ${what} (${label}: ${message}). The run and its charts are kept; Start begins a new run.` });
+      return false;
     };
     let point;
     try {
@@ -464,7 +487,7 @@ export const trainer = {
     flushFrame();
     resetSpeed();
     const reply = new Promise<StateReply>((resolve) => stateWaiters.push(resolve));
-    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return;
+    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return false;
     const r = await reply;
     if (!r.ok) {
       void deleteResumePoint().catch(() => {});
@@ -482,6 +505,41 @@ export const trainer = {
     stateAskedAt = performance.now(); // the state just loaded is the saved one
     await trainer.start();
     useApp.getState().setNotice({ tone: 'info', text: `Resumed ${what}.` });
+    return true;
+  },
+  /**
+   * After a reload: goes on with the "Run both" the page left unfinished. The arm in progress
+   * resumes from its saved state when there is one (else, or if that fails, it trains again from
+   * the start); the arms after it follow.
+   */
+  async continueSequence() {
+    const s = useApp.getState();
+    const saved = s.sequenceOffer;
+    if (!saved) return;
+    s.setSequenceOffer(null);
+    // Looked at again now: the arm's run may have been resumed and finished since the page opened.
+    const offer = sequenceOffer(saved.seq.runId ? saved.seq : { ...saved.seq, runId: undefined }, s.runs, s.resume);
+    if (!offer) {
+      saveSequence(null);
+      s.setNotice({ tone: 'info', text: `“${saved.seq.preset}”: every arm has trained its ${saved.seq.budget} iterations already.` });
+      return;
+    }
+    if (s.runState === 'running') await trainer.pause();
+    s.setPreset(offer.seq.preset);
+    s.setSequence(offer.seq);
+    if (offer.resumable && offer.seq.runId && useApp.getState().resume?.runId === offer.seq.runId) {
+      if (await trainer.resume()) return;
+      const why = useApp.getState().notice?.text ?? 'the saved state could not be loaded';
+      await startArm(offer.seq.index);
+      useApp.getState().setNotice({ tone: 'warn', text: `${why} Run both goes on: “${offer.seq.arms[offer.seq.index].label}” trains again from iteration 0.` });
+      return;
+    }
+    await startArm(offer.seq.index);
+  },
+  /** Forgets the unfinished "Run both" (its finished runs, and any saved state, stay). */
+  discardSequence() {
+    useApp.getState().setSequenceOffer(null);
+    if (!useApp.getState().sequence) saveSequence(null);
   },
   /** Forgets the saved state (the run and its charts stay). */
   async discardResume() {

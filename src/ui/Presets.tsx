@@ -107,7 +107,12 @@ function PresetDetail({ preset }: { preset: Preset }) {
       {mine ? (
         <p className="sequence-status small" role="status" data-testid="sequence-status">
           Arm {mine.index + 1} of {mine.arms.length}: <strong>{mine.arms[mine.index].label}</strong>
-          {runState === 'running' ? ' training' : ' paused — Start resumes it, Reset stops the sequence (finished arms stay)'}.
+          {mine.stoppedBy
+            ? ` stopped by a trainer error (${mine.stoppedBy.length > 120 ? `${mine.stoppedBy.slice(0, 120)}…` : mine.stoppedBy}) — Start retries it, Reset ends Run both (finished arms stay)`
+            : runState === 'running'
+              ? ' training'
+              : ' paused — Start resumes it, Reset stops the sequence (finished arms stay)'}
+          .
         </p>
       ) : null}
     </div>
