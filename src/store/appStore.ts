@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
 import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
-import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type MetricPoint, type RunRecord } from './runs.ts';
+import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
   | { kind: 'checking' }
@@ -110,7 +110,7 @@ export interface AppState {
   beginRun(start?: RunStart): RunRecord;
   endRun(): void;
   appendMetrics(runId: string, points: readonly MetricPoint[]): void;
-  appendEval(runId: string, point: MetricPoint): void;
+  appendEval(runId: string, point: EvalPoint): void;
   setPreset(name: string | null): void;
   setBudgetOverride(n: number | null): void;
   setSequence(s: RunSequence | null): void;

@@ -8,6 +8,14 @@ export interface MetricPoint {
   values: Record<string, number>;
 }
 
+/** A held-out evaluation: its values, and (runs saved since they were recorded) its size and duration. */
+export interface EvalPoint extends MetricPoint {
+  /** Held-out prompts scored (each drawn several times, plus once greedily). */
+  prompts?: number;
+  /** Wall-clock seconds the evaluation took in the worker. */
+  seconds?: number;
+}
+
 export interface RunRecord {
   id: string;
   name: string;
@@ -28,7 +36,7 @@ export interface RunRecord {
    * Held-out evaluations (`eval` messages): iter = iterations done (0 = the SFT model), values =
    * the task's metrics, sampled and `greedy_…`. Absent in runs saved before evaluations existed.
    */
-  evals?: MetricPoint[];
+  evals?: EvalPoint[];
   /** Iteration budget of the preset this run trains (the page stops there and shows the ETA to it). */
   budget?: number;
   /** The preset (and arm) it was started from, when it was. */

@@ -182,7 +182,7 @@ export function receive(msg: WorkerToPage): void {
       break;
     case 'eval': {
       const runId = s.activeRunId ?? s.beginRun().id;
-      s.appendEval(runId, { iter: msg.iter, values: { ...msg.values } });
+      s.appendEval(runId, { iter: msg.iter, values: { ...msg.values }, prompts: msg.prompts, seconds: msg.seconds });
       break;
     }
     case 'finished':
