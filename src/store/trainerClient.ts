@@ -615,7 +615,10 @@ export const trainer = {
   },
   /** Hands checkpoint bytes to the worker, which validates them before using them. */
   async loadCheckpoint(role: CheckpointRole, bytes: ArrayBuffer): Promise<boolean> {
-    return send({ type: 'loadCheckpoint', role, bytes }, [bytes]);
+    const sent = await send({ type: 'loadCheckpoint', role, bytes }, [bytes]);
+    // The worker dropped the trainer it had prepared: prepare one from the loaded weights.
+    if (sent) prepareAhead();
+    return sent;
   },
   /** Fine-tunes the reward model on human labels; null when there is no trainer or it failed. */
   async trainRewardModel(pairs: LabelledPair[]): Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null> {

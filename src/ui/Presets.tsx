@@ -60,10 +60,12 @@ export function Presets() {
             <p className={`preset-promise${p.promise ? '' : ' unmeasured'}`} data-testid="preset-promise">
               {p.promise ?? 'Not measured yet: run it and see.'}
             </p>
+            {/* The chosen card opens in place: what to watch and Run both sit where the click was. */}
+            {chosenPreset === p ? <PresetDetail preset={p} /> : null}
           </li>
         ))}
       </ul>
-      {chosenPreset ? <PresetDetail preset={chosenPreset} /> : <p className="preset-explanation muted small" data-testid="preset-explanation">Pick an experiment to set the knobs it needs; each comes with what to look for.</p>}
+      {chosenPreset ? null : <p className="preset-explanation muted small" data-testid="preset-explanation">Pick an experiment to set the knobs it needs; each comes with what to look for.</p>}
     </section>
   );
 }

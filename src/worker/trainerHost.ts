@@ -127,6 +127,10 @@ export class TrainerHost {
    * iteration posts it instead of evaluating again.
    */
   private prepared: { trainer: TrainerLike; key: string; values: Record<string, number>; prompts: number; seconds: number } | null = null;
+  /** Whether the current backend's pipelines are built (or it has none to build). */
+  private compiledDone = true;
+  /** The actor bytes the current trainer was built from (its weights until it iterates). */
+  private trainerSource: Uint8Array | null = null;
   /** The current backend's background pipeline compilation (never rejects). */
   private compiled: Promise<void> | null = null;
   /** Each backend's onLost only counts while it is the current one. */
@@ -281,7 +285,14 @@ export class TrainerHost {
     this.destroyDevice = made.destroy ?? null;
     // A kernel that fails to compile here is compiled again, synchronously, on first use, and its
     // error is reported there with the stage it belongs to.
-    this.compiled = made.compiled?.catch(() => undefined) ?? null;
+    this.compiledDone = made.compiled === undefined;
+    const compiled: Promise<void> | null =
+      made.compiled
+        ?.catch(() => undefined)
+        .then(() => {
+          if (this.compiled === compiled) this.compiledDone = true;
+        }) ?? null;
+    this.compiled = compiled;
     this.deps.post({ type: 'ready', adapter: made.adapter, backendLabel: made.be.label });
     return made.adapter;
   }
@@ -306,6 +317,7 @@ export class TrainerHost {
       // Its buffers went with the device.
     }
     this.trainer = null;
+    this.trainerSource = null;
     this.prepared = null;
     this.rewardModel = null; // lived on the lost device; rebuilt from this.loaded.reward or the shipped file
     this.be = null;
@@ -382,7 +394,11 @@ export class TrainerHost {
     const wantHead = role === 'actor' ? 'lm' : 'reward';
     if (ck.config.head !== wantHead) throw new Error(`an ${role} checkpoint needs the '${wantHead}' head, this one has '${ck.config.head}'`);
     this.loaded[role] = bytes;
-    if (role === 'actor') this.resumeActor = null;
+    if (role === 'actor') {
+      this.resumeActor = null;
+      // The weights a trainer built earlier (e.g. by prepare) started from are not this actor's.
+      this.lastGoodActor = null;
+    }
     if (role === 'reward') {
       this.rewardModel?.dispose();
       this.rewardModel = null;
@@ -402,7 +418,9 @@ export class TrainerHost {
 
   private async snapshot(): Promise<void> {
     let bytes: Uint8Array | null = null;
-    if (this.trainer && !this.lost) bytes = await this.trainer.actorCheckpoint();
+    // A trainer that has not iterated holds exactly the weights it was built from: export that file as it came.
+    if (this.trainer && !this.lost && this.trainer.iter === 0 && this.trainerSource) bytes = this.trainerSource;
+    else if (this.trainer && !this.lost) bytes = await this.trainer.actorCheckpoint();
     else bytes = this.lastGoodActor ?? this.loaded.actor ?? null;
     if (!bytes) throw new Error('no actor weights yet: press Start or Step first');
     const buf = bytes.slice().buffer as ArrayBuffer; // an own copy, transferred to the page
@@ -447,6 +465,7 @@ export class TrainerHost {
       onStage: (s: Stage) => this.setStage(s),
     });
     this.lastGoodActor = actor;
+    this.trainerSource = actor;
     return this.trainer;
   }
 
@@ -567,6 +586,14 @@ export class TrainerHost {
   private async prepare(n: number): Promise<void> {
     const idle = () => n === this.prepareWanted && !this.running && !this.lost && this.be !== null;
     if (!idle() || (this.trainer && this.trainer.iter > 0)) return;
+    if (this.compiled && !this.compiledDone) {
+      // Wait for the kernels outside the command queue, so that a command sent meanwhile (an
+      // export, a checkpoint, Start) is not held up behind it; then queue the preparation again.
+      void this.compiled.then(() => {
+        if (n === this.prepareWanted) void this.enqueue(() => this.prepare(n));
+      });
+      return;
+    }
     const trainer = await this.ensureTrainer();
     if (!idle() || trainer.iter !== 0 || !trainer.evaluate || this.config.evalEvery <= 0) return;
     const key = JSON.stringify(this.config);
@@ -642,6 +669,7 @@ export class TrainerHost {
   private disposeTrainer(): void {
     this.trainer?.dispose();
     this.trainer = null;
+    this.trainerSource = null;
     this.prepared = null;
   }
 }

@@ -314,6 +314,40 @@ describe('TrainerHost', () => {
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
   });
 
+  it('an actor loaded after a trainer was prepared is what snapshot returns, and what the next trainer gets', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' }); // builds a trainer from the shipped checkpoint
+    expect(h.trainers).toHaveLength(1);
+    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
+    await h.send({ type: 'snapshot' });
+    expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
+    await h.send({ type: 'prepare' });
+    expect(h.trainers).toHaveLength(2);
+    expect(h.trainers[1].init.actorCheckpoint).toEqual(mine);
+    expect(h.of('error')).toHaveLength(0);
+  });
+
+  it('prepare waits for the kernels outside the command queue: an export sent meanwhile is answered at once', async () => {
+    const h = harness({ kernels: 400 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' });
+    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
+    await h.send({ type: 'snapshot' });
+    expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
+    // The kernels were still compiling when the export was answered, and no trainer was built yet.
+    expect(h.of('compiling').at(-1)?.done ?? 0).toBeLessThan(400);
+    expect(h.trainers).toHaveLength(0);
+    // Once they are built, the preparation goes ahead, from the loaded actor.
+    await until(() => h.trainers.length === 1, 'the prepared trainer');
+    expect(h.of('compiling').at(-1)!.done).toBe(400);
+    expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
+  });
+
   it('rewardSource "model" loads the shipped reward model and hands the trainer a working scorer', async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
