@@ -78,8 +78,13 @@ export function ratioMessage(n: number): WorkerToPage {
   return { type: 'ratios', iter: 42, ratios, advantages };
 }
 
+/**
+ * Feeds the messages once a Reset clicked before has been acknowledged by the real worker (until
+ * then the page drops run messages as the old run's; the worker may be busy preparing a trainer).
+ */
 export async function send(page: Page, msgs: WorkerToPage[]): Promise<void> {
-  await page.evaluate((m) => {
+  await page.evaluate(async (m) => {
+    await window.ppoPlayground!.settled();
     for (const x of m) window.ppoPlayground!.receive(x);
   }, msgs);
 }

@@ -636,8 +636,20 @@ const debugHooks = {
 
 declare global {
   interface Window {
-    /** Debug/test hook: feed protocol messages to the page as if the trainer had sent them. */
-    ppoPlayground?: { receive: (msg: WorkerToPage) => void; debug?: typeof debugHooks };
+    /**
+     * Debug/test hook: feed protocol messages to the page as if the trainer had sent them, and
+     * `settled()`, which resolves once no Reset is waiting for the worker's acknowledgement (until
+     * then the page drops run messages, which belong to the run that was reset).
+     */
+    ppoPlayground?: { receive: (msg: WorkerToPage) => void; settled: () => Promise<void>; debug?: typeof debugHooks };
   }
 }
-if (typeof window !== 'undefined') window.ppoPlayground = { receive, ...(testHooksOn() ? { debug: debugHooks } : {}) };
+/** Resolves once no Reset is waiting for the worker's acknowledgement. */
+function settled(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (discarding ? setTimeout(check, 20) : resolve());
+    check();
+  });
+}
+
+if (typeof window !== 'undefined') window.ppoPlayground = { receive, settled, ...(testHooksOn() ? { debug: debugHooks } : {}) };

@@ -1,12 +1,14 @@
 // Page shell: header with the WebGPU status, then either the playground or the no-WebGPU guide.
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
-import { NoWebGpu } from './NoWebGpu.tsx';
 import { Playground } from './Playground.tsx';
+
+// Only a browser without usable WebGPU sees the guide: it is not part of the first load.
+const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
 
 export function App() {
   const gpu = useApp((s) => s.gpu);
@@ -39,7 +41,9 @@ export function App() {
       </header>
       <main>
         {blocked ? (
-          <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} />
+          <Suspense fallback={<p className="muted small">Loading the WebGPU guide…</p>}>
+            <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} />
+          </Suspense>
         ) : (
           <Playground />
         )}
