@@ -73,6 +73,7 @@ const ChartFigure = memo(function ChartFigure({
     [runs, metric, smoothing],
   );
   const target = useMemo(() => (metric === 'kl_token_mean' ? klTargetLine(runs.map((r) => r.config)) : null), [metric, runs]);
+  const counts = useMemo(() => new Map(runs.map((r) => [r.id, data.reduce((n, row) => n + (row[r.id] === undefined ? 0 : 1), 0)])), [data, runs]);
   const ticks = useMemo(() => {
     let lo = Infinity;
     let hi = -Infinity;
@@ -115,7 +116,8 @@ const ChartFigure = memo(function ChartFigure({
             <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `iteration ${String(l)}`} isAnimationActive={false} />
             {target !== null ? <ReferenceLine y={target} stroke="#5b6478" strokeDasharray="4 3" ifOverflow="extendDomain" /> : null}
             {runs.map((r) => (
-              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+              // A run with one or two points has no line to speak of: draw its points, or the chart looks empty after Step.
+              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={(counts.get(r.id) ?? 0) < 3 ? { r: 3, fill: r.color } : false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
             ))}
           </LineChart>
         </ResponsiveContainer>
