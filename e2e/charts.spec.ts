@@ -104,3 +104,24 @@ test('charts that are zero by construction say why (no critic, one update per ba
   await expect(page.getByTestId('chart-note-clipfrac')).toHaveCount(0);
   await expect(page.getByTestId('chart-note-reward_mean')).toHaveCount(0);
 });
+
+test('after one iteration every chart shows its point, and the points give way to a line', async ({ page }) => {
+  await send(page, metricMessages(1));
+  const reward = page.getByTestId('chart-reward_mean');
+  await expect(reward.locator('.recharts-line-dots circle')).toHaveCount(1);
+  await send(page, metricMessages(5).slice(1));
+  await expect(reward.locator('.recharts-line-dots circle')).toHaveCount(0);
+  await expect(reward.locator('path.recharts-line-curve')).toHaveAttribute('d', /L/);
+});
+
+test('DAPO runs get a filtered-groups chart, and an adaptive-KL run a target line on KL per token', async ({ page }) => {
+  await expect(page.getByTestId('chart-filtered_groups')).toHaveCount(0);
+  await page.getByLabel('Dynamic sampling').check();
+  await expect(page.getByTestId('chart-filtered_groups')).toBeVisible();
+  await page.getByLabel('KL controller').selectOption('adaptive');
+  await send(page, metricMessages(10).map((m) => ({ ...m, values: { ...(m as { values: Record<string, number> }).values, filtered_groups: 3 } }) as typeof m));
+  await expect(page.getByTestId('chart-filtered_groups').locator('path.recharts-line-curve')).toHaveCount(1);
+  await expect(page.getByTestId('chart-note-filtered_groups')).toContainText('dropped by dynamic sampling');
+  await expect(page.getByTestId('chart-note-kl_token_mean')).toContainText('target of 0.1 per token (dashed line)');
+  await expect(page.getByTestId('chart-kl_token_mean').locator('.recharts-reference-line')).toHaveCount(1);
+});

@@ -34,7 +34,10 @@ test('an invalid value shows the allowed range and is not applied', async ({ pag
   await expect(page).toHaveURL(/clipLow=0\.3(&|$)/);
   // Cross-field rule: 3 heads do not divide width 64.
   await page.getByLabel('Attention heads').fill('3');
-  await expect(page.locator('.field', { has: page.getByLabel('Attention heads') }).getByRole('alert')).toContainText('must divide dModel');
+  const heads = page.locator('.field', { has: page.getByLabel('Attention heads') }).getByRole('alert');
+  // Named by the panel's labels, with the values that would fit.
+  await expect(heads).toContainText('Attention heads = 3: must divide Model width (64)');
+  await expect(heads).toContainText('With the other settings as they are, Attention heads can be 1, 2, 4, 8.');
   await expect(page).toHaveURL(/nHead=2(&|$)/);
 });
 

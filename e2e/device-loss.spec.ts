@@ -3,7 +3,7 @@
 //  - device.destroy() during an update: the page says the device was lost and replaced and how many
 //    iterations are replayed, training goes on, and the stored run stays one contiguous series;
 //  - no device comes back: the page offers the CPU backend and continues the same run from its
-//    saved state;
+//    saved state, and the run record says CPU from that iteration on;
 //  - an absurd learning rate: the NaN is named with its iteration and stage, training pauses, the
 //    learning rate is suggested, and nothing charted is lost.
 import { expect, test, type Page } from '@playwright/test';
@@ -18,7 +18,7 @@ async function iterations(page: Page): Promise<number> {
 }
 
 /** The stored run records' metric iterations and the saved state's iteration. */
-function stored(page: Page): Promise<{ runs: { iters: number[]; finite: boolean }[]; stateIter: number | null }> {
+function stored(page: Page): Promise<{ runs: { iters: number[]; finite: boolean; backend: string; backends?: { fromIter: number; backend: string }[] }[]; stateIter: number | null }> {
   return page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const r = indexedDB.open('ppo-playground');
@@ -31,11 +31,11 @@ function stored(page: Page): Promise<{ runs: { iters: number[]; finite: boolean 
     }
     const tx = db.transaction(['runs', 'states'], 'readonly');
     const req = <T,>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
-    const runs = (await req(tx.objectStore('runs').getAll())) as { metrics: { iter: number; values: Record<string, number> }[] }[];
+    const runs = (await req(tx.objectStore('runs').getAll())) as { metrics: { iter: number; values: Record<string, number> }[]; backend: string; backends?: { fromIter: number; backend: string }[] }[];
     const st = (await req(tx.objectStore('states').get('latest'))) as { iter: number } | undefined;
     db.close();
     return {
-      runs: runs.map((r) => ({ iters: r.metrics.map((m) => m.iter), finite: r.metrics.every((m) => Object.values(m.values).every(Number.isFinite)) })),
+      runs: runs.map((r) => ({ iters: r.metrics.map((m) => m.iter), finite: r.metrics.every((m) => Object.values(m.values).every(Number.isFinite)), backend: r.backend, backends: r.backends })),
       stateIter: st?.iter ?? null,
     };
   });
@@ -109,6 +109,14 @@ test('no device comes back: the page offers the CPU backend and the run continue
       { timeout: 60_000 },
     )
     .toBeGreaterThan(k);
+  // The run record says CPU from iteration k on (it started on WebGPU), in the store and the run list.
+  const rec = (await stored(page)).runs[0];
+  expect(rec.backend).toBe('cpu');
+  expect(rec.backends).toEqual([
+    { fromIter: 0, backend: 'webgpu' },
+    { fromIter: k, backend: 'cpu' },
+  ]);
+  await expect(page.getByTestId('run-list').getByRole('listitem').first()).toContainText(`CPU from ${k}`);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 });
 

@@ -78,7 +78,14 @@ const FEEDBACK_SAMPLES: WorkerToPage = {
 };
 
 test('human feedback: clicks and keys label pairs that train the reward model', async ({ page }) => {
+  // The default (arithmetic) task is scored by a rule: the view says so before any labelling, and Train stays off.
   await page.getByRole('tab', { name: 'Human feedback' }).click();
+  await expect(page.getByTestId('feedback-no-rm')).toContainText('The arithmetic task is scored by its rule and has no learned reward model');
+  // Sentiment has a learned reward model: the labels train it.
+  await page.goto('/?task=sentiment');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await page.getByRole('tab', { name: 'Human feedback' }).click();
+  await expect(page.getByTestId('feedback-no-rm')).toHaveCount(0);
   const view = page.getByTestId('view-feedback');
   await expect(view).toContainText('No samples yet');
   await send(page, [FEEDBACK_SAMPLES]);

@@ -136,3 +136,83 @@ test('Run both trains each arm as its own labelled run, overlays them, charts he
   await expect.poll(() => runList(page)).toEqual(expected);
   await expect.poll(() => heldOutDots(page)).toBeGreaterThanOrEqual(2 * labels.length + 1);
 });
+
+/** The saved trainer state's run and iteration (IndexedDB `states`), or null. */
+function savedState(page: Page): Promise<{ runId: string; iter: number } | null> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('ppo-playground');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    if (!Array.from(db.objectStoreNames).includes('states')) return (db.close(), null);
+    const st = await new Promise<{ runId: string; iter: number } | undefined>((resolve, reject) => {
+      const req = db.transaction('states', 'readonly').objectStore('states').get('latest');
+      req.onsuccess = () => resolve(req.result as { runId: string; iter: number } | undefined);
+      req.onerror = () => reject(req.error);
+    });
+    db.close();
+    return st ? { runId: st.runId, iter: st.iter } : null;
+  });
+}
+
+test('Run both survives a reload: the arm in progress resumes from its saved state and the sequence goes on', async ({ page }) => {
+  test.setTimeout(300_000);
+  const paired = cheapestPaired();
+  const labels = paired.arms!.map((a) => a.label);
+  await open(page, `${TINY_QUERY}&budget=3`);
+  await page.getByRole('button', { name: paired.name, exact: true }).click();
+  await page.getByTestId('run-arms').click();
+  // Into the second arm, then Pause (which saves its state) and reload.
+  await expect(page.getByTestId('sequence-status')).toContainText(`Arm 2 of ${labels.length}: ${labels[1]}`, { timeout: 150_000 });
+  await expect.poll(async () => (await runList(page))[1]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  // The state Pause saves is the second arm's (the first arm's, saved at its end, is replaced).
+  const armRun = await page.evaluate(() => (JSON.parse(localStorage.getItem('ppo-playground-run-both') ?? '{}') as { runId?: string }).runId);
+  expect(armRun).toBeTruthy();
+  await expect.poll(async () => { const st = await savedState(page); return st && st.runId === armRun ? st.iter : 0; }, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  const k = (await savedState(page))!.iter;
+  await page.waitForTimeout(1_500); // the run records' throttled save
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  const offer = page.getByTestId('sequence-offer');
+  await expect(offer).toContainText(`“${paired.name}” (Run both) was interrupted by the reload at arm 2 of ${labels.length}, “${labels[1]}”, saved after iteration ${k} of 3.`);
+  await expect(offer).toContainText(`“${labels[0]}” is finished.`);
+  // One offer for that run, not the generic one beside it.
+  await expect(page.getByTestId('resume-offer')).toHaveCount(0);
+  await offer.getByRole('button', { name: `Resume “${labels[1]}” from iteration ${k}` }).click();
+  await expect(page.getByTestId('sequence-status')).toContainText(`Arm 2 of ${labels.length}: ${labels[1]}`);
+  await expect.poll(() => runList(page), { timeout: 150_000 }).toEqual(labels.map((name) => ({ name, its: 3 })));
+  await expect(page.getByTestId('notice')).toContainText(`"${paired.name}" done`);
+  await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
+  // Finished: a reload offers nothing more.
+  await page.waitForTimeout(1_500);
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect(page.getByTestId('run-list')).toBeVisible();
+  await expect(page.getByTestId('sequence-offer')).toHaveCount(0);
+});
+
+test('a trainer error in the middle of Run both says which arm stopped and what Start and Reset do; Start goes on', async ({ page }) => {
+  test.setTimeout(240_000);
+  const paired = cheapestPaired();
+  const labels = paired.arms!.map((a) => a.label);
+  await open(page, `${TINY_QUERY}&budget=2`);
+  await page.getByRole('button', { name: paired.name, exact: true }).click();
+  await page.getByTestId('run-arms').click();
+  await expect.poll(async () => (await runList(page))[0]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('notice')).toContainText('Paused: paused by the user', { timeout: 60_000 });
+  const done = (await runList(page))[0].its;
+  // The error as the worker reports it (the message hook feeds the page exactly what the worker would post).
+  await page.evaluate(() => window.ppoPlayground!.receive({ type: 'error', message: 'buffer mapping failed (test)', stage: 'update' }));
+  const notice = page.locator('[data-testid="notice"].error');
+  await expect(notice).toContainText(`“${paired.name}” (Run both) stopped at arm 1 of ${labels.length}, “${labels[0]}”, after ${done} of 2 iterations.`);
+  await expect(notice).toContainText('Trainer error during update: buffer mapping failed (test).');
+  await expect(notice).toContainText(`Start retries this arm from iteration ${done}; Reset ends Run both (finished arms are kept).`);
+  await expect(page.getByTestId('sequence-status')).toContainText('stopped by a trainer error (buffer mapping failed (test))');
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('sequence-status')).not.toContainText('stopped by');
+  await expect.poll(() => runList(page), { timeout: 180_000 }).toEqual(labels.map((name) => ({ name, its: 2 })));
+  await expect(page.getByTestId('notice')).toContainText(`"${paired.name}" done`);
+});

@@ -15,6 +15,8 @@ export function metricMessages(n: number, offset = 0, seed = 1): WorkerToPage[] 
       value_loss: Math.exp(-i / 100) + 0.05 * rnd(),
       clipfrac: 0.1 + 0.05 * rnd(),
       kl: i / 300 + 0.1 * rnd(),
+      kl_token_mean: i / 2400 + 0.01 * rnd() + offset / 50,
+      rollout_old_kl: 1e-3 * rnd() + offset / 1000,
       beta: 0.05 + offset / 100,
       approx_kl: 0.01 * rnd(),
       // Every series carries the run's offset: two runs drawn exactly on top of each other leave the
@@ -76,8 +78,13 @@ export function ratioMessage(n: number): WorkerToPage {
   return { type: 'ratios', iter: 42, ratios, advantages };
 }
 
+/**
+ * Feeds the messages once a Reset clicked before has been acknowledged by the real worker (until
+ * then the page drops run messages as the old run's; the worker may be busy preparing a trainer).
+ */
 export async function send(page: Page, msgs: WorkerToPage[]): Promise<void> {
-  await page.evaluate((m) => {
+  await page.evaluate(async (m) => {
+    await window.ppoPlayground!.settled();
     for (const x of m) window.ppoPlayground!.receive(x);
   }, msgs);
 }

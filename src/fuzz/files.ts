@@ -6,7 +6,7 @@ import type { GptConfig } from '../model/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { DEFAULT_CONFIG } from '../rl/config.ts';
 import type { Backend } from '../backend/backend.ts';
-import { metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
+import { csvText, metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
 import { candidatePairs } from '../store/feedbackPairs.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
@@ -68,13 +68,24 @@ export function randomRuns(rng: Rng): RunRecord[] {
 function checkExports(runs: RunRecord[]): string | null {
   const rows = parseCsv(metricsToCsv(runs));
   const header = rows[0];
-  const cols = header.slice(3);
+  // Text cells a spreadsheet would run as a formula are written with a leading apostrophe.
+  const formula = /^[=+\-@\t\r]/;
+  for (const [i, row] of rows.entries()) {
+    const cells = i === 0 ? row : row.slice(0, 2);
+    const bad = cells.find((c) => formula.test(c));
+    if (bad !== undefined) return `CSV row ${i} has a cell a spreadsheet runs as a formula: ${sketch(bad)}`;
+  }
+  // Neutralising is lossy ("=a" and "'=a" both read back as "'=a"), so each column is matched by
+  // position to the metric it was written for: the names, sorted, as the exporter orders them.
+  const cols = [...new Set(runs.flatMap((r) => r.metrics.flatMap((m) => Object.keys(m.values))))].filter((k) => k !== 'iter').sort();
+  if (header.length !== 3 + cols.length) return `CSV header has ${header.length} cells, expected ${3 + cols.length}`;
+  for (const [k, col] of cols.entries()) if (header[3 + k] !== csvText(col)) return `CSV header ${sketch(header[3 + k])} for the metric ${sketch(col)}`;
   const expected = runs.flatMap((r) => r.metrics.map((m) => ({ r, m })));
   if (rows.length - 1 !== expected.length) return `CSV has ${rows.length - 1} data rows, expected ${expected.length}`;
   for (const [i, { r, m }] of expected.entries()) {
     const row = rows[i + 1];
     if (row.length !== header.length) return `CSV row ${i + 1} has ${row.length} cells, header ${header.length}`;
-    if (row[0] !== r.id || row[1] !== r.name || row[2] !== String(m.iter)) return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
+    if (row[0] !== csvText(r.id) || row[1] !== csvText(r.name) || row[2] !== String(m.iter)) return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
     for (const [k, col] of cols.entries()) {
       const want = Object.hasOwn(m.values, col) ? m.values[col] : undefined;
       const got = row[k + 3];

@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
 import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
-import { defaultRunName, makeRunId, nextRunColor, truncateRunRecord, type MetricPoint, type RunRecord } from './runs.ts';
+import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
   | { kind: 'checking' }
@@ -21,6 +21,19 @@ export interface RunSequence {
   index: number;
   /** Iterations per arm. */
   budget: number;
+  /** The run of the arm at `index`, once it has begun. */
+  runId?: string;
+  /** Why the arm in progress stopped, when a trainer error stopped it (Start retries it). */
+  stoppedBy?: string;
+}
+
+/** After a reload: a "Run both" the page left unfinished, and whether its arm in progress can resume. */
+export interface SequenceOffer {
+  seq: RunSequence;
+  /** Iterations the arm in progress had trained; its saved state's iteration when `resumable`. */
+  done: number;
+  /** A trainer state of the arm's run is kept: it goes on from there rather than from the start. */
+  resumable: boolean;
 }
 
 /** What a new run is started as (a preset arm's label and budget); all optional. */
@@ -79,6 +92,9 @@ export interface AppState {
   speed: number | null;
   resume: ResumeOffer | null;
   cpuOffer: CpuOffer | null;
+  sequenceOffer: SequenceOffer | null;
+  /** The trainer worker's kernel compilation (WebGPU): pipelines built of all; null before it reports. */
+  compile: { done: number; total: number; seconds: number } | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -94,7 +110,7 @@ export interface AppState {
   beginRun(start?: RunStart): RunRecord;
   endRun(): void;
   appendMetrics(runId: string, points: readonly MetricPoint[]): void;
-  appendEval(runId: string, point: MetricPoint): void;
+  appendEval(runId: string, point: EvalPoint): void;
   setPreset(name: string | null): void;
   setBudgetOverride(n: number | null): void;
   setSequence(s: RunSequence | null): void;
@@ -109,10 +125,14 @@ export interface AppState {
   setNotice(n: Notice | null): void;
   setResume(r: ResumeOffer | null): void;
   setCpuOffer(o: CpuOffer | null): void;
+  setCompile(c: AppState['compile']): void;
+  setSequenceOffer(o: SequenceOffer | null): void;
   /** Makes an existing run the active one again (resume): later metrics append to it. */
   activateRun(id: string): void;
   /** Keeps a run's metrics before iteration `iter` and evaluations up to it (a resumed or replayed run goes on from there). */
   truncateRun(id: string, iter: number): void;
+  /** The run trains on `backend` from iteration `fromIter` on (its record says so from there). */
+  setRunBackend(id: string, backend: BackendChoice, fromIter: number): void;
 }
 
 export const useApp = create<AppState>()((set, get) => ({
@@ -135,6 +155,8 @@ export const useApp = create<AppState>()((set, get) => ({
   speed: null,
   resume: null,
   cpuOffer: null,
+  compile: null,
+  sequenceOffer: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -197,11 +219,16 @@ export const useApp = create<AppState>()((set, get) => ({
   setNotice: (notice) => set({ notice }),
   setResume: (resume) => set({ resume }),
   setCpuOffer: (cpuOffer) => set({ cpuOffer }),
+  setCompile: (compile) => set({ compile }),
+  setSequenceOffer: (sequenceOffer) => set({ sequenceOffer }),
   activateRun(id) {
     if (!get().runs.some((r) => r.id === id)) return;
     set({ activeRunId: id, samples: null, ratios: null });
   },
   truncateRun(id, iter) {
     set({ runs: get().runs.map((r) => (r.id === id ? truncateRunRecord(r, iter) : r)) });
+  },
+  setRunBackend(id, backend, fromIter) {
+    set({ runs: get().runs.map((r) => (r.id === id ? switchRunBackend(r, backend, fromIter) : r)) });
   },
 }));

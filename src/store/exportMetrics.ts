@@ -4,11 +4,26 @@
 // full history and evaluations.
 import type { RunRecord } from './runs.ts';
 
+/**
+ * Text cells a spreadsheet would run as a formula (OWASP "CSV Injection"): a run name such as
+ * `=HYPERLINK(...)` or `@SUM(...)` opened in Excel, LibreOffice or Google Sheets. Such a cell is
+ * written with a leading apostrophe, which the spreadsheet shows as text. Numbers are never
+ * touched (a negative metric stays a number).
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** The text a string cell holds once neutralised: `'` before a formula-starting character. */
+export function csvText(s: string): string {
+  return FORMULA_START.test(s) ? `'${s}` : s;
+}
+
 function csvCell(v: string | number | undefined): string {
   if (v === undefined) return '';
-  const s = String(v);
-  // CR too: spreadsheet and RFC 4180 readers end a row at a bare CR as well.
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const neutralised = typeof v === 'string' && FORMULA_START.test(v);
+  const s = typeof v === 'string' ? csvText(v) : String(v);
+  // CR too: spreadsheet and RFC 4180 readers end a row at a bare CR as well. A neutralised cell is
+  // quoted as well, as OWASP recommends.
+  return neutralised || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export const EVAL_PREFIX = 'eval_';
@@ -60,6 +75,7 @@ export function metricsToJson(runs: readonly RunRecord[]): string {
         id: r.id,
         name: r.name,
         backend: r.backend,
+        ...(r.backends ? { backends: r.backends } : {}),
         createdAt: r.createdAt,
         config: r.config,
         ...(r.preset ? { preset: r.preset } : {}),

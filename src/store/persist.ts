@@ -5,6 +5,7 @@
 import { useApp } from './appStore.ts';
 import { RUNS, withStores } from './db.ts';
 import { checkResumePoint, deleteResumePoint } from './resume.ts';
+import { loadSequence, saveSequence, sequenceOffer } from './sequencePersist.ts';
 import type { RunRecord } from './runs.ts';
 
 const SAVE_DELAY_MS = 800;
@@ -52,4 +53,20 @@ export async function startPersistence(): Promise<void> {
     }, SAVE_DELAY_MS);
   });
   await checkResumePoint();
+  checkSequence();
+  // From here on the store's "Run both" is the stored one (cleared when it ends).
+  useApp.subscribe((state, prev) => {
+    if (state.sequence !== prev.sequence) saveSequence(state.sequence);
+  });
+}
+
+/** After the runs and the resume point: a "Run both" the closed page left unfinished becomes an offer. */
+export function checkSequence(): void {
+  const s = useApp.getState();
+  const { seq, problem } = loadSequence();
+  if (problem) s.setNotice({ tone: 'warn', text: `The unfinished “Run both” could not be restored (${problem}). Its finished runs are kept.` });
+  if (!seq) return;
+  const offer = sequenceOffer(seq, s.runs, s.resume);
+  if (!offer) saveSequence(null);
+  s.setSequenceOffer(offer);
 }

@@ -8,20 +8,35 @@ export interface MetricPoint {
   values: Record<string, number>;
 }
 
+/** A held-out evaluation: its values, and (runs saved since they were recorded) its size and duration. */
+export interface EvalPoint extends MetricPoint {
+  /** Held-out prompts scored (each drawn several times, plus once greedily). */
+  prompts?: number;
+  /** Wall-clock seconds the evaluation took in the worker. */
+  seconds?: number;
+}
+
 export interface RunRecord {
   id: string;
   name: string;
   color: string;
   visible: boolean;
   config: PpoConfig;
+  /** The backend the run trains on now (its latest iterations). */
   backend: BackendChoice;
+  /**
+   * Where the run changed backend: from iteration `fromIter` on it trained on `backend` (the first
+   * entry is where it started). Absent when it never changed, e.g. until a "Continue on the CPU
+   * backend" after a lost GPU device.
+   */
+  backends?: { fromIter: number; backend: BackendChoice }[];
   createdAt: number;
   metrics: MetricPoint[];
   /**
    * Held-out evaluations (`eval` messages): iter = iterations done (0 = the SFT model), values =
    * the task's metrics, sampled and `greedy_…`. Absent in runs saved before evaluations existed.
    */
-  evals?: MetricPoint[];
+  evals?: EvalPoint[];
   /** Iteration budget of the preset this run trains (the page stops there and shows the ETA to it). */
   budget?: number;
   /** The preset (and arm) it was started from, when it was. */
@@ -51,4 +66,25 @@ export function truncateRunRecord(run: RunRecord, iter: number): RunRecord {
   const evals = run.evals?.filter((p) => p.iter <= iter);
   if (metrics.length === run.metrics.length && evals?.length === run.evals?.length) return run;
   return { ...run, metrics, ...(evals ? { evals } : {}) };
+}
+
+/**
+ * The run trains on `backend` from iteration `fromIter` on (a resume on another backend): its
+ * `backend` says so, and `backends` keeps where it changed. Switches after `fromIter` (iterations
+ * that will be trained again) are dropped; the same backend again changes nothing.
+ */
+export function switchRunBackend(run: RunRecord, backend: BackendChoice, fromIter: number): RunRecord {
+  if (fromIter <= 0) return run.backend === backend && !run.backends ? run : { ...run, backend, backends: undefined };
+  const kept = (run.backends ?? [{ fromIter: 0, backend: run.backend }]).filter((b) => b.fromIter < fromIter);
+  const history = kept.at(-1)?.backend === backend ? kept : [...kept, { fromIter, backend }];
+  const backends = history.length >= 2 ? history : undefined;
+  if (run.backend === backend && JSON.stringify(run.backends) === JSON.stringify(backends)) return run;
+  return { ...run, backend, backends };
+}
+
+/** "WebGPU", or "WebGPU, CPU from iteration 12" for a run that changed backend. */
+export function describeRunBackend(run: Pick<RunRecord, 'backend' | 'backends'>): string {
+  const name = (b: BackendChoice) => (b === 'cpu' ? 'CPU' : 'WebGPU');
+  if (!run.backends || run.backends.length < 2) return name(run.backend);
+  return run.backends.map((b, i) => (i === 0 ? name(b.backend) : `${name(b.backend)} from iteration ${b.fromIter}`)).join(', ');
 }

@@ -8,12 +8,17 @@ import { isWorkerMessage, type CheckpointRole, type LabelledPair, type PageToWor
 import { useApp, type RunStart } from './appStore.ts';
 import { planArms, presetBudget, speedFrom } from './presetRun.ts';
 import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
+import { saveSequence, sequenceOffer } from './sequencePersist.ts';
 import type { MetricPoint } from './runs.ts';
 
 export const TRAINER_MISSING = 'The trainer worker could not start, so nothing will train; everything else on the page works.';
 
 let worker: Worker | null = null;
 let workerBackend: string | null = null;
+/** The worker answered `ready` (its backend exists). */
+let workerReady = false;
+/** A command other than the warm-up's has been sent to this worker. */
+let commanded = false;
 let pendingMetrics: MetricPoint[] = [];
 let pendingRunId: string | null = null;
 let frame = 0;
@@ -120,7 +125,11 @@ export function receive(msg: WorkerToPage): void {
       stateInFlight = false;
       break;
     case 'ready':
+      workerReady = true;
       s.setTrainerLabel(msg.backendLabel);
+      break;
+    case 'compiling':
+      s.setCompile({ done: msg.done, total: msg.total, seconds: msg.seconds });
       break;
     case 'stage':
       s.setStage(msg.stage);
@@ -173,7 +182,7 @@ export function receive(msg: WorkerToPage): void {
       break;
     case 'eval': {
       const runId = s.activeRunId ?? s.beginRun().id;
-      s.appendEval(runId, { iter: msg.iter, values: { ...msg.values } });
+      s.appendEval(runId, { iter: msg.iter, values: { ...msg.values }, prompts: msg.prompts, seconds: msg.seconds });
       break;
     }
     case 'finished':
@@ -203,6 +212,12 @@ export function receive(msg: WorkerToPage): void {
       }
       break;
     case 'error':
+      // A worker started ahead of any command (warmUp) that fails to initialise goes quietly: the
+      // WebGPU self-test tells the user what is wrong, and the next command starts a fresh worker.
+      if (!workerReady && !commanded) {
+        dropWorker();
+        break;
+      }
       // The worker stops its loop on any error; an idle page stays idle.
       discarding = false;
       resetSpeed();
@@ -212,7 +227,23 @@ export function receive(msg: WorkerToPage): void {
       rewardWaiters.splice(0).forEach((w) => w(null));
       stateWaiters.splice(0).forEach((w) => w({ ok: false, message: msg.message }));
       stateInFlight = false;
-      s.setNotice({ tone: 'error', text: `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}` });
+      {
+        const what = `Trainer error${msg.stage ? ` during ${msg.stage}` : ''}: ${msg.message}`;
+        const seq = s.sequence;
+        if (seq) {
+          // A "Run both" stopped mid-arm: say which arm, how far it got, and what Start and Reset do.
+          const run = s.runs.find((r) => r.id === s.activeRunId);
+          const done = (run?.metrics.length ?? 0) + pendingMetrics.length;
+          const arm = seq.arms[seq.index];
+          s.setSequence({ ...seq, stoppedBy: msg.message });
+          s.setNotice({
+            tone: 'error',
+            text: `“${seq.preset}” (Run both) stopped at arm ${seq.index + 1} of ${seq.arms.length}, “${arm?.label ?? '?'}”, after ${done} of ${seq.budget} iterations. ${what}. Start retries this arm from iteration ${done}; Reset ends Run both (finished arms are kept).`,
+          });
+        } else {
+          s.setNotice({ tone: 'error', text: what });
+        }
+      }
       break;
     case 'snapshot':
       snapshotWaiters.splice(0).forEach((w) => w(msg.bytes));
@@ -226,11 +257,19 @@ export function receive(msg: WorkerToPage): void {
 const snapshotWaiters: ((b: ArrayBuffer | null) => void)[] = [];
 const rewardWaiters: ((r: Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null) => void)[] = [];
 
+function dropWorker(): void {
+  worker?.terminate();
+  worker = null;
+  workerBackend = null;
+  workerReady = false;
+  commanded = false;
+  useApp.getState().setCompile(null);
+}
+
 async function ensureWorker(): Promise<Worker | null> {
   const backend = useApp.getState().backend;
   if (worker && workerBackend === backend) return worker;
-  if (worker) worker.terminate();
-  worker = null;
+  dropWorker();
   let w: Worker;
   try {
     // Vite bundles the worker as its own chunk from this URL (as the self-test worker's).
@@ -238,16 +277,49 @@ async function ensureWorker(): Promise<Worker | null> {
   } catch {
     return null;
   }
+  // A dropped worker's last messages are not this page's business any more.
   w.onmessage = (ev: MessageEvent<unknown>) => {
-    if (isWorkerMessage(ev.data)) receive(ev.data);
+    if (worker === w && isWorkerMessage(ev.data)) receive(ev.data);
   };
-  w.onerror = (ev) => receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
+  w.onerror = (ev) => {
+    if (worker === w) receive({ type: 'error', message: ev.message || 'the trainer worker crashed' });
+  };
   w.postMessage({ type: 'init', backend, testHooks: testHooksOn() } satisfies PageToWorker);
   worker = w;
   workerBackend = backend;
   deviceDown = false;
   stateInFlight = false;
   return w;
+}
+
+/**
+ * With no run active, hands the worker the current config and asks it to get the trainer and the
+ * SFT baseline evaluation ready (`prepare`), so Start goes straight to the first iteration. Sent
+ * straight to an existing worker: it starts none, and counts as no user command.
+ */
+function prepareAhead(): void {
+  const s = useApp.getState();
+  if (!worker || s.activeRunId || workerBackend !== s.backend) return;
+  worker.postMessage({ type: 'setConfig', config: s.config } satisfies PageToWorker);
+  worker.postMessage({ type: 'prepare' } satisfies PageToWorker);
+}
+
+/** A settings change made before Start is prepared for after the user stops changing things. */
+const PREPARE_DELAY_MS = 600;
+let configWatched = false;
+
+function watchConfig(): void {
+  if (configWatched) return;
+  configWatched = true;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  useApp.subscribe((state, prev) => {
+    if (state.config === prev.config || state.activeRunId) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      prepareAhead();
+    }, PREPARE_DELAY_MS);
+  });
 }
 
 /** Test hooks (debug* messages) are on only when localStorage says so: a shared link cannot turn them on. */
@@ -261,6 +333,7 @@ function testHooksOn(): boolean {
 
 async function send(msg: PageToWorker, transfer: Transferable[] = []): Promise<boolean> {
   const w = await ensureWorker();
+  commanded = true;
   if (!w) {
     useApp.getState().setNotice({ tone: 'warn', text: `${labelOf(msg)} requested. ${TRAINER_MISSING}` });
     return false;
@@ -332,8 +405,11 @@ async function startArm(index: number): Promise<void> {
     s.setNotice({ tone: 'error', text: `Run both stopped: ${arm.label}: ${problems.map((p) => p.message).join('; ')}` });
     return;
   }
-  s.setSequence({ ...seq, index });
+  s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });
   await trainer.start({ name: arm.label, budget: seq.budget, preset: seq.preset });
+  // The arm's run, so that a reload can resume it (sequencePersist.ts).
+  const now = useApp.getState();
+  if (now.sequence && now.activeRunId) now.setSequence({ ...now.sequence, runId: now.activeRunId });
 }
 
 /** Ends the current run (kept in the list) and sends the worker back to fresh weights. */
@@ -353,16 +429,21 @@ async function resetWorker(): Promise<boolean> {
 export const trainer = {
   /**
    * Starts the trainer worker before the first Start (called once the WebGPU self-test passed), so
-   * its device and the kernels' pipelines are ready by the time the user asks for an iteration.
+   * its device, the kernels' pipelines, the task's SFT checkpoint and the baseline evaluation are
+   * ready by the time the user asks for an iteration (prepareAhead). If it cannot initialise, it
+   * is dropped without a message, and the next command starts a fresh one that reports why.
    */
   warmUp() {
-    void ensureWorker();
+    void ensureWorker().then(() => prepareAhead());
+    watchConfig();
   },
   /** Starts (or resumes) the active run; a run with a budget stops by itself when it is reached. */
   async start(start: RunStart = {}) {
     flushFrame();
     if (!(await beginIfNeeded(start))) return;
     resetSpeed();
+    const seq = useApp.getState().sequence;
+    if (seq?.stoppedBy) useApp.getState().setSequence({ ...seq, stoppedBy: undefined });
     if (await send({ type: 'start', iterations: iterationsLeft() })) {
       useApp.getState().setRunState('running');
       useApp.getState().setNotice(null);
@@ -382,15 +463,16 @@ export const trainer = {
    * goes on appending to the same run record. A state that fails is reported by name; the run and
    * its charts stay.
    */
-  async resume() {
+  async resume(): Promise<boolean> {
     const s = useApp.getState();
     const offer = s.resume;
-    if (!offer) return;
+    if (!offer) return false;
     const run = s.runs.find((r) => r.id === offer.runId);
     const what = `“${run?.name ?? offer.runName}” from iteration ${offer.iter}`;
     const fail = (label: string, message: string) => {
       useApp.getState().setResume(null);
       useApp.getState().setNotice({ tone: 'error', text: `Could not resume ${what} (${label}: ${message}). The run and its charts are kept; Start begins a new run.` });
+      return false;
     };
     let point;
     try {
@@ -405,7 +487,7 @@ export const trainer = {
     flushFrame();
     resetSpeed();
     const reply = new Promise<StateReply>((resolve) => stateWaiters.push(resolve));
-    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return;
+    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return false;
     const r = await reply;
     if (!r.ok) {
       void deleteResumePoint().catch(() => {});
@@ -415,12 +497,49 @@ export const trainer = {
     const now = useApp.getState();
     now.activateRun(run.id);
     now.truncateRun(run.id, r.iter);
+    // Resumed on another backend (e.g. "Continue on the CPU backend"): the record says so from here.
+    now.setRunBackend(run.id, now.backend, r.iter);
     now.applyConfig(r.config);
     now.setResume(null);
     now.setCpuOffer(null);
     stateAskedAt = performance.now(); // the state just loaded is the saved one
     await trainer.start();
     useApp.getState().setNotice({ tone: 'info', text: `Resumed ${what}.` });
+    return true;
+  },
+  /**
+   * After a reload: goes on with the "Run both" the page left unfinished. The arm in progress
+   * resumes from its saved state when there is one (else, or if that fails, it trains again from
+   * the start); the arms after it follow.
+   */
+  async continueSequence() {
+    const s = useApp.getState();
+    const saved = s.sequenceOffer;
+    if (!saved) return;
+    s.setSequenceOffer(null);
+    // Looked at again now: the arm's run may have been resumed and finished since the page opened.
+    const offer = sequenceOffer(saved.seq.runId ? saved.seq : { ...saved.seq, runId: undefined }, s.runs, s.resume);
+    if (!offer) {
+      saveSequence(null);
+      s.setNotice({ tone: 'info', text: `“${saved.seq.preset}”: every arm has trained its ${saved.seq.budget} iterations already.` });
+      return;
+    }
+    if (s.runState === 'running') await trainer.pause();
+    s.setPreset(offer.seq.preset);
+    s.setSequence(offer.seq);
+    if (offer.resumable && offer.seq.runId && useApp.getState().resume?.runId === offer.seq.runId) {
+      if (await trainer.resume()) return;
+      const why = useApp.getState().notice?.text ?? 'the saved state could not be loaded';
+      await startArm(offer.seq.index);
+      useApp.getState().setNotice({ tone: 'warn', text: `${why} Run both goes on: “${offer.seq.arms[offer.seq.index].label}” trains again from iteration 0.` });
+      return;
+    }
+    await startArm(offer.seq.index);
+  },
+  /** Forgets the unfinished "Run both" (its finished runs, and any saved state, stay). */
+  discardSequence() {
+    useApp.getState().setSequenceOffer(null);
+    if (!useApp.getState().sequence) saveSequence(null);
   },
   /** Forgets the saved state (the run and its charts stay). */
   async discardResume() {
@@ -486,6 +605,7 @@ export const trainer = {
     useApp.getState().setSequence(null);
     const sent = await resetWorker();
     if (sent) useApp.getState().setNotice(null);
+    prepareAhead();
   },
   /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */
   async snapshot(): Promise<ArrayBuffer | null> {
@@ -495,7 +615,10 @@ export const trainer = {
   },
   /** Hands checkpoint bytes to the worker, which validates them before using them. */
   async loadCheckpoint(role: CheckpointRole, bytes: ArrayBuffer): Promise<boolean> {
-    return send({ type: 'loadCheckpoint', role, bytes }, [bytes]);
+    const sent = await send({ type: 'loadCheckpoint', role, bytes }, [bytes]);
+    // The worker dropped the trainer it had prepared: prepare one from the loaded weights.
+    if (sent) prepareAhead();
+    return sent;
   },
   /** Fine-tunes the reward model on human labels; null when there is no trainer or it failed. */
   async trainRewardModel(pairs: LabelledPair[]): Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null> {
@@ -513,8 +636,20 @@ const debugHooks = {
 
 declare global {
   interface Window {
-    /** Debug/test hook: feed protocol messages to the page as if the trainer had sent them. */
-    ppoPlayground?: { receive: (msg: WorkerToPage) => void; debug?: typeof debugHooks };
+    /**
+     * Debug/test hook: feed protocol messages to the page as if the trainer had sent them, and
+     * `settled()`, which resolves once no Reset is waiting for the worker's acknowledgement (until
+     * then the page drops run messages, which belong to the run that was reset).
+     */
+    ppoPlayground?: { receive: (msg: WorkerToPage) => void; settled: () => Promise<void>; debug?: typeof debugHooks };
   }
 }
-if (typeof window !== 'undefined') window.ppoPlayground = { receive, ...(testHooksOn() ? { debug: debugHooks } : {}) };
+/** Resolves once no Reset is waiting for the worker's acknowledgement. */
+function settled(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (discarding ? setTimeout(check, 20) : resolve());
+    check();
+  });
+}
+
+if (typeof window !== 'undefined') window.ppoPlayground = { receive, settled, ...(testHooksOn() ? { debug: debugHooks } : {}) };

@@ -1,7 +1,10 @@
 // Export the actor as safetensors and load one back. Loading is refused with its reason when the
 // file does not fit the current task; a refused file changes nothing.
 import { useRef, useState } from 'react';
-import { exportActor, loadActorFile } from '../store/checkpoints.ts';
+
+// Loaded on first use: the file checks bring the safetensors reader and every task's alphabet,
+// which the first paint does not need.
+const checkpoints = () => import('../store/checkpoints.ts');
 
 export function CheckpointPanel() {
   const input = useRef<HTMLInputElement>(null);
@@ -16,7 +19,7 @@ export function CheckpointPanel() {
         <h2 id="checkpoints-title">Checkpoints</h2>
       </div>
       <div className="buttons">
-        <button type="button" className="btn small" disabled={busy} onClick={() => run(exportActor)} title="Download the current policy weights (safetensors, opens in Python)">
+        <button type="button" className="btn small" disabled={busy} onClick={() => run(async () => (await checkpoints()).exportActor())} title="Download the current policy weights (safetensors, opens in Python)">
           Export actor
         </button>
         <button type="button" className="btn small" disabled={busy} onClick={() => input.current?.click()} title="Train from a .safetensors actor exported earlier">
@@ -32,7 +35,7 @@ export function CheckpointPanel() {
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = '';
-            if (file) run(() => loadActorFile(file));
+            if (file) run(async () => (await checkpoints()).loadActorFile(file));
           }}
         />
       </div>

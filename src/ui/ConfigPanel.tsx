@@ -5,6 +5,7 @@ import { useEffect, useId, useState } from 'react';
 import { CHOICE_RULES, describeRange, NUMERIC_RULES, checkNumber, type PpoConfig } from '../rl/config.ts';
 import { useApp } from '../store/appStore.ts';
 import { FIELDS, GROUPS, type FieldMeta } from './configFields.ts';
+import { fieldProblemText, withLabels } from './fieldProblems.ts';
 
 function formatNumber(v: number | null): string {
   return v === null ? '' : String(v);
@@ -42,7 +43,7 @@ function NumberField({ meta }: { meta: FieldMeta }) {
       return;
     }
     const problems = setField(meta.key, parsed as PpoConfig[typeof meta.key]);
-    setError(problems.length > 0 ? `Not applied: ${problems.map((p) => p.message).join('; ')}` : null);
+    setError(problems.length > 0 ? fieldProblemText(meta.key, meta.label, problems, useApp.getState().config) : null);
   };
 
   return (
@@ -84,7 +85,7 @@ function ChoiceField({ meta }: { meta: FieldMeta }) {
   useEffect(() => setError(null), [value]);
   const apply = (v: unknown) => {
     const problems = setField(meta.key, v as PpoConfig[typeof meta.key]);
-    setError(problems.length > 0 ? `Not applied: ${problems.map((p) => p.message).join('; ')}` : null);
+    setError(problems.length > 0 ? `Not applied: ${problems.map((p) => withLabels(p.message).replace(/\.$/, '')).join('; ')}.` : null);
   };
   const isBool = choices.length === 2 && choices.every((c) => typeof c === 'boolean');
   return (

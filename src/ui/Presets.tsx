@@ -60,10 +60,12 @@ export function Presets() {
             <p className={`preset-promise${p.promise ? '' : ' unmeasured'}`} data-testid="preset-promise">
               {p.promise ?? 'Not measured yet: run it and see.'}
             </p>
+            {/* The chosen card opens in place: what to watch and Run both sit where the click was. */}
+            {chosenPreset === p ? <PresetDetail preset={p} /> : null}
           </li>
         ))}
       </ul>
-      {chosenPreset ? <PresetDetail preset={chosenPreset} /> : <p className="preset-explanation muted small" data-testid="preset-explanation">Pick an experiment to set the knobs it needs; each comes with what to look for.</p>}
+      {chosenPreset ? null : <p className="preset-explanation muted small" data-testid="preset-explanation">Pick an experiment to set the knobs it needs; each comes with what to look for.</p>}
     </section>
   );
 }
@@ -107,7 +109,12 @@ function PresetDetail({ preset }: { preset: Preset }) {
       {mine ? (
         <p className="sequence-status small" role="status" data-testid="sequence-status">
           Arm {mine.index + 1} of {mine.arms.length}: <strong>{mine.arms[mine.index].label}</strong>
-          {runState === 'running' ? ' training' : ' paused — Start resumes it, Reset stops the sequence (finished arms stay)'}.
+          {mine.stoppedBy
+            ? ` stopped by a trainer error (${mine.stoppedBy.length > 120 ? `${mine.stoppedBy.slice(0, 120)}…` : mine.stoppedBy}) — Start retries it, Reset ends Run both (finished arms stay)`
+            : runState === 'running'
+              ? ' training'
+              : ' paused — Start resumes it, Reset stops the sequence (finished arms stay)'}
+          .
         </p>
       ) : null}
     </div>

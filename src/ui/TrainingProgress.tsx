@@ -7,7 +7,11 @@ export function TrainingProgress() {
   const run = useApp((s) => s.runs.find((r) => r.id === s.activeRunId) ?? null);
   const speed = useApp((s) => s.speed);
   const runState = useApp((s) => s.runState);
+  const compile = useApp((s) => s.compile);
   const done = run?.metrics.length ?? 0;
+  // Before the first iteration can run, the WebGPU kernels must be built (once per page load; on a
+  // software GPU this takes seconds): say so instead of a silent wait after Start.
+  const compiling = runState === 'running' && compile !== null && compile.done < compile.total;
   const budget = run?.budget ?? null;
   const live = runState === 'running' ? speed : null;
   return (
@@ -15,6 +19,11 @@ export function TrainingProgress() {
       <span data-testid="iterations">
         {run ? `iteration ${done}${budget ? ` / ${budget}` : ''}` : 'no run'}
       </span>
+      {compiling ? (
+        <span data-testid="compiling" title="GPU kernels are compiled once per page load, before the first iteration">
+          compiling GPU kernels {compile.done} / {compile.total}
+        </span>
+      ) : null}
       <span data-testid="speed" title="Iterations per second over the last ten iterations (held-out evaluations included)">
         {live === null ? '— it/s' : formatSpeed(live)}
       </span>

@@ -31,6 +31,12 @@ export type PageToWorker =
   | { type: 'step' }
   /** Back to the initial weights of the current config and seed. */
   | { type: 'reset' }
+  /**
+   * Before Start, while the user reads: build the trainer for the current config and evaluate the
+   * SFT model on held-out prompts, so Start goes straight to the first iteration. Skipped when a
+   * newer prepare came in, when training, or when the trainer has iterated. Posts nothing.
+   */
+  | { type: 'prepare' }
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
   | { type: 'snapshot' }
   /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
@@ -104,6 +110,8 @@ export type { SampleRow, SampleToken } from '../rl/samples.ts';
 
 export type WorkerToPage =
   | { type: 'ready'; adapter: string; backendLabel: string }
+  /** Kernel pipelines built so far (WebGPU): `done` of `total`, `seconds` since compilation began. */
+  | { type: 'compiling'; done: number; total: number; seconds: number }
   | { type: 'stage'; stage: TrainerStage }
   | { type: 'metrics'; iter: number; values: Partial<Record<MetricName, number>> & Record<string, number> }
   | { type: 'samples'; iter: number; rows: SampleRow[] }
@@ -177,6 +185,7 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
   const t = (x as { type?: unknown }).type;
   return (
     t === 'ready' ||
+    t === 'compiling' ||
     t === 'stage' ||
     t === 'metrics' ||
     t === 'samples' ||

@@ -7,10 +7,11 @@ import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice } from '../gpu/device.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
+import { declaredKernels } from '../gpu/pipelines.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import type { PageToWorker, WorkerToPage } from './protocol.ts';
-import { TrainerHost } from './trainerHost.ts';
+import { TrainerHost, type CompileProgress } from './trainerHost.ts';
 
 registerShaderGlob(import.meta.glob('/shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
 
@@ -31,14 +32,31 @@ async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function makeBackend(choice: 'webgpu' | 'cpu', onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }> {
+async function makeBackend(
+  choice: 'webgpu' | 'cpu',
+  onLost: (reason: string) => void,
+  onCompiled?: CompileProgress,
+): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }> {
   if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
   const be = new WebGpuBackend(rt);
   // Every kernel at once through createComputePipelineAsync: the browser compiles them off this
-  // thread while the page loads and the user reads, instead of one by one inside the first iteration.
-  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled: be.precompile() };
+  // thread while the page loads and the user reads, instead of one by one inside the first
+  // iteration, in the order the backend declares them; each one's completion is counted so the
+  // page can show how far compilation is.
+  const kernels = declaredKernels();
+  const t0 = performance.now();
+  let done = 0;
+  const compiled = Promise.all(
+    kernels.map((k) =>
+      rt.pipelines.precompile([k]).then(() => {
+        done++;
+        onCompiled?.(done, kernels.length, performance.now() - t0);
+      }),
+    ),
+  ).then(() => undefined);
+  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled };
 }
 
 /** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */

@@ -50,6 +50,9 @@ export interface TrainerLike {
   readonly config?: PpoConfig;
 }
 
+/** Called as each kernel's pipeline is built: `done` of `total`, `ms` since compilation began. */
+export type CompileProgress = (done: number, total: number, ms: number) => void;
+
 /** With a device snapshot, the host copy of the actor (for a lost device) is refreshed this often. */
 export const HOST_COPY_EVERY = 10;
 
@@ -61,9 +64,14 @@ export interface HostDeps {
    * A backend for the choice; `onLost` is called if its device goes away later. `destroy` (WebGPU
    * only) destroys the device, for the debugDestroyDevice test hook. `compiled` (WebGPU only)
    * settles when the kernels' pipelines, compiled in the background from the moment the device
-   * exists, are built: the first trainer waits for it rather than compiling them one by one.
+   * exists, are built: the first trainer waits for it rather than compiling them one by one;
+   * `onCompiled` reports each pipeline built.
    */
-  makeBackend(choice: BackendChoice, onLost: (reason: string) => void): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }>;
+  makeBackend(
+    choice: BackendChoice,
+    onLost: (reason: string) => void,
+    onCompiled?: CompileProgress,
+  ): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }>;
   /** Bytes of a shipped checkpoint by file stem, e.g. "sentiment" or "sentiment_rm". */
   fetchCheckpoint(stem: string): Promise<Uint8Array>;
   createTrainer(init: TrainerInit): Promise<TrainerLike>;
@@ -88,6 +96,12 @@ export class TrainerHost {
   private config: PpoConfig = { ...DEFAULT_CONFIG };
   private trainer: TrainerLike | null = null;
   private rewardModel: RewardModel | null = null;
+  /**
+   * Shipped checkpoints by file stem, fetched once: the current task's is requested as soon as the
+   * page sends its config (before Start), so it arrives while the kernels compile. A failed fetch
+   * is forgotten, so the next use tries again and reports its own error.
+   */
+  private fetched = new Map<string, Promise<Uint8Array>>();
   /** Checkpoints the page loaded (override the shipped ones). */
   private loaded: { actor?: Uint8Array; reward?: Uint8Array } = {};
   /** Last actor weights known good, on the host (what `snapshot` returns after a device loss). */
@@ -106,6 +120,17 @@ export class TrainerHost {
   /** The backend chosen at init (a lost WebGPU device is replaced by another of the same). */
   private choice: BackendChoice | null = null;
   private destroyDevice: (() => void) | null = null;
+  /** The newest `prepare` message's number: an older one still queued skips its work. */
+  private prepareWanted = 0;
+  /**
+   * The SFT baseline evaluation made by `prepare` for this trainer and config (`key`): the first
+   * iteration posts it instead of evaluating again.
+   */
+  private prepared: { trainer: TrainerLike; key: string; values: Record<string, number>; prompts: number; seconds: number } | null = null;
+  /** Whether the current backend's pipelines are built (or it has none to build). */
+  private compiledDone = true;
+  /** The actor bytes the current trainer was built from (its weights until it iterates). */
+  private trainerSource: Uint8Array | null = null;
   /** The current backend's background pipeline compilation (never rejects). */
   private compiled: Promise<void> | null = null;
   /** Each backend's onLost only counts while it is the current one. */
@@ -150,6 +175,10 @@ export class TrainerHost {
       case 'reset':
         this.running = false;
         return this.enqueue(() => this.reset()).then(() => this.deps.post({ type: 'resetDone' }));
+      case 'prepare': {
+        const n = ++this.prepareWanted;
+        return this.enqueue(() => this.prepare(n));
+      }
       case 'snapshot':
         return this.enqueue(() => this.snapshot());
       case 'saveState':
@@ -242,14 +271,28 @@ export class TrainerHost {
   /** A fresh backend (and device) for `choice`, announced with `ready`. */
   private async connect(choice: BackendChoice): Promise<string> {
     const gen = ++this.deviceGen;
-    const made = await this.deps.makeBackend(choice, (reason) => {
-      if (gen === this.deviceGen) this.onDeviceLost(reason);
-    });
+    const made = await this.deps.makeBackend(
+      choice,
+      (reason) => {
+        if (gen === this.deviceGen) this.onDeviceLost(reason);
+      },
+      (done, total, ms) => {
+        // At most ~20 messages however many kernels: the page shows a counter, not a log.
+        if (gen === this.deviceGen && (done === total || done % Math.max(1, Math.ceil(total / 20)) === 0)) this.deps.post({ type: 'compiling', done, total, seconds: ms / 1000 });
+      },
+    );
     this.be = made.be;
     this.destroyDevice = made.destroy ?? null;
     // A kernel that fails to compile here is compiled again, synchronously, on first use, and its
     // error is reported there with the stage it belongs to.
-    this.compiled = made.compiled?.catch(() => undefined) ?? null;
+    this.compiledDone = made.compiled === undefined;
+    const compiled: Promise<void> | null =
+      made.compiled
+        ?.catch(() => undefined)
+        .then(() => {
+          if (this.compiled === compiled) this.compiledDone = true;
+        }) ?? null;
+    this.compiled = compiled;
     this.deps.post({ type: 'ready', adapter: made.adapter, backendLabel: made.be.label });
     return made.adapter;
   }
@@ -274,6 +317,8 @@ export class TrainerHost {
       // Its buffers went with the device.
     }
     this.trainer = null;
+    this.trainerSource = null;
+    this.prepared = null;
     this.rewardModel = null; // lived on the lost device; rebuilt from this.loaded.reward or the shipped file
     this.be = null;
     this.destroyDevice = null;
@@ -325,13 +370,17 @@ export class TrainerHost {
       this.rewardModel?.dispose();
       this.rewardModel = null;
     }
-    if (!this.trainer) return;
-    if (REBUILD_FIELDS.some((f) => prev[f] !== config[f])) {
+    if (this.trainer && REBUILD_FIELDS.some((f) => prev[f] !== config[f])) {
       this.running = false;
       this.disposeTrainer();
       this.lastState = null;
-    } else {
+    } else if (this.trainer) {
       this.trainer.setConfig(this.config);
+    }
+    if (!this.trainer) {
+      // Before the next trainer is built: fetch what it will need (while the kernels compile).
+      if (!this.loaded.actor) void this.prefetch(config.task).catch(() => {});
+      if (config.rewardSource === 'model' && !this.loaded.reward) void this.prefetch(rewardModelStem(config.task)).catch(() => {});
     }
   }
 
@@ -345,7 +394,11 @@ export class TrainerHost {
     const wantHead = role === 'actor' ? 'lm' : 'reward';
     if (ck.config.head !== wantHead) throw new Error(`an ${role} checkpoint needs the '${wantHead}' head, this one has '${ck.config.head}'`);
     this.loaded[role] = bytes;
-    if (role === 'actor') this.resumeActor = null;
+    if (role === 'actor') {
+      this.resumeActor = null;
+      // The weights a trainer built earlier (e.g. by prepare) started from are not this actor's.
+      this.lastGoodActor = null;
+    }
     if (role === 'reward') {
       this.rewardModel?.dispose();
       this.rewardModel = null;
@@ -365,7 +418,9 @@ export class TrainerHost {
 
   private async snapshot(): Promise<void> {
     let bytes: Uint8Array | null = null;
-    if (this.trainer && !this.lost) bytes = await this.trainer.actorCheckpoint();
+    // A trainer that has not iterated holds exactly the weights it was built from: export that file as it came.
+    if (this.trainer && !this.lost && this.trainer.iter === 0 && this.trainerSource) bytes = this.trainerSource;
+    else if (this.trainer && !this.lost) bytes = await this.trainer.actorCheckpoint();
     else bytes = this.lastGoodActor ?? this.loaded.actor ?? null;
     if (!bytes) throw new Error('no actor weights yet: press Start or Step first');
     const buf = bytes.slice().buffer as ArrayBuffer; // an own copy, transferred to the page
@@ -410,12 +465,26 @@ export class TrainerHost {
       onStage: (s: Stage) => this.setStage(s),
     });
     this.lastGoodActor = actor;
+    this.trainerSource = actor;
     return this.trainer;
+  }
+
+  /** Starts fetching a shipped checkpoint (once per stem); the promise never rejects unhandled. */
+  private prefetch(stem: string): Promise<Uint8Array> {
+    let p = this.fetched.get(stem);
+    if (!p) {
+      p = this.deps.fetchCheckpoint(stem);
+      this.fetched.set(stem, p);
+      p.catch(() => {
+        if (this.fetched.get(stem) === p) this.fetched.delete(stem);
+      });
+    }
+    return p;
   }
 
   private async fetchNamed(stem: string, what: string): Promise<Uint8Array> {
     try {
-      return await this.deps.fetchCheckpoint(stem);
+      return await this.prefetch(stem);
     } catch (e) {
       throw new Error(`could not load ${what} (checkpoints/${stem}.safetensors): ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -491,6 +560,12 @@ export class TrainerHost {
     if (!atBudgetEnd && !evalDue(done, this.config.evalEvery)) return;
     if (this.evaluated?.trainer === trainer && this.evaluated.iter === done) return;
     this.evaluated = { trainer, iter: done };
+    const ready = this.prepared;
+    this.prepared = null;
+    if (done === 0 && ready?.trainer === trainer && ready.key === JSON.stringify(this.config)) {
+      this.deps.post({ type: 'eval', iter: 0, values: ready.values, prompts: ready.prompts, seconds: ready.seconds });
+      return;
+    }
     const { count, samplesPerPrompt } = evalSize(this.config);
     const t0 = performance.now();
     const values = await trainer.evaluate(count, samplesPerPrompt);
@@ -505,6 +580,29 @@ export class TrainerHost {
     this.budgetLeft = null;
     this.deps.post({ type: 'finished', iter: this.trainer?.iter ?? 0 });
     return true;
+  }
+
+  /** See the `prepare` message: the trainer and its iteration-0 evaluation, made ahead of Start. */
+  private async prepare(n: number): Promise<void> {
+    const idle = () => n === this.prepareWanted && !this.running && !this.lost && this.be !== null;
+    if (!idle() || (this.trainer && this.trainer.iter > 0)) return;
+    if (this.compiled && !this.compiledDone) {
+      // Wait for the kernels outside the command queue, so that a command sent meanwhile (an
+      // export, a checkpoint, Start) is not held up behind it; then queue the preparation again.
+      void this.compiled.then(() => {
+        if (n === this.prepareWanted) void this.enqueue(() => this.prepare(n));
+      });
+      return;
+    }
+    const trainer = await this.ensureTrainer();
+    if (!idle() || trainer.iter !== 0 || !trainer.evaluate || this.config.evalEvery <= 0) return;
+    const key = JSON.stringify(this.config);
+    if (this.prepared?.trainer === trainer && this.prepared.key === key) return;
+    const { count, samplesPerPrompt } = evalSize(this.config);
+    const t0 = performance.now();
+    const values = await trainer.evaluate(count, samplesPerPrompt);
+    if (this.lost || this.trainer !== trainer) return;
+    this.prepared = { trainer, key, values, prompts: count, seconds: (performance.now() - t0) / 1000 };
   }
 
   /** The trainer's full state as bytes for the page (resume after a reload). */
@@ -571,5 +669,7 @@ export class TrainerHost {
   private disposeTrainer(): void {
     this.trainer?.dispose();
     this.trainer = null;
+    this.trainerSource = null;
+    this.prepared = null;
   }
 }

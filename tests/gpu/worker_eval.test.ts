@@ -151,6 +151,55 @@ describe('TrainerHost held-out evaluation', () => {
   });
 });
 
+describe('TrainerHost prepare (before Start)', () => {
+  it('builds the trainer and evaluates the SFT model ahead; Start posts that evaluation first and does not evaluate again', async () => {
+    const h = await ready({ evalEvery: 3 });
+    await h.send({ type: 'prepare' });
+    expect(h.trainers).toHaveLength(1);
+    expect(h.trainers[0].evalCalls.map((c) => c.iter)).toEqual([0]);
+    expect(h.msgs.filter((m) => m.type === 'eval' || m.type === 'metrics')).toEqual([]); // nothing posted yet
+    await h.send({ type: 'prepare' }); // nothing changed: no second evaluation
+    expect(h.trainers[0].evalCalls).toHaveLength(1);
+    for (let i = 0; i < 4; i++) await h.send({ type: 'step' });
+    expect(h.trainers).toHaveLength(1);
+    expect(h.trainers[0].evalCalls.map((c) => c.iter)).toEqual([0, 3]);
+    const order = h.msgs.filter((m) => m.type === 'eval' || m.type === 'metrics').map((m) => `${m.type}${m.iter}`);
+    expect(order).toEqual(['eval0', 'metrics0', 'metrics1', 'metrics2', 'eval3', 'metrics3']);
+    const size = evalSize(h.host.currentConfig);
+    expect(h.of('eval')[0]).toMatchObject({ iter: 0, prompts: size.count, values: { accuracy: 0, greedy_accuracy: 0 } });
+  });
+
+  it('a config change after prepare makes Start evaluate again (the prepared baseline was for other settings)', async () => {
+    const h = await ready({ evalEvery: 3 });
+    await h.send({ type: 'prepare' });
+    // temperature: taken by the live trainer (no rebuild), but it changes what an evaluation samples.
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, evalEvery: 3, temperature: 0.7 } });
+    await h.send({ type: 'step' });
+    expect(h.trainers).toHaveLength(1);
+    expect(h.trainers[0].evalCalls.map((c) => c.iter)).toEqual([0, 0]);
+    expect(h.of('eval').map((e) => e.iter)).toEqual([0]);
+  });
+
+  it('an older prepare still queued skips its work; prepare while training, or after iterations, does nothing', async () => {
+    const h = await ready({ evalEvery: 3 });
+    const first = h.send({ type: 'prepare' });
+    const second = h.send({ type: 'prepare' });
+    await Promise.all([first, second]);
+    expect(h.trainers[0].evalCalls).toHaveLength(1);
+    await h.send({ type: 'step' });
+    await h.send({ type: 'prepare' });
+    expect(h.trainers[0].evalCalls.map((c) => c.iter)).toEqual([0]);
+    expect(h.of('error')).toEqual([]);
+  });
+
+  it('with evalEvery = 0 prepare builds the trainer and evaluates nothing', async () => {
+    const h = await ready({ evalEvery: 0 });
+    await h.send({ type: 'prepare' });
+    expect(h.trainers).toHaveLength(1);
+    expect(h.trainers[0].evalCalls).toEqual([]);
+  });
+});
+
 describe('TrainerHost iteration budget', () => {
   it('start with iterations stops by itself after that many, evaluates at the end, and says finished', async () => {
     const h = await ready({ evalEvery: 4 });

@@ -73,21 +73,29 @@ class FakeTrainer implements TrainerLike {
   }
 }
 
-function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean; noSecondDevice?: boolean } = {}) {
+function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean; fetchFailures?: number; noSecondDevice?: boolean; kernels?: number } = {}) {
   const msgs: WorkerToPage[] = [];
   const trainers: FakeTrainer[] = [];
   const fetched: string[] = [];
   let lose: ((r: string) => void) | null = null;
   const deps: HostDeps = {
     post: (m) => msgs.push(m),
-    makeBackend: async (_choice, onLost) => {
+    makeBackend: async (_choice, onLost, onCompiled) => {
       if (lose && opts.noSecondDevice) throw new Error('no adapter');
       lose = onLost;
-      return { be: cpuBackend as Backend, adapter: 'test adapter' };
+      // A stand-in for the worker's pipeline compilation: `kernels` pipelines built one by one.
+      const n = opts.kernels ?? 0;
+      const compiled = (async () => {
+        for (let i = 1; i <= n; i++) {
+          await new Promise((r) => setTimeout(r, 0));
+          onCompiled?.(i, n, i);
+        }
+      })();
+      return { be: cpuBackend as Backend, adapter: 'test adapter', ...(n > 0 ? { compiled } : {}) };
     },
     fetchCheckpoint: async (stem) => {
       fetched.push(stem);
-      if (opts.fetchFails) throw new Error('HTTP 404 Not Found');
+      if (opts.fetchFails || fetched.length <= (opts.fetchFailures ?? 0)) throw new Error('HTTP 404 Not Found');
       if (stem === 'arithmetic') return sftBytes(arithmetic.alphabet, 'arithmetic');
       if (stem === 'sentiment') return sftBytes(sentiment.alphabet, 'sentiment');
       if (stem === 'sentiment_rm') {
@@ -247,6 +255,49 @@ describe('TrainerHost', () => {
     expect(h.of('metrics')).toHaveLength(0);
   });
 
+  it('the config sent before Start fetches the SFT checkpoint once; the trainer, and the next one after a reset, get those bytes', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    expect(h.fetched).toEqual(['arithmetic']); // before any Start
+    await h.send({ type: 'step' });
+    await h.send({ type: 'reset' });
+    await h.send({ type: 'step' });
+    expect(h.fetched).toEqual(['arithmetic']);
+    expect(h.trainers).toHaveLength(2);
+    expect(h.trainers[1].init.actorCheckpoint).toBe(h.trainers[0].init.actorCheckpoint);
+    // Another task fetches its own.
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment' } });
+    expect(h.fetched).toEqual(['arithmetic', 'sentiment']);
+    expect(h.of('error')).toHaveLength(0);
+  });
+
+  it('a prefetch that failed is not kept: the step fetches again and trains', async () => {
+    const h = harness({ fetchFailures: 1 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await until(() => h.fetched.length === 1, 'the prefetch');
+    await h.send({ type: 'step' });
+    expect(h.fetched).toEqual(['arithmetic', 'arithmetic']);
+    expect(h.of('error')).toHaveLength(0);
+    expect(h.of('metrics')).toHaveLength(1);
+  });
+
+  it('pipeline compilation is reported as it goes (at most ~20 messages, the last one complete) and the first trainer waits for it', async () => {
+    const h = harness({ kernels: 45 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'step' });
+    const progress = h.of('compiling');
+    expect(progress.length).toBeGreaterThan(1);
+    expect(progress.length).toBeLessThanOrEqual(21);
+    expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));
+    expect(progress.at(-1)).toMatchObject({ done: 45, total: 45 });
+    // The trainer was built after the last pipeline.
+    const order = h.msgs.filter((m) => m.type === 'compiling' || m.type === 'metrics').map((m) => m.type);
+    expect(order.at(-1)).toBe('metrics');
+    expect(order.indexOf('metrics')).toBe(order.length - 1);
+  });
+
   it('loadCheckpoint checks the head and alphabet, and the loaded actor is what the trainer gets', async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
@@ -260,6 +311,40 @@ describe('TrainerHost', () => {
     expect(h.of('error')).toHaveLength(2);
     await h.send({ type: 'step' });
     expect(h.fetched).toEqual([]);
+    expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
+  });
+
+  it('an actor loaded after a trainer was prepared is what snapshot returns, and what the next trainer gets', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' }); // builds a trainer from the shipped checkpoint
+    expect(h.trainers).toHaveLength(1);
+    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
+    await h.send({ type: 'snapshot' });
+    expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
+    await h.send({ type: 'prepare' });
+    expect(h.trainers).toHaveLength(2);
+    expect(h.trainers[1].init.actorCheckpoint).toEqual(mine);
+    expect(h.of('error')).toHaveLength(0);
+  });
+
+  it('prepare waits for the kernels outside the command queue: an export sent meanwhile is answered at once', async () => {
+    const h = harness({ kernels: 400 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' });
+    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
+    await h.send({ type: 'snapshot' });
+    expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
+    // The kernels were still compiling when the export was answered, and no trainer was built yet.
+    expect(h.of('compiling').at(-1)?.done ?? 0).toBeLessThan(400);
+    expect(h.trainers).toHaveLength(0);
+    // Once they are built, the preparation goes ahead, from the loaded actor.
+    await until(() => h.trainers.length === 1, 'the prepared trainer');
+    expect(h.of('compiling').at(-1)!.done).toBe(400);
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
   });
 

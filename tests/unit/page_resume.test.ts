@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { checkResumePointShape, classifyStateProblem, STATE_SAVE_INTERVAL_MS } from '../../src/store/resume.ts';
-import { truncateRunRecord, type RunRecord } from '../../src/store/runs.ts';
+import { metricsToJson } from '../../src/store/exportMetrics.ts';
+import { describeRunBackend, switchRunBackend, truncateRunRecord, type RunRecord } from '../../src/store/runs.ts';
 
 const run = (n: number, evals: number[]): RunRecord => ({
   id: 'r1',
@@ -57,5 +58,35 @@ describe('resume: the run record is cut at the resumed iteration', () => {
     // nothing to cut: the same object (no needless re-render or save)
     expect(truncateRunRecord(t, 6)).toBe(t);
     expect(truncateRunRecord(r, 20)).toBe(r);
+  });
+});
+
+describe('resume on another backend: the run record says so from that iteration', () => {
+  it('a WebGPU run continued on the CPU at 12 reads "WebGPU, CPU from iteration 12", in the record and the JSON export', () => {
+    const r = switchRunBackend(run(12, [0, 10]), 'cpu', 12);
+    expect(r.backend).toBe('cpu');
+    expect(r.backends).toEqual([
+      { fromIter: 0, backend: 'webgpu' },
+      { fromIter: 12, backend: 'cpu' },
+    ]);
+    expect(describeRunBackend(r)).toBe('WebGPU, CPU from iteration 12');
+    const doc = JSON.parse(metricsToJson([r]));
+    expect(doc.runs[0].backend).toBe('cpu');
+    expect(doc.runs[0].backends).toEqual(r.backends);
+  });
+
+  it('resuming on the same backend changes nothing; a later switch back is recorded; a resume before a switch drops it', () => {
+    const same = run(5, []);
+    expect(switchRunBackend(same, 'webgpu', 5)).toBe(same);
+    expect(describeRunBackend(same)).toBe('WebGPU');
+    const there = switchRunBackend(run(20, []), 'cpu', 12);
+    const back = switchRunBackend(there, 'webgpu', 18);
+    expect(back.backends?.map((b) => `${b.backend}@${b.fromIter}`)).toEqual(['webgpu@0', 'cpu@12', 'webgpu@18']);
+    // Resumed from a state saved at 10 on WebGPU: iterations from 10 on are trained again there, so the CPU stretch is gone.
+    const again = switchRunBackend(back, 'webgpu', 10);
+    expect(again.backend).toBe('webgpu');
+    expect(again.backends).toBeUndefined();
+    // A run resumed from iteration 0 on the CPU trained wholly on the CPU.
+    expect(switchRunBackend(run(3, []), 'cpu', 0)).toMatchObject({ backend: 'cpu', backends: undefined });
   });
 });

@@ -1,28 +1,16 @@
 // Live training curves: one small chart per metric, every visible run overlaid, with EMA
 // smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports.
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
-import type { RunRecord } from '../../store/runs.ts';
+import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
-import { chartNote } from './chartNotes.ts';
+import { chartNote, klTargetLine } from './chartNotes.ts';
+import { chartsFor } from './chartList.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
-
-export const CHARTS: readonly { title: string; metric: string }[] = [
-  { title: 'Reward', metric: 'reward_mean' },
-  { title: 'Policy loss', metric: 'policy_loss' },
-  { title: 'Value loss', metric: 'value_loss' },
-  { title: 'Clip fraction', metric: 'clipfrac' },
-  { title: 'KL', metric: 'kl' },
-  { title: 'β', metric: 'beta' },
-  { title: 'Approx KL', metric: 'approx_kl' },
-  { title: 'Entropy', metric: 'entropy' },
-  { title: 'Explained variance', metric: 'explained_variance' },
-  { title: 'Response length', metric: 'response_length_mean' },
-];
 
 const fmt = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
 
@@ -84,6 +72,8 @@ const ChartFigure = memo(function ChartFigure({
     () => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))),
     [runs, metric, smoothing],
   );
+  const target = useMemo(() => (metric === 'kl_token_mean' ? klTargetLine(runs.map((r) => r.config)) : null), [metric, runs]);
+  const counts = useMemo(() => new Map(runs.map((r) => [r.id, data.reduce((n, row) => n + (row[r.id] === undefined ? 0 : 1), 0)])), [data, runs]);
   const ticks = useMemo(() => {
     let lo = Infinity;
     let hi = -Infinity;
@@ -94,8 +84,11 @@ const ChartFigure = memo(function ChartFigure({
         hi = Math.max(hi, v);
       }
     }
-    return Number.isFinite(lo) ? niceTicks(lo, hi) : [0, 1];
-  }, [data, runs]);
+    if (!Number.isFinite(lo)) return [0, 1];
+    // A target line (adaptive KL) stays in view.
+    if (target !== null) (lo = Math.min(lo, target), hi = Math.max(hi, target));
+    return niceTicks(lo, hi);
+  }, [data, runs, target]);
   const note = useMemo(() => (data.length === 0 ? null : chartNote(metric, runs.map((r) => r.config))), [data.length, metric, runs]);
   const setNotice = useApp((s) => s.setNotice);
   return (
@@ -121,8 +114,10 @@ const ChartFigure = memo(function ChartFigure({
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
             <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} axisLine={false} width={56} tickFormatter={fmt} domain={[ticks[0], ticks[ticks.length - 1]]} ticks={ticks} allowDataOverflow />
             <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `iteration ${String(l)}`} isAnimationActive={false} />
+            {target !== null ? <ReferenceLine y={target} stroke="#5b6478" strokeDasharray="4 3" ifOverflow="extendDomain" /> : null}
             {runs.map((r) => (
-              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+              // A run with one or two points has no line to speak of: draw its points, or the chart looks empty after Step.
+              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={(counts.get(r.id) ?? 0) < 3 ? { r: 3, fill: r.color } : false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
             ))}
           </LineChart>
         </ResponsiveContainer>
@@ -150,7 +145,9 @@ function RunList() {
           <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
           <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={`Show ${r.name}`} />
           <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label="Run name" />
-          <span className="muted">{r.metrics.length} it</span>
+          <span className="muted" title={`Trained on ${describeRunBackend(r)}`}>
+            {r.metrics.length} it{r.backends ? ` · ${r.backend === 'cpu' ? 'CPU' : 'WebGPU'} from ${r.backends.at(-1)!.fromIter}` : ''}
+          </span>
           <button type="button" className="btn ghost small" aria-label={`Delete ${r.name}`} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
             ×
           </button>
@@ -165,6 +162,8 @@ export function ChartsPanel() {
   const smoothing = useApp((s) => s.smoothing);
   const setSmoothing = useApp((s) => s.setSmoothing);
   const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
+  const config = useApp((s) => s.config);
+  const charts = useMemo(() => chartsFor(visible, config), [visible, config]);
   const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return (
     <section className="charts card" aria-labelledby="charts-title">
@@ -188,7 +187,7 @@ export function ChartsPanel() {
       </div>
       <RunList />
       <div className="chart-grid" style={{ marginTop: 12 }}>
-        {CHARTS.map((c) => (
+        {charts.map((c) => (
           <Fragment key={c.metric}>
             <MetricChart title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} />
             {/* Beside Reward: the training reward and what it buys on prompts never trained on. */}

@@ -5,9 +5,9 @@ import { memo, useMemo, useRef } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import type { RunRecord } from '../../store/runs.ts';
-import { EVAL_SAMPLES_PER_PROMPT, evalSize } from '../../worker/evalSchedule.ts';
+import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { downloadChartPng } from './exportPng.ts';
-import { greedyId, heldOutSeries, heldOutTitle } from './heldOut.ts';
+import { greedyId, heldOutCaption, heldOutSeries, heldOutTitle } from './heldOut.ts';
 import { niceTicks } from './series.ts';
 
 type EvalRun = Pick<RunRecord, 'id' | 'name' | 'color' | 'config' | 'evals'>;
@@ -47,7 +47,10 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
     const inUnit = ticks.filter((t) => t >= 0 && t <= 1);
     return lo >= 0 && hi <= 1 && inUnit.length >= 2 ? inUnit : ticks;
   }, [rows]);
-  const size = evalSize(config);
+  const activeRunId = useApp((s) => s.activeRunId);
+  // The run training now, else the last run shown that has a timed evaluation.
+  const latestOf = runs.find((r) => r.id === activeRunId) ?? [...runs].reverse().find((r) => r.evals?.some((e) => typeof e.seconds === 'number')) ?? null;
+  const caption = heldOutCaption(runs, config, latestOf);
   return (
     <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`}>
       <div className="chart-head">
@@ -81,8 +84,13 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
         </ResponsiveContainer>
       )}
       <figcaption className="chart-note" data-testid="chart-note-heldout">
-        Solid: sampled ({EVAL_SAMPLES_PER_PROMPT} draws per prompt at the rollout temperature); dashed: greedy. {size.count} prompts never trained on, scored
-        {config.evalEvery > 0 ? ` every ${config.evalEvery} iterations` : ' never (Evaluate every = 0)'}; 0 is the SFT model.
+        Solid: sampled ({EVAL_SAMPLES_PER_PROMPT} draws per prompt at the rollout temperature); dashed: greedy. Prompts never trained on: {caption.scope}; 0 is the SFT model.
+        {caption.took ? (
+          <>
+            {' '}
+            <span data-testid="eval-took">{caption.took[0].toUpperCase() + caption.took.slice(1)}.</span>
+          </>
+        ) : null}
       </figcaption>
     </figure>
   );

@@ -1,6 +1,8 @@
 // The held-out evaluation curve: which of a task's evaluation metrics is its headline (what the
 // preset cards promise), and the chart series of a set of runs, sampled and greedy.
+import type { PpoConfig } from '../../rl/config.ts';
 import type { MetricPoint, RunRecord } from '../../store/runs.ts';
+import { evalSize } from '../../worker/evalSchedule.ts';
 import { extract, mergeRuns, type XY } from './series.ts';
 
 /** Headline held-out metric per task (the keys of src/tasks/*.ts `evaluate`) and its chart title. */
@@ -49,4 +51,44 @@ export function heldOutSeries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'co
     lines.push({ run: { id: r.id, name: r.name, color: r.color }, greedy: greedy.length > 0 });
   }
   return { rows: mergeRuns(series), lines };
+}
+
+/** "38 prompts never trained on, scored every 10 iterations" for one schedule. */
+function schedule(prompts: number, evalEvery: number): string {
+  return `${prompts} prompt${prompts === 1 ? '' : 's'}${evalEvery > 0 ? ` every ${evalEvery} iteration${evalEvery === 1 ? '' : 's'}` : ', evaluation off'}`;
+}
+
+/**
+ * What the held-out caption says about the evaluations of the runs shown: each run's own prompt
+ * count (what its evaluations recorded, else what its config gives) and schedule, in one phrase
+ * when they agree; with no run, what the current settings will do. Plus the duration of the
+ * latest evaluation of `latestOf` (the run training now, else the last run shown that has one).
+ */
+export function heldOutCaption(
+  runs: readonly Pick<RunRecord, 'name' | 'config' | 'evals'>[],
+  current: Pick<PpoConfig, 'promptsPerBatch' | 'samplesPerPrompt' | 'evalEvery'>,
+  latestOf?: Pick<RunRecord, 'evals'> | null,
+): { scope: string; took: string | null } {
+  const each = runs.map((r) => {
+    const recorded = (r.evals ?? []).map((e) => e.prompts).filter((n): n is number => Number.isInteger(n) && (n as number) > 0);
+    const prompts = recorded.length > 0 ? recorded[recorded.length - 1] : evalSize(r.config).count;
+    return { name: r.name, text: schedule(prompts, r.config.evalEvery) };
+  });
+  let scope: string;
+  if (each.length === 0) scope = `${schedule(evalSize(current).count, current.evalEvery)} (this run's settings)`;
+  else if (new Set(each.map((e) => e.text)).size === 1) scope = each[0].text;
+  else scope = each.map((e) => `${e.name}: ${e.text}`).join('; ');
+  const withTime = latestOf?.evals?.filter((e) => typeof e.seconds === 'number' && Number.isFinite(e.seconds)) ?? [];
+  const last = withTime[withTime.length - 1];
+  const took = last ? `last evaluation (after ${last.iter} iteration${last.iter === 1 ? '' : 's'}) took ${formatSeconds(last.seconds!)}` : null;
+  return { scope, took };
+}
+
+/** "0.84 s", "3.2 s", "12 s", "2 min 05 s". */
+export function formatSeconds(s: number): string {
+  if (s < 1) return `${s.toFixed(2)} s`;
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const r = Math.round(s);
+  return `${Math.floor(r / 60)} min ${String(r % 60).padStart(2, '0')} s`;
 }

@@ -65,11 +65,11 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
         ) : null}
         <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.2} />
         {ticks.map((t) => (
-          <text key={t} x={sx(t)} y={H - 12} fontSize={10} textAnchor="middle" fill="#5b6478">
+          <text key={t} x={sx(t)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
             {t}
           </text>
         ))}
-        <text x={(W + PAD.l) / 2} y={H - 1} fontSize={10} textAnchor="middle" fill="#5b6478">
+        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
           ratio r = π_new / π_old
         </text>
         <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
@@ -105,6 +105,16 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
     <figure className="clip-panel" aria-label={title}>
       <figcaption>
         <strong>{title}</strong> <span className="muted small">{values.length > 0 ? `${values.length} ${note}` : 'no update yet'}</span>
+        <span className="curve-legend">
+          {curves.map((c) => (
+            <span key={c.label} className="small">
+              <svg width="22" height="8" aria-hidden="true">
+                <line x1="1" x2="21" y1="4" y2="4" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
+              </svg>
+              {c.label}
+            </span>
+          ))}
+        </span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
         {counts.map((n, i) => (
@@ -114,17 +124,12 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
         {curves.map((c, k) => (
           <path key={c.label} d={xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[k][i]).toFixed(1)}`).join(' ')} fill="none" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
         ))}
-        {curves.map((c, k) => (
-          <text key={c.label} x={W - PAD.r - 2} y={PAD.t + 10 + 12 * k} fontSize={10} textAnchor="end" fill={c.color}>
-            {c.label}
-          </text>
-        ))}
         {ticks.map((t) => (
-          <text key={t} x={sx(t)} y={H - 12} fontSize={10} textAnchor="middle" fill="#5b6478">
+          <text key={t} x={sx(t)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
             {t}
           </text>
         ))}
-        <text x={(W + PAD.l) / 2} y={H - 1} fontSize={10} textAnchor="middle" fill="#5b6478">
+        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
           {xLabel}
         </text>
       </svg>

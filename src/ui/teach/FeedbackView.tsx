@@ -5,6 +5,7 @@ import { useEffect, useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
 import { useFeedback } from '../../store/feedback.ts';
 import { candidatePairs, type CandidatePair } from '../../store/feedbackPairs.ts';
+import { getTask } from '../../tasks/index.ts';
 import type { SampleRow } from '../../worker/protocol.ts';
 
 function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPick: () => void }) {
@@ -44,6 +45,9 @@ function usePairKeys(pair: CandidatePair | undefined, pick: (winner: 'A' | 'B') 
 export function FeedbackView() {
   const samples = useApp((s) => s.samples);
   const rewardSource = useApp((s) => s.config.rewardSource);
+  const task = useApp((s) => s.config.task);
+  // Only a task with a learned reward model (sentiment) can take the labels; say so before labelling, not after.
+  const hasRewardModel = getTask(task).preferencePair !== undefined;
   const { labels, seen, training, result, label, skip, remove, clear, train } = useFeedback();
   const pairs = useMemo(() => candidatePairs(samples?.rows ?? [], seen), [samples, seen]);
   const pair = pairs[0];
@@ -61,6 +65,12 @@ export function FeedbackView() {
         You are the labeller. Pick the better of two responses to the same prompt; your choices train the reward model (Bradley–Terry), which scores rollouts when
         Reward source is <code>model</code>.
       </p>
+      {hasRewardModel ? null : (
+        <p className="notice warn small" data-testid="feedback-no-rm">
+          The {task} task is scored by its rule and has no learned reward model, so labels cannot train one here. Set Task to sentiment (or pick “Reward hacking
+          without KL”) to label responses and train its reward model.
+        </p>
+      )}
       {pair ? (
         <div className="fb-pair" data-testid="feedback-pair">
           <div className="fb-prompt">
@@ -96,7 +106,13 @@ export function FeedbackView() {
             <button type="button" className="btn small" disabled={labels.length === 0 || training} onClick={clear}>
               Clear
             </button>
-            <button type="button" className="btn small primary" disabled={labels.length === 0 || training} onClick={() => void train()}>
+            <button
+              type="button"
+              className="btn small primary"
+              disabled={labels.length === 0 || training || !hasRewardModel}
+              title={hasRewardModel ? undefined : `The ${task} task has no learned reward model`}
+              onClick={() => void train()}
+            >
               {training ? 'Training…' : 'Train reward model on my labels'}
             </button>
           </div>

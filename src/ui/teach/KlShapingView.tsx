@@ -58,8 +58,9 @@ export function KlShapingView() {
           <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} width={52} />
           <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          <Bar dataKey="klPenalty" name="−β·KL_t" fill="#D55E00" isAnimationActive={false} />
-          <Bar dataKey="score" name="terminal score" fill="#009E73" isAnimationActive={false} />
+          {/* Stacked: each token's bar is its reward r_t = −β·KL_t (+ the score at the last token). */}
+          <Bar dataKey="klPenalty" name="−β·KL_t" fill="#D55E00" stackId="reward" isAnimationActive={false} />
+          <Bar dataKey="score" name="terminal score" fill="#009E73" stackId="reward" isAnimationActive={false} />
           <Line dataKey="ret" name="return" stroke="#0072B2" strokeWidth={2} dot={false} isAnimationActive={false} />
           <Line dataKey="advantage" name="advantage" stroke="#CC79A7" strokeWidth={2} dot={false} isAnimationActive={false} />
         </ComposedChart>

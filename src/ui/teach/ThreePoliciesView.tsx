@@ -59,13 +59,15 @@ export function ThreePoliciesView() {
       <ResponsiveContainer width="100%" height={240}>
         <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#eef0f5" vertical={false} />
-          <XAxis dataKey="pos" tick={{ fontSize: 10, fill: '#5b6478' }} interval={0} />
+          {/* Padding keeps the first and last token labels ("4:<eos>") inside the chart. */}
+          <XAxis dataKey="pos" tick={{ fontSize: 10, fill: '#5b6478' }} interval={0} padding={{ left: 18, right: 24 }} />
           <YAxis domain={[0, 1]} tick={{ fontSize: 11, fill: '#5b6478' }} width={40} />
           <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          <Line dataKey="rollout" name="π_rollout" stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
+          {/* π_rollout last and dashed: where it equals π_old (no top-k/top-p) it must not vanish under it. */}
           <Line dataKey="old" name="π_old" stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
           <Line dataKey="next" name="π_new" stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
+          <Line dataKey="rollout" name="π_rollout" stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
       {dapo}
