@@ -84,6 +84,7 @@ function runAllOps(host: GpuOpsHost): void {
   nn.matmulResidual(t([M, K]), t([K, N]), t([N]), false, t([M, N]));
   nn.matmulBackward(t([M, N]), t([M, K]), t([K, N]), false, t([K, N]), t([N]), true);
   nn.matmulBackward(t([M, N]), t([M, K]), t([N, K]), true, t([N, K]), null, false);
+  nn.matmul(t([512, K]), t([K, 512]), null, false); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
   for (const D of [8, 300]) {
     // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
     const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);

@@ -10,7 +10,8 @@ import type { Tensor } from '../tensor.ts';
 import { matmulDims, rowsCols, seqDims } from '../shapes.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
-const MM = { TX: 16, TY: 16, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
+const MM_WG = 64;
+const BIAS_GRAD_WG = 64;
 const COLSUM = { COLS: 16, LANES: 16 } as const;
 const LN_WG = 64;
 const EW_WG = 256;
@@ -21,8 +22,16 @@ const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
-const MATMUL = kernel({ shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'] });
-const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] });
+const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
+const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' });
+/**
+ * The 8×8 block needs half the loads per product of the 4×4 one (what a CPU implementation of
+ * WebGPU such as SwiftShader pays for), but a product with fewer than this many 8×8 blocks would
+ * leave most of a GPU idle, so it takes 4×4 blocks (4× the threads) unless the adapter is a CPU.
+ * Both give the same bits.
+ */
+const MM_MIN_BLOCKS_8X8 = 4096;
+const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
 const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
 const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
 const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } });
@@ -78,11 +87,15 @@ export class WebGpuNnOps implements NnOps {
 
   /** c (M,N) [+]= opA(a)·opB(b) (+ bias) (+ residual (M,N), never c itself); act = gelu(c) when given. */
   private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean, residual: Tensor | null = null, act: Tensor | null = null): void {
-    const u = uniforms().u32(M).u32(K).u32(N).u32(transA ? 1 : 0).u32(transB ? 1 : 0).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
+    // opA(m,k) = a[m·a_rs + k·a_ks], opB(k,n) = b[k·b_ks + n·b_ns] (see the shader's header).
+    const [aRs, aKs] = transA ? [1, M] : [K, 1];
+    const [bKs, bNs] = transB ? [1, K] : [N, 1];
+    const u = uniforms().u32(M).u32(K).u32(N).u32(aRs).u32(aKs).u32(bKs).u32(bNs).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
     this.spare ??= this.be.empty([1]);
-    const grid: [number, number] = [groups(N, MM.TX * MM.TN), groups(M, MM.TY * MM.TM)];
-    if (grid[1] > MAX_GROUPS_PER_DIM) throw new Error(`matmul: M = ${M} exceeds ${MAX_GROUPS_PER_DIM * MM.TY * MM.TM} rows`);
-    this.be.rt.dispatch(MATMUL, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, grid);
+    const blocks8 = groups(M, 8) * groups(N, 8);
+    const big = this.be.rt.cpuAdapter || blocks8 >= MM_MIN_BLOCKS_8X8;
+    const blocks = big ? blocks8 : groups(M, 4) * groups(N, 4);
+    this.be.rt.dispatch(big ? MATMUL_8X8 : MATMUL_4X4, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, elementGrid(blocks, MM_WG));
   }
 
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
@@ -121,8 +134,8 @@ export class WebGpuNnOps implements NnOps {
       else this.gemm(a, gradOut, null, gradB, K, M, N, true, false, true);
     }
     if (gradBias) {
-      const u = uniforms().u32(M).u32(0).u32(N).bytes();
-      this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, COLSUM.COLS)]);
+      const u = uniforms().u32(M).u32(0).u32(N).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).bytes();
+      this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, BIAS_GRAD_WG)]);
     }
     return gradA;
   }
