@@ -33,8 +33,16 @@ const ATTN_DECODE = kernel({ ...ATTN_CACHED, entry: 'attention_decode' });
 /** One token step of every row: rank the vocabulary, then draw (one workgroup per row). */
 const SAMPLE_STEP = kernel({ shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } });
 
-/** One decode position through the whole model, one workgroup per row (shaders/decode_step.wgsl). */
+/** One decode position through the whole model, one workgroup per ≤ 4 rows (shaders/decode_step.wgsl). */
 const DECODE_WG = 64;
+const DECODE_WM = 3840; // the shader's WM: f32 words of workgroup memory
+const DECODE_MAX_ROWS = 4; // the shader's register block
+
+/** Rows per decode workgroup: as many as fit (≤ 4), each costing 7D + H·Smax + 2 words of workgroup memory. */
+export function decodeRows(B: number, D: number, H: number, Smax: number): number {
+  const fit = Math.floor(DECODE_WM / (7 * D + H * Smax + 2));
+  return Math.max(1, Math.min(DECODE_MAX_ROWS, B, fit));
+}
 const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG } });
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
@@ -126,10 +134,11 @@ export class WebGpuSeqOps implements SeqOps {
     const offsets = [model.wte, model.wpe, model.lnfG, model.lnfB, layerStride, ...BLOCK_FIELDS.map((k) => b0[k])];
     if (D % 4 !== 0 || offsets.some((o) => o % 4 !== 0)) throw new Error(`decodeStep on WebGPU needs dModel (${D}) and every parameter offset to be multiples of 4`);
     const logits = this.be.empty([B, V]);
-    const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride);
+    const R = decodeRows(B, D, H, Smax);
+    const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride).u32(R);
     w.u32(model.wte).u32(model.wpe).u32(model.lnfG).u32(model.lnfB).u32(layerStride);
     for (const k of BLOCK_FIELDS) w.u32(b0[k]);
-    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [B]);
+    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [Math.ceil(B / R)]);
     return logits;
   }
 }
