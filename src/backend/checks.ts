@@ -252,12 +252,13 @@ export const SEQ_CHECKS: OpChecks<SeqOps> = {
     expectShape('qkv', qkv, [B * S, 3 * D]);
     checkHeadWidth(D, nHead);
   },
-  attentionBackward(gradOut, qkv, probs, nHead) {
+  attentionBackward(gradOut, qkv, probs, out, nHead) {
     const [B, , S] = probs.shape;
     const D = qkv.shape[1] / 3;
     expectShape('probs', probs, [B, nHead, S, S]);
     expectShape('qkv', qkv, [B * S, 3 * D]);
     expectShape('gradOut', gradOut, [B * S, D]);
+    expectShape('out', out, [B * S, D]);
   },
   attentionCached(qkv, kCache, vCache, attnMask, start, nHead) {
     if (kCache.shape.length !== 3) throw new Error(`kCache: expected (B, Smax, D), got [${kCache.shape.join(', ')}]`);

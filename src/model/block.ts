@@ -115,9 +115,8 @@ export function blockBackward(be: Backend, p: BlockParams, g: BlockParams, a: Bl
   be.dispose(gMid);
   // Attention branch.
   const gAtt = nn.matmulBackward(gX, a.att, p.attnProj.w, false, g.attnProj.w, g.attnProj.b, true)!;
-  be.dispose(a.att);
-  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, nHead);
-  be.dispose(gAtt, a.probs);
+  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, a.att, nHead);
+  be.dispose(gAtt, a.probs, a.att);
   const gLn1 = nn.matmulBackward(gQkv, a.ln1.y, p.cAttn.w, false, g.cAttn.w, g.cAttn.b, true)!;
   be.dispose(gQkv, a.qkv, a.ln1.y);
   const gIn = nn.layerNormBackward(gLn1, x, p.ln1.w, a.ln1.mean, a.ln1.rstd, g.ln1.w, g.ln1.b);

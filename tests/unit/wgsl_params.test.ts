@@ -110,7 +110,7 @@ function runAllOps(host: GpuOpsHost): void {
   const seq = new WebGpuSeqOps(host);
   const [H, Smax] = [2, 8];
   const { probs } = seq.attention(t([2 * S, 3 * D]), t([2, S]), H);
-  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, H);
+  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, t([2 * S, D]), H);
   seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
   seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
   seq.sampleStep(t([2, V]), t([2, Smax], 'i32'), t([2, Smax]), t([2, Smax], 'i32'), t([2], 'i32'), 3, { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 }, t([2, Smax]));

@@ -7,19 +7,13 @@ import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes
 import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { elementGrid } from './webgpuNn.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;
 
 const ATTN_FORWARD = kernel({ shader: 'attention', entry: 'attention_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
-const ATTN_BACKWARD_QUERY = kernel({
-  shader: 'attention_backward',
-  entry: 'attention_backward_query',
-  uniform: true,
-  storage: ['read', 'read', 'read', 'rw', 'rw'],
-  constants: { WG },
-});
-const ATTN_BACKWARD_KEY = kernel({ ...ATTN_BACKWARD_QUERY, entry: 'attention_backward_key' });
+const ATTN_BACKWARD = kernel({ shader: 'attention_backward', entry: 'attention_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'read'], constants: { WG } });
 const KV_CACHE_WRITE = kernel({ shader: 'attention_cached', entry: 'kv_cache_write', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } });
 const ATTN_CACHED = kernel({
   shader: 'attention_cached',
@@ -53,26 +47,23 @@ export class WebGpuSeqOps implements SeqOps {
     const { B, S, H, D, Dh } = attentionDims(qkv, attnMask, nHead);
     const out = this.be.empty([B * S, D]);
     const probs = this.be.empty([B, H, S, S]);
-    const rows = B * H * S;
-    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).bytes();
-    this.be.rt.dispatch(ATTN_FORWARD, [gpu(qkv), gpu(attnMask), gpu(out), gpu(probs)], u, [groups(rows, WG)]);
+    const threads = B * H * Math.ceil(S / 4); // one per block of 4 queries
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(threads).bytes();
+    this.be.rt.dispatch(ATTN_FORWARD, [gpu(qkv), gpu(attnMask), gpu(out), gpu(probs)], u, elementGrid(threads, WG));
     return { out, probs };
   }
 
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _nHead: number): Tensor {
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, out: Tensor, _nHead: number): Tensor {
     // H = nHead (checked): read from probs (B,H,S,S).
     const [B, H, S] = probs.shape;
     const D = qkv.shape[1] / 3;
     const Dh = D / H;
     const gradQkv = this.be.empty([B * S, 3 * D]);
-    const dscores = this.be.empty([B, H, S, S]); // (B,H,S,S) f32 scratch between the two passes
-    const rows = B * H * S;
-    const total = B * S * 2 * D;
-    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).u32(total).bytes();
-    const bufs = [gpu(gradOut), gpu(qkv), gpu(probs), gpu(dscores), gpu(gradQkv)];
-    this.be.rt.dispatch(ATTN_BACKWARD_QUERY, bufs, u, [groups(rows, WG)]);
-    this.be.rt.dispatch(ATTN_BACKWARD_KEY, bufs, u, [groups(total, WG)]);
-    // Later users of the pooled buffer are recorded after these dispatches, so they run after them.
+    const dscores = this.be.empty([2, B, H, S, S]); // f32 scratch: the query threads' dS, the key threads' dSᵀ
+    const nq = B * H * Math.ceil(S / 4); // query threads, then as many key threads
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(nq).u32(2 * nq).u32(B * H * S * S).bytes();
+    this.be.rt.dispatch(ATTN_BACKWARD, [gpu(gradOut), gpu(qkv), gpu(probs), gpu(dscores), gpu(gradQkv), gpu(out)], u, elementGrid(2 * nq, WG));
+    // Later users of the pooled buffer are recorded after this dispatch, so they run after it.
     this.be.dispose(dscores);
     return gradQkv;
   }
