@@ -7,6 +7,7 @@ import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from
 import type { KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { elementGrid } from './webgpuNn.ts';
 
 const WG = 64;
 
@@ -29,6 +30,11 @@ const WG_FINAL = 256;
 const ROW_STRIDE = 5;
 const LOGPROBS_FORWARD = kernel({ shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
 const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } });
+// Vocabularies up to this size take one thread per row (no barriers: cheaper on CPU adapters and
+// plenty of threads on GPUs at the playground's sizes); larger ones a workgroup per row.
+const LOGPROBS_ROWS_MAX_V = 256;
+const LOGPROBS_ROWS_FORWARD = kernel({ ...LOGPROBS_FORWARD, entry: 'rows_forward' });
+const LOGPROBS_ROWS_BACKWARD = kernel({ ...LOGPROBS_BACKWARD, entry: 'rows_backward' });
 const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
 const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
 const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
@@ -55,17 +61,21 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A, V] = logits.shape;
     const logprobs = this.be.empty([B, A]);
     const entropy = this.be.empty([B, A]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).bytes();
-    this.be.rt.dispatch(LOGPROBS_FORWARD, [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)], u, [A, B]);
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).u32(B * A).bytes();
+    const bufs = [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)];
+    if (V <= LOGPROBS_ROWS_MAX_V) this.be.rt.dispatch(LOGPROBS_ROWS_FORWARD, bufs, u, elementGrid(B * A, WG));
+    else this.be.rt.dispatch(LOGPROBS_FORWARD, bufs, u, [A, B]);
     return { logprobs, entropy };
   }
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
     const [B, A, V] = logits.shape;
     const out = this.be.empty([B, A, V]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).bytes();
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).u32(B * A).bytes();
     // Without an entropy gradient its binding gets gradLogprobs (read-only aliasing is allowed; not read).
     const ge = gpu(gradEntropy ?? gradLogprobs);
-    this.be.rt.dispatch(LOGPROBS_BACKWARD, [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)], u, [A, B]);
+    const bufs = [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)];
+    if (V <= LOGPROBS_ROWS_MAX_V) this.be.rt.dispatch(LOGPROBS_ROWS_BACKWARD, bufs, u, elementGrid(B * A, WG));
+    else this.be.rt.dispatch(LOGPROBS_BACKWARD, bufs, u, [A, B]);
     return out;
   }
   // ---- advantage side: shapeRewards, gae, whiten, groupAdvantages ----
