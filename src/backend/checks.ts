@@ -145,7 +145,7 @@ export const NN_CHECKS: OpChecks<NnOps> = {
     const D = checkLayerNormParams('layerNorm', x, gamma);
     expectShape('layerNorm beta', beta, [D]);
   },
-  layerNormBackward(gradY, x, gamma, mean, rstd, gradGamma, gradBeta) {
+  layerNormBackward(gradY, x, gamma, mean, rstd, gradGamma, gradBeta, into) {
     expectRank1Plus('layerNormBackward x', x);
     const D = x.shape[x.shape.length - 1];
     const M = D === 0 ? 0 : x.size / D;
@@ -155,6 +155,10 @@ export const NN_CHECKS: OpChecks<NnOps> = {
     expectShape('layerNormBackward rstd', rstd, [M]);
     expectShape('layerNormBackward gradGamma', gradGamma, [D]);
     expectShape('layerNormBackward gradBeta', gradBeta, [D]);
+    if (into) {
+      expectShape('layerNormBackward into', into, x.shape);
+      expectDType('layerNormBackward into', into, 'f32');
+    }
   },
   gelu: null,
   geluBackward: (gradY, x) => expectShape('geluBackward gradY', gradY, x.shape),

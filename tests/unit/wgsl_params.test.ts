@@ -49,6 +49,7 @@ interface Dispatch {
 function recordingHost(log: Dispatch[]): GpuOpsHost {
   const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
   const rt = {
+    cpuAdapter: false,
     dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: Uint8Array | null) {
       log.push({ spec, uniform: uniform ? (byBytes.get(uniform) ?? null) : null, buffers: buffers.length });
     },
@@ -64,6 +65,8 @@ function runAllOps(host: GpuOpsHost): void {
   const ba = () => t([B, A]);
   ppo.logprobs(t([B, A, V]), t([B, A], 'i32'), 1);
   ppo.logprobsBackward(t([B, A, V]), t([B, A], 'i32'), 1, ba(), ba());
+  ppo.logprobs(t([B, A, 300]), t([B, A], 'i32'), 1); // V > 256: a workgroup per row (small V: a thread)
+  ppo.logprobsBackward(t([B, A, 300]), t([B, A], 'i32'), 1, ba(), null);
   ppo.kl(ba(), ba(), 'k3');
   ppo.klGrad(ba(), ba(), 'k3');
   ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
@@ -89,7 +92,14 @@ function runAllOps(host: GpuOpsHost): void {
     // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
     const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);
     nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]));
+    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]), t([M, D])); // accumulating
   }
+  // CPU adapters take the barrier-free variants where there is one.
+  const rt = host.rt as unknown as { cpuAdapter: boolean };
+  rt.cpuAdapter = true;
+  nn.layerNormBackward(t([M, 8]), t([M, 8]), t([8]), t([M]), t([M]), t([8]), t([8]));
+  nn.gradNorm(t([100]));
+  rt.cpuAdapter = false;
   nn.gelu(t([M, K]));
   nn.geluBackward(t([M, K]), t([M, K]));
   nn.add(t([M, K]), t([M, K]));

@@ -35,6 +35,8 @@ const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, 
 const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
 const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
 const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } });
+/** LayerNorm parameter gradients by one thread per column (CPU adapters: no barriers). */
+const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } });
 const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
@@ -50,6 +52,10 @@ const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
 const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
 const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } });
 const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' });
+// CPU adapters: no barriers (NORM_SERIAL_THREADS partial sums, then one thread adds them).
+const NORM_PARTIAL_SERIAL = kernel({ ...NORM_PARTIAL, entry: 'norm_partial_serial', constants: { WG: 64 } });
+const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: true, storage: ['read', 'rw'] });
+const NORM_SERIAL_THREADS = 256;
 const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
 // LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
 // on software Vulkan the per-row workgroup's tree-reduction barriers dominate at these sizes.
@@ -145,19 +151,21 @@ export class WebGpuNnOps implements NnOps {
     const y = this.be.empty(x.shape);
     const mean = this.be.empty([M]);
     const rstd = this.be.empty([M]);
-    const u = uniforms().u32(M).u32(D).f32(eps).bytes();
+    const u = uniforms().u32(M).u32(D).f32(eps).u32(0).bytes();
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_FORWARD : LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     return { y, mean, rstd };
   }
 
-  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor {
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor, into: Tensor | null = null): Tensor {
     const { rows: M, cols: D } = rowsCols(x);
-    const gradX = this.be.empty(x.shape);
-    const u = uniforms().u32(M).u32(D).f32(0).bytes();
+    const gradX = into ?? this.be.empty(x.shape);
+    const u = uniforms().u32(M).u32(D).f32(0).u32(into ? 1 : 0).bytes();
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_BACKWARD : LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
-    this.be.rt.dispatch(LN_PARAMS, [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)], u, [groups(D, COLSUM.COLS)]);
+    const params = [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)];
+    if (this.be.rt.cpuAdapter) this.be.rt.dispatch(LN_PARAMS_SERIAL, params, u, [groups(D, LN_WG)]);
+    else this.be.rt.dispatch(LN_PARAMS, params, u, [groups(D, COLSUM.COLS)]);
     return gradX;
   }
 
@@ -221,7 +229,8 @@ export class WebGpuNnOps implements NnOps {
     const P = gradWpe.shape[0];
     const R = tokens.size;
     const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
-    this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * D, EMB_WG));
+    // One thread per 8 columns of a table row (shaders/embedding.wgsl).
+    this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * Math.ceil(D / 8), EMB_WG));
   }
 
   sliceSeq(x: Tensor, start: number, len: number): Tensor {
@@ -249,6 +258,15 @@ export class WebGpuNnOps implements NnOps {
 
   gradNorm(grads: Tensor): Tensor {
     const n = grads.size;
+    if (this.be.rt.cpuAdapter) {
+      const t = Math.max(1, Math.min(NORM_SERIAL_THREADS, n));
+      const partial = this.be.empty([t]);
+      const norm = this.be.empty([1]);
+      this.be.rt.dispatch(NORM_PARTIAL_SERIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(t).bytes(), [groups(t, 64)]);
+      this.be.rt.dispatch(NORM_FINAL_SERIAL, [gpu(partial), gpu(norm)], uniforms().u32(t).u32(1).bytes(), [1]);
+      this.be.dispose(partial);
+      return norm;
+    }
     const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG * NORM_PER_THREAD)));
     const partial = this.be.empty([g]);
     const norm = this.be.empty([1]);
