@@ -79,6 +79,21 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
     // A group of one sample (where the estimator needs two) is rejected here, before any work.
     compactGroups(args.group, B, args.estimator);
   },
+  actorLoss(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs) {
+    validatePolicyLossParams(params);
+    if (!(Number.isFinite(params.entropyCoef) && params.entropyCoef >= 0)) throw new Error(`entropyCoef must be a finite number ≥ 0, got ${params.entropyCoef}`);
+    if (params.kl && !Number.isFinite(params.kl.coef)) throw new Error(`kl.coef must be finite, got ${params.kl.coef}`);
+    if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, S, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
+    const [B, A] = expectBA(['tokens', tokens], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+    expectDType('tokens', tokens, 'i32');
+    const [LB, S] = logits.shape;
+    if (LB !== B) throw new Error(`logits: ${LB} sequences, tokens ${B}`);
+    if (!Number.isInteger(start) || start < 0 || start + A > S) throw new Error(`actorLoss: action rows [${start}, ${start + A}) outside the ${S} logits rows`);
+    if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
+    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
+    if (params.kl && !refLogprobs) throw new Error('actorLoss: a KL loss needs ref_logprobs');
+    if (refLogprobs) expectShape('ref_logprobs', refLogprobs, [B, A]);
+  },
   policyLoss(oldLogprobs, logprobs, advantages, actionMask, params, isWeights) {
     validatePolicyLossParams(params);
     const [B, A] = expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);

@@ -79,6 +79,9 @@ function runAllOps(host: GpuOpsHost): void {
   ppo.tisWeights(ba(), ba(), ba(), 2);
   ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
   ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
+  const actorParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' as const, entropyCoef: 0.01, kl: { coef: 0.1, estimator: 'k3' as const } };
+  ppo.actorLoss(t([B, A + 2, V]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), actorParams, ba(), ba()); // fused
+  ppo.actorLoss(t([B, A + 2, 300]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), { ...actorParams, kl: null }, null, null); // V > 256: per-op kernels
 
   const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];
