@@ -40,12 +40,14 @@ function randomBatch(salt: number, B: number, A: number, V: number, T = 1, start
   const logits = f32(randn(r, B * S * V, logitScale));
   const tokens = Array.from({ length: B * A }, () => r.int(0, V));
   // old log-probs near the current ones: ratios inside and outside the clip range, some beyond
-  // the dual-clip constant 3 (every 7th token)
   const scored = new Float64Array(B * A * V);
   for (let b = 0; b < B; b++) for (let a = 0; a < A; a++) for (let v = 0; v < V; v++) scored[(b * A + a) * V + v] = logits[(b * S + start + a) * V + v];
   const logp = logprobsRef(scored, tokens, B, A, V, T).logprobs;
-  const old = f32(Float64Array.from(logp, (l, i) => l - (i % 7 === 0 ? 1.2 + r.next() : r.normal() * 0.4)));
+  // the dual-clip constant 3 (every 7th token); row 0 is shifted as a whole (ratio e^0.6) so that
+  // GSPO's sequence ratio leaves the clip range too, whatever the seed
+  const old = f32(Float64Array.from(logp, (l, i) => l - (i < A ? 0.6 : i % 7 === 0 ? 1.2 + r.next() : r.normal() * 0.4)));
   const adv = f32(randn(r, B * A));
+  adv[0] = Math.fround(Math.abs(adv[0]) + 0.1); // positive at row 0's first token (never masked): clipped
   const mask = rightPaddedMask(r, B, A, 1);
   if (B > 2) for (let a = 0; a < A; a++) mask[(B - 1) * A + a] = 0; // an all-masked row
   const isW = f32(Float64Array.from({ length: B * A }, () => r.uniform(0.1, 3)));
