@@ -1,7 +1,7 @@
 // One KV-cached decode position through the whole lm model in ONE dispatch (the rollout's
 // per-token chain before sampling: it used to be embedding + 7 dispatches per block + ln_f + head).
-// In decode every sequence row is independent, so one workgroup owns row b and keeps its
-// activations in workgroup memory; barriers separate the steps.
+// In decode every sequence row is independent, so one workgroup owns R rows (R = `rows`, ≤ 4) and
+// keeps their activations in workgroup memory; barriers separate the steps.
 //
 // Math (per row b, position p = pos; all f32; the per-op kernels' formulas):
 //   x   = wte[clamp(tok)] + wpe[clamp(position)]          tok = sequences[b,p], position = positions[b,p]
@@ -14,7 +14,9 @@
 //     mid = x + att·W_proj + b_proj
 //     h   = LN(mid; ln_2);  fc = gelu(h·W_fc + b_fc)       (tanh approximation, matmul.wgsl's gelu)
 //     x   = mid + fc·W_mlp + b_mlp
-//   logits[b,:] = LN(x; ln_f)·wteᵀ                          (tied head; per logit 4 partial sums, added pairwise)
+//   logits[b,:] = LN(x; ln_f)·wteᵀ                          (tied head)
+//   Every dense layer starts from the bias and adds the products k = 0, 1, … in order (product,
+//   then add); LayerNorm statistics are two passes in order (as layernorm_rows.wgsl).
 // Reference: src/reference/seq/decode.ts (decodeStepRef, composed of the per-op references).
 //
 // Bindings: 0 uniform U (below)
@@ -25,16 +27,22 @@
 //           5 mask      (B, Smax)              f32  1 = real token
 //           6 logits    (B, V)                 f32  out
 //           7 params4   (N/4)                  vec4f the same buffer as binding 1, read 4 columns at a time
-// Layout: one workgroup of WG threads per row b (grid B); thread t handles outputs t, t + WG, …
+// Layout: one workgroup of WG threads per R consecutive rows (grid ⌈B/R⌉; the last group may hold
+//   fewer). Workgroup memory is one array `wm` (below) holding, for the group's rows, the
+//   residual x, mid, the LayerNorm output h (the attention output `att` reuses it once qkv is
+//   made), qkv (the MLP's hidden fc reuses it), the attention scores and the rows' LayerNorm
+//   statistics. The host picks R ≤ 4 so that 7·R·D + R·H·Smax + 2R ≤ WM floats.
+//   Dense layers: thread t owns 4 adjacent output columns of all R rows, one vec4 of weights per
+//   k shared by the rows (a CPU adapter pays per load: 4 + R loads for 4R products instead of 5
+//   for 4 with a workgroup per row). The head: thread t owns 4 vocabulary entries of all R rows.
+//   LayerNorm: one thread per row computes (μ, r) into workgroup memory, then all normalise.
 //   Block l's offsets are block 0's + l·layer_stride (the flat layout repeats per block).
-//   The four dense layers give each thread 4 adjacent output columns (one vec4 of weights per k).
 // Limits (checked on the host): D ≤ 256 and a multiple of 4, every offset a multiple of 4,
 //   H·Smax ≤ 1024, D/H ≤ 64.
 
 override WG: u32 = 64;
 
-const MAX_D: u32 = 256u;
-const MAX_SCORES: u32 = 1024u;
+const WM: u32 = 3840u; // f32 words of workgroup memory (15 KiB, under the 16 KiB WebGPU minimum)
 
 struct U {
   B: u32,
@@ -48,6 +56,7 @@ struct U {
   eps: f32,
   scale: f32,     // 1/√Dh
   kv_stride: u32,
+  rows: u32,      // R: sequence rows per workgroup
   wte: u32,
   wpe: u32,
   lnf_g: u32,
@@ -76,13 +85,11 @@ struct U {
 @group(0) @binding(6) var<storage, read_write> logits: array<f32>;
 @group(0) @binding(7) var<storage, read> params4: array<vec4f>; // binding 1 again, 4 floats at a time
 
-var<workgroup> x: array<f32, MAX_D>;        // residual stream
-var<workgroup> mid: array<f32, MAX_D>;      // residual after attention
-var<workgroup> h: array<f32, MAX_D>;        // LayerNorm output
-var<workgroup> att: array<f32, MAX_D>;      // attention output
-var<workgroup> qkv: array<f32, 768>;        // 3·MAX_D
-var<workgroup> fc: array<f32, 1024>;        // 4·MAX_D, post-GELU
-var<workgroup> probs: array<f32, MAX_SCORES>; // (H, Smax) scores, then probabilities
+// Regions of wm for R rows of width D (row r of a region at region + r·width):
+//   X = 0 (R·D), MID = R·D (R·D), HH = 2R·D (R·D; h, then att), QKV = 3R·D (R·3D; then fc, R·4D),
+//   SC = 7R·D (R·H·Smax scores; row r, head hh, key j at SC + (r·H + hh)·Smax + j),
+//   ST = SC + R·H·Smax (2R: μ, r of each row).
+var<workgroup> wm: array<f32, WM>;
 
 const GELU_C: f32 = 0.7978845608028654; // √(2/π)
 const GELU_A: f32 = 0.044715;
@@ -95,134 +102,223 @@ fn gelu(v: f32) -> f32 {
   return v * select(e * inv, inv, t >= 0.0);
 }
 
-/** h = LN(src) with gamma/beta at offsets g, bb; src is x (which = 0) or mid (1). Every thread
- *  computes μ and r itself (same order, same values) so no reduction barrier is needed. */
-fn layer_norm(which: u32, g: u32, bb: u32, t: u32) {
+/** Row statistics of wm[src + r·D ..] for r < nr: thread r writes (μ, 1/sqrt(var + eps)) at st + 2r. */
+fn ln_stats(src: u32, st: u32, nr: u32, t: u32) {
+  if (t >= nr) { return; }
   let D = u.D;
+  let base = src + t * D;
   let inv_d = 1.0 / f32(D);
   var s = 0.0;
-  for (var d = 0u; d < D; d++) { s += select(x[d], mid[d], which == 1u); }
+  for (var d = 0u; d < D; d++) { s += wm[base + d]; }
   let mu = s * inv_d;
   var q = 0.0;
   for (var d = 0u; d < D; d++) {
-    let c = select(x[d], mid[d], which == 1u) - mu;
+    let c = wm[base + d] - mu;
     q = fma(c, c, q);
   }
-  let r = inverseSqrt(q * inv_d + u.eps);
-  for (var d = t; d < D; d += WG) {
-    h[d] = (select(x[d], mid[d], which == 1u) - mu) * r * params[g + d] + params[bb + d];
+  wm[st + 2u * t] = mu;
+  wm[st + 2u * t + 1u] = inverseSqrt(q * inv_d + u.eps);
+}
+
+/** wm[dst ..] = LN(wm[src ..]) with gamma/beta at params offsets g, bb, after ln_stats. */
+fn ln_apply(src: u32, dst: u32, st: u32, g: u32, bb: u32, nr: u32, t: u32) {
+  let D = u.D;
+  for (var e = t; e < nr * D; e += WG) {
+    let r = e / D;
+    let d = e % D;
+    wm[dst + e] = (wm[src + e] - wm[st + 2u * r]) * wm[st + 2u * r + 1u] * params[g + d] + params[bb + d];
+  }
+}
+
+/**
+ * Dense layer for the group's rows: out[r, n] = bias[n] + Σ_k in[r, k]·W[k, n], W (K, N) row-major
+ * at params offset w, bias at bo (both multiples of 4). Thread t owns columns 4j..4j+3 of every row.
+ * mode 0: wm[dst + r·N + n] = y; 1: wm[dst + r·N + n] = gelu(y); 2: wm[dst + r·N + n] = wm[res + r·N + n] + y.
+ */
+fn dense(src: u32, K: u32, N: u32, w: u32, bo: u32, dst: u32, mode: u32, res: u32, nr: u32, t: u32) {
+  let n4 = N / 4u;
+  // Rows past nr repeat the last row (same loads, results dropped): one code path for any R ≤ 4.
+  let a0 = src;
+  let a1 = src + min(1u, nr - 1u) * K;
+  let a2 = src + min(2u, nr - 1u) * K;
+  let a3 = src + min(3u, nr - 1u) * K;
+  for (var j = t; j < n4; j += WG) {
+    let bias4 = params4[bo / 4u + j];
+    var acc0 = bias4;
+    var acc1 = bias4;
+    var acc2 = bias4;
+    var acc3 = bias4;
+    var wi = w / 4u + j;
+    for (var k = 0u; k < K; k++) {
+      let wk = params4[wi];
+      acc0 += wm[a0 + k] * wk;
+      acc1 += wm[a1 + k] * wk;
+      acc2 += wm[a2 + k] * wk;
+      acc3 += wm[a3 + k] * wk;
+      wi += n4;
+    }
+    dense_out(dst, N, 4u * j, 0u, acc0, mode, res, nr);
+    dense_out(dst, N, 4u * j, 1u, acc1, mode, res, nr);
+    dense_out(dst, N, 4u * j, 2u, acc2, mode, res, nr);
+    dense_out(dst, N, 4u * j, 3u, acc3, mode, res, nr);
+  }
+}
+
+fn dense_out(dst: u32, N: u32, n: u32, r: u32, y: vec4f, mode: u32, res: u32, nr: u32) {
+  if (r >= nr) { return; }
+  let o = r * N + n;
+  for (var i = 0u; i < 4u; i++) {
+    var v = y[i];
+    if (mode == 1u) { v = gelu(v); } else if (mode == 2u) { v = wm[res + o + i] + v; }
+    wm[dst + o + i] = v;
   }
 }
 
 @compute @workgroup_size(WG)
 fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let b = wid.x;
   let t = lid.x;
   let D = u.D;
   let H = u.H;
   let Dh = D / H;
   let Smax = u.Smax;
   let p = u.pos;
-  let cell = b * Smax + p;
-  let tok = u32(clamp(sequences[cell], 0, i32(u.V) - 1));
-  let ps = u32(clamp(positions[cell], 0, i32(u.P) - 1));
-  for (var d = t; d < D; d += WG) { x[d] = params[u.wte + tok * D + d] + params[u.wpe + ps * D + d]; }
+  let R = u.rows;
+  let b0 = wid.x * R;
+  let nr = min(R, u.B - b0);
+  let RD = R * D;
+  let X = 0u;
+  let MID = RD;
+  let HH = 2u * RD;
+  let QKV = 3u * RD;
+  let SC = 7u * RD;
+  let ST = SC + R * H * Smax;
+
+  for (var e = t; e < nr * D; e += WG) {
+    let r = e / D;
+    let d = e % D;
+    let cell = (b0 + r) * Smax + p;
+    let tok = u32(clamp(sequences[cell], 0, i32(u.V) - 1));
+    let ps = u32(clamp(positions[cell], 0, i32(u.P) - 1));
+    wm[X + e] = params[u.wte + tok * D + d] + params[u.wpe + ps * D + d];
+  }
   workgroupBarrier();
 
   for (var l = 0u; l < u.n_layer; l++) {
     let o = l * u.layer_stride;
-    layer_norm(0u, u.ln1_g + o, u.ln1_b + o, t);
+    ln_stats(X, ST, nr, t);
     workgroupBarrier();
-    // qkv = h·W_attn + b_attn, W (D, 3D) row-major.
-    for (var j4 = t; j4 < 3u * D / 4u; j4 += WG) {
-      var acc = params4[(u.attn_b + o) / 4u + j4];
-      let w0 = (u.attn_w + o) / 4u + j4;
-      for (var k = 0u; k < D; k++) { acc = fma(vec4f(h[k]), params4[w0 + k * (3u * D / 4u)], acc); }
-      for (var i = 0u; i < 4u; i++) { qkv[4u * j4 + i] = acc[i]; }
-    }
+    ln_apply(X, HH, ST, u.ln1_g + o, u.ln1_b + o, nr, t);
+    workgroupBarrier();
+    dense(HH, D, 3u * D, u.attn_w + o, u.attn_b + o, QKV, 0u, 0u, nr, t); // qkv = h·W_attn + b_attn
     workgroupBarrier();
     // Cache write of position p, and the scores of every head against keys j < p (cache) and p (here).
-    let k_base = 2u * l * u.kv_stride + b * Smax * D;
+    let k_base = 2u * l * u.kv_stride;
     let v_base = k_base + u.kv_stride;
-    for (var d = t; d < D; d += WG) {
-      kv[k_base + p * D + d] = qkv[D + d];
-      kv[v_base + p * D + d] = qkv[2u * D + d];
+    for (var e = t; e < nr * D; e += WG) {
+      let r = e / D;
+      let d = e % D;
+      let c = ((b0 + r) * Smax + p) * D + d;
+      kv[k_base + c] = wm[QKV + r * 3u * D + D + d];
+      kv[v_base + c] = wm[QKV + r * 3u * D + 2u * D + d];
     }
-    for (var e = t; e < H * (p + 1u); e += WG) {
-      let hh = e / (p + 1u);
-      let j = e % (p + 1u);
+    let np = p + 1u;
+    for (var e = t; e < nr * H * np; e += WG) {
+      let j = e % np;
+      let rh = e / np; // r·H + hh
+      let r = rh / H;
+      let hh = rh % H;
+      let q = QKV + r * 3u * D + hh * Dh;
+      let kc = k_base + ((b0 + r) * Smax + j) * D + hh * Dh;
       var s = 0.0;
       for (var d = 0u; d < Dh; d++) {
-        let kj = select(kv[k_base + j * D + hh * Dh + d], qkv[D + hh * Dh + d], j == p);
-        s += qkv[hh * Dh + d] * kj;
+        let kj = select(kv[kc + d], wm[q + D + d], j == p);
+        s += wm[q + d] * kj;
       }
-      probs[hh * Smax + j] = s * u.scale;
+      wm[SC + rh * Smax + j] = s * u.scale;
     }
     workgroupBarrier();
-    // Softmax of head hh over its visible keys, one thread per head (serial, fixed order).
-    if (t < H) {
+    // Softmax of (row, head) over its visible keys, one thread each (serial, fixed order).
+    if (t < nr * H) {
+      let mrow = (b0 + t / H) * Smax;
+      let sc = SC + t * Smax;
       var m = -3.0e38;
       var any_visible = false;
       for (var j = 0u; j <= p; j++) {
-        if (mask[b * Smax + j] == 1.0) { m = max(m, probs[t * Smax + j]); any_visible = true; }
+        if (mask[mrow + j] == 1.0) { m = max(m, wm[sc + j]); any_visible = true; }
       }
       var total = 0.0;
       for (var j = 0u; j <= p; j++) {
         var w = 0.0;
-        if (mask[b * Smax + j] == 1.0) { w = exp(probs[t * Smax + j] - m); }
-        probs[t * Smax + j] = w;
+        if (mask[mrow + j] == 1.0) { w = exp(wm[sc + j] - m); }
+        wm[sc + j] = w;
         total += w;
       }
       let inv = select(0.0, 1.0 / total, any_visible);
-      for (var j = 0u; j <= p; j++) { probs[t * Smax + j] = probs[t * Smax + j] * inv; }
+      for (var j = 0u; j <= p; j++) { wm[sc + j] = wm[sc + j] * inv; }
     }
     workgroupBarrier();
-    for (var d = t; d < D; d += WG) {
-      let hh = d / Dh;
+    // att (into HH) = Σ_j P_j v_j.
+    for (var e = t; e < nr * D; e += WG) {
+      let r = e / D;
+      let d = e % D;
+      let sc = SC + (r * H + d / Dh) * Smax;
+      let vc = v_base + (b0 + r) * Smax * D + d;
+      let vp = wm[QKV + r * 3u * D + 2u * D + d];
       var acc = 0.0;
       for (var j = 0u; j <= p; j++) {
-        let vj = select(kv[v_base + j * D + d], qkv[2u * D + d], j == p);
-        acc += probs[hh * Smax + j] * vj;
+        let vj = select(kv[vc + j * D], vp, j == p);
+        acc += wm[sc + j] * vj;
       }
-      att[d] = acc;
+      wm[HH + e] = acc;
     }
     workgroupBarrier();
-    // mid = x + att·W_proj + b_proj, W (D, D).
-    for (var j4 = t; j4 < D / 4u; j4 += WG) {
-      var acc = params4[(u.proj_b + o) / 4u + j4];
-      let w0 = (u.proj_w + o) / 4u + j4;
-      for (var k = 0u; k < D; k++) { acc = fma(vec4f(att[k]), params4[w0 + k * (D / 4u)], acc); }
-      for (var i = 0u; i < 4u; i++) { mid[4u * j4 + i] = x[4u * j4 + i] + acc[i]; }
-    }
+    dense(HH, D, D, u.proj_w + o, u.proj_b + o, MID, 2u, X, nr, t); // mid = x + att·W_proj + b_proj
     workgroupBarrier();
-    layer_norm(1u, u.ln2_g + o, u.ln2_b + o, t);
+    ln_stats(MID, ST, nr, t);
     workgroupBarrier();
-    // fc = gelu(h·W_fc + b_fc), W (D, 4D).
-    for (var j4 = t; j4 < 4u * D / 4u; j4 += WG) {
-      var acc = params4[(u.fc_b + o) / 4u + j4];
-      let w0 = (u.fc_w + o) / 4u + j4;
-      for (var k = 0u; k < D; k++) { acc = fma(vec4f(h[k]), params4[w0 + k * (4u * D / 4u)], acc); }
-      for (var i = 0u; i < 4u; i++) { fc[4u * j4 + i] = gelu(acc[i]); }
-    }
+    ln_apply(MID, HH, ST, u.ln2_g + o, u.ln2_b + o, nr, t);
     workgroupBarrier();
-    // x = mid + fc·W_mlp + b_mlp, W (4D, D).
-    for (var j4 = t; j4 < D / 4u; j4 += WG) {
-      var acc = params4[(u.mlp_b + o) / 4u + j4];
-      let w0 = (u.mlp_w + o) / 4u + j4;
-      for (var k = 0u; k < 4u * D; k++) { acc = fma(vec4f(fc[k]), params4[w0 + k * (D / 4u)], acc); }
-      for (var i = 0u; i < 4u; i++) { x[4u * j4 + i] = mid[4u * j4 + i] + acc[i]; }
-    }
+    dense(HH, D, 4u * D, u.fc_w + o, u.fc_b + o, QKV, 1u, 0u, nr, t); // fc = gelu(h·W_fc + b_fc)
+    workgroupBarrier();
+    dense(QKV, 4u * D, D, u.mlp_w + o, u.mlp_b + o, X, 2u, MID, nr, t); // x = mid + fc·W_mlp + b_mlp
     workgroupBarrier();
   }
-  layer_norm(0u, u.lnf_g, u.lnf_b, t);
+  ln_stats(X, ST, nr, t);
   workgroupBarrier();
-  // logits = h·wteᵀ, wte (V, D).
-  for (var v = t; v < u.V; v += WG) {
-    var acc = vec4f(0.0);
-    let w0 = (u.wte + v * D) / 4u;
-    for (var k4 = 0u; k4 < D / 4u; k4++) {
-      acc = fma(vec4f(h[4u * k4], h[4u * k4 + 1u], h[4u * k4 + 2u], h[4u * k4 + 3u]), params4[w0 + k4], acc);
+  ln_apply(X, HH, ST, u.lnf_g, u.lnf_b, nr, t);
+  workgroupBarrier();
+  // logits = h·wteᵀ, wte (V, D): thread t owns vocabulary entries 4t..4t+3 of every row.
+  let V = u.V;
+  let h0 = HH;
+  let h1 = HH + min(1u, nr - 1u) * D;
+  let h2 = HH + min(2u, nr - 1u) * D;
+  let h3 = HH + min(3u, nr - 1u) * D;
+  for (var v0 = 4u * t; v0 < V; v0 += 4u * WG) {
+    let w0 = u.wte + min(v0, V - 1u) * D;
+    let w1 = u.wte + min(v0 + 1u, V - 1u) * D;
+    let w2 = u.wte + min(v0 + 2u, V - 1u) * D;
+    let w3 = u.wte + min(v0 + 3u, V - 1u) * D;
+    var acc0 = vec4f(0.0);
+    var acc1 = vec4f(0.0);
+    var acc2 = vec4f(0.0);
+    var acc3 = vec4f(0.0);
+    for (var k = 0u; k < D; k++) {
+      let wk = vec4f(params[w0 + k], params[w1 + k], params[w2 + k], params[w3 + k]);
+      acc0 += wm[h0 + k] * wk;
+      acc1 += wm[h1 + k] * wk;
+      acc2 += wm[h2 + k] * wk;
+      acc3 += wm[h3 + k] * wk;
     }
-    logits[b * u.V + v] = (acc.x + acc.y) + (acc.z + acc.w);
+    head_out(b0, v0, 0u, acc0, nr);
+    head_out(b0, v0, 1u, acc1, nr);
+    head_out(b0, v0, 2u, acc2, nr);
+    head_out(b0, v0, 3u, acc3, nr);
+  }
+}
+
+fn head_out(b0: u32, v0: u32, r: u32, y: vec4f, nr: u32) {
+  if (r >= nr) { return; }
+  for (var i = 0u; i < 4u; i++) {
+    if (v0 + i < u.V) { logits[(b0 + r) * u.V + v0 + i] = y[i]; }
   }
 }

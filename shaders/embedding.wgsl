@@ -5,17 +5,20 @@
 //   src_r = (r / L)·S + start + r % L (the whole tensor is S = L, start = 0: src_r = r; the
 //   rollout embeds only its newest column, L = 1, in the same dispatch — no slice afterwards).
 //   gradWte[v,d] += Σ_{r: v_r = v} gradOut[r,d];  gradWpe[p,d] += Σ_{r: p_r = p} gradOut[r,d]
-// Determinism: the backward is a gather, not a scatter — one thread owns each (table row, d) and
-//   sums the matching rows r in increasing order, so no two threads write one address
-//   (cost R per thread; fine at V ≤ 128, P ≤ 128, R ≤ 4096).
+// Determinism: the backward is a gather, not a scatter — one thread owns 8 columns d of one table
+//   row and sums the matching rows r in increasing order, so no two threads write one address
+//   (cost R id loads per thread, plus 8 gradient loads per matching r; fine at V ≤ 128, P ≤ 128,
+//   R ≤ 4096).
 // Reference: src/reference/nn/embedding.ts (embeddingRef, embeddingBackwardRef).
 //
 // Bindings: 0 uniform P {R, D, V, P, S, start, L} (R = output rows = B·L; backward: L = S = R,
 //   start = 0); 1 tokens (B·S) i32; 2 positions (B·S) i32;
 //   embedding_forward:  3 wte (V,D), 4 wpe (P,D), 5 out (R,D) rw
 //   embedding_backward: 3 grad_out (R,D), 4 grad_wte (V,D) rw, 5 grad_wpe (P,D) rw    (f32)
-// Layout: one thread per output element; forward over R·D, backward over (V + P)·D (the first V·D
-//   threads own gradWte, the rest gradWpe). Grid may be 2-D: i = gid.x + gid.y·num_workgroups.x·WG.
+// Layout: forward: one thread per output element, over R·D. Backward: one thread per 8 columns of
+//   a table row, over (V + P)·⌈D/8⌉ (the first V·⌈D/8⌉ own gradWte rows, the rest gradWpe rows);
+//   consecutive threads take consecutive column blocks of a row, so the 4 lanes of a CPU
+//   adapter's SIMD group agree on which r match. Grid may be 2-D: i = gid.x + gid.y·num_workgroups.x·WG.
 
 override WG: u32 = 64;
 
@@ -60,24 +63,29 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
 @compute @workgroup_size(WG)
 fn embedding_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = gid.x + gid.y * nwg.x * WG;
-  let n_wte = U.V * U.D;
-  if (i >= n_wte + U.P * U.D) { return; }
-  if (i < n_wte) {
-    let v = i / U.D;
-    let d = i % U.D;
-    var s = 0.0;
-    for (var r = 0u; r < U.R; r++) {
-      if (token_row(r) == v) { s += grad_out[r * U.D + d]; }
+  let D = U.D;
+  let nd = (D + 7u) / 8u;
+  let table_row = i / nd;
+  if (table_row >= U.V + U.P) { return; }
+  let d0 = (i % nd) * 8u;
+  let is_wte = table_row < U.V;
+  let want = select(table_row - U.V, table_row, is_wte);
+  var c: array<u32, 8>;
+  for (var k = 0u; k < 8u; k++) { c[k] = min(d0 + k, D - 1u); }
+  var lo = vec4f(0.0);
+  var hi = vec4f(0.0);
+  for (var r = 0u; r < U.R; r++) {
+    let id = select(position_row(r), token_row(r), is_wte);
+    if (id == want) {
+      let g = r * D;
+      lo += vec4f(grad_out[g + c[0]], grad_out[g + c[1]], grad_out[g + c[2]], grad_out[g + c[3]]);
+      hi += vec4f(grad_out[g + c[4]], grad_out[g + c[5]], grad_out[g + c[6]], grad_out[g + c[7]]);
     }
-    grad_wte[i] += s;
-  } else {
-    let j = i - n_wte;
-    let p = j / U.D;
-    let d = j % U.D;
-    var s = 0.0;
-    for (var r = 0u; r < U.R; r++) {
-      if (position_row(r) == p) { s += grad_out[r * U.D + d]; }
-    }
-    grad_wpe[j] += s;
+  }
+  for (var k = 0u; k < 8u; k++) {
+    let d = d0 + k;
+    if (d >= D) { break; }
+    let s = select(hi[k & 3u], lo[k & 3u], k < 4u);
+    if (is_wte) { grad_wte[want * D + d] += s; } else { grad_wpe[want * D + d] += s; }
   }
 }

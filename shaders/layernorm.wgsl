@@ -3,7 +3,8 @@
 // Math: mean = Σ_d x/D; var = Σ_d (x − mean)²/D (biased, two passes for accuracy);
 //   rstd = 1/sqrt(var + eps); x̂ = (x − mean)·rstd; y = x̂·gamma + beta.
 // Backward with g = gradY·gamma:
-//   gradX = rstd·(g − mean_d(g) − x̂·mean_d(g·x̂));
+//   gradX = rstd·(g − mean_d(g) − x̂·mean_d(g·x̂)), written, or added to grad_x when accumulate = 1
+//   (the residual stream's gradient: the same bits as a separate axpy(1, gradX, grad_x));
 //   gradGamma[d] += Σ_rows gradY·x̂; gradBeta[d] += Σ_rows gradY (fixed row order: deterministic).
 // Reference: src/reference/nn/layernorm.ts (layerNormRef, layerNormBackwardRef).
 //
@@ -15,6 +16,8 @@
 // Layout: forward/backward: one workgroup of WG threads per row (grid M); threads stride over D
 //   and reduce through workgroup memory with a fixed tree. params: COLS×LANES threads, one column
 //   per x-thread, lanes stride over rows then a fixed tree over lanes (grid ceil(D/COLS)).
+//   params_serial (CPU adapters, where barriers cost more than the work): one thread per column
+//   sums the rows in order, WG threads per group, grid ceil(D/WG); same bindings as params.
 
 override WG: u32 = 64; // a power of two (tree reduction)
 override COLS: u32 = 16;
@@ -24,6 +27,7 @@ struct Params {
   M: u32,
   D: u32,
   eps: f32,
+  accumulate: u32, // backward: add gradX into grad_x instead of writing it
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -111,7 +115,8 @@ fn layernorm_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
   let sums = row_sum2(lid, acc) / f32(P.D);
   for (var d = lid; d < P.D; d += WG) {
     let xh = (x[base + d] - mu) * r;
-    grad_x[base + d] = r * (grad_y[base + d] * gamma[d] - sums.x - xh * sums.y);
+    let gx = r * (grad_y[base + d] * gamma[d] - sums.x - xh * sums.y);
+    if (P.accumulate == 1u) { grad_x[base + d] += gx; } else { grad_x[base + d] = gx; }
   }
 }
 
@@ -142,4 +147,19 @@ fn layernorm_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
     grad_gamma[d] += col_a[lid.x];
     grad_beta[d] += col_b[lid.x];
   }
+}
+
+@compute @workgroup_size(WG)
+fn params_serial(@builtin(global_invocation_id) gid: vec3u) {
+  let d = gid.x;
+  if (d >= P.D) { return; }
+  var sg = 0.0; // Σ gradY·x̂
+  var sb = 0.0; // Σ gradY
+  for (var m = 0u; m < P.M; m++) {
+    let gy = grad_y[m * P.D + d];
+    sg += gy * (x[m * P.D + d] - mean[m]) * rstd[m];
+    sb += gy;
+  }
+  grad_gamma[d] += sg;
+  grad_beta[d] += sb;
 }

@@ -5,7 +5,9 @@
 //
 // Math (identical to layernorm.wgsl): mean = Σ_d x/D; var = Σ_d (x − mean)²/D (biased, two
 //   passes); rstd = 1/sqrt(var + eps); x̂ = (x − mean)·rstd; y = x̂·gamma + beta.
-//   Backward with g = gradY·gamma: gradX = rstd·(g − mean_d(g) − x̂·mean_d(g·x̂)).
+//   Backward with g = gradY·gamma: gradX = rstd·(g − mean_d(g) − x̂·mean_d(g·x̂)), written, or
+//   added to grad_x when accumulate = 1 (the residual stream's gradient; the same bits as a
+//   separate axpy(1, gradX, grad_x)).
 // Reference: src/reference/nn/layernorm.ts (layerNormRef, layerNormBackwardRef).
 //
 // Bindings (uniform P {M, D, eps} at 0):
@@ -20,6 +22,7 @@ struct Params {
   M: u32,
   D: u32,
   eps: f32,
+  accumulate: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -73,6 +76,7 @@ fn rows_backward(@builtin(global_invocation_id) gid: vec3u) {
   let mgx = sgx * inv_d;
   for (var d = 0u; d < P.D; d++) {
     let xh = (x[base + d] - mu) * r;
-    grad_x[base + d] = r * (grad_y[base + d] * gamma[d] - mg - xh * mgx);
+    let gx = r * (grad_y[base + d] * gamma[d] - mg - xh * mgx);
+    if (P.accumulate == 1u) { grad_x[base + d] += gx; } else { grad_x[base + d] = gx; }
   }
 }

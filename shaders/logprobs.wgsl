@@ -13,13 +13,17 @@
 // reference clamps the same way; callers are expected to pass valid ids).
 // Reference: src/reference/logprobs.ts (logprobsRef, logprobsBackwardRef).
 //
-// Bindings, logprobs_forward:  0 uniform P, 1 logits (B,A,V) f32, 2 tokens (B,A) i32,
+// Bindings, logprobs_forward, rows_forward:  0 uniform P, 1 logits (B,A,V) f32, 2 tokens (B,A) i32,
 //                              3 logprobs (B,A) f32 rw, 4 entropy (B,A) f32 rw
-// Bindings, logprobs_backward: 0 uniform P, 1 logits (B,A,V) f32, 2 tokens (B,A) i32,
+// Bindings, logprobs_backward, rows_backward: 0 uniform P, 1 logits (B,A,V) f32, 2 tokens (B,A) i32,
 //                              3 grad_logprobs (B,A) f32, 4 grad_entropy (B,A) f32 (any buffer when
 //                              P.has_grad_entropy = 0; it is then not read), 5 grad_logits (B,A,V) f32 rw
-// Layout: one workgroup of WG threads (a power of two) per row, grid (A, B); threads stride over V
-// and combine with deterministic tree reductions in workgroup memory.
+// Layout (logprobs_forward, logprobs_backward): one workgroup of WG threads (a power of two) per
+//   row, grid (A, B); threads stride over V and combine with deterministic tree reductions in
+//   workgroup memory. For large vocabularies.
+// Layout (rows_forward, rows_backward): one thread per row r = b·A + a, WG per workgroup, grid
+//   ⌈B·A/WG⌉ (2-D past 65535 groups); the sums run over v in order, no barriers. For V ≤ 256
+//   (src/backend/webgpu/webgpuPpo.ts), where a workgroup's barriers cost more than the row.
 
 override WG: u32 = 64;
 
@@ -28,6 +32,7 @@ struct Params {
   V: u32,
   temperature: f32,
   has_grad_entropy: u32,
+  rows: u32, // B·A (the row kernels' bound)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -129,6 +134,61 @@ fn logprobs_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   if (P.has_grad_entropy != 0u) { g_ent = grad_entropy[row]; }
   let mean_d = st.s1 / st.s;
   for (var v = lid; v < P.V; v += WG) {
+    let d = (logits[base + v] - st.m) / P.temperature;
+    let p = exp(d) / st.s;
+    var onehot_minus_p = -p;
+    if (v == tok) { onehot_minus_p = st.other / st.s; }
+    grad_logits[base + v] = (g_logp * onehot_minus_p - g_ent * p * (d - mean_d)) / P.temperature;
+  }
+}
+
+// ---- one thread per row (small V) ----
+
+fn row_index(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+/** Row statistics by one thread: v in order. */
+fn row_stats_serial(base: u32, tok: u32) -> RowStats {
+  var m = logits[base];
+  for (var v = 1u; v < P.V; v++) { m = max(m, logits[base + v]); }
+  var s = 0.0;
+  var s1 = 0.0;
+  var other = 0.0;
+  for (var v = 0u; v < P.V; v++) {
+    let d = (logits[base + v] - m) / P.temperature;
+    let e = exp(d);
+    s += e;
+    s1 += e * d;
+    if (v != tok) { other += e; }
+  }
+  return RowStats(m, s, s1, other);
+}
+
+@compute @workgroup_size(WG)
+fn rows_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let row = row_index(gid, nwg);
+  if (row >= P.rows) { return; }
+  let base = row * P.V;
+  let tok = clamped_token(row);
+  let st = row_stats_serial(base, tok);
+  let lse = log(st.s);
+  out_logprobs[row] = (logits[base + tok] - st.m) / P.temperature - lse;
+  out_entropy[row] = lse - st.s1 / st.s;
+}
+
+@compute @workgroup_size(WG)
+fn rows_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let row = row_index(gid, nwg);
+  if (row >= P.rows) { return; }
+  let base = row * P.V;
+  let tok = clamped_token(row);
+  let st = row_stats_serial(base, tok);
+  let g_logp = grad_logprobs[row];
+  var g_ent = 0.0;
+  if (P.has_grad_entropy != 0u) { g_ent = grad_entropy[row]; }
+  let mean_d = st.s1 / st.s;
+  for (var v = 0u; v < P.V; v++) {
     let d = (logits[base + v] - st.m) / P.temperature;
     let p = exp(d) / st.s;
     var onehot_minus_p = -p;

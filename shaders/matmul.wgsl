@@ -1,48 +1,51 @@
-// Dense layer: C = op(A)·op(B) (+ bias) (+ residual) (+ C when accumulating), tiled through
-// workgroup memory.
+// Dense layer: C = op(A)·op(B) (+ bias) (+ residual) (+ C when accumulating), register-blocked,
+// without workgroup memory or barriers.
 //
 // Math: C[m,n] = ((Σ_k opA[m,k]·opB[k,n] + (has_bias ? bias[n] : 0)) + (has_residual ? R[m,n] : 0))
-//                + (accumulate ? C_old[m,n] : 0), summed in that order in f32, so the fused residual
-//   gives exactly the bits of a separate add(R, matmul) (the transformer's x + c_proj(...)).
+//                + (accumulate ? C_old[m,n] : 0), summed in that order in f32; the dot product is
+//   one accumulator per output, k = 0, 1, …, K−1 (a product, then an add), so the fused residual
+//   gives exactly the bits of a separate add(R, matmul) (the transformer's x + c_proj(...)), and
+//   both entry points below give the same bits.
 //   has_gelu: also act[m,n] = gelu(C[m,n]) (tanh approximation, the formula and f32 operations of
 //   elementwise.wgsl's gelu_forward), so the MLP's c_fc and its GELU are one dispatch.
-//   opA = A stored (M,K), or Aᵀ of A stored (K,M) when trans_a = 1
-//   opB = B stored (K,N), or Bᵀ of B stored (N,K) when trans_b = 1
-// One kernel serves the forward and both backward products (see src/backend/webgpu/webgpuNn.ts):
-//   y     = a·b | a·bᵀ                         (trans_a 0, trans_b as the layer)
-//   gradA = gradOut·bᵀ | gradOut·b             (trans_a 0, trans_b flipped)
-//   gradB += aᵀ·gradOut | gradOutᵀ·a           (trans_a 1, accumulate 1)
-// bias_grad: gradBias[n] += Σ_m gradOut[m,n] — a fixed-order column sum, so no atomics are needed.
+//   opA(m,k) = a[m·a_rs + k·a_ks]: A stored (M,K) is (a_rs, a_ks) = (K, 1), Aᵀ of A stored (K,M)
+//   is (1, M). opB(k,n) = b[k·b_ks + n·b_ns]: B stored (K,N) is (N, 1), Bᵀ of B stored (N,K) is
+//   (1, K). One kernel serves the forward and both backward products (src/backend/webgpu/webgpuNn.ts):
+//   y     = a·b | a·bᵀ                         (A as stored, B as the layer)
+//   gradA = gradOut·bᵀ | gradOut·b             (A as stored, B read the other way round)
+//   gradB += aᵀ·gradOut | gradOutᵀ·a           (A transposed, accumulate 1)
+// bias_grad: gradBias[n] += Σ_m gradOut[m,n], m in order, one thread per column.
 // Reference: src/reference/nn/matmul.ts (matmulRef, matmulBackwardRef).
 //
-// Bindings (matmul):    0 uniform P, 1 a (M,K)|(K,M) f32, 2 b (K,N)|(N,K) f32, 3 bias (N) f32
-//                       (any buffer when has_bias = 0), 4 c (M,N) f32 read_write,
-//                       5 residual (M,N) f32 (any buffer but c when has_residual = 0),
-//                       6 act (M,N) f32 read_write (a spare buffer, unwritten, when has_gelu = 0).
-// Bindings (bias_grad): 0 uniform P, 1 grad_out (M,N) f32, 2 grad_bias (N) f32 read_write.
-// Layout (matmul): TY×TX threads per workgroup; a workgroup owns a (TY·TM)×(TX·TN) tile of C and
-//   each thread TM×TN outputs strided by TY/TX (register blocking: each value loaded into
-//   workgroup memory is reused TY·TM or TX·TN times). K advances in steps of BK; edge tiles are
-//   zero-padded so any M, K, N works. Grid: (ceil(N/(TX·TN)), ceil(M/(TY·TM))).
-// Layout (bias_grad): COLS×LANES threads; each lane sums rows lane, lane+LANES, … of one column,
-//   then a fixed tree over lanes. Grid: ceil(N/COLS).
+// Bindings (matmul):    0 uniform P, 1 a f32, 2 b f32, 3 bias (N) f32 (any buffer when
+//                       has_bias = 0), 4 c (M,N) f32 read_write, 5 residual (M,N) f32 (any buffer
+//                       but c when has_residual = 0), 6 act (M,N) f32 read_write (a spare buffer,
+//                       unwritten, when has_gelu = 0).
+// Bindings (bias_grad): 0 uniform P (M, N; the rest unused), 1 grad_out (M,N) f32, 2 grad_bias (N)
+//                       f32 read_write.
+// Layout (matmul_8x8 / matmul_4x4): one invocation per 8×8 (4×4) block of C, WG invocations per
+//   workgroup, consecutive invocations along N: t = ⌊m/8⌋·⌈N/8⌉ + ⌊n/8⌋. Each k step loads 8 + 8
+//   (4 + 4) operands for 64 (16) products. Rows and columns past the edge load a clamped
+//   in-bounds element and are never stored. Grid: ⌈blocks/WG⌉ workgroups, 2-D past 65535:
+//   t = gid.x + gid.y·num_workgroups.x·WG.
+//   Why no workgroup tiles: on a CPU implementation of WebGPU (SwiftShader: 4-lane SIMD, every
+//   load with a lane-varying address is 4 scalar loads, and a barrier turns each 4-lane group into
+//   a coroutine) a 16×16 tiled kernel spends its time switching coroutines, and operands per
+//   product is what counts; the 8×8 block needs 0.25 loads per product. On a GPU both entries are
+//   plain register-blocked kernels reading through the cache; the dispatcher picks 4×4 where the
+//   8×8 grid would be too small to fill a GPU.
+// Layout (bias_grad): one invocation per column, WG per workgroup, grid ⌈N/WG⌉.
 
-// Tile geometry is const: TM×TN is the shape of the per-thread accumulators (four vec4s) below.
-// 16×16 threads × 4×4 outputs = a 64×64 tile; workgroup memory 2·16·64·4 B = 8 KiB.
-const TX: u32 = 16u; // threads along N
-const TY: u32 = 16u; // threads along M
-const BK: u32 = 16u; // K step
-const TM: u32 = 4u; // outputs per thread along M (= the 4 accumulators below)
-const TN: u32 = 4u; // outputs per thread along N (= vec4 width)
-const COLS: u32 = 16u;
-const LANES: u32 = 16u; // a power of two (tree reduction)
+override WG: u32 = 64;
 
 struct Params {
   M: u32,
   K: u32,
   N: u32,
-  trans_a: u32,
-  trans_b: u32,
+  a_rs: u32,
+  a_ks: u32,
+  b_ks: u32,
+  b_ns: u32,
   has_bias: u32,
   accumulate: u32,
   has_residual: u32,
@@ -59,67 +62,81 @@ struct Params {
 // bias_grad aliases: grad_out on binding 1 (= a), grad_bias on binding 2.
 @group(0) @binding(2) var<storage, read_write> grad_bias: array<f32>;
 
-var<workgroup> tile_a: array<f32, BK * TY * TM>; // (BK, TY·TM): [k][m]
-var<workgroup> tile_b: array<f32, BK * TX * TN>; // (BK, TX·TN): [k][n]
-var<workgroup> col_part: array<f32, COLS * LANES>; // (LANES, COLS)
-
-fn load_a(m: u32, k: u32) -> f32 {
-  if (m >= P.M || k >= P.K) { return 0.0; }
-  if (P.trans_a == 1u) { return a[k * P.M + m]; }
-  return a[m * P.K + k];
+fn thread_index(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
 }
 
-fn load_b(k: u32, n: u32) -> f32 {
-  if (k >= P.K || n >= P.N) { return 0.0; }
-  if (P.trans_b == 1u) { return b[n * P.K + k]; }
-  return b[k * P.N + n];
+/** Offset of row m of opA (clamped into range), and of column n of opB (clamped). */
+fn a_row(m: u32) -> u32 {
+  return min(m, P.M - 1u) * P.a_rs;
+}
+fn b_col(n: u32) -> u32 {
+  return min(n, P.N - 1u) * P.b_ns;
 }
 
-@compute @workgroup_size(TX, TY)
-fn matmul(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let tile_m = TY * TM;
-  let tile_n = TX * TN;
-  let m0 = wid.y * tile_m;
-  let n0 = wid.x * tile_n;
-  let flat = lid.y * TX + lid.x;
-  let threads = TX * TY;
-
-  // One vec4 per output row, not a dynamically indexed array: vectors stay in registers.
-  var acc0 = vec4f(0.0);
-  var acc1 = vec4f(0.0);
-  var acc2 = vec4f(0.0);
-  var acc3 = vec4f(0.0);
-
-  for (var k0 = 0u; k0 < P.K; k0 += BK) {
-    // Consecutive threads read consecutive addresses of whichever dim is contiguous in memory.
-    for (var e = flat; e < BK * tile_m; e += threads) {
-      var ml: u32; var kl: u32;
-      if (P.trans_a == 1u) { ml = e % tile_m; kl = e / tile_m; } else { ml = e / BK; kl = e % BK; }
-      tile_a[kl * tile_m + ml] = load_a(m0 + ml, k0 + kl);
-    }
-    for (var e = flat; e < BK * tile_n; e += threads) {
-      var nl: u32; var kl: u32;
-      if (P.trans_b == 1u) { nl = e / BK; kl = e % BK; } else { nl = e % tile_n; kl = e / tile_n; }
-      tile_b[kl * tile_n + nl] = load_b(k0 + kl, n0 + nl);
-    }
-    workgroupBarrier();
-    for (var kl = 0u; kl < BK; kl++) {
-      let ao = kl * tile_m + lid.y;
-      let bo = kl * tile_n + lid.x;
-      let ra = vec4f(tile_a[ao], tile_a[ao + TY], tile_a[ao + 2u * TY], tile_a[ao + 3u * TY]);
-      let rb = vec4f(tile_b[bo], tile_b[bo + TX], tile_b[bo + 2u * TX], tile_b[bo + 3u * TX]);
-      acc0 = fma(vec4f(ra.x), rb, acc0);
-      acc1 = fma(vec4f(ra.y), rb, acc1);
-      acc2 = fma(vec4f(ra.z), rb, acc2);
-      acc3 = fma(vec4f(ra.w), rb, acc3);
-    }
-    workgroupBarrier();
+@compute @workgroup_size(WG)
+fn matmul_8x8(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let t = thread_index(gid, nwg);
+  let nb = (P.N + 7u) / 8u;
+  let m0 = (t / nb) * 8u;
+  let n0 = (t % nb) * 8u;
+  if (m0 >= P.M) { return; }
+  let r0 = a_row(m0); let r1 = a_row(m0 + 1u); let r2 = a_row(m0 + 2u); let r3 = a_row(m0 + 3u);
+  let r4 = a_row(m0 + 4u); let r5 = a_row(m0 + 5u); let r6 = a_row(m0 + 6u); let r7 = a_row(m0 + 7u);
+  let c0 = b_col(n0); let c1 = b_col(n0 + 1u); let c2 = b_col(n0 + 2u); let c3 = b_col(n0 + 3u);
+  let c4 = b_col(n0 + 4u); let c5 = b_col(n0 + 5u); let c6 = b_col(n0 + 6u); let c7 = b_col(n0 + 7u);
+  // Row i of the block: acc_i0 (columns n0..n0+3), acc_i1 (n0+4..n0+7).
+  var acc00 = vec4f(0.0); var acc01 = vec4f(0.0); var acc10 = vec4f(0.0); var acc11 = vec4f(0.0);
+  var acc20 = vec4f(0.0); var acc21 = vec4f(0.0); var acc30 = vec4f(0.0); var acc31 = vec4f(0.0);
+  var acc40 = vec4f(0.0); var acc41 = vec4f(0.0); var acc50 = vec4f(0.0); var acc51 = vec4f(0.0);
+  var acc60 = vec4f(0.0); var acc61 = vec4f(0.0); var acc70 = vec4f(0.0); var acc71 = vec4f(0.0);
+  for (var k = 0u; k < P.K; k++) {
+    let ak = k * P.a_ks;
+    let bk = k * P.b_ks;
+    let lo = vec4f(b[bk + c0], b[bk + c1], b[bk + c2], b[bk + c3]);
+    let hi = vec4f(b[bk + c4], b[bk + c5], b[bk + c6], b[bk + c7]);
+    let x0 = a[r0 + ak]; acc00 += x0 * lo; acc01 += x0 * hi;
+    let x1 = a[r1 + ak]; acc10 += x1 * lo; acc11 += x1 * hi;
+    let x2 = a[r2 + ak]; acc20 += x2 * lo; acc21 += x2 * hi;
+    let x3 = a[r3 + ak]; acc30 += x3 * lo; acc31 += x3 * hi;
+    let x4 = a[r4 + ak]; acc40 += x4 * lo; acc41 += x4 * hi;
+    let x5 = a[r5 + ak]; acc50 += x5 * lo; acc51 += x5 * hi;
+    let x6 = a[r6 + ak]; acc60 += x6 * lo; acc61 += x6 * hi;
+    let x7 = a[r7 + ak]; acc70 += x7 * lo; acc71 += x7 * hi;
   }
+  store4(m0, n0, acc00); store4(m0, n0 + 4u, acc01);
+  store4(m0 + 1u, n0, acc10); store4(m0 + 1u, n0 + 4u, acc11);
+  store4(m0 + 2u, n0, acc20); store4(m0 + 2u, n0 + 4u, acc21);
+  store4(m0 + 3u, n0, acc30); store4(m0 + 3u, n0 + 4u, acc31);
+  store4(m0 + 4u, n0, acc40); store4(m0 + 4u, n0 + 4u, acc41);
+  store4(m0 + 5u, n0, acc50); store4(m0 + 5u, n0 + 4u, acc51);
+  store4(m0 + 6u, n0, acc60); store4(m0 + 6u, n0 + 4u, acc61);
+  store4(m0 + 7u, n0, acc70); store4(m0 + 7u, n0 + 4u, acc71);
+}
 
-  store_row(m0 + lid.y, n0 + lid.x, acc0);
-  store_row(m0 + lid.y + TY, n0 + lid.x, acc1);
-  store_row(m0 + lid.y + 2u * TY, n0 + lid.x, acc2);
-  store_row(m0 + lid.y + 3u * TY, n0 + lid.x, acc3);
+@compute @workgroup_size(WG)
+fn matmul_4x4(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let t = thread_index(gid, nwg);
+  let nb = (P.N + 3u) / 4u;
+  let m0 = (t / nb) * 4u;
+  let n0 = (t % nb) * 4u;
+  if (m0 >= P.M) { return; }
+  let r0 = a_row(m0); let r1 = a_row(m0 + 1u); let r2 = a_row(m0 + 2u); let r3 = a_row(m0 + 3u);
+  let c0 = b_col(n0); let c1 = b_col(n0 + 1u); let c2 = b_col(n0 + 2u); let c3 = b_col(n0 + 3u);
+  var acc0 = vec4f(0.0); var acc1 = vec4f(0.0); var acc2 = vec4f(0.0); var acc3 = vec4f(0.0);
+  for (var k = 0u; k < P.K; k++) {
+    let ak = k * P.a_ks;
+    let bk = k * P.b_ks;
+    let row = vec4f(b[bk + c0], b[bk + c1], b[bk + c2], b[bk + c3]);
+    acc0 += a[r0 + ak] * row;
+    acc1 += a[r1 + ak] * row;
+    acc2 += a[r2 + ak] * row;
+    acc3 += a[r3 + ak] * row;
+  }
+  store4(m0, n0, acc0);
+  store4(m0 + 1u, n0, acc1);
+  store4(m0 + 2u, n0, acc2);
+  store4(m0 + 3u, n0, acc3);
 }
 
 const GELU_C: f32 = 0.7978845608028654; // √(2/π)
@@ -133,34 +150,27 @@ fn gelu(x: f32) -> f32 {
   return x * select(e * inv, inv, u >= 0.0);
 }
 
-/** Writes the TN outputs of one row held by a thread: columns n, n + TX, n + 2TX, n + 3TX. */
-fn store_row(m: u32, n: u32, row: vec4f) {
+/** Writes the outputs (m, n..n+3) held in `v` that lie inside C, with the epilogue of the header. */
+fn store4(m: u32, n: u32, v: vec4f) {
   if (m >= P.M) { return; }
-  for (var j = 0u; j < TN; j++) {
-    let col = n + TX * j;
+  for (var j = 0u; j < 4u; j++) {
+    let col = n + j;
     if (col >= P.N) { return; }
-    var v = row[j];
-    if (P.has_bias == 1u) { v += bias[col]; }
+    var x = v[j];
+    if (P.has_bias == 1u) { x += bias[col]; }
     let idx = m * P.N + col;
-    if (P.has_residual == 1u) { v += residual[idx]; }
-    if (P.accumulate == 1u) { v += c[idx]; }
-    c[idx] = v;
-    if (P.has_gelu == 1u) { act[idx] = gelu(v); }
+    if (P.has_residual == 1u) { x += residual[idx]; }
+    if (P.accumulate == 1u) { x += c[idx]; }
+    c[idx] = x;
+    if (P.has_gelu == 1u) { act[idx] = gelu(x); }
   }
 }
 
-@compute @workgroup_size(COLS, LANES)
-fn bias_grad(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let n = wid.x * COLS + lid.x;
+@compute @workgroup_size(WG)
+fn bias_grad(@builtin(global_invocation_id) gid: vec3u) {
+  let n = gid.x;
+  if (n >= P.N) { return; }
   var s = 0.0;
-  if (n < P.N) {
-    for (var m = lid.y; m < P.M; m += LANES) { s += a[m * P.N + n]; }
-  }
-  col_part[lid.y * COLS + lid.x] = s;
-  workgroupBarrier();
-  for (var stride = LANES / 2u; stride > 0u; stride /= 2u) {
-    if (lid.y < stride) { col_part[lid.y * COLS + lid.x] += col_part[(lid.y + stride) * COLS + lid.x]; }
-    workgroupBarrier();
-  }
-  if (lid.y == 0u && n < P.N) { grad_bias[n] += col_part[lid.x]; }
+  for (var m = 0u; m < P.M; m++) { s += a[m * P.N + n]; }
+  grad_bias[n] += s;
 }

@@ -13,6 +13,8 @@
 // Bindings:
 //   norm_partial: 0 uniform {n, groups}; 1 grads (n) f32; 2 partial (groups) f32 rw
 //   norm_final:   0 uniform {n = groups}; 1 partial (groups) f32; 2 norm (1) f32 rw
+//   norm_partial_serial, norm_final_serial: as norm_partial, norm_final (partial has `groups`
+//                 entries, one per thread)
 //   adamw:        0 uniform {n, lr, beta1, beta2, eps, wd, bc1, bc2, max_norm, use_norm};
 //                 1 params (n) rw; 2 grads (n); 3 m (n) rw; 4 v (n) rw; 5 decay_mask (n); 6 norm (1)
 //                 (any buffer when use_norm = 0)
@@ -20,6 +22,9 @@
 //   t, t + groups·WG, … then a fixed tree per workgroup. norm_final: one workgroup sums the
 //   partials the same way, so the result does not depend on timing. adamw: one thread per
 //   element; the grid may be 2-D: i = gid.x + gid.y·num_workgroups.x·WG.
+//   CPU adapters (where a barrier costs a coroutine switch per 4 lanes) take the barrier-free pair:
+//   norm_partial_serial: `groups` threads (WG per workgroup), thread t sums squares of elements
+//   t, t + groups, … in order; norm_final_serial: one thread adds the partials in order.
 
 override WG: u32 = 256; // a power of two (tree reduction)
 
@@ -81,6 +86,25 @@ fn norm_final(@builtin(local_invocation_id) lid: vec3u) {
   for (var i = lid.x; i < NP.n; i += WG) { s += values[i]; }
   let total = tree_sum(lid.x, s);
   if (lid.x == 0u) { sums[0] = sqrt(total); }
+}
+
+@compute @workgroup_size(WG)
+fn norm_partial_serial(@builtin(global_invocation_id) gid: vec3u) {
+  let t = gid.x;
+  if (t >= NP.groups) { return; }
+  var s = 0.0;
+  for (var i = t; i < NP.n; i += NP.groups) {
+    let g = values[i];
+    s = fma(g, g, s);
+  }
+  sums[t] = s;
+}
+
+@compute @workgroup_size(1)
+fn norm_final_serial() {
+  var s = 0.0;
+  for (var i = 0u; i < NP.n; i++) { s += values[i]; }
+  sums[0] = sqrt(s);
 }
 
 // NaN or ±inf by the bit pattern (all exponent bits set): comparisons such as x != x may be folded

@@ -79,6 +79,21 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
     // A group of one sample (where the estimator needs two) is rejected here, before any work.
     compactGroups(args.group, B, args.estimator);
   },
+  actorLoss(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs) {
+    validatePolicyLossParams(params);
+    if (!(Number.isFinite(params.entropyCoef) && params.entropyCoef >= 0)) throw new Error(`entropyCoef must be a finite number ≥ 0, got ${params.entropyCoef}`);
+    if (params.kl && !Number.isFinite(params.kl.coef)) throw new Error(`kl.coef must be finite, got ${params.kl.coef}`);
+    if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, S, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
+    const [B, A] = expectBA(['tokens', tokens], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+    expectDType('tokens', tokens, 'i32');
+    const [LB, S] = logits.shape;
+    if (LB !== B) throw new Error(`logits: ${LB} sequences, tokens ${B}`);
+    if (!Number.isInteger(start) || start < 0 || start + A > S) throw new Error(`actorLoss: action rows [${start}, ${start + A}) outside the ${S} logits rows`);
+    if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
+    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
+    if (params.kl && !refLogprobs) throw new Error('actorLoss: a KL loss needs ref_logprobs');
+    if (refLogprobs) expectShape('ref_logprobs', refLogprobs, [B, A]);
+  },
   policyLoss(oldLogprobs, logprobs, advantages, actionMask, params, isWeights) {
     validatePolicyLossParams(params);
     const [B, A] = expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
@@ -145,7 +160,7 @@ export const NN_CHECKS: OpChecks<NnOps> = {
     const D = checkLayerNormParams('layerNorm', x, gamma);
     expectShape('layerNorm beta', beta, [D]);
   },
-  layerNormBackward(gradY, x, gamma, mean, rstd, gradGamma, gradBeta) {
+  layerNormBackward(gradY, x, gamma, mean, rstd, gradGamma, gradBeta, into) {
     expectRank1Plus('layerNormBackward x', x);
     const D = x.shape[x.shape.length - 1];
     const M = D === 0 ? 0 : x.size / D;
@@ -155,6 +170,10 @@ export const NN_CHECKS: OpChecks<NnOps> = {
     expectShape('layerNormBackward rstd', rstd, [M]);
     expectShape('layerNormBackward gradGamma', gradGamma, [D]);
     expectShape('layerNormBackward gradBeta', gradBeta, [D]);
+    if (into) {
+      expectShape('layerNormBackward into', into, x.shape);
+      expectDType('layerNormBackward into', into, 'f32');
+    }
   },
   gelu: null,
   geluBackward: (gradY, x) => expectShape('geluBackward gradY', gradY, x.shape),
@@ -252,12 +271,13 @@ export const SEQ_CHECKS: OpChecks<SeqOps> = {
     expectShape('qkv', qkv, [B * S, 3 * D]);
     checkHeadWidth(D, nHead);
   },
-  attentionBackward(gradOut, qkv, probs, nHead) {
+  attentionBackward(gradOut, qkv, probs, out, nHead) {
     const [B, , S] = probs.shape;
     const D = qkv.shape[1] / 3;
     expectShape('probs', probs, [B, nHead, S, S]);
     expectShape('qkv', qkv, [B * S, 3 * D]);
     expectShape('gradOut', gradOut, [B * S, D]);
+    expectShape('out', out, [B * S, D]);
   },
   attentionCached(qkv, kCache, vCache, attnMask, start, nHead) {
     if (kCache.shape.length !== 3) throw new Error(`kCache: expected (B, Smax, D), got [${kCache.shape.join(', ')}]`);

@@ -37,8 +37,12 @@ export interface NnOps {
 
   /** y = (x − mean)·rstd·gamma + beta per row, rstd = 1/sqrt(var + eps) (biased var). x (M,D). */
   layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): { y: Tensor; mean: Tensor; rstd: Tensor };
-  /** Returns gradX (M,D); accumulates gradGamma, gradBeta (D). */
-  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor;
+  /**
+   * Returns gradX (M,D); accumulates gradGamma, gradBeta (D). With `into` (the shape of x), gradX
+   * is added into it in place and `into` is returned: the residual stream's gradient, fused
+   * (the same values as a separate axpy(1, gradX, into)).
+   */
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor, into?: Tensor | null): Tensor;
 
   /** GELU, tanh approximation (GPT-2): ½x(1 + tanh(√(2/π)(x + 0.044715x³))). */
   gelu(x: Tensor): Tensor;

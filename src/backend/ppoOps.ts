@@ -9,6 +9,8 @@ import type { GroupEstimator } from '../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../reference/kl.ts';
 import type { PolicyLossParams } from '../reference/policyLoss.ts';
 import type { ValueLossParams } from '../reference/valueLoss.ts';
+import type { ActorLossParams } from '../reference/actorLoss.ts';
+export type { ActorLossParams } from '../reference/actorLoss.ts';
 export { LOSS_AGGS, NORM_SCALES, type LossAgg, type NormScale } from '../reference/aggregate.ts';
 export { GROUP_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 export { KL_ESTIMATORS, type KlEstimator } from '../reference/kl.ts';
@@ -114,4 +116,27 @@ export interface PpoOps {
    * the weights ∂value/∂x (B,A) used to back-propagate KL-loss and entropy terms.
    */
   aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale?: NormScale): { value: Tensor; weights: Tensor };
+
+  /**
+   * The actor's loss on its logits in one op (one pass over the logits on WebGPU): log-probs of
+   * the action tokens at `temperature` (logits rows start … start + A − 1 of each sequence score
+   * them), the policy loss (as policyLoss), the entropy bonus −entropyCoef·agg(H) and, with
+   * params.kl, the KL loss coef·agg(KL(logp‖ref)) (agg = the loss aggregation), and the gradient of
+   * their sum wrt the logits. logits (B,S,V), tokens (B,A) i32, the rest (B,A); refLogprobs is
+   * required with params.kl. Returns gradLogits (B,S,V) (0 outside the action rows), logprobs
+   * (B,A), policy (4) as POLICY_STATS, entropy (1) and klLoss (1) (0 without a KL loss).
+   * Reference: src/reference/actorLoss.ts (the per-op composition it replaces).
+   */
+  actorLoss(
+    logits: Tensor,
+    start: number,
+    tokens: Tensor,
+    temperature: number,
+    oldLogprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: ActorLossParams,
+    isWeights: Tensor | null,
+    refLogprobs: Tensor | null,
+  ): { gradLogits: Tensor; logprobs: Tensor; policy: Tensor; entropy: Tensor; klLoss: Tensor };
 }

@@ -15,8 +15,11 @@ export interface SeqOps {
    * attention probabilities (B,H,S,S) kept for the backward pass.
    */
   attention(qkv: Tensor, attnMask: Tensor, nHead: number): { out: Tensor; probs: Tensor };
-  /** gradQkv (B·S, 3D) from gradOut (B·S, D). */
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, nHead: number): Tensor;
+  /**
+   * gradQkv (B·S, 3D) from gradOut (B·S, D), the probabilities and the output `out` (B·S, D) of
+   * the forward pass on the same qkv and mask (the softmax backward's row sums are dO·out).
+   */
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, out: Tensor, nHead: number): Tensor;
 
   /**
    * KV-cached attention for L new positions [start, start+L) of each sequence: writes their k, v

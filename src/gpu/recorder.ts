@@ -27,7 +27,66 @@ export interface GpuCounters {
  */
 export const BIND_GROUP_CACHE = 2048;
 
+/**
+ * Opt-in per-dispatch GPU timing (benchmarks only): each dispatch gets its own compute pass with
+ * timestamp writes at its start and end; `collect` reads the times back after the work finished.
+ * Needs the device's 'timestamp-query' feature. Off by default (a pass per dispatch costs a little).
+ */
+export class DispatchProfiler {
+  private static readonly CAPACITY = 4096; // queries per set (two per dispatch)
+  private set: GPUQuerySet | null = null;
+  private used = 0;
+  private names: string[] = [];
+  private readonly done: { names: string[]; staging: GPUBuffer }[] = [];
+  /** Free text appended to each dispatch's name (e.g. the stage or the operand shapes). */
+  label = '';
+
+  constructor(private readonly device: GPUDevice) {}
+
+  /** Query indices for one more dispatch; null when this submit's set is full (the dispatch goes untimed). */
+  next(name: string): [number, number] | null {
+    if (this.used + 2 > DispatchProfiler.CAPACITY) return null;
+    this.set ??= this.device.createQuerySet({ type: 'timestamp', count: DispatchProfiler.CAPACITY });
+    this.names.push(name);
+    this.used += 2;
+    return [this.used - 2, this.used - 1];
+  }
+
+  get querySet(): GPUQuerySet {
+    return this.set!;
+  }
+
+  /** Resolves this submit's queries into a staging buffer (recorded into `enc` before it finishes). */
+  resolve(enc: GPUCommandEncoder): void {
+    if (this.used === 0 || !this.set) return;
+    const bytes = this.used * 8;
+    const resolveBuf = this.device.createBuffer({ size: bytes, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const staging = this.device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    enc.resolveQuerySet(this.set, 0, this.used, resolveBuf, 0);
+    enc.copyBufferToBuffer(resolveBuf, 0, staging, 0, bytes);
+    this.done.push({ names: this.names, staging });
+    this.set = null; // a fresh set per submit (the old one is read through its staging copy)
+    this.used = 0;
+    this.names = [];
+  }
+
+  /** Nanoseconds per dispatch, in recording order, of everything submitted so far; clears the list. */
+  async collect(): Promise<{ name: string; ns: number }[]> {
+    const out: { name: string; ns: number }[] = [];
+    for (const { names, staging } of this.done.splice(0)) {
+      await staging.mapAsync(GPUMapMode.READ);
+      const t = new BigUint64Array(staging.getMappedRange().slice(0));
+      staging.unmap();
+      staging.destroy();
+      names.forEach((name, i) => out.push({ name, ns: Number(t[2 * i + 1] - t[2 * i]) }));
+    }
+    return out;
+  }
+}
+
 export class Recorder {
+  /** Set by a benchmark to time every dispatch (see DispatchProfiler); null in normal use. */
+  profiler: DispatchProfiler | null = null;
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private readonly arena: UniformArena;
@@ -94,14 +153,22 @@ export class Recorder {
     if (this.arena.full) this.submit();
     const [x, y = 1, z = 1] = workgroups;
     if (x === 0 || y === 0 || z === 0) return;
-    const pass = this.ensurePass();
+    const k = `${p.spec.shader}:${p.spec.entry}`;
+    const q = this.profiler?.next(`${k} [${x},${y},${z}] ${this.profiler.label}`) ?? null;
+    if (q) this.ensureEncoderOutsidePass();
+    const pass = q
+      ? (this.pass = this.encoder!.beginComputePass({ timestampWrites: { querySet: this.profiler!.querySet, beginningOfPassWriteIndex: q[0], endOfPassWriteIndex: q[1] } }))
+      : this.ensurePass();
     pass.setPipeline(p.pipeline);
     const bg = this.bindGroupFor(p, buffers);
     if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(uniform!)]);
     else pass.setBindGroup(0, bg);
     pass.dispatchWorkgroups(x, y, z);
+    if (q) {
+      pass.end();
+      this.pass = null;
+    }
     this.counters.dispatches++;
-    const k = `${p.spec.shader}:${p.spec.entry}`;
     this.dispatchesByKernel.set(k, (this.dispatchesByKernel.get(k) ?? 0) + 1);
   }
 
@@ -142,6 +209,7 @@ export class Recorder {
       this.pass.end();
       this.pass = null;
     }
+    this.profiler?.resolve(this.encoder);
     this.arena.upload();
     this.uploads.upload();
     this.device.queue.submit([this.encoder.finish()]);

@@ -19,6 +19,8 @@ export interface GpuMemory {
   bindGroups: number;
 }
 
+const CPU_ADAPTER = /swiftshader|llvmpipe|lavapipe|basic render/i;
+
 export class GpuRuntime {
   readonly pipelines: PipelineCache;
   readonly pool: BufferPool;
@@ -26,11 +28,18 @@ export class GpuRuntime {
   readonly readback: ReadbackRing;
   private lostHandlers: ((info: GPUDeviceLostInfo) => void)[] = [];
   lost: GPUDeviceLostInfo | null = null;
+  /**
+   * Whether the adapter is WebGPU implemented on the CPU (SwiftShader, Mesa's llvmpipe/lavapipe):
+   * kernels that pick a variant by shape favour fewer loads per product over more threads there.
+   * From the adapter's name; tests set it to run the GPU choices on SwiftShader.
+   */
+  cpuAdapter: boolean;
 
   constructor(
     readonly device: GPUDevice,
     readonly adapterName: string,
   ) {
+    this.cpuAdapter = CPU_ADAPTER.test(adapterName);
     this.pipelines = new PipelineCache(device);
     this.pool = new BufferPool(device);
     this.recorder = new Recorder(device, this.pool);

@@ -109,19 +109,14 @@ export function blockBackward(be: Backend, p: BlockParams, g: BlockParams, a: Bl
   be.dispose(gAct, a.act, a.fc);
   const gLn2 = nn.matmulBackward(gFc, a.ln2.y, p.fc.w, false, g.fc.w, g.fc.b, true)!;
   be.dispose(gFc, a.ln2.y);
-  const gMid = nn.layerNormBackward(gLn2, a.mid, p.ln2.w, a.ln2.mean, a.ln2.rstd, g.ln2.w, g.ln2.b);
+  nn.layerNormBackward(gLn2, a.mid, p.ln2.w, a.ln2.mean, a.ln2.rstd, g.ln2.w, g.ln2.b, gX); // gX += ∂/∂mid
   be.dispose(gLn2, a.ln2.mean, a.ln2.rstd, a.mid);
-  nn.axpy(1, gMid, gX);
-  be.dispose(gMid);
   // Attention branch.
   const gAtt = nn.matmulBackward(gX, a.att, p.attnProj.w, false, g.attnProj.w, g.attnProj.b, true)!;
-  be.dispose(a.att);
-  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, nHead);
-  be.dispose(gAtt, a.probs);
+  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, a.att, nHead);
+  be.dispose(gAtt, a.probs, a.att);
   const gLn1 = nn.matmulBackward(gQkv, a.ln1.y, p.cAttn.w, false, g.cAttn.w, g.cAttn.b, true)!;
   be.dispose(gQkv, a.qkv, a.ln1.y);
-  const gIn = nn.layerNormBackward(gLn1, x, p.ln1.w, a.ln1.mean, a.ln1.rstd, g.ln1.w, g.ln1.b);
+  nn.layerNormBackward(gLn1, x, p.ln1.w, a.ln1.mean, a.ln1.rstd, g.ln1.w, g.ln1.b, gX); // gX += ∂/∂x
   be.dispose(gLn1, a.ln1.mean, a.ln1.rstd);
-  nn.axpy(1, gIn, gX);
-  be.dispose(gIn);
 }

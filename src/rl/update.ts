@@ -83,47 +83,42 @@ export interface ActorStepStats {
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
 }
 
-export function actorStep(actor: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number): ActorStepStats {
+export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number): ActorStepStats {
   const { be } = actor;
-  const { ppo, nn } = be;
-  const S = P + A;
+  const { ppo } = be;
   const T = cfg.temperature;
   // Every activation and gradient made here but the returned statistics is dropped when the scope returns.
   return be.scope((): ActorStepStats => {
     actor.zeroGrad();
     const { out: logits, cache } = actor.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S, V)
-    const scored = nn.sliceSeq(logits, P - 1, A); // (n, A, V)
-    be.dispose(logits); // the largest activation: its buffer is free for the backward's (n, S, V)
-    const { logprobs, entropy } = ppo.logprobs(scored, mb.actionTokens, T); // (n, A) each
-    const { stats: policy, gradLogprobs } = ppo.policyLoss(
+    // Log-probs of the action tokens (logits rows P−1 … S−2), policy loss, entropy bonus, KL loss
+    // and ∂loss/∂logits in one op (one pass over the logits on WebGPU; src/reference/actorLoss.ts).
+    // k1+ / k3+ in the KL loss take k2's gradient d (verl's straight-through estimators).
+    const r = ppo.actorLoss(
+      logits,
+      P - 1,
+      mb.actionTokens,
+      T,
       mb.oldLogprobs,
-      logprobs,
       mb.advantages,
       mb.actionMask,
-      { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, clipC: cfg.dualClip, agg: cfg.lossAgg, lossMode: cfg.lossMode, normScale: cfg.normScale },
+      {
+        clipLow: cfg.clipLow,
+        clipHigh: cfg.clipHigh,
+        clipC: cfg.dualClip,
+        agg: cfg.lossAgg,
+        lossMode: cfg.lossMode,
+        normScale: cfg.normScale,
+        entropyCoef: cfg.entropyCoef,
+        kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null,
+      },
       mb.tisWeights,
+      cfg.useKlLoss ? mb.refLogprobs : null,
     );
-    const ent = ppo.aggregate(entropy, mb.actionMask, cfg.lossAgg, cfg.normScale);
-    let gradEntropy: Tensor | null = null;
-    if (cfg.entropyCoef > 0) {
-      nn.scale(ent.weights, -cfg.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
-      gradEntropy = ent.weights;
-    }
-    let klLoss: Tensor | null = null;
-    if (cfg.useKlLoss) {
-      const klTok = ppo.kl(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-      const agg = ppo.aggregate(klTok, mb.actionMask, cfg.lossAgg, cfg.normScale);
-      klLoss = agg.value;
-      // k1+ / k3+: klGrad is k2's gradient d (verl's straight-through estimators).
-      const dKl = ppo.klGrad(logprobs, mb.refLogprobs, cfg.klLossEstimator);
-      // w⊙(c·klGrad): w is 0 on masked tokens, so they get no gradient.
-      nn.scale(dKl, klLossCoef);
-      nn.axpy(1, nn.mul(agg.weights, dKl), gradLogprobs);
-    }
-    const gScored = ppo.logprobsBackward(scored, mb.actionTokens, T, gradLogprobs, gradEntropy); // (n, A, V)
-    actor.backward(cache, nn.sliceSeqBackward(gScored, S, P - 1)); // gradient of the logits (n, S, V)
+    be.dispose(logits);
+    actor.backward(cache, r.gradLogits); // (n, S, V), 0 outside the action rows
     const gradNorm = actor.optimizerStep(opt);
-    return { policy, entropy: ent.value, klLoss, gradNorm, logprobs };
+    return { policy: r.policy, entropy: r.entropy, klLoss: cfg.useKlLoss ? r.klLoss : null, gradNorm, logprobs: r.logprobs };
   });
 }
 

@@ -33,7 +33,8 @@ describe.each(BACKENDS)('logprobs on %s', (_name, makeBackend) => {
     return { lp, ent, g1, g2 };
   }
 
-  // V = 300 > WG exercises the threads' stride over the vocabulary; V = 7 leaves most threads idle.
+  // On WebGPU, V = 300 takes the workgroup-per-row kernels (threads stride over the vocabulary);
+  // V ≤ 256 the thread-per-row ones.
   const cases: [number, number, number, number][] = [
     [2, 3, 7, 1],
     [3, 5, 300, 0.7],

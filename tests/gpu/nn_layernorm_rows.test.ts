@@ -49,3 +49,52 @@ describe('layerNorm kernel selection on webgpu', () => {
     await check(9, 32, 1e4, 5);
   });
 });
+
+// The backward's fused residual (`into`: gradX added to the residual stream's gradient in place)
+// must give the bits of gradX followed by axpy(1, gradX, into), on both the rows kernel and the
+// workgroup-per-row kernel; the parameter gradients take a one-thread-per-column kernel on CPU
+// adapters (rt.cpuAdapter, true here on SwiftShader) and the tree kernel on GPUs: both against the
+// float64 reference.
+describe('layerNormBackward into the residual gradient on webgpu', () => {
+  for (const [M, D] of [[37, 64], [3, 300]] as const) {
+    it(`M=${M} D=${D}: into = prior + gradX bit for bit; gamma/beta gradients from both column kernels`, async () => {
+      const be = await webgpuBackend();
+      const r = rng(M + D);
+      const x = f32(randn(r, M * D, 2));
+      const gamma = f32(randn(r, D));
+      const gy = f32(randn(r, M * D));
+      const prior = f32(randn(r, M * D));
+      const tx = be.tensor(x, [M, D]);
+      const tgamma = be.tensor(gamma, [D]);
+      const tgy = be.tensor(gy, [M, D]);
+      const { y, mean, rstd } = be.nn.layerNorm(tx, tgamma, be.tensor(f32(randn(r, D)), [D]), EPS);
+      const run = async (cpu: boolean) => {
+        const saved = be.rt.cpuAdapter;
+        be.rt.cpuAdapter = cpu;
+        try {
+          const gG = be.zeros([D]);
+          const gB = be.zeros([D]);
+          const sep = be.nn.layerNormBackward(tgy, tx, tgamma, mean, rstd, gG, gB);
+          const unfused = be.tensor(prior, [M, D]);
+          be.nn.axpy(1, sep, unfused);
+          const fused = be.tensor(prior, [M, D]);
+          expect(be.nn.layerNormBackward(tgy, tx, tgamma, mean, rstd, gG, gB, fused)).toBe(fused);
+          return await be.readMany([unfused, fused, gG, gB]);
+        } finally {
+          be.rt.cpuAdapter = saved;
+        }
+      };
+      const [rm, rr] = await be.readMany([mean, rstd]);
+      const ref = layerNormBackwardRef(gy, x, gamma, rm, rr, M, D); // from the statistics the backend saved
+      for (const cpu of [true, false]) {
+        const [unfused, fused, gG, gB] = await run(cpu);
+        expect(Array.from(fused)).toEqual(Array.from(unfused));
+        expectClose(fused, ref.gradX.map((v, i) => v + prior[i]), TOL.reduce.rtol, TOL.reduce.atol, 'prior + gradX');
+        // Two backward calls accumulated into the same parameter gradients.
+        expectClose(gG, ref.gradGamma.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, `gradGamma (cpu adapter ${cpu})`);
+        expectClose(gB, ref.gradBeta.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, `gradBeta (cpu adapter ${cpu})`);
+      }
+      be.dispose(tx, tgamma, tgy, y, mean, rstd);
+    });
+  }
+});

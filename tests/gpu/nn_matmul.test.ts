@@ -116,3 +116,51 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
     expectClose(y, matmulRef(a, b, null, M, K, N, false), 1e-6, 0, 'outer product');
   });
 });
+
+// The WebGPU backend picks an 8×8 or a 4×4 register block per invocation (shaders/matmul.wgsl):
+// 8×8 on CPU adapters (SwiftShader here), 4×4 for small products on GPUs. Both must give the same
+// bits (one accumulator per output, k in order, then the same epilogue), so flipping the adapter
+// kind (rt.cpuAdapter) runs each on this machine; both are also held to the float64 reference.
+describe('matmul block variants on webgpu', () => {
+  const CASES: [number, number, number, boolean][] = [
+    [1, 7, 1, false], // single output
+    [9, 5, 3, true], // ragged in every dim, smaller than one block
+    [33, 70, 66, false],
+    [64, 17, 40, true],
+  ];
+  for (const [M, K, N, transB] of CASES) {
+    it(`M=${M} K=${K} N=${N} transB=${transB}: forward (bias, residual, GELU) and backward are bit-identical across blocks`, async () => {
+      const be = (await BACKENDS[0][1]()) as import('../../src/backend/webgpu/webgpuBackend.ts').WebGpuBackend;
+      const r = rng(M * 31 + K * 7 + N);
+      const a = f32(randn(r, M * K));
+      const b = f32(randn(r, K * N));
+      const bias = f32(randn(r, N));
+      const res = f32(randn(r, M * N));
+      const g = f32(randn(r, M * N));
+      const init = f32(randn(r, K * N));
+      const run = async (cpu: boolean) => {
+        const saved = be.rt.cpuAdapter;
+        be.rt.cpuAdapter = cpu;
+        try {
+          const ta = be.tensor(a, [M, K]);
+          const tb = be.tensor(b, transB ? [N, K] : [K, N]);
+          const y = be.nn.matmulResidual(ta, tb, be.tensor(bias, [N]), transB, be.tensor(res, [M, N]));
+          const { pre, act } = be.nn.matmulGelu(ta, tb, be.tensor(bias, [N]), transB);
+          const gradB = be.tensor(init, transB ? [N, K] : [K, N]);
+          const gradA = be.nn.matmulBackward(be.tensor(g, [M, N]), ta, tb, transB, gradB, null, true)!;
+          return await be.readMany([y, pre, act, gradA, gradB]);
+        } finally {
+          be.rt.cpuAdapter = saved;
+        }
+      };
+      const big = await run(true);
+      const small = await run(false);
+      for (let i = 0; i < big.length; i++) expect(Array.from(small[i]), `output ${i}`).toEqual(Array.from(big[i]));
+      const ref = matmulRef(a, b, bias, M, K, N, transB).map((v, i) => v + res[i]);
+      expectMatmulClose(big[0], ref, FWD.rtol, 'residual + a·b + bias');
+      const back = matmulBackwardRef(g, a, b, M, K, N, transB);
+      expectMatmulClose(big[3], back.gradA, TOL.reduce.rtol, 'gradA');
+      expectMatmulClose(big[4], back.gradB.map((v, i) => v + init[i]), TOL.reduce.rtol, 'gradB');
+    });
+  }
+});

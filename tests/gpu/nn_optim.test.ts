@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdamWParams } from '../../src/backend/nnOps.ts';
 import { adamwRef, gradNormRef } from '../../src/reference/nn/optim.ts';
-import { BACKENDS } from '../helpers/backends.ts';
+import { BACKENDS, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
@@ -114,6 +114,28 @@ describe.each(BACKENDS)('AdamW skips a non-finite gradient norm on %s', (_name, 
       adamwRef(rp, g2, rm, rv, mask, n2[0], { ...hp, step: 4 });
       expectClose(p2, rp, TOL.elem.rtol, 1e-6, 'params after the finite step');
       expect(p2.some((x, i) => x !== p0[i])).toBe(true);
+    });
+  }
+});
+
+// WebGPU reduces the norm barrier-free on CPU adapters (rt.cpuAdapter: SwiftShader here) and with
+// workgroup trees on GPUs; flipping the flag runs the GPU kernels on this machine too.
+describe('gradNorm kernel pairs on webgpu', () => {
+  for (const n of [1, 300, 70_000]) {
+    it(`n = ${n}: the CPU-adapter and the GPU kernels both match the reference`, async () => {
+      const be = await webgpuBackend();
+      const g = f32(randn(rng(n + 5), n, 0.1));
+      const t = be.tensor(g, [n]);
+      for (const cpu of [true, false]) {
+        const saved = be.rt.cpuAdapter;
+        be.rt.cpuAdapter = cpu;
+        try {
+          expectClose(await be.read(be.nn.gradNorm(t)), [gradNormRef(g)], TOL.reduce.rtol, 0, `norm (cpu adapter ${cpu})`);
+        } finally {
+          be.rt.cpuAdapter = saved;
+        }
+      }
+      be.dispose(t);
     });
   }
 });

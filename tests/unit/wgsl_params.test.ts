@@ -49,6 +49,7 @@ interface Dispatch {
 function recordingHost(log: Dispatch[]): GpuOpsHost {
   const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
   const rt = {
+    cpuAdapter: false,
     dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: Uint8Array | null) {
       log.push({ spec, uniform: uniform ? (byBytes.get(uniform) ?? null) : null, buffers: buffers.length });
     },
@@ -64,6 +65,8 @@ function runAllOps(host: GpuOpsHost): void {
   const ba = () => t([B, A]);
   ppo.logprobs(t([B, A, V]), t([B, A], 'i32'), 1);
   ppo.logprobsBackward(t([B, A, V]), t([B, A], 'i32'), 1, ba(), ba());
+  ppo.logprobs(t([B, A, 300]), t([B, A], 'i32'), 1); // V > 256: a workgroup per row (small V: a thread)
+  ppo.logprobsBackward(t([B, A, 300]), t([B, A], 'i32'), 1, ba(), null);
   ppo.kl(ba(), ba(), 'k3');
   ppo.klGrad(ba(), ba(), 'k3');
   ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
@@ -76,6 +79,9 @@ function runAllOps(host: GpuOpsHost): void {
   ppo.tisWeights(ba(), ba(), ba(), 2);
   ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
   ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
+  const actorParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' as const, entropyCoef: 0.01, kl: { coef: 0.1, estimator: 'k3' as const } };
+  ppo.actorLoss(t([B, A + 2, V]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), actorParams, ba(), ba()); // fused
+  ppo.actorLoss(t([B, A + 2, 300]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), { ...actorParams, kl: null }, null, null); // V > 256: per-op kernels
 
   const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];
@@ -84,11 +90,19 @@ function runAllOps(host: GpuOpsHost): void {
   nn.matmulResidual(t([M, K]), t([K, N]), t([N]), false, t([M, N]));
   nn.matmulBackward(t([M, N]), t([M, K]), t([K, N]), false, t([K, N]), t([N]), true);
   nn.matmulBackward(t([M, N]), t([M, K]), t([N, K]), true, t([N, K]), null, false);
+  nn.matmul(t([512, K]), t([K, 512]), null, false); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
   for (const D of [8, 300]) {
     // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
     const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);
     nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]));
+    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]), t([M, D])); // accumulating
   }
+  // CPU adapters take the barrier-free variants where there is one.
+  const rt = host.rt as unknown as { cpuAdapter: boolean };
+  rt.cpuAdapter = true;
+  nn.layerNormBackward(t([M, 8]), t([M, 8]), t([8]), t([M]), t([M]), t([8]), t([8]));
+  nn.gradNorm(t([100]));
+  rt.cpuAdapter = false;
   nn.gelu(t([M, K]));
   nn.geluBackward(t([M, K]), t([M, K]));
   nn.add(t([M, K]), t([M, K]));
@@ -109,7 +123,7 @@ function runAllOps(host: GpuOpsHost): void {
   const seq = new WebGpuSeqOps(host);
   const [H, Smax] = [2, 8];
   const { probs } = seq.attention(t([2 * S, 3 * D]), t([2, S]), H);
-  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, H);
+  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, t([2 * S, D]), H);
   seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
   seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
   seq.sampleStep(t([2, V]), t([2, Smax], 'i32'), t([2, Smax]), t([2, Smax], 'i32'), t([2], 'i32'), 3, { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 }, t([2, Smax]));

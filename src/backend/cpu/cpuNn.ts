@@ -51,11 +51,15 @@ export class CpuNnOps implements NnOps {
     return { y: new CpuTensor(r.y, [...x.shape], 'f32'), mean: new CpuTensor(r.mean, [M], 'f32'), rstd: new CpuTensor(r.rstd, [M], 'f32') };
   }
 
-  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor {
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor, into: Tensor | null = null): Tensor {
     const { rows: M, cols: D } = rowsCols(x);
     const g = layerNormBackwardRef(cpu(gradY).data, cpu(x).data, cpu(gamma).data, cpu(mean).data, cpu(rstd).data, M, D);
     addInto(gradGamma, g.gradGamma);
     addInto(gradBeta, g.gradBeta);
+    if (into) {
+      addInto(into, g.gradX);
+      return into;
+    }
     return new CpuTensor(g.gradX, [...x.shape], 'f32');
   }
 

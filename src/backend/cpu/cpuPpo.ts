@@ -7,6 +7,7 @@ import { groupAdvantagesRef } from '../../reference/groupAdvantages.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { whitenRef } from '../../reference/whiten.ts';
 import { aggregateRef } from '../../reference/aggregate.ts';
+import { actorLossRef, type ActorLossParams } from '../../reference/actorLoss.ts';
 import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
 import { policyLossRef, tisWeightsRef } from '../../reference/policyLoss.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
@@ -58,6 +59,18 @@ export class CpuPpoOps implements PpoOps {
     return { advantages: new CpuTensor(r.advantages, [B, A], 'f32'), returns: new CpuTensor(r.returns, [B, A], 'f32') };
   }
   // ---- end advantage side ----
+  actorLoss(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+    const [B, S, V] = logits.shape;
+    const A = tokens.shape[1];
+    const r = actorLossRef(cpu(logits).data, cpu(tokens).data, cpu(oldLogprobs).data, cpu(advantages).data, cpu(actionMask).data, { B, S, A, V, start, temperature }, params, isWeights ? cpu(isWeights).data : null, refLogprobs ? cpu(refLogprobs).data : null);
+    return {
+      gradLogits: new CpuTensor(r.gradLogits, [B, S, V], 'f32'),
+      logprobs: new CpuTensor(r.logprobs, [B, A], 'f32'),
+      policy: new CpuTensor(r.policy, [4], 'f32'),
+      entropy: new CpuTensor(Float64Array.of(r.entropy), [1], 'f32'),
+      klLoss: new CpuTensor(Float64Array.of(r.klLoss), [1], 'f32'),
+    };
+  }
   policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
     const [B, A] = logprobs.shape;
     const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params, isWeights ? cpu(isWeights).data : null);

@@ -14,7 +14,8 @@ export class CpuSeqOps implements SeqOps {
     return { out: new CpuTensor(out, [B * S, D], 'f32'), probs: new CpuTensor(probs, [B, H, S, S], 'f32') };
   }
 
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _nHead: number): Tensor {
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _out: Tensor, _nHead: number): Tensor {
+    // The float64 reference sums the softmax backward's row terms from P and dP itself (no need for out).
     // H = nHead (checked): read from probs (B,H,S,S).
     const [B, H, S] = probs.shape;
     const D = qkv.shape[1] / 3;

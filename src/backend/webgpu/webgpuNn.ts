@@ -10,7 +10,8 @@ import type { Tensor } from '../tensor.ts';
 import { matmulDims, rowsCols, seqDims } from '../shapes.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 
-const MM = { TX: 16, TY: 16, BK: 16, TM: 4, TN: 4 } as const; // TM, TN are consts in the shader
+const MM_WG = 64;
+const BIAS_GRAD_WG = 64;
 const COLSUM = { COLS: 16, LANES: 16 } as const;
 const LN_WG = 64;
 const EW_WG = 256;
@@ -21,11 +22,21 @@ const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
-const MATMUL = kernel({ shader: 'matmul', entry: 'matmul', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'] });
-const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'] });
+const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
+const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' });
+/**
+ * The 8×8 block needs half the loads per product of the 4×4 one (what a CPU implementation of
+ * WebGPU such as SwiftShader pays for), but a product with fewer than this many 8×8 blocks would
+ * leave most of a GPU idle, so it takes 4×4 blocks (4× the threads) unless the adapter is a CPU.
+ * Both give the same bits.
+ */
+const MM_MIN_BLOCKS_8X8 = 4096;
+const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
 const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
 const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
 const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } });
+/** LayerNorm parameter gradients by one thread per column (CPU adapters: no barriers). */
+const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } });
 const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
@@ -41,6 +52,10 @@ const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
 const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
 const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } });
 const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' });
+// CPU adapters: no barriers (NORM_SERIAL_THREADS partial sums, then one thread adds them).
+const NORM_PARTIAL_SERIAL = kernel({ ...NORM_PARTIAL, entry: 'norm_partial_serial', constants: { WG: 64 } });
+const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: true, storage: ['read', 'rw'] });
+const NORM_SERIAL_THREADS = 256;
 const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
 // LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
 // on software Vulkan the per-row workgroup's tree-reduction barriers dominate at these sizes.
@@ -78,11 +93,15 @@ export class WebGpuNnOps implements NnOps {
 
   /** c (M,N) [+]= opA(a)·opB(b) (+ bias) (+ residual (M,N), never c itself); act = gelu(c) when given. */
   private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean, residual: Tensor | null = null, act: Tensor | null = null): void {
-    const u = uniforms().u32(M).u32(K).u32(N).u32(transA ? 1 : 0).u32(transB ? 1 : 0).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
+    // opA(m,k) = a[m·a_rs + k·a_ks], opB(k,n) = b[k·b_ks + n·b_ns] (see the shader's header).
+    const [aRs, aKs] = transA ? [1, M] : [K, 1];
+    const [bKs, bNs] = transB ? [1, K] : [N, 1];
+    const u = uniforms().u32(M).u32(K).u32(N).u32(aRs).u32(aKs).u32(bKs).u32(bNs).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
     this.spare ??= this.be.empty([1]);
-    const grid: [number, number] = [groups(N, MM.TX * MM.TN), groups(M, MM.TY * MM.TM)];
-    if (grid[1] > MAX_GROUPS_PER_DIM) throw new Error(`matmul: M = ${M} exceeds ${MAX_GROUPS_PER_DIM * MM.TY * MM.TM} rows`);
-    this.be.rt.dispatch(MATMUL, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, grid);
+    const blocks8 = groups(M, 8) * groups(N, 8);
+    const big = this.be.rt.cpuAdapter || blocks8 >= MM_MIN_BLOCKS_8X8;
+    const blocks = big ? blocks8 : groups(M, 4) * groups(N, 4);
+    this.be.rt.dispatch(big ? MATMUL_8X8 : MATMUL_4X4, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, elementGrid(blocks, MM_WG));
   }
 
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
@@ -121,8 +140,8 @@ export class WebGpuNnOps implements NnOps {
       else this.gemm(a, gradOut, null, gradB, K, M, N, true, false, true);
     }
     if (gradBias) {
-      const u = uniforms().u32(M).u32(0).u32(N).bytes();
-      this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, COLSUM.COLS)]);
+      const u = uniforms().u32(M).u32(0).u32(N).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).bytes();
+      this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, BIAS_GRAD_WG)]);
     }
     return gradA;
   }
@@ -132,19 +151,21 @@ export class WebGpuNnOps implements NnOps {
     const y = this.be.empty(x.shape);
     const mean = this.be.empty([M]);
     const rstd = this.be.empty([M]);
-    const u = uniforms().u32(M).u32(D).f32(eps).bytes();
+    const u = uniforms().u32(M).u32(D).f32(eps).u32(0).bytes();
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_FORWARD : LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     return { y, mean, rstd };
   }
 
-  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor): Tensor {
+  layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor, into: Tensor | null = null): Tensor {
     const { rows: M, cols: D } = rowsCols(x);
-    const gradX = this.be.empty(x.shape);
-    const u = uniforms().u32(M).u32(D).f32(0).bytes();
+    const gradX = into ?? this.be.empty(x.shape);
+    const u = uniforms().u32(M).u32(D).f32(0).u32(into ? 1 : 0).bytes();
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_BACKWARD : LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
-    this.be.rt.dispatch(LN_PARAMS, [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)], u, [groups(D, COLSUM.COLS)]);
+    const params = [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)];
+    if (this.be.rt.cpuAdapter) this.be.rt.dispatch(LN_PARAMS_SERIAL, params, u, [groups(D, LN_WG)]);
+    else this.be.rt.dispatch(LN_PARAMS, params, u, [groups(D, COLSUM.COLS)]);
     return gradX;
   }
 
@@ -208,7 +229,8 @@ export class WebGpuNnOps implements NnOps {
     const P = gradWpe.shape[0];
     const R = tokens.size;
     const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
-    this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * D, EMB_WG));
+    // One thread per 8 columns of a table row (shaders/embedding.wgsl).
+    this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * Math.ceil(D / 8), EMB_WG));
   }
 
   sliceSeq(x: Tensor, start: number, len: number): Tensor {
@@ -236,6 +258,15 @@ export class WebGpuNnOps implements NnOps {
 
   gradNorm(grads: Tensor): Tensor {
     const n = grads.size;
+    if (this.be.rt.cpuAdapter) {
+      const t = Math.max(1, Math.min(NORM_SERIAL_THREADS, n));
+      const partial = this.be.empty([t]);
+      const norm = this.be.empty([1]);
+      this.be.rt.dispatch(NORM_PARTIAL_SERIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(t).bytes(), [groups(t, 64)]);
+      this.be.rt.dispatch(NORM_FINAL_SERIAL, [gpu(partial), gpu(norm)], uniforms().u32(t).u32(1).bytes(), [1]);
+      this.be.dispose(partial);
+      return norm;
+    }
     const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG * NORM_PER_THREAD)));
     const partial = this.be.empty([g]);
     const norm = this.be.empty([1]);

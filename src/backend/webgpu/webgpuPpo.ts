@@ -4,9 +4,10 @@ import { uniforms } from '../../gpu/uniforms.ts';
 import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { compactGroups, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
-import type { KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
+import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { elementGrid, WebGpuNnOps } from './webgpuNn.ts';
 
 const WG = 64;
 
@@ -29,14 +30,28 @@ const WG_FINAL = 256;
 const ROW_STRIDE = 5;
 const LOGPROBS_FORWARD = kernel({ shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
 const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } });
+// Vocabularies up to this size take one thread per row (no barriers: cheaper on CPU adapters and
+// plenty of threads on GPUs at the playground's sizes); larger ones a workgroup per row.
+const LOGPROBS_ROWS_MAX_V = 256;
+const LOGPROBS_ROWS_FORWARD = kernel({ ...LOGPROBS_FORWARD, entry: 'rows_forward' });
+const LOGPROBS_ROWS_BACKWARD = kernel({ ...LOGPROBS_BACKWARD, entry: 'rows_backward' });
 const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
 const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
 const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+// The actor's loss in one pass over the logits (shaders/actor_loss.wgsl): one workgroup, a thread per sequence.
+const ACTOR_LOSS_WG = 256; // the most sequences it takes; more (or V > LOGPROBS_ROWS_MAX_V) compose the per-op kernels
+const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
+const ACTOR_LOSS = kernel({ shader: 'actor_loss', entry: 'actor_loss', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG: ACTOR_LOSS_WG } });
 const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 
 
 export class WebGpuPpoOps implements PpoOps {
-  constructor(private readonly be: GpuOpsHost) {}
+  /** Element-wise and slice ops for actorLoss's per-op path. */
+  private readonly nn: WebGpuNnOps;
+
+  constructor(private readonly be: GpuOpsHost) {
+    this.nn = new WebGpuNnOps(be);
+  }
 
   private klKernel(spec: KernelSpec, logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
     const out = this.be.empty(logprobs.shape);
@@ -55,17 +70,21 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A, V] = logits.shape;
     const logprobs = this.be.empty([B, A]);
     const entropy = this.be.empty([B, A]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).bytes();
-    this.be.rt.dispatch(LOGPROBS_FORWARD, [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)], u, [A, B]);
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).u32(B * A).bytes();
+    const bufs = [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)];
+    if (V <= LOGPROBS_ROWS_MAX_V) this.be.rt.dispatch(LOGPROBS_ROWS_FORWARD, bufs, u, elementGrid(B * A, WG));
+    else this.be.rt.dispatch(LOGPROBS_FORWARD, bufs, u, [A, B]);
     return { logprobs, entropy };
   }
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
     const [B, A, V] = logits.shape;
     const out = this.be.empty([B, A, V]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).bytes();
+    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).u32(B * A).bytes();
     // Without an entropy gradient its binding gets gradLogprobs (read-only aliasing is allowed; not read).
     const ge = gpu(gradEntropy ?? gradLogprobs);
-    this.be.rt.dispatch(LOGPROBS_BACKWARD, [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)], u, [A, B]);
+    const bufs = [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)];
+    if (V <= LOGPROBS_ROWS_MAX_V) this.be.rt.dispatch(LOGPROBS_ROWS_BACKWARD, bufs, u, elementGrid(B * A, WG));
+    else this.be.rt.dispatch(LOGPROBS_BACKWARD, bufs, u, [A, B]);
     return out;
   }
   // ---- advantage side: shapeRewards, gae, whiten, groupAdvantages ----
@@ -170,5 +189,80 @@ export class WebGpuPpoOps implements PpoOps {
     const weights = this.be.empty([B, A]);
     const value = this.finalize(rows, actionMask, B, A, 1, aggCode(agg, normScale), weights, false);
     return { value, weights };
+  }
+
+  actorLoss(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+    const [B, S, V] = logits.shape;
+    const A = tokens.shape[1];
+    if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V) return this.actorLossPerOp(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs);
+    const kl = params.kl;
+    const packed = this.be.empty([B, A, 5]); // [old, adv, mask, w_is, ref] per token
+    const uk = uniforms().u32(B * A).u32(isWeights ? 1 : 0).u32(kl ? 1 : 0).bytes();
+    // Absent inputs bind a tensor that is not read (read-only aliasing is allowed).
+    this.be.rt.dispatch(PACK_INPUTS, [gpu(oldLogprobs), gpu(advantages), gpu(actionMask), gpu(isWeights ?? actionMask), gpu((kl ? refLogprobs : null) ?? oldLogprobs), gpu(packed)], uk, elementGrid(B * A, 64));
+    const gradLogits = this.be.empty([B, S, V]);
+    const logprobs = this.be.empty([B, A]);
+    const policy = this.be.empty([4]);
+    const entropy = this.be.empty([1]);
+    const klLoss = this.be.empty([1]);
+    const mode = params.lossMode ?? 'vanilla';
+    const aggPol = mode === 'gspo' ? aggCode('seq-mean-token-mean') : aggCode(params.agg, params.normScale);
+    const u = uniforms()
+      .u32(B)
+      .u32(S)
+      .u32(A)
+      .u32(V)
+      .u32(start)
+      .f32(temperature)
+      .u32(LOSS_MODE_CODE[mode])
+      .u32(aggPol)
+      .u32(aggCode(params.agg, params.normScale))
+      .f32(params.clipLow)
+      .f32(params.clipHigh)
+      .f32(params.clipC ?? 0)
+      .u32(params.clipC === null ? 0 : 1)
+      .f32(params.entropyCoef)
+      .u32(kl ? 1 : 0)
+      .f32(kl ? kl.coef : 0)
+      .u32(kl ? KL_ESTIMATOR_CODE[kl.estimator] : 0)
+      .bytes();
+    this.be.rt.dispatch(ACTOR_LOSS, [gpu(logits), gpu(tokens), gpu(packed), gpu(gradLogits), gpu(logprobs), gpu(policy), gpu(entropy), gpu(klLoss)], u, [1]);
+    this.be.dispose(packed);
+    return { gradLogits, logprobs, policy, entropy, klLoss };
+  }
+
+  /** actorLoss as the per-op kernels (large batches or vocabularies): the composition actor_loss.wgsl fuses. */
+  private actorLossPerOp(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+    const { nn } = this;
+    const S = logits.shape[1];
+    const A = tokens.shape[1];
+    const normScale = params.normScale ?? 'per_seq';
+    const scored = nn.sliceSeq(logits, start, A); // (B, A, V)
+    const { logprobs, entropy: tokenEntropy } = this.logprobs(scored, tokens, temperature);
+    const { stats: policy, gradLogprobs } = this.policyLoss(oldLogprobs, logprobs, advantages, actionMask, params, isWeights);
+    const ent = this.aggregate(tokenEntropy, actionMask, params.agg, normScale);
+    let gradEntropy: Tensor | null = null;
+    if (params.entropyCoef > 0) {
+      nn.scale(ent.weights, -params.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
+      gradEntropy = ent.weights;
+    }
+    let klLoss: Tensor;
+    if (params.kl) {
+      const klTok = this.kl(logprobs, refLogprobs!, params.kl.estimator);
+      const agg = this.aggregate(klTok, actionMask, params.agg, normScale);
+      klLoss = agg.value;
+      const dKl = this.klGrad(logprobs, refLogprobs!, params.kl.estimator);
+      nn.scale(dKl, params.kl.coef);
+      const term = nn.mul(agg.weights, dKl); // w⊙(c·klGrad): 0 on masked tokens
+      nn.axpy(1, term, gradLogprobs);
+      this.be.dispose(klTok, agg.weights, dKl, term);
+    } else {
+      klLoss = this.be.empty([1]);
+      nn.fill(klLoss, 0);
+    }
+    const gScored = this.logprobsBackward(scored, tokens, temperature, gradLogprobs, gradEntropy);
+    const gradLogits = nn.sliceSeqBackward(gScored, S, start);
+    this.be.dispose(scored, tokenEntropy, gradLogprobs, ent.weights, gScored);
+    return { gradLogits, logprobs, policy, entropy: ent.value, klLoss };
   }
 }

@@ -7,19 +7,13 @@ import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes
 import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { elementGrid } from './webgpuNn.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;
 
 const ATTN_FORWARD = kernel({ shader: 'attention', entry: 'attention_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
-const ATTN_BACKWARD_QUERY = kernel({
-  shader: 'attention_backward',
-  entry: 'attention_backward_query',
-  uniform: true,
-  storage: ['read', 'read', 'read', 'rw', 'rw'],
-  constants: { WG },
-});
-const ATTN_BACKWARD_KEY = kernel({ ...ATTN_BACKWARD_QUERY, entry: 'attention_backward_key' });
+const ATTN_BACKWARD = kernel({ shader: 'attention_backward', entry: 'attention_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'read'], constants: { WG } });
 const KV_CACHE_WRITE = kernel({ shader: 'attention_cached', entry: 'kv_cache_write', uniform: true, storage: ['read', 'rw', 'rw'], constants: { WG } });
 const ATTN_CACHED = kernel({
   shader: 'attention_cached',
@@ -33,8 +27,16 @@ const ATTN_DECODE = kernel({ ...ATTN_CACHED, entry: 'attention_decode' });
 /** One token step of every row: rank the vocabulary, then draw (one workgroup per row). */
 const SAMPLE_STEP = kernel({ shader: 'sample', entry: 'sample_step', uniform: true, storage: ['read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG } });
 
-/** One decode position through the whole model, one workgroup per row (shaders/decode_step.wgsl). */
+/** One decode position through the whole model, one workgroup per ≤ 4 rows (shaders/decode_step.wgsl). */
 const DECODE_WG = 64;
+const DECODE_WM = 3840; // the shader's WM: f32 words of workgroup memory
+const DECODE_MAX_ROWS = 4; // the shader's register block
+
+/** Rows per decode workgroup: as many as fit (≤ 4), each costing 7D + H·Smax + 2 words of workgroup memory. */
+export function decodeRows(B: number, D: number, H: number, Smax: number): number {
+  const fit = Math.floor(DECODE_WM / (7 * D + H * Smax + 2));
+  return Math.max(1, Math.min(DECODE_MAX_ROWS, B, fit));
+}
 const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG } });
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
@@ -45,26 +47,23 @@ export class WebGpuSeqOps implements SeqOps {
     const { B, S, H, D, Dh } = attentionDims(qkv, attnMask, nHead);
     const out = this.be.empty([B * S, D]);
     const probs = this.be.empty([B, H, S, S]);
-    const rows = B * H * S;
-    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).bytes();
-    this.be.rt.dispatch(ATTN_FORWARD, [gpu(qkv), gpu(attnMask), gpu(out), gpu(probs)], u, [groups(rows, WG)]);
+    const threads = B * H * Math.ceil(S / 4); // one per block of 4 queries
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(threads).bytes();
+    this.be.rt.dispatch(ATTN_FORWARD, [gpu(qkv), gpu(attnMask), gpu(out), gpu(probs)], u, elementGrid(threads, WG));
     return { out, probs };
   }
 
-  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, _nHead: number): Tensor {
+  attentionBackward(gradOut: Tensor, qkv: Tensor, probs: Tensor, out: Tensor, _nHead: number): Tensor {
     // H = nHead (checked): read from probs (B,H,S,S).
     const [B, H, S] = probs.shape;
     const D = qkv.shape[1] / 3;
     const Dh = D / H;
     const gradQkv = this.be.empty([B * S, 3 * D]);
-    const dscores = this.be.empty([B, H, S, S]); // (B,H,S,S) f32 scratch between the two passes
-    const rows = B * H * S;
-    const total = B * S * 2 * D;
-    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(rows).u32(total).bytes();
-    const bufs = [gpu(gradOut), gpu(qkv), gpu(probs), gpu(dscores), gpu(gradQkv)];
-    this.be.rt.dispatch(ATTN_BACKWARD_QUERY, bufs, u, [groups(rows, WG)]);
-    this.be.rt.dispatch(ATTN_BACKWARD_KEY, bufs, u, [groups(total, WG)]);
-    // Later users of the pooled buffer are recorded after these dispatches, so they run after them.
+    const dscores = this.be.empty([2, B, H, S, S]); // f32 scratch: the query threads' dS, the key threads' dSᵀ
+    const nq = B * H * Math.ceil(S / 4); // query threads, then as many key threads
+    const u = uniforms().u32(S).u32(H).u32(D).f32(1 / Math.sqrt(Dh)).u32(nq).u32(2 * nq).u32(B * H * S * S).bytes();
+    this.be.rt.dispatch(ATTN_BACKWARD, [gpu(gradOut), gpu(qkv), gpu(probs), gpu(dscores), gpu(gradQkv), gpu(out)], u, elementGrid(2 * nq, WG));
+    // Later users of the pooled buffer are recorded after this dispatch, so they run after it.
     this.be.dispose(dscores);
     return gradQkv;
   }
@@ -126,10 +125,11 @@ export class WebGpuSeqOps implements SeqOps {
     const offsets = [model.wte, model.wpe, model.lnfG, model.lnfB, layerStride, ...BLOCK_FIELDS.map((k) => b0[k])];
     if (D % 4 !== 0 || offsets.some((o) => o % 4 !== 0)) throw new Error(`decodeStep on WebGPU needs dModel (${D}) and every parameter offset to be multiples of 4`);
     const logits = this.be.empty([B, V]);
-    const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride);
+    const R = decodeRows(B, D, H, Smax);
+    const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride).u32(R);
     w.u32(model.wte).u32(model.wpe).u32(model.lnfG).u32(model.lnfB).u32(layerStride);
     for (const k of BLOCK_FIELDS) w.u32(b0[k]);
-    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [B]);
+    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [Math.ceil(B / R)]);
     return logits;
   }
 }

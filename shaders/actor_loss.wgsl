@@ -1,0 +1,295 @@
+// The actor's loss step on its logits in one pass: temperature log-softmax gathered at the action
+// tokens, entropy, the policy loss (vanilla PPO clip with dual clip, GSPO, CISPO; token TIS
+// weights), the entropy bonus, the KL loss, their statistics, and the gradient wrt the logits.
+// Replaces logprobs_forward → policy_rows → agg_finalize (×2 or ×3) → kl/kl_backward/mul/axpy →
+// logprobs_backward and the two slices around them (8 to 15 dispatches) by pack_inputs + actor_loss.
+//
+// Math, row r of the logits for action a of sequence b (r = b·S + start + a), z = logits[r,:]/T
+// (the formulas of logprobs.wgsl: m = max logit, d_v = (logits_v − m)/T, s = Σ exp(d_v),
+// s1 = Σ exp(d_v)·d_v):
+//   logp = d_tok − log s;  H = log s − s1/s
+//   per token, where mask ≠ 0: the policy term (L, clipped, lower, kl, g = ∂L/∂logp) of
+//     policy_loss.wgsl for U.mode (GSPO's s_b = Σ_a m·(logp − old)/max(n_b, 1) over the row);
+//     L ← w_is·L, g ← w_is·g
+//   aggregation weights (aggregate.wgsl): w_pol with U.agg_pol (GSPO: seq-mean-token-mean),
+//     w with U.agg (entropy and KL); n_b = Σ_a m, N = Σ_b n_b, R = #{b : n_b > 0}
+//   loss = Σ w_pol·L + kl_coef·Σ w·KL(logp − ref) − ent_coef·Σ w·H
+//   gLogp = w_pol·g + w·(kl_grad·kl_coef) (has_kl);  gH = w·(−ent_coef) (ent_coef > 0)
+//   grad[r,v] = (1/T)·[gLogp·(onehot_tok − p_v) − gH·p_v·(d_v − s1/s)]  (1 − p_tok as Σ_{v≠tok}e/s)
+//   masked tokens and the rows outside the action window get a zero gradient.
+//   policy_stats = [Σ w_pol·L, Σ m·clipped/N, Σ m·lower/N, Σ m·kl/N]; entropy = Σ w·H;
+//   kl_loss = Σ w·KL (0 without has_kl); every statistic is 0 when N = 0.
+// Reference: src/reference/actorLoss.ts (actorLossRef), composed of logprobsRef, policyLossRef,
+//   aggregateRef, klRef, klGradRef, logprobsBackwardRef.
+//
+// Bindings, pack_inputs: 0 uniform K {n = B·A, has_is, has_ref}; 1 old_logprobs, 2 advantages,
+//   3 action_mask, 4 is_weights (read when has_is), 5 ref_logprobs (read when has_ref), all (B,A)
+//   f32; 6 packed (B,A,5) f32 rw = [old, adv, mask, w_is (1 without), ref (0 without)].
+//   One thread per token.
+// Bindings, actor_loss: 0 uniform U (below); 1 logits (B,S,V) f32; 2 tokens (B,A) i32;
+//   3 packed (B,A,5) f32; 4 grad_logits (B,S,V) f32 rw; 5 logprobs (B,A) f32 rw;
+//   6 policy_stats (4) f32 rw; 7 entropy (1) f32 rw; 8 kl_loss (1) f32 rw.
+// Layout, actor_loss: ONE workgroup of WG threads, thread b owns sequence b (B ≤ WG, checked on
+//   the host): its A tokens' softmax rows serially (v in order), so the row sums (n_b, GSPO's s_b)
+//   need no reduction; N and R, then the statistics, are summed over b in order by thread 0
+//   between barriers (deterministic). Used for V ≤ 256 and B ≤ WG; otherwise the host composes
+//   the per-op kernels.
+
+override WG: u32 = 256;
+const IN_STRIDE: u32 = 5u;
+const IN_OLD: u32 = 0u;
+const IN_ADV: u32 = 1u;
+const IN_MASK: u32 = 2u;
+const IN_IS: u32 = 3u;
+const IN_REF: u32 = 4u;
+const NPART: u32 = 8u; // row partials: n_b, has tokens, Σw_pol·L, Σm·clipped, Σm·lower, Σm·kl, Σw·H, Σw·KL
+const LOG_RATIO_CLAMP: f32 = 20.0;
+const GSPO_LOG_RATIO_MAX: f32 = 10.0;
+
+struct PackParams {
+  n: u32,
+  has_is: u32,
+  has_ref: u32,
+}
+
+struct LossParams {
+  B: u32,
+  S: u32,
+  A: u32,
+  V: u32,
+  start: u32,
+  temperature: f32,
+  mode: u32,
+  agg_pol: u32,
+  agg: u32,
+  clip_low: f32,
+  clip_high: f32,
+  clip_c: f32,
+  has_dual: u32,
+  ent_coef: f32,
+  has_kl: u32,
+  kl_coef: f32,
+  kl_est: u32,
+}
+
+@group(0) @binding(0) var<uniform> K: PackParams;
+@group(0) @binding(0) var<uniform> U: LossParams;
+// pack_inputs
+@group(0) @binding(1) var<storage, read> old_logprobs: array<f32>;
+@group(0) @binding(2) var<storage, read> advantages: array<f32>;
+@group(0) @binding(3) var<storage, read> action_mask: array<f32>;
+@group(0) @binding(4) var<storage, read> is_weights: array<f32>;
+@group(0) @binding(5) var<storage, read> ref_logprobs: array<f32>;
+@group(0) @binding(6) var<storage, read_write> packed_out: array<f32>;
+// actor_loss
+@group(0) @binding(1) var<storage, read> logits: array<f32>;
+@group(0) @binding(2) var<storage, read> tokens: array<i32>;
+@group(0) @binding(3) var<storage, read> packed: array<f32>;
+@group(0) @binding(4) var<storage, read_write> grad_logits: array<f32>;
+@group(0) @binding(5) var<storage, read_write> logprobs: array<f32>;
+@group(0) @binding(6) var<storage, read_write> policy_stats: array<f32>;
+@group(0) @binding(7) var<storage, read_write> entropy_out: array<f32>;
+@group(0) @binding(8) var<storage, read_write> kl_out: array<f32>;
+
+// @include lib_kl
+
+@compute @workgroup_size(64)
+fn pack_inputs(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = gid.x + gid.y * nwg.x * 64u;
+  if (i >= K.n) { return; }
+  let o = i * IN_STRIDE;
+  packed_out[o + IN_OLD] = old_logprobs[i];
+  packed_out[o + IN_ADV] = advantages[i];
+  packed_out[o + IN_MASK] = action_mask[i];
+  packed_out[o + IN_IS] = select(1.0, is_weights[i], K.has_is == 1u);
+  packed_out[o + IN_REF] = select(0.0, ref_logprobs[i], K.has_ref == 1u);
+}
+
+var<workgroup> part: array<array<f32, NPART>, WG>;
+var<workgroup> totals: array<f32, 2>; // N, R
+
+struct RowStats {
+  m: f32,     // max logit of the row
+  s: f32,     // Σ exp(d)
+  s1: f32,    // Σ exp(d)·d
+  other: f32, // Σ_{v≠tok} exp(d)
+}
+
+fn row_stats(base: u32, tok: u32) -> RowStats {
+  var m = logits[base];
+  for (var v = 1u; v < U.V; v++) { m = max(m, logits[base + v]); }
+  var s = 0.0;
+  var s1 = 0.0;
+  var other = 0.0;
+  for (var v = 0u; v < U.V; v++) {
+    let d = (logits[base + v] - m) / U.temperature;
+    let e = exp(d);
+    s += e;
+    s1 += e * d;
+    if (v != tok) { other += e; }
+  }
+  return RowStats(m, s, s1, other);
+}
+
+/** ∂aggregate/∂x at a token with mask m in a row of n_b tokens (aggregate.wgsl's weights). */
+fn agg_weight(agg: u32, m: f32, n_b: f32) -> f32 {
+  if (m == 0.0 || n_b == 0.0) { return 0.0; }
+  switch agg {
+    case AGG_TOKEN_MEAN: { return m / totals[0]; }
+    case AGG_SEQ_MEAN_TOKEN_MEAN: { return m / (n_b * totals[1]); }
+    case AGG_SEQ_MEAN_TOKEN_SUM: { return m / totals[1]; }
+    case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { return m / f32(U.B * U.A); }
+    case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL, default: { return m / f32(U.A); }
+  }
+}
+
+struct PolicyTerm {
+  loss: f32,
+  clipped: f32,
+  lower: f32,
+  kl: f32,
+  g: f32,
+}
+
+/** policy_loss.wgsl's per-token math (before the IS weight). */
+fn policy_term(old: f32, logp: f32, adv: f32, seq_log_ratio: f32) -> PolicyTerm {
+  let d = logp - old;
+  let dc = clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
+  var t = PolicyTerm(0.0, 0.0, 0.0, -dc, 0.0);
+  if (U.mode == LOSS_MODE_CISPO) {
+    let ratio = exp(dc);
+    let r = clamp(ratio, 1.0 - U.clip_low, 1.0 + U.clip_high);
+    t.loss = -r * adv * logp;
+    t.g = -r * adv;
+    t.clipped = select(0.0, 1.0, ratio != r);
+    return t;
+  }
+  var ratio = exp(dc);
+  var grad_ok = abs(d) < LOG_RATIO_CLAMP;
+  if (U.mode == LOSS_MODE_GSPO) {
+    ratio = exp(min(seq_log_ratio, GSPO_LOG_RATIO_MAX));
+    grad_ok = seq_log_ratio <= GSPO_LOG_RATIO_MAX;
+    t.kl = -d;
+  }
+  let pg1 = -adv * ratio;
+  let pg2 = -adv * clamp(ratio, 1.0 - U.clip_low, 1.0 + U.clip_high);
+  let clip_max = max(pg1, pg2);
+  let clipped = pg2 > pg1;
+  var lower = false;
+  t.loss = clip_max;
+  if (U.mode == LOSS_MODE_VANILLA && U.has_dual != 0u && adv < 0.0) {
+    let pg3 = -adv * U.clip_c;
+    lower = pg3 < clip_max;
+    t.loss = min(clip_max, pg3);
+  }
+  if (!clipped && !lower && grad_ok) { t.g = -adv * ratio; }
+  t.clipped = select(0.0, 1.0, clipped);
+  t.lower = select(0.0, 1.0, lower);
+  return t;
+}
+
+fn zero_row(r: u32) {
+  for (var v = 0u; v < U.V; v++) { grad_logits[r * U.V + v] = 0.0; }
+}
+
+@compute @workgroup_size(WG)
+fn actor_loss(@builtin(local_invocation_index) b: u32) {
+  let A = U.A;
+  let V = U.V;
+  let T = U.temperature;
+  let owns = b < U.B;
+  // Pass 1: log-probs of the row's tokens, n_b and GSPO's numerator.
+  var n_b = 0.0;
+  var lr = 0.0;
+  if (owns) {
+    for (var a = 0u; a < A; a++) {
+      let i = b * A + a;
+      let base = (b * U.S + U.start + a) * V;
+      let tok = u32(clamp(tokens[i], 0, i32(V) - 1));
+      let st = row_stats(base, tok);
+      let lp = (logits[base + tok] - st.m) / T - log(st.s);
+      logprobs[i] = lp;
+      let m = packed[i * IN_STRIDE + IN_MASK];
+      if (m != 0.0) {
+        n_b += m;
+        lr += m * (lp - packed[i * IN_STRIDE + IN_OLD]);
+      }
+    }
+  }
+  part[b][0] = n_b;
+  part[b][1] = select(0.0, 1.0, n_b > 0.0);
+  workgroupBarrier();
+  if (b == 0u) {
+    var n = 0.0;
+    var rows = 0.0;
+    for (var r = 0u; r < U.B; r++) {
+      n += part[r][0];
+      rows += part[r][1];
+    }
+    totals[0] = n;
+    totals[1] = rows;
+  }
+  workgroupBarrier();
+  // Pass 2: the loss terms, their row sums, and the gradient rows.
+  var acc: array<f32, NPART>;
+  if (owns) {
+    let seq_log_ratio = lr / max(n_b, 1.0);
+    for (var t = 0u; t < U.start; t++) { zero_row(b * U.S + t); }
+    for (var t = U.start + A; t < U.S; t++) { zero_row(b * U.S + t); }
+    for (var a = 0u; a < A; a++) {
+      let i = b * A + a;
+      let r = b * U.S + U.start + a;
+      let base = r * V;
+      let m = packed[i * IN_STRIDE + IN_MASK];
+      if (m == 0.0) {
+        zero_row(r);
+        continue;
+      }
+      let tok = u32(clamp(tokens[i], 0, i32(V) - 1));
+      let st = row_stats(base, tok);
+      let lp = logprobs[i];
+      let ent = log(st.s) - st.s1 / st.s;
+      let pt = policy_term(packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], seq_log_ratio);
+      let w_is = packed[i * IN_STRIDE + IN_IS];
+      let w_pol = agg_weight(U.agg_pol, m, n_b);
+      let w = agg_weight(U.agg, m, n_b);
+      acc[2] += w_pol * (w_is * pt.loss);
+      acc[3] += m * pt.clipped;
+      acc[4] += m * pt.lower;
+      acc[5] += m * pt.kl;
+      acc[6] += w * ent;
+      var g_logp = w_pol * (w_is * pt.g);
+      if (U.has_kl != 0u) {
+        let d = lp - packed[i * IN_STRIDE + IN_REF];
+        acc[7] += w * kl_value(d, U.kl_est);
+        g_logp += w * (kl_grad(d, U.kl_est) * U.kl_coef);
+      }
+      var g_ent = 0.0;
+      if (U.ent_coef > 0.0) { g_ent = w * -U.ent_coef; }
+      let mean_d = st.s1 / st.s;
+      for (var v = 0u; v < V; v++) {
+        let d = (logits[base + v] - st.m) / T;
+        let p = exp(d) / st.s;
+        var onehot_minus_p = -p;
+        if (v == tok) { onehot_minus_p = st.other / st.s; }
+        grad_logits[base + v] = (g_logp * onehot_minus_p - g_ent * p * (d - mean_d)) / T;
+      }
+    }
+  }
+  for (var k = 2u; k < NPART; k++) { part[b][k] = acc[k]; }
+  workgroupBarrier();
+  if (b == 0u) {
+    var sum: array<f32, NPART>;
+    for (var r = 0u; r < U.B; r++) {
+      for (var k = 2u; k < NPART; k++) { sum[k] += part[r][k]; }
+    }
+    let n = totals[0];
+    let inv_n = select(0.0, 1.0 / n, n > 0.0);
+    policy_stats[0] = sum[2];
+    policy_stats[1] = sum[3] * inv_n;
+    policy_stats[2] = sum[4] * inv_n;
+    policy_stats[3] = sum[5] * inv_n;
+    entropy_out[0] = sum[6];
+    kl_out[0] = sum[7];
+  }
+}
