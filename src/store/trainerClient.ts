@@ -361,13 +361,16 @@ async function beginIfNeeded(start: RunStart = {}): Promise<boolean> {
   return true;
 }
 
-/** Iterations the active run still has of its budget; undefined when it has none (or none left). */
-function iterationsLeft(): number | undefined {
-  const { runs, activeRunId } = useApp.getState();
+/**
+ * Where Start stops by itself: the active run's budget, as the trainer's total iteration count. In
+ * "Run both" always (an arm whose last iteration finished while paused moves on to the next arm at
+ * once); otherwise only while the run is short of it, so Start after the budget trains on past it.
+ */
+function budgetTarget(): number | undefined {
+  const { runs, activeRunId, sequence } = useApp.getState();
   const run = runs.find((r) => r.id === activeRunId);
   if (!run?.budget) return undefined;
-  const left = run.budget - run.metrics.length;
-  return left > 0 ? left : undefined;
+  return sequence || run.metrics.length < run.budget ? run.budget : undefined;
 }
 
 /** The worker stopped at the budget: the next arm of "Run both", or a notice that it is done. */
@@ -444,7 +447,7 @@ export const trainer = {
     resetSpeed();
     const seq = useApp.getState().sequence;
     if (seq?.stoppedBy) useApp.getState().setSequence({ ...seq, stoppedBy: undefined });
-    if (await send({ type: 'start', iterations: iterationsLeft() })) {
+    if (await send({ type: 'start', untilIter: budgetTarget() })) {
       useApp.getState().setRunState('running');
       useApp.getState().setNotice(null);
     }

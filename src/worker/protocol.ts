@@ -24,8 +24,13 @@ export type PageToWorker =
   | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer }
   /** The page only sends configs that passed validateConfig. */
   | { type: 'setConfig'; config: PpoConfig }
-  /** Train until paused; with `iterations`, stop by itself after that many more (what is left of a preset's budget). */
-  | { type: 'start'; iterations?: number }
+  /**
+   * Train until paused; with `untilIter` (a preset's budget), stop by itself once the trainer has
+   * done that many iterations in all, saying `finished` (at once when it already has). A total, not
+   * a count of more iterations: an iteration that completes between a pause and the next start, or
+   * one replayed after a device loss, can never push a run past its budget or leave it without one.
+   */
+  | { type: 'start'; untilIter?: number }
   | { type: 'pause' }
   /** Exactly one PPO iteration, then pause. */
   | { type: 'step' }
@@ -122,7 +127,7 @@ export type WorkerToPage =
   | { type: 'eval'; iter: number; values: Record<string, number>; prompts: number; seconds: number }
   /** Reply to `reset`: every message before it belongs to the run that was reset. */
   | { type: 'resetDone' }
-  /** The loop stopped by itself after the `iterations` of the last `start`; `iter` = iterations the trainer has done. */
+  /** The loop stopped by itself at the `untilIter` of the last `start`; `iter` = iterations the trainer has done. */
   | { type: 'finished'; iter: number }
   /**
    * Per-token ratios and advantages (action tokens only) of the latest update, for the clipping

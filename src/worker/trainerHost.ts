@@ -114,7 +114,8 @@ export class TrainerHost {
   private lost: string | null = null;
   private chain: Promise<void> = Promise.resolve();
   /** Iterations left of the last `start`'s `iterations` (null: train until paused). */
-  private budgetLeft: number | null = null;
+  /** The `untilIter` of the last start: the trainer's iteration count where the loop stops by itself. */
+  private stopAt: number | null = null;
   /** Which trainer the held-out evaluations belong to, and the iteration count last evaluated. */
   private evaluated: { trainer: TrainerLike; iter: number } | null = null;
   /** The backend chosen at init (a lost WebGPU device is replaced by another of the same). */
@@ -159,7 +160,7 @@ export class TrainerHost {
         }
         return Promise.resolve();
       case 'start':
-        this.budgetLeft = msg.iterations ?? null;
+        this.stopAt = msg.untilIter ?? null;
         if (!this.running) {
           this.running = true;
           void this.loop();
@@ -248,9 +249,9 @@ export class TrainerHost {
     this.looping = true;
     try {
       while (this.running) {
-        if (this.stopAtBudget()) break;
+        if (await this.stopAtBudget()) break;
         await this.enqueue(() => this.iterate());
-        if (this.stopAtBudget()) break;
+        if (await this.stopAtBudget()) break;
         await this.deps.tick();
       }
     } finally {
@@ -347,7 +348,6 @@ export class TrainerHost {
       }
     }
     const replayed = lostAt === null ? 0 : Math.max(0, lostAt - fromIter);
-    if (this.budgetLeft !== null) this.budgetLeft += replayed;
     const resumed = wasRunning && hadTrainer;
     this.deps.post({ type: 'deviceRecovered', adapter, fromIter, lostAt, replayed, resumed });
     if (resumed) {
@@ -540,13 +540,13 @@ export class TrainerHost {
     this.setStage('idle');
   }
 
-  /**
-   * Counts the iteration against the budget of the last `start`, then evaluates if due, and always
-   * at the end of a budget (the point a preset's promise is measured at).
-   */
+  /** Evaluates if due, and always at the end of a budget (the point a preset's promise is measured at). */
   private async afterIteration(trainer: TrainerLike): Promise<void> {
-    if (this.budgetLeft !== null) this.budgetLeft--;
-    await this.evaluateIfDue(trainer, this.budgetLeft === 0 && this.running);
+    await this.evaluateIfDue(trainer, this.atBudgetEnd(trainer) && this.running);
+  }
+
+  private atBudgetEnd(trainer: TrainerLike): boolean {
+    return this.stopAt !== null && trainer.iter >= this.stopAt;
   }
 
   /**
@@ -573,12 +573,19 @@ export class TrainerHost {
     this.deps.post({ type: 'eval', iter: done, values, prompts: count, seconds: (performance.now() - t0) / 1000 });
   }
 
-  /** True (and the loop ends, telling the page) once the `iterations` of the last start are done. */
-  private stopAtBudget(): boolean {
-    if (this.budgetLeft === null || this.budgetLeft > 0 || !this.running) return false;
+  /**
+   * True (and the loop ends, telling the page) once the trainer has done the `untilIter` of the last
+   * start. The end-of-budget evaluation runs first if a pause skipped it (the last iteration finished
+   * while paused); evaluateIfDue never scores the same iteration twice.
+   */
+  private async stopAtBudget(): Promise<boolean> {
+    const trainer = this.trainer;
+    if (!this.running || !trainer || !this.atBudgetEnd(trainer)) return false;
+    await this.enqueue(() => this.evaluateIfDue(trainer, true));
+    if (!this.running || this.trainer !== trainer) return false;
     this.running = false;
-    this.budgetLeft = null;
-    this.deps.post({ type: 'finished', iter: this.trainer?.iter ?? 0 });
+    this.stopAt = null;
+    this.deps.post({ type: 'finished', iter: trainer.iter });
     return true;
   }
 

@@ -1,7 +1,7 @@
 // Held-out evaluation scheduling and iteration budgets in the trainer worker's host: an evaluation
 // of the SFT model before the first iteration (iteration 0), one after every `evalEvery`
 // completed iterations and one at the end of a budget, none with evalEvery = 0; `start` with
-// `iterations` stops by itself and says so with `finished`. The trainer is a scripted stand-in
+// `untilIter` stops by itself at that total and says so with `finished`. The trainer is a scripted stand-in
 // whose evaluate() reports the weights it scores, so each eval is checked against the iteration
 // count it belongs to. The last test times a real evaluate() against a real iteration.
 import { readFileSync } from 'node:fs';
@@ -203,7 +203,7 @@ describe('TrainerHost prepare (before Start)', () => {
 describe('TrainerHost iteration budget', () => {
   it('start with iterations stops by itself after that many, evaluates at the end, and says finished', async () => {
     const h = await ready({ evalEvery: 4 });
-    await h.send({ type: 'start', iterations: 6 });
+    await h.send({ type: 'start', untilIter: 6 });
     await waitFor(() => h.of('finished').length === 1, 'finished');
     await new Promise((r) => setTimeout(r, 30));
     expect(h.host.isRunning).toBe(false);
@@ -217,9 +217,9 @@ describe('TrainerHost iteration budget', () => {
 
   it('a later start with more iterations continues the same trainer; start without iterations runs until paused', async () => {
     const h = await ready({ evalEvery: 10 });
-    await h.send({ type: 'start', iterations: 2 });
+    await h.send({ type: 'start', untilIter: 2 });
     await waitFor(() => h.of('finished').length === 1, 'first finished');
-    await h.send({ type: 'start', iterations: 3 });
+    await h.send({ type: 'start', untilIter: 5 });
     await waitFor(() => h.of('finished').length === 2, 'second finished');
     expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2, 3, 4]);
     expect(h.of('finished').map((f) => f.iter)).toEqual([2, 5]);
@@ -231,9 +231,42 @@ describe('TrainerHost iteration budget', () => {
     expect(h.of('finished')).toHaveLength(2);
   });
 
+  it('the last iteration of a budget finishing while paused: the next start trains nothing more, evaluates the end and says finished', async () => {
+    const h = await ready({ evalEvery: 10 });
+    // Pause right after iteration 2 of 3 begins, as a user's click lands while it is in flight.
+    await h.send({ type: 'start', untilIter: 3 });
+    await waitFor(() => h.of('metrics').length >= 2, 'two iterations');
+    await h.send({ type: 'pause' });
+    await waitFor(() => !h.host.isRunning, 'pause');
+    await new Promise((r) => setTimeout(r, 30));
+    const done = h.of('metrics').length;
+    expect(h.of('finished')).toEqual([]);
+    // Start with the same total, whether or not the third iteration had completed before the pause.
+    await h.send({ type: 'start', untilIter: 3 });
+    await waitFor(() => h.of('finished').length === 1, 'finished');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(done).toBeLessThanOrEqual(3);
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2]);
+    expect(h.of('finished')).toEqual([{ type: 'finished', iter: 3 }]);
+    expect(h.of('eval').map((e) => e.iter)).toEqual([0, 3]);
+    expect(h.host.isRunning).toBe(false);
+  });
+
+  it('start with a total the trainer has already reached says finished at once', async () => {
+    const h = await ready({ evalEvery: 10 });
+    await h.send({ type: 'start', untilIter: 2 });
+    await waitFor(() => h.of('finished').length === 1, 'first finished');
+    await h.send({ type: 'start', untilIter: 2 });
+    await waitFor(() => h.of('finished').length === 2, 'second finished');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1]);
+    expect(h.of('finished').map((f) => f.iter)).toEqual([2, 2]);
+    expect(h.of('eval').map((e) => e.iter)).toEqual([0, 2]);
+  });
+
   it('pause inside a budget stops without finished; the remaining iterations need a new start', async () => {
     const h = await ready({ evalEvery: 10 });
-    await h.send({ type: 'start', iterations: 50 });
+    await h.send({ type: 'start', untilIter: 50 });
     await waitFor(() => h.of('metrics').length >= 2, 'two iterations');
     await h.send({ type: 'pause' });
     await new Promise((r) => setTimeout(r, 40));

@@ -63,7 +63,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     });
     await g.send({ type: 'init', backend: 'webgpu', testHooks: true });
     await g.send({ type: 'setConfig', config: CFG });
-    await g.send({ type: 'start', iterations: 7 });
+    await g.send({ type: 'start', untilIter: 7 });
     await until(() => g.of('finished').length > 0 || g.of('error').length > 0, 'the run to finish');
     expect(g.of('error')).toEqual([]);
     expect(destroyed).toBe(true);

@@ -76,7 +76,7 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     });
     await a.send({ type: 'init', backend: 'cpu' });
     await a.send({ type: 'setConfig', config: CFG });
-    await a.send({ type: 'start', iterations: N });
+    await a.send({ type: 'start', untilIter: N });
     await until(() => a.of('finished').length > 0, 'the straight run');
     expect(a.of('error')).toEqual([]);
     const saved = a.of('state');
@@ -89,7 +89,7 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     await b.send({ type: 'init', backend: 'cpu' });
     await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
     expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: K, config: CFG }]);
-    await b.send({ type: 'start', iterations: N - K });
+    await b.send({ type: 'start', untilIter: N });
     await until(() => b.of('finished').length > 0, 'the resumed run');
     expect(b.of('error')).toEqual([]);
     expect(b.of('finished')[0].iter).toBe(N);
