@@ -13,6 +13,7 @@ import type { Backend } from '../backend/backend.ts';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { FUZZ_TARGETS, formatReports, runCampaign, totalDefects, type FuzzTarget } from '../fuzz/campaign.ts';
 import { setHeartbeat } from '../fuzz/outcome.ts';
+import { runCli } from '../node/runCli.ts';
 
 const USAGE = `usage: npm run fuzz -- --count N [--seed S] [--only ${FUZZ_TARGETS.join(',')}] [--limit-ms MS] [--webgpu K]`;
 const CHILD = 'PPO_FUZZ_CHILD';
@@ -123,10 +124,4 @@ async function main(): Promise<number> {
   return watch([...argv.filter((x, i) => x !== '--seed' && argv[i - 1] !== '--seed'), '--seed', String(a.seed)], a);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
-    process.exit(1);
-  },
-);
+runCli(main, { stack: true });

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { PRESETS, type Preset } from '../rl/presets.ts';
 import { formatTable, measurePreset, type PresetResult } from './learningTable.ts';
 import { unknownPresetMessage, type BackendKind } from './presetRun.ts';
+import { runCli } from '../node/runCli.ts';
 
 const USAGE = 'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--preset NAME] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]';
 
@@ -65,10 +66,4 @@ async function main(): Promise<number> {
   return results.every((r) => r.claim.ok === true) ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -17,6 +17,7 @@ import { TASK_NAMES, getTask, taskTokenizer, type SftPhase } from '../tasks/inde
 import { makeBackend } from '../node/backend.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
 import { greedySamples } from '../rl/trainer.ts';
+import { runCli } from '../node/runCli.ts';
 
 const USAGE = `usage: npm run pretrain -- --task <${TASK_NAMES.join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--steps N] [--lr x] [--batch n]`;
 
@@ -86,10 +87,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -16,6 +16,7 @@ import { makeWebGpuBackend } from '../node/backend.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { readConfigFile } from './configFile.ts';
+import { runCli } from '../node/runCli.ts';
 
 const USAGE = 'usage: npm run soak -- --iters N [--backend webgpu|cpu] [--task arithmetic|sentiment|stop] [--seed S] [--config file.json] [--tiny] [--out report.json]';
 
@@ -73,10 +74,4 @@ async function main(): Promise<number> {
   return report.flat ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+runCli(main);

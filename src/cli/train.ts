@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { buildConfig } from '../rl/configMerge.ts';
 import { makeBackend, resolvePresetArm, runPreset } from './presetRun.ts';
 import { readConfigFile } from './configFile.ts';
+import { runCli } from '../node/runCli.ts';
 
 const USAGE =
   'usage: npm run train -- --preset "<name>" [--arm LABEL] [--iters N] [--seed S] [--out metrics.jsonl] [--backend webgpu|cpu]\n' +
@@ -99,10 +100,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -14,6 +14,7 @@ import type { PreferencePair } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
 import { makeBackend } from '../node/backend.ts';
 import { SFT_MODEL_DIMS, type GptConfig } from '../model/config.ts';
+import { runCli } from '../node/runCli.ts';
 
 const HELD_OUT_SEED = 0x4b1d;
 
@@ -85,7 +86,4 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+runCli(main);
