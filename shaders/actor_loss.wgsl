@@ -43,8 +43,6 @@ const IN_MASK: u32 = 2u;
 const IN_IS: u32 = 3u;
 const IN_REF: u32 = 4u;
 const NPART: u32 = 8u; // row partials: n_b, has tokens, Σw_pol·L, Σm·clipped, Σm·lower, Σm·kl, Σw·H, Σw·KL
-const LOG_RATIO_CLAMP: f32 = 20.0;
-const GSPO_LOG_RATIO_MAX: f32 = 10.0;
 
 struct PackParams {
   n: u32,

@@ -29,8 +29,6 @@
 
 override WG: u32 = 64;
 const ROW_STRIDE: u32 = 5u;
-const LOG_RATIO_CLAMP: f32 = 20.0;
-const GSPO_LOG_RATIO_MAX: f32 = 10.0;
 
 struct Params {
   B: u32,

@@ -11,7 +11,6 @@
 // Layout: one thread per element, WG threads per workgroup, 1-D grid.
 
 override WG: u32 = 64;
-const LOG_RATIO_CLAMP: f32 = 20.0;
 
 struct Params {
   n: u32,

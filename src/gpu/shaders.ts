@@ -1,7 +1,7 @@
 // Registry of WGSL sources by file name (without `.wgsl`). The page registers them through
 // Vite's `?raw` glob; Node reads the same files from `shaders/` (see src/node/shaders.ts). Both get
 // their source through shaderSource, which expands includes and declares the kernel codes.
-import { wgslCodes } from '../reference/kernelCodes.ts';
+import { WGSL_F32_LIMITS, wgslCodes } from '../reference/kernelCodes.ts';
 
 const sources = new Map<string, string>();
 
@@ -40,15 +40,26 @@ function expandIncludes(name: string, seen: Set<string>): string {
 }
 
 /**
- * The WGSL `const` declarations of the kernel codes (src/reference/kernelCodes.ts) that `code`
- * names outside comments, e.g. `const KL_K3: u32 = 3u;`. WGSL module-scope declarations may follow
- * their use, so they are appended: compiler messages keep the line numbers of the shader's file.
+ * The WGSL `const` declarations of the kernel codes and shared limits (src/reference/kernelCodes.ts)
+ * that `code` names outside comments, e.g. `const KL_K3: u32 = 3u;`, `const LOG_RATIO_CLAMP: f32 =
+ * 20.0;`. WGSL module-scope declarations may follow their use, so they are appended: compiler
+ * messages keep the line numbers of the shader's file.
  */
 export function codeDeclarations(code: string): string {
   const uncommented = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
   const used = new Set(uncommented.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []);
-  const lines = [...wgslCodes()].filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: u32 = ${v}u;`);
+  const lines = [
+    ...[...wgslCodes()].filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: u32 = ${v}u;`),
+    ...Object.entries(WGSL_F32_LIMITS).filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: f32 = ${wgslF32(v)};`),
+  ];
   return lines.length ? `\n// Kernel codes generated from src/reference/kernelCodes.ts.\n${lines.join('\n')}\n` : '';
+}
+
+/** A WGSL f32 literal that reads back as exactly `v` (v must be representable in float32). */
+function wgslF32(v: number): string {
+  if (Math.fround(v) !== v) throw new Error(`kernel limit ${v} is not a float32 value`);
+  const t = String(v);
+  return /[.e]/.test(t) ? t : `${t}.0`;
 }
 
 /** A shader's full source: its file with includes expanded and the kernel codes it uses declared. */

@@ -1,4 +1,5 @@
-// The integer codes the WGSL kernels branch on, in one place. Each table maps a name the config,
+// The integer codes the WGSL kernels branch on, and the numeric limits kernels share with their
+// float64 references, in one place. Each table maps a name the config,
 // the backends and the page use ('k3', 'rloo', 'gspo', …) to the u32 a kernel's uniform carries;
 // the shader loader (src/gpu/shaders.ts) writes each table out as WGSL `const` declarations
 // (`const KL_K3: u32 = 3u;`), so the shaders branch on these names and never copy a number.
@@ -7,7 +8,7 @@
 import type { LossAgg, NormScale } from './aggregate.ts';
 import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
 import type { KlEstimator } from './kl.ts';
-import type { LossMode } from './policyLoss.ts';
+import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP, type LossMode } from './policyLoss.ts';
 
 /** KL estimator (shaders/lib_kl.wgsl kl_value, kl_grad; `estimator` of kl.wgsl and rewards.wgsl). */
 export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+': 5, k1_clamped: 6 } as const satisfies Record<KlEstimator, number>;
@@ -47,6 +48,12 @@ export const WGSL_ENUMS: readonly { prefix: string; codes: Readonly<Record<strin
 export function wgslCodeName(prefix: string, name: string): string {
   return prefix + name.replace(/\+/g, '_plus').replace(/-/g, '_').toUpperCase();
 }
+
+/**
+ * Limits a kernel must apply exactly as its float64 reference does, declared into WGSL as f32
+ * constants under the reference's own names (`const LOG_RATIO_CLAMP: f32 = 20.0;`).
+ */
+export const WGSL_F32_LIMITS: Readonly<Record<string, number>> = { LOG_RATIO_CLAMP, GSPO_LOG_RATIO_MAX };
 
 /** Every generated WGSL constant, name → value. */
 export function wgslCodes(): Map<string, number> {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { codeDeclarations, registerShaders, shaderSource } from '../../src/gpu/shaders.ts';
 import { loadShadersFromDisk, SHADER_DIR } from '../../src/node/shaders.ts';
 import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
-import { AGG_CODE, aggCode, WGSL_ENUMS, wgslCodeName, wgslCodes } from '../../src/reference/kernelCodes.ts';
+import { AGG_CODE, aggCode, WGSL_ENUMS, WGSL_F32_LIMITS, wgslCodeName, wgslCodes } from '../../src/reference/kernelCodes.ts';
 
 const files = readdirSync(SHADER_DIR).filter((f) => f.endsWith('.wgsl')).map((f) => f.slice(0, -5));
 const stripComments = (code: string) => code.replace(/\/\/.*$/gm, '');
@@ -116,5 +116,19 @@ describe('kernel codes generated into WGSL', () => {
       const untouched = firstInclude < 0 ? own : own.slice(0, firstInclude);
       expect(src.split('\n').slice(0, untouched.length), name).toEqual(untouched);
     }
+  });
+
+  it('the shared limits are declared as f32 from the reference values, and no shader copies them', () => {
+    registerShaders({ t_limits: 'fn c(d: f32) -> f32 { return clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP) + GSPO_LOG_RATIO_MAX; }' });
+    const src = shaderSource('t_limits');
+    expect(src).toContain(`const LOG_RATIO_CLAMP: f32 = ${WGSL_F32_LIMITS.LOG_RATIO_CLAMP}.0;`);
+    expect(src).toContain(`const GSPO_LOG_RATIO_MAX: f32 = ${WGSL_F32_LIMITS.GSPO_LOG_RATIO_MAX}.0;`);
+    const copies: string[] = [];
+    for (const [file, code] of raw) {
+      for (const m of code.matchAll(/\b(?:const|let|var|override)\s+(\w+)/g)) if (m[1] in WGSL_F32_LIMITS) copies.push(`${file}: ${m[1]}`);
+    }
+    expect(copies).toEqual([]);
+    const text = [...raw.values()].join('\n');
+    for (const n of Object.keys(WGSL_F32_LIMITS)) expect(text, n).toMatch(new RegExp(`\\b${n}\\b`));
   });
 });
