@@ -9,14 +9,15 @@
 // checked against its reference elsewhere, rl_backends.test.ts shows the two trainers agree step
 // for step, and rl_learning_webgpu.test.ts learns through the WGSL end to end), and software WebGPU
 // made this the suite's second-slowest file (134 s).
-// The learning rate is deliberately high (3e-3, one update per iteration) so that the drift shows
-// within a CI-sized run: 12 iterations × 16 responses per run.
+// The preset's own recipe and budget: lr 1e-3, one update per iteration, 20 iterations × 16
+// responses per run.
 // Word-level distinct-n is logged, not asserted: the hacked text is mostly novel non-words, so
 // it often reads as "diverse" even when it is one repeated letter pattern.
-// Seeds 1, 2, 3 (PPO_SENTIMENT_SEED) all pass on the CPU backend (82–102 s for the pair on 2 loaded
-// cores): reward gain β=0 +1.21/+1.27/+1.22, β=0.6 +0.75/+1.03/+0.64; KL_seq β=0 36.7/84.8/65.2 vs
-// β=0.6 6.1/14.9/8.2 (ratio 6.0/5.7/7.9); fluency after β=0 −3.6/−5.9/−5.9 vs β=0.6 −1.2/−2.2/−1.4
-// (before ≈ −0.56).
+// Seeds 1, 2, 3 (PPO_SENTIMENT_SEED) all pass on the CPU backend with the checkpoints that
+// `npm run pretrain -- --task sentiment` and `npm run train-rm -- --steps 150 --pairs 16 --backend cpu`
+// write (about 90 s for the pair): reward gain β=0 +0.73/+1.31/+1.26, β=0.6 +0.58/+0.99/+0.68;
+// KL_seq β=0 86.7/36.1/50.3 vs β=0.6 2.3/3.9/2.1 (ratio 38/9.3/24); fluency after β=0
+// −6.6/−3.1/−4.3 vs β=0.6 −0.77/−0.99/−0.70 (before ≈ −0.6).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,9 +26,9 @@ import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { cpuBackend } from '../helpers/backends.ts';
 import { expectFiniteMetrics, mean, shippedCheckpoint } from './rl_helpers.ts';
-import { presetValues } from '../../src/rl/presets.ts';
+import { findPreset, presetValues } from '../../src/rl/presets.ts';
 
-const ITERS = 12;
+const ITERS = findPreset('Reward hacking without KL')!.iterations;
 const SEED = Number(process.env.PPO_SENTIMENT_SEED ?? 1);
 const BETA = 0.6;
 const RM_PATH = join(__dirname, '..', '..', 'public', 'checkpoints', 'sentiment_rm.safetensors');
