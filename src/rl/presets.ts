@@ -50,15 +50,17 @@ export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
   klLossEstimator: 'k3',
 };
 
-// Measured by `npm run learning` (see README "Learning you can see").
+// Measured by `npm run learning -- --seeds 3` on the CPU backend (README "Learning you can see").
 const PROMISE_ARITHMETIC =
-  'Held-out accuracy (sampled) about 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems back at 100% at the end (2 seeds, CPU backend).';
+  'Held-out accuracy (sampled) 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems dips to about 80% around iteration 40 and is back at 100% by 90 (3 seeds, CPU backend).';
 const PROMISE_ADAPTIVE_KL =
   'Over iterations 75–150 every 5-iteration mean of the per-token KL stayed between 0.05 and 0.15 around the target 0.1, with the coefficient settled near 0.72 and held-out accuracy near 50% (2 seeds, CPU backend).';
 const PROMISE_CLIPPING =
-  'Training reward over the first 20 iterations about 0.36 with ε = 0.05 against 0.61 with ε = 0.5, and a clip fraction 0.08 against 0.02 (1 seed, CPU backend).';
+  'Training reward over the first 20 iterations 0.43 with ε = 0.05 against 0.64 with ε = 0.5 (lower with ε = 0.05 on every seed), clip fraction 0.085 against 0.023 (3 seeds, CPU backend).';
+const PROMISE_REWARD_HACKING =
+  'Both arms raise the reward model’s score (+1.10 at β = 0, +0.75 at β = 0.6), but β = 0 ends 58 nats per response from the reference against 2.7, and the reference’s log-probability per token of its text falls from −0.58 to −4.6 against −0.82 at β = 0.6 (3 seeds, CPU backend).';
 const PROMISE_STOP =
-  'Held-out exact-length rate (sampled) about 48% → 92% by iteration 20 and 98% by 50 (1 seed, CPU backend).';
+  'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
 export const PRESETS: readonly Preset[] = [
   {
@@ -73,7 +75,8 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'Reward hacking without KL',
     explanation:
-      'β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model\'s score. Watch the reward climb while KL explodes and the samples drift into repetitive text; Reset, set KL coefficient β to 0.6 and run again to overlay a run that stays fluent.',
+      'β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model\'s score: watch the reward climb while KL explodes and the samples drift into letter soup the reward model likes. Run both trains β = 0 and then β = 0.6 from the same start and overlays them: with β = 0.6 the reward still rises while the text stays fluent under the reference.',
+    promise: PROMISE_REWARD_HACKING,
     // tests/gpu/rl_sentiment.test.ts trains exactly this recipe at β = 0 and β = 0.6
     values: {
       task: 'sentiment',
