@@ -59,6 +59,10 @@ const PROMISE_CLIPPING =
   'Training reward over the first 20 iterations 0.43 with ε = 0.05 against 0.64 with ε = 0.5 (lower with ε = 0.05 on every seed), clip fraction 0.085 against 0.023 (3 seeds, CPU backend).';
 const PROMISE_REWARD_HACKING =
   'Both arms raise the reward model’s score (+1.10 at β = 0, +0.75 at β = 0.6), but β = 0 ends 58 nats per response from the reference against 2.7, and the reference’s log-probability per token of its text falls from −0.58 to −4.6 against −0.82 at β = 0.6 (3 seeds, CPU backend).';
+const PROMISE_PPO_VS_GRPO =
+  'Held-out accuracy (sampled) 24.5% → 94.7% with PPO (GAE) and 24.5% → 96.0% with GRPO in 100 iterations, half of the gain by iteration ~10 in both; greedy 19% → 98–100%; GRPO, without a critic, takes about 60% of PPO’s time per iteration (3 seeds, CPU backend).';
+const PROMISE_DAPO =
+  'Held-out accuracy (sampled) 24.5% → 95% and greedy 19% → 100% in 40 iterations; dynamic sampling drops about 34 of the up to 48 groups it samples per iteration (3 seeds, CPU backend).';
 const PROMISE_STOP =
   'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
@@ -120,6 +124,7 @@ export const PRESETS: readonly Preset[] = [
     name: 'PPO vs GRPO',
     explanation:
       'The arithmetic task twice: PPO with a critic and GAE (KL as a reward penalty), and GRPO, which drops the critic and scores each response against the other samples of its prompt (KL as a loss term). Compare the held-out accuracy curves: both learn, GRPO without training a value model.',
+    promise: PROMISE_PPO_VS_GRPO,
     values: { task: 'arithmetic', rewardSource: 'rule', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 3, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0.01, advantageEstimator: 'group_norm', klInReward: false, useKlLoss: true, klLossCoef: 0.01, klLossEstimator: 'k3', klController: 'fixed' },
     iterations: 100,
     arms: [
@@ -163,7 +168,8 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'DAPO',
     explanation:
-      'DAPO’s recipe on arithmetic: group-normalised advantages without KL, clip-higher (ε_high 0.28), a token-level loss, dynamic sampling that drops prompts whose 4 samples all scored the same, and a soft penalty for responses that run into the length limit. Watch filtered_groups: as the policy masters easy sums, more groups are dropped and replaced by fresh prompts.',
+      'DAPO’s recipe on arithmetic: group-normalised advantages without KL, clip-higher (ε_high 0.28), a token-level loss, dynamic sampling that drops prompts whose 4 samples all scored the same, and a soft penalty for responses that run into the length limit. Watch filtered_groups: most groups carry no signal here (the SFT model gets every no-carry sum right and most carry sums wrong, 4 times out of 4), so dynamic sampling draws up to two more rounds of prompts per iteration to fill the batch with groups that still teach something.',
+    promise: PROMISE_DAPO,
     values: {
       task: 'arithmetic',
       rewardSource: 'rule',
