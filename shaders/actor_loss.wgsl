@@ -106,28 +106,7 @@ fn pack_inputs(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroup
 var<workgroup> part: array<array<f32, NPART>, WG>;
 var<workgroup> totals: array<f32, 2>; // N, R
 
-struct RowStats {
-  m: f32,     // max logit of the row
-  s: f32,     // Σ exp(d)
-  s1: f32,    // Σ exp(d)·d
-  other: f32, // Σ_{v≠tok} exp(d)
-}
-
-fn row_stats(base: u32, tok: u32) -> RowStats {
-  var m = logits[base];
-  for (var v = 1u; v < U.V; v++) { m = max(m, logits[base + v]); }
-  var s = 0.0;
-  var s1 = 0.0;
-  var other = 0.0;
-  for (var v = 0u; v < U.V; v++) {
-    let d = (logits[base + v] - m) / U.temperature;
-    let e = exp(d);
-    s += e;
-    s1 += e * d;
-    if (v != tok) { other += e; }
-  }
-  return RowStats(m, s, s1, other);
-}
+// @include lib_row_stats
 
 /** ∂aggregate/∂x at a token with mask m in a row of n_b tokens (aggregate.wgsl's weights). */
 fn agg_weight(agg: u32, m: f32, n_b: f32) -> f32 {
@@ -204,7 +183,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       let i = b * A + a;
       let base = (b * U.S + U.start + a) * V;
       let tok = u32(clamp(tokens[i], 0, i32(V) - 1));
-      let st = row_stats(base, tok);
+      let st = row_stats_serial(base, tok, U.V, U.temperature);
       let lp = (logits[base + tok] - st.m) / T - log(st.s);
       logprobs[i] = lp;
       let m = packed[i * IN_STRIDE + IN_MASK];
@@ -244,7 +223,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
         continue;
       }
       let tok = u32(clamp(tokens[i], 0, i32(V) - 1));
-      let st = row_stats(base, tok);
+      let st = row_stats_serial(base, tok, U.V, U.temperature);
       let lp = logprobs[i];
       let ent = log(st.s) - st.s1 / st.s;
       let pt = policy_term(packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], seq_log_ratio);

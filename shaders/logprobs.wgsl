@@ -65,12 +65,7 @@ fn tree_sum3(lid: u32) {
   }
 }
 
-struct RowStats {
-  m: f32,     // max logit of the row
-  s: f32,     // Σ exp(d)
-  s1: f32,    // Σ exp(d)·d
-  other: f32, // Σ_{v≠tok} exp(d)
-}
+// @include lib_row_stats
 
 // Every thread of the workgroup must call this (it contains barriers); all get the same result.
 fn row_stats(base: u32, tok: u32, lid: u32) -> RowStats {
@@ -148,22 +143,6 @@ fn row_index(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
 }
 
-/** Row statistics by one thread: v in order. */
-fn row_stats_serial(base: u32, tok: u32) -> RowStats {
-  var m = logits[base];
-  for (var v = 1u; v < P.V; v++) { m = max(m, logits[base + v]); }
-  var s = 0.0;
-  var s1 = 0.0;
-  var other = 0.0;
-  for (var v = 0u; v < P.V; v++) {
-    let d = (logits[base + v] - m) / P.temperature;
-    let e = exp(d);
-    s += e;
-    s1 += e * d;
-    if (v != tok) { other += e; }
-  }
-  return RowStats(m, s, s1, other);
-}
 
 @compute @workgroup_size(WG)
 fn rows_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -171,7 +150,7 @@ fn rows_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   if (row >= P.rows) { return; }
   let base = row * P.V;
   let tok = clamped_token(row);
-  let st = row_stats_serial(base, tok);
+  let st = row_stats_serial(base, tok, P.V, P.temperature);
   let lse = log(st.s);
   out_logprobs[row] = (logits[base + tok] - st.m) / P.temperature - lse;
   out_entropy[row] = lse - st.s1 / st.s;
@@ -183,7 +162,7 @@ fn rows_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   if (row >= P.rows) { return; }
   let base = row * P.V;
   let tok = clamped_token(row);
-  let st = row_stats_serial(base, tok);
+  let st = row_stats_serial(base, tok, P.V, P.temperature);
   let g_logp = grad_logprobs[row];
   var g_ent = 0.0;
   if (P.has_grad_entropy != 0u) { g_ent = grad_entropy[row]; }
