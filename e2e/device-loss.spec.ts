@@ -104,7 +104,9 @@ test('no device comes back: the page offers the CPU backend and the run continue
     .poll(
       async () => {
         const s = await stored(page);
-        return s.runs.length === 1 && contiguous(s.runs[0].iters) ? s.runs[0].iters.length : -1;
+        // Iterations past k may still be the WebGPU ones from before the loss until the record
+        // saved after the switch arrives: wait for that save, then for CPU iterations past k.
+        return s.runs.length === 1 && s.runs[0].backend === 'cpu' && contiguous(s.runs[0].iters) ? s.runs[0].iters.length : -1;
       },
       { timeout: 60_000 },
     )

@@ -160,7 +160,9 @@ test('Run both survives a reload: the arm in progress resumes from its saved sta
   test.setTimeout(300_000);
   const paired = cheapestPaired();
   const labels = paired.arms!.map((a) => a.label);
-  await open(page, `${TINY_QUERY}&budget=3`);
+  // A budget of 6: Pause must land while the second arm is short of it (at 3 a tiny arm could finish
+  // its last iteration before the click, and a finished last arm leaves nothing to resume).
+  await open(page, `${TINY_QUERY}&budget=6`);
   await page.getByRole('button', { name: paired.name, exact: true }).click();
   await page.getByTestId('run-arms').click();
   // Into the second arm, then Pause (which saves its state) and reload.
@@ -176,13 +178,13 @@ test('Run both survives a reload: the arm in progress resumes from its saved sta
   await page.reload();
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
   const offer = page.getByTestId('sequence-offer');
-  await expect(offer).toContainText(`“${paired.name}” (Run both) was interrupted by the reload at arm 2 of ${labels.length}, “${labels[1]}”, saved after iteration ${k} of 3.`);
+  await expect(offer).toContainText(`“${paired.name}” (Run both) was interrupted by the reload at arm 2 of ${labels.length}, “${labels[1]}”, saved after iteration ${k} of 6.`);
   await expect(offer).toContainText(`“${labels[0]}” is finished.`);
   // One offer for that run, not the generic one beside it.
   await expect(page.getByTestId('resume-offer')).toHaveCount(0);
   await offer.getByRole('button', { name: `Resume “${labels[1]}” from iteration ${k}` }).click();
   await expect(page.getByTestId('sequence-status')).toContainText(`Arm 2 of ${labels.length}: ${labels[1]}`);
-  await expect.poll(() => runList(page), { timeout: 150_000 }).toEqual(labels.map((name) => ({ name, its: 3 })));
+  await expect.poll(() => runList(page), { timeout: 150_000 }).toEqual(labels.map((name) => ({ name, its: 6 })));
   await expect(page.getByTestId('notice')).toContainText(`"${paired.name}" done`);
   await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
   // Finished: a reload offers nothing more.
