@@ -113,7 +113,6 @@ export class TrainerHost {
   private looping = false;
   private lost: string | null = null;
   private chain: Promise<void> = Promise.resolve();
-  /** Iterations left of the last `start`'s `iterations` (null: train until paused). */
   /** The `untilIter` of the last start: the trainer's iteration count where the loop stops by itself. */
   private stopAt: number | null = null;
   /** Which trainer the held-out evaluations belong to, and the iteration count last evaluated. */
