@@ -143,7 +143,6 @@ fn row_index(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
 }
 
-
 @compute @workgroup_size(WG)
 fn rows_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let row = row_index(gid, nwg);
