@@ -54,7 +54,7 @@ export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
 const PROMISE_ARITHMETIC =
   'Held-out accuracy (sampled) 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems dips to about 80% around iteration 40 and is back at 100% by 90 (3 seeds, CPU backend).';
 const PROMISE_ADAPTIVE_KL =
-  'Over iterations 75–150 the per-token KL averaged 0.104 (3-seed mean) against the target 0.1, its 5-iteration means between 0.068 and 0.151, with the coefficient settled near 0.72 and held-out accuracy near 48% (3 seeds, CPU backend).';
+  'Over iterations 75–150 the per-token KL averaged 0.102 (3-seed mean) against the target 0.1, its 5-iteration means between 0.059 and 0.140, with the coefficient settled near 0.73 and held-out accuracy near 49% (3 seeds, CPU backend).';
 const PROMISE_CLIPPING =
   'Training reward over the first 20 iterations 0.43 with ε = 0.05 against 0.64 with ε = 0.5 (lower with ε = 0.05 on every seed), clip fraction 0.085 against 0.023 (3 seeds, CPU backend).';
 const PROMISE_REWARD_HACKING =
@@ -135,7 +135,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'Adaptive KL',
     explanation:
-      'The adaptive controller scales the KL-loss coefficient up when the measured per-token KL (kl_token_mean, verl’s scale) is above the target of 0.1 and down when it is below, as OpenRLHF does when the KL is only in the loss. Watch the coefficient fall from 1 while the policy still equals the reference, then settle as the KL chart hovers around its target: a KL budget that holds the policy at partial accuracy where an unconstrained run reaches 100%.',
+      'The adaptive controller scales the KL-loss coefficient up when the measured per-token KL (kl_token_mean, verl’s scale, estimated with k3 as the loss is) is above the target of 0.1 and down when it is below, as OpenRLHF does when the KL is only in the loss. Watch the coefficient fall from 1 while the policy still equals the reference, then settle as the KL chart hovers around its target: a KL budget that holds the policy at partial accuracy where an unconstrained run reaches 100%.',
     promise: PROMISE_ADAPTIVE_KL,
     // RLOO with the KL as a loss term: a KL penalty in the score would mostly cancel inside each
     // group of 4 samples once they agree, so it could not pull the policy back. Horizon 2000 at 128
@@ -146,11 +146,13 @@ export const PRESETS: readonly Preset[] = [
       task: 'arithmetic',
       rewardSource: 'rule',
       advantageEstimator: 'rloo',
-      // 32 × 4 responses, lr 5e-5. The per-iteration KL swings with sd ≈ 0.035–0.039 around ~0.105
-      // in the second half, at 32 × 4 and 64 × 4 alike and at lr 2.5e-5 too, so 15 five-iteration
-      // windows on each of 3 seeds reach about ±0.05 of the target: the largest was 0.151 (seed 1).
-      // Its mean sits ~5% above the target, likely the controller's ±0.2 clip acting on a
-      // right-skewed KL (not verified).
+      // 32 × 4 responses, lr 5e-5. The controller reads the same k3 estimator the loss uses, as
+      // OpenRLHF's single --kl_estimator does. With k1 the per-iteration reading swung with
+      // sd ≈ 0.035–0.039 around ~0.105 in the second half (lag-1 autocorrelation ≈ 0.05: estimator
+      // and batch noise, not the loop), at 32 × 4 and 64 × 4 and at lr 2.5e-5 alike, and one
+      // 5-iteration window of 45 reached 0.151. k3 = e^−d + d − 1 estimates the same KL with
+      // sd ≈ 0.024–0.028 on the same seeds: windows 0.059–0.140 (`npm run learning`, seeds 1–3).
+      klEstimator: 'k3',
       promptsPerBatch: 32,
       samplesPerPrompt: 4,
       maxResponseLength: 3,
