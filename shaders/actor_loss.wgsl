@@ -32,8 +32,10 @@
 // Layout, actor_loss: ONE workgroup of WG threads, thread b owns sequence b (B ≤ WG, checked on
 //   the host): its A tokens' softmax rows serially (v in order), so the row sums (n_b, GSPO's s_b)
 //   need no reduction; N and R, then the statistics, are summed over b in order by thread 0
-//   between barriers (deterministic). Used for V ≤ 256 and B ≤ WG; otherwise the host composes
-//   the per-op kernels.
+//   between barriers (deterministic), one quantity at a time through `part` (WG floats): workgroup
+//   memory is zero-initialised, and SwiftShader compiles that per word (8·WG words took 1.7 s of
+//   this kernel's 1.9 s to build). Used for V ≤ 256 and B ≤ WG; otherwise the host composes the
+//   per-op kernels.
 
 override WG: u32 = 256;
 const IN_STRIDE: u32 = 5u;
@@ -103,8 +105,20 @@ fn pack_inputs(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroup
   packed_out[o + IN_REF] = select(0.0, ref_logprobs[i], K.has_ref == 1u);
 }
 
-var<workgroup> part: array<array<f32, NPART>, WG>;
+var<workgroup> part: array<f32, WG>; // one row partial per thread, one quantity at a time
 var<workgroup> totals: array<f32, 2>; // N, R
+
+/** Σ_b part[b] over the B rows in order, by thread 0 (the others return 0). */
+fn sum_rows(b: u32, x: f32) -> f32 {
+  part[b] = x;
+  workgroupBarrier();
+  var s = 0.0;
+  if (b == 0u) {
+    for (var r = 0u; r < U.B; r++) { s += part[r]; }
+  }
+  workgroupBarrier();
+  return s;
+}
 
 // @include lib_row_stats
 
@@ -193,18 +207,11 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       }
     }
   }
-  part[b][0] = n_b;
-  part[b][1] = select(0.0, 1.0, n_b > 0.0);
-  workgroupBarrier();
+  let n_total = sum_rows(b, n_b);
+  let rows_total = sum_rows(b, select(0.0, 1.0, n_b > 0.0));
   if (b == 0u) {
-    var n = 0.0;
-    var rows = 0.0;
-    for (var r = 0u; r < U.B; r++) {
-      n += part[r][0];
-      rows += part[r][1];
-    }
-    totals[0] = n;
-    totals[1] = rows;
+    totals[0] = n_total;
+    totals[1] = rows_total;
   }
   workgroupBarrier();
   // Pass 2: the loss terms, their row sums, and the gradient rows.
@@ -253,13 +260,9 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       }
     }
   }
-  for (var k = 2u; k < NPART; k++) { part[b][k] = acc[k]; }
-  workgroupBarrier();
+  var sum: array<f32, NPART>;
+  for (var k = 2u; k < NPART; k++) { sum[k] = sum_rows(b, acc[k]); }
   if (b == 0u) {
-    var sum: array<f32, NPART>;
-    for (var r = 0u; r < U.B; r++) {
-      for (var k = 2u; k < NPART; k++) { sum[k] += part[r][k]; }
-    }
     let n = totals[0];
     let inv_n = select(0.0, 1.0 / n, n > 0.0);
     policy_stats[0] = sum[2];

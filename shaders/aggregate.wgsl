@@ -87,10 +87,25 @@ fn agg_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) 
 @group(0) @binding(3) var<storage, read_write> stats: array<f32>;
 @group(0) @binding(4) var<storage, read_write> weighted: array<f32>;
 
-// Sums over rows: 0 N, 1 S (rows with tokens), 2 Σ row means of channel 0, 3..6 Σ c_k.
+// Sums over rows: 0 N, 1 S (rows with tokens), 2 Σ row means of channel 0, 3..6 Σ c_k, reduced
+// one at a time through `red` (WG_FINAL floats): workgroup memory is zero-initialised, and
+// SwiftShader compiles that per word (7·WG_FINAL words took 1.3 s of this kernel's build).
 const SUMS: u32 = 7u;
-var<workgroup> sums: array<array<f32, SUMS>, WG_FINAL>;
+var<workgroup> red: array<f32, WG_FINAL>;
 var<workgroup> scale: array<f32, 4>; // [1/N or 0, 1/S or 0, 1/(B·A), 1/A]
+
+/** The tree sum over the workgroup of each thread's x; every thread gets it. */
+fn tree_sum(lid: u32, x: f32) -> f32 {
+  red[lid] = x;
+  workgroupBarrier();
+  for (var stride = WG_FINAL / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) { red[lid] += red[lid + stride]; }
+    workgroupBarrier();
+  }
+  let total = red[0];
+  workgroupBarrier();
+  return total;
+}
 
 @compute @workgroup_size(WG_FINAL)
 fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
@@ -104,16 +119,9 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     }
     for (var k = 0u; k < F.K; k++) { acc[3u + k] += rows[b * ROW_STRIDE + 1u + k]; }
   }
-  sums[lid] = acc;
-  workgroupBarrier();
-  for (var stride = WG_FINAL / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      for (var j = 0u; j < SUMS; j++) { sums[lid][j] += sums[lid + stride][j]; }
-    }
-    workgroupBarrier();
-  }
+  var total: array<f32, SUMS>;
+  for (var j = 0u; j < min(SUMS, 3u + F.K); j++) { total[j] = tree_sum(lid, acc[j]); }
   if (lid == 0u) {
-    let total = sums[0];
     let inv_n = select(0.0, 1.0 / total[0], total[0] > 0.0);
     let inv_s = select(0.0, 1.0 / total[1], total[1] > 0.0);
     let inv_ba = select(0.0, 1.0 / f32(F.B * F.A), F.B * F.A > 0u);

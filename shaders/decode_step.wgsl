@@ -11,9 +11,9 @@
 //     kv[l].k[b,p] = k, kv[l].v[b,p] = v                   (cache write)
 //     per head: s_j = q·k_j/√Dh over j ≤ p with mask[b,j] = 1; P = softmax(s) (max-subtracted);
 //               att = Σ_j P_j v_j (k_p, v_p from this step); no visible key → att = 0
-//     mid = x + att·W_proj + b_proj
+//     mid = x + att·W_proj + b_proj                        (in place of x: x is not read again)
 //     h   = LN(mid; ln_2);  fc = gelu(h·W_fc + b_fc)       (tanh approximation, matmul.wgsl's gelu)
-//     x   = mid + fc·W_mlp + b_mlp
+//     x   = mid + fc·W_mlp + b_mlp                          (in place)
 //   logits[b,:] = LN(x; ln_f)·wteᵀ                          (tied head)
 //   Every dense layer starts from the bias and adds the products k = 0, 1, … in order (product,
 //   then add); LayerNorm statistics are two passes in order (as layernorm_rows.wgsl).
@@ -29,9 +29,11 @@
 //           7 params4   (N/4)                  vec4f the same buffer as binding 1, read 4 columns at a time
 // Layout: one workgroup of WG threads per R consecutive rows (grid ⌈B/R⌉; the last group may hold
 //   fewer). Workgroup memory is one array `wm` (below) holding, for the group's rows, the
-//   residual x, mid, the LayerNorm output h (the attention output `att` reuses it once qkv is
-//   made), qkv (the MLP's hidden fc reuses it), the attention scores and the rows' LayerNorm
-//   statistics. The host picks R ≤ 4 so that 7·R·D + R·H·Smax + 2R ≤ WM floats.
+//   residual x (mid overwrites it), the LayerNorm output h (the attention output `att` reuses it
+//   once qkv is made), qkv (the MLP's hidden fc reuses it), the attention scores and the rows'
+//   LayerNorm statistics. The host picks R ≤ 4 and sizes WM = R·(6D + H·Smax + 2) to the model:
+//   workgroup memory is zero-initialised, and SwiftShader compiles that per word (a fixed
+//   3840-word wm cost ~3 s to build, the most of any kernel).
 //   Dense layers: thread t owns 4 adjacent output columns of all R rows, one vec4 of weights per
 //   k shared by the rows (a CPU adapter pays per load: 4 + R loads for 4R products instead of 5
 //   for 4 with a workgroup per row). The head: thread t owns 4 vocabulary entries of all R rows.
@@ -42,7 +44,7 @@
 
 override WG: u32 = 64;
 
-const WM: u32 = 3840u; // f32 words of workgroup memory (15 KiB, under the 16 KiB WebGPU minimum)
+override WM: u32; // f32 words of workgroup memory, set by the host (≤ 3840: 15 KiB, under WebGPU's 16 KiB minimum)
 
 struct U {
   B: u32,
@@ -86,8 +88,8 @@ struct U {
 @group(0) @binding(7) var<storage, read> params4: array<vec4f>; // binding 1 again, 4 floats at a time
 
 // Regions of wm for R rows of width D (row r of a region at region + r·width):
-//   X = 0 (R·D), MID = R·D (R·D), HH = 2R·D (R·D; h, then att), QKV = 3R·D (R·3D; then fc, R·4D),
-//   SC = 7R·D (R·H·Smax scores; row r, head hh, key j at SC + (r·H + hh)·Smax + j),
+//   X = 0 (R·D; x, then mid), HH = R·D (R·D; h, then att), QKV = 2R·D (R·3D; then fc, R·4D),
+//   SC = 6R·D (R·H·Smax scores; row r, head hh, key j at SC + (r·H + hh)·Smax + j),
 //   ST = SC + R·H·Smax (2R: μ, r of each row).
 var<workgroup> wm: array<f32, WM>;
 
@@ -187,10 +189,9 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
   let nr = min(R, u.B - b0);
   let RD = R * D;
   let X = 0u;
-  let MID = RD;
-  let HH = 2u * RD;
-  let QKV = 3u * RD;
-  let SC = 7u * RD;
+  let HH = RD;
+  let QKV = 2u * RD;
+  let SC = 6u * RD;
   let ST = SC + R * H * Smax;
 
   for (var e = t; e < nr * D; e += WG) {
@@ -272,15 +273,15 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
       wm[HH + e] = acc;
     }
     workgroupBarrier();
-    dense(HH, D, D, u.proj_w + o, u.proj_b + o, MID, 2u, X, nr, t); // mid = x + att·W_proj + b_proj
+    dense(HH, D, D, u.proj_w + o, u.proj_b + o, X, 2u, X, nr, t); // mid = x + att·W_proj + b_proj
     workgroupBarrier();
-    ln_stats(MID, ST, nr, t);
+    ln_stats(X, ST, nr, t);
     workgroupBarrier();
-    ln_apply(MID, HH, ST, u.ln2_g + o, u.ln2_b + o, nr, t);
+    ln_apply(X, HH, ST, u.ln2_g + o, u.ln2_b + o, nr, t);
     workgroupBarrier();
     dense(HH, D, 4u * D, u.fc_w + o, u.fc_b + o, QKV, 1u, 0u, nr, t); // fc = gelu(h·W_fc + b_fc)
     workgroupBarrier();
-    dense(QKV, 4u * D, D, u.mlp_w + o, u.mlp_b + o, X, 2u, MID, nr, t); // x = mid + fc·W_mlp + b_mlp
+    dense(QKV, 4u * D, D, u.mlp_w + o, u.mlp_b + o, X, 2u, X, nr, t); // x = mid + fc·W_mlp + b_mlp
     workgroupBarrier();
   }
   ln_stats(X, ST, nr, t);

@@ -4,7 +4,7 @@
 import type { GpuCounters } from '../gpu/recorder.ts';
 import type { NnOps } from './nnOps.ts';
 import type { PpoOps } from './ppoOps.ts';
-import type { SeqOps } from './seqOps.ts';
+import type { DecodeShape, SeqOps } from './seqOps.ts';
 import type { DType, Tensor } from './tensor.ts';
 
 export interface Backend {
@@ -41,6 +41,12 @@ export interface Backend {
    * ones belong to the enclosing scope, if any. Tensors stored elsewhere must be made outside.
    */
   scope<T>(fn: () => T): T;
+  /**
+   * Builds ahead of use what decoding at this shape needs beyond the backend's fixed kernels (on
+   * WebGPU the fused decode step, whose pipeline is sized per shape). Calling it is optional:
+   * anything not built is built on first use. Resolves at once on the CPU backend.
+   */
+  precompileShape(shape: DecodeShape): Promise<void>;
   /** Submits recorded work without waiting. */
   flush(): void;
   /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */

@@ -60,3 +60,10 @@ export interface SeqOps {
    */
   decodeStep(params: Tensor, model: DecodeModel, kv: Tensor, sequences: Tensor, positions: Tensor, attnMask: Tensor, pos: number): Tensor;
 }
+
+/** The sizes that fix a model's decode kernels: model width, heads, cache length (prompt + response). */
+export interface DecodeShape {
+  dModel: number;
+  nHead: number;
+  seqLen: number;
+}

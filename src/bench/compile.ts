@@ -3,10 +3,14 @@
 // mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
 // with createComputePipeline (what the first iteration does when nothing is precompiled), and all
 // at once with createComputePipelineAsync (WebGpuBackend.precompile). Then the slowest kernels.
+// The set is the declared kernels plus the fused decode step at config S's shape (the one kernel
+// built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
+import { decodeStepKernel } from '../backend/webgpu/webgpuSeq.ts';
 import { declaredKernels, specKey } from '../gpu/pipelines.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { nodeDevice } from '../node/webgpu.ts';
+import { BENCH_CONFIGS } from './model.ts';
 import { table } from './timing.ts';
 
 async function freshBackend(): Promise<WebGpuBackend> {
@@ -15,7 +19,9 @@ async function freshBackend(): Promise<WebGpuBackend> {
 }
 
 export async function printCompileBench(): Promise<unknown> {
-  const kernels = declaredKernels();
+  const S = BENCH_CONFIGS[0];
+  const decodeS = decodeStepKernel({ dModel: S.dModel, nHead: S.nHead, seqLen: S.prompt + S.response });
+  const kernels = [...declaredKernels(), decodeS];
   const perKernel: [string, number][] = [];
   let be = await freshBackend();
   let t0 = performance.now();
@@ -29,7 +35,7 @@ export async function printCompileBench(): Promise<unknown> {
   be.rt.device.destroy();
   be = await freshBackend();
   t0 = performance.now();
-  await be.precompile();
+  await Promise.all([be.precompile(), be.rt.pipelines.precompile([decodeS])]);
   const asyncMs = performance.now() - t0;
   be.rt.device.destroy();
   perKernel.sort((a, b) => b[1] - a[1]);

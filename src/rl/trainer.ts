@@ -12,6 +12,7 @@
 // (seed, iteration, …) by deriveSeed, so the iteration counter is the whole RNG state: saveState /
 // loadState carry it with the weights, both optimisers and the KL controller (trainerState.ts).
 import type { Backend } from '../backend/backend.ts';
+import type { DecodeShape } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
@@ -119,6 +120,9 @@ export class PpoTrainer {
     if (config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init.onStage ?? (() => {}));
     t.checkShapes(config);
+    // Rollouts and held-out samples decode at one shape (checkShapes: P + response ≤ maxSeq).
+    const { dModel, nHead } = actor.cfg;
+    await be.precompileShape({ dModel, nHead, seqLen: promptWidth(task) + config.maxResponseLength });
     return t;
   }
 
@@ -606,6 +610,11 @@ function throwIfInvalid(c: PpoConfig): void {
 }
 
 /** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
+/** The shape `config`'s rollouts and held-out samples decode at, from its model sizes (a hint: create() uses the checkpoint's). */
+export function decodeShapeOf(config: PpoConfig): DecodeShape {
+  return { dModel: config.dModel, nHead: config.nHead, seqLen: promptWidth(getTask(config.task)) + config.maxResponseLength };
+}
+
 export function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
   return heldOutSamples(model, task, tok, count, maxNew, { temperature: 1, topK: 1, topP: 1, seed: 0, repeat: 1 });
 }

@@ -23,7 +23,7 @@ import type { Backend } from '../backend/backend.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
-import { RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
+import { decodeShapeOf, RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
 import { NonFiniteError, stageOfMetric } from '../rl/nonFinite.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
 import { getTask } from '../tasks/index.ts';
@@ -297,6 +297,21 @@ export class TrainerHost {
     return made.adapter;
   }
 
+  /**
+   * Starts building the decode kernels for the config's model shape beside the fixed kernels, not
+   * after them: the trainer waits for the same pipeline when it is made, so Start right after
+   * "ready" does not compile it alone. Called when a config arrives, not at connect, where the
+   * config may still be the default the page is about to replace. Idempotent per shape; a failure
+   * shows where the pipeline is used.
+   */
+  private precompileDecode(): void {
+    const be = this.be;
+    if (!be) return;
+    void Promise.resolve()
+      .then(() => be.precompileShape(decodeShapeOf(this.config)))
+      .catch(() => undefined);
+  }
+
   private onDeviceLost(reason: string): void {
     if (this.lost) return;
     this.lost = reason || 'unknown reason';
@@ -379,6 +394,7 @@ export class TrainerHost {
     if (!this.trainer) {
       // Before the next trainer is built: fetch what it will need (while the kernels compile).
       if (!this.loaded.actor) void this.prefetch(config.task).catch(() => {});
+      this.precompileDecode();
       if (config.rewardSource === 'model' && !this.loaded.reward) void this.prefetch(rewardModelStem(config.task)).catch(() => {});
     }
   }
@@ -595,6 +611,7 @@ export class TrainerHost {
     if (this.compiled && !this.compiledDone) {
       // Wait for the kernels outside the command queue, so that a command sent meanwhile (an
       // export, a checkpoint, Start) is not held up behind it; then queue the preparation again.
+      this.precompileDecode();
       void this.compiled.then(() => {
         if (n === this.prepareWanted) void this.enqueue(() => this.prepare(n));
       });

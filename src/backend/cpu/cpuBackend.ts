@@ -63,6 +63,9 @@ export class CpuBackend implements Backend {
   scope<T>(fn: () => T): T {
     return this.scopes.run(fn);
   }
+  precompileShape(): Promise<void> {
+    return Promise.resolve();
+  }
   flush(): void {}
   counters(): GpuCounters {
     return this.stats;

@@ -7,11 +7,11 @@ import type { Backend } from '../backend.ts';
 import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
-import type { SeqOps } from '../seqOps.ts';
+import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
 import { WebGpuNnOps } from './webgpuNn.ts';
-import { WebGpuSeqOps } from './webgpuSeq.ts';
+import { decodeStepKernel, WebGpuSeqOps } from './webgpuSeq.ts';
 import { WebGpuPpoOps } from './webgpuPpo.ts';
 import { Scopes } from '../scope.ts';
 
@@ -115,6 +115,10 @@ export class WebGpuBackend implements Backend {
    */
   precompile(): Promise<void> {
     return this.rt.pipelines.precompile(declaredKernels());
+  }
+
+  precompileShape(shape: DecodeShape): Promise<void> {
+    return this.rt.pipelines.precompile([decodeStepKernel(shape)]);
   }
 
   scope<T>(fn: () => T): T {

@@ -2,9 +2,9 @@
 // Each records its kernels into the shared encoder; nothing here reads back.
 import { groups } from '../../gpu/runtime.ts';
 import { uniforms } from '../../gpu/uniforms.ts';
-import { kernel } from '../../gpu/pipelines.ts';
+import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes.ts';
-import type { BlockOffsets, DecodeModel, SampleParams, SeqOps } from '../seqOps.ts';
+import type { BlockOffsets, DecodeModel, DecodeShape, SampleParams, SeqOps } from '../seqOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, type GpuOpsHost } from './gpuTensor.ts';
 import { elementGrid } from './webgpuNn.ts';
@@ -29,15 +29,29 @@ const SAMPLE_STEP = kernel({ shader: 'sample', entry: 'sample_step', uniform: tr
 
 /** One decode position through the whole model, one workgroup per ≤ 4 rows (shaders/decode_step.wgsl). */
 const DECODE_WG = 64;
-const DECODE_WM = 3840; // the shader's WM: f32 words of workgroup memory
+const DECODE_WM_MAX = 3840; // f32 words of workgroup memory at most (15 KiB, under WebGPU's 16 KiB minimum)
 const DECODE_MAX_ROWS = 4; // the shader's register block
 
-/** Rows per decode workgroup: as many as fit (≤ 4), each costing 7D + H·Smax + 2 words of workgroup memory. */
+/** Workgroup words one row of the decode step uses: x, h, qkv/fc (6D), the scores (H·Smax), μ and r. */
+const rowWords = (D: number, H: number, Smax: number) => 6 * D + H * Smax + 2;
+
+/** Rows per decode workgroup: as many as fit (≤ 4, ≤ B). */
 export function decodeRows(B: number, D: number, H: number, Smax: number): number {
-  const fit = Math.floor(DECODE_WM / (7 * D + H * Smax + 2));
+  const fit = Math.floor(DECODE_WM_MAX / rowWords(D, H, Smax));
   return Math.max(1, Math.min(DECODE_MAX_ROWS, B, fit));
 }
-const DECODE_STEP = kernel({ shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG } });
+
+/**
+ * The decode step's kernel for one model shape, its workgroup memory sized for ⌈rows that fit⌉ of
+ * any batch. Not a fixed declared kernel: on SwiftShader its build time grows with that size (the
+ * zero-initialisation of workgroup memory is compiled per word), so each shape gets exactly what
+ * it needs; `Backend.precompileShape` builds it ahead of use.
+ */
+export function decodeStepKernel(s: DecodeShape): KernelSpec {
+  const words = rowWords(s.dModel, s.nHead, s.seqLen);
+  const WM = decodeRows(DECODE_MAX_ROWS, s.dModel, s.nHead, s.seqLen) * words;
+  return { shader: 'decode_step', entry: 'decode_step', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG, WM } };
+}
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
 
 export class WebGpuSeqOps implements SeqOps {
@@ -129,7 +143,7 @@ export class WebGpuSeqOps implements SeqOps {
     const w = uniforms().u32(B).u32(D).u32(H).u32(V).u32(model.maxPos).u32(Smax).u32(pos).u32(model.nLayer).f32(model.eps).f32(1 / Math.sqrt(D / H)).u32(stride).u32(R);
     w.u32(model.wte).u32(model.wpe).u32(model.lnfG).u32(model.lnfB).u32(layerStride);
     for (const k of BLOCK_FIELDS) w.u32(b0[k]);
-    this.be.rt.dispatch(DECODE_STEP, [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [Math.ceil(B / R)]);
+    this.be.rt.dispatch(decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }), [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], w.bytes(), [Math.ceil(B / R)]);
     return logits;
   }
 }
