@@ -47,11 +47,13 @@ describe.each(BACKENDS)('reward model training on %s', (_name, makeBackend) => {
 // WebGPU-vs-CPU gradient test in rm_bradley_terry.test.ts).
 // Sized so the bound is far from the noise: 60 steps and 128 held-out pairs ended anywhere in
 // 0.63–0.77 across seeds (a 128-pair accuracy alone has a standard error of ±0.04); 120 steps on
-// 256 pairs ended in 0.77–0.83 over 12 seeds, so 0.70 fails only if training really got worse.
+// 256 pairs ended in 0.77–0.83 over 12 seeds, but TEST_SEED=318654507 drew a model that started
+// at 0.563 and ended at 0.707 (gain 0.144 < 0.15). 200 steps: 0.754–0.852 over that seed and
+// seeds 1–9, gains 0.19–0.35, so both bounds fail only if training really got worse.
 describe('reward model generalisation (cpu)', () => {
   const _name = 'cpu';
   const makeBackend = BACKENDS.find(([n]) => n === 'cpu')![1];
-  it('raises held-out pairwise accuracy well above 50% in 120 steps', async () => {
+  it('raises held-out pairwise accuracy well above 50% in 200 steps', async () => {
     const be = await makeBackend();
     const seed = rng(21).int(0, 1e9);
     const rm = RewardModel.fresh(be, cfg, ALPHABET, 'sentiment', seed);
@@ -59,7 +61,7 @@ describe('reward model generalisation (cpu)', () => {
     const before = await rm.accuracy(heldOut);
     const log = await rm.train((r) => sentimentTask.preferencePair(r), {
       ...DEFAULT_RM_TRAIN,
-      steps: 120,
+      steps: 200,
       pairsPerStep: 16,
       seed,
       peakLr: 3e-3,
