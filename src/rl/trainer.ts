@@ -120,9 +120,7 @@ export class PpoTrainer {
     if (config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init.onStage ?? (() => {}));
     t.checkShapes(config);
-    // Rollouts and held-out samples decode at one shape (checkShapes: P + response ≤ maxSeq).
-    const { dModel, nHead } = actor.cfg;
-    await be.precompileShape({ dModel, nHead, seqLen: promptWidth(task) + config.maxResponseLength });
+    await be.precompileShape(decodeShapeOf(config, actor.cfg));
     return t;
   }
 
@@ -610,9 +608,12 @@ function throwIfInvalid(c: PpoConfig): void {
 }
 
 /** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
-/** The shape `config`'s rollouts and held-out samples decode at, from its model sizes (a hint: create() uses the checkpoint's). */
-export function decodeShapeOf(config: PpoConfig): DecodeShape {
-  return { dModel: config.dModel, nHead: config.nHead, seqLen: promptWidth(getTask(config.task)) + config.maxResponseLength };
+/**
+ * The one shape `config`'s rollouts and held-out samples decode at with a model of these sizes
+ * (the checkpoint's, which need not be the config's): checkShapes keeps P + response ≤ maxSeq.
+ */
+export function decodeShapeOf(config: PpoConfig, model: { dModel: number; nHead: number }): DecodeShape {
+  return { dModel: model.dModel, nHead: model.nHead, seqLen: promptWidth(getTask(config.task)) + config.maxResponseLength };
 }
 
 export function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {

@@ -301,14 +301,20 @@ export class TrainerHost {
    * Starts building the decode kernels for the config's model shape beside the fixed kernels, not
    * after them: the trainer waits for the same pipeline when it is made, so Start right after
    * "ready" does not compile it alone. Called when a config arrives, not at connect, where the
-   * config may still be the default the page is about to replace. Idempotent per shape; a failure
-   * shows where the pipeline is used.
+   * config may still be the default the page is about to replace (a wasted build cost the first
+   * point ~1.5 s). Idempotent per shape; a failure shows where the pipeline is used.
    */
   private precompileDecode(): void {
     const be = this.be;
     if (!be) return;
+    const config = this.config;
     void Promise.resolve()
-      .then(() => be.precompileShape(decodeShapeOf(this.config)))
+      .then(async () => {
+        // The model's sizes are the SFT checkpoint's (the one ensureTrainer will use), not the
+        // config's. Only a checkpoint already here or being fetched: this never starts a fetch.
+        const actor = await (this.resumeActor ?? this.loaded.actor ?? this.fetched.get(getTask(config.task).name));
+        if (actor) await be.precompileShape(decodeShapeOf(config, parseCheckpoint(actor).config));
+      })
       .catch(() => undefined);
   }
 

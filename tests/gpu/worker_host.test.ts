@@ -5,10 +5,12 @@
 // a scripted stand-in here (its own tests cover the math); worker_ppo.test.ts runs the real one.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import { saveCheckpoint } from '../../src/model/checkpoint.ts';
+import type { DecodeShape } from '../../src/backend/seqOps.ts';
+import { parseCheckpoint, saveCheckpoint } from '../../src/model/checkpoint.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
+import { promptWidth } from '../../src/rl/rollout.ts';
 import type { IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
 import { getTask } from '../../src/tasks/index.ts';
 import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
@@ -270,6 +272,27 @@ describe('TrainerHost', () => {
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment' } });
     expect(h.fetched).toEqual(['arithmetic', 'sentiment']);
     expect(h.of('error')).toHaveLength(0);
+  });
+
+  it("a config starts building the decode step at the SFT checkpoint's shape, not the config's sizes, and fetches nothing itself", async () => {
+    const shapes: DecodeShape[] = [];
+    const original = cpuBackend.precompileShape;
+    cpuBackend.precompileShape = async (shape) => {
+      shapes.push(shape);
+    };
+    try {
+      const h = harness();
+      await h.send({ type: 'init', backend: 'cpu' });
+      // The checkpoint is dModel 32 (tinyCfg); the config asks for 64, which the checkpoint overrides.
+      await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, dModel: 64, nHead: 4, maxResponseLength: 5 } });
+      await until(() => shapes.length > 0, 'the decode precompile');
+      const sft = parseCheckpoint(await sftBytes(arithmetic.alphabet, 'arithmetic')).config;
+      expect(sft.dModel).toBe(32);
+      expect(shapes[0]).toEqual({ dModel: sft.dModel, nHead: sft.nHead, seqLen: promptWidth(arithmetic) + 5 });
+      expect(h.fetched).toEqual(['arithmetic']);
+    } finally {
+      cpuBackend.precompileShape = original;
+    }
   });
 
   it('a prefetch that failed is not kept: the step fetches again and trains', async () => {

@@ -5,7 +5,7 @@ import type { Backend } from '../backend.ts';
 import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
-import type { SeqOps } from '../seqOps.ts';
+import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { CpuNnOps } from './cpuNn.ts';
 import { CpuPpoOps } from './cpuPpo.ts';
@@ -63,8 +63,8 @@ export class CpuBackend implements Backend {
   scope<T>(fn: () => T): T {
     return this.scopes.run(fn);
   }
-  precompileShape(): Promise<void> {
-    return Promise.resolve();
+  precompileShape(_shape: DecodeShape): Promise<void> {
+    return Promise.resolve(); // nothing to build ahead on the CPU
   }
   flush(): void {}
   counters(): GpuCounters {
