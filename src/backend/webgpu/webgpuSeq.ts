@@ -42,10 +42,11 @@ export function decodeRows(B: number, D: number, H: number, Smax: number): numbe
 }
 
 /**
- * The decode step's kernel for one model shape, its workgroup memory sized for ⌈rows that fit⌉ of
- * any batch. Not a fixed declared kernel: on SwiftShader its build time grows with that size (the
- * zero-initialisation of workgroup memory is compiled per word), so each shape gets exactly what
- * it needs; `Backend.precompileShape` builds it ahead of use.
+ * The decode step's kernel for one model shape, its workgroup memory sized for the most rows that
+ * fit (≤ 4), whatever the batch, so a shape has one pipeline. Not a fixed declared kernel: on
+ * SwiftShader its build time grows with that size (the zero-initialisation of workgroup memory is
+ * compiled per word), so each shape gets exactly what it needs; `Backend.precompileShape` builds
+ * it ahead of use.
  */
 export function decodeStepKernel(s: DecodeShape): KernelSpec {
   const words = rowWords(s.dModel, s.nHead, s.seqLen);
