@@ -38,18 +38,30 @@ function MetricChart(props: { title: string; metric: string; runs: readonly RunR
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
   const shownAt = useRef(0);
+  // Set by the catch-up timer: its render must take the new runs even if the timer fired a
+  // fraction of a millisecond before OFFSCREEN_REFRESH_MS by performance.now(). Without it that
+  // render left the chart stale with no timer pending, until the next metrics flush (an
+  // off-screen chart stayed empty after a burst of messages: e2e/charts.spec.ts under load).
+  const due = useRef(false);
   const [, refresh] = useState(0);
   const now = performance.now();
-  if (shown.current !== props.runs && (near || now - shownAt.current >= OFFSCREEN_REFRESH_MS)) {
+  if (shown.current !== props.runs && (near || due.current || now - shownAt.current >= OFFSCREEN_REFRESH_MS)) {
     shown.current = props.runs;
     shownAt.current = now;
+    due.current = false;
   }
   // Off screen, catch up within OFFSCREEN_REFRESH_MS even after the trainer stops sending, so a
   // printout or full-page capture is never more stale than that.
   const stale = shown.current !== props.runs;
   useEffect(() => {
     if (!stale) return;
-    const t = setTimeout(() => refresh((x) => x + 1), Math.max(0, shownAt.current + OFFSCREEN_REFRESH_MS - performance.now()));
+    const t = setTimeout(
+      () => {
+        due.current = true;
+        refresh((x) => x + 1);
+      },
+      Math.max(0, shownAt.current + OFFSCREEN_REFRESH_MS - performance.now()),
+    );
     return () => clearTimeout(t);
   }, [stale]);
   return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} />;
