@@ -607,7 +607,6 @@ function throwIfInvalid(c: PpoConfig): void {
   if (problems.length > 0) throw new Error(`invalid PPO config:\n  ${problems.map((p) => p.message).join('\n  ')}`);
 }
 
-/** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
 /**
  * The one shape `config`'s rollouts and held-out samples decode at with a model of these sizes
  * (the checkpoint's, which need not be the config's): checkShapes keeps P + response ≤ maxSeq.
@@ -616,6 +615,7 @@ export function decodeShapeOf(config: PpoConfig, model: { dModel: number; nHead:
   return { dModel: model.dModel, nHead: model.nHead, seqLen: promptWidth(getTask(config.task)) + config.maxResponseLength };
 }
 
+/** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
 export function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
   return heldOutSamples(model, task, tok, count, maxNew, { temperature: 1, topK: 1, topP: 1, seed: 0, repeat: 1 });
 }
