@@ -3,7 +3,7 @@
 // mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
 // with createComputePipeline (what the first iteration does when nothing is precompiled), and all
 // at once with createComputePipelineAsync (WebGpuBackend.precompile). Then the slowest kernels.
-// The set is the declared kernels plus the fused decode step at config S's shape (the one kernel
+// The set is the declared kernels this adapter dispatches (as the page builds them) plus the fused decode step at config S's shape (the one kernel
 // built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { decodeStepKernel } from '../backend/webgpu/webgpuSeq.ts';
@@ -21,9 +21,9 @@ async function freshBackend(): Promise<WebGpuBackend> {
 export async function printCompileBench(): Promise<unknown> {
   const S = BENCH_CONFIGS[0];
   const decodeS = decodeStepKernel({ dModel: S.dModel, nHead: S.nHead, seqLen: S.prompt + S.response });
-  const kernels = [...declaredKernels(), decodeS];
-  const perKernel: [string, number][] = [];
   let be = await freshBackend();
+  const kernels = [...declaredKernels(be.rt.cpuAdapter), decodeS];
+  const perKernel: [string, number][] = [];
   let t0 = performance.now();
   for (const k of kernels) {
     const t = performance.now();

@@ -31,17 +31,32 @@ export function specKey(spec: KernelSpec): string {
   return `${spec.shader}#${spec.entry}|${spec.uniform ? 'u' : ''}${spec.storage.join('')}|${consts}`;
 }
 
-/** Every kernel the backend declares (module-level specs register themselves through `kernel`). */
-const DECLARED = new Map<string, KernelSpec>();
+/**
+ * Which adapters dispatch a kernel: some ops pick a variant by adapter (`GpuRuntime.cpuAdapter`),
+ * e.g. a serial reduction without barriers on a CPU implementation of WebGPU, a workgroup tree on
+ * a GPU. A kernel the adapter never dispatches need not be built before the first iteration.
+ */
+export type AdapterKind = 'gpu' | 'cpu';
 
-/** Declares a kernel the backend may dispatch, so `PipelineCache.precompile` can build it ahead of use. */
-export function kernel<T extends KernelSpec>(spec: T): T {
-  DECLARED.set(specKey(spec), spec);
+/** Every kernel the backend declares (module-level specs register themselves through `kernel`). */
+const DECLARED = new Map<string, { spec: KernelSpec; only?: AdapterKind }>();
+
+/**
+ * Declares a kernel the backend may dispatch, so `PipelineCache.precompile` can build it ahead of
+ * use; `only` names the one kind of adapter that dispatches it (the op's variant choice).
+ */
+export function kernel<T extends KernelSpec>(spec: T, only?: AdapterKind): T {
+  DECLARED.set(specKey(spec), { spec, only });
   return spec;
 }
 
-export function declaredKernels(): KernelSpec[] {
-  return [...DECLARED.values()];
+/**
+ * The declared kernels; with `cpuAdapter`, only those that kind of adapter dispatches (on
+ * SwiftShader the GPU-only variants cost ~0.2 s of building that the first chart would wait for).
+ */
+export function declaredKernels(cpuAdapter?: boolean): KernelSpec[] {
+  const kind: AdapterKind | undefined = cpuAdapter === undefined ? undefined : cpuAdapter ? 'cpu' : 'gpu';
+  return [...DECLARED.values()].filter((d) => kind === undefined || d.only === undefined || d.only === kind).map((d) => d.spec);
 }
 
 export class PipelineCache {

@@ -41,11 +41,11 @@ async function makeBackend(
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
   const be = new WebGpuBackend(rt);
-  // Every kernel at once through createComputePipelineAsync: the browser compiles them off this
-  // thread while the page loads and the user reads, instead of one by one inside the first
-  // iteration, in the order the backend declares them; each one's completion is counted so the
-  // page can show how far compilation is.
-  const kernels = declaredKernels();
+  // Every kernel this adapter dispatches, at once, through createComputePipelineAsync: the browser
+  // compiles them off this thread while the page loads and the user reads, instead of one by one
+  // inside the first iteration, in the order the backend declares them; each one's completion is
+  // counted so the page can show how far compilation is.
+  const kernels = declaredKernels(rt.cpuAdapter);
   const t0 = performance.now();
   let done = 0;
   const compiled = Promise.all(

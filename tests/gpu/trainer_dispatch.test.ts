@@ -46,18 +46,24 @@ describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
     }
   });
 
-  it('precompile and the trainer build every kernel an iteration dispatches: the iteration compiles nothing more', async () => {
+  // Both variant choices on this one adapter: as a CPU implementation (SwiftShader's own choice)
+  // and as a GPU (GpuRuntime.cpuAdapter forced off, the branch a laptop GPU takes).
+  it.each([true, false])('precompile (cpuAdapter = %s) and the trainer build every kernel an iteration dispatches: the iteration compiles nothing more', async (cpuAdapter) => {
     const shared = await webgpuBackend();
     // A fresh pipeline cache on the same device, so nothing is built yet.
     const be = new WebGpuBackend(new GpuRuntime(shared.rt.device, shared.rt.adapterName));
+    be.rt.cpuAdapter = cpuAdapter;
     expect(be.rt.pipelines.size).toBe(0);
     await be.precompile();
-    expect(be.rt.pipelines.size).toBe(declaredKernels().length);
+    const declared = declaredKernels(cpuAdapter).length;
+    expect(be.rt.pipelines.size).toBe(declared);
+    // The variants only the other kind of adapter dispatches were left out.
+    expect(declared).toBeLessThan(declaredKernels().length);
     const trainer = await benchTrainer(be, BENCH_CONFIGS.find((c) => c.name === 'S')!);
     try {
       // Creating the trainer built its one decode shape (the fused decode step, sized per shape).
       const built = be.rt.pipelines.size;
-      expect(built).toBe(declaredKernels().length + 1);
+      expect(built).toBe(declared + 1);
       await trainer.iteration();
       expect(be.rt.pipelines.size).toBe(built);
     } finally {

@@ -110,11 +110,11 @@ export class WebGpuBackend implements Backend {
 
   /**
    * Compiles every kernel this backend declares, in parallel (createComputePipelineAsync), so the
-   * first iteration does not compile ~50 pipelines one after the other. Optional: kernels not yet
-   * built when first dispatched are compiled on the spot.
+   * first iteration does not compile ~50 pipelines one after the other; only the variants this
+   * adapter dispatches. Optional: kernels not yet built when first dispatched are compiled on the spot.
    */
   precompile(): Promise<void> {
-    return this.rt.pipelines.precompile(declaredKernels());
+    return this.rt.pipelines.precompile(declaredKernels(this.rt.cpuAdapter));
   }
 
   precompileShape(shape: DecodeShape): Promise<void> {

@@ -23,7 +23,7 @@ const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
 const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
-const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' });
+const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' }, 'gpu'); // a CPU adapter always takes 8×8 (gemm)
 /**
  * The 8×8 block needs half the loads per product of the 4×4 one (what a CPU implementation of
  * WebGPU such as SwiftShader pays for), but a product with fewer than this many 8×8 blocks would
@@ -34,9 +34,9 @@ const MM_MIN_BLOCKS_8X8 = 4096;
 const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
 const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
 const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
-const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } });
+const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } }, 'gpu');
 /** LayerNorm parameter gradients by one thread per column (CPU adapters: no barriers). */
-const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } });
+const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } }, 'cpu');
 const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
@@ -50,11 +50,11 @@ const EMB_BACKWARD = kernel({ shader: 'embedding', entry: 'embedding_backward', 
 const SLICE_FORWARD = kernel({ shader: 'slice', entry: 'slice_forward', uniform: true, storage: ['read', 'rw'], constants: { WG: SLICE_WG } });
 const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
 const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
-const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } });
-const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' });
+const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } }, 'gpu');
+const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' }, 'gpu');
 // CPU adapters: no barriers (NORM_SERIAL_THREADS partial sums, then one thread adds them).
-const NORM_PARTIAL_SERIAL = kernel({ ...NORM_PARTIAL, entry: 'norm_partial_serial', constants: { WG: 64 } });
-const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: true, storage: ['read', 'rw'] });
+const NORM_PARTIAL_SERIAL = kernel({ ...NORM_PARTIAL, entry: 'norm_partial_serial', constants: { WG: 64 } }, 'cpu');
+const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: true, storage: ['read', 'rw'] }, 'cpu');
 const NORM_SERIAL_THREADS = 256;
 const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
 // LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
