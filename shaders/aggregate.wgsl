@@ -50,8 +50,7 @@ struct FinalParams {
 @group(0) @binding(2) var<storage, read> row_mask: array<f32>;
 @group(0) @binding(3) var<storage, read_write> rows_out: array<f32>;
 
-var<workgroup> row_n: array<f32, WG>;
-var<workgroup> row_c: array<f32, WG>;
+// @include lib_tree_sum
 
 @compute @workgroup_size(WG)
 fn agg_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -65,19 +64,11 @@ fn agg_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) 
       c += m * x[b * R.A + a];
     }
   }
-  row_n[lid] = n;
-  row_c[lid] = c;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      row_n[lid] += row_n[lid + stride];
-      row_c[lid] += row_c[lid + stride];
-    }
-    workgroupBarrier();
-  }
+  let total_n = tree_sum(lid, n);
+  let total_c = tree_sum(lid, c);
   if (lid == 0u) {
-    rows_out[b * ROW_STRIDE] = row_n[0];
-    rows_out[b * ROW_STRIDE + 1u] = row_c[0];
+    rows_out[b * ROW_STRIDE] = total_n;
+    rows_out[b * ROW_STRIDE + 1u] = total_c;
   }
 }
 
@@ -94,8 +85,8 @@ const SUMS: u32 = 7u;
 var<workgroup> red: array<f32, WG_FINAL>;
 var<workgroup> scale: array<f32, 4>; // [1/N or 0, 1/S or 0, 1/(B·A), 1/A]
 
-/** The tree sum over the workgroup of each thread's x; every thread gets it. */
-fn tree_sum(lid: u32, x: f32) -> f32 {
+/** lib_tree_sum's tree_sum over agg_finalize's WG_FINAL threads; every thread gets it. */
+fn final_sum(lid: u32, x: f32) -> f32 {
   red[lid] = x;
   workgroupBarrier();
   for (var stride = WG_FINAL / 2u; stride > 0u; stride = stride / 2u) {
@@ -120,7 +111,7 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     for (var k = 0u; k < F.K; k++) { acc[3u + k] += rows[b * ROW_STRIDE + 1u + k]; }
   }
   var total: array<f32, SUMS>;
-  for (var j = 0u; j < min(SUMS, 3u + F.K); j++) { total[j] = tree_sum(lid, acc[j]); }
+  for (var j = 0u; j < min(SUMS, 3u + F.K); j++) { total[j] = final_sum(lid, acc[j]); }
   if (lid == 0u) {
     let inv_n = select(0.0, 1.0 / total[0], total[0] > 0.0);
     let inv_s = select(0.0, 1.0 / total[1], total[1] > 0.0);

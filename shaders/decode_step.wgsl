@@ -8,9 +8,9 @@
 //   per block l:
 //     h   = LN(x; ln_1)      LN(x) = (x − μ)·r·γ + β, μ = Σx/D, r = 1/sqrt(Σ(x − μ)²/D + eps)
 //     qkv = h·W_attn + b_attn                              (3D) = q | k | v
-//     kv[l].k[b,p] = k, kv[l].v[b,p] = v                   (cache write)
+//     kv[l].k[b,p] = k, kv[l].v[b,p] = v                   (cache write, straight from the dense layer)
 //     per head: s_j = q·k_j/√Dh over j ≤ p with mask[b,j] = 1; P = softmax(s) (max-subtracted);
-//               att = Σ_j P_j v_j (k_p, v_p from this step); no visible key → att = 0
+//               att = Σ_j P_j v_j (k_p, v_p read back from the cache); no visible key → att = 0
 //     mid = x + att·W_proj + b_proj                        (in place of x: x is not read again)
 //     h   = LN(mid; ln_2);  fc = gelu(h·W_fc + b_fc)       (tanh approximation, matmul.wgsl's gelu)
 //     x   = mid + fc·W_mlp + b_mlp                          (in place)
@@ -30,10 +30,12 @@
 // Layout: one workgroup of WG threads per R consecutive rows (grid ⌈B/R⌉; the last group may hold
 //   fewer). Workgroup memory is one array `wm` (below) holding, for the group's rows, the
 //   residual x (mid overwrites it), the LayerNorm output h (the attention output `att` reuses it
-//   once qkv is made), qkv (the MLP's hidden fc reuses it), the attention scores and the rows'
-//   LayerNorm statistics. The host picks R ≤ 4 and sizes WM = R·(6D + H·Smax + 2) to the model:
-//   workgroup memory is zero-initialised, and SwiftShader compiles that per word (a fixed
-//   3840-word wm cost ~3 s to build, the most of any kernel).
+//   once q is made), q, the attention scores (the MLP's hidden fc reuses q's and the scores' words)
+//   and the rows' LayerNorm statistics; k and v go from the dense layer straight to the caches,
+//   where the attention reads them after a storage barrier. The host picks R ≤ 4 and sizes
+//   WM = R·(2D + max(D + H·Smax, 4D) + 2) to the model: workgroup memory is zero-initialised, and
+//   SwiftShader compiles that per word (a fixed 3840-word wm cost ~3 s to build, the most of any
+//   kernel; 6D + H·Smax words a row before k, v and fc stopped taking words of their own).
 //   Dense layers: thread t owns 4 adjacent output columns of all R rows, one vec4 of weights per
 //   k shared by the rows (a CPU adapter pays per load: 4 + R loads for 4R products instead of 5
 //   for 4 with a workgroup per row). The head: thread t owns 4 vocabulary entries of all R rows.
@@ -88,10 +90,14 @@ struct U {
 @group(0) @binding(7) var<storage, read> params4: array<vec4f>; // binding 1 again, 4 floats at a time
 
 // Regions of wm for R rows of width D (row r of a region at region + r·width):
-//   X = 0 (R·D; x, then mid), HH = R·D (R·D; h, then att), QKV = 2R·D (R·3D; then fc, R·4D),
-//   SC = 6R·D (R·H·Smax scores; row r, head hh, key j at SC + (r·H + hh)·Smax + j),
-//   ST = SC + R·H·Smax (2R: μ, r of each row).
+//   X = 0 (R·D; x, then mid), HH = R·D (R·D; h, then att), Q = 2R·D (R·D: q),
+//   SC = 3R·D (R·H·Smax scores; row r, head hh, key j at SC + (r·H + hh)·Smax + j),
+//   FC = Q (R·4D: the MLP's hidden, over q and the scores, both dead by then),
+//   ST = Q + max(R·D + R·H·Smax, 4R·D) (2R: μ, r of each row).
 var<workgroup> wm: array<f32, WM>;
+
+/** The group's first sequence row (wid.x·R), for the dense layer's cache writes. */
+var<private> group_row0: u32;
 
 const GELU_C: f32 = 0.7978845608028654; // √(2/π)
 const GELU_A: f32 = 0.044715;
@@ -135,7 +141,8 @@ fn ln_apply(src: u32, dst: u32, st: u32, g: u32, bb: u32, nr: u32, t: u32) {
 /**
  * Dense layer for the group's rows: out[r, n] = bias[n] + Σ_k in[r, k]·W[k, n], W (K, N) row-major
  * at params offset w, bias at bo (both multiples of 4). Thread t owns columns 4j..4j+3 of every row.
- * mode 0: wm[dst + r·N + n] = y; 1: wm[dst + r·N + n] = gelu(y); 2: wm[dst + r·N + n] = wm[res + r·N + n] + y.
+ * mode 0: wm[dst + r·N + n] = y; 1: wm[dst + r·N + n] = gelu(y); 2: wm[dst + r·N + n] = wm[res + r·N + n] + y;
+ * 3 (qkv, N = 3D): q to wm[dst + r·D + n], k and v to layer l's caches at position pos, res = l's k offset.
  */
 fn dense(src: u32, K: u32, N: u32, w: u32, bo: u32, dst: u32, mode: u32, res: u32, nr: u32, t: u32) {
   let n4 = N / 4u;
@@ -168,12 +175,28 @@ fn dense(src: u32, K: u32, N: u32, w: u32, bo: u32, dst: u32, mode: u32, res: u3
 
 fn dense_out(dst: u32, N: u32, n: u32, r: u32, y: vec4f, mode: u32, res: u32, nr: u32) {
   if (r >= nr) { return; }
+  if (mode == 3u) {
+    qkv_out(dst, n, r, y, res);
+    return;
+  }
   let o = r * N + n;
   for (var i = 0u; i < 4u; i++) {
     var v = y[i];
     if (mode == 1u) { v = gelu(v); } else if (mode == 2u) { v = wm[res + o + i] + v; }
     wm[dst + o + i] = v;
   }
+}
+
+/** Columns n..n+3 of row r's q | k | v (never across a part: D is a multiple of 4). */
+fn qkv_out(q: u32, n: u32, r: u32, y: vec4f, k_base: u32) {
+  let D = u.D;
+  if (n < D) {
+    for (var i = 0u; i < 4u; i++) { wm[q + r * D + n + i] = y[i]; }
+    return;
+  }
+  let part = n / D; // 1 = k, 2 = v
+  let c = k_base + (part - 1u) * u.kv_stride + ((group_row0 + r) * u.Smax + u.pos) * D + (n - part * D);
+  for (var i = 0u; i < 4u; i++) { kv[c + i] = y[i]; }
 }
 
 @compute @workgroup_size(WG)
@@ -186,13 +209,15 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
   let p = u.pos;
   let R = u.rows;
   let b0 = wid.x * R;
+  group_row0 = b0;
   let nr = min(R, u.B - b0);
   let RD = R * D;
   let X = 0u;
   let HH = RD;
-  let QKV = 2u * RD;
-  let SC = 6u * RD;
-  let ST = SC + R * H * Smax;
+  let Q = 2u * RD;
+  let SC = 3u * RD;
+  let FC = Q;
+  let ST = Q + max(RD + R * H * Smax, 4u * RD);
 
   for (var e = t; e < nr * D; e += WG) {
     let r = e / D;
@@ -210,31 +235,22 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
     workgroupBarrier();
     ln_apply(X, HH, ST, u.ln1_g + o, u.ln1_b + o, nr, t);
     workgroupBarrier();
-    dense(HH, D, 3u * D, u.attn_w + o, u.attn_b + o, QKV, 0u, 0u, nr, t); // qkv = h·W_attn + b_attn
-    workgroupBarrier();
-    // Cache write of position p, and the scores of every head against keys j < p (cache) and p (here).
     let k_base = 2u * l * u.kv_stride;
     let v_base = k_base + u.kv_stride;
-    for (var e = t; e < nr * D; e += WG) {
-      let r = e / D;
-      let d = e % D;
-      let c = ((b0 + r) * Smax + p) * D + d;
-      kv[k_base + c] = wm[QKV + r * 3u * D + D + d];
-      kv[v_base + c] = wm[QKV + r * 3u * D + 2u * D + d];
-    }
+    dense(HH, D, 3u * D, u.attn_w + o, u.attn_b + o, Q, 3u, k_base, nr, t); // q | k | v = h·W_attn + b_attn
+    storageBarrier(); // position p's k and v, written to the caches, are read below
+    workgroupBarrier();
+    // The scores of every head against keys j ≤ p.
     let np = p + 1u;
     for (var e = t; e < nr * H * np; e += WG) {
       let j = e % np;
       let rh = e / np; // r·H + hh
       let r = rh / H;
       let hh = rh % H;
-      let q = QKV + r * 3u * D + hh * Dh;
+      let q = Q + r * D + hh * Dh;
       let kc = k_base + ((b0 + r) * Smax + j) * D + hh * Dh;
       var s = 0.0;
-      for (var d = 0u; d < Dh; d++) {
-        let kj = select(kv[kc + d], wm[q + D + d], j == p);
-        s += wm[q + d] * kj;
-      }
+      for (var d = 0u; d < Dh; d++) { s += wm[q + d] * kv[kc + d]; }
       wm[SC + rh * Smax + j] = s * u.scale;
     }
     workgroupBarrier();
@@ -264,12 +280,8 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
       let d = e % D;
       let sc = SC + (r * H + d / Dh) * Smax;
       let vc = v_base + (b0 + r) * Smax * D + d;
-      let vp = wm[QKV + r * 3u * D + 2u * D + d];
       var acc = 0.0;
-      for (var j = 0u; j <= p; j++) {
-        let vj = select(kv[vc + j * D], vp, j == p);
-        acc += wm[sc + j] * vj;
-      }
+      for (var j = 0u; j <= p; j++) { acc += wm[sc + j] * kv[vc + j * D]; }
       wm[HH + e] = acc;
     }
     workgroupBarrier();
@@ -279,9 +291,9 @@ fn decode_step(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
     workgroupBarrier();
     ln_apply(X, HH, ST, u.ln2_g + o, u.ln2_b + o, nr, t);
     workgroupBarrier();
-    dense(HH, D, 4u * D, u.fc_w + o, u.fc_b + o, QKV, 1u, 0u, nr, t); // fc = gelu(h·W_fc + b_fc)
+    dense(HH, D, 4u * D, u.fc_w + o, u.fc_b + o, FC, 1u, 0u, nr, t); // fc = gelu(h·W_fc + b_fc)
     workgroupBarrier();
-    dense(QKV, 4u * D, D, u.mlp_w + o, u.mlp_b + o, X, 2u, X, nr, t); // x = mid + fc·W_mlp + b_mlp
+    dense(FC, 4u * D, D, u.mlp_w + o, u.mlp_b + o, X, 2u, X, nr, t); // x = mid + fc·W_mlp + b_mlp
     workgroupBarrier();
   }
   ln_stats(X, ST, nr, t);

@@ -43,26 +43,19 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out_logprobs: array<f32>;
 @group(0) @binding(4) var<storage, read_write> out_entropy: array<f32>;
 
-var<workgroup> red0: array<f32, WG>;
-var<workgroup> red1: array<f32, WG>;
-var<workgroup> red2: array<f32, WG>;
+// @include lib_tree_sum
 
-fn tree_max(lid: u32) {
+/** The max over the workgroup of each thread's x, through lib_tree_sum's array; all threads get it. */
+fn tree_max(lid: u32, x: f32) -> f32 {
+  tree[lid] = x;
+  workgroupBarrier();
   for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { red0[lid] = max(red0[lid], red0[lid + stride]); }
+    if (lid < stride) { tree[lid] = max(tree[lid], tree[lid + stride]); }
     workgroupBarrier();
   }
-}
-
-fn tree_sum3(lid: u32) {
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      red0[lid] += red0[lid + stride];
-      red1[lid] += red1[lid + stride];
-      red2[lid] += red2[lid + stride];
-    }
-    workgroupBarrier();
-  }
+  let m = tree[0];
+  workgroupBarrier();
+  return m;
 }
 
 // @include lib_row_stats
@@ -71,11 +64,7 @@ fn tree_sum3(lid: u32) {
 fn row_stats(base: u32, tok: u32, lid: u32) -> RowStats {
   var m = logits[base]; // V ≥ 1; a real element avoids needing a lowest-f32 literal
   for (var v = lid; v < P.V; v += WG) { m = max(m, logits[base + v]); }
-  red0[lid] = m;
-  workgroupBarrier();
-  tree_max(lid);
-  m = red0[0];
-  workgroupBarrier();
+  m = tree_max(lid, m);
 
   var s = 0.0;
   var s1 = 0.0;
@@ -87,14 +76,9 @@ fn row_stats(base: u32, tok: u32, lid: u32) -> RowStats {
     s1 += e * d;
     if (v != tok) { other += e; }
   }
-  red0[lid] = s;
-  red1[lid] = s1;
-  red2[lid] = other;
-  workgroupBarrier();
-  tree_sum3(lid);
-  let r = RowStats(m, red0[0], red1[0], red2[0]);
-  workgroupBarrier();
-  return r;
+  let sum = tree_sum(lid, s);
+  let sum1 = tree_sum(lid, s1);
+  return RowStats(m, sum, sum1, tree_sum(lid, other));
 }
 
 fn clamped_token(row: u32) -> u32 {

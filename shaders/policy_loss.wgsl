@@ -50,17 +50,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> grad_logprobs: array<f32>;
 @group(0) @binding(7) var<storage, read_write> rows: array<f32>;
 
-var<workgroup> red: array<array<f32, ROW_STRIDE>, WG>;
-
-fn reduce_rows(lid: u32) {
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      for (var j = 0u; j < ROW_STRIDE; j++) { red[lid][j] += red[lid + stride][j]; }
-    }
-    workgroupBarrier();
-  }
-}
+// @include lib_tree_sum
 
 @compute @workgroup_size(WG)
 fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -77,10 +67,8 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
         pre[1] += m * (logprobs[i] - old_logprobs[i]);
       }
     }
-    red[lid] = pre;
-    reduce_rows(lid);
-    seq_log_ratio = red[0][1] / max(red[0][0], 1.0);
-    workgroupBarrier();
+    let n = tree_sum(lid, pre[0]);
+    seq_log_ratio = tree_sum(lid, pre[1]) / max(n, 1.0);
   }
   var acc: array<f32, ROW_STRIDE>;
   for (var a = lid; a < P.A; a += WG) {
@@ -136,7 +124,8 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
     }
     grad_logprobs[i] = g;
   }
-  red[lid] = acc;
-  reduce_rows(lid);
-  if (lid < ROW_STRIDE) { rows[b * ROW_STRIDE + lid] = red[0][lid]; }
+  for (var j = 0u; j < ROW_STRIDE; j++) {
+    let total = tree_sum(lid, acc[j]);
+    if (lid == 0u) { rows[b * ROW_STRIDE + j] = total; }
+  }
 }

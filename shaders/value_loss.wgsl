@@ -36,7 +36,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> grad_values: array<f32>;
 @group(0) @binding(6) var<storage, read_write> rows: array<f32>;
 
-var<workgroup> red: array<array<f32, SUMS>, WG>;
+// @include lib_tree_sum
 
 @compute @workgroup_size(WG)
 fn value_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -71,13 +71,8 @@ fn value_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index
     }
     grad_values[i] = g;
   }
-  red[lid] = acc;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      for (var j = 0u; j < SUMS; j++) { red[lid][j] += red[lid + stride][j]; }
-    }
-    workgroupBarrier();
+  for (var j = 0u; j < SUMS; j++) {
+    let total = tree_sum(lid, acc[j]);
+    if (lid == 0u) { rows[b * ROW_STRIDE + j] = total; }
   }
-  if (lid < SUMS) { rows[b * ROW_STRIDE + lid] = red[0][lid]; }
 }

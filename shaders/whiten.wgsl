@@ -10,7 +10,7 @@
 //           1 x (n) f32, 2 mask (n) f32, 3 out (n) f32
 // Layout: a single workgroup of WG threads (WG a power of two, ≤ 256). Each thread accumulates a
 // strided slice of the positions in a fixed order, then a tree reduction in workgroup memory
-// combines the WG partials. Pass 1 gives the count and a float32 mean; pass 2 sums d = x − mean and
+// (lib_tree_sum, one quantity at a time) combines the WG partials. Pass 1 gives the count and a float32 mean; pass 2 sums d = x − mean and
 // d² (the corrected two-pass algorithm of Chan, Golub & LeVeque): mean' = mean + Σd/cnt and
 // Σ(x − mean')² = Σd² − (Σd)²/cnt, which removes pass 1's rounding error (about 1e-5 at an offset
 // of 100) instead of carrying it into every output, and avoids the cancellation of E[x²] − mean².
@@ -29,20 +29,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> mask: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 
-var<workgroup> part_sum: array<f32, WG>;
-var<workgroup> part_cnt: array<f32, WG>;
-
-// Sums part_sum and part_cnt into element 0; every thread of the workgroup must call it.
-fn tree_reduce(lid: u32) {
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s = s / 2u) {
-    if (lid < s) {
-      part_sum[lid] += part_sum[lid + s];
-      part_cnt[lid] += part_cnt[lid + s];
-    }
-    workgroupBarrier();
-  }
-}
+// @include lib_tree_sum
 
 @compute @workgroup_size(WG)
 fn whiten(@builtin(local_invocation_index) lid: u32) {
@@ -55,13 +42,8 @@ fn whiten(@builtin(local_invocation_index) lid: u32) {
       cnt += m;
     }
   }
-  part_sum[lid] = sum;
-  part_cnt[lid] = cnt;
-  tree_reduce(lid);
-  let total = part_cnt[0];
-  let mean = select(0.0, part_sum[0] / total, total > 0.0);
-  // Everyone has read element 0 before pass 2 overwrites it.
-  workgroupBarrier();
+  let total = tree_sum(lid, cnt);
+  let mean = select(0.0, tree_sum(lid, sum) / total, total > 0.0);
 
   // Pass 2 about the pass-1 mean: d = x − mean is exact in float32 (Sterbenz) for data near the
   // mean, so Σd and Σd² carry no error from a large common offset; Σd/total corrects the mean.
@@ -75,11 +57,10 @@ fn whiten(@builtin(local_invocation_index) lid: u32) {
       s2 += m * d * d;
     }
   }
-  part_sum[lid] = s1;
-  part_cnt[lid] = s2;
-  tree_reduce(lid);
-  let correction = select(0.0, part_sum[0] / total, total > 0.0);
-  let ssd = max(part_cnt[0] - part_sum[0] * correction, 0.0);
+  let sum_d = tree_sum(lid, s1);
+  let sum_d2 = tree_sum(lid, s2);
+  let correction = select(0.0, sum_d / total, total > 0.0);
+  let ssd = max(sum_d2 - sum_d * correction, 0.0);
   let variance = select(0.0, ssd / (total - 1.0), total >= 2.0);
   let scale = inverseSqrt(variance + 1e-8);
   let shift = select(mean + correction, 0.0, P.shift_mean != 0u);

@@ -32,8 +32,8 @@ const DECODE_WG = 64;
 const DECODE_WM_MAX = 3840; // f32 words of workgroup memory at most (15 KiB, under WebGPU's 16 KiB minimum)
 const DECODE_MAX_ROWS = 4; // the shader's register block
 
-/** Workgroup words one row of the decode step uses: x, h, qkv/fc (6D), the scores (H·Smax), μ and r. */
-const rowWords = (D: number, H: number, Smax: number) => 6 * D + H * Smax + 2;
+/** Workgroup words one row of the decode step uses: x, h, then q and the scores or the MLP's hidden fc (4D) over them, μ and r. */
+const rowWords = (D: number, H: number, Smax: number) => 2 * D + Math.max(D + H * Smax, 4 * D) + 2;
 
 /** Rows per decode workgroup: as many as fit (≤ 4, ≤ B). */
 export function decodeRows(B: number, D: number, H: number, Smax: number): number {
