@@ -22,6 +22,19 @@ test('teaching views show friendly empty states before data arrives', async ({ p
   await expect(page.getByText('No data yet — press Start').first()).toBeVisible();
 });
 
+test("a run's first point reaches the page at the next frame, not a redraw interval later", async ({ page }) => {
+  // Redraws are at most 5 a second (MIN_FLUSH_INTERVAL_MS = 200), but a new run's first point used
+  // to start that interval with an empty flush and wait it out. The run list counts iterations from
+  // the same store update the charts draw from.
+  const listed = await page.evaluate(async (msg) => {
+    await window.ppoPlayground!.settled();
+    window.ppoPlayground!.receive(msg);
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return document.querySelector('[data-testid="run-list"]')?.textContent ?? '(no run list)';
+  }, metricMessages(1)[0]);
+  expect(listed).toContain('1 it');
+});
+
 test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive a reload', async ({ page }) => {
   await send(page, metricMessages(1000));
   await page.getByRole('button', { name: 'Reset', exact: true }).click();

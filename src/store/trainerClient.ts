@@ -48,9 +48,13 @@ const MIN_FLUSH_INTERVAL_MS = 200;
 
 function flushFrame(): void {
   frame = 0;
-  lastFlush = performance.now();
   const { appendMetrics } = useApp.getState();
-  if (pendingRunId && pendingMetrics.length > 0) appendMetrics(pendingRunId, pendingMetrics);
+  if (pendingRunId && pendingMetrics.length > 0) {
+    appendMetrics(pendingRunId, pendingMetrics);
+    // Only a redraw starts the interval: the empty flush a run's first point makes (pendingRunId
+    // changes) used to hold that point back 200 ms.
+    lastFlush = performance.now();
+  }
   pendingMetrics = [];
 }
 
