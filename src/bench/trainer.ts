@@ -54,6 +54,10 @@ export interface TrainerRow {
   byKernel: [string, number][];
 }
 
+function add(a: GpuCounters, b: GpuCounters): GpuCounters {
+  return { dispatches: a.dispatches + b.dispatches, submits: a.submits + b.submits, readbacks: a.readbacks + b.readbacks, copies: a.copies + b.copies };
+}
+
 function diff(a: GpuCounters, b: GpuCounters): GpuCounters {
   return { dispatches: b.dispatches - a.dispatches, submits: b.submits - a.submits, readbacks: b.readbacks - a.readbacks, copies: b.copies - a.copies };
 }
@@ -69,20 +73,22 @@ export async function benchTrainer(be: Backend, c: BenchConfig, onStage?: (s: St
 
 /** Median time of `repeats` iterations after one warm-up (pipelines, pools, bind groups). */
 async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
-  // Counter snapshots at each stage boundary of the iteration in flight.
-  let marks: Partial<Record<Stage, GpuCounters>> = {};
-  const trainer = await benchTrainer(be, c, (st) => (marks[st] = { ...be.counters() }));
+  // Counter snapshots at each stage boundary of the iteration in flight. A stage can come twice:
+  // the iteration's rollout (empty once it is sampled ahead) and, after the update, the next one's.
+  let marks: [Stage, GpuCounters][] = [];
+  const trainer = await benchTrainer(be, c, (st) => marks.push([st, { ...be.counters() }]));
   let metrics: Record<string, number> = {};
   let stageCounts: Record<Stage, GpuCounters> = { rollout: ZERO, experience: ZERO, update: ZERO };
   let byKernel: [string, number][] = [];
   const timed = await timeIt(
     be,
     async () => {
-      marks = {};
+      marks = [];
       const k0 = kernelCounts(be);
       metrics = (await trainer.iteration()).metrics;
       const end = { ...be.counters() };
-      stageCounts = { rollout: diff(marks.rollout!, marks.experience!), experience: diff(marks.experience!, marks.update!), update: diff(marks.update!, end) };
+      stageCounts = { rollout: ZERO, experience: ZERO, update: ZERO };
+      marks.forEach(([st, from], i) => (stageCounts[st] = add(stageCounts[st], diff(from, i + 1 < marks.length ? marks[i + 1][1] : end))));
       byKernel = [...kernelCounts(be)].map(([k, n]): [string, number] => [k, n - (k0.get(k) ?? 0)]).filter(([, n]) => n > 0);
       byKernel.sort((a, b) => b[1] - a[1]);
     },
@@ -101,6 +107,7 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
     rows.push({ config: c.name, gpu: g.timed, cpu: cp.timed, stages: g.stages, stageCounts: g.stageCounts, byKernel: g.byKernel });
   }
   console.log('## One PPO iteration (actor + critic + reference, GAE, 1 epoch, 1 minibatch = the batch)\n');
+  console.log('Each iteration samples the next one\'s rollout after its update, in the same submit: the rollout time is recording (CPU backend: computing) it; on WebGPU its device time is in the update\'s.\n');
   console.log(
     table(
       ['config', 'webgpu ms', 'cpu ref ms', 'cpu/webgpu', 'webgpu rollout/exp/update s', 'dispatches', 'submits', 'readbacks'],

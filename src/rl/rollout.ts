@@ -1,7 +1,6 @@
 // Rollout: promptsPerBatch prompts × samplesPerPrompt samples from the actor (KV-cache sampling on
 // the device), then ONE readback of the finished sequences, which the rule reward, the display and
 // the minibatch inputs all need on the host. Sequence b belongs to group (prompt) ⌊b / samples⌋.
-import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
 import type { Gpt } from '../model/gpt.ts';
@@ -58,8 +57,17 @@ export interface SampleSettings {
 }
 
 /** Samples responses for `prompts` and reads the result back once. */
-export async function rollout(
-  be: Backend,
+/**
+ * A rollout recorded on the device and not yet read: `tensors` go into a readback (alone, or with
+ * other results in one readMany), and `finish` turns their values into the host batch and frees
+ * the device buffers.
+ */
+export interface RecordedRollout {
+  tensors: Tensor[];
+  finish(host: readonly ArrayLike<number>[]): RolloutBatch;
+}
+
+export function recordRollout(
   actor: Gpt,
   tok: CharTokenizer,
   prompts: string[],
@@ -67,25 +75,29 @@ export async function rollout(
   P: number,
   A: number,
   s: SampleSettings,
-): Promise<RolloutBatch> {
+): RecordedRollout {
   const B = prompts.length;
   const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
   const r = generate(actor, { ...pb, B, P }, A, { ...s, eosId: tok.eosId, padId: tok.padId });
-  // π_rollout (B, A): the sampler's log-probs, read in the same single readback.
+  // π_rollout (B, A): the sampler's log-probs, read in the same readback.
   const lpT = (r as { logprobs?: Tensor }).logprobs ?? null;
-  const [seq, mask, pos, fin, lp] = await be.readMany(lpT ? [r.sequences, r.attnMask, r.positions, r.finished, lpT] : [r.sequences, r.attnMask, r.positions, r.finished]);
-  disposeRollout(actor, r);
   return {
-    B,
-    P,
-    A,
-    prompts,
-    group,
-    sequences: Int32Array.from(seq),
-    attnMask: Float32Array.from(mask),
-    positions: Int32Array.from(pos),
-    finished: Int32Array.from(fin),
-    logprobs: lp ? Float32Array.from(lp) : null,
+    tensors: lpT ? [r.sequences, r.attnMask, r.positions, r.finished, lpT] : [r.sequences, r.attnMask, r.positions, r.finished],
+    finish: ([seq, mask, pos, fin, lp]) => {
+      disposeRollout(actor, r);
+      return {
+        B,
+        P,
+        A,
+        prompts,
+        group,
+        sequences: Int32Array.from(seq),
+        attnMask: Float32Array.from(mask),
+        positions: Int32Array.from(pos),
+        finished: Int32Array.from(fin),
+        logprobs: lp ? Float32Array.from(lp) : null,
+      };
+    },
   };
 }
 

@@ -1,12 +1,17 @@
 // The LM-PPO trainer (OpenRLHF / verl style), written once against the Backend interface so it
 // runs on WebGPU and on the float64 CPU reference backend. One iteration:
-//   rollout (sampling on the device, ONE readback of the sequences)
+//   rollout (sampling on the device; its sequences are read back and scored on the host)
 //   → experience (old/ref logprobs, values, scores → shaped rewards → advantages), recorded only
 //   → ppoEpochs × shuffled minibatches of actor + critic updates, recorded only
-//   → ONE readMany of every statistic, reduced to metrics on the host.
+//   → the NEXT iteration's rollout, recorded after the update (it samples from the updated actor,
+//     exactly as the next iteration would)
+//   → ONE readMany of every statistic and of the next rollout's sequences, reduced on the host.
+// So after the first iteration an iteration waits on the device once: its rollout is already on
+// the host when it starts (`next`), and nothing between its submits awaits a result. The next
+// rollout is dropped when anything outside an iteration changes the weights or the config.
 // Extra readbacks happen only where a result steers the loop: the learned reward model's scores
-// (clipped and EOS-penalised on the host), DAPO's dynamic sampling (one rollout readback per extra
-// round) and, with targetKl set, ppo_kl at epoch boundaries.
+// (clipped and EOS-penalised on the host), DAPO's dynamic sampling (rollouts sampled and read
+// round by round, never ahead) and, with targetKl set, ppo_kl at epoch boundaries.
 //
 // Every random stream (prompts, sampling, critic head init, minibatch order) is derived from
 // (seed, iteration, …) by deriveSeed, so the iteration counter is the whole RNG state: saveState /
@@ -26,7 +31,7 @@ import { disposeExperience, makeExperience, type Experience } from './experience
 import { klCoefsApplied, klControllerFor, type KlController } from './klController.ts';
 import { experienceMetrics, updateMetrics, type ExperienceHost, type UpdateHost } from './metrics.ts';
 import { deriveSeed, epochMinibatches } from './minibatch.ts';
-import { concatRows, decodeSamples, iterationPrompts, promptWidth, responseLength, rollout, type RolloutBatch } from './rollout.ts';
+import { concatRows, decodeSamples, iterationPrompts, promptWidth, recordRollout, responseLength, type RecordedRollout, type RolloutBatch } from './rollout.ts';
 import { sampleRows, type SampleRow } from './samples.ts';
 import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from './trainerState.ts';
 import { finalScores, ruleScores } from './score.ts';
@@ -65,6 +70,12 @@ export interface IterationResult {
 export interface IterationOptions {
   /** Use this rollout instead of sampling (tests feed both backends the same sequences). */
   rollout?: RolloutBatch;
+  /**
+   * Sample the next iteration's rollout after this one's update, read back with its statistics
+   * (default true; never with DAPO's dynamic sampling or a given rollout). False where no next
+   * iteration follows, e.g. the last of a budget.
+   */
+  sampleNext?: boolean;
 }
 
 /** Settings that fix the models or the data stream: changing them needs a new trainer. */
@@ -90,6 +101,13 @@ export class PpoTrainer {
   private klCtl: KlController;
   private iterCount = 0;
   private last: RolloutBatch | null = null;
+  /**
+   * The rollout of iteration `iter`, sampled at the end of iteration iter − 1 (after its update,
+   * in the same submit) and read back with that iteration's statistics; `seconds` is the time its
+   * recording took (on the CPU backend, its computation). Host arrays only: dropping it frees
+   * nothing on the device.
+   */
+  private next: { iter: number; r: RolloutBatch; seconds: number } | null = null;
 
   private constructor(
     private readonly be: Backend,
@@ -163,6 +181,7 @@ export class PpoTrainer {
     this.checkShapes(c);
     const prev = this.cfg;
     this.cfg = { ...c };
+    this.next = null; // sampled under the previous settings
     const klFields = ['klController', 'klCoef', 'klLossCoef', 'klTarget', 'klHorizon', 'klInReward', 'useKlLoss'] as const;
     if (klFields.some((f) => prev[f] !== c[f])) this.klCtl = klControllerFor(c);
     this.ensureCritic();
@@ -187,7 +206,9 @@ export class PpoTrainer {
     const t0 = performance.now();
 
     this.onStage('rollout');
-    const batch = await this.scoredBatch(iter, opts.rollout);
+    const ready = this.next?.iter === iter && !opts.rollout ? this.next : null;
+    this.next = null;
+    const batch = await this.scoredBatch(iter, opts.rollout ?? ready?.r);
     const { r, samples, scores } = batch;
     this.last = r;
     const t1 = performance.now();
@@ -204,8 +225,17 @@ export class PpoTrainer {
     const expTensors = [exp.actionMask, exp.kl, exp.rewards, exp.advantages, exp.returns, exp.values, exp.refLogprobs, exp.oldLogprobs];
     const lastTensors = [lastMb.oldLogprobs, lastActor.logprobs, lastMb.advantages, lastMb.actionMask];
     const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
-    const host = await be.readMany(flat);
+    const tn = performance.now();
+    const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
+    if (sampleNext) this.onStage('rollout');
+    const nextRollout = sampleNext ? this.recordSample(iter + 1) : null;
+    const nextSeconds = (performance.now() - tn) / 1000;
+    // The wait below is mostly the update's device time (the next rollout runs after it).
+    if (sampleNext) this.onStage('update');
+    const all = await be.readMany(nextRollout ? [...flat, ...nextRollout.tensors] : flat);
     const t3 = performance.now();
+    const host = all.slice(0, flat.length);
+    const nextBatch = nextRollout ? nextRollout.finish(all.slice(flat.length)) : null;
 
     const [mask, kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs] = host;
     const [mbOld, mbNew, mbAdv, mbMask] = host.slice(expTensors.length, expTensors.length + lastTensors.length);
@@ -233,9 +263,12 @@ export class PpoTrainer {
       ...batch.metrics,
       actor_lr: warmupLr(cfg.actorLr, cfg.warmupSteps, Math.max(0, this.actor.steps - 1)),
       critic_lr: critic ? warmupLr(cfg.criticLr, cfg.warmupSteps, Math.max(0, critic.steps - 1)) : 0,
-      time_rollout_s: (t1 - t0) / 1000,
+      // A rollout sampled ahead: the time recording it took (its computation on the CPU backend),
+      // moved out of the previous iteration's update time. On WebGPU the device time of both is
+      // in the final readback's wait, counted in time_update_s.
+      time_rollout_s: (ready ? ready.seconds : 0) + (t1 - t0) / 1000,
       time_experience_s: (t2 - t1) / 1000,
-      time_update_s: (t3 - t2) / 1000,
+      time_update_s: (t3 - t2) / 1000 - nextSeconds,
     };
     const c1 = be.counters();
     metrics.gpu_submits = c1.submits - c0.submits;
@@ -248,6 +281,8 @@ export class PpoTrainer {
     // β for the next iteration from verl's scale of KL (n = sequences in the batch).
     this.klCtl.update(metrics.kl_token_mean, r.B);
     this.iterCount++;
+    // Only now, with every check of this iteration passed: a failed iteration leaves no rollout ahead.
+    if (nextBatch) this.next = { iter: this.iterCount, r: nextBatch, seconds: nextSeconds };
     return {
       iter,
       metrics,
@@ -321,9 +356,15 @@ export class PpoTrainer {
   }
 
   private async sample(iter: number, round: number): Promise<RolloutBatch> {
+    const rec = this.recordSample(iter, round);
+    return rec.finish(await this.be.readMany(rec.tensors));
+  }
+
+  /** Iteration `iter`'s rollout (DAPO round `round`), recorded from the current actor. */
+  private recordSample(iter: number, round = 0): RecordedRollout {
     const { cfg, task } = this;
     const { prompts, group } = iterationPrompts(task, cfg, iter, round);
-    return rollout(this.be, this.actor, this.tok, prompts, group, promptWidth(task), cfg.maxResponseLength, {
+    return recordRollout(this.actor, this.tok, prompts, group, promptWidth(task), cfg.maxResponseLength, {
       temperature: cfg.temperature,
       topK: cfg.topK,
       topP: cfg.topP,
@@ -480,6 +521,7 @@ export class PpoTrainer {
     this.klCtl.beta = st.klBeta;
     this.iterCount = st.iteration;
     this.last = null;
+    this.next = null;
   }
 
   /**
@@ -510,6 +552,7 @@ export class PpoTrainer {
     this.klCtl = klControllerFor(this.cfg);
     this.klCtl.beta = s.klBeta;
     this.iterCount = s.iter;
+    this.next = null; // sampled from the weights being undone
   }
 
   async actorCheckpoint(): Promise<Uint8Array> {

@@ -23,7 +23,7 @@ import type { Backend } from '../backend/backend.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
-import { decodeShapeOf, RESTART_FIELDS, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
+import { decodeShapeOf, RESTART_FIELDS, type IterationOptions, type IterationResult, type Stage, type TrainerInit } from '../rl/trainer.ts';
 import { NonFiniteError, stageOfMetric } from '../rl/nonFinite.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
 import { getTask } from '../tasks/index.ts';
@@ -34,7 +34,7 @@ import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker, Trainer
 /** What the host needs of a PPO trainer (PpoTrainer satisfies it). */
 export interface TrainerLike {
   readonly iter: number;
-  iteration(): Promise<IterationResult>;
+  iteration(opts?: IterationOptions): Promise<IterationResult>;
   actorCheckpoint(): Promise<Uint8Array>;
   setConfig(c: PpoConfig): void;
   dispose(): void;
@@ -525,7 +525,8 @@ export class TrainerHost {
     const saved = await this.saveBefore(trainer);
     let result: IterationResult;
     try {
-      result = await trainer.iteration();
+      // The last iteration of a budget samples no rollout ahead: no iteration follows it.
+      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt });
     } catch (e) {
       // A lost device can refuse the readback before device.lost resolves: give it a few turns.
       if (this.choice === 'webgpu') for (let i = 0; i < 5 && !this.lost; i++) await this.deps.tick();

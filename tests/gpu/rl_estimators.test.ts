@@ -1,6 +1,7 @@
 // Every advantage estimator and every KL estimator (in the reward and in the KL loss), with every
 // loss aggregation, for two PPO iterations on WebGPU: no NaN anywhere, every metric finite, the
-// sample rows and ratio histogram filled, and one readback per iteration (two with targetKl).
+// sample rows and ratio histogram filled, and one readback per iteration once the rollout is sampled
+// ahead (two with targetKl).
 import { describe, expect, it } from 'vitest';
 import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
 import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
@@ -37,7 +38,9 @@ describe('PPO trainer estimators on webgpu', () => {
       const where = `${estimator} iteration ${it}`;
       expectFiniteMetrics(r.metrics, where);
       expect(r.iter).toBe(it);
-      expect(r.metrics.gpu_readbacks, where).toBe(2); // sequences + the final metrics
+      // Iteration 0 reads its own rollout, then the final statistics with iteration 1's rollout
+      // (sampled ahead); from iteration 1 on that one readback is all.
+      expect(r.metrics.gpu_readbacks, where).toBe(it === 0 ? 2 : 1);
       expect(r.metrics.update_steps).toBe(4);
       expect(r.samples.length).toBeGreaterThan(0);
       for (const row of r.samples) {
@@ -69,7 +72,7 @@ describe('PPO trainer estimators on webgpu', () => {
     expectFiniteMetrics(r.metrics, 'targetKl');
     expect(r.metrics.approx_kl).toBeGreaterThan(1e-9);
     expect(r.metrics.update_steps).toBe(2); // stopped after the first epoch of two minibatches
-    expect(r.metrics.gpu_readbacks).toBe(3);
+    expect(r.metrics.gpu_readbacks).toBe(2); // the epoch boundary's, and the final one (its rollout was sampled ahead)
     trainer.dispose();
   });
 });

@@ -1,0 +1,78 @@
+// The rollout sampled ahead (PpoTrainer.iteration: the next iteration's rollout is recorded after
+// the update and read back with the statistics). It must change when work happens, never what is
+// computed: the same metrics and weights as sampling at the start of each iteration, and a rollout
+// ahead is never used once the config or the weights changed outside an iteration.
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
+import type { PpoConfig } from '../../src/rl/config.ts';
+import { PpoTrainer } from '../../src/rl/trainer.ts';
+import { BACKENDS } from '../helpers/backends.ts';
+import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+
+// GAE and two minibatches: every stage of the iteration between one rollout and the next.
+const CONFIG: Partial<PpoConfig> = { seed: 4, actorLr: 3e-3, advantageEstimator: 'gae', miniBatches: 2 };
+const VOLATILE = /^time_|^gpu_/;
+const stable = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !VOLATILE.test(k)));
+
+async function trainer(be: Backend, over: Partial<PpoConfig> = {}): Promise<PpoTrainer> {
+  return PpoTrainer.create({ be, config: tinyConfig({ ...CONFIG, ...over }), actorCheckpoint: await tinyCheckpoint('stop') });
+}
+
+describe.each(BACKENDS)('rollout sampled ahead on %s', (_name, makeBackend) => {
+  it('3 iterations give the same metrics and weights as sampling at the start of each iteration', { timeout: 300_000 }, async () => {
+    const be = await makeBackend();
+    const ahead = await trainer(be);
+    const plain = await trainer(be);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const a = await ahead.iteration();
+        const p = await plain.iteration({ sampleNext: false });
+        expect(stable(a.metrics)).toEqual(stable(p.metrics));
+        expect(a.samples).toEqual(p.samples);
+      }
+      const [wa, wp] = [await ahead.readWeights(), await plain.readWeights()];
+      expect(Array.from(wa.actor)).toEqual(Array.from(wp.actor));
+      expect(Array.from(wa.critic!)).toEqual(Array.from(wp.critic!));
+    } finally {
+      ahead.dispose();
+      plain.dispose();
+    }
+  });
+
+  it('a config change between iterations drops the rollout ahead: the next one samples with the new settings', { timeout: 300_000 }, async () => {
+    const be = await makeBackend();
+    const ahead = await trainer(be);
+    const plain = await trainer(be);
+    try {
+      await ahead.iteration();
+      await plain.iteration({ sampleNext: false });
+      const cooler = { ...ahead.config, temperature: 0.5, topK: 2 };
+      ahead.setConfig(cooler);
+      plain.setConfig(cooler);
+      expect(stable((await ahead.iteration()).metrics)).toEqual(stable((await plain.iteration({ sampleNext: false })).metrics));
+    } finally {
+      ahead.dispose();
+      plain.dispose();
+    }
+  });
+
+  it('a restored state drops the rollout ahead, even at the same iteration count', { timeout: 300_000 }, async () => {
+    const be = await makeBackend();
+    // Two runs that differ only in their learning rate reach iteration 2 with different weights.
+    const a = await trainer(be);
+    const b = await trainer(be, { actorLr: 1e-3 });
+    try {
+      for (let i = 0; i < 2; i++) {
+        await a.iteration();
+        await b.iteration();
+      }
+      await a.restoreState(await b.saveState());
+      expect(a.iter).toBe(2);
+      // b's own rollout ahead was sampled from these weights; a's was not and must not be used.
+      expect(stable((await a.iteration()).metrics)).toEqual(stable((await b.iteration()).metrics));
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
+  });
+});
