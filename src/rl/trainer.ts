@@ -360,6 +360,22 @@ export class PpoTrainer {
     return rec.finish(await this.be.readMany(rec.tensors));
   }
 
+  /**
+   * Samples the next iteration's rollout now and keeps it for that iteration (one readback), e.g.
+   * while the page waits for Start, so even a run's first iteration waits on the device once. Not
+   * with DAPO's dynamic sampling; a no-op when that rollout is already here.
+   */
+  async sampleAhead(): Promise<void> {
+    if (this.cfg.dynamicSampling || this.next?.iter === this.iterCount) return;
+    const iter = this.iterCount;
+    const cfg = this.cfg;
+    const t = performance.now();
+    const rec = this.recordSample(iter);
+    const r = rec.finish(await this.be.readMany(rec.tensors));
+    // Kept only if nothing moved meanwhile (the worker queues its commands, so this is insurance).
+    if (this.iterCount === iter && this.cfg === cfg) this.next = { iter, r, seconds: (performance.now() - t) / 1000 };
+  }
+
   /** Iteration `iter`'s rollout (DAPO round `round`), recorded from the current actor. */
   private recordSample(iter: number, round = 0): RecordedRollout {
     const { cfg, task } = this;

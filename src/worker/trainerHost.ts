@@ -43,6 +43,8 @@ export interface TrainerLike {
   restoreState?(state: unknown): Promise<void> | void;
   /** Held-out metrics (sampled, and greedy prefixed `greedy_`); without it no eval is posted. */
   evaluate?(count: number, samplesPerPrompt: number): Promise<Record<string, number>>;
+  /** Samples the next iteration's rollout now, so that iteration starts with it (prepare, before Start). */
+  sampleAhead?(): Promise<void>;
   /** Optional cheap device-side copy of every weight and optimiser state, and its restore. */
   deviceSnapshot?(): unknown;
   restoreDeviceSnapshot?(snapshot: unknown): void;
@@ -633,6 +635,8 @@ export class TrainerHost {
     const values = await trainer.evaluate(count, samplesPerPrompt);
     if (this.lost || this.trainer !== trainer) return;
     this.prepared = { trainer, key, values, prompts: count, seconds: (performance.now() - t0) / 1000 };
+    // The first iteration's rollout too: after Start it then waits on the device once, like the rest.
+    if (idle() && trainer.iter === 0) await trainer.sampleAhead?.();
   }
 
   /** The trainer's full state as bytes for the page (resume after a reload). */

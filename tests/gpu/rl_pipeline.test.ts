@@ -39,6 +39,22 @@ describe.each(BACKENDS)('rollout sampled ahead on %s', (_name, makeBackend) => {
     }
   });
 
+  it('sampleAhead before the first iteration: the same iteration, with one readback instead of two', { timeout: 300_000 }, async () => {
+    const be = await makeBackend();
+    const ahead = await trainer(be);
+    const plain = await trainer(be);
+    try {
+      await ahead.sampleAhead();
+      const a = await ahead.iteration();
+      const p = await plain.iteration();
+      expect(stable(a.metrics)).toEqual(stable(p.metrics));
+      expect(a.metrics.gpu_readbacks).toBe(p.metrics.gpu_readbacks - 1);
+    } finally {
+      ahead.dispose();
+      plain.dispose();
+    }
+  });
+
   it('a config change between iterations drops the rollout ahead: the next one samples with the new settings', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
     const ahead = await trainer(be);
