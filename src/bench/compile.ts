@@ -3,8 +3,8 @@
 // mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
 // with createComputePipeline (what the first iteration does when nothing is precompiled), and all
 // at once with createComputePipelineAsync (WebGpuBackend.precompile). Then the slowest kernels.
-// The set is the declared kernels this adapter dispatches (as the page builds them) plus the fused decode step at config S's shape (the one kernel
-// built per model shape).
+// The set is the declared kernels this adapter dispatches (as the page builds them) plus the
+// fused decode step at config S's shape (the one kernel built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { decodeStepKernel } from '../backend/webgpu/webgpuSeq.ts';
 import { declaredKernels, specKey } from '../gpu/pipelines.ts';

@@ -1,6 +1,7 @@
 // Rollout: promptsPerBatch prompts × samplesPerPrompt samples from the actor (KV-cache sampling on
-// the device), then ONE readback of the finished sequences, which the rule reward, the display and
-// the minibatch inputs all need on the host. Sequence b belongs to group (prompt) ⌊b / samples⌋.
+// the device), then ONE readback of the finished sequences (alone, or with the previous
+// iteration's statistics when sampled ahead), which the rule reward, the display and the
+// minibatch inputs all need on the host. Sequence b belongs to group (prompt) ⌊b / samples⌋.
 import type { Tensor } from '../backend/tensor.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
 import type { Gpt } from '../model/gpt.ts';
@@ -56,7 +57,6 @@ export interface SampleSettings {
   seed: number;
 }
 
-/** Samples responses for `prompts` and reads the result back once. */
 /**
  * A rollout recorded on the device and not yet read: `tensors` go into a readback (alone, or with
  * other results in one readMany), and `finish` turns their values into the host batch and frees

@@ -370,8 +370,7 @@ export class PpoTrainer {
     const iter = this.iterCount;
     const cfg = this.cfg;
     const t = performance.now();
-    const rec = this.recordSample(iter);
-    const r = rec.finish(await this.be.readMany(rec.tensors));
+    const r = await this.sample(iter, 0);
     // Kept only if nothing moved meanwhile (the worker queues its commands, so this is insurance).
     if (this.iterCount === iter && this.cfg === cfg) this.next = { iter, r, seconds: (performance.now() - t) / 1000 };
   }
