@@ -49,6 +49,11 @@ export interface Backend {
   precompileShape(shape: DecodeShape): Promise<void>;
   /** Submits recorded work without waiting. */
   flush(): void;
+  /**
+   * Submits recorded work and calls `onDone` once the device has finished everything submitted so
+   * far: at once on the CPU backend, whose ops run as they are recorded. Resolves after `onDone`.
+   */
+  flushThen(onDone: () => void): Promise<void>;
   /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */
   counters(): GpuCounters;
 

@@ -17,7 +17,7 @@ export async function printProfileBench(gpuBe: WebGpuBackend, _cpu: CpuBackend, 
   for (const c of ctx.configs) {
     const rec = gpuBe.rt.recorder;
     const prof = new DispatchProfiler(ctx.device);
-    const trainer = await benchTrainer(gpuBe, c, (st) => (prof.label = st));
+    const trainer = await benchTrainer(gpuBe, c, { onRecord: (st) => (prof.label = st) });
     await trainer.iteration(); // warm-up: pipelines, pools, bind groups
     const byKernel = new Map<string, { ns: number; n: number }>();
     const byStage = new Map<string, { ns: number; n: number }>();

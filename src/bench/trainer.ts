@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { withDefaults, type PpoConfig } from '../rl/config.ts';
 import { presetValues } from '../rl/presets.ts';
 import { evalSize } from '../worker/evalSchedule.ts';
-import { PpoTrainer } from '../rl/trainer.ts';
+import { PpoTrainer, type Stage, type TrainerInit } from '../rl/trainer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
 import { table, timeIt, type Timed } from './timing.ts';
@@ -39,7 +39,6 @@ function configFor(c: BenchConfig): PpoConfig {
   });
 }
 
-type Stage = 'rollout' | 'experience' | 'update';
 const STAGES: Stage[] = ['rollout', 'experience', 'update'];
 const ZERO: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
 
@@ -48,7 +47,7 @@ export interface TrainerRow {
   gpu: Timed;
   cpu: Timed;
   stages: Record<string, number>;
-  /** Counter deltas of the last timed WebGPU iteration, per stage (the trainer's onStage boundaries). */
+  /** Counter deltas of the last timed WebGPU iteration, per stage (the trainer's onRecord boundaries). */
   stageCounts: Record<Stage, GpuCounters>;
   /** Dispatches per kernel (shader:entry) in the last timed WebGPU iteration, most first. */
   byKernel: [string, number][];
@@ -67,16 +66,16 @@ function kernelCounts(be: Backend): Map<string, number> {
 }
 
 /** A PPO trainer exactly as the benchmark runs it at config `c` (also used by the structural test of the dispatch counts). */
-export async function benchTrainer(be: Backend, c: BenchConfig, onStage?: (s: Stage) => void): Promise<PpoTrainer> {
-  return PpoTrainer.create({ be, config: configFor(c), actorCheckpoint: await actorCheckpoint(be, c), onStage });
+export async function benchTrainer(be: Backend, c: BenchConfig, hooks: Pick<TrainerInit, 'onStage' | 'onRecord'> = {}): Promise<PpoTrainer> {
+  return PpoTrainer.create({ be, config: configFor(c), actorCheckpoint: await actorCheckpoint(be, c), ...hooks });
 }
 
 /** Median time of `repeats` iterations after one warm-up (pipelines, pools, bind groups). */
 async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
-  // Counter snapshots at each stage boundary of the iteration in flight. A stage can come twice:
-  // the iteration's rollout (empty once it is sampled ahead) and, after the update, the next one's.
+  // Counter snapshots at each recording boundary of the iteration in flight. A stage can come
+  // twice: the iteration's rollout (empty once it is sampled ahead) and, after the update, the next one's.
   let marks: [Stage, GpuCounters][] = [];
-  const trainer = await benchTrainer(be, c, (st) => marks.push([st, { ...be.counters() }]));
+  const trainer = await benchTrainer(be, c, { onRecord: (st) => marks.push([st, { ...be.counters() }]) });
   let metrics: Record<string, number> = {};
   let stageCounts: Record<Stage, GpuCounters> = { rollout: ZERO, experience: ZERO, update: ZERO };
   let byKernel: [string, number][] = [];

@@ -52,7 +52,23 @@ export interface TrainerInit {
   /** SFT checkpoint (safetensors): actor, frozen reference and critic trunk all start from it. */
   actorCheckpoint: Uint8Array;
   rewardModel?: RewardScorer;
+  /**
+   * The stage the computation is in, for the page's pipeline view. On WebGPU the rollout sampled
+   * ahead is announced when the device has finished the update before it, not when it is recorded.
+   */
   onStage?: (s: Stage) => void;
+  /**
+   * The stage whose work the host is recording or waiting for: benchmarks count dispatches and
+   * submits between these. The final wait of an iteration counts as "update".
+   */
+  onRecord?: (s: Stage) => void;
+}
+
+/** Both stage hooks, defaulted. */
+type StageHooks = Required<Pick<TrainerInit, 'onStage' | 'onRecord'>>;
+
+function stageHooks(init: Pick<TrainerInit, 'onStage' | 'onRecord'>): StageHooks {
+  return { onStage: init.onStage ?? (() => {}), onRecord: init.onRecord ?? (() => {}) };
 }
 
 export interface IterationResult {
@@ -100,6 +116,8 @@ export class PpoTrainer {
   private snap: TrainerSnapshot | null = null;
   private klCtl: KlController;
   private iterCount = 0;
+  /** Changes when an iteration starts or ends: stage announcements from the device check it. */
+  private stageEpoch = 0;
   private last: RolloutBatch | null = null;
   /**
    * The rollout of iteration `iter`, sampled at the end of iteration iter − 1 (after its update,
@@ -118,7 +136,7 @@ export class PpoTrainer {
     private readonly reference: Gpt,
     private readonly checkpoint: Uint8Array,
     private readonly rewardModel: RewardScorer | undefined,
-    private readonly onStage: (s: Stage) => void,
+    private readonly hooks: StageHooks,
     /** null: the caller installs the critic (loadState); undefined: built from the SFT checkpoint. */
     noCritic?: null,
   ) {
@@ -136,10 +154,16 @@ export class PpoTrainer {
     const actor = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
     const reference = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
     if (config.rewardSource === 'model' && !init.rewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
-    const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init.onStage ?? (() => {}));
+    const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, stageHooks(init));
     t.checkShapes(config);
     await be.precompileShape(decodeShapeOf(config, actor.cfg));
     return t;
+  }
+
+  /** A stage whose work starts as the host records it (or, on WebGPU, right after it is submitted). */
+  private enter(s: Stage): void {
+    this.hooks.onRecord(s);
+    this.hooks.onStage(s);
   }
 
   get iter(): number {
@@ -200,12 +224,28 @@ export class PpoTrainer {
   }
 
   async iteration(opts: IterationOptions = {}): Promise<IterationResult> {
+    const epoch = ++this.stageEpoch;
+    try {
+      return await this.runIteration(opts, epoch);
+    } finally {
+      this.stageEpoch++; // a stage still pending from a failed iteration is not announced
+    }
+  }
+
+  /** `onStage(s)` once the device has done the work submitted so far, if the iteration is still running. */
+  private stageWhenDone(s: Stage, epoch: number): Promise<void> {
+    return this.be.flushThen(() => {
+      if (this.stageEpoch === epoch) this.hooks.onStage(s);
+    });
+  }
+
+  private async runIteration(opts: IterationOptions, epoch: number): Promise<IterationResult> {
     const { be, cfg, task, tok } = this;
     const iter = this.iterCount;
     const c0 = { ...be.counters() };
     const t0 = performance.now();
 
-    this.onStage('rollout');
+    this.enter('rollout');
     const ready = this.next?.iter === iter && !opts.rollout ? this.next : null;
     this.next = null;
     const batch = await this.scoredBatch(iter, opts.rollout ?? ready?.r);
@@ -213,26 +253,35 @@ export class PpoTrainer {
     this.last = r;
     const t1 = performance.now();
 
-    this.onStage('experience');
+    this.enter('experience');
     const applied = klCoefsApplied(cfg, this.klCtl);
     const critic = cfg.advantageEstimator === 'gae' ? this.critic : null;
     const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, applied.rewardBeta, cfg);
-    be.flush();
     const t2 = performance.now();
 
-    this.onStage('update');
+    // The device starts on the experience while the update records, and the pipeline view moves to
+    // "update" when it is done. Not when this iteration waited for its own rollout: that readback
+    // was a submit already, and an iteration keeps to 3.
+    const experienceDone = ready ? this.stageWhenDone('update', epoch) : null;
+    this.hooks.onRecord('update');
+    if (!ready) this.hooks.onStage('update');
     const { stats, lastMb, lastActor, lastRows } = await this.update(exp, r, iter, critic, applied.lossCoef);
     const expTensors = [exp.actionMask, exp.kl, exp.rewards, exp.advantages, exp.returns, exp.values, exp.refLogprobs, exp.oldLogprobs];
     const lastTensors = [lastMb.oldLogprobs, lastActor.logprobs, lastMb.advantages, lastMb.actionMask];
     const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
     const tn = performance.now();
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
-    if (sampleNext) this.onStage('rollout');
+    // Experience and update go to the device now (on the CPU backend they have already run), so
+    // the pipeline view can switch to the rollout when the device does; the rollout records meanwhile.
+    const updateDone = sampleNext ? this.stageWhenDone('rollout', epoch) : null;
+    if (sampleNext) this.hooks.onRecord('rollout');
     const nextRollout = sampleNext ? this.recordSample(iter + 1) : null;
     const nextSeconds = (performance.now() - tn) / 1000;
-    // The wait below is mostly the update's device time (the next rollout runs after it).
-    if (sampleNext) this.onStage('update');
+    if (sampleNext) this.hooks.onRecord('update');
     const all = await be.readMany(nextRollout ? [...flat, ...nextRollout.tensors] : flat);
+    // Settled already (their work preceded the readback's); awaited so no stage arrives after the iteration.
+    await experienceDone;
+    await updateDone;
     const t3 = performance.now();
     const host = all.slice(0, flat.length);
     const nextBatch = nextRollout ? nextRollout.finish(all.slice(flat.length)) : null;
@@ -502,7 +551,7 @@ export class PpoTrainer {
     const sft = await saveCheckpoint(reference, { alphabet: tok.alphabet, task: task.name });
     const actor = new Gpt(be, st.modelConfig, st.actor.params);
     actor.setState(st.actor.params, st.actor.m, st.actor.v, st.actor.steps);
-    const t = new PpoTrainer(be, st.config, task, tok, actor, reference, sft, init.rewardModel, init.onStage ?? (() => {}), st.critic ? null : undefined);
+    const t = new PpoTrainer(be, st.config, task, tok, actor, reference, sft, init.rewardModel, stageHooks(init), st.critic ? null : undefined);
     t.checkShapes(st.config);
     t.applyState(st);
     return t;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
-import { PpoTrainer } from '../../src/rl/trainer.ts';
+import { PpoTrainer, type TrainerInit } from '../../src/rl/trainer.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
 
@@ -14,11 +14,38 @@ const CONFIG: Partial<PpoConfig> = { seed: 4, actorLr: 3e-3, advantageEstimator:
 const VOLATILE = /^time_|^gpu_/;
 const stable = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !VOLATILE.test(k)));
 
-async function trainer(be: Backend, over: Partial<PpoConfig> = {}): Promise<PpoTrainer> {
-  return PpoTrainer.create({ be, config: tinyConfig({ ...CONFIG, ...over }), actorCheckpoint: await tinyCheckpoint('stop') });
+async function trainer(be: Backend, over: Partial<PpoConfig> = {}, hooks: Pick<TrainerInit, 'onStage' | 'onRecord'> = {}): Promise<PpoTrainer> {
+  return PpoTrainer.create({ be, config: tinyConfig({ ...CONFIG, ...over }), actorCheckpoint: await tinyCheckpoint('stop'), ...hooks });
 }
 
-describe.each(BACKENDS)('rollout sampled ahead on %s', (_name, makeBackend) => {
+describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
+  it('the pipeline view announces each stage when the device gets to it; benchmarks see the stages as they are recorded', { timeout: 300_000 }, async () => {
+    const be = await makeBackend();
+    // Both hooks in one log, with the submits made so far at each call.
+    const log: string[] = [];
+    const at = () => be.counters().submits;
+    const t = await trainer(be, {}, { onStage: (s) => log.push(`stage ${s} @${at()}`), onRecord: (s) => log.push(`record ${s} @${at()}`) });
+    try {
+      await t.iteration();
+      log.length = 0;
+      const s0 = at();
+      await t.iteration();
+      // Four submits: the experience, the first minibatch, the second, and the readback with the rollout ahead.
+      expect(at() - s0).toBe(name === 'webgpu' ? 4 : 0);
+      const n = (k: number) => `@${s0 + (name === 'webgpu' ? k : 0)}`;
+      const head = [`record rollout ${n(0)}`, `stage rollout ${n(0)}`, `record experience ${n(0)}`, `stage experience ${n(0)}`];
+      expect(log).toEqual(
+        name === 'webgpu'
+          ? // Each stage after the first is announced once the device has done the one before: after the final submit.
+            [...head, `record update ${n(1)}`, `record rollout ${n(3)}`, `record update ${n(3)}`, `stage update ${n(4)}`, `stage rollout ${n(4)}`]
+          : // Ops run as they are recorded: each stage is running as soon as it is announced.
+            [...head, `stage update ${n(0)}`, `record update ${n(0)}`, `stage rollout ${n(0)}`, `record rollout ${n(0)}`, `record update ${n(0)}`],
+      );
+    } finally {
+      t.dispose();
+    }
+  });
+
   it('3 iterations give the same metrics and weights as sampling at the start of each iteration', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
     const ahead = await trainer(be);

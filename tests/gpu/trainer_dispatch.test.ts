@@ -18,7 +18,7 @@ describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
     const be = await webgpuBackend();
     const S = BENCH_CONFIGS.find((c) => c.name === 'S')!;
     let marks: [string, GpuCounters][] = [];
-    const trainer = await benchTrainer(be, S, (st) => marks.push([st, { ...be.counters() }]));
+    const trainer = await benchTrainer(be, S, { onRecord: (st) => marks.push([st, { ...be.counters() }]) });
     try {
       for (const which of ['first', 'steady'] as const) {
         be.flush();

@@ -129,6 +129,11 @@ export class WebGpuBackend implements Backend {
     this.rt.submit();
   }
 
+  flushThen(onDone: () => void): Promise<void> {
+    this.rt.submit();
+    return this.rt.device.queue.onSubmittedWorkDone().then(onDone);
+  }
+
   counters(): GpuCounters {
     return this.rt.counters;
   }
