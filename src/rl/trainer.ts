@@ -160,7 +160,7 @@ export class PpoTrainer {
     return t;
   }
 
-  /** A stage whose work starts as the host records it (or, on WebGPU, right after it is submitted). */
+  /** A stage that begins now for both hooks: its work is recorded (and, on the CPU backend, run) from here. */
   private enter(s: Stage): void {
     this.hooks.onRecord(s);
     this.hooks.onStage(s);
@@ -234,9 +234,12 @@ export class PpoTrainer {
 
   /** `onStage(s)` once the device has done the work submitted so far, if the iteration is still running. */
   private stageWhenDone(s: Stage, epoch: number): Promise<void> {
-    return this.be.flushThen(() => {
+    const done = this.be.flushThen(() => {
       if (this.stageEpoch === epoch) this.hooks.onStage(s);
     });
+    // A failed iteration never awaits it: its rejection (a lost device) must not go unhandled.
+    done.catch(() => {});
+    return done;
   }
 
   private async runIteration(opts: IterationOptions, epoch: number): Promise<IterationResult> {
@@ -271,8 +274,8 @@ export class PpoTrainer {
     const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
     const tn = performance.now();
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
-    // Experience and update go to the device now (on the CPU backend they have already run), so
-    // the pipeline view can switch to the rollout when the device does; the rollout records meanwhile.
+    // The update goes to the device now (on the CPU backend it has already run), so the pipeline
+    // view can switch to the rollout when the device does; the rollout records meanwhile.
     const updateDone = sampleNext ? this.stageWhenDone('rollout', epoch) : null;
     if (sampleNext) this.hooks.onRecord('rollout');
     const nextRollout = sampleNext ? this.recordSample(iter + 1) : null;
