@@ -274,13 +274,17 @@ export class PpoTrainer {
     const flat: Tensor[] = [...expTensors, ...lastTensors, ...stats.tensors];
     const tn = performance.now();
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
-    // The update goes to the device now (on the CPU backend it has already run), so the pipeline
-    // view can switch to the rollout when the device does; the rollout records meanwhile.
-    const updateDone = sampleNext ? this.stageWhenDone('rollout', epoch) : null;
-    if (sampleNext) this.hooks.onRecord('rollout');
-    const nextRollout = sampleNext ? this.recordSample(iter + 1) : null;
+    let updateDone: Promise<void> | null = null;
+    let nextRollout: RecordedRollout | null = null;
+    if (sampleNext) {
+      // The update goes to the device now (on the CPU backend it has already run), so the pipeline
+      // view can switch to the rollout when the device does; the rollout records meanwhile.
+      updateDone = this.stageWhenDone('rollout', epoch);
+      this.hooks.onRecord('rollout');
+      nextRollout = this.recordSample(iter + 1);
+      this.hooks.onRecord('update'); // the final wait
+    }
     const nextSeconds = (performance.now() - tn) / 1000;
-    if (sampleNext) this.hooks.onRecord('update');
     const all = await be.readMany(nextRollout ? [...flat, ...nextRollout.tensors] : flat);
     // Settled already (their work preceded the readback's); awaited so no stage arrives after the iteration.
     await experienceDone;

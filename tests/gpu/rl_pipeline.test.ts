@@ -18,6 +18,18 @@ async function trainer(be: Backend, over: Partial<PpoConfig> = {}, hooks: Pick<T
   return PpoTrainer.create({ be, config: tinyConfig({ ...CONFIG, ...over }), actorCheckpoint: await tinyCheckpoint('stop'), ...hooks });
 }
 
+/** Two trainers on one backend (the second with `over` applied), disposed after `body`. */
+async function withTwo(be: Backend, body: (a: PpoTrainer, b: PpoTrainer) => Promise<void>, over: Partial<PpoConfig> = {}): Promise<void> {
+  const a = await trainer(be);
+  const b = await trainer(be, over);
+  try {
+    await body(a, b);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+}
+
 describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
   it('the pipeline view announces each stage when the device gets to it; benchmarks see the stages as they are recorded', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
@@ -48,9 +60,7 @@ describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
 
   it('3 iterations give the same metrics and weights as sampling at the start of each iteration', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
-    const ahead = await trainer(be);
-    const plain = await trainer(be);
-    try {
+    await withTwo(be, async (ahead, plain) => {
       for (let i = 0; i < 3; i++) {
         const a = await ahead.iteration();
         const p = await plain.iteration({ sampleNext: false });
@@ -60,51 +70,36 @@ describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
       const [wa, wp] = [await ahead.readWeights(), await plain.readWeights()];
       expect(Array.from(wa.actor)).toEqual(Array.from(wp.actor));
       expect(Array.from(wa.critic!)).toEqual(Array.from(wp.critic!));
-    } finally {
-      ahead.dispose();
-      plain.dispose();
-    }
+    });
   });
 
   it('sampleAhead before the first iteration: the same iteration, with one readback instead of two', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
-    const ahead = await trainer(be);
-    const plain = await trainer(be);
-    try {
+    await withTwo(be, async (ahead, plain) => {
       await ahead.sampleAhead();
       const a = await ahead.iteration();
       const p = await plain.iteration();
       expect(stable(a.metrics)).toEqual(stable(p.metrics));
       expect(a.metrics.gpu_readbacks).toBe(p.metrics.gpu_readbacks - 1);
-    } finally {
-      ahead.dispose();
-      plain.dispose();
-    }
+    });
   });
 
   it('a config change between iterations drops the rollout ahead: the next one samples with the new settings', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
-    const ahead = await trainer(be);
-    const plain = await trainer(be);
-    try {
+    await withTwo(be, async (ahead, plain) => {
       await ahead.iteration();
       await plain.iteration({ sampleNext: false });
       const cooler = { ...ahead.config, temperature: 0.5, topK: 2 };
       ahead.setConfig(cooler);
       plain.setConfig(cooler);
       expect(stable((await ahead.iteration()).metrics)).toEqual(stable((await plain.iteration({ sampleNext: false })).metrics));
-    } finally {
-      ahead.dispose();
-      plain.dispose();
-    }
+    });
   });
 
   it('a restored state drops the rollout ahead, even at the same iteration count', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
     // Two runs that differ only in their learning rate reach iteration 2 with different weights.
-    const a = await trainer(be);
-    const b = await trainer(be, { actorLr: 1e-3 });
-    try {
+    await withTwo(be, async (a, b) => {
       for (let i = 0; i < 2; i++) {
         await a.iteration();
         await b.iteration();
@@ -113,9 +108,6 @@ describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
       expect(a.iter).toBe(2);
       // b's own rollout ahead was sampled from these weights; a's was not and must not be used.
       expect(stable((await a.iteration()).metrics)).toEqual(stable((await b.iteration()).metrics));
-    } finally {
-      a.dispose();
-      b.dispose();
-    }
+    }, { actorLr: 1e-3 });
   });
 });
