@@ -1,6 +1,6 @@
 // KL estimators per token and their gradients wrt logp.
 //
-// Math (d = logp − ref_logp, README: Numerical conventions):
+// Math (d = logp − ref_logp, docs/algorithms.md, Numerical conventions):
 //   k1  = d                      ∂/∂logp = 1
 //   abs = |d|                    ∂/∂logp = sign(d)
 //   k2  = ½·d²                   ∂/∂logp = d

@@ -2,7 +2,7 @@
 // agg_finalize (aggregate.wgsl) turns into [loss, clipfrac, clipfrac_lower, ppo_kl] and the weighted
 // gradient. Mirrors verl verl/trainer/ppo/core_algos.py compute_policy_loss_{vanilla,gspo,cispo}.
 //
-// Math per token (d = logp − old, A = advantage, w_is = is_weights or 1, README: Numerical conventions):
+// Math per token (d = logp − old, A = advantage, w_is = is_weights or 1, docs/algorithms.md, Numerical conventions):
 //  LOSS_MODE_VANILLA: ratio = exp(clamp(d, −20, 20));  pg1 = −A·ratio;  pg2 = −A·clamp(ratio, 1 − clip_low, 1 + clip_high)
 //     L = max(pg1, pg2);  clipped = pg2 > pg1
 //     dual clip (has_dual, c > 1), A < 0: pg3 = −A·c;  lower = pg3 < max(pg1, pg2);  L = min(L, pg3)

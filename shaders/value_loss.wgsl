@@ -1,7 +1,7 @@
 // Clipped value loss per token fused with the per-row masked sums that agg_finalize
 // (aggregate.wgsl) turns into [loss, clipfrac] and the weighted gradient.
 //
-// Math per token (README, Numerical conventions), has_clip with ε = clip:
+// Math per token (docs/algorithms.md, Numerical conventions), has_clip with ε = clip:
 //   dv = v − old;  vclip = v if |dv| < ε else old ± ε (= old + clamp(dv, −ε, ε); taking v itself
 //   inside the band keeps rounding from flipping l2 > l1)
 //   l1 = (v − R)²;  l2 = (vclip − R)²;  L = ½·max(l1, l2);  clipped = l2 > l1

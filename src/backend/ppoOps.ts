@@ -1,5 +1,5 @@
 // The PPO math ops. Shapes: B sequences, A action (response) positions, V vocab.
-// Every op follows the README's Numerical conventions; each has a float64 reference in
+// Every op follows the numerical conventions of docs/algorithms.md; each has a float64 reference in
 // src/reference/ and a WGSL kernel in shaders/.
 import type { Tensor } from './tensor.ts';
 // The math's own vocabulary (estimator names, aggregation modes, loss parameters) is defined beside
@@ -36,7 +36,7 @@ export interface PpoOps {
    */
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor;
 
-  /** Per-token KL estimate on d = logp − ref (README, Numerical conventions). (B,A) → (B,A). */
+  /** Per-token KL estimate on d = logp − ref (docs/algorithms.md, Numerical conventions). (B,A) → (B,A). */
   kl(logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor;
 
   /** ∂kl/∂logp per token for the estimator (0 where a clamp is active). (B,A) → (B,A). */

@@ -137,7 +137,7 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
     console.log(table(['kernel (shader:entry)', 'dispatches'], r.byKernel.map(([k, n]) => [k, n])));
     const sc = r.stageCounts;
     console.log(
-      `\nREADME: at ${r.config} one PPO iteration records ${r.gpu.perCall.dispatches} dispatches in ${r.gpu.perCall.submits} submits with ${r.gpu.perCall.readbacks} readbacks ` +
+      `\nSummary (docs/benchmarks.md): at ${r.config} one PPO iteration records ${r.gpu.perCall.dispatches} dispatches in ${r.gpu.perCall.submits} submits with ${r.gpu.perCall.readbacks} readbacks ` +
         `(rollout ${sc.rollout.dispatches}/${sc.rollout.submits}/${sc.rollout.readbacks}, experience ${sc.experience.dispatches}/${sc.experience.submits}/${sc.experience.readbacks}, ` +
         `update ${sc.update.dispatches}/${sc.update.submits}/${sc.update.readbacks} dispatches/submits/readbacks).`,
     );

@@ -1,4 +1,4 @@
-// Runs one named PPO kernel on any backend from a JSON-like input (see README "Run one kernel").
+// Runs one named PPO kernel on any backend from a JSON-like input (see docs/algorithms.md, "Run one kernel").
 import type { Backend } from '../backend/backend.ts';
 import {
   GROUP_ESTIMATORS,

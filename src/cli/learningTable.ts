@@ -51,7 +51,7 @@ function claimMark(c: ClaimResult): string {
   return c.ok === true ? '✓' : c.ok === false ? '✗' : '?';
 }
 
-/** The markdown table `npm run learning` prints (and the README quotes). */
+/** The markdown table `npm run learning` prints (and docs/learning.md quotes). */
 export function formatTable(results: PresetResult[]): string {
   const header = ['preset', 'arm', 'metric', 'SFT → final (mean ± sd)', 'iters to ½ gain', 'wall / run', 'claim'];
   const rows: string[][] = [];

@@ -1,10 +1,10 @@
-// float64 reference: per-token KL estimators on d = logp − ref_logp (README, Numerical conventions).
+// float64 reference: per-token KL estimators on d = logp − ref_logp (docs/algorithms.md, Numerical conventions).
 // Mirrors verl verl/trainer/ppo/core_algos.py kl_penalty / kl_penalty_forward: k1, abs, k2 ("mse"),
 // k3 ("low_var_kl", both clamps), and the straight-through "+" variants whose value is k1 / k3 and
 // whose gradient is k2's (d). 'k1_clamped' is AlpacaFarm's one-sided penalty max(d, 0).
 
 /**
- * Per-token KL estimators on d = logp − ref (README, Numerical conventions; verl core_algos.kl_penalty / kl_penalty_forward):
+ * Per-token KL estimators on d = logp − ref (docs/algorithms.md, Numerical conventions; verl core_algos.kl_penalty / kl_penalty_forward):
  * k1 = d, abs = |d|, k2 = ½d², k3 = clamp(e^{−d'} + d' − 1, ±10) with d' = clamp(d, ±20);
  * 'k1+' / 'k3+': the value of k1 / k3 with the gradient of k2 (d), verl's straight-through "+" suffix;
  * 'k1_clamped': max(d, 0), AlpacaFarm's one-sided penalty (gradient 1 where d > 0, else 0).

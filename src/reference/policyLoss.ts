@@ -1,5 +1,5 @@
 // float64 reference: the policy-loss family, mirroring verl verl/trainer/ppo/core_algos.py
-//   'vanilla' compute_policy_loss_vanilla: PPO clipped surrogate, asymmetric clip, dual clip (README, Numerical conventions)
+//   'vanilla' compute_policy_loss_vanilla: PPO clipped surrogate, asymmetric clip, dual clip (docs/algorithms.md, Numerical conventions)
 //   'gspo'    compute_policy_loss_gspo:    sequence-level ratio with a stop-gradient token combination
 //   'cispo'   compute_policy_loss_cispo:   stop-gradient clipped IS weight × A × logπ
 // each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights).

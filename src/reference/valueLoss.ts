@@ -1,4 +1,4 @@
-// float64 reference: clipped value loss ½·max((v−R)², (clip(v, v_old ± ε)−R)²) (README, Numerical conventions).
+// float64 reference: clipped value loss ½·max((v−R)², (clip(v, v_old ± ε)−R)²) (docs/algorithms.md, Numerical conventions).
 // Matches shaders/value_loss.wgsl + shaders/aggregate.wgsl (agg_finalize).
 import type { LossAgg, NormScale } from './aggregate.ts';
 import { aggWeights, maskedMeanRef } from './aggregate.ts';

@@ -1,6 +1,6 @@
 // float64 reference: masked whitening over every action token of the batch.
 
-/** Added to the variance before the inverse square root (README, Numerical conventions). */
+/** Added to the variance before the inverse square root (docs/algorithms.md, Numerical conventions). */
 export const WHITEN_EPS = 1e-8;
 
 /**

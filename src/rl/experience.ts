@@ -91,7 +91,7 @@ export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch
     if (cfg.advantageEstimator === 'gae') {
       const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
       advantages = be.ppo.whiten(g.advantages, actionMask, true);
-      returns = g.returns; // taken before whitening (README, Numerical conventions)
+      returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
     } else {
       const g = be.ppo.groupAdvantages({
         estimator: cfg.advantageEstimator as GroupEstimator,

@@ -50,7 +50,7 @@ export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
   klLossEstimator: 'k3',
 };
 
-// Measured by `npm run learning -- --seeds 3` on the CPU backend (README "Learning you can see").
+// Measured by `npm run learning -- --seeds 3` on the CPU backend (docs/learning.md, "Measured").
 const PROMISE_ARITHMETIC =
   'Held-out accuracy (sampled) 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems dips to about 80% around iteration 40 and is back at 100% by 90 (3 seeds, CPU backend).';
 const PROMISE_ADAPTIVE_KL =

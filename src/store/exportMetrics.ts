@@ -70,7 +70,7 @@ export function metricsToJson(runs: readonly RunRecord[]): string {
       format: 'ppo-playground-metrics',
       version: 1,
       exportedAt: new Date().toISOString(),
-      conventions: 'metric names follow verl/TRL (snake_case); see the README, Numerical conventions, for the estimator conventions',
+      conventions: 'metric names follow verl/TRL (snake_case); see docs/algorithms.md, Numerical conventions, for the estimator conventions',
       runs: runs.map((r) => ({
         id: r.id,
         name: r.name,

@@ -25,7 +25,7 @@ export interface SftExample {
  * `steps` AdamW steps of `batchSize` examples, peak learning rate `lr` (warm-up, then cosine decay).
  */
 export interface SftPhase {
-  /** What the phase teaches, for the log and the README ("tutor: correct answers"). */
+  /** What the phase teaches, for the log and docs/learning.md ("tutor: correct answers"). */
   label: string;
   steps: number;
   lr: number;

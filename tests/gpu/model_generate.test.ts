@@ -1,5 +1,5 @@
 // KV-cache generation: equals greedy decoding by full forward passes (top-k = 1), is reproducible
-// from its seed, and lays out EOS / PAD / attention mask / positions / action mask as the README's Numerical conventions say.
+// from its seed, and lays out EOS / PAD / attention mask / positions / action mask as docs/algorithms.md, Numerical conventions, says.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { SampleParams } from '../../src/backend/seqOps.ts';

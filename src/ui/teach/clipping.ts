@@ -1,4 +1,4 @@
-// The PPO clipped surrogate as the page draws it (README, Numerical conventions): with r the ratio and A the advantage,
+// The PPO clipped surrogate as the page draws it (docs/algorithms.md, Numerical conventions): with r the ratio and A the advantage,
 // loss L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)); for A < 0 dual clip caps L at −A·c.
 // The objective the policy maximises is −L.
 
