@@ -31,13 +31,13 @@ struct PolicyTerm {
   g: f32,       // ∂loss/∂logp
 }
 
-fn policy_term(c: PolicyClip, old: f32, logp: f32, adv: f32, seq_log_ratio: f32) -> PolicyTerm {
+fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, seq_log_ratio: f32) -> PolicyTerm {
   let d = logp - old;
   let dc = clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
   var t = PolicyTerm(0.0, 0.0, 0.0, -dc, 0.0);
-  if (c.mode == LOSS_MODE_CISPO) {
+  if (clip.mode == LOSS_MODE_CISPO) {
     let ratio = exp(dc);
-    let r = clamp(ratio, 1.0 - c.clip_low, 1.0 + c.clip_high);
+    let r = clamp(ratio, 1.0 - clip.clip_low, 1.0 + clip.clip_high);
     t.loss = -r * adv * logp;
     t.g = -r * adv;
     t.clipped = select(0.0, 1.0, ratio != r);
@@ -45,19 +45,19 @@ fn policy_term(c: PolicyClip, old: f32, logp: f32, adv: f32, seq_log_ratio: f32)
   }
   var ratio = exp(dc);
   var grad_ok = abs(d) < LOG_RATIO_CLAMP;
-  if (c.mode == LOSS_MODE_GSPO) {
+  if (clip.mode == LOSS_MODE_GSPO) {
     ratio = exp(min(seq_log_ratio, GSPO_LOG_RATIO_MAX));
     grad_ok = seq_log_ratio <= GSPO_LOG_RATIO_MAX;
     t.kl = -d;
   }
   let pg1 = -adv * ratio;
-  let pg2 = -adv * clamp(ratio, 1.0 - c.clip_low, 1.0 + c.clip_high);
+  let pg2 = -adv * clamp(ratio, 1.0 - clip.clip_low, 1.0 + clip.clip_high);
   let clip_max = max(pg1, pg2);
   let clipped = pg2 > pg1;
   var lower = false;
   t.loss = clip_max;
-  if (c.mode == LOSS_MODE_VANILLA && c.has_dual && adv < 0.0) {
-    let pg3 = -adv * c.clip_c;
+  if (clip.mode == LOSS_MODE_VANILLA && clip.has_dual && adv < 0.0) {
+    let pg3 = -adv * clip.clip_c;
     lower = pg3 < clip_max;
     t.loss = min(clip_max, pg3);
   }
