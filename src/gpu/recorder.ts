@@ -2,7 +2,7 @@
 // Counters (dispatches, submits, readbacks, host↔device traffic) feed the benchmarks' structural figures.
 import type { BufferPool } from './bufferPool.ts';
 import type { CachedPipeline } from './pipelines.ts';
-import { UniformArena, UNIFORM_SLOT } from './uniforms.ts';
+import { UniformArena, UNIFORM_SLOT, type UniformValues } from './uniforms.ts';
 import { UploadArena } from './uploads.ts';
 
 /** A storage binding: a whole pooled buffer or a 256-byte-aligned range of one (a tensor view). */
@@ -164,11 +164,11 @@ export class Recorder {
     return bg;
   }
 
-  /** Records one dispatch. `uniform` is the packed uniform block (see UniformWriter). */
+  /** Records one dispatch. `uniform` holds the values of the kernel's uniform struct, by field name. */
   dispatch(
     p: CachedPipeline,
     buffers: readonly BufferRange[],
-    uniform: Uint8Array | null,
+    uniform: UniformValues | null,
     workgroups: readonly [number, number?, number?],
   ): void {
     if (buffers.length !== p.spec.storage.length) {
@@ -186,7 +186,7 @@ export class Recorder {
       : this.ensurePass();
     pass.setPipeline(p.pipeline);
     const bg = this.bindGroupFor(p, buffers);
-    if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(uniform!)]);
+    if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(p.spec.uniform, uniform!)]);
     else pass.setBindGroup(0, bg);
     pass.dispatchWorkgroups(x, y, z);
     if (q) {
