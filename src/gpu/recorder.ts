@@ -24,11 +24,11 @@ export interface GpuCounters {
   readbackBytes: number;
 }
 
-const COUNTER_KEYS = ['dispatches', 'submits', 'readbacks', 'copies', 'uploads', 'uploadBytes', 'readbackBytes'] as const satisfies readonly (keyof GpuCounters)[];
-
 export function zeroCounters(): GpuCounters {
   return { dispatches: 0, submits: 0, readbacks: 0, copies: 0, uploads: 0, uploadBytes: 0, readbackBytes: 0 };
 }
+
+const COUNTER_KEYS = Object.keys(zeroCounters()) as (keyof GpuCounters)[];
 
 /** a + b, field by field. */
 export function addCounters(a: GpuCounters, b: GpuCounters): GpuCounters {
