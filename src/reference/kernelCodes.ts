@@ -16,7 +16,7 @@ export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+':
 /** Outcome-reward estimator (shaders/group_advantages.wgsl `estimator`); the code is its spec row's. */
 export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
-/** Policy-loss family (shaders/policy_loss.wgsl `mode`). */
+/** Policy-loss family (`mode` of shaders/policy_loss.wgsl and actor_loss.wgsl, read by lib_policy_term.wgsl). */
 export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2 } as const satisfies Record<LossMode, number>;
 
 /**
