@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|peer|page|compile|profile] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -69,6 +69,7 @@ type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend, ctx: SectionContext) =>
 const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['model', async () => (await import('./model.ts')).printModelBench],
   ['trainer', async () => (await import('./trainer.ts')).printTrainerBench],
+  ['transfers', async () => (await import('./transfers.ts')).printTransferBench],
   ['peer', async () => (await import('./peer/peer.ts')).printPeerBench],
   ['page', async () => (await import('./pageFrames.ts')).printPageBench],
   ['compile', async () => (await import('./compile.ts')).printCompileBench],

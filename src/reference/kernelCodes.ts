@@ -7,7 +7,7 @@
 // a coded field with a literal.
 import type { LossAgg, NormScale } from './aggregate.ts';
 import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
-import type { KlEstimator } from './kl.ts';
+import { KL_K3_CLAMP, KL_LOG_RATIO_CLAMP, type KlEstimator } from './kl.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP, type LossMode } from './policyLoss.ts';
 
 /** KL estimator (shaders/lib_kl.wgsl kl_value, kl_grad; `estimator` of kl.wgsl and rewards.wgsl). */
@@ -16,7 +16,7 @@ export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+':
 /** Outcome-reward estimator (shaders/group_advantages.wgsl `estimator`); the code is its spec row's. */
 export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
-/** Policy-loss family (shaders/policy_loss.wgsl `mode`). */
+/** Policy-loss family (`mode` of shaders/policy_loss.wgsl and actor_loss.wgsl, read by lib_policy_term.wgsl). */
 export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2 } as const satisfies Record<LossMode, number>;
 
 /**
@@ -53,7 +53,7 @@ export function wgslCodeName(prefix: string, name: string): string {
  * Limits a kernel must apply exactly as its float64 reference does, declared into WGSL as f32
  * constants under the reference's own names (`const LOG_RATIO_CLAMP: f32 = 20.0;`).
  */
-export const WGSL_F32_LIMITS: Readonly<Record<string, number>> = { LOG_RATIO_CLAMP, GSPO_LOG_RATIO_MAX };
+export const WGSL_F32_LIMITS: Readonly<Record<string, number>> = { LOG_RATIO_CLAMP, GSPO_LOG_RATIO_MAX, KL_LOG_RATIO_CLAMP, KL_K3_CLAMP };
 
 /** Every generated WGSL constant, name → value. */
 export function wgslCodes(): Map<string, number> {

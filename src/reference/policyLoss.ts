@@ -3,7 +3,7 @@
 //   'gspo'    compute_policy_loss_gspo:    sequence-level ratio with a stop-gradient token combination
 //   'cispo'   compute_policy_loss_cispo:   stop-gradient clipped IS weight × A × logπ
 // each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights).
-// Matches shaders/policy_loss.wgsl + shaders/aggregate.wgsl (agg_finalize).
+// Matches shaders/lib_policy_term.wgsl (per token), policy_loss.wgsl and aggregate.wgsl (agg_finalize).
 import { aggWeights, maskedMeanRef, type LossAgg, type NormScale } from './aggregate.ts';
 
 /**
