@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Runs every test suite: Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright
-// (the built page in Chromium with WebGPU). Checks the system packages first: installs the missing
-// ones with apt-get when it may (root, or sudo without a password), otherwise prints the one
-// command to run. Ends with one summary line: "All: N passed, N failed[, N skipped]".
+// Runs every check and test suite: the typecheck, the linter and the format check (Biome, no
+// writing), Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright (the built page
+// in Chromium with WebGPU). Checks the system packages first: installs the missing ones with
+// apt-get when it may (root, or sudo without a password), otherwise prints the one command to run.
+// Ends with one summary line: "All: N passed, N failed[, N skipped]"; a failed check counts as one
+// failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -80,10 +82,17 @@ const only = process.argv[2]; // optional: "vitest" or "e2e"
 // Random test inputs are fresh each run; the seed is fixed here so the summary can name it.
 process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 let status = 0;
+const checks = []; // { name, ok }: steps without a test count, one failure each
 if (!only) {
-  const tsc = run('Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
-  if (tsc !== 0) console.error('typecheck failed (counted as a failure)');
-  status |= tsc;
+  for (const [name, title, cmd, args] of [
+    ['typecheck', 'Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
+    ['lint', 'Lint', 'npm', ['run', '-s', 'lint']],
+    ['format', 'Format check (npm run format writes the fixes)', 'npm', ['run', '-s', 'format:check']],
+  ]) {
+    const ok = run(title, cmd, args) === 0;
+    if (!ok) console.error(`${name} failed (counted as a failure)`);
+    checks.push({ name, ok });
+  }
 }
 if (!only || only === 'vitest') {
   status |= run('Vitest (unit + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
@@ -101,6 +110,10 @@ if (!only || only === 'e2e') {
 // ---- summary from the runners' JSON reports
 let passed = 0, failed = 0, skipped = 0;
 const lines = [];
+for (const c of checks) {
+  lines.push(`${c.name}: ${c.ok ? 'ok' : 'failed — counted as a failure'}`);
+  if (!c.ok) failed++;
+}
 function readJson(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
