@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Runs every check and test suite: the typecheck, the linter and the format check (Biome, no
-// writing), Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright (the built page
-// in Chromium with WebGPU). Checks the system packages first: installs the missing ones with
-// apt-get when it may (root, or sudo without a password), otherwise prints the one command to run.
-// Ends with one summary line: "All: N passed, N failed[, N skipped]"; a failed check counts as one
-// failure.
+// writing), Vitest (unit: pure TypeScript; integration: CPU-only runs of the model and trainer;
+// gpu: real WGSL on Dawn) and Playwright (the built page in Chromium with WebGPU). Checks the
+// system packages first: installs the missing ones with apt-get when it may (root, or sudo without
+// a password), otherwise prints the one command to run. Ends with one summary line:
+// "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -95,7 +95,7 @@ if (!only) {
   }
 }
 if (!only || only === 'vitest') {
-  status |= run('Vitest (unit + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
+  status |= run('Vitest (unit + integration + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
 }
 if (!only || only === 'e2e') {
   const build = run('Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn']);
@@ -129,7 +129,7 @@ if (!only || only === 'vitest') {
   } else {
     const byProject = {};
     for (const file of v.testResults ?? []) {
-      const project = file.name.includes('/tests/gpu/') ? 'gpu' : 'unit';
+      const project = file.name.includes('/tests/gpu/') ? 'gpu' : file.name.includes('/tests/integration/') ? 'integration' : 'unit';
       const p = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0 });
       for (const a of file.assertionResults ?? []) {
         if (a.status === 'passed') p.passed++;
@@ -138,7 +138,7 @@ if (!only || only === 'vitest') {
       }
       if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) p.failed++; // a file that failed to load
     }
-    for (const project of ['unit', 'gpu']) {
+    for (const project of ['unit', 'integration', 'gpu']) {
       const p = byProject[project] ?? { passed: 0, failed: 0, skipped: 0 };
       if (p.passed + p.failed === 0) {
         lines.push(`${project}: no tests ran — counted as a failure`);
