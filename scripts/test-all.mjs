@@ -66,6 +66,9 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
+// Random test inputs are fresh each run; the seed is fixed here, before the runners' environment is
+// copied, so that the summary names the seed the tests used.
+process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 const env = { ...process.env };
 if (!env.VK_ICD_FILENAMES && !env.PPO_USE_SYSTEM_VULKAN && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 
@@ -79,8 +82,6 @@ function run(title, cmd, args) {
 }
 
 const only = process.argv[2]; // optional: "vitest" or "e2e"
-// Random test inputs are fresh each run; the seed is fixed here so the summary can name it.
-process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 let status = 0;
 const checks = []; // { name, ok }: steps without a test count, one failure each
 if (!only) {
