@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Runs every test suite: Vitest (unit: pure TypeScript; gpu: real WGSL on Dawn) and Playwright
-// (the built page in Chromium with WebGPU). Checks the system packages first: installs the missing
-// ones with apt-get when it may (root, or sudo without a password), otherwise prints the one
-// command to run. Ends with one summary line: "All: N passed, N failed[, N skipped]".
+// Runs every check and test suite: the typecheck, the linter and the format check (Biome, no
+// writing), Vitest (unit: pure TypeScript; integration: CPU-only runs of the model and trainer;
+// gpu: real WGSL on Dawn) and Playwright (the built page in Chromium with WebGPU). Checks the
+// system packages first: installs the missing ones with apt-get when it may (root, or sudo without
+// a password), otherwise prints the one command to run. Ends with one summary line:
+// "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -64,6 +66,9 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
+// Random test inputs are fresh each run; the seed is fixed here, before the runners' environment is
+// copied, so that the summary names the seed the tests used.
+process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 const env = { ...process.env };
 if (!env.VK_ICD_FILENAMES && !env.PPO_USE_SYSTEM_VULKAN && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 
@@ -77,16 +82,21 @@ function run(title, cmd, args) {
 }
 
 const only = process.argv[2]; // optional: "vitest" or "e2e"
-// Random test inputs are fresh each run; the seed is fixed here so the summary can name it.
-process.env.TEST_SEED ??= String((Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
 let status = 0;
+const checks = []; // { name, ok }: steps without a test count, one failure each
 if (!only) {
-  const tsc = run('Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
-  if (tsc !== 0) console.error('typecheck failed (counted as a failure)');
-  status |= tsc;
+  for (const [name, title, cmd, args] of [
+    ['typecheck', 'Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
+    ['lint', 'Lint', 'npm', ['run', '-s', 'lint']],
+    ['format', 'Format check (npm run format writes the fixes)', 'npm', ['run', '-s', 'format:check']],
+  ]) {
+    const ok = run(title, cmd, args) === 0;
+    if (!ok) console.error(`${name} failed (counted as a failure)`);
+    checks.push({ name, ok });
+  }
 }
 if (!only || only === 'vitest') {
-  status |= run('Vitest (unit + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
+  status |= run('Vitest (unit + integration + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
 }
 if (!only || only === 'e2e') {
   const build = run('Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn']);
@@ -101,6 +111,10 @@ if (!only || only === 'e2e') {
 // ---- summary from the runners' JSON reports
 let passed = 0, failed = 0, skipped = 0;
 const lines = [];
+for (const c of checks) {
+  lines.push(`${c.name}: ${c.ok ? 'ok' : 'failed — counted as a failure'}`);
+  if (!c.ok) failed++;
+}
 function readJson(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -116,7 +130,7 @@ if (!only || only === 'vitest') {
   } else {
     const byProject = {};
     for (const file of v.testResults ?? []) {
-      const project = file.name.includes('/tests/gpu/') ? 'gpu' : 'unit';
+      const project = file.name.includes('/tests/gpu/') ? 'gpu' : file.name.includes('/tests/integration/') ? 'integration' : 'unit';
       const p = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0 });
       for (const a of file.assertionResults ?? []) {
         if (a.status === 'passed') p.passed++;
@@ -125,7 +139,7 @@ if (!only || only === 'vitest') {
       }
       if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) p.failed++; // a file that failed to load
     }
-    for (const project of ['unit', 'gpu']) {
+    for (const project of ['unit', 'integration', 'gpu']) {
       const p = byProject[project] ?? { passed: 0, failed: 0, skipped: 0 };
       if (p.passed + p.failed === 0) {
         lines.push(`${project}: no tests ran — counted as a failure`);

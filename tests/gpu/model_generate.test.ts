@@ -11,7 +11,7 @@ import { BACKENDS } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
 import { keptProbabilities } from '../../src/reference/seq/sample.ts';
 import type { Rng } from '../../src/util/rng.ts';
-import { modelWith, randomParams } from './model_helpers.ts';
+import { modelWith, randomParams } from '../helpers/model.ts';
 
 const cfg: GptConfig = { vocabSize: 12, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 16, head: 'lm' };
 const base: SampleParams = { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: EOS_ID, padId: PAD_ID };
