@@ -3,3 +3,5 @@
 export * from './trace.ts';
 export * from './tokenTerms.ts';
 export * from './recompute.ts';
+export * from './table.ts';
+export * from './formulas.ts';
