@@ -194,7 +194,8 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
  * knob can change them. β and the KL estimator change KL_t and r_t; γ, λ, the estimator and
  * whitening change the advantages and returns; ε_low, ε_high, c, the value clip and the
  * aggregation change the losses, clip sides and gradient weights; the step's π_new stays the one
- * the trainer's weights gave, although those weights followed the iteration's own knobs.
+ * the trainer's weights gave, although those weights followed the iteration's own knobs. The
+ * entropy bonus needs the logits, which a trace does not keep: gradient weights leave it out.
  */
 export function recomputeTrace(trace: IterationTrace, knobs: InspectKnobs = trace.knobs): RecomputedTrace {
   const { B, A, actionMask: mask } = trace;

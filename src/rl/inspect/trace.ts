@@ -1,7 +1,11 @@
 // The iteration trace: one PPO iteration's batch as host arrays, captured by the trainer on an
-// inspected iteration, and everything the inspector derives from it. The trainer already reads
-// back the experience's per-token arrays and each minibatch's statistics; an inspected iteration
-// adds the minibatches' new log-probs and new values, and the response token ids.
+// inspected iteration, from which the inspector derives everything else (recompute.ts).
+// Where each field comes from in the trainer: the experience's per-token arrays and each
+// minibatch step's statistics are read back on every iteration already; an inspected iteration
+// also reads each step's new log-probs (ActorStepStats.logprobs; otherwise only the last step's
+// are read), the critic's new values of each step (criticStep computes them but does not return
+// them), the TIS weights, and takes the response tokens, groups and π_rollout from the host
+// RolloutBatch.
 import { POLICY_STATS, VALUE_STATS } from '../../backend/ppoOps.ts';
 import { GROUP_ESTIMATOR_SPECS } from '../../reference/groupAdvantages.ts';
 import type { PpoConfig } from '../config.ts';
