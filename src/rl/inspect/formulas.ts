@@ -1,0 +1,314 @@
+// The walk-through of one PPO iteration, step by step: for each step its formula as a LaTeX
+// template, the same formula with one response's numbers at a chosen token, and the functions of
+// verl and OpenRLHF that do that step. Every user-facing string is in FORMULA_TEXT, for translation.
+import type { KlEstimator } from '../../reference/kl.ts';
+import { lastActionIndex } from '../../reference/rewards.ts';
+import { WHITEN_EPS } from '../../reference/whiten.ts';
+import type { RecomputedTrace } from './recompute.ts';
+import { tokenTable, type TokenRow, type TokenTable, type TokenUpdateCell } from './table.ts';
+import type { InspectKnobs, IterationTrace } from './trace.ts';
+
+export type FormulaStepId = 'rollout' | 'referenceCritic' | 'rewardShaping' | 'advantages' | 'whitening' | 'ratioClip' | 'valueLoss' | 'optimiserStep';
+
+/** Every string of the walk-through a user reads. */
+export const FORMULA_TEXT = {
+  steps: {
+    rollout: { title: 'Rollout', why: 'The policy samples each response token, and the sampler keeps the log-probability it drew the token with.' },
+    referenceCritic: {
+      title: 'Reference and critic',
+      why: 'One forward pass each scores every sampled token under the actor (π_old), the frozen reference (π_ref) and, for GAE, the critic (V_t).',
+    },
+    rewardShaping: { title: 'Reward shaping', why: 'A per-token KL penalty keeps the policy near the reference; the task score arrives only at the last action token.' },
+    advantages: {
+      title: 'Advantages',
+      why: 'GAE scans the response from the end, carrying the discounted sum of TD errors; a group estimator compares the response’s score with its group’s.',
+    },
+    whitening: { title: 'Whitening', why: 'Advantages are shifted and scaled to mean 0 and variance 1 over every action token of the batch, so the step size does not depend on the reward scale.' },
+    ratioClip: { title: 'Ratio and clip', why: 'The ratio π_new/π_old measures how far the update moved the token; clipping stops the gradient once it moved far enough in the advantage’s direction.' },
+    valueLoss: { title: 'Value loss', why: 'The critic regresses towards the returns, its move held within ±ε of the old value when the clip makes the loss larger.' },
+    optimiserStep: { title: 'Optimiser step and metrics', why: 'Token losses are averaged with the aggregation weights into one loss; its gradient drives one AdamW step, and the clip fraction counts the clipped tokens.' },
+  },
+  notes: {
+    masked: 'padding after EOS: not an action token',
+    notKept: 'not kept by this rollout',
+    noUpdate: 'this token was in no update step',
+    noCritic: 'no critic with a group estimator',
+    whiteningOff: 'whitening off',
+    valueClipped: 'value clipped to V_old ± ε_v',
+    clip: { low: 'clipped below (1 − ε_low)', high: 'clipped above (1 + ε_high)', dual: 'dual clip (−c·A)', none: 'not clipped' },
+  },
+} as const;
+
+/** A number as LaTeX: 4 significant digits, powers of ten spelled out, −0 as 0. */
+export function texNumber(x: number): string {
+  if (!Number.isFinite(x)) return x > 0 ? '\\infty' : x < 0 ? '-\\infty' : '\\text{NaN}';
+  if (x === 0) return '0';
+  const ax = Math.abs(x);
+  if (ax >= 1e-3 && ax < 1e5) return String(Number(x.toPrecision(4)));
+  const [m, e] = x.toExponential(3).split('e');
+  return `${Number(m)}\\times10^{${Number(e)}}`;
+}
+
+/** texNumber in parentheses when negative, for use as a factor or after a minus sign. */
+export function texFactor(x: number): string {
+  const s = texNumber(x);
+  return x < 0 ? `\\left(${s}\\right)` : s;
+}
+
+/** Plain words inside LaTeX, its special characters escaped (notes hold names such as ε_low). */
+const text = (s: string) => `\\text{${s.replace(/[_%&#$]/g, (c) => `\\${c}`)}}`;
+
+/** KL_t as a function of d = log π_old − log π_ref, per estimator. */
+export const KL_TEX: Record<KlEstimator, string> = {
+  k1: 'd',
+  abs: '|d|',
+  k2: '\\tfrac12 d^2',
+  k3: 'e^{-d} + d - 1',
+  'k1+': 'd',
+  'k3+': 'e^{-d} + d - 1',
+  k1_clamped: '\\max(d, 0)',
+};
+
+/** A group estimator's transformed score s̃ from the score s and its group (mean μ, std σ, n members). */
+const GROUP_TEX: Record<string, string> = {
+  reinforce: '\\tilde s = s',
+  reinforce_baseline: '\\tilde s = s - \\mu_g',
+  group_norm: '\\tilde s = \\frac{s - \\mu_g}{\\sigma_g + 10^{-9}}',
+  rloo: '\\tilde s = s - \\frac{n\\mu_g - s}{n - 1}',
+  dr_grpo: '\\tilde s = s - \\mu_g',
+};
+
+/** Where to evaluate a step: batch row, response position, and which update step of the token. */
+export interface FormulaContext {
+  trace: IterationTrace;
+  rec: RecomputedTrace;
+  row: number;
+  t: number;
+  /** Index into the token's update steps (its epochs/minibatches); default the first. */
+  update?: number;
+}
+
+interface Resolved {
+  k: InspectKnobs;
+  table: TokenTable;
+  tok: TokenRow;
+  cell: TokenUpdateCell | null;
+  ctx: FormulaContext;
+}
+
+export interface FormulaStep {
+  id: FormulaStepId;
+  title: string;
+  why: string;
+  /** The formula in symbols, under the knobs the recomputation used. */
+  template: (k: InspectKnobs) => string;
+  /** The formula with the response's numbers at the context's token. */
+  substitute: (ctx: FormulaContext) => string;
+  /** Functions doing this step in verl (verl/trainer/ppo/core_algos.py and its workers). */
+  verl: readonly string[];
+  /** Functions or classes doing this step in OpenRLHF (openrlhf/models, openrlhf/trainer/ppo_utils). */
+  openrlhf: readonly string[];
+}
+
+function resolve(ctx: FormulaContext): Resolved {
+  const table = tokenTable(ctx.trace, ctx.row, ctx.rec);
+  const tok = table.rows[ctx.t];
+  if (!tok) throw new Error(`formula: position ${ctx.t} outside the response (length ${table.rows.length})`);
+  return { k: ctx.rec.knobs, table, tok, cell: tok.updates[ctx.update ?? 0] ?? null, ctx };
+}
+
+const policyTemplate = (k: InspectKnobs): string => {
+  const ratio = '\\rho_t = \\exp(\\log\\pi_\\theta(a_t\\mid s_t) - \\log\\pi_{\\text{old}}(a_t\\mid s_t))';
+  if (k.lossMode === 'cispo') return `${ratio},\\; L_t = -\\operatorname{sg}(\\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}}))\\,\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)`;
+  const r = k.lossMode === 'gspo' ? '\\rho = \\exp\\big(\\tfrac1{|y|}\\textstyle\\sum_t (\\log\\pi_\\theta - \\log\\pi_{\\text{old}})\\big)' : ratio;
+  const clipped = `\\max\\big(-\\hat A_t\\rho_t,\\, -\\hat A_t \\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}})\\big)`;
+  if (k.lossMode === 'vanilla' && k.dualClip !== null) return `${r},\\; L_t = \\min\\big(${clipped},\\, -c\\,\\hat A_t\\big)\\ (\\hat A_t < 0)`;
+  return `${r},\\; L_t = ${clipped}`;
+};
+
+/** A group estimator's s̃ with the numbers in (GROUP_TEX in symbols). */
+function groupScoreTex(estimator: string, score: number, mean: number, std: number, n: number): string {
+  switch (estimator) {
+    case 'reinforce':
+      return texNumber(score);
+    case 'group_norm':
+      return `\\frac{${texNumber(score)} - ${texFactor(mean)}}{${texNumber(std)} + 10^{-9}}`;
+    case 'rloo':
+      return `${texNumber(score)} - \\frac{${n}\\cdot${texFactor(mean)} - ${texFactor(score)}}{${n - 1}}`;
+    default:
+      return `${texNumber(score)} - ${texFactor(mean)}`;
+  }
+}
+
+const gaeTemplate = '\\delta_t = r_t + \\gamma V_{t+1} - V_t,\\quad A_t = \\delta_t + \\gamma\\lambda A_{t+1},\\quad R_t = A_t + V_t';
+
+function substituteAdvantages({ k, table, tok, ctx }: Resolved): string {
+  const { rec, row, t } = ctx;
+  const A = ctx.trace.A;
+  const carried = t + 1 < A ? rec.advantagesRaw[row * A + t + 1] : 0;
+  if (tok.masked) return `A_{${t}} = A_{${t + 1}} = ${texNumber(tok.advantageRaw)}\\quad ${text(FORMULA_TEXT.notes.masked)}`;
+  if (k.advantageEstimator === 'gae') {
+    let nextValue = 0;
+    for (let u = t + 1; u < A; u++) {
+      if (ctx.trace.actionMask[row * A + u] !== 0) {
+        nextValue = ctx.trace.values[row * A + u];
+        break;
+      }
+    }
+    return (
+      `\\delta_{${t}} = ${texNumber(tok.reward)} + ${texNumber(k.gamma)}\\cdot${texFactor(nextValue)} - ${texFactor(tok.value!)} = ${texNumber(tok.delta!)},\\quad ` +
+      `A_{${t}} = ${texNumber(tok.delta!)} + ${texNumber(k.gamma * k.lam)}\\cdot${texFactor(carried)} = ${texNumber(tok.advantageRaw)},\\quad ` +
+      `R_{${t}} = ${texNumber(tok.return)}`
+    );
+  }
+  const g = table.group!;
+  return (
+    `\\mu_g = ${texNumber(g.mean)},\\ \\sigma_g = ${texNumber(g.std)},\\ n = ${g.members.length},\\quad ` +
+    `\\tilde s = ${groupScoreTex(k.advantageEstimator, table.score, g.mean, g.std, g.members.length)} = ${texNumber(g.transformedScore)},\\quad ` +
+    `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texNumber(k.gamma)}\\cdot${texFactor(carried)} = ${texNumber(tok.advantageRaw)}`
+  );
+}
+
+function substituteRatio({ k, tok, cell }: Resolved, t: number): string {
+  if (tok.masked) return text(FORMULA_TEXT.notes.masked);
+  if (!cell) return text(FORMULA_TEXT.notes.noUpdate);
+  const a = tok.advantage;
+  const head =
+    k.lossMode === 'gspo'
+      ? `\\rho = ${texNumber(cell.ratio)}`
+      : `\\rho_{${t}} = \\exp(${texNumber(cell.newLogprob)} - ${texFactor(tok.oldLogprob)}) = ${texNumber(cell.ratio)}`;
+  const clip = `\\operatorname{clip}(${texNumber(cell.ratio)}, ${texNumber(1 - k.clipLow)}, ${texNumber(1 + k.clipHigh)})`;
+  const side = text(FORMULA_TEXT.notes.clip[cell.clipSide]);
+  if (k.lossMode === 'cispo') return `${head},\\quad L_{${t}} = -${clip}\\cdot${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
+  const inner = `\\max\\big(-${texFactor(a)}\\cdot${texNumber(cell.ratio)},\\, -${texFactor(a)}\\cdot${clip}\\big)`;
+  const loss = k.lossMode === 'vanilla' && k.dualClip !== null && a < 0 ? `\\min\\big(${inner},\\, -${texNumber(k.dualClip)}\\cdot${texFactor(a)}\\big)` : inner;
+  return `${head},\\quad L_{${t}} = ${loss} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
+}
+
+/** The walk-through's steps, in order. */
+export const FORMULA_STEPS: readonly FormulaStep[] = [
+  {
+    id: 'rollout',
+    ...FORMULA_TEXT.steps.rollout,
+    template: () => 'a_t \\sim \\pi_{\\text{rollout}}(\\cdot\\mid s_t),\\quad \\log\\pi_{\\text{rollout}}(a_t\\mid s_t)',
+    substitute: (ctx) => {
+      const { tok } = resolve(ctx);
+      const lp = tok.rolloutLogprob === null ? text(FORMULA_TEXT.notes.notKept) : texNumber(tok.rolloutLogprob);
+      return `a_{${ctx.t}} = ${tok.token},\\quad \\log\\pi_{\\text{rollout}}(a_{${ctx.t}}\\mid s_{${ctx.t}}) = ${lp}${tok.masked ? `\\quad ${text(FORMULA_TEXT.notes.masked)}` : ''}`;
+    },
+    verl: ['generate_sequences'],
+    openrlhf: ['generate_samples'],
+  },
+  {
+    id: 'referenceCritic',
+    ...FORMULA_TEXT.steps.referenceCritic,
+    template: (k) => `\\log\\pi_{\\text{old}}(a_t\\mid s_t),\\quad \\log\\pi_{\\text{ref}}(a_t\\mid s_t)${k.advantageEstimator === 'gae' ? ',\\quad V_t = V_\\phi(s_t)' : ''}`,
+    substitute: (ctx) => {
+      const { tok } = resolve(ctx);
+      const t = ctx.t;
+      const v = tok.value === null ? text(FORMULA_TEXT.notes.noCritic) : `V_{${t}} = ${texNumber(tok.value)}`;
+      return `\\log\\pi_{\\text{old}}(a_{${t}}\\mid s_{${t}}) = ${texNumber(tok.oldLogprob)},\\quad \\log\\pi_{\\text{ref}}(a_{${t}}\\mid s_{${t}}) = ${texNumber(tok.refLogprob)},\\quad ${v}`;
+    },
+    verl: ['compute_log_prob', 'compute_ref_log_prob', 'compute_values', 'logprobs_from_logits'],
+    openrlhf: ['make_experience', 'log_probs_from_logits'],
+  },
+  {
+    id: 'rewardShaping',
+    ...FORMULA_TEXT.steps.rewardShaping,
+    template: (k) => `d_t = \\log\\pi_{\\text{old}} - \\log\\pi_{\\text{ref}},\\quad \\mathrm{KL}_t = ${KL_TEX[k.klEstimator]},\\quad r_t = -\\beta\\,\\mathrm{KL}_t + [t = T]\\,s`,
+    substitute: (ctx) => {
+      const { k, tok, table } = resolve(ctx);
+      const t = ctx.t;
+      if (tok.masked) return `\\mathrm{KL}_{${t}} = 0,\\ r_{${t}} = 0\\quad ${text(FORMULA_TEXT.notes.masked)}`;
+      const d = tok.oldLogprob - tok.refLogprob;
+      const score = tok.scored ? ` + ${texFactor(table.score)}` : '';
+      return (
+        `d_{${t}} = ${texNumber(tok.oldLogprob)} - ${texFactor(tok.refLogprob)} = ${texNumber(d)},\\quad ` +
+        `\\mathrm{KL}_{${t}} = ${texNumber(tok.kl)}\\ (${text(k.klEstimator)}),\\quad ` +
+        `r_{${t}} = -${texFactor(ctx.rec.rewardBeta)}\\cdot${texFactor(tok.kl)}${score} = ${texNumber(tok.reward)}`
+      );
+    },
+    verl: ['apply_kl_penalty', 'kl_penalty'],
+    openrlhf: ['compute_approx_kl', 'compute_reward'],
+  },
+  {
+    id: 'advantages',
+    ...FORMULA_TEXT.steps.advantages,
+    template: (k) => (k.advantageEstimator === 'gae' ? gaeTemplate : `${GROUP_TEX[k.advantageEstimator]},\\quad G_t = \\tilde r_t + \\gamma G_{t+1}`),
+    substitute: (ctx) => substituteAdvantages(resolve(ctx)),
+    verl: [
+      'compute_gae_advantage_return',
+      'compute_grpo_outcome_advantage',
+      'compute_rloo_outcome_advantage',
+      'compute_reinforce_plus_plus_outcome_advantage',
+      'compute_reinforce_plus_plus_baseline_outcome_advantage',
+    ],
+    openrlhf: ['compute_advantages_and_returns', 'get_advantages_and_returns', 'get_cumulative_returns'],
+  },
+  {
+    id: 'whitening',
+    ...FORMULA_TEXT.steps.whitening,
+    template: () => `\\hat A_t = \\frac{A_t - \\mu}{\\sqrt{\\sigma^2 + ${texNumber(WHITEN_EPS)}}}`,
+    substitute: (ctx) => {
+      const { tok } = resolve(ctx);
+      const w = ctx.rec.whitening;
+      if (!w) return `\\hat A_{${ctx.t}} = A_{${ctx.t}} = ${texNumber(tok.advantage)}\\quad ${text(FORMULA_TEXT.notes.whiteningOff)}`;
+      return `\\hat A_{${ctx.t}} = (${texNumber(tok.advantageRaw)} - ${texFactor(w.mean)})\\cdot${texNumber(w.scale)} = ${texNumber(tok.advantage)}`;
+    },
+    verl: ['masked_whiten'],
+    openrlhf: ['compute_advantages_and_returns'],
+  },
+  {
+    id: 'ratioClip',
+    ...FORMULA_TEXT.steps.ratioClip,
+    template: policyTemplate,
+    substitute: (ctx) => substituteRatio(resolve(ctx), ctx.t),
+    verl: ['compute_policy_loss_vanilla', 'compute_policy_loss_gspo', 'compute_policy_loss_cispo'],
+    openrlhf: ['PolicyLoss'],
+  },
+  {
+    id: 'valueLoss',
+    ...FORMULA_TEXT.steps.valueLoss,
+    template: () => 'L^V_t = \\tfrac12\\max\\big((V_t - R_t)^2,\\, (\\operatorname{clip}(V_t, V^{\\text{old}}_t - \\epsilon_v, V^{\\text{old}}_t + \\epsilon_v) - R_t)^2\\big)',
+    substitute: (ctx) => {
+      const { tok, cell } = resolve(ctx);
+      if (tok.masked) return text(FORMULA_TEXT.notes.masked);
+      if (!cell) return text(FORMULA_TEXT.notes.noUpdate);
+      if (!cell.value) return text(FORMULA_TEXT.notes.noCritic);
+      const v = cell.value;
+      return (
+        `L^V_{${ctx.t}} = \\tfrac12\\max\\big((${texNumber(v.newValue)} - ${texFactor(tok.return)})^2,\\, \\ldots\\big) = \\max(${texNumber(v.unclipped)}, ${texNumber(v.clippedTerm)}) = ${texNumber(v.loss)}` +
+        (v.clipped ? `\\quad ${text(FORMULA_TEXT.notes.valueClipped)}` : '')
+      );
+    },
+    verl: ['compute_value_loss'],
+    openrlhf: ['ValueLoss'],
+  },
+  {
+    id: 'optimiserStep',
+    ...FORMULA_TEXT.steps.optimiserStep,
+    template: (k) => `\\mathcal L = \\textstyle\\sum_t w_t L_t${k.useKlLoss ? ' + \\beta_{\\text{KL}}\\sum_t w_t \\mathrm{KL}_t' : ''},\\quad g_t = \\partial\\mathcal L/\\partial\\log\\pi_\\theta(a_t\\mid s_t)`,
+    substitute: (ctx) => {
+      const { tok, cell } = resolve(ctx);
+      if (tok.masked) return `w_{${ctx.t}} = 0\\quad ${text(FORMULA_TEXT.notes.masked)}`;
+      if (!cell) return text(FORMULA_TEXT.notes.noUpdate);
+      const step = ctx.rec.minibatches.find((m) => m.epoch === cell.epoch && m.index === cell.minibatch)!;
+      return (
+        `w_{${ctx.t}} = ${texNumber(cell.aggWeight)},\\quad w_{${ctx.t}} L_{${ctx.t}} = ${texNumber(cell.aggWeight * cell.tokenLoss)},\\quad g_{${ctx.t}} = ${texNumber(cell.gradWeight)},\\quad ` +
+        `\\mathcal L = ${texNumber(step.stats.policyLoss)},\\quad \\text{clipfrac} = ${texNumber(step.stats.clipFraction)}`
+      );
+    },
+    verl: ['agg_loss', 'compute_data_metrics'],
+    openrlhf: ['masked_mean'],
+  },
+];
+
+/** The step with this id. */
+export function formulaStep(id: FormulaStepId): FormulaStep {
+  return FORMULA_STEPS.find((s) => s.id === id)!;
+}
+
+/** The last action token of a row, the natural default position of a walk-through (−1 for none). */
+export function defaultToken(trace: IterationTrace, row: number): number {
+  return lastActionIndex(trace.actionMask, row, trace.A);
+}
