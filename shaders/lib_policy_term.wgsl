@@ -2,7 +2,7 @@
 // policy_loss.wgsl and the fused actor_loss.wgsl (included with `// @include lib_policy_term`), so
 // the two kernels cannot drift apart. Before the IS weight; the caller masks, weights and sums.
 //
-// Math (d = logp − old, dc = clamp(d, ±LOG_RATIO_CLAMP), A = advantage; README: Numerical conventions):
+// Math (d = logp − old, dc = clamp(d, ±LOG_RATIO_CLAMP), A = advantage; docs/algorithms.md, Numerical conventions):
 //   vanilla: ratio = exp(dc); pg1 = −A·ratio; pg2 = −A·clamp(ratio, 1 − clip_low, 1 + clip_high);
 //            L = max(pg1, pg2); clipped = pg2 > pg1; with the dual clip (A < 0): pg3 = −A·clip_c,
 //            lower = pg3 < L, L = min(L, pg3); g = −A·ratio unless clipped, lower or |d| ≥ clamp;
