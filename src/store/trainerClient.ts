@@ -1,33 +1,19 @@
-// The page's side of the trainer protocol: owns the trainer Web Worker, sends commands, and feeds
-// its messages into the store. Requests that expect an answer (snapshot, saveState, loadState,
-// trainRewardModel) carry an id the reply echoes (requests.ts); everything else is a command whose
-// effects arrive as run messages. All state lives in one TrainerClient; the page uses `trainer`.
+// The page's side of the trainer protocol: the commands the page gives the trainer worker and what
+// its messages do to the store. The line to the worker and its request ids are trainerConnection.ts;
+// Run both, resume and the CPU fallback are runFlows.ts. All state lives in one TrainerClient, whose
+// fields it is; the page uses the instance `trainer`.
 import type { StoreApi } from 'zustand';
 import type { PpoConfig } from '../rl/config.ts';
-import { findPreset } from '../rl/presets.ts';
-import { isWorkerMessage, type BackendChoice, type CheckpointRole, type LabelledPair, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
+import type { CheckpointRole, LabelledPair, PageToWorker, WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type AppState, type RunStart } from './appStore.ts';
 import { MetricFeed } from './metricFeed.ts';
 import * as notices from './notices.ts';
-import { planArms, presetBudget } from './presetRun.ts';
-import { PendingRequests, RequestDroppedError, RequestFailure, REQUEST_TIMEOUT_MS, RequestTimeoutError, SendFailedError, WorkerGoneError, WorkerReportedError, type ReplyOf, type RequestKind } from './requests.ts';
-import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS, type ResumePoint } from './resume.ts';
-import { saveSequence, sequenceOffer } from './sequencePersist.ts';
-
-/** What the client needs of a Worker (a real one, or a test's fake). */
-export interface WorkerLike {
-  postMessage(msg: PageToWorker, transfer: Transferable[]): void;
-  onmessage: ((ev: MessageEvent) => void) | null;
-  onerror: ((ev: ErrorEvent) => void) | null;
-  terminate(): void;
-}
-
-/** Where the active run's trainer state is kept between reloads (resume.ts: IndexedDB). */
-export interface ResumePoints {
-  save(run: AppState['runs'][number], point: Omit<ResumePoint, 'key'>): Promise<void>;
-  load(): Promise<ResumePoint | null>;
-  delete(): Promise<void>;
-}
+import { presetBudget } from './presetRun.ts';
+import { REQUEST_TIMEOUT_MS, RequestDroppedError, RequestFailure, RequestTimeoutError, WorkerGoneError, WorkerReportedError, type ReplyOf } from './requests.ts';
+import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
+import { RunFlows, type ResumePoints, type RunControl } from './runFlows.ts';
+import { saveSequence } from './sequencePersist.ts';
+import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
 
 export interface ClientDeps {
   store: StoreApi<AppState>;
@@ -46,198 +32,51 @@ const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'sam
 /** A settings change made before Start is prepared for after the user stops changing things. */
 const PREPARE_DELAY_MS = 600;
 
-type CommandBody<K extends RequestKind> = Omit<Extract<PageToWorker, { type: K }>, 'type' | 'requestId'>;
-
-export class TrainerClient {
+export class TrainerClient implements RunControl {
   private readonly store: StoreApi<AppState>;
-  private readonly resumePoints: ResumePoints;
-  private readonly persistSequence: (seq: AppState['sequence']) => void;
   private readonly now: () => number;
+  private readonly resumePoints: ResumePoints;
   private readonly feed: MetricFeed;
-  readonly requests = new PendingRequests();
-
-  private worker: WorkerLike | null = null;
-  private workerBackend: BackendChoice | null = null;
-  /** The worker answered `ready` (its backend exists). */
-  private workerReady = false;
-  /** A command other than the warm-up's has been sent to this worker. */
-  private commanded = false;
+  /** The line to the worker, with the requests waiting for a reply. */
+  readonly connection: TrainerConnection;
+  private readonly flows: RunFlows;
   /**
    * Set when a reset is sent, cleared by the worker's `resetDone`: an iteration in flight at the
    * click still reports, and those results belong to the run the user just closed, not to a new one.
    */
   private discarding = false;
   private stateAskedAt = -Infinity;
-  /** Set between deviceLost and deviceRecovered / a backend switch: the worker has no state to give. */
+  /** Set between deviceLost and deviceRecovered / a new worker: the worker has no state to give. */
   private deviceDown = false;
   /** A storage failure is reported once per run, not every ten seconds. */
   private stateProblemRun: string | null = null;
   private configWatched = false;
 
-  constructor(private readonly deps: ClientDeps) {
+  constructor(deps: ClientDeps) {
     this.store = deps.store;
-    this.resumePoints = deps.resumePoints ?? { save: saveResumePoint, load: loadResumePoint, delete: deleteResumePoint };
-    this.persistSequence = deps.saveSequence ?? saveSequence;
     this.now = deps.now ?? (() => performance.now());
+    this.resumePoints = deps.resumePoints ?? { save: saveResumePoint, load: loadResumePoint, delete: deleteResumePoint };
     this.feed = new MetricFeed(this.store, this.now);
+    this.connection = new TrainerConnection({
+      createWorker: deps.createWorker,
+      backend: () => this.s.backend,
+      testHooks: deps.testHooks === true,
+      onMessage: (msg) => this.receive(msg),
+      onSendFailed: (tone, text) => this.s.setNotice({ tone, text }),
+      onDropped: () => {
+        this.deviceDown = false;
+        this.s.setCompile(null);
+      },
+    });
+    this.flows = new RunFlows(this.store, this, this.resumePoints, deps.saveSequence ?? saveSequence);
   }
 
   private get s(): AppState {
     return this.store.getState();
   }
 
-  private notify(tone: 'info' | 'warn' | 'error', text: string): void {
-    this.s.setNotice({ tone, text });
-  }
-
-  // ───────────────────────────── the worker ─────────────────────────────
-
-  private dropWorker(): void {
-    const had = this.worker !== null;
-    this.worker?.terminate();
-    this.worker = null;
-    this.workerBackend = null;
-    this.workerReady = false;
-    this.commanded = false;
-    if (had) this.requests.failAll((kind) => new WorkerGoneError(kind, 'the trainer worker was stopped before it answered'));
-    this.s.setCompile(null);
-  }
-
-  private ensureWorker(): WorkerLike | null {
-    const backend = this.s.backend;
-    if (this.worker && this.workerBackend === backend) return this.worker;
-    this.dropWorker();
-    let w: WorkerLike;
-    try {
-      w = this.deps.createWorker();
-    } catch {
-      return null;
-    }
-    // A dropped worker's last messages are not this page's business any more.
-    w.onmessage = (ev) => {
-      if (this.worker === w && isWorkerMessage(ev.data)) this.receive(ev.data);
-    };
-    w.onerror = (ev) => {
-      if (this.worker !== w) return;
-      const message = ev.message || 'the trainer worker crashed';
-      this.requests.failAll((kind) => new WorkerGoneError(kind, message));
-      this.receive({ type: 'error', message });
-    };
-    w.postMessage({ type: 'init', backend, testHooks: this.deps.testHooks === true }, []);
-    this.worker = w;
-    this.workerBackend = backend;
-    this.deviceDown = false;
-    return w;
-  }
-
-  /** Hands a command to the worker (starting one if needed); false, with a notice, when it cannot. */
-  private send(msg: PageToWorker, transfer: Transferable[] = []): boolean {
-    return this.post(this.ensureWorker(), msg, transfer) === null;
-  }
-
-  /** Posts to `w`; null when it went, else why not (and the notice says so). */
-  private post(w: WorkerLike | null, msg: PageToWorker, transfer: Transferable[]): string | null {
-    this.commanded = true;
-    if (!w) {
-      this.notify('warn', notices.trainerMissing(msg.type));
-      return notices.TRAINER_MISSING;
-    }
-    try {
-      w.postMessage(msg, transfer);
-      return null;
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      this.notify('error', notices.sendFailed(msg.type, why));
-      return why;
-    }
-  }
-
-  /**
-   * Sends a request and resolves with the reply carrying its id. Rejects with SendFailedError (no
-   * worker, or postMessage threw), WorkerReportedError (its `error`), RequestTimeoutError,
-   * WorkerGoneError or RequestDroppedError; the pending entry is gone in every case.
-   */
-  request<K extends RequestKind>(kind: K, body: CommandBody<K>, transfer: Transferable[] = []): Promise<ReplyOf[K]> {
-    // The worker first (replacing one fails the old one's requests), then the entry: it exists
-    // before this returns, so no reply can arrive ahead of it.
-    const w = this.ensureWorker();
-    const { id, reply } = this.requests.open(kind);
-    const failed = this.post(w, { type: kind, ...body, requestId: id } as PageToWorker, transfer);
-    if (failed !== null) this.requests.fail(id, new SendFailedError(kind, failed));
-    return reply;
-  }
-
-  /**
-   * With no run active, hands the worker the current config and asks it to get the trainer and the
-   * SFT baseline evaluation ready (`prepare`), so Start goes straight to the first iteration. Sent
-   * straight to an existing worker: it starts none, and counts as no user command.
-   */
-  private prepareAhead(): void {
-    const s = this.s;
-    if (!this.worker || s.activeRunId || this.workerBackend !== s.backend) return;
-    this.worker.postMessage({ type: 'setConfig', config: s.config }, []);
-    this.worker.postMessage({ type: 'prepare' }, []);
-  }
-
-  private watchConfig(): void {
-    if (this.configWatched) return;
-    this.configWatched = true;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    this.store.subscribe((state, prev) => {
-      if (state.config === prev.config || state.activeRunId) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        this.prepareAhead();
-      }, PREPARE_DELAY_MS);
-    });
-  }
-
-  // ───────────── saved trainer state (resume after reload; resume.ts has the rules) ─────────────
-
-  /** Asks the worker for its full state: at most every STATE_SAVE_INTERVAL_MS, or now when `force`. */
-  private requestState(force = false): void {
-    const s = this.s;
-    const w = this.worker;
-    if (!w || this.deviceDown || this.discarding || !s.activeRunId) return;
-    const run = s.runs.find((r) => r.id === s.activeRunId);
-    // A trainer exists once the run has an iteration.
-    if (!run || (run.metrics.length === 0 && this.feed.pendingCount === 0)) return;
-    const now = this.now();
-    // A quiet request may get no answer (no trainer yet); its time-out ends it after a minute.
-    if (!force && (this.requests.has('saveState') || now - this.stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
-    this.stateAskedAt = now;
-    // Straight to the worker that exists: an automatic save starts none and is no user command.
-    const { id, reply } = this.requests.open('saveState');
-    try {
-      w.postMessage({ type: 'saveState', quiet: true, requestId: id }, []);
-    } catch (e) {
-      this.requests.fail(id, new SendFailedError('saveState', e instanceof Error ? e.message : String(e)));
-    }
-    void reply.then(
-      (r) => this.storeState(r.iter, r.bytes),
-      () => {}, // a failed automatic save is the worker's error notice, or nothing to save
-    );
-  }
-
-  /** The worker has answered, or never will, every state request sent before `why` happened. */
-  private dropStateRequests(why: string): void {
-    this.requests.failAll((kind) => new RequestDroppedError(kind, why), 'saveState');
-  }
-
-  private async storeState(iter: number, bytes: ArrayBuffer): Promise<void> {
-    this.feed.flush(); // the run record must hold every iteration before the state
-    const s = this.s;
-    const run = s.runs.find((r) => r.id === s.activeRunId);
-    if (!run) return;
-    try {
-      await this.resumePoints.save(run, { runId: run.id, iter, savedAt: Date.now(), backend: s.backend, wasRunning: s.runState === 'running', bytes });
-      if (s.resume && s.resume.runId !== run.id) s.setResume(null); // the stored state is this run's now
-    } catch (e) {
-      if (this.stateProblemRun === run.id) return;
-      this.stateProblemRun = run.id;
-      this.notify('warn', notices.stateNotSaved(classifyStateProblem(e)));
-    }
+  private get requests() {
+    return this.connection.requests;
   }
 
   // ───────────────────────────── worker → page ─────────────────────────────
@@ -255,7 +94,7 @@ export class TrainerClient {
         this.dropStateRequests('the trainer was reset');
         break;
       case 'ready':
-        this.workerReady = true;
+        this.connection.markReady();
         s.setTrainerLabel(msg.backendLabel);
         break;
       case 'compiling':
@@ -337,8 +176,8 @@ export class TrainerClient {
   private onError(msg: Extract<WorkerToPage, { type: 'error' }>): void {
     // A worker started ahead of any command (warmUp) that fails to initialise goes quietly: the
     // WebGPU self-test tells the user what is wrong, and the next command starts a fresh worker.
-    if (!this.workerReady && !this.commanded) {
-      this.dropWorker();
+    if (this.connection.unused) {
+      this.connection.drop();
       return;
     }
     if (msg.requestId !== undefined) {
@@ -362,28 +201,15 @@ export class TrainerClient {
     s.setNotice({ tone: 'error', text: notices.sequenceStopped(seq, done, what) });
   }
 
-  /**
-   * Where Start stops by itself: the active run's budget, as the trainer's total iteration count. In
-   * "Run both" always (an arm whose last iteration finished while paused moves on to the next arm at
-   * once); otherwise only while the run is short of it, so Start after the budget trains on past it.
-   */
-  private budgetTarget(): number | undefined {
-    const { runs, activeRunId, sequence } = this.s;
-    const run = runs.find((r) => r.id === activeRunId);
-    if (!run?.budget) return undefined;
-    return sequence || run.metrics.length < run.budget ? run.budget : undefined;
-  }
-
   /** The worker stopped at the budget: the next arm of "Run both", or a notice that it is done. */
   private onFinished(): void {
-    this.feed.flush();
-    this.feed.resetSpeed();
+    this.settleCharts();
     const s = this.s;
     s.setRunState('paused');
     s.setStage('idle');
     const seq = s.sequence;
     if (seq && seq.index + 1 < seq.arms.length) {
-      void this.startArm(seq.index + 1);
+      void this.flows.startArm(seq.index + 1);
       return;
     }
     if (seq) {
@@ -395,7 +221,75 @@ export class TrainerClient {
     }
   }
 
+  // ───────────── saved trainer state (resume after reload; resume.ts has the rules) ─────────────
+
+  /** Asks the worker for its full state: at most every STATE_SAVE_INTERVAL_MS, or now when `force`. */
+  private requestState(force = false): void {
+    const s = this.s;
+    if (!this.connection.exists || this.deviceDown || this.discarding || !s.activeRunId) return;
+    const run = s.runs.find((r) => r.id === s.activeRunId);
+    // A trainer exists once the run has an iteration.
+    if (!run || (run.metrics.length === 0 && this.feed.pendingCount === 0)) return;
+    const now = this.now();
+    // A quiet request may get no answer (no trainer yet); its time-out ends it after a minute.
+    if (!force && (this.requests.has('saveState') || now - this.stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
+    this.stateAskedAt = now;
+    this.connection.quietRequest('saveState', { quiet: true })?.then(
+      (r) => this.storeState(r.iter, r.bytes),
+      () => {}, // a failed automatic save is the worker's error notice, or there was nothing to save
+    );
+  }
+
+  /** The worker has answered, or never will, every state request sent before `why` happened. */
+  private dropStateRequests(why: string): void {
+    this.requests.failAll((kind) => new RequestDroppedError(kind, why), 'saveState');
+  }
+
+  private async storeState(iter: number, bytes: ArrayBuffer): Promise<void> {
+    this.feed.flush(); // the run record must hold every iteration before the state
+    const s = this.s;
+    const run = s.runs.find((r) => r.id === s.activeRunId);
+    if (!run) return;
+    try {
+      await this.resumePoints.save(run, { runId: run.id, iter, savedAt: Date.now(), backend: s.backend, wasRunning: s.runState === 'running', bytes });
+      if (s.resume && s.resume.runId !== run.id) s.setResume(null); // the stored state is this run's now
+    } catch (e) {
+      if (this.stateProblemRun === run.id) return;
+      this.stateProblemRun = run.id;
+      s.setNotice({ tone: 'warn', text: notices.stateNotSaved(classifyStateProblem(e)) });
+    }
+  }
+
   // ───────────────────────────── page → worker ─────────────────────────────
+
+  private send(msg: PageToWorker, transfer: Transferable[] = []): boolean {
+    return this.connection.send(msg, transfer);
+  }
+
+  /**
+   * With no run active, hands the worker the current config and asks it to get the trainer and the
+   * SFT baseline evaluation ready (`prepare`), so Start goes straight to the first iteration. Sent
+   * straight to an existing worker: it starts none, and counts as no user command.
+   */
+  private prepareAhead(): void {
+    const s = this.s;
+    if (s.activeRunId) return;
+    if (this.connection.quietSend({ type: 'setConfig', config: s.config })) this.connection.quietSend({ type: 'prepare' });
+  }
+
+  private watchConfig(): void {
+    if (this.configWatched) return;
+    this.configWatched = true;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    this.store.subscribe((state, prev) => {
+      if (state.config === prev.config || state.activeRunId) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        this.prepareAhead();
+      }, PREPARE_DELAY_MS);
+    });
+  }
 
   /**
    * A new run begins on Start/Step when none is active: it snapshots the config it trains with, and
@@ -410,38 +304,42 @@ export class TrainerClient {
     return true;
   }
 
-  /** Trains arm `index` of the current sequence as a new run from fresh weights. */
-  private async startArm(index: number): Promise<void> {
-    const seq = this.s.sequence;
-    const arm = seq?.arms[index];
-    if (!seq || !arm) return;
-    this.resetWorker();
-    const problems = this.s.applyConfig(arm.config);
-    if (problems.length > 0) {
-      // Checked when the sequence was planned; a config cannot turn invalid, but never train a bad one.
-      this.s.setSequence(null);
-      this.notify('error', notices.armInvalid(arm.label, problems.map((p) => p.message)));
-      return;
-    }
-    this.s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });
-    await this.start({ name: arm.label, budget: seq.budget, preset: seq.preset });
-    // The arm's run, so that a reload can resume it (sequencePersist.ts).
-    const now = this.s;
-    if (now.sequence && now.activeRunId) now.setSequence({ ...now.sequence, runId: now.activeRunId });
+  /**
+   * Where Start stops by itself: the active run's budget, as the trainer's total iteration count. In
+   * "Run both" always (an arm whose last iteration finished while paused moves on to the next arm at
+   * once); otherwise only while the run is short of it, so Start after the budget trains on past it.
+   */
+  private budgetTarget(): number | undefined {
+    const { runs, activeRunId, sequence } = this.s;
+    const run = runs.find((r) => r.id === activeRunId);
+    if (!run?.budget) return undefined;
+    return sequence || run.metrics.length < run.budget ? run.budget : undefined;
   }
 
   /** Ends the current run (kept in the list) and sends the worker back to fresh weights. */
-  private resetWorker(): boolean {
-    this.feed.flush();
-    this.feed.resetSpeed();
+  resetRun(): boolean {
+    this.settleCharts();
     // The run ends at the click: starting the worker can take a while, and metrics that arrive
     // meanwhile belong to whatever runs next, not to the run the user just closed.
     this.s.endRun();
     // Only a worker that existed before can still be reporting on the old run (it answers resetDone).
-    this.discarding = this.worker !== null;
+    this.discarding = this.connection.exists;
     const sent = this.send({ type: 'reset' });
     if (!sent) this.discarding = false;
     return sent;
+  }
+
+  settleCharts(): void {
+    this.feed.flush();
+    this.feed.resetSpeed();
+  }
+
+  markStateSaved(): void {
+    this.stateAskedAt = this.now();
+  }
+
+  loadState(bytes: ArrayBuffer): Promise<ReplyOf['loadState']> {
+    return this.connection.request('loadState', { bytes }, [bytes]);
   }
 
   /**
@@ -451,7 +349,7 @@ export class TrainerClient {
    * is dropped without a message, and the next command starts a fresh one that reports why.
    */
   warmUp(): void {
-    this.ensureWorker();
+    this.connection.ensure();
     this.prepareAhead();
     this.watchConfig();
   }
@@ -478,149 +376,6 @@ export class TrainerClient {
     }
   }
 
-  /**
-   * Resumes the run whose state was saved before the reload: the worker validates and loads the
-   * state, the run becomes active again with its curve cut at the state's iteration, and training
-   * goes on appending to the same run record. A state that fails is reported by name; the run and
-   * its charts stay.
-   */
-  async resume(): Promise<boolean> {
-    const s = this.s;
-    const offer = s.resume;
-    if (!offer) return false;
-    const run = s.runs.find((r) => r.id === offer.runId);
-    const what = notices.resumeTarget(run?.name ?? offer.runName, offer.iter);
-    const fail = (problem: { label: string; message: string }) => {
-      this.s.setResume(null);
-      this.notify('error', notices.resumeFailed(what, problem));
-      return false;
-    };
-    let point;
-    try {
-      point = await this.resumePoints.load();
-    } catch (e) {
-      return fail(classifyStateProblem(e));
-    }
-    if (!point || point.runId !== offer.runId || !run) return fail({ label: 'storage', message: 'the saved state is gone or belongs to another run' });
-    if (s.runState === 'running') await this.pause();
-    if (s.activeRunId && s.activeRunId !== run.id) this.resetWorker();
-    this.feed.flush();
-    this.feed.resetSpeed();
-    let loaded;
-    try {
-      loaded = await this.request('loadState', { bytes: point.bytes }, [point.bytes]);
-    } catch (e) {
-      if (e instanceof SendFailedError) return false; // its notice is shown
-      if (e instanceof WorkerReportedError) {
-        void this.resumePoints.delete().catch(() => {});
-        return fail(classifyStateProblem(new Error(e.message)));
-      }
-      return fail({ label: 'no answer from the trainer', message: e instanceof Error ? e.message : String(e) });
-    }
-    const now = this.s;
-    now.activateRun(run.id);
-    now.truncateRun(run.id, loaded.iter);
-    // Resumed on another backend (e.g. "Continue on the CPU backend"): the record says so from here.
-    now.setRunBackend(run.id, now.backend, loaded.iter);
-    now.applyConfig(loaded.config);
-    now.setResume(null);
-    now.setCpuOffer(null);
-    this.stateAskedAt = this.now(); // the state just loaded is the saved one
-    await this.start();
-    this.notify('info', notices.resumed(what));
-    return true;
-  }
-
-  /**
-   * After a reload: goes on with the "Run both" the page left unfinished. The arm in progress
-   * resumes from its saved state when there is one (else, or if that fails, it trains again from
-   * the start); the arms after it follow.
-   */
-  async continueSequence(): Promise<void> {
-    const s = this.s;
-    const saved = s.sequenceOffer;
-    if (!saved) return;
-    s.setSequenceOffer(null);
-    // Looked at again now: the arm's run may have been resumed and finished since the page opened.
-    const offer = sequenceOffer(saved.seq.runId ? saved.seq : { ...saved.seq, runId: undefined }, s.runs, s.resume);
-    if (!offer) {
-      this.persistSequence(null);
-      this.notify('info', notices.sequenceAllTrained(saved.seq));
-      return;
-    }
-    if (s.runState === 'running') await this.pause();
-    s.setPreset(offer.seq.preset);
-    s.setSequence(offer.seq);
-    if (offer.resumable && offer.seq.runId && this.s.resume?.runId === offer.seq.runId) {
-      if (await this.resume()) return;
-      const why = this.s.notice?.text ?? 'the saved state could not be loaded';
-      await this.startArm(offer.seq.index);
-      this.notify('warn', notices.sequenceRetrains(why, offer.seq.arms[offer.seq.index].label));
-      return;
-    }
-    await this.startArm(offer.seq.index);
-  }
-
-  /** Forgets the unfinished "Run both" (its finished runs, and any saved state, stay). */
-  discardSequence(): void {
-    this.s.setSequenceOffer(null);
-    if (!this.s.sequence) this.persistSequence(null);
-  }
-
-  /** Forgets the saved state (the run and its charts stay). */
-  async discardResume(): Promise<void> {
-    this.s.setResume(null);
-    await this.resumePoints.delete().catch(() => {});
-  }
-
-  /**
-   * After a lost GPU device that did not come back: the CPU backend (a new worker) resumes the
-   * active run from its saved state, or starts fresh when no state of it was saved.
-   */
-  async continueOnCpu(): Promise<void> {
-    const s = this.s;
-    const offer = s.cpuOffer;
-    s.setCpuOffer(null);
-    s.setBackend('cpu');
-    const run = s.runs.find((r) => r.id === s.activeRunId);
-    let point = null;
-    try {
-      point = await this.resumePoints.load();
-    } catch {
-      point = null;
-    }
-    if (run && point && point.runId === run.id) {
-      s.setResume({ runId: run.id, runName: run.name, iter: point.iter, savedAt: point.savedAt, wasRunning: true });
-      await this.resume();
-      return;
-    }
-    this.resetWorker();
-    this.notify('warn', notices.cpuWithoutState(offer?.iter));
-  }
-
-  /**
-   * "Run both": every arm of the paired preset `name`, one after the other, each a new run from
-   * fresh weights named by its arm label and trained for the preset's budget. Pause/Start pause and
-   * resume the arm in progress; Reset stops the sequence, keeping the runs already trained.
-   */
-  async runArms(name: string): Promise<void> {
-    const s = this.s;
-    const preset = findPreset(name);
-    if (!preset) {
-      this.notify('error', notices.noPreset(name));
-      return;
-    }
-    const plan = planArms(preset, s.config);
-    if (!plan.ok) {
-      this.notify('error', notices.presetNotStarted(name, plan.problems));
-      return;
-    }
-    if (s.runState === 'running') await this.pause();
-    s.setPreset(name);
-    s.setSequence({ preset: name, arms: plan.arms, index: 0, budget: s.budgetOverride ?? preset.iterations });
-    await this.startArm(0);
-  }
-
   async toggle(): Promise<void> {
     if (this.s.runState === 'running') await this.pause();
     else await this.start();
@@ -634,14 +389,14 @@ export class TrainerClient {
   /** Ends the current run (it stays in the run list), stops a "Run both", and returns the trainer to fresh weights. */
   async reset(): Promise<void> {
     this.s.setSequence(null);
-    if (this.resetWorker()) this.s.setNotice(null);
+    if (this.resetRun()) this.s.setNotice(null);
     this.prepareAhead();
   }
 
   /** The actor as safetensors bytes, or null when there is no trainer or it failed (a notice says why). */
   async snapshot(): Promise<ArrayBuffer | null> {
     try {
-      return (await this.request('snapshot', {})).bytes;
+      return (await this.connection.request('snapshot', {})).bytes;
     } catch (e) {
       this.reportFailure(e);
       return null;
@@ -659,22 +414,27 @@ export class TrainerClient {
   /** Fine-tunes the reward model on human labels; null when there is no trainer or it failed (a notice says why). */
   async trainRewardModel(pairs: LabelledPair[]): Promise<ReplyOf['trainRewardModel'] | null> {
     try {
-      return await this.request('trainRewardModel', { pairs });
+      return await this.connection.request('trainRewardModel', { pairs });
     } catch (e) {
       this.reportFailure(e);
       return null;
     }
   }
 
-  /**
-   * The notice for a request that failed, where none was shown yet: a send failure and the
-   * worker's error have theirs already.
-   */
+  /** The notice for a failed request, where none is shown yet (a send failure and the worker's error have theirs). */
   private reportFailure(e: unknown): void {
     if (!(e instanceof RequestFailure)) throw e;
-    if (e instanceof RequestTimeoutError) this.notify('error', notices.requestTimedOut(e.kind, REQUEST_TIMEOUT_MS[e.kind] / 1000));
-    else if (e instanceof WorkerGoneError || e instanceof RequestDroppedError) this.notify('error', notices.requestLost(e.kind, e.message));
+    if (e instanceof RequestTimeoutError) this.s.setNotice({ tone: 'error', text: notices.requestTimedOut(e.kind, REQUEST_TIMEOUT_MS[e.kind] / 1000) });
+    else if (e instanceof WorkerGoneError || e instanceof RequestDroppedError) this.s.setNotice({ tone: 'error', text: notices.requestLost(e.kind, e.message) });
   }
+
+  // Run both, resume after a reload and the CPU fallback (runFlows.ts), under the names the page uses.
+  readonly runArms = (name: string) => this.flows.runArms(name);
+  readonly resume = () => this.flows.resume();
+  readonly continueSequence = () => this.flows.continueSequence();
+  readonly discardSequence = () => this.flows.discardSequence();
+  readonly discardResume = () => this.flows.discardResume();
+  readonly continueOnCpu = () => this.flows.continueOnCpu();
 
   /** Test hooks (only with testHooks on; the worker refuses them otherwise). */
   readonly debug = {

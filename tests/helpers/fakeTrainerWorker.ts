@@ -3,7 +3,8 @@
 import { vi } from 'vitest';
 import { createAppStore } from '../../src/store/appStore.ts';
 import type { ResumePoint } from '../../src/store/resume.ts';
-import { TrainerClient, type WorkerLike } from '../../src/store/trainerClient.ts';
+import { TrainerClient } from '../../src/store/trainerClient.ts';
+import type { WorkerLike } from '../../src/store/trainerConnection.ts';
 import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 
 export class FakeWorker implements WorkerLike {
@@ -89,6 +90,8 @@ export function clientHarness() {
     setStoredState(p: ResumePoint | null): void {
       stored = p;
     },
+    /** How many requests wait for a reply. */
+    pending: () => client.connection.requests.size,
     /** Lets timers and promise callbacks run `ms` of fake time on. */
     advance: (ms = 0) => vi.advanceTimersByTimeAsync(ms),
     activeRun() {

@@ -42,7 +42,7 @@ describe('trainer client: Pause during the last iteration of a budget', () => {
     expect(h.activeRun()!.metrics.map((m) => m.iter)).toEqual([1, 2, 3]);
     expect(h.saved).toHaveLength(2);
     expect(h.saved[1]).toMatchObject({ runId: s.activeRunId, iter: 3, wasRunning: false });
-    expect(h.client.requests.size).toBe(0);
+    expect(h.pending()).toBe(0);
 
     await h.client.start();
     expect(h.worker.of('start').at(-1)).toEqual({ type: 'start', untilIter: undefined });
@@ -137,12 +137,12 @@ describe('trainer client: run messages after a Reset', () => {
     expect(asked).toHaveLength(2); // the automatic save at iteration 1 and the Pause's
     await h.client.reset();
     h.worker.reply({ type: 'state', iter: 1, bytes: stateBytes(), requestId: asked[0].requestId });
-    expect(h.client.requests.size).toBe(1);
+    expect(h.pending()).toBe(1);
     h.worker.reply({ type: 'state', iter: 1, bytes: stateBytes(), requestId: asked[1].requestId });
     h.worker.reply({ type: 'resetDone' });
     await h.advance(0);
     expect(h.saved).toEqual([]);
-    expect(h.client.requests.size).toBe(0);
+    expect(h.pending()).toBe(0);
   });
 });
 
