@@ -1,5 +1,6 @@
-// Every sentence the trainer client shows in the page's notice bar, as pure functions from a
-// message or state to its text: one place to read them together, and to translate them.
+// Every sentence the store shows in the page's notice bar (the trainer's, saved runs', checkpoint
+// files'), as pure functions from a message or state to its text: one place to read them together,
+// and to translate them.
 import { adviceText } from '../worker/nanAdvice.ts';
 import type { NonFiniteReport, PageToWorker, TrainerStage, WorkerToPage } from '../worker/protocol.ts';
 import type { RunSequence } from './appStore.ts';
@@ -113,4 +114,32 @@ export function sequenceRetrains(why: string, armLabel: string): string {
 
 export function cpuWithoutState(workerIter: number | null | undefined): string {
   return `Switched to the CPU backend; no saved state of the run was found${workerIter != null ? ` (the worker's last was at iteration ${workerIter})` : ''}, so Start begins a new run.`;
+}
+
+export function stateUnreadable(problem: { label: string; message: string }): string {
+  return `The saved trainer state could not be read (${problem.label}: ${problem.message}). Runs and their charts are kept; the run starts over if you train it again.`;
+}
+
+export function runsNotRestored(e: unknown): string {
+  return `Saved runs could not be restored: ${String(e)}`;
+}
+
+export function runsNotSaved(e: unknown): string {
+  return `Runs could not be saved: ${String(e)}`;
+}
+
+export function sequenceNotRestored(problem: string): string {
+  return `The unfinished “Run both” could not be restored (${problem}). Its finished runs are kept.`;
+}
+
+export function actorExported(fileName: string, byteLength: number): string {
+  return `Exported the actor as ${fileName} (${(byteLength / 1024).toFixed(0)} KiB safetensors).`;
+}
+
+export function checkpointRefused(fileName: string, problem: string): string {
+  return `Checkpoint "${fileName}" not loaded: ${problem}. The current run is untouched.`;
+}
+
+export function actorLoaded(fileName: string): string {
+  return `Loaded the actor from "${fileName}". Start or Step trains a new run from these weights.`;
 }
