@@ -1,7 +1,7 @@
 // The page's side of the trainer protocol: the commands the page gives the trainer worker and what
 // its messages do to the store. The line to the worker and its request ids are trainerConnection.ts;
-// Run both, resume and the CPU fallback are runFlows.ts. All state lives in one TrainerClient, whose
-// fields it is; the page uses the instance `trainer`.
+// Run both, resume and the CPU fallback are runFlows.ts. The client's state is its fields and the
+// objects it owns (no module-level variables); the page uses the one instance, `trainer`.
 import type { StoreApi } from 'zustand';
 import type { PpoConfig } from '../rl/config.ts';
 import type { CheckpointRole, LabelledPair, PageToWorker, WorkerToPage } from '../worker/protocol.ts';

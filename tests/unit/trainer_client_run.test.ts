@@ -146,6 +146,24 @@ describe('trainer client: run messages after a Reset', () => {
   });
 });
 
+describe('trainer client: the warm-up worker', () => {
+  it('fails to initialise before any command: dropped without a notice; the next command starts a fresh one', async () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    expect(h.worker.sent.map((m) => m.type)).toEqual(['init', 'setConfig', 'prepare']);
+    h.worker.reply({ type: 'error', message: 'no WebGPU adapter' });
+    expect(h.workers[0].terminated).toBe(true);
+    expect(h.store.getState().notice).toBeNull();
+    await h.client.step();
+    expect(h.workers).toHaveLength(2);
+    expect(h.worker.sent.map((m) => m.type)).toEqual(['init', 'setConfig', 'step']);
+    // Now the user asked for something: the same error is shown.
+    h.worker.reply({ type: 'error', message: 'no WebGPU adapter' });
+    expect(h.store.getState().notice).toEqual({ tone: 'error', text: 'Trainer error: no WebGPU adapter' });
+    expect(h.workers[1].terminated).toBe(false);
+  });
+});
+
 describe('trainer client: notices', () => {
   it('say what happened to the device, with the iteration count in words', () => {
     expect(notices.deviceLost({ type: 'deviceLost', reason: 'destroyed', stage: 'update', iter: 1 })).toBe(
