@@ -1,6 +1,6 @@
 // The page's single zustand store: WebGPU status, the editable config, the trainer's state and
 // every run's metric history. Components subscribe to slices; the trainer client writes batches.
-import { create } from 'zustand';
+import { create, type StateCreator } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
 import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
 import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from './runs.ts';
@@ -135,7 +135,7 @@ export interface AppState {
   setRunBackend(id: string, backend: BackendChoice, fromIter: number): void;
 }
 
-export const useApp = create<AppState>()((set, get) => ({
+const appState: StateCreator<AppState> = (set, get) => ({
   gpu: { kind: 'checking' },
   backend: 'webgpu',
   config: DEFAULT_CONFIG,
@@ -231,4 +231,9 @@ export const useApp = create<AppState>()((set, get) => ({
   setRunBackend(id, backend, fromIter) {
     set({ runs: get().runs.map((r) => (r.id === id ? switchRunBackend(r, backend, fromIter) : r)) });
   },
-}));
+});
+
+/** A fresh store: the page has one, `useApp`; tests make their own. */
+export const createAppStore = () => create<AppState>()(appState);
+
+export const useApp = createAppStore();

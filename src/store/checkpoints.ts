@@ -7,6 +7,7 @@ import { quoted } from '../model/safetensors.ts';
 import { getTask } from '../tasks/index.ts';
 import { downloadBlob } from './download.ts';
 import { useApp } from './appStore.ts';
+import * as notices from './notices.ts';
 import { trainer } from './trainerClient.ts';
 
 /** Largest iteration reported by the active run (else the latest run), 0 before any. */
@@ -28,7 +29,7 @@ export async function exportActor(): Promise<void> {
   if (!bytes) return;
   const name = actorFileName(s.config.task, currentIteration());
   downloadBlob(new Blob([bytes], { type: 'application/octet-stream' }), name);
-  useApp.getState().setNotice({ tone: 'info', text: `Exported the actor as ${name} (${(bytes.byteLength / 1024).toFixed(0)} KiB safetensors).` });
+  useApp.getState().setNotice({ tone: 'info', text: notices.actorExported(name, bytes.byteLength) });
 }
 
 /** Why `bytes` cannot be the actor for `task`, or null when it can. */
@@ -50,7 +51,7 @@ export async function loadActorFile(file: File): Promise<void> {
   const buf = await file.arrayBuffer();
   const problem = checkActorFile(new Uint8Array(buf), s.config.task);
   if (problem) {
-    s.setNotice({ tone: 'error', text: `Checkpoint "${file.name}" not loaded: ${problem}. The current run is untouched.` });
+    s.setNotice({ tone: 'error', text: notices.checkpointRefused(file.name, problem) });
     return;
   }
   // The worker rebuilds its trainer around the new weights, so what was running stops here and
@@ -58,5 +59,5 @@ export async function loadActorFile(file: File): Promise<void> {
   if (s.runState === 'running') await trainer.pause();
   if (!(await trainer.loadCheckpoint('actor', buf))) return;
   useApp.getState().endRun();
-  useApp.getState().setNotice({ tone: 'info', text: `Loaded the actor from "${file.name}". Start or Step trains a new run from these weights.` });
+  useApp.getState().setNotice({ tone: 'info', text: notices.actorLoaded(file.name) });
 }

@@ -4,6 +4,7 @@
 // it (a debounce that restarted on every change never saved while the charts kept updating).
 import { useApp } from './appStore.ts';
 import { RUNS, withStores } from './db.ts';
+import * as notices from './notices.ts';
 import { checkResumePoint, deleteResumePoint } from './resume.ts';
 import { loadSequence, saveSequence, sequenceOffer } from './sequencePersist.ts';
 import type { RunRecord } from './runs.ts';
@@ -36,7 +37,7 @@ export async function startPersistence(): Promise<void> {
     // Runs begun before the database answered come after the restored ones.
     if (saved.length > 0) s.restoreRuns([...saved, ...s.runs.filter((r) => !saved.some((x) => x.id === r.id))]);
   } catch (e) {
-    useApp.getState().setNotice({ tone: 'warn', text: `Saved runs could not be restored: ${String(e)}` });
+    useApp.getState().setNotice({ tone: 'warn', text: notices.runsNotRestored(e) });
   }
   let timer: ReturnType<typeof setTimeout> | null = null;
   useApp.subscribe((state, prev) => {
@@ -49,7 +50,7 @@ export async function startPersistence(): Promise<void> {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
-      saveRuns(useApp.getState().runs).catch((e: unknown) => useApp.getState().setNotice({ tone: 'warn', text: `Runs could not be saved: ${String(e)}` }));
+      saveRuns(useApp.getState().runs).catch((e: unknown) => useApp.getState().setNotice({ tone: 'warn', text: notices.runsNotSaved(e) }));
     }, SAVE_DELAY_MS);
   });
   await checkResumePoint();
@@ -64,7 +65,7 @@ export async function startPersistence(): Promise<void> {
 export function checkSequence(): void {
   const s = useApp.getState();
   const { seq, problem } = loadSequence();
-  if (problem) s.setNotice({ tone: 'warn', text: `The unfinished “Run both” could not be restored (${problem}). Its finished runs are kept.` });
+  if (problem) s.setNotice({ tone: 'warn', text: notices.sequenceNotRestored(problem) });
   if (!seq) return;
   const offer = sequenceOffer(seq, s.runs, s.resume);
   if (!offer) saveSequence(null);

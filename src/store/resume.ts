@@ -13,6 +13,7 @@
 import { RUNS, STATES, withStores } from './db.ts';
 import type { RunRecord } from './runs.ts';
 import { useApp } from './appStore.ts';
+import * as notices from './notices.ts';
 import type { BackendChoice } from '../worker/protocol.ts';
 
 /** Ten seconds: one state is a few MB (a readback and an IndexedDB write), cheap at this rate. */
@@ -76,8 +77,7 @@ export async function checkResumePoint(): Promise<void> {
   try {
     point = await loadResumePoint();
   } catch (e) {
-    const p = classifyStateProblem(e);
-    s.setNotice({ tone: 'warn', text: `The saved trainer state could not be read (${p.label}: ${p.message}). Runs and their charts are kept; the run starts over if you train it again.` });
+    s.setNotice({ tone: 'warn', text: notices.stateUnreadable(classifyStateProblem(e)) });
     return;
   }
   if (!point) return;

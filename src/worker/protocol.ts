@@ -43,17 +43,17 @@ export type PageToWorker =
    */
   | { type: 'prepare' }
   /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
-  | { type: 'snapshot' }
+  | { type: 'snapshot'; requestId: number }
   /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
   /** With `quiet`, a worker with no trainer (or a lost device) answers nothing instead of an error: the page's automatic saves. */
-  | { type: 'saveState'; quiet?: boolean }
+  | { type: 'saveState'; quiet?: boolean; requestId: number }
   /** Resume from a full state (a `state` message's bytes, e.g. after a reload); answered by `stateLoaded`. */
-  | { type: 'loadState'; bytes: ArrayBuffer }
+  | { type: 'loadState'; bytes: ArrayBuffer; requestId: number }
   /**
    * Human feedback: fine-tune the reward model on pairs a person labelled in the page (chosen =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
    */
-  | { type: 'trainRewardModel'; pairs: LabelledPair[] }
+  | { type: 'trainRewardModel'; pairs: LabelledPair[]; requestId: number }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -136,14 +136,14 @@ export type WorkerToPage =
   | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
   /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */
   | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport }
-  | { type: 'error'; message: string; stage?: TrainerStage }
-  | { type: 'snapshot'; bytes: ArrayBuffer }
+  | { type: 'error'; message: string; stage?: TrainerStage; requestId?: number }
+  | { type: 'snapshot'; bytes: ArrayBuffer; requestId?: number }
   /** The trainer's full state as one safetensors file (src/rl/trainerState.ts), after `iter` iterations. */
-  | { type: 'state'; iter: number; bytes: ArrayBuffer }
+  | { type: 'state'; iter: number; bytes: ArrayBuffer; requestId?: number }
   /** A `loadState` succeeded: training continues from iteration `iter` with `config`. */
-  | { type: 'stateLoaded'; iter: number; config: PpoConfig }
+  | { type: 'stateLoaded'; iter: number; config: PpoConfig; requestId?: number }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
-  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number }
+  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number; requestId?: number }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**

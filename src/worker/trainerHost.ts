@@ -182,14 +182,14 @@ export class TrainerHost {
         return this.enqueue(() => this.prepare(n));
       }
       case 'snapshot':
-        return this.enqueue(() => this.snapshot());
+        return this.enqueue(() => this.snapshot(msg.requestId), msg.requestId);
       case 'saveState':
-        return this.enqueue(() => this.saveFullState(msg.quiet === true));
+        return this.enqueue(() => this.saveFullState(msg.quiet === true, msg.requestId), msg.requestId);
       case 'loadState':
         this.running = false;
-        return this.enqueue(() => this.loadFullState(new Uint8Array(msg.bytes)));
+        return this.enqueue(() => this.loadFullState(new Uint8Array(msg.bytes), msg.requestId), msg.requestId);
       case 'trainRewardModel':
-        return this.enqueue(() => this.trainRewardModel(msg.pairs));
+        return this.enqueue(() => this.trainRewardModel(msg.pairs, msg.requestId), msg.requestId);
       case 'debugDestroyDevice':
         // Not queued: it must hit an iteration in flight.
         if (!this.testHooks) return this.refuseDebug(msg.type);
@@ -230,14 +230,15 @@ export class TrainerHost {
     return Promise.resolve();
   }
 
-  private enqueue(op: () => Promise<void>): Promise<void> {
+  /** `requestId`: the command's, echoed on the error it may end in. */
+  private enqueue(op: () => Promise<void>, requestId?: number): Promise<void> {
     const next = this.chain.then(async () => {
       try {
         await op();
       } catch (e) {
         if (this.running) this.failedWhileRunningAt = performance.now();
         this.running = false;
-        this.deps.post({ type: 'error', message: e instanceof Error ? e.message : String(e), stage: this.stage === 'idle' ? undefined : this.stage });
+        this.deps.post({ type: 'error', message: e instanceof Error ? e.message : String(e), stage: this.stage === 'idle' ? undefined : this.stage, ...(requestId === undefined ? {} : { requestId }) });
         this.setStage('idle');
       }
     });
@@ -439,7 +440,7 @@ export class TrainerHost {
     this.setStage('idle');
   }
 
-  private async snapshot(): Promise<void> {
+  private async snapshot(requestId: number): Promise<void> {
     let bytes: Uint8Array | null = null;
     // A trainer that has not iterated holds exactly the weights it was built from: export that file as it came.
     if (this.trainer && !this.lost && this.trainer.iter === 0 && this.trainerSource) bytes = this.trainerSource;
@@ -447,7 +448,7 @@ export class TrainerHost {
     else bytes = this.lastGoodActor ?? this.loaded.actor ?? null;
     if (!bytes) throw new Error('no actor weights yet: press Start or Step first');
     const buf = bytes.slice().buffer as ArrayBuffer; // an own copy, transferred to the page
-    this.deps.post({ type: 'snapshot', bytes: buf }, [buf]);
+    this.deps.post({ type: 'snapshot', bytes: buf, requestId }, [buf]);
   }
 
   /** The task's reward model: the one the page loaded, else the shipped one (built once). */
@@ -465,12 +466,12 @@ export class TrainerHost {
    * Human feedback: fine-tunes the reward model on the page's labelled pairs. A running trainer
    * holds the same RewardModel object, so its next rollouts are scored by the updated weights.
    */
-  private async trainRewardModel(pairs: LabelledPair[]): Promise<void> {
+  private async trainRewardModel(pairs: LabelledPair[], requestId: number): Promise<void> {
     const rm = await this.ensureRewardModel();
     const r = await rm.trainOnLabels(pairs);
     // A host copy of the fine-tuned weights: a lost device rebuilds the reward model from it.
     this.loaded.reward = await rm.checkpoint();
-    this.deps.post({ type: 'rewardModelTrained', pairs: pairs.length, accuracy: r.after.accuracy, accuracyBefore: r.before.accuracy });
+    this.deps.post({ type: 'rewardModelTrained', pairs: pairs.length, accuracy: r.after.accuracy, accuracyBefore: r.before.accuracy, requestId });
   }
 
   private async ensureTrainer(): Promise<TrainerLike> {
@@ -640,7 +641,7 @@ export class TrainerHost {
   }
 
   /** The trainer's full state as bytes for the page (resume after a reload). */
-  private async saveFullState(quiet: boolean): Promise<void> {
+  private async saveFullState(quiet: boolean, requestId: number): Promise<void> {
     const t = this.trainer;
     if ((!t || this.lost) && quiet) return;
     if (!t || this.lost) throw new Error('no trainer state yet: press Start or Step first');
@@ -648,14 +649,14 @@ export class TrainerHost {
     if (!(bytes instanceof Uint8Array)) throw new Error('this trainer cannot save its full state');
     this.lastState = { iter: t.iter, value: bytes };
     const buf = bytes.slice().buffer as ArrayBuffer;
-    this.deps.post({ type: 'state', iter: t.iter, bytes: buf }, [buf]);
+    this.deps.post({ type: 'state', iter: t.iter, bytes: buf, requestId }, [buf]);
   }
 
   /**
    * Resumes from a full state: the file is validated first (a bad one changes nothing), its config
    * applied, and the trainer (built or kept) takes every weight, moment, β and the counter from it.
    */
-  private async loadFullState(bytes: Uint8Array): Promise<void> {
+  private async loadFullState(bytes: Uint8Array, requestId: number): Promise<void> {
     const st = decodeTrainerState(bytes);
     await this.setConfig(st.config);
     const trainer = await this.ensureTrainer();
@@ -663,7 +664,7 @@ export class TrainerHost {
     await trainer.restoreState(bytes);
     this.lastState = { iter: st.iteration, value: bytes };
     this.evaluated = null;
-    this.deps.post({ type: 'stateLoaded', iter: st.iteration, config: st.config });
+    this.deps.post({ type: 'stateLoaded', iter: st.iteration, config: st.config, requestId });
   }
 
   /** The state to fall back to if the next iteration fails (see the header). */

@@ -202,8 +202,9 @@ describe('TrainerHost', () => {
     expect(t.restored).toEqual([2]);
     expect(t.weights).toBe(2);
     expect(h.host.isRunning).toBe(false);
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     expect([...new Uint8Array(h.of('snapshot')[0].bytes)]).toEqual([7, 2]);
+    expect(h.of('snapshot')[0].requestId).toBe(1);
   });
 
   it('an exception in an iteration is reported with its stage and the state is restored', async () => {
@@ -230,7 +231,7 @@ describe('TrainerHost', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(h.of('metrics')).toHaveLength(1);
     expect(h.host.isRunning).toBe(false);
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     // saveState exists, so the host copy is the actor the trainer was built from
     const snap = h.of('snapshot');
     expect(snap).toHaveLength(1);
@@ -345,7 +346,7 @@ describe('TrainerHost', () => {
     expect(h.trainers).toHaveLength(1);
     const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
     await h.send({ type: 'prepare' });
     expect(h.trainers).toHaveLength(2);
@@ -360,7 +361,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'prepare' });
     const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
     // The kernels were still compiling when the export was answered, and no trainer was built yet.
     expect(h.of('compiling').at(-1)?.done ?? 0).toBeLessThan(400);
@@ -400,7 +401,7 @@ describe('TrainerHost', () => {
       { prompt: 'the song felt', chosen: ' very bad.', rejected: ' lovely.' },
       { prompt: 'the room looked', chosen: ' stale.', rejected: ' fresh and warm.' },
     ];
-    await h.send({ type: 'trainRewardModel', pairs });
+    await h.send({ type: 'trainRewardModel', pairs, requestId: 1 });
     expect(h.of('error')).toHaveLength(0);
     const done = h.of('rewardModelTrained');
     expect(done).toHaveLength(1);
@@ -411,7 +412,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'step' });
     expect(h.fetched.filter((f) => f === 'sentiment_rm')).toHaveLength(1);
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'arithmetic' } });
-    await h.send({ type: 'trainRewardModel', pairs });
+    await h.send({ type: 'trainRewardModel', pairs, requestId: 1 });
     expect(h.of('error').at(-1)!.message).toMatch(/task "arithmetic" has no learned reward model/);
   });
 });

@@ -73,7 +73,7 @@ describe('NaN/Inf guard (WebGPU on Dawn, real trainer)', () => {
       expect(iters).toEqual(Array.from({ length: n.iter }, (_, i) => i));
       for (const m of g.of('metrics')) for (const [k, v] of Object.entries(m.values)) expect(Number.isFinite(v), `${k} of iteration ${m.iter}`).toBe(true);
       // the restored state is the one from before the failed iteration, and all of it is finite
-      await g.send({ type: 'saveState' });
+      await g.send({ type: 'saveState', requestId: 1 });
       // (decodeTrainerState would refuse it for its config: actorLr 1e30 is outside the valid range)
       const { tensors, metadata } = decodeSafetensors(new Uint8Array(g.of('state')[0].bytes));
       expect(Number(metadata.iteration)).toBe(n.iter);

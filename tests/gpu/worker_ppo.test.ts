@@ -88,7 +88,7 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     // Default evalEvery (10) evaluates again only after 10 iterations.
     expect(h.of('eval').map((e) => e.iter)).toEqual(Array.from({ length: Math.floor((n + 1) / 10) + 1 }, (_, i) => 10 * i));
 
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     const snap = h.of('snapshot')[0];
     const ck = parseCheckpoint(new Uint8Array(snap.bytes));
     expect(ck.task).toBe('arithmetic');
@@ -156,7 +156,7 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     await a.send({ type: 'setConfig', config: cfg });
     await a.send({ type: 'step' });
     await a.send({ type: 'step' });
-    await a.send({ type: 'saveState' });
+    await a.send({ type: 'saveState', requestId: 1 });
     const saved = a.of('state');
     expect(saved).toHaveLength(1);
     expect(saved[0].iter).toBe(2);
@@ -165,11 +165,12 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
 
     const b = realHost();
     await b.send({ type: 'init', backend: 'cpu' });
-    await b.send({ type: 'loadState', bytes: new Uint8Array([1, 2, 3]).buffer });
+    await b.send({ type: 'loadState', bytes: new Uint8Array([1, 2, 3]).buffer, requestId: 1 });
     expect(b.of('error').at(-1)!.message).toMatch(/safetensors/);
+    expect(b.of('error').at(-1)!.requestId).toBe(1);
     expect(b.of('stateLoaded')).toEqual([]);
-    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
-    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: 2, config: cfg }]);
+    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0), requestId: 2 });
+    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: 2, config: cfg, requestId: 2 }]);
     await b.send({ type: 'step' });
     const resumed = b.of('metrics').at(-1)!;
     expect(resumed.iter).toBe(straight.iter);

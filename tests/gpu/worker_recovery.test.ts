@@ -54,7 +54,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     let destroyed = false;
     const g = gpuHost(ck, (m, h) => {
       // the page's periodic save, after iteration 1 (state at 2)
-      if (m.type === 'metrics' && m.iter === 1) void h.handle({ type: 'saveState' });
+      if (m.type === 'metrics' && m.iter === 1) void h.handle({ type: 'saveState', requestId: 1 });
       // destroy the device in the update of iteration 3 (4 done: 0..3 → lost during the 4th)
       if (m.type === 'stage' && m.stage === 'update' && !destroyed && g.of('metrics').length === 4) {
         destroyed = true;
@@ -93,7 +93,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     await g.send({ type: 'setConfig', config: CFG });
     await g.send({ type: 'step' });
     await g.send({ type: 'step' });
-    await g.send({ type: 'saveState' });
+    await g.send({ type: 'saveState', requestId: 1 });
     const saved = g.of('state');
     expect(saved.map((s) => s.iter)).toEqual([2]);
     await g.send({ type: 'step' });
@@ -107,7 +107,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     // the page's offer: a CPU worker resumes from the saved state
     const c = gpuHost(ck);
     await c.send({ type: 'init', backend: 'cpu' });
-    await c.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
+    await c.send({ type: 'loadState', bytes: saved[0].bytes.slice(0), requestId: 2 });
     expect(c.of('stateLoaded')[0].iter).toBe(2);
     await c.send({ type: 'step' });
     expect(c.of('error')).toEqual([]);
@@ -120,9 +120,9 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
   it('debug messages are refused without test hooks; the page\'s quiet save with no trainer answers nothing', async () => {
     const g = gpuHost(new Uint8Array());
     await g.send({ type: 'init', backend: 'cpu' });
-    await g.send({ type: 'saveState', quiet: true });
+    await g.send({ type: 'saveState', quiet: true, requestId: 1 });
     expect(g.msgs.map((m) => m.type)).toEqual(['ready']);
-    await g.send({ type: 'saveState' });
+    await g.send({ type: 'saveState', requestId: 1 });
     expect(g.of('error').map((e) => e.message)).toEqual(['no trainer state yet: press Start or Step first']);
     g.msgs.length = 0;
     await g.send({ type: 'debugDestroyDevice' });

@@ -72,7 +72,7 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     const K = 2;
     // The uninterrupted run; the page asks for the state while it trains (after iteration K's metrics).
     const a = host(ck, (m, h) => {
-      if (m.type === 'metrics' && m.iter === K - 1) void h.handle({ type: 'saveState' });
+      if (m.type === 'metrics' && m.iter === K - 1) void h.handle({ type: 'saveState', requestId: 1 });
     });
     await a.send({ type: 'init', backend: 'cpu' });
     await a.send({ type: 'setConfig', config: CFG });
@@ -87,8 +87,8 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     // "Reload": a new worker, the state from storage, Start with what is left of the budget.
     const b = host(ck);
     await b.send({ type: 'init', backend: 'cpu' });
-    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
-    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: K, config: CFG }]);
+    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0), requestId: 2 });
+    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: K, config: CFG, requestId: 2 }]);
     await b.send({ type: 'start', untilIter: N });
     await until(() => b.of('finished').length > 0, 'the resumed run');
     expect(b.of('error')).toEqual([]);
