@@ -132,7 +132,10 @@ test('DAPO runs get a filtered-groups chart, and an adaptive-KL run a target lin
   await page.getByLabel('Dynamic sampling').check();
   await expect(page.getByTestId('chart-filtered_groups')).toBeVisible();
   await page.getByLabel('KL controller').selectOption('adaptive');
-  await send(page, metricMessages(10).map((m) => ({ ...m, values: { ...(m as { values: Record<string, number> }).values, filtered_groups: 3 } }) as typeof m));
+  await send(
+    page,
+    metricMessages(10).map((m) => ({ ...m, values: { ...(m as { values: Record<string, number> }).values, filtered_groups: 3 } }) as typeof m),
+  );
   await expect(page.getByTestId('chart-filtered_groups').locator('path.recharts-line-curve')).toHaveCount(1);
   await expect(page.getByTestId('chart-note-filtered_groups')).toContainText('dropped by dynamic sampling');
   await expect(page.getByTestId('chart-note-kl_token_mean')).toContainText('target of 0.1 per token (dashed line)');

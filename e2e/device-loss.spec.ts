@@ -18,7 +18,9 @@ async function iterations(page: Page): Promise<number> {
 }
 
 /** The stored run records' metric iterations and the saved state's iteration. */
-function stored(page: Page): Promise<{ runs: { iters: number[]; finite: boolean; backend: string; backends?: { fromIter: number; backend: string }[] }[]; stateIter: number | null }> {
+function stored(
+  page: Page,
+): Promise<{ runs: { iters: number[]; finite: boolean; backend: string; backends?: { fromIter: number; backend: string }[] }[]; stateIter: number | null }> {
   return page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const r = indexedDB.open('ppo-playground');
@@ -30,12 +32,21 @@ function stored(page: Page): Promise<{ runs: { iters: number[]; finite: boolean;
       return { runs: [], stateIter: null };
     }
     const tx = db.transaction(['runs', 'states'], 'readonly');
-    const req = <T,>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
-    const runs = (await req(tx.objectStore('runs').getAll())) as { metrics: { iter: number; values: Record<string, number> }[]; backend: string; backends?: { fromIter: number; backend: string }[] }[];
+    const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const runs = (await req(tx.objectStore('runs').getAll())) as {
+      metrics: { iter: number; values: Record<string, number> }[];
+      backend: string;
+      backends?: { fromIter: number; backend: string }[];
+    }[];
     const st = (await req(tx.objectStore('states').get('latest'))) as { iter: number } | undefined;
     db.close();
     return {
-      runs: runs.map((r) => ({ iters: r.metrics.map((m) => m.iter), finite: r.metrics.every((m) => Object.values(m.values).every(Number.isFinite)), backend: r.backend, backends: r.backends })),
+      runs: runs.map((r) => ({
+        iters: r.metrics.map((m) => m.iter),
+        finite: r.metrics.every((m) => Object.values(m.values).every(Number.isFinite)),
+        backend: r.backend,
+        backends: r.backends,
+      })),
       stateIter: st?.iter ?? null,
     };
   });
@@ -64,7 +75,10 @@ test('device.destroy() during an update: lost, replaced, iterations replayed, tr
   await duringUpdate(page, 3);
   await page.evaluate(() => window.ppoPlayground!.debug!.destroyDevice());
   const notice = page.getByTestId('notice');
-  await expect(notice).toContainText(/The GPU device was lost and replaced .*; the trainer was rebuilt from its last saved state\. \d+ iterations? (is|are) replayed \(lost at \d+, restarted from the state saved at \d+\)\./, { timeout: 60_000 });
+  await expect(notice).toContainText(
+    /The GPU device was lost and replaced .*; the trainer was rebuilt from its last saved state\. \d+ iterations? (is|are) replayed \(lost at \d+, restarted from the state saved at \d+\)\./,
+    { timeout: 60_000 },
+  );
   const text = (await notice.textContent())!;
   const [, replayed, lostAt, from] = /(\d+) iterations? (?:is|are) replayed \(lost at (\d+), restarted from the state saved at (\d+)\)/.exec(text)!.map(Number);
   expect(replayed).toBe(lostAt - from);

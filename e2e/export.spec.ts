@@ -12,7 +12,12 @@ test.beforeEach(async ({ page }) => {
 });
 
 test('the export code is not part of the first load', async ({ page }) => {
-  const scripts = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js')));
+  const scripts = await page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .map((e) => e.name)
+      .filter((n) => n.endsWith('.js')),
+  );
   // The panel's chunk loads after the first paint; the job writer (Parquet, zip) only on a download.
   expect(scripts.some((n) => /\/assets\/job-[^/]*\.js$/.test(n))).toBe(false);
   expect(scripts.some((n) => /\/assets\/zip-[^/]*\.js$/.test(n))).toBe(false);

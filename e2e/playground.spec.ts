@@ -52,7 +52,10 @@ test('a wrong checkpoint is refused with its reason and the run is untouched', a
   await input.setInputFiles({ name: 'sentiment.safetensors', mimeType: 'application/octet-stream', buffer: actorFile('sentiment', getTask('sentiment').alphabet) });
   await expect(notice).toContainText('whose characters differ from task "arithmetic"');
   // Still the same run, still active: more metrics extend it rather than starting a new one.
-  await send(page, metricMessages(5).map((m) => ({ ...m, iter: (m as { iter: number }).iter + 20 }) as WorkerToPage));
+  await send(
+    page,
+    metricMessages(5).map((m) => ({ ...m, iter: (m as { iter: number }).iter + 20 }) as WorkerToPage),
+  );
   await expect(page.getByTestId('run-list').getByRole('listitem')).toHaveCount(1);
   await expect(page.getByTestId('run-list')).toContainText('25 it');
 });

@@ -14,7 +14,11 @@ const TINY_QUERY = Object.entries(TINY)
   .map(([k, v]) => `${k}=${v}`)
   .join('&');
 
-const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** The paired preset that is cheapest to train on top of the tiny settings. */
 function cheapestPaired(): Preset {
@@ -70,7 +74,7 @@ test('every preset card shows its iteration budget and what its curve will do', 
   await expect(page.getByTestId('preset-card-' + slug(paired.name))).toHaveClass(/selected/);
 });
 
-test('a wrong ?budget= is named and ignored, and the budgets stay the presets\' own', async ({ page }) => {
+test("a wrong ?budget= is named and ignored, and the budgets stay the presets' own", async ({ page }) => {
   await open(page, 'budget=abc');
   await expect(page.getByTestId('url-problems')).toContainText('budget = "abc": allowed: a whole number of iterations from 1 to 10000');
   await expect(page.getByTestId(`preset-card-${slug(PRESETS[0].name)}`).getByTestId('preset-budget')).toContainText(`${PRESETS[0].iterations} iterations`);
@@ -172,7 +176,15 @@ test('Run both survives a reload: the arm in progress resumes from its saved sta
   // The state Pause saves is the second arm's (the first arm's, saved at its end, is replaced).
   const armRun = await page.evaluate(() => (JSON.parse(localStorage.getItem('ppo-playground-run-both') ?? '{}') as { runId?: string }).runId);
   expect(armRun).toBeTruthy();
-  await expect.poll(async () => { const st = await savedState(page); return st && st.runId === armRun ? st.iter : 0; }, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(
+      async () => {
+        const st = await savedState(page);
+        return st && st.runId === armRun ? st.iter : 0;
+      },
+      { timeout: 60_000 },
+    )
+    .toBeGreaterThanOrEqual(1);
   const k = (await savedState(page))!.iter;
   await page.waitForTimeout(1_500); // the run records' throttled save
   await page.reload();

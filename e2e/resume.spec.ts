@@ -26,7 +26,7 @@ function stored(page: Page): Promise<Stored> {
       return { runs: [], state: null };
     }
     const tx = db.transaction(['runs', 'states'], 'readonly');
-    const req = <T,>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
     const runs = (await req(tx.objectStore('runs').getAll())) as { id: string; metrics: { iter: number }[] }[];
     const st = (await req(tx.objectStore('states').get('latest'))) as { runId: string; iter: number; bytes: ArrayBuffer } | undefined;
     db.close();
@@ -132,7 +132,10 @@ test('a saved state from another format version is refused by name; the run and 
   expect(itBefore).toBeGreaterThanOrEqual(1);
   await page.reload();
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
-  await page.getByTestId('resume-offer').getByRole('button', { name: /^Resume from iteration/ }).click();
+  await page
+    .getByTestId('resume-offer')
+    .getByRole('button', { name: /^Resume from iteration/ })
+    .click();
   const notice = page.locator('[data-testid="notice"].error');
   await expect(notice).toContainText('saved by another version of the page', { timeout: 30_000 });
   await expect(notice).toContainText('format_version 9 is not supported');

@@ -73,7 +73,15 @@ test(`page soak: ${MINUTES} minutes of training`, async ({ page }) => {
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   mkdirSync('.reports', { recursive: true });
   writeFileSync('.reports/page-soak.json', JSON.stringify({ minutes: MINUTES, config: SMALL, samples }, null, 2));
-  console.log(['  s  iter   DOM  chart pts  max/line  heap MB', ...samples.map((s) => `${String(s.seconds).padStart(4)} ${String(s.iterations).padStart(5)} ${String(s.domNodes).padStart(5)} ${String(s.chartPoints).padStart(10)} ${String(s.maxLinePoints).padStart(9)} ${s.heapMB.toFixed(1).padStart(8)}`)].join('\n'));
+  console.log(
+    [
+      '  s  iter   DOM  chart pts  max/line  heap MB',
+      ...samples.map(
+        (s) =>
+          `${String(s.seconds).padStart(4)} ${String(s.iterations).padStart(5)} ${String(s.domNodes).padStart(5)} ${String(s.chartPoints).padStart(10)} ${String(s.maxLinePoints).padStart(9)} ${s.heapMB.toFixed(1).padStart(8)}`,
+      ),
+    ].join('\n'),
+  );
 
   // Warm-up: the first tenth of the run, at least a minute (shaders compile, JIT settles), and the
   // charts full: until every line holds MAX_POINTS points the chart state grows with each

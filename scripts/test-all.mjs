@@ -29,10 +29,14 @@ function missingSystemPackages() {
   }
   if (process.platform === 'linux' && !hasVulkanLoader()) missing.push({ pkg: 'libvulkan1', why: 'the Vulkan loader libvulkan.so.1 — Dawn needs it for WebGPU in Node' });
   if (process.platform === 'linux' && !process.env.VK_ICD_FILENAMES && !process.env.PPO_USE_SYSTEM_VULKAN && !existsSync(SWIFTSHADER_ICD)) {
-    missing.push({ pkg: 'chromium', why: `a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1` });
+    missing.push({
+      pkg: 'chromium',
+      why: `a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1`,
+    });
   }
   if (process.platform === 'linux' && !hasFont()) missing.push({ pkg: 'fonts-dejavu-core', why: 'a font for the screenshot tests (fonts-dejavu-core)' });
-  if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0) missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
+  if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0)
+    missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
   return missing;
 }
 
@@ -109,7 +113,9 @@ if (!only || only === 'e2e') {
 }
 
 // ---- summary from the runners' JSON reports
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const lines = [];
 for (const c of checks) {
   lines.push(`${c.name}: ${c.ok ? 'ok' : 'failed — counted as a failure'}`);

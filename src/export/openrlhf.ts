@@ -122,7 +122,9 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   // Policy-loss family: 0.10.2's --actor.policy_loss_type takes ppo or gspo.
   if (c.lossMode === 'cispo') {
     set('--actor.policy_loss_type', 'ppo');
-    notes.push('# loss mode cispo: OpenRLHF 0.10.2 has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it');
+    notes.push(
+      '# loss mode cispo: OpenRLHF 0.10.2 has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it',
+    );
   } else {
     set('--actor.policy_loss_type', c.lossMode === 'gspo' ? 'gspo' : 'ppo');
   }
@@ -188,7 +190,7 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--reward.clip_range', -bound, bound);
   notes.push(`# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py, which sees the EOS token in OpenRLHF's decoded queries`);
   if (c.rewardSource === 'model') {
-    notes.push('# reward: the playground scores this run with a learned reward model; the job exports the task\'s lexicon rule instead (reward.py)');
+    notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
   }
 
   // Evaluation and output.

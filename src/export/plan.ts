@@ -48,9 +48,7 @@ export function planJob(config: PpoConfig, options: JobOptions): JobPlan {
   // Both engines split each minibatch evenly over the GPUs (data parallel).
   if (seqsPerMinibatch % options.gpus !== 0) {
     const ok = Array.from({ length: GPU_RANGE.max }, (_, i) => i + 1).filter((g) => seqsPerMinibatch % g === 0);
-    throw new JobError(
-      `gpus = ${options.gpus}: a minibatch of ${seqsPerMinibatch} sequences must split evenly over the GPUs; allowed: ${ok.join(', ')}`,
-    );
+    throw new JobError(`gpus = ${options.gpus}: a minibatch of ${seqsPerMinibatch} sequences must split evenly over the GPUs; allowed: ${ok.join(', ')}`);
   }
   const iterationsPerEpoch = Math.floor(options.trainRows / config.promptsPerBatch);
   return {

@@ -16,10 +16,7 @@ export function jobReadme(plan: JobPlan, trainCount: number, testCount: number):
   const c = plan.config;
   const engine = plan.options.engine;
   const script = engine === 'verl' ? 'run_verl.sh' : 'run_openrlhf.sh';
-  const install =
-    engine === 'verl'
-      ? 'pip install "verl[vllm]"   # or follow verl\'s install guide for your CUDA version'
-      : 'pip install "openrlhf[vllm]==0.10.2"';
+  const install = engine === 'verl' ? 'pip install "verl[vllm]"   # or follow verl\'s install guide for your CUDA version' : 'pip install "openrlhf[vllm]==0.10.2"';
   const task = getTask(c.task);
   const dapo = engine === 'verl' && needsDapoRecipe(c);
   const dapoRun = dapo
@@ -84,7 +81,7 @@ ${EXPECT[c.task]}
   of each response's token-mean KL), so it is passed through unchanged. With the KL only in the
   loss, the playground's adaptive controller adapts the KL-loss coefficient, as OpenRLHF does;
   verl adapts only the in-reward coefficient (the script says so where it matters).
-- End of sequence: ${engine === 'verl' ? 'verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task\'s −1 only apply where that is known.' : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
+- End of sequence: ${engine === 'verl' ? "verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task's −1 only apply where that is known." : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
 - Every other difference is a \`#\` line at the top of \`${script}\`.
 ${c.rewardSource === 'model' ? '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n' : ''}`;
 }

@@ -58,7 +58,7 @@ export function rewardPy(config: PpoConfig, engine: Engine): string {
   const rule = RULES[task];
   const learned =
     config.rewardSource === 'model'
-      ? '\nNOTE: this playground run was scored by a learned reward model; the job uses the task\'s lexicon\nrule instead (a reward model trained in the tab does not transfer to another model\'s tokens).\n'
+      ? "\nNOTE: this playground run was scored by a learned reward model; the job uses the task's lexicon\nrule instead (a reward model trained in the tab does not transfer to another model's tokens).\n"
       : '';
   return `"""Reward for the PPO Playground task "${task}", exported with the run's settings.
 

@@ -53,9 +53,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('data.prompt_key', 'prompt');
   set('data.max_prompt_length', 256);
   set('data.max_response_length', c.maxResponseLength);
-  notes.push(
-    `# response budget ${c.maxResponseLength}: characters in the playground, tokens here (a token holds several characters, so the same budget leaves more room)`,
-  );
+  notes.push(`# response budget ${c.maxResponseLength}: characters in the playground, tokens here (a token holds several characters, so the same budget leaves more room)`);
   notes.push(`# seed ${c.seed}: drew the prompts in train.parquet; verl shuffles them with its own seed`);
 
   // Batch: verl counts train_batch_size and ppo_mini_batch_size in prompts; each brings rollout.n responses.
@@ -169,7 +167,9 @@ export function verlCommand(plan: JobPlan): VerlCommand {
       `# TIS cap ${num(c.tisCap)}: actor.tis_imp_ratio_cap with rollout.calculate_log_probs=True (verl ≥ 0.6 moves this to algorithm.rollout_correction.rollout_is=token, rollout_is_threshold)`,
     );
     if (c.lossMode === 'gspo') {
-      notes.push('# TIS with gspo: verl multiplies the cap-truncated ratio into the loss only in compute_policy_loss_vanilla; its GSPO loss ignores the rollout log-probs, so TIS is not applied here');
+      notes.push(
+        '# TIS with gspo: verl multiplies the cap-truncated ratio into the loss only in compute_policy_loss_vanilla; its GSPO loss ignores the rollout log-probs, so TIS is not applied here',
+      );
     }
   }
 
@@ -206,7 +206,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('custom_reward_function.path', '$JOB_DIR/reward.py');
   set('custom_reward_function.name', 'compute_score');
   if (c.rewardSource === 'model') {
-    notes.push('# reward: the playground scores this run with a learned reward model; the job exports the task\'s lexicon rule instead (reward.py)');
+    notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
   }
   notes.push(
     `# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py (verl has no flags for them); verl decodes responses without special tokens, so a response cut at the length limit is scored as if it had stopped`,

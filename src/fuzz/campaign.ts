@@ -76,7 +76,9 @@ export function totalDefects(reports: readonly TargetReport[]): number {
 export function formatReports(reports: readonly TargetReport[]): string {
   const w = Math.max(...reports.map((r) => r.target.length), 6);
   const head = `${'target'.padEnd(w)}  ${['tried', 'valid', 'named', 'crash', 'invalid', 'hang'].map((h) => h.padStart(8)).join('')}`;
-  const lines = reports.map((r) => `${r.target.padEnd(w)}  ${[r.tried, r.counts.ok, r.counts.named, r.counts.crash, r.counts.invalid, r.counts.hang].map((n) => String(n).padStart(8)).join('')}`);
+  const lines = reports.map(
+    (r) => `${r.target.padEnd(w)}  ${[r.tried, r.counts.ok, r.counts.named, r.counts.crash, r.counts.invalid, r.counts.hang].map((n) => String(n).padStart(8)).join('')}`,
+  );
   const defects = reports.flatMap((r) => r.defects.map((d) => `  ${r.target}: ${d}`));
   return [head, ...lines, ...(defects.length > 0 ? ['defects:', ...defects] : [])].join('\n');
 }

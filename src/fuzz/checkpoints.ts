@@ -37,8 +37,16 @@ export interface CheckpointSeeds {
 
 /** The smallest PPO run with a critic (GAE) and an adaptive KL controller: every part of a state. */
 const TINY_PPO: Partial<PpoConfig> = {
-  task: TASK, promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1,
-  advantageEstimator: 'gae', klController: 'adaptive', evalEvery: 0, seed: 5,
+  task: TASK,
+  promptsPerBatch: 2,
+  samplesPerPrompt: 2,
+  maxResponseLength: 4,
+  ppoEpochs: 1,
+  miniBatches: 1,
+  advantageEstimator: 'gae',
+  klController: 'adaptive',
+  evalEvery: 0,
+  seed: 5,
 };
 
 const TINY: Omit<GptConfig, 'vocabSize' | 'head'> = { nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16 };
@@ -285,19 +293,20 @@ export async function fuzzCheckpoints(rng: Rng, count: number, limitMs: number, 
     const label = `case ${i} (${what})`;
     record(reps.decode, await runCase(() => (decodeSafetensors(file), null), limitMs), label);
     const pageCheck = seeds.pageCheck;
-    if (pageCheck) record(
-      reps.page,
-      await runCase(() => {
-        const why = pageCheck(file, TASK);
-        if (why === null) {
-          parseCheckpoint(file); // accepted: must parse
-          return null;
-        }
-        if (typeof why !== 'string') return `checkActorFile returned ${sketch(why)}`;
-        throw new Error(why); // the reason the page shows: judged like any other message
-      }, limitMs),
-      label,
-    );
+    if (pageCheck)
+      record(
+        reps.page,
+        await runCase(() => {
+          const why = pageCheck(file, TASK);
+          if (why === null) {
+            parseCheckpoint(file); // accepted: must parse
+            return null;
+          }
+          if (typeof why !== 'string') return `checkActorFile returned ${sketch(why)}`;
+          throw new Error(why); // the reason the page shows: judged like any other message
+        }, limitMs),
+        label,
+      );
     record(
       reps.actor,
       await runCase(async () => {

@@ -51,7 +51,13 @@ export function randomConfigObject(rng: Rng, jsonOnly: boolean): Record<string, 
       continue;
     }
     if (chance(rng, 0.8)) o[pick(rng, FIELDS)] = valueFor(rng, pick(rng, FIELDS), jsonOnly);
-    else Object.defineProperty(o, chance(rng, 0.5) ? pick(rng, ODD_KEYS) : randomString(rng, 8), { value: randomValue(rng, 0, jsonOnly), enumerable: true, configurable: true, writable: true });
+    else
+      Object.defineProperty(o, chance(rng, 0.5) ? pick(rng, ODD_KEYS) : randomString(rng, 8), {
+        value: randomValue(rng, 0, jsonOnly),
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
   }
   return o;
 }

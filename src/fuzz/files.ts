@@ -85,7 +85,8 @@ function checkExports(runs: RunRecord[]): string | null {
   for (const [i, { r, m }] of expected.entries()) {
     const row = rows[i + 1];
     if (row.length !== header.length) return `CSV row ${i + 1} has ${row.length} cells, header ${header.length}`;
-    if (row[0] !== csvText(r.id) || row[1] !== csvText(r.name) || row[2] !== String(m.iter)) return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
+    if (row[0] !== csvText(r.id) || row[1] !== csvText(r.name) || row[2] !== String(m.iter))
+      return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
     for (const [k, col] of cols.entries()) {
       const want = Object.hasOwn(m.values, col) ? m.values[col] : undefined;
       const got = row[k + 3];

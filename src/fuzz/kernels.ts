@@ -31,7 +31,14 @@ export function validKernelInput(rng: Rng, kernel: string): Input {
     case 'kl':
       return { logprobs: mat(B, T, logp), ref_logprobs: mat(B, T, logp), estimator: pick(rng, KL_ESTIMATORS) };
     case 'shape_rewards':
-      return { logprobs: mat(B, T, logp), ref_logprobs: mat(B, T, logp), mask: m(), scores: vec(B, () => rng.normal()), beta: rng.uniform(0, 1), estimator: pick(rng, KL_ESTIMATORS) };
+      return {
+        logprobs: mat(B, T, logp),
+        ref_logprobs: mat(B, T, logp),
+        mask: m(),
+        scores: vec(B, () => rng.normal()),
+        beta: rng.uniform(0, 1),
+        estimator: pick(rng, KL_ESTIMATORS),
+      };
     case 'gae':
       return { rewards: mat(B, T, () => rng.normal()), values: mat(B, T, () => rng.normal()), mask: m(), gamma: rng.uniform(0, 1), lam: rng.uniform(0, 1) };
     case 'whiten':
@@ -175,4 +182,3 @@ export async function fuzzKernels(rng: Rng, count: number, limitMs: number, be: 
   }
   return rep;
 }
-

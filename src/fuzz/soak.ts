@@ -174,9 +174,16 @@ export function formatSoak(r: SoakReport, label: string): string {
   );
   const head = ['  iter', '   s/iter', ' cpu s/it', '  pool MB', ' buffers', ' tensors', ' bindgrp', '  heap MB', '  data MB', ' rss MB'].join('');
   const verdicts = r.checks.map(
-    (c) => `  ${c.flat ? 'flat ' : 'GROWS'}  ${c.what}: ${fmt(c.atWarmup)} at iteration ${r.points[0].iter}, worst after ${fmt(c.worst)} (${(((c.worst - c.atWarmup) / Math.max(c.atWarmup, 1e-12)) * 100).toFixed(1)}%)`,
+    (c) =>
+      `  ${c.flat ? 'flat ' : 'GROWS'}  ${c.what}: ${fmt(c.atWarmup)} at iteration ${r.points[0].iter}, worst after ${fmt(c.worst)} (${(((c.worst - c.atWarmup) / Math.max(c.atWarmup, 1e-12)) * 100).toFixed(1)}%)`,
   );
-  return [`soak: ${label}, ${r.iters} iterations`, head, ...rows, `verdict (flat = within ${FLAT_TOLERANCE * 100}% of the warm-up value): ${r.flat ? 'FLAT' : 'NOT FLAT'}`, ...verdicts].join('\n');
+  return [
+    `soak: ${label}, ${r.iters} iterations`,
+    head,
+    ...rows,
+    `verdict (flat = within ${FLAT_TOLERANCE * 100}% of the warm-up value): ${r.flat ? 'FLAT' : 'NOT FLAT'}`,
+    ...verdicts,
+  ].join('\n');
 }
 
 function fmt(x: number): string {

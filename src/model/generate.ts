@@ -48,7 +48,11 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const S = P + A;
   if (P < 1 || A < 1) throw new Error(`generate: need prompt length ≥ 1 and maxNew ≥ 1 (got ${P}, ${A})`);
   if (S > cfg.maxSeq) throw new Error(`generate: prompt ${P} + response ${A} exceeds maxSeq ${cfg.maxSeq}`);
-  for (const [name, arr] of [['tokens', prompts.tokens], ['attnMask', prompts.attnMask], ['positions', prompts.positions]] as const) {
+  for (const [name, arr] of [
+    ['tokens', prompts.tokens],
+    ['attnMask', prompts.attnMask],
+    ['positions', prompts.positions],
+  ] as const) {
     if (arr.length !== B * P) throw new Error(`generate: prompt ${name} has ${arr.length} values, expected ${B * P}`);
   }
   const D = cfg.dModel;
@@ -117,12 +121,33 @@ export function decodeModel(model: Gpt): DecodeModel {
   const blocks = Array.from({ length: cfg.nLayer }, (_, l) => {
     const b = (n: string) => at(`h.${l}.${n}`);
     return {
-      ln1G: b('ln_1.weight'), ln1B: b('ln_1.bias'), attnW: b('attn.c_attn.weight'), attnB: b('attn.c_attn.bias'),
-      projW: b('attn.c_proj.weight'), projB: b('attn.c_proj.bias'), ln2G: b('ln_2.weight'), ln2B: b('ln_2.bias'),
-      fcW: b('mlp.c_fc.weight'), fcB: b('mlp.c_fc.bias'), mlpW: b('mlp.c_proj.weight'), mlpB: b('mlp.c_proj.bias'),
+      ln1G: b('ln_1.weight'),
+      ln1B: b('ln_1.bias'),
+      attnW: b('attn.c_attn.weight'),
+      attnB: b('attn.c_attn.bias'),
+      projW: b('attn.c_proj.weight'),
+      projB: b('attn.c_proj.bias'),
+      ln2G: b('ln_2.weight'),
+      ln2B: b('ln_2.bias'),
+      fcW: b('mlp.c_fc.weight'),
+      fcB: b('mlp.c_fc.bias'),
+      mlpW: b('mlp.c_proj.weight'),
+      mlpB: b('mlp.c_proj.bias'),
     };
   });
-  return { nLayer: cfg.nLayer, nHead: cfg.nHead, dModel: cfg.dModel, vocabSize: cfg.vocabSize, maxPos: cfg.maxSeq, eps: LN_EPS, wte: at('wte.weight'), wpe: at('wpe.weight'), lnfG: at('ln_f.weight'), lnfB: at('ln_f.bias'), blocks };
+  return {
+    nLayer: cfg.nLayer,
+    nHead: cfg.nHead,
+    dModel: cfg.dModel,
+    vocabSize: cfg.vocabSize,
+    maxPos: cfg.maxSeq,
+    eps: LN_EPS,
+    wte: at('wte.weight'),
+    wpe: at('wpe.weight'),
+    lnfG: at('ln_f.weight'),
+    lnfB: at('ln_f.bias'),
+    blocks,
+  };
 }
 
 /**

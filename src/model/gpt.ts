@@ -138,7 +138,11 @@ export class Gpt {
    */
   setState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void {
     const n = this.layout.total;
-    for (const [name, x] of [['params', params], ['m', m], ['v', v]] as const) {
+    for (const [name, x] of [
+      ['params', params],
+      ['m', m],
+      ['v', v],
+    ] as const) {
       if (x.length !== n) throw new Error(`setState: ${name} has ${x.length} values, expected ${n}`);
     }
     if (!Number.isInteger(steps) || steps < 0) throw new Error(`setState: steps must be a non-negative integer, got ${steps}`);

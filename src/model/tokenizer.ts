@@ -37,9 +37,7 @@ export class CharTokenizer {
     for (const c of text) {
       const id = this.idOf.get(c);
       if (id === undefined) {
-        throw new Error(
-          `unknown character ${JSON.stringify(c)} at position ${pos} (allowed: ${JSON.stringify(this.alphabet)})`,
-        );
+        throw new Error(`unknown character ${JSON.stringify(c)} at position ${pos} (allowed: ${JSON.stringify(this.alphabet)})`);
       }
       ids.push(id);
       pos++;

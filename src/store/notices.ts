@@ -44,7 +44,10 @@ export function deviceLost(msg: Msg<'deviceLost'>): string {
 }
 
 export function deviceRecovered(msg: Msg<'deviceRecovered'>): string {
-  const replay = msg.lostAt === null ? '' : ` ${msg.replayed} ${plural(msg.replayed, 'iteration is', 'iterations are')} replayed (lost at ${msg.lostAt}, restarted from the state saved at ${msg.fromIter}).`;
+  const replay =
+    msg.lostAt === null
+      ? ''
+      : ` ${msg.replayed} ${plural(msg.replayed, 'iteration is', 'iterations are')} replayed (lost at ${msg.lostAt}, restarted from the state saved at ${msg.fromIter}).`;
   return `The GPU device was lost and replaced (${msg.adapter}); the trainer was rebuilt from its last saved state.${replay}${msg.resumed ? '' : ' Press Start to continue.'}`;
 }
 

@@ -76,7 +76,13 @@ export class RunFlows {
     if (problems.length > 0) {
       // Checked when the sequence was planned; a config cannot turn invalid, but never train a bad one.
       this.s.setSequence(null);
-      this.s.setNotice({ tone: 'error', text: notices.armInvalid(arm.label, problems.map((p) => p.message)) });
+      this.s.setNotice({
+        tone: 'error',
+        text: notices.armInvalid(
+          arm.label,
+          problems.map((p) => p.message),
+        ),
+      });
       return;
     }
     this.s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });

@@ -52,7 +52,8 @@ export function parseSequence(text: string): RunSequence {
     return { label: arm.label, config: arm.config as PpoConfig };
   });
   if (!Number.isInteger(r.index) || (r.index as number) < 0 || (r.index as number) >= arms.length) throw new Error('Run both record: arm index out of range');
-  if (!Number.isInteger(r.budget) || (r.budget as number) < 1 || (r.budget as number) > MAX_BUDGET) throw new Error(`Run both record: budget must be an integer in [1, ${MAX_BUDGET}]`);
+  if (!Number.isInteger(r.budget) || (r.budget as number) < 1 || (r.budget as number) > MAX_BUDGET)
+    throw new Error(`Run both record: budget must be an integer in [1, ${MAX_BUDGET}]`);
   if (r.runId !== undefined && typeof r.runId !== 'string') throw new Error('Run both record: run id malformed');
   return { preset: r.preset, arms, index: r.index as number, budget: r.budget as number, ...(r.runId ? { runId: r.runId } : {}) };
 }

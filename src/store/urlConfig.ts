@@ -63,7 +63,10 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
       continue;
     }
     if (key === HIDE_PARAM) {
-      for (const h of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const h of raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         if (isConfigKey(h)) hidden.push(h);
         else problems.push(`hide: unknown setting ${shown(h)}`);
       }

@@ -48,9 +48,7 @@ export function App() {
           <Playground />
         )}
       </main>
-      <footer className="app-footer">
-        All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.
-      </footer>
+      <footer className="app-footer">All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.</footer>
     </div>
   );
 }

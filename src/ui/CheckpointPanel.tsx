@@ -19,7 +19,13 @@ export function CheckpointPanel() {
         <h2 id="checkpoints-title">Checkpoints</h2>
       </div>
       <div className="buttons">
-        <button type="button" className="btn small" disabled={busy} onClick={() => run(async () => (await checkpoints()).exportActor())} title="Download the current policy weights (safetensors, opens in Python)">
+        <button
+          type="button"
+          className="btn small"
+          disabled={busy}
+          onClick={() => run(async () => (await checkpoints()).exportActor())}
+          title="Download the current policy weights (safetensors, opens in Python)"
+        >
           Export actor
         </button>
         <button type="button" className="btn small" disabled={busy} onClick={() => input.current?.click()} title="Train from a .safetensors actor exported earlier">
@@ -39,7 +45,9 @@ export function CheckpointPanel() {
           }}
         />
       </div>
-      <p className="muted small checkpoint-help">Files are named <code>ppo-actor-&lt;task&gt;-iter&lt;N&gt;.safetensors</code>; a loaded actor must come from the same task.</p>
+      <p className="muted small checkpoint-help">
+        Files are named <code>ppo-actor-&lt;task&gt;-iter&lt;N&gt;.safetensors</code>; a loaded actor must come from the same task.
+      </p>
     </section>
   );
 }

@@ -137,9 +137,7 @@ export function ConfigPanel() {
         return (
           <details key={group} className="config-group" open>
             <summary>{group}</summary>
-            <div className="fields">
-              {fields.map((f) => (NUMERIC_RULES[f.key] ? <NumberField key={f.key} meta={f} /> : <ChoiceField key={f.key} meta={f} />))}
-            </div>
+            <div className="fields">{fields.map((f) => (NUMERIC_RULES[f.key] ? <NumberField key={f.key} meta={f} /> : <ChoiceField key={f.key} meta={f} />))}</div>
           </details>
         );
       })}

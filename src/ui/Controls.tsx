@@ -52,7 +52,11 @@ export function Pipeline() {
         <li key={s.stage} className={`stage${stage === s.stage ? ' active' : ''}`} aria-current={stage === s.stage ? 'step' : undefined} data-testid={`stage-${s.stage}`}>
           <span className="stage-title">{s.title}</span>
           <span className="stage-what">{s.what}</span>
-          {i < STAGES.length - 1 ? <span className="arrow" aria-hidden="true">→</span> : null}
+          {i < STAGES.length - 1 ? (
+            <span className="arrow" aria-hidden="true">
+              →
+            </span>
+          ) : null}
         </li>
       ))}
     </ol>

@@ -8,7 +8,10 @@ import { trainer } from '../store/trainerClient.ts';
 
 /** A test id from a preset name: "PPO vs GRPO" → "ppo-vs-grpo". */
 function presetSlug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function budgetText(preset: Preset, override: number | null): string {
@@ -65,7 +68,11 @@ export function Presets() {
           </li>
         ))}
       </ul>
-      {chosenPreset ? null : <p className="preset-explanation muted small" data-testid="preset-explanation">Pick an experiment to set the knobs it needs; each comes with what to look for.</p>}
+      {chosenPreset ? null : (
+        <p className="preset-explanation muted small" data-testid="preset-explanation">
+          Pick an experiment to set the knobs it needs; each comes with what to look for.
+        </p>
+      )}
     </section>
   );
 }

@@ -18,12 +18,14 @@ function SequenceBanner() {
   const { seq, done, resumable } = offer;
   const arm = seq.arms[seq.index];
   const finished = seq.arms.slice(0, seq.index).map((a) => `“${a.label}”`);
-  const partial = !resumable && seq.index < seq.arms.length && runs.some((r) => r.preset === seq.preset && r.name === arm.label && r.metrics.length > 0 && r.metrics.length < seq.budget);
+  const partial =
+    !resumable && seq.index < seq.arms.length && runs.some((r) => r.preset === seq.preset && r.name === arm.label && r.metrics.length > 0 && r.metrics.length < seq.budget);
   return (
     <div className="notice info" role="status" data-testid="sequence-offer">
       <span>
         “{seq.preset}” (Run both) was interrupted by the reload at arm {seq.index + 1} of {seq.arms.length}, “{arm.label}”
-        {resumable ? `, saved after iteration ${done} of ${seq.budget}` : ''}.{finished.length > 0 ? ` ${finished.join(' and ')} ${finished.length === 1 ? 'is' : 'are'} finished.` : ''}
+        {resumable ? `, saved after iteration ${done} of ${seq.budget}` : ''}.
+        {finished.length > 0 ? ` ${finished.join(' and ')} ${finished.length === 1 ? 'is' : 'are'} finished.` : ''}
         {!resumable ? ` No trainer state of “${arm.label}” was kept, so it trains again from the start${partial ? ' (its partial run stays in the list)' : ''}.` : ''}
       </span>
       <span className="buttons">
@@ -52,7 +54,8 @@ export function ResumeBanner() {
       {ownResume && resume ? (
         <div className="notice info" role="status" data-testid="resume-offer">
           <span>
-            “{resume.runName}” {resume.wasRunning ? 'was training' : 'was paused'} when the page closed; its full trainer state was saved after iteration {resume.iter} ({ago(resume.savedAt)}).
+            “{resume.runName}” {resume.wasRunning ? 'was training' : 'was paused'} when the page closed; its full trainer state was saved after iteration {resume.iter} (
+            {ago(resume.savedAt)}).
           </span>
           <span className="buttons">
             <button type="button" className="btn primary small" onClick={() => void trainer.resume()}>

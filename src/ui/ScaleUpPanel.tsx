@@ -95,8 +95,8 @@ export default function ScaleUpPanel() {
         </div>
       </div>
       <p className="muted small scale-up-lead">
-        The same experiment for a real model on a GPU machine: the job holds this task's prompts and held-out split (Parquet), its reward rule
-        (reward.py), the launch script below and a README. Knobs without an exact counterpart are named in the <code>#</code> lines.
+        The same experiment for a real model on a GPU machine: the job holds this task's prompts and held-out split (Parquet), its reward rule (reward.py), the launch script below
+        and a README. Knobs without an exact counterpart are named in the <code>#</code> lines.
         {copied === 'failed' ? <span role="alert"> Copying was blocked by the browser: select the text and copy it by hand.</span> : null}
       </p>
       <div className="toolbar">

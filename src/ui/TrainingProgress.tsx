@@ -16,9 +16,7 @@ export function TrainingProgress() {
   const live = runState === 'running' ? speed : null;
   return (
     <span className="progress small" data-testid="progress" aria-live="off">
-      <span data-testid="iterations">
-        {run ? `iteration ${done}${budget ? ` / ${budget}` : ''}` : 'no run'}
-      </span>
+      <span data-testid="iterations">{run ? `iteration ${done}${budget ? ` / ${budget}` : ''}` : 'no run'}</span>
       {compiling ? (
         <span data-testid="compiling" title="GPU kernels are compiled once per page load, before the first iteration">
           compiling GPU kernels {compile.done} / {compile.total}

@@ -47,15 +47,20 @@ describe.each(HEADS)('GPT %s head', (head) => {
     cpuBackend.write(model.params, params);
     expect(checked).toBe(3 * model.layout.entries.length);
     // Some gradient is non-trivial in every tensor except, for the lm head, none are skipped.
-    for (const e of model.layout.entries) expect(grads.get(e.name)!.some((v) => v !== 0), `${e.name} has a gradient`).toBe(true);
+    for (const e of model.layout.entries)
+      expect(
+        grads.get(e.name)!.some((v) => v !== 0),
+        `${e.name} has a gradient`,
+      ).toBe(true);
   });
 
   // Only the reward head reads a position per row (defined, not skipped, for the others).
-  if (head === 'reward') it('rejects a missing or out-of-range read position', async () => {
-    const { x, params } = fixture(30);
-    const model = modelWith(cpuBackend, cfg, params);
-    const t = upload(cpuBackend, x);
-    expect(() => model.forward(t.tokens, t.attnMask, t.positions)).toThrow(/scoreAt/);
-    expect(() => model.forward(t.tokens, t.attnMask, t.positions, { scoreAt: [0, 1, S] })).toThrow(/outside/);
-  });
+  if (head === 'reward')
+    it('rejects a missing or out-of-range read position', async () => {
+      const { x, params } = fixture(30);
+      const model = modelWith(cpuBackend, cfg, params);
+      const t = upload(cpuBackend, x);
+      expect(() => model.forward(t.tokens, t.attnMask, t.positions)).toThrow(/scoreAt/);
+      expect(() => model.forward(t.tokens, t.attnMask, t.positions, { scoreAt: [0, 1, S] })).toThrow(/outside/);
+    });
 });

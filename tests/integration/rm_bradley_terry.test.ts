@@ -39,11 +39,13 @@ describe('bradleyTerry (host, float64)', () => {
     const fdC = new Float64Array(N);
     const fdR = new Float64Array(N);
     for (let i = 0; i < N; i++) {
-      const cp = Float64Array.from(c), cm = Float64Array.from(c);
+      const cp = Float64Array.from(c),
+        cm = Float64Array.from(c);
       cp[i] += h;
       cm[i] -= h;
       fdC[i] = (naiveLoss(cp, rej) - naiveLoss(cm, rej)) / (2 * h);
-      const rp = Float64Array.from(rej), rm = Float64Array.from(rej);
+      const rp = Float64Array.from(rej),
+        rm = Float64Array.from(rej);
       rp[i] += h;
       rm[i] -= h;
       fdR[i] = (naiveLoss(c, rp) - naiveLoss(c, rm)) / (2 * h);

@@ -27,9 +27,30 @@ function publicOps(cls: { prototype: object }, file: string): string[] {
 
 describe('one checking layer for both backends', () => {
   const families = [
-    ['ppo', PPO_CHECKS, [[CpuPpoOps, 'src/backend/cpu/cpuPpo.ts'], [WebGpuPpoOps, 'src/backend/webgpu/webgpuPpo.ts']]],
-    ['nn', NN_CHECKS, [[CpuNnOps, 'src/backend/cpu/cpuNn.ts'], [WebGpuNnOps, 'src/backend/webgpu/webgpuNn.ts']]],
-    ['seq', SEQ_CHECKS, [[CpuSeqOps, 'src/backend/cpu/cpuSeq.ts'], [WebGpuSeqOps, 'src/backend/webgpu/webgpuSeq.ts']]],
+    [
+      'ppo',
+      PPO_CHECKS,
+      [
+        [CpuPpoOps, 'src/backend/cpu/cpuPpo.ts'],
+        [WebGpuPpoOps, 'src/backend/webgpu/webgpuPpo.ts'],
+      ],
+    ],
+    [
+      'nn',
+      NN_CHECKS,
+      [
+        [CpuNnOps, 'src/backend/cpu/cpuNn.ts'],
+        [WebGpuNnOps, 'src/backend/webgpu/webgpuNn.ts'],
+      ],
+    ],
+    [
+      'seq',
+      SEQ_CHECKS,
+      [
+        [CpuSeqOps, 'src/backend/cpu/cpuSeq.ts'],
+        [WebGpuSeqOps, 'src/backend/webgpu/webgpuSeq.ts'],
+      ],
+    ],
   ] as const;
 
   it.each(families)('every public %s op of both backends has a check entry, and no entry lacks an op', (_name, checks, classes) => {
@@ -67,7 +88,9 @@ describe('one checking layer for both backends', () => {
     expect(() => be.ppo.gae(x, bad, x, 1, 1)).toThrow('values: expected shape [2, 3], got [3, 2]');
     expect(() => be.ppo.tisWeights(x, x, x, 0)).toThrow(/cap/);
     expect(() => be.ppo.policyLoss(x, x, x, x, { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' })).toThrow('policyLoss: clipLow must be a finite number > 0, got 0');
-    expect(() => be.nn.adamw(x, bad, x, x, x, null, { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 })).toThrow('adamw: step must be ≥ 1 (1-based), got 0');
+    expect(() => be.nn.adamw(x, bad, x, x, x, null, { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 })).toThrow(
+      'adamw: step must be ≥ 1 (1-based), got 0',
+    );
     expect(() => be.copy(x, be.zeros([5]))).toThrow('copy: size 6 into 5');
   });
 });

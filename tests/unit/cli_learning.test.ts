@@ -24,7 +24,16 @@ function run(seed: number, iters: number, f: Record<string, (i: number) => numbe
   const metrics = Array.from({ length: iters }, (_, i) => Object.fromEntries(Object.entries(f).map(([k, g]) => [k, g(i)])));
   // Halfway through, three quarters of the gain.
   const mid = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (before[k] ?? 0) + 0.75 * (v - (before[k] ?? 0))]));
-  return { seed, evalBefore: before, evals: [{ iter: Math.floor(iters / 2), values: mid }, { iter: iters, values: after }], metrics, wallS: 1 };
+  return {
+    seed,
+    evalBefore: before,
+    evals: [
+      { iter: Math.floor(iters / 2), values: mid },
+      { iter: iters, values: after },
+    ],
+    metrics,
+    wallS: 1,
+  };
 }
 const arm = (label: string, runs: RunRecord[]): ArmRuns => ({ label, runs });
 const seeds = [1, 2, 3];
@@ -61,11 +70,13 @@ describe('claim checkers', () => {
     const NC = { greedy_accuracy_carry: 0.5, greedy_accuracy_no_carry: 0.95 };
     const good = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC });
     expect(checkLearnArithmetic([arm('a', seeds.map(good))]).ok).toBe(true);
-    const smallSampled = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.4, greedy_accuracy: 0.4, ...NC });
+    const smallSampled = (s: number) =>
+      run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.4, greedy_accuracy: 0.4, ...NC });
     const r1 = checkLearnArithmetic([arm('a', seeds.map(smallSampled))]);
     expect(r1.ok).toBe(false);
     expect(r1.reason).toMatch(/sampled accuracy \+20\.0 pts/);
-    const smallGreedy = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.3, ...NC });
+    const smallGreedy = (s: number) =>
+      run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.3, ...NC });
     expect(checkLearnArithmetic([arm('a', seeds.map(smallGreedy))]).ok).toBe(false);
     // Accuracy targets met, but the reward was already high in the first 10 iterations.
     const flat = (s: number) => run(s, 60, { reward_mean: ramp(0.5, 0.8, 5) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC });
@@ -73,12 +84,20 @@ describe('claim checkers', () => {
     expect(r2.ok).toBe(false);
     expect(r2.reason).toMatch(/reward last 20 \/ first 10/);
     // Accuracy and reward targets met through the "always carry" shortcut: no-carry accuracy collapses.
-    const shortcut = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_no_carry: 0.05 });
+    const shortcut = (s: number) =>
+      run(
+        s,
+        60,
+        { reward_mean: ramp(0.2, 0.8, 30) },
+        { accuracy: 0.2, greedy_accuracy: 0.2, ...NC },
+        { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_no_carry: 0.05 },
+      );
     const r3 = checkLearnArithmetic([arm('a', seeds.map(shortcut))]);
     expect(r3.ok).toBe(false);
     expect(r3.reason).toMatch(/no-carry problems −90\.0 pts/);
     // The mirror shortcut, "never carry": carry accuracy collapses.
-    const never = (s: number) => run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_carry: 0.1 });
+    const never = (s: number) =>
+      run(s, 60, { reward_mean: ramp(0.2, 0.8, 30) }, { accuracy: 0.2, greedy_accuracy: 0.2, ...NC }, { accuracy: 0.5, greedy_accuracy: 0.4, ...NC, greedy_accuracy_carry: 0.1 });
     const r4 = checkLearnArithmetic([arm('a', seeds.map(never))]);
     expect(r4.ok).toBe(false);
     expect(r4.reason).toMatch(/on carry problems −40\.0 pts/);
@@ -127,19 +146,55 @@ describe('claim checkers', () => {
     const r = checkAdaptiveKl([arm('a', seeds.map(spike))], 1);
     expect(r.ok).toBe(false);
     expect(r.reason).toMatch(/outside \[0\.500, 1\.500\]/);
-    const missing = checkAdaptiveKl([arm('a', seeds.map((s) => run(s, 40, { kl: () => 1 })))], 1);
+    const missing = checkAdaptiveKl(
+      [
+        arm(
+          'a',
+          seeds.map((s) => run(s, 40, { kl: () => 1 })),
+        ),
+      ],
+      1,
+    );
     expect(missing.ok).toBeNull();
     expect(missing.reason).toBe('metric missing: kl_token_mean');
   });
 
   it('Stop properly: final exact-length rate ≥ 90%', () => {
-    expect(checkStop([arm('a', seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.93 })))]).ok).toBe(true);
-    expect(checkStop([arm('a', seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.85 })))]).ok).toBe(false);
+    expect(
+      checkStop([
+        arm(
+          'a',
+          seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.93 })),
+        ),
+      ]).ok,
+    ).toBe(true);
+    expect(
+      checkStop([
+        arm(
+          'a',
+          seeds.map((s) => run(s, 10, {}, { exact_length_rate: 0.5 }, { exact_length_rate: 0.85 })),
+        ),
+      ]).ok,
+    ).toBe(false);
   });
 
   it('generic: reward over the last 20 iterations above the first 10, in every arm', () => {
-    expect(checkGeneric([arm('a', seeds.map((s) => run(s, 40, { reward_mean: ramp(0, 1, 40) })))]).ok).toBe(true);
-    expect(checkGeneric([arm('a', seeds.map((s) => run(s, 40, { reward_mean: ramp(1, 0, 40) })))]).ok).toBe(false);
+    expect(
+      checkGeneric([
+        arm(
+          'a',
+          seeds.map((s) => run(s, 40, { reward_mean: ramp(0, 1, 40) })),
+        ),
+      ]).ok,
+    ).toBe(true);
+    expect(
+      checkGeneric([
+        arm(
+          'a',
+          seeds.map((s) => run(s, 40, { reward_mean: ramp(1, 0, 40) })),
+        ),
+      ]).ok,
+    ).toBe(false);
     expect(claimFor('DAPO').kind).toBe('generic');
     expect(claimFor('Learn arithmetic').kind).toBe('specific');
   });
@@ -170,7 +225,12 @@ describe('the learning table', () => {
           { ...summarizeArm(arm('GRPO', runs), metric), runs },
         ],
       },
-      { preset: 'DAPO', iterations: 20, claim: { text: 't', kind: 'generic', ok: null, reason: 'metric missing: reward_mean' }, arms: [{ ...summarizeArm(arm('DAPO', runs), metric), runs }] },
+      {
+        preset: 'DAPO',
+        iterations: 20,
+        claim: { text: 't', kind: 'generic', ok: null, reason: 'metric missing: reward_mean' },
+        arms: [{ ...summarizeArm(arm('DAPO', runs), metric), runs }],
+      },
     ];
     const lines = formatTable(results).split('\n');
     expect(lines[0]).toBe('| preset | arm | metric | SFT → final (mean ± sd) | iters to ½ gain | wall / run | claim |');

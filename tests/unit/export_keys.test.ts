@@ -107,17 +107,29 @@ const CONFIGS: PpoConfig[] = [
   cfg({ dynamicSampling: true, maxExtraRollouts: 0 }),
   cfg({ dynamicSampling: true, maxExtraRollouts: 16, advantageEstimator: 'group_norm', klInReward: true }),
   cfg({ overlongBuffer: 2, overlongPenalty: 0.5 }),
-  cfg({ advantageEstimator: 'group_norm', clipHigh: 0.28, dualClip: null, dynamicSampling: true, maxExtraRollouts: 2, overlongBuffer: 2, overlongPenalty: 1, klInReward: false, tisCap: 2, lossMode: 'cispo' }),
+  cfg({
+    advantageEstimator: 'group_norm',
+    clipHigh: 0.28,
+    dualClip: null,
+    dynamicSampling: true,
+    maxExtraRollouts: 2,
+    overlongBuffer: 2,
+    overlongPenalty: 1,
+    klInReward: false,
+    tisCap: 2,
+    lossMode: 'cispo',
+  }),
   cfg({ useKlLoss: true, klInReward: false, klController: 'adaptive', klLossEstimator: 'k3+' }),
   cfg({ useKlLoss: true, klInReward: true, klController: 'adaptive', klLossEstimator: 'k1+', klEstimator: 'k1_clamped' }),
 ];
 
-describe('verl keys exist in verl\'s trainer config (commit ' + verlFacts.commit.slice(0, 7) + ')', () => {
+describe("verl keys exist in verl's trainer config (commit " + verlFacts.commit.slice(0, 7) + ')', () => {
   it('every emitted key, every required key, every value among its choices, on every config', () => {
     for (const c of CONFIGS) {
       const v = verlOverrides(c);
       const dapo = verlProgram(verlScript(c)) === VERL_DAPO_PROGRAM;
-      for (const key of v.keys()) expect(VERL_KEYS.has(key) || (dapo && VERL_DAPO_KEYS.has(key)), `unknown verl key ${key} (program ${dapo ? 'DAPO recipe' : 'main_ppo'})`).toBe(true);
+      for (const key of v.keys())
+        expect(VERL_KEYS.has(key) || (dapo && VERL_DAPO_KEYS.has(key)), `unknown verl key ${key} (program ${dapo ? 'DAPO recipe' : 'main_ppo'})`).toBe(true);
       // The DAPO keys appear exactly when the knobs need them, and then the recipe runs.
       expect(dapo).toBe(c.dynamicSampling || c.overlongBuffer > 0);
       for (const [key, choices] of Object.entries(VERL_DAPO_CHOICES)) {
@@ -134,7 +146,7 @@ describe('verl keys exist in verl\'s trainer config (commit ' + verlFacts.commit
     }
   });
 
-  it('maps the default config to the same numbers, batch sizes in verl\'s units', () => {
+  it("maps the default config to the same numbers, batch sizes in verl's units", () => {
     const v = verlOverrides(DEFAULT_CONFIG);
     expect(v.get('algorithm.adv_estimator')).toBe('gae');
     expect(v.get('algorithm.kl_penalty')).toBe('kl');
@@ -176,7 +188,15 @@ describe(`OpenRLHF flags exist in train_ppo_ray's parser (${rlhfFacts.version})`
         if (flag in RLHF_CHOICES) expect(RLHF_CHOICES[flag], `${flag} ${vals[0]}`).toContain(vals[0]);
         for (const v of vals) if (!v.startsWith('$')) expect(v).not.toMatch(/^$|undefined|NaN|null/);
       }
-      for (const flag of ['--actor.model_name_or_path', '--vllm.num_engines', '--data.prompt_dataset', '--data.input_key', '--data.label_key', '--reward.remote_url', '--actor.num_gpus_per_node']) {
+      for (const flag of [
+        '--actor.model_name_or_path',
+        '--vllm.num_engines',
+        '--data.prompt_dataset',
+        '--data.input_key',
+        '--data.label_key',
+        '--reward.remote_url',
+        '--actor.num_gpus_per_node',
+      ]) {
         expect(o.has(flag), `missing ${flag}`).toBe(true);
       }
       // Colocation: actor GPUs = vLLM engines × TP; the reference model matches the actor when it exists.
@@ -194,7 +214,7 @@ describe(`OpenRLHF flags exist in train_ppo_ray's parser (${rlhfFacts.version})`
     }
   });
 
-  it('maps batch sizes to OpenRLHF\'s units and the KL settings to one coefficient', () => {
+  it("maps batch sizes to OpenRLHF's units and the KL settings to one coefficient", () => {
     const o = rlhfFlags(DEFAULT_CONFIG);
     expect(o.get('--rollout.batch_size')).toEqual(['8']); // prompts
     expect(o.get('--train.batch_size')).toEqual(['16']); // sequences per optimiser step: 32 / 2

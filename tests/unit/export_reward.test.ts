@@ -137,7 +137,16 @@ describe('reward.py matches the playground score', () => {
     const script = (engine: Engine) => {
       const f = join(dir, `unmarked_${engine}.py`);
       writeFileSync(f, rewardPy(config, engine));
-      const r = spawnSync('python3', ['-I', '-c', `import importlib.util as u,sys;s=u.spec_from_file_location("r",sys.argv[1]);m=u.module_from_spec(s);s.loader.exec_module(m);print(m.compute_score(m.DATA_SOURCE,"abab","4"), m.reward_func(["n=4:abab"],["n=4:"],["4"])["rewards"][0])`, f], { encoding: 'utf8' });
+      const r = spawnSync(
+        'python3',
+        [
+          '-I',
+          '-c',
+          `import importlib.util as u,sys;s=u.spec_from_file_location("r",sys.argv[1]);m=u.module_from_spec(s);s.loader.exec_module(m);print(m.compute_score(m.DATA_SOURCE,"abab","4"), m.reward_func(["n=4:abab"],["n=4:"],["4"])["rewards"][0])`,
+          f,
+        ],
+        { encoding: 'utf8' },
+      );
       expect(r.stderr).toBe('');
       return r.stdout.trim().split(' ').map(Number);
     };
@@ -150,7 +159,16 @@ describe('reward.py matches the playground score', () => {
   it('rejects rows of another data source', () => {
     const f = join(dir, 'wrong_source.py');
     writeFileSync(f, rewardPy({ ...DEFAULT_CONFIG }, 'verl'));
-    const r = spawnSync('python3', ['-I', '-c', `import importlib.util as u,sys;s=u.spec_from_file_location("r",sys.argv[1]);m=u.module_from_spec(s);s.loader.exec_module(m);m.compute_score("gsm8k","1","1")`, f], { encoding: 'utf8' });
+    const r = spawnSync(
+      'python3',
+      [
+        '-I',
+        '-c',
+        `import importlib.util as u,sys;s=u.spec_from_file_location("r",sys.argv[1]);m=u.module_from_spec(s);s.loader.exec_module(m);m.compute_score("gsm8k","1","1")`,
+        f,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/reward\.py scores ppo_playground\/arithmetic, got data_source 'gsm8k'/);
   });

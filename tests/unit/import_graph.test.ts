@@ -49,10 +49,11 @@ function importGraph(): Map<string, string[]> {
   for (const f of [...files, ...extra]) {
     const src = stripComments(readFileSync(join(ROOT, f), 'utf8'));
     const deps = new Set<string>();
-    for (const re of SPEC_RES) for (const m of src.matchAll(re)) {
-      const d = resolveSpec(f, m[1]);
-      if (d) deps.add(d);
-    }
+    for (const re of SPEC_RES)
+      for (const m of src.matchAll(re)) {
+        const d = resolveSpec(f, m[1]);
+        if (d) deps.add(d);
+      }
     graph.set(f, [...deps]);
   }
   return graph;

@@ -19,7 +19,15 @@ import { rng } from '../helpers/random.ts';
 
 describe('texNumber', () => {
   it('writes 4 significant digits, powers of ten in LaTeX, and 0 for −0', () => {
-    expect([texNumber(0), texNumber(-0), texNumber(1), texNumber(-0.5), texNumber(0.123456), texNumber(-12.3456), texNumber(1234.5678)]).toEqual(['0', '0', '1', '-0.5', '0.1235', '-12.35', '1235']);
+    expect([texNumber(0), texNumber(-0), texNumber(1), texNumber(-0.5), texNumber(0.123456), texNumber(-12.3456), texNumber(1234.5678)]).toEqual([
+      '0',
+      '0',
+      '1',
+      '-0.5',
+      '0.1235',
+      '-12.35',
+      '1235',
+    ]);
     expect([texNumber(1.23456e-5), texNumber(-3e7), texNumber(2e-300)]).toEqual(['1.235\\times10^{-5}', '-3\\times10^{7}', '2\\times10^{-300}']);
   });
 });
@@ -39,7 +47,16 @@ describe('FORMULA_STEPS', () => {
 
   it('names the verl functions that tests/helpers/verl.ts transliterates', () => {
     const verlHelper = readFileSync(resolve(import.meta.dirname, '../helpers/verl.ts'), 'utf8');
-    const named = ['kl_penalty', 'compute_grpo_outcome_advantage', 'compute_rloo_outcome_advantage', 'masked_whiten', 'compute_policy_loss_vanilla', 'compute_policy_loss_gspo', 'compute_policy_loss_cispo', 'agg_loss'];
+    const named = [
+      'kl_penalty',
+      'compute_grpo_outcome_advantage',
+      'compute_rloo_outcome_advantage',
+      'masked_whiten',
+      'compute_policy_loss_vanilla',
+      'compute_policy_loss_gspo',
+      'compute_policy_loss_cispo',
+      'agg_loss',
+    ];
     const all = FORMULA_STEPS.flatMap((s) => s.verl);
     for (const name of named) {
       expect(all).toContain(name);

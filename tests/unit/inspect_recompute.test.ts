@@ -188,7 +188,22 @@ describe('per-token terms against the references’ losses', () => {
         }
         expectClose([loss], [mb.stats.policyLoss], 1e-12, 1e-14, `Σ w·is·L_t of step ${j}`);
         expectClose([clipped / tokens, lower / tokens], [mb.stats.clipFraction, mb.stats.clipFractionLower], 1e-12, 0, `clip fractions of step ${j}`);
-        expectClose(mb.gradWeight, policyLossRef(gatherRows(trace.oldLogprobs, A, mb.rows), trace.minibatches[j].newLogprobs, adv, mask, mb.rows.length, A, { clipLow: 0.15, clipHigh: 0.25, clipC: trace.knobs.dualClip, agg: trace.knobs.lossAgg, lossMode }, mb.tisWeight).gradLogprobs, 0, 0, `gradWeight of step ${j}`);
+        expectClose(
+          mb.gradWeight,
+          policyLossRef(
+            gatherRows(trace.oldLogprobs, A, mb.rows),
+            trace.minibatches[j].newLogprobs,
+            adv,
+            mask,
+            mb.rows.length,
+            A,
+            { clipLow: 0.15, clipHigh: 0.25, clipC: trace.knobs.dualClip, agg: trace.knobs.lossAgg, lossMode },
+            mb.tisWeight,
+          ).gradLogprobs,
+          0,
+          0,
+          `gradWeight of step ${j}`,
+        );
       });
       expect(sawClip).toBe(true);
     });
@@ -209,7 +224,10 @@ describe('per-token terms against the references’ losses', () => {
         sawClipped ||= v.clipped;
         loss += mb.aggWeight[i] * v.loss;
       });
-      const ref = valueLossRef(trace.minibatches[j].newValues!, gatherRows(trace.values, A, mb.rows), gatherRows(rec.returns, A, mb.rows), mask, mb.rows.length, A, { clip: 0.1, agg: trace.knobs.lossAgg });
+      const ref = valueLossRef(trace.minibatches[j].newValues!, gatherRows(trace.values, A, mb.rows), gatherRows(rec.returns, A, mb.rows), mask, mb.rows.length, A, {
+        clip: 0.1,
+        agg: trace.knobs.lossAgg,
+      });
       expectClose([loss, mb.stats.valueLoss!], [ref.stats[0], ref.stats[0]], 1e-12, 1e-14, `value loss of step ${j}`);
     });
     expect(sawClipped).toBe(true);
@@ -217,7 +235,14 @@ describe('per-token terms against the references’ losses', () => {
 
   it('the gradient weight is what the actor loss back-propagates into the logits (KL loss included)', () => {
     const r = rng(402);
-    const trace = buildTrace(r, { prompts: 2, samples: 2, A: 4, ppoEpochs: 1, miniBatches: 1, knobs: { useKlLoss: true, klLossCoef: 0.3, klLossEstimator: 'k3', lossAgg: 'seq-mean-token-mean' } });
+    const trace = buildTrace(r, {
+      prompts: 2,
+      samples: 2,
+      A: 4,
+      ppoEpochs: 1,
+      miniBatches: 1,
+      knobs: { useKlLoss: true, klLossCoef: 0.3, klLossEstimator: 'k3', lossAgg: 'seq-mean-token-mean' },
+    });
     const { B, A } = trace;
     const V = 7;
     const T = 0.9;
@@ -230,7 +255,17 @@ describe('per-token terms against the references’ losses', () => {
     const adv = gatherRows(rec0.advantages, A, rows);
     const mask = gatherRows(trace.actionMask, A, rows);
     const ref = gatherRows(trace.refLogprobs, A, rows);
-    const out = actorLossRef(logits, tokens, old, adv, mask, { B, S: A, A, V, start: 0, temperature: T }, { clipLow: k.clipLow, clipHigh: k.clipHigh, clipC: k.dualClip, agg: k.lossAgg, entropyCoef: 0, kl: { coef: 0.3, estimator: 'k3' } }, null, ref);
+    const out = actorLossRef(
+      logits,
+      tokens,
+      old,
+      adv,
+      mask,
+      { B, S: A, A, V, start: 0, temperature: T },
+      { clipLow: k.clipLow, clipHigh: k.clipHigh, clipC: k.dualClip, agg: k.lossAgg, entropyCoef: 0, kl: { coef: 0.3, estimator: 'k3' } },
+      null,
+      ref,
+    );
     trace.minibatches[0].newLogprobs = out.logprobs;
     const rec = recomputeTrace(trace);
     expectClose([rec.minibatches[0].stats.klLoss, rec.minibatches[0].stats.policyLoss], [out.klLoss, out.policy[0]], 1e-12, 1e-14, 'KL and policy loss');
@@ -276,9 +311,18 @@ describe('what if', () => {
       }
       expect(recs[0].summary[key]).toBeGreaterThan(recs[recs.length - 1].summary[key]);
     };
-    check(sweep((e) => ({ clipLow: e, clipHigh: e })), 'clipFraction');
-    check(sweep((e) => ({ clipHigh: e })), 'clipFraction');
-    check(sweep((e) => ({ clipLow: e })), 'clipFraction');
+    check(
+      sweep((e) => ({ clipLow: e, clipHigh: e })),
+      'clipFraction',
+    );
+    check(
+      sweep((e) => ({ clipHigh: e })),
+      'clipFraction',
+    );
+    check(
+      sweep((e) => ({ clipLow: e })),
+      'clipFraction',
+    );
     check(
       [1.01, 1.2, 1.5, 2, 3, 10].map((c) => recomputeTrace(trace, { ...trace.knobs, dualClip: c })),
       'clipFractionLower',

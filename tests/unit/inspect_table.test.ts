@@ -29,8 +29,20 @@ describe('tokenTable', () => {
       expect(table.group).toBeNull();
       for (const r of table.rows) {
         const i = row * A + r.t;
-        expect([r.token, r.oldLogprob, r.refLogprob, r.value, r.rolloutLogprob]).toEqual([trace.responseTokens[i], trace.oldLogprobs[i], trace.refLogprobs[i], trace.values[i], trace.rolloutLogprobs![i]]);
-        expect([r.kl, r.reward, r.advantage, r.return, r.tisWeight]).toEqual([trace.stored.kl[i], trace.stored.rewards[i], trace.stored.advantages[i], trace.stored.returns[i], trace.stored.tisWeights![i]]);
+        expect([r.token, r.oldLogprob, r.refLogprob, r.value, r.rolloutLogprob]).toEqual([
+          trace.responseTokens[i],
+          trace.oldLogprobs[i],
+          trace.refLogprobs[i],
+          trace.values[i],
+          trace.rolloutLogprobs![i],
+        ]);
+        expect([r.kl, r.reward, r.advantage, r.return, r.tisWeight]).toEqual([
+          trace.stored.kl[i],
+          trace.stored.rewards[i],
+          trace.stored.advantages[i],
+          trace.stored.returns[i],
+          trace.stored.tisWeights![i],
+        ]);
         // every epoch covers every row once
         expect(r.updates.map((u) => u.epoch)).toEqual([0, 1, 2]);
         for (const u of r.updates) {

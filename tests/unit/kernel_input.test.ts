@@ -3,10 +3,22 @@ import { denseArray, InputError, maskField, nest, numberField, choiceField } fro
 
 describe('kernel CLI input validation', () => {
   it('parses rectangular arrays with their shape', () => {
-    const d = denseArray({ x: [[1, 2, 3], [4, 5, 6]] }, 'x', 2);
+    const d = denseArray(
+      {
+        x: [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      },
+      'x',
+      2,
+    );
     expect(d.shape).toEqual([2, 3]);
     expect(Array.from(d.data)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(nest(d.data, d.shape)).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(nest(d.data, d.shape)).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
   });
   it.each([
     [{}, 'missing field "x"'],

@@ -65,7 +65,17 @@ describe('checkpoints', () => {
         info,
         /h\.0\.mlp\.c_fc\.weight.*shape/,
       ],
-      ['missing tensor', edit(good, (ts) => ts.splice(ts.findIndex((x) => x.name === 'ln_f.bias'), 1)), info, /missing parameter "ln_f\.bias"/],
+      [
+        'missing tensor',
+        edit(good, (ts) =>
+          ts.splice(
+            ts.findIndex((x) => x.name === 'ln_f.bias'),
+            1,
+          ),
+        ),
+        info,
+        /missing parameter "ln_f\.bias"/,
+      ],
       ['extra tensor', edit(good, (ts) => ts.push({ name: 'surprise', dtype: 'F32', shape: [1], data: new Float32Array(1) })), info, /unexpected parameter "surprise"/],
       ['other config', edit(good, (_ts, meta) => (meta.config = JSON.stringify({ ...cfg, maxSeq: 16 }))), info, /config/],
       ['non-finite value', edit(good, (ts) => (ts[0].data[3] = NaN)), info, /non-finite/],

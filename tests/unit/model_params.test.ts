@@ -75,7 +75,7 @@ describe('parameter layout', () => {
   it('reports every config problem', () => {
     expect(gptConfigProblems(cfg)).toEqual([]);
     const bad = gptConfigProblems({ vocabSize: 19, nLayer: 7, nHead: 3, dModel: 16, maxSeq: 200, head: 'lm' });
-    expect(bad.map((l) => l.split(" ")[0])).toEqual(["nLayer", "dModel", "maxSeq", "dModel"]);
+    expect(bad.map((l) => l.split(' ')[0])).toEqual(['nLayer', 'dModel', 'maxSeq', 'dModel']);
     expect(gptConfigProblems({ ...cfg, nHead: 3, dModel: 64 }).join()).toMatch(/not divisible/);
   });
 });

@@ -16,10 +16,29 @@ describe('non-finite detection', () => {
   });
 
   it('checkFinite throws a NonFiniteError naming the stage, the first bad array and the iteration', () => {
-    expect(() => checkFinite('experience', 3, [['values', [1, 2]], ['kl', [0, 0]]], [1, 1])).not.toThrow();
+    expect(() =>
+      checkFinite(
+        'experience',
+        3,
+        [
+          ['values', [1, 2]],
+          ['kl', [0, 0]],
+        ],
+        [1, 1],
+      ),
+    ).not.toThrow();
     let err: unknown = null;
     try {
-      checkFinite('experience', 3, [['values', [1, 2]], ['kl', [0, NaN]], ['returns', [Infinity, 0]]], [1, 1]);
+      checkFinite(
+        'experience',
+        3,
+        [
+          ['values', [1, 2]],
+          ['kl', [0, NaN]],
+          ['returns', [Infinity, 0]],
+        ],
+        [1, 1],
+      );
     } catch (e) {
       err = e;
     }
@@ -33,7 +52,8 @@ describe('non-finite detection', () => {
   it('maps each metric to the stage that computes it', () => {
     for (const m of ['reward_mean', 'reward_min', 'response_length_mean', 'eos_rate', 'filtered_groups']) expect(stageOfMetric(m), m).toBe('rollout');
     for (const m of ['kl', 'kl_token_mean', 'advantages_mean', 'returns_mean', 'explained_variance', 'values_mean', 'beta']) expect(stageOfMetric(m), m).toBe('experience');
-    for (const m of ['policy_loss', 'value_loss', 'kl_loss', 'actor_grad_norm', 'critic_grad_norm', 'clipfrac', 'approx_kl', 'entropy', 'actor_skipped_steps']) expect(stageOfMetric(m), m).toBe('update');
+    for (const m of ['policy_loss', 'value_loss', 'kl_loss', 'actor_grad_norm', 'critic_grad_norm', 'clipfrac', 'approx_kl', 'entropy', 'actor_skipped_steps'])
+      expect(stageOfMetric(m), m).toBe('update');
   });
 });
 
@@ -46,7 +66,9 @@ describe('knob advice', () => {
       expect(a.excess).toBeCloseTo(1 / DEFAULT_CONFIG.actorLr);
       expect(a.suggested).toBe(DEFAULT_CONFIG.actorLr);
     }
-    expect(adviceText(nanAdvice('policy_loss', cfg({ actorLr: 1 })))).toBe(`most likely the actor learning rate: actorLr = 1 (${1 / DEFAULT_CONFIG.actorLr}× its default ${DEFAULT_CONFIG.actorLr}); try actorLr = ${DEFAULT_CONFIG.actorLr}`);
+    expect(adviceText(nanAdvice('policy_loss', cfg({ actorLr: 1 })))).toBe(
+      `most likely the actor learning rate: actorLr = 1 (${1 / DEFAULT_CONFIG.actorLr}× its default ${DEFAULT_CONFIG.actorLr}); try actorLr = ${DEFAULT_CONFIG.actorLr}`,
+    );
   });
 
   it('a wide clip range wins over a default learning rate for policy blow-ups', () => {

@@ -38,8 +38,13 @@ describe('matmul reference backward', () => {
   for (const transB of [false, true]) {
     it(`matches finite differences (transB=${transB}, M=4 K=5 N=3)`, () => {
       const r = rng(transB ? 11 : 12);
-      const M = 4, K = 5, N = 3;
-      const a = randn(r, M * K), b = randn(r, K * N), bias = randn(r, N), g = randn(r, M * N);
+      const M = 4,
+        K = 5,
+        N = 3;
+      const a = randn(r, M * K),
+        b = randn(r, K * N),
+        bias = randn(r, N),
+        g = randn(r, M * N);
       const loss = () => dot(g, matmulRef(a, b, bias, M, K, N, transB));
       const an = matmulBackwardRef(g, a, b, M, K, N, transB);
       expectClose(an.gradA, numericGrad(a, loss), FD.rtol, FD.atol, 'gradA');
@@ -50,8 +55,11 @@ describe('matmul reference backward', () => {
 
   it('transB=true is the product with the transposed matrix', () => {
     const r = rng(13);
-    const M = 3, K = 4, N = 2;
-    const a = randn(r, M * K), bt = randn(r, N * K);
+    const M = 3,
+      K = 4,
+      N = 2;
+    const a = randn(r, M * K),
+      bt = randn(r, N * K);
     const b = new Float64Array(K * N);
     for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) b[k * N + n] = bt[n * K + k];
     expectClose(matmulRef(a, bt, null, M, K, N, true), matmulRef(a, b, null, M, K, N, false), 1e-14, 1e-14, 'a·btᵀ');
@@ -61,8 +69,13 @@ describe('matmul reference backward', () => {
 describe('layerNorm reference backward', () => {
   it('matches finite differences for x, gamma and beta (M=3, D=6)', () => {
     const r = rng(21);
-    const M = 3, D = 6, eps = 1e-5;
-    const x = randn(r, M * D, 2), gamma = randn(r, D), beta = randn(r, D), g = randn(r, M * D);
+    const M = 3,
+      D = 6,
+      eps = 1e-5;
+    const x = randn(r, M * D, 2),
+      gamma = randn(r, D),
+      beta = randn(r, D),
+      g = randn(r, M * D);
     const loss = () => dot(g, layerNormRef(x, gamma, beta, M, D, eps).y);
     const f = layerNormRef(x, gamma, beta, M, D, eps);
     const an = layerNormBackwardRef(g, x, gamma, f.mean, f.rstd, M, D);
@@ -107,10 +120,14 @@ describe('gelu reference', () => {
 describe('embedding reference backward', () => {
   it('matches finite differences; repeated tokens and clamped positions accumulate', () => {
     const r = rng(31);
-    const V = 4, P = 3, D = 2;
+    const V = 4,
+      P = 3,
+      D = 2;
     const tokens = [0, 3, 3, 1, 0, 2];
     const positions = [-1, 0, 1, 2, 5, 1]; // −1 → 0, 5 → P−1
-    const wte = randn(r, V * D), wpe = randn(r, P * D), g = randn(r, tokens.length * D);
+    const wte = randn(r, V * D),
+      wpe = randn(r, P * D),
+      g = randn(r, tokens.length * D);
     const loss = () => dot(g, embeddingRef(tokens, positions, wte, wpe, V, P, D));
     const an = embeddingBackwardRef(g, tokens, positions, V, P, D);
     expectClose(an.gradWte, numericGrad(wte, loss), FD.rtol, FD.atol, 'gradWte');
@@ -121,8 +138,13 @@ describe('embedding reference backward', () => {
 describe('slice references', () => {
   it('sliceSeqBackward is the adjoint of sliceSeq: <slice(x), g> = <x, sliceᵀ(g)>', () => {
     const r = rng(41);
-    const B = 3, S = 7, D = 2, start = 2, len = 4;
-    const x = randn(r, B * S * D), g = randn(r, B * len * D);
+    const B = 3,
+      S = 7,
+      D = 2,
+      start = 2,
+      len = 4;
+    const x = randn(r, B * S * D),
+      g = randn(r, B * len * D);
     const lhs = dot(sliceSeqRef(x, B, S, D, start, len), g);
     const rhs = dot(x, sliceSeqBackwardRef(g, B, S, D, start, len));
     expect(Math.abs(lhs - rhs)).toBeLessThan(1e-12);
@@ -147,14 +169,17 @@ describe('optimiser references', () => {
     const p = Float64Array.of(1, -1, 2);
     const g = [0.3, -2, 5];
     const mask = [1, 0, 1];
-    const m = new Float64Array(3), v = new Float64Array(3);
+    const m = new Float64Array(3),
+      v = new Float64Array(3);
     adamwRef(p, g, m, v, mask, null, { lr: 0.1, beta1: 0.9, beta2: 0.99, eps: 0, weightDecay: 0.5, step: 1, maxGradNorm: 0 });
     expectClose(p, [1 - 0.1 * (1 + 0.5), -1 + 0.1 * 1, 2 - 0.1 * (1 + 1)], 1e-12, 1e-12, 'params');
     expectClose(m, [0.03, -0.2, 0.5], 1e-12, 1e-12, 'm');
   });
 
   it('clipping scales the gradient fed to the moments', () => {
-    const p = Float64Array.of(0, 0), m = new Float64Array(2), v = new Float64Array(2);
+    const p = Float64Array.of(0, 0),
+      m = new Float64Array(2),
+      v = new Float64Array(2);
     const g = [3, 4]; // norm 5 → scale 1/5 (up to 1e-6)
     adamwRef(p, g, m, v, [0, 0], gradNormRef(g), { lr: 1, beta1: 0.5, beta2: 0.5, eps: 0, weightDecay: 0, step: 1, maxGradNorm: 1 });
     expectClose(m, [0.5 * 0.6, 0.5 * 0.8], 1e-6, 0, 'm');

@@ -56,8 +56,7 @@ describe('feedback store', () => {
 
 describe('actor checkpoint check', () => {
   const arithmetic = getTask('arithmetic');
-  const file = (meta: Record<string, string>) =>
-    encodeSafetensors([{ name: 'wte', dtype: 'F32', shape: [2], data: new Float32Array([0.5, -0.5]) }], meta);
+  const file = (meta: Record<string, string>) => encodeSafetensors([{ name: 'wte', dtype: 'F32', shape: [2], data: new Float32Array([0.5, -0.5]) }], meta);
   const cfg = (head: string) => JSON.stringify({ vocabSize: 3 + arithmetic.alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 32, head });
   const good = { config: cfg('lm'), alphabet: arithmetic.alphabet, task: 'arithmetic', format_version: '1' };
 

@@ -106,7 +106,7 @@ describe('?budget= in the link', () => {
 });
 
 describe('held-out chart series', () => {
-  it('plots each task\'s headline metric, sampled and greedy, keyed by iterations done', () => {
+  it("plots each task's headline metric, sampled and greedy, keyed by iterations done", () => {
     const a = run('a', 'arithmetic', [
       { iter: 0, values: { accuracy: 0.14, greedy_accuracy: 0.22, eos_rate: 1 } },
       { iter: 10, values: { accuracy: 0.2, greedy_accuracy: 0.3, eos_rate: 1 } },
@@ -149,12 +149,7 @@ describe('exports with held-out evaluations', () => {
 
   it('CSV: eval_ columns on the row of their iteration, and a row of their own past the last iteration', () => {
     const lines = metricsToCsv([r]).trim().split('\n');
-    expect(lines).toEqual([
-      'run_id,run_name,iter,eval_accuracy,eval_greedy_accuracy,reward_mean',
-      'r1,run r1,0,0.1,0.2,0.5',
-      'r1,run r1,1,,,0.6',
-      'r1,run r1,2,0.3,0.4,',
-    ]);
+    expect(lines).toEqual(['run_id,run_name,iter,eval_accuracy,eval_greedy_accuracy,reward_mean', 'r1,run r1,0,0.1,0.2,0.5', 'r1,run r1,1,,,0.6', 'r1,run r1,2,0.3,0.4,']);
     // A run saved before evaluations existed exports as before.
     const old = { ...r, evals: undefined };
     expect(metricsToCsv([old]).trim().split('\n')).toEqual(['run_id,run_name,iter,reward_mean', 'r1,run r1,0,0.5', 'r1,run r1,1,0.6']);

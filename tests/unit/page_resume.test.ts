@@ -23,9 +23,15 @@ describe('resume: saved-state problems are named', () => {
     const quota = new Error('The quota has been exceeded.');
     quota.name = 'QuotaExceededError';
     expect(classifyStateProblem(quota)).toMatchObject({ kind: 'quota', label: 'storage quota exceeded' });
-    expect(classifyStateProblem(new Error('trainer state: format_version 2 is not supported (expected 1)'))).toMatchObject({ kind: 'version', label: 'saved by another version of the page' });
+    expect(classifyStateProblem(new Error('trainer state: format_version 2 is not supported (expected 1)'))).toMatchObject({
+      kind: 'version',
+      label: 'saved by another version of the page',
+    });
     expect(classifyStateProblem(new Error('safetensors: header length 1152921504606846976 runs past the end of the file'))).toMatchObject({ kind: 'corrupt' });
-    expect(classifyStateProblem(new Error('trainer state: tensor "actor.adam_m" holds a non-finite value at 3'))).toMatchObject({ kind: 'corrupt', label: 'corrupt trainer state' });
+    expect(classifyStateProblem(new Error('trainer state: tensor "actor.adam_m" holds a non-finite value at 3'))).toMatchObject({
+      kind: 'corrupt',
+      label: 'corrupt trainer state',
+    });
     const blocked = new Error('the database is held open by another tab');
     expect(classifyStateProblem(blocked)).toMatchObject({ kind: 'storage' });
     expect(classifyStateProblem('weird')).toMatchObject({ kind: 'storage', message: 'weird' });

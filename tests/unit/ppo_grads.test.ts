@@ -35,7 +35,9 @@ function expectNear(got: number, want: number, what: string): void {
 describe('reference gradients match central finite differences', () => {
   it.each([1, 0.7, 0.05])('logprobs backward at T=%s (logprob and entropy terms)', (T) => {
     const r = rng(1);
-    const B = 2, A = 3, V = 6;
+    const B = 2,
+      A = 3,
+      V = 6;
     const logits = randn(r, B * A * V, 2 * T); // keep z = logits/T of order 2 so no row is one-hot
     const tokens = Float64Array.from({ length: B * A }, () => r.int(0, V));
     const gL = randn(r, B * A);
@@ -54,8 +56,10 @@ describe('reference gradients match central finite differences', () => {
     };
     const h = H * T;
     for (let i = 0; i < logits.length; i++) {
-      const up = logits.slice(); up[i] += h;
-      const dn = logits.slice(); dn[i] -= h;
+      const up = logits.slice();
+      up[i] += h;
+      const dn = logits.slice();
+      dn[i] -= h;
       expectNear(grad[i], (objective(up) - objective(dn)) / (2 * h), `logits[${i}]`);
       expectNear(gradNoEnt[i], (objNoEnt(up) - objNoEnt(dn)) / (2 * h), `logits[${i}] without entropy`);
     }
@@ -67,13 +71,15 @@ describe('reference gradients match central finite differences', () => {
   ]);
   it.each(policyCases)('policy loss (%s)', (_n, params) => {
     const r = rng(2);
-    const B = 4, A = 6;
+    const B = 4,
+      A = 6;
     const old = randn(r, B * A, 1).map((x) => -Math.abs(x) - 0.1);
     const logp = Float64Array.from(old, (o) => o + r.normal() * 0.6); // wide enough to hit every branch
     const adv = randn(r, B * A, 1.5);
     const mask = maskFor(r, B, A);
     const { gradLogprobs } = policyLossRef(old, logp, adv, mask, B, A, params);
-    let checked = 0, active = 0;
+    let checked = 0,
+      active = 0;
     for (let i = 0; i < B * A; i++) {
       if (!mask[i]) continue;
       const branch = (x: number) => {
@@ -81,8 +87,10 @@ describe('reference gradients match central finite differences', () => {
         return `${t.clipped}${t.lower}`;
       };
       if (branch(logp[i] + H) !== branch(logp[i] - H)) continue; // at a kink
-      const up = logp.slice(); up[i] += H;
-      const dn = logp.slice(); dn[i] -= H;
+      const up = logp.slice();
+      up[i] += H;
+      const dn = logp.slice();
+      dn[i] -= H;
       const fd = (policyLossRef(old, up, adv, mask, B, A, params).stats[0] - policyLossRef(old, dn, adv, mask, B, A, params).stats[0]) / (2 * H);
       expectNear(gradLogprobs[i], fd, `logp[${i}]`);
       checked++;
@@ -93,16 +101,26 @@ describe('reference gradients match central finite differences', () => {
     expect(active).toBeGreaterThan(0); // the check must not pass on an all-zero gradient
   });
 
-  it.each(LOSS_AGGS.flatMap((agg) => [[agg, 0.2], [agg, null]] as [typeof agg, number | null][]))('value loss (%s, clip %s)', (agg, clip) => {
+  it.each(
+    LOSS_AGGS.flatMap(
+      (agg) =>
+        [
+          [agg, 0.2],
+          [agg, null],
+        ] as [typeof agg, number | null][],
+    ),
+  )('value loss (%s, clip %s)', (agg, clip) => {
     const r = rng(3);
-    const B = 4, A = 6;
+    const B = 4,
+      A = 6;
     const old = randn(r, B * A);
     const values = Float64Array.from(old, (o) => o + r.normal() * 0.4);
     const returns = randn(r, B * A);
     const mask = maskFor(r, B, A);
     const params = { clip, agg };
     const { gradValues } = valueLossRef(values, old, returns, mask, B, A, params);
-    let checked = 0, active = 0;
+    let checked = 0,
+      active = 0;
     for (let i = 0; i < B * A; i++) {
       if (!mask[i]) continue;
       const branch = (x: number) => {
@@ -110,8 +128,10 @@ describe('reference gradients match central finite differences', () => {
         return `${t.clipped}${clip !== null && Math.abs(x - old[i]) < clip}`;
       };
       if (branch(values[i] + H) !== branch(values[i] - H)) continue;
-      const up = values.slice(); up[i] += H;
-      const dn = values.slice(); dn[i] -= H;
+      const up = values.slice();
+      up[i] += H;
+      const dn = values.slice();
+      dn[i] -= H;
       const fd = (valueLossRef(up, old, returns, mask, B, A, params).stats[0] - valueLossRef(dn, old, returns, mask, B, A, params).stats[0]) / (2 * H);
       expectNear(gradValues[i], fd, `v[${i}]`);
       checked++;
@@ -123,13 +143,16 @@ describe('reference gradients match central finite differences', () => {
 
   it.each(LOSS_AGGS.flatMap((agg) => NORM_SCALES.map((ns) => [agg, ns] as const)))('aggregate weights are ∂value/∂x (%s, norm scale %s)', (agg, ns) => {
     const r = rng(4);
-    const B = 3, A = 5;
+    const B = 3,
+      A = 5;
     const x = randn(r, B * A);
     const mask = maskFor(r, B, A);
     const { weights } = aggregateRef(x, mask, B, A, agg, ns);
     for (let i = 0; i < B * A; i++) {
-      const up = x.slice(); up[i] += H;
-      const dn = x.slice(); dn[i] -= H;
+      const up = x.slice();
+      up[i] += H;
+      const dn = x.slice();
+      dn[i] -= H;
       expectNear(weights[i], (aggregateRef(up, mask, B, A, agg, ns).value - aggregateRef(dn, mask, B, A, agg, ns).value) / (2 * H), `x[${i}]`);
     }
     expect(weights.some((w) => w !== 0)).toBe(true);
@@ -149,13 +172,14 @@ function fullRows(r: Rng, B: number, A: number): Float64Array {
 // Gradients of the references against finite differences of verl's own functions (transliterated
 // in tests/helpers/verl.ts): the live log-probs move by ±h while every `.detach()` operand stays at
 // the base point, which is the gradient autograd gives verl.
-describe('reference gradients match finite differences of verl\'s losses (stop-gradients held fixed)', () => {
+describe("reference gradients match finite differences of verl's losses (stop-gradients held fixed)", () => {
   const cfg = (agg: string): verl.VerlPolicyConfig => ({ clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg });
   const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as const)));
   it.each(cases)('%s policy loss, agg %s, is_weights %s', (mode, agg, withIs) => {
     const r = rng(10 + modes.indexOf(mode));
-    const B = 5, A = 7;
+    const B = 5,
+      A = 7;
     const old = randn(r, B * A, 1).map((x) => -Math.abs(x) - 0.1);
     const logp = Float64Array.from(old, (o) => o + r.normal() * 0.4);
     const adv = randn(r, B * A, 1.5);
@@ -170,20 +194,28 @@ describe('reference gradients match finite differences of verl\'s losses (stop-g
     };
     // GSPO's token ratio exp(logp − sg(logp) + sg(s_b)): the clip branch is that of the sequence ratio
     const seqRatio = (x: Float64Array, b: number) => {
-      let sum = 0, n = 0;
-      for (let a = 0; a < A; a++) if (mask[b * A + a]) { sum += x[b * A + a] - old[b * A + a]; n++; }
+      let sum = 0,
+        n = 0;
+      for (let a = 0; a < A; a++)
+        if (mask[b * A + a]) {
+          sum += x[b * A + a] - old[b * A + a];
+          n++;
+        }
       return Math.exp(sum / n);
     };
     // Which side of each kink (clip bounds 0.8 and 1.28, dual clip 3) a ratio lies on.
     const side = (ratio: number) => `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`;
-    let checked = 0, active = 0;
+    let checked = 0,
+      active = 0;
     for (let i = 0; i < B * A; i++) {
       if (!mask[i]) {
         expect(gradLogprobs[i]).toBe(0);
         continue;
       }
-      const up = logp.slice(); up[i] += H;
-      const dn = logp.slice(); dn[i] -= H;
+      const up = logp.slice();
+      up[i] += H;
+      const dn = logp.slice();
+      dn[i] -= H;
       const ratioAt = (x: Float64Array) => (mode === 'gspo' ? seqRatio(x, Math.floor(i / A)) : Math.exp(x[i] - old[i]));
       // At a kink only when the ±h points fall on different branches (CISPO has no kink in logp).
       if (mode !== 'cispo' && side(ratioAt(up)) !== side(ratioAt(dn))) continue;

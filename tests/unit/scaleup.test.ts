@@ -43,7 +43,9 @@ describe('notes for knobs without a counterpart', () => {
 
   it('adaptive KL with the KL only in the loss: OpenRLHF adapts the loss coefficient as here; verl keeps it fixed, and says so', () => {
     const c = cfg({ useKlLoss: true, klInReward: false, klController: 'adaptive', klTarget: 0.2, klLossCoef: 0.01 });
-    expect(notes('verl', c)).toMatch(/playground adapts the KL-loss coefficient \(as OpenRLHF does\); verl adapts only the in-reward coefficient, so here kl_loss_coef stays fixed at 0\.01/);
+    expect(notes('verl', c)).toMatch(
+      /playground adapts the KL-loss coefficient \(as OpenRLHF does\); verl adapts only the in-reward coefficient, so here kl_loss_coef stays fixed at 0\.01/,
+    );
     const o = script('openrlhf', c);
     expect(o).toContain('--algo.kl.target 0.2 \\');
     expect(o).toMatch(/# adaptive KL with the KL only in the loss: OpenRLHF and the playground both adapt the KL-loss coefficient/);
@@ -116,13 +118,23 @@ describe('notes for knobs without a counterpart', () => {
     expect(v).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
     expect(v).not.toMatch(/verl\.trainer\.main_ppo/);
     expect(v).toMatch(/^cd "\$\{VERL_REPO:\?/m);
-    for (const kv of ['algorithm.filter_groups.enable=True', 'algorithm.filter_groups.metric=seq_reward', 'algorithm.filter_groups.max_num_gen_batches=3', 'data.gen_batch_size=8', 'reward_model.reward_manager=dapo', 'reward_model.overlong_buffer.enable=True', 'reward_model.overlong_buffer.len=2', 'reward_model.overlong_buffer.penalty_factor=0.5']) {
+    for (const kv of [
+      'algorithm.filter_groups.enable=True',
+      'algorithm.filter_groups.metric=seq_reward',
+      'algorithm.filter_groups.max_num_gen_batches=3',
+      'data.gen_batch_size=8',
+      'reward_model.reward_manager=dapo',
+      'reward_model.overlong_buffer.enable=True',
+      'reward_model.overlong_buffer.len=2',
+      'reward_model.overlong_buffer.penalty_factor=0.5',
+    ]) {
       expect(v).toContain(`  ${kv} \\`);
     }
     expect(notes('verl', d)).toMatch(/runs verl's DAPO recipe/);
     expect(notes('verl', d)).toMatch(/verl raises an error where the playground fills the batch/);
     const o = script('openrlhf', d);
-    for (const f of ['--algo.dynamic_filtering_enable', '--algo.dynamic_filtering_range 0 1', '--reward.overlong_buffer_len 2', '--reward.overlong_penalty_factor 0.5']) expect(o).toContain(`  ${f} \\`);
+    for (const f of ['--algo.dynamic_filtering_enable', '--algo.dynamic_filtering_range 0 1', '--reward.overlong_buffer_len 2', '--reward.overlong_penalty_factor 0.5'])
+      expect(o).toContain(`  ${f} \\`);
     expect(notes('openrlhf', d)).toMatch(/max extra rollouts 2 has no counterpart/);
     // Off: main_ppo, none of the recipe's keys.
     const plain = script('verl', DEFAULT_CONFIG);
@@ -132,7 +144,7 @@ describe('notes for knobs without a counterpart', () => {
     expect(script('verl', cfg({ overlongBuffer: 3 }))).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
   });
 
-  it('a learned reward model is exported as the task\'s rule, and said so', () => {
+  it("a learned reward model is exported as the task's rule, and said so", () => {
     const c = cfg({ task: 'sentiment', rewardSource: 'model' });
     expect(notes('verl', c)).toMatch(/exports the task's lexicon rule instead/);
     expect(notes('openrlhf', c)).toMatch(/exports the task's lexicon rule instead/);
@@ -142,15 +154,56 @@ describe('notes for knobs without a counterpart', () => {
 describe('both scripts', () => {
   // Another valid value for every knob; changing it must change at least one of the two scripts.
   const ALT: { [K in keyof PpoConfig]: PpoConfig[K] } = {
-    task: 'sentiment', rewardSource: 'model', nLayer: 3, nHead: 4, dModel: 128, seed: 7,
-    promptsPerBatch: 16, samplesPerPrompt: 2, maxResponseLength: 12, temperature: 0.7, topK: 10, topP: 0.9,
-    klCoef: 0.1, klEstimator: 'k3', klInReward: false, useKlLoss: true, klLossCoef: 0.2, klLossEstimator: 'k2',
-    klController: 'adaptive', klTarget: 2, klHorizon: 100, scoreClip: 5, noEosPenalty: -2,
-    advantageEstimator: 'rloo', gamma: 0.99, lam: 0.9, ppoEpochs: 4, miniBatches: 4, clipLow: 0.1, clipHigh: 0.28,
-    dualClip: 5, valueClip: 0.5, lossAgg: 'seq-mean-token-mean', entropyCoef: 0.01, targetKl: 0.1,
-    actorLr: 3e-4, criticLr: 1e-3, warmupSteps: 10, weightDecay: 0.01, maxGradNorm: 0.5, adamBeta1: 0.8, adamBeta2: 0.99,
+    task: 'sentiment',
+    rewardSource: 'model',
+    nLayer: 3,
+    nHead: 4,
+    dModel: 128,
+    seed: 7,
+    promptsPerBatch: 16,
+    samplesPerPrompt: 2,
+    maxResponseLength: 12,
+    temperature: 0.7,
+    topK: 10,
+    topP: 0.9,
+    klCoef: 0.1,
+    klEstimator: 'k3',
+    klInReward: false,
+    useKlLoss: true,
+    klLossCoef: 0.2,
+    klLossEstimator: 'k2',
+    klController: 'adaptive',
+    klTarget: 2,
+    klHorizon: 100,
+    scoreClip: 5,
+    noEosPenalty: -2,
+    advantageEstimator: 'rloo',
+    gamma: 0.99,
+    lam: 0.9,
+    ppoEpochs: 4,
+    miniBatches: 4,
+    clipLow: 0.1,
+    clipHigh: 0.28,
+    dualClip: 5,
+    valueClip: 0.5,
+    lossAgg: 'seq-mean-token-mean',
+    entropyCoef: 0.01,
+    targetKl: 0.1,
+    actorLr: 3e-4,
+    criticLr: 1e-3,
+    warmupSteps: 10,
+    weightDecay: 0.01,
+    maxGradNorm: 0.5,
+    adamBeta1: 0.8,
+    adamBeta2: 0.99,
     evalEvery: 5,
-    normScale: 'verl', lossMode: 'gspo', tisCap: 2, dynamicSampling: true, maxExtraRollouts: 2, overlongBuffer: 4, overlongPenalty: 0.5,
+    normScale: 'verl',
+    lossMode: 'gspo',
+    tisCap: 2,
+    dynamicSampling: true,
+    maxExtraRollouts: 2,
+    overlongBuffer: 4,
+    overlongPenalty: 0.5,
   };
   const text = (c: PpoConfig) => script('verl', c) + '\n' + script('openrlhf', c);
 
@@ -179,7 +232,11 @@ describe('both scripts', () => {
   }
 
   it('end with the program and its arguments, comments only above, no missing values', () => {
-    for (const c of [DEFAULT_CONFIG, cfg({ advantageEstimator: 'group_norm', dualClip: null, valueClip: null, topK: 3 }), cfg({ dynamicSampling: true, overlongBuffer: 2, tisCap: 2 })]) {
+    for (const c of [
+      DEFAULT_CONFIG,
+      cfg({ advantageEstimator: 'group_norm', dualClip: null, valueClip: null, topK: 3 }),
+      cfg({ dynamicSampling: true, overlongBuffer: 2, tisCap: 2 }),
+    ]) {
       for (const engine of ['verl', 'openrlhf'] as const) {
         const s = script(engine, c);
         const lines = s.trimEnd().split('\n');

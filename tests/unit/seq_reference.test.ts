@@ -6,7 +6,10 @@ import { expectClose, randn, rng } from '../helpers/random.ts';
 describe('attention reference (float64)', () => {
   it('backward matches central finite differences of Σ gradOut·out', () => {
     const r = rng(41);
-    const B = 2, S = 5, H = 2, D = 6;
+    const B = 2,
+      S = 5,
+      H = 2,
+      D = 6;
     const dims = { B, S, H, D };
     const qkv = randn(r, B * S * 3 * D);
     const mask = Float64Array.from({ length: B * S }, (_, e) => (e === 0 || e === 1 || e === S ? 0 : 1));
@@ -18,7 +21,8 @@ describe('attention reference (float64)', () => {
     const h = 1e-5;
     const numeric = new Float64Array(qkv.length);
     for (let k = 0; k < qkv.length; k++) {
-      const plus = Float64Array.from(qkv), minus = Float64Array.from(qkv);
+      const plus = Float64Array.from(qkv),
+        minus = Float64Array.from(qkv);
       plus[k] += h;
       minus[k] -= h;
       numeric[k] = (loss(plus) - loss(minus)) / (2 * h);
@@ -30,7 +34,10 @@ describe('attention reference (float64)', () => {
 
   it('probability rows sum to 1 over visible keys and to 0 for queries that see none', () => {
     const r = rng(42);
-    const B = 1, S = 6, H = 1, D = 4;
+    const B = 1,
+      S = 6,
+      H = 1,
+      D = 4;
     const mask = Float64Array.from([0, 0, 1, 1, 0, 1]);
     const { probs, out } = attentionRef(randn(r, B * S * 3 * D), mask, { B, S, H, D });
     const sums = Array.from({ length: S }, (_, i) => probs.slice(i * S, i * S + S).reduce((a, b) => a + b, 0));
@@ -43,12 +50,20 @@ describe('attention reference (float64)', () => {
 
   it('cached reference over chunks equals the full reference', () => {
     const r = rng(43);
-    const B = 2, S = 7, H = 2, D = 4;
+    const B = 2,
+      S = 7,
+      H = 2,
+      D = 4;
     const qkv = randn(r, B * S * 3 * D);
     const mask = Float64Array.from({ length: B * S }, (_, e) => (e % S < (e < S ? 2 : 0) ? 0 : 1));
     const full = attentionRef(qkv, mask, { B, S, H, D }).out;
-    const kC = new Float64Array(B * S * D), vC = new Float64Array(B * S * D);
-    for (const [start, L] of [[0, 3], [3, 1], [4, 3]]) {
+    const kC = new Float64Array(B * S * D),
+      vC = new Float64Array(B * S * D);
+    for (const [start, L] of [
+      [0, 3],
+      [3, 1],
+      [4, 3],
+    ]) {
       const chunk = new Float64Array(B * L * 3 * D);
       for (let b = 0; b < B; b++) chunk.set(qkv.subarray((b * S + start) * 3 * D, (b * S + start + L) * 3 * D), b * L * 3 * D);
       const out = attentionCachedRef(chunk, kC, vC, mask, { B, L, Smax: S, H, D, start });
@@ -72,7 +87,8 @@ describe('sampling reference', () => {
   it('top-p keeps the smallest prefix whose mass reaches p, at least one token', () => {
     const soft = logits.map(Math.exp);
     const total = soft.reduce((a, b) => a + b, 0);
-    const p2 = soft[2] / total, p0 = soft[0] / total;
+    const p2 = soft[2] / total,
+      p0 = soft[0] / total;
     // exactly the top token's mass: one token suffices
     expect(Array.from(keptProbabilities(logits, { temperature: 1, topK: 0, topP: p2 * 0.999 })).filter((x) => x > 0).length).toBe(1);
     // a bit more than the top token: two tokens
@@ -95,10 +111,15 @@ describe('sampling reference', () => {
   });
 
   it('a histogram of sampleStepRef over many rows matches the probabilities', () => {
-    const B = 20000, V = 5, S = 1;
+    const B = 20000,
+      V = 5,
+      S = 1;
     const all = new Float64Array(B * V);
     for (let b = 0; b < B; b++) all.set(logits, b * V);
-    const seq = new Float64Array(B), mask = new Float64Array(B), pos = new Float64Array(B), fin = new Float64Array(B);
+    const seq = new Float64Array(B),
+      mask = new Float64Array(B),
+      pos = new Float64Array(B),
+      fin = new Float64Array(B);
     const params = { temperature: 1.5, topK: 4, topP: 1, seed: rng(44).nextU32(), eosId: 9, padId: 8 };
     sampleStepRef(all, seq, mask, pos, fin, { B, V, S }, 0, params);
     const probs = keptProbabilities(logits, params);

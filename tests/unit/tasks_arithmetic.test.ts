@@ -98,7 +98,7 @@ describe('arithmetic task', () => {
     const [tutor, student] = arithmeticTask.sftRecipe;
     expect(arithmeticTask.sftRecipe.length).toBe(2);
     expect(tutor.example, 'the tutor phase has its own corpus').toBeDefined();
-    expect(student.example, 'the last phase is the task\'s own sloppy corpus').toBeUndefined();
+    expect(student.example, "the last phase is the task's own sloppy corpus").toBeUndefined();
     const r = new Rng(12);
     let carry = 0;
     for (let i = 0; i < 5000; i++) {
@@ -148,12 +148,7 @@ describe('arithmetic task', () => {
   });
 
   it('evaluates accuracy (overall, on carry and on no-carry problems) and EOS rate', () => {
-    const m = arithmeticTask.evaluate([
-      sample('01+01=', '02'),
-      sample('01+01=', '03'),
-      sample('02+02=', '04', false),
-      sample('05+05=', '10'),
-    ]);
+    const m = arithmeticTask.evaluate([sample('01+01=', '02'), sample('01+01=', '03'), sample('02+02=', '04', false), sample('05+05=', '10')]);
     // 05+05 carries (1 of 1 right); the three 01+01 / 02+02 samples do not (1 of 3 right).
     expect(m).toEqual({ accuracy: 0.5, accuracy_carry: 1, accuracy_no_carry: 1 / 3, eos_rate: 0.75 });
   });

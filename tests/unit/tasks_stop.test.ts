@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_TARGET,
-  MIN_TARGET,
-  parseStopPrompt,
-  SFT_LENGTH_NOISE_RATE,
-  SFT_MAX_LENGTH_OFFSET,
-  stopTask,
-} from '../../src/tasks/stop.ts';
+import { MAX_TARGET, MIN_TARGET, parseStopPrompt, SFT_LENGTH_NOISE_RATE, SFT_MAX_LENGTH_OFFSET, stopTask } from '../../src/tasks/stop.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const sample = (prompt: string, response: string, endedWithEos = true) => ({ prompt, response, endedWithEos });
@@ -49,12 +42,7 @@ describe('stop task', () => {
   });
 
   it('evaluates exact-length rate, EOS rate and mean absolute length error', () => {
-    const m = stopTask.evaluate([
-      sample('n=3:', 'aba'),
-      sample('n=3:', 'aba', false),
-      sample('n=2:', 'aaaaa'),
-      sample('n=10:', 'ab'),
-    ]);
+    const m = stopTask.evaluate([sample('n=3:', 'aba'), sample('n=3:', 'aba', false), sample('n=2:', 'aaaaa'), sample('n=10:', 'ab')]);
     expect(m).toEqual({ exact_length_rate: 0.25, eos_rate: 0.75, mean_abs_length_error: (0 + 0 + 3 + 8) / 4 });
   });
 });

@@ -174,7 +174,9 @@ describe('trainer client: notices', () => {
     expect(notices.deviceRecovered({ type: 'deviceRecovered', adapter: 'SwiftShader', fromIter: 4, lostAt: 5, replayed: 1, resumed: false })).toBe(
       'The GPU device was lost and replaced (SwiftShader); the trainer was rebuilt from its last saved state. 1 iteration is replayed (lost at 5, restarted from the state saved at 4). Press Start to continue.',
     );
-    expect(notices.deviceRecovered({ type: 'deviceRecovered', adapter: 'A', fromIter: 0, lostAt: 3, replayed: 3, resumed: true })).toMatch(/ 3 iterations are replayed \(lost at 3, restarted from the state saved at 0\)\.$/);
+    expect(notices.deviceRecovered({ type: 'deviceRecovered', adapter: 'A', fromIter: 0, lostAt: 3, replayed: 3, resumed: true })).toMatch(
+      / 3 iterations are replayed \(lost at 3, restarted from the state saved at 0\)\.$/,
+    );
   });
 
   it('name commands as words and say what a failed request means', () => {

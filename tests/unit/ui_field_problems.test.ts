@@ -31,6 +31,8 @@ describe('cross-field problems in the settings panel', () => {
   it('replaces everyday-word keys only where they are set', () => {
     expect(withLabels('seed = 3: too large')).toBe('Seed = 3: too large');
     expect(withLabels('the seed of the run')).toBe('the seed of the run');
-    expect(withLabels('klController = "adaptive": needs KL in the reward or the KL loss enabled')).toBe('KL controller = "adaptive": needs KL in the reward or the KL loss enabled');
+    expect(withLabels('klController = "adaptive": needs KL in the reward or the KL loss enabled')).toBe(
+      'KL controller = "adaptive": needs KL in the reward or the KL loss enabled',
+    );
   });
 });

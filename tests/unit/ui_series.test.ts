@@ -10,13 +10,22 @@ describe('niceTicks', () => {
   });
 
   it('covers the range with round steps of 1, 2, 2.5 or 5 × 10^k', () => {
-    for (const [lo, hi] of [[0, 1], [-3.7, 12.2], [0.0012, 0.0087], [1e4, 3.3e4], [-2e-7, 5e-7]]) {
+    for (const [lo, hi] of [
+      [0, 1],
+      [-3.7, 12.2],
+      [0.0012, 0.0087],
+      [1e4, 3.3e4],
+      [-2e-7, 5e-7],
+    ]) {
       const ticks = niceTicks(lo, hi);
       expect(ticks[0]).toBeLessThanOrEqual(lo);
       expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(hi);
       const step = ticks[1] - ticks[0];
       const mantissa = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
-      expect([1, 2, 2.5, 5].some((m) => Math.abs(mantissa - m) < 1e-6), `step ${step}`).toBe(true);
+      expect(
+        [1, 2, 2.5, 5].some((m) => Math.abs(mantissa - m) < 1e-6),
+        `step ${step}`,
+      ).toBe(true);
       for (let i = 2; i < ticks.length; i++) expect(ticks[i] - ticks[i - 1]).toBeCloseTo(step, 9);
     }
   });

@@ -80,28 +80,35 @@ const ChartFigure = memo(function ChartFigure({
   runs: readonly RunRecord[];
   smoothing: number;
 }) {
-  const data = useMemo(
-    () => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))),
-    [runs, metric, smoothing],
-  );
+  const data = useMemo(() => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))), [runs, metric, smoothing]);
   const target = useMemo(() => (metric === 'kl_token_mean' ? klTargetLine(runs.map((r) => r.config)) : null), [metric, runs]);
   const counts = useMemo(() => new Map(runs.map((r) => [r.id, data.reduce((n, row) => n + (row[r.id] === undefined ? 0 : 1), 0)])), [data, runs]);
   const ticks = useMemo(() => {
     let lo = Infinity;
     let hi = -Infinity;
-    for (const row of data) for (const r of runs) {
-      const v = row[r.id];
-      if (v !== undefined) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
+    for (const row of data)
+      for (const r of runs) {
+        const v = row[r.id];
+        if (v !== undefined) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
       }
-    }
     if (!Number.isFinite(lo)) return [0, 1];
     // A target line (adaptive KL) stays in view.
-    if (target !== null) (lo = Math.min(lo, target), hi = Math.max(hi, target));
+    if (target !== null) (lo = Math.min(lo, target)), (hi = Math.max(hi, target));
     return niceTicks(lo, hi);
   }, [data, runs, target]);
-  const note = useMemo(() => (data.length === 0 ? null : chartNote(metric, runs.map((r) => r.config))), [data.length, metric, runs]);
+  const note = useMemo(
+    () =>
+      data.length === 0
+        ? null
+        : chartNote(
+            metric,
+            runs.map((r) => r.config),
+          ),
+    [data.length, metric, runs],
+  );
   const setNotice = useApp((s) => s.setNotice);
   return (
     <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`}>
@@ -124,12 +131,30 @@ const ChartFigure = memo(function ChartFigure({
           <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#eef0f5" vertical={false} />
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
-            <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} axisLine={false} width={56} tickFormatter={fmt} domain={[ticks[0], ticks[ticks.length - 1]]} ticks={ticks} allowDataOverflow />
+            <YAxis
+              tick={{ fontSize: 11, fill: '#5b6478' }}
+              tickLine={false}
+              axisLine={false}
+              width={56}
+              tickFormatter={fmt}
+              domain={[ticks[0], ticks[ticks.length - 1]]}
+              ticks={ticks}
+              allowDataOverflow
+            />
             <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `iteration ${String(l)}`} isAnimationActive={false} />
             {target !== null ? <ReferenceLine y={target} stroke="#5b6478" strokeDasharray="4 3" ifOverflow="extendDomain" /> : null}
             {runs.map((r) => (
               // A run with one or two points has no line to speak of: draw its points, or the chart looks empty after Step.
-              <Line key={r.id} dataKey={r.id} name={r.name} stroke={r.color} dot={(counts.get(r.id) ?? 0) < 3 ? { r: 3, fill: r.color } : false} strokeWidth={1.8} isAnimationActive={false} connectNulls />
+              <Line
+                key={r.id}
+                dataKey={r.id}
+                name={r.name}
+                stroke={r.color}
+                dot={(counts.get(r.id) ?? 0) < 3 ? { r: 3, fill: r.color } : false}
+                strokeWidth={1.8}
+                isAnimationActive={false}
+                connectNulls
+              />
             ))}
           </LineChart>
         </ResponsiveContainer>
@@ -149,7 +174,12 @@ function RunList() {
   const toggleRun = useApp((s) => s.toggleRun);
   const renameRun = useApp((s) => s.renameRun);
   const deleteRun = useApp((s) => s.deleteRun);
-  if (runs.length === 0) return <p className="muted small" data-testid="run-list-empty">No runs yet. Each Start after a Reset begins a new run; runs are kept across reloads.</p>;
+  if (runs.length === 0)
+    return (
+      <p className="muted small" data-testid="run-list-empty">
+        No runs yet. Each Start after a Reset begins a new run; runs are kept across reloads.
+      </p>
+    );
   return (
     <ul className="run-list" aria-label="Runs" data-testid="run-list">
       {runs.map((r) => (
@@ -189,10 +219,20 @@ export function ChartsPanel() {
               {smoothing.toFixed(2)}
             </span>
           </label>
-          <button type="button" className="btn small" disabled={runs.length === 0} onClick={() => downloadBlob(new Blob([metricsToCsv(runs)], { type: 'text/csv' }), `ppo-metrics-${stamp()}.csv`)}>
+          <button
+            type="button"
+            className="btn small"
+            disabled={runs.length === 0}
+            onClick={() => downloadBlob(new Blob([metricsToCsv(runs)], { type: 'text/csv' }), `ppo-metrics-${stamp()}.csv`)}
+          >
             Export CSV
           </button>
-          <button type="button" className="btn small" disabled={runs.length === 0} onClick={() => downloadBlob(new Blob([metricsToJson(runs)], { type: 'application/json' }), `ppo-metrics-${stamp()}.json`)}>
+          <button
+            type="button"
+            className="btn small"
+            disabled={runs.length === 0}
+            onClick={() => downloadBlob(new Blob([metricsToJson(runs)], { type: 'application/json' }), `ppo-metrics-${stamp()}.json`)}
+          >
             Export JSON
           </button>
         </div>

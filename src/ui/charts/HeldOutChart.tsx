@@ -40,7 +40,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
   const ticks = useMemo(() => {
     let lo = Infinity;
     let hi = -Infinity;
-    for (const row of rows) for (const [k, v] of Object.entries(row)) if (k !== 'iter') (lo = Math.min(lo, v), hi = Math.max(hi, v));
+    for (const row of rows) for (const [k, v] of Object.entries(row)) if (k !== 'iter') (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
     if (!Number.isFinite(lo)) return [0, 1];
     const ticks = niceTicks(lo, hi);
     // Rates (the usual held-out metrics) stay within [0, 1]: no axis below 0 or above 1 for them.
@@ -66,18 +66,41 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
         </button>
       </div>
       {rows.length === 0 ? (
-        <div className="chart-empty">{config.evalEvery > 0 ? 'No evaluation yet — the first scores the SFT model before iteration 1' : 'Held-out evaluation is off (Evaluate every = 0)'}</div>
+        <div className="chart-empty">
+          {config.evalEvery > 0 ? 'No evaluation yet — the first scores the SFT model before iteration 1' : 'Held-out evaluation is off (Evaluate every = 0)'}
+        </div>
       ) : (
         <ResponsiveContainer width="100%" height={160}>
           <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#eef0f5" vertical={false} />
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
-            <YAxis tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} axisLine={false} width={56} tickFormatter={fmt} domain={[ticks[0], ticks[ticks.length - 1]]} ticks={ticks} allowDataOverflow />
+            <YAxis
+              tick={{ fontSize: 11, fill: '#5b6478' }}
+              tickLine={false}
+              axisLine={false}
+              width={56}
+              tickFormatter={fmt}
+              domain={[ticks[0], ticks[ticks.length - 1]]}
+              ticks={ticks}
+              allowDataOverflow
+            />
             <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `after ${String(l)} iterations`} isAnimationActive={false} />
             {lines.flatMap(({ run, greedy }) => [
               <Line key={run.id} dataKey={run.id} name={`${run.name} (sampled)`} stroke={run.color} strokeWidth={1.8} dot={{ r: 2.5 }} isAnimationActive={false} connectNulls />,
               ...(greedy
-                ? [<Line key={greedyId(run.id)} dataKey={greedyId(run.id)} name={`${run.name} (greedy)`} stroke={run.color} strokeWidth={1.4} strokeDasharray="5 3" dot={false} isAnimationActive={false} connectNulls />]
+                ? [
+                    <Line
+                      key={greedyId(run.id)}
+                      dataKey={greedyId(run.id)}
+                      name={`${run.name} (greedy)`}
+                      stroke={run.color}
+                      strokeWidth={1.4}
+                      strokeDasharray="5 3"
+                      dot={false}
+                      isAnimationActive={false}
+                      connectNulls
+                    />,
+                  ]
                 : []),
             ])}
           </LineChart>

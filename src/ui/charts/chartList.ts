@@ -35,4 +35,3 @@ export function chartsFor(runs: readonly Pick<RunRecord, 'config' | 'metrics'>[]
     return runs.some((r) => c.only!(r.config) || r.metrics.some((m) => Object.hasOwn(m.values, c.metric)));
   });
 }
-

@@ -23,7 +23,7 @@ export function heldOutKey(task: string, evals: readonly MetricPoint[]): string 
 /** Chart title for the runs shown: the task's own name when they share one, else a generic one. */
 export function heldOutTitle(tasks: readonly string[]): string {
   const titles = new Set(tasks.map((t) => HELD_OUT_METRIC[t]?.title ?? 'Held-out score'));
-  return titles.size === 1 ? [...titles][0] : 'Held-out score (each run: its task\'s metric)';
+  return titles.size === 1 ? [...titles][0] : "Held-out score (each run: its task's metric)";
 }
 
 /** Series id of a run's greedy line (beside the run id, which is its sampled line). */

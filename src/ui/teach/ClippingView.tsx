@@ -34,9 +34,7 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
     <figure className="clip-panel" aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'}`}>
       <figcaption>
         <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong>{' '}
-        <span className="muted small">
-          {total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}
-        </span>
+        <span className="muted small">{total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}</span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
         {hist.map((b, i) => (
@@ -118,11 +116,25 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
         {counts.map((n, i) => (
-          <rect key={i} x={sx((xMax * i) / BINS) + 0.5} width={Math.max(0, sx(xMax / BINS) - sx(0) - 1)} y={base - (n / peak) * (H - PAD.t - PAD.b) * 0.6} height={(n / peak) * (H - PAD.t - PAD.b) * 0.6} fill="#e2e8f0" />
+          <rect
+            key={i}
+            x={sx((xMax * i) / BINS) + 0.5}
+            width={Math.max(0, sx(xMax / BINS) - sx(0) - 1)}
+            y={base - (n / peak) * (H - PAD.t - PAD.b) * 0.6}
+            height={(n / peak) * (H - PAD.t - PAD.b) * 0.6}
+            fill="#e2e8f0"
+          />
         ))}
         <line x1={PAD.l} x2={W - PAD.r} y1={sy(0)} y2={sy(0)} stroke="#cfd5e3" />
         {curves.map((c, k) => (
-          <path key={c.label} d={xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[k][i]).toFixed(1)}`).join(' ')} fill="none" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
+          <path
+            key={c.label}
+            d={xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[k][i]).toFixed(1)}`).join(' ')}
+            fill="none"
+            stroke={c.color}
+            strokeWidth={2}
+            strokeDasharray={c.dash}
+          />
         ))}
         {ticks.map((t) => (
           <text key={t} x={sx(t)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
@@ -143,9 +155,8 @@ function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
   return (
     <>
       <p className="muted small">
-        The modern family (your policy loss: <strong>{lossMode}</strong>). GSPO clips one length-normalised ratio per response,
-        s = exp(mean_t log π_new/π_old), so a whole response is kept or dropped. CISPO never drops a token: its gradient weight on log π
-        is the clipped ratio times A, where PPO’s weight r·A falls to 0 once the token is clipped.
+        The modern family (your policy loss: <strong>{lossMode}</strong>). GSPO clips one length-normalised ratio per response, s = exp(mean_t log π_new/π_old), so a whole response
+        is kept or dropped. CISPO never drops a token: its gradient weight on log π is the clipped ratio times A, where PPO’s weight r·A falls to 0 once the token is clipped.
       </p>
       <div className="clip-panels" data-testid="clip-family">
         <FamilyPanel
@@ -183,8 +194,8 @@ export function ClippingView() {
   return (
     <div className="teach-view" data-testid="view-clipping">
       <p className="muted small">
-        Objective −L with L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)) and, for A &lt; 0, dual clip min(L, −A·c). Flat parts of the
-        curve give no gradient: once a token’s ratio leaves the trust region in the direction its advantage pushes, PPO stops pushing.
+        Objective −L with L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)) and, for A &lt; 0, dual clip min(L, −A·c). Flat parts of the curve give no gradient: once a token’s ratio
+        leaves the trust region in the direction its advantage pushes, PPO stops pushing.
       </p>
       <div className="clip-panels">
         <Panel sign={1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />

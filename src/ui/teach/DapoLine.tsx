@@ -10,8 +10,8 @@ export function DapoLine() {
   const filled = latest.filled_with_filtered ?? 0;
   return (
     <p className="small" data-testid="dapo-filtered">
-      DAPO dynamic sampling: <strong>{latest.filtered_groups}</strong> groups with all-equal scores dropped this iteration over{' '}
-      {latest.dynamic_sampling_rounds ?? 1} rollout round(s)
+      DAPO dynamic sampling: <strong>{latest.filtered_groups}</strong> groups with all-equal scores dropped this iteration over {latest.dynamic_sampling_rounds ?? 1} rollout
+      round(s)
       {filled > 0 ? `; ${filled} dropped group(s) refilled the batch (extra-round cap reached)` : ''}.
     </p>
   );

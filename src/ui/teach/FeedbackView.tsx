@@ -62,13 +62,13 @@ export function FeedbackView() {
   return (
     <div className="teach-view feedback" data-testid="view-feedback">
       <p className="muted small">
-        You are the labeller. Pick the better of two responses to the same prompt; your choices train the reward model (Bradley–Terry), which scores rollouts when
-        Reward source is <code>model</code>.
+        You are the labeller. Pick the better of two responses to the same prompt; your choices train the reward model (Bradley–Terry), which scores rollouts when Reward source is{' '}
+        <code>model</code>.
       </p>
       {hasRewardModel ? null : (
         <p className="notice warn small" data-testid="feedback-no-rm">
-          The {task} task is scored by its rule and has no learned reward model, so labels cannot train one here. Set Task to sentiment (or pick “Reward hacking
-          without KL”) to label responses and train its reward model.
+          The {task} task is scored by its rule and has no learned reward model, so labels cannot train one here. Set Task to sentiment (or pick “Reward hacking without KL”) to
+          label responses and train its reward model.
         </p>
       )}
       {pair ? (
@@ -128,8 +128,13 @@ export function FeedbackView() {
           <ol className="fb-list" aria-label="Labelled pairs">
             {labels.map((p, i) => (
               <li key={i}>
-                <code>{p.prompt}</code> <span className="fb-chosen" title="chosen">✓ {p.chosen || '(empty)'}</span>{' '}
-                <span className="fb-rejected" title="rejected">✗ {p.rejected || '(empty)'}</span>
+                <code>{p.prompt}</code>{' '}
+                <span className="fb-chosen" title="chosen">
+                  ✓ {p.chosen || '(empty)'}
+                </span>{' '}
+                <span className="fb-rejected" title="rejected">
+                  ✗ {p.rejected || '(empty)'}
+                </span>
                 <button type="button" className="btn ghost small" aria-label={`Remove label ${i + 1}`} onClick={() => remove(i)}>
                   ×
                 </button>

@@ -52,8 +52,8 @@ export function ThreePoliciesView() {
         ) : null}
       </div>
       <p className="muted small">
-        π_rollout: the sampler’s probability of each drawn token; π_old: the actor’s at the experience pass (the PPO ratio’s denominator); π_new: after
-        this iteration’s updates. PPO corrects π_new against π_old only; TIS also corrects π_old against π_rollout.
+        π_rollout: the sampler’s probability of each drawn token; π_old: the actor’s at the experience pass (the PPO ratio’s denominator); π_new: after this iteration’s updates.
+        PPO corrects π_new against π_old only; TIS also corrects π_old against π_rollout.
       </p>
       {hasRollout ? null : <p className="muted small">This rollout kept no sampler log-probs.</p>}
       <ResponsiveContainer width="100%" height={240}>
