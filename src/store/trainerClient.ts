@@ -97,7 +97,7 @@ function requestState(force = false): void {
   if (!force && ((stateInFlight && now - stateAskedAt < 60_000) || now - stateAskedAt < STATE_SAVE_INTERVAL_MS)) return;
   stateAskedAt = now;
   stateInFlight = true;
-  worker.postMessage({ type: 'saveState', quiet: true } satisfies PageToWorker);
+  worker.postMessage({ type: 'saveState', requestId: ++requestIds, quiet: true } satisfies PageToWorker);
 }
 
 async function storeState(iter: number, bytes: ArrayBuffer): Promise<void> {
@@ -118,6 +118,8 @@ async function storeState(iter: number, bytes: ArrayBuffer): Promise<void> {
 
 type StateReply = { ok: true; iter: number; config: PpoConfig } | { ok: false; message: string };
 const stateWaiters: ((r: StateReply) => void)[] = [];
+/** The last request id sent: the worker echoes each on its answer. */
+let requestIds = 0;
 
 /** Handles one worker message (also the entry point for `window.ppoPlayground.receive`). */
 export function receive(msg: WorkerToPage): void {
@@ -494,7 +496,7 @@ export const trainer = {
     flushFrame();
     resetSpeed();
     const reply = new Promise<StateReply>((resolve) => stateWaiters.push(resolve));
-    if (!(await send({ type: 'loadState', bytes: point.bytes }, [point.bytes]))) return false;
+    if (!(await send({ type: 'loadState', requestId: ++requestIds, bytes: point.bytes }, [point.bytes]))) return false;
     const r = await reply;
     if (!r.ok) {
       void deleteResumePoint().catch(() => {});
@@ -617,7 +619,7 @@ export const trainer = {
   /** The actor as safetensors bytes, or null when there is no trainer or it reported an error. */
   async snapshot(): Promise<ArrayBuffer | null> {
     const got = new Promise<ArrayBuffer | null>((resolve) => snapshotWaiters.push(resolve));
-    if (!(await send({ type: 'snapshot' }))) return null;
+    if (!(await send({ type: 'snapshot', requestId: ++requestIds }))) return null;
     return got;
   },
   /** Hands checkpoint bytes to the worker, which validates them before using them. */
@@ -630,7 +632,7 @@ export const trainer = {
   /** Fine-tunes the reward model on human labels; null when there is no trainer or it failed. */
   async trainRewardModel(pairs: LabelledPair[]): Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null> {
     const got = new Promise<Extract<WorkerToPage, { type: 'rewardModelTrained' }> | null>((resolve) => rewardWaiters.push(resolve));
-    if (!(await send({ type: 'trainRewardModel', pairs }))) return null;
+    if (!(await send({ type: 'trainRewardModel', requestId: ++requestIds, pairs }))) return null;
     return got;
   },
 };

@@ -1,60 +1,21 @@
 // The worker's logic with the real PpoTrainer (float64 CPU backend, tiny model): step, start/pause,
 // snapshot and a learned reward model, end to end through the protocol messages.
 import { describe, expect, it } from 'vitest';
-import { parseCheckpoint, saveCheckpoint } from '../../src/model/checkpoint.ts';
-import { Gpt } from '../../src/model/gpt.ts';
+import { parseCheckpoint } from '../../src/model/checkpoint.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
-import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { getTask } from '../../src/tasks/index.ts';
-import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost } from '../../src/worker/trainerHost.ts';
-import { cpuBackend } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { tinyShipped, workerHarness, type HarnessOptions } from '../helpers/workerHarness.ts';
 
 const SMALL: Partial<PpoConfig> = { promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1 };
-const shape = (alphabet: string) => ({ vocabSize: 3 + alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40 });
+const stable = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !/^time_|^gpu_/.test(k)));
 
-async function shipped(stem: string, seed: number): Promise<Uint8Array> {
-  const task = getTask(stem.replace(/_rm$/, ''));
-  if (stem.endsWith('_rm')) {
-    const rm = RewardModel.fresh(cpuBackend, { ...shape(task.alphabet), head: 'reward' }, task.alphabet, task.name, seed);
-    const b = await rm.checkpoint();
-    rm.dispose();
-    return b;
-  }
-  const m = new Gpt(cpuBackend, { ...shape(task.alphabet), head: 'lm' }, seed);
-  const b = await saveCheckpoint(m, { alphabet: task.alphabet, task: task.name });
-  m.dispose();
-  return b;
-}
-
-function realHost() {
-  const msgs: WorkerToPage[] = [];
-  const seed = rng(51).int(0, 1e6);
-  const host = new TrainerHost({
-    post: (m) => msgs.push(m),
-    makeBackend: async () => ({ be: cpuBackend, adapter: 'none' }),
-    fetchCheckpoint: (stem) => shipped(stem, seed),
-    createTrainer: (init) => PpoTrainer.create(init),
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  });
-  const of = messagesOf(msgs);
-  return { host, msgs, of, send: (m: PageToWorker) => host.handle(m) };
-}
-
-const until = async (cond: () => boolean, what: string, ms = 60_000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+/** The host with the real trainer on the CPU backend, shipping tiny checkpoints made from `salt`'s seed. */
+const realHost = (salt: number, opts: HarnessOptions = {}) => workerHarness({ fetchCheckpoint: tinyShipped(rng(salt).int(0, 1e6)), patience: 60_000, ...opts });
 
 describe('TrainerHost with the real PpoTrainer (cpu)', () => {
   it('step, start/pause and snapshot on the default task', async () => {
-    const h = realHost();
+    const h = realHost(51);
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, ...SMALL } });
     await h.send({ type: 'step' });
@@ -75,9 +36,9 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     }
 
     await h.send({ type: 'start' });
-    await until(() => h.of('metrics').length >= 3, '2 more iterations');
+    await h.until(() => h.of('metrics').length >= 3, '2 more iterations');
     await h.send({ type: 'pause' });
-    await until(() => !h.host.isRunning, 'pause');
+    await h.until(() => !h.host.isRunning, 'pause');
     await new Promise((r) => setTimeout(r, 500));
     const n = h.of('metrics').length;
     await new Promise((r) => setTimeout(r, 300));
@@ -88,7 +49,7 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     // Default evalEvery (10) evaluates again only after 10 iterations.
     expect(h.of('eval').map((e) => e.iter)).toEqual(Array.from({ length: Math.floor((n + 1) / 10) + 1 }, (_, i) => 10 * i));
 
-    await h.send({ type: 'snapshot' });
+    await h.send({ type: 'snapshot', requestId: 1 });
     const snap = h.of('snapshot')[0];
     const ck = parseCheckpoint(new Uint8Array(snap.bytes));
     expect(ck.task).toBe('arithmetic');
@@ -97,7 +58,7 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
   });
 
   it('rewardSource "model" trains sentiment with the learned reward model', async () => {
-    const h = realHost();
+    const h = realHost(51);
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, ...SMALL, task: 'sentiment', rewardSource: 'model' } });
     await h.send({ type: 'step' });
@@ -110,14 +71,9 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
   });
 
   it('a NaN restores the full state: actor, critic, both moments, β and counter; the reference never moves', async () => {
-    const msgs: WorkerToPage[] = [];
-    const seed = rng(52).int(0, 1e6);
     let real: PpoTrainer | null = null;
     let poisonAt = -1;
-    const host = new TrainerHost({
-      post: (m) => msgs.push(m),
-      makeBackend: async () => ({ be: cpuBackend, adapter: 'none' }),
-      fetchCheckpoint: (stem) => shipped(stem, seed),
+    const h = realHost(52, {
       // The real trainer, whose iteration `poisonAt` really updates every weight and then reports a NaN loss.
       createTrainer: async (init) => {
         const t = await PpoTrainer.create(init);
@@ -130,49 +86,47 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
         };
         return t;
       },
-      tick: () => new Promise((r) => setTimeout(r, 0)),
     });
-    await host.handle({ type: 'init', backend: 'cpu' });
-    await host.handle({ type: 'setConfig', config: { ...DEFAULT_CONFIG, ...SMALL, advantageEstimator: 'gae', klController: 'adaptive', klTarget: 0.01 } });
-    await host.handle({ type: 'step' });
-    await host.handle({ type: 'step' });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, ...SMALL, advantageEstimator: 'gae', klController: 'adaptive', klTarget: 0.01 } });
+    await h.send({ type: 'step' });
+    await h.send({ type: 'step' });
     const t = real as unknown as PpoTrainer;
     const before = await t.saveState();
     poisonAt = 2;
-    await host.handle({ type: 'step' });
-    const paused = msgs.filter((m) => m.type === 'paused');
+    await h.send({ type: 'step' });
+    const paused = h.of('paused');
     expect(paused.at(-1)).toMatchObject({ reason: expect.stringMatching(/non-finite policy_loss = NaN in iteration 2/) });
     expect(t.iter).toBe(2);
     // byte-identical state: actor and critic weights, both AdamW moments and step counts, β, reference
     expect(Array.from(await t.saveState())).toEqual(Array.from(before));
-    expect(msgs.filter((m) => m.type === 'error')).toEqual([]);
+    expect(h.of('error')).toEqual([]);
   });
 
   it('saveState / loadState: a fresh worker resumes the run exactly (page reload); a bad file changes nothing', async () => {
-    const volatile = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !/^time_|^gpu_/.test(k)));
     const cfg = { ...DEFAULT_CONFIG, ...SMALL, task: 'stop' as const, advantageEstimator: 'gae' as const, klController: 'adaptive' as const };
-    const a = realHost();
+    const a = realHost(51);
     await a.send({ type: 'init', backend: 'cpu' });
     await a.send({ type: 'setConfig', config: cfg });
     await a.send({ type: 'step' });
     await a.send({ type: 'step' });
-    await a.send({ type: 'saveState' });
+    await a.send({ type: 'saveState', requestId: 1 });
     const saved = a.of('state');
     expect(saved).toHaveLength(1);
     expect(saved[0].iter).toBe(2);
     await a.send({ type: 'step' });
     const straight = a.of('metrics').at(-1)!;
 
-    const b = realHost();
+    const b = realHost(51);
     await b.send({ type: 'init', backend: 'cpu' });
-    await b.send({ type: 'loadState', bytes: new Uint8Array([1, 2, 3]).buffer });
+    await b.send({ type: 'loadState', requestId: 1, bytes: new Uint8Array([1, 2, 3]).buffer });
     expect(b.of('error').at(-1)!.message).toMatch(/safetensors/);
     expect(b.of('stateLoaded')).toEqual([]);
-    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0) });
-    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: 2, config: cfg }]);
+    await b.send({ type: 'loadState', requestId: 2, bytes: saved[0].bytes.slice(0) });
+    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', requestId: 2, iter: 2, config: cfg }]);
     await b.send({ type: 'step' });
     const resumed = b.of('metrics').at(-1)!;
     expect(resumed.iter).toBe(straight.iter);
-    expect(volatile(resumed.values)).toEqual(volatile(straight.values));
+    expect(stable(resumed.values)).toEqual(stable(straight.values));
   });
 });
