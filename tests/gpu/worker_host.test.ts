@@ -308,6 +308,27 @@ describe('TrainerHost', () => {
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
   });
 
+  it('an answer echoes the requestId of the command it answers, an error reporting that command\'s failure too; other errors carry none', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'snapshot', requestId: 11 }); // no weights yet
+    await h.send({ type: 'saveState', requestId: 12 }); // no trainer yet
+    await h.send({ type: 'loadState', requestId: 13, bytes: new Uint8Array([1, 2, 3]).buffer });
+    await h.send({ type: 'trainRewardModel', requestId: 14, pairs: [] }); // arithmetic has no reward model
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, clipLow: 1.5 } });
+    await h.send({ type: 'loadCheckpoint', role: 'critic', bytes: new Uint8Array([1]).buffer });
+    expect(h.of('error').map((e) => e.requestId)).toEqual([11, 12, 13, 14, undefined, undefined]);
+    await h.send({ type: 'step' });
+    await h.send({ type: 'snapshot', requestId: 21 });
+    await h.send({ type: 'saveState', requestId: 22 });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'model' } });
+    await h.send({ type: 'trainRewardModel', requestId: 24, pairs: [{ prompt: 'the food was', chosen: ' awful.', rejected: ' great.' }] });
+    expect(h.of('error')).toHaveLength(6);
+    expect(h.of('snapshot').map((m) => m.requestId)).toEqual([21]);
+    expect(h.of('state').map((m) => m.requestId)).toEqual([22]);
+    expect(h.of('rewardModelTrained').map((m) => m.requestId)).toEqual([24]);
+  });
+
   it('rewardSource "model" loads the shipped reward model and hands the trainer a working scorer', async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
