@@ -22,8 +22,6 @@ export interface RunParts {
   session: DeviceSession;
   trainers: TrainerSlot;
   evals: HeldOutEvaluator;
-  /** The current trainer, built when there is none. */
-  trainer(): Promise<TrainerLike>;
 }
 
 export class RunLoop {
@@ -99,7 +97,7 @@ export class RunLoop {
   private async iterate(): Promise<void> {
     const { session, trainers, evals, stage, deps } = this.p;
     session.requireBackend();
-    const trainer = await this.p.trainer();
+    const trainer = await trainers.ensure();
     await evals.ifDue(trainer); // the SFT baseline, before the first iteration
     const snapshot = await trainers.guardNextIteration(trainer);
     let result;

@@ -5,16 +5,14 @@
 // reward model (rewardModelSlot.ts), training runs (runLoop.ts) and held-out evaluation
 // (heldOutEvaluator.ts). Commands that touch the trainer run one at a time (commandQueue.ts);
 // `pause`, `start` and the device-destroying test hook act at once, between or during iterations.
-import { parseCheckpoint } from '../model/checkpoint.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
-import { decodeShapeOf, RESTART_FIELDS, type Stage } from '../rl/trainer.ts';
+import { RESTART_FIELDS } from '../rl/trainer.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
-import { getTask } from '../tasks/index.ts';
 import { CheckpointCache } from './checkpointCache.ts';
 import { CommandQueue } from './commandQueue.ts';
 import { DeviceSession, type SessionOwner } from './deviceSession.ts';
 import { HeldOutEvaluator } from './heldOutEvaluator.ts';
-import type { HostDeps, TrainerLike } from './hostDeps.ts';
+import type { HostDeps } from './hostDeps.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker } from './protocol.ts';
 import { RewardModelSlot } from './rewardModelSlot.ts';
 import { RunLoop } from './runLoop.ts';
@@ -43,8 +41,15 @@ export class TrainerHost {
     this.queue = new CommandQueue((e, requestId) => this.reportFailure(e, requestId));
     this.session = new DeviceSession(deps, this.stage, this.sessionOwner());
     this.checkpoints = new CheckpointCache(deps.fetchCheckpoint);
-    this.trainers = new TrainerSlot(deps.createTrainer);
     this.rewardModel = new RewardModelSlot(this.checkpoints);
+    this.trainers = new TrainerSlot({
+      createTrainer: deps.createTrainer,
+      session: this.session,
+      checkpoints: this.checkpoints,
+      rewardModel: this.rewardModel,
+      config: () => this.config,
+      onStage: (s) => this.stage.set(s),
+    });
     this.evals = new HeldOutEvaluator(deps.post, () => this.config, () => this.session.lost);
     this.run = new RunLoop({
       deps,
@@ -53,7 +58,6 @@ export class TrainerHost {
       session: this.session,
       trainers: this.trainers,
       evals: this.evals,
-      trainer: () => this.ensureTrainer(),
     });
   }
 
@@ -101,7 +105,7 @@ export class TrainerHost {
         if (!this.testHooks) return this.refuseDebug(msg.type);
         return enqueue(async () => {
           // Deliberately past validateConfig: the live object the trainer's optimiser reads.
-          ((await this.ensureTrainer()).config as { actorLr: number }).actorLr = msg.actorLr;
+          ((await this.trainers.ensure()).config as { actorLr: number }).actorLr = msg.actorLr;
         });
       default: {
         const t = (msg as { type?: unknown }).type;
@@ -158,29 +162,8 @@ export class TrainerHost {
     if (!this.trainers.current) {
       // Before the next trainer is built: fetch what it will need while the kernels compile.
       this.checkpoints.prefetchFor(this.config);
-      this.precompileDecode();
+      this.trainers.precompileNext();
     }
-  }
-
-  /**
-   * Starts building the decode kernels for the next trainer's model shape beside the fixed kernels,
-   * not after them: the trainer waits for the same pipeline when it is made, so Start right after
-   * "ready" does not compile it alone. Called when a config arrives, not at connect, where the
-   * config may still be the default the page is about to replace (a wasted build cost the first
-   * point ~1.5 s). Idempotent per shape; a failure shows where the pipeline is used.
-   */
-  private precompileDecode(): void {
-    const be = this.session.backend;
-    if (!be) return;
-    const config = this.config;
-    void Promise.resolve()
-      .then(async () => {
-        // The model's sizes are the SFT checkpoint's, not the config's. Only a checkpoint already
-        // here or on the way: this never starts a fetch.
-        const actor = await this.checkpoints.actorIfAny(getTask(config.task).name);
-        if (actor) await be.precompileShape(decodeShapeOf(config, parseCheckpoint(actor).config));
-      })
-      .catch(() => undefined);
   }
 
   private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array): Promise<void> {
@@ -207,13 +190,13 @@ export class TrainerHost {
     if (compiled && this.session.compiling) {
       // Wait for the kernels outside the command queue, so that a command sent meanwhile (an
       // export, a checkpoint, Start) is not held up behind it; then queue the preparation again.
-      this.precompileDecode();
+      this.trainers.precompileNext();
       void compiled.then(() => {
         if (n === this.prepareWanted) void this.queue.run(() => this.prepare(n));
       });
       return;
     }
-    const trainer = await this.ensureTrainer();
+    const trainer = await this.trainers.ensure();
     if (!wanted()) return;
     if (!(await this.evals.prepare(trainer, () => this.trainers.current === trainer))) return;
     // The first iteration's rollout too: after Start it then waits on the device once, like the rest.
@@ -246,7 +229,7 @@ export class TrainerHost {
   private async loadState(requestId: number, bytes: Uint8Array): Promise<void> {
     const st = decodeTrainerState(bytes);
     await this.setConfig(st.config);
-    const trainer = await this.ensureTrainer();
+    const trainer = await this.trainers.ensure();
     await this.trainers.load(trainer, bytes, st.iteration);
     this.evals.forget();
     this.deps.post({ type: 'stateLoaded', requestId, iter: st.iteration, config: st.config });
@@ -255,17 +238,6 @@ export class TrainerHost {
   private async trainRewardModel(requestId: number, pairs: LabelledPair[]): Promise<void> {
     const r = await this.rewardModel.train(this.session.requireBackend(), this.config.task, pairs);
     this.deps.post({ type: 'rewardModelTrained', requestId, pairs: pairs.length, ...r });
-  }
-
-  private async ensureTrainer(): Promise<TrainerLike> {
-    const current = this.trainers.current;
-    if (current) return current;
-    const be = this.session.requireBackend();
-    const task = getTask(this.config.task);
-    const actorCheckpoint = await this.checkpoints.actor(task.name);
-    const rewardModel = this.config.rewardSource === 'model' ? await this.rewardModel.get(be, task.name) : undefined;
-    await this.session.compiled;
-    return this.trainers.build({ be, config: this.config, actorCheckpoint, rewardModel, onStage: (s: Stage) => this.stage.set(s) });
   }
 
   private disposeTrainer(): void {
@@ -287,7 +259,7 @@ export class TrainerHost {
         this.evals.forget();
         return this.trainers.drop();
       },
-      rebuild: async () => this.trainers.restoreSaved(await this.ensureTrainer()),
+      rebuild: async () => this.trainers.restoreSaved(await this.trainers.ensure()),
       savedIter: () => this.trainers.savedIter,
       resume: () => this.run.resume(),
     };

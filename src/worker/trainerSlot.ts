@@ -1,11 +1,28 @@
-// The current trainer and the host's copies of its state: the actor bytes it was built from, the
-// last actor weights known good (what an export returns once the device is gone), and the last
-// full state saved or loaded (what a trainer rebuilt after a device loss starts from).
-import type { TrainerInit } from '../rl/trainer.ts';
+// The current trainer: built on demand from the current config on the session's backend (the SFT
+// checkpoint from the cache, the learned reward model when the config asks for it), and the host's
+// copies of its state: the actor bytes it was built from, the last actor weights known good (what
+// an export returns once the device is gone), and the last full state saved or loaded (what a
+// trainer rebuilt after a device loss starts from).
+import { parseCheckpoint } from '../model/checkpoint.ts';
+import type { PpoConfig } from '../rl/config.ts';
+import { decodeShapeOf, type Stage } from '../rl/trainer.ts';
+import { getTask } from '../tasks/index.ts';
+import type { CheckpointCache } from './checkpointCache.ts';
+import type { DeviceSession } from './deviceSession.ts';
 import type { HostDeps, TrainerLike } from './hostDeps.ts';
+import type { RewardModelSlot } from './rewardModelSlot.ts';
 
 /** Before an iteration the actor is also copied to the host once every this many iterations. */
 const HOST_COPY_EVERY = 10;
+
+export interface TrainerSources {
+  createTrainer: HostDeps['createTrainer'];
+  session: DeviceSession;
+  checkpoints: CheckpointCache;
+  rewardModel: RewardModelSlot;
+  config(): PpoConfig;
+  onStage(s: Stage): void;
+}
 
 export class TrainerSlot {
   private trainer: TrainerLike | null = null;
@@ -14,17 +31,47 @@ export class TrainerSlot {
   private goodActor: Uint8Array | null = null;
   private saved: { iter: number; bytes: Uint8Array } | null = null;
 
-  constructor(private readonly createTrainer: HostDeps['createTrainer']) {}
+  constructor(private readonly from: TrainerSources) {}
 
   get current(): TrainerLike | null {
     return this.trainer;
   }
 
-  async build(init: TrainerInit): Promise<TrainerLike> {
-    this.trainer = await this.createTrainer(init);
-    this.source = init.actorCheckpoint;
-    this.goodActor = init.actorCheckpoint;
+  /** The current trainer, built when there is none (after the pipelines compiling in the background). */
+  async ensure(): Promise<TrainerLike> {
+    if (this.trainer) return this.trainer;
+    const { session, checkpoints, rewardModel, onStage } = this.from;
+    const config = this.from.config();
+    const be = session.requireBackend();
+    const task = getTask(config.task);
+    const actorCheckpoint = await checkpoints.actor(task.name);
+    const scorer = config.rewardSource === 'model' ? await rewardModel.get(be, task.name) : undefined;
+    await session.compiled;
+    this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, onStage });
+    this.source = actorCheckpoint;
+    this.goodActor = actorCheckpoint;
     return this.trainer;
+  }
+
+  /**
+   * Starts building the decode kernels for the next trainer's model shape beside the fixed kernels,
+   * not after them: the trainer waits for the same pipeline when it is made, so Start right after
+   * "ready" does not compile it alone. Called when a config arrives, not at connect, where the
+   * config may still be the default the page is about to replace (a wasted build cost the first
+   * point ~1.5 s). Idempotent per shape; a failure shows where the pipeline is used.
+   */
+  precompileNext(): void {
+    const be = this.from.session.backend;
+    if (!be) return;
+    const config = this.from.config();
+    void Promise.resolve()
+      .then(async () => {
+        // The model's sizes are the SFT checkpoint's, not the config's. Only a checkpoint already
+        // here or on the way: this never starts a fetch.
+        const actor = await this.from.checkpoints.actorIfAny(getTask(config.task).name);
+        if (actor) await be.precompileShape(decodeShapeOf(config, parseCheckpoint(actor).config));
+      })
+      .catch(() => undefined);
   }
 
   dispose(): void {

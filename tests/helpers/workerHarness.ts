@@ -14,7 +14,6 @@ import type { HostDeps } from '../../src/worker/hostDeps.ts';
 import type { BackendChoice, PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
 import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from './backends.ts';
-import { messagesOf } from './workerMessages.ts';
 
 export interface HarnessOptions {
   /** Shipped checkpoints by file stem; by default every fetch fails with a 404. */
@@ -30,6 +29,12 @@ export interface HarnessOptions {
 }
 
 export type WorkerHarness = ReturnType<typeof workerHarness>;
+
+/** `of('metrics')` → the metrics messages posted so far, as their own message type. */
+function messagesOf(msgs: readonly WorkerToPage[]) {
+  return <T extends WorkerToPage['type']>(type: T): Extract<WorkerToPage, { type: T }>[] =>
+    msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+}
 
 export function workerHarness(opts: HarnessOptions = {}) {
   const msgs: WorkerToPage[] = [];
