@@ -20,7 +20,7 @@ describe('NaN/Inf guard (WebGPU on Dawn, real trainer)', () => {
   ] as const) {
     it(`absurd learning rate (${label}): stage "${stage}" named, paused, last good state restored, learning rate suggested`, { timeout: 250_000 }, async () => {
       const ck = await tinyCheckpoint('stop');
-      const g = workerHarness({ fetchCheckpoint: async () => ck, patience: 200_000 });
+      const g = workerHarness({ fetchCheckpoint: async () => ck, patience: 200_000, pollEvery: 10 });
       await g.send({ type: 'init', backend: 'webgpu', testHooks: true });
       await g.send({ type: 'setConfig', config: { ...CFG, ...over } });
       await g.send({ type: 'step' });

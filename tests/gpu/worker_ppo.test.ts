@@ -16,14 +16,14 @@ const VOLATILE = /^time_|^gpu_/;
 const stable = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !VOLATILE.test(k)));
 
 /** The host with the real trainer on the CPU backend, shipping tiny checkpoints made from `salt`'s seed. */
-const realHost = (salt: number, opts: HarnessOptions = {}) => workerHarness({ fetchCheckpoint: tinyShipped(rng(salt).int(0, 1e6)), patience: 60_000, ...opts });
+const realHost = (salt: number, opts: HarnessOptions = {}) => workerHarness({ fetchCheckpoint: tinyShipped(rng(salt).int(0, 1e6)), patience: 60_000, pollEvery: 5, ...opts });
 
 describe('TrainerHost with the real PpoTrainer (cpu)', () => {
   it('a budget through the worker posts exactly the metrics, samples and ratios of the trainer driven directly, stages in pipeline order', async () => {
     const N = 3;
     const config: PpoConfig = { ...DEFAULT_CONFIG, ...SMALL, task: 'stop', advantageEstimator: 'gae', klController: 'adaptive', evalEvery: 2 };
     const shipped = tinyShipped(rng(50).int(0, 1e6));
-    const h = workerHarness({ fetchCheckpoint: shipped, patience: 60_000 });
+    const h = workerHarness({ fetchCheckpoint: shipped, patience: 60_000, pollEvery: 5 });
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config });
     await h.send({ type: 'start', untilIter: N });
@@ -67,13 +67,13 @@ describe('TrainerHost with the real PpoTrainer (cpu)', () => {
     const N = 4;
     const config: PpoConfig = { ...DEFAULT_CONFIG, ...SMALL, task: 'stop', advantageEstimator: 'gae', evalEvery: 0 };
     const shipped = tinyShipped(rng(53).int(0, 1e6));
-    const straight = workerHarness({ fetchCheckpoint: shipped, patience: 60_000 });
+    const straight = workerHarness({ fetchCheckpoint: shipped, patience: 60_000, pollEvery: 5 });
     await straight.send({ type: 'init', backend: 'cpu' });
     await straight.send({ type: 'setConfig', config });
     await straight.send({ type: 'start', untilIter: N });
     await straight.untilMessages('finished');
 
-    const h = workerHarness({ fetchCheckpoint: shipped, patience: 60_000 });
+    const h = workerHarness({ fetchCheckpoint: shipped, patience: 60_000, pollEvery: 5 });
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config });
     await h.send({ type: 'step' });

@@ -14,7 +14,7 @@ import { workerHarness } from '../helpers/workerHarness.ts';
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, advantageEstimator: 'gae', evalEvery: 0 };
 
 /** The host with the real trainer, WebGPU on Dawn (or the CPU backend) and `ck` as the shipped checkpoint. */
-const gpuHost = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 250_000 });
+const gpuHost = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 250_000, pollEvery: 10 });
 
 describe('device loss (WebGPU on Dawn, real trainer)', () => {
   it('device.destroy() during an update: reported, new device, rebuilt from the saved state, replayed iterations match, training goes on', { timeout: 300_000 }, async () => {

@@ -29,7 +29,7 @@ const VOLATILE = /^time_|^gpu_/;
 const stable = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !VOLATILE.test(k)));
 
 /** The host with the real trainer on the CPU backend and `ck` as the shipped checkpoint. */
-const host = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 100_000 });
+const host = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 100_000, pollEvery: 5 });
 
 describe('resume after reload (CPU backend, real trainer)', () => {
   it('state saved mid-run at k = 2; a fresh worker resumes and iterations 2..5 are bit-identical to the uninterrupted run', { timeout: 200_000 }, async () => {

@@ -24,8 +24,9 @@ export interface HarnessOptions {
   makeBackend?: HostDeps['makeBackend'];
   /** Sees each message as it is posted, with the host (e.g. to send the next command from there). */
   onPost?: (m: WorkerToPage, host: TrainerHost) => void;
-  /** How long `until` waits before it fails, in ms. */
+  /** How long `until` waits before it fails, and how often it looks, in ms. */
   patience?: number;
+  pollEvery?: number;
 }
 
 export type WorkerHarness = ReturnType<typeof workerHarness>;
@@ -54,13 +55,13 @@ export function workerHarness(opts: HarnessOptions = {}) {
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
   const of = messagesOf(msgs);
-  const patience = opts.patience ?? 10_000;
+  const { patience = 10_000, pollEvery = 2 } = opts;
   /** Resolves once `cond` holds; fails naming `what` after the harness's patience. */
   const until = async (cond: () => boolean, what: string) => {
     const t0 = Date.now();
     while (!cond()) {
       if (Date.now() - t0 > patience) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setTimeout(r, pollEvery));
     }
   };
   return {
