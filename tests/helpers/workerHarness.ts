@@ -29,8 +29,6 @@ export interface HarnessOptions {
   pollEvery?: number;
 }
 
-export type WorkerHarness = ReturnType<typeof workerHarness>;
-
 /** `of('metrics')` → the metrics messages posted so far, as their own message type. */
 function messagesOf(msgs: readonly WorkerToPage[]) {
   return <T extends WorkerToPage['type']>(type: T): Extract<WorkerToPage, { type: T }>[] =>
@@ -50,7 +48,11 @@ export function workerHarness(opts: HarnessOptions = {}) {
       made.push(choice);
       return makeBackend(choice, onLost, onCompiled);
     },
-    fetchCheckpoint: opts.fetchCheckpoint ?? (async (stem) => Promise.reject(new Error(`HTTP 404 for ${stem}`))),
+    fetchCheckpoint:
+      opts.fetchCheckpoint ??
+      (async (stem) => {
+        throw new Error(`HTTP 404 for ${stem}`);
+      }),
     createTrainer: opts.createTrainer ?? ((init) => PpoTrainer.create(init)),
     tick: () => new Promise((r) => setTimeout(r, 0)),
   });
@@ -74,8 +76,6 @@ export function workerHarness(opts: HarnessOptions = {}) {
     until,
     /** Until `count` messages of `type` have been posted in all. */
     untilMessages: (type: WorkerToPage['type'], count = 1) => until(() => of(type).length >= count, `${count} × ${type}`),
-    /** The message types posted, in order, leaving out the kinds named. */
-    sequence: (...skip: WorkerToPage['type'][]) => msgs.filter((m) => !skip.includes(m.type)).map((m) => m.type),
   };
 }
 
