@@ -42,18 +42,25 @@ export type PageToWorker =
    * newer prepare came in, when training, or when the trainer has iterated. Posts nothing.
    */
   | { type: 'prepare' }
-  /** Ask for a checkpoint of the current state (answered by a `snapshot` message). */
+  /**
+   * Ask for a checkpoint of the current state (answered by a `snapshot` message). This command and
+   * the next three carry a `requestId` that their answer echoes, whether the reply named or an
+   * `error` reporting the command's failure.
+   */
   | { type: 'snapshot'; requestId: number }
-  /** Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller, counter. */
-  /** With `quiet`, a worker with no trainer (or a lost device) answers nothing instead of an error: the page's automatic saves. */
-  | { type: 'saveState'; quiet?: boolean; requestId: number }
+  /**
+   * Ask for the trainer's full state (answered by `state`): weights, optimisers, KL controller,
+   * counter. With `quiet`, a worker with no trainer (or a lost device) answers nothing instead of
+   * an error: the page's automatic saves.
+   */
+  | { type: 'saveState'; requestId: number; quiet?: boolean }
   /** Resume from a full state (a `state` message's bytes, e.g. after a reload); answered by `stateLoaded`. */
-  | { type: 'loadState'; bytes: ArrayBuffer; requestId: number }
+  | { type: 'loadState'; requestId: number; bytes: ArrayBuffer }
   /**
    * Human feedback: fine-tune the reward model on pairs a person labelled in the page (chosen =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
    */
-  | { type: 'trainRewardModel'; pairs: LabelledPair[]; requestId: number }
+  | { type: 'trainRewardModel'; requestId: number; pairs: LabelledPair[] }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -136,14 +143,15 @@ export type WorkerToPage =
   | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
   /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */
   | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport }
+  /** `requestId`: the command whose failure this reports, when it answers one. */
   | { type: 'error'; message: string; stage?: TrainerStage; requestId?: number }
-  | { type: 'snapshot'; bytes: ArrayBuffer; requestId?: number }
+  | { type: 'snapshot'; requestId?: number; bytes: ArrayBuffer }
   /** The trainer's full state as one safetensors file (src/rl/trainerState.ts), after `iter` iterations. */
-  | { type: 'state'; iter: number; bytes: ArrayBuffer; requestId?: number }
+  | { type: 'state'; requestId?: number; iter: number; bytes: ArrayBuffer }
   /** A `loadState` succeeded: training continues from iteration `iter` with `config`. */
-  | { type: 'stateLoaded'; iter: number; config: PpoConfig; requestId?: number }
+  | { type: 'stateLoaded'; requestId?: number; iter: number; config: PpoConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
-  | { type: 'rewardModelTrained'; pairs: number; accuracy: number; accuracyBefore?: number; requestId?: number }
+  | { type: 'rewardModelTrained'; requestId?: number; pairs: number; accuracy: number; accuracyBefore?: number }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**

@@ -2,7 +2,6 @@
 // protocol logic) to the browser: WebGPU or the CPU reference backend, checkpoints fetched from the
 // page's own static files, PpoTrainer, and a MessageChannel tick to yield between iterations.
 /// <reference lib="webworker" />
-import type { Backend } from '../backend/backend.ts';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice } from '../gpu/device.ts';
@@ -10,8 +9,9 @@ import { GpuRuntime } from '../gpu/runtime.ts';
 import { declaredKernels } from '../gpu/pipelines.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
-import type { PageToWorker, WorkerToPage } from './protocol.ts';
-import { TrainerHost, type CompileProgress } from './trainerHost.ts';
+import type { BackendHandle, CompileProgress } from './hostDeps.ts';
+import type { BackendChoice, PageToWorker, WorkerToPage } from './protocol.ts';
+import { TrainerHost } from './trainerHost.ts';
 
 registerShaderGlob(import.meta.glob('/shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
 
@@ -32,11 +32,7 @@ async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function makeBackend(
-  choice: 'webgpu' | 'cpu',
-  onLost: (reason: string) => void,
-  onCompiled?: CompileProgress,
-): Promise<{ be: Backend; adapter: string; destroy?: () => void; compiled?: Promise<void> }> {
+async function makeBackend(choice: BackendChoice, onLost: (reason: string) => void, onCompiled?: CompileProgress): Promise<BackendHandle> {
   if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);

@@ -1,90 +1,36 @@
 // Held-out evaluation scheduling and iteration budgets in the trainer worker's host: an evaluation
 // of the SFT model before the first iteration (iteration 0), one after every `evalEvery`
 // completed iterations and one at the end of a budget, none with evalEvery = 0; `start` with
-// `untilIter` stops by itself at that total and says so with `finished`. The trainer is a scripted stand-in
-// whose evaluate() reports the weights it scores, so each eval is checked against the iteration
-// count it belongs to. The last test times a real evaluate() against a real iteration.
+// `untilIter` stops by itself at that total and says so with `finished`. The trainer is a scripted
+// stand-in (tests/helpers/fakeTrainer.ts) whose evaluate() reports the weights it scores, so each
+// eval is checked against the iteration count it belongs to. The last test runs a real evaluate()
+// after a real iteration.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import { saveCheckpoint } from '../../src/model/checkpoint.ts';
-import { Gpt } from '../../src/model/gpt.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { presetValues } from '../../src/rl/presets.ts';
-import { PpoTrainer, type IterationResult, type TrainerInit } from '../../src/rl/trainer.ts';
-import { getTask } from '../../src/tasks/index.ts';
+import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { evalDue, evalSize } from '../../src/worker/evalSchedule.ts';
-import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost, type HostDeps, type TrainerLike } from '../../src/worker/trainerHost.ts';
 import { cpuBackend } from '../helpers/backends.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { FakeTrainer } from '../helpers/fakeTrainer.ts';
+import { tinyActor, workerHarness } from '../helpers/workerHarness.ts';
 
-const arithmetic = getTask('arithmetic');
-
-/** Iteration k reports reward k; evaluate() reports the iteration count it saw and its arguments. */
-class CountingTrainer implements TrainerLike {
-  iter = 0;
-  evalCalls: { iter: number; count: number; samples: number }[] = [];
-  constructor(readonly init: TrainerInit) {}
-  async iteration(): Promise<IterationResult> {
-    await new Promise((r) => setTimeout(r, 1));
-    const k = this.iter;
-    this.iter++;
-    return { iter: k, metrics: { policy_loss: 0.1, reward_mean: k }, samples: [], ratios: { ratios: [], advantages: [] } };
-  }
-  async evaluate(count: number, samples: number): Promise<Record<string, number>> {
-    this.evalCalls.push({ iter: this.iter, count, samples });
-    return { accuracy: this.iter / 100, greedy_accuracy: this.iter / 50 };
-  }
-  async actorCheckpoint(): Promise<Uint8Array> {
-    return Uint8Array.from([this.iter]);
-  }
-  setConfig(c: PpoConfig): void {
-    this.init.config = c;
-  }
-  dispose(): void {}
-  saveState(): number {
-    return this.iter;
-  }
-  restoreState(s: unknown): void {
-    this.iter = s as number;
-  }
-}
-
-async function sftBytes(): Promise<Uint8Array> {
-  const m = new Gpt(cpuBackend, { vocabSize: 3 + arithmetic.alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40, head: 'lm' }, 1);
-  const bytes = await saveCheckpoint(m, { alphabet: arithmetic.alphabet, task: 'arithmetic' });
-  m.dispose();
-  return bytes;
-}
-
+/** The host on the CPU backend with scripted trainers numbering iterations from 0, as PpoTrainer does. */
 function harness() {
-  const msgs: WorkerToPage[] = [];
-  const trainers: CountingTrainer[] = [];
-  const deps: HostDeps = {
-    post: (m) => msgs.push(m),
+  const trainers: FakeTrainer[] = [];
+  const h = workerHarness({
     makeBackend: async () => ({ be: cpuBackend as Backend, adapter: 'test' }),
-    fetchCheckpoint: async () => sftBytes(),
+    fetchCheckpoint: () => tinyActor('arithmetic', 1),
     createTrainer: async (init) => {
-      const t = new CountingTrainer(init);
+      const t = new FakeTrainer(init, { numbering: 'index' });
       trainers.push(t);
       return t;
     },
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  };
-  const host = new TrainerHost(deps);
-  const send = (m: PageToWorker) => host.handle(m);
-  const of = messagesOf(msgs);
-  return { host, msgs, trainers, send, of };
+    patience: 5000,
+  });
+  return { ...h, trainers };
 }
-
-const waitFor = async (cond: () => boolean, what: string, ms = 5000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-};
 
 async function ready(config: Partial<PpoConfig>) {
   const h = harness();
@@ -204,7 +150,7 @@ describe('TrainerHost iteration budget', () => {
   it('start with iterations stops by itself after that many, evaluates at the end, and says finished', async () => {
     const h = await ready({ evalEvery: 4 });
     await h.send({ type: 'start', untilIter: 6 });
-    await waitFor(() => h.of('finished').length === 1, 'finished');
+    await h.until(() => h.of('finished').length === 1, 'finished');
     await new Promise((r) => setTimeout(r, 30));
     expect(h.host.isRunning).toBe(false);
     expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2, 3, 4, 5]);
@@ -218,16 +164,16 @@ describe('TrainerHost iteration budget', () => {
   it('a later start with more iterations continues the same trainer; start without iterations runs until paused', async () => {
     const h = await ready({ evalEvery: 10 });
     await h.send({ type: 'start', untilIter: 2 });
-    await waitFor(() => h.of('finished').length === 1, 'first finished');
+    await h.until(() => h.of('finished').length === 1, 'first finished');
     await h.send({ type: 'start', untilIter: 5 });
-    await waitFor(() => h.of('finished').length === 2, 'second finished');
+    await h.until(() => h.of('finished').length === 2, 'second finished');
     expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2, 3, 4]);
     expect(h.of('finished').map((f) => f.iter)).toEqual([2, 5]);
     expect(h.trainers).toHaveLength(1);
     await h.send({ type: 'start' });
-    await waitFor(() => h.of('metrics').length >= 9, 'unbudgeted iterations');
+    await h.until(() => h.of('metrics').length >= 9, 'unbudgeted iterations');
     await h.send({ type: 'pause' });
-    await waitFor(() => !h.host.isRunning, 'pause');
+    await h.until(() => !h.host.isRunning, 'pause');
     expect(h.of('finished')).toHaveLength(2);
   });
 
@@ -235,15 +181,15 @@ describe('TrainerHost iteration budget', () => {
     const h = await ready({ evalEvery: 10 });
     // Pause right after iteration 2 of 3 begins, as a user's click lands while it is in flight.
     await h.send({ type: 'start', untilIter: 3 });
-    await waitFor(() => h.of('metrics').length >= 2, 'two iterations');
+    await h.until(() => h.of('metrics').length >= 2, 'two iterations');
     await h.send({ type: 'pause' });
-    await waitFor(() => !h.host.isRunning, 'pause');
+    await h.until(() => !h.host.isRunning, 'pause');
     await new Promise((r) => setTimeout(r, 30));
     const done = h.of('metrics').length;
     expect(h.of('finished')).toEqual([]);
     // Start with the same total, whether or not the third iteration had completed before the pause.
     await h.send({ type: 'start', untilIter: 3 });
-    await waitFor(() => h.of('finished').length === 1, 'finished');
+    await h.until(() => h.of('finished').length === 1, 'finished');
     await new Promise((r) => setTimeout(r, 30));
     expect(done).toBeLessThanOrEqual(3);
     expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2]);
@@ -255,9 +201,9 @@ describe('TrainerHost iteration budget', () => {
   it('start with a total the trainer has already reached says finished at once', async () => {
     const h = await ready({ evalEvery: 10 });
     await h.send({ type: 'start', untilIter: 2 });
-    await waitFor(() => h.of('finished').length === 1, 'first finished');
+    await h.until(() => h.of('finished').length === 1, 'first finished');
     await h.send({ type: 'start', untilIter: 2 });
-    await waitFor(() => h.of('finished').length === 2, 'second finished');
+    await h.until(() => h.of('finished').length === 2, 'second finished');
     await new Promise((r) => setTimeout(r, 30));
     expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1]);
     expect(h.of('finished').map((f) => f.iter)).toEqual([2, 2]);
@@ -267,7 +213,7 @@ describe('TrainerHost iteration budget', () => {
   it('pause inside a budget stops without finished; the remaining iterations need a new start', async () => {
     const h = await ready({ evalEvery: 10 });
     await h.send({ type: 'start', untilIter: 50 });
-    await waitFor(() => h.of('metrics').length >= 2, 'two iterations');
+    await h.until(() => h.of('metrics').length >= 2, 'two iterations');
     await h.send({ type: 'pause' });
     await new Promise((r) => setTimeout(r, 40));
     const n = h.of('metrics').length;

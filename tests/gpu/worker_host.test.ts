@@ -6,128 +6,65 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { DecodeShape } from '../../src/backend/seqOps.ts';
-import { parseCheckpoint, saveCheckpoint } from '../../src/model/checkpoint.ts';
-import { Gpt } from '../../src/model/gpt.ts';
+import { parseCheckpoint } from '../../src/model/checkpoint.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { promptWidth } from '../../src/rl/rollout.ts';
-import type { IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
 import { getTask } from '../../src/tasks/index.ts';
-import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost, type HostDeps, type TrainerLike } from '../../src/worker/trainerHost.ts';
+import type { HostDeps } from '../../src/worker/hostDeps.ts';
 import { cpuBackend } from '../helpers/backends.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { FakeTrainer } from '../helpers/fakeTrainer.ts';
+import { tinyActor, tinyRewardModel, workerHarness } from '../helpers/workerHarness.ts';
 
 const arithmetic = getTask('arithmetic');
-const sentiment = getTask('sentiment');
-const tinyCfg = (alphabet: string) => ({ vocabSize: 3 + alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40 });
+const sftBytes = (task: string) => tinyActor(task, 1);
 
-async function sftBytes(alphabet: string, task: string): Promise<Uint8Array> {
-  const m = new Gpt(cpuBackend, { ...tinyCfg(alphabet), head: 'lm' }, 1);
-  const bytes = await saveCheckpoint(m, { alphabet, task });
-  m.dispose();
-  return bytes;
+interface Opts {
+  nanAt?: number;
+  throwAt?: number;
+  ms?: number;
+  fetchFails?: boolean;
+  fetchFailures?: number;
+  noSecondDevice?: boolean;
+  kernels?: number;
 }
 
-/** A scripted trainer: iteration k reports policy_loss = k (NaN where told), weights = iteration count. */
-class FakeTrainer implements TrainerLike {
-  iter = 0;
-  weights = 0;
-  disposed = false;
-  restored: number[] = [];
-  constructor(
-    readonly init: TrainerInit,
-    private readonly script: { nanAt?: number; throwAt?: number; ms: number },
-  ) {}
-  async iteration(): Promise<IterationResult> {
-    const k = this.iter + 1;
-    for (const s of ['rollout', 'experience', 'update'] as const) {
-      this.init.onStage?.(s);
-      await new Promise((r) => setTimeout(r, this.script.ms));
-    }
-    if (k === this.script.throwAt) throw new Error('kernel exploded');
-    this.weights++;
-    this.iter = k;
-    const policyLoss = k === this.script.nanAt ? NaN : k;
-    return {
-      iter: k,
-      metrics: { policy_loss: policyLoss, value_loss: 0.5, reward_mean: k / 10, actor_grad_norm: 1 },
-      samples: [{ prompt: '1+1=', response: '2', reward: 1, endedWithEos: true, tokens: [] }],
-      ratios: { ratios: [1, 1.1], advantages: [0.5, -0.5] },
-    };
-  }
-  async actorCheckpoint(): Promise<Uint8Array> {
-    return Uint8Array.from([7, this.weights]);
-  }
-  setConfig(c: PpoConfig): void {
-    this.init.config = c;
-  }
-  dispose(): void {
-    this.disposed = true;
-  }
-  saveState(): number {
-    return this.weights;
-  }
-  restoreState(s: unknown): void {
-    this.restored.push(s as number);
-    this.weights = s as number;
-    this.iter = s as number;
-  }
-}
-
-function harness(opts: { nanAt?: number; throwAt?: number; ms?: number; fetchFails?: boolean; fetchFailures?: number; noSecondDevice?: boolean; kernels?: number } = {}) {
-  const msgs: WorkerToPage[] = [];
+/** The host on the CPU backend with scripted trainers, a device that can be lost, and fetches that can fail. */
+function harness(opts: Opts = {}) {
   const trainers: FakeTrainer[] = [];
   const fetched: string[] = [];
   let lose: ((r: string) => void) | null = null;
-  const deps: HostDeps = {
-    post: (m) => msgs.push(m),
-    makeBackend: async (_choice, onLost, onCompiled) => {
-      if (lose && opts.noSecondDevice) throw new Error('no adapter');
-      lose = onLost;
-      // A stand-in for the worker's pipeline compilation: `kernels` pipelines built one by one.
-      const n = opts.kernels ?? 0;
-      const compiled = (async () => {
-        for (let i = 1; i <= n; i++) {
-          await new Promise((r) => setTimeout(r, 0));
-          onCompiled?.(i, n, i);
-        }
-      })();
-      return { be: cpuBackend as Backend, adapter: 'test adapter', ...(n > 0 ? { compiled } : {}) };
-    },
+  const makeBackend: HostDeps['makeBackend'] = async (_choice, onLost, onCompiled) => {
+    if (lose && opts.noSecondDevice) throw new Error('no adapter');
+    lose = onLost;
+    // A stand-in for the worker's pipeline compilation: `kernels` pipelines built one by one.
+    const n = opts.kernels ?? 0;
+    const compiled = (async () => {
+      for (let i = 1; i <= n; i++) {
+        await new Promise((r) => setTimeout(r, 0));
+        onCompiled?.(i, n, i);
+      }
+    })();
+    return { be: cpuBackend as Backend, adapter: 'test adapter', ...(n > 0 ? { compiled } : {}) };
+  };
+  const h = workerHarness({
+    makeBackend,
     fetchCheckpoint: async (stem) => {
       fetched.push(stem);
       if (opts.fetchFails || fetched.length <= (opts.fetchFailures ?? 0)) throw new Error('HTTP 404 Not Found');
-      if (stem === 'arithmetic') return sftBytes(arithmetic.alphabet, 'arithmetic');
-      if (stem === 'sentiment') return sftBytes(sentiment.alphabet, 'sentiment');
-      if (stem === 'sentiment_rm') {
-        const rm = RewardModel.fresh(cpuBackend, { ...tinyCfg(sentiment.alphabet), head: 'reward' }, sentiment.alphabet, 'sentiment', 2);
-        const b = await rm.checkpoint();
-        rm.dispose();
-        return b;
-      }
+      if (stem === 'arithmetic' || stem === 'sentiment') return sftBytes(stem);
+      if (stem === 'sentiment_rm') return tinyRewardModel('sentiment', 2);
       throw new Error(`HTTP 404 for ${stem}`);
     },
     createTrainer: async (init) => {
-      const t = new FakeTrainer(init, { nanAt: opts.nanAt, throwAt: opts.throwAt, ms: opts.ms ?? 2 });
+      const t = new FakeTrainer(init, { nanAt: opts.nanAt, throwAt: opts.throwAt, ms: opts.ms ?? 2, numbering: 'count' });
       trainers.push(t);
       return t;
     },
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  };
-  const host = new TrainerHost(deps);
-  const send = (m: PageToWorker) => host.handle(m);
-  const of = messagesOf(msgs);
-  return { host, msgs, trainers, fetched, send, of, lose: (r: string) => lose!(r) };
+    patience: 5000,
+  });
+  return { ...h, trainers, fetched, lose: (r: string) => lose!(r) };
 }
-
-const until = async (cond: () => boolean, what: string, ms = 5000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-};
 
 describe('TrainerHost', () => {
   it('init answers ready with the adapter and the backend label', async () => {
@@ -172,7 +109,7 @@ describe('TrainerHost', () => {
     const h = harness({ ms: 3 });
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'start' });
-    await until(() => h.of('metrics').length >= 3, '3 iterations');
+    await h.until(() => h.of('metrics').length >= 3, '3 iterations');
     await h.send({ type: 'pause' });
     expect(h.of('paused')).toHaveLength(1);
     // at most the iteration in flight finishes after the pause
@@ -192,7 +129,7 @@ describe('TrainerHost', () => {
     const h = harness({ nanAt: 3 });
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'start' });
-    await until(() => h.of('paused').length > 0, 'the NaN pause');
+    await h.until(() => h.of('paused').length > 0, 'the NaN pause');
     await new Promise((r) => setTimeout(r, 50));
     const p = h.of('paused')[0];
     expect(p.reason).toMatch(/non-finite policy_loss = NaN in iteration 3/);
@@ -204,7 +141,6 @@ describe('TrainerHost', () => {
     expect(h.host.isRunning).toBe(false);
     await h.send({ type: 'snapshot', requestId: 1 });
     expect([...new Uint8Array(h.of('snapshot')[0].bytes)]).toEqual([7, 2]);
-    expect(h.of('snapshot')[0].requestId).toBe(1);
   });
 
   it('an exception in an iteration is reported with its stage and the state is restored', async () => {
@@ -225,7 +161,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'step' });
     h.lose('destroyed: test');
     expect(h.of('deviceLost').at(-1)).toMatchObject({ reason: 'destroyed: test', iter: 1 });
-    await until(() => h.of('deviceUnavailable').length > 0, 'deviceUnavailable');
+    await h.until(() => h.of('deviceUnavailable').length > 0, 'deviceUnavailable');
     expect(h.of('deviceUnavailable')[0].message).toMatch(/no adapter/);
     await h.send({ type: 'start' });
     await new Promise((r) => setTimeout(r, 50));
@@ -284,10 +220,10 @@ describe('TrainerHost', () => {
     try {
       const h = harness();
       await h.send({ type: 'init', backend: 'cpu' });
-      // The checkpoint is dModel 32 (tinyCfg); the config asks for 64, which the checkpoint overrides.
+      // The checkpoint is dModel 32 (tinyShape); the config asks for 64, which the checkpoint overrides.
       await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, dModel: 64, nHead: 4, maxResponseLength: 5 } });
-      await until(() => shapes.length > 0, 'the decode precompile');
-      const sft = parseCheckpoint(await sftBytes(arithmetic.alphabet, 'arithmetic')).config;
+      await h.until(() => shapes.length > 0, 'the decode precompile');
+      const sft = parseCheckpoint(await sftBytes('arithmetic')).config;
       expect(sft.dModel).toBe(32);
       expect(shapes[0]).toEqual({ dModel: sft.dModel, nHead: sft.nHead, seqLen: promptWidth(arithmetic) + 5 });
       expect(h.fetched).toEqual(['arithmetic']);
@@ -300,7 +236,7 @@ describe('TrainerHost', () => {
     const h = harness({ fetchFailures: 1 });
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
-    await until(() => h.fetched.length === 1, 'the prefetch');
+    await h.until(() => h.fetched.length === 1, 'the prefetch');
     await h.send({ type: 'step' });
     expect(h.fetched).toEqual(['arithmetic', 'arithmetic']);
     expect(h.of('error')).toHaveLength(0);
@@ -325,12 +261,12 @@ describe('TrainerHost', () => {
   it('loadCheckpoint checks the head and alphabet, and the loaded actor is what the trainer gets', async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
-    const wrongTask = await sftBytes(sentiment.alphabet, 'sentiment');
+    const wrongTask = await sftBytes('sentiment');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: wrongTask.slice().buffer });
     expect(h.of('error')[0].message).toMatch(/alphabet does not match task "arithmetic"/);
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: new Uint8Array([1, 2, 3]).buffer });
     expect(h.of('error')).toHaveLength(2);
-    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    const mine = await sftBytes('arithmetic');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
     expect(h.of('error')).toHaveLength(2);
     await h.send({ type: 'step' });
@@ -344,7 +280,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
     await h.send({ type: 'prepare' }); // builds a trainer from the shipped checkpoint
     expect(h.trainers).toHaveLength(1);
-    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    const mine = await sftBytes('arithmetic');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
     await h.send({ type: 'snapshot', requestId: 1 });
     expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
@@ -359,7 +295,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
     await h.send({ type: 'prepare' });
-    const mine = await sftBytes(arithmetic.alphabet, 'arithmetic');
+    const mine = await sftBytes('arithmetic');
     await h.send({ type: 'loadCheckpoint', role: 'actor', bytes: mine.slice().buffer });
     await h.send({ type: 'snapshot', requestId: 1 });
     expect(new Uint8Array(h.of('snapshot')[0].bytes)).toEqual(mine);
@@ -367,9 +303,30 @@ describe('TrainerHost', () => {
     expect(h.of('compiling').at(-1)?.done ?? 0).toBeLessThan(400);
     expect(h.trainers).toHaveLength(0);
     // Once they are built, the preparation goes ahead, from the loaded actor.
-    await until(() => h.trainers.length === 1, 'the prepared trainer');
+    await h.until(() => h.trainers.length === 1, 'the prepared trainer');
     expect(h.of('compiling').at(-1)!.done).toBe(400);
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
+  });
+
+  it('an answer echoes the requestId of the command it answers, an error reporting that command\'s failure too; other errors carry none', async () => {
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'snapshot', requestId: 11 }); // no weights yet
+    await h.send({ type: 'saveState', requestId: 12 }); // no trainer yet
+    await h.send({ type: 'loadState', requestId: 13, bytes: new Uint8Array([1, 2, 3]).buffer });
+    await h.send({ type: 'trainRewardModel', requestId: 14, pairs: [] }); // arithmetic has no reward model
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, clipLow: 1.5 } });
+    await h.send({ type: 'loadCheckpoint', role: 'critic', bytes: new Uint8Array([1]).buffer });
+    expect(h.of('error').map((e) => e.requestId)).toEqual([11, 12, 13, 14, undefined, undefined]);
+    await h.send({ type: 'step' });
+    await h.send({ type: 'snapshot', requestId: 21 });
+    await h.send({ type: 'saveState', requestId: 22 });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'model' } });
+    await h.send({ type: 'trainRewardModel', requestId: 24, pairs: [{ prompt: 'the food was', chosen: ' awful.', rejected: ' great.' }] });
+    expect(h.of('error')).toHaveLength(6);
+    expect(h.of('snapshot').map((m) => m.requestId)).toEqual([21]);
+    expect(h.of('state').map((m) => m.requestId)).toEqual([22]);
+    expect(h.of('rewardModelTrained').map((m) => m.requestId)).toEqual([24]);
   });
 
   it('rewardSource "model" loads the shipped reward model and hands the trainer a working scorer', async () => {
@@ -401,7 +358,7 @@ describe('TrainerHost', () => {
       { prompt: 'the song felt', chosen: ' very bad.', rejected: ' lovely.' },
       { prompt: 'the room looked', chosen: ' stale.', rejected: ' fresh and warm.' },
     ];
-    await h.send({ type: 'trainRewardModel', pairs, requestId: 1 });
+    await h.send({ type: 'trainRewardModel', requestId: 1, pairs });
     expect(h.of('error')).toHaveLength(0);
     const done = h.of('rewardModelTrained');
     expect(done).toHaveLength(1);
@@ -412,7 +369,7 @@ describe('TrainerHost', () => {
     await h.send({ type: 'step' });
     expect(h.fetched.filter((f) => f === 'sentiment_rm')).toHaveLength(1);
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'arithmetic' } });
-    await h.send({ type: 'trainRewardModel', pairs, requestId: 1 });
+    await h.send({ type: 'trainRewardModel', requestId: 1, pairs });
     expect(h.of('error').at(-1)!.message).toMatch(/task "arithmetic" has no learned reward model/);
   });
 });

@@ -4,42 +4,12 @@
 // non-finite value appeared in, pauses, restores the full state from before that iteration (all
 // finite), posts nothing of the failed iteration, and suggests the actor learning rate.
 import { describe, expect, it } from 'vitest';
-import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../../src/gpu/runtime.ts';
-import { nodeDevice } from '../../src/node/webgpu.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
-import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { decodeSafetensors } from '../../src/model/safetensors.ts';
-import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { tinyCheckpoint } from './rl_helpers.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { workerHarness } from '../helpers/workerHarness.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, evalEvery: 0 };
-
-function gpuHost(ck: Uint8Array) {
-  const msgs: WorkerToPage[] = [];
-  const h = new TrainerHost({
-    post: (m) => msgs.push(m),
-    makeBackend: async (_c, onLost) => {
-      const acq = await nodeDevice((info) => onLost(info.message));
-      return { be: new WebGpuBackend(new GpuRuntime(acq.device, acq.adapterName)), adapter: acq.adapterName };
-    },
-    fetchCheckpoint: async () => ck,
-    createTrainer: (init) => PpoTrainer.create(init),
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  });
-  const of = messagesOf(msgs);
-  return { h, msgs, of, send: (m: PageToWorker) => h.handle(m) };
-}
-
-const until = async (cond: () => boolean, what: string, ms = 200_000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('NaN/Inf guard (WebGPU on Dawn, real trainer)', () => {
   for (const [label, over, stage] of [
@@ -49,15 +19,16 @@ describe('NaN/Inf guard (WebGPU on Dawn, real trainer)', () => {
     ['two minibatches', { miniBatches: 2, ppoEpochs: 1 }, 'update'],
   ] as const) {
     it(`absurd learning rate (${label}): stage "${stage}" named, paused, last good state restored, learning rate suggested`, { timeout: 250_000 }, async () => {
-      const g = gpuHost(await tinyCheckpoint('stop'));
+      const ck = await tinyCheckpoint('stop');
+      const g = workerHarness({ fetchCheckpoint: async () => ck, patience: 200_000, pollEvery: 10 });
       await g.send({ type: 'init', backend: 'webgpu', testHooks: true });
       await g.send({ type: 'setConfig', config: { ...CFG, ...over } });
       await g.send({ type: 'step' });
       await g.send({ type: 'debugSetActorLr', actorLr: 1e30 });
       await g.send({ type: 'start' });
-      await until(() => g.of('paused').length > 0 || g.of('error').length > 0, 'the NaN pause');
+      await g.until(() => g.of('paused').length > 0 || g.of('error').length > 0, 'the NaN pause');
       expect(g.of('error')).toEqual([]);
-      expect(g.h.isRunning).toBe(false);
+      expect(g.host.isRunning).toBe(false);
       const p = g.of('paused')[0];
       expect(p.nonFinite, p.reason).toBeDefined();
       const n = p.nonFinite!;

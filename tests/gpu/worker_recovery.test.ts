@@ -4,49 +4,17 @@
 // replays, and trains on; the replayed iterations reproduce the lost ones. With no device coming
 // back it reports deviceUnavailable, and the saved state continues on the CPU backend.
 import { describe, expect, it } from 'vitest';
-import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
-import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
-import { GpuRuntime } from '../../src/gpu/runtime.ts';
-import { nodeDevice } from '../../src/node/webgpu.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
-import { PpoTrainer } from '../../src/rl/trainer.ts';
-import type { BackendChoice, PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost } from '../../src/worker/trainerHost.ts';
+import type { WorkerToPage } from '../../src/worker/protocol.ts';
+import type { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { expectClose } from '../helpers/random.ts';
 import { tinyCheckpoint } from './rl_helpers.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { workerHarness } from '../helpers/workerHarness.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, advantageEstimator: 'gae', evalEvery: 0 };
 
-function gpuHost(ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) {
-  const msgs: WorkerToPage[] = [];
-  const made: BackendChoice[] = [];
-  const h: TrainerHost = new TrainerHost({
-    post: (m) => {
-      msgs.push(m);
-      onPost?.(m, h);
-    },
-    makeBackend: async (choice, onLost) => {
-      made.push(choice);
-      if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none' };
-      const acq = await nodeDevice((info) => onLost(`${info.reason}: ${info.message}`));
-      return { be: new WebGpuBackend(new GpuRuntime(acq.device, acq.adapterName)), adapter: acq.adapterName, destroy: () => acq.device.destroy() };
-    },
-    fetchCheckpoint: async () => ck,
-    createTrainer: (init) => PpoTrainer.create(init),
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  });
-  const of = messagesOf(msgs);
-  return { h, msgs, made, of, send: (m: PageToWorker) => h.handle(m) };
-}
-
-const until = async (cond: () => boolean, what: string, ms = 250_000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/** The host with the real trainer, WebGPU on Dawn (or the CPU backend) and `ck` as the shipped checkpoint. */
+const gpuHost = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 250_000, pollEvery: 10 });
 
 describe('device loss (WebGPU on Dawn, real trainer)', () => {
   it('device.destroy() during an update: reported, new device, rebuilt from the saved state, replayed iterations match, training goes on', { timeout: 300_000 }, async () => {
@@ -64,7 +32,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     await g.send({ type: 'init', backend: 'webgpu', testHooks: true });
     await g.send({ type: 'setConfig', config: CFG });
     await g.send({ type: 'start', untilIter: 7 });
-    await until(() => g.of('finished').length > 0 || g.of('error').length > 0, 'the run to finish');
+    await g.until(() => g.of('finished').length > 0 || g.of('error').length > 0, 'the run to finish');
     expect(g.of('error')).toEqual([]);
     expect(destroyed).toBe(true);
     const lost = g.of('deviceLost');
@@ -98,7 +66,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     expect(saved.map((s) => s.iter)).toEqual([2]);
     await g.send({ type: 'step' });
     await g.send({ type: 'debugDestroyDevice', failReacquire: true });
-    await until(() => g.of('deviceUnavailable').length > 0, 'deviceUnavailable');
+    await g.until(() => g.of('deviceUnavailable').length > 0, 'deviceUnavailable');
     expect(g.of('deviceUnavailable')[0]).toMatchObject({ iter: 2, message: expect.stringMatching(/no WebGPU adapter came back/) });
     await g.send({ type: 'step' });
     expect(g.of('error').at(-1)!.message).toMatch(/GPU device was lost .* continue on the CPU backend/);
@@ -107,7 +75,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     // the page's offer: a CPU worker resumes from the saved state
     const c = gpuHost(ck);
     await c.send({ type: 'init', backend: 'cpu' });
-    await c.send({ type: 'loadState', bytes: saved[0].bytes.slice(0), requestId: 2 });
+    await c.send({ type: 'loadState', requestId: 2, bytes: saved[0].bytes.slice(0) });
     expect(c.of('stateLoaded')[0].iter).toBe(2);
     await c.send({ type: 'step' });
     expect(c.of('error')).toEqual([]);
@@ -120,7 +88,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
   it('debug messages are refused without test hooks; the page\'s quiet save with no trainer answers nothing', async () => {
     const g = gpuHost(new Uint8Array());
     await g.send({ type: 'init', backend: 'cpu' });
-    await g.send({ type: 'saveState', quiet: true, requestId: 1 });
+    await g.send({ type: 'saveState', requestId: 1, quiet: true });
     expect(g.msgs.map((m) => m.type)).toEqual(['ready']);
     await g.send({ type: 'saveState', requestId: 1 });
     expect(g.of('error').map((e) => e.message)).toEqual(['no trainer state yet: press Start or Step first']);

@@ -3,16 +3,11 @@
 // fresh worker that loads that state and trains on produce exactly the metrics and evaluations of
 // the uninterrupted run, so the page's curves continue bit-identically in the same run record.
 import { describe, expect, it } from 'vitest';
-import { saveCheckpoint } from '../../src/model/checkpoint.ts';
-import { Gpt } from '../../src/model/gpt.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
-import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { getTask } from '../../src/tasks/index.ts';
-import type { PageToWorker, WorkerToPage } from '../../src/worker/protocol.ts';
-import { TrainerHost } from '../../src/worker/trainerHost.ts';
-import { cpuBackend } from '../helpers/backends.ts';
+import type { WorkerToPage } from '../../src/worker/protocol.ts';
+import type { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { rng } from '../helpers/random.ts';
-import { messagesOf } from '../helpers/workerMessages.ts';
+import { tinyActor, workerHarness } from '../helpers/workerHarness.ts';
 
 // GAE (critic), adaptive KL (β moves), warm-up, two epochs × two minibatches, evals every 2.
 const CFG: PpoConfig = {
@@ -33,41 +28,12 @@ const CFG: PpoConfig = {
 const VOLATILE = /^time_|^gpu_/;
 const stable = (v: Record<string, number>) => Object.fromEntries(Object.entries(v).filter(([k]) => !VOLATILE.test(k)));
 
-async function sft(seed: number): Promise<Uint8Array> {
-  const task = getTask('stop');
-  const m = new Gpt(cpuBackend, { vocabSize: 3 + task.alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40, head: 'lm' }, seed);
-  const b = await saveCheckpoint(m, { alphabet: task.alphabet, task: 'stop' });
-  m.dispose();
-  return b;
-}
-
-function host(ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) {
-  const msgs: WorkerToPage[] = [];
-  const h: TrainerHost = new TrainerHost({
-    post: (m) => {
-      msgs.push(m);
-      onPost?.(m, h);
-    },
-    makeBackend: async () => ({ be: cpuBackend, adapter: 'none' }),
-    fetchCheckpoint: async () => ck,
-    createTrainer: (init) => PpoTrainer.create(init),
-    tick: () => new Promise((r) => setTimeout(r, 0)),
-  });
-  const of = messagesOf(msgs);
-  return { h, msgs, of, send: (m: PageToWorker) => h.handle(m) };
-}
-
-const until = async (cond: () => boolean, what: string, ms = 100_000) => {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+/** The host with the real trainer on the CPU backend and `ck` as the shipped checkpoint. */
+const host = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 100_000, pollEvery: 5 });
 
 describe('resume after reload (CPU backend, real trainer)', () => {
   it('state saved mid-run at k = 2; a fresh worker resumes and iterations 2..5 are bit-identical to the uninterrupted run', { timeout: 200_000 }, async () => {
-    const ck = await sft(rng(61).int(1, 1e6));
+    const ck = await tinyActor('stop', rng(61).int(1, 1e6));
     const N = 6;
     const K = 2;
     // The uninterrupted run; the page asks for the state while it trains (after iteration K's metrics).
@@ -77,7 +43,7 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     await a.send({ type: 'init', backend: 'cpu' });
     await a.send({ type: 'setConfig', config: CFG });
     await a.send({ type: 'start', untilIter: N });
-    await until(() => a.of('finished').length > 0, 'the straight run');
+    await a.until(() => a.of('finished').length > 0, 'the straight run');
     expect(a.of('error')).toEqual([]);
     const saved = a.of('state');
     expect(saved.map((s) => s.iter)).toEqual([K]);
@@ -87,10 +53,10 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     // "Reload": a new worker, the state from storage, Start with what is left of the budget.
     const b = host(ck);
     await b.send({ type: 'init', backend: 'cpu' });
-    await b.send({ type: 'loadState', bytes: saved[0].bytes.slice(0), requestId: 2 });
-    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', iter: K, config: CFG, requestId: 2 }]);
+    await b.send({ type: 'loadState', requestId: 2, bytes: saved[0].bytes.slice(0) });
+    expect(b.of('stateLoaded')).toEqual([{ type: 'stateLoaded', requestId: 2, iter: K, config: CFG }]);
     await b.send({ type: 'start', untilIter: N });
-    await until(() => b.of('finished').length > 0, 'the resumed run');
+    await b.until(() => b.of('finished').length > 0, 'the resumed run');
     expect(b.of('error')).toEqual([]);
     expect(b.of('finished')[0].iter).toBe(N);
 

@@ -1,0 +1,154 @@
+// Training: `start` iterates until paused, or until the trainer has done the `untilIter` of the
+// last start (then `finished`, after the end-of-budget evaluation); `step` does exactly one
+// iteration; `pause` only clears a flag, which takes effect at the next iteration boundary. The
+// loop queues one iteration at a time and yields to the event loop between them, so `pause`,
+// `step`, `snapshot` and `setConfig` are handled between iterations. Each iteration runs under the
+// NaN guard (nanGuard.ts) and posts its metrics, samples and ratios.
+import type { CommandQueue } from './commandQueue.ts';
+import type { DeviceSession } from './deviceSession.ts';
+import type { HeldOutEvaluator } from './heldOutEvaluator.ts';
+import type { HostDeps, TrainerLike } from './hostDeps.ts';
+import { nonFiniteOfError, nonFiniteOfMetrics, nonFinitePause, type NonFinite } from './nanGuard.ts';
+import type { StageReporter } from './stageReporter.ts';
+import type { TrainerSlot } from './trainerSlot.ts';
+
+/** An iteration failed this recently before a device loss: the loss interrupted training. */
+const LOSS_AFTER_FAILURE_MS = 2000;
+
+export interface RunParts {
+  deps: Pick<HostDeps, 'post' | 'tick'>;
+  queue: CommandQueue;
+  stage: StageReporter;
+  session: DeviceSession;
+  trainers: TrainerSlot;
+  evals: HeldOutEvaluator;
+}
+
+export class RunLoop {
+  private running = false;
+  private looping = false;
+  /** The `untilIter` of the last start: the trainer's iteration count where the loop stops by itself. */
+  private stopAt: number | null = null;
+  private failedWhileRunningAt = -Infinity;
+
+  constructor(private readonly p: RunParts) {}
+
+  /** Whether the loop is (still) meant to run. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Whether training was under way: running, or an iteration failed just now (a device loss can refuse a readback before device.lost fires). */
+  get wasTraining(): boolean {
+    return this.running || this.looping || performance.now() - this.failedWhileRunningAt < LOSS_AFTER_FAILURE_MS;
+  }
+
+  start(untilIter?: number): void {
+    this.stopAt = untilIter ?? null;
+    this.resume();
+  }
+
+  /** Trains on with the budget already set. */
+  resume(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop();
+  }
+
+  /** The user's pause: stops at the next iteration boundary and says so. */
+  pause(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.p.deps.post({ type: 'paused', reason: 'paused by the user', stage: this.p.stage.now });
+  }
+
+  /** Stops without a message: the page asked for something else (a step, a reset, new weights). */
+  halt(): void {
+    this.running = false;
+  }
+
+  /** A command failed: training stops. */
+  failed(): void {
+    if (this.running) this.failedWhileRunningAt = performance.now();
+    this.running = false;
+  }
+
+  step(): Promise<void> {
+    this.running = false;
+    return this.p.queue.run(() => this.iterate());
+  }
+
+  private async loop(): Promise<void> {
+    if (this.looping) return;
+    this.looping = true;
+    try {
+      while (this.running) {
+        if (await this.stopAtBudget()) break;
+        await this.p.queue.run(() => this.iterate());
+        if (await this.stopAtBudget()) break;
+        await this.p.deps.tick();
+      }
+    } finally {
+      this.looping = false;
+    }
+  }
+
+  /** One PPO iteration under the NaN guard; posts stage, metrics, samples and ratios. */
+  private async iterate(): Promise<void> {
+    const { session, trainers, evals, stage, deps } = this.p;
+    session.requireBackend();
+    const trainer = await trainers.ensure();
+    await evals.ifDue(trainer); // the SFT baseline, before the first iteration
+    const snapshot = await trainers.guardNextIteration(trainer);
+    let result;
+    try {
+      // The last iteration of a budget samples no rollout ahead: no iteration follows it.
+      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt });
+    } catch (e) {
+      if (await session.failedByLoss()) return; // the session reports it and recovers
+      trainer.restoreDeviceSnapshot(snapshot);
+      const nf = nonFiniteOfError(e);
+      if (nf) return this.pauseNonFinite(trainer, nf);
+      throw e;
+    }
+    if (session.lost) return;
+    const nf = nonFiniteOfMetrics(result.iter, result.metrics);
+    if (nf) {
+      trainer.restoreDeviceSnapshot(snapshot);
+      return this.pauseNonFinite(trainer, nf);
+    }
+    stage.set('idle');
+    const { iter, metrics, samples, ratios } = result;
+    deps.post({ type: 'metrics', iter, values: metrics });
+    deps.post({ type: 'samples', iter, rows: samples });
+    deps.post({ type: 'ratios', iter, ratios: ratios.ratios, advantages: ratios.advantages, seqRatios: ratios.seqRatios, seqAdvantages: ratios.seqAdvantages });
+    // Always at the end of a budget: the point a preset's promise is measured at.
+    await evals.ifDue(trainer, this.atBudgetEnd(trainer) && this.running);
+  }
+
+  private pauseNonFinite(trainer: TrainerLike, nf: NonFinite): void {
+    this.running = false;
+    this.p.deps.post(nonFinitePause(nf, trainer.config));
+    this.p.stage.set('idle');
+  }
+
+  private atBudgetEnd(trainer: TrainerLike): boolean {
+    return this.stopAt !== null && trainer.iter >= this.stopAt;
+  }
+
+  /**
+   * True (and the loop ends, telling the page) once the trainer has done the `untilIter` of the last
+   * start. The end-of-budget evaluation runs first if a pause skipped it (the last iteration finished
+   * while paused); the evaluator never scores the same iteration twice.
+   */
+  private async stopAtBudget(): Promise<boolean> {
+    const trainer = this.p.trainers.current;
+    if (!this.running || !trainer || !this.atBudgetEnd(trainer)) return false;
+    await this.p.queue.run(() => this.p.evals.ifDue(trainer, true));
+    if (!this.running || this.p.trainers.current !== trainer) return false;
+    this.running = false;
+    this.stopAt = null;
+    this.p.deps.post({ type: 'finished', iter: trainer.iter });
+    return true;
+  }
+}
