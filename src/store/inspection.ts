@@ -1,0 +1,39 @@
+// The inspector's state: the iteration traces the worker captured, newest last, and whether the
+// page wants the next iterations captured. A trace costs extra device reads, so the worker makes
+// one only while `capture` is on (the inspector is open, or "Step and inspect" was pressed).
+import { create } from 'zustand';
+import type { IterationTrace } from '../rl/inspect/trace.ts';
+
+/** Traces kept per run: the inspector can pick one of the last few iterations. */
+export const TRACES_KEPT = 5;
+
+/** A captured iteration with the run it belongs to and the prompts and tokens as text. */
+export interface CapturedTrace {
+  runId: string;
+  trace: IterationTrace;
+  prompts: string[]; // (B) prompt text of each response
+  tokenText: string[]; // (B·A) each response token as text ('' for padding)
+}
+
+export interface InspectionState {
+  traces: CapturedTrace[];
+  /** The worker captures a trace of each iteration while this is on. */
+  capture: boolean;
+  setCapture(on: boolean): void;
+  pushTrace(t: CapturedTrace): void;
+  /** Drops the traces of a run (its reset or deletion). */
+  dropRun(runId: string): void;
+}
+
+export const useInspection = create<InspectionState>()((set) => ({
+  traces: [],
+  capture: false,
+  setCapture: (on) => set({ capture: on }),
+  pushTrace: (t) =>
+    set((s) => {
+      const sameRun = s.traces.filter((x) => x.runId === t.runId);
+      const others = s.traces.filter((x) => x.runId !== t.runId);
+      return { traces: [...others, ...sameRun.slice(-(TRACES_KEPT - 1)), t] };
+    }),
+  dropRun: (runId) => set((s) => ({ traces: s.traces.filter((x) => x.runId !== runId) })),
+}));

@@ -1,0 +1,32 @@
+// The inspector's store keeps the last TRACES_KEPT traces of each run and drops a run's traces.
+import { describe, expect, it } from 'vitest';
+import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
+import { TRACES_KEPT, useInspection, type CapturedTrace } from '../../src/store/inspection.ts';
+
+const captured = (runId: string, iter: number): CapturedTrace => ({ runId, trace: { iter } as IterationTrace, prompts: [], tokenText: [] });
+
+describe('inspection store', () => {
+  it('keeps the newest traces of each run, oldest dropped first', () => {
+    useInspection.setState({ traces: [] });
+    for (let i = 0; i < TRACES_KEPT + 3; i++) useInspection.getState().pushTrace(captured('a', i));
+    useInspection.getState().pushTrace(captured('b', 0));
+    const iters = (run: string) =>
+      useInspection
+        .getState()
+        .traces.filter((t) => t.runId === run)
+        .map((t) => t.trace.iter);
+    expect(iters('a')).toEqual([3, 4, 5, 6, 7]);
+    expect(iters('b')).toEqual([0]);
+    expect(useInspection.getState().traces.at(-1)?.runId).toBe('b');
+  });
+
+  it('drops one run and keeps the others; the capture switch is plain state', () => {
+    useInspection.setState({ traces: [] });
+    useInspection.getState().pushTrace(captured('a', 0));
+    useInspection.getState().pushTrace(captured('b', 0));
+    useInspection.getState().dropRun('a');
+    expect(useInspection.getState().traces.map((t) => t.runId)).toEqual(['b']);
+    useInspection.getState().setCapture(true);
+    expect(useInspection.getState().capture).toBe(true);
+  });
+});
