@@ -8,8 +8,8 @@ import type { Gpt } from '../model/gpt.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
+import { promptSeed } from '../util/seedStreams.ts';
 import type { PpoConfig } from './config.ts';
-import { deriveSeed } from './minibatch.ts';
 
 /** Host copy of one rollout: everything the experience maker uploads. */
 export interface RolloutBatch {
@@ -33,11 +33,11 @@ export function promptWidth(task: Task): number {
 }
 
 /**
- * The prompts of iteration `iter`; `round` > 0 draws the extra rounds of dynamic sampling from
- * their own stream (round 0 is the historical stream, so runs without it are unchanged).
+ * The prompts of iteration `iter`; `round` > 0 draws the extra rounds of dynamic sampling
+ * (seedStreams.promptSeed).
  */
 export function iterationPrompts(task: Task, cfg: PpoConfig, iter: number, round = 0): { prompts: string[]; group: Int32Array } {
-  const rng = new Rng(round === 0 ? deriveSeed(cfg.seed, iter, 0x7072) : deriveSeed(cfg.seed, iter, 0x7072, round));
+  const rng = new Rng(promptSeed(cfg.seed, iter, round));
   const unique = Array.from({ length: cfg.promptsPerBatch }, () => task.trainPrompt(rng));
   const prompts: string[] = [];
   const group: number[] = [];

@@ -14,7 +14,7 @@
 // round by round, never ahead) and, with targetKl set, ppo_kl at epoch boundaries.
 //
 // Every random stream (prompts, sampling, critic head init, minibatch order) is derived from
-// (seed, iteration, …) by deriveSeed, so the iteration counter is the whole RNG state: saveState /
+// (seed, iteration, …) (util/seedStreams.ts), so the iteration counter is the whole RNG state: saveState /
 // loadState carry it with the weights, both optimisers and the KL controller (trainerState.ts).
 import type { Backend } from '../backend/backend.ts';
 import type { DecodeShape } from '../backend/seqOps.ts';
@@ -30,7 +30,7 @@ import { informativeGroups, overlongPenalties } from './dapo.ts';
 import { disposeExperience, makeExperience, type Experience } from './experience.ts';
 import { klCoefsApplied, klControllerFor, type KlController } from './klController.ts';
 import { experienceMetrics, updateMetrics, type ExperienceHost, type UpdateHost } from './metrics.ts';
-import { deriveSeed, epochMinibatches } from './minibatch.ts';
+import { epochMinibatches } from './minibatch.ts';
 import { concatRows, decodeSamples, iterationPrompts, promptWidth, recordRollout, responseLength, type RecordedRollout, type RolloutBatch } from './rollout.ts';
 import { sampleRows, type SampleRow } from './samples.ts';
 import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from './trainerState.ts';
@@ -38,6 +38,7 @@ import { finalScores, ruleScores } from './score.ts';
 import { checkFinite } from './nonFinite.ts';
 import { actorStep, criticStep, disposeMinibatch, gatherMinibatch, warmupLr, type ActorStepStats, type CriticStepStats } from './update.ts';
 import { quoted } from '../model/safetensors.ts';
+import { criticHeadSeed, evalSeed, rolloutSeed } from '../util/seedStreams.ts';
 
 export type Stage = 'rollout' | 'experience' | 'update';
 
@@ -192,7 +193,7 @@ export class PpoTrainer {
   /** The critic exists only for GAE; it starts from the SFT trunk with a zero value head. */
   private ensureCritic(): void {
     if (this.cfg.advantageEstimator !== 'gae' || this.critic) return;
-    const seed = deriveSeed(this.cfg.seed, 0x63726974);
+    const seed = criticHeadSeed(this.cfg.seed);
     this.critic = modelFromCheckpoint(this.be, this.checkpoint, { head: 'value', seed }).model;
   }
 
@@ -439,7 +440,7 @@ export class PpoTrainer {
       temperature: cfg.temperature,
       topK: cfg.topK,
       topP: cfg.topP,
-      seed: round === 0 ? deriveSeed(cfg.seed, iter, 0x726f6c6c) : deriveSeed(cfg.seed, iter, 0x726f6c6c, round),
+      seed: rolloutSeed(cfg.seed, iter, round),
     });
   }
 
@@ -508,7 +509,7 @@ export class PpoTrainer {
       temperature: cfg.temperature,
       topK: cfg.topK,
       topP: cfg.topP,
-      seed: deriveSeed(cfg.seed, 0x6576616c),
+      seed: evalSeed(cfg.seed),
       repeat: samplesPerPrompt,
     });
     const greedy = await greedySamples(this.actor, task, tok, count, cfg.maxResponseLength);
