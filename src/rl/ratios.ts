@@ -1,9 +1,14 @@
 // The ratios π_new/π_old the clipping view plots, for the last minibatch of an iteration.
+import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP } from '../reference/policyLoss.ts';
 
-/** exp(clamp(logπ_new − logπ_old, ±LOG_RATIO_CLAMP)) per token. */
-export function tokenRatios(newLogprobs: ArrayLike<number>, oldLogprobs: ArrayLike<number>): Float64Array {
-  return Float64Array.from(newLogprobs, (lp, i) => Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, lp - oldLogprobs[i]))));
+/**
+ * exp(clamp(logπ_new − logπ_old, ±LOG_RATIO_CLAMP)) per token on the device, 0 where the mask is:
+ * the truncated importance weight of the two log-probs, with a cap the clamped ratio never exceeds.
+ */
+export function tokenRatios(be: Backend, newLogprobs: Tensor, oldLogprobs: Tensor, actionMask: Tensor): Tensor {
+  return be.ppo.tisWeights(newLogprobs, oldLogprobs, actionMask, Math.exp(LOG_RATIO_CLAMP)); // (n, A)
 }
 
 /** The masked tokens' ratios, each with its advantage. */

@@ -101,6 +101,7 @@ interface UpdateResult {
   stats: UpdateStats;
   lastRows: Int32Array; // (n) batch rows of the last minibatch
   newLogprobs: Tensor; // (n, A) log π_new of the last minibatch
+  ratios: Tensor; // (n, A) π_new/π_old of the last minibatch, 0 where masked
 }
 
 export class PpoTrainer {
@@ -205,15 +206,14 @@ export class PpoTrainer {
 
     // Update: ppoEpochs × shuffled minibatches of actor and critic steps; then the next rollout.
     probe.update(aheadSeconds !== null);
-    const upd = await this.update(exp, r, iter, critic, klCoefs.lossCoef, held);
+    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held);
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
     const next = sampleNext ? probe.nextRollout(() => this.rollouts.recordNext(iter + 1)) : null;
 
     // One readback of everything the host reduces, then its checks.
-    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs: upd.newLogprobs, ...upd.stats.tensors, next });
+    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs: upd.newLogprobs, ratios: upd.ratios, ...upd.stats.tensors, next });
     await probe.done();
     const e = experienceHost(r, scores, host);
-    const ratios = tokenRatios(host.newLogprobs, lastMinibatchRows(host.oldLogprobs, upd.lastRows, r.A));
     checkExperienceFinite(iter, e);
     checkUpdateFinite(iter, host);
 
@@ -233,8 +233,8 @@ export class PpoTrainer {
     return {
       iter,
       metrics,
-      samples: sampleRows(this.tok, r, samples, e, upd.lastRows, ratios, SAMPLE_ROWS, host.newLogprobs),
-      ratios: clippingView(e, upd.lastRows, host.newLogprobs, ratios),
+      samples: sampleRows(this.tok, r, samples, e, upd.lastRows, host.ratios, SAMPLE_ROWS, host.newLogprobs),
+      ratios: clippingView(e, upd.lastRows, host.newLogprobs, host.ratios),
     };
   }
 
@@ -271,7 +271,7 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
-  private async update(exp: Experience, r: RolloutBatch, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[]): Promise<UpdateResult> {
+  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[]): Promise<UpdateResult> {
     const { be, cfg } = this;
     const stats = new UpdateStats();
     let last: { mb: Minibatch; actor: ActorStepStats } | null = null;
@@ -281,7 +281,7 @@ export class PpoTrainer {
         // The previous minibatch runs while this one records; the last one goes with the final readback.
         if (last) be.flush();
         if (last) be.dispose(...tensorsIn(last.mb), last.actor.logprobs);
-        const mb = gatherMinibatch(be, exp, r, rows);
+        const mb = gatherMinibatch(be, exp, rows);
         const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
         const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr)) : null;
         held.push(...tensorsIn(mb), ...tensorsIn(a), ...tensorsIn(c));
@@ -298,8 +298,11 @@ export class PpoTrainer {
         if (approxKl > cfg.targetKl) break;
       }
     }
+    // The clipping view's token ratios, read with the statistics.
     const { mb, actor } = last!;
-    return { stats, lastRows: mb.index, newLogprobs: actor.logprobs };
+    const ratios = tokenRatios(be, actor.logprobs, mb.oldLogprobs, mb.actionMask);
+    held.push(ratios);
+    return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios };
   }
 
   private optimizer(model: Gpt, peak: number): OptimizerParams {
