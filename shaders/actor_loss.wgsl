@@ -9,7 +9,7 @@
 // s1 = Σ exp(d_v)·d_v):
 //   logp = d_tok − log s;  H = log s − s1/s
 //   per token, where mask ≠ 0: the policy term (L, clipped, lower, kl, g = ∂L/∂logp) of
-//     policy_loss.wgsl for U.mode (GSPO's s_b = Σ_a m·(logp − old)/max(n_b, 1) over the row);
+//     lib_policy_term.wgsl for U.mode (GSPO's s_b = Σ_a m·(logp − old)/max(n_b, 1) over the row);
 //     L ← w_is·L, g ← w_is·g
 //   aggregation weights (aggregate.wgsl): w_pol with U.agg_pol (GSPO: seq-mean-token-mean),
 //     w with U.agg (entropy and KL); n_b = Σ_a m, N = Σ_b n_b, R = #{b : n_b > 0}
@@ -134,50 +134,7 @@ fn agg_weight(agg: u32, m: f32, n_b: f32) -> f32 {
   }
 }
 
-struct PolicyTerm {
-  loss: f32,
-  clipped: f32,
-  lower: f32,
-  kl: f32,
-  g: f32,
-}
-
-/** policy_loss.wgsl's per-token math (before the IS weight). */
-fn policy_term(old: f32, logp: f32, adv: f32, seq_log_ratio: f32) -> PolicyTerm {
-  let d = logp - old;
-  let dc = clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
-  var t = PolicyTerm(0.0, 0.0, 0.0, -dc, 0.0);
-  if (U.mode == LOSS_MODE_CISPO) {
-    let ratio = exp(dc);
-    let r = clamp(ratio, 1.0 - U.clip_low, 1.0 + U.clip_high);
-    t.loss = -r * adv * logp;
-    t.g = -r * adv;
-    t.clipped = select(0.0, 1.0, ratio != r);
-    return t;
-  }
-  var ratio = exp(dc);
-  var grad_ok = abs(d) < LOG_RATIO_CLAMP;
-  if (U.mode == LOSS_MODE_GSPO) {
-    ratio = exp(min(seq_log_ratio, GSPO_LOG_RATIO_MAX));
-    grad_ok = seq_log_ratio <= GSPO_LOG_RATIO_MAX;
-    t.kl = -d;
-  }
-  let pg1 = -adv * ratio;
-  let pg2 = -adv * clamp(ratio, 1.0 - U.clip_low, 1.0 + U.clip_high);
-  let clip_max = max(pg1, pg2);
-  let clipped = pg2 > pg1;
-  var lower = false;
-  t.loss = clip_max;
-  if (U.mode == LOSS_MODE_VANILLA && U.has_dual != 0u && adv < 0.0) {
-    let pg3 = -adv * U.clip_c;
-    lower = pg3 < clip_max;
-    t.loss = min(clip_max, pg3);
-  }
-  if (!clipped && !lower && grad_ok) { t.g = -adv * ratio; }
-  t.clipped = select(0.0, 1.0, clipped);
-  t.lower = select(0.0, 1.0, lower);
-  return t;
-}
+// @include lib_policy_term
 
 fn zero_row(r: u32) {
   for (var v = 0u; v < U.V; v++) { grad_logits[r * U.V + v] = 0.0; }
@@ -218,6 +175,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
   var acc: array<f32, NPART>;
   if (owns) {
     let seq_log_ratio = lr / max(n_b, 1.0);
+    let clip = PolicyClip(U.mode, U.clip_low, U.clip_high, U.clip_c, U.has_dual != 0u);
     for (var t = 0u; t < U.start; t++) { zero_row(b * U.S + t); }
     for (var t = U.start + A; t < U.S; t++) { zero_row(b * U.S + t); }
     for (var a = 0u; a < A; a++) {
@@ -233,7 +191,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       let st = row_stats_serial(base, tok, U.V, U.temperature);
       let lp = logprobs[i];
       let ent = log(st.s) - st.s1 / st.s;
-      let pt = policy_term(packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], seq_log_ratio);
+      let pt = policy_term(clip, packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], seq_log_ratio);
       let w_is = packed[i * IN_STRIDE + IN_IS];
       let w_pol = agg_weight(U.agg_pol, m, n_b);
       let w = agg_weight(U.agg, m, n_b);

@@ -6,8 +6,8 @@
 //       gather_rows:    out[i,j] = x[index[i], j] if 0 ≤ index[i] < N, else 0           out (M,row)
 // Reference: src/reference/nn/slice.ts (sliceSeqRef, sliceSeqBackwardRef, gatherRowsRef).
 //
-// Bindings: 0 uniform P; 1 src (words) read; 2 dst (words) rw; 3 index (M) i32 (gather_rows only).
-//   slice_*: P = {B, S, D, start, len}; gather_rows: P = {N, row, M} in the first three fields.
+// Bindings: 0 uniform (slice_*: P, gather_rows: G); 1 src (words) read; 2 dst (words) rw;
+//   3 index (M) i32 (gather_rows only).
 // Layout: one thread per output word, WG per workgroup; grid may be 2-D:
 //   i = gid.x + gid.y·num_workgroups.x·WG.
 
@@ -21,7 +21,14 @@ struct Params {
   len: u32,
 }
 
+struct GatherParams {
+  n_rows: u32, // N
+  row: u32,    // words per row
+  m: u32,      // M
+}
+
 @group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(0) var<uniform> G: GatherParams;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read> index: array<i32>;
@@ -52,13 +59,11 @@ fn slice_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
 
 @compute @workgroup_size(WG)
 fn gather_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let n_rows = P.B; // N
-  let row = P.S; // words per row
-  let m = P.D; // M
+  let row = G.row;
   let i = gid.x + gid.y * nwg.x * WG;
-  if (i >= m * row) { return; }
+  if (i >= G.m * row) { return; }
   let k = index[i / row];
   var w = 0u;
-  if (k >= 0 && u32(k) < n_rows) { w = src[u32(k) * row + i % row]; }
+  if (k >= 0 && u32(k) < G.n_rows) { w = src[u32(k) * row + i % row]; }
   dst[i] = w;
 }

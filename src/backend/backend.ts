@@ -54,7 +54,10 @@ export interface Backend {
    * far: at once on the CPU backend, whose ops run as they are recorded. Resolves after `onDone`.
    */
   flushThen(onDone: () => void): Promise<void>;
-  /** Counts of dispatches, submits, readbacks so far (zeros on the CPU backend but readbacks). */
+  /**
+   * Running counts: dispatches, submits, readbacks, copies, tensor uploads and the bytes moved each
+   * way. The CPU backend counts only readbacks, uploads and bytes (4 a value, as WebGPU would move them).
+   */
   counters(): GpuCounters;
 
   readonly ppo: PpoOps;

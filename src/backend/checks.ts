@@ -218,6 +218,8 @@ export const NN_CHECKS: OpChecks<NnOps> = {
   },
   gatherRows(x, index) {
     expectDType('gatherRows index', index, 'i32');
+    // The kernel moves 32-bit words, so any dtype works; a new dtype of another width would not.
+    if (x.dtype !== 'f32' && x.dtype !== 'i32') throw new Error(`gatherRows x: expected dtype f32 or i32, got ${String(x.dtype)}`);
     if (x.shape.length < 1) throw new Error('gatherRows x: expected at least 1 dimension');
   },
   gradNorm: null,

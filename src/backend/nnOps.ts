@@ -77,7 +77,10 @@ export interface NnOps {
   sliceSeq(x: Tensor, start: number, len: number): Tensor;
   /** Adjoint of sliceSeq: grad (B,len,D) → (B,S,D), zeros outside the slice. */
   sliceSeqBackward(grad: Tensor, seqLen: number, start: number): Tensor;
-  /** out[i,:] = x[index[i],:]: x (N,R...), index (M) i32 → (M,R...). Used for minibatches. */
+  /**
+   * out[i,:] = x[index[i],:]: x (N,R...) f32 or i32, index (M) i32 → (M,R...) of x's dtype; an index
+   * outside [0, N) gives a zero row. Copies bits, so ids and floats come back exact. Used for minibatches.
+   */
   gatherRows(x: Tensor, index: Tensor): Tensor;
 
   /** Global L2 norm of a (flat) gradient tensor → (1), by a parallel reduction. */

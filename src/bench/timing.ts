@@ -1,11 +1,11 @@
 // Benchmark helpers: median of repeats after warm-up, structural counters per call, tables.
 import type { Backend } from '../backend/backend.ts';
-import type { GpuCounters } from '../gpu/recorder.ts';
+import { diffCounters, zeroCounters, type GpuCounters } from '../gpu/recorder.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 
 export interface Timed {
   medianMs: number;
-  /** Counter deltas of one call (dispatches, submits, readbacks, copies). */
+  /** Counter deltas of one call (dispatches, submits, readbacks, copies, uploads, bytes each way). */
   perCall: GpuCounters;
 }
 
@@ -15,17 +15,13 @@ export async function settle(be: Backend): Promise<void> {
   if (be instanceof WebGpuBackend) await be.rt.device.queue.onSubmittedWorkDone();
 }
 
-function diff(a: GpuCounters, b: GpuCounters): GpuCounters {
-  return { dispatches: b.dispatches - a.dispatches, submits: b.submits - a.submits, readbacks: b.readbacks - a.readbacks, copies: b.copies - a.copies };
-}
-
 /**
  * Times `call` (which records work and may return tensors to dispose) until the GPU is idle.
  * The median over `repeats` after `warmup` calls; counters are taken from the last call.
  */
 export async function timeIt(be: Backend, call: () => unknown | Promise<unknown>, repeats = 7, warmup = 2): Promise<Timed> {
   const times: number[] = [];
-  let perCall: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  let perCall = zeroCounters();
   for (let i = 0; i < warmup + repeats; i++) {
     await settle(be);
     const before = { ...be.counters() };
@@ -33,7 +29,7 @@ export async function timeIt(be: Backend, call: () => unknown | Promise<unknown>
     await call();
     await settle(be);
     const t1 = performance.now();
-    perCall = diff(before, be.counters());
+    perCall = diffCounters(before, be.counters());
     if (i >= warmup) times.push(t1 - t0);
   }
   times.sort((a, b) => a - b);

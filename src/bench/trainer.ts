@@ -14,7 +14,7 @@ import { getTask, taskTokenizer } from '../tasks/index.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';
 import { table, timeIt, type Timed } from './timing.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import type { GpuCounters } from '../gpu/recorder.ts';
+import { addCounters, diffCounters, zeroCounters, type GpuCounters } from '../gpu/recorder.ts';
 
 async function actorCheckpoint(be: Backend, c: BenchConfig): Promise<Uint8Array> {
   const task = getTask('sentiment');
@@ -40,7 +40,7 @@ function configFor(c: BenchConfig): PpoConfig {
 }
 
 const STAGES: Stage[] = ['rollout', 'experience', 'update'];
-const ZERO: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+const ZERO = zeroCounters();
 
 export interface TrainerRow {
   config: string;
@@ -51,14 +51,6 @@ export interface TrainerRow {
   stageCounts: Record<Stage, GpuCounters>;
   /** Dispatches per kernel (shader:entry) in the last timed WebGPU iteration, most first. */
   byKernel: [string, number][];
-}
-
-function add(a: GpuCounters, b: GpuCounters): GpuCounters {
-  return { dispatches: a.dispatches + b.dispatches, submits: a.submits + b.submits, readbacks: a.readbacks + b.readbacks, copies: a.copies + b.copies };
-}
-
-function diff(a: GpuCounters, b: GpuCounters): GpuCounters {
-  return { dispatches: b.dispatches - a.dispatches, submits: b.submits - a.submits, readbacks: b.readbacks - a.readbacks, copies: b.copies - a.copies };
 }
 
 function kernelCounts(be: Backend): Map<string, number> {
@@ -87,7 +79,7 @@ async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
       metrics = (await trainer.iteration()).metrics;
       const end = { ...be.counters() };
       stageCounts = { rollout: ZERO, experience: ZERO, update: ZERO };
-      marks.forEach(([st, from], i) => (stageCounts[st] = add(stageCounts[st], diff(from, i + 1 < marks.length ? marks[i + 1][1] : end))));
+      marks.forEach(([st, from], i) => (stageCounts[st] = addCounters(stageCounts[st], diffCounters(from, i + 1 < marks.length ? marks[i + 1][1] : end))));
       byKernel = [...kernelCounts(be)].map(([k, n]): [string, number] => [k, n - (k0.get(k) ?? 0)]).filter(([, n]) => n > 0);
       byKernel.sort((a, b) => b[1] - a[1]);
     },
@@ -125,11 +117,8 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
   console.log('\n### WebGPU work per stage of one iteration (targets for the whole iteration at S: ≤ 300 dispatches, ≤ 3 submits, ≤ 2 readbacks)\n');
   console.log(
     table(
-      ['config', 'stage', 'dispatches', 'submits', 'readbacks', 'copies'],
-      rows.flatMap((r) => [
-        ...STAGES.map((st) => [r.config, st, r.stageCounts[st].dispatches, r.stageCounts[st].submits, r.stageCounts[st].readbacks, r.stageCounts[st].copies]),
-        [r.config, 'iteration', r.gpu.perCall.dispatches, r.gpu.perCall.submits, r.gpu.perCall.readbacks, r.gpu.perCall.copies],
-      ]),
+      ['config', 'stage', 'dispatches', 'submits', 'readbacks', 'copies', 'uploads', 'upload bytes', 'readback bytes'],
+      rows.flatMap((r) => [...STAGES.map((st): [string, GpuCounters] => [st, r.stageCounts[st]]), ['iteration', r.gpu.perCall] as [string, GpuCounters]].map(([st, c]) => [r.config, st, c.dispatches, c.submits, c.readbacks, c.copies, c.uploads, c.uploadBytes, c.readbackBytes])),
     ),
   );
   for (const r of rows) {

@@ -1,15 +1,16 @@
 // Compute pipelines cached by (shader source, entry point, override constants, binding layout).
 import { shaderSource } from './shaders.ts';
+import type { UniformLayout } from './uniforms.ts';
 
 /** How a kernel binds its buffers: binding 0 is the uniform block (when present), then storage buffers in order. */
-export interface KernelSpec {
+export interface KernelSpec<F extends string = string> {
   /** Shader file name in shaders/ without `.wgsl`. */
   shader: string;
   entry: string;
   /** Storage bindings in order, starting at binding 1: `read` = read-only, `rw` = read_write. */
   storage: readonly ('read' | 'rw')[];
-  /** Whether binding 0 is a uniform block (bound with a dynamic offset into the uniform arena). */
-  uniform: boolean;
+  /** The struct at binding 0 (bound with a dynamic offset into the uniform arena), or null for none. */
+  uniform: UniformLayout<F> | null;
   /** WGSL `override` constants (workgroup sizes, static sizes). */
   constants?: Record<string, number>;
 }

@@ -64,6 +64,7 @@ export class ReadbackRing {
     }
     this.recorder.submit();
     this.recorder.counters.readbacks++;
+    this.recorder.counters.readbackBytes += total;
     const staging = slot.buffer;
     const done = staging.mapAsync(GPUMapMode.READ, 0, Math.max(4, total)).then(() => undefined);
     slot.busy = done;

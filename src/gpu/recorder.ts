@@ -1,8 +1,8 @@
 // Records many dispatches into one command encoder and submits them together.
-// Counters (dispatches, submits, readbacks) feed the benchmarks' structural figures.
+// Counters (dispatches, submits, readbacks, host↔device traffic) feed the benchmarks' structural figures.
 import type { BufferPool } from './bufferPool.ts';
 import type { CachedPipeline } from './pipelines.ts';
-import { UniformArena, UNIFORM_SLOT } from './uniforms.ts';
+import { UniformArena, UNIFORM_SLOT, type UniformValues } from './uniforms.ts';
 import { UploadArena } from './uploads.ts';
 
 /** A storage binding: a whole pooled buffer or a 256-byte-aligned range of one (a tensor view). */
@@ -17,6 +17,31 @@ export interface GpuCounters {
   submits: number;
   readbacks: number;
   copies: number;
+  /** Tensor data written from the host (Backend.tensor / write); uniforms are not counted. */
+  uploads: number;
+  uploadBytes: number;
+  /** Bytes mapped back to the host by readbacks. */
+  readbackBytes: number;
+}
+
+const COUNTER_KEYS = ['dispatches', 'submits', 'readbacks', 'copies', 'uploads', 'uploadBytes', 'readbackBytes'] as const satisfies readonly (keyof GpuCounters)[];
+
+export function zeroCounters(): GpuCounters {
+  return { dispatches: 0, submits: 0, readbacks: 0, copies: 0, uploads: 0, uploadBytes: 0, readbackBytes: 0 };
+}
+
+/** a + b, field by field. */
+export function addCounters(a: GpuCounters, b: GpuCounters): GpuCounters {
+  const out = zeroCounters();
+  for (const k of COUNTER_KEYS) out[k] = a[k] + b[k];
+  return out;
+}
+
+/** What happened between snapshot `from` and snapshot `to`. */
+export function diffCounters(from: GpuCounters, to: GpuCounters): GpuCounters {
+  const out = zeroCounters();
+  for (const k of COUNTER_KEYS) out[k] = to[k] - from[k];
+  return out;
 }
 
 /**
@@ -93,7 +118,7 @@ export class Recorder {
   /** Host data written in command order (see uploads.ts); read by runtime.memory(). */
   readonly uploads: UploadArena;
   private readonly bindGroups = new Map<string, GPUBindGroup>();
-  readonly counters: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  readonly counters: GpuCounters = zeroCounters();
   /** Dispatches per kernel (`shader:entry`) since creation, for the benchmark's per-op breakdown. */
   readonly dispatchesByKernel = new Map<string, number>();
 
@@ -139,11 +164,11 @@ export class Recorder {
     return bg;
   }
 
-  /** Records one dispatch. `uniform` is the packed uniform block (see UniformWriter). */
+  /** Records one dispatch. `uniform` holds the values of the kernel's uniform struct, by field name. */
   dispatch(
     p: CachedPipeline,
     buffers: readonly BufferRange[],
-    uniform: Uint8Array | null,
+    uniform: UniformValues | null,
     workgroups: readonly [number, number?, number?],
   ): void {
     if (buffers.length !== p.spec.storage.length) {
@@ -161,7 +186,7 @@ export class Recorder {
       : this.ensurePass();
     pass.setPipeline(p.pipeline);
     const bg = this.bindGroupFor(p, buffers);
-    if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(uniform!)]);
+    if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(p.spec.uniform, uniform!)]);
     else pass.setBindGroup(0, bg);
     pass.dispatchWorkgroups(x, y, z);
     if (q) {
@@ -186,6 +211,8 @@ export class Recorder {
     if (bytes.byteLength === 0) return;
     const src = this.uploads.stage(bytes);
     this.copy(src.buffer, src.offset, dst, dstOffset, bytes.byteLength);
+    this.counters.uploads++;
+    this.counters.uploadBytes += bytes.byteLength;
   }
 
   /** Gives direct access to the encoder (outside any compute pass), e.g. for readback copies. */

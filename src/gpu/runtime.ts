@@ -3,6 +3,7 @@ import { BufferPool } from './bufferPool.ts';
 import { PipelineCache, type KernelSpec } from './pipelines.ts';
 import { ReadbackRing } from './readback.ts';
 import { Recorder, type BufferRange, type GpuCounters } from './recorder.ts';
+import type { UniformValues } from './uniforms.ts';
 
 export interface GpuMemory {
   /** Every GPU buffer alive: pool + staging ring + upload chunks + uniform arena. */
@@ -78,7 +79,8 @@ export class GpuRuntime {
     };
   }
 
-  dispatch(spec: KernelSpec, buffers: readonly BufferRange[], uniform: Uint8Array | null, workgroups: readonly [number, number?, number?]): void {
+  /** Records `spec` with its uniform struct's values by field name (null when it has none). */
+  dispatch<F extends string>(spec: KernelSpec<F>, buffers: readonly BufferRange[], uniform: UniformValues<NoInfer<F>> | null, workgroups: readonly [number, number?, number?]): void {
     this.recorder.dispatch(this.pipelines.get(spec), buffers, uniform, workgroups);
   }
 

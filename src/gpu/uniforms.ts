@@ -6,40 +6,64 @@
 export const UNIFORM_SLOT = 256; // minUniformBufferOffsetAlignment on every adapter
 const SLOTS = 1024;
 
-/** Packs scalar fields in WGSL struct order: every field 4 bytes (u32, i32 or f32). */
-export class UniformWriter {
-  private readonly view: DataView;
-  private offset = 0;
-  constructor(bytes = UNIFORM_SLOT) {
-    this.view = new DataView(new ArrayBuffer(bytes));
+export type UniformScalar = 'u32' | 'i32' | 'f32';
+
+/** Field values of a uniform block, by the WGSL struct's field names. */
+export type UniformValues<F extends string = string> = Readonly<Record<F, number>>;
+
+const SCALAR_CODE = { u32: 0, i32: 1, f32: 2 } as const;
+
+/**
+ * The layout of one WGSL uniform struct of 4-byte scalars, declared once per struct in its field
+ * order, e.g. uniformLayout('Params', { n: 'u32', alpha: 'f32' }); dispatchers then pass values by
+ * field name. tests/unit/wgsl_params.test.ts checks every layout against the parsed WGSL struct
+ * (names, order, types), so a reordered field cannot shift the values after it unnoticed.
+ */
+export class UniformLayout<F extends string = string> {
+  readonly names: readonly F[];
+  readonly types: readonly UniformScalar[];
+  /** Bytes one block takes: 4 per field, rounded up to WGSL's 16-byte struct alignment. */
+  readonly byteSize: number;
+  private readonly codes: Uint8Array;
+
+  constructor(
+    readonly struct: string,
+    fields: Readonly<Record<F, UniformScalar>>,
+  ) {
+    // Object keys keep their written order unless they look like integers (never a WGSL identifier).
+    this.names = Object.keys(fields) as F[];
+    for (const n of this.names) if (!/^[A-Za-z_]\w*$/.test(n)) throw new Error(`uniform struct ${struct}: ${n} is not a WGSL field name`);
+    this.types = this.names.map((n) => fields[n]);
+    this.codes = Uint8Array.from(this.types, (t) => SCALAR_CODE[t]);
+    this.byteSize = Math.max(16, Math.ceil((4 * this.names.length) / 16) * 16);
+    if (this.byteSize > UNIFORM_SLOT) throw new Error(`uniform struct ${struct} of ${this.byteSize} bytes exceeds a ${UNIFORM_SLOT}-byte slot`);
   }
-  u32(v: number): this {
-    this.view.setUint32(this.offset, v >>> 0, true);
-    this.offset += 4;
-    return this;
-  }
-  i32(v: number): this {
-    this.view.setInt32(this.offset, v | 0, true);
-    this.offset += 4;
-    return this;
-  }
-  f32(v: number): this {
-    this.view.setFloat32(this.offset, v, true);
-    this.offset += 4;
-    return this;
-  }
-  bytes(): Uint8Array {
-    return new Uint8Array(this.view.buffer, 0, Math.max(16, Math.ceil(this.offset / 16) * 16));
+
+  /** Writes one block at `offset` of `view` (little-endian), its padding zeroed. */
+  write(view: DataView, offset: number, values: UniformValues<F>): void {
+    const { names, codes } = this;
+    for (let i = 0; i < names.length; i++) {
+      const v = values[names[i]];
+      const at = offset + 4 * i;
+      if (codes[i] === 0) view.setUint32(at, v >>> 0, true);
+      else if (codes[i] === 1) view.setInt32(at, v | 0, true);
+      else view.setFloat32(at, v, true);
+    }
+    for (let at = offset + 4 * names.length; at < offset + this.byteSize; at += 4) view.setUint32(at, 0, true);
   }
 }
 
-export function uniforms(): UniformWriter {
-  return new UniformWriter();
+/** The field names of a layout, e.g. for a KernelSpec built outside `kernel()`. */
+export type FieldsOf<L> = L extends UniformLayout<infer F> ? F : never;
+
+export function uniformLayout<const T extends Record<string, UniformScalar>>(struct: string, fields: T): UniformLayout<Extract<keyof T, string>> {
+  return new UniformLayout(struct, fields as Readonly<Record<Extract<keyof T, string>, UniformScalar>>);
 }
 
 export class UniformArena {
   readonly buffer: GPUBuffer;
   private readonly staging = new Uint8Array(UNIFORM_SLOT * SLOTS);
+  private readonly view = new DataView(this.staging.buffer);
   private used = 0;
 
   constructor(private readonly device: GPUDevice) {
@@ -54,12 +78,11 @@ export class UniformArena {
     return this.used >= SLOTS;
   }
 
-  /** Reserves a slot for `data` and returns its dynamic offset. */
-  push(data: Uint8Array): number {
-    if (data.byteLength > UNIFORM_SLOT) throw new Error(`uniform block of ${data.byteLength} bytes exceeds ${UNIFORM_SLOT}`);
+  /** Writes one block into the next slot and returns its dynamic offset. */
+  push<F extends string>(layout: UniformLayout<F>, values: UniformValues<F>): number {
     if (this.full) throw new Error('uniform arena full: flush before recording more dispatches');
     const offset = this.used * UNIFORM_SLOT;
-    this.staging.set(data, offset);
+    layout.write(this.view, offset, values);
     this.used++;
     return offset;
   }

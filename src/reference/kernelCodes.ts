@@ -7,7 +7,7 @@
 // a coded field with a literal.
 import type { LossAgg, NormScale } from './aggregate.ts';
 import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
-import type { KlEstimator } from './kl.ts';
+import { KL_K3_CLAMP, KL_LOG_RATIO_CLAMP, type KlEstimator } from './kl.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP, type LossMode } from './policyLoss.ts';
 
 /** KL estimator (shaders/lib_kl.wgsl kl_value, kl_grad; `estimator` of kl.wgsl and rewards.wgsl). */
@@ -53,7 +53,7 @@ export function wgslCodeName(prefix: string, name: string): string {
  * Limits a kernel must apply exactly as its float64 reference does, declared into WGSL as f32
  * constants under the reference's own names (`const LOG_RATIO_CLAMP: f32 = 20.0;`).
  */
-export const WGSL_F32_LIMITS: Readonly<Record<string, number>> = { LOG_RATIO_CLAMP, GSPO_LOG_RATIO_MAX };
+export const WGSL_F32_LIMITS: Readonly<Record<string, number>> = { LOG_RATIO_CLAMP, GSPO_LOG_RATIO_MAX, KL_LOG_RATIO_CLAMP, KL_K3_CLAMP };
 
 /** Every generated WGSL constant, name → value. */
 export function wgslCodes(): Map<string, number> {

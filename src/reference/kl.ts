@@ -12,6 +12,11 @@
 export type KlEstimator = 'k1' | 'abs' | 'k2' | 'k3' | 'k1+' | 'k3+' | 'k1_clamped';
 export const KL_ESTIMATORS: readonly KlEstimator[] = ['k1', 'abs', 'k2', 'k3', 'k1+', 'k3+', 'k1_clamped'];
 
+/** verl's low_var_kl (k3) clamps d to ±20 before exp, as the policy loss clamps its own log-ratio. */
+export const KL_LOG_RATIO_CLAMP = 20;
+/** verl's low_var_kl (k3) clamps the estimate itself to ±10. */
+export const KL_K3_CLAMP = 10;
+
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
 export function klValue(logp: number, refLogp: number, estimator: KlEstimator): number {
@@ -25,8 +30,8 @@ export function klValue(logp: number, refLogp: number, estimator: KlEstimator): 
       return 0.5 * d * d;
     case 'k3':
     case 'k3+': {
-      const dc = clamp(d, -20, 20);
-      return clamp(Math.exp(-dc) + dc - 1, -10, 10);
+      const dc = clamp(d, -KL_LOG_RATIO_CLAMP, KL_LOG_RATIO_CLAMP);
+      return clamp(Math.exp(-dc) + dc - 1, -KL_K3_CLAMP, KL_K3_CLAMP);
     }
     case 'k1+':
       return d;
@@ -49,9 +54,9 @@ export function klGradValue(logp: number, refLogp: number, estimator: KlEstimato
     case 'k2':
       return d;
     case 'k3': {
-      if (d < -20 || d > 20) return 0;
+      if (d < -KL_LOG_RATIO_CLAMP || d > KL_LOG_RATIO_CLAMP) return 0;
       const v = Math.exp(-d) + d - 1;
-      if (v > 10) return 0; // v ≥ 0 always, so only the upper clamp can bind
+      if (v > KL_K3_CLAMP) return 0; // v ≥ 0 always, so only the upper clamp can bind
       return 1 - Math.exp(-d);
     }
     case 'k1+':

@@ -52,6 +52,22 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
     expect(Array.from(ry.slice(4 * S * D, 6 * S * D)).every((v) => v === 0)).toBe(true);
   });
 
+  it('gatherRows copies i32 words bit-exactly: negative, large and extreme ints', async () => {
+    const be = await makeBackend();
+    const r = rng(11);
+    const N = 6, S = 5, M = 8;
+    const extremes = [-2147483648, 2147483647, -1, 0, 1, 16777217, -16777217, 2 ** 30 + 3];
+    const ints = Float64Array.from({ length: N * S }, (_, i) => (i < extremes.length ? extremes[i] : r.nextU32() | 0));
+    const idx = Array.from({ length: M }, () => r.int(-1, N + 1)); // may point outside [0, N)
+    const y = be.nn.gatherRows(be.tensor(ints, [N, S], 'i32'), be.tensor(idx, [M], 'i32'));
+    expect(y.dtype).toBe('i32');
+    expect(y.shape).toEqual([M, S]);
+    const got = await be.read(y);
+    exact(got, gatherRowsRef(ints, N, S, idx));
+    // Every int above is exact in float64 but most are not in float32: a float path would round them.
+    expect(Array.from(got).every((v) => Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)).toBe(true);
+  });
+
   it('rejects a slice outside the sequence', async () => {
     const be = await makeBackend();
     expect(() => be.nn.sliceSeq(be.zeros([2, 4]), 3, 2)).toThrow(/outside/);

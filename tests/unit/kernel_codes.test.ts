@@ -19,6 +19,7 @@ const CODED_FIELDS: { file: string; field: string; prefix: string }[] = [
   { file: 'lib_kl', field: 'estimator', prefix: 'KL_' },
   { file: 'group_advantages', field: 'P.estimator', prefix: 'ADV_' },
   { file: 'policy_loss', field: 'P.mode', prefix: 'LOSS_MODE_' },
+  { file: 'lib_policy_term', field: 'clip.mode', prefix: 'LOSS_MODE_' },
   { file: 'aggregate', field: 'F.agg', prefix: 'AGG_' },
 ];
 

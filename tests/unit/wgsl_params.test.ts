@@ -1,15 +1,16 @@
 // WGSL's `struct Params` and `@binding`s are kept in step with the TypeScript dispatchers: WebGPU
 // checks binding *types* at pipeline creation, but never what a uniform block means, so a field
 // added, dropped or reordered on one side would silently shift every value after it. Here every
-// WebGPU op runs against a recording host (no GPU): each dispatch's KernelSpec and the u32/i32/f32
-// sequence its uniforms() chain wrote are compared with the shader's uniform struct and bindings.
+// WebGPU op runs against a recording host (no GPU): each dispatch's KernelSpec, its uniform layout
+// (field names, order and types) and the values it passed by name are compared with the shader's
+// uniform struct and bindings.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KernelSpec } from '../../src/gpu/pipelines.ts';
 import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
-import { UniformWriter } from '../../src/gpu/uniforms.ts';
+import { UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
 import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
@@ -19,30 +20,9 @@ import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
 
-// ---- record what each uniforms() chain wrote, by patching the writer's three setters ----
-type Scalar = 'u32' | 'i32' | 'f32';
-const written = new WeakMap<UniformWriter, Scalar[]>();
-const byBytes = new WeakMap<Uint8Array, Scalar[]>();
-const proto = UniformWriter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-for (const t of ['u32', 'i32', 'f32'] as const) {
-  const orig = proto[t];
-  proto[t] = function (this: UniformWriter, ...a: unknown[]) {
-    const list = written.get(this) ?? [];
-    list.push(t);
-    written.set(this, list);
-    return orig.apply(this, a);
-  };
-}
-const origBytes = proto.bytes;
-proto.bytes = function (this: UniformWriter) {
-  const b = origBytes.apply(this) as Uint8Array;
-  byBytes.set(b, written.get(this) ?? []);
-  return b;
-};
-
 interface Dispatch {
   spec: KernelSpec;
-  uniform: Scalar[] | null;
+  uniform: UniformValues | null;
   buffers: number;
 }
 
@@ -50,8 +30,8 @@ function recordingHost(log: Dispatch[]): GpuOpsHost {
   const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
   const rt = {
     cpuAdapter: false,
-    dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: Uint8Array | null) {
-      log.push({ spec, uniform: uniform ? (byBytes.get(uniform) ?? null) : null, buffers: buffers.length });
+    dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: UniformValues | null) {
+      log.push({ spec, uniform, buffers: buffers.length });
     },
   };
   return { rt: rt as unknown as GpuRuntime, empty: make, tensor: (_d, shape, dtype) => make(shape, dtype), dispose: () => {} };
@@ -155,7 +135,9 @@ function bindings(code: string): Binding[] {
   return out;
 }
 
-function structFields(code: string, name: string): { name: string; type: string }[] {
+type Field = { name: string; type: string };
+
+function structFields(code: string, name: string): Field[] {
   const m = code.match(new RegExp(`struct\\s+${name}\\s*\\{([^}]*)\\}`));
   if (!m) throw new Error(`struct ${name} not found`);
   return m[1]
@@ -166,6 +148,26 @@ function structFields(code: string, name: string): { name: string; type: string 
       const [n, ty] = f.split(':').map((s) => s.trim());
       return { name: n, type: ty };
     });
+}
+
+/**
+ * How a TypeScript layout differs from the WGSL struct it writes: fields missing or extra by name,
+ * the same names in another order, or a type that differs. Empty when they agree.
+ */
+function layoutProblems(layout: UniformLayout, struct: string, fields: Field[]): string[] {
+  const problems: string[] = [];
+  if (layout.struct !== struct) problems.push(`layout names struct ${layout.struct}, the entry point binds ${struct}`);
+  const want = fields.map((f) => f.name);
+  const got = [...layout.names];
+  for (const n of want) if (!got.includes(n)) problems.push(`missing field ${n}`);
+  for (const n of got) if (!want.includes(n)) problems.push(`extra field ${n}`);
+  const common = got.filter((n) => want.includes(n));
+  if (common.join() !== want.filter((n) => got.includes(n)).join()) problems.push(`order [${got.join(', ')}], struct [${want.join(', ')}]`);
+  layout.names.forEach((n, i) => {
+    const f = fields.find((x) => x.name === n);
+    if (f && f.type !== layout.types[i]) problems.push(`${n}: layout ${layout.types[i]}, struct ${f.type}`);
+  });
+  return problems;
 }
 
 /** Body of `fn entry(…) { … }` and, one level deep, of the functions it calls. */
@@ -221,14 +223,11 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
       expect(uniform.map((b) => b.binding), 'one uniform at binding 0').toEqual([0]);
       const fields = structFields(code, uniform[0].type);
       for (const f of fields) expect(['u32', 'i32', 'f32'], `${uniform[0].type}.${f.name}`).toContain(f.type);
-      const shown = `${key}: uniforms() chain vs struct ${uniform[0].type} {${fields.map((f) => `${f.name}: ${f.type}`).join(', ')}}`;
-      // A chain may fill a prefix of a struct its file shares between entry points (the rest reads
-      // as 0), but only when this entry point never reads the fields it left out.
-      const n = d.uniform?.length ?? -1;
-      expect(n, shown).toBeGreaterThan(0);
-      expect(d.uniform, shown).toEqual(fields.slice(0, n).map((f) => f.type));
-      const unwritten = fields.slice(n).filter((f) => new RegExp(`\\b${uniform[0].name}\\.${f.name}\\b`).test(text));
-      expect(unwritten.map((f) => f.name), `${shown}: read but not written`).toEqual([]);
+      const layout = d.spec.uniform;
+      const shown = `${key}: layout ${layout.struct} {${layout.names.map((n, i) => `${n}: ${layout.types[i]}`).join(', ')}} vs struct ${uniform[0].type} {${fields.map((f) => `${f.name}: ${f.type}`).join(', ')}}`;
+      expect(layoutProblems(layout, uniform[0].type, fields), shown).toEqual([]);
+      // The values the dispatcher passed name exactly the layout's fields (no stray or forgotten name).
+      expect(Object.keys(d.uniform ?? {}).sort(), `${key}: values passed`).toEqual([...layout.names].sort());
     } else {
       expect(uniform).toEqual([]);
     }
@@ -236,5 +235,38 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
     // Every storage binding the kernel uses is in the spec with the same access; the dispatch binds them all.
     for (const b of storage) expect(d.spec.storage[b.binding - 1], `${key} binding ${b.binding} (${b.name})`).toBe(b.kind);
     expect(d.buffers, `${key}: buffers bound`).toBe(d.spec.storage.length);
+  });
+
+  it('a layout with two fields swapped, one missing, one extra or a wrong type is caught', () => {
+    const mm = log.find((d) => d.spec.shader === 'matmul')!;
+    const code = withIncludes('matmul');
+    const fields = structFields(code, 'Params');
+    const real = mm.spec.uniform!;
+    expect(layoutProblems(real, 'Params', fields)).toEqual([]);
+    const typed = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, real.types[real.names.indexOf(n)] ?? 'u32'] as const));
+    const swapped = [...real.names];
+    [swapped[0], swapped[1]] = [swapped[1], swapped[0]]; // M ↔ K: both u32, so a type check alone passes
+    expect(layoutProblems(uniformLayout('Params', typed(swapped)), 'Params', fields)).toEqual([`order [${swapped.join(', ')}], struct [${real.names.join(', ')}]`]);
+    expect(layoutProblems(uniformLayout('Params', typed(real.names.slice(1))), 'Params', fields)).toEqual([`missing field ${real.names[0]}`]);
+    expect(layoutProblems(uniformLayout('Params', typed([...real.names, 'extra'])), 'Params', fields)).toEqual(['extra field extra']);
+    const wrongType = { ...typed(real.names), M: 'f32' as const };
+    expect(layoutProblems(uniformLayout('Params', wrongType), 'Params', fields)).toEqual(['M: layout f32, struct u32']);
+    expect(layoutProblems(uniformLayout('MatmulParams', typed(real.names)), 'Params', fields)).toEqual(['layout names struct MatmulParams, the entry point binds Params']);
+  });
+});
+
+describe('uniform blocks written by field name', () => {
+  it('write the bytes the positional writer wrote: fields in layout order, padding zeroed', () => {
+    const layout = uniformLayout('P', { n: 'u32', alpha: 'f32', eos: 'i32', bits: 'u32', scale: 'f32' });
+    expect(layout.byteSize).toBe(32);
+    const view = new DataView(new ArrayBuffer(64));
+    new Uint8Array(view.buffer).fill(0xab); // stale bytes of an earlier block
+    layout.write(view, 16, { scale: 0.125, bits: 0xffffffff, eos: -3, alpha: 1.5, n: 7 });
+    const at = (i: number) => 16 + 4 * i;
+    expect([view.getUint32(at(0), true), view.getFloat32(at(1), true), view.getInt32(at(2), true), view.getUint32(at(3), true), view.getFloat32(at(4), true)]).toEqual([7, 1.5, -3, 0xffffffff, 0.125]);
+    expect([view.getUint32(at(5), true), view.getUint32(at(6), true), view.getUint32(at(7), true)]).toEqual([0, 0, 0]);
+    expect(view.getUint32(12, true)).toBe(0xabababab); // nothing outside its block
+    expect(view.getUint32(48, true)).toBe(0xabababab);
+    expect(uniformLayout('Q', { a: 'u32' }).byteSize).toBe(16);
   });
 });

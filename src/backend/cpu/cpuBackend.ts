@@ -1,6 +1,6 @@
 // The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
-import type { GpuCounters } from '../../gpu/recorder.ts';
+import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend } from '../backend.ts';
 import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
@@ -16,7 +16,8 @@ import { Scopes } from '../scope.ts';
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
   readonly label = 'CPU reference (float64, slow)';
-  private readonly stats: GpuCounters = { dispatches: 0, submits: 0, readbacks: 0, copies: 0 };
+  // Host traffic is counted as WebGPU would move it (4 bytes a value), so the two backends compare.
+  private readonly stats: GpuCounters = zeroCounters();
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
   // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
@@ -25,7 +26,9 @@ export class CpuBackend implements Backend {
   readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
-    return this.track(cpuTensor(data, shape, dtype));
+    const t = cpuTensor(data, shape, dtype);
+    this.countUpload(t.size);
+    return this.track(t);
   }
   zeros(shape: readonly number[], dtype: DType = 'f32'): Tensor {
     return this.track(new CpuTensor(new Float64Array(sizeOf(shape)), [...shape], dtype));
@@ -34,6 +37,12 @@ export class CpuBackend implements Backend {
     const c = cpu(t);
     if (data.length !== c.size) throw new Error(`write: expected ${c.size} values, got ${data.length}`);
     c.data.set(data);
+    this.countUpload(c.size);
+  }
+  private countUpload(values: number): void {
+    if (values === 0) return; // as on WebGPU, where an empty write records nothing
+    this.stats.uploads++;
+    this.stats.uploadBytes += values * 4;
   }
   view(t: Tensor, offset: number, shape: readonly number[]): Tensor {
     const base = cpu(t);
@@ -52,11 +61,11 @@ export class CpuBackend implements Backend {
     cpu(dst).data.set(cpu(src).data);
   }
   async read(t: Tensor): Promise<Float64Array> {
-    this.stats.readbacks++;
-    return Float64Array.from(cpu(t).data);
+    return (await this.readMany([t]))[0];
   }
   async readMany(ts: readonly Tensor[]): Promise<Float64Array[]> {
     this.stats.readbacks++;
+    this.stats.readbackBytes += ts.reduce((n, t) => n + t.size * 4, 0);
     return ts.map((t) => Float64Array.from(cpu(t).data));
   }
   dispose(..._ts: (Tensor | null | undefined)[]): void {}

@@ -4,7 +4,7 @@
 import { groups } from '../../gpu/runtime.ts';
 import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import type { BufferRange } from '../../gpu/recorder.ts';
-import { uniforms } from '../../gpu/uniforms.ts';
+import { uniformLayout } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { matmulDims, rowsCols, seqDims } from '../shapes.ts';
@@ -22,7 +22,21 @@ const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
 const MAX_GROUPS_PER_DIM = 65535;
 
-const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: true, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
+// Uniform structs, in each shader's field order (tests/unit/wgsl_params.test.ts checks them by name).
+const MATMUL_UNIFORM = uniformLayout('Params', {
+  M: 'u32', K: 'u32', N: 'u32', a_rs: 'u32', a_ks: 'u32', b_ks: 'u32', b_ns: 'u32', has_bias: 'u32', accumulate: 'u32', has_residual: 'u32', has_gelu: 'u32',
+});
+const LN_UNIFORM = uniformLayout('Params', { M: 'u32', D: 'u32', eps: 'f32', accumulate: 'u32' }); // layernorm and layernorm_rows
+const EW_UNIFORM = uniformLayout('Params', { n: 'u32', alpha: 'f32', bits: 'u32' });
+const EMB_UNIFORM = uniformLayout('Params', { R: 'u32', D: 'u32', V: 'u32', P: 'u32', S: 'u32', start: 'u32', L: 'u32' });
+const SLICE_UNIFORM = uniformLayout('Params', { B: 'u32', S: 'u32', D: 'u32', start: 'u32', len: 'u32' });
+const GATHER_UNIFORM = uniformLayout('GatherParams', { n_rows: 'u32', row: 'u32', m: 'u32' });
+const NORM_UNIFORM = uniformLayout('NormParams', { n: 'u32', groups: 'u32' });
+const ADAMW_UNIFORM = uniformLayout('AdamParams', {
+  n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', wd: 'f32', bc1: 'f32', bc2: 'f32', max_norm: 'f32', use_norm: 'u32',
+});
+
+const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: MATMUL_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
 const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' }, 'gpu'); // a CPU adapter always takes 8×8 (gemm)
 /**
  * The 8×8 block needs half the loads per product of the 4×4 one (what a CPU implementation of
@@ -31,13 +45,13 @@ const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' }, 'gpu'); // a C
  * Both give the same bits.
  */
 const MM_MIN_BLOCKS_8X8 = 4096;
-const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: true, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
-const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
-const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
-const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: true, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } }, 'gpu');
+const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: MATMUL_UNIFORM, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
+const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
+const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
+const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: LN_UNIFORM, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } }, 'gpu');
 /** LayerNorm parameter gradients by one thread per column (CPU adapters: no barriers). */
 const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } }, 'cpu');
-const ew = (entry: string, storage: KernelSpec['storage']): KernelSpec => kernel({ shader: 'elementwise', entry, uniform: true, storage, constants: { WG: EW_WG } });
+const ew = (entry: string, storage: KernelSpec['storage']) => kernel({ shader: 'elementwise', entry, uniform: EW_UNIFORM, storage, constants: { WG: EW_WG } });
 const GELU = ew('gelu_forward', ['rw', 'read']);
 const GELU_BACKWARD = ew('gelu_backward', ['rw', 'read', 'read']);
 const ADD = ew('add', ['rw', 'read', 'read']);
@@ -45,18 +59,18 @@ const MUL = ew('mul', ['rw', 'read', 'read']);
 const AXPY = ew('axpy', ['rw', 'read']);
 const SCALE = ew('scale', ['rw']);
 const FILL = ew('fill', ['rw']);
-const EMB_FORWARD = kernel({ shader: 'embedding', entry: 'embedding_forward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: EMB_WG } });
-const EMB_BACKWARD = kernel({ shader: 'embedding', entry: 'embedding_backward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG: EMB_WG } });
-const SLICE_FORWARD = kernel({ shader: 'slice', entry: 'slice_forward', uniform: true, storage: ['read', 'rw'], constants: { WG: SLICE_WG } });
+const EMB_FORWARD = kernel({ shader: 'embedding', entry: 'embedding_forward', uniform: EMB_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: EMB_WG } });
+const EMB_BACKWARD = kernel({ shader: 'embedding', entry: 'embedding_backward', uniform: EMB_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG: EMB_WG } });
+const SLICE_FORWARD = kernel({ shader: 'slice', entry: 'slice_forward', uniform: SLICE_UNIFORM, storage: ['read', 'rw'], constants: { WG: SLICE_WG } });
 const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
-const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: true, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
-const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: true, storage: ['read', 'rw'], constants: { WG: NORM_WG } }, 'gpu');
+const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: GATHER_UNIFORM, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
+const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: NORM_UNIFORM, storage: ['read', 'rw'], constants: { WG: NORM_WG } }, 'gpu');
 const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' }, 'gpu');
 // CPU adapters: no barriers (NORM_SERIAL_THREADS partial sums, then one thread adds them).
 const NORM_PARTIAL_SERIAL = kernel({ ...NORM_PARTIAL, entry: 'norm_partial_serial', constants: { WG: 64 } }, 'cpu');
-const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: true, storage: ['read', 'rw'] }, 'cpu');
+const NORM_FINAL_SERIAL = kernel({ shader: 'optim', entry: 'norm_final_serial', uniform: NORM_UNIFORM, storage: ['read', 'rw'] }, 'cpu');
 const NORM_SERIAL_THREADS = 256;
-const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: true, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
+const ADAMW = kernel({ shader: 'optim', entry: 'adamw', uniform: ADAMW_UNIFORM, storage: ['rw', 'read', 'rw', 'rw', 'read', 'read'], constants: { WG: ADAMW_WG } });
 // LayerNorm rows of small D take shaders/layernorm_rows.wgsl (one thread per row, no barriers):
 // on software Vulkan the per-row workgroup's tree-reduction barriers dominate at these sizes.
 const LN_ROWS_WG = 64;
@@ -67,7 +81,7 @@ const LN_ROWS_MAX_SIZE = 1 << 18; // … in tensors of at most this many element
 // up to NORM_MAX_GROUPS groups for large models.
 const NORM_PER_THREAD = 32;
 const lnRows = (M: number, D: number) => D <= LN_ROWS_MAX_D && M * D <= LN_ROWS_MAX_SIZE;
-const LN_ROWS_FORWARD = kernel({ shader: 'layernorm_rows', entry: 'rows_forward', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } });
+const LN_ROWS_FORWARD = kernel({ shader: 'layernorm_rows', entry: 'rows_forward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } });
 const LN_ROWS_BACKWARD = kernel({ ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
 
 /** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
@@ -96,7 +110,7 @@ export class WebGpuNnOps implements NnOps {
     // opA(m,k) = a[m·a_rs + k·a_ks], opB(k,n) = b[k·b_ks + n·b_ns] (see the shader's header).
     const [aRs, aKs] = transA ? [1, M] : [K, 1];
     const [bKs, bNs] = transB ? [1, K] : [N, 1];
-    const u = uniforms().u32(M).u32(K).u32(N).u32(aRs).u32(aKs).u32(bKs).u32(bNs).u32(bias ? 1 : 0).u32(accumulate ? 1 : 0).u32(residual ? 1 : 0).u32(act ? 1 : 0).bytes();
+    const u = { M, K, N, a_rs: aRs, a_ks: aKs, b_ks: bKs, b_ns: bNs, has_bias: bias ? 1 : 0, accumulate: accumulate ? 1 : 0, has_residual: residual ? 1 : 0, has_gelu: act ? 1 : 0 };
     this.spare ??= this.be.empty([1]);
     const blocks8 = groups(M, 8) * groups(N, 8);
     const big = this.be.rt.cpuAdapter || blocks8 >= MM_MIN_BLOCKS_8X8;
@@ -140,7 +154,7 @@ export class WebGpuNnOps implements NnOps {
       else this.gemm(a, gradOut, null, gradB, K, M, N, true, false, true);
     }
     if (gradBias) {
-      const u = uniforms().u32(M).u32(0).u32(N).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).bytes();
+      const u = { M, K: 0, N, a_rs: 0, a_ks: 0, b_ks: 0, b_ns: 0, has_bias: 0, accumulate: 0, has_residual: 0, has_gelu: 0 };
       this.be.rt.dispatch(BIAS_GRAD, [gpu(gradOut), gpu(gradBias)], u, [groups(N, BIAS_GRAD_WG)]);
     }
     return gradA;
@@ -151,7 +165,7 @@ export class WebGpuNnOps implements NnOps {
     const y = this.be.empty(x.shape);
     const mean = this.be.empty([M]);
     const rstd = this.be.empty([M]);
-    const u = uniforms().u32(M).u32(D).f32(eps).u32(0).bytes();
+    const u = { M, D, eps, accumulate: 0 };
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_FORWARD : LN_FORWARD, [gpu(x), gpu(gamma), gpu(beta), gpu(mean), gpu(rstd), gpu(y)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     return { y, mean, rstd };
@@ -160,7 +174,7 @@ export class WebGpuNnOps implements NnOps {
   layerNormBackward(gradY: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor, gradGamma: Tensor, gradBeta: Tensor, into: Tensor | null = null): Tensor {
     const { rows: M, cols: D } = rowsCols(x);
     const gradX = into ?? this.be.empty(x.shape);
-    const u = uniforms().u32(M).u32(D).f32(0).u32(into ? 1 : 0).bytes();
+    const u = { M, D, eps: 0, accumulate: into ? 1 : 0 };
     const rows = lnRows(M, D);
     this.be.rt.dispatch(rows ? LN_ROWS_BACKWARD : LN_BACKWARD, [gpu(x), gpu(gamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradX)], u, [rows ? groups(M, LN_ROWS_WG) : M]);
     const params = [gpu(x), gpu(gradGamma), gpu(gradY), gpu(mean), gpu(rstd), gpu(gradBeta)];
@@ -169,9 +183,8 @@ export class WebGpuNnOps implements NnOps {
     return gradX;
   }
 
-  private elementwise(spec: KernelSpec, n: number, buffers: BufferRange[], alpha = 0, bits = 0): void {
-    const u = uniforms().u32(n).f32(alpha).u32(bits).bytes();
-    this.be.rt.dispatch(spec, buffers, u, elementGrid(n, EW_WG));
+  private elementwise(spec: typeof GELU, n: number, buffers: BufferRange[], alpha = 0, bits = 0): void {
+    this.be.rt.dispatch(spec, buffers, { n, alpha, bits }, elementGrid(n, EW_WG));
   }
 
   gelu(x: Tensor): Tensor {
@@ -209,7 +222,7 @@ export class WebGpuNnOps implements NnOps {
     const P = wpe.shape[0];
     const R = tokens.size;
     const out = this.be.empty([R, D]);
-    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
+    const u = { R, D, V, P, S: R, start: 0, L: R };
     this.be.rt.dispatch(EMB_FORWARD, [gpu(tokens), gpu(positions), gpu(wte), gpu(wpe), gpu(out)], u, elementGrid(R * D, EMB_WG));
     return out;
   }
@@ -220,7 +233,7 @@ export class WebGpuNnOps implements NnOps {
     const P = wpe.shape[0];
     const R = B * len;
     const out = this.be.empty([R, D]);
-    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(S).u32(start).u32(len).bytes();
+    const u = { R, D, V, P, S, start, L: len };
     this.be.rt.dispatch(EMB_FORWARD, [gpu(tokens), gpu(positions), gpu(wte), gpu(wpe), gpu(out)], u, elementGrid(R * D, EMB_WG));
     return out;
   }
@@ -228,7 +241,7 @@ export class WebGpuNnOps implements NnOps {
     const [V, D] = gradWte.shape;
     const P = gradWpe.shape[0];
     const R = tokens.size;
-    const u = uniforms().u32(R).u32(D).u32(V).u32(P).u32(R).u32(0).u32(R).bytes();
+    const u = { R, D, V, P, S: R, start: 0, L: R };
     // One thread per 8 columns of a table row (shaders/embedding.wgsl).
     this.be.rt.dispatch(EMB_BACKWARD, [gpu(tokens), gpu(positions), gpu(gradOut), gpu(gradWte), gpu(gradWpe)], u, elementGrid((V + P) * Math.ceil(D / 8), EMB_WG));
   }
@@ -236,14 +249,14 @@ export class WebGpuNnOps implements NnOps {
   sliceSeq(x: Tensor, start: number, len: number): Tensor {
     const { B, S, D } = seqDims(x);
     const out = this.be.empty(x.shape.length === 3 ? [B, len, D] : [B, len], x.dtype);
-    const u = uniforms().u32(B).u32(S).u32(D).u32(start).u32(len).bytes();
+    const u = { B, S, D, start, len };
     this.be.rt.dispatch(SLICE_FORWARD, [gpu(x), gpu(out)], u, elementGrid(out.size, SLICE_WG));
     return out;
   }
   sliceSeqBackward(grad: Tensor, seqLen: number, start: number): Tensor {
     const { B, S: len, D } = seqDims(grad);
     const out = this.be.empty(grad.shape.length === 3 ? [B, seqLen, D] : [B, seqLen], grad.dtype);
-    const u = uniforms().u32(B).u32(seqLen).u32(D).u32(start).u32(len).bytes();
+    const u = { B, S: seqLen, D, start, len };
     this.be.rt.dispatch(SLICE_BACKWARD, [gpu(grad), gpu(out)], u, elementGrid(out.size, SLICE_WG));
     return out;
   }
@@ -251,7 +264,7 @@ export class WebGpuNnOps implements NnOps {
     const N = x.shape[0];
     const row = N === 0 ? 0 : x.size / N;
     const out = this.be.empty([index.size, ...x.shape.slice(1)], x.dtype);
-    const u = uniforms().u32(N).u32(row).u32(index.size).bytes();
+    const u = { n_rows: N, row, m: index.size };
     this.be.rt.dispatch(GATHER_ROWS, [gpu(x), gpu(out), gpu(index)], u, elementGrid(out.size, SLICE_WG));
     return out;
   }
@@ -262,16 +275,16 @@ export class WebGpuNnOps implements NnOps {
       const t = Math.max(1, Math.min(NORM_SERIAL_THREADS, n));
       const partial = this.be.empty([t]);
       const norm = this.be.empty([1]);
-      this.be.rt.dispatch(NORM_PARTIAL_SERIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(t).bytes(), [groups(t, 64)]);
-      this.be.rt.dispatch(NORM_FINAL_SERIAL, [gpu(partial), gpu(norm)], uniforms().u32(t).u32(1).bytes(), [1]);
+      this.be.rt.dispatch(NORM_PARTIAL_SERIAL, [gpu(grads), gpu(partial)], { n, groups: t }, [groups(t, 64)]);
+      this.be.rt.dispatch(NORM_FINAL_SERIAL, [gpu(partial), gpu(norm)], { n: t, groups: 1 }, [1]);
       this.be.dispose(partial);
       return norm;
     }
     const g = Math.max(1, Math.min(NORM_MAX_GROUPS, groups(n, NORM_WG * NORM_PER_THREAD)));
     const partial = this.be.empty([g]);
     const norm = this.be.empty([1]);
-    this.be.rt.dispatch(NORM_PARTIAL, [gpu(grads), gpu(partial)], uniforms().u32(n).u32(g).bytes(), [g]);
-    this.be.rt.dispatch(NORM_FINAL, [gpu(partial), gpu(norm)], uniforms().u32(g).u32(1).bytes(), [1]);
+    this.be.rt.dispatch(NORM_PARTIAL, [gpu(grads), gpu(partial)], { n, groups: g }, [g]);
+    this.be.rt.dispatch(NORM_FINAL, [gpu(partial), gpu(norm)], { n: g, groups: 1 }, [1]);
     // Safe to recycle now: any later user of this buffer is recorded after the final pass.
     this.be.dispose(partial);
     return norm;
@@ -279,18 +292,18 @@ export class WebGpuNnOps implements NnOps {
 
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, gradNorm: Tensor | null, hp: AdamWParams): void {
     const useNorm = gradNorm !== null && hp.maxGradNorm > 0;
-    const u = uniforms()
-      .u32(params.size)
-      .f32(hp.lr)
-      .f32(hp.beta1)
-      .f32(hp.beta2)
-      .f32(hp.eps)
-      .f32(hp.weightDecay)
-      .f32(1 - hp.beta1 ** hp.step)
-      .f32(1 - hp.beta2 ** hp.step)
-      .f32(hp.maxGradNorm)
-      .u32(useNorm ? 1 : 0)
-      .bytes();
+    const u = {
+      n: params.size,
+      lr: hp.lr,
+      beta1: hp.beta1,
+      beta2: hp.beta2,
+      eps: hp.eps,
+      wd: hp.weightDecay,
+      bc1: 1 - hp.beta1 ** hp.step,
+      bc2: 1 - hp.beta2 ** hp.step,
+      max_norm: hp.maxGradNorm,
+      use_norm: useNorm ? 1 : 0,
+    };
     this.be.rt.dispatch(ADAMW, [gpu(params), gpu(grads), gpu(m), gpu(v), gpu(decayMask), gpu(gradNorm ?? grads) /* unread when use_norm = 0 */], u, elementGrid(params.size, ADAMW_WG));
   }
 }

@@ -1,7 +1,7 @@
 // PPO ops on WebGPU: each records its kernel(s) into the shared encoder and returns new tensors.
 import { groups } from '../../gpu/runtime.ts';
-import { uniforms } from '../../gpu/uniforms.ts';
-import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
+import { uniformLayout } from '../../gpu/uniforms.ts';
+import { kernel } from '../../gpu/pipelines.ts';
 import { compactGroups, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
@@ -11,38 +11,58 @@ import { elementGrid, WebGpuNnOps } from './webgpuNn.ts';
 
 const WG = 64;
 
-const KL_FORWARD = kernel({ shader: 'kl', entry: 'kl_forward', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
+// Uniform structs, in each shader's field order (tests/unit/wgsl_params.test.ts checks them by name).
+const KL_UNIFORM = uniformLayout('Params', { n: 'u32', estimator: 'u32' });
+const REWARDS_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', beta: 'f32', estimator: 'u32' });
+const GAE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', lam: 'f32' });
+const WHITEN_UNIFORM = uniformLayout('Params', { n: 'u32', shift_mean: 'u32' });
+const GROUP_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', estimator: 'u32' });
+const TIS_UNIFORM = uniformLayout('Params', { n: 'u32', cap: 'f32' });
+const LOGPROBS_UNIFORM = uniformLayout('Params', { A: 'u32', V: 'u32', temperature: 'f32', has_grad_entropy: 'u32', rows: 'u32' });
+const AGG_ROWS_UNIFORM = uniformLayout('RowParams', { B: 'u32', A: 'u32' });
+const AGG_FINAL_UNIFORM = uniformLayout('FinalParams', { B: 'u32', A: 'u32', K: 'u32', agg: 'u32', scale_in_place: 'u32' });
+const POLICY_UNIFORM = uniformLayout('Params', {
+  B: 'u32', A: 'u32', clip_low: 'f32', clip_high: 'f32', clip_c: 'f32', has_dual: 'u32', mode: 'u32', has_is: 'u32',
+});
+const PACK_UNIFORM = uniformLayout('PackParams', { n: 'u32', has_is: 'u32', has_ref: 'u32' });
+const ACTOR_LOSS_UNIFORM = uniformLayout('LossParams', {
+  B: 'u32', S: 'u32', A: 'u32', V: 'u32', start: 'u32', temperature: 'f32', mode: 'u32', agg_pol: 'u32', agg: 'u32',
+  clip_low: 'f32', clip_high: 'f32', clip_c: 'f32', has_dual: 'u32', ent_coef: 'f32', has_kl: 'u32', kl_coef: 'f32', kl_est: 'u32',
+});
+const VALUE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', clip: 'f32', has_clip: 'u32' });
+
+const KL_FORWARD = kernel({ shader: 'kl', entry: 'kl_forward', uniform: KL_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG } });
 const KL_BACKWARD = kernel({ ...KL_FORWARD, entry: 'kl_backward' });
 
 // Advantage side (shaders/rewards.wgsl, gae.wgsl, whiten.wgsl, group_advantages.wgsl).
 // whiten runs as ONE workgroup with a tree reduction, so its size must be a power of two ≤ 256.
 const WG_WHITEN = 256;
-const SHAPE_REWARDS = kernel({ shader: 'rewards', entry: 'shape_rewards', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
-const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
-const WHITEN = kernel({ shader: 'whiten', entry: 'whiten', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } });
-const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
+const SHAPE_REWARDS = kernel({ shader: 'rewards', entry: 'shape_rewards', uniform: REWARDS_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: GAE_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const WHITEN = kernel({ shader: 'whiten', entry: 'whiten', uniform: WHITEN_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } });
+const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: GROUP_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG } });
 const DISCOUNTED_RETURNS = kernel({ ...GROUP_SCORES, entry: 'discounted_returns' });
 const MASK_ADVANTAGES = kernel({ ...GROUP_SCORES, entry: 'mask_advantages' });
-const TIS_WEIGHTS = kernel({ shader: 'tis', entry: 'tis_weights', uniform: true, storage: ['read', 'read', 'read', 'rw'], constants: { WG } });
+const TIS_WEIGHTS = kernel({ shader: 'tis', entry: 'tis_weights', uniform: TIS_UNIFORM, storage: ['read', 'read', 'read', 'rw'], constants: { WG } });
 
 // Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
 const WG_FINAL = 256;
 const ROW_STRIDE = 5;
-const LOGPROBS_FORWARD = kernel({ shader: 'logprobs', entry: 'logprobs_forward', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
-const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } });
+const LOGPROBS_FORWARD = kernel({ shader: 'logprobs', entry: 'logprobs_forward', uniform: LOGPROBS_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
+const LOGPROBS_BACKWARD = kernel({ shader: 'logprobs', entry: 'logprobs_backward', uniform: LOGPROBS_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG } });
 // Vocabularies up to this size take one thread per row (no barriers: cheaper on CPU adapters and
 // plenty of threads on GPUs at the playground's sizes); larger ones a workgroup per row.
 const LOGPROBS_ROWS_MAX_V = 256;
 const LOGPROBS_ROWS_FORWARD = kernel({ ...LOGPROBS_FORWARD, entry: 'rows_forward' });
 const LOGPROBS_ROWS_BACKWARD = kernel({ ...LOGPROBS_BACKWARD, entry: 'rows_backward' });
-const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: true, storage: ['read', 'read', 'rw'], constants: { WG } });
-const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: true, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
-const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: AGG_ROWS_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG } });
+const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: AGG_FINAL_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
+const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: POLICY_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 // The actor's loss in one pass over the logits (shaders/actor_loss.wgsl): one workgroup, a thread per sequence.
 const ACTOR_LOSS_WG = 256; // the most sequences it takes; more (or V > LOGPROBS_ROWS_MAX_V) compose the per-op kernels
-const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: true, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
-const ACTOR_LOSS = kernel({ shader: 'actor_loss', entry: 'actor_loss', uniform: true, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG: ACTOR_LOSS_WG } });
-const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: true, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: PACK_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
+const ACTOR_LOSS = kernel({ shader: 'actor_loss', entry: 'actor_loss', uniform: ACTOR_LOSS_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG: ACTOR_LOSS_WG } });
+const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: VALUE_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 
 
 export class WebGpuPpoOps implements PpoOps {
@@ -53,9 +73,9 @@ export class WebGpuPpoOps implements PpoOps {
     this.nn = new WebGpuNnOps(be);
   }
 
-  private klKernel(spec: KernelSpec, logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
+  private klKernel(spec: typeof KL_FORWARD, logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
     const out = this.be.empty(logprobs.shape);
-    const u = uniforms().u32(logprobs.size).u32(KL_ESTIMATOR_CODE[estimator]).bytes();
+    const u = { n: logprobs.size, estimator: KL_ESTIMATOR_CODE[estimator] };
     this.be.rt.dispatch(spec, [gpu(logprobs), gpu(refLogprobs), gpu(out)], u, [groups(logprobs.size, WG)]);
     return out;
   }
@@ -70,7 +90,7 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A, V] = logits.shape;
     const logprobs = this.be.empty([B, A]);
     const entropy = this.be.empty([B, A]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(0).u32(B * A).bytes();
+    const u = { A, V, temperature, has_grad_entropy: 0, rows: B * A };
     const bufs = [gpu(logits), gpu(tokens), gpu(logprobs), gpu(entropy)];
     if (V <= LOGPROBS_ROWS_MAX_V) this.be.rt.dispatch(LOGPROBS_ROWS_FORWARD, bufs, u, elementGrid(B * A, WG));
     else this.be.rt.dispatch(LOGPROBS_FORWARD, bufs, u, [A, B]);
@@ -79,7 +99,7 @@ export class WebGpuPpoOps implements PpoOps {
   logprobsBackward(logits: Tensor, tokens: Tensor, temperature: number, gradLogprobs: Tensor, gradEntropy: Tensor | null): Tensor {
     const [B, A, V] = logits.shape;
     const out = this.be.empty([B, A, V]);
-    const u = uniforms().u32(A).u32(V).f32(temperature).u32(gradEntropy ? 1 : 0).u32(B * A).bytes();
+    const u = { A, V, temperature, has_grad_entropy: gradEntropy ? 1 : 0, rows: B * A };
     // Without an entropy gradient its binding gets gradLogprobs (read-only aliasing is allowed; not read).
     const ge = gpu(gradEntropy ?? gradLogprobs);
     const bufs = [gpu(logits), gpu(tokens), gpu(gradLogprobs), ge, gpu(out)];
@@ -92,7 +112,7 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A] = logprobs.shape;
     const rewards = this.be.empty([B, A]);
     const kl = this.be.empty([B, A]);
-    const u = uniforms().u32(B).u32(A).f32(beta).u32(KL_ESTIMATOR_CODE[estimator]).bytes();
+    const u = { B, A, beta, estimator: KL_ESTIMATOR_CODE[estimator] };
     const bufs = [gpu(scores), gpu(logprobs), gpu(refLogprobs), gpu(actionMask), gpu(rewards), gpu(kl)];
     this.be.rt.dispatch(SHAPE_REWARDS, bufs, u, [groups(B * A, WG)]);
     return { rewards, kl };
@@ -101,13 +121,13 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A] = rewards.shape;
     const advantages = this.be.empty([B, A]);
     const returns = this.be.empty([B, A]);
-    const u = uniforms().u32(B).u32(A).f32(gamma).f32(lam).bytes();
+    const u = { B, A, gamma, lam };
     this.be.rt.dispatch(GAE, [gpu(rewards), gpu(values), gpu(actionMask), gpu(advantages), gpu(returns)], u, [groups(B, WG)]);
     return { advantages, returns };
   }
   whiten(x: Tensor, actionMask: Tensor, shiftMean: boolean): Tensor {
     const out = this.be.empty(x.shape);
-    const u = uniforms().u32(x.size).u32(shiftMean ? 1 : 0).bytes();
+    const u = { n: x.size, shift_mean: shiftMean ? 1 : 0 };
     this.be.rt.dispatch(WHITEN, [gpu(x), gpu(actionMask), gpu(out)], u, [x.size > 0 ? 1 : 0]);
     return out;
   }
@@ -118,7 +138,7 @@ export class WebGpuPpoOps implements PpoOps {
     const compact = compactGroups(args.group, B, estimator);
     const groupIndex = this.be.tensor(compact.index, [B], 'i32');
     const transformed = this.be.empty([B]);
-    const ug = uniforms().u32(B).u32(A).f32(args.gamma).u32(GROUP_ESTIMATOR_CODE[estimator]).bytes();
+    const ug = { B, A, gamma: args.gamma, estimator: GROUP_ESTIMATOR_CODE[estimator] };
     this.be.rt.dispatch(GROUP_SCORES, [gpu(scores), gpu(groupIndex), gpu(transformed)], ug, [groups(B, WG)]);
     const { rewards, kl } = this.shapeRewards(transformed, logprobs, refLogprobs, actionMask, args.beta, args.klEstimator);
     const returns = this.be.empty([B, A]);
@@ -136,7 +156,7 @@ export class WebGpuPpoOps implements PpoOps {
   /** agg_finalize over row partials: stats (K) and `weighted` (B,A) = weights or grad·weights. */
   private finalize(rows: Tensor, mask: Tensor, B: number, A: number, K: number, agg: number, weighted: Tensor, scaleInPlace: boolean): Tensor {
     const stats = this.be.empty([K]);
-    const u = uniforms().u32(B).u32(A).u32(K).u32(agg).u32(scaleInPlace ? 1 : 0).bytes();
+    const u = { B, A, K, agg, scale_in_place: scaleInPlace ? 1 : 0 };
     this.be.rt.dispatch(AGG_FINALIZE, [gpu(rows), gpu(mask), gpu(stats), gpu(weighted)], u, [1]);
     // Safe to recycle at once: later users of the buffer are recorded (and so run) after this read.
     this.be.dispose(rows);
@@ -148,16 +168,16 @@ export class WebGpuPpoOps implements PpoOps {
     const mode = params.lossMode ?? 'vanilla';
     const gradLogprobs = this.be.empty([B, A]);
     const rows = this.be.empty([B, ROW_STRIDE]);
-    const u = uniforms()
-      .u32(B)
-      .u32(A)
-      .f32(params.clipLow)
-      .f32(params.clipHigh)
-      .f32(params.clipC ?? 0)
-      .u32(params.clipC === null ? 0 : 1)
-      .u32(LOSS_MODE_CODE[mode])
-      .u32(isWeights ? 1 : 0)
-      .bytes();
+    const u = {
+      B,
+      A,
+      clip_low: params.clipLow,
+      clip_high: params.clipHigh,
+      clip_c: params.clipC ?? 0,
+      has_dual: params.clipC === null ? 0 : 1,
+      mode: LOSS_MODE_CODE[mode],
+      has_is: isWeights ? 1 : 0,
+    };
     // Without IS weights their binding gets the mask (read-only aliasing is allowed; not read).
     const is = gpu(isWeights ?? actionMask);
     this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), is, gpu(gradLogprobs), gpu(rows)], u, [B]);
@@ -169,7 +189,7 @@ export class WebGpuPpoOps implements PpoOps {
   tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor {
     const [B, A] = oldLogprobs.shape;
     const out = this.be.empty([B, A]);
-    const u = uniforms().u32(B * A).f32(cap).bytes();
+    const u = { n: B * A, cap };
     this.be.rt.dispatch(TIS_WEIGHTS, [gpu(oldLogprobs), gpu(rolloutLogprobs), gpu(actionMask), gpu(out)], u, [groups(B * A, WG)]);
     return out;
   }
@@ -177,7 +197,7 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A] = values.shape;
     const gradValues = this.be.empty([B, A]);
     const rows = this.be.empty([B, ROW_STRIDE]);
-    const u = uniforms().u32(B).u32(A).f32(params.clip ?? 0).u32(params.clip === null ? 0 : 1).bytes();
+    const u = { B, A, clip: params.clip ?? 0, has_clip: params.clip === null ? 0 : 1 };
     this.be.rt.dispatch(VALUE_ROWS, [gpu(values), gpu(oldValues), gpu(returns), gpu(actionMask), gpu(gradValues), gpu(rows)], u, [B]);
     const stats = this.finalize(rows, actionMask, B, A, 2, aggCode(params.agg, params.normScale), gradValues, true);
     return { stats, gradValues };
@@ -185,7 +205,7 @@ export class WebGpuPpoOps implements PpoOps {
   aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale: NormScale = 'per_seq'): { value: Tensor; weights: Tensor } {
     const [B, A] = x.shape;
     const rows = this.be.empty([B, ROW_STRIDE]);
-    this.be.rt.dispatch(AGG_ROWS, [gpu(x), gpu(actionMask), gpu(rows)], uniforms().u32(B).u32(A).bytes(), [B]);
+    this.be.rt.dispatch(AGG_ROWS, [gpu(x), gpu(actionMask), gpu(rows)], { B, A }, [B]);
     const weights = this.be.empty([B, A]);
     const value = this.finalize(rows, actionMask, B, A, 1, aggCode(agg, normScale), weights, false);
     return { value, weights };
@@ -197,7 +217,7 @@ export class WebGpuPpoOps implements PpoOps {
     if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V) return this.actorLossPerOp(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs);
     const kl = params.kl;
     const packed = this.be.empty([B, A, 5]); // [old, adv, mask, w_is, ref] per token
-    const uk = uniforms().u32(B * A).u32(isWeights ? 1 : 0).u32(kl ? 1 : 0).bytes();
+    const uk = { n: B * A, has_is: isWeights ? 1 : 0, has_ref: kl ? 1 : 0 };
     // Absent inputs bind a tensor that is not read (read-only aliasing is allowed).
     this.be.rt.dispatch(PACK_INPUTS, [gpu(oldLogprobs), gpu(advantages), gpu(actionMask), gpu(isWeights ?? actionMask), gpu((kl ? refLogprobs : null) ?? oldLogprobs), gpu(packed)], uk, elementGrid(B * A, 64));
     const gradLogits = this.be.empty([B, S, V]);
@@ -207,25 +227,25 @@ export class WebGpuPpoOps implements PpoOps {
     const klLoss = this.be.empty([1]);
     const mode = params.lossMode ?? 'vanilla';
     const aggPol = mode === 'gspo' ? aggCode('seq-mean-token-mean') : aggCode(params.agg, params.normScale);
-    const u = uniforms()
-      .u32(B)
-      .u32(S)
-      .u32(A)
-      .u32(V)
-      .u32(start)
-      .f32(temperature)
-      .u32(LOSS_MODE_CODE[mode])
-      .u32(aggPol)
-      .u32(aggCode(params.agg, params.normScale))
-      .f32(params.clipLow)
-      .f32(params.clipHigh)
-      .f32(params.clipC ?? 0)
-      .u32(params.clipC === null ? 0 : 1)
-      .f32(params.entropyCoef)
-      .u32(kl ? 1 : 0)
-      .f32(kl ? kl.coef : 0)
-      .u32(kl ? KL_ESTIMATOR_CODE[kl.estimator] : 0)
-      .bytes();
+    const u = {
+      B,
+      S,
+      A,
+      V,
+      start,
+      temperature,
+      mode: LOSS_MODE_CODE[mode],
+      agg_pol: aggPol,
+      agg: aggCode(params.agg, params.normScale),
+      clip_low: params.clipLow,
+      clip_high: params.clipHigh,
+      clip_c: params.clipC ?? 0,
+      has_dual: params.clipC === null ? 0 : 1,
+      ent_coef: params.entropyCoef,
+      has_kl: kl ? 1 : 0,
+      kl_coef: kl ? kl.coef : 0,
+      kl_est: kl ? KL_ESTIMATOR_CODE[kl.estimator] : 0,
+    };
     this.be.rt.dispatch(ACTOR_LOSS, [gpu(logits), gpu(tokens), gpu(packed), gpu(gradLogits), gpu(logprobs), gpu(policy), gpu(entropy), gpu(klLoss)], u, [1]);
     this.be.dispose(packed);
     return { gradLogits, logprobs, policy, entropy, klLoss };
