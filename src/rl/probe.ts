@@ -30,7 +30,7 @@ export class Probe {
 }
 
 export class IterationProbe {
-  private readonly c0;
+  private readonly c0: { dispatches: number; submits: number; readbacks: number };
   private readonly t0 = performance.now();
   private t1 = 0;
   private t2 = 0;

@@ -188,10 +188,3 @@ export function actionMaskOf(r: RolloutBatch): Float32Array {
   for (let b = 0; b < r.B; b++) for (let a = 0; a < r.A; a++) out[b * r.A + a] = r.attnMask[b * S + r.P + a];
   return out;
 }
-
-/** Action token ids (B, A): the response columns of the sequences. */
-export function actionTokensOf(r: RolloutBatch): Int32Array {
-  const out = new Int32Array(r.B * r.A);
-  for (let b = 0; b < r.B; b++) out.set(responseIds(r, b), b * r.A);
-  return out;
-}
