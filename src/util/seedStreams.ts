@@ -18,7 +18,7 @@ const MINIBATCH = 0x6d62; // "mb"
 
 /**
  * Iteration `iter`'s prompt draw; `round` > 0 are DAPO's extra rounds, each its own stream
- * (round 0 keeps the seed runs without dynamic sampling have always had).
+ * (round 0 is the plain stream, so dynamic sampling's first round draws what a plain run draws).
  */
 export function promptSeed(seed: number, iter: number, round = 0): number {
   return round === 0 ? deriveSeed(seed, iter, PROMPTS) : deriveSeed(seed, iter, PROMPTS, round);
