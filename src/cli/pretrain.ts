@@ -16,7 +16,7 @@ import { trainSftRecipe } from '../model/sft.ts';
 import { TASK_NAMES, getTask, taskTokenizer, type SftPhase } from '../tasks/index.ts';
 import { makeBackend } from '../node/backend.ts';
 import { NUMERIC_RULES } from '../rl/config.ts';
-import { greedySamples } from '../rl/trainer.ts';
+import { greedySamples } from '../rl/evaluation.ts';
 import { runCli } from '../node/runCli.ts';
 
 const USAGE = `usage: npm run pretrain -- --task <${TASK_NAMES.join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--steps N] [--lr x] [--batch n]`;

@@ -80,11 +80,9 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const kvAll = be.zeros([2 * cfg.nLayer * stride]);
   const kv = Array.from({ length: cfg.nLayer }, (_, l) => ({ k: be.view(kvAll, 2 * l * stride, [B, S, D]), v: be.view(kvAll, (2 * l + 1) * stride, [B, S, D]) })); // (B, S, D) each
 
-  // Prefill: all prompt positions at once, logits from the last prompt column.
-  const pTok = be.tensor(prompts.tokens, [B, P], 'i32');
-  const pPos = be.tensor(prompts.positions, [B, P], 'i32');
-  const x0 = be.nn.embedding(pTok, pPos, model.weights.wte, model.weights.wpe); // (B·P, D)
-  be.dispose(pTok, pPos);
+  // Prefill: all prompt positions at once (the prompt columns of the sequences, uploaded once),
+  // logits from the last prompt column.
+  const x0 = be.nn.embeddingWindow(sequences, positions, 0, P, model.weights.wte, model.weights.wpe); // (B·P, D)
   const h = cachedTrunk(model, x0, kv, attnMask, 0); // (B·P, D)
   sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
 

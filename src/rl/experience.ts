@@ -1,4 +1,5 @@
-// make_experience: prefill passes only (no decode) over the rollout's sequences.
+// make_experience: prefill passes only (no decode) over the rollout's sequences, taken as the
+// sampler left them on the device (a host batch, e.g. one a test gives, is uploaded).
 //   old_logprobs (B,A) actor at temperature T · ref_logprobs (B,A) frozen SFT policy at T
 //   values (B,A) critic · scores (B) given by the caller (rule or learned reward, clipped)
 //   rollout_logprobs (B,A) the sampler's own log-probs (π_rollout, kept from the rollout) and,
@@ -12,7 +13,7 @@ import type { GroupEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
-import { actionMaskOf, actionTokensOf, type RolloutBatch } from './rollout.ts';
+import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 
 /** Device tensors of one batch of experience; the trainer disposes them after the update. */
 export interface Experience {
@@ -63,72 +64,119 @@ export interface ExperienceModels {
 /**
  * Records every experience pass; no readback. `scores` (B) host values, already clipped.
  * `rewardBeta` is the β the rewards get: the caller passes 0 when the KL is not in the reward.
+ * `onDevice`: the sampler's tensors of the same rollout, which the experience takes over (freed
+ * with it, or here on a throw); without them the host batch is uploaded.
  */
-export function makeExperience(be: Backend, m: ExperienceModels, r: RolloutBatch, scores: ArrayLike<number>, rewardBeta: number, cfg: PpoConfig): Experience {
+export function makeExperience(
+  be: Backend,
+  m: ExperienceModels,
+  r: RolloutBatch,
+  scores: ArrayLike<number>,
+  rewardBeta: number,
+  cfg: PpoConfig,
+  onDevice: RolloutTensors | null = null,
+): Experience {
   const { B, P, A } = r;
   const S = P + A;
   // Intermediates (the unwhitened GAE advantages, the passes' activations) are dropped when the
   // scope returns, and everything is on a throw; the Experience's tensors are the caller's.
-  return be.scope((): Experience => {
-    const sequences = be.tensor(r.sequences, [B, S], 'i32');
-    const attnMask = be.tensor(r.attnMask, [B, S]);
-    const positions = be.tensor(r.positions, [B, S], 'i32');
-    const actionTokens = be.tensor(actionTokensOf(r), [B, A], 'i32');
-    const actionMask = be.tensor(actionMaskOf(r), [B, A]);
-    const T = cfg.temperature;
-    const oldLogprobs = actionLogprobs(m.actor, sequences, attnMask, positions, actionTokens, P, A, T);
-    const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
-    const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
-    const scoreT = be.tensor(scores, [B]);
-    const rolloutLogprobs = r.logprobs ? be.tensor(r.logprobs, [B, A]) : null;
-    if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
-    const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
-    // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
-    // are computed for every estimator (the group estimators shape their own rewards internally).
-    const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
-    let advantages: Tensor;
-    let returns: Tensor;
-    if (cfg.advantageEstimator === 'gae') {
-      const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
-      advantages = be.ppo.whiten(g.advantages, actionMask, true);
-      returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
-    } else {
-      const g = be.ppo.groupAdvantages({
-        estimator: cfg.advantageEstimator as GroupEstimator,
-        scores: scoreT,
-        group: r.group,
-        logprobs: oldLogprobs,
-        refLogprobs,
-        actionMask,
-        beta: rewardBeta,
-        klEstimator: cfg.klEstimator,
-        gamma: cfg.gamma,
-      });
-      advantages = g.advantages;
-      returns = g.returns;
-    }
-    return {
-      B,
-      P,
-      A,
-      sequences,
-      attnMask,
-      positions,
-      actionTokens,
-      actionMask,
-      oldLogprobs,
-      refLogprobs,
-      rolloutLogprobs,
-      tisWeights,
-      values,
+  try {
+    return be.scope((): Experience => {
+      const t = onDevice ?? uploadRollout(be, r);
+      // The response columns of the sequences, gathered as rows of one 32-bit word each.
+      const tokenRows = be.view(t.sequences, 0, [B * S, 1]); // (B·S, 1) i32
+      const columns = be.tensor(actionColumns(B, P, A), [B * A], 'i32');
+      const actionTokens = be.reshape(be.nn.gatherRows(tokenRows, columns), [B, A]); // (B, A) i32
+      return experienceFrom(be, m, r, t, actionTokens, scores, rewardBeta, cfg);
+    });
+  } catch (e) {
+    disposeRolloutTensors(be, onDevice);
+    throw e;
+  }
+}
+
+/** The host batch as the tensors the sampler would have left. */
+function uploadRollout(be: Backend, r: RolloutBatch): RolloutTensors {
+  const S = r.P + r.A;
+  return {
+    sequences: be.tensor(r.sequences, [r.B, S], 'i32'),
+    attnMask: be.tensor(r.attnMask, [r.B, S]),
+    positions: be.tensor(r.positions, [r.B, S], 'i32'),
+    actionMask: be.tensor(actionMaskOf(r), [r.B, r.A]),
+    logprobs: r.logprobs ? be.tensor(r.logprobs, [r.B, r.A]) : null,
+  };
+}
+
+/** Flat indices (B·A) of the response columns [P, P+A) of a (B, P+A) batch. */
+function actionColumns(B: number, P: number, A: number): Int32Array {
+  const out = new Int32Array(B * A);
+  for (let b = 0; b < B; b++) for (let a = 0; a < A; a++) out[b * A + a] = b * (P + A) + P + a;
+  return out;
+}
+
+function experienceFrom(
+  be: Backend,
+  m: ExperienceModels,
+  r: RolloutBatch,
+  { sequences, attnMask, positions, actionMask, logprobs: rolloutLogprobs }: RolloutTensors,
+  actionTokens: Tensor,
+  scores: ArrayLike<number>,
+  rewardBeta: number,
+  cfg: PpoConfig,
+): Experience {
+  const { B, P, A } = r;
+  const T = cfg.temperature;
+  const oldLogprobs = actionLogprobs(m.actor, sequences, attnMask, positions, actionTokens, P, A, T);
+  const refLogprobs = actionLogprobs(m.reference, sequences, attnMask, positions, actionTokens, P, A, T);
+  const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
+  const scoreT = be.tensor(scores, [B]);
+  if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
+  const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
+  // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
+  // are computed for every estimator (the group estimators shape their own rewards internally).
+  const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
+  let advantages: Tensor;
+  let returns: Tensor;
+  if (cfg.advantageEstimator === 'gae') {
+    const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
+    advantages = be.ppo.whiten(g.advantages, actionMask, true);
+    returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
+  } else {
+    const g = be.ppo.groupAdvantages({
+      estimator: cfg.advantageEstimator as GroupEstimator,
       scores: scoreT,
-      rewards,
-      kl,
-      advantages,
-      returns,
-      info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
-    };
-  });
+      group: r.group,
+      logprobs: oldLogprobs,
+      refLogprobs,
+      actionMask,
+      beta: rewardBeta,
+      klEstimator: cfg.klEstimator,
+      gamma: cfg.gamma,
+    });
+    advantages = g.advantages;
+    returns = g.returns;
+  }
+  return {
+    B,
+    P,
+    A,
+    sequences,
+    attnMask,
+    positions,
+    actionTokens,
+    actionMask,
+    oldLogprobs,
+    refLogprobs,
+    rolloutLogprobs,
+    tisWeights,
+    values,
+    scores: scoreT,
+    rewards,
+    kl,
+    advantages,
+    returns,
+    info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
+  };
 }
 
 export function disposeExperience(be: Backend, e: Experience): void {

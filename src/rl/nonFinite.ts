@@ -3,8 +3,9 @@
 // rollout, the experience arrays (action tokens only) and the update statistics after the final
 // readMany. The first stage in pipeline order that holds a non-finite value is the one that
 // produced it: everything downstream of it is only a consequence.
+import type { ExperienceHost, UpdateHost } from './metrics.ts';
 
-/** The trainer's stages (trainer.ts's Stage; spelled out here so the two modules do not import each other). */
+/** The trainer's stages, in pipeline order (trainer.ts re-exports it). */
 export type Stage = 'rollout' | 'experience' | 'update';
 
 export class NonFiniteError extends Error {
@@ -47,4 +48,33 @@ export function stageOfMetric(name: string): Stage {
   if (ROLLOUT_METRICS.test(name)) return 'rollout';
   if (UPDATE_METRICS.test(name)) return 'update';
   return 'experience';
+}
+
+/** The experience's host arrays, in pipeline order (action tokens only). */
+export function checkExperienceFinite(iter: number, e: ExperienceHost): void {
+  const arrays: [string, ArrayLike<number> | null | undefined][] = [
+    ['ref_logprobs', e.refLogprobs],
+    ['old_logprobs', e.oldLogprobs],
+    ['values', e.values],
+    ['kl', e.kl],
+    ['token_rewards', e.rewards],
+    ['advantages', e.advantages],
+    ['returns', e.returns],
+  ];
+  checkFinite('experience', iter, arrays, e.mask);
+}
+
+/** The update's statistics, every minibatch. */
+export function checkUpdateFinite(iter: number, u: UpdateHost): void {
+  const first = (xs: Float64Array[]) => xs.map((x) => x[0]);
+  const all = (xs: Float64Array[]) => xs.flatMap((x) => Array.from(x));
+  const arrays: [string, ArrayLike<number>][] = [
+    ['policy_loss', all(u.policy)],
+    ['entropy', first(u.entropy)],
+    ['kl_loss', first(u.klLoss)],
+    ['actor_grad_norm', first(u.actorGradNorm)],
+    ['value_loss', all(u.value)],
+    ['critic_grad_norm', first(u.criticGradNorm)],
+  ];
+  checkFinite('update', iter, arrays);
 }

@@ -1,17 +1,19 @@
 // Rollout: promptsPerBatch prompts × samplesPerPrompt samples from the actor (KV-cache sampling on
 // the device), then ONE readback of the finished sequences (alone, or with the previous
-// iteration's statistics when sampled ahead), which the rule reward, the display and the
-// minibatch inputs all need on the host. Sequence b belongs to group (prompt) ⌊b / samples⌋.
+// iteration's statistics when sampled ahead), which the rule reward and the display need on the
+// host. The device tensors stay where they are for the experience. Sequence b belongs to group
+// (prompt) ⌊b / samples⌋.
+import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
 import type { Gpt } from '../model/gpt.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
+import { promptSeed } from '../util/seedStreams.ts';
 import type { PpoConfig } from './config.ts';
-import { deriveSeed } from './minibatch.ts';
 
-/** Host copy of one rollout: everything the experience maker uploads. */
+/** Host copy of one rollout: everything the experience needs, when it has to be uploaded. */
 export interface RolloutBatch {
   B: number;
   /** Padded prompt width: action positions are [P, P+A) of a sequence. */
@@ -33,11 +35,11 @@ export function promptWidth(task: Task): number {
 }
 
 /**
- * The prompts of iteration `iter`; `round` > 0 draws the extra rounds of dynamic sampling from
- * their own stream (round 0 is the historical stream, so runs without it are unchanged).
+ * The prompts of iteration `iter`; `round` > 0 draws the extra rounds of dynamic sampling
+ * (seedStreams.promptSeed).
  */
 export function iterationPrompts(task: Task, cfg: PpoConfig, iter: number, round = 0): { prompts: string[]; group: Int32Array } {
-  const rng = new Rng(round === 0 ? deriveSeed(cfg.seed, iter, 0x7072) : deriveSeed(cfg.seed, iter, 0x7072, round));
+  const rng = new Rng(promptSeed(cfg.seed, iter, round));
   const unique = Array.from({ length: cfg.promptsPerBatch }, () => task.trainPrompt(rng));
   const prompts: string[] = [];
   const group: number[] = [];
@@ -57,14 +59,34 @@ export interface SampleSettings {
   seed: number;
 }
 
+/** The sampler's own device tensors of a rollout: the experience takes them as they are. */
+export interface RolloutTensors {
+  sequences: Tensor; // (B, P+A) i32
+  attnMask: Tensor; // (B, P+A) f32
+  positions: Tensor; // (B, P+A) i32
+  actionMask: Tensor; // (B, A) f32
+  logprobs: Tensor | null; // (B, A) f32 π_rollout; null for a host batch without them
+}
+
+/** A rollout read back to the host, with its tensors still on the device (null: on the host only). */
+export interface SampledRollout {
+  batch: RolloutBatch;
+  device: RolloutTensors | null;
+}
+
+export function disposeRolloutTensors(be: Backend, t: RolloutTensors | null): void {
+  if (t) be.dispose(t.sequences, t.attnMask, t.positions, t.actionMask, t.logprobs);
+}
+
 /**
  * A rollout recorded on the device and not yet read: `tensors` go into a readback (alone, or with
- * other results in one readMany), and `finish` turns their values into the host batch and frees
- * the device buffers.
+ * other results in one readMany), and `finish` turns their values into the host batch, keeping
+ * the device tensors the experience needs. `dispose` frees a rollout that is never finished.
  */
 export interface RecordedRollout {
   tensors: Tensor[];
-  finish(host: readonly ArrayLike<number>[]): RolloutBatch;
+  finish(host: readonly ArrayLike<number>[]): SampledRollout;
+  dispose(): void;
 }
 
 export function recordRollout(
@@ -79,25 +101,27 @@ export function recordRollout(
   const B = prompts.length;
   const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
   const r = generate(actor, { ...pb, B, P }, A, { ...s, eosId: tok.eosId, padId: tok.padId });
-  // π_rollout (B, A): the sampler's log-probs, read in the same readback.
-  const lpT = (r as { logprobs?: Tensor }).logprobs ?? null;
   return {
-    tensors: lpT ? [r.sequences, r.attnMask, r.positions, r.finished, lpT] : [r.sequences, r.attnMask, r.positions, r.finished],
+    tensors: [r.sequences, r.attnMask, r.positions, r.finished, r.logprobs],
     finish: ([seq, mask, pos, fin, lp]) => {
-      disposeRollout(actor, r);
+      actor.be.dispose(r.finished); // the host's alone
       return {
-        B,
-        P,
-        A,
-        prompts,
-        group,
-        sequences: Int32Array.from(seq),
-        attnMask: Float32Array.from(mask),
-        positions: Int32Array.from(pos),
-        finished: Int32Array.from(fin),
-        logprobs: lp ? Float32Array.from(lp) : null,
+        batch: {
+          B,
+          P,
+          A,
+          prompts,
+          group,
+          sequences: Int32Array.from(seq),
+          attnMask: Float32Array.from(mask),
+          positions: Int32Array.from(pos),
+          finished: Int32Array.from(fin),
+          logprobs: Float32Array.from(lp),
+        },
+        device: { sequences: r.sequences, attnMask: r.attnMask, positions: r.positions, actionMask: r.actionMask, logprobs: r.logprobs },
       };
     },
+    dispose: () => disposeRollout(actor, r),
   };
 }
 
@@ -162,12 +186,5 @@ export function actionMaskOf(r: RolloutBatch): Float32Array {
   const S = r.P + r.A;
   const out = new Float32Array(r.B * r.A);
   for (let b = 0; b < r.B; b++) for (let a = 0; a < r.A; a++) out[b * r.A + a] = r.attnMask[b * S + r.P + a];
-  return out;
-}
-
-/** Action token ids (B, A): the response columns of the sequences. */
-export function actionTokensOf(r: RolloutBatch): Int32Array {
-  const out = new Int32Array(r.B * r.A);
-  for (let b = 0; b < r.B; b++) out.set(responseIds(r, b), b * r.A);
   return out;
 }

@@ -1,7 +1,15 @@
 // Sequence scores: the task's rule (or a learned reward model's raw output), clipped to
 // ±scoreClip, then noEosPenalty added to responses that never emitted EOS (after the clip, so the
-// penalty always shows even for a clipped score).
+// penalty always shows even for a clipped score), then DAPO's overlong penalty when it is on.
+import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import { lastTokenPositions } from '../model/gpt.ts';
+import type { CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
+import type { PpoConfig } from './config.ts';
+import { overlongPenalties } from './dapo.ts';
+import { checkFinite } from './nonFinite.ts';
+import { decodeSamples, responseLength, type RolloutBatch, type RolloutTensors, type SampledRollout } from './rollout.ts';
 
 export function finalScores(raw: ArrayLike<number>, samples: TaskSample[], scoreClip: number, noEosPenalty: number): Float64Array {
   return Float64Array.from(samples, (s, b) => {
@@ -14,4 +22,51 @@ export function finalScores(raw: ArrayLike<number>, samples: TaskSample[], score
 
 export function ruleScores(task: Task, samples: TaskSample[]): Float64Array {
   return Float64Array.from(samples, (s) => task.ruleScore(s));
+}
+
+/** A learned reward model: one scalar per sequence read at `lastIndex[b]` (the EOS / last token). */
+export interface RewardScorer {
+  score(sequences: Tensor, attnMask: Tensor, positions: Tensor, lastIndex: ArrayLike<number>): Tensor; // (B)
+}
+
+export interface ScoringSetup {
+  be: Backend;
+  cfg: PpoConfig;
+  task: Task;
+  tok: CharTokenizer;
+  rewardModel: RewardScorer | undefined;
+}
+
+/** Scores of a rollout: task rule or reward model, clipped, EOS penalty, DAPO overlong penalty. */
+export async function scoreRollout(s: ScoringSetup, { batch: r, device }: SampledRollout, iter: number): Promise<{ samples: TaskSample[]; scores: Float64Array }> {
+  const { cfg } = s;
+  // Checked before decoding: NaN logits can sample ids the tokenizer would refuse.
+  checkFinite('rollout', iter, [['sampler_logprobs', r.logprobs]]);
+  const samples = decodeSamples(r, s.tok);
+  const raw = cfg.rewardSource === 'model' ? await modelScores(s.be, s.rewardModel!, r, device) : ruleScores(s.task, samples);
+  const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
+  if (cfg.overlongBuffer > 0) {
+    const lengths = Array.from({ length: r.B }, (_, b) => responseLength(r, b));
+    const pen = overlongPenalties(lengths, cfg.maxResponseLength, cfg.overlongBuffer, cfg.overlongPenalty);
+    for (let b = 0; b < r.B; b++) scores[b] += pen[b];
+  }
+  checkFinite('rollout', iter, [['reward_scores', scores]]);
+  return { samples, scores };
+}
+
+/**
+ * Learned reward: read at the last real token of each sequence (the EOS when there is one), one
+ * readback. The sampler's tensors are scored where they are; a host batch is uploaded.
+ */
+async function modelScores(be: Backend, rm: RewardScorer, r: RolloutBatch, device: RolloutTensors | null): Promise<Float64Array> {
+  const S = r.P + r.A;
+  const out = be.scope(() => {
+    const seq = device?.sequences ?? be.tensor(r.sequences, [r.B, S], 'i32');
+    const attn = device?.attnMask ?? be.tensor(r.attnMask, [r.B, S]);
+    const pos = device?.positions ?? be.tensor(r.positions, [r.B, S], 'i32');
+    return rm.score(seq, attn, pos, lastTokenPositions(r.attnMask, r.B, S)); // (B)
+  });
+  const [scores] = await be.readMany([out]);
+  be.dispose(out);
+  return scores;
 }

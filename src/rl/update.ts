@@ -14,9 +14,8 @@ import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
-import type { RolloutBatch } from './rollout.ts';
 
-/** Minibatch rows of the experience (float tensors gathered on the device, ids uploaded). */
+/** Minibatch rows of the experience, gathered on the device. */
 export interface Minibatch {
   n: number;
   index: Int32Array; // (n) rows of the batch
@@ -33,32 +32,19 @@ export interface Minibatch {
   tisWeights: Tensor | null; // (n, A) stop-gradient TIS weights, null when off
 }
 
-function hostRows<T extends Int32Array | Float32Array>(src: T, width: number, index: Int32Array, make: (n: number) => T): T {
-  const out = make(index.length * width);
-  index.forEach((row, i) => out.set(src.subarray(row * width, (row + 1) * width), i * width));
-  return out;
-}
-
-export function gatherMinibatch(be: Backend, e: Experience, r: RolloutBatch, index: Int32Array): Minibatch {
-  const n = index.length;
-  const S = e.P + e.A;
-  const A = e.A;
-  // Integer tensors are gathered on the host (the rollout is there already); gatherRows is a
-  // float kernel and small ids would be denormal bit patterns in f32.
-  const seqHost = hostRows(r.sequences, S, index, (k) => new Int32Array(k));
-  const tokHost = new Int32Array(n * A);
-  index.forEach((row, i) => tokHost.set(r.sequences.subarray(row * S + e.P, (row + 1) * S), i * A));
+export function gatherMinibatch(be: Backend, e: Experience, index: Int32Array): Minibatch {
   // The row index is dropped when the scope returns; the minibatch's tensors are the caller's.
   return be.scope((): Minibatch => {
-    const idx = be.tensor(index, [n], 'i32');
+    const idx = be.tensor(index, [index.length], 'i32');
+    // gatherRows copies 32-bit words, so the i32 ids come out as they went in.
     const g = (t: Tensor) => be.nn.gatherRows(t, idx);
     return {
-      n,
+      n: index.length,
       index,
-      sequences: be.tensor(seqHost, [n, S], 'i32'),
-      attnMask: be.tensor(hostRows(r.attnMask, S, index, (k) => new Float32Array(k)), [n, S]),
-      positions: be.tensor(hostRows(r.positions, S, index, (k) => new Int32Array(k)), [n, S], 'i32'),
-      actionTokens: be.tensor(tokHost, [n, A], 'i32'),
+      sequences: g(e.sequences),
+      attnMask: g(e.attnMask),
+      positions: g(e.positions),
+      actionTokens: g(e.actionTokens),
       actionMask: g(e.actionMask),
       oldLogprobs: g(e.oldLogprobs),
       refLogprobs: g(e.refLogprobs),

@@ -36,7 +36,7 @@ describe('be.scope() in src/rl (webgpu): a step holds exactly what it returns', 
     const exp = makeExperience(be, { actor, reference, critic }, r, scores, 0.05, cfg);
     expect(held(be) - start, 'experience').toBe(tensorsIn(exp).length);
     const afterExp = held(be);
-    const mb = gatherMinibatch(be, exp, r, Int32Array.from({ length: r.B / 2 }, (_, i) => 2 * i));
+    const mb = gatherMinibatch(be, exp, Int32Array.from({ length: r.B / 2 }, (_, i) => 2 * i));
     expect(held(be) - afterExp, 'minibatch').toBe(tensorsIn(mb).length);
     const afterMb = held(be);
     const a = actorStep(actor, mb, r.P, r.A, cfg, opt, 0.1);

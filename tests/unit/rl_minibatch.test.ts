@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deriveSeed, epochMinibatches } from '../../src/rl/minibatch.ts';
+import { epochMinibatches } from '../../src/rl/minibatch.ts';
+import { deriveSeed } from '../../src/util/seedStreams.ts';
 
 describe('minibatch shuffling', () => {
   it('is a deterministic partition of the batch into equal parts', () => {

@@ -13,7 +13,7 @@ import { lrAt } from '../../model/schedule.ts';
 import { CharTokenizer } from '../../model/tokenizer.ts';
 import type { PreferencePair } from '../../tasks/task.ts';
 import { Rng } from '../../util/rng.ts';
-import type { RewardScorer } from '../trainer.ts';
+import type { RewardScorer } from '../score.ts';
 import { bradleyTerry, type BradleyTerryResult } from './bradleyTerry.ts';
 import { encodePairs } from './pairs.ts';
 
