@@ -14,7 +14,7 @@ import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { arithmeticTask } from '../../src/tasks/arithmetic.ts';
 import { presetValues } from '../../src/rl/presets.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { expectFiniteMetrics, shippedCheckpoint } from './rl_helpers.ts';
+import { expectFiniteMetrics, shippedCheckpoint } from '../helpers/rl.ts';
 
 const SEED = Number(process.env.PPO_ARITH_SEED ?? 1);
 const ITERS = 20;

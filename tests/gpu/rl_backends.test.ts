@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
-import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 /** ‖a − b‖ / ‖b‖ */
 function relDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {

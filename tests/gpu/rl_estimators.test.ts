@@ -7,7 +7,7 @@ import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
 import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 describe('PPO trainer estimators on webgpu', () => {
   it.each(ADVANTAGE_ESTIMATORS.map((e, i) => [e, i] as const))('%s runs two iterations with finite metrics', async (estimator, i) => {

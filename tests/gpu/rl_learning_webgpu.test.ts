@@ -6,7 +6,7 @@
 // Seeds 1, 2, 3 (PPO_LEARN_SEED) at β = 0: reward gain +0.54/+0.65/+0.61 (the bound is +0.15).
 import { describe, it } from 'vitest';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { expectStopLearns, runStopTask } from './rl_helpers.ts';
+import { expectStopLearns, runStopTask } from '../helpers/rl.ts';
 
 const ITERS = 24;
 const WINDOW = 4;

@@ -7,7 +7,7 @@ import type { Backend } from '../../src/backend/backend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
 import { PpoTrainer, type TrainerInit } from '../../src/rl/trainer.ts';
 import { BACKENDS } from '../helpers/backends.ts';
-import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 // GAE and two minibatches: every stage of the iteration between one rollout and the next.
 const CONFIG: Partial<PpoConfig> = { seed: 4, actorLr: 3e-3, advantageEstimator: 'gae', miniBatches: 2 };

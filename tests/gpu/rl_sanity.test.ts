@@ -10,7 +10,7 @@ import { iterationPrompts } from '../../src/rl/rollout.ts';
 import { arithmeticTask } from '../../src/tasks/arithmetic.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { BACKENDS } from '../helpers/backends.ts';
-import { mean, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { mean, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 
 describe.each(BACKENDS)('PPO plumbing on %s', (_name, makeBackend) => {

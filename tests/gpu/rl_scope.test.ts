@@ -9,7 +9,7 @@ import { disposeExperience, makeExperience } from '../../src/rl/experience.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { actorStep, criticStep, disposeMinibatch, gatherMinibatch } from '../../src/rl/update.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 const held = (be: WebGpuBackend) => be.rt.memory().tensorBuffers;
 const tensorsIn = (o: object) => Object.values(o).filter((v): v is Tensor => typeof v === 'object' && v !== null && 'shape' in v);

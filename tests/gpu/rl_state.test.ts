@@ -10,7 +10,7 @@ import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { decodeTrainerState } from '../../src/rl/trainerState.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose } from '../helpers/random.ts';
-import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 // GAE (a critic), adaptive KL, two epochs: every piece of state matters for the continuation.
 const CONFIG: Partial<PpoConfig> = { seed: 9, actorLr: 3e-3, ppoEpochs: 2, klController: 'adaptive', klCoef: 0.1, klTarget: 0.05, klHorizon: 32, advantageEstimator: 'gae', warmupSteps: 3 };

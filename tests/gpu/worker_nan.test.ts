@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { decodeSafetensors } from '../../src/model/safetensors.ts';
-import { tinyCheckpoint } from './rl_helpers.ts';
+import { tinyCheckpoint } from '../helpers/rl.ts';
 import { workerHarness } from '../helpers/workerHarness.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, evalEvery: 0 };

@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import type { TrainerHost } from '../../src/worker/trainerHost.ts';
 import { expectClose } from '../helpers/random.ts';
-import { tinyCheckpoint } from './rl_helpers.ts';
+import { tinyCheckpoint } from '../helpers/rl.ts';
 import { workerHarness } from '../helpers/workerHarness.ts';
 
 const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, advantageEstimator: 'gae', evalEvery: 0 };

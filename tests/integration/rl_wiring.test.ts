@@ -7,7 +7,7 @@ import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
 import { AdaptiveKlController } from '../../src/rl/klController.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 const be = new CpuBackend();
 

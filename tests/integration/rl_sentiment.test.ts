@@ -25,7 +25,7 @@ import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { cpuBackend } from '../helpers/backends.ts';
-import { expectFiniteMetrics, mean, shippedCheckpoint } from './rl_helpers.ts';
+import { expectFiniteMetrics, mean, shippedCheckpoint } from '../helpers/rl.ts';
 import { findPreset, presetValues } from '../../src/rl/presets.ts';
 
 const ITERS = findPreset('Reward hacking without KL')!.iterations;

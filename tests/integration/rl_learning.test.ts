@@ -7,7 +7,7 @@
 //     both raise the reward.
 import { describe, it } from 'vitest';
 import { cpuBackend } from '../helpers/backends.ts';
-import { expectStopPairLearns, runStopTask } from './rl_helpers.ts';
+import { expectStopPairLearns, runStopTask } from '../helpers/rl.ts';
 
 const ITERS = 30;
 const WINDOW = 5;

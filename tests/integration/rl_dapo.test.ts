@@ -11,7 +11,7 @@ import { cpuBackend } from '../helpers/backends.ts';
 
 const task = getTask('stop');
 const tok = taskTokenizer(task);
-import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from './rl_helpers.ts';
+import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 describe('DAPO in the trainer', () => {
   it('dynamic sampling: fixed batch shape, filtered_groups and rounds logged, informative groups first', { timeout: 120_000 }, async () => {
