@@ -224,7 +224,13 @@ export const NN_CHECKS: OpChecks<NnOps> = {
   },
   gradNorm: null,
   adamw(params, grads, m, v, decayMask, gradNorm, hp) {
-    for (const [name, t] of [['grads', grads], ['m', m], ['v', v], ['decayMask', decayMask]] as const) expectSize(`adamw ${name}`, t, params.size);
+    for (const [name, t] of [
+      ['grads', grads],
+      ['m', m],
+      ['v', v],
+      ['decayMask', decayMask],
+    ] as const)
+      expectSize(`adamw ${name}`, t, params.size);
     if (gradNorm) expectSize('adamw gradNorm', gradNorm, 1);
     if (!(hp.step >= 1)) throw new Error(`adamw: step must be ≥ 1 (1-based), got ${hp.step}`);
   },
@@ -255,9 +261,27 @@ export const SEQ_CHECKS: OpChecks<SeqOps> = {
     const stride = kvStride(B, Smax, D);
     expectShape('decodeStep kv', kv, [2 * m.nLayer * stride]);
     const V = m.vocabSize;
-    const spans: [string, number, number][] = [['wte', m.wte, V * D], ['wpe', m.wpe, m.maxPos * D], ['ln_f.weight', m.lnfG, D], ['ln_f.bias', m.lnfB, D]];
+    const spans: [string, number, number][] = [
+      ['wte', m.wte, V * D],
+      ['wpe', m.wpe, m.maxPos * D],
+      ['ln_f.weight', m.lnfG, D],
+      ['ln_f.bias', m.lnfB, D],
+    ];
     m.blocks.forEach((o, l) => {
-      const sizes: Record<keyof BlockOffsets, number> = { ln1G: D, ln1B: D, attnW: 3 * D * D, attnB: 3 * D, projW: D * D, projB: D, ln2G: D, ln2B: D, fcW: 4 * D * D, fcB: 4 * D, mlpW: 4 * D * D, mlpB: D };
+      const sizes: Record<keyof BlockOffsets, number> = {
+        ln1G: D,
+        ln1B: D,
+        attnW: 3 * D * D,
+        attnB: 3 * D,
+        projW: D * D,
+        projB: D,
+        ln2G: D,
+        ln2B: D,
+        fcW: 4 * D * D,
+        fcB: 4 * D,
+        mlpW: 4 * D * D,
+        mlpB: D,
+      };
       for (const k of Object.keys(sizes) as (keyof BlockOffsets)[]) spans.push([`block ${l} ${k}`, o[k], sizes[k]]);
     });
     for (const [name, off, n] of spans) {

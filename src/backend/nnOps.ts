@@ -25,15 +25,7 @@ export interface NnOps {
    * Backward of matmul: returns gradA (M,K) (unless `needGradA` is false → null);
    * accumulates gradB (shape of b) and gradBias (N) when given.
    */
-  matmulBackward(
-    gradOut: Tensor,
-    a: Tensor,
-    b: Tensor,
-    transB: boolean,
-    gradB: Tensor | null,
-    gradBias: Tensor | null,
-    needGradA: boolean,
-  ): Tensor | null;
+  matmulBackward(gradOut: Tensor, a: Tensor, b: Tensor, transB: boolean, gradB: Tensor | null, gradBias: Tensor | null, needGradA: boolean): Tensor | null;
 
   /** y = (x − mean)·rstd·gamma + beta per row, rstd = 1/sqrt(var + eps) (biased var). x (M,D). */
   layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): { y: Tensor; mean: Tensor; rstd: Tensor };

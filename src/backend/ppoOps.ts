@@ -46,14 +46,7 @@ export interface PpoOps {
    * kl = mask·KL_t; rewards = −β·kl, plus scores[b] at the last action position of row b
    * (a row with no action token gets no score). scores (B), others (B,A).
    */
-  shapeRewards(
-    scores: Tensor,
-    logprobs: Tensor,
-    refLogprobs: Tensor,
-    actionMask: Tensor,
-    beta: number,
-    estimator: KlEstimator,
-  ): { rewards: Tensor; kl: Tensor };
+  shapeRewards(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, estimator: KlEstimator): { rewards: Tensor; kl: Tensor };
 
   /**
    * GAE reverse scan per row (parallel over B): where mask: δ = r + γ·next − v; last = δ + γλ·last;

@@ -39,16 +39,7 @@ export interface SeqOps {
    * under the distribution actually sampled from (after temperature, top-k, top-p renormalisation),
    * and 0 where the row had already finished.
    */
-  sampleStep(
-    logits: Tensor,
-    sequences: Tensor,
-    attnMask: Tensor,
-    positions: Tensor,
-    finished: Tensor,
-    pos: number,
-    params: SampleParams,
-    logprobs?: Tensor | null,
-  ): void;
+  sampleStep(logits: Tensor, sequences: Tensor, attnMask: Tensor, positions: Tensor, finished: Tensor, pos: number, params: SampleParams, logprobs?: Tensor | null): void;
 
   /**
    * One KV-cached decode position through a whole lm model (generate's per-token chain before

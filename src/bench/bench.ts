@@ -24,7 +24,11 @@ async function main(argv: string[]): Promise<void> {
   console.log(`# PPO Playground benchmarks\nadapter: ${adapterName}\nnode: ${process.version}\n`);
 
   if (!only || only === 'kernels') {
-    const rows = await benchKernels(gpuBe, cpuBe, configs.map((c) => c.name));
+    const rows = await benchKernels(
+      gpuBe,
+      cpuBe,
+      configs.map((c) => c.name),
+    );
     report.kernels = rows;
     console.log('## PPO kernels (median ms per call; size S = B16 A16 V32, M = B32 A32 V32)\n');
     console.log(

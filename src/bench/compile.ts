@@ -40,9 +40,22 @@ export async function printCompileBench(): Promise<unknown> {
   be.rt.device.destroy();
   perKernel.sort((a, b) => b[1] - a[1]);
   console.log(`## Pipeline compilation (${kernels.length} kernels, fresh device each)\n`);
-  console.log(table(['mode', 'ms'], [['one by one (createComputePipeline)', syncMs], ['all at once (createComputePipelineAsync, precompile)', asyncMs]]));
+  console.log(
+    table(
+      ['mode', 'ms'],
+      [
+        ['one by one (createComputePipeline)', syncMs],
+        ['all at once (createComputePipelineAsync, precompile)', asyncMs],
+      ],
+    ),
+  );
   console.log('\nSlowest kernels to build (one by one):\n');
-  console.log(table(['kernel', 'ms'], perKernel.slice(0, 10).map(([k, t]) => [k, t])));
+  console.log(
+    table(
+      ['kernel', 'ms'],
+      perKernel.slice(0, 10).map(([k, t]) => [k, t]),
+    ),
+  );
   console.log('');
   return { kernels: kernels.length, syncMs, asyncMs, slowest: perKernel.slice(0, 10) };
 }

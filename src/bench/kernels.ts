@@ -42,17 +42,48 @@ function makeInputs(be: Backend, s: KernelSize, seed: number): Inputs {
     for (let a = 0; a < len; a++) mask[b * s.A + a] = 1;
   }
   return {
-    logits: be.tensor(arr(n * s.V, () => r.normal() * 3), [s.B, s.A, s.V]),
-    tokens: be.tensor(arr(n, () => r.int(0, s.V)), [s.B, s.A], 'i32'),
-    logp: be.tensor(arr(n, () => -Math.abs(r.normal())), [s.B, s.A]),
-    old: be.tensor(arr(n, () => -Math.abs(r.normal())), [s.B, s.A]),
-    ref: be.tensor(arr(n, () => -Math.abs(r.normal())), [s.B, s.A]),
-    values: be.tensor(arr(n, () => r.normal()), [s.B, s.A]),
-    oldValues: be.tensor(arr(n, () => r.normal()), [s.B, s.A]),
-    rewards: be.tensor(arr(n, () => r.normal()), [s.B, s.A]),
-    adv: be.tensor(arr(n, () => r.normal()), [s.B, s.A]),
+    logits: be.tensor(
+      arr(n * s.V, () => r.normal() * 3),
+      [s.B, s.A, s.V],
+    ),
+    tokens: be.tensor(
+      arr(n, () => r.int(0, s.V)),
+      [s.B, s.A],
+      'i32',
+    ),
+    logp: be.tensor(
+      arr(n, () => -Math.abs(r.normal())),
+      [s.B, s.A],
+    ),
+    old: be.tensor(
+      arr(n, () => -Math.abs(r.normal())),
+      [s.B, s.A],
+    ),
+    ref: be.tensor(
+      arr(n, () => -Math.abs(r.normal())),
+      [s.B, s.A],
+    ),
+    values: be.tensor(
+      arr(n, () => r.normal()),
+      [s.B, s.A],
+    ),
+    oldValues: be.tensor(
+      arr(n, () => r.normal()),
+      [s.B, s.A],
+    ),
+    rewards: be.tensor(
+      arr(n, () => r.normal()),
+      [s.B, s.A],
+    ),
+    adv: be.tensor(
+      arr(n, () => r.normal()),
+      [s.B, s.A],
+    ),
     mask: be.tensor(mask, [s.B, s.A]),
-    scores: be.tensor(arr(s.B, () => r.normal()), [s.B]),
+    scores: be.tensor(
+      arr(s.B, () => r.normal()),
+      [s.B],
+    ),
     group: Array.from({ length: s.B }, (_, i) => Math.floor(i / 4)),
   };
 }
@@ -70,7 +101,17 @@ const OPS: [string, Op][] = [
     'group_advantages grpo',
     (be, x) =>
       Object.values(
-        be.ppo.groupAdvantages({ estimator: 'group_norm', scores: x.scores, group: x.group, logprobs: x.logp, refLogprobs: x.ref, actionMask: x.mask, beta: 0.05, klEstimator: 'k1', gamma: 1 }),
+        be.ppo.groupAdvantages({
+          estimator: 'group_norm',
+          scores: x.scores,
+          group: x.group,
+          logprobs: x.logp,
+          refLogprobs: x.ref,
+          actionMask: x.mask,
+          beta: 0.05,
+          klEstimator: 'k1',
+          gamma: 1,
+        }),
       ),
   ],
   ['policy_loss', (be, x) => Object.values(be.ppo.policyLoss(x.old, x.logp, x.adv, x.mask, { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg: 'token-mean' }))],

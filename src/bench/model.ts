@@ -82,17 +82,27 @@ export async function benchModel(gpuBe: Backend, cpuBe: Backend, configs: BenchC
     const sample = { temperature: 1, topK: 0, topP: 1, seed: 5, eosId: 2, padId: 0 };
     const run = async (be: Backend) => {
       const model = modelFor(be, c);
-      const step = await timeIt(be, async () => {
-        model.zeroGrad();
-        const loss = sftLossAndBackward(model, batch);
-        const norm = model.optimizerStep({ lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 });
-        be.dispose(loss, norm);
-      }, be.kind === 'cpu' ? 3 : 5, 1);
-      const rollout = await timeIt(be, async () => {
-        const r = generate(model, prompts, c.response, sample);
-        await be.read(r.sequences);
-        disposeRollout(model, r);
-      }, be.kind === 'cpu' ? 3 : 5, 1);
+      const step = await timeIt(
+        be,
+        async () => {
+          model.zeroGrad();
+          const loss = sftLossAndBackward(model, batch);
+          const norm = model.optimizerStep({ lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 });
+          be.dispose(loss, norm);
+        },
+        be.kind === 'cpu' ? 3 : 5,
+        1,
+      );
+      const rollout = await timeIt(
+        be,
+        async () => {
+          const r = generate(model, prompts, c.response, sample);
+          await be.read(r.sequences);
+          disposeRollout(model, r);
+        },
+        be.kind === 'cpu' ? 3 : 5,
+        1,
+      );
       return { step, rollout };
     };
     const g = await run(gpuBe);
@@ -109,7 +119,17 @@ export async function printModelBench(gpuBe: Backend, cpuBe: Backend, ctx?: { co
   console.log(
     table(
       ['config', 'what', 'webgpu ms', 'cpu ref ms', 'cpu/webgpu', 'webgpu tokens/s', 'dispatches', 'submits', 'readbacks'],
-      rows.map((r) => [r.config, r.what, r.gpu.medianMs, r.cpu.medianMs, r.cpu.medianMs / r.gpu.medianMs, (r.tokens / r.gpu.medianMs) * 1000, r.gpu.perCall.dispatches, r.gpu.perCall.submits, r.gpu.perCall.readbacks]),
+      rows.map((r) => [
+        r.config,
+        r.what,
+        r.gpu.medianMs,
+        r.cpu.medianMs,
+        r.cpu.medianMs / r.gpu.medianMs,
+        (r.tokens / r.gpu.medianMs) * 1000,
+        r.gpu.perCall.dispatches,
+        r.gpu.perCall.submits,
+        r.gpu.perCall.readbacks,
+      ]),
     ),
   );
   console.log('');

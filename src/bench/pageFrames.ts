@@ -193,7 +193,14 @@ export async function measureLoad(url: string, runs = 5, executablePath?: string
       reports.push({ ...r, chartsReadyMs });
       await context.close();
     }
-    const med = (k: keyof LoadReport) => quantile(reports.map((r) => r[k]).filter(Number.isFinite).sort((a, b) => a - b), 0.5);
+    const med = (k: keyof LoadReport) =>
+      quantile(
+        reports
+          .map((r) => r[k])
+          .filter(Number.isFinite)
+          .sort((a, b) => a - b),
+        0.5,
+      );
     return {
       firstPaintMs: med('firstPaintMs'),
       firstContentfulPaintMs: med('firstContentfulPaintMs'),
@@ -219,7 +226,10 @@ export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameRe
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     const base = opts.url.endsWith('/') ? opts.url : `${opts.url}/`;
     await page.goto(`${base}?${opts.query ?? SMALL_CONFIG_QUERY}`);
-    await page.getByTestId('gpu-status').filter({ hasText: /WebGPU ready|unavailable|error|CPU/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('gpu-status')
+      .filter({ hasText: /WebGPU ready|unavailable|error|CPU/ })
+      .waitFor({ timeout: 60_000 });
     if (opts.startDelayMs) await page.waitForTimeout(opts.startDelayMs);
     await page.evaluate(WATCH_FIRST_POINT);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -235,7 +245,10 @@ export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameRe
     const before = await iterationsOnPage(page);
     const frames = (await page.evaluate(RECORD_FRAMES(durationMs))) as number[];
     const metricsReceived = (await iterationsOnPage(page)) - before;
-    const intervals = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
+    const intervals = frames
+      .slice(1)
+      .map((t, i) => t - frames[i])
+      .sort((a, b) => a - b);
     return {
       source: why ? 'synthetic' : 'trainer',
       why: why ?? undefined,

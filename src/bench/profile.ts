@@ -46,7 +46,10 @@ export async function printProfileBench(gpuBe: WebGpuBackend, _cpu: CpuBackend, 
     trainer.dispose();
     const r = ctx.repeats;
     const rows = (m: Map<string, { ns: number; n: number }>, top = 1000) =>
-      [...m].sort((a, b) => b[1].ns - a[1].ns).slice(0, top).map(([k, e]) => [k, e.n / r, e.ns / r / 1e6, (100 * e.ns) / total]);
+      [...m]
+        .sort((a, b) => b[1].ns - a[1].ns)
+        .slice(0, top)
+        .map(([k, e]) => [k, e.n / r, e.ns / r / 1e6, (100 * e.ns) / total]);
     console.log(`## Profile, config ${c.name}: GPU time per iteration (timestamp queries, mean of ${r}); wall ${wall.toFixed(0)} ms, kernels ${(total / r / 1e6).toFixed(0)} ms\n`);
     console.log(table(['stage', 'dispatches', 'gpu ms', '%'], rows(byStage)));
     console.log('');

@@ -98,7 +98,9 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
     rows.push({ config: c.name, gpu: g.timed, cpu: cp.timed, stages: g.stages, stageCounts: g.stageCounts, byKernel: g.byKernel });
   }
   console.log('## One PPO iteration (actor + critic + reference, GAE, 1 epoch, 1 minibatch = the batch)\n');
-  console.log('Each iteration samples the next one\'s rollout after its update, in the same submit: the rollout time is recording (CPU backend: computing) it; on WebGPU its device time is in the update\'s.\n');
+  console.log(
+    "Each iteration samples the next one's rollout after its update, in the same submit: the rollout time is recording (CPU backend: computing) it; on WebGPU its device time is in the update's.\n",
+  );
   console.log(
     table(
       ['config', 'webgpu ms', 'cpu ref ms', 'cpu/webgpu', 'webgpu rollout/exp/update s', 'dispatches', 'submits', 'readbacks'],
@@ -118,12 +120,29 @@ export async function printTrainerBench(gpuBe: Backend, cpuBe: Backend, ctx?: { 
   console.log(
     table(
       ['config', 'stage', 'dispatches', 'submits', 'readbacks', 'copies', 'uploads', 'upload bytes', 'readback bytes'],
-      rows.flatMap((r) => [...STAGES.map((st): [string, GpuCounters] => [st, r.stageCounts[st]]), ['iteration', r.gpu.perCall] as [string, GpuCounters]].map(([st, c]) => [r.config, st, c.dispatches, c.submits, c.readbacks, c.copies, c.uploads, c.uploadBytes, c.readbackBytes])),
+      rows.flatMap((r) =>
+        [...STAGES.map((st): [string, GpuCounters] => [st, r.stageCounts[st]]), ['iteration', r.gpu.perCall] as [string, GpuCounters]].map(([st, c]) => [
+          r.config,
+          st,
+          c.dispatches,
+          c.submits,
+          c.readbacks,
+          c.copies,
+          c.uploads,
+          c.uploadBytes,
+          c.readbackBytes,
+        ]),
+      ),
     ),
   );
   for (const r of rows) {
     console.log(`\n### Dispatches per kernel, config ${r.config} (one iteration)\n`);
-    console.log(table(['kernel (shader:entry)', 'dispatches'], r.byKernel.map(([k, n]) => [k, n])));
+    console.log(
+      table(
+        ['kernel (shader:entry)', 'dispatches'],
+        r.byKernel.map(([k, n]) => [k, n]),
+      ),
+    );
     const sc = r.stageCounts;
     console.log(
       `\nSummary (docs/benchmarks.md): at ${r.config} one PPO iteration records ${r.gpu.perCall.dispatches} dispatches in ${r.gpu.perCall.submits} submits with ${r.gpu.perCall.readbacks} readbacks ` +

@@ -38,7 +38,15 @@ export async function printTransferBench(gpuBe: Backend): Promise<TransferRow[]>
   console.log(
     table(
       ['iteration', 'dispatches', 'submits', 'readbacks', 'uploads', 'upload bytes', 'readback bytes'],
-      rows.map(({ iteration, counts: c }) => [iteration === 0 ? '0 (samples its own rollout)' : String(iteration), c.dispatches, c.submits, c.readbacks, c.uploads, c.uploadBytes, c.readbackBytes]),
+      rows.map(({ iteration, counts: c }) => [
+        iteration === 0 ? '0 (samples its own rollout)' : String(iteration),
+        c.dispatches,
+        c.submits,
+        c.readbacks,
+        c.uploads,
+        c.uploadBytes,
+        c.readbackBytes,
+      ]),
     ),
   );
   console.log('');

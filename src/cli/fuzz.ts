@@ -70,7 +70,16 @@ async function child(a: Args): Promise<number> {
   const ck = new Uint8Array(readFileSync(join(root, 'public', 'checkpoints', 'arithmetic.safetensors')));
   const webgpu = a.only.includes('kernels') && a.webgpu > 0 ? await webgpuBackend() : undefined;
   const t0 = performance.now();
-  const reports = await runCampaign({ count: a.count, seed: a.seed, only: a.only, limitMs: a.limitMs, cpu: new CpuBackend(), webgpu, webgpuCount: a.webgpu, arithmeticCheckpoint: ck });
+  const reports = await runCampaign({
+    count: a.count,
+    seed: a.seed,
+    only: a.only,
+    limitMs: a.limitMs,
+    cpu: new CpuBackend(),
+    webgpu,
+    webgpuCount: a.webgpu,
+    arithmeticCheckpoint: ck,
+  });
   console.log(formatReports(reports));
   const tried = reports.reduce((s, r) => s + r.tried, 0);
   const defects = totalDefects(reports);

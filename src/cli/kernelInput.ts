@@ -41,7 +41,11 @@ export function denseArray(input: Record<string, unknown>, field: string, rank: 
   return { data: Float64Array.from(flat), shape };
 }
 
-export function numberField(input: Record<string, unknown>, field: string, opts: { min?: number; max?: number; exclusiveMin?: boolean; optional?: boolean; fallback?: number } = {}): number | null {
+export function numberField(
+  input: Record<string, unknown>,
+  field: string,
+  opts: { min?: number; max?: number; exclusiveMin?: boolean; optional?: boolean; fallback?: number } = {},
+): number | null {
   if (!(field in input) || input[field] === null) {
     if (opts.optional) return opts.fallback ?? null;
     throw new InputError(`missing field "${field}" (expected a number)`);

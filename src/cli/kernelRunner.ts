@@ -1,30 +1,10 @@
 // Runs one named PPO kernel on any backend from a JSON-like input (see docs/algorithms.md, "Run one kernel").
 import type { Backend } from '../backend/backend.ts';
-import {
-  GROUP_ESTIMATORS,
-  KL_ESTIMATORS,
-  LOSS_AGGS,
-  LOSS_MODES,
-  NORM_SCALES,
-  POLICY_STATS,
-  VALUE_STATS,
-  type KlEstimator,
-} from '../backend/ppoOps.ts';
+import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, POLICY_STATS, VALUE_STATS, type KlEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
-export const KERNEL_NAMES = [
-  'logprobs',
-  'kl',
-  'shape_rewards',
-  'gae',
-  'whiten',
-  'group_advantages',
-  'policy_loss',
-  'value_loss',
-  'aggregate',
-  'tis_weights',
-] as const;
+export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss', 'aggregate', 'tis_weights'] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
 type Input = Record<string, unknown>;

@@ -146,7 +146,10 @@ export function checkLearnArithmetic(arms: ArmRuns[], minSampled = 0.25, minGree
   const last = mean(rewards.map((x) => tail(x!, 20)));
   const split = (name: string, gains: number[]) => {
     const drop = -mean(gains);
-    return { ok: drop <= maxSplitDrop, why: `greedy accuracy on ${name} problems ${drop > 0 ? '−' : '+'}${pts(Math.abs(drop))} (may fall by at most ${pts(maxSplitDrop)}: no "always/never carry" shortcut)` };
+    return {
+      ok: drop <= maxSplitDrop,
+      why: `greedy accuracy on ${name} problems ${drop > 0 ? '−' : '+'}${pts(Math.abs(drop))} (may fall by at most ${pts(maxSplitDrop)}: no "always/never carry" shortcut)`,
+    };
   };
   return combine([
     { ok: mean(sampled.gains) >= minSampled, why: `sampled accuracy ${mean(sampled.gains) >= 0 ? '+' : ''}${pts(mean(sampled.gains))} (need +${pts(minSampled)})` },

@@ -91,7 +91,8 @@ export async function runPreset(o: RunOptions): Promise<RunRecord> {
   const ckPath = o.checkpointPath ?? checkpointPath(config.task);
   if (!existsSync(ckPath)) throw new Error(`no SFT checkpoint at ${ckPath}: run \`npm run pretrain -- --task ${config.task}\` first`);
   const rmPath = o.rewardModelPath ?? rewardModelPath(config.task);
-  if (config.rewardSource === 'model' && !existsSync(rmPath)) throw new Error(`rewardSource "model": no reward model at ${rmPath}: run \`npm run train-rm -- --task ${config.task}\``);
+  if (config.rewardSource === 'model' && !existsSync(rmPath))
+    throw new Error(`rewardSource "model": no reward model at ${rmPath}: run \`npm run train-rm -- --task ${config.task}\``);
   const rewardModel =
     config.rewardSource === 'model'
       ? RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(rmPath)), { alphabet: getTask(config.task).alphabet, task: config.task })

@@ -73,7 +73,8 @@ async function main(): Promise<number> {
     onPhaseEnd: async (i) => {
       const samples = await greedySamples(model, task, tok, evalCount, task.maxResponseChars + 1);
       console.log(`phase ${i + 1}/${phases.length} done (${phases[i].label}, ${phases[i].steps} steps × ${phases[i].batchSize}, lr ${phases[i].lr}) after ${secs()}s`);
-      for (const s of samples.slice(0, 6)) console.log(`  ${JSON.stringify(s.prompt)} → ${JSON.stringify(s.response)}${s.endedWithEos ? ' <eos>' : ''}  (score ${task.ruleScore(s).toFixed(2)})`);
+      for (const s of samples.slice(0, 6))
+        console.log(`  ${JSON.stringify(s.prompt)} → ${JSON.stringify(s.response)}${s.endedWithEos ? ' <eos>' : ''}  (score ${task.ruleScore(s).toFixed(2)})`);
       console.log(`  greedy on ${evalCount} held-out prompts: ${JSON.stringify(task.evaluate(samples))}`);
     },
   });

@@ -66,7 +66,10 @@ async function main(): Promise<number> {
     iters,
     memory: () => rt?.memory() ?? null,
     evalEvery: config.evalEvery,
-    onPoint: (p) => console.error(`  iteration ${p.iter}: ${p.iterS.toFixed(3)} s/iter (CPU ${p.cpuS.toFixed(3)} s), heap ${p.heapMB.toFixed(1)} MB (data ${p.dataMB.toFixed(1)})${p.gpu ? `, pool ${(p.gpu.poolBytes / 1048576).toFixed(2)} MB in ${p.gpu.liveBuffers} buffers` : ''}`),
+    onPoint: (p) =>
+      console.error(
+        `  iteration ${p.iter}: ${p.iterS.toFixed(3)} s/iter (CPU ${p.cpuS.toFixed(3)} s), heap ${p.heapMB.toFixed(1)} MB (data ${p.dataMB.toFixed(1)})${p.gpu ? `, pool ${(p.gpu.poolBytes / 1048576).toFixed(2)} MB in ${p.gpu.liveBuffers} buffers` : ''}`,
+      ),
   });
   trainer.dispose();
   console.log(formatSoak(report, `${config.task} on ${be.label}`));

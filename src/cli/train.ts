@@ -55,7 +55,8 @@ async function main(): Promise<number> {
     presetValues = arm.values;
     presetIters = arm.preset.iterations;
     const arms = arm.preset.arms?.length ?? 0;
-    label = arms > 0 ? `preset "${arm.preset.name}", arm "${arm.label}"${values.arm === undefined ? ` (the first of ${arms}; --arm picks another)` : ''}` : `preset "${arm.preset.name}"`;
+    label =
+      arms > 0 ? `preset "${arm.preset.name}", arm "${arm.label}"${values.arm === undefined ? ` (the first of ${arms}; --arm picks another)` : ''}` : `preset "${arm.preset.name}"`;
   } else if (values.arm !== undefined) {
     problems.push('--arm needs --preset');
   }

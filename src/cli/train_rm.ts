@@ -38,7 +38,10 @@ async function main(): Promise<void> {
       out: { type: 'string', default: join(root, 'public', 'checkpoints', 'sentiment_rm.safetensors') },
     },
   });
-  const steps = Number(values.steps), pairs = Number(values.pairs), lr = Number(values.lr), seed = Number(values.seed);
+  const steps = Number(values.steps),
+    pairs = Number(values.pairs),
+    lr = Number(values.lr),
+    seed = Number(values.seed);
   for (const [k, v] of Object.entries({ steps, pairs, seed })) if (!Number.isInteger(v) || v < 0) throw new Error(`--${k} must be a non-negative integer`);
   if (!(lr > 0)) throw new Error('--lr must be positive');
 
@@ -60,7 +63,8 @@ async function main(): Promise<void> {
   const hr = new Rng(HELD_OUT_SEED);
   const heldOut = Array.from({ length: 256 }, () => task.preferencePair(hr));
   const clean: PreferencePair[] = heldOut.map((p) => (lexiconScore(p.chosen) > lexiconScore(p.rejected) ? p : { ...p, chosen: p.rejected, rejected: p.chosen }));
-  const report = async (when: string) => console.log(`${when}: held-out accuracy ${(await rm.accuracy(heldOut)).toFixed(3)} (noisy labels), ${(await rm.accuracy(clean)).toFixed(3)} (lexicon order)`);
+  const report = async (when: string) =>
+    console.log(`${when}: held-out accuracy ${(await rm.accuracy(heldOut)).toFixed(3)} (noisy labels), ${(await rm.accuracy(clean)).toFixed(3)} (lexicon order)`);
   await report('before');
 
   const t0 = performance.now();
@@ -74,7 +78,9 @@ async function main(): Promise<void> {
     evalEvery: Math.max(1, Math.round(steps / 10)),
     onLog: (i) => {
       if (i.heldOutAccuracy === undefined) return;
-      console.log(`step ${String(i.step).padStart(5)}  loss ${i.loss.toFixed(4)}  batch acc ${i.accuracy.toFixed(2)}  held-out acc ${i.heldOutAccuracy.toFixed(3)}  lr ${i.lr.toExponential(2)}  |g| ${i.gradNorm.toFixed(3)}  ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+      console.log(
+        `step ${String(i.step).padStart(5)}  loss ${i.loss.toFixed(4)}  batch acc ${i.accuracy.toFixed(2)}  held-out acc ${i.heldOutAccuracy.toFixed(3)}  lr ${i.lr.toExponential(2)}  |g| ${i.gradNorm.toFixed(3)}  ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+      );
     },
   });
   await report('after');

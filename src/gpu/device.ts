@@ -71,10 +71,7 @@ export async function acquireDevice(opts: AcquireOptions = {}): Promise<Acquired
   for (const [name, need] of Object.entries(REQUIRED_LIMITS)) {
     const have = (adapter.limits as unknown as Record<string, number>)[name];
     if (have < need) {
-      throw new GpuUnavailableError(
-        'limit-too-small',
-        `This GPU's WebGPU limit ${name} is ${have}, but the playground needs at least ${need}.`,
-      );
+      throw new GpuUnavailableError('limit-too-small', `This GPU's WebGPU limit ${name} is ${have}, but the playground needs at least ${need}.`);
     }
   }
   const requiredLimits: Record<string, number> = { ...REQUIRED_LIMITS };

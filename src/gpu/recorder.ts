@@ -165,12 +165,7 @@ export class Recorder {
   }
 
   /** Records one dispatch. `uniform` holds the values of the kernel's uniform struct, by field name. */
-  dispatch(
-    p: CachedPipeline,
-    buffers: readonly BufferRange[],
-    uniform: UniformValues | null,
-    workgroups: readonly [number, number?, number?],
-  ): void {
+  dispatch(p: CachedPipeline, buffers: readonly BufferRange[], uniform: UniformValues | null, workgroups: readonly [number, number?, number?]): void {
     if (buffers.length !== p.spec.storage.length) {
       throw new Error(`${p.spec.shader}:${p.spec.entry} expects ${p.spec.storage.length} buffers, got ${buffers.length}`);
     }

@@ -80,7 +80,12 @@ export class GpuRuntime {
   }
 
   /** Records `spec` with its uniform struct's values by field name (null when it has none). */
-  dispatch<F extends string>(spec: KernelSpec<F>, buffers: readonly BufferRange[], uniform: UniformValues<NoInfer<F>> | null, workgroups: readonly [number, number?, number?]): void {
+  dispatch<F extends string>(
+    spec: KernelSpec<F>,
+    buffers: readonly BufferRange[],
+    uniform: UniformValues<NoInfer<F>> | null,
+    workgroups: readonly [number, number?, number?],
+  ): void {
     this.recorder.dispatch(this.pipelines.get(spec), buffers, uniform, workgroups);
   }
 

@@ -13,7 +13,10 @@ export function registerShaders(byName: Record<string, string>): void {
 export function registerShaderGlob(glob: Record<string, string>): void {
   const byName: Record<string, string> = {};
   for (const [path, code] of Object.entries(glob)) {
-    const base = path.split('/').pop()!.replace(/\.wgsl$/, '');
+    const base = path
+      .split('/')
+      .pop()!
+      .replace(/\.wgsl$/, '');
     byName[base] = code;
   }
   registerShaders(byName);
@@ -50,7 +53,9 @@ export function codeDeclarations(code: string): string {
   const used = new Set(uncommented.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []);
   const lines = [
     ...[...wgslCodes()].filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: u32 = ${v}u;`),
-    ...Object.entries(WGSL_F32_LIMITS).filter(([n]) => used.has(n)).map(([n, v]) => `const ${n}: f32 = ${wgslF32(v)};`),
+    ...Object.entries(WGSL_F32_LIMITS)
+      .filter(([n]) => used.has(n))
+      .map(([n, v]) => `const ${n}: f32 = ${wgslF32(v)};`),
   ];
   return lines.length ? `\n// Kernel codes generated from src/reference/kernelCodes.ts.\n${lines.join('\n')}\n` : '';
 }

@@ -2,8 +2,6 @@
 import type { KlEstimator } from './kl.ts';
 import { klValue } from './kl.ts';
 
-
-
 /** Index t of the last action token of row b, or −1 when the row has none. mask (B,A). */
 export function lastActionIndex(mask: ArrayLike<number>, b: number, A: number): number {
   for (let t = A - 1; t >= 0; t--) if (mask[b * A + t] !== 0) return t;

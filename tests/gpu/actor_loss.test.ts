@@ -83,11 +83,25 @@ async function run(be: Backend, x: Batch, params: ActorLossParams, withIs: boole
 }
 
 function expected(x: Batch, params: ActorLossParams, withIs: boolean) {
-  return actorLossRef(x.logits, x.tokens, x.old, x.adv, x.mask, { B: x.B, S: x.S, A: x.A, V: x.V, start: x.start, temperature: x.T }, params, withIs ? x.isW : null, params.kl ? x.ref : null);
+  return actorLossRef(
+    x.logits,
+    x.tokens,
+    x.old,
+    x.adv,
+    x.mask,
+    { B: x.B, S: x.S, A: x.A, V: x.V, start: x.start, temperature: x.T },
+    params,
+    withIs ? x.isW : null,
+    params.kl ? x.ref : null,
+  );
 }
 
 function compare(got: Awaited<ReturnType<typeof run>>, want: ReturnType<typeof actorLossRef>, what: string) {
-  for (const [name, arr] of [['grad', got.grad], ['logprobs', got.logprobs], ['policy', got.policy]] as const) {
+  for (const [name, arr] of [
+    ['grad', got.grad],
+    ['logprobs', got.logprobs],
+    ['policy', got.policy],
+  ] as const) {
     expect(arr.every(Number.isFinite), `${what}: ${name} finite`).toBe(true);
   }
   expectClose(got.logprobs, want.logprobs, TOL.elem.rtol, TOL.elem.atol, `${what} logprobs`);
@@ -116,7 +130,7 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
   it.each([
     { what: 'policy only (no TIS, entropy or KL), no dual clip', params: { ...base, clipC: null, agg: 'token-mean', entropyCoef: 0, kl: null }, withIs: false },
     { what: 'dual clip, entropy bonus only', params: { ...base, agg: 'seq-mean-token-mean', entropyCoef: 0.01, kl: null }, withIs: false },
-    { what: "KL loss k1+ (straight-through) and abs, TIS", params: { ...base, agg: 'token-mean', entropyCoef: 0, kl: { coef: 0.1, estimator: 'k1+' } }, withIs: true },
+    { what: 'KL loss k1+ (straight-through) and abs, TIS', params: { ...base, agg: 'token-mean', entropyCoef: 0, kl: { coef: 0.1, estimator: 'k1+' } }, withIs: true },
     { what: 'KL loss abs', params: { ...base, agg: 'seq-mean-token-sum', entropyCoef: 0, kl: { coef: 2, estimator: 'abs' } }, withIs: false },
   ] as { what: string; params: ActorLossParams; withIs: boolean }[])('$what', async ({ what, params, withIs }) => {
     const be = await makeBackend();
@@ -157,7 +171,10 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
   it('large batches and vocabularies (B > 256, V > 256: the per-op kernels on WebGPU) match too', async () => {
     const be = await makeBackend();
     const params: ActorLossParams = { ...base, agg: 'token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' } };
-    for (const [B, V] of [[257, 5], [3, 300]]) {
+    for (const [B, V] of [
+      [257, 5],
+      [3, 300],
+    ]) {
       const x = randomBatch(B + V, B, 3, V, 0.9, 1);
       compare(await run(be, x, params, true), expected(x, params, true), `B ${B} V ${V}`);
     }

@@ -46,7 +46,8 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
 
   it.each(LOSS_AGGS)('%s: masked positions holding NaN/Inf contribute nothing', async (agg) => {
     const be = await makeBackend();
-    const B = 4, A = 5;
+    const B = 4,
+      A = 5;
     const r = rng(7);
     const x = f32(randn(r, B * A));
     const mask = rightPaddedMask(r, B, A, 1);
@@ -61,7 +62,8 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
 
   it.each(LOSS_AGGS)('%s: everything masked gives 0 and zero weights; one token gives that token', async (agg) => {
     const be = await makeBackend();
-    const B = 3, A = 4;
+    const B = 3,
+      A = 4;
     const x = f32(randn(rng(9), B * A, 5));
     const none = be.ppo.aggregate(be.tensor(x, [B, A]), be.zeros([B, A]), agg);
     const [v0, w0] = await be.readMany([none.value, none.weights]);
@@ -89,7 +91,8 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     expectClose(w, [1 / 3, 1 / 3, 0, 1 / 3, 0, 0], TOL.elem.rtol, TOL.elem.atol, 'verl weights');
     expectClose(p, [7 / 6], TOL.reduce.rtol, TOL.reduce.atol, 'per_seq value');
     // random batch with empty rows against the reference
-    const B = 37, A = 11;
+    const B = 37,
+      A = 11;
     const r = rng(B * A + 5);
     const xr = f32(randn(r, B * A, 2));
     const mr = rightPaddedMask(r, B, A, 1);

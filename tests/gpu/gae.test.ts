@@ -39,7 +39,13 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
       expectClose(adv, want.advantages, SCAN.rtol, SCAN.atol, 'advantages');
       expectClose(ret, want.returns, SCAN.rtol, SCAN.atol, 'returns');
       // returns = advantages + values, everywhere
-      expectClose(ret, adv.map((a, i) => a + values[i]), SCAN.rtol, SCAN.atol, 'returns − advantages');
+      expectClose(
+        ret,
+        adv.map((a, i) => a + values[i]),
+        SCAN.rtol,
+        SCAN.atol,
+        'returns − advantages',
+      );
     });
   }
 
@@ -66,7 +72,8 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
     const mask = [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1];
     const rewards = [G, G, G, G, G, 2, G, G, G, G, G, G, 3, G, G, 1e4, -1e4, 1e4, -1e4, 1];
     const values = [1, 2, 3, 4, 5, 0.5, 1, 1, 1, 1, 1, 1, 0.25, 1, 1, 0, 0, 0, 0, 0];
-    const gamma = 0.9, lam = 0.8;
+    const gamma = 0.9,
+      lam = 0.8;
     const t = (xs: number[]) => be.tensor(xs, [4, A]);
     const out = be.ppo.gae(t(rewards), t(values), t(mask), gamma, lam);
     const [adv, ret] = await be.readMany([out.advantages, out.returns]);
@@ -84,7 +91,8 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
   it('all tokens masked: zero advantages, returns = values', async () => {
     const be = await makeBackend();
     const r = rng(3);
-    const B = 3, A = 4;
+    const B = 3,
+      A = 4;
     const values = f32(randn(r, B * A));
     const out = be.ppo.gae(be.tensor(f32(randn(r, B * A)), [B, A]), be.tensor(values, [B, A]), be.zeros([B, A]), 0.99, 0.95);
     const [adv, ret] = await be.readMany([out.advantages, out.returns]);

@@ -41,7 +41,19 @@ function run(be: Backend, estimator: GroupEstimator, c: Case) {
 }
 
 function reference(estimator: GroupEstimator, c: Case) {
-  return groupAdvantagesRef({ estimator, scores: c.scores, group: c.group, logprobs: c.logp, refLogprobs: c.ref, actionMask: c.mask, B: c.B, A: c.A, beta: c.beta, klEstimator: c.klEstimator, gamma: c.gamma });
+  return groupAdvantagesRef({
+    estimator,
+    scores: c.scores,
+    group: c.group,
+    logprobs: c.logp,
+    refLogprobs: c.ref,
+    actionMask: c.mask,
+    B: c.B,
+    A: c.A,
+    beta: c.beta,
+    klEstimator: c.klEstimator,
+    gamma: c.gamma,
+  });
 }
 
 /** Non-contiguous, unordered group ids with `per` members each. */
@@ -92,8 +104,20 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     // groups: id 9 = {1, 3} (size 2), id −4 = {2, 4, 9}; non-contiguous ids, interleaved members
     const group = [9, -4, 9, -4, -4];
     const scores = [1, 2, 3, 4, 9];
-    const B = 5, A = 3;
-    const c: Case = { B, A, scores, group, logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const B = 5,
+      A = 3;
+    const c: Case = {
+      B,
+      A,
+      scores,
+      group,
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k1',
+    };
     const expected: Record<GroupEstimator, number[]> = {
       reinforce: scores,
       reinforce_baseline: [-1, -3, 1, -1, 4],
@@ -118,10 +142,22 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
 
   it('GRPO on a group of equal scores gives exactly zero, never a blown-up 0/0', async () => {
     const be = await makeBackend();
-    const B = 6, A = 2;
+    const B = 6,
+      A = 2;
     const scores = [0.1, 0.1, 0.1, 0.7, 0.3, -0.2];
     const group = [1, 1, 1, 2, 2, 2];
-    const c: Case = { B, A, scores: f32(scores), group, logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k3' };
+    const c: Case = {
+      B,
+      A,
+      scores: f32(scores),
+      group,
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k3',
+    };
     const out = run(be, 'group_norm', c);
     const adv = await be.read(out.advantages);
     expectClose(adv.slice(0, 6), [0, 0, 0, 0, 0, 0], 0, 1e-6, 'equal-score group');
@@ -150,14 +186,17 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
   // verl multiplies every outcome estimator's advantages by the response mask, so padding holds
   // exactly 0 (the page's token views and histograms read every position). Compared everywhere,
   // not only under the mask, against the verl transliterations (tests/helpers/verl.ts).
-  it.each(GROUP_ESTIMATORS)('%s: advantages equal verl\'s at every position, padding included', async (est) => {
+  it.each(GROUP_ESTIMATORS)("%s: advantages equal verl's at every position, padding included", async (est) => {
     const be = await makeBackend();
     const r = rng(131 + GROUP_ESTIMATORS.indexOf(est));
-    const B = 12, A = 9;
+    const B = 12,
+      A = 9;
     const group = shuffledGroups(r, B, 4);
     const lengths = Array.from({ length: B }, (_, b) => (b === 5 ? 1 : r.int(2, A))); // every row padded; one length-1 row
     const mask = new Float64Array(B * A);
-    lengths.forEach((len, b) => { for (let a = 0; a < len; a++) mask[b * A + a] = 1; });
+    lengths.forEach((len, b) => {
+      for (let a = 0; a < len; a++) mask[b * A + a] = 1;
+    });
     const logp = f32(randn(r, B * A, 1).map((v) => -Math.abs(v)));
     const ref = f32(Float64Array.from(logp, (l) => l + r.normal() * 0.3));
     const scores = f32(randn(r, B, 2));
@@ -185,9 +224,21 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
 
   it('all tokens masked: zero returns', async () => {
     const be = await makeBackend();
-    const B = 4, A = 3;
+    const B = 4,
+      A = 3;
     for (const est of GROUP_ESTIMATORS) {
-      const c: Case = { B, A, scores: [1, 2, 3, 4], group: [0, 0, 1, 1], logp: new Float64Array(B * A).fill(-1), ref: new Float64Array(B * A).fill(-2), mask: new Float64Array(B * A), beta: 0.1, gamma: 1, klEstimator: 'k2' };
+      const c: Case = {
+        B,
+        A,
+        scores: [1, 2, 3, 4],
+        group: [0, 0, 1, 1],
+        logp: new Float64Array(B * A).fill(-1),
+        ref: new Float64Array(B * A).fill(-2),
+        mask: new Float64Array(B * A),
+        beta: 0.1,
+        gamma: 1,
+        klEstimator: 'k2',
+      };
       const out = run(be, est, c);
       const [adv, ret] = await be.readMany([out.advantages, out.returns]);
       expectClose(ret, new Float64Array(B * A), 0, 0, `${est} returns`);
@@ -197,8 +248,20 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
 
   it.each(GROUP_ESTIMATORS.filter((e) => e !== 'reinforce'))('%s rejects a group of one, naming it, before any GPU work', async (est) => {
     const be = await makeBackend();
-    const B = 5, A = 2;
-    const c: Case = { B, A, scores: [1, 2, 3, 4, 5], group: [7, 7, 42, 9, 9], logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const B = 5,
+      A = 2;
+    const c: Case = {
+      B,
+      A,
+      scores: [1, 2, 3, 4, 5],
+      group: [7, 7, 42, 9, 9],
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k1',
+    };
     const args = {
       estimator: est,
       scores: be.tensor(c.scores, [B]),
@@ -217,8 +280,20 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
 
   it('reinforce accepts groups of one; a group list of the wrong length is rejected', async () => {
     const be = await makeBackend();
-    const B = 3, A = 2;
-    const c: Case = { B, A, scores: [1, -2, 0.5], group: [0, 1, 2], logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1' };
+    const B = 3,
+      A = 2;
+    const c: Case = {
+      B,
+      A,
+      scores: [1, -2, 0.5],
+      group: [0, 1, 2],
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k1',
+    };
     const ret = await be.read(run(be, 'reinforce', c).returns);
     expectClose(ret, [1, 1, -2, -2, 0.5, 0.5], rtol, atol, 'reinforce returns');
     expect(() => run(be, 'rloo', { ...c, group: [0, 0] })).toThrow(/2 ids for 3 sequences/);

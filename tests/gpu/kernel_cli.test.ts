@@ -20,8 +20,14 @@ function runCli(name: string, input: unknown): { status: number; stdout: string;
 
 describe('npm run kernel', () => {
   it('runs the kl kernel on WebGPU and prints nested JSON arrays', () => {
-    const logprobs = [[-1, -2, -0.5], [-3, -0.1, -2]];
-    const ref = [[-1.5, -1, -0.5], [-0.2, -4, -2]];
+    const logprobs = [
+      [-1, -2, -0.5],
+      [-3, -0.1, -2],
+    ];
+    const ref = [
+      [-1.5, -1, -0.5],
+      [-0.2, -4, -2],
+    ];
     const r = runCli('kl', { logprobs, ref_logprobs: ref, estimator: 'k3' });
     expect(r.stderr).not.toMatch(/invalid|failed/);
     expect(r.status).toBe(0);
@@ -35,7 +41,18 @@ describe('npm run kernel', () => {
 
   it.each([
     ['missing field', { logprobs: [[-1]], estimator: 'k1' }, 'missing field "ref_logprobs"'],
-    ['ragged array', { logprobs: [[-1, -2], [-1]], ref_logprobs: [[-1, -2], [-1, 0]], estimator: 'k1' }, 'field "logprobs"[1]: ragged array'],
+    [
+      'ragged array',
+      {
+        logprobs: [[-1, -2], [-1]],
+        ref_logprobs: [
+          [-1, -2],
+          [-1, 0],
+        ],
+        estimator: 'k1',
+      },
+      'field "logprobs"[1]: ragged array',
+    ],
     ['wrong type', { logprobs: [[-1, 'x']], ref_logprobs: [[-1, -2]], estimator: 'k1' }, 'field "logprobs"[0][1]: expected a number'],
     ['shape mismatch', { logprobs: [[-1, -2]], ref_logprobs: [[-1, -2, -3]], estimator: 'k1' }, 'field "ref_logprobs": shape [1, 3] does not match'],
     ['bad estimator', { logprobs: [[-1]], ref_logprobs: [[-1]], estimator: 'k9' }, 'field "estimator"'],
@@ -58,7 +75,9 @@ describe('npm run kernel', () => {
 
 describe('every kernel name through the CLI runner: WebGPU output equals the float64 reference backend', () => {
   const r = rng(77);
-  const B = 4, T = 5, V = 7;
+  const B = 4,
+    T = 5,
+    V = 7;
   const f32 = (x: number) => Math.fround(x);
   const mat = (f: () => number) => Array.from({ length: B }, () => Array.from({ length: T }, () => f32(f())));
   const mask = Array.from({ length: B }, (_, b) => Array.from({ length: T }, (_, t) => (t < [5, 1, 3, 0][b] ? 1 : 0)));
@@ -76,7 +95,15 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
     whiten: { values: mat(() => r.normal() * 3 + 1), mask, shift_mean: false },
     group_advantages: { ...base, estimator: 'rloo', scores: [1, 0, 0.5, 2], group: [7, 7, 3, 3], beta: 0.05, kl_estimator: 'k1', gamma: 1 },
     policy_loss: { old_logprobs: mat(lp), logprobs: mat(lp), advantages: mat(() => r.normal()), mask, clip_low: 0.2, clip_high: 0.28, clip_c: 3, agg: 'seq-mean-token-mean' },
-    value_loss: { values: mat(() => r.normal()), old_values: mat(() => r.normal()), returns: mat(() => r.normal()), mask, clip: 0.2, agg: 'seq-mean-token-sum-norm', norm_scale: 'verl' },
+    value_loss: {
+      values: mat(() => r.normal()),
+      old_values: mat(() => r.normal()),
+      returns: mat(() => r.normal()),
+      mask,
+      clip: 0.2,
+      agg: 'seq-mean-token-sum-norm',
+      norm_scale: 'verl',
+    },
     aggregate: { values: mat(() => r.normal()), mask, agg: 'seq-mean-token-sum' },
     tis_weights: { old_logprobs: mat(lp), rollout_logprobs: mat(lp), mask, cap: 1.5 },
   };

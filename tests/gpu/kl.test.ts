@@ -8,7 +8,8 @@ describe.each(BACKENDS)('kl estimators on %s', (_name, makeBackend) => {
   it.each(KL_ESTIMATORS)('%s matches the float64 reference on random inputs', async (est) => {
     const be = await makeBackend();
     const r = rng(1);
-    const B = 5, A = 37;
+    const B = 5,
+      A = 37;
     const logp = randn(r, B * A, 2).map((x) => -Math.abs(x));
     const ref = randn(r, B * A, 2).map((x) => -Math.abs(x));
     // round inputs to f32 so both sides see the same numbers
@@ -36,7 +37,13 @@ describe.each(BACKENDS)('kl estimators on %s', (_name, makeBackend) => {
     expect(k3v[0]).toBe(10); // the clamp still binds the value…
     expectClose(k3g, d, TOL.elem.rtol, TOL.elem.atol, 'k3+ grad'); // …but the straight-through gradient is d
     const [cv, cg] = await get('k1_clamped');
-    expectClose(cv, d.map((x) => Math.max(x, 0)), TOL.elem.rtol, TOL.elem.atol, 'k1_clamped value');
+    expectClose(
+      cv,
+      d.map((x) => Math.max(x, 0)),
+      TOL.elem.rtol,
+      TOL.elem.atol,
+      'k1_clamped value',
+    );
     expect(Array.from(cg)).toEqual(d.map((x) => (x > 0 ? 1 : 0)));
   });
 

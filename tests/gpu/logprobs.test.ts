@@ -48,7 +48,9 @@ describe.each(BACKENDS)('logprobs on %s', (_name, makeBackend) => {
   });
 
   it.each([1, 0.05])('extreme logits ±1e4 at T=%s stay finite and exact', async (T) => {
-    const B = 1, A = 4, V = 5;
+    const B = 1,
+      A = 4,
+      V = 5;
     const logits = new Float64Array(B * A * V).fill(-1e4);
     logits[0] = 1e4; // row 0: one-hot, token is the winner
     logits[5 + 1] = 1e4; // row 1: one-hot, token is a loser (logprob −2e4/T)

@@ -52,9 +52,20 @@ async function greedyFull(be: Backend, model: Gpt, pb: PromptBatch, A: number): 
   }));
   for (let step = 0; step < A; step++) {
     const S = P + step;
-    const t = be.tensor(rows.flatMap((r) => r.tok), [B, S], 'i32');
-    const m = be.tensor(rows.flatMap((r) => r.mask), [B, S]);
-    const p = be.tensor(rows.flatMap((r) => r.pos), [B, S], 'i32');
+    const t = be.tensor(
+      rows.flatMap((r) => r.tok),
+      [B, S],
+      'i32',
+    );
+    const m = be.tensor(
+      rows.flatMap((r) => r.mask),
+      [B, S],
+    );
+    const p = be.tensor(
+      rows.flatMap((r) => r.pos),
+      [B, S],
+      'i32',
+    );
     const logits = await be.read(model.infer(t, m, p));
     be.dispose(t, m, p);
     const V = cfg.vocabSize;
@@ -144,7 +155,7 @@ describe.each(BACKENDS)('generation on %s', (_name, makeBackend) => {
   it.each([
     ['temperature 0.8, no filter', { temperature: 0.8 }],
     ['top-k 3, top-p 0.9', { temperature: 1.2, topK: 3, topP: 0.9 }],
-  ] as [string, Partial<SampleParams>][])('returns the sampled tokens\' log-probs under the sampling distribution (%s), 0 after the end', async (_label, extra) => {
+  ] as [string, Partial<SampleParams>][])("returns the sampled tokens' log-probs under the sampling distribution (%s), 0 after the end", async (_label, extra) => {
     const be = await makeBackend();
     const r = rng(35);
     const model = modelWith(be, cfg, randomParams(cfg, r, 0.3));

@@ -38,5 +38,4 @@ describe.each(HEADS)('GPT %s head', (head) => {
     gpuBe.dispose(out, gOut, t.tokens, t.attnMask, t.positions);
     model.dispose();
   });
-
 });

@@ -37,7 +37,10 @@ describe.each(BACKENDS)('SFT on %s', (_name, makeBackend) => {
     const seed = r.int(0, 1e9);
     // 64 fresh examples the training never sees (the trainer draws from Rng(seed)); measuring on
     // them rather than on one logged training minibatch of 8 keeps the check free of batch noise.
-    const heldOut = buildSftBatch(tok, Array.from({ length: 64 }, () => task.sftExample(r)));
+    const heldOut = buildSftBatch(
+      tok,
+      Array.from({ length: 64 }, () => task.sftExample(r)),
+    );
     const model = new Gpt(be, cfg, seed);
     const before = await heldOutLoss(model, heldOut);
     const log = await trainSft(model, task, tok, opts(seed, 40, 5));

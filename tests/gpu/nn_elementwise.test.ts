@@ -82,7 +82,13 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     const a = f32(randn(r, n));
     const b = f32(randn(r, n));
     const sum = await be.read(be.nn.add(be.tensor(a, [3, 100]), be.tensor(b, [3, 100])));
-    expectClose(sum, a.map((v, i) => v + b[i]), TOL.elem.rtol, TOL.elem.atol, 'add');
+    expectClose(
+      sum,
+      a.map((v, i) => v + b[i]),
+      TOL.elem.rtol,
+      TOL.elem.atol,
+      'add',
+    );
 
     const flat = be.tensor(new Float64Array(64 + n).fill(9), [64 + n]);
     const y = be.view(flat, 64, [n]);
@@ -90,7 +96,13 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     be.nn.axpy(0.75, be.tensor(a, [n]), y);
     be.nn.scale(y, -2);
     const [ry, rflat] = await be.readMany([y, flat]);
-    expectClose(ry, b.map((v, i) => -2 * (v + 0.75 * a[i])), TOL.elem.rtol, TOL.elem.atol, 'axpy then scale');
+    expectClose(
+      ry,
+      b.map((v, i) => -2 * (v + 0.75 * a[i])),
+      TOL.elem.rtol,
+      TOL.elem.atol,
+      'axpy then scale',
+    );
     expect(Array.from(rflat.slice(0, 64)).every((v) => v === 9)).toBe(true); // outside the view untouched
 
     be.nn.fill(y, 0);

@@ -7,7 +7,10 @@ import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 
 describe.each(BACKENDS)('embedding on %s', (_name, makeBackend) => {
-  for (const [B, S, V, P, D] of [[2, 5, 7, 5, 3], [6, 24, 40, 32, 48]] as const) {
+  for (const [B, S, V, P, D] of [
+    [2, 5, 7, 5, 3],
+    [6, 24, 40, 32, 48],
+  ] as const) {
     it(`B=${B} S=${S} V=${V} P=${P} D=${D}: forward, backward accumulates twice, positions clamped`, async () => {
       const be = await makeBackend();
       const r = rng(B * S * V + D);
@@ -34,15 +37,30 @@ describe.each(BACKENDS)('embedding on %s', (_name, makeBackend) => {
       expectClose(b1, ref.gradWpe, TOL.reduce.rtol, TOL.reduce.atol, 'gradWpe');
       be.nn.embeddingBackward(tg, tt, tp, gWte, gWpe);
       const [a2, b2] = await be.readMany([gWte, gWpe]);
-      expectClose(a2, ref.gradWte.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, 'gradWte twice');
-      expectClose(b2, ref.gradWpe.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, 'gradWpe twice');
+      expectClose(
+        a2,
+        ref.gradWte.map((v) => 2 * v),
+        TOL.reduce.rtol,
+        TOL.reduce.atol,
+        'gradWte twice',
+      );
+      expectClose(
+        b2,
+        ref.gradWpe.map((v) => 2 * v),
+        TOL.reduce.rtol,
+        TOL.reduce.atol,
+        'gradWpe twice',
+      );
     });
   }
 
   it('backward into views of one flat gradient buffer (wte and wpe tied into it)', async () => {
     const be = await makeBackend();
     const r = rng(77);
-    const V = 5, P = 4, D = 8, R = 9;
+    const V = 5,
+      P = 4,
+      D = 8,
+      R = 9;
     const tokens = Float64Array.from({ length: R }, () => r.int(0, V));
     const positions = Float64Array.from({ length: R }, (_, i) => i % P);
     const gout = f32(randn(r, R * D));

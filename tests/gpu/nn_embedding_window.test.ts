@@ -11,7 +11,13 @@ const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.f
 describe.each(BACKENDS)('embeddingWindow on %s', (_name, makeBackend) => {
   const [B, S, V, P, D] = [5, 9, 11, 9, 20];
   // first column, a middle column, the last column (the rollout's case: len 1), a span, everything
-  for (const [start, len] of [[0, 1], [4, 1], [S - 1, 1], [2, 5], [0, S]] as const) {
+  for (const [start, len] of [
+    [0, 1],
+    [4, 1],
+    [S - 1, 1],
+    [2, 5],
+    [0, S],
+  ] as const) {
     it(`B=${B} S=${S} D=${D}: columns [${start}, ${start + len}), out-of-range ids and positions clamped`, async () => {
       const be = await makeBackend();
       const r = rng(start * 31 + len);

@@ -8,7 +8,11 @@ const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.f
 const EPS = 1e-5;
 
 describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
-  for (const [M, D] of [[7, 13], [37, 96], [3, 200]] as const) {
+  for (const [M, D] of [
+    [7, 13],
+    [37, 96],
+    [3, 200],
+  ] as const) {
     it(`forward and backward M=${M} D=${D}; parameter grads accumulate`, async () => {
       const be = await makeBackend();
       const r = rng(M * 1000 + D);
@@ -34,10 +38,22 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
       const [rgx, rgg, rgb] = await be.readMany([gx, gGamma, gBeta]);
       expectClose(rgx, bref.gradX, TOL.reduce.rtol, TOL.reduce.atol, 'gradX');
       expectClose(rgg, bref.gradGamma, TOL.reduce.rtol, TOL.reduce.atol, 'gradGamma');
-      expectClose(rgb, bref.gradBeta.map((v) => v + 1), TOL.reduce.rtol, TOL.reduce.atol, 'gradBeta (+1 initial)');
+      expectClose(
+        rgb,
+        bref.gradBeta.map((v) => v + 1),
+        TOL.reduce.rtol,
+        TOL.reduce.atol,
+        'gradBeta (+1 initial)',
+      );
       be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, tgamma, mean, rstd, gGamma, gBeta);
       const [rgg2] = await be.readMany([gGamma]);
-      expectClose(rgg2, bref.gradGamma.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, 'gradGamma twice');
+      expectClose(
+        rgg2,
+        bref.gradGamma.map((v) => 2 * v),
+        TOL.reduce.rtol,
+        TOL.reduce.atol,
+        'gradGamma twice',
+      );
     });
   }
 
@@ -45,7 +61,8 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const D = 4;
     const x = [5, 5, 5, 5, 1e4, -1e4, 1e4, -1e4];
-    const gamma = [1, 2, 3, 4], beta = [0.5, 0, 0, -0.5];
+    const gamma = [1, 2, 3, 4],
+      beta = [0.5, 0, 0, -0.5];
     const { y, mean, rstd } = be.nn.layerNorm(be.tensor(x, [2, D]), be.tensor(gamma, [D]), be.tensor(beta, [D]), EPS);
     const ref = layerNormRef(x, gamma, beta, 2, D, EPS);
     const [ry, rm, rr] = await be.readMany([y, mean, rstd]);
@@ -61,10 +78,14 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
   it('works on gamma/beta and their gradients as views of flat buffers', async () => {
     const be = await makeBackend();
     const r = rng(9);
-    const M = 5, D = 10;
+    const M = 5,
+      D = 10;
     const x = f32(randn(r, M * D));
     const gy = f32(randn(r, M * D));
-    const params = be.tensor(new Float64Array(192).fill(1).map((_, i) => (i >= 128 ? 0.25 : 1)), [192]);
+    const params = be.tensor(
+      new Float64Array(192).fill(1).map((_, i) => (i >= 128 ? 0.25 : 1)),
+      [192],
+    );
     const grads = be.zeros([192]);
     const gamma = be.view(params, 64, [D]);
     const beta = be.view(params, 128, [D]);

@@ -26,7 +26,10 @@ async function check(M: number, D: number, scale: number, seed: number) {
   const [ry, rm, rr, rgx] = await be.readMany([y, mean, rstd, gx]);
   const ref = layerNormRef(x, gamma, beta, M, D, EPS);
   const bref = layerNormBackwardRef(gy, x, gamma, ref.mean, ref.rstd, M, D);
-  for (const [name, got] of [['y', ry], ['gradX', rgx]] as const) {
+  for (const [name, got] of [
+    ['y', ry],
+    ['gradX', rgx],
+  ] as const) {
     expect(got.every(Number.isFinite), `${name} finite`).toBe(true);
   }
   expectClose(rm, ref.mean, TOL.reduce.rtol, TOL.reduce.atol * scale, 'mean');
@@ -39,7 +42,12 @@ async function check(M: number, D: number, scale: number, seed: number) {
 describe('layerNorm kernel selection on webgpu', () => {
   // [M, D]: rows kernel with several workgroups and a ragged last one; the workgroup-per-row
   // kernel for D > 256 and for M·D > 2^18.
-  for (const [M, D] of [[130, 64], [1, 256], [5, 300], [1025, 256]] as const) {
+  for (const [M, D] of [
+    [130, 64],
+    [1, 256],
+    [5, 300],
+    [1025, 256],
+  ] as const) {
     it(`M=${M} D=${D} matches the float64 reference`, { timeout: 60_000 }, async () => {
       await check(M, D, 1, M * 7 + D);
     });
@@ -56,7 +64,10 @@ describe('layerNorm kernel selection on webgpu', () => {
 // adapters (rt.cpuAdapter, true here on SwiftShader) and the tree kernel on GPUs: both against the
 // float64 reference.
 describe('layerNormBackward into the residual gradient on webgpu', () => {
-  for (const [M, D] of [[37, 64], [3, 300]] as const) {
+  for (const [M, D] of [
+    [37, 64],
+    [3, 300],
+  ] as const) {
     it(`M=${M} D=${D}: into = prior + gradX bit for bit; gamma/beta gradients from both column kernels`, async () => {
       const be = await webgpuBackend();
       const r = rng(M + D);
@@ -89,10 +100,28 @@ describe('layerNormBackward into the residual gradient on webgpu', () => {
       for (const cpu of [true, false]) {
         const [unfused, fused, gG, gB] = await run(cpu);
         expect(Array.from(fused)).toEqual(Array.from(unfused));
-        expectClose(fused, ref.gradX.map((v, i) => v + prior[i]), TOL.reduce.rtol, TOL.reduce.atol, 'prior + gradX');
+        expectClose(
+          fused,
+          ref.gradX.map((v, i) => v + prior[i]),
+          TOL.reduce.rtol,
+          TOL.reduce.atol,
+          'prior + gradX',
+        );
         // Two backward calls accumulated into the same parameter gradients.
-        expectClose(gG, ref.gradGamma.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, `gradGamma (cpu adapter ${cpu})`);
-        expectClose(gB, ref.gradBeta.map((v) => 2 * v), TOL.reduce.rtol, TOL.reduce.atol, `gradBeta (cpu adapter ${cpu})`);
+        expectClose(
+          gG,
+          ref.gradGamma.map((v) => 2 * v),
+          TOL.reduce.rtol,
+          TOL.reduce.atol,
+          `gradGamma (cpu adapter ${cpu})`,
+        );
+        expectClose(
+          gB,
+          ref.gradBeta.map((v) => 2 * v),
+          TOL.reduce.rtol,
+          TOL.reduce.atol,
+          `gradBeta (cpu adapter ${cpu})`,
+        );
       }
       be.dispose(tx, tgamma, tgy, y, mean, rstd);
     });

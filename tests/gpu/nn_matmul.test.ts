@@ -62,13 +62,28 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
         const ref = matmulBackwardRef(g, a, b, M, K, N, transB);
         const [rA, rB1, rBias1] = await be.readMany([gradA!, gradB, gradBias]);
         expectMatmulClose(rA, ref.gradA, TOL.reduce.rtol, 'gradA');
-        expectMatmulClose(rB1, ref.gradB.map((v, i) => v + init[i]), TOL.reduce.rtol, 'gradB (once)');
+        expectMatmulClose(
+          rB1,
+          ref.gradB.map((v, i) => v + init[i]),
+          TOL.reduce.rtol,
+          'gradB (once)',
+        );
         expectMatmulClose(rBias1, ref.gradBias, TOL.reduce.rtol, 'gradBias (once)');
 
         expect(be.nn.matmulBackward(tg, ta, tb, transB, gradB, gradBias, false)).toBeNull();
         const [rB2, rBias2] = await be.readMany([gradB, gradBias]);
-        expectMatmulClose(rB2, ref.gradB.map((v, i) => 2 * v + init[i]), TOL.reduce.rtol, 'gradB (twice)');
-        expectMatmulClose(rBias2, ref.gradBias.map((v) => 2 * v), TOL.reduce.rtol, 'gradBias (twice)');
+        expectMatmulClose(
+          rB2,
+          ref.gradB.map((v, i) => 2 * v + init[i]),
+          TOL.reduce.rtol,
+          'gradB (twice)',
+        );
+        expectMatmulClose(
+          rBias2,
+          ref.gradBias.map((v) => 2 * v),
+          TOL.reduce.rtol,
+          'gradBias (twice)',
+        );
       });
     }
   }
@@ -76,13 +91,16 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
   it('works on views into flat parameter and gradient buffers, leaving the rest untouched', async () => {
     const be = await makeBackend();
     const r = rng(42);
-    const M = 9, K = 20, N = 11;
+    const M = 9,
+      K = 20,
+      N = 11;
     const a = f32(randn(r, M * K));
     const w = f32(randn(r, K * N));
     const bias = f32(randn(r, N));
     const g = f32(randn(r, M * N));
     // params = [64 pad | w (K·N) | pad to 64 | bias], grads laid out the same way
-    const wOff = 64, biasOff = 64 * Math.ceil((wOff + K * N) / 64);
+    const wOff = 64,
+      biasOff = 64 * Math.ceil((wOff + K * N) / 64);
     const total = biasOff + 64;
     const flat = new Float64Array(total).fill(0.5);
     flat.set(w, wOff);
@@ -109,7 +127,9 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
 
   it('stays finite and exact-ish with extreme magnitudes (±1e4) and a length-1 inner dim', async () => {
     const be = await makeBackend();
-    const M = 5, K = 1, N = 3;
+    const M = 5,
+      K = 1,
+      N = 3;
     const a = [1e4, -1e4, 0, 1, -1];
     const b = [1e4, -2, 3e-4];
     const y = await be.read(be.nn.matmul(be.tensor(a, [M, K]), be.tensor(b, [K, N]), null, false));
@@ -160,7 +180,12 @@ describe('matmul block variants on webgpu', () => {
       expectMatmulClose(big[0], ref, FWD.rtol, 'residual + a·b + bias');
       const back = matmulBackwardRef(g, a, b, M, K, N, transB);
       expectMatmulClose(big[3], back.gradA, TOL.reduce.rtol, 'gradA');
-      expectMatmulClose(big[4], back.gradB.map((v, i) => v + init[i]), TOL.reduce.rtol, 'gradB');
+      expectMatmulClose(
+        big[4],
+        back.gradB.map((v, i) => v + init[i]),
+        TOL.reduce.rtol,
+        'gradB',
+      );
     });
   }
 });

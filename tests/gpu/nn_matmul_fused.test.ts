@@ -50,7 +50,9 @@ describe.each(BACKENDS)('matmulResidual on %s', (_name, makeBackend) => {
 
   it('is exact where a·b is zero (zero a) and keeps huge and tiny residuals finite', async () => {
     const be = await makeBackend();
-    const M = 4, K = 8, N = 6;
+    const M = 4,
+      K = 8,
+      N = 6;
     const a = new Float64Array(M * K); // all zero: out must come back as out₀ + bias exactly
     const b = f32(randn(rng(3), K * N));
     const bias = f32(randn(rng(4), N));
@@ -75,7 +77,9 @@ describe('matmulResidual on webgpu equals the unfused add(out, matmul) bit for b
   it('(64, 32)·(32, 96) + bias', async () => {
     const be = await webgpuBackend();
     const r = rng(77);
-    const M = 64, K = 32, N = 96;
+    const M = 64,
+      K = 32,
+      N = 96;
     const a = be.tensor(randn(r, M * K), [M, K]);
     const b = be.tensor(randn(r, K * N), [K, N]);
     const bias = be.tensor(randn(r, N), [N]);
@@ -118,10 +122,24 @@ describe.each(BACKENDS)('matmulGelu on %s', (_name, makeBackend) => {
     const n = xs.length;
     // a = identity (n, n): pre = b exactly
     const eye = Float64Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0));
-    const { pre, act } = be.nn.matmulGelu(be.tensor(eye, [n, n]), be.tensor(Float64Array.from({ length: n * n }, (_, i) => xs[i % n]), [n, n]), null, false);
+    const { pre, act } = be.nn.matmulGelu(
+      be.tensor(eye, [n, n]),
+      be.tensor(
+        Float64Array.from({ length: n * n }, (_, i) => xs[i % n]),
+        [n, n],
+      ),
+      null,
+      false,
+    );
     const [gotPre, gotAct] = await be.readMany([pre, act]);
     const want = geluRef(Float64Array.from({ length: n * n }, (_, i) => xs[i % n]));
-    expectClose(gotPre, Float64Array.from({ length: n * n }, (_, i) => xs[i % n]), 1e-7, 0, 'pre');
+    expectClose(
+      gotPre,
+      Float64Array.from({ length: n * n }, (_, i) => xs[i % n]),
+      1e-7,
+      0,
+      'pre',
+    );
     expectClose(gotAct, want, 1e-5, 1e-7, 'act');
     for (const v of gotAct) expect(Number.isFinite(v)).toBe(true);
   });
@@ -131,7 +149,9 @@ describe('matmulGelu on webgpu equals the unfused gelu(matmul) bit for bit', () 
   it('(48, 64)·(64, 256) + bias', async () => {
     const be = await webgpuBackend();
     const r = rng(91);
-    const M = 48, K = 64, N = 256;
+    const M = 48,
+      K = 64,
+      N = 256;
     const a = be.tensor(randn(r, M * K), [M, K]);
     const b = be.tensor(randn(r, K * N), [K, N]);
     const bias = be.tensor(randn(r, N), [N]);

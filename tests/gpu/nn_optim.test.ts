@@ -12,7 +12,10 @@ describe.each(BACKENDS)('optimiser on %s', (_name, makeBackend) => {
     it(`gradNorm of ${n} values (including a view)`, async () => {
       const be = await makeBackend();
       const g = f32(randn(rng(n), n, 0.1));
-      const flat = be.tensor(new Float64Array(64 + n).fill(100).map((v, i) => (i < 64 ? v : g[i - 64])), [64 + n]);
+      const flat = be.tensor(
+        new Float64Array(64 + n).fill(100).map((v, i) => (i < 64 ? v : g[i - 64])),
+        [64 + n],
+      );
       const norm = be.nn.gradNorm(be.view(flat, 64, [n]));
       expect(norm.shape).toEqual([1]);
       expectClose(await be.read(norm), [gradNormRef(g)], TOL.reduce.rtol, 0, 'norm');
@@ -37,7 +40,9 @@ describe.each(BACKENDS)('optimiser on %s', (_name, makeBackend) => {
       const m = be.zeros([n]);
       const v = be.zeros([n]);
       const tmask = be.tensor(mask, [n]);
-      const rp = Float64Array.from(p0), rm = new Float64Array(n), rv = new Float64Array(n);
+      const rp = Float64Array.from(p0),
+        rm = new Float64Array(n),
+        rv = new Float64Array(n);
       for (let step = 1; step <= 4; step++) {
         const g = f32(randn(r, n, 0.5)); // ‖g‖ ≈ 16
         const hp: AdamWParams = { lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, step, maxGradNorm: clip ? 1 : 1e3 };
@@ -67,7 +72,9 @@ describe.each(BACKENDS)('optimiser on %s', (_name, makeBackend) => {
     const v = be.zeros([4]);
     const hp: AdamWParams = { lr: 0.1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.5, step: 1, maxGradNorm: 1 };
     be.nn.adamw(params, be.tensor(g, [4]), m, v, be.tensor(mask, [4]), null, hp);
-    const rp = Float64Array.from(p0), rm = new Float64Array(4), rv = new Float64Array(4);
+    const rp = Float64Array.from(p0),
+      rm = new Float64Array(4),
+      rv = new Float64Array(4);
     adamwRef(rp, g, rm, rv, mask, null, hp);
     const got = await be.read(params);
     expectClose(got, rp, TOL.elem.rtol, 1e-6, 'params');
@@ -102,7 +109,9 @@ describe.each(BACKENDS)('AdamW skips a non-finite gradient norm on %s', (_name, 
       expect(Array.from(gm)).toEqual(Array.from(m0));
       expect(Array.from(gv)).toEqual(Array.from(v0));
       // the reference skips too
-      const rp = Float64Array.from(p0), rm = Float64Array.from(m0), rv = Float64Array.from(v0);
+      const rp = Float64Array.from(p0),
+        rm = Float64Array.from(m0),
+        rv = Float64Array.from(v0);
       adamwRef(rp, g, rm, rv, mask, normV[0], hp);
       expect(Array.from(rp)).toEqual(Array.from(p0));
       // a finite step afterwards is applied normally

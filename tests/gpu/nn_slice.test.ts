@@ -9,7 +9,12 @@ const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.f
 const exact = (a: Float64Array, e: Float64Array) => expect(Array.from(a)).toEqual(Array.from(e));
 
 describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
-  for (const [B, S, D, start, len] of [[3, 8, 5, 3, 5], [4, 33, 1, 16, 17], [2, 6, 4, 5, 1], [5, 40, 24, 0, 40]] as const) {
+  for (const [B, S, D, start, len] of [
+    [3, 8, 5, 3, 5],
+    [4, 33, 1, 16, 17],
+    [2, 6, 4, 5, 1],
+    [5, 40, 24, 0, 40],
+  ] as const) {
     it(`sliceSeq B=${B} S=${S} D=${D} [${start}, ${start + len}) and its adjoint`, async () => {
       const be = await makeBackend();
       const r = rng(B * S + D + start);
@@ -28,7 +33,7 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
 
   it('sliceSeq keeps i32 tensors exact (token ids)', async () => {
     const be = await makeBackend();
-    const seq = Float64Array.from({ length: 12 }, (_, i) => (i * 7919) % 1000003 - 500);
+    const seq = Float64Array.from({ length: 12 }, (_, i) => ((i * 7919) % 1000003) - 500);
     const y = be.nn.sliceSeq(be.tensor(seq, [2, 6], 'i32'), 2, 3);
     expect(y.dtype).toBe('i32');
     exact(await be.read(y), sliceSeqRef(seq, 2, 6, 1, 2, 3));
@@ -37,7 +42,9 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
   it('gatherRows on f32 (B,S,D) and i32 (B,S) tensors, out-of-range index gives zeros', async () => {
     const be = await makeBackend();
     const r = rng(3);
-    const N = 9, S = 7, D = 3;
+    const N = 9,
+      S = 7,
+      D = 3;
     const x = f32(randn(r, N * S * D));
     const idx = [8, 0, 3, 3, 100, -1, 5];
     const ti = be.tensor(idx, [idx.length], 'i32');
@@ -55,7 +62,9 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
   it('gatherRows copies i32 words bit-exactly: negative, large and extreme ints', async () => {
     const be = await makeBackend();
     const r = rng(11);
-    const N = 6, S = 5, M = 8;
+    const N = 6,
+      S = 5,
+      M = 8;
     const extremes = [-2147483648, 2147483647, -1, 0, 1, 16777217, -16777217, 2 ** 30 + 3];
     const ints = Float64Array.from({ length: N * S }, (_, i) => (i < extremes.length ? extremes[i] : r.nextU32() | 0));
     const idx = Array.from({ length: M }, () => r.int(-1, N + 1)); // may point outside [0, N)

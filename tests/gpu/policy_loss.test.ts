@@ -9,7 +9,17 @@ import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
 describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
-  async function check(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, B: number, A: number, params: PolicyLossParams, what: string, isW: Float64Array | null = null) {
+  async function check(
+    old: Float64Array,
+    logp: Float64Array,
+    adv: Float64Array,
+    mask: Float64Array,
+    B: number,
+    A: number,
+    params: PolicyLossParams,
+    what: string,
+    isW: Float64Array | null = null,
+  ) {
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
     const out = be.ppo.policyLoss(t(old), t(logp), t(adv), t(mask), params, isW ? t(isW) : null);
@@ -32,11 +42,18 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     adv[0] = Math.fround(Math.abs(adv[0]) + 0.1);
     const mask = rightPaddedMask(r, B, A, 1);
     for (let a = 0; a < A; a++) mask[(B - 1) * A + a] = 0; // an all-masked row
-    for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = NaN; logp[i] = 1e30; } // garbage under the mask
+    for (let i = 0; i < B * A; i++)
+      if (!mask[i]) {
+        old[i] = NaN;
+        logp[i] = 1e30;
+      } // garbage under the mask
     return { old, logp, adv, mask };
   }
 
-  const sizes: [number, number][] = [[4, 9], [40, 70]];
+  const sizes: [number, number][] = [
+    [4, 9],
+    [40, 70],
+  ];
   const configs = LOSS_AGGS.flatMap((agg) => [null, 3].map((clipC) => ({ clipLow: 0.2, clipHigh: 0.28, clipC, agg })));
   for (const [B, A] of sizes) {
     it.each(configs)(`random batch B=${B} A=${A}: %o`, async (params) => {
@@ -76,7 +93,16 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     expectClose(cispo.grad, [-1.28 / 3, 1.28 / 3, -2 / 3, 0], 1e-6, 1e-7, 'cispo hand grads');
     // GSPO over two rows: s_0 = mean(d) over its 3 tokens, row 1 empty
     const s0 = (Math.log(1.5) * 2 + 0) / 3;
-    const gspo = await check(f32([...old, 0, 0, 0, 0]), f32([...logp, 5, 5, 5, 5]), f32([...adv, 1, 1, 1, 1]), f32([...mask, 0, 0, 0, 0]), 2, 4, { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gspo' }, 'gspo hand');
+    const gspo = await check(
+      f32([...old, 0, 0, 0, 0]),
+      f32([...logp, 5, 5, 5, 5]),
+      f32([...adv, 1, 1, 1, 1]),
+      f32([...mask, 0, 0, 0, 0]),
+      2,
+      4,
+      { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gspo' },
+      'gspo hand',
+    );
     const ratio = Math.exp(s0); // ≈ 1.31 > 1.28: clipped for A > 0, live for A < 0
     expectClose(gspo.grad, [0, ratio / 3, 0, 0, 0, 0, 0, 0], 1e-5, 1e-7, 'gspo hand grads');
   });

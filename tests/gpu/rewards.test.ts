@@ -35,7 +35,9 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
       expectClose(rewards, want.rewards, TOL.elem.rtol, TOL.elem.atol, `${est} rewards`);
       // Independent of the reference: each row's rewards sum to −β·Σkl plus its score once (if it has a token).
       for (let b = 0; b < B; b++) {
-        let sumR = 0, sumKl = 0, n = 0;
+        let sumR = 0,
+          sumKl = 0,
+          n = 0;
         for (let t = 0; t < A; t++) {
           sumR += rewards[b * A + t];
           sumKl += kl[b * A + t];
@@ -75,9 +77,20 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
   it('all tokens masked: zero rewards and zero KL', async () => {
     const be = await makeBackend();
     const r = rng(7);
-    const B = 3, A = 4;
+    const B = 3,
+      A = 4;
     const logp = f32(uniformArray(r, B * A, -5, 0));
-    const out = be.ppo.shapeRewards(be.tensor(f32(randn(r, B)), [B]), be.tensor(logp, [B, A]), be.tensor(logp.map((x) => x - 1), [B, A]), be.zeros([B, A]), 0.1, 'k3');
+    const out = be.ppo.shapeRewards(
+      be.tensor(f32(randn(r, B)), [B]),
+      be.tensor(logp, [B, A]),
+      be.tensor(
+        logp.map((x) => x - 1),
+        [B, A],
+      ),
+      be.zeros([B, A]),
+      0.1,
+      'k3',
+    );
     const [rewards, kl] = await be.readMany([out.rewards, out.kl]);
     expectClose(rewards, new Float64Array(B * A), 0, 0, 'rewards');
     expectClose(kl, new Float64Array(B * A), 0, 0, 'kl');

@@ -45,13 +45,16 @@ describe('PPO learns arithmetic on WebGPU', () => {
     console.log(`[rl_arithmetic] seed ${SEED}: before ${JSON.stringify(before)} after ${JSON.stringify(after)}`);
 
     for (const [k, v] of Object.entries({ ...before, ...after })) expect(Number.isFinite(v), `eval ${k} = ${v}`).toBe(true);
-    const g0 = before.greedy_accuracy_carry, g1 = after.greedy_accuracy_carry;
-    const s0 = before.accuracy_carry, s1 = after.accuracy_carry;
+    const g0 = before.greedy_accuracy_carry,
+      g1 = after.greedy_accuracy_carry;
+    const s0 = before.accuracy_carry,
+      s1 = after.accuracy_carry;
     expect(g1, `greedy accuracy on carry problems ${g0} → ${g1}`).toBeGreaterThanOrEqual(g0 + 0.5);
     expect(s1, `sampled accuracy on carry problems ${s0} → ${s1}`).toBeGreaterThanOrEqual(s0 + 0.3);
     expect(after.greedy_accuracy, `greedy accuracy ${before.greedy_accuracy} → ${after.greedy_accuracy}`).toBeGreaterThanOrEqual(before.greedy_accuracy + 0.25);
     // No shortcut: the no-carry answers the SFT model had right stay right.
-    const n0 = before.greedy_accuracy_no_carry, n1 = after.greedy_accuracy_no_carry;
+    const n0 = before.greedy_accuracy_no_carry,
+      n1 = after.greedy_accuracy_no_carry;
     expect(n1, `greedy accuracy on no-carry problems ${n0} → ${n1}`).toBeGreaterThanOrEqual(n0 - 0.1);
   });
 });

@@ -40,7 +40,23 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
     const { gpuT, cpuT, w0, g, c } = await iterateBoth(config);
 
     // Statistics: float32 forward/backward vs float64, 1e-3 relative (+ small absolute floor).
-    const keys = ['reward_mean', 'kl', 'kl_seq', 'policy_loss', 'value_loss', 'entropy', 'approx_kl', 'kl_loss', 'actor_grad_norm', 'critic_grad_norm', 'advantages_std', 'returns_mean', 'explained_variance', 'clipfrac', 'vf_clipfrac'];
+    const keys = [
+      'reward_mean',
+      'kl',
+      'kl_seq',
+      'policy_loss',
+      'value_loss',
+      'entropy',
+      'approx_kl',
+      'kl_loss',
+      'actor_grad_norm',
+      'critic_grad_norm',
+      'advantages_std',
+      'returns_mean',
+      'explained_variance',
+      'clipfrac',
+      'vf_clipfrac',
+    ];
     for (const k of keys) {
       const tol = 1e-3 * Math.abs(c.metrics[k]) + 1e-5;
       expect(Math.abs(g.metrics[k] - c.metrics[k]), `${k}: webgpu ${g.metrics[k]} vs cpu ${c.metrics[k]}`).toBeLessThanOrEqual(tol);
@@ -55,7 +71,10 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
     // moves an element by up to 2·lr; the norm check still fails for any systematic difference).
     const wg = await gpuT.readWeights();
     const wc = await cpuT.readWeights();
-    for (const [name, a, b, b0] of [['actor', wg.actor, wc.actor, w0.actor], ['critic', wg.critic!, wc.critic!, w0.critic!]] as const) {
+    for (const [name, a, b, b0] of [
+      ['actor', wg.actor, wc.actor, w0.actor],
+      ['critic', wg.critic!, wc.critic!, w0.critic!],
+    ] as const) {
       expect(relDiff(a, b), `${name} weights`).toBeLessThanOrEqual(1e-3);
       const du = relDiff(sub(a, b0), sub(b, b0));
       expect(du, `${name} update`).toBeLessThanOrEqual(1e-2);

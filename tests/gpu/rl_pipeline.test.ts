@@ -99,15 +99,19 @@ describe.each(BACKENDS)('rollout sampled ahead on %s', (name, makeBackend) => {
   it('a restored state drops the rollout ahead, even at the same iteration count', { timeout: 300_000 }, async () => {
     const be = await makeBackend();
     // Two runs that differ only in their learning rate reach iteration 2 with different weights.
-    await withTwo(be, async (a, b) => {
-      for (let i = 0; i < 2; i++) {
-        await a.iteration();
-        await b.iteration();
-      }
-      await a.restoreState(await b.saveState());
-      expect(a.iter).toBe(2);
-      // b's own rollout ahead was sampled from these weights; a's was not and must not be used.
-      expect(stable((await a.iteration()).metrics)).toEqual(stable((await b.iteration()).metrics));
-    }, { actorLr: 1e-3 });
+    await withTwo(
+      be,
+      async (a, b) => {
+        for (let i = 0; i < 2; i++) {
+          await a.iteration();
+          await b.iteration();
+        }
+        await a.restoreState(await b.saveState());
+        expect(a.iter).toBe(2);
+        // b's own rollout ahead was sampled from these weights; a's was not and must not be used.
+        expect(stable((await a.iteration()).metrics)).toEqual(stable((await b.iteration()).metrics));
+      },
+      { actorLr: 1e-3 },
+    );
   });
 });

@@ -12,13 +12,23 @@ import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { mean, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
-
 describe.each(BACKENDS)('PPO plumbing on %s', (_name, makeBackend) => {
   for (const estimator of ['gae', 'rloo'] as const) {
     it(`${estimator}: ratio 1 on the first minibatch at T = 0.7; one update moves logprobs with the advantage sign`, { timeout: 120_000 }, async () => {
       const be = await makeBackend();
       const ck = await tinyCheckpoint('stop');
-      const base = { temperature: 0.7, advantageEstimator: estimator, promptsPerBatch: 4, samplesPerPrompt: 4, miniBatches: 1, seed: 11, actorLr: 3e-3, dualClip: null, clipLow: 0.9, clipHigh: 5 };
+      const base = {
+        temperature: 0.7,
+        advantageEstimator: estimator,
+        promptsPerBatch: 4,
+        samplesPerPrompt: 4,
+        miniBatches: 1,
+        seed: 11,
+        actorLr: 3e-3,
+        dualClip: null,
+        clipLow: 0.9,
+        clipHigh: 5,
+      };
       const first = await PpoTrainer.create({ be, config: tinyConfig({ ...base, ppoEpochs: 1 }), actorCheckpoint: ck });
       const r1 = await first.iteration();
       const rollout = first.lastRollout!;

@@ -13,7 +13,17 @@ import { expectClose } from '../helpers/random.ts';
 import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 // GAE (a critic), adaptive KL, two epochs: every piece of state matters for the continuation.
-const CONFIG: Partial<PpoConfig> = { seed: 9, actorLr: 3e-3, ppoEpochs: 2, klController: 'adaptive', klCoef: 0.1, klTarget: 0.05, klHorizon: 32, advantageEstimator: 'gae', warmupSteps: 3 };
+const CONFIG: Partial<PpoConfig> = {
+  seed: 9,
+  actorLr: 3e-3,
+  ppoEpochs: 2,
+  klController: 'adaptive',
+  klCoef: 0.1,
+  klTarget: 0.05,
+  klHorizon: 32,
+  advantageEstimator: 'gae',
+  warmupSteps: 3,
+};
 const VOLATILE = /^time_|^gpu_/;
 const stable = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !VOLATILE.test(k)));
 

@@ -32,10 +32,13 @@ describe.each(BACKENDS)('RewardModel.score on %s', (_name, makeBackend) => {
     const A = Math.max(...responses.map((x) => x.length)) + 2; // trailing PAD on every row
     const S = P + A;
     const B = rows.length;
-    const seq = new Int32Array(B * S), mask = new Float32Array(B * S), pos = new Int32Array(B * S);
+    const seq = new Int32Array(B * S),
+      mask = new Float32Array(B * S),
+      pos = new Int32Array(B * S);
     const last = new Int32Array(B);
     rows.forEach((_, b) => {
-      const p = prompts[b], x = responses[b];
+      const p = prompts[b],
+        x = responses[b];
       p.forEach((t, j) => {
         const c = P - p.length + j;
         seq[b * S + c] = t;
@@ -49,12 +52,21 @@ describe.each(BACKENDS)('RewardModel.score on %s', (_name, makeBackend) => {
       });
       last[b] = P + x.length - 1;
     });
-    const tSeq = be.tensor(seq, [B, S], 'i32'), tMask = be.tensor(mask, [B, S]), tPos = be.tensor(pos, [B, S], 'i32');
+    const tSeq = be.tensor(seq, [B, S], 'i32'),
+      tMask = be.tensor(mask, [B, S]),
+      tPos = be.tensor(pos, [B, S], 'i32');
     const got = await be.read(rm.score(tSeq, tMask, tPos, last));
     expectClose(got.subarray(0, pairs.length), want.chosen, 1e-5, 1e-5, 'chosen scores');
     expectClose(got.subarray(pairs.length), want.rejected, 1e-5, 1e-5, 'rejected scores');
     // Reading one token earlier (a response cut before its EOS) is a different, finite score.
-    const early = await be.read(rm.score(tSeq, tMask, tPos, Array.from(last, (t) => t - 1)));
+    const early = await be.read(
+      rm.score(
+        tSeq,
+        tMask,
+        tPos,
+        Array.from(last, (t) => t - 1),
+      ),
+    );
     expect(early.every(Number.isFinite)).toBe(true);
     expect(early[0]).not.toBeCloseTo(got[0], 6);
     expect(() => rm.score(tSeq, tMask, tPos, [0])).toThrow(/one position per row/);

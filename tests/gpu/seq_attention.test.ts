@@ -55,7 +55,8 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
   it('all-masked rows, length-1 sequences and a single real token give zeros, not NaN', async () => {
     const be = await makeBackend();
     const r = rng(7);
-    const H = 2, D = 8;
+    const H = 2,
+      D = 8;
     // Row 0: all padding. Row 1: one real token at the end. Row 2: all real.
     for (const S of [1, 5]) {
       const B = 3;
@@ -86,7 +87,10 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
   it('extreme scores (|q·k|/√Dh ~ 1e4) stay finite and match the reference', async () => {
     const be = await makeBackend();
     const r = rng(8);
-    const B = 2, S = 9, H = 1, D = 4; // Dh = 4: scale 1/2 is exact
+    const B = 2,
+      S = 9,
+      H = 1,
+      D = 4; // Dh = 4: scale 1/2 is exact
     // Integer q, k make every score exact in float32, so only exp and the division round.
     const qkv = new Float64Array(B * S * 3 * D);
     for (let row = 0; row < B * S; row++) {
@@ -109,7 +113,10 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
   it('is deterministic: two runs give bit-identical outputs and gradients', async () => {
     const be = await makeBackend();
     const r = rng(9);
-    const B = 2, S = 16, H = 2, D = 16;
+    const B = 2,
+      S = 16,
+      H = 2,
+      D = 16;
     const tq = be.tensor(f32(randn(r, B * S * 3 * D)), [B * S, 3 * D]);
     const tm = be.tensor(leftPaddedMask(r, B, S), [B, S]);
     const tg = be.tensor(f32(randn(r, B * S * D)), [B * S, D]);

@@ -16,7 +16,11 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
   it('prefill then decode position by position equals one full attention call', async () => {
     const be = await makeBackend();
     const r = rng(21);
-    const B = 3, Smax = 12, H = 2, D = 16, prompt = 5;
+    const B = 3,
+      Smax = 12,
+      H = 2,
+      D = 16,
+      prompt = 5;
     const qkv = f32(randn(r, B * Smax * 3 * D));
     // Left-padded prompts (0..3 padding tokens); row 2 finishes early: PAD (mask 0) from position 9.
     const mask = new Float64Array(B * Smax);
@@ -57,7 +61,12 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
   it('matches the float64 cached reference for a chunk in the middle of the cache', async () => {
     const be = await makeBackend();
     const r = rng(22);
-    const B = 2, Smax = 10, H = 2, D = 8, start = 4, L = 3;
+    const B = 2,
+      Smax = 10,
+      H = 2,
+      D = 8,
+      start = 4,
+      L = 3;
     const kInit = f32(randn(r, B * Smax * D));
     const vInit = f32(randn(r, B * Smax * D));
     const qkv = f32(randn(r, B * L * 3 * D));
@@ -66,7 +75,8 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     const vCache = be.tensor(vInit, [B, Smax, D]);
     const out = be.seq.attentionCached(be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, be.tensor(mask, [B, Smax]), start, H);
     const [o, kc, vc] = await be.readMany([out, kCache, vCache]);
-    const kRef = Float64Array.from(kInit), vRef = Float64Array.from(vInit);
+    const kRef = Float64Array.from(kInit),
+      vRef = Float64Array.from(vInit);
     const ref = attentionCachedRef(qkv, kRef, vRef, mask, { B, L, Smax, H, D, start });
     expectClose(o, ref, TOL.elem.rtol, TOL.elem.atol, 'cached out');
     // Positions outside [start, start+L) are untouched; the new ones hold the new k, v.
@@ -81,12 +91,17 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     it(`decode step (L = 1) at position ${start}: output and cache writes match the reference`, async () => {
       const be = await makeBackend();
       const r = rng(40 + start);
-      const B = 4, Smax = 10, H = 4, D = 16, L = 1;
+      const B = 4,
+        Smax = 10,
+        H = 4,
+        D = 16,
+        L = 1;
       const kInit = f32(randn(r, B * Smax * D));
       const vInit = f32(randn(r, B * Smax * D));
       const qkv = f32(randn(r, B * L * 3 * D, 4)); // scale 4: peaked softmax rows
       const mask = Float64Array.from({ length: B * Smax }, (_, e) => {
-        const b = Math.floor(e / Smax), j = e % Smax;
+        const b = Math.floor(e / Smax),
+          j = e % Smax;
         if (b === 1) return j === start ? 1 : 0; // only the new key is visible
         if (b === 2) return 0; // nothing visible: output 0
         return b === 3 && j % 3 === 1 ? 0 : 1; // holes
@@ -95,7 +110,8 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
       const vCache = be.tensor(vInit, [B, Smax, D]);
       const out = be.seq.attentionCached(be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, be.tensor(mask, [B, Smax]), start, H);
       const [o, kc, vc] = await be.readMany([out, kCache, vCache]);
-      const kRef = Float64Array.from(kInit), vRef = Float64Array.from(vInit);
+      const kRef = Float64Array.from(kInit),
+        vRef = Float64Array.from(vInit);
       const ref = attentionCachedRef(qkv, kRef, vRef, mask, { B, L, Smax, H, D, start });
       expectClose(o, ref, TOL.elem.rtol, TOL.elem.atol, 'decode out');
       for (let d = 0; d < D; d++) expect(o[2 * D + d]).toBe(0);

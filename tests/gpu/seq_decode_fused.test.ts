@@ -81,7 +81,7 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
         // Position `pos` of every cache holds the new k, v; every other slot is untouched.
         for (let i = 0; i < kvRef.length; i++) {
           const slot = Math.floor((i % stride) / D) % Smax;
-          if ((i % stride) < B * Smax * D && slot === pos) continue;
+          if (i % stride < B * Smax * D && slot === pos) continue;
           if (kvGot[i] !== kvRef[i]) throw new Error(`kv[${i}] changed outside position ${pos}: ${kvGot[i]} vs ${kvRef[i]}`);
         }
         for (let cache = 0; cache < 2 * c.nLayer; cache++) {
@@ -103,7 +103,8 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
     const cfg = { vocabSize: 7, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 6, head: 'lm' as const };
     const model = new Gpt(be, cfg, 3);
     const dm = decodeModel(model);
-    const B = 2, Smax = 6;
+    const B = 2,
+      Smax = 6;
     const seq = be.zeros([B, Smax], 'i32');
     const pos = be.zeros([B, Smax], 'i32');
     const mask = be.zeros([B, Smax]);

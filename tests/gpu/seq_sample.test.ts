@@ -6,7 +6,8 @@ import { BACKENDS } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
-const EOS = 1, PAD = 0;
+const EOS = 1,
+  PAD = 0;
 const params = (p: Partial<SampleParams>): SampleParams => ({ temperature: 1, topK: 0, topP: 1, seed: 1, eosId: EOS, padId: PAD, ...p });
 
 interface State {
@@ -60,7 +61,10 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   it.each(SETTINGS)('same seed gives the same tokens as the float64 reference (%s)', async (_label, extra) => {
     const be = await makeBackend();
     const r = rng(31);
-    const B = 48, V = 50, S = 4, pos = 2;
+    const B = 48,
+      V = 50,
+      S = 4,
+      pos = 2;
     const logits = f32(randn(r, B * V, 2));
     const p = params({ ...extra, seed: r.nextU32() });
     const a = await step(be, logits, V, S, pos, p, initialState(B, S, pos));
@@ -79,7 +83,10 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   it.each(SETTINGS)('a vocabulary larger than a workgroup (V = 150) matches the float64 reference (%s)', async (_label, extra) => {
     const be = await makeBackend();
     const r = rng(37);
-    const B = 9, V = 150, S = 3, pos = 1;
+    const B = 9,
+      V = 150,
+      S = 3,
+      pos = 1;
     const logits = f32(randn(r, B * V, 3));
     const p = params({ ...extra, seed: r.nextU32() });
     const a = await step(be, logits, V, S, pos, p, initialState(B, S, pos));
@@ -91,7 +98,9 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
 
   it('a different seed draws different tokens', async () => {
     const be = await makeBackend();
-    const B = 64, V = 16, S = 2;
+    const B = 64,
+      V = 16,
+      S = 2;
     const logits = new Float64Array(B * V); // uniform over 16 tokens
     const seed = rng(32).nextU32();
     const a = await step(be, logits, V, S, 1, params({ seed }), initialState(B, S, 1));
@@ -103,7 +112,10 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   it('top-k = 1 and a tiny top-p both pick the argmax (ties: lower token id)', async () => {
     const be = await makeBackend();
     const r = rng(33);
-    const B = 32, V = 40, S = 3, pos = 1;
+    const B = 32,
+      V = 40,
+      S = 3,
+      pos = 1;
     const logits = f32(randn(r, B * V, 3));
     for (let b = 0; b < 4; b++) {
       // rows 0..3: the maximum appears twice; the lower id must win
@@ -126,7 +138,9 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   ] as [string, Partial<SampleParams>][])('a histogram over many rows matches the kept softmax (%s)', async (_label, extra) => {
     const be = await makeBackend();
     const r = rng(34);
-    const B = 4000, V = 6, S = 1;
+    const B = 4000,
+      V = 6,
+      S = 1;
     const row = [1.2, -0.3, 0.4, 2.0, 0.0, -1.5].map(Math.fround);
     const logits = new Float64Array(B * V);
     for (let b = 0; b < B; b++) logits.set(row, b * V);
@@ -135,7 +149,8 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
     const probs = keptProbabilities(row, p);
     const counts = new Array(V).fill(0);
     for (const t of column(out.sequences, B, S, 0)) counts[t]++;
-    let chi2 = 0, dof = -1;
+    let chi2 = 0,
+      dof = -1;
     for (let v = 0; v < V; v++) {
       if (probs[v] === 0) {
         expect(counts[v], `filtered token ${v} was drawn`).toBe(0);
@@ -151,7 +166,10 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
 
   it('handles EOS, PAD, the attention mask, positions and finished rows', async () => {
     const be = await makeBackend();
-    const B = 4, V = 8, S = 5, pos = 2;
+    const B = 4,
+      V = 8,
+      S = 5,
+      pos = 2;
     const logits = new Float64Array(B * V);
     logits[0 * V + EOS] = 1e4; // row 0 draws EOS
     logits[1 * V + 4] = 1e4; // row 1 is already finished
@@ -179,7 +197,9 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   it('extreme logits (±1e4) at temperature 0.05 give valid tokens and no NaN', async () => {
     const be = await makeBackend();
     const r = rng(35);
-    const B = 16, V = 24, S = 2;
+    const B = 16,
+      V = 24,
+      S = 2;
     const logits = Float64Array.from({ length: B * V }, () => (r.next() < 0.5 ? -1e4 : 1e4) * r.uniform(0.5, 1));
     logits.fill(-1e4, 0, V); // row 0: all equal: uniform over the vocabulary
     const rounded = f32(logits);
@@ -199,7 +219,9 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   it('a 1000-token vocabulary matches the reference', async () => {
     const be = await makeBackend();
     const r = rng(36);
-    const B = 8, V = 1000, S = 2;
+    const B = 8,
+      V = 1000,
+      S = 2;
     const logits = f32(randn(r, B * V, 1.5));
     const p = params({ temperature: 0.9, topK: 200, topP: 0.95, seed: r.nextU32(), eosId: 999 });
     const out = await step(be, logits, V, S, 1, p, initialState(B, S, 1));
@@ -211,10 +233,13 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
   // π_rollout: log p(token) under the kept, renormalised distribution, against the float64
   // reference (same seed, so the same token). Tolerance 1e-5 absolute (float32 exp/log of
   // z − max z and of the kept mass); finished rows write 0.
-  it.each(SETTINGS)('writes the drawn token\'s log-probability when asked (%s)', async (_label, extra) => {
+  it.each(SETTINGS)("writes the drawn token's log-probability when asked (%s)", async (_label, extra) => {
     const be = await makeBackend();
     const r = rng(77);
-    const B = 6, V = 40, S = 5, pos = 2;
+    const B = 6,
+      V = 40,
+      S = 5,
+      pos = 2;
     const logits = f32(randn(r, B * V, 2));
     logits[3 * V + 5] = 30; // a near-certain token: log-prob ≈ 0, no overflow
     const p = params({ ...extra, seed: r.int(0, 1e9) });

@@ -9,11 +9,16 @@ describe.each(BACKENDS)('transfer counters on %s', (_name, makeBackend) => {
   it('count tensor uploads and readback bytes, not uniforms or device-side work', async () => {
     const be = await makeBackend();
     const r = rng(5);
-    const n = r.int(3, 200), m = r.int(3, 200);
+    const n = r.int(3, 200),
+      m = r.int(3, 200);
     be.flush();
     const c0 = { ...be.counters() };
     const a = be.tensor(randn(r, n), [n]);
-    const ids = be.tensor(Array.from({ length: m }, () => r.int(0, 1000)), [m], 'i32');
+    const ids = be.tensor(
+      Array.from({ length: m }, () => r.int(0, 1000)),
+      [m],
+      'i32',
+    );
     be.write(a, randn(r, n));
     const empty = be.tensor([], [0]); // an empty upload moves nothing
     const c1 = { ...be.counters() };

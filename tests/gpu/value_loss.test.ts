@@ -21,7 +21,10 @@ describe.each(BACKENDS)('valueLoss on %s', (_name, makeBackend) => {
     return { stats, grad, want };
   }
 
-  const sizes: [number, number][] = [[4, 9], [40, 70]];
+  const sizes: [number, number][] = [
+    [4, 9],
+    [40, 70],
+  ];
   const configs = LOSS_AGGS.flatMap((agg) => [0.2, null].map((clip) => ({ clip, agg })));
   for (const [B, A] of sizes) {
     it.each(configs)(`random batch B=${B} A=${A}: %o`, async (params) => {
@@ -59,7 +62,16 @@ describe.each(BACKENDS)('valueLoss on %s', (_name, makeBackend) => {
     const one = new Float64Array(12);
     one[2] = 1;
     for (const agg of LOSS_AGGS) await check(f32(randn(r, 12)), f32(randn(r, 12)), f32(randn(r, 12)), one, 3, 4, { clip: 0.1, agg }, `one token ${agg}`);
-    const { stats, grad } = await check(f32(randn(r, 12)), f32(randn(r, 12)), f32(randn(r, 12)), new Float64Array(12), 3, 4, { clip: 0.1, agg: 'seq-mean-token-mean' }, 'all masked');
+    const { stats, grad } = await check(
+      f32(randn(r, 12)),
+      f32(randn(r, 12)),
+      f32(randn(r, 12)),
+      new Float64Array(12),
+      3,
+      4,
+      { clip: 0.1, agg: 'seq-mean-token-mean' },
+      'all masked',
+    );
     expect(Array.from(stats)).toEqual([0, 0]);
     expect(Array.from(grad)).toEqual(new Array(12).fill(0));
   });

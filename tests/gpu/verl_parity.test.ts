@@ -30,7 +30,11 @@ function policyBatch(salt: number, B: number, A: number, spread = 0.5) {
   const mask = fullRowsMask(r, B, A);
   const isW = f32(Float64Array.from({ length: B * A }, () => r.uniform(0.2, 2)));
   // garbage under the mask: finite (verl multiplies by the mask, NaN·0 would poison it too)
-  for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = -7; logp[i] = 3; }
+  for (let i = 0; i < B * A; i++)
+    if (!mask[i]) {
+      old[i] = -7;
+      logp[i] = 3;
+    }
   return { old, logp, adv, mask, isW };
 }
 
@@ -54,7 +58,10 @@ const asStats = (v: { loss: number; clipfrac: number; clipfracLower: number; ppo
 describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
   const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as [LossMode, LossAgg, boolean])));
-  for (const [B, A] of [[5, 8], [32, 47]] as [number, number][]) {
+  for (const [B, A] of [
+    [5, 8],
+    [32, 47],
+  ] as [number, number][]) {
     it.each(cases)(`policy loss %s, agg %s, is_weights %s at B=${B} A=${A}`, async (mode, agg, withIs) => {
       const be = await makeBackend();
       const x = policyBatch(B * A + modes.indexOf(mode), B, A);
@@ -74,7 +81,8 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
 
   it('GSPO reaches its clip on sequence ratios and clamps the log-ratio at 10 without NaN', async () => {
     const be = await makeBackend();
-    const B = 4, A = 6;
+    const B = 4,
+      A = 6;
     const x = policyBatch(91, B, A, 0.1);
     // row 0: every token +0.5 → s = 0.5, clipped for A > 0; row 1: +30 → s clamps at 10; row 2: −40
     for (let a = 0; a < A; a++) {
@@ -97,11 +105,13 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
 
   it('length-1 responses, all-masked rows, extreme log-ratios: every mode finite, matching verl where verl is defined', async () => {
     const be = await makeBackend();
-    const B = 4, A = 5;
+    const B = 4,
+      A = 5;
     const x = policyBatch(93, B, A);
     x.mask.fill(0);
     x.mask[0] = 1; // row 0: one token
-    x.mask[A] = 1; x.mask[A + 1] = 1; // row 1: two tokens
+    x.mask[A] = 1;
+    x.mask[A + 1] = 1; // row 1: two tokens
     // row 2, 3: all masked; extreme log-ratios on the live tokens
     x.logp[0] = Math.fround(x.old[0] + 60);
     x.logp[A + 1] = Math.fround(x.old[A + 1] - 60);
@@ -123,7 +133,8 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
   it.each(LOSS_AGGS)('agg_loss %s (norm_scale verl) on random inputs', async (agg) => {
     const be = await makeBackend();
     const r = rng(95 + LOSS_AGGS.indexOf(agg));
-    const B = 23, A = 17;
+    const B = 23,
+      A = 17;
     const x = f32(randn(r, B * A, 2));
     const mask = fullRowsMask(r, B, A);
     const out = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), agg, 'verl');
@@ -137,23 +148,39 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
     const n = 64;
     const logp = f32(randn(r, n, 1.5).map((v) => -Math.abs(v)));
     const ref = f32(Float64Array.from(logp, (l) => l + r.normal()));
-    logp[0] = -1; ref[0] = -40; // d = 39: k3 clamps
-    logp[1] = -40; ref[1] = -1; // d = −39
+    logp[0] = -1;
+    ref[0] = -40; // d = 39: k3 clamps
+    logp[1] = -40;
+    ref[1] = -1; // d = −39
     const got = await be.read(be.ppo.kl(be.tensor(logp, [8, 8]), be.tensor(ref, [8, 8]), est));
-    expectClose(got, Array.from(logp, (l, i) => verl.klForward(l, ref[i], est)), TOL.elem.rtol, TOL.elem.atol, est);
+    expectClose(
+      got,
+      Array.from(logp, (l, i) => verl.klForward(l, ref[i], est)),
+      TOL.elem.rtol,
+      TOL.elem.atol,
+      est,
+    );
   });
 
   it('token TIS weights equal verl rollout correction (token, threshold), masked and extreme', async () => {
     const be = await makeBackend();
     const r = rng(99);
-    const B = 7, A = 9;
+    const B = 7,
+      A = 9;
     const old = f32(randn(r, B * A, 1).map((v) => -Math.abs(v)));
     const rollout = f32(Float64Array.from(old, (o) => o + r.normal() * 0.7));
     const mask = fullRowsMask(r, B, A);
-    old[0] = 0; rollout[0] = -50; // ratio e^50 → capped
-    old[1] = -50; rollout[1] = 0; // ratio → e^-20
-    mask[0] = 1; mask[1] = 1;
-    for (let i = 0; i < B * A; i++) if (!mask[i]) { old[i] = NaN; rollout[i] = Infinity; }
+    old[0] = 0;
+    rollout[0] = -50; // ratio e^50 → capped
+    old[1] = -50;
+    rollout[1] = 0; // ratio → e^-20
+    mask[0] = 1;
+    mask[1] = 1;
+    for (let i = 0; i < B * A; i++)
+      if (!mask[i]) {
+        old[i] = NaN;
+        rollout[i] = Infinity;
+      }
     for (const cap of [2, 1.2]) {
       const got = await be.read(be.ppo.tisWeights(be.tensor(old, [B, A]), be.tensor(rollout, [B, A]), be.tensor(mask, [B, A]), cap));
       const clean = (v: Float64Array) => Float64Array.from(v, (x, i) => (mask[i] ? x : 0));

@@ -52,9 +52,21 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [1.5, -2, 0, 1e-3, 3, -4];
     const out = await be.read(be.ppo.whiten(be.tensor(x, [2, 3]), be.zeros([2, 3]), true));
-    expectClose(out, x.map((v) => v * 1e4), rtol, atol, 'n=0');
+    expectClose(
+      out,
+      x.map((v) => v * 1e4),
+      rtol,
+      atol,
+      'n=0',
+    );
     const kept = await be.read(be.ppo.whiten(be.tensor(x, [2, 3]), be.zeros([2, 3]), false));
-    expectClose(kept, x.map((v) => v * 1e4), rtol, atol, 'n=0 no shift');
+    expectClose(
+      kept,
+      x.map((v) => v * 1e4),
+      rtol,
+      atol,
+      'n=0 no shift',
+    );
   });
 
   it('n = 1: var 0; the one action token maps to 0 (or to itself without the shift)', async () => {
@@ -63,8 +75,20 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const mask = [0, 0, 1, 0, 0, 0];
     const t = () => [be.tensor(x, [2, 3]), be.tensor(mask, [2, 3])] as const;
     const [out, kept] = await be.readMany([be.ppo.whiten(...t(), true), be.ppo.whiten(...t(), false)]);
-    expectClose(out, x.map((v) => (v - 7) * 1e4), rtol, atol, 'n=1');
-    expectClose(kept, x.map((v) => (v - 7) * 1e4 + 7), rtol, atol, 'n=1 no shift');
+    expectClose(
+      out,
+      x.map((v) => (v - 7) * 1e4),
+      rtol,
+      atol,
+      'n=1',
+    );
+    expectClose(
+      kept,
+      x.map((v) => (v - 7) * 1e4 + 7),
+      rtol,
+      atol,
+      'n=1 no shift',
+    );
     expect(out[2]).toBe(0);
   });
 

@@ -11,10 +11,21 @@ import { expectClose } from '../helpers/random.ts';
 import { tinyCheckpoint } from '../helpers/rl.ts';
 import { workerHarness } from '../helpers/workerHarness.ts';
 
-const CFG: PpoConfig = { ...DEFAULT_CONFIG, task: 'stop', promptsPerBatch: 2, samplesPerPrompt: 2, maxResponseLength: 4, ppoEpochs: 1, miniBatches: 1, advantageEstimator: 'gae', evalEvery: 0 };
+const CFG: PpoConfig = {
+  ...DEFAULT_CONFIG,
+  task: 'stop',
+  promptsPerBatch: 2,
+  samplesPerPrompt: 2,
+  maxResponseLength: 4,
+  ppoEpochs: 1,
+  miniBatches: 1,
+  advantageEstimator: 'gae',
+  evalEvery: 0,
+};
 
 /** The host with the real trainer, WebGPU on Dawn (or the CPU backend) and `ck` as the shipped checkpoint. */
-const gpuHost = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) => workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 250_000, pollEvery: 10 });
+const gpuHost = (ck: Uint8Array, onPost?: (m: WorkerToPage, h: TrainerHost) => void) =>
+  workerHarness({ fetchCheckpoint: async () => ck, onPost, patience: 250_000, pollEvery: 10 });
 
 describe('device loss (WebGPU on Dawn, real trainer)', () => {
   it('device.destroy() during an update: reported, new device, rebuilt from the saved state, replayed iterations match, training goes on', { timeout: 300_000 }, async () => {
@@ -85,7 +96,7 @@ describe('device loss (WebGPU on Dawn, real trainer)', () => {
     expectClose([cm[0].values.reward_mean!, cm[0].values.kl!], [g.of('metrics')[2].values.reward_mean!, g.of('metrics')[2].values.kl!], 1e-3, 1e-4, 'cpu vs webgpu');
   });
 
-  it('debug messages are refused without test hooks; the page\'s quiet save with no trainer answers nothing', async () => {
+  it("debug messages are refused without test hooks; the page's quiet save with no trainer answers nothing", async () => {
     const g = gpuHost(new Uint8Array());
     await g.send({ type: 'init', backend: 'cpu' });
     await g.send({ type: 'saveState', requestId: 1, quiet: true });

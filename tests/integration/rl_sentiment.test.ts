@@ -90,7 +90,10 @@ describe('PPO on sentiment with the learned reward model (CPU reference backend)
   it(`β = 0 reward-hacks (KL explodes, fluency drops) while β = ${BETA} stays near the reference; both raise the reward`, { timeout: 420_000 }, async () => {
     const free = await run(0);
     const tied = await run(BETA);
-    for (const [name, r] of [['β=0', free], [`β=${BETA}`, tied]] as const) {
+    for (const [name, r] of [
+      ['β=0', free],
+      [`β=${BETA}`, tied],
+    ] as const) {
       expect(r.rewardAfter, `${name}: reward ${r.rewardBefore} → ${r.rewardAfter}`).toBeGreaterThan(r.rewardBefore + 0.5);
     }
     expect(free.klSeq, `KL to reference (per sequence): β=0 ${free.klSeq} vs β=${BETA} ${tied.klSeq}`).toBeGreaterThan(3 * tied.klSeq);

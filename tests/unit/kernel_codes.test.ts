@@ -10,7 +10,9 @@ import { loadShadersFromDisk, SHADER_DIR } from '../../src/node/shaders.ts';
 import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
 import { AGG_CODE, aggCode, WGSL_ENUMS, WGSL_F32_LIMITS, wgslCodeName, wgslCodes } from '../../src/reference/kernelCodes.ts';
 
-const files = readdirSync(SHADER_DIR).filter((f) => f.endsWith('.wgsl')).map((f) => f.slice(0, -5));
+const files = readdirSync(SHADER_DIR)
+  .filter((f) => f.endsWith('.wgsl'))
+  .map((f) => f.slice(0, -5));
 const stripComments = (code: string) => code.replace(/\/\/.*$/gm, '');
 const raw = new Map(files.map((n) => [n, stripComments(readFileSync(join(SHADER_DIR, `${n}.wgsl`), 'utf8'))]));
 
@@ -87,10 +89,19 @@ describe('kernel codes generated into WGSL', () => {
     expect(literal, 'comparison with a literal').toEqual([]);
     const compared = [...code.matchAll(new RegExp(`\\b${f}\\s*[=!]=\\s*(\\w+)`, 'g'))].map((m) => m[1]);
     for (const body of switchBodies(code, field)) {
-      for (const m of body.matchAll(/\bcase\s+([^:{]+)[:{]/g)) compared.push(...m[1].split(',').map((s) => s.trim()).filter((s) => s !== 'default'));
+      for (const m of body.matchAll(/\bcase\s+([^:{]+)[:{]/g))
+        compared.push(
+          ...m[1]
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== 'default'),
+        );
     }
     expect(compared.length, `${file} branches on ${field}`).toBeGreaterThan(0);
-    expect(compared.filter((c) => !c.startsWith(prefix) || !wgslCodes().has(c)), `${field} compared with something other than ${prefix}*`).toEqual([]);
+    expect(
+      compared.filter((c) => !c.startsWith(prefix) || !wgslCodes().has(c)),
+      `${field} compared with something other than ${prefix}*`,
+    ).toEqual([]);
   });
 
   it('shaderSource appends the declarations of the names a shader uses, and only those', () => {

@@ -57,8 +57,18 @@ describe('validation of the verl loss modes, DAPO and TIS knobs', () => {
   });
 
   it('new knobs: choices and ranges, k1_clamped only in the reward, DAPO cross-field checks', () => {
-    expect(validateConfig({ ...DEFAULT_CONFIG, lossMode: 'gspo', normScale: 'verl', lossAgg: 'seq-mean-token-sum', klEstimator: 'k1_clamped', klLossEstimator: 'k3+', tisCap: 2 })).toEqual([]);
-    const bad = validateConfig({ ...DEFAULT_CONFIG, lossMode: 'ppo' as never, normScale: 'x' as never, klLossEstimator: 'k1_clamped', tisCap: 0.5, maxExtraRollouts: 17, overlongPenalty: -1 });
+    expect(
+      validateConfig({ ...DEFAULT_CONFIG, lossMode: 'gspo', normScale: 'verl', lossAgg: 'seq-mean-token-sum', klEstimator: 'k1_clamped', klLossEstimator: 'k3+', tisCap: 2 }),
+    ).toEqual([]);
+    const bad = validateConfig({
+      ...DEFAULT_CONFIG,
+      lossMode: 'ppo' as never,
+      normScale: 'x' as never,
+      klLossEstimator: 'k1_clamped',
+      tisCap: 0.5,
+      maxExtraRollouts: 17,
+      overlongPenalty: -1,
+    });
     expect(bad.map((p) => p.field).sort()).toEqual(['klLossEstimator', 'lossMode', 'maxExtraRollouts', 'normScale', 'overlongPenalty', 'tisCap']);
     expect(bad.find((p) => p.field === 'klLossEstimator')!.message).toMatch(/k3\+/);
     const ds = validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: 'gae', dynamicSampling: true, samplesPerPrompt: 1, promptsPerBatch: 8, miniBatches: 2 });

@@ -35,12 +35,15 @@ describe('DAPO', () => {
     });
     const a = mk(4, 0, [0, 0, 1, 1]);
     const b = mk(4, 100, [0, 0, 1, 1]);
-    const r = concatRows([a, b], [
-      { part: 1, row: 2 },
-      { part: 1, row: 3 },
-      { part: 0, row: 0 },
-      { part: 0, row: 1 },
-    ]);
+    const r = concatRows(
+      [a, b],
+      [
+        { part: 1, row: 2 },
+        { part: 1, row: 3 },
+        { part: 0, row: 0 },
+        { part: 0, row: 1 },
+      ],
+    );
     expect(r.B).toBe(4);
     expect(Array.from(r.group)).toEqual([0, 0, 1, 1]);
     expect(r.prompts).toEqual(['p101', 'p101', 'p0', 'p0']);

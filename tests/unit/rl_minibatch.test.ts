@@ -14,7 +14,10 @@ describe('minibatch shuffling', () => {
   });
 
   it('differs across seeds, iterations and epochs, and actually shuffles', () => {
-    const key = (s: number, it: number, ep: number) => epochMinibatches(32, 2, s, it, ep).map((x) => Array.from(x).join(',')).join('|');
+    const key = (s: number, it: number, ep: number) =>
+      epochMinibatches(32, 2, s, it, ep)
+        .map((x) => Array.from(x).join(','))
+        .join('|');
     const base = key(1, 0, 0);
     expect(key(2, 0, 0)).not.toBe(base);
     expect(key(1, 1, 0)).not.toBe(base);

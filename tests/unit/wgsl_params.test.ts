@@ -106,14 +106,46 @@ function runAllOps(host: GpuOpsHost): void {
   seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, t([2 * S, D]), H);
   seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
   seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
-  seq.sampleStep(t([2, V]), t([2, Smax], 'i32'), t([2, Smax]), t([2, Smax], 'i32'), t([2], 'i32'), 3, { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 }, t([2, Smax]));
+  seq.sampleStep(
+    t([2, V]),
+    t([2, Smax], 'i32'),
+    t([2, Smax]),
+    t([2, Smax], 'i32'),
+    t([2], 'i32'),
+    3,
+    { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 },
+    t([2, Smax]),
+  );
   // The fused decode step over a one-block model laid out back to back in one flat parameter tensor.
   let at = 0;
   const take = (n: number) => ((at += n), at - n);
   const dm: DecodeModel = {
-    nLayer: 1, nHead: H, dModel: D, vocabSize: V, maxPos: P, eps: 1e-5,
-    wte: take(V * D), wpe: take(P * D), lnfG: take(D), lnfB: take(D),
-    blocks: [{ ln1G: take(D), ln1B: take(D), attnW: take(3 * D * D), attnB: take(3 * D), projW: take(D * D), projB: take(D), ln2G: take(D), ln2B: take(D), fcW: take(4 * D * D), fcB: take(4 * D), mlpW: take(4 * D * D), mlpB: take(D) }],
+    nLayer: 1,
+    nHead: H,
+    dModel: D,
+    vocabSize: V,
+    maxPos: P,
+    eps: 1e-5,
+    wte: take(V * D),
+    wpe: take(P * D),
+    lnfG: take(D),
+    lnfB: take(D),
+    blocks: [
+      {
+        ln1G: take(D),
+        ln1B: take(D),
+        attnW: take(3 * D * D),
+        attnB: take(3 * D),
+        projW: take(D * D),
+        projB: take(D),
+        ln2G: take(D),
+        ln2B: take(D),
+        fcW: take(4 * D * D),
+        fcB: take(4 * D),
+        mlpW: take(4 * D * D),
+        mlpB: take(D),
+      },
+    ],
   };
   seq.decodeStep(t([at]), dm, t([2 * kvStride(2, Smax, D)]), t([2, Smax], 'i32'), t([2, Smax], 'i32'), t([2, Smax]), 3);
 }
@@ -220,7 +252,10 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
     const used = decl.filter((b) => new RegExp(`\\b${b.name}\\b`).test(text));
     const uniform = used.filter((b) => b.kind === 'uniform');
     if (d.spec.uniform) {
-      expect(uniform.map((b) => b.binding), 'one uniform at binding 0').toEqual([0]);
+      expect(
+        uniform.map((b) => b.binding),
+        'one uniform at binding 0',
+      ).toEqual([0]);
       const fields = structFields(code, uniform[0].type);
       for (const f of fields) expect(['u32', 'i32', 'f32'], `${uniform[0].type}.${f.name}`).toContain(f.type);
       const layout = d.spec.uniform;
@@ -263,7 +298,9 @@ describe('uniform blocks written by field name', () => {
     new Uint8Array(view.buffer).fill(0xab); // stale bytes of an earlier block
     layout.write(view, 16, { scale: 0.125, bits: 0xffffffff, eos: -3, alpha: 1.5, n: 7 });
     const at = (i: number) => 16 + 4 * i;
-    expect([view.getUint32(at(0), true), view.getFloat32(at(1), true), view.getInt32(at(2), true), view.getUint32(at(3), true), view.getFloat32(at(4), true)]).toEqual([7, 1.5, -3, 0xffffffff, 0.125]);
+    expect([view.getUint32(at(0), true), view.getFloat32(at(1), true), view.getInt32(at(2), true), view.getUint32(at(3), true), view.getFloat32(at(4), true)]).toEqual([
+      7, 1.5, -3, 0xffffffff, 0.125,
+    ]);
     expect([view.getUint32(at(5), true), view.getUint32(at(6), true), view.getUint32(at(7), true)]).toEqual([0, 0, 0]);
     expect(view.getUint32(12, true)).toBe(0xabababab); // nothing outside its block
     expect(view.getUint32(48, true)).toBe(0xabababab);

@@ -71,14 +71,20 @@ export class CpuNnOps implements NnOps {
   }
 
   add(a: Tensor, b: Tensor): Tensor {
-    const x = cpu(a).data, y = cpu(b).data;
-    return new CpuTensor(Float64Array.from(x, (v, i) => v + y[i]), [...a.shape], 'f32');
+    const x = cpu(a).data,
+      y = cpu(b).data;
+    return new CpuTensor(
+      Float64Array.from(x, (v, i) => v + y[i]),
+      [...a.shape],
+      'f32',
+    );
   }
   mul(a: Tensor, b: Tensor): Tensor {
     return new CpuTensor(mulRef(cpu(a).data, cpu(b).data), [...a.shape], 'f32');
   }
   axpy(alpha: number, x: Tensor, y: Tensor): void {
-    const xs = cpu(x).data, ys = cpu(y).data;
+    const xs = cpu(x).data,
+      ys = cpu(y).data;
     for (let i = 0; i < ys.length; i++) ys[i] += alpha * xs[i];
   }
   scale(x: Tensor, alpha: number): void {

@@ -13,7 +13,6 @@ import { policyLossRef, tisWeightsRef } from '../../reference/policyLoss.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
-
 export class CpuPpoOps implements PpoOps {
   kl(logprobs: Tensor, refLogprobs: Tensor, estimator: KlEstimator): Tensor {
     return new CpuTensor(klRef(cpu(logprobs).data, cpu(refLogprobs).data, estimator), logprobs.shape, 'f32');
@@ -59,10 +58,31 @@ export class CpuPpoOps implements PpoOps {
     return { advantages: new CpuTensor(r.advantages, [B, A], 'f32'), returns: new CpuTensor(r.returns, [B, A], 'f32') };
   }
   // ---- end advantage side ----
-  actorLoss(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+  actorLoss(
+    logits: Tensor,
+    start: number,
+    tokens: Tensor,
+    temperature: number,
+    oldLogprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: ActorLossParams,
+    isWeights: Tensor | null,
+    refLogprobs: Tensor | null,
+  ) {
     const [B, S, V] = logits.shape;
     const A = tokens.shape[1];
-    const r = actorLossRef(cpu(logits).data, cpu(tokens).data, cpu(oldLogprobs).data, cpu(advantages).data, cpu(actionMask).data, { B, S, A, V, start, temperature }, params, isWeights ? cpu(isWeights).data : null, refLogprobs ? cpu(refLogprobs).data : null);
+    const r = actorLossRef(
+      cpu(logits).data,
+      cpu(tokens).data,
+      cpu(oldLogprobs).data,
+      cpu(advantages).data,
+      cpu(actionMask).data,
+      { B, S, A, V, start, temperature },
+      params,
+      isWeights ? cpu(isWeights).data : null,
+      refLogprobs ? cpu(refLogprobs).data : null,
+    );
     return {
       gradLogits: new CpuTensor(r.gradLogits, [B, S, V], 'f32'),
       logprobs: new CpuTensor(r.logprobs, [B, A], 'f32'),
@@ -71,7 +91,14 @@ export class CpuPpoOps implements PpoOps {
       klLoss: new CpuTensor(Float64Array.of(r.klLoss), [1], 'f32'),
     };
   }
-  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
+  policyLoss(
+    oldLogprobs: Tensor,
+    logprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: PolicyLossParams,
+    isWeights: Tensor | null = null,
+  ): { stats: Tensor; gradLogprobs: Tensor } {
     const [B, A] = logprobs.shape;
     const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params, isWeights ? cpu(isWeights).data : null);
     return { stats: new CpuTensor(r.stats, [4], 'f32'), gradLogprobs: new CpuTensor(r.gradLogprobs, [B, A], 'f32') };

@@ -78,7 +78,8 @@ export class WebGpuBackend implements Backend {
 
   copy(src: Tensor, dst: Tensor): void {
     if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
-    const s = gpu(src), d = gpu(dst);
+    const s = gpu(src),
+      d = gpu(dst);
     this.rt.recorder.copy(s.buffer, s.offset, d.buffer, d.offset, src.size * 4);
   }
 

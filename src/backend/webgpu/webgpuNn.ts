@@ -24,7 +24,17 @@ const MAX_GROUPS_PER_DIM = 65535;
 
 // Uniform structs, in each shader's field order (tests/unit/wgsl_params.test.ts checks them by name).
 const MATMUL_UNIFORM = uniformLayout('Params', {
-  M: 'u32', K: 'u32', N: 'u32', a_rs: 'u32', a_ks: 'u32', b_ks: 'u32', b_ns: 'u32', has_bias: 'u32', accumulate: 'u32', has_residual: 'u32', has_gelu: 'u32',
+  M: 'u32',
+  K: 'u32',
+  N: 'u32',
+  a_rs: 'u32',
+  a_ks: 'u32',
+  b_ks: 'u32',
+  b_ns: 'u32',
+  has_bias: 'u32',
+  accumulate: 'u32',
+  has_residual: 'u32',
+  has_gelu: 'u32',
 });
 const LN_UNIFORM = uniformLayout('Params', { M: 'u32', D: 'u32', eps: 'f32', accumulate: 'u32' }); // layernorm and layernorm_rows
 const EW_UNIFORM = uniformLayout('Params', { n: 'u32', alpha: 'f32', bits: 'u32' });
@@ -33,7 +43,16 @@ const SLICE_UNIFORM = uniformLayout('Params', { B: 'u32', S: 'u32', D: 'u32', st
 const GATHER_UNIFORM = uniformLayout('GatherParams', { n_rows: 'u32', row: 'u32', m: 'u32' });
 const NORM_UNIFORM = uniformLayout('NormParams', { n: 'u32', groups: 'u32' });
 const ADAMW_UNIFORM = uniformLayout('AdamParams', {
-  n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', wd: 'f32', bc1: 'f32', bc2: 'f32', max_norm: 'f32', use_norm: 'u32',
+  n: 'u32',
+  lr: 'f32',
+  beta1: 'f32',
+  beta2: 'f32',
+  eps: 'f32',
+  wd: 'f32',
+  bc1: 'f32',
+  bc2: 'f32',
+  max_norm: 'f32',
+  use_norm: 'u32',
 });
 
 const MATMUL_8X8 = kernel({ shader: 'matmul', entry: 'matmul_8x8', uniform: MATMUL_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'read', 'rw'], constants: { WG: MM_WG } });
@@ -47,8 +66,17 @@ const MATMUL_4X4 = kernel({ ...MATMUL_8X8, entry: 'matmul_4x4' }, 'gpu'); // a C
 const MM_MIN_BLOCKS_8X8 = 4096;
 const BIAS_GRAD = kernel({ shader: 'matmul', entry: 'bias_grad', uniform: MATMUL_UNIFORM, storage: ['read', 'rw'], constants: { WG: BIAS_GRAD_WG } });
 const LN_FORWARD = kernel({ shader: 'layernorm', entry: 'layernorm_forward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_WG } });
-const LN_BACKWARD = kernel({ shader: 'layernorm', entry: 'layernorm_backward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'], constants: { WG: LN_WG } });
-const LN_PARAMS = kernel({ shader: 'layernorm', entry: 'layernorm_params', uniform: LN_UNIFORM, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } }, 'gpu');
+const LN_BACKWARD = kernel({
+  shader: 'layernorm',
+  entry: 'layernorm_backward',
+  uniform: LN_UNIFORM,
+  storage: ['read', 'read', 'read', 'read', 'read', 'rw'],
+  constants: { WG: LN_WG },
+});
+const LN_PARAMS = kernel(
+  { shader: 'layernorm', entry: 'layernorm_params', uniform: LN_UNIFORM, storage: ['read', 'rw', 'read', 'read', 'read', 'rw'], constants: { ...COLSUM } },
+  'gpu',
+);
 /** LayerNorm parameter gradients by one thread per column (CPU adapters: no barriers). */
 const LN_PARAMS_SERIAL = kernel({ ...LN_PARAMS, entry: 'params_serial', constants: { WG: LN_WG } }, 'cpu');
 const ew = (entry: string, storage: KernelSpec['storage']) => kernel({ shader: 'elementwise', entry, uniform: EW_UNIFORM, storage, constants: { WG: EW_WG } });
@@ -81,7 +109,13 @@ const LN_ROWS_MAX_SIZE = 1 << 18; // … in tensors of at most this many element
 // up to NORM_MAX_GROUPS groups for large models.
 const NORM_PER_THREAD = 32;
 const lnRows = (M: number, D: number) => D <= LN_ROWS_MAX_D && M * D <= LN_ROWS_MAX_SIZE;
-const LN_ROWS_FORWARD = kernel({ shader: 'layernorm_rows', entry: 'rows_forward', uniform: LN_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'], constants: { WG: LN_ROWS_WG } });
+const LN_ROWS_FORWARD = kernel({
+  shader: 'layernorm_rows',
+  entry: 'rows_forward',
+  uniform: LN_UNIFORM,
+  storage: ['read', 'read', 'read', 'rw', 'rw', 'rw'],
+  constants: { WG: LN_ROWS_WG },
+});
 const LN_ROWS_BACKWARD = kernel({ ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
 
 /** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
@@ -106,16 +140,46 @@ export class WebGpuNnOps implements NnOps {
   private spare: Tensor | null = null;
 
   /** c (M,N) [+]= opA(a)·opB(b) (+ bias) (+ residual (M,N), never c itself); act = gelu(c) when given. */
-  private gemm(a: Tensor, b: Tensor, bias: Tensor | null, c: Tensor, M: number, K: number, N: number, transA: boolean, transB: boolean, accumulate: boolean, residual: Tensor | null = null, act: Tensor | null = null): void {
+  private gemm(
+    a: Tensor,
+    b: Tensor,
+    bias: Tensor | null,
+    c: Tensor,
+    M: number,
+    K: number,
+    N: number,
+    transA: boolean,
+    transB: boolean,
+    accumulate: boolean,
+    residual: Tensor | null = null,
+    act: Tensor | null = null,
+  ): void {
     // opA(m,k) = a[m·a_rs + k·a_ks], opB(k,n) = b[k·b_ks + n·b_ns] (see the shader's header).
     const [aRs, aKs] = transA ? [1, M] : [K, 1];
     const [bKs, bNs] = transB ? [1, K] : [N, 1];
-    const u = { M, K, N, a_rs: aRs, a_ks: aKs, b_ks: bKs, b_ns: bNs, has_bias: bias ? 1 : 0, accumulate: accumulate ? 1 : 0, has_residual: residual ? 1 : 0, has_gelu: act ? 1 : 0 };
+    const u = {
+      M,
+      K,
+      N,
+      a_rs: aRs,
+      a_ks: aKs,
+      b_ks: bKs,
+      b_ns: bNs,
+      has_bias: bias ? 1 : 0,
+      accumulate: accumulate ? 1 : 0,
+      has_residual: residual ? 1 : 0,
+      has_gelu: act ? 1 : 0,
+    };
     this.spare ??= this.be.empty([1]);
     const blocks8 = groups(M, 8) * groups(N, 8);
     const big = this.be.rt.cpuAdapter || blocks8 >= MM_MIN_BLOCKS_8X8;
     const blocks = big ? blocks8 : groups(M, 4) * groups(N, 4);
-    this.be.rt.dispatch(big ? MATMUL_8X8 : MATMUL_4X4, [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)], u, elementGrid(blocks, MM_WG));
+    this.be.rt.dispatch(
+      big ? MATMUL_8X8 : MATMUL_4X4,
+      [gpu(a), gpu(b), gpu(bias ?? a) /* unread when has_bias = 0 */, gpu(c), gpu(residual ?? a) /* unread when has_residual = 0 */, gpu(act ?? this.spare)],
+      u,
+      elementGrid(blocks, MM_WG),
+    );
   }
 
   matmul(a: Tensor, b: Tensor, bias: Tensor | null, transB: boolean): Tensor {
@@ -304,6 +368,11 @@ export class WebGpuNnOps implements NnOps {
       max_norm: hp.maxGradNorm,
       use_norm: useNorm ? 1 : 0,
     };
-    this.be.rt.dispatch(ADAMW, [gpu(params), gpu(grads), gpu(m), gpu(v), gpu(decayMask), gpu(gradNorm ?? grads) /* unread when use_norm = 0 */], u, elementGrid(params.size, ADAMW_WG));
+    this.be.rt.dispatch(
+      ADAMW,
+      [gpu(params), gpu(grads), gpu(m), gpu(v), gpu(decayMask), gpu(gradNorm ?? grads) /* unread when use_norm = 0 */],
+      u,
+      elementGrid(params.size, ADAMW_WG),
+    );
   }
 }

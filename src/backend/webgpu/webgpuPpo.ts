@@ -22,12 +22,34 @@ const LOGPROBS_UNIFORM = uniformLayout('Params', { A: 'u32', V: 'u32', temperatu
 const AGG_ROWS_UNIFORM = uniformLayout('RowParams', { B: 'u32', A: 'u32' });
 const AGG_FINAL_UNIFORM = uniformLayout('FinalParams', { B: 'u32', A: 'u32', K: 'u32', agg: 'u32', scale_in_place: 'u32' });
 const POLICY_UNIFORM = uniformLayout('Params', {
-  B: 'u32', A: 'u32', clip_low: 'f32', clip_high: 'f32', clip_c: 'f32', has_dual: 'u32', mode: 'u32', has_is: 'u32',
+  B: 'u32',
+  A: 'u32',
+  clip_low: 'f32',
+  clip_high: 'f32',
+  clip_c: 'f32',
+  has_dual: 'u32',
+  mode: 'u32',
+  has_is: 'u32',
 });
 const PACK_UNIFORM = uniformLayout('PackParams', { n: 'u32', has_is: 'u32', has_ref: 'u32' });
 const ACTOR_LOSS_UNIFORM = uniformLayout('LossParams', {
-  B: 'u32', S: 'u32', A: 'u32', V: 'u32', start: 'u32', temperature: 'f32', mode: 'u32', agg_pol: 'u32', agg: 'u32',
-  clip_low: 'f32', clip_high: 'f32', clip_c: 'f32', has_dual: 'u32', ent_coef: 'f32', has_kl: 'u32', kl_coef: 'f32', kl_est: 'u32',
+  B: 'u32',
+  S: 'u32',
+  A: 'u32',
+  V: 'u32',
+  start: 'u32',
+  temperature: 'f32',
+  mode: 'u32',
+  agg_pol: 'u32',
+  agg: 'u32',
+  clip_low: 'f32',
+  clip_high: 'f32',
+  clip_c: 'f32',
+  has_dual: 'u32',
+  ent_coef: 'f32',
+  has_kl: 'u32',
+  kl_coef: 'f32',
+  kl_est: 'u32',
 });
 const VALUE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', clip: 'f32', has_clip: 'u32' });
 
@@ -57,13 +79,24 @@ const LOGPROBS_ROWS_FORWARD = kernel({ ...LOGPROBS_FORWARD, entry: 'rows_forward
 const LOGPROBS_ROWS_BACKWARD = kernel({ ...LOGPROBS_BACKWARD, entry: 'rows_backward' });
 const AGG_ROWS = kernel({ shader: 'aggregate', entry: 'agg_rows', uniform: AGG_ROWS_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG } });
 const AGG_FINALIZE = kernel({ shader: 'aggregate', entry: 'agg_finalize', uniform: AGG_FINAL_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG_FINAL } });
-const POLICY_ROWS = kernel({ shader: 'policy_loss', entry: 'policy_rows', uniform: POLICY_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
+const POLICY_ROWS = kernel({
+  shader: 'policy_loss',
+  entry: 'policy_rows',
+  uniform: POLICY_UNIFORM,
+  storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'],
+  constants: { WG },
+});
 // The actor's loss in one pass over the logits (shaders/actor_loss.wgsl): one workgroup, a thread per sequence.
 const ACTOR_LOSS_WG = 256; // the most sequences it takes; more (or V > LOGPROBS_ROWS_MAX_V) compose the per-op kernels
 const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: PACK_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
-const ACTOR_LOSS = kernel({ shader: 'actor_loss', entry: 'actor_loss', uniform: ACTOR_LOSS_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'rw'], constants: { WG: ACTOR_LOSS_WG } });
+const ACTOR_LOSS = kernel({
+  shader: 'actor_loss',
+  entry: 'actor_loss',
+  uniform: ACTOR_LOSS_UNIFORM,
+  storage: ['read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'rw'],
+  constants: { WG: ACTOR_LOSS_WG },
+});
 const VALUE_ROWS = kernel({ shader: 'value_loss', entry: 'value_rows', uniform: VALUE_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
-
 
 export class WebGpuPpoOps implements PpoOps {
   /** Element-wise and slice ops for actorLoss's per-op path. */
@@ -163,7 +196,14 @@ export class WebGpuPpoOps implements PpoOps {
     return stats;
   }
 
-  policyLoss(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams, isWeights: Tensor | null = null): { stats: Tensor; gradLogprobs: Tensor } {
+  policyLoss(
+    oldLogprobs: Tensor,
+    logprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: PolicyLossParams,
+    isWeights: Tensor | null = null,
+  ): { stats: Tensor; gradLogprobs: Tensor } {
     const [B, A] = logprobs.shape;
     const mode = params.lossMode ?? 'vanilla';
     const gradLogprobs = this.be.empty([B, A]);
@@ -211,15 +251,32 @@ export class WebGpuPpoOps implements PpoOps {
     return { value, weights };
   }
 
-  actorLoss(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+  actorLoss(
+    logits: Tensor,
+    start: number,
+    tokens: Tensor,
+    temperature: number,
+    oldLogprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: ActorLossParams,
+    isWeights: Tensor | null,
+    refLogprobs: Tensor | null,
+  ) {
     const [B, S, V] = logits.shape;
     const A = tokens.shape[1];
-    if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V) return this.actorLossPerOp(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs);
+    if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V)
+      return this.actorLossPerOp(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs);
     const kl = params.kl;
     const packed = this.be.empty([B, A, 5]); // [old, adv, mask, w_is, ref] per token
     const uk = { n: B * A, has_is: isWeights ? 1 : 0, has_ref: kl ? 1 : 0 };
     // Absent inputs bind a tensor that is not read (read-only aliasing is allowed).
-    this.be.rt.dispatch(PACK_INPUTS, [gpu(oldLogprobs), gpu(advantages), gpu(actionMask), gpu(isWeights ?? actionMask), gpu((kl ? refLogprobs : null) ?? oldLogprobs), gpu(packed)], uk, elementGrid(B * A, 64));
+    this.be.rt.dispatch(
+      PACK_INPUTS,
+      [gpu(oldLogprobs), gpu(advantages), gpu(actionMask), gpu(isWeights ?? actionMask), gpu((kl ? refLogprobs : null) ?? oldLogprobs), gpu(packed)],
+      uk,
+      elementGrid(B * A, 64),
+    );
     const gradLogits = this.be.empty([B, S, V]);
     const logprobs = this.be.empty([B, A]);
     const policy = this.be.empty([4]);
@@ -252,7 +309,18 @@ export class WebGpuPpoOps implements PpoOps {
   }
 
   /** actorLoss as the per-op kernels (large batches or vocabularies): the composition actor_loss.wgsl fuses. */
-  private actorLossPerOp(logits: Tensor, start: number, tokens: Tensor, temperature: number, oldLogprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: ActorLossParams, isWeights: Tensor | null, refLogprobs: Tensor | null) {
+  private actorLossPerOp(
+    logits: Tensor,
+    start: number,
+    tokens: Tensor,
+    temperature: number,
+    oldLogprobs: Tensor,
+    advantages: Tensor,
+    actionMask: Tensor,
+    params: ActorLossParams,
+    isWeights: Tensor | null,
+    refLogprobs: Tensor | null,
+  ) {
     const { nn } = this;
     const S = logits.shape[1];
     const A = tokens.shape[1];

@@ -17,17 +17,59 @@ const ATTN_UNIFORM = uniformLayout('Params', { S: 'u32', H: 'u32', D: 'u32', sca
 const ATTN_BACKWARD_UNIFORM = uniformLayout('Params', { S: 'u32', H: 'u32', D: 'u32', scale: 'f32', nq: 'u32', total: 'u32', region1: 'u32' });
 const ATTN_CACHED_UNIFORM = uniformLayout('Params', { L: 'u32', Smax: 'u32', H: 'u32', D: 'u32', start: 'u32', scale: 'f32', rows: 'u32', total: 'u32' });
 const SAMPLE_UNIFORM = uniformLayout('Params', {
-  B: 'u32', V: 'u32', S: 'u32', pos: 'u32', top_k: 'u32', top_p: 'f32', temperature: 'f32', seed: 'u32', eos: 'i32', pad: 'i32', has_logprobs: 'u32',
+  B: 'u32',
+  V: 'u32',
+  S: 'u32',
+  pos: 'u32',
+  top_k: 'u32',
+  top_p: 'f32',
+  temperature: 'f32',
+  seed: 'u32',
+  eos: 'i32',
+  pad: 'i32',
+  has_logprobs: 'u32',
 });
 /** Model sizes, then parameter offsets in the flat parameter tensor (block 0's, and one stride per block). */
 const DECODE_UNIFORM = uniformLayout('U', {
-  B: 'u32', D: 'u32', H: 'u32', V: 'u32', P: 'u32', Smax: 'u32', pos: 'u32', n_layer: 'u32', eps: 'f32', scale: 'f32', kv_stride: 'u32', rows: 'u32',
-  wte: 'u32', wpe: 'u32', lnf_g: 'u32', lnf_b: 'u32', layer_stride: 'u32',
-  ln1_g: 'u32', ln1_b: 'u32', attn_w: 'u32', attn_b: 'u32', proj_w: 'u32', proj_b: 'u32', ln2_g: 'u32', ln2_b: 'u32', fc_w: 'u32', fc_b: 'u32', mlp_w: 'u32', mlp_b: 'u32',
+  B: 'u32',
+  D: 'u32',
+  H: 'u32',
+  V: 'u32',
+  P: 'u32',
+  Smax: 'u32',
+  pos: 'u32',
+  n_layer: 'u32',
+  eps: 'f32',
+  scale: 'f32',
+  kv_stride: 'u32',
+  rows: 'u32',
+  wte: 'u32',
+  wpe: 'u32',
+  lnf_g: 'u32',
+  lnf_b: 'u32',
+  layer_stride: 'u32',
+  ln1_g: 'u32',
+  ln1_b: 'u32',
+  attn_w: 'u32',
+  attn_b: 'u32',
+  proj_w: 'u32',
+  proj_b: 'u32',
+  ln2_g: 'u32',
+  ln2_b: 'u32',
+  fc_w: 'u32',
+  fc_b: 'u32',
+  mlp_w: 'u32',
+  mlp_b: 'u32',
 });
 
 const ATTN_FORWARD = kernel({ shader: 'attention', entry: 'attention_forward', uniform: ATTN_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
-const ATTN_BACKWARD = kernel({ shader: 'attention_backward', entry: 'attention_backward', uniform: ATTN_BACKWARD_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw', 'read'], constants: { WG } });
+const ATTN_BACKWARD = kernel({
+  shader: 'attention_backward',
+  entry: 'attention_backward',
+  uniform: ATTN_BACKWARD_UNIFORM,
+  storage: ['read', 'read', 'read', 'rw', 'rw', 'read'],
+  constants: { WG },
+});
 const KV_CACHE_WRITE = kernel({ shader: 'attention_cached', entry: 'kv_cache_write', uniform: ATTN_CACHED_UNIFORM, storage: ['read', 'rw', 'rw'], constants: { WG } });
 const ATTN_CACHED = kernel({
   shader: 'attention_cached',
@@ -156,12 +198,42 @@ export class WebGpuSeqOps implements SeqOps {
     const logits = this.be.empty([B, V]);
     const R = decodeRows(B, D, H, Smax);
     const u = {
-      B, D, H, V, P: model.maxPos, Smax, pos, n_layer: model.nLayer, eps: model.eps, scale: 1 / Math.sqrt(D / H), kv_stride: stride, rows: R,
-      wte: model.wte, wpe: model.wpe, lnf_g: model.lnfG, lnf_b: model.lnfB, layer_stride: layerStride,
-      ln1_g: b0.ln1G, ln1_b: b0.ln1B, attn_w: b0.attnW, attn_b: b0.attnB, proj_w: b0.projW, proj_b: b0.projB,
-      ln2_g: b0.ln2G, ln2_b: b0.ln2B, fc_w: b0.fcW, fc_b: b0.fcB, mlp_w: b0.mlpW, mlp_b: b0.mlpB,
+      B,
+      D,
+      H,
+      V,
+      P: model.maxPos,
+      Smax,
+      pos,
+      n_layer: model.nLayer,
+      eps: model.eps,
+      scale: 1 / Math.sqrt(D / H),
+      kv_stride: stride,
+      rows: R,
+      wte: model.wte,
+      wpe: model.wpe,
+      lnf_g: model.lnfG,
+      lnf_b: model.lnfB,
+      layer_stride: layerStride,
+      ln1_g: b0.ln1G,
+      ln1_b: b0.ln1B,
+      attn_w: b0.attnW,
+      attn_b: b0.attnB,
+      proj_w: b0.projW,
+      proj_b: b0.projB,
+      ln2_g: b0.ln2G,
+      ln2_b: b0.ln2B,
+      fc_w: b0.fcW,
+      fc_b: b0.fcB,
+      mlp_w: b0.mlpW,
+      mlp_b: b0.mlpB,
     };
-    this.be.rt.dispatch(decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }), [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], u, [Math.ceil(B / R)]);
+    this.be.rt.dispatch(
+      decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }),
+      [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)],
+      u,
+      [Math.ceil(B / R)],
+    );
     return logits;
   }
 }

@@ -116,7 +116,10 @@ export async function printPeerBench(gpuBe: Backend, _cpuBe: Backend, o: PeerOpt
     };
     for (const b of loaded.backends) rows.push(await timeTf(loaded.tf, b, s, h, init, o, c.name));
     rows.push(own);
-    console.log(`## TF.js peer, config ${c.name} (${c.nLayer}L ${c.nHead}H d${c.dModel} V${c.vocab} B${c.batch} ${c.prompt}+${c.response}; ` + `${fmt(flopsPerUpdate(s) / 1e9)} GFLOP/update, ${fmt(flopsPerRollout(s) / 1e9)} GFLOP/rollout without KV cache)\n`);
+    console.log(
+      `## TF.js peer, config ${c.name} (${c.nLayer}L ${c.nHead}H d${c.dModel} V${c.vocab} B${c.batch} ${c.prompt}+${c.response}; ` +
+        `${fmt(flopsPerUpdate(s) / 1e9)} GFLOP/update, ${fmt(flopsPerRollout(s) / 1e9)} GFLOP/rollout without KV cache)\n`,
+    );
     const cfgRows = rows.filter((r) => r.config === c.name);
     console.log(
       table(
@@ -142,7 +145,9 @@ export async function printPeerBench(gpuBe: Backend, _cpuBe: Backend, o: PeerOpt
       `\nSame initial weights and batch everywhere: step-1 losses ${worst <= 1e-3 ? 'agree' : 'DISAGREE'} with the project's ` +
         `(largest relative difference ${worst.toExponential(1)}, limit 1e-3), so the implementations ${worst <= 1e-3 ? 'do the same math' : 'differ: check before reading the ratios'}.`,
     );
-    console.log('update = actor + critic (forward, clipped loss, backward, Adam); rollout = B prompts × A sampled tokens; TF.js rollout recomputes the prefix (no KV cache), the project\'s uses its KV cache.\n');
+    console.log(
+      "update = actor + critic (forward, clipped loss, backward, Adam); rollout = B prompts × A sampled tokens; TF.js rollout recomputes the prefix (no KV cache), the project's uses its KV cache.\n",
+    );
   }
   return rows;
 }

@@ -58,7 +58,16 @@ export function makeModels(be: Backend, s: PeerShape): { actor: Gpt; critic: Gpt
 export async function timeProject(be: Backend, s: PeerShape, h: HostBatch, repeats: number, actor: Gpt, critic: Gpt): Promise<ProjectTimes> {
   const { batch: B, prompt: P, response: A } = s;
   const S = P + A;
-  const cfg = withDefaults({ clipLow: CLIP, clipHigh: CLIP, dualClip: null, valueClip: VALUE_CLIP, entropyCoef: ENTROPY_COEF, lossAgg: 'token-mean', useKlLoss: false, temperature: 1 });
+  const cfg = withDefaults({
+    clipLow: CLIP,
+    clipHigh: CLIP,
+    dualClip: null,
+    valueClip: VALUE_CLIP,
+    entropyCoef: ENTROPY_COEF,
+    lossAgg: 'token-mean',
+    useKlLoss: false,
+    temperature: 1,
+  });
   // TF.js's Adam has no clipping and no decay; the project still computes the grad norm.
   const opt = { lr: 1e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 0 };
   const ones = new Float32Array(B * S).fill(1);
@@ -69,7 +78,11 @@ export async function timeProject(be: Backend, s: PeerShape, h: HostBatch, repea
     index: Int32Array.from({ length: B }, (_, i) => i),
     sequences: be.tensor(h.sequences, [B, S], 'i32'),
     attnMask: be.tensor(ones, [B, S]),
-    positions: be.tensor(Int32Array.from({ length: B * S }, (_, i) => i % S), [B, S], 'i32'),
+    positions: be.tensor(
+      Int32Array.from({ length: B * S }, (_, i) => i % S),
+      [B, S],
+      'i32',
+    ),
     actionTokens: be.tensor(actions, [B, A], 'i32'),
     actionMask: be.tensor(new Float32Array(B * A).fill(1), [B, A]),
     oldLogprobs: be.tensor(h.oldLogprobs, [B, A]),

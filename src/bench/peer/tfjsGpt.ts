@@ -94,7 +94,11 @@ export function createModel(tf: Tf, s: PeerShape, params: Map<string, Float64Arr
 
 function layerNorm(tf: Tf, x: T, g: T, b: T): T {
   const { mean, variance } = tf.moments(x, -1, true);
-  return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(g).add(b);
+  return x
+    .sub(mean)
+    .mul(tf.rsqrt(variance.add(1e-5)))
+    .mul(g)
+    .add(b);
 }
 
 function gelu(tf: Tf, x: T): T {
@@ -110,15 +114,31 @@ export function trunk(tf: Tf, m: PeerModel, s: PeerShape, tokens: T, embed: Embe
   const hd = D / H;
   const flat = tokens.reshape([B * n]);
   const tok = embed === 'gather' ? tf.gather(m.wte, flat) : tf.oneHot(flat, s.vocab).matMul(m.wte); // (B·n, D)
-  let x = tok.reshape([B, n, D]).add(m.wpe.slice([0, 0], [n, D])).reshape([B * n, D]);
+  let x = tok
+    .reshape([B, n, D])
+    .add(m.wpe.slice([0, 0], [n, D]))
+    .reshape([B * n, D]);
   // −1e9 above the diagonal: softmax gives those keys weight 0.
-  const causalBias = tf.scalar(1).sub(tf.linalg.bandPart(tf.ones([n, n]), -1, 0)).mul(-1e9); // (n, n)
+  const causalBias = tf
+    .scalar(1)
+    .sub(tf.linalg.bandPart(tf.ones([n, n]), -1, 0))
+    .mul(-1e9); // (n, n)
   for (const p of m.blocks) {
     const h = layerNorm(tf, x, p.ln1g, p.ln1b);
     const qkv = h.matMul(p.wqkv).add(p.bqkv); // (B·n, 3D)
-    const heads = (i: number) => qkv.slice([0, i * D], [B * n, D]).reshape([B, n, H, hd]).transpose([0, 2, 1, 3]); // (B, H, n, hd)
-    const scores = tf.matMul(heads(0), heads(1), false, true).mul(1 / Math.sqrt(hd)).add(causalBias); // (B, H, n, n)
-    const y = tf.matMul(tf.softmax(scores), heads(2)).transpose([0, 2, 1, 3]).reshape([B * n, D]);
+    const heads = (i: number) =>
+      qkv
+        .slice([0, i * D], [B * n, D])
+        .reshape([B, n, H, hd])
+        .transpose([0, 2, 1, 3]); // (B, H, n, hd)
+    const scores = tf
+      .matMul(heads(0), heads(1), false, true)
+      .mul(1 / Math.sqrt(hd))
+      .add(causalBias); // (B, H, n, n)
+    const y = tf
+      .matMul(tf.softmax(scores), heads(2))
+      .transpose([0, 2, 1, 3])
+      .reshape([B * n, D]);
     x = x.add(y.matMul(p.wproj).add(p.bproj));
     const h2 = layerNorm(tf, x, p.ln2g, p.ln2b);
     x = x.add(gelu(tf, h2.matMul(p.wfc).add(p.bfc)).matMul(p.wout).add(p.bout));
@@ -151,7 +171,13 @@ export function actorLoss(tf: Tf, m: PeerModel, s: PeerShape, b: PeerBatch, embe
   const logp = logpAll.mul(tf.oneHot(b.actions, V)).sum(-1); // (B, A)
   const entropy = tf.exp(logpAll).mul(logpAll).sum(-1).neg();
   const ratio = tf.exp(logp.sub(b.oldLogprobs));
-  const surr = tf.maximum(ratio.mul(b.advantages).neg(), tf.clipByValue(ratio, 1 - CLIP, 1 + CLIP).mul(b.advantages).neg());
+  const surr = tf.maximum(
+    ratio.mul(b.advantages).neg(),
+    tf
+      .clipByValue(ratio, 1 - CLIP, 1 + CLIP)
+      .mul(b.advantages)
+      .neg(),
+  );
   const n = b.mask.sum();
   return surr.mul(b.mask).sum().div(n).sub(entropy.mul(b.mask).sum().div(n).mul(ENTROPY_COEF)) as TF.Scalar;
 }
@@ -161,14 +187,27 @@ export function criticLoss(tf: Tf, m: PeerModel, s: PeerShape, b: PeerBatch, emb
   const { batch: B, prompt: P, response: A } = s;
   const S = P + A;
   const h = trunk(tf, m, s, b.sequences, embed);
-  const values = h.matMul(m.vw!).add(m.vb!).reshape([B, S]).slice([0, P - 1], [B, A]);
+  const values = h
+    .matMul(m.vw!)
+    .add(m.vb!)
+    .reshape([B, S])
+    .slice([0, P - 1], [B, A]);
   const clipped = b.oldValues.add(tf.clipByValue(values.sub(b.oldValues), -VALUE_CLIP, VALUE_CLIP));
   const err = tf.maximum(values.sub(b.returns).square(), clipped.sub(b.returns).square());
   return err.mul(b.mask).sum().div(b.mask.sum()).mul(0.5) as TF.Scalar;
 }
 
 /** One PPO update: actor and critic each forward → loss → backward → Adam; resolves with both losses. */
-export async function updateStep(tf: Tf, actor: PeerModel, critic: PeerModel, actorOpt: TF.Optimizer, criticOpt: TF.Optimizer, s: PeerShape, b: PeerBatch, embed: EmbedMode): Promise<[number, number]> {
+export async function updateStep(
+  tf: Tf,
+  actor: PeerModel,
+  critic: PeerModel,
+  actorOpt: TF.Optimizer,
+  criticOpt: TF.Optimizer,
+  s: PeerShape,
+  b: PeerBatch,
+  embed: EmbedMode,
+): Promise<[number, number]> {
   const la = actorOpt.minimize(() => actorLoss(tf, actor, s, b, embed), true, actor.vars)!;
   const lc = criticOpt.minimize(() => criticLoss(tf, critic, s, b, embed), true, critic.vars)!;
   const [a, c] = await Promise.all([la.data(), lc.data()]);
@@ -188,7 +227,10 @@ export async function rollout(tf: Tf, actor: PeerModel, s: PeerShape, prompts: T
   for (let t = 0; t < s.response; t++) {
     const next = tf.tidy(() => {
       const n = seq.shape[1]!;
-      const last = trunk(tf, actor, s, seq, embed).reshape([B, n, D]).slice([0, n - 1, 0], [B, 1, D]).reshape([B, D]);
+      const last = trunk(tf, actor, s, seq, embed)
+        .reshape([B, n, D])
+        .slice([0, n - 1, 0], [B, 1, D])
+        .reshape([B, D]);
       const logits = last.matMul(actor.wte, false, true) as TF.Tensor2D; // (B, V)
       return tf.concat([seq, tf.multinomial(logits, 1, seed + t).toInt()], 1);
     });
