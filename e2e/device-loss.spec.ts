@@ -32,7 +32,11 @@ function stored(
       return { runs: [], stateIter: null };
     }
     const tx = db.transaction(['runs', 'states'], 'readonly');
-    const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const req = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => {
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
     const runs = (await req(tx.objectStore('runs').getAll())) as {
       metrics: { iter: number; values: Record<string, number> }[];
       backend: string;

@@ -71,7 +71,7 @@ test('every preset card shows its iteration budget and what its curve will do', 
   await expect(detail.getByTestId('preset-explanation')).toHaveText(paired.explanation);
   for (const arm of paired.arms!) await expect(detail).toContainText(arm.label);
   await expect(detail.getByTestId('run-arms')).toHaveText('Run both');
-  await expect(page.getByTestId('preset-card-' + slug(paired.name))).toHaveClass(/selected/);
+  await expect(page.getByTestId(`preset-card-${slug(paired.name)}`)).toHaveClass(/selected/);
 });
 
 test("a wrong ?budget= is named and ignored, and the budgets stay the presets' own", async ({ page }) => {
@@ -149,7 +149,10 @@ function savedState(page: Page): Promise<{ runId: string; iter: number } | null>
       r.onsuccess = () => resolve(r.result);
       r.onerror = () => reject(r.error);
     });
-    if (!Array.from(db.objectStoreNames).includes('states')) return (db.close(), null);
+    if (!Array.from(db.objectStoreNames).includes('states')) {
+      db.close();
+      return null;
+    }
     const st = await new Promise<{ runId: string; iter: number } | undefined>((resolve, reject) => {
       const req = db.transaction('states', 'readonly').objectStore('states').get('latest');
       req.onsuccess = () => resolve(req.result as { runId: string; iter: number } | undefined);

@@ -26,7 +26,11 @@ function stored(page: Page): Promise<Stored> {
       return { runs: [], state: null };
     }
     const tx = db.transaction(['runs', 'states'], 'readonly');
-    const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const req = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => {
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
     const runs = (await req(tx.objectStore('runs').getAll())) as { id: string; metrics: { iter: number }[] }[];
     const st = (await req(tx.objectStore('states').get('latest'))) as { runId: string; iter: number; bytes: ArrayBuffer } | undefined;
     db.close();

@@ -5,7 +5,10 @@ import type { WorkerToPage } from '../src/worker/protocol.ts';
 
 export function metricMessages(n: number, offset = 0, seed = 1): WorkerToPage[] {
   let s = seed;
-  const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
+  const rnd = () => {
+    s = (s * 16807) % 2147483647;
+    return s / 2147483647;
+  };
   return Array.from({ length: n }, (_, i) => ({
     type: 'metrics' as const,
     iter: i,

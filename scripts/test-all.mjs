@@ -64,7 +64,7 @@ let missing = missingSystemPackages();
 const installable = [...new Set(missing.map((m) => m.pkg).filter(Boolean))];
 if (installable.length > 0 && aptInstall(installable)) missing = missingSystemPackages();
 if (missing.length > 0) {
-  console.error('Cannot run the tests; missing:\n  - ' + missing.map((m) => m.why).join('\n  - '));
+  console.error(`Cannot run the tests; missing:\n  - ${missing.map((m) => m.why).join('\n  - ')}`);
   const pkgs = [...new Set(missing.map((m) => m.pkg).filter(Boolean))];
   if (pkgs.length > 0) console.error(`\nOn Debian/Ubuntu:  sudo apt-get install -y ${pkgs.join(' ')}`);
   process.exit(2);
@@ -137,7 +137,8 @@ if (!only || only === 'vitest') {
     const byProject = {};
     for (const file of v.testResults ?? []) {
       const project = file.name.includes('/tests/gpu/') ? 'gpu' : file.name.includes('/tests/integration/') ? 'integration' : 'unit';
-      const p = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0 });
+      byProject[project] ??= { passed: 0, failed: 0, skipped: 0 };
+      const p = byProject[project];
       for (const a of file.assertionResults ?? []) {
         if (a.status === 'passed') p.passed++;
         else if (a.status === 'failed') p.failed++;

@@ -4,7 +4,7 @@
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
 import { writeFileSync } from 'node:fs';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
+import type { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { makeWebGpuBackend } from '../node/backend.ts';
 import { benchKernels } from './kernels.ts';
 import { BENCH_CONFIGS, type BenchConfig } from './model.ts';

@@ -39,8 +39,8 @@ export async function timeIt(be: Backend, call: () => unknown | Promise<unknown>
 export function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? fmt(c) : c)))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => String(r[i]).length)));
-  const line = (r: (string | number)[]) => '| ' + r.map((c, i) => String(c).padEnd(widths[i])).join(' | ') + ' |';
-  return [line(cells[0]), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...cells.slice(1).map(line)].join('\n');
+  const line = (r: (string | number)[]) => `| ${r.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(cells[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
 }
 
 export function fmt(x: number): string {

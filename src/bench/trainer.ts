@@ -79,7 +79,9 @@ async function timeIterations(be: Backend, c: BenchConfig, repeats: number) {
       metrics = (await trainer.iteration()).metrics;
       const end = { ...be.counters() };
       stageCounts = { rollout: ZERO, experience: ZERO, update: ZERO };
-      marks.forEach(([st, from], i) => (stageCounts[st] = addCounters(stageCounts[st], diffCounters(from, i + 1 < marks.length ? marks[i + 1][1] : end))));
+      marks.forEach(([st, from], i) => {
+        stageCounts[st] = addCounters(stageCounts[st], diffCounters(from, i + 1 < marks.length ? marks[i + 1][1] : end));
+      });
       byKernel = [...kernelCounts(be)].map(([k, n]): [string, number] => [k, n - (k0.get(k) ?? 0)]).filter(([, n]) => n > 0);
       byKernel.sort((a, b) => b[1] - a[1]);
     },

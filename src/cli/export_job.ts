@@ -18,20 +18,25 @@ const USAGE =
   `[--config file.json] [--seed S] [--gpus N (${GPU_RANGE.min}-${GPU_RANGE.max}, default ${DEFAULT_JOB_OPTIONS.gpus})] ` +
   `[--rows N (training prompts, default ${DEFAULT_JOB_OPTIONS.trainRows})]`;
 
+/** The command line as parseArgs reads it; throws on an unknown or malformed flag. */
+function parseJobArgs() {
+  return parseArgs({
+    options: {
+      engine: { type: 'string' },
+      task: { type: 'string' },
+      config: { type: 'string' },
+      seed: { type: 'string' },
+      gpus: { type: 'string', default: String(DEFAULT_JOB_OPTIONS.gpus) },
+      rows: { type: 'string', default: String(DEFAULT_JOB_OPTIONS.trainRows) },
+      out: { type: 'string' },
+    },
+  }).values;
+}
+
 function main(): number {
-  let values;
+  let values: ReturnType<typeof parseJobArgs>;
   try {
-    ({ values } = parseArgs({
-      options: {
-        engine: { type: 'string' },
-        task: { type: 'string' },
-        config: { type: 'string' },
-        seed: { type: 'string' },
-        gpus: { type: 'string', default: String(DEFAULT_JOB_OPTIONS.gpus) },
-        rows: { type: 'string', default: String(DEFAULT_JOB_OPTIONS.trainRows) },
-        out: { type: 'string' },
-      },
-    }));
+    values = parseJobArgs();
   } catch (e) {
     console.error(`${(e as Error).message}\n${USAGE}`);
     return 2;
@@ -55,7 +60,7 @@ function main(): number {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;
   }
-  let job;
+  let job: ReturnType<typeof buildJob>;
   try {
     job = buildJob(config, { engine: values.engine as Engine, gpus, trainRows: rows });
   } catch (e) {

@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const result = await runKernel(be, name, input as Record<string, unknown>);
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (e) {
     if (e instanceof InputError) {

@@ -34,7 +34,9 @@ export function denseArray(input: Record<string, unknown>, field: string, rank: 
     else if (shape[depth] !== v.length) {
       throw new InputError(`field "${field}"${path}: ragged array (length ${v.length}, expected ${shape[depth]})`);
     }
-    v.forEach((x, i) => walk(x, depth + 1, `${path}[${i}]`));
+    v.forEach((x, i) => {
+      walk(x, depth + 1, `${path}[${i}]`);
+    });
   };
   walk(input[field], 0, '');
   while (shape.length < rank) shape.push(0);

@@ -36,7 +36,9 @@ async function out(be: Backend, named: Record<string, Tensor>): Promise<Record<s
   const names = Object.keys(named);
   const values = await be.readMany(names.map((n) => named[n]));
   const result: Record<string, unknown> = {};
-  names.forEach((n, i) => (result[n] = nest(values[i], named[n].shape)));
+  names.forEach((n, i) => {
+    result[n] = nest(values[i], named[n].shape);
+  });
   return result;
 }
 

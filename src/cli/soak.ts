@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type { Backend } from '../backend/backend.ts';
 import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { formatSoak, runSoak, tinySoakConfig } from '../fuzz/soak.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
+import type { GpuRuntime } from '../gpu/runtime.ts';
 import { makeWebGpuBackend } from '../node/backend.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { PpoTrainer } from '../rl/trainer.ts';

@@ -81,7 +81,7 @@ async function main(): Promise<number> {
   if (values.out) writeFileSync(values.out, '');
   const emit = (obj: unknown) => {
     const line = JSON.stringify(obj);
-    if (values.out) appendFileSync(values.out, line + '\n');
+    if (values.out) appendFileSync(values.out, `${line}\n`);
     if (!values.quiet || !values.out) console.log(line);
   };
   console.error(

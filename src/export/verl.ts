@@ -221,6 +221,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
       `# DAPO (${[c.dynamicSampling ? 'dynamic sampling' : '', c.overlongBuffer > 0 ? 'overlong penalty' : ''].filter(Boolean).join(', ')}): runs verl's DAPO recipe (${VERL_DAPO_MAIN}); its config adds algorithm.filter_groups, data.gen_batch_size and reward_model.overlong_buffer to main_ppo's. The recipe is in verl's repository, not in the pip package: set VERL_REPO to a checkout of the same release`,
     );
     setup.push(`# The DAPO recipe runs from the root of a verl checkout: git clone https://github.com/volcengine/verl && git -C verl checkout ${VERL_COMMIT.slice(0, 7)}`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, written for bash
     setup.push('cd "${VERL_REPO:?set VERL_REPO to a checkout of volcengine/verl: the DAPO recipe is not in the pip package}"');
     set('reward_model.reward_manager', 'dapo');
     set('reward_model.overlong_buffer.enable', bool(c.overlongBuffer > 0));

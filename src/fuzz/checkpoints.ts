@@ -14,7 +14,7 @@ import { DEFAULT_CONFIG, type PpoConfig } from '../rl/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 import { chance, pick, randomNumber, randomString, randomValue, sketch, HOSTILE_STRINGS } from './gen.ts';
 import { emptyReport, record, runCase, type TargetReport } from './outcome.ts';
 
@@ -291,7 +291,14 @@ export async function fuzzCheckpoints(rng: Rng, count: number, limitMs: number, 
   for (let i = 0; i < count; i++) {
     const { file, what } = mutateCheckpoint(rng, seeds.files);
     const label = `case ${i} (${what})`;
-    record(reps.decode, await runCase(() => (decodeSafetensors(file), null), limitMs), label);
+    record(
+      reps.decode,
+      await runCase(() => {
+        decodeSafetensors(file);
+        return null;
+      }, limitMs),
+      label,
+    );
     const pageCheck = seeds.pageCheck;
     if (pageCheck)
       record(

@@ -5,7 +5,7 @@
 import { CHOICE_RULES, DEFAULT_CONFIG, NUMERIC_RULES, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { configToQuery, HIDE_PARAM, parseQuery } from '../store/urlConfig.ts';
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 import { chance, HOSTILE_STRINGS, pick, randomNumber, randomString, randomValue, sketch } from './gen.ts';
 import { MAX_MESSAGE_CHARS, runCase, record, emptyReport, type TargetReport } from './outcome.ts';
 

@@ -11,7 +11,7 @@ import { candidatePairs } from '../store/feedbackPairs.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
 import type { PreferencePair } from '../tasks/task.ts';
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 import type { SampleRow } from '../worker/protocol.ts';
 import { chance, pick, randomNumber, randomString, sketch, HOSTILE_STRINGS } from './gen.ts';
 import { emptyReport, record, runCase, type TargetReport } from './outcome.ts';
@@ -25,17 +25,27 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"' && cell === '') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n' || c === '\r') {
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell), rows.push(row), (row = []), (cell = '');
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
     } else cell += c;
   }
-  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 

@@ -1,6 +1,6 @@
 // Random hostile values for the fuzzers, all drawn from one seeded Rng so a case number
 // reproduces its input.
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 
 export function pick<T>(rng: Rng, xs: readonly T[]): T {
   return xs[rng.int(0, xs.length)];

@@ -61,7 +61,7 @@ export function metricsToCsv(runs: readonly RunRecord[]): string {
       lines.push([csvCell(r.id), csvCell(r.name), String(m.iter), ...cols.map((c) => csvCell(Object.hasOwn(m.values, c) ? m.values[c] : undefined))].join(','));
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export function metricsToJson(runs: readonly RunRecord[]): string {

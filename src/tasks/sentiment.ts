@@ -73,11 +73,11 @@ function trainStart(rng: Rng): string {
 }
 
 const heldOutStarts: string[] = [];
-SUBJECTS.forEach((subj, s) =>
+SUBJECTS.forEach((subj, s) => {
   VERBS.forEach((verb, v) => {
     if (isHeldOutStart(s, v)) heldOutStarts.push(`the ${subj} ${verb}`);
-  }),
-);
+  });
+});
 
 export interface SentimentTask extends Task {
   preferencePair(rng: Rng): PreferencePair;

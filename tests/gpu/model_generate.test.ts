@@ -71,13 +71,17 @@ async function greedyFull(be: Backend, model: Gpt, pb: PromptBatch, A: number): 
     const V = cfg.vocabSize;
     rows.forEach((row, b) => {
       if (row.done) {
-        row.tok.push(PAD_ID), row.mask.push(0), row.pos.push(0);
+        row.tok.push(PAD_ID);
+        row.mask.push(0);
+        row.pos.push(0);
         return;
       }
       const off = (b * S + S - 1) * V;
       let best = 0;
       for (let v = 1; v < V; v++) if (logits[off + v] > logits[off + best]) best = v;
-      row.tok.push(best), row.mask.push(1), row.pos.push(row.pos[S - 1] + 1);
+      row.tok.push(best);
+      row.mask.push(1);
+      row.pos.push(row.pos[S - 1] + 1);
       if (best === EOS_ID) row.done = true;
     });
   }

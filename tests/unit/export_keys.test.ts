@@ -34,7 +34,7 @@ function unquote(word: string): string {
 /** The argument lines of a rendered script (after the program line, before "$@"). */
 function argLines(script: string, program: string): string[] {
   const lines = script.split('\n');
-  const start = lines.findIndex((l) => l === `${program} \\`);
+  const start = lines.indexOf(`${program} \\`);
   expect(start).toBeGreaterThan(0);
   const args = lines.slice(start + 1).filter((l) => l.trim() !== '');
   expect(args.at(-1)).toBe('  "$@"');
@@ -123,7 +123,7 @@ const CONFIGS: PpoConfig[] = [
   cfg({ useKlLoss: true, klInReward: true, klController: 'adaptive', klLossEstimator: 'k1+', klEstimator: 'k1_clamped' }),
 ];
 
-describe("verl keys exist in verl's trainer config (commit " + verlFacts.commit.slice(0, 7) + ')', () => {
+describe(`verl keys exist in verl's trainer config (commit ${verlFacts.commit.slice(0, 7)})`, () => {
   it('every emitted key, every required key, every value among its choices, on every config', () => {
     for (const c of CONFIGS) {
       const v = verlOverrides(c);
@@ -269,6 +269,7 @@ describe('rendered scripts', () => {
     expect(shellWord('[0.9,0.999]')).toBe("'[0.9,0.999]'");
     expect(shellWord('["console"]')).toBe(`'["console"]'`);
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's own ${…} expansion is what is checked
     expect(shellWord('$JOB_DIR/reward.py')).toBe('"${JOB_DIR}/reward.py"');
     expect(shellWord('')).toBe("''");
   });

@@ -51,7 +51,7 @@ describe('notes for knobs without a counterpart', () => {
     expect(o).toMatch(/# adaptive KL with the KL only in the loss: OpenRLHF and the playground both adapt the KL-loss coefficient/);
     // KL in the reward and in the loss: the playground adapts β, OpenRLHF would adapt its one (loss) coefficient.
     const both = cfg({ useKlLoss: true, klInReward: true, klController: 'adaptive' });
-    expect(script('openrlhf', both)).not.toMatch(/^  --algo\.kl\.target /m);
+    expect(script('openrlhf', both)).not.toMatch(/^ {2}--algo\.kl\.target /m);
     expect(notes('openrlhf', both)).toMatch(/the controller is left fixed/);
   });
 
@@ -205,7 +205,7 @@ describe('both scripts', () => {
     overlongBuffer: 4,
     overlongPenalty: 0.5,
   };
-  const text = (c: PpoConfig) => script('verl', c) + '\n' + script('openrlhf', c);
+  const text = (c: PpoConfig) => `${script('verl', c)}\n${script('openrlhf', c)}`;
 
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
     it(`reflect ${key}`, () => {
