@@ -30,7 +30,8 @@ async function audit(page: Page): Promise<string[]> {
 }
 
 test('the idle page has no serious or critical violation', async ({ page }) => {
-  test.setTimeout(120_000);
+  // axe walks the whole page twice; on a loaded machine with SwiftShader that takes minutes.
+  test.setTimeout(240_000);
   await open(page);
   expect(await audit(page)).toEqual([]);
   // The badge's details, opened.
@@ -39,7 +40,7 @@ test('the idle page has no serious or critical violation', async ({ page }) => {
 });
 
 test('the tour invitation and the open tour have no serious or critical violation', async ({ page }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(300_000);
   await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false }));
   await open(page);
   await expect(page.getByTestId('tour-invite')).toBeVisible();
@@ -58,7 +59,7 @@ test('the tour invitation and the open tour have no serious or critical violatio
 });
 
 test('every teaching tab has no serious or critical violation, before and after training', async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   await open(page, TINY);
   for (const tab of TABS) {
     await page.getByRole('tab', { name: tab }).click();
