@@ -7,14 +7,21 @@ test('page loads, finds a WebGPU adapter and shows the passed kernel self-test',
   await expect(page.getByRole('heading', { name: 'PPO Playground' })).toBeVisible();
   const status = page.getByTestId('gpu-status');
   await expect(status).toContainText('WebGPU ready', { timeout: 45_000 });
-  await expect(status).toContainText('kernel self-test passed');
+  // The verdict and the adapter's own name sit in the badge's details; the headline says it in words.
+  await expect(status.getByTestId('gpu-selftest')).toContainText('kernel self-test passed');
   // The adapter name is whatever the browser reports; it must be a real name, not the fallback.
-  const text = (await status.textContent()) ?? '';
-  const adapter = text.split('—')[1]?.trim() ?? '';
+  const adapter = ((await status.getByTestId('gpu-adapter').textContent()) ?? '').trim();
   expect(adapter.length).toBeGreaterThan(0);
   expect(adapter).not.toBe('unknown adapter');
+  if (/swiftshader/i.test(adapter)) await expect(status.getByTestId('gpu-headline')).toHaveText('WebGPU ready · software GPU (SwiftShader): slower than a real GPU');
+  else await expect(status.getByTestId('gpu-headline')).toContainText(adapter);
+  const text = (await status.getByTestId('gpu-selftest').textContent()) ?? '';
   const err = Number(/max \|err\| ([0-9.e+-]+)/.exec(text)?.[1]);
   expect(err).toBeLessThan(1e-4);
+  // The details open from the keyboard.
+  await status.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  await expect(status.getByTestId('gpu-adapter')).toBeVisible();
   await expect(page.getByTestId('no-webgpu')).toHaveCount(0);
   expect(errors).toEqual([]);
 });

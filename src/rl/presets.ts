@@ -13,6 +13,10 @@ export interface PresetArm {
 
 export interface Preset {
   name: string;
+  /** One sentence: the task and its setup, the first line of the card (before any number). */
+  summary: string;
+  /** One line: the curve to look at and what it will do; shared by the card and the guided tour. */
+  watch: string;
   /** Two sentences: what it sets up, and what to watch. */
   explanation: string;
   /** What the curve will do, in numbers `npm run learning` measured (shown on the card). */
@@ -63,12 +67,13 @@ const PROMISE_PPO_VS_GRPO =
   'Held-out accuracy (sampled) 24.5% → 94.7% with PPO (GAE) and 24.5% → 96.0% with GRPO in 100 iterations, half of the gain by iteration ~10 in both; greedy 19% → 98–100%; GRPO, without a critic, takes about 60% of PPO’s time per iteration (3 seeds, CPU backend).';
 const PROMISE_DAPO =
   'Held-out accuracy (sampled) 24.5% → 95% and greedy 19% → 100% in 40 iterations; dynamic sampling drops about 34 of the up to 48 groups it samples per iteration (3 seeds, CPU backend).';
-const PROMISE_STOP =
-  'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
+const PROMISE_STOP = 'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
 export const PRESETS: readonly Preset[] = [
   {
     name: 'Learn arithmetic',
+    summary: 'Two-digit addition: the SFT model can carry but usually forgets to, and only exact answers earn a reward.',
+    watch: 'Watch held-out accuracy climb past 80% while KL per token stays small.',
     explanation:
       'The SFT model learned to add from a tutor and then imitated a sloppy student who forgets the carry 90% of the time, so it can carry but rarely does; only exact answers are rewarded, each of 4 samples is scored against the other 3 (RLOO), and a small KL loss keeps the answers it already had right. Watch the reward and held-out accuracy climb as PPO brings the carry back on problems it never trained on, while accuracy on no-carry problems stays up (set the KL loss off to see PPO first learn the shortcut "always carry").',
     promise: PROMISE_ARITHMETIC,
@@ -78,8 +83,10 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'Reward hacking without KL',
+    summary: 'Finish a sentence so that a learned reward model scores it as positive, with no KL penalty (β = 0).',
+    watch: 'Watch the reward climb while KL explodes and the samples turn to letter soup; Run both to see β = 0.6 keep the text fluent.',
     explanation:
-      'β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model\'s score: watch the reward climb while KL explodes and the samples drift into letter soup the reward model likes. Run both trains β = 0 and then β = 0.6 from the same start and overlays them: with β = 0.6 the reward still rises while the text stays fluent under the reference.',
+      "β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model's score: watch the reward climb while KL explodes and the samples drift into letter soup the reward model likes. Run both trains β = 0 and then β = 0.6 from the same start and overlays them: with β = 0.6 the reward still rises while the text stays fluent under the reference.",
     promise: PROMISE_REWARD_HACKING,
     // tests/gpu/rl_sentiment.test.ts trains exactly this recipe at β = 0 and β = 0.6
     values: {
@@ -110,6 +117,8 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'Tight vs loose clipping',
+    summary: 'Arithmetic with 4 epochs per batch and an 8× learning rate, trained once with ε = 0.05 and once with ε = 0.5.',
+    watch: 'Watch the clip fraction: the tight ε clips several times more tokens, and its reward rises more slowly.',
     explanation:
       'The "Learn arithmetic" recipe with 4 PPO epochs per batch and an 8× higher learning rate, so the policy wants to move far from the one that sampled the batch: ε = 0.05 keeps every update within ±5% of it, ε = 0.5 barely restrains it. Run both: tight clipping shows a higher clip fraction and a slower rise of reward, loose clipping climbs in a few iterations.',
     promise: PROMISE_CLIPPING,
@@ -122,10 +131,28 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'PPO vs GRPO',
+    summary: 'Arithmetic twice: PPO with a critic and GAE, then GRPO, which scores each answer against its group and trains no critic.',
+    watch: 'Watch the two held-out accuracy curves rise together, while only PPO draws a value loss.',
     explanation:
       'The arithmetic task twice: PPO with a critic and GAE (KL as a reward penalty), and GRPO, which drops the critic and scores each response against the other samples of its prompt (KL as a loss term). Compare the held-out accuracy curves: both learn, GRPO without training a value model.',
     promise: PROMISE_PPO_VS_GRPO,
-    values: { task: 'arithmetic', rewardSource: 'rule', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 3, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0.01, advantageEstimator: 'group_norm', klInReward: false, useKlLoss: true, klLossCoef: 0.01, klLossEstimator: 'k3', klController: 'fixed' },
+    values: {
+      task: 'arithmetic',
+      rewardSource: 'rule',
+      promptsPerBatch: 16,
+      samplesPerPrompt: 4,
+      maxResponseLength: 3,
+      ppoEpochs: 1,
+      miniBatches: 2,
+      actorLr: 2e-4,
+      klCoef: 0.01,
+      advantageEstimator: 'group_norm',
+      klInReward: false,
+      useKlLoss: true,
+      klLossCoef: 0.01,
+      klLossEstimator: 'k3',
+      klController: 'fixed',
+    },
     iterations: 100,
     arms: [
       { label: 'PPO (GAE)', values: { advantageEstimator: 'gae', klInReward: true, useKlLoss: false } },
@@ -134,6 +161,8 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'Adaptive KL',
+    summary: 'Arithmetic with a KL loss whose coefficient a controller adapts so that the per-token KL stays near a target of 0.3.',
+    watch: 'Watch KL per token settle around its target of 0.3 while the controller lowers the coefficient from 1.',
     explanation:
       'The adaptive controller scales the KL-loss coefficient up when the measured per-token KL (kl_token_mean, verl’s scale, estimated with k3 as the loss is) is above the target of 0.3 and down when it is below, as OpenRLHF does when the KL is only in the loss. Watch the coefficient fall from 1 while the policy still equals the reference, then settle as the KL chart hovers around its target: a KL budget that holds sampled accuracy near two thirds where “Learn arithmetic” reaches 88%.',
     promise: PROMISE_ADAPTIVE_KL,
@@ -174,6 +203,8 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'DAPO',
+    summary: 'DAPO’s recipe on arithmetic: clip-higher, a token-level loss, dynamic sampling and an overlong penalty, without KL.',
+    watch: 'Watch Filtered groups: most groups score the same four times and are dropped, yet held-out accuracy climbs past 90%.',
     explanation:
       'DAPO’s recipe on arithmetic: group-normalised advantages without KL, clip-higher (ε_high 0.28), a token-level loss, dynamic sampling that drops prompts whose 4 samples all scored the same, and a soft penalty for responses that run into the length limit. Watch filtered_groups: most groups carry no signal here (the SFT model gets every no-carry sum right and most carry sums wrong, 4 times out of 4), so dynamic sampling draws up to two more rounds of prompts per iteration to fill the batch with groups that still teach something.',
     promise: PROMISE_DAPO,
@@ -205,10 +236,23 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'Stop properly',
+    summary: 'Write exactly n characters and stop: the reward falls with the distance to n and is −1 without an end-of-sequence token.',
+    watch: 'Watch the held-out exact-length rate climb from about half to nearly every answer.',
     explanation:
       'The "stop at length n" task from an SFT model that can count but, sampled, stops anywhere within ±3 characters of n about half of the time; the reward falls with the distance to n and is −1 without EOS. Watch the held-out exact-length rate climb as the policy learns to emit EOS exactly where it knows the length ends.',
     promise: PROMISE_STOP,
-    values: { task: 'stop', rewardSource: 'rule', advantageEstimator: 'rloo', promptsPerBatch: 16, samplesPerPrompt: 4, maxResponseLength: 16, ppoEpochs: 1, miniBatches: 2, actorLr: 2e-4, klCoef: 0 },
+    values: {
+      task: 'stop',
+      rewardSource: 'rule',
+      advantageEstimator: 'rloo',
+      promptsPerBatch: 16,
+      samplesPerPrompt: 4,
+      maxResponseLength: 16,
+      ppoEpochs: 1,
+      miniBatches: 2,
+      actorLr: 2e-4,
+      klCoef: 0,
+    },
     iterations: 60,
   },
 ];

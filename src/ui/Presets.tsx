@@ -1,9 +1,10 @@
-// One-click experiment presets, each a card with its iteration budget and what the curve will do
-// (the measured promise); the chosen one opens with its explanation and, for a paired preset,
-// "Run both". Plus a "copy link" for sharing the exact config.
+// One-click experiment presets, each a card that says the task first, then what to watch, then its
+// iteration budget and what the curve will do (the measured promise); the chosen one opens with its
+// explanation and, for a paired preset, "Run both". Plus a "copy link" for sharing the exact config.
 import { useState } from 'react';
 import { PRESETS, presetArms, type Preset } from '../rl/presets.ts';
 import { useApp } from '../store/appStore.ts';
+import './presets.css';
 import { trainer } from '../store/trainerClient.ts';
 
 /** A test id from a preset name: "PPO vs GRPO" → "ppo-vs-grpo". */
@@ -60,6 +61,12 @@ export function Presets() {
             <span className="preset-budget" data-testid="preset-budget">
               {budgetText(p, override)}
             </span>
+            <p className="preset-summary" data-testid="preset-summary">
+              {p.summary}
+            </p>
+            <p className="preset-watch" data-testid="preset-watch">
+              {p.watch}
+            </p>
             <p className={`preset-promise${p.promise ? '' : ' unmeasured'}`} data-testid="preset-promise">
               {p.promise ?? 'Not measured yet: run it and see.'}
             </p>

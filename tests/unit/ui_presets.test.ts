@@ -1,4 +1,5 @@
-// Every preset is a valid config on top of the defaults and explains itself in two sentences.
+// Every preset is a valid config on top of the defaults and explains itself: a one-sentence task,
+// a one-line "what to watch" and two sentences of explanation.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, validateConfig } from '../../src/rl/config.ts';
 import { PRESETS, presetArms, presetValues } from '../../src/rl/presets.ts';
@@ -15,6 +16,15 @@ describe('experiment presets', () => {
     expect(Number.isInteger(preset.iterations) && preset.iterations >= 1 && preset.iterations <= 200).toBe(true);
     for (const arm of presetArms(preset)) expect(validateConfig({ ...DEFAULT_CONFIG, ...arm.values }), arm.label).toEqual([]);
     if (preset.promise !== undefined) expect(preset.promise).toMatch(/\d/); // measured numbers, not a placeholder
+  });
+
+  it.each(PRESETS.map((p) => [p.name, p] as const))('%s says its task in one sentence and what to watch in one line', (_name, preset) => {
+    for (const line of [preset.summary, preset.watch]) {
+      expect(line.length).toBeGreaterThan(30);
+      expect(line.length, line).toBeLessThanOrEqual(140); // one line on a card, and in the tour's Start step
+      expect(line.split(/(?<=\.)\s+/).length, line).toBe(1);
+    }
+    expect(preset.watch).toMatch(/^Watch /);
   });
 
   it('includes the presets named in the product and looks presets up by name', () => {

@@ -36,7 +36,12 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
         <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong>{' '}
         <span className="muted small">{total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}</span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width="100%"
+        role="img"
+        aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'} against the ratio, over a histogram of the last update's token ratios`}
+      >
         {hist.map((b, i) => (
           <g key={i}>
             <rect x={sx(b.x0) + 0.5} width={Math.max(0, sx(b.x1) - sx(b.x0) - 1)} y={base - hScale(b.kept)} height={hScale(b.kept)} fill="#c7d2fe" />
@@ -114,7 +119,7 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
           ))}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img">
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={`${title}: ${curves.map((c) => c.label).join(', ')} against ${xLabel}, over a histogram of ${note}`}>
         {counts.map((n, i) => (
           <rect
             key={i}

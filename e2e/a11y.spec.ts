@@ -1,0 +1,81 @@
+// Accessibility audit with axe-core (WCAG 2 A and AA rules) of the page as a student meets it:
+// idle, with the tour's invitation and the tour open, on every teaching tab, and after a few
+// training iterations have filled the charts and views. Fails on any serious or critical
+// violation. No rule is excluded.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
+
+const TINY = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
+const TABS = ['Clipping', 'KL shaping', 'Samples', 'Three policies', 'Human feedback'];
+
+async function open(page: Page, query = '') {
+  await page.goto(`/${query}`);
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+  await expect(page.getByRole('tab', { name: 'Clipping' })).toBeVisible();
+}
+
+/** Serious and critical violations, one line each: rule, impact, and the first few elements. */
+async function audit(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes.length} element(s): ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}`,
+    );
+}
+
+test('the idle page has no serious or critical violation', async ({ page }) => {
+  // axe walks the whole page twice; on a loaded machine with SwiftShader that takes minutes.
+  test.setTimeout(240_000);
+  await open(page);
+  expect(await audit(page)).toEqual([]);
+  // The badge's details, opened.
+  await page.getByTestId('gpu-status').locator('summary').click();
+  expect(await audit(page)).toEqual([]);
+});
+
+test('the tour invitation and the open tour have no serious or critical violation', async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false }));
+  await open(page);
+  await expect(page.getByTestId('tour-invite')).toBeVisible();
+  expect(await audit(page)).toEqual([]);
+  await page.getByTestId('tour-invite').getByRole('button', { name: 'Take the tour' }).click();
+  await expect(page.getByTestId('tour-popover')).toHaveAttribute('data-settled', 'loop');
+  expect(await audit(page)).toEqual([]);
+  // A step pointing at a chart, further down the page.
+  for (let i = 0; i < 3; i++) {
+    const before = await page.getByTestId('tour-popover').getAttribute('data-settled');
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('tour-popover')).not.toHaveAttribute('data-settled', before ?? '');
+  }
+  await expect(page.getByTestId('tour-popover')).toHaveAttribute('data-settled', 'reward');
+  expect(await audit(page)).toEqual([]);
+});
+
+test('every teaching tab has no serious or critical violation, before and after training', async ({ page }) => {
+  test.setTimeout(480_000);
+  await open(page, TINY);
+  for (const tab of TABS) {
+    await page.getByRole('tab', { name: tab }).click();
+    await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
+    expect(await audit(page), `${tab}, before training`).toEqual([]);
+  }
+  // A few iterations fill the charts, the samples and the clipping histograms.
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect
+    .poll(async () => Number(/(\d+) it/.exec((await page.getByTestId('run-list').getByRole('listitem').first().textContent()) ?? '')?.[1] ?? 0), { timeout: 120_000 })
+    .toBeGreaterThanOrEqual(3);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
+  expect(await audit(page), 'after training').toEqual([]);
+  for (const tab of TABS) {
+    await page.getByRole('tab', { name: tab }).click();
+    expect(await audit(page), `${tab}, after training`).toEqual([]);
+  }
+});
