@@ -61,12 +61,21 @@ export function parseSequence(text: string): RunSequence {
 /** The sequence a closed page left unfinished, or null; a broken record is removed and reported. */
 export function loadSequence(): { seq: RunSequence | null; problem?: string } {
   const ls = storage();
-  const text = ls?.getItem(SEQUENCE_KEY) ?? null;
+  let text: string | null;
+  try {
+    text = ls?.getItem(SEQUENCE_KEY) ?? null;
+  } catch {
+    return { seq: null }; // storage the browser refuses to read holds no sequence we can resume
+  }
   if (text === null) return { seq: null };
   try {
     return { seq: parseSequence(text) };
   } catch (e) {
-    ls?.removeItem(SEQUENCE_KEY);
+    try {
+      ls?.removeItem(SEQUENCE_KEY);
+    } catch {
+      // the broken record stays; it is reported either way
+    }
     return { seq: null, problem: e instanceof Error ? e.message : String(e) };
   }
 }

@@ -68,3 +68,25 @@ describe('Run both: what a reload offers', () => {
     expect(sequenceOffer(seq, [], { runId: 'run-b', iter: 3 })).toMatchObject({ seq: { index: 1 }, resumable: false });
   });
 });
+
+describe('Run both: storage that throws', () => {
+  it('loadSequence reports no sequence instead of throwing when the browser refuses storage', async () => {
+    const { loadSequence } = await import('../../src/store/sequencePersist.ts');
+    const refusing = {
+      getItem: () => {
+        throw new DOMException('denied', 'SecurityError');
+      },
+      removeItem: () => {
+        throw new DOMException('denied', 'SecurityError');
+      },
+    };
+    const g = globalThis as { localStorage?: unknown };
+    const before = g.localStorage;
+    g.localStorage = refusing;
+    try {
+      expect(loadSequence()).toEqual({ seq: null });
+    } finally {
+      g.localStorage = before;
+    }
+  });
+});
