@@ -51,8 +51,14 @@ export function Inspector() {
     return () => setCapture(false);
   }, [setCapture]);
   const [chosen, setChosen] = useState<string | null>(null);
-  // Follows the newest trace until the user picks one still held.
-  const captured = traces.find((c) => keyOf(c) === chosen) ?? traces[traces.length - 1] ?? null;
+  const newest = traces[traces.length - 1] ?? null;
+  // Holds the iteration on screen while training captures newer ones; takes the newest only when
+  // none is chosen yet or the chosen one is no longer held.
+  const held = traces.find((c) => keyOf(c) === chosen) ?? null;
+  useEffect(() => {
+    if (held === null && newest !== null) setChosen(keyOf(newest));
+  }, [held, newest]);
+  const captured = held ?? newest;
   const runName = (id: string) => runs.find((r) => r.id === id)?.name ?? id;
   return (
     <section className="inspector" aria-label={INSPECT_TEXT.region}>
@@ -72,6 +78,11 @@ export function Inspector() {
                 </option>
               ))}
             </select>
+            {newest !== null && newest !== captured && (
+              <button type="button" className="btn small" onClick={() => setChosen(keyOf(newest))}>
+                {INSPECT_TEXT.picker.showNewest(newest.trace.iter)}
+              </button>
+            )}
           </div>
           <TraceView key={keyOf(captured)} captured={captured} />
         </>
@@ -95,6 +106,7 @@ function TraceView({ captured }: { captured: CapturedTrace }) {
   const [walking, setWalking] = useState(false);
   const [step, setStep] = useState(0);
   const [scanAt, setScanAt] = useState(0);
+  const [update, setUpdate] = useState(0);
   const [knobs, setKnobs] = useState<InspectKnobs>(trace.knobs);
   const [resets, setResets] = useState(0);
   const startBtn = useRef<HTMLButtonElement>(null);
@@ -122,6 +134,7 @@ function TraceView({ captured }: { captured: CapturedTrace }) {
       setRow(b);
       setT(Math.max(0, defaultToken(trace, b)));
       setScanAt(0);
+      setUpdate(0);
     },
     [trace],
   );
@@ -173,7 +186,19 @@ function TraceView({ captured }: { captured: CapturedTrace }) {
       </div>
       {walking && (
         <section ref={walkRegion} tabIndex={-1} className="walk-region" aria-label={INSPECT_TEXT.walk.region}>
-          <WalkThrough trace={trace} rec={rec} whatIf={wRec} row={row} t={t} step={step} onStep={goStep} update={0} scanAt={scanAt} onScanAt={setScanAt} />
+          <WalkThrough
+            trace={trace}
+            rec={rec}
+            whatIf={wRec}
+            row={row}
+            t={t}
+            step={step}
+            onStep={goStep}
+            update={update}
+            onUpdate={setUpdate}
+            scanAt={scanAt}
+            onScanAt={setScanAt}
+          />
         </section>
       )}
       {table.group && <GroupPanel group={table.group} row={row} />}

@@ -1,7 +1,7 @@
 // "Walk through this iteration": the eight steps from rollout to the optimiser step, each with
 // its formula in symbols and with this response's numbers at the selected token, why it is done,
 // and the verl and OpenRLHF functions that do the same. The advantage step shows the reverse scan.
-import { useMemo } from 'react';
+import { useId, useMemo } from 'react';
 import { FORMULA_STEPS, gaeScanSteps, type IterationTrace, type RecomputedTrace } from '../../rl/inspect/index.ts';
 import { Formula } from '../math/Formula.tsx';
 import { GaeScan } from './GaeScan.tsx';
@@ -18,6 +18,7 @@ export interface WalkThroughProps {
   step: number;
   onStep(i: number): void;
   update: number;
+  onUpdate(i: number): void;
   scanAt: number;
   onScanAt(i: number): void;
 }
@@ -31,10 +32,13 @@ function safeTex(f: () => string): string {
   }
 }
 
-export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, scanAt, onScanAt }: WalkThroughProps) {
+export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, onUpdate, scanAt, onScanAt }: WalkThroughProps) {
   const s = FORMULA_STEPS[step];
   const n = FORMULA_STEPS.length;
   const scan = useMemo(() => (s.id === 'advantages' ? gaeScanSteps(trace, row, rec) : null), [s.id, trace, row, rec]);
+  const updateId = useId();
+  // The update steps (epoch, minibatch) this response was in: the ratio and loss formulas read one.
+  const updates = useMemo(() => rec.minibatches.flatMap((m) => (Array.from(m.rows).includes(row) ? [{ epoch: m.epoch, index: m.index }] : [])), [rec, row]);
   const ctx = { trace, rec, row, t, update };
   const withNumbers = safeTex(() => s.substitute(ctx));
   // Shown only where the what-if moves this step's numbers.
@@ -75,6 +79,18 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
             </div>
           )}
         </div>
+        {updates.length > 1 && (
+          <p className="walk-update small">
+            <label htmlFor={updateId}>{W.update}</label>{' '}
+            <select id={updateId} value={update} onChange={(e) => onUpdate(Number(e.target.value))}>
+              {updates.map((u, i) => (
+                <option key={`${u.epoch}-${u.index}`} value={i}>
+                  {INSPECT_TEXT.table.updateGroup(u.epoch, u.index)}
+                </option>
+              ))}
+            </select>
+          </p>
+        )}
         <p className="walk-refs small">
           <span>
             {W.verl}:{' '}

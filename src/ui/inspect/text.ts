@@ -17,6 +17,7 @@ export const INSPECT_TEXT = {
   picker: {
     iteration: 'Iteration',
     iterationOption: (run: string, iter: number) => `${run} · iteration ${iter}`,
+    showNewest: (iter: number) => `Show the newest (iteration ${iter})`,
     responses: 'Responses',
     responsesHint: '↑ / ↓ move between responses',
     prompt: 'Prompt',
