@@ -1,5 +1,7 @@
-// Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Three policies, Human feedback.
+// Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Three policies, Human feedback, Inspect.
 import { useState } from 'react';
+import { Inspector } from '../inspect/Inspector.tsx';
+import { INSPECT_TEXT } from '../inspect/text.ts';
 import { ClippingView } from './ClippingView.tsx';
 import { FeedbackView } from './FeedbackView.tsx';
 import { KlShapingView } from './KlShapingView.tsx';
@@ -12,6 +14,7 @@ const VIEWS = [
   { id: 'samples', title: 'Samples', Component: SamplesView },
   { id: 'policies', title: 'Three policies', Component: ThreePoliciesView },
   { id: 'feedback', title: 'Human feedback', Component: FeedbackView },
+  { id: 'inspect', title: INSPECT_TEXT.tab, Component: Inspector },
 ] as const;
 
 export function TeachingViews() {

@@ -1,0 +1,125 @@
+// The Inspect tab on a fixture trace put in through the test hook: the token table shows the
+// trace's numbers, the walk-through follows the keyboard, "what if" moves the clip fraction, and
+// axe finds no serious or critical violation.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
+import { recomputeTrace, tokenTable } from '../src/rl/inspect/index.ts';
+import { formatNumber } from '../src/ui/inspect/format.ts';
+import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { FIXTURE, fixtureTrace } from './inspectorFixture.ts';
+
+// The page loads WebGPU on SwiftShader before the tab opens; axe adds its own pass.
+test.describe.configure({ timeout: 150_000 });
+
+const captured = fixtureTrace();
+const { trace } = captured;
+
+async function openInspect(page: Page) {
+  await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1'));
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Inspect' }).click();
+  await expect(page.getByText('No iteration captured yet.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Step once and inspect' })).toBeVisible();
+  await page.evaluate((json) => (window.ppoPlayground as unknown as { pushTrace(j: unknown): void }).pushTrace(json), traceToJson(captured));
+  await expect(page.locator('table.inspect-table')).toBeVisible();
+}
+
+const cell = (page: Page, t: number, col: string) => page.locator('table.inspect-table tbody tr').nth(t).locator(`[data-col="${col}"]`).first();
+
+test('the token table shows the trace’s own numbers, a masked position marked', async ({ page }) => {
+  await openInspect(page);
+  const list = page.getByRole('listbox');
+  await list.focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(list.getByRole('option', { selected: true })).toContainText(captured.prompts[FIXTURE.holeRow]);
+  await expect(page.locator('table.inspect-table caption')).toContainText(`response ${FIXTURE.holeRow + 1}`);
+  const table = tokenTable(trace, FIXTURE.holeRow, recomputeTrace(trace));
+  for (const t of [0, 2, 5]) {
+    const r = table.rows[t];
+    for (const [col, v] of [
+      ['old', r.oldLogprob],
+      ['ref', r.refLogprob],
+      ['kl', r.kl],
+      ['reward', r.reward],
+      ['delta', r.delta],
+      ['advRaw', r.advantageRaw],
+      ['adv', r.advantage],
+      ['ret', r.return],
+      ['ratio', r.updates[0].ratio],
+    ] as const) {
+      const span = cell(page, t, col).locator('span').first();
+      await expect(span, `${col} at t = ${t}`).toHaveText(formatNumber(v));
+      await expect(span).toHaveAttribute('title', String(v));
+    }
+  }
+  await expect(page.locator('table.inspect-table tbody tr').nth(3)).toHaveClass(/masked/);
+  await expect(cell(page, 3, 'mask')).toContainText('masked');
+  await expect(page.getByRole('columnheader', { name: 'A_t whitened' })).toBeVisible();
+  await expect(page.getByRole('columnheader', { name: 'KL_t (k1)' })).toBeVisible();
+});
+
+test('the walk-through follows ← / →, scans GAE back to front through the masked position, and Esc leaves', async ({ page }) => {
+  await openInspect(page);
+  await page.getByRole('listbox').focus();
+  await page.keyboard.press('ArrowDown');
+  const start = page.getByRole('button', { name: 'Walk through this iteration' });
+  await start.click();
+  const walk = page.getByRole('region', { name: 'Walk-through' });
+  await expect(walk).toBeFocused();
+  await expect(walk.getByRole('heading')).toContainText('Step 1 of 8');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(walk.getByRole('heading')).toContainText('Reward shaping');
+  await expect(page.locator('table.inspect-table thead th[data-col="reward"]')).toHaveClass(/hl/);
+  await expect(walk).toContainText('apply_kl_penalty');
+  await expect(walk).toContainText('compute_approx_kl');
+  await page.keyboard.press('ArrowRight');
+  await expect(walk.getByRole('heading')).toContainText('Step 4 of 8');
+  const scan = page.getByRole('region', { name: /Reverse scan/ });
+  await expect(scan).toBeVisible();
+  await expect(scan.locator('[aria-current="step"]')).toContainText(`t = ${FIXTURE.A - 1}`);
+  await scan.getByRole('button', { name: 'Next position' }).click();
+  await scan.getByRole('button', { name: 'Next position' }).click();
+  await expect(scan.locator('[aria-current="step"]')).toContainText('t = 3');
+  await expect(scan).toContainText('masked: the carried advantage passes through');
+  await walk.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(walk.getByRole('heading')).toContainText('Whitening');
+  await expect(walk).toContainText('masked_whiten');
+  await page.keyboard.press('ArrowLeft');
+  await expect(walk.getByRole('heading')).toContainText('Advantages');
+  await page.keyboard.press('Escape');
+  await expect(walk).toHaveCount(0);
+  await expect(start).toBeFocused();
+});
+
+test('"what if" with a smaller ε changes the clip fraction, rejects a bad value, and resets', async ({ page }) => {
+  await openInspect(page);
+  const whatIf = page.getByRole('region', { name: 'What if, on this batch' });
+  const clipRow = whatIf.locator('tr[data-key="clipFraction"]');
+  const actual = recomputeTrace(trace).summary.clipFraction;
+  const changed = recomputeTrace(trace, { ...trace.knobs, clipLow: 0.05, clipHigh: 0.05 }).summary.clipFraction;
+  expect(changed).toBeGreaterThan(actual);
+  await expect(clipRow.locator('td').nth(0)).toHaveText(formatNumber(actual));
+  await whatIf.getByLabel('Clip ε', { exact: true }).fill('0.05');
+  await whatIf.getByLabel('Clip ε (high)', { exact: true }).fill('0.05');
+  await expect(clipRow.locator('td').nth(1)).toHaveText(formatNumber(changed));
+  await expect(clipRow.locator('td').nth(0)).toHaveText(formatNumber(actual));
+  await expect(page.getByText(/What if — not what was trained\. Italic values/)).toBeVisible();
+  await whatIf.getByLabel('Clip ε', { exact: true }).fill('2');
+  await expect(whatIf.getByRole('alert')).toContainText('Clip ε: must be a number from 0 (exclusive) to 1 (exclusive)');
+  await expect(clipRow.locator('td').nth(1)).toHaveText(formatNumber(changed));
+  await whatIf.getByRole('button', { name: 'Reset to the trained knobs' }).click();
+  await expect(clipRow.locator('td').nth(1)).toHaveText(formatNumber(actual));
+  await expect(whatIf.getByLabel('Clip ε', { exact: true })).toHaveValue('0.2');
+});
+
+test('axe finds no serious or critical violation in the inspector', async ({ page }) => {
+  await openInspect(page);
+  await page.getByRole('button', { name: 'Walk through this iteration' }).click();
+  await page.getByRole('region', { name: 'What if, on this batch' }).getByLabel('KL coefficient β').fill('0.5');
+  const result = await new AxeBuilder({ page }).include('.inspector').withTags(['wcag2a', 'wcag2aa']).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+});

@@ -1,0 +1,121 @@
+// The advantage step's reverse scan, animated from the last token back to the first: each
+// position's A_t from its δ_t and the carried A_{t+1}; a masked position passes the carry through.
+// Plays on its own unless the user prefers reduced motion; it can always be stepped by hand.
+import { useEffect, useState } from 'react';
+import type { ScanStep } from '../../rl/inspect/index.ts';
+import { Formula } from '../math/Formula.tsx';
+import { formatNumber, fullNumber } from './format.ts';
+import { scanStepTex } from './steps.ts';
+import { INSPECT_TEXT } from './text.ts';
+
+const STEP_MS = 900;
+const S = INSPECT_TEXT.scan;
+
+export function prefersReducedMotion(): boolean {
+  try {
+    return typeof window !== 'undefined' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  } catch {
+    return false;
+  }
+}
+
+export interface GaeScanProps {
+  steps: ScanStep[];
+  gae: boolean;
+  gamma: number;
+  /** Index into steps of the position shown (0 = the last token). */
+  at: number;
+  onAt(i: number): void;
+}
+
+export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
+  const reduced = prefersReducedMotion();
+  const [playing, setPlaying] = useState(!reduced);
+  const last = steps.length - 1;
+  useEffect(() => {
+    if (!playing) return;
+    if (at >= last) {
+      setPlaying(false);
+      return;
+    }
+    const id = window.setTimeout(() => onAt(at + 1), STEP_MS);
+    return () => window.clearTimeout(id);
+  }, [playing, at, last, onAt]);
+  const step = steps[Math.min(at, last)];
+  if (!step) return null;
+  const byT = [...steps].sort((a, b) => a.t - b.t);
+  return (
+    <section className="gae-scan" aria-label={S.heading}>
+      <div className="gae-scan-head">
+        <strong>{S.heading}</strong>
+        <div className="btn-row">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => {
+              if (at >= last) onAt(0);
+              setPlaying(!playing);
+            }}
+          >
+            {playing ? S.pause : S.play}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            disabled={at <= 0}
+            onClick={() => {
+              setPlaying(false);
+              onAt(at - 1);
+            }}
+          >
+            {S.back}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            disabled={at >= last}
+            onClick={() => {
+              setPlaying(false);
+              onAt(at + 1);
+            }}
+          >
+            {S.forward}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => {
+              setPlaying(false);
+              onAt(0);
+            }}
+          >
+            {S.restart}
+          </button>
+        </div>
+      </div>
+      {reduced && <p className="muted small">{S.reduced}</p>}
+      <ol className="gae-strip">
+        {byT.map((s) => {
+          const done = s.t >= step.t;
+          const cls = ['gae-cell', s.masked ? 'masked' : '', s.t === step.t ? 'current' : '', done ? 'done' : ''].filter(Boolean).join(' ');
+          return (
+            <li key={s.t} className={cls} aria-current={s.t === step.t ? 'step' : undefined}>
+              <span className="gae-t">{S.position(s.t)}</span>
+              <span className="gae-a num" title={done ? fullNumber(s.advantage) : undefined}>
+                {done ? formatNumber(s.advantage) : '·'}
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+      <div aria-live="polite">
+        <p className="small">
+          {S.position(step.t)}
+          {step.masked ? ` — ${S.carry}` : ''}
+          {at >= last ? ` ${S.done}` : ''}
+        </p>
+        <Formula tex={scanStepTex(step, gae, gamma)} display />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,231 @@
+// The Inspect tab: one captured PPO iteration, one response at a time, as a token table, with a
+// step-through of the formulas and a "what if" recomputation. Opening the tab turns capture on.
+import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { defaultToken, FORMULA_STEPS, type InspectKnobs, type RecomputedTrace, recomputeTrace, tokenTable, whatIfDiff } from '../../rl/inspect/index.ts';
+import { useApp } from '../../store/appStore.ts';
+import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
+import { trainer } from '../../store/trainerClient.ts';
+import { responseText, sameKnobs } from './format.ts';
+import { ResponsePicker } from './ResponsePicker.tsx';
+import { STEP_COLUMNS, type ColumnKey } from './steps.ts';
+import { installInspectTestHook } from './testHook.ts';
+import { INSPECT_TEXT } from './text.ts';
+import { TokenTable, GroupPanel } from './TokenTable.tsx';
+import { WalkThrough } from './WalkThrough.tsx';
+import { WhatIf } from './WhatIf.tsx';
+import './inspector.css';
+
+installInspectTestHook();
+
+const keyOf = (c: CapturedTrace) => `${c.runId}:${c.trace.iter}`;
+const NO_HIGHLIGHT: ReadonlySet<ColumnKey> = new Set();
+
+function EmptyState() {
+  const running = useApp((s) => s.runState === 'running');
+  const E = INSPECT_TEXT.empty;
+  return (
+    <div className="inspect-empty">
+      <p>
+        <strong>{E.title}</strong>
+      </p>
+      {running ? (
+        <p role="status">{E.running}</p>
+      ) : (
+        <>
+          <p className="muted">{E.idle}</p>
+          <button type="button" className="btn primary" onClick={() => void trainer.step()}>
+            {E.stepOnce}
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
+export function Inspector() {
+  const traces = useInspection((s) => s.traces);
+  const setCapture = useInspection((s) => s.setCapture);
+  const runs = useApp((s) => s.runs);
+  useEffect(() => {
+    setCapture(true);
+    return () => setCapture(false);
+  }, [setCapture]);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const newest = traces[traces.length - 1] ?? null;
+  // Holds the iteration on screen while training captures newer ones; takes the newest only when
+  // none is chosen yet or the chosen one is no longer held.
+  const held = traces.find((c) => keyOf(c) === chosen) ?? null;
+  useEffect(() => {
+    if (held === null && newest !== null) setChosen(keyOf(newest));
+  }, [held, newest]);
+  const captured = held ?? newest;
+  const runName = (id: string) => runs.find((r) => r.id === id)?.name ?? id;
+  return (
+    <section className="inspector" aria-label={INSPECT_TEXT.region}>
+      <h3 className="inspect-title">{INSPECT_TEXT.heading}</h3>
+      <p className="muted small">{INSPECT_TEXT.intro}</p>
+      <p className="muted small">{INSPECT_TEXT.capturing}</p>
+      {captured === null ? (
+        <EmptyState />
+      ) : (
+        <>
+          <div className="iter-picker">
+            <label htmlFor="inspect-iteration">{INSPECT_TEXT.picker.iteration}</label>
+            <select id="inspect-iteration" value={keyOf(captured)} onChange={(e) => setChosen(e.target.value)}>
+              {[...traces].reverse().map((c) => (
+                <option key={keyOf(c)} value={keyOf(c)}>
+                  {INSPECT_TEXT.picker.iterationOption(runName(c.runId), c.trace.iter)}
+                </option>
+              ))}
+            </select>
+            {newest !== null && newest !== captured && (
+              <button type="button" className="btn small" onClick={() => setChosen(keyOf(newest))}>
+                {INSPECT_TEXT.picker.showNewest(newest.trace.iter)}
+              </button>
+            )}
+          </div>
+          <TraceView key={keyOf(captured)} captured={captured} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function TraceView({ captured }: { captured: CapturedTrace }) {
+  const { trace, prompts, tokenText } = captured;
+  const { A, B } = trace;
+  const actual = useMemo((): RecomputedTrace | string => {
+    try {
+      return recomputeTrace(trace);
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }, [trace]);
+  const [row, setRow] = useState(0);
+  const [t, setT] = useState(() => Math.max(0, defaultToken(trace, 0)));
+  const [walking, setWalking] = useState(false);
+  const [step, setStep] = useState(0);
+  const [scanAt, setScanAt] = useState(0);
+  const [update, setUpdate] = useState(0);
+  const [knobs, setKnobs] = useState<InspectKnobs>(trace.knobs);
+  const [resets, setResets] = useState(0);
+  const startBtn = useRef<HTMLButtonElement>(null);
+  const walkRegion = useRef<HTMLElement>(null);
+  const whatIfActive = !sameKnobs(knobs, trace.knobs);
+  const whatIf = useMemo((): RecomputedTrace | string | null => {
+    if (!whatIfActive) return null;
+    try {
+      return recomputeTrace(trace, knobs);
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }, [trace, knobs, whatIfActive]);
+  const items = useMemo(
+    () =>
+      Array.from({ length: B }, (_, b) => {
+        let length = 0;
+        for (let a = 0; a < A; a++) length += trace.actionMask[b * A + a] !== 0 ? 1 : 0;
+        return { prompt: prompts[b] ?? '', response: responseText(tokenText, trace.actionMask, b, A), score: trace.scores[b], length };
+      }),
+    [trace, prompts, tokenText, A, B],
+  );
+  const chooseRow = useCallback(
+    (b: number) => {
+      setRow(b);
+      setT(Math.max(0, defaultToken(trace, b)));
+      setScanAt(0);
+      setUpdate(0);
+    },
+    [trace],
+  );
+  const goStep = useCallback((i: number) => {
+    setStep(Math.max(0, Math.min(FORMULA_STEPS.length - 1, i)));
+    setScanAt(0);
+  }, []);
+  if (typeof actual === 'string') return <p className="field-error">{INSPECT_TEXT.problem(actual)}</p>;
+  const rec = actual;
+  const wRec = typeof whatIf === 'object' ? whatIf : null;
+  const table = tokenTable(trace, row, rec);
+  const wTable = wRec ? tokenTable(trace, row, wRec) : null;
+  const diff = whatIfDiff(rec, wRec ?? rec);
+  const stepId = FORMULA_STEPS[step].id;
+  const highlight = walking ? new Set(STEP_COLUMNS[stepId]) : NO_HIGHLIGHT;
+  const scanSteps = walking && stepId === 'advantages';
+  const scanT = scanSteps ? A - 1 - Math.min(scanAt, A - 1) : null;
+  const onKey = (e: KeyboardEvent) => {
+    if (!walking) return;
+    const el = e.target as HTMLElement;
+    if (el.closest('input, select, textarea')) return;
+    if (e.key === 'ArrowRight') goStep(step + 1);
+    else if (e.key === 'ArrowLeft') goStep(step - 1);
+    else if (e.key === 'Escape') {
+      setWalking(false);
+      startBtn.current?.focus();
+    } else return;
+    e.preventDefault();
+  };
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: ← / → and Esc of the walk-through, from any control inside
+    <div className="inspect-body" onKeyDown={onKey}>
+      <ResponsePicker items={items} row={row} onRow={chooseRow} />
+      <div className="inspect-actions">
+        <button
+          ref={startBtn}
+          type="button"
+          className={`btn${walking ? '' : ' primary'}`}
+          aria-expanded={walking}
+          onClick={() => {
+            const on = !walking;
+            setWalking(on);
+            if (on) requestAnimationFrame(() => walkRegion.current?.focus());
+          }}
+        >
+          {walking ? INSPECT_TEXT.walk.stop : INSPECT_TEXT.walk.start}
+        </button>
+        {walking && <span className="muted small">{INSPECT_TEXT.walk.keys}</span>}
+      </div>
+      {walking && (
+        <section ref={walkRegion} tabIndex={-1} className="walk-region" aria-label={INSPECT_TEXT.walk.region}>
+          <WalkThrough
+            trace={trace}
+            rec={rec}
+            whatIf={wRec}
+            row={row}
+            t={t}
+            step={step}
+            onStep={goStep}
+            update={update}
+            onUpdate={setUpdate}
+            scanAt={scanAt}
+            onScanAt={setScanAt}
+          />
+        </section>
+      )}
+      {table.group && <GroupPanel group={table.group} row={row} />}
+      {wTable && <p className="whatif-tag">{`${INSPECT_TEXT.whatIf.banner}. ${INSPECT_TEXT.table.whatIfLegend}`}</p>}
+      <TokenTable
+        table={table}
+        whatIf={wTable}
+        rec={rec}
+        tokenText={(p) => tokenText[row * A + p] ?? ''}
+        selected={scanT ?? t}
+        onSelect={setT}
+        highlight={highlight}
+        scanAt={scanT}
+      />
+      <p className="muted small">{INSPECT_TEXT.table.scrollHint}</p>
+      <WhatIf
+        key={resets}
+        knobs={knobs}
+        onChange={setKnobs}
+        onReset={() => {
+          setKnobs(trace.knobs);
+          setResets((n) => n + 1);
+        }}
+        diff={diff}
+        active={whatIfActive}
+        error={typeof whatIf === 'string' ? whatIf : null}
+      />
+    </div>
+  );
+}

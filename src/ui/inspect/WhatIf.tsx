@@ -1,0 +1,143 @@
+// "What if, on this batch": the knobs of shaping, advantages and clipping, each checked against
+// the config's range (a bad value names the field and range and changes nothing), and how the
+// batch's clip fraction, KL penalty and losses move. Always labelled as not what was trained.
+import { useId, useState } from 'react';
+import type { KlEstimator } from '../../reference/kl.ts';
+import { KL_ESTIMATORS } from '../../reference/kl.ts';
+import { KNOBS } from '../../rl/config.ts';
+import type { InspectKnobs, WhatIfDiff } from '../../rl/inspect/index.ts';
+import { formatNumber, fullNumber, knobText, labelOf, parseKnob, WHAT_IF_NUMBERS, type WhatIfNumber } from './format.ts';
+import { INSPECT_TEXT } from './text.ts';
+
+const T = INSPECT_TEXT.whatIf;
+
+function NumberField({ k, knobs, onChange }: { k: WhatIfNumber; knobs: InspectKnobs; onChange(k: InspectKnobs): void }) {
+  const id = useId();
+  const [draft, setDraft] = useState(knobText(knobs[k]));
+  const parsed = parseKnob(k, draft);
+  const label = k === 'klLossCoef' ? T.klLossCoef : labelOf(k);
+  return (
+    <div className="whatif-field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="text"
+        inputMode="decimal"
+        name={`whatif-${k}`}
+        value={draft}
+        placeholder={k === 'dualClip' ? T.off : undefined}
+        aria-invalid={!parsed.ok}
+        aria-describedby={parsed.ok ? undefined : `${id}-err`}
+        onChange={(e) => {
+          const text = e.target.value;
+          setDraft(text);
+          const p = parseKnob(k, text);
+          if (p.ok) onChange({ ...knobs, [k]: p.value });
+        }}
+      />
+      {!parsed.ok && (
+        <span id={`${id}-err`} className="field-error" role="alert">
+          {T.bad(label, parsed.range)}
+        </span>
+      )}
+    </div>
+  );
+}
+
+const ROWS = [
+  ['clipFraction', T.clipFraction],
+  ['clipFractionLower', T.clipFractionLower],
+  ['klPenaltyMean', T.klPenalty],
+  ['policyLoss', T.policyLoss],
+  ['klLoss', T.klLoss],
+  ['valueLoss', T.valueLoss],
+] as const;
+
+export interface WhatIfProps {
+  knobs: InspectKnobs;
+  onChange(k: InspectKnobs): void;
+  onReset(): void;
+  diff: WhatIfDiff | null;
+  active: boolean;
+  error: string | null;
+}
+
+export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIfProps) {
+  const estId = useId();
+  return (
+    <section className={`whatif${active ? ' whatif-active' : ''}`} aria-labelledby="whatif-title">
+      <div className="whatif-head">
+        <h4 id="whatif-title">{T.heading}</h4>
+        <span className="whatif-tag">{T.banner}</span>
+        <button type="button" className="btn small" onClick={onReset} disabled={!active}>
+          {T.reset}
+        </button>
+      </div>
+      <p className="muted small">{T.help}</p>
+      <div className="whatif-fields">
+        {WHAT_IF_NUMBERS.map((k) => (
+          <NumberField key={k} k={k} knobs={knobs} onChange={onChange} />
+        ))}
+        <div className="whatif-field">
+          <label htmlFor={estId}>{KNOBS.klEstimator.label}</label>
+          <select id={estId} value={knobs.klEstimator} onChange={(e) => onChange({ ...knobs, klEstimator: e.target.value as KlEstimator })}>
+            {KL_ESTIMATORS.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className="whatif-check">
+          <input type="checkbox" checked={knobs.klInReward} onChange={(e) => onChange({ ...knobs, klInReward: e.target.checked })} /> {T.klInReward}
+        </label>
+        <label className="whatif-check">
+          <input type="checkbox" checked={knobs.useKlLoss} onChange={(e) => onChange({ ...knobs, useKlLoss: e.target.checked })} /> {T.klInLoss}
+        </label>
+      </div>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {diff && (
+        <table className="whatif-summary">
+          <caption>
+            {T.summaryCaption}
+            {active && <span className="whatif-tag small">{T.banner}</span>}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col" />
+              <th scope="col">{T.actual}</th>
+              <th scope="col">{T.whatIf}</th>
+              <th scope="col">{T.change}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ROWS.map(([key, label]) => {
+              const s = diff.summary[key];
+              return (
+                <tr key={key} data-key={key}>
+                  <th scope="row">{label}</th>
+                  <td className="num" title={fullNumber(s.actual)}>
+                    {formatNumber(s.actual)}
+                  </td>
+                  <td className="num whatif-value" title={fullNumber(s.whatIf)}>
+                    {formatNumber(s.whatIf)}
+                  </td>
+                  <td className={`num${s.change ? (s.change > 0 ? ' up' : ' down') : ''}`}>{s.change === null ? '—' : `${s.change > 0 ? '+' : ''}${formatNumber(s.change)}`}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {diff && active && (
+        <p className="small">
+          {T.clipSideChanges(diff.clipSideChanges)}; {T.maxAdvChange} = <span className="num">{formatNumber(diff.maxAdvantageChange)}</span>
+        </p>
+      )}
+    </section>
+  );
+}
