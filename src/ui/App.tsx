@@ -6,6 +6,7 @@ import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
 import { Playground } from './Playground.tsx';
+import { PresenterToggle } from './PresenterToggle.tsx';
 
 // Only a browser without usable WebGPU sees the guide: it is not part of the first load.
 const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
@@ -37,7 +38,10 @@ export function App() {
             <p className="tagline">Train a tiny transformer with PPO, RLHF-style, on your own GPU — and watch every number.</p>
           </div>
         </div>
-        <GpuStatusBadge />
+        <div className="header-actions">
+          <PresenterToggle />
+          <GpuStatusBadge />
+        </div>
       </header>
       <main>
         {blocked ? (
