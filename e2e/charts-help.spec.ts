@@ -6,6 +6,10 @@ import { expect, test, type Page } from '@playwright/test';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, send } from './trainerMessages.ts';
 
+// The page waits for WebGPU on SwiftShader, then KaTeX and an axe audit: on a loaded machine that
+// is more than the default minute.
+test.describe.configure({ timeout: 180_000 });
+
 async function open(page: Page, query = '') {
   await page.goto(`/${query}`);
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });

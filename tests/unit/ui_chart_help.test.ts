@@ -3,7 +3,7 @@
 import katex from 'katex';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
-import { CHART_HELP, HELD_OUT_KEY } from '../../src/ui/charts/chartHelp.ts';
+import { CHART_HELP, HELD_OUT_KEY } from '../../src/ui/charts/chartHelpText.ts';
 import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
 
 describe('chart help', () => {

@@ -3,7 +3,7 @@
 // a second press or a click elsewhere closes it; focus returns to the "?".
 import { useEffect, useId, useRef, useState } from 'react';
 import { Formula } from '../math/Formula.tsx';
-import { CHART_HELP, HELP_UI, type EngineMetric } from './chartHelp.ts';
+import { CHART_HELP, HELP_UI, type EngineMetric } from './chartHelpText.ts';
 
 function Engine({ label, m }: { label: string; m: EngineMetric }) {
   return (

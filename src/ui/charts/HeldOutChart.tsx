@@ -7,7 +7,7 @@ import { useApp } from '../../store/appStore.ts';
 import type { RunRecord } from '../../store/runs.ts';
 import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
-import { HELD_OUT_KEY } from './chartHelp.ts';
+import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { greedyId, heldOutCaption, heldOutSeries, heldOutTitle } from './heldOut.ts';

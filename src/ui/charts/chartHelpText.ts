@@ -33,7 +33,7 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
     openrlhf: { name: 'reward' },
   },
   [HELD_OUT_KEY]: {
-    formula: '\\mathrm{acc} = \\frac{1}{N}\\sum_{i=1}^{N} \\mathbb{1}[\\,y_i \\text{ correct}\\,]',
+    formula: '\\mathrm{acc} = \\frac{1}{N}\\sum_{i=1}^{N} \\mathbf{1}[\\,y_i \\text{ correct}\\,]',
     what: 'The share of prompts never trained on that the model answers correctly, sampled and greedy.',
     healthy: 'Climbs with the training reward; greedy at or above sampled.',
     sick: 'Training reward climbs while this stays flat or falls: the policy games the reward or memorises the training prompts.',
@@ -59,7 +59,7 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
   },
   clipfrac: {
     formula:
-      '\\frac{1}{|\\mathcal{T}|}\\sum_t \\mathbb{1}\\left[\\rho_t A_t > \\operatorname{clip}(\\rho_t, 1-\\varepsilon_{\\mathrm{low}}, 1+\\varepsilon_{\\mathrm{high}}) A_t\\right]',
+      '\\frac{1}{|\\mathcal{T}|}\\sum_t \\mathbf{1}\\left[\\rho_t A_t > \\operatorname{clip}(\\rho_t, 1-\\varepsilon_{\\mathrm{low}}, 1+\\varepsilon_{\\mathrm{high}}) A_t\\right]',
     what: 'The share of response tokens whose ratio left the clip range on the side that stops their gradient.',
     healthy: 'A few percent (0.01–0.2): the update moves the policy, and clipping only trims the outliers.',
     sick: 'Above ~0.3 (steps too large: lower the learning rate or the epochs); exactly 0 with several updates per batch (the policy is not moving).',
@@ -83,7 +83,7 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
     openrlhf: { name: null, note: 'OpenRLHF’s kl weights responses by their length (the KL chart)' },
   },
   beta: {
-    formula: 'r_t = -\\beta\\, k_t + \\mathbb{1}[t = T]\\, s',
+    formula: 'r_t = -\\beta\\, k_t + \\mathbf{1}[t = T]\\, s',
     what: 'β, the weight of the per-token KL penalty subtracted from the reward; the adaptive controller moves it.',
     healthy: 'Fixed: flat. Adaptive: rises while the KL is above target, falls while below, then settles.',
     sick: 'Adaptive β racing to very large values (the KL cannot be held: the learning rate is too high) or to 0 (the target is looser than the policy ever drifts).',
