@@ -1,14 +1,16 @@
 // The whole config lives in the query string, so a link reproduces a run (seed included).
 // `?hide=klCoef,clipLow` hides chosen controls for classroom use. Bad values are reported and
 // left out; the rest of the link still applies. `?budget=N` sets every preset's iteration budget to
-// N (a short classroom demo, or a fast end-to-end test of "Run both").
+// N (a short classroom demo, or a fast end-to-end test of "Run both"). `?present=1` opens the page in
+// presenter mode (large type, the four charts a lecture needs).
 import { MAX_BUDGET } from './presetRun.ts';
 import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, describeRange, isConfigKey, NUMERIC_RULES, shown, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
 
 export const HIDE_PARAM = 'hide';
 export const BUDGET_PARAM = 'budget';
+export const PRESENT_PARAM = 'present';
 
-export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null): string {
+export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null, present = false): string {
   const q = new URLSearchParams();
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
     const v = config[key];
@@ -17,6 +19,7 @@ export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], 
   const h = [...hidden];
   if (h.length > 0) q.set(HIDE_PARAM, h.join(','));
   if (budget !== null) q.set(BUDGET_PARAM, String(budget));
+  if (present) q.set(PRESENT_PARAM, '1');
   return q.toString();
 }
 
@@ -28,6 +31,8 @@ export interface ParsedUrl {
   hidden: (keyof PpoConfig)[];
   /** `?budget=`: iterations every preset trains for instead of its own budget; null when absent or invalid. */
   budget: number | null;
+  /** `?present=1` / `?present=0`: presenter mode on or off; null when absent or invalid. */
+  present: boolean | null;
   /** One human-readable line per ignored parameter. */
   problems: string[];
 }
@@ -55,7 +60,15 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
   const partial: Partial<Record<keyof PpoConfig, unknown>> = {};
   const hidden: (keyof PpoConfig)[] = [];
   let budget: number | null = null;
+  let present: boolean | null = null;
   for (const [key, raw] of q) {
+    if (key === PRESENT_PARAM) {
+      const v = raw.trim().toLowerCase();
+      if (v === '1' || v === 'true' || v === '') present = true;
+      else if (v === '0' || v === 'false') present = false;
+      else problems.push(`${PRESENT_PARAM} = ${shown(raw)}: allowed: 1 (presenter mode) or 0`);
+      continue;
+    }
     if (key === BUDGET_PARAM) {
       const n = raw.trim() === '' ? NaN : Number(raw);
       if (Number.isInteger(n) && n >= 1 && n <= MAX_BUDGET) budget = n;
@@ -98,5 +111,5 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
   }
   if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
   // A repeated key with the same bad value is one problem, not two.
-  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, problems: [...new Set(problems)] };
+  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, present, problems: [...new Set(problems)] };
 }

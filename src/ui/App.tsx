@@ -6,6 +6,7 @@ import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
 import { Playground } from './Playground.tsx';
+import { PresenterToggle } from './PresenterToggle.tsx';
 import { TourLauncher } from './tour/TourLauncher.tsx';
 
 // Only a browser without usable WebGPU sees the guide: it is not part of the first load.
@@ -39,6 +40,7 @@ export function App() {
           </div>
         </div>
         <div className="header-actions">
+          <PresenterToggle />
           <GpuStatusBadge />
           {blocked ? null : <TourLauncher />}
         </div>

@@ -1,14 +1,17 @@
-// Reads the config and `?hide=` from the URL once, then mirrors every config change back into
-// the address bar (replaceState: settings changes should not flood the back button).
+// Reads the config, `?hide=` and `?present=` from the URL once, then mirrors every config change
+// (and the presenter switch) back into the address bar (replaceState: settings changes should not
+// flood the back button).
 import { useEffect, useState } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { configToQuery, parseQuery } from '../store/urlConfig.ts';
+import { setPresenter, usePresenter } from './presenter.ts';
 
 export function useUrlSync(): string[] {
   const [problems, setProblems] = useState<string[]>([]);
   const config = useApp((s) => s.config);
   const hidden = useApp((s) => s.hidden);
   const budget = useApp((s) => s.budgetOverride);
+  const present = usePresenter();
   const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
@@ -17,15 +20,16 @@ export function useUrlSync(): string[] {
     s.applyConfig(parsed.config);
     s.setHidden(parsed.hidden);
     s.setBudgetOverride(parsed.budget);
+    if (parsed.present !== null) setPresenter(parsed.present);
     setProblems(parsed.problems);
     setLoaded(true);
   }, []);
 
   useEffect(() => {
     if (!loaded) return;
-    const url = `${window.location.pathname}?${configToQuery(config, hidden, budget)}${window.location.hash}`;
+    const url = `${window.location.pathname}?${configToQuery(config, hidden, budget, present)}${window.location.hash}`;
     window.history.replaceState(null, '', url);
-  }, [config, hidden, budget, loaded]);
+  }, [config, hidden, budget, present, loaded]);
 
   return problems;
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { chartsFor } from '../../src/ui/charts/chartList.ts';
-import { chartNote, klTargetLine } from '../../src/ui/charts/chartNotes.ts';
+import { chartNote, klTargetLine, noiseFloor } from '../../src/ui/charts/chartNotes.ts';
 
 const gae = DEFAULT_CONFIG; // gae, 2 epochs × 2 minibatches
 const rloo = { ...DEFAULT_CONFIG, advantageEstimator: 'rloo' as const };
@@ -46,6 +46,25 @@ describe('the KL-per-token, rollout-vs-old and filtered-groups charts', () => {
     expect(chartNote('rollout_old_kl', [gae])).toMatch(/≈ 0 by construction/);
     expect(chartNote('rollout_old_kl', [gae, { ...gae, topK: 5 }])).toBeNull();
     expect(chartNote('rollout_old_kl', [{ ...gae, topP: 0.9 }])).toBeNull();
+  });
+
+  it('a chart that is 0 by construction keeps a fixed band instead of magnifying float32 rounding', () => {
+    expect(noiseFloor('rollout_old_kl', [gae])).toBe(0.01);
+    expect(chartNote('rollout_old_kl', [gae])).toMatch(/float32 rounding/);
+    expect(noiseFloor('rollout_old_kl', [gae, { ...gae, topK: 5 }])).toBeNull();
+    expect(noiseFloor('approx_kl', [single])).toBe(0.01);
+    expect(noiseFloor('approx_kl', [gae])).toBeNull();
+    expect(noiseFloor('reward_mean', [gae])).toBeNull();
+    expect(noiseFloor('rollout_old_kl', [])).toBeNull();
+  });
+
+  it('says which coefficient the adaptive controller moves', () => {
+    const lossOnly = { ...DEFAULT_CONFIG, klController: 'adaptive' as const, klInReward: false, useKlLoss: true };
+    const inReward = { ...DEFAULT_CONFIG, klController: 'adaptive' as const };
+    expect(chartNote('kl_loss_coef', [lossOnly])).toMatch(/^Adaptive KL/);
+    expect(chartNote('beta', [inReward])).toMatch(/^Adaptive KL/);
+    expect(chartNote('beta', [gae])).toMatch(/^Fixed coefficient/);
+    expect(chartNote('beta', [gae, inReward])).toBeNull();
   });
 
   it('the filtered-groups chart is there for dynamic sampling (runs, or the settings when no run is shown) and for runs that logged it', () => {

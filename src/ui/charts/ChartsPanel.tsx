@@ -7,7 +7,10 @@ import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
 import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
-import { chartNote, klTargetLine } from './chartNotes.ts';
+import { usePresenter } from '../presenter.ts';
+import { ChartHelpButton } from './ChartHelp.tsx';
+import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
+import { chartStyle } from './chartStyle.ts';
 import { chartsFor } from './chartList.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
@@ -33,7 +36,7 @@ const OFFSCREEN_REFRESH_MS = 2000;
  * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
  * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
  */
-function MetricChart(props: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number }) {
+function MetricChart(props: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number; present: boolean }) {
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
@@ -64,7 +67,7 @@ function MetricChart(props: { title: string; metric: string; runs: readonly RunR
     );
     return () => clearTimeout(t);
   }, [stale]);
-  return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} />;
+  return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} present={props.present} />;
 }
 
 const ChartFigure = memo(function ChartFigure({
@@ -73,12 +76,14 @@ const ChartFigure = memo(function ChartFigure({
   metric,
   runs,
   smoothing,
+  present,
 }: {
   figRef: RefObject<HTMLElement | null>;
   title: string;
   metric: string;
   runs: readonly RunRecord[];
   smoothing: number;
+  present: boolean;
 }) {
   const data = useMemo(() => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))), [runs, metric, smoothing]);
   const target = useMemo(() => (metric === 'kl_token_mean' ? klTargetLine(runs.map((r) => r.config)) : null), [metric, runs]);
@@ -96,9 +101,22 @@ const ChartFigure = memo(function ChartFigure({
       }
     if (!Number.isFinite(lo)) return [0, 1];
     // A target line (adaptive KL) stays in view.
-    if (target !== null) (lo = Math.min(lo, target)), (hi = Math.max(hi, target));
+    if (target !== null) {
+      lo = Math.min(lo, target);
+      hi = Math.max(hi, target);
+    }
+    // Zero by construction: a fixed band, not float32 rounding magnified to fill the chart.
+    const floor = noiseFloor(
+      metric,
+      runs.map((r) => r.config),
+    );
+    if (floor !== null) {
+      lo = Math.min(lo, -floor);
+      hi = Math.max(hi, floor);
+    }
     return niceTicks(lo, hi);
-  }, [data, runs, target]);
+  }, [data, runs, target, metric]);
+  const style = chartStyle(present);
   const note = useMemo(
     () =>
       data.length === 0
@@ -114,9 +132,10 @@ const ChartFigure = memo(function ChartFigure({
     <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`}>
       <div className="chart-head">
         <h3>{title}</h3>
+        <ChartHelpButton metric={metric} title={title} />
         <button
           type="button"
-          className="btn ghost small"
+          className="btn ghost small png"
           disabled={data.length === 0}
           aria-label={`Download ${title} as PNG`}
           onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
@@ -127,15 +146,15 @@ const ChartFigure = memo(function ChartFigure({
       {data.length === 0 ? (
         <div className="chart-empty">No data yet — press Start</div>
       ) : (
-        <ResponsiveContainer width="100%" height={160}>
+        <ResponsiveContainer width="100%" height={style.height}>
           <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="#eef0f5" vertical={false} />
-            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
+            <CartesianGrid stroke={style.grid} vertical={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} />
             <YAxis
-              tick={{ fontSize: 11, fill: '#5b6478' }}
+              tick={style.tick}
               tickLine={false}
               axisLine={false}
-              width={56}
+              width={style.yWidth}
               tickFormatter={fmt}
               domain={[ticks[0], ticks[ticks.length - 1]]}
               ticks={ticks}
@@ -150,8 +169,8 @@ const ChartFigure = memo(function ChartFigure({
                 dataKey={r.id}
                 name={r.name}
                 stroke={r.color}
-                dot={(counts.get(r.id) ?? 0) < 3 ? { r: 3, fill: r.color } : false}
-                strokeWidth={1.8}
+                dot={(counts.get(r.id) ?? 0) < 3 ? { r: style.dot, fill: r.color } : false}
+                strokeWidth={style.line}
                 isAnimationActive={false}
                 connectNulls
               />
@@ -205,7 +224,8 @@ export function ChartsPanel() {
   const setSmoothing = useApp((s) => s.setSmoothing);
   const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
   const config = useApp((s) => s.config);
-  const charts = useMemo(() => chartsFor(visible, config), [visible, config]);
+  const present = usePresenter();
+  const charts = useMemo(() => chartsFor(visible, config, present), [visible, config, present]);
   const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return (
     <section className="charts card" aria-labelledby="charts-title">
@@ -241,9 +261,9 @@ export function ChartsPanel() {
       <div className="chart-grid" style={{ marginTop: 12 }}>
         {charts.map((c) => (
           <Fragment key={c.metric}>
-            <MetricChart title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} />
+            <MetricChart title={c.title} metric={c.metric} runs={visible} smoothing={smoothing} present={present} />
             {/* Beside Reward: the training reward and what it buys on prompts never trained on. */}
-            {c.metric === 'reward_mean' ? <HeldOutChart runs={visible} /> : null}
+            {c.metric === 'reward_mean' ? <HeldOutChart runs={visible} present={present} /> : null}
           </Fragment>
         ))}
       </div>

@@ -6,6 +6,9 @@ import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YA
 import { useApp } from '../../store/appStore.ts';
 import type { RunRecord } from '../../store/runs.ts';
 import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
+import { ChartHelpButton } from './ChartHelp.tsx';
+import { HELD_OUT_KEY } from './chartHelpText.ts';
+import { chartStyle } from './chartStyle.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { greedyId, heldOutCaption, heldOutSeries, heldOutTitle } from './heldOut.ts';
 import { niceTicks } from './series.ts';
@@ -27,11 +30,12 @@ function useEvalRuns(runs: readonly RunRecord[]): readonly EvalRun[] {
   return last.current;
 }
 
-export function HeldOutChart({ runs }: { runs: readonly RunRecord[] }) {
-  return <HeldOutFigure runs={useEvalRuns(runs)} />;
+export function HeldOutChart({ runs, present = false }: { runs: readonly RunRecord[]; present?: boolean }) {
+  return <HeldOutFigure runs={useEvalRuns(runs)} present={present} />;
 }
 
-const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly EvalRun[] }) {
+const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: readonly EvalRun[]; present: boolean }) {
+  const style = chartStyle(present);
   const ref = useRef<HTMLElement>(null);
   const config = useApp((s) => s.config);
   const setNotice = useApp((s) => s.setNotice);
@@ -55,9 +59,10 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
     <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`}>
       <div className="chart-head">
         <h3>{title}</h3>
+        <ChartHelpButton metric={HELD_OUT_KEY} title={title} />
         <button
           type="button"
-          className="btn ghost small"
+          className="btn ghost small png"
           disabled={rows.length === 0}
           aria-label={`Download ${title} as PNG`}
           onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
@@ -70,15 +75,15 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
           {config.evalEvery > 0 ? 'No evaluation yet — the first scores the SFT model before iteration 1' : 'Held-out evaluation is off (Evaluate every = 0)'}
         </div>
       ) : (
-        <ResponsiveContainer width="100%" height={160}>
+        <ResponsiveContainer width="100%" height={style.height}>
           <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="#eef0f5" vertical={false} />
-            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11, fill: '#5b6478' }} tickLine={false} allowDecimals={false} />
+            <CartesianGrid stroke={style.grid} vertical={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} />
             <YAxis
-              tick={{ fontSize: 11, fill: '#5b6478' }}
+              tick={style.tick}
               tickLine={false}
               axisLine={false}
-              width={56}
+              width={style.yWidth}
               tickFormatter={fmt}
               domain={[ticks[0], ticks[ticks.length - 1]]}
               ticks={ticks}
@@ -86,7 +91,16 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
             />
             <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `after ${String(l)} iterations`} isAnimationActive={false} />
             {lines.flatMap(({ run, greedy }) => [
-              <Line key={run.id} dataKey={run.id} name={`${run.name} (sampled)`} stroke={run.color} strokeWidth={1.8} dot={{ r: 2.5 }} isAnimationActive={false} connectNulls />,
+              <Line
+                key={run.id}
+                dataKey={run.id}
+                name={`${run.name} (sampled)`}
+                stroke={run.color}
+                strokeWidth={style.line}
+                dot={{ r: style.dot - 0.5 }}
+                isAnimationActive={false}
+                connectNulls
+              />,
               ...(greedy
                 ? [
                     <Line
@@ -94,7 +108,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs }: { runs: readonly Eva
                       dataKey={greedyId(run.id)}
                       name={`${run.name} (greedy)`}
                       stroke={run.color}
-                      strokeWidth={1.4}
+                      strokeWidth={style.line * 0.8}
                       strokeDasharray="5 3"
                       dot={false}
                       isAnimationActive={false}

@@ -4,7 +4,25 @@
 import type { PpoConfig } from '../../rl/config.ts';
 
 export type NoteConfig = Pick<PpoConfig, 'advantageEstimator' | 'ppoEpochs' | 'miniBatches'> &
-  Partial<Pick<PpoConfig, 'klController' | 'klTarget' | 'topK' | 'topP' | 'dynamicSampling'>>;
+  Partial<Pick<PpoConfig, 'klController' | 'klTarget' | 'topK' | 'topP' | 'dynamicSampling' | 'klInReward' | 'useKlLoss'>>;
+
+const samplesFromOld = (c: NoteConfig) => (c.topK ?? 0) === 0 && (c.topP ?? 1) === 1;
+const oneUpdate = (c: NoteConfig) => c.ppoEpochs * c.miniBatches === 1;
+/** The adaptive controller drives β when the KL is in the reward, else the KL-loss coefficient (as OpenRLHF). */
+const adaptiveDrives = (c: NoteConfig): 'beta' | 'kl_loss_coef' | null =>
+  c.klController !== 'adaptive' ? null : c.klInReward !== false ? 'beta' : c.useKlLoss ? 'kl_loss_coef' : null;
+
+/**
+ * The half-height the y axis keeps at least, around 0, for a chart that is 0 by construction up to
+ * float32 rounding for every shown run: without it the axis autoscales to ±1e-8 and rounding noise
+ * reads as a signal. null: autoscale.
+ */
+export function noiseFloor(metric: string, configs: readonly NoteConfig[]): number | null {
+  if (configs.length === 0) return null;
+  if (metric === 'rollout_old_kl' && configs.every(samplesFromOld)) return 0.01;
+  if ((metric === 'approx_kl' || metric === 'clipfrac') && configs.every(oneUpdate)) return 0.01;
+  return null;
+}
 
 /** The per-token KL target every shown run steers to (adaptive controller, one shared target), else null. */
 export function klTargetLine(configs: readonly NoteConfig[]): number | null {
@@ -22,8 +40,14 @@ export function chartNote(metric: string, configs: readonly NoteConfig[]): strin
     if (t !== null) return `Adaptive KL: β moves to bring this toward the target of ${t} per token (dashed line).`;
     return 'The mean over responses of each response’s per-token KL to the reference: what the adaptive KL controller reads (verl’s scale).';
   }
-  if (metric === 'rollout_old_kl' && configs.every((c) => (c.topK ?? 0) === 0 && (c.topP ?? 1) === 1)) {
-    return '≈ 0 by construction: without top-k or top-p the sampler draws from π_old itself. Set Top-k or Top-p to see the mismatch that TIS corrects.';
+  if (metric === 'rollout_old_kl' && configs.every(samplesFromOld)) {
+    return '≈ 0 by construction, up to float32 rounding: without top-k or top-p the sampler draws from π_old itself (the same weights), so the axis stays at ±0.01 rather than magnify rounding. Set Top-k or Top-p to see the mismatch that TIS corrects.';
+  }
+  if (metric === 'beta' || metric === 'kl_loss_coef') {
+    const driven = configs.map(adaptiveDrives);
+    if (driven.every((d) => d === metric)) return 'Adaptive KL: the controller raises this while the KL per token is above its target and lowers it while below.';
+    if (driven.every((d) => d === null)) return 'Fixed coefficient: flat by design. Choose the adaptive KL controller to see it move.';
+    return null;
   }
   if (metric === 'filtered_groups') {
     return 'Prompts whose samples all scored the same (no learning signal), dropped by dynamic sampling and replaced by fresh ones.';
@@ -35,8 +59,8 @@ export function chartNote(metric: string, configs: readonly NoteConfig[]): strin
     }
   }
   if (metric === 'clipfrac' || metric === 'approx_kl') {
-    if (configs.every((c) => c.ppoEpochs * c.miniBatches === 1)) {
-      return 'One update per batch: it starts at the sampling policy, so every ratio is 1 and nothing clips. Raise PPO epochs or minibatches to see clipping.';
+    if (configs.every(oneUpdate)) {
+      return 'One update per batch: it starts at the sampling policy, so every ratio is 1 and nothing clips (0 up to float32 rounding; the axis stays at ±0.01). Raise PPO epochs or minibatches to see clipping.';
     }
   }
   return null;

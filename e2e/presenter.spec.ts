@@ -1,0 +1,51 @@
+// Presenter mode for a lecture at 1280×720: 20 px body text, only the presenter charts, nothing
+// wider than the screen, a header switch that works from the keyboard and stays in the link.
+import { expect, test } from '@playwright/test';
+
+test.use({ viewport: { width: 1280, height: 720 } });
+
+const PRESENTER_CHARTS = ['chart-reward_mean', 'chart-heldout', 'chart-clipfrac', 'chart-kl'];
+
+async function shownCharts(page: import('@playwright/test').Page): Promise<string[]> {
+  return page.locator('figure.chart-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
+}
+
+test('?present=1 at 1280×720: large type, the four presenter charts, no horizontal overflow', async ({ page }) => {
+  await page.goto('/?present=1');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+  const bodyPx = await page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize));
+  expect(bodyPx).toBeGreaterThanOrEqual(20);
+  expect((await shownCharts(page)).sort()).toEqual([...PRESENTER_CHARTS].sort());
+  const overflow = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  expect(overflow.scroll).toBeLessThanOrEqual(overflow.inner);
+  // The teaching tabs are reachable without scrolling past a wall of charts.
+  const tabsTop = await page
+    .getByRole('tab')
+    .first()
+    .evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+  expect(tabsTop).toBeLessThan(2 * 720);
+  await expect(page.getByTestId('presenter-toggle')).toHaveAttribute('aria-checked', 'true');
+  expect(page.url()).toContain('present=1');
+});
+
+test('the header switch turns presenter mode on and off by keyboard, and the link follows', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+  expect((await shownCharts(page)).length).toBeGreaterThan(PRESENTER_CHARTS.length);
+  const toggle = page.getByTestId('presenter-toggle');
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).toHaveAttribute('aria-checked', 'true');
+  await expect.poll(() => page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize))).toBeGreaterThanOrEqual(20);
+  await expect.poll(async () => (await shownCharts(page)).sort()).toEqual([...PRESENTER_CHARTS].sort());
+  await expect.poll(() => page.url()).toContain('present=1');
+  // Remembered for the session: a reload without the parameter keeps it.
+  await page.goto('/');
+  await expect(page.getByTestId('presenter-toggle')).toHaveAttribute('aria-checked', 'true');
+  await page.getByTestId('presenter-toggle').focus();
+  await page.keyboard.press('Space');
+  await expect(page.getByTestId('presenter-toggle')).toHaveAttribute('aria-checked', 'false');
+  await expect.poll(() => page.url()).not.toContain('present=1');
+  expect(await page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize))).toBeLessThan(20);
+});

@@ -1,0 +1,59 @@
+// Every chart the page can show explains itself: a formula, a healthy and a sick curve, and its
+// name in verl's and OpenRLHF's logs (or why an engine has none).
+import katex from 'katex';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { CHART_HELP, HELD_OUT_KEY } from '../../src/ui/charts/chartHelpText.ts';
+import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
+
+describe('chart help', () => {
+  it('has an entry for every chart the page can show, and the held-out chart', () => {
+    for (const c of CHARTS) expect(Object.hasOwn(CHART_HELP, c.metric), c.metric).toBe(true);
+    expect(Object.hasOwn(CHART_HELP, HELD_OUT_KEY)).toBe(true);
+  });
+
+  it('every entry has a formula that typesets, a healthy and a sick curve, and both engines’ names', () => {
+    for (const [metric, h] of Object.entries(CHART_HELP)) {
+      for (const text of [h.what, h.healthy, h.sick]) expect(text.length, metric).toBeGreaterThan(20);
+      expect(h.healthy).not.toBe(h.sick);
+      // A formula KaTeX cannot parse would show in red on the page.
+      expect(() => katex.renderToString(h.formula, { throwOnError: true }), metric).not.toThrow();
+      for (const e of [h.verl, h.openrlhf]) {
+        // No counterpart must say why.
+        if (e.name === null) expect(e.note?.length ?? 0, metric).toBeGreaterThan(10);
+        else expect(e.name.length).toBeGreaterThan(1);
+      }
+    }
+  });
+
+  it('names verl’s and OpenRLHF’s standard metrics', () => {
+    expect(CHART_HELP.clipfrac.verl.name).toBe('actor/pg_clipfrac');
+    expect(CHART_HELP.approx_kl.verl.name).toBe('actor/ppo_kl');
+    expect(CHART_HELP.value_loss.verl.name).toBe('critic/vf_loss');
+    expect(CHART_HELP.policy_loss.verl.name).toBe('actor/pg_loss');
+    expect(CHART_HELP.entropy.verl.name).toBe('actor/entropy');
+    expect(CHART_HELP.reward_mean.verl.name).toBe('critic/score/mean');
+    expect(CHART_HELP.response_length_mean.verl.name).toBe('response_length/mean');
+    expect(CHART_HELP.clipfrac.openrlhf.name).toBe('ppo_clip_ratio');
+    expect(CHART_HELP.value_loss.openrlhf.name).toBe('critic_loss');
+  });
+});
+
+describe('which coefficient is charted', () => {
+  const metrics = (cfg = DEFAULT_CONFIG) => chartsFor([], cfg).map((c) => c.metric);
+  it('charts β with the KL in the reward and the KL-loss coefficient with the KL loss', () => {
+    expect(metrics()).toContain('beta');
+    expect(metrics()).not.toContain('kl_loss_coef');
+    const lossOnly = { ...DEFAULT_CONFIG, klInReward: false, useKlLoss: true, klController: 'adaptive' as const };
+    expect(metrics(lossOnly)).toEqual(expect.arrayContaining(['kl_loss_coef', 'kl_loss']));
+    expect(metrics(lossOnly)).not.toContain('beta');
+    // Runs shown decide, not the current settings.
+    const run = { config: lossOnly, metrics: [{ iter: 0, values: { beta: 0, kl_loss_coef: 0.01 } }] };
+    expect(chartsFor([run], DEFAULT_CONFIG).map((c) => c.metric)).not.toContain('beta');
+    expect(chartsFor([run, { config: DEFAULT_CONFIG, metrics: [] }], DEFAULT_CONFIG).map((c) => c.metric)).toEqual(expect.arrayContaining(['beta', 'kl_loss_coef']));
+  });
+
+  it('presenter mode shows the presenter charts only', () => {
+    expect(chartsFor([], DEFAULT_CONFIG, true).map((c) => c.metric)).toEqual([...PRESENTER_METRICS]);
+  });
+});
