@@ -24,12 +24,23 @@ function isTyping(target: EventTarget | null): boolean {
   return false;
 }
 
+const SPACE_ROLES = new Set(['button', 'switch', 'checkbox', 'radio', 'tab', 'slider', 'option', 'menuitem', 'link']);
+
+/** True when Space has its own meaning for the focused element (a native or ARIA control). */
+export function ownsSpace(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLButtonElement || target instanceof HTMLInputElement || target instanceof HTMLAnchorElement) return true;
+  if (target.tagName === 'SUMMARY') return true;
+  return SPACE_ROLES.has(target.getAttribute('role') ?? '');
+}
+
 export function useShortcuts(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
-      // Space on a focused button already clicks it; a second action would double-fire.
-      if (e.key === ' ' && e.target instanceof HTMLButtonElement) return;
+      // Space on a focused control already acts on it (clicks a button, ticks a checkbox, opens a
+      // disclosure); starting or pausing the run as well would double-fire.
+      if (e.key === ' ' && ownsSpace(e.target)) return;
       if (e.key === ' ') {
         e.preventDefault();
         void trainer.toggle();
