@@ -26,6 +26,8 @@ import { criticHeadSeed, rolloutSeed } from '../util/seedStreams.ts';
 import { validateConfig, type PpoConfig } from './config.ts';
 import { dynamicSampledBatch, type ScoredBatch } from './dapoSampling.ts';
 import { evaluatePolicy } from './evaluation.ts';
+import { captureTensors, TraceCapture } from './inspect/capture.ts';
+import type { IterationTrace } from './inspect/trace.ts';
 import { makeExperience, type Experience } from './experience.ts';
 import { klCoefsApplied, klControllerFor, type KlController } from './klController.ts';
 import { experienceMetrics, updateMetrics, type ExperienceHost } from './metrics.ts';
@@ -79,6 +81,10 @@ export interface IterationResult {
    * (its token-mean advantage), for the clipping view.
    */
   ratios: { ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] };
+  /** The iteration's batch for the inspector, only when asked for (IterationOptions.capture). */
+  trace?: IterationTrace;
+  /** (B) prompt text of each response of the trace; with `trace` only. */
+  prompts?: string[];
 }
 
 export interface IterationOptions {
@@ -90,6 +96,11 @@ export interface IterationOptions {
    * iteration follows, e.g. the last of a budget.
    */
   sampleNext?: boolean;
+  /**
+   * Capture the iteration's trace for the inspector (inspect/capture.ts): each step's new log-probs
+   * and values are kept and read with the final readback. Off, the iteration reads nothing more.
+   */
+  capture?: boolean;
 }
 
 /** Sample rows sent to the UI per iteration. */
@@ -206,17 +217,19 @@ export class PpoTrainer {
 
     // Update: ppoEpochs × shuffled minibatches of actor and critic steps; then the next rollout.
     probe.update(aheadSeconds !== null);
-    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held);
+    const capture = opts.capture ? new TraceCapture() : null;
+    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held, capture);
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
     const next = sampleNext ? probe.nextRollout(() => this.rollouts.recordNext(iter + 1)) : null;
 
     // One readback of everything the host reduces, then its checks.
-    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs: upd.newLogprobs, ratios: upd.ratios, ...upd.stats.tensors, next });
+    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs: upd.newLogprobs, ratios: upd.ratios, ...upd.stats.tensors, ...captureTensors(capture, exp), next });
     await probe.done();
     const e = experienceHost(r, scores, host);
     checkExperienceFinite(iter, e);
     checkUpdateFinite(iter, host);
 
+    const trace = capture?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, host });
     // Metrics, and the state the next iteration starts from.
     const metrics: Record<string, number> = {
       iter,
@@ -235,6 +248,7 @@ export class PpoTrainer {
       metrics,
       samples: sampleRows(this.tok, r, samples, e, upd.lastRows, host.ratios, SAMPLE_ROWS, host.newLogprobs),
       ratios: clippingView(e, upd.lastRows, host.newLogprobs, host.ratios),
+      ...(trace ? { trace, prompts: [...r.prompts] } : {}),
     };
   }
 
@@ -271,20 +285,21 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
-  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[]): Promise<UpdateResult> {
+  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[], capture: TraceCapture | null): Promise<UpdateResult> {
     const { be, cfg } = this;
     const stats = new UpdateStats();
     let last: { mb: Minibatch; actor: ActorStepStats } | null = null;
     for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
       const epochPolicy: Tensor[] = [];
-      for (const rows of epochMinibatches(exp.B, cfg.miniBatches, cfg.seed, iter, epoch)) {
+      for (const [index, rows] of epochMinibatches(exp.B, cfg.miniBatches, cfg.seed, iter, epoch).entries()) {
         // The previous minibatch runs while this one records; the last one goes with the final readback.
         if (last) be.flush();
-        if (last) be.dispose(...tensorsIn(last.mb), last.actor.logprobs);
+        if (last) be.dispose(...tensorsIn(last.mb), ...(capture ? [] : [last.actor.logprobs]));
         const mb = gatherMinibatch(be, exp, rows);
         const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
-        const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr)) : null;
+        const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr), !!capture) : null;
         held.push(...tensorsIn(mb), ...tensorsIn(a), ...tensorsIn(c));
+        capture?.keep(epoch, index, rows, a.logprobs, c?.values ?? null);
         stats.add(a, c);
         epochPolicy.push(a.policy);
         last = { mb, actor: a };
@@ -401,7 +416,7 @@ export class PpoTrainer {
 
   /** Back to the state of deviceSnapshot (the reference never moves, so it needs no copy). */
   restoreDeviceSnapshot(s: TrainerSnapshot): void {
-    if (s !== this.snap) throw new Error('restoreDeviceSnapshot: not this trainer\'s latest snapshot');
+    if (s !== this.snap) throw new Error("restoreDeviceSnapshot: not this trainer's latest snapshot");
     restoreModels(s, this.actor, this.critic);
     this.cfg = { ...s.config };
     this.klCtl = klControllerFor(this.cfg);
@@ -435,9 +450,7 @@ export class PpoTrainer {
     const P = promptWidth(this.task);
     const maxSeq = this.actor.cfg.maxSeq;
     if (P + c.maxResponseLength > maxSeq) {
-      throw new Error(
-        `maxResponseLength = ${c.maxResponseLength}: prompt width ${P} + response must fit the model's maxSeq ${maxSeq} (at most ${maxSeq - P})`,
-      );
+      throw new Error(`maxResponseLength = ${c.maxResponseLength}: prompt width ${P} + response must fit the model's maxSeq ${maxSeq} (at most ${maxSeq - P})`);
     }
   }
 

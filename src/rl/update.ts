@@ -111,9 +111,11 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg:
 export interface CriticStepStats {
   value: Tensor; // (2) VALUE_STATS: loss, vf_clipfrac
   gradNorm: Tensor; // (1)
+  /** (n, A) values at this step's forward (before its AdamW); only when asked for (an inspected iteration). */
+  values?: Tensor;
 }
 
-export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams): CriticStepStats {
+export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams, keepValues = false): CriticStepStats {
   const { be } = critic;
   const S = P + A;
   return be.scope((): CriticStepStats => {
@@ -122,7 +124,8 @@ export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg
     const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
     const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
     critic.backward(cache, be.nn.sliceSeqBackward(gradValues, S, P - 1)); // (n, S)
-    return { value: stats, gradNorm: critic.optimizerStep(opt) };
+    const gradNorm = critic.optimizerStep(opt);
+    return keepValues ? { value: stats, gradNorm, values } : { value: stats, gradNorm };
   });
 }
 

@@ -6,6 +6,7 @@ import type { StoreApi } from 'zustand';
 import type { PpoConfig } from '../rl/config.ts';
 import type { CheckpointRole, LabelledPair, PageToWorker, WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type AppState, type RunStart } from './appStore.ts';
+import { useInspection, type InspectionState } from './inspection.ts';
 import { MetricFeed } from './metricFeed.ts';
 import * as notices from './notices.ts';
 import { presetBudget } from './presetRun.ts';
@@ -25,15 +26,18 @@ export interface ClientDeps {
   now?: () => number;
   /** Turns on the worker's debug* messages. */
   testHooks?: boolean;
+  /** The inspector's store: its `capture` switch is sent to the worker, captured traces land in it. */
+  inspection?: StoreApi<InspectionState>;
 }
 
 /** Messages of the run in progress: dropped between a Reset and the worker's `resetDone`. */
-const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'samples', 'ratios', 'eval', 'finished', 'state']);
+const RUN_MESSAGES: ReadonlySet<WorkerToPage['type']> = new Set(['metrics', 'samples', 'ratios', 'trace', 'eval', 'finished', 'state']);
 /** A settings change made before Start is prepared for after the user stops changing things. */
 const PREPARE_DELAY_MS = 600;
 
 export class TrainerClient implements RunControl {
   private readonly store: StoreApi<AppState>;
+  private readonly inspection: StoreApi<InspectionState>;
   private readonly now: () => number;
   private readonly resumePoints: ResumePoints;
   private readonly feed: MetricFeed;
@@ -54,11 +58,12 @@ export class TrainerClient implements RunControl {
 
   constructor(deps: ClientDeps) {
     this.store = deps.store;
+    this.inspection = deps.inspection ?? useInspection;
     this.now = deps.now ?? (() => performance.now());
     this.resumePoints = deps.resumePoints ?? { save: saveResumePoint, load: loadResumePoint, delete: deleteResumePoint };
     this.feed = new MetricFeed(this.store, this.now);
     this.connection = new TrainerConnection({
-      createWorker: deps.createWorker,
+      createWorker: () => this.withCapture(deps.createWorker()),
       backend: () => this.s.backend,
       testHooks: deps.testHooks === true,
       onMessage: (msg) => this.receive(msg),
@@ -69,6 +74,24 @@ export class TrainerClient implements RunControl {
       },
     });
     this.flows = new RunFlows(this.store, this, this.resumePoints, deps.saveSequence ?? saveSequence);
+    this.inspection.subscribe((st, prev) => {
+      if (st.capture !== prev.capture) this.sendCapture(this.connection.current, st.capture);
+    });
+  }
+
+  /** A new worker starts with capture off: tell it when the inspector wants captures. */
+  private withCapture(w: WorkerLike): WorkerLike {
+    if (this.inspection.getState().capture) this.sendCapture(w, true);
+    return w;
+  }
+
+  /** The capture switch as no user command: a worker that cannot take it gets it when it is replaced. */
+  private sendCapture(w: WorkerLike | null, on: boolean): void {
+    try {
+      w?.postMessage({ type: 'setCapture', on }, []);
+    } catch {
+      // postMessage of two plain fields does not fail; a dying worker is replaced, and told then
+    }
   }
 
   private get s(): AppState {
@@ -128,6 +151,7 @@ export class TrainerClient implements RunControl {
         this.feed.flush();
         this.deviceDown = false;
         // The replayed iterations report again: drop their first copies so the curve stays one line.
+        if (s.activeRunId) this.truncateTraces(s.activeRunId, msg.fromIter);
         if (s.activeRunId) s.truncateRun(s.activeRunId, msg.fromIter);
         s.setRunState(msg.resumed ? 'running' : s.activeRunId ? 'paused' : 'idle');
         s.setNotice({ tone: 'info', text: notices.deviceRecovered(msg) });
@@ -155,6 +179,9 @@ export class TrainerClient implements RunControl {
       case 'ratios':
         s.setRatios({ iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages, seqRatios: msg.seqRatios, seqAdvantages: msg.seqAdvantages });
         break;
+      case 'trace':
+        this.onTrace(msg);
+        break;
       case 'paused':
         this.feed.resetSpeed();
         s.setRunState('paused');
@@ -171,6 +198,19 @@ export class TrainerClient implements RunControl {
         this.onError(msg);
         break;
     }
+  }
+
+  /** A captured iteration joins the active run's traces; one whose arrays disagree with its shape is dropped. */
+  private onTrace(msg: Extract<WorkerToPage, { type: 'trace' }>): void {
+    const runId = this.s.activeRunId;
+    const { trace, prompts, tokenText } = msg;
+    if (!runId || !trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
+    this.inspection.getState().pushTrace({ runId, trace, prompts, tokenText });
+  }
+
+  /** Iterations from `fromIter` on are replayed after a device loss: their traces go with their metrics. */
+  private truncateTraces(runId: string, fromIter: number): void {
+    this.inspection.setState((st) => ({ traces: st.traces.filter((t) => t.runId !== runId || t.trace.iter < fromIter) }));
   }
 
   private onError(msg: Extract<WorkerToPage, { type: 'error' }>): void {

@@ -2,6 +2,7 @@
 // Worker (does all GPU work). Both sides import these types; every message is a plain
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
 import type { PpoConfig } from '../rl/config.ts';
+import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
 import type { KnobAdvice } from './nanAdvice.ts';
@@ -36,6 +37,11 @@ export type PageToWorker =
   | { type: 'step' }
   /** Back to the initial weights of the current config and seed. */
   | { type: 'reset' }
+  /**
+   * Whether the following iterations (of the run loop, or a `step`) capture their trace for the
+   * inspector, each answered by a `trace` message. Takes effect at the next iteration.
+   */
+  | { type: 'setCapture'; on: boolean }
   /**
    * Before Start, while the user reads: build the trainer for the current config and evaluate the
    * SFT model on held-out prompts, so Start goes straight to the first iteration. Skipped when a
@@ -141,6 +147,8 @@ export type WorkerToPage =
    * view; seqRatios / seqAdvantages are its GSPO sequence ratios with each sequence's mean advantage.
    */
   | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
+  /** A captured iteration (setCapture): its trace, prompt text (B) and each response token as text (B·A, '' for padding). */
+  | { type: 'trace'; iter: number; trace: IterationTrace; prompts: string[]; tokenText: string[] }
   /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */
   | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport }
   /** `requestId`: the command whose failure this reports, when it answers one. */
@@ -206,6 +214,7 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'finished' ||
     t === 'resetDone' ||
     t === 'ratios' ||
+    t === 'trace' ||
     t === 'paused' ||
     t === 'error' ||
     t === 'snapshot' ||

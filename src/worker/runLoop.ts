@@ -3,7 +3,9 @@
 // iteration; `pause` only clears a flag, which takes effect at the next iteration boundary. The
 // loop queues one iteration at a time and yields to the event loop between them, so `pause`,
 // `step`, `snapshot` and `setConfig` are handled between iterations. Each iteration runs under the
-// NaN guard (nanGuard.ts) and posts its metrics, samples and ratios.
+// NaN guard (nanGuard.ts) and posts its metrics, samples and ratios, and its trace while the page
+// asks for captures (setCapture).
+import type { IterationResult } from '../rl/trainer.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { DeviceSession } from './deviceSession.ts';
 import type { HeldOutEvaluator } from './heldOutEvaluator.ts';
@@ -11,6 +13,7 @@ import type { HostDeps, TrainerLike } from './hostDeps.ts';
 import { nonFiniteOfError, nonFiniteOfMetrics, nonFinitePause, type NonFinite } from './nanGuard.ts';
 import type { StageReporter } from './stageReporter.ts';
 import type { TrainerSlot } from './trainerSlot.ts';
+import { traceMessage } from './traceMessage.ts';
 
 /** An iteration failed this recently before a device loss: the loss interrupted training. */
 const LOSS_AFTER_FAILURE_MS = 2000;
@@ -30,6 +33,8 @@ export class RunLoop {
   /** The `untilIter` of the last start: the trainer's iteration count where the loop stops by itself. */
   private stopAt: number | null = null;
   private failedWhileRunningAt = -Infinity;
+  /** Whether iterations capture their trace for the inspector. */
+  capture = false;
 
   constructor(private readonly p: RunParts) {}
 
@@ -100,10 +105,10 @@ export class RunLoop {
     const trainer = await trainers.ensure();
     await evals.ifDue(trainer); // the SFT baseline, before the first iteration
     const snapshot = await trainers.guardNextIteration(trainer);
-    let result;
+    let result: IterationResult;
     try {
       // The last iteration of a budget samples no rollout ahead: no iteration follows it.
-      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt });
+      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt, capture: this.capture });
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
@@ -122,6 +127,10 @@ export class RunLoop {
     deps.post({ type: 'metrics', iter, values: metrics });
     deps.post({ type: 'samples', iter, rows: samples });
     deps.post({ type: 'ratios', iter, ratios: ratios.ratios, advantages: ratios.advantages, seqRatios: ratios.seqRatios, seqAdvantages: ratios.seqAdvantages });
+    if (result.trace) {
+      const { msg, transfer } = traceMessage(trainer.config.task, iter, result.trace, result.prompts ?? []);
+      deps.post(msg, transfer);
+    }
     // Always at the end of a budget: the point a preset's promise is measured at.
     await evals.ifDue(trainer, this.atBudgetEnd(trainer) && this.running);
   }

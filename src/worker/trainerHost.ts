@@ -50,7 +50,11 @@ export class TrainerHost {
       config: () => this.config,
       onStage: (s) => this.stage.set(s),
     });
-    this.evals = new HeldOutEvaluator(deps.post, () => this.config, () => this.session.lost);
+    this.evals = new HeldOutEvaluator(
+      deps.post,
+      () => this.config,
+      () => this.session.lost,
+    );
     this.run = new RunLoop({
       deps,
       queue: this.queue,
@@ -76,6 +80,9 @@ export class TrainerHost {
         return Promise.resolve();
       case 'step':
         return this.run.step();
+      case 'setCapture':
+        this.run.capture = msg.on === true; // not queued: the next iteration reads it
+        return Promise.resolve();
       case 'setConfig':
         return enqueue(() => this.setConfig(msg.config));
       case 'loadCheckpoint':

@@ -1,0 +1,24 @@
+// A captured iteration on WebGPU: every number the inspector shows equals its float64
+// recomputation from the trace's inputs (the device's own float32 tensors) within the kernel
+// tests' tolerances: per-token terms TOL.elem (tests/gpu/kl.test.ts, rewards.test.ts), the
+// reverse scan rtol/atol 1e-5 (gae.test.ts: A float32 terms of size ~1), losses and approx KL
+// TOL.reduce (policy_loss.test.ts, value_loss.test.ts). Whitened advantages take the scan's
+// absolute error times 1/σ (captureCheck.ts). Clip fractions are counts over n tokens divided in
+// float32, so 1e-6 absolute catches a single miscounted token.
+import { describe, it } from 'vitest';
+import { CAPTURE_CASES, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
+import { webgpuBackend } from '../helpers/backends.ts';
+import { TOL } from '../helpers/random.ts';
+
+const F32: CaptureTolerances = {
+  elem: TOL.elem,
+  scan: { rtol: 1e-5, atol: 1e-5 },
+  reduce: TOL.reduce,
+  fraction: { rtol: 0, atol: 1e-6 },
+};
+
+describe('iteration capture (webgpu)', () => {
+  it.each(CAPTURE_CASES)('%s: the trace equals its float64 recomputation', async (_name, over) => {
+    await runCapturedIterations(await webgpuBackend(), over, F32);
+  });
+});

@@ -1,0 +1,115 @@
+// The check both backends run on a captured iteration: every number the inspector shows equals
+// the float64 recomputation (src/rl/inspect/recompute.ts) from the trace's own inputs, and the
+// trace agrees with what the same iteration reported to the charts and the clipping view.
+import { expect } from 'vitest';
+import type { Backend } from '../../src/backend/backend.ts';
+import type { PpoConfig } from '../../src/rl/config.ts';
+import { checkTraceShapes, recomputeTrace, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
+import { PpoTrainer, type IterationResult } from '../../src/rl/trainer.ts';
+import { expectClose } from './random.ts';
+import { tinyCheckpoint, tinyConfig } from './rl.ts';
+
+export interface Tol {
+  rtol: number;
+  atol: number;
+}
+
+/** Tolerances of one backend, each named after the kind of computation it bounds. */
+export interface CaptureTolerances {
+  /** Per-token arithmetic: KL_t, r_t, TIS weights, ratios. */
+  elem: Tol;
+  /** A reverse scan over the response (GAE, discounted returns). */
+  scan: Tol;
+  /** Reductions over the minibatch: losses, approx KL. */
+  reduce: Tol;
+  /** Fractions of tokens (clip fractions): a count over n, so any miscount shows. */
+  fraction: Tol;
+}
+
+/** Trainer configs the capture is checked under: GAE with the critic, RLOO and GRPO, KL in the reward and in the loss, dual clip. */
+export const CAPTURE_CASES: [string, Partial<PpoConfig>][] = [
+  [
+    'GAE, KL in reward (k1) and in the loss (k3), dual clip, value clip, TIS',
+    { advantageEstimator: 'gae', klInReward: true, klCoef: 0.1, useKlLoss: true, klLossCoef: 0.05, dualClip: 2, valueClip: 0.2, tisCap: 2 },
+  ],
+  [
+    'RLOO with the KL loss only, adaptive controller, dual clip',
+    { advantageEstimator: 'rloo', klInReward: false, useKlLoss: true, klLossCoef: 0.1, klController: 'adaptive', dualClip: 3 },
+  ],
+  [
+    'GRPO (group_norm), KL in reward (k3) and the loss, seq-mean-token-mean',
+    { advantageEstimator: 'group_norm', klInReward: true, klEstimator: 'k3', klCoef: 0.2, useKlLoss: true, dualClip: 3, lossAgg: 'seq-mean-token-mean' },
+  ],
+];
+
+const STAT_KEYS = ['policyLoss', 'approxKl', 'klLoss', 'valueLoss'] as const;
+const FRACTION_KEYS = ['clipFraction', 'clipFractionLower', 'vfClipFraction'] as const;
+
+/** Runs `iters` captured iterations of a tiny "stop" trainer and checks each one's trace. */
+export async function runCapturedIterations(be: Backend, over: Partial<PpoConfig>, tol: CaptureTolerances, iters = 2): Promise<IterationTrace[]> {
+  const cfg = tinyConfig({ seed: 11, actorLr: 3e-3, criticLr: 3e-3, ppoEpochs: 2, miniBatches: 2, ...over });
+  const t = await PpoTrainer.create({ be, config: cfg, actorCheckpoint: await tinyCheckpoint('stop') });
+  const traces: IterationTrace[] = [];
+  try {
+    for (let i = 0; i < iters; i++) {
+      const res = await t.iteration({ capture: true });
+      expectTraceMatches(res, cfg, tol, `iteration ${i}`);
+      traces.push(res.trace!);
+    }
+  } finally {
+    t.dispose();
+  }
+  return traces;
+}
+
+export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: CaptureTolerances, where: string): void {
+  const trace = res.trace;
+  expect(trace, `${where}: trace`).toBeDefined();
+  if (!trace) return;
+  checkTraceShapes(trace);
+  const { B, A } = trace;
+  expect(B).toBe(cfg.promptsPerBatch * cfg.samplesPerPrompt);
+  expect(A).toBe(cfg.maxResponseLength);
+  expect(trace.iter).toBe(res.metrics.iter);
+  // The knobs are the iteration's own, with the coefficients the controller applied.
+  expect(trace.knobs.klInReward ? trace.knobs.klCoef : 0, `${where}: β`).toBe(res.metrics.beta);
+  if (cfg.useKlLoss) expect(trace.knobs.klLossCoef, `${where}: KL-loss coefficient`).toBe(res.metrics.kl_loss_coef);
+  expect(trace.minibatches.length).toBe(res.metrics.update_steps);
+  expect(trace.minibatches.every((m) => (m.newValues !== null) === (cfg.advantageEstimator === 'gae'))).toBe(true);
+
+  const rec = recomputeTrace(trace);
+  const s = trace.stored;
+  const close = (got: ArrayLike<number>, want: ArrayLike<number>, t: Tol, what: string) => expectClose(got, want, t.rtol, t.atol, `${where}: ${what}`);
+  close(s.kl, rec.kl, tol.elem, 'KL_t');
+  close(s.rewards, rec.rewards, tol.elem, 'r_t');
+  close(s.returns, rec.returns, tol.scan, 'returns');
+  // Whitening multiplies the scan's error by 1/σ: its tolerance scales with it.
+  const scale = rec.whitening?.scale ?? 1;
+  close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'advantages');
+  expect(s.tisWeights === null, `${where}: TIS weights present`).toBe(cfg.tisCap === null);
+  if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, tol.elem, 'TIS weights');
+
+  trace.minibatches.forEach((mb, j) => {
+    const stored = mb.stored as MinibatchStats;
+    const got = rec.minibatches[j].stats;
+    for (const k of STAT_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.reduce, `step ${j} ${k}`);
+    for (const k of FRACTION_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.fraction, `step ${j} ${k}`);
+  });
+
+  // The charts' batch numbers are the recomputed summary's.
+  const m = res.metrics;
+  close(
+    [m.clipfrac, m.clipfrac_lower, m.approx_kl, m.policy_loss],
+    [rec.summary.clipFraction, rec.summary.clipFractionLower, rec.summary.approxKl, rec.summary.policyLoss],
+    tol.reduce,
+    'update metrics',
+  );
+  close([m.kl, m.kl_token_mean], [rec.summary.klMean, rec.summary.klTokenMean], tol.reduce, 'KL metrics');
+  if (rec.summary.valueLoss !== null) close([m.value_loss], [rec.summary.valueLoss], tol.reduce, 'value loss metric');
+
+  // The clipping view's ratios (the device's, last step) are the recomputed last step's.
+  const last = rec.minibatches[rec.minibatches.length - 1];
+  const mask = last.rows.length ? Array.from(last.rows).flatMap((b) => Array.from(trace.actionMask.subarray(b * A, b * A + A))) : [];
+  const ratios = Array.from(last.ratio).filter((_, i) => mask[i] !== 0);
+  close(res.ratios.ratios, ratios, tol.elem, 'last step ratios');
+}
