@@ -117,7 +117,8 @@ describe('substitute', () => {
     has(sub('advantages'), tok.reward, tok.value!, tok.delta!, tok.advantageRaw, tok.return, trace.knobs.gamma * trace.knobs.lam);
     has(sub('whitening'), tok.advantageRaw, rec.whitening!.scale, tok.advantage);
     has(sub('ratioClip'), cell.newLogprob, cell.ratio, cell.tokenLoss, 1 - trace.knobs.clipLow, 1 + trace.knobs.clipHigh);
-    expect(sub('ratioClip')).toContain(FORMULA_TEXT.notes.clip[cell.clipSide]);
+    // The note sits in \text{…}, where LaTeX needs _ escaped ("ε_high" is written ε\_high).
+    expect(sub('ratioClip')).toContain(FORMULA_TEXT.notes.clip[cell.clipSide].replace(/[_%&#$]/g, (c) => `\\${c}`));
     has(sub('valueLoss'), cell.value!.newValue, tok.return, cell.value!.unclipped, cell.value!.clippedTerm, cell.value!.loss);
     has(sub('optimiserStep'), cell.aggWeight, cell.gradWeight, rec.minibatches.find((m) => m.epoch === cell.epoch && m.index === cell.minibatch)!.stats.policyLoss);
   });
