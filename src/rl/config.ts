@@ -1,17 +1,8 @@
 // One typed config with every knob of the PPO/RLHF loop, its defaults, and a validator that
 // reports every problem at once (field, given value, allowed range or choices).
-import {
-  GROUP_ESTIMATORS,
-  KL_ESTIMATORS,
-  LOSS_AGGS,
-  LOSS_MODES,
-  NORM_SCALES,
-  type GroupEstimator,
-  type KlEstimator,
-} from '../backend/ppoOps.ts';
+import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
 import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
-
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
@@ -53,7 +44,12 @@ export interface KnobMeta {
 export type Knob<T> = KnobMeta & { default: T } & ({ kind: 'number'; range: NumRule } | { kind: 'choice'; choices: readonly T[] });
 
 const num = (d: number, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number> => ({ ...meta, default: d, kind: 'number', range });
-const nullableNum = (d: number | null, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number | null> => ({ ...meta, default: d, kind: 'number', range: { ...range, nullable: true } });
+const nullableNum = (d: number | null, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number | null> => ({
+  ...meta,
+  default: d,
+  kind: 'number',
+  range: { ...range, nullable: true },
+});
 const choice = <T extends string>(choices: readonly T[], d: NoInfer<T>, meta: KnobMeta): Knob<T> => ({ ...meta, default: d, kind: 'choice', choices });
 const bool = (d: boolean, meta: KnobMeta): Knob<boolean> => ({ ...meta, default: d, kind: 'choice', choices: [true, false] });
 
@@ -65,63 +61,368 @@ const bool = (d: boolean, meta: KnobMeta): Knob<boolean> => ({ ...meta, default:
  */
 export const KNOBS = {
   // Task & model
-  task: choice(TASK_NAMES, 'arithmetic', { group: 'Task & model', label: 'Task', help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.' }),
+  task: choice(TASK_NAMES, 'arithmetic', {
+    group: 'Task & model',
+    label: 'Task',
+    help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.',
+  }),
   rewardSource: choice(REWARD_SOURCES, 'rule', { group: 'Task & model', label: 'Reward source', help: 'A hand-written rule, or a learned reward model read at the EOS token.' }),
   nLayer: num(2, { min: 1, max: 6, integer: true }, { group: 'Task & model', label: 'Layers', help: 'Transformer blocks in actor and critic.' }),
   nHead: num(2, { min: 1, max: 8, integer: true }, { group: 'Task & model', label: 'Attention heads', help: 'Heads per attention layer; must divide the model width.' }),
   dModel: num(64, { min: 32, max: 256, integer: true }, { group: 'Task & model', label: 'Model width', help: 'Hidden size d_model of the residual stream.' }),
-  seed: num(1, { min: 0, max: 2 ** 31 - 1, integer: true }, { group: 'Task & model', label: 'Seed', help: 'Seeds initialisation, prompts and sampling: the same seed reproduces the run.', openrlhf: '--train.seed' }),
+  seed: num(
+    1,
+    { min: 0, max: 2 ** 31 - 1, integer: true },
+    { group: 'Task & model', label: 'Seed', help: 'Seeds initialisation, prompts and sampling: the same seed reproduces the run.', openrlhf: '--train.seed' },
+  ),
   // Rollout
-  promptsPerBatch: num(8, { min: 1, max: 64, integer: true }, { group: 'Rollout', label: 'Prompts per batch', help: 'Distinct prompts sampled each PPO iteration.', verl: 'data.train_batch_size', openrlhf: '--rollout.batch_size' }),
-  samplesPerPrompt: num(4, { min: 1, max: 16, integer: true }, { group: 'Rollout', label: 'Samples per prompt', help: 'Responses per prompt; group estimators (GRPO, RLOO) compare these.', verl: 'actor_rollout_ref.rollout.n', openrlhf: '--rollout.n_samples_per_prompt' }),
-  maxResponseLength: num(8, { min: 1, max: 64, integer: true }, { group: 'Rollout', label: 'Max response length', help: 'Tokens generated before a response is cut off without EOS.', verl: 'data.max_response_length', openrlhf: '--rollout.max_new_tokens' }),
-  temperature: num(1, { min: 0.05, max: 5 }, { group: 'Rollout', label: 'Temperature', help: 'Logits are divided by T when sampling and when scoring log-probs.', verl: 'actor_rollout_ref.rollout.temperature', openrlhf: '--rollout.temperature' }),
-  topK: num(0, { min: 0, max: 256, integer: true }, { group: 'Rollout', label: 'Top-k', help: 'Sample only among the k likeliest tokens (0 = off).', verl: 'actor_rollout_ref.rollout.top_k' }),
-  topP: num(1, { min: 0, max: 1, minOpen: true }, { group: 'Rollout', label: 'Top-p', help: 'Nucleus sampling: the smallest token set with this much probability (1 = off).', verl: 'actor_rollout_ref.rollout.top_p', openrlhf: '--rollout.top_p' }),
-  dynamicSampling: bool(false, { group: 'Rollout', label: 'Dynamic sampling', help: 'DAPO: drop prompts whose samples all scored the same (no learning signal) and sample more prompts until the batch is full.', verl: 'algorithm.filter_groups.enable', openrlhf: '--algo.dynamic_filtering_enable' }),
-  maxExtraRollouts: num(4, { min: 0, max: 16, integer: true }, { group: 'Rollout', label: 'Max extra rollouts', help: 'Extra sampling rounds dynamic sampling may spend per iteration; a batch still short is filled with dropped prompts.', verl: 'algorithm.filter_groups.max_num_gen_batches' }),
+  promptsPerBatch: num(
+    8,
+    { min: 1, max: 64, integer: true },
+    { group: 'Rollout', label: 'Prompts per batch', help: 'Distinct prompts sampled each PPO iteration.', verl: 'data.train_batch_size', openrlhf: '--rollout.batch_size' },
+  ),
+  samplesPerPrompt: num(
+    4,
+    { min: 1, max: 16, integer: true },
+    {
+      group: 'Rollout',
+      label: 'Samples per prompt',
+      help: 'Responses per prompt; group estimators (GRPO, RLOO) compare these.',
+      verl: 'actor_rollout_ref.rollout.n',
+      openrlhf: '--rollout.n_samples_per_prompt',
+    },
+  ),
+  maxResponseLength: num(
+    8,
+    { min: 1, max: 64, integer: true },
+    {
+      group: 'Rollout',
+      label: 'Max response length',
+      help: 'Tokens generated before a response is cut off without EOS.',
+      verl: 'data.max_response_length',
+      openrlhf: '--rollout.max_new_tokens',
+    },
+  ),
+  temperature: num(
+    1,
+    { min: 0.05, max: 5 },
+    {
+      group: 'Rollout',
+      label: 'Temperature',
+      help: 'Logits are divided by T when sampling and when scoring log-probs.',
+      verl: 'actor_rollout_ref.rollout.temperature',
+      openrlhf: '--rollout.temperature',
+    },
+  ),
+  topK: num(
+    0,
+    { min: 0, max: 256, integer: true },
+    { group: 'Rollout', label: 'Top-k', help: 'Sample only among the k likeliest tokens (0 = off).', verl: 'actor_rollout_ref.rollout.top_k' },
+  ),
+  topP: num(
+    1,
+    { min: 0, max: 1, minOpen: true },
+    {
+      group: 'Rollout',
+      label: 'Top-p',
+      help: 'Nucleus sampling: the smallest token set with this much probability (1 = off).',
+      verl: 'actor_rollout_ref.rollout.top_p',
+      openrlhf: '--rollout.top_p',
+    },
+  ),
+  dynamicSampling: bool(false, {
+    group: 'Rollout',
+    label: 'Dynamic sampling',
+    help: 'DAPO: drop prompts whose samples all scored the same (no learning signal) and sample more prompts until the batch is full.',
+    verl: 'algorithm.filter_groups.enable',
+    openrlhf: '--algo.dynamic_filtering_enable',
+  }),
+  maxExtraRollouts: num(
+    4,
+    { min: 0, max: 16, integer: true },
+    {
+      group: 'Rollout',
+      label: 'Max extra rollouts',
+      help: 'Extra sampling rounds dynamic sampling may spend per iteration; a batch still short is filled with dropped prompts.',
+      verl: 'algorithm.filter_groups.max_num_gen_batches',
+    },
+  ),
   // Reward & KL
-  klCoef: num(0.05, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'KL coefficient β', help: 'Weight of the per-token penalty −β·KL that keeps the policy near the reference.', verl: 'algorithm.kl_ctrl.kl_coef', openrlhf: '--algo.kl.init_coef' }),
-  klEstimator: choice(KL_ESTIMATORS, 'k1', { group: 'Reward & KL', label: 'KL estimator', help: 'On d = logπ − logπ_ref: k1 = d, abs = |d|, k2 = ½d², k3 = e^−d + d − 1; k1+ / k3+ = value of k1 / k3 with k2’s gradient (verl); k1_clamped = max(d, 0), AlpacaFarm’s one-sided penalty.', verl: 'algorithm.kl_penalty', openrlhf: '--algo.kl.estimator' }),
+  klCoef: num(
+    0.05,
+    { min: 0, max: 10 },
+    {
+      group: 'Reward & KL',
+      label: 'KL coefficient β',
+      help: 'Weight of the per-token penalty −β·KL that keeps the policy near the reference.',
+      verl: 'algorithm.kl_ctrl.kl_coef',
+      openrlhf: '--algo.kl.init_coef',
+    },
+  ),
+  klEstimator: choice(KL_ESTIMATORS, 'k1', {
+    group: 'Reward & KL',
+    label: 'KL estimator',
+    help: 'On d = logπ − logπ_ref: k1 = d, abs = |d|, k2 = ½d², k3 = e^−d + d − 1; k1+ / k3+ = value of k1 / k3 with k2’s gradient (verl); k1_clamped = max(d, 0), AlpacaFarm’s one-sided penalty.',
+    verl: 'algorithm.kl_penalty',
+    openrlhf: '--algo.kl.estimator',
+  }),
   klInReward: bool(true, { group: 'Reward & KL', label: 'KL in reward', help: 'Subtract β·KL from each token reward (classic RLHF).', verl: 'algorithm.use_kl_in_reward' }),
-  useKlLoss: bool(false, { group: 'Reward & KL', label: 'KL loss', help: 'Add KL to the policy loss instead (GRPO style).', verl: 'actor_rollout_ref.actor.use_kl_loss', openrlhf: '--algo.kl.use_loss' }),
-  klLossCoef: num(0.01, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'KL loss coefficient', help: 'Weight of the KL term in the policy loss.', verl: 'actor_rollout_ref.actor.kl_loss_coef', openrlhf: '--algo.kl.init_coef' }),
-  klLossEstimator: choice(KL_LOSS_ESTIMATORS, 'k3', { group: 'Reward & KL', label: 'KL loss estimator', help: 'Estimator used by the KL loss (k3 is unbiased and low-variance; k1+ / k3+ take k2’s gradient, as verl’s straight-through estimators).', verl: 'actor_rollout_ref.actor.kl_loss_type', openrlhf: '--algo.kl.estimator' }),
-  klController: choice(KL_CONTROLLERS, 'fixed', { group: 'Reward & KL', label: 'KL controller', help: 'Fixed β, or adapt β to hold the KL near a target. It drives the reward β, or the KL-loss coefficient when the KL is only in the loss (as OpenRLHF).', verl: 'algorithm.kl_ctrl.type' }),
+  useKlLoss: bool(false, {
+    group: 'Reward & KL',
+    label: 'KL loss',
+    help: 'Add KL to the policy loss instead (GRPO style).',
+    verl: 'actor_rollout_ref.actor.use_kl_loss',
+    openrlhf: '--algo.kl.use_loss',
+  }),
+  klLossCoef: num(
+    0.01,
+    { min: 0, max: 10 },
+    {
+      group: 'Reward & KL',
+      label: 'KL loss coefficient',
+      help: 'Weight of the KL term in the policy loss.',
+      verl: 'actor_rollout_ref.actor.kl_loss_coef',
+      openrlhf: '--algo.kl.init_coef',
+    },
+  ),
+  klLossEstimator: choice(KL_LOSS_ESTIMATORS, 'k3', {
+    group: 'Reward & KL',
+    label: 'KL loss estimator',
+    help: 'Estimator used by the KL loss (k3 is unbiased and low-variance; k1+ / k3+ take k2’s gradient, as verl’s straight-through estimators).',
+    verl: 'actor_rollout_ref.actor.kl_loss_type',
+    openrlhf: '--algo.kl.estimator',
+  }),
+  klController: choice(KL_CONTROLLERS, 'fixed', {
+    group: 'Reward & KL',
+    label: 'KL controller',
+    help: 'Fixed β, or adapt β to hold the KL near a target. It drives the reward β, or the KL-loss coefficient when the KL is only in the loss (as OpenRLHF).',
+    verl: 'algorithm.kl_ctrl.type',
+  }),
   // per token: the mean over sequences of each sequence's token-mean KL (verl's scale)
-  klTarget: num(0.1, { min: 0, max: 10, minOpen: true }, { group: 'Reward & KL', label: 'KL target (per token)', help: 'The adaptive controller nudges β so kl_token_mean — the mean over responses of each response’s per-token KL, verl’s scale — approaches this (verl’s default: 0.1).', verl: 'algorithm.kl_ctrl.target_kl', openrlhf: '--algo.kl.target' }),
-  klHorizon: num(10000, { min: 1, max: 1e7 }, { group: 'Reward & KL', label: 'KL horizon', help: 'How slowly the adaptive controller moves β (in samples).', verl: 'algorithm.kl_ctrl.horizon', openrlhf: '--algo.kl.horizon' }),
+  klTarget: num(
+    0.1,
+    { min: 0, max: 10, minOpen: true },
+    {
+      group: 'Reward & KL',
+      label: 'KL target (per token)',
+      help: 'The adaptive controller nudges β so kl_token_mean — the mean over responses of each response’s per-token KL, verl’s scale — approaches this (verl’s default: 0.1).',
+      verl: 'algorithm.kl_ctrl.target_kl',
+      openrlhf: '--algo.kl.target',
+    },
+  ),
+  klHorizon: num(
+    10000,
+    { min: 1, max: 1e7 },
+    {
+      group: 'Reward & KL',
+      label: 'KL horizon',
+      help: 'How slowly the adaptive controller moves β (in samples).',
+      verl: 'algorithm.kl_ctrl.horizon',
+      openrlhf: '--algo.kl.horizon',
+    },
+  ),
   scoreClip: num(10, { min: 0, max: 1e4, minOpen: true }, { group: 'Reward & KL', label: 'Score clip', help: 'Task scores are clipped to ±this before shaping.' }),
   noEosPenalty: num(0, { min: -100, max: 0 }, { group: 'Reward & KL', label: 'No-EOS penalty', help: 'Score added to responses that never emit EOS (≤ 0).' }),
-  overlongBuffer: num(0, { min: 0, max: 64, integer: true }, { group: 'Reward & KL', label: 'Overlong buffer', help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).', openrlhf: '--reward.overlong_buffer_len', verl: 'reward_model.overlong_buffer.len' }),
-  overlongPenalty: num(1, { min: 0, max: 10 }, { group: 'Reward & KL', label: 'Overlong penalty', help: 'Score lost by a response that reaches the max length (DAPO’s penalty factor).', verl: 'reward_model.overlong_buffer.penalty_factor', openrlhf: '--reward.overlong_penalty_factor' }),
+  overlongBuffer: num(
+    0,
+    { min: 0, max: 64, integer: true },
+    {
+      group: 'Reward & KL',
+      label: 'Overlong buffer',
+      help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).',
+      openrlhf: '--reward.overlong_buffer_len',
+      verl: 'reward_model.overlong_buffer.len',
+    },
+  ),
+  overlongPenalty: num(
+    1,
+    { min: 0, max: 10 },
+    {
+      group: 'Reward & KL',
+      label: 'Overlong penalty',
+      help: 'Score lost by a response that reaches the max length (DAPO’s penalty factor).',
+      verl: 'reward_model.overlong_buffer.penalty_factor',
+      openrlhf: '--reward.overlong_penalty_factor',
+    },
+  ),
   // Advantages
-  advantageEstimator: choice(ADVANTAGE_ESTIMATORS, 'gae', { group: 'Advantages', label: 'Advantage estimator', help: 'GAE uses the critic; the group estimators (GRPO, RLOO, …) compare samples of a prompt.', verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator' }),
-  gamma: num(1, { min: 0, max: 1 }, { group: 'Advantages', label: 'Discount γ', help: 'Discount of future rewards (1 = none, usual for RLHF).', verl: 'algorithm.gamma', openrlhf: '--algo.advantage.gamma' }),
-  lam: num(0.95, { min: 0, max: 1 }, { group: 'Advantages', label: 'GAE λ', help: 'Bias–variance trade-off of GAE: 0 = one-step TD, 1 = Monte Carlo.', verl: 'algorithm.lam', openrlhf: '--algo.advantage.lambd' }),
+  advantageEstimator: choice(ADVANTAGE_ESTIMATORS, 'gae', {
+    group: 'Advantages',
+    label: 'Advantage estimator',
+    help: 'GAE uses the critic; the group estimators (GRPO, RLOO, …) compare samples of a prompt.',
+    verl: 'algorithm.adv_estimator',
+    openrlhf: '--algo.advantage.estimator',
+  }),
+  gamma: num(
+    1,
+    { min: 0, max: 1 },
+    { group: 'Advantages', label: 'Discount γ', help: 'Discount of future rewards (1 = none, usual for RLHF).', verl: 'algorithm.gamma', openrlhf: '--algo.advantage.gamma' },
+  ),
+  lam: num(
+    0.95,
+    { min: 0, max: 1 },
+    { group: 'Advantages', label: 'GAE λ', help: 'Bias–variance trade-off of GAE: 0 = one-step TD, 1 = Monte Carlo.', verl: 'algorithm.lam', openrlhf: '--algo.advantage.lambd' },
+  ),
   // PPO update
-  ppoEpochs: num(2, { min: 1, max: 16, integer: true }, { group: 'PPO update', label: 'PPO epochs', help: 'Passes over each batch of experience.', verl: 'actor_rollout_ref.actor.ppo_epochs', openrlhf: '--train.max_epochs' }),
+  ppoEpochs: num(
+    2,
+    { min: 1, max: 16, integer: true },
+    { group: 'PPO update', label: 'PPO epochs', help: 'Passes over each batch of experience.', verl: 'actor_rollout_ref.actor.ppo_epochs', openrlhf: '--train.max_epochs' },
+  ),
   miniBatches: num(2, { min: 1, max: 64, integer: true }, { group: 'PPO update', label: 'Minibatches', help: 'Optimiser steps per epoch; must divide the batch evenly.' }),
-  clipLow: num(0.2, { min: 0, max: 1, minOpen: true, maxOpen: true }, { group: 'PPO update', label: 'Clip ε', help: 'The ratio is clipped below at 1 − ε: limits how far one update moves the policy.', verl: 'actor_rollout_ref.actor.clip_ratio_low', openrlhf: '--actor.eps_clip_low_high' }),
-  clipHigh: num(0.2, { min: 0, max: 10, minOpen: true }, { group: 'PPO update', label: 'Clip ε (high)', help: 'Upper clip 1 + ε_high; raising it alone is DAPO’s “clip-higher”.', verl: 'actor_rollout_ref.actor.clip_ratio_high', openrlhf: '--actor.eps_clip_low_high' }),
-  dualClip: nullableNum(3, { min: 1, max: 100, minOpen: true }, { group: 'PPO update', label: 'Dual clip c', help: 'For A < 0 the loss is capped at −c·A (empty = off).', verl: 'actor_rollout_ref.actor.clip_ratio_c', openrlhf: '--actor.dual_clip' }),
-  valueClip: nullableNum(0.2, { min: 0, max: 100, minOpen: true }, { group: 'PPO update', label: 'Value clip', help: 'New values stay within ±this of the old values in the value loss (empty = off).', verl: 'critic.cliprange_value', openrlhf: '--critic.value_clip' }),
-  lossMode: choice(LOSS_MODES, 'vanilla', { group: 'PPO update', label: 'Policy loss', help: 'vanilla = PPO’s clipped surrogate; gspo = one length-normalised ratio per sequence (GSPO); cispo = clipped importance weight as a stop-gradient coefficient of A·logπ (CISPO).', verl: 'actor_rollout_ref.actor.policy_loss.loss_mode', openrlhf: '--actor.policy_loss_type' }),
-  lossAgg: choice(LOSS_AGGS, 'token-mean', { group: 'PPO update', label: 'Loss aggregation', help: 'How token losses are averaged: over all tokens (DAPO’s token-level loss), per sequence, per-sequence sums, or Dr. GRPO’s constant norm.', verl: 'actor_rollout_ref.actor.loss_agg_mode' }),
-  normScale: choice(NORM_SCALES, 'per_seq', { group: 'PPO update', label: 'Constant-norm scale', help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper); verl does not (B× larger).' }),
-  tisCap: nullableNum(null, { min: 1, max: 100 }, { group: 'PPO update', label: 'TIS cap', help: 'Token-level truncated importance sampling: weight each token’s loss by min(π_old/π_rollout, cap) to correct for the sampler’s top-k/top-p (empty = off).', verl: 'actor_rollout_ref.actor.tis_imp_ratio_cap', openrlhf: '--algo.advantage.is_correction_threshold' }),
-  entropyCoef: num(0, { min: 0, max: 1 }, { group: 'PPO update', label: 'Entropy bonus', help: 'Rewards keeping the policy’s token distribution broad.', verl: 'actor_rollout_ref.actor.entropy_coeff', openrlhf: '--actor.entropy_coef' }),
-  targetKl: nullableNum(null, { min: 0, max: 10, minOpen: true }, { group: 'PPO update', label: 'Early-stop KL', help: 'Stop the update after an epoch whose approx KL exceeds this, as Spinning Up’s and Stable-Baselines3’s target_kl (empty = never).' }),
+  clipLow: num(
+    0.2,
+    { min: 0, max: 1, minOpen: true, maxOpen: true },
+    {
+      group: 'PPO update',
+      label: 'Clip ε',
+      help: 'The ratio is clipped below at 1 − ε: limits how far one update moves the policy.',
+      verl: 'actor_rollout_ref.actor.clip_ratio_low',
+      openrlhf: '--actor.eps_clip_low_high',
+    },
+  ),
+  clipHigh: num(
+    0.2,
+    { min: 0, max: 10, minOpen: true },
+    {
+      group: 'PPO update',
+      label: 'Clip ε (high)',
+      help: 'Upper clip 1 + ε_high; raising it alone is DAPO’s “clip-higher”.',
+      verl: 'actor_rollout_ref.actor.clip_ratio_high',
+      openrlhf: '--actor.eps_clip_low_high',
+    },
+  ),
+  dualClip: nullableNum(
+    3,
+    { min: 1, max: 100, minOpen: true },
+    {
+      group: 'PPO update',
+      label: 'Dual clip c',
+      help: 'For A < 0 the loss is capped at −c·A (empty = off).',
+      verl: 'actor_rollout_ref.actor.clip_ratio_c',
+      openrlhf: '--actor.dual_clip',
+    },
+  ),
+  valueClip: nullableNum(
+    0.2,
+    { min: 0, max: 100, minOpen: true },
+    {
+      group: 'PPO update',
+      label: 'Value clip',
+      help: 'New values stay within ±this of the old values in the value loss (empty = off).',
+      verl: 'critic.cliprange_value',
+      openrlhf: '--critic.value_clip',
+    },
+  ),
+  lossMode: choice(LOSS_MODES, 'vanilla', {
+    group: 'PPO update',
+    label: 'Policy loss',
+    help: 'vanilla = PPO’s clipped surrogate; gspo = one length-normalised ratio per sequence (GSPO); cispo = clipped importance weight as a stop-gradient coefficient of A·logπ (CISPO).',
+    verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
+    openrlhf: '--actor.policy_loss_type',
+  }),
+  lossAgg: choice(LOSS_AGGS, 'token-mean', {
+    group: 'PPO update',
+    label: 'Loss aggregation',
+    help: 'How token losses are averaged: over all tokens (DAPO’s token-level loss), per sequence, per-sequence sums, or Dr. GRPO’s constant norm.',
+    verl: 'actor_rollout_ref.actor.loss_agg_mode',
+  }),
+  normScale: choice(NORM_SCALES, 'per_seq', {
+    group: 'PPO update',
+    label: 'Constant-norm scale',
+    help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper); verl does not (B× larger).',
+  }),
+  tisCap: nullableNum(
+    null,
+    { min: 1, max: 100 },
+    {
+      group: 'PPO update',
+      label: 'TIS cap',
+      help: 'Token-level truncated importance sampling: weight each token’s loss by min(π_old/π_rollout, cap) to correct for the sampler’s top-k/top-p (empty = off).',
+      verl: 'actor_rollout_ref.actor.tis_imp_ratio_cap',
+      openrlhf: '--algo.advantage.is_correction_threshold',
+    },
+  ),
+  entropyCoef: num(
+    0,
+    { min: 0, max: 1 },
+    {
+      group: 'PPO update',
+      label: 'Entropy bonus',
+      help: 'Rewards keeping the policy’s token distribution broad.',
+      verl: 'actor_rollout_ref.actor.entropy_coeff',
+      openrlhf: '--actor.entropy_coef',
+    },
+  ),
+  targetKl: nullableNum(
+    null,
+    { min: 0, max: 10, minOpen: true },
+    {
+      group: 'PPO update',
+      label: 'Early-stop KL',
+      help: 'Stop the update after an epoch whose approx KL exceeds this, as Spinning Up’s and Stable-Baselines3’s target_kl (empty = never).',
+    },
+  ),
   // Optimiser
-  actorLr: num(1e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Learning rate', help: 'AdamW step size of the policy (actor).', verl: 'actor_rollout_ref.actor.optim.lr', openrlhf: '--actor.adam.lr' }),
-  criticLr: num(5e-4, { min: 0, max: 1, minOpen: true }, { group: 'Optimiser', label: 'Critic learning rate', help: 'AdamW step size of the value model (critic).', verl: 'critic.optim.lr', openrlhf: '--critic.adam.lr' }),
-  warmupSteps: num(0, { min: 0, max: 100000, integer: true }, { group: 'Optimiser', label: 'Warm-up steps', help: 'Linear learning-rate warm-up from 0.', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps', openrlhf: '--actor.lr_warmup_ratio' }),
-  weightDecay: num(0, { min: 0, max: 1 }, { group: 'Optimiser', label: 'Weight decay', help: 'Decoupled AdamW weight decay.', verl: 'actor_rollout_ref.actor.optim.weight_decay', openrlhf: '--actor.adam.weight_decay' }),
-  maxGradNorm: num(1, { min: 0, max: 1e4 }, { group: 'Optimiser', label: 'Max grad norm', help: 'Gradients are rescaled to at most this global norm.', verl: 'actor_rollout_ref.actor.grad_clip', openrlhf: '--actor.max_norm' }),
-  adamBeta1: num(0.9, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₁', help: 'Momentum of the gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
-  adamBeta2: num(0.999, { min: 0, max: 1, maxOpen: true }, { group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' }),
+  actorLr: num(
+    1e-4,
+    { min: 0, max: 1, minOpen: true },
+    { group: 'Optimiser', label: 'Learning rate', help: 'AdamW step size of the policy (actor).', verl: 'actor_rollout_ref.actor.optim.lr', openrlhf: '--actor.adam.lr' },
+  ),
+  criticLr: num(
+    5e-4,
+    { min: 0, max: 1, minOpen: true },
+    { group: 'Optimiser', label: 'Critic learning rate', help: 'AdamW step size of the value model (critic).', verl: 'critic.optim.lr', openrlhf: '--critic.adam.lr' },
+  ),
+  warmupSteps: num(
+    0,
+    { min: 0, max: 100000, integer: true },
+    {
+      group: 'Optimiser',
+      label: 'Warm-up steps',
+      help: 'Linear learning-rate warm-up from 0.',
+      verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps',
+      openrlhf: '--actor.lr_warmup_ratio',
+    },
+  ),
+  weightDecay: num(
+    0,
+    { min: 0, max: 1 },
+    { group: 'Optimiser', label: 'Weight decay', help: 'Decoupled AdamW weight decay.', verl: 'actor_rollout_ref.actor.optim.weight_decay', openrlhf: '--actor.adam.weight_decay' },
+  ),
+  maxGradNorm: num(
+    1,
+    { min: 0, max: 1e4 },
+    {
+      group: 'Optimiser',
+      label: 'Max grad norm',
+      help: 'Gradients are rescaled to at most this global norm.',
+      verl: 'actor_rollout_ref.actor.grad_clip',
+      openrlhf: '--actor.max_norm',
+    },
+  ),
+  adamBeta1: num(
+    0.9,
+    { min: 0, max: 1, maxOpen: true },
+    { group: 'Optimiser', label: 'Adam β₁', help: 'Momentum of the gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' },
+  ),
+  adamBeta2: num(
+    0.999,
+    { min: 0, max: 1, maxOpen: true },
+    { group: 'Optimiser', label: 'Adam β₂', help: 'Momentum of the squared-gradient average.', verl: 'actor_rollout_ref.actor.optim.betas', openrlhf: '--actor.adam.betas' },
+  ),
   // Evaluation
-  evalEvery: num(10, { min: 0, max: 1000, integer: true }, { group: 'Evaluation', label: 'Evaluate every', help: 'Score held-out prompts (never trained on) every this many iterations; 0 = never.', verl: 'trainer.test_freq', openrlhf: '--eval.steps' }),
+  evalEvery: num(
+    10,
+    { min: 0, max: 1000, integer: true },
+    {
+      group: 'Evaluation',
+      label: 'Evaluate every',
+      help: 'Score held-out prompts (never trained on) every this many iterations; 0 = never.',
+      verl: 'trainer.test_freq',
+      openrlhf: '--eval.steps',
+    },
+  ),
 };
 
 type KnobValue<K> = K extends Knob<infer T> ? T : never;

@@ -16,4 +16,3 @@ export function buildConfig(fileJson: unknown, flags: { task?: string; seed?: st
   problems.push(...validateConfig(merged as Partial<PpoConfig> & Record<string, unknown>).map((p) => p.message));
   return { config: merged as unknown as PpoConfig, problems };
 }
-

@@ -44,7 +44,10 @@ export async function heldOutSamples(
   const { be } = model;
   const prompts = task.evalPrompts(count).flatMap((p) => Array.from({ length: s.repeat }, () => p));
   const P = promptWidth(task);
-  const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
+  const pb = leftPadBatch(
+    prompts.map((p) => tok.encodePrompt(p)),
+    P,
+  );
   const A = Math.min(maxNew, model.cfg.maxSeq - P);
   const r = generate(model, { ...pb, B: prompts.length, P }, A, { temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, eosId: tok.eosId, padId: tok.padId });
   const [seq, fin] = await be.readMany([r.sequences, r.finished]);

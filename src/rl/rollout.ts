@@ -89,17 +89,12 @@ export interface RecordedRollout {
   dispose(): void;
 }
 
-export function recordRollout(
-  actor: Gpt,
-  tok: CharTokenizer,
-  prompts: string[],
-  group: Int32Array,
-  P: number,
-  A: number,
-  s: SampleSettings,
-): RecordedRollout {
+export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[], group: Int32Array, P: number, A: number, s: SampleSettings): RecordedRollout {
   const B = prompts.length;
-  const pb = leftPadBatch(prompts.map((p) => tok.encodePrompt(p)), P);
+  const pb = leftPadBatch(
+    prompts.map((p) => tok.encodePrompt(p)),
+    P,
+  );
   const r = generate(actor, { ...pb, B, P }, A, { ...s, eosId: tok.eosId, padId: tok.padId });
   return {
     tensors: [r.sequences, r.attnMask, r.positions, r.finished, r.logprobs],

@@ -69,8 +69,8 @@ export function restorableState(state: Uint8Array, p: Pick<SavedParts, 'cfg' | '
   const st = decodeTrainerState(state);
   const changed = RESTART_FIELDS.filter((f) => st.config[f] !== p.cfg[f]);
   if (changed.length > 0) throw new Error(`trainer state: ${changed.join(', ')} differ from this trainer's; load it into a new trainer`);
-  if (JSON.stringify(st.modelConfig) !== JSON.stringify(p.actor.cfg)) throw new Error('trainer state: the model config differs from this trainer\'s');
-  if (st.alphabet !== p.tok.alphabet) throw new Error('trainer state: the alphabet differs from this trainer\'s');
+  if (JSON.stringify(st.modelConfig) !== JSON.stringify(p.actor.cfg)) throw new Error("trainer state: the model config differs from this trainer's");
+  if (st.alphabet !== p.tok.alphabet) throw new Error("trainer state: the alphabet differs from this trainer's");
   requireRewardModel(st.config, hasRewardModel);
   return st;
 }

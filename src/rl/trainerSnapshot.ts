@@ -15,11 +15,7 @@ export interface TrainerSnapshot {
 }
 
 /** A snapshot of the models and counters, reusing `prev`'s buffers (freeing a critic copy no longer needed). */
-export function takeSnapshot(
-  be: Backend,
-  now: { actor: Gpt; critic: Gpt | null; iter: number; klBeta: number; config: PpoConfig },
-  prev: TrainerSnapshot | null,
-): TrainerSnapshot {
+export function takeSnapshot(be: Backend, now: { actor: Gpt; critic: Gpt | null; iter: number; klBeta: number; config: PpoConfig }, prev: TrainerSnapshot | null): TrainerSnapshot {
   const snap: TrainerSnapshot = {
     actor: now.actor.snapshotInto(prev?.actor ?? null),
     critic: now.critic ? now.critic.snapshotInto(prev?.critic ?? null) : null,

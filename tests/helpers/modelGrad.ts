@@ -22,7 +22,10 @@ export function gradFixture(head: HeadKind, salt: number) {
   const r = rng(salt);
   const x = paddedInputs(r, cfg.vocabSize, S, PADS);
   const params = randomParams(cfg, r);
-  const W = randn(r, outShape(head, PADS.length, cfg.vocabSize).reduce((a, b) => a * b, 1));
+  const W = randn(
+    r,
+    outShape(head, PADS.length, cfg.vocabSize).reduce((a, b) => a * b, 1),
+  );
   const opts: ForwardOptions = head === 'reward' ? { scoreAt: lastTokenPositions(x.attnMask, x.B, S) } : {};
   return { r, x, params, W, opts };
 }

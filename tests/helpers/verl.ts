@@ -14,7 +14,8 @@ const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x
 
 /** verl_F.masked_mean: Σ m·x / (Σ m + 1e-8). */
 export function maskedMean(x: Arr, m: Arr): number {
-  let s = 0, n = 0;
+  let s = 0,
+    n = 0;
   for (let i = 0; i < x.length; i++) {
     s += m[i] === 0 ? 0 : x[i] * m[i];
     n += m[i];
@@ -25,8 +26,13 @@ export function maskedMean(x: Arr, m: Arr): number {
 /** verl_F.masked_whiten (shift_mean): (x − mean)·rsqrt(unbiased var + 1e-8). */
 export function maskedWhiten(x: Arr, m: Arr): Float64Array {
   const mean = maskedMean(x, m);
-  let n = 0, ss = 0;
-  for (let i = 0; i < x.length; i++) if (m[i] !== 0) { n += m[i]; ss += m[i] * (x[i] - mean) ** 2; }
+  let n = 0,
+    ss = 0;
+  for (let i = 0; i < x.length; i++)
+    if (m[i] !== 0) {
+      n += m[i];
+      ss += m[i] * (x[i] - mean) ** 2;
+    }
   const varUnbiased = (ss / n) * (n / (n - 1));
   return Float64Array.from(x, (v) => (v - mean) / Math.sqrt(varUnbiased + 1e-8));
 }
@@ -100,7 +106,10 @@ export interface VerlPolicyConfig {
 /** compute_policy_loss_vanilla (+ rollout_is_weights). */
 export function policyLossVanilla(old: Arr, logp: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
   const n = B * A;
-  const pg = new Float64Array(n), gt = new Float64Array(n), lower = new Float64Array(n), negKl = new Float64Array(n);
+  const pg = new Float64Array(n),
+    gt = new Float64Array(n),
+    lower = new Float64Array(n),
+    negKl = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const nak = clamp(logp[i] - old[i], -20, 20);
     negKl[i] = -nak;
@@ -122,7 +131,8 @@ export function policyLossGspo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Ar
   const n = B * A;
   const seqNak = new Float64Array(B); // negative_approx_kl_seq, from the detached log-probs
   for (let b = 0; b < B; b++) {
-    let s = 0, len = 0;
+    let s = 0,
+      len = 0;
     for (let a = 0; a < A; a++) {
       const i = b * A + a;
       s += m[i] === 0 ? 0 : (logpSg[i] - old[i]) * m[i];
@@ -130,7 +140,9 @@ export function policyLossGspo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Ar
     }
     seqNak[b] = s / Math.max(len, 1);
   }
-  const pg = new Float64Array(n), gt = new Float64Array(n), negKl = new Float64Array(n);
+  const pg = new Float64Array(n),
+    gt = new Float64Array(n),
+    negKl = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     negKl[i] = -(logp[i] - old[i]);
     const logRatio = Math.min(logp[i] - logpSg[i] + seqNak[Math.floor(i / A)], 10);
@@ -146,7 +158,9 @@ export function policyLossGspo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Ar
 /** compute_policy_loss_cispo (+ rollout_is_weights); logpSg is log_prob.detach(). */
 export function policyLossCispo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
   const n = B * A;
-  const pg = new Float64Array(n), ne = new Float64Array(n), negKl = new Float64Array(n);
+  const pg = new Float64Array(n),
+    ne = new Float64Array(n),
+    negKl = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const nak = clamp(logp[i] - old[i], -20, 20);
     negKl[i] = -nak;
@@ -174,7 +188,8 @@ export function grpoAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, 
   const out = new Float64Array(B * A);
   for (let b = 0; b < B; b++) {
     const g = scores.filter((_, j) => index[j] === index[b]);
-    let mean = 0, std = 1;
+    let mean = 0,
+      std = 1;
     if (g.length > 1) {
       mean = g.reduce((s, x) => s + x, 0) / g.length;
       std = Math.sqrt(g.reduce((s, x) => s + (x - mean) ** 2, 0) / (g.length - 1));

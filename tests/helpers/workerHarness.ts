@@ -31,8 +31,7 @@ export interface HarnessOptions {
 
 /** `of('metrics')` → the metrics messages posted so far, as their own message type. */
 function messagesOf(msgs: readonly WorkerToPage[]) {
-  return <T extends WorkerToPage['type']>(type: T): Extract<WorkerToPage, { type: T }>[] =>
-    msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
+  return <T extends WorkerToPage['type']>(type: T): Extract<WorkerToPage, { type: T }>[] => msgs.filter((m): m is Extract<WorkerToPage, { type: T }> => m.type === type);
 }
 
 export function workerHarness(opts: HarnessOptions = {}) {

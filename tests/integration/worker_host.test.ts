@@ -308,7 +308,7 @@ describe('TrainerHost', () => {
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
   });
 
-  it('an answer echoes the requestId of the command it answers, an error reporting that command\'s failure too; other errors carry none', async () => {
+  it("an answer echoes the requestId of the command it answers, an error reporting that command's failure too; other errors carry none", async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
     await h.send({ type: 'snapshot', requestId: 11 }); // no weights yet

@@ -71,6 +71,11 @@ describe('resume after reload (CPU backend, real trainer)', () => {
     for (const e of b.of('eval')) expect(e.values, `eval at ${e.iter}`).toEqual(evalsA.get(e.iter));
     expect(b.of('eval').map((e) => e.iter)).toEqual([2, 4, 6]);
     // the samples shown for the resumed iterations are the same too
-    expect(b.of('samples').map((s) => s.rows)).toEqual(a.of('samples').slice(K).map((s) => s.rows));
+    expect(b.of('samples').map((s) => s.rows)).toEqual(
+      a
+        .of('samples')
+        .slice(K)
+        .map((s) => s.rows),
+    );
   });
 });

@@ -23,10 +23,19 @@ export const FORMULA_TEXT = {
       title: 'Advantages',
       why: 'GAE scans the response from the end, carrying the discounted sum of TD errors; a group estimator compares the response’s score with its group’s.',
     },
-    whitening: { title: 'Whitening', why: 'Advantages are shifted and scaled to mean 0 and variance 1 over every action token of the batch, so the step size does not depend on the reward scale.' },
-    ratioClip: { title: 'Ratio and clip', why: 'The ratio π_new/π_old measures how far the update moved the token; clipping stops the gradient once it moved far enough in the advantage’s direction.' },
+    whitening: {
+      title: 'Whitening',
+      why: 'Advantages are shifted and scaled to mean 0 and variance 1 over every action token of the batch, so the step size does not depend on the reward scale.',
+    },
+    ratioClip: {
+      title: 'Ratio and clip',
+      why: 'The ratio π_new/π_old measures how far the update moved the token; clipping stops the gradient once it moved far enough in the advantage’s direction.',
+    },
     valueLoss: { title: 'Value loss', why: 'The critic regresses towards the returns, its move held within ±ε of the old value when the clip makes the loss larger.' },
-    optimiserStep: { title: 'Optimiser step and metrics', why: 'Token losses are averaged with the aggregation weights into one loss; its gradient drives one AdamW step, and the clip fraction counts the clipped tokens.' },
+    optimiserStep: {
+      title: 'Optimiser step and metrics',
+      why: 'Token losses are averaged with the aggregation weights into one loss; its gradient drives one AdamW step, and the clip fraction counts the clipped tokens.',
+    },
   },
   notes: {
     masked: 'padding after EOS: not an action token',
@@ -119,7 +128,8 @@ function resolve(ctx: FormulaContext): Resolved {
 
 const policyTemplate = (k: InspectKnobs): string => {
   const ratio = '\\rho_t = \\exp(\\log\\pi_\\theta(a_t\\mid s_t) - \\log\\pi_{\\text{old}}(a_t\\mid s_t))';
-  if (k.lossMode === 'cispo') return `${ratio},\\; L_t = -\\operatorname{sg}(\\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}}))\\,\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)`;
+  if (k.lossMode === 'cispo')
+    return `${ratio},\\; L_t = -\\operatorname{sg}(\\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}}))\\,\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)`;
   const r = k.lossMode === 'gspo' ? '\\rho = \\exp\\big(\\tfrac1{|y|}\\textstyle\\sum_t (\\log\\pi_\\theta - \\log\\pi_{\\text{old}})\\big)' : ratio;
   const clipped = `\\max\\big(-\\hat A_t\\rho_t,\\, -\\hat A_t \\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}})\\big)`;
   if (k.lossMode === 'vanilla' && k.dualClip !== null) return `${r},\\; L_t = \\min\\big(${clipped},\\, -c\\,\\hat A_t\\big)\\ (\\hat A_t < 0)`;
@@ -174,9 +184,7 @@ function substituteRatio({ k, tok, cell }: Resolved, t: number): string {
   if (!cell) return text(FORMULA_TEXT.notes.noUpdate);
   const a = tok.advantage;
   const head =
-    k.lossMode === 'gspo'
-      ? `\\rho = ${texNumber(cell.ratio)}`
-      : `\\rho_{${t}} = \\exp(${texNumber(cell.newLogprob)} - ${texFactor(tok.oldLogprob)}) = ${texNumber(cell.ratio)}`;
+    k.lossMode === 'gspo' ? `\\rho = ${texNumber(cell.ratio)}` : `\\rho_{${t}} = \\exp(${texNumber(cell.newLogprob)} - ${texFactor(tok.oldLogprob)}) = ${texNumber(cell.ratio)}`;
   const clip = `\\operatorname{clip}(${texNumber(cell.ratio)}, ${texNumber(1 - k.clipLow)}, ${texNumber(1 + k.clipHigh)})`;
   const side = text(FORMULA_TEXT.notes.clip[cell.clipSide]);
   if (k.lossMode === 'cispo') return `${head},\\quad L_{${t}} = -${clip}\\cdot${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
@@ -287,7 +295,8 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
   {
     id: 'optimiserStep',
     ...FORMULA_TEXT.steps.optimiserStep,
-    template: (k) => `\\mathcal L = \\textstyle\\sum_t w_t L_t${k.useKlLoss ? ' + \\beta_{\\text{KL}}\\sum_t w_t \\mathrm{KL}_t' : ''},\\quad g_t = \\partial\\mathcal L/\\partial\\log\\pi_\\theta(a_t\\mid s_t)`,
+    template: (k) =>
+      `\\mathcal L = \\textstyle\\sum_t w_t L_t${k.useKlLoss ? ' + \\beta_{\\text{KL}}\\sum_t w_t \\mathrm{KL}_t' : ''},\\quad g_t = \\partial\\mathcal L/\\partial\\log\\pi_\\theta(a_t\\mid s_t)`,
     substitute: (ctx) => {
       const { tok, cell } = resolve(ctx);
       if (tok.masked) return `w_{${ctx.t}} = 0\\quad ${text(FORMULA_TEXT.notes.masked)}`;

@@ -1,15 +1,7 @@
 // Per-token outputs the float64 references compute but do not return: which side of the clip a
 // token took, its ratio, and the two terms of the clipped value loss. Each is read off the
 // reference's own per-token result, so the inspector cannot drift from the loss that trained.
-import {
-  cispoTokenRef,
-  GSPO_LOG_RATIO_MAX,
-  gspoSeqLogRatios,
-  gspoTokenRef,
-  policyTokenRef,
-  type PolicyLossParams,
-  type PolicyToken,
-} from '../../reference/policyLoss.ts';
+import { cispoTokenRef, GSPO_LOG_RATIO_MAX, gspoSeqLogRatios, gspoTokenRef, policyTokenRef, type PolicyLossParams, type PolicyToken } from '../../reference/policyLoss.ts';
 import { valueTokenRef } from '../../reference/valueLoss.ts';
 
 /** Which bound decided a token's policy loss: 1 − ε_low, 1 + ε_high, the dual clip c, or none. */
