@@ -39,7 +39,7 @@ async function gatherAndCompare(be: Backend, inputs: Input[], N: number, index: 
     expect(y.shape).toEqual([index.length, ...inputs[k].shape.slice(1)]);
   });
   const got = await be.readMany(ys);
-  got.forEach((g, k) => exact(g, gatherRowsRef(inputs[k].data, N, inputs[k].width, index)));
+  for (const [k, g] of got.entries()) exact(g, gatherRowsRef(inputs[k].data, N, inputs[k].width, index));
   be.dispose(...xs, ...ys);
 }
 
