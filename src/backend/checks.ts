@@ -39,6 +39,13 @@ function expectSize(name: string, t: Tensor, size: number): void {
   if (t.size !== size) throw new Error(`${name}: expected ${size} elements, got ${t.size}`);
 }
 
+/** A row gather of x by index: the kernels move 32-bit words, so f32 and i32 work (a dtype of another width would not). */
+function checkGather(name: string, x: Tensor, index: Tensor): void {
+  expectDType(`${name.split(' ')[0]} index`, index, 'i32');
+  if (x.dtype !== 'f32' && x.dtype !== 'i32') throw new Error(`${name}: expected dtype f32 or i32, got ${String(x.dtype)}`);
+  if (x.shape.length < 1) throw new Error(`${name}: expected at least 1 dimension`);
+}
+
 // ---- PPO ops: B sequences, A action positions, V vocab ----
 
 /** Checks that the first tensor is (B, A) and the others share its shape. */
@@ -217,10 +224,14 @@ export const NN_CHECKS: OpChecks<NnOps> = {
     checkSlice('sliceSeqBackward', seqLen, start, len);
   },
   gatherRows(x, index) {
-    expectDType('gatherRows index', index, 'i32');
-    // The kernel moves 32-bit words, so any dtype works; a new dtype of another width would not.
-    if (x.dtype !== 'f32' && x.dtype !== 'i32') throw new Error(`gatherRows x: expected dtype f32 or i32, got ${String(x.dtype)}`);
-    if (x.shape.length < 1) throw new Error('gatherRows x: expected at least 1 dimension');
+    checkGather('gatherRows', x, index);
+  },
+  gatherRowsMany(xs, index) {
+    if (xs.length === 0) throw new Error('gatherRowsMany xs: expected at least one tensor');
+    xs.forEach((x, k) => {
+      checkGather(`gatherRowsMany xs[${k}]`, x, index);
+      if (x.shape[0] !== xs[0].shape[0]) throw new Error(`gatherRowsMany xs[${k}]: expected ${xs[0].shape[0]} rows like xs[0], got ${x.shape[0]}`);
+    });
   },
   gradNorm: null,
   adamw(params, grads, m, v, decayMask, gradNorm, hp) {

@@ -74,6 +74,12 @@ export interface NnOps {
    * outside [0, N) gives a zero row. Copies bits, so ids and floats come back exact. Used for minibatches.
    */
   gatherRows(x: Tensor, index: Tensor): Tensor;
+  /**
+   * gatherRows of each x by the same rows: xs[k] (N,R_k...) f32 or i32, all with N rows, index (M)
+   * i32 → [(M,R_k...) of xs[k]'s dtype]. On WebGPU up to three tensors share a dispatch (a
+   * minibatch's k tensors take ⌈k/3⌉), within the storage-buffer limit of a shader stage.
+   */
+  gatherRowsMany(xs: readonly Tensor[], index: Tensor): Tensor[];
 
   /** Global L2 norm of a (flat) gradient tensor → (1), by a parallel reduction. */
   gradNorm(grads: Tensor): Tensor;

@@ -36,22 +36,39 @@ export function gatherMinibatch(be: Backend, e: Experience, index: Int32Array): 
   // The row index is dropped when the scope returns; the minibatch's tensors are the caller's.
   return be.scope((): Minibatch => {
     const idx = be.tensor(index, [index.length], 'i32');
-    // gatherRows copies 32-bit words, so the i32 ids come out as they went in.
-    const g = (t: Tensor) => be.nn.gatherRows(t, idx);
+    // One gather for all: it copies 32-bit words, so the i32 ids come out as they went in, and
+    // the device takes up to three tensors per dispatch.
+    const rows = be.nn.gatherRowsMany(
+      [
+        e.sequences,
+        e.attnMask,
+        e.positions,
+        e.actionTokens,
+        e.actionMask,
+        e.oldLogprobs,
+        e.refLogprobs,
+        e.advantages,
+        e.returns,
+        e.values,
+        ...(e.tisWeights ? [e.tisWeights] : []),
+      ],
+      idx,
+    );
+    const [sequences, attnMask, positions, actionTokens, actionMask, oldLogprobs, refLogprobs, advantages, returns, oldValues, tisWeights] = rows;
     return {
       n: index.length,
       index,
-      sequences: g(e.sequences),
-      attnMask: g(e.attnMask),
-      positions: g(e.positions),
-      actionTokens: g(e.actionTokens),
-      actionMask: g(e.actionMask),
-      oldLogprobs: g(e.oldLogprobs),
-      refLogprobs: g(e.refLogprobs),
-      advantages: g(e.advantages),
-      returns: g(e.returns),
-      oldValues: g(e.values),
-      tisWeights: e.tisWeights ? g(e.tisWeights) : null,
+      sequences,
+      attnMask,
+      positions,
+      actionTokens,
+      actionMask,
+      oldLogprobs,
+      refLogprobs,
+      advantages,
+      returns,
+      oldValues,
+      tisWeights: tisWeights ?? null,
     };
   });
 }

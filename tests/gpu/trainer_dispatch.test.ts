@@ -1,5 +1,6 @@
 // Structural budget of one PPO iteration at the benchmark's config S on WebGPU (issue 11), from the
-// recorder's counters — counts, not wall-clock: ≤ 300 dispatches, ≤ 3 submits and ≤ 2 readbacks.
+// recorder's counters — counts, not wall-clock: ≤ 300 dispatches (≤ 249 once the rollout is
+// sampled ahead), ≤ 3 submits and ≤ 2 readbacks.
 // After the first iteration the rollout is sampled ahead (after the previous update, read back
 // with its statistics), so an iteration waits on the device once, at its end: one readback, and
 // no readback between its submits. The per-stage split is what `npm run bench -- --only trainer
@@ -52,6 +53,8 @@ describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
         expect(which === 'first' ? dispatches - nextRollout : dispatches).toBeLessThanOrEqual(300);
         expect(after.readbacks - at(3).readbacks).toBe(1);
         if (which === 'steady') {
+          // Issue 21: moving the minibatch gathers to the device may not add dispatches (249 before).
+          expect(dispatches).toBeLessThanOrEqual(249);
           // Nothing waits on the device before the end: this iteration's rollout came with the last one.
           expect(at(1).dispatches - at(0).dispatches).toBe(0);
           expect(readbacks).toBe(1);

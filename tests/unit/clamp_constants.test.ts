@@ -43,16 +43,6 @@ const CLAMP_SHAPES: [string, RegExp][] = [
 const NUMERIC_DIRS = ['shaders/', 'src/reference/', 'src/backend/', 'src/gpu/'];
 const COMPARISON = new RegExp(String.raw`[<>]=?\s*${LIT}(?![.\w])`, 'g');
 
-/**
- * Known exceptions, each with the file that still has it. src/rl/trainer.ts recomputes the ratios
- * and GSPO's sequence ratios on the host (`ratioAll`, `sequenceRatios`); that host maths is being
- * removed (issue 21, item 4: the host reads the ratios the device computed), and these go with it.
- */
-const KNOWN: { file: string; text: string }[] = [
-  { file: 'src/rl/trainer.ts', text: 'Math.min(20, Math.max(' },
-  { file: 'src/rl/trainer.ts', text: 'exp(Math.min(10,' },
-];
-
 /** The lines of `src` holding a literal clamp, each once, as { file, line number, the line's code }. */
 function literalClamps(file: string, src: string): { file: string; line: number; text: string }[] {
   const code = stripComments(src);
@@ -63,8 +53,6 @@ function literalClamps(file: string, src: string): { file: string; line: number;
   for (const re of shapes) for (const m of code.matchAll(re)) at.add(code.slice(0, m.index).split('\n').length);
   return [...at].sort((a, b) => a - b).map((line) => ({ file, line, text: lines[line - 1].trim() }));
 }
-
-const isKnown = (h: { file: string; text: string }) => KNOWN.some((k) => k.file === h.file && h.text.includes(k.text));
 
 describe('clamps come from the shared constants', () => {
   it('the patterns catch the literal clamps they are meant to (and not the named ones)', () => {
@@ -87,11 +75,9 @@ describe('clamps come from the shared constants', () => {
     expect(caught('shaders/x.wgsl', 'for (var i = 0u; i < 10u; i++) {}')).toBe(false);
   });
 
-  it('no literal ±20 / ±10 clamp in shaders/ or src/ outside the known exceptions', () => {
+  it('no literal ±20 / ±10 clamp in shaders/ or src/', () => {
     const files = [...walk('shaders'), ...walk('src')];
     const hits = files.flatMap((f) => literalClamps(f, readFileSync(join(ROOT, f), 'utf8')));
-    const known = hits.filter(isKnown);
-    if (known.length) console.log(`[clamps] known exceptions still present:\n${known.map((h) => `  ${h.file}:${h.line}: ${h.text}`).join('\n')}`);
-    expect(hits.filter((h) => !isKnown(h)).map((h) => `${h.file}:${h.line}: ${h.text}`)).toEqual([]);
+    expect(hits.map((h) => `${h.file}:${h.line}: ${h.text}`)).toEqual([]);
   });
 });

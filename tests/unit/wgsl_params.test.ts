@@ -97,6 +97,7 @@ function runAllOps(host: GpuOpsHost): void {
   nn.sliceSeq(t([2, S, D]), 1, 2);
   nn.sliceSeqBackward(t([2, 2, D]), S, 1);
   nn.gatherRows(t([4, D]), t([2], 'i32'));
+  nn.gatherRowsMany([t([4, D]), t([4, 3], 'i32'), t([4, 2, D]), t([4, 1]), t([4, 5], 'i32')], t([2], 'i32')); // a chunk of 3, then of 2
   const norm = nn.gradNorm(t([100]));
   nn.adamw(t([100]), t([100]), t([100]), t([100]), t([100]), norm, { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 });
 

@@ -131,6 +131,9 @@ export class CpuNnOps implements NnOps {
     const rowSize = N === 0 ? 0 : x.size / N;
     return new CpuTensor(gatherRowsRef(cpu(x).data, N, rowSize, cpu(index).data), [index.size, ...x.shape.slice(1)], x.dtype);
   }
+  gatherRowsMany(xs: readonly Tensor[], index: Tensor): Tensor[] {
+    return xs.map((x) => this.gatherRows(x, index));
+  }
 
   gradNorm(grads: Tensor): Tensor {
     return new CpuTensor(Float64Array.of(gradNormRef(cpu(grads).data)), [1], 'f32');

@@ -41,6 +41,7 @@ const EW_UNIFORM = uniformLayout('Params', { n: 'u32', alpha: 'f32', bits: 'u32'
 const EMB_UNIFORM = uniformLayout('Params', { R: 'u32', D: 'u32', V: 'u32', P: 'u32', S: 'u32', start: 'u32', L: 'u32' });
 const SLICE_UNIFORM = uniformLayout('Params', { B: 'u32', S: 'u32', D: 'u32', start: 'u32', len: 'u32' });
 const GATHER_UNIFORM = uniformLayout('GatherParams', { n_rows: 'u32', row: 'u32', m: 'u32' });
+const GATHER_MANY_UNIFORM = uniformLayout('GatherManyParams', { n_rows: 'u32', m: 'u32', w0: 'u32', w1: 'u32', w2: 'u32' });
 const NORM_UNIFORM = uniformLayout('NormParams', { n: 'u32', groups: 'u32' });
 const ADAMW_UNIFORM = uniformLayout('AdamParams', {
   n: 'u32',
@@ -92,6 +93,11 @@ const EMB_BACKWARD = kernel({ shader: 'embedding', entry: 'embedding_backward', 
 const SLICE_FORWARD = kernel({ shader: 'slice', entry: 'slice_forward', uniform: SLICE_UNIFORM, storage: ['read', 'rw'], constants: { WG: SLICE_WG } });
 const SLICE_BACKWARD = kernel({ ...SLICE_FORWARD, entry: 'slice_backward' });
 const GATHER_ROWS = kernel({ shader: 'slice', entry: 'gather_rows', uniform: GATHER_UNIFORM, storage: ['read', 'rw', 'read'], constants: { WG: SLICE_WG } });
+// Two and three tensors by the same rows; bindings 1–3 as gather_rows, then a (src, dst) pair per further tensor.
+const GATHER_ROWS_2 = kernel({ shader: 'slice', entry: 'gather_rows_2', uniform: GATHER_MANY_UNIFORM, storage: ['read', 'rw', 'read', 'read', 'rw'], constants: { WG: SLICE_WG } });
+const GATHER_ROWS_3 = kernel({ ...GATHER_ROWS_2, entry: 'gather_rows_3', storage: [...GATHER_ROWS_2.storage, 'read', 'rw'] });
+/** Tensors one gather dispatch takes: 3 inputs + 3 outputs + the index = 7 of the 8 storage buffers a stage may bind. */
+const GATHER_PER_DISPATCH = 3;
 const NORM_PARTIAL = kernel({ shader: 'optim', entry: 'norm_partial', uniform: NORM_UNIFORM, storage: ['read', 'rw'], constants: { WG: NORM_WG } }, 'gpu');
 const NORM_FINAL = kernel({ ...NORM_PARTIAL, entry: 'norm_final' }, 'gpu');
 // CPU adapters: no barriers (NORM_SERIAL_THREADS partial sums, then one thread adds them).
@@ -331,6 +337,25 @@ export class WebGpuNnOps implements NnOps {
     const u = { n_rows: N, row, m: index.size };
     this.be.rt.dispatch(GATHER_ROWS, [gpu(x), gpu(out), gpu(index)], u, elementGrid(out.size, SLICE_WG));
     return out;
+  }
+  gatherRowsMany(xs: readonly Tensor[], index: Tensor): Tensor[] {
+    const outs: Tensor[] = [];
+    for (let k = 0; k < xs.length; k += GATHER_PER_DISPATCH) {
+      const chunk = xs.slice(k, k + GATHER_PER_DISPATCH);
+      if (chunk.length === 1) {
+        outs.push(this.gatherRows(chunk[0], index));
+        continue;
+      }
+      const N = chunk[0].shape[0];
+      const width = chunk.map((x) => (N === 0 ? 0 : x.size / N)); // words per row
+      const out = chunk.map((x) => this.be.empty([index.size, ...x.shape.slice(1)], x.dtype));
+      const u = { n_rows: N, m: index.size, w0: width[0], w1: width[1], w2: width[2] ?? 0 };
+      const buffers = [gpu(chunk[0]), gpu(out[0]), gpu(index), ...chunk.slice(1).flatMap((x, j) => [gpu(x), gpu(out[j + 1])])];
+      const words = out.reduce((a, t) => a + t.size, 0);
+      this.be.rt.dispatch(chunk.length === 2 ? GATHER_ROWS_2 : GATHER_ROWS_3, buffers, u, elementGrid(words, SLICE_WG));
+      outs.push(...out);
+    }
+    return outs;
   }
 
   gradNorm(grads: Tensor): Tensor {
