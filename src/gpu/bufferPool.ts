@@ -52,7 +52,10 @@ export class BufferPool {
     this.inUse--;
     this.inUseBytes -= cls;
     let list = this.free.get(cls);
-    if (!list) this.free.set(cls, (list = []));
+    if (!list) {
+      list = [];
+      this.free.set(cls, list);
+    }
     list.push(buffer);
   }
 

@@ -103,7 +103,7 @@ export class DispatchProfiler {
       const t = new BigUint64Array(staging.getMappedRange().slice(0));
       staging.unmap();
       staging.destroy();
-      names.forEach((name, i) => out.push({ name, ns: Number(t[2 * i + 1] - t[2 * i]) }));
+      for (const [i, name] of names.entries()) out.push({ name, ns: Number(t[2 * i + 1] - t[2 * i]) });
     }
     return out;
   }
@@ -156,7 +156,7 @@ export class Recorder {
     } else {
       const entries: GPUBindGroupEntry[] = [];
       if (p.spec.uniform) entries.push({ binding: 0, resource: { buffer: this.arena.buffer, size: UNIFORM_SLOT } });
-      buffers.forEach((b, i) => entries.push({ binding: i + 1, resource: { buffer: b.buffer, offset: b.offset, size: b.size } }));
+      for (const [i, b] of buffers.entries()) entries.push({ binding: i + 1, resource: { buffer: b.buffer, offset: b.offset, size: b.size } });
       bg = this.device.createBindGroup({ layout: p.layout, entries });
       this.bindGroups.set(key, bg);
       if (this.bindGroups.size > BIND_GROUP_CACHE) this.bindGroups.delete(this.bindGroups.keys().next().value!);
@@ -176,9 +176,11 @@ export class Recorder {
     const k = `${p.spec.shader}:${p.spec.entry}`;
     const q = this.profiler?.next(`${k} [${x},${y},${z}] ${this.profiler.label}`) ?? null;
     if (q) this.ensureEncoderOutsidePass();
-    const pass = q
-      ? (this.pass = this.encoder!.beginComputePass({ timestampWrites: { querySet: this.profiler!.querySet, beginningOfPassWriteIndex: q[0], endOfPassWriteIndex: q[1] } }))
-      : this.ensurePass();
+    let pass: GPUComputePassEncoder;
+    if (q) {
+      pass = this.encoder!.beginComputePass({ timestampWrites: { querySet: this.profiler!.querySet, beginningOfPassWriteIndex: q[0], endOfPassWriteIndex: q[1] } });
+      this.pass = pass;
+    } else pass = this.ensurePass();
     pass.setPipeline(p.pipeline);
     const bg = this.bindGroupFor(p, buffers);
     if (p.spec.uniform) pass.setBindGroup(0, bg, [this.arena.push(p.spec.uniform, uniform!)]);

@@ -41,7 +41,11 @@ export async function dynamicSampledBatch(
   }
   const chosen = [...kept, ...dropped].slice(0, cfg.promptsPerBatch);
   const rows: { part: number; row: number }[] = [];
-  for (const { part, g } of chosen) parts[part].group.forEach((gg, row) => gg === g && rows.push({ part, row }));
+  for (const { part, g } of chosen) {
+    parts[part].group.forEach((gg, row) => {
+      if (gg === g) rows.push({ part, row });
+    });
+  }
   const r = concatRows(parts, rows);
   return {
     r,

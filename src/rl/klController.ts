@@ -71,7 +71,10 @@ export function klTokenMean(kl: ArrayLike<number>, mask: ArrayLike<number>, B: n
     let n = 0;
     for (let a = 0; a < A; a++) {
       const k = b * A + a;
-      if (mask[k] !== 0) (s += kl[k]), n++;
+      if (mask[k] !== 0) {
+        s += kl[k];
+        n++;
+      }
     }
     total += n > 0 ? s / n : 0; // a row without action tokens counts 0, as verl's masked_mean
   }

@@ -49,7 +49,12 @@ const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((s, x) => s + x,
 function maskedStats(x: ArrayLike<number>, mask: ArrayLike<number>): { mean: number; std: number; variance: number; n: number } {
   let n = 0;
   let s = 0;
-  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) n++, (s += x[i]);
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 0) {
+      n++;
+      s += x[i];
+    }
+  }
   const m = n > 0 ? s / n : 0;
   let v = 0;
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) v += (x[i] - m) ** 2;

@@ -15,7 +15,12 @@ export function tokenRatios(be: Backend, newLogprobs: Tensor, oldLogprobs: Tenso
 export function maskedRatios(ratio: ArrayLike<number>, adv: ArrayLike<number>, mask: ArrayLike<number>) {
   const ratios: number[] = [];
   const advantages: number[] = [];
-  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) ratios.push(ratio[i]), advantages.push(adv[i]);
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 0) {
+      ratios.push(ratio[i]);
+      advantages.push(adv[i]);
+    }
+  }
   return { ratios, advantages };
 }
 

@@ -15,8 +15,10 @@ export async function readNamed<T extends Record<string, Readable>>(be: Backend,
   const out: Record<string, Float64Array | Float64Array[] | null> = {};
   for (const [k, v] of entries) {
     if (v === null) out[k] = null;
-    else if (Array.isArray(v)) out[k] = host.slice(i, (i += v.length));
-    else out[k] = host[i++];
+    else if (Array.isArray(v)) {
+      out[k] = host.slice(i, i + v.length);
+      i += v.length;
+    } else out[k] = host[i++];
   }
   return out as HostValues<T>;
 }

@@ -21,6 +21,9 @@ export class UpdateStats {
     t.entropy.push(a.entropy);
     t.actorGradNorm.push(a.gradNorm);
     if (a.klLoss) t.klLoss.push(a.klLoss);
-    if (c) t.value.push(c.value), t.criticGradNorm.push(c.gradNorm);
+    if (c) {
+      t.value.push(c.value);
+      t.criticGradNorm.push(c.gradNorm);
+    }
   }
 }

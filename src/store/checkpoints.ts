@@ -34,7 +34,7 @@ export async function exportActor(): Promise<void> {
 
 /** Why `bytes` cannot be the actor for `task`, or null when it can. */
 export function checkActorFile(bytes: Uint8Array, task: string): string | null {
-  let ck;
+  let ck: ReturnType<typeof parseCheckpoint>;
   try {
     ck = parseCheckpoint(bytes);
   } catch (e) {

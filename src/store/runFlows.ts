@@ -109,7 +109,7 @@ export class RunFlows {
       this.s.setNotice({ tone: 'error', text: notices.resumeFailed(what, problem) });
       return false;
     };
-    let point;
+    let point: Awaited<ReturnType<typeof this.resumePoints.load>>;
     try {
       point = await this.resumePoints.load();
     } catch (e) {
@@ -119,7 +119,7 @@ export class RunFlows {
     if (s.runState === 'running') await this.control.pause();
     if (s.activeRunId && s.activeRunId !== run.id) this.control.resetRun();
     this.control.settleCharts();
-    let loaded;
+    let loaded: Awaited<ReturnType<typeof this.control.loadState>>;
     try {
       loaded = await this.control.loadState(point.bytes);
     } catch (e) {

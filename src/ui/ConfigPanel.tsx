@@ -28,6 +28,7 @@ function NumberField({ meta }: { meta: FieldMeta }) {
   const [error, setError] = useState<string | null>(null);
   const id = useId();
   // A config change from elsewhere (preset, URL, reset) replaces whatever was being typed.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `value` is the trigger, not an input: a new config value resets the draft and its error
   useEffect(() => {
     setDraft(null);
     setError(null);
@@ -82,6 +83,7 @@ function ChoiceField({ meta }: { meta: FieldMeta }) {
   const choices = CHOICE_RULES[meta.key]!;
   const [error, setError] = useState<string | null>(null);
   const id = useId();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `value` is the trigger, not an input: a new config value clears the stale error
   useEffect(() => setError(null), [value]);
   const apply = (v: unknown) => {
     const problems = setField(meta.key, v as PpoConfig[typeof meta.key]);

@@ -2,7 +2,7 @@
 // (recomputed on every config change) with a copy button; "Download … job" builds the whole folder
 // (Parquet prompts, reward.py, script, README) as a zip in the page, loading the writer on demand.
 // This panel itself is loaded lazily by Playground, so none of the export code is in the first chunk.
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { ENGINE_TITLES, ENGINES, type Engine } from '../export/engines.ts';
 import { engineCommand, renderScript } from '../export/script.ts';
 import { DEFAULT_JOB_OPTIONS, GPU_RANGE, planJob } from '../export/plan.ts';
@@ -23,6 +23,7 @@ function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: nu
 
 export default function ScaleUpPanel() {
   const config = useApp((s) => s.config);
+  const engineGroup = useId();
   const [engine, setEngine] = useState<Engine>('verl');
   const [gpusText, setGpusText] = useState(String(DEFAULT_JOB_OPTIONS.gpus));
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
@@ -55,19 +56,19 @@ export default function ScaleUpPanel() {
         <div className="toolbar">
           <div className="segmented" role="radiogroup" aria-label="Framework">
             {ENGINES.map((id) => (
-              <button
-                key={id}
-                type="button"
-                role="radio"
-                aria-checked={engine === id}
-                className={`btn small${engine === id ? ' selected' : ''}`}
-                onClick={() => {
-                  setEngine(id);
-                  setCopied(null);
-                }}
-              >
+              <label key={id} className={`btn small${engine === id ? ' selected' : ''}`}>
+                <input
+                  type="radio"
+                  name={engineGroup}
+                  value={id}
+                  checked={engine === id}
+                  onChange={() => {
+                    setEngine(id);
+                    setCopied(null);
+                  }}
+                />
                 {ENGINE_TITLES[id]}
-              </button>
+              </label>
             ))}
           </div>
           <label className="small">
@@ -112,7 +113,8 @@ export default function ScaleUpPanel() {
         </p>
       ) : null}
       {shown.ok ? (
-        <pre className="command" tabIndex={0} aria-label={`${engine} command line`} data-testid="scale-up-command">
+        // biome-ignore lint/a11y/useSemanticElements lint/a11y/noNoninteractiveTabindex: the <pre> is the scroll container (max-height, overflow); tabIndex=0 lets keyboard users scroll it, role="region" names it
+        <pre className="command" role="region" tabIndex={0} aria-label={`${engine} command line`} data-testid="scale-up-command">
           {shown.text}
         </pre>
       ) : (

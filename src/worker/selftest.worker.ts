@@ -24,7 +24,7 @@ const post = (msg: SelftestResult) => (self as unknown as DedicatedWorkerGlobalS
 
 async function run(): Promise<void> {
   const t0 = performance.now();
-  let acquired;
+  let acquired: Awaited<ReturnType<typeof acquireDevice>>;
   try {
     acquired = await acquireDevice();
   } catch (e) {

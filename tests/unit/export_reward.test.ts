@@ -123,9 +123,9 @@ describe('reward.py matches the playground score', () => {
           const unmarkedEos = engine === 'verl';
           const covered = py.unmarked.filter((v, i) => v !== null && batch[i].endedWithEos === unmarkedEos);
           expect(covered.length).toBeGreaterThan(50);
-          py.unmarked.forEach((v, i) => expect(v).toBe(batch[i].endedWithEos === unmarkedEos ? expected[i] : null));
+          for (const [i, v] of py.unmarked.entries()) expect(v).toBe(batch[i].endedWithEos === unmarkedEos ? expected[i] : null);
           // OpenRLHF's entry point sees the end token in the query; torch (if installed) returns float32.
-          if (engine === 'openrlhf') py.reward_func.forEach((v, i) => expect(v).toBeCloseTo(expected[i], 6));
+          if (engine === 'openrlhf') for (const [i, v] of py.reward_func.entries()) expect(v).toBeCloseTo(expected[i], 6);
         });
       }
     }

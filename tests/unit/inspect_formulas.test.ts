@@ -109,7 +109,9 @@ describe('substitute', () => {
     const cell = tok.updates[1];
     const ctx: FormulaContext = { trace, rec, row, t, update: 1 };
     const sub = (id: Parameters<typeof formulaStep>[0]) => formulaStep(id).substitute(ctx);
-    const has = (tex: string, ...xs: number[]) => xs.forEach((x) => expect(tex).toContain(texNumber(x)));
+    const has = (tex: string, ...xs: number[]) => {
+      for (const x of xs) expect(tex).toContain(texNumber(x));
+    };
     has(sub('rollout'), tok.rolloutLogprob!);
     expect(sub('rollout')).toContain(`a_{${t}} = ${tok.token}`);
     has(sub('referenceCritic'), tok.oldLogprob, tok.refLogprob, tok.value!);

@@ -306,7 +306,7 @@ describe('what if', () => {
     const sweep = (f: (e: number) => Partial<InspectKnobs>) => eps.map((e) => recomputeTrace(trace, { ...trace.knobs, ...f(e) }));
     const check = (recs: RecomputedTrace[], key: 'clipFraction' | 'clipFractionLower') => {
       for (let i = 1; i < recs.length; i++) {
-        recs[i].minibatches.forEach((mb, j) => expect(mb.stats[key]).toBeLessThanOrEqual(recs[i - 1].minibatches[j].stats[key]));
+        for (const [j, mb] of recs[i].minibatches.entries()) expect(mb.stats[key]).toBeLessThanOrEqual(recs[i - 1].minibatches[j].stats[key]);
         expect(recs[i].summary[key]).toBeLessThanOrEqual(recs[i - 1].summary[key]);
       }
       expect(recs[0].summary[key]).toBeGreaterThan(recs[recs.length - 1].summary[key]);
@@ -338,6 +338,6 @@ describe('what if', () => {
     const moved = recomputeTrace(trace, { ...trace.knobs, gamma: 0.8, lam: 0.5 });
     expect(moved.advantages).not.toEqual(recomputeTrace(trace).advantages);
     const after = [trace.oldLogprobs, trace.refLogprobs, trace.values, ...trace.minibatches.map((m) => m.newLogprobs)];
-    after.forEach((a, i) => expect(Float64Array.from(a)).toEqual(before[i]));
+    for (const [i, a] of after.entries()) expect(Float64Array.from(a)).toEqual(before[i]);
   });
 });

@@ -60,7 +60,7 @@ describe('kernel codes generated into WGSL', () => {
     const reached = new Set<number>();
     for (const agg of LOSS_AGGS) {
       const byScale = NORM_SCALES.map((s) => aggCode(agg, s));
-      byScale.forEach((c) => reached.add(c));
+      for (const c of byScale) reached.add(c);
       expect(new Set(byScale).size, agg).toBe(agg === 'seq-mean-token-sum-norm' ? 2 : 1);
     }
     expect([...reached].sort()).toEqual(Object.values(AGG_CODE).sort());

@@ -9,7 +9,9 @@ import { RolloutSource } from '../../src/rl/rolloutSource.ts';
 function fixture() {
   const be = new CpuBackend();
   const disposed = new Set<Tensor>();
-  be.dispose = (...ts) => ts.forEach((t) => t && disposed.add(t));
+  be.dispose = (...ts) => {
+    for (const t of ts) if (t) disposed.add(t);
+  };
   const recorded: { iter: number; round: number; sequences: Tensor }[] = [];
   const record = (iter: number, round: number): RecordedRollout => {
     const t = (v: number) => be.tensor([v], [1]);

@@ -58,7 +58,9 @@ describe('sentiment task', () => {
 
   it('holds out 12 sentence starts for evaluation and never trains on them', () => {
     const heldOut = new Set<string>();
-    SUBJECTS.forEach((s, i) => VERBS.forEach((v, j) => isHeldOutStart(i, j) && heldOut.add(`the ${s} ${v}`)));
+    for (const [i, s] of SUBJECTS.entries()) {
+      for (const [j, v] of VERBS.entries()) if (isHeldOutStart(i, j)) heldOut.add(`the ${s} ${v}`);
+    }
     expect(heldOut.size).toBe(12);
     const evalSet = sentimentTask.evalPrompts(24);
     expect(new Set(evalSet)).toEqual(heldOut);

@@ -154,7 +154,11 @@ export function whatIfDiff(actual: RecomputedTrace, whatIf: RecomputedTrace): Wh
     summary[key] = { actual: a, whatIf: w, change: a === null || w === null ? null : w - a };
   }
   let clipSideChanges = 0;
-  actual.minibatches.forEach((mb, j) => mb.clipSide.forEach((s, k) => (clipSideChanges += s !== whatIf.minibatches[j].clipSide[k] ? 1 : 0)));
+  actual.minibatches.forEach((mb, j) => {
+    mb.clipSide.forEach((s, k) => {
+      clipSideChanges += s !== whatIf.minibatches[j].clipSide[k] ? 1 : 0;
+    });
+  });
   let maxAdvantageChange = 0;
   // Masked positions carry values no loss reads; only action tokens count.
   for (let i = 0; i < actual.advantages.length; i++) {

@@ -44,7 +44,14 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
   const ticks = useMemo(() => {
     let lo = Infinity;
     let hi = -Infinity;
-    for (const row of rows) for (const [k, v] of Object.entries(row)) if (k !== 'iter') (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
+    for (const row of rows) {
+      for (const [k, v] of Object.entries(row)) {
+        if (k !== 'iter') {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+      }
+    }
     if (!Number.isFinite(lo)) return [0, 1];
     const ticks = niceTicks(lo, hi);
     // Rates (the usual held-out metrics) stay within [0, 1]: no axis below 0 or above 1 for them.

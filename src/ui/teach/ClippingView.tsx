@@ -43,6 +43,7 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
         aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'} against the ratio, over a histogram of the last update's token ratios`}
       >
         {hist.map((b, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: histogram bins are a fixed positional sequence (bin i of BINS), never reordered
           <g key={i}>
             <rect x={sx(b.x0) + 0.5} width={Math.max(0, sx(b.x1) - sx(b.x0) - 1)} y={base - hScale(b.kept)} height={hScale(b.kept)} fill="#c7d2fe" />
             <rect x={sx(b.x0) + 0.5} width={Math.max(0, sx(b.x1) - sx(b.x0) - 1)} y={base - hScale(b.kept + b.clipped)} height={hScale(b.clipped)} fill="#f4a3a8" />
@@ -51,6 +52,7 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
         <line x1={PAD.l} x2={W - PAD.r} y1={sy(0)} y2={sy(0)} stroke="#cfd5e3" />
         <line x1={PAD.l} x2={PAD.l} y1={PAD.t} y2={base} stroke="#cfd5e3" />
         {[lo, hi].map((x, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the fixed pair [lower clip bound, upper clip bound], never reordered
           <g key={i}>
             <line x1={sx(x)} x2={sx(x)} y1={PAD.t} y2={base} stroke="#8a5a00" strokeDasharray="4 3" />
             <text x={sx(x) + (i === 0 ? -3 : 3)} y={PAD.t + 8} fontSize={10} textAnchor={i === 0 ? 'end' : 'start'} fill="#8a5a00">
@@ -122,6 +124,7 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={`${title}: ${curves.map((c) => c.label).join(', ')} against ${xLabel}, over a histogram of ${note}`}>
         {counts.map((n, i) => (
           <rect
+            // biome-ignore lint/suspicious/noArrayIndexKey: histogram bins are a fixed positional sequence (bin i of BINS), never reordered
             key={i}
             x={sx((xMax * i) / BINS) + 0.5}
             width={Math.max(0, sx(xMax / BINS) - sx(0) - 1)}

@@ -4,7 +4,7 @@
 import { useEffect, useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
 import { useFeedback } from '../../store/feedback.ts';
-import { candidatePairs, type CandidatePair } from '../../store/feedbackPairs.ts';
+import { candidatePairs, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
 import { getTask } from '../../tasks/index.ts';
 import type { SampleRow } from '../../worker/protocol.ts';
 
@@ -127,7 +127,7 @@ export function FeedbackView() {
         {labels.length > 0 ? (
           <ol className="fb-list" aria-label="Labelled pairs">
             {labels.map((p, i) => (
-              <li key={i}>
+              <li key={pairKey(p.prompt, p.chosen, p.rejected)}>
                 <code>{p.prompt}</code>{' '}
                 <span className="fb-chosen" title="chosen">
                   ✓ {p.chosen || '(empty)'}

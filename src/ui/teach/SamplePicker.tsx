@@ -6,6 +6,7 @@ export function SamplePicker({ rewards, index, onChange }: { rewards: readonly n
       Sample
       <select value={index} onChange={(e) => onChange(Number(e.target.value))} aria-label="Sample">
         {rewards.map((reward, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the option's value is the sample's row index itself; rows are positional, never reordered
           <option key={i} value={i}>
             #{i + 1} — reward {reward.toFixed(2)}
           </option>

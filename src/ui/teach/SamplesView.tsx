@@ -59,6 +59,7 @@ export function SamplesView() {
       </div>
       <DapoLine />
       {samples.rows.map((row, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows of one iteration's batch by position (rows may be identical); the list is replaced whole, never reordered
         <div className="sample" key={i}>
           <div className="sample-head">
             <span>
@@ -70,6 +71,7 @@ export function SamplesView() {
           <div>
             <span className="sample-prompt">{row.prompt}</span>
             {row.tokens.map((t, j) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: tokens of one response by position, never reordered
               <span key={j} className="tok" style={{ background: divergingColour(tokenValue(t, by), CENTRE[by], scale) }} title={tokenTitle(t)}>
                 {t.text}
               </span>
