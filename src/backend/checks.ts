@@ -24,7 +24,12 @@ export function checked<T extends object>(inner: T, checks: OpChecks<T>, track: 
     if (typeof op !== 'function') throw new Error(`checked: ${name} is not an op of ${inner.constructor.name}`);
     const run = op.bind(inner) as (...a: unknown[]) => unknown;
     const check = (checks as Record<string, ((...a: unknown[]) => void) | null>)[name];
-    out[name] = check ? (...a: unknown[]) => (check(...a), track(run(...a))) : (...a: unknown[]) => track(run(...a));
+    out[name] = check
+      ? (...a: unknown[]) => {
+          check(...a);
+          return track(run(...a));
+        }
+      : (...a: unknown[]) => track(run(...a));
   }
   return out as T;
 }

@@ -32,7 +32,7 @@ const CLAMP_SHAPES: [string, RegExp][] = [
   ['min/max with a literal around min/max', new RegExp(String.raw`\b(?:min|max)\(\s*${LIT}\s*,\s*(?:Math\.)?(?:min|max)\(`, 'g')],
   ['min/max of min/max and a literal', new RegExp(String.raw`\b(?:min|max)\(\s*(?:Math\.)?(?:min|max)\([^()]*\)\s*,\s*${LIT}\s*\)`, 'g')],
   ['one-sided clamp before exp', new RegExp(String.raw`\bexp\(\s*(?:Math\.)?(?:min|max)\((?:\s*${LIT}\s*,|${ARG},\s*${LIT}\s*\))`, 'g')],
-  ['range test against a literal limit', new RegExp(String.raw`[<>]=?\s*-\s*(?:10|20)(?:\.0)?\b\s*\|\|\s*[\w.]+\s*[<>]=?\s*(?:10|20)(?:\.0)?\b`, 'g')],
+  ['range test against a literal limit', /[<>]=?\s*-\s*(?:10|20)(?:\.0)?\b\s*\|\|\s*[\w.]+\s*[<>]=?\s*(?:10|20)(?:\.0)?\b/g],
 ];
 
 /**

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { KernelSpec } from '../../src/gpu/pipelines.ts';
 import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
-import { UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
+import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
 import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
@@ -119,7 +119,10 @@ function runAllOps(host: GpuOpsHost): void {
   );
   // The fused decode step over a one-block model laid out back to back in one flat parameter tensor.
   let at = 0;
-  const take = (n: number) => ((at += n), at - n);
+  const take = (n: number) => {
+    at += n;
+    return at - n;
+  };
   const dm: DecodeModel = {
     nLayer: 1,
     nHead: H,
