@@ -30,7 +30,7 @@ test('training curves from a recorded history of two runs', async ({ page }) => 
   await expect(page.getByTestId('chart-heldout').locator('path.recharts-line-curve')).toHaveCount(4);
   // Charts below the fold redraw only when scrolled into view (or within 2 s): wait until every
   // metric chart shows both runs, or the screenshot catches some of them before run #2 arrives.
-  for (const chart of await charts.locator('[data-testid^="chart-"]:not([data-testid="chart-heldout"]):not([data-testid^="chart-note"])').all()) {
+  for (const chart of await charts.locator('figure.chart-card[data-testid^="chart-"]:not([data-testid="chart-heldout"])').all()) {
     await chart.scrollIntoViewIfNeeded();
     await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
   }
