@@ -2,6 +2,9 @@ import { defineConfig } from '@playwright/test';
 // The real page in Debian's Chromium with WebGPU on SwiftShader (path and flags shared with the page bench).
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/node/chromium.ts';
 
+// Several checkouts on one machine each serve on their own port (PPO_E2E_PORT).
+const port = Number(process.env.PPO_E2E_PORT ?? 4173);
+
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
@@ -17,7 +20,7 @@ export default defineConfig({
   retries: 0,
   reporter: [['list'], ['json', { outputFile: '.reports/playwright.json' }]],
   use: {
-    baseURL: 'http://localhost:4173',
+    baseURL: `http://localhost:${port}`,
     headless: true,
     viewport: { width: 1360, height: 900 },
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
@@ -25,8 +28,8 @@ export default defineConfig({
   },
   // Serves the built dist/ (`npm run test:e2e` runs `vite build` first).
   webServer: {
-    command: 'npx vite preview --port 4173 --strictPort',
-    url: 'http://localhost:4173',
+    command: `npx vite preview --port ${port} --strictPort`,
+    url: `http://localhost:${port}`,
     reuseExistingServer: false,
     timeout: 60_000,
   },
