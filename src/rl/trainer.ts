@@ -14,6 +14,7 @@
 // counter is the whole RNG state: saveState / loadState carry it with the weights, both optimisers
 // and the KL controller (trainerSave.ts).
 import type { Backend } from '../backend/backend.ts';
+import { POLICY_STATS } from '../backend/ppoOps.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { DecodeShape } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
@@ -309,7 +310,7 @@ export class PpoTrainer {
       // Stable-Baselines3 (both stop at 1.5 × target_kl, per minibatch; here: > targetKl, per epoch).
       if (cfg.targetKl !== null && epoch < cfg.ppoEpochs - 1) {
         const ks = await be.readMany(epochPolicy);
-        const approxKl = ks.reduce((s, k) => s + k[3], 0) / ks.length;
+        const approxKl = ks.reduce((s, k) => s + k[POLICY_STATS.ppoKl], 0) / ks.length;
         if (approxKl > cfg.targetKl) break;
       }
     }
