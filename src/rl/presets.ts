@@ -19,6 +19,11 @@ export interface Preset {
   watch: string;
   /** Two sentences: what it sets up, and what to watch. */
   explanation: string;
+  /**
+   * For a preset that trains no critic: one sentence of why another estimator leads here, and
+   * where PPO's critic can be seen instead (shown with the chosen card's explanation).
+   */
+  whyNoCritic?: string;
   /** What the curve will do, in numbers `npm run learning` measured (shown on the card). */
   promise?: string;
   values: Partial<PpoConfig>;
@@ -77,6 +82,9 @@ export const PRESETS: readonly Preset[] = [
     explanation:
       'The SFT model learned to add from a tutor and then imitated a sloppy student who forgets the carry 90% of the time, so it can carry but rarely does; only exact answers are rewarded, each of 4 samples is scored against the other 3 (RLOO), and a small KL loss keeps the answers it already had right. Watch the reward and held-out accuracy climb as PPO brings the carry back on problems it never trained on, while accuracy on no-carry problems stays up (set the KL loss off to see PPO first learn the shortcut "always carry").',
     promise: PROMISE_ARITHMETIC,
+    // The wall times of the two arms of "PPO vs GRPO" in docs/learning.md (200 s and 117 s).
+    whyNoCritic:
+      'Why no critic here: with one reward at the end of a 3-token answer, the other 3 samples of the same prompt are a ready baseline, and in “PPO vs GRPO” PPO with its critic and GAE learns this task at the same pace but takes about 1.7× the time per iteration (npm run learning, CPU backend) — run that card to watch the value loss.',
     // tests/gpu/rl_arithmetic.test.ts trains exactly this recipe
     values: ARITHMETIC_RECIPE,
     iterations: 150,

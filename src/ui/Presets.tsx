@@ -97,6 +97,11 @@ function PresetDetail({ preset }: { preset: Preset }) {
       <p className="preset-explanation" data-testid="preset-explanation">
         {preset.explanation}
       </p>
+      {preset.whyNoCritic ? (
+        <p className="small" data-testid="preset-why-no-critic">
+          {preset.whyNoCritic}
+        </p>
+      ) : null}
       <p className="small muted">
         Start trains {budget} iterations{override !== null ? ' (set by the link)' : ''} and stops; the ETA above counts down to it. Start again to train on.
       </p>

@@ -27,6 +27,16 @@ describe('experiment presets', () => {
     expect(preset.watch).toMatch(/^Watch /);
   });
 
+  it('shows PPO with its critic on the first card, or says why another estimator leads', () => {
+    const first = PRESETS[0];
+    const estimator = presetValues(first.name).advantageEstimator ?? DEFAULT_CONFIG.advantageEstimator;
+    if (estimator === 'gae') return;
+    expect(first.whyNoCritic, `${first.name} trains no critic`).toMatch(/\d/); // a measured reason
+    const withCritic = PRESETS.filter((p) => presetArms(p).some((a) => a.values.advantageEstimator === 'gae'));
+    expect(withCritic.length).toBeGreaterThan(0);
+    expect(withCritic.some((p) => first.whyNoCritic?.includes(p.name))).toBe(true); // names where the critic is seen
+  });
+
   it('includes the presets named in the product and looks presets up by name', () => {
     for (const name of ['Learn arithmetic', 'Reward hacking without KL', 'Tight vs loose clipping', 'PPO vs GRPO', 'Adaptive KL', 'Stop properly']) {
       expect(PRESETS.map((p) => p.name)).toContain(name);
