@@ -7,7 +7,11 @@ import { gaeRef } from '../../src/reference/gae.ts';
 import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../src/reference/kl.ts';
 import { shapeRewardsRef } from '../../src/reference/rewards.ts';
+import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
+import { findPreset, REWARD_HACKING } from '../../src/rl/presets.ts';
 import type { SampleRow } from '../../src/rl/samples.ts';
+import type { RunRecord } from '../../src/store/runs.ts';
+import { klBatchContext } from '../../src/ui/teach/klBatch.ts';
 import { actualCells, barScale, changedKnobs, type ShapingSetup, whatIfCells, whatIfProblem, wordsOf } from '../../src/ui/teach/klShaping.ts';
 import { expectClose, randn, rightPaddedMask, rng } from '../helpers/random.ts';
 
@@ -188,5 +192,41 @@ describe('KL shaping view: layout', () => {
     expect(changedKnobs(batchKnobs, { beta: 0, gamma: 1, lam: 0.95 }, true)).toBe('');
     expect(changedKnobs(batchKnobs, { beta: 0.6, gamma: 1, lam: 0.9 }, false)).toBe('β = 0.6');
     expect(changedKnobs(batchKnobs, { beta: 0.6, gamma: 0.99, lam: 0.9 }, true)).toBe('β = 0.6, γ = 0.99, λ = 0.9');
+  });
+});
+
+describe('KL shaping view: the batch’s knobs and the settings’', () => {
+  const hacking = { ...DEFAULT_CONFIG, ...findPreset(REWARD_HACKING)!.values, klCoef: 0 };
+  const runOf = (config: PpoConfig, betas: number[]): RunRecord => ({
+    id: 'r',
+    name: 'β = 0',
+    color: '#000',
+    visible: true,
+    config,
+    backend: 'cpu',
+    createdAt: 0,
+    metrics: betas.map((beta, iter) => ({ iter, values: { beta } })),
+  });
+
+  it('β is the one the run reported at the samples’ iteration; unchanged settings make no what-if', () => {
+    const adaptive = { ...hacking, klCoef: 0.5, klController: 'adaptive' as const };
+    const ctx = klBatchContext(runOf(adaptive, [0.5, 0.45, 0.41]), 1, adaptive);
+    expect(ctx.batch.beta).toBe(0.45);
+    expect(ctx.setup).toEqual({ klEstimator: 'k1', advantageEstimator: 'rloo' });
+    expect(ctx.whatIf).toBeNull(); // the controller moved β, the user did not
+  });
+
+  it('a β changed in the settings is a labelled what-if with the settings’ β', () => {
+    const ctx = klBatchContext(runOf(hacking, [0, 0]), 1, { ...hacking, klCoef: 0.6 });
+    expect(ctx.batch.beta).toBe(0);
+    expect(ctx.whatIf).toEqual({ knobs: { beta: 0.6, gamma: hacking.gamma, lam: hacking.lam }, label: 'β = 0.6' });
+    // The KL taken out of the reward is β applied = 0: the same as the batch's, so no what-if.
+    expect(klBatchContext(runOf(hacking, [0]), 0, { ...hacking, klCoef: 0.6, klInReward: false }).whatIf).toBeNull();
+  });
+
+  it('samples without a run take the settings and offer no what-if', () => {
+    const ctx = klBatchContext(undefined, 4, { ...hacking, klCoef: 0.3 });
+    expect(ctx.batch.beta).toBe(0.3);
+    expect(ctx.whatIf).toBeNull();
   });
 });
