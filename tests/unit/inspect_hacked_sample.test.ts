@@ -9,12 +9,12 @@ function batch(rows: [number, number[]][]) {
   const A = Math.max(1, ...rows.map((r) => r[1].length));
   const actionMask = new Float64Array(B * A);
   const refLogprobs = new Float64Array(B * A).fill(123); // padding garbage must not count
-  rows.forEach(([, ref], b) =>
+  rows.forEach(([, ref], b) => {
     ref.forEach((x, a) => {
       actionMask[b * A + a] = 1;
       refLogprobs[b * A + a] = x;
-    }),
-  );
+    });
+  });
   return { B, A, actionMask, refLogprobs, scores: Float64Array.from(rows.map((r) => r[0])) };
 }
 
