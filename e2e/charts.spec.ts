@@ -102,10 +102,11 @@ test('samples, KL shaping and clipping views render trainer messages', async ({ 
 
   await page.getByRole('tab', { name: 'KL shaping' }).click();
   const kl = page.getByTestId('view-kl');
-  await expect(kl).toContainText('β = 0.0500');
-  await expect(kl.locator('.recharts-bar-rectangle').first()).toBeAttached();
+  await expect(kl).toContainText('β = 0.05 in this batch');
+  await expect(kl.getByTestId('kl-token')).toHaveCount(3);
   await page.getByLabel('Sample', { exact: true }).selectOption('1');
   await expect(kl).toContainText('9999');
+  await expect(kl.getByTestId('kl-token')).toHaveCount(4);
 });
 
 test('charts that are zero by construction say why (no critic, one update per batch)', async ({ page }) => {

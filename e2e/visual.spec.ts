@@ -50,7 +50,7 @@ test('KL shaping and samples views with a fixed samples message', async ({ page 
   await openPage(page);
   await send(page, [SAMPLE_MESSAGE]);
   await page.getByRole('tab', { name: 'KL shaping' }).click();
-  await expect(page.getByTestId('view-kl').locator('.recharts-bar-rectangle').first()).toBeAttached();
+  await expect(page.getByTestId('view-kl').getByTestId('kl-token')).toHaveCount(3);
   await expect(page.locator('section.teaching')).toHaveScreenshot('kl-shaping.png');
   await page.getByRole('tab', { name: 'Samples', exact: true }).click();
   await expect(page.getByTestId('view-samples').locator('.tok')).toHaveCount(7);

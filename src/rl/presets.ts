@@ -74,6 +74,9 @@ const PROMISE_DAPO =
   'Held-out accuracy (sampled) 24.5% → 95% and greedy 19% → 100% in 40 iterations; dynamic sampling drops about 34 of the up to 48 groups it samples per iteration (3 seeds, CPU backend).';
 const PROMISE_STOP = 'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
+/** The paired preset whose β = 0 arm hacks the reward model: the KL view and the inspector point to it. */
+export const REWARD_HACKING = 'Reward hacking without KL';
+
 export const PRESETS: readonly Preset[] = [
   {
     name: 'Learn arithmetic',
@@ -90,7 +93,7 @@ export const PRESETS: readonly Preset[] = [
     iterations: 150,
   },
   {
-    name: 'Reward hacking without KL',
+    name: REWARD_HACKING,
     summary: 'Finish a sentence so that a learned reward model scores it as positive, with no KL penalty (β = 0).',
     watch: 'Watch the reward climb while KL explodes and the samples turn to letter soup; Run both to see β = 0.6 keep the text fluent.',
     explanation:

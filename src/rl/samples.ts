@@ -22,6 +22,8 @@ export interface SampleToken {
   rolloutLogprob?: number;
   oldLogprob?: number;
   newLogprob?: number;
+  /** log π_ref of the token: with oldLogprob, the KL view recomputes the shaping under another β. */
+  refLogprob?: number;
 }
 
 export interface SampleRow {
@@ -67,6 +69,7 @@ export function sampleRows(
         value: e.values[k],
         reward: e.rewards[k],
         return: e.returns[k],
+        refLogprob: e.refLogprobs[k],
       };
       if (e.oldLogprobs) t.oldLogprob = e.oldLogprobs[k];
       if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];

@@ -15,12 +15,26 @@ export interface CapturedTrace {
   tokenText: string[]; // (B·A) each response token as text ('' for padding)
 }
 
+/** One response of one captured iteration: what "Inspect a hacked sample" opens. */
+export interface HackedOffer {
+  runId: string;
+  iter: number;
+  /** Batch row of the response. */
+  row: number;
+}
+
 export interface InspectionState {
   traces: CapturedTrace[];
   /** The worker captures a trace of each iteration while this is on. */
   capture: boolean;
+  /** The reward-hacking run's last iteration, captured at its end, with the hacked response (hackedOffer.ts). */
+  hacked: HackedOffer | null;
+  /** The response the inspector is asked to show; `n` counts requests, so asking again re-selects it. */
+  focus: (HackedOffer & { n: number }) | null;
   setCapture(on: boolean): void;
   pushTrace(t: CapturedTrace): void;
+  setHacked(h: HackedOffer | null): void;
+  focusOn(h: HackedOffer): void;
   /** Drops the traces of a run (its reset or deletion). */
   dropRun(runId: string): void;
 }
@@ -28,12 +42,21 @@ export interface InspectionState {
 export const useInspection = create<InspectionState>()((set) => ({
   traces: [],
   capture: false,
+  hacked: null,
+  focus: null,
   setCapture: (on) => set({ capture: on }),
+  setHacked: (hacked) => set({ hacked }),
+  focusOn: (h) => set((s) => ({ focus: { ...h, n: (s.focus?.n ?? 0) + 1 } })),
   pushTrace: (t) =>
     set((s) => {
       const sameRun = s.traces.filter((x) => x.runId === t.runId);
       const others = s.traces.filter((x) => x.runId !== t.runId);
       return { traces: [...others, ...sameRun.slice(-(TRACES_KEPT - 1)), t] };
     }),
-  dropRun: (runId) => set((s) => ({ traces: s.traces.filter((x) => x.runId !== runId) })),
+  dropRun: (runId) =>
+    set((s) => ({
+      traces: s.traces.filter((x) => x.runId !== runId),
+      hacked: s.hacked?.runId === runId ? null : s.hacked,
+      focus: s.focus?.runId === runId ? null : s.focus,
+    })),
 }));

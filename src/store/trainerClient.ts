@@ -6,6 +6,7 @@ import type { StoreApi } from 'zustand';
 import type { PpoConfig } from '../rl/config.ts';
 import type { CheckpointRole, LabelledPair, PageToWorker, WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type AppState, type RunStart } from './appStore.ts';
+import { capturesHackAtEnd, hackedOfferFor } from './hackedOffer.ts';
 import { useInspection, type InspectionState } from './inspection.ts';
 import { MetricFeed } from './metricFeed.ts';
 import * as notices from './notices.ts';
@@ -206,6 +207,11 @@ export class TrainerClient implements RunControl {
     const { trace, prompts, tokenText } = msg;
     if (!runId || !trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
     this.inspection.getState().pushTrace({ runId, trace, prompts, tokenText });
+    const offer = hackedOfferFor(
+      this.s.runs.find((r) => r.id === runId),
+      trace,
+    );
+    if (offer) this.inspection.getState().setHacked(offer);
   }
 
   /** Iterations from `fromIter` on are replayed after a device loss: their traces go with their metrics. */
@@ -401,7 +407,10 @@ export class TrainerClient implements RunControl {
     this.feed.resetSpeed();
     const seq = this.s.sequence;
     if (seq?.stoppedBy) this.s.setSequence({ ...seq, stoppedBy: undefined });
-    if (this.send({ type: 'start', untilIter: this.budgetTarget() })) {
+    const untilIter = this.budgetTarget();
+    // The reward-hacking β = 0 run keeps its last iteration for the inspector (hackedOffer.ts).
+    const captureLast = untilIter !== undefined && capturesHackAtEnd(this.s.runs.find((r) => r.id === this.s.activeRunId));
+    if (this.send({ type: 'start', untilIter, ...(captureLast ? { captureLast } : {}) })) {
       this.s.setRunState('running');
       this.s.setNotice(null);
     }

@@ -6,6 +6,7 @@ import { PRESETS, presetArms, type Preset } from '../rl/presets.ts';
 import { useApp } from '../store/appStore.ts';
 import './presets.css';
 import { trainer } from '../store/trainerClient.ts';
+import { loadPreset } from './loadPreset.ts';
 
 /** A test id from a preset name: "PPO vs GRPO" → "ppo-vs-grpo". */
 function presetSlug(name: string): string {
@@ -22,18 +23,11 @@ function budgetText(preset: Preset, override: number | null): string {
 }
 
 export function Presets() {
-  const applyConfig = useApp((s) => s.applyConfig);
-  const setNotice = useApp((s) => s.setNotice);
   const chosen = useApp((s) => s.preset);
-  const setPreset = useApp((s) => s.setPreset);
   const override = useApp((s) => s.budgetOverride);
   const [copied, setCopied] = useState(false);
   const chosenPreset = PRESETS.find((p) => p.name === chosen);
-  const choose = (p: Preset) => {
-    const problems = applyConfig({ ...useApp.getState().config, ...p.values });
-    if (problems.length > 0) setNotice({ tone: 'error', text: `Preset not applied: ${problems.map((x) => x.message).join('; ')}` });
-    else setPreset(p.name);
-  };
+  const choose = (p: Preset) => void loadPreset(p);
   return (
     <section className="presets card" aria-labelledby="presets-title">
       <div className="card-head">

@@ -31,7 +31,15 @@ export type PageToWorker =
    * a count of more iterations: an iteration that completes between a pause and the next start, or
    * one replayed after a device loss, can never push a run past its budget or leave it without one.
    */
-  | { type: 'start'; untilIter?: number }
+  | {
+      type: 'start';
+      untilIter?: number;
+      /**
+       * Capture the trace of the budget's last iteration (the one that reaches `untilIter`) even
+       * with capture off: the page offers it in the inspector once the run ends (a reward hack).
+       */
+      captureLast?: boolean;
+    }
   | { type: 'pause' }
   /** Exactly one PPO iteration, then pause. */
   | { type: 'step' }

@@ -35,6 +35,8 @@ export class RunLoop {
   private failedWhileRunningAt = -Infinity;
   /** Whether iterations capture their trace for the inspector. */
   capture = false;
+  /** The last start asked for the trace of the iteration that reaches `stopAt`. */
+  private captureLast = false;
 
   constructor(private readonly p: RunParts) {}
 
@@ -48,8 +50,9 @@ export class RunLoop {
     return this.running || this.looping || performance.now() - this.failedWhileRunningAt < LOSS_AFTER_FAILURE_MS;
   }
 
-  start(untilIter?: number): void {
+  start(untilIter?: number, captureLast = false): void {
     this.stopAt = untilIter ?? null;
+    this.captureLast = captureLast;
     this.resume();
   }
 
@@ -107,8 +110,10 @@ export class RunLoop {
     const snapshot = await trainers.guardNextIteration(trainer);
     let result: IterationResult;
     try {
-      // The last iteration of a budget samples no rollout ahead: no iteration follows it.
-      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt, capture: this.capture });
+      // The last iteration of a budget samples no rollout ahead: no iteration follows it. Its trace
+      // is captured when the start asked for it: one bigger readback, on that iteration only.
+      const last = this.stopAt !== null && trainer.iter + 1 >= this.stopAt;
+      result = await trainer.iteration({ sampleNext: !last, capture: this.capture || (last && this.captureLast) });
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
@@ -157,6 +162,7 @@ export class RunLoop {
     if (!this.running || this.p.trainers.current !== trainer) return false;
     this.running = false;
     this.stopAt = null;
+    this.captureLast = false;
     this.p.deps.post({ type: 'finished', iter: trainer.iter });
     return true;
   }

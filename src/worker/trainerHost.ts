@@ -76,7 +76,7 @@ export class TrainerHost {
         this.run.pause(); // not queued: it must take effect while an iteration is in flight
         return Promise.resolve();
       case 'start':
-        this.run.start(msg.untilIter);
+        this.run.start(msg.untilIter, msg.captureLast === true);
         return Promise.resolve();
       case 'step':
         return this.run.step();

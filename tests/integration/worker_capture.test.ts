@@ -70,6 +70,20 @@ describe('worker capture (cpu)', () => {
     }
   });
 
+  it("captureLast: capture off, a start captures only its budget's last iteration", async () => {
+    const h = workerHarness({ fetchCheckpoint: tinyShipped(rng(63).int(0, 1e6)), patience: 60_000, pollEvery: 5 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config });
+    await h.send({ type: 'start', untilIter: 3, captureLast: true });
+    await h.untilMessages('finished');
+    // Training on past the budget without it captures nothing more.
+    await h.send({ type: 'start', untilIter: 4 });
+    await h.untilMessages('finished', 2);
+    expect(h.of('error')).toEqual([]);
+    expect(h.of('metrics').map((m) => m.iter)).toEqual([0, 1, 2, 3]);
+    expect(h.of('trace').map((t) => t.iter)).toEqual([2]);
+  });
+
   it('a trace message clones with its buffers transferred, each once', async () => {
     const t = await PpoTrainer.create({ be: cpuBackend, config, actorCheckpoint: await tinyShipped(rng(62).int(0, 1e6))('stop') });
     try {

@@ -3,7 +3,9 @@
 // in the active run's traces, and traces of a run that was reset or replayed are dropped as its
 // metrics are.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { hackedSample } from '../../src/rl/inspect/hackedSample.ts';
 import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
+import { REWARD_HACKING } from '../../src/rl/presets.ts';
 import { useInspection } from '../../src/store/inspection.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import { clientHarness, metrics } from '../helpers/fakeTrainerWorker.ts';
@@ -17,7 +19,7 @@ function traceMsg(iter: number): WorkerToPage {
 
 beforeEach(() => {
   vi.useFakeTimers();
-  useInspection.setState({ traces: [], capture: false });
+  useInspection.setState({ traces: [], capture: false, hacked: null, focus: null });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -82,5 +84,29 @@ describe('trainer client: iteration traces', () => {
     h.worker.reply({ type: 'deviceLost', reason: 'lost', iter: 2 });
     h.worker.reply({ type: 'deviceRecovered', adapter: 'x', fromIter: 1, lostAt: 2, replayed: 1, resumed: true });
     expect(useInspection.getState().traces.map((t) => t.trace.iter)).toEqual([0]);
+  });
+
+  it('reward hacking, Run both: the β = 0 arm asks for its last iteration and offers its hacked response; β = 0.6 does not', async () => {
+    const h = clientHarness();
+    h.store.getState().setBudgetOverride(2);
+    await h.client.runArms(REWARD_HACKING);
+    expect(h.worker.of('start').at(-1)).toEqual({ type: 'start', untilIter: 2, captureLast: true });
+    const hackRun = h.store.getState().activeRunId!;
+    h.worker.reply(metrics(0));
+    h.worker.reply(traceMsg(0)); // an open inspector's capture, not the end of the budget
+    expect(useInspection.getState().hacked).toBeNull();
+    h.worker.reply(metrics(1));
+    const last = traceMsg(1) as Extract<WorkerToPage, { type: 'trace' }>;
+    h.worker.reply(last);
+    expect(useInspection.getState().hacked).toEqual({ runId: hackRun, iter: 1, row: hackedSample(last.trace) });
+    h.worker.reply({ type: 'finished', iter: 2 });
+    await h.advance(0);
+
+    expect(h.store.getState().runs.map((r) => r.name)).toEqual(['β = 0', 'β = 0.6']);
+    expect(h.worker.of('start').at(-1)).toEqual({ type: 'start', untilIter: 2 });
+    h.worker.reply(metrics(0));
+    h.worker.reply(metrics(1));
+    h.worker.reply(traceMsg(1));
+    expect(useInspection.getState().hacked?.runId).toBe(hackRun);
   });
 });

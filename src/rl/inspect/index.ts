@@ -5,3 +5,4 @@ export * from './tokenTerms.ts';
 export * from './recompute.ts';
 export * from './table.ts';
 export * from './formulas.ts';
+export * from './hackedSample.ts';

@@ -59,6 +59,12 @@ export function Inspector() {
     if (held === null && newest !== null) setChosen(keyOf(newest));
   }, [held, newest]);
   const captured = held ?? newest;
+  // "Inspect a hacked sample": show the asked-for iteration (TraceView then selects its response).
+  const focus = useInspection((s) => s.focus);
+  useEffect(() => {
+    if (focus && traces.some((c) => keyOf(c) === `${focus.runId}:${focus.iter}`)) setChosen(`${focus.runId}:${focus.iter}`);
+  }, [focus, traces]);
+  const focusRow = focus && captured && keyOf(captured) === `${focus.runId}:${focus.iter}` ? focus : null;
   const runName = (id: string) => runs.find((r) => r.id === id)?.name ?? id;
   return (
     <section className="inspector" aria-label={INSPECT_TEXT.region}>
@@ -84,14 +90,14 @@ export function Inspector() {
               </button>
             )}
           </div>
-          <TraceView key={keyOf(captured)} captured={captured} />
+          <TraceView key={keyOf(captured)} captured={captured} focus={focusRow} />
         </>
       )}
     </section>
   );
 }
 
-function TraceView({ captured }: { captured: CapturedTrace }) {
+function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row: number; n: number } | null }) {
   const { trace, prompts, tokenText } = captured;
   const { A, B } = trace;
   const actual = useMemo((): RecomputedTrace | string => {
@@ -138,6 +144,12 @@ function TraceView({ captured }: { captured: CapturedTrace }) {
     },
     [trace],
   );
+  // Each request (focus.n) selects its response once; the user's own choice holds after it.
+  const focusRow = focus?.row;
+  const focusN = focus?.n;
+  useEffect(() => {
+    if (focusRow !== undefined && focusN !== undefined && focusRow < B) chooseRow(focusRow);
+  }, [focusRow, focusN, B, chooseRow]);
   const goStep = useCallback((i: number) => {
     setStep(Math.max(0, Math.min(FORMULA_STEPS.length - 1, i)));
     setScanAt(0);

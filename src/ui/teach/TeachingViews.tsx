@@ -4,6 +4,7 @@ import { Inspector } from '../inspect/Inspector.tsx';
 import { INSPECT_TEXT } from '../inspect/text.ts';
 import { ClippingView } from './ClippingView.tsx';
 import { FeedbackView } from './FeedbackView.tsx';
+import { HackedSampleOffer } from './HackedSampleOffer.tsx';
 import { KlShapingView } from './KlShapingView.tsx';
 import { SamplesView } from './SamplesView.tsx';
 import { ThreePoliciesView } from './ThreePoliciesView.tsx';
@@ -22,6 +23,7 @@ export function TeachingViews() {
   const View = VIEWS.find((v) => v.id === tab)!.Component;
   return (
     <section className="teaching card" aria-label="Teaching views">
+      <HackedSampleOffer onOpen={() => setTab('inspect')} />
       <div className="tabs" role="tablist">
         {VIEWS.map((v) => (
           <button key={v.id} type="button" role="tab" className="tab" id={`tab-${v.id}`} aria-selected={tab === v.id} aria-controls="teach-panel" onClick={() => setTab(v.id)}>

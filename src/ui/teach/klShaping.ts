@@ -1,0 +1,148 @@
+// The KL-shaping view's numbers for one sample row: per response token the penalty −β·KL_t, the
+// score added at the last action token and the return R_t, as the batch trained with them, and a
+// "what if" recomputation under other knobs through the float64 reference functions (the same
+// shaping, GAE and discounted returns the reference tests hold the trainer to).
+import type { GroupEstimator } from '../../reference/groupAdvantages.ts';
+import { discountedReturnsRef } from '../../reference/groupAdvantages.ts';
+import { gaeRef } from '../../reference/gae.ts';
+import type { KlEstimator } from '../../reference/kl.ts';
+import { shapeRewardsRef } from '../../reference/rewards.ts';
+import type { SampleRow } from '../../rl/samples.ts';
+
+/** One response token as the view draws it. */
+export interface KlCell {
+  text: string;
+  /** −β·KL_t: the shaped reward without the score. */
+  penalty: number;
+  /** The task score where it is added (the last action token), else 0. */
+  score: number;
+  /** R_t; NaN when the batch did not send returns. */
+  ret: number;
+}
+
+/** The knobs a recomputation depends on; β is the one applied to the rewards (0 with the KL out of them). */
+export interface ShapingKnobs {
+  beta: number;
+  gamma: number;
+  lam: number;
+}
+
+/** What the batch was computed with besides the knobs: they are the run's, not the settings'. */
+export interface ShapingSetup {
+  klEstimator: KlEstimator;
+  advantageEstimator: 'gae' | GroupEstimator;
+}
+
+/** The row's tokens with the penalty and return the batch trained with, at the batch's β. */
+export function actualCells(row: SampleRow, beta: number): KlCell[] {
+  const last = row.tokens.length - 1;
+  return row.tokens.map((t, i) => {
+    const score = i === last ? row.reward : 0;
+    // The trainer's own shaped reward when sent (the exact device value), else −β·KL_t.
+    const penalty = t.reward !== undefined ? t.reward - score : -beta * t.kl;
+    return { text: t.text, penalty, score, ret: t.return ?? Number.NaN };
+  });
+}
+
+/**
+ * The score the advantage estimator started the returns from. GAE uses the task score itself; the
+ * group estimators (RLOO, GRPO, …) first compare it with the other samples of the prompt, and the
+ * row does not carry the group: at the last action token R = −β·KL + s̃ (nothing follows it), so
+ * s̃ = R_last + β·KL_last. It does not depend on β, so a what-if reuses it.
+ */
+export function estimatorScore(row: SampleRow, batchBeta: number, setup: ShapingSetup): number | null {
+  if (setup.advantageEstimator === 'gae') return row.reward;
+  const last = row.tokens[row.tokens.length - 1];
+  if (!last || last.return === undefined) return null;
+  return last.return + batchBeta * last.kl;
+}
+
+/** Why a row cannot be recomputed, or null when it can. */
+export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup): string | null {
+  if (row.tokens.length === 0) return 'the response has no tokens';
+  if (row.tokens.some((t) => t.oldLogprob === undefined || t.refLogprob === undefined)) return 'this batch did not send the log-probabilities to recompute from';
+  if (estimatorScore(row, batchBeta, setup) === null) return 'this batch did not send its returns';
+  return null;
+}
+
+/**
+ * The row's penalties and returns recomputed under `knobs` with the reference functions: shaping
+ * from log π_old and log π_ref with the run's KL estimator, then GAE (critic values) or the group
+ * estimators' discounted returns. Throws when whatIfProblem says it cannot.
+ */
+export function whatIfCells(row: SampleRow, batchBeta: number, setup: ShapingSetup, knobs: ShapingKnobs): KlCell[] {
+  const problem = whatIfProblem(row, batchBeta, setup);
+  if (problem) throw new Error(`what-if: ${problem}`);
+  const n = row.tokens.length;
+  const logp = row.tokens.map((t) => t.oldLogprob as number);
+  const ref = row.tokens.map((t) => t.refLogprob as number);
+  const mask = new Float64Array(n).fill(1);
+  const startScore = estimatorScore(row, batchBeta, setup) as number;
+  const { rewards, kl } = shapeRewardsRef([startScore], logp, ref, mask, 1, n, knobs.beta, setup.klEstimator);
+  const returns =
+    setup.advantageEstimator === 'gae'
+      ? gaeRef(
+          rewards,
+          row.tokens.map((t) => t.value),
+          mask,
+          1,
+          n,
+          knobs.gamma,
+          knobs.lam,
+        ).returns
+      : discountedReturnsRef(rewards, mask, 1, n, knobs.gamma);
+  return row.tokens.map((t, i) => ({ text: t.text, penalty: -knobs.beta * kl[i], score: i === n - 1 ? row.reward : 0, ret: returns[i] }));
+}
+
+/** Words for wrapping: a run of tokens up to and including the spaces after it, so lines break between words. */
+export function wordsOf<T extends { text: string }>(cells: readonly T[]): T[][] {
+  const words: T[][] = [];
+  let word: T[] = [];
+  for (const c of cells) {
+    const space = c.text.trim() === '';
+    if (!space && word.length > 0 && word[word.length - 1].text.trim() === '') {
+      words.push(word);
+      word = [];
+    }
+    word.push(c);
+  }
+  if (word.length > 0) words.push(word);
+  return words;
+}
+
+/** Largest |penalty| and |return| over several cell lists (at least a tiny positive), so bars share one scale. */
+export function barScale(...lists: readonly KlCell[][]): { penalty: number; ret: number } {
+  let penalty = 0;
+  let ret = 0;
+  for (const cells of lists)
+    for (const c of cells) {
+      if (Number.isFinite(c.penalty)) penalty = Math.max(penalty, Math.abs(c.penalty));
+      if (Number.isFinite(c.ret)) ret = Math.max(ret, Math.abs(c.ret));
+    }
+  return { penalty: Math.max(penalty, 1e-9), ret: Math.max(ret, 1e-9) };
+}
+
+/** Which knobs differ, as "β = 0.6, γ = 0.9" for the what-if label; '' when none does. */
+export function changedKnobs(batch: ShapingKnobs, settings: ShapingKnobs, usesLam: boolean): string {
+  const parts: string[] = [];
+  const same = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b));
+  if (!same(batch.beta, settings.beta)) parts.push(`β = ${fmt(settings.beta)}`);
+  if (!same(batch.gamma, settings.gamma)) parts.push(`γ = ${fmt(settings.gamma)}`);
+  if (usesLam && !same(batch.lam, settings.lam)) parts.push(`λ = ${fmt(settings.lam)}`);
+  return parts.join(', ');
+}
+
+/** Sums the view prints under each strip: Σ penalty, the score and R at the first token. */
+export function cellTotals(cells: readonly KlCell[]): { penalty: number; score: number; firstReturn: number } {
+  return {
+    penalty: cells.reduce((a, c) => a + c.penalty, 0),
+    score: cells.reduce((a, c) => a + c.score, 0),
+    firstReturn: cells[0]?.ret ?? Number.NaN,
+  };
+}
+
+export function fmt(x: number): string {
+  if (!Number.isFinite(x)) return '—';
+  if (x === 0) return '0';
+  return Math.abs(x) >= 100 || Math.abs(x) < 1e-3 ? x.toExponential(2) : Number(x.toPrecision(3)).toString();
+}
