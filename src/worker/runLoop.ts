@@ -4,7 +4,9 @@
 // loop queues one iteration at a time and yields to the event loop between them, so `pause`,
 // `step`, `snapshot` and `setConfig` are handled between iterations. Each iteration runs under the
 // NaN guard (nanGuard.ts) and posts its metrics, samples and ratios, and its trace while the page
-// asks for captures (setCapture).
+// asks for captures (setCapture). A pause that asks for it captures the iteration it lets finish,
+// decided as late as the trainer allows (IterationOptions.lateCapture), so the paused state has
+// an iteration to inspect without training one more.
 import type { IterationResult } from '../rl/trainer.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { DeviceSession } from './deviceSession.ts';
@@ -35,6 +37,10 @@ export class RunLoop {
   private failedWhileRunningAt = -Infinity;
   /** Whether iterations capture their trace for the inspector. */
   capture = false;
+  /** An iteration is between its start and its result. */
+  private inFlight = false;
+  /** A pause asked for the iteration in flight to be captured. */
+  private captureInFlight = false;
 
   constructor(private readonly p: RunParts) {}
 
@@ -60,10 +66,15 @@ export class RunLoop {
     void this.loop();
   }
 
-  /** The user's pause: stops at the next iteration boundary and says so. */
-  pause(): void {
+  /**
+   * The user's pause: stops at the next iteration boundary and says so. With `captureInFlight`, the
+   * iteration it lets finish is captured if its final readback has not yet been read (only that
+   * one: between iterations there is none, and nothing later is captured).
+   */
+  pause(captureInFlight = false): void {
     if (!this.running) return;
     this.running = false;
+    if (captureInFlight && this.inFlight) this.captureInFlight = true;
     this.p.deps.post({ type: 'paused', reason: 'paused by the user', stage: this.p.stage.now });
   }
 
@@ -107,14 +118,19 @@ export class RunLoop {
     const snapshot = await trainers.guardNextIteration(trainer);
     let result: IterationResult;
     try {
+      this.inFlight = true;
       // The last iteration of a budget samples no rollout ahead: no iteration follows it.
-      result = await trainer.iteration({ sampleNext: this.stopAt === null || trainer.iter + 1 < this.stopAt, capture: this.capture });
+      const sampleNext = this.stopAt === null || trainer.iter + 1 < this.stopAt;
+      result = await trainer.iteration({ sampleNext, capture: this.capture, lateCapture: () => this.capture || this.captureInFlight });
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
       const nf = nonFiniteOfError(e);
       if (nf) return this.pauseNonFinite(trainer, nf);
       throw e;
+    } finally {
+      this.inFlight = false;
+      this.captureInFlight = false;
     }
     if (session.lost) return;
     const nf = nonFiniteOfMetrics(result.iter, result.metrics);

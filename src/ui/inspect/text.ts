@@ -10,8 +10,8 @@ export const INSPECT_TEXT = {
   capturing: 'Capturing: each iteration trained while this tab is open is kept for inspection (the last few per run).',
   empty: {
     title: 'No iteration captured yet.',
-    idle: 'Run one PPO iteration and open it here.',
-    running: 'Training is running: the next iteration will be captured.',
+    idle: 'Pause captures the iteration it lets finish; none was captured here (paused between iterations, or before this run), so train one and open it:',
+    running: 'Training is running: the next iteration will be captured, and Pause captures the one in flight.',
     stepOnce: 'Step once and inspect',
   },
   picker: {
