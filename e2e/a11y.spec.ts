@@ -1,12 +1,14 @@
 // Accessibility audit with axe-core (WCAG 2 A and AA rules) of the page as a student meets it:
 // idle, with the tour's invitation and the tour open, on every teaching tab, and after a few
-// training iterations have filled the charts and views. Fails on any serious or critical
-// violation. No rule is excluded.
+// training iterations have filled the charts and views; the Inspect tab also with a trace loaded
+// and its walk-through open. Fails on any serious or critical violation. No rule is excluded.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
+import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { fixtureTrace } from './inspectorFixture.ts';
 
 const TINY = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
-const TABS = ['Clipping', 'KL shaping', 'Samples', 'Three policies', 'Human feedback'];
+const TABS = ['Clipping', 'KL shaping', 'Samples', 'Three policies', 'Human feedback', 'Inspect'];
 
 async function open(page: Page, query = '') {
   await page.goto(`/${query}`);
@@ -78,4 +80,25 @@ test('every teaching tab has no serious or critical violation, before and after 
     await page.getByRole('tab', { name: tab }).click();
     expect(await audit(page), `${tab}, after training`).toEqual([]);
   }
+});
+
+test('the Inspect tab with a trace loaded, and with its walk-through open, has no serious or critical violation', async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1'));
+  await open(page);
+  await page.getByRole('tab', { name: 'Inspect' }).click();
+  await page.evaluate((json) => (window.ppoPlayground as unknown as { pushTrace(j: unknown): void }).pushTrace(json), traceToJson(fixtureTrace()));
+  await expect(page.locator('table.inspect-table')).toBeVisible();
+  expect(await audit(page), 'Inspect, trace loaded').toEqual([]);
+  await page.getByRole('button', { name: 'Walk through this iteration' }).click();
+  const walk = page.getByRole('region', { name: 'Walk-through' });
+  await expect(walk).toBeFocused();
+  // The reward-shaping step highlights columns of the table, the advantages step shows the scan.
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(walk.getByRole('heading')).toContainText('Reward shaping');
+  expect(await audit(page), 'Inspect, walk-through at reward shaping').toEqual([]);
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('region', { name: /Reverse scan/ })).toBeVisible();
+  expect(await audit(page), 'Inspect, walk-through at the reverse scan').toEqual([]);
 });

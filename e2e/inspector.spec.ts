@@ -41,12 +41,16 @@ test('the token table shows the trace’s own numbers, a masked position marked'
       ['old', r.oldLogprob],
       ['ref', r.refLogprob],
       ['kl', r.kl],
+      ['klPen', r.klReward],
       ['reward', r.reward],
       ['delta', r.delta],
       ['advRaw', r.advantageRaw],
       ['adv', r.advantage],
       ['ret', r.return],
       ['ratio', r.updates[0].ratio],
+      ['vUnclipped', r.updates[0].value!.unclipped],
+      ['vClipTerm', r.updates[0].value!.clippedTerm],
+      ['vLoss', r.updates[0].value!.loss],
     ] as const) {
       const span = cell(page, t, col).locator('span').first();
       await expect(span, `${col} at t = ${t}`).toHaveText(formatNumber(v));
@@ -57,6 +61,17 @@ test('the token table shows the trace’s own numbers, a masked position marked'
   await expect(cell(page, 3, 'mask')).toContainText('masked');
   await expect(page.getByRole('columnheader', { name: 'A_t whitened' })).toBeVisible();
   await expect(page.getByRole('columnheader', { name: 'KL_t (k1)' })).toBeVisible();
+  // Beside r_t its KL part; per step both value-loss terms before their max; no KL-loss column
+  // while the KL is not in the loss.
+  await expect(page.getByRole('columnheader', { name: '−β·KL_t' })).toBeVisible();
+  expect(await page.locator('table.inspect-table thead th[data-col]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-col')).slice(5, 8))).toEqual([
+    'kl',
+    'klPen',
+    'reward',
+  ]);
+  await expect(page.getByRole('columnheader', { name: '½(V−R)²' }).first()).toBeVisible();
+  await expect(page.getByRole('columnheader', { name: '½(V_clip−R)²' }).first()).toBeVisible();
+  await expect(page.locator('table.inspect-table [data-col="klLossT"]')).toHaveCount(0);
 });
 
 test('the walk-through follows ← / →, scans GAE back to front through the masked position, and Esc leaves', async ({ page }) => {
@@ -113,6 +128,18 @@ test('"what if" with a smaller ε changes the clip fraction, rejects a bad value
   await whatIf.getByRole('button', { name: 'Reset to the trained knobs' }).click();
   await expect(clipRow.locator('td').nth(1)).toHaveText(formatNumber(actual));
   await expect(whatIf.getByLabel('Clip ε', { exact: true })).toHaveValue('0.2');
+});
+
+test('"what if" with the KL in the loss adds each step’s per-token KL-loss term', async ({ page }) => {
+  await openInspect(page);
+  expect(trace.knobs.useKlLoss).toBe(false);
+  await page.getByRole('region', { name: 'What if, on this batch' }).getByLabel('KL in the loss').check();
+  const w = tokenTable(trace, 0, recomputeTrace(trace, { ...trace.knobs, useKlLoss: true }));
+  await expect(page.getByRole('columnheader', { name: `KL_t loss (${trace.knobs.klLossEstimator})` }).first()).toBeVisible();
+  for (const t of [0, 1]) {
+    const v = w.rows[t].updates[0].klLossTerm!;
+    await expect(cell(page, t, 'klLossT').locator('.whatif-value')).toHaveText(`→ ${formatNumber(v)}`);
+  }
 });
 
 test('axe finds no serious or critical violation in the inspector', async ({ page }) => {

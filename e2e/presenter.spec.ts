@@ -1,12 +1,15 @@
 // Presenter mode for a lecture at 1280×720: 20 px body text, only the presenter charts, nothing
-// wider than the screen, a header switch that works from the keyboard and stays in the link.
-import { expect, test } from '@playwright/test';
+// wider than the screen (the Inspect tab and its walk-through included: the token table scrolls
+// inside its own box), a header switch that works from the keyboard and stays in the link.
+import { expect, type Page, test } from '@playwright/test';
+import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { fixtureTrace } from './inspectorFixture.ts';
 
 test.use({ viewport: { width: 1280, height: 720 } });
 
 const PRESENTER_CHARTS = ['chart-reward_mean', 'chart-heldout', 'chart-clipfrac', 'chart-kl'];
 
-async function shownCharts(page: import('@playwright/test').Page): Promise<string[]> {
+async function shownCharts(page: Page): Promise<string[]> {
   return page.locator('figure.chart-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
 }
 
@@ -27,6 +30,38 @@ test('?present=1 at 1280×720: large type, the four presenter charts, no horizon
   expect(tabsTop).toBeLessThan(2 * 720);
   await expect(page.getByTestId('presenter-toggle')).toHaveAttribute('aria-checked', 'true');
   expect(page.url()).toContain('present=1');
+});
+
+/** How far the page is wider than the window (0 when nothing overflows sideways). */
+const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+test('?present=1 at 1280×720 with the Inspect tab and its walk-through open: no horizontal overflow, ← / → step', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1'));
+  await page.goto('/?present=1');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await page.getByRole('tab', { name: 'Inspect' }).click();
+  await page.evaluate((json) => (window.ppoPlayground as unknown as { pushTrace(j: unknown): void }).pushTrace(json), traceToJson(fixtureTrace()));
+  await expect(page.locator('table.inspect-table')).toBeVisible();
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+  await page.getByRole('button', { name: 'Walk through this iteration' }).click();
+  const walk = page.getByRole('region', { name: 'Walk-through' });
+  await expect(walk).toBeFocused();
+  const heading = walk.getByRole('heading');
+  await expect(heading).toContainText('Step 1 of 8');
+  for (const [key, step] of [
+    ['ArrowRight', 2],
+    ['ArrowRight', 3],
+    ['ArrowRight', 4],
+    ['ArrowLeft', 3],
+  ] as const) {
+    await page.keyboard.press(key);
+    await expect(heading).toContainText(`Step ${step} of 8`);
+    expect(await sidewaysOverflow(page), `at step ${step}`).toBeLessThanOrEqual(0);
+  }
+  // The reverse scan (step 4) was on screen: its strip scrolls inside, too.
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('region', { name: /Reverse scan/ })).toBeVisible();
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 });
 
 test('the header switch turns presenter mode on and off by keyboard, and the link follows', async ({ page }) => {

@@ -102,6 +102,13 @@ export interface IterationOptions {
    * and values are kept and read with the final readback. Off, the iteration reads nothing more.
    */
   capture?: boolean;
+  /**
+   * Asked at the final readback whether to capture after all (a pause that came in while this
+   * iteration ran): true before the readback, the trace joins it; true only once the readback has
+   * resolved, the trace is read in one readback more. Meanwhile the update keeps each step's new
+   * log-probs and values on the device, unread and freed with the iteration when it returns false.
+   */
+  lateCapture?: () => boolean;
 }
 
 /** Sample rows sent to the UI per iteration. */
@@ -218,19 +225,30 @@ export class PpoTrainer {
 
     // Update: ppoEpochs × shuffled minibatches of actor and critic steps; then the next rollout.
     probe.update(aheadSeconds !== null);
-    const capture = opts.capture ? new TraceCapture() : null;
-    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held, capture);
+    const kept = opts.capture || opts.lateCapture ? new TraceCapture() : null;
+    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held, kept);
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
     const next = sampleNext ? probe.nextRollout(() => this.rollouts.recordNext(iter + 1)) : null;
 
     // One readback of everything the host reduces, then its checks.
-    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs: upd.newLogprobs, ratios: upd.ratios, ...upd.stats.tensors, ...captureTensors(capture, exp), next });
+    const captured = opts.capture === true || opts.lateCapture?.() === true;
+    const host = await readNamed(be, {
+      ...experienceTensors(exp),
+      newLogprobs: upd.newLogprobs,
+      ratios: upd.ratios,
+      ...upd.stats.tensors,
+      ...captureTensors(captured ? kept : null, exp),
+      next,
+    });
     await probe.done();
     const e = experienceHost(r, scores, host);
     checkExperienceFinite(iter, e);
     checkUpdateFinite(iter, host);
 
-    const trace = capture?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, host });
+    // Asked for while the device ran the update: the kept tensors are still held, read them now.
+    const late = !captured && kept !== null && opts.lateCapture?.() === true;
+    const traceHost = late ? { ...host, ...(await readNamed(be, { ...captureTensors(kept, exp) })) } : host;
+    const trace = captured || late ? kept?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, host: traceHost }) : undefined;
     // Metrics, and the state the next iteration starts from.
     const metrics: Record<string, number> = {
       iter,
@@ -286,7 +304,7 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
-  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[], capture: TraceCapture | null): Promise<UpdateResult> {
+  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[], kept: TraceCapture | null): Promise<UpdateResult> {
     const { be, cfg } = this;
     const stats = new UpdateStats();
     let last: { mb: Minibatch; actor: ActorStepStats } | null = null;
@@ -295,12 +313,12 @@ export class PpoTrainer {
       for (const [index, rows] of epochMinibatches(exp.B, cfg.miniBatches, cfg.seed, iter, epoch).entries()) {
         // The previous minibatch runs while this one records; the last one goes with the final readback.
         if (last) be.flush();
-        if (last) be.dispose(...tensorsIn(last.mb), ...(capture ? [] : [last.actor.logprobs]));
+        if (last) be.dispose(...tensorsIn(last.mb), ...(kept ? [] : [last.actor.logprobs]));
         const mb = gatherMinibatch(be, exp, rows);
         const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
-        const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr), !!capture) : null;
+        const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr), kept !== null) : null;
         held.push(...tensorsIn(mb), ...tensorsIn(a), ...tensorsIn(c));
-        capture?.keep(epoch, index, rows, a.logprobs, c?.values ?? null);
+        kept?.keep(epoch, index, rows, a.logprobs, c?.values ?? null);
         stats.add(a, c);
         epochPolicy.push(a.policy);
         last = { mb, actor: a };

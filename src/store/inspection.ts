@@ -1,6 +1,7 @@
 // The inspector's state: the iteration traces the worker captured, newest last, and whether the
 // page wants the next iterations captured. A trace costs extra device reads, so the worker makes
-// one only while `capture` is on (the inspector is open, or "Step and inspect" was pressed).
+// one only while `capture` is on (the inspector is open, or "Step and inspect" was pressed), and of
+// the iteration a user's Pause lets finish (TrainerClient.pause).
 import { create } from 'zustand';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 

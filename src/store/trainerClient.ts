@@ -416,17 +416,23 @@ export class TrainerClient implements RunControl {
     }
   }
 
-  async pause(): Promise<void> {
+  /**
+   * Stops training at the next iteration boundary. The user's Pause (`captureInFlight`) also asks
+   * the worker to capture the iteration it lets finish, so the Inspect tab has the paused state's
+   * iteration without training one more; pauses the page makes for itself capture nothing.
+   */
+  async pause(opts: { captureInFlight?: boolean } = {}): Promise<void> {
     this.feed.resetSpeed();
-    if (this.send({ type: 'pause' })) {
+    if (this.send(opts.captureInFlight ? { type: 'pause', captureInFlight: true } : { type: 'pause' })) {
       this.s.setRunState('paused');
       // Queued in the worker behind the iteration in flight: the state the run paused at.
       this.requestState(true);
     }
   }
 
+  /** The user's Start/Pause (Space). */
   async toggle(): Promise<void> {
-    if (this.s.runState === 'running') await this.pause();
+    if (this.s.runState === 'running') await this.pause({ captureInFlight: true });
     else await this.start();
   }
 

@@ -88,7 +88,13 @@ export function Controls() {
           <button type="button" className="btn primary" onClick={() => void trainer.start()} disabled={runState === 'running'} title="Start training (Space)">
             <span aria-hidden="true">▶ </span>Start
           </button>
-          <button type="button" className="btn" onClick={() => void trainer.pause()} disabled={runState !== 'running'} title="Pause after this stage (Space)">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void trainer.pause({ captureInFlight: true })}
+            disabled={runState !== 'running'}
+            title="Pause after this stage (Space)"
+          >
             <span aria-hidden="true">❚❚ </span>Pause
           </button>
           <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running'} title="One PPO iteration (S)">

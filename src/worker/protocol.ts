@@ -40,7 +40,11 @@ export type PageToWorker =
        */
       captureLast?: boolean;
     }
-  | { type: 'pause' }
+  /**
+   * Stop at the next iteration boundary. With `captureInFlight` (the user's Pause), the iteration
+   * in flight is captured for the inspector if it is still early enough (RunLoop.pause).
+   */
+  | { type: 'pause'; captureInFlight?: boolean }
   /** Exactly one PPO iteration, then pause. */
   | { type: 'step' }
   /** Back to the initial weights of the current config and seed. */

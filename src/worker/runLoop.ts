@@ -4,7 +4,9 @@
 // loop queues one iteration at a time and yields to the event loop between them, so `pause`,
 // `step`, `snapshot` and `setConfig` are handled between iterations. Each iteration runs under the
 // NaN guard (nanGuard.ts) and posts its metrics, samples and ratios, and its trace while the page
-// asks for captures (setCapture).
+// asks for captures (setCapture). A pause that asks for it captures the iteration it lets finish,
+// decided as late as the trainer allows (IterationOptions.lateCapture), so the paused state has
+// an iteration to inspect without training one more.
 import type { IterationResult } from '../rl/trainer.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { DeviceSession } from './deviceSession.ts';
@@ -37,6 +39,10 @@ export class RunLoop {
   capture = false;
   /** The last start asked for the trace of the iteration that reaches `stopAt`. */
   private captureLast = false;
+  /** An iteration is between its start and its result. */
+  private inFlight = false;
+  /** A pause asked for the iteration in flight to be captured. */
+  private captureInFlight = false;
 
   constructor(private readonly p: RunParts) {}
 
@@ -63,10 +69,15 @@ export class RunLoop {
     void this.loop();
   }
 
-  /** The user's pause: stops at the next iteration boundary and says so. */
-  pause(): void {
+  /**
+   * The user's pause: stops at the next iteration boundary and says so. With `captureInFlight`, the
+   * iteration it lets finish is captured if its final readback has not yet been read (only that
+   * one: between iterations there is none, and nothing later is captured).
+   */
+  pause(captureInFlight = false): void {
     if (!this.running) return;
     this.running = false;
+    if (captureInFlight && this.inFlight) this.captureInFlight = true;
     this.p.deps.post({ type: 'paused', reason: 'paused by the user', stage: this.p.stage.now });
   }
 
@@ -110,16 +121,24 @@ export class RunLoop {
     const snapshot = await trainers.guardNextIteration(trainer);
     let result: IterationResult;
     try {
+      this.inFlight = true;
       // The last iteration of a budget samples no rollout ahead: no iteration follows it. Its trace
       // is captured when the start asked for it: one bigger readback, on that iteration only.
       const last = this.stopAt !== null && trainer.iter + 1 >= this.stopAt;
-      result = await trainer.iteration({ sampleNext: !last, capture: this.capture || (last && this.captureLast) });
+      result = await trainer.iteration({
+        sampleNext: !last,
+        capture: this.capture || (last && this.captureLast),
+        lateCapture: () => this.capture || this.captureInFlight,
+      });
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
       const nf = nonFiniteOfError(e);
       if (nf) return this.pauseNonFinite(trainer, nf);
       throw e;
+    } finally {
+      this.inFlight = false;
+      this.captureInFlight = false;
     }
     if (session.lost) return;
     const nf = nonFiniteOfMetrics(result.iter, result.metrics);

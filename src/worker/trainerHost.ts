@@ -73,7 +73,7 @@ export class TrainerHost {
         this.testHooks = msg.testHooks === true;
         return enqueue(() => this.init(msg.backend));
       case 'pause':
-        this.run.pause(); // not queued: it must take effect while an iteration is in flight
+        this.run.pause(msg.captureInFlight === true); // not queued: it must take effect while an iteration is in flight
         return Promise.resolve();
       case 'start':
         this.run.start(msg.untilIter, msg.captureLast === true);

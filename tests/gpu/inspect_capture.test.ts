@@ -4,7 +4,8 @@
 // reverse scan rtol/atol 1e-5 (gae.test.ts: A float32 terms of size ~1), losses and approx KL
 // TOL.reduce (policy_loss.test.ts, value_loss.test.ts). Whitened advantages take the scan's
 // absolute error times 1/σ (captureCheck.ts). Clip fractions are counts over n tokens divided in
-// float32, so 1e-6 absolute catches a single miscounted token.
+// float32, so 1e-6 absolute catches a single miscounted token. The first update step's π_new,
+// per token, equals π_old within TOL.elem: two forwards of the same weights (captureCheck.ts).
 import { describe, it } from 'vitest';
 import { CAPTURE_CASES, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
 import { webgpuBackend } from '../helpers/backends.ts';

@@ -1,10 +1,17 @@
 // The check both backends run on a captured iteration: every number the inspector shows equals
 // the float64 recomputation (src/rl/inspect/recompute.ts) from the trace's own inputs, and the
 // trace agrees with what the same iteration reported to the charts and the clipping view.
+// Per update step, token by token, where the device gave something independent of the trace's
+// own arrays: each step's rows are the seeded shuffle's; the first step's π_new is π_old (the
+// weights have not moved yet); the last step's ratios are the device's (the clipping view). The
+// trace holds every step's π_new from the device but the device's ratios of the last step only,
+// so earlier steps' ratios are checked through their step statistics (loss, clip fractions,
+// approx KL), not per token: recomputing them from the trace's π_new would check it against itself.
 import { expect } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
-import { checkTraceShapes, recomputeTrace, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
+import { checkTraceShapes, gatherRows, recomputeTrace, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
+import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { PpoTrainer, type IterationResult } from '../../src/rl/trainer.ts';
 import { expectClose } from './random.ts';
 import { tinyCheckpoint, tinyConfig } from './rl.ts';
@@ -16,7 +23,7 @@ export interface Tol {
 
 /** Tolerances of one backend, each named after the kind of computation it bounds. */
 export interface CaptureTolerances {
-  /** Per-token arithmetic: KL_t, r_t, TIS weights, ratios. */
+  /** Per-token arithmetic: KL_t, r_t, TIS weights, ratios; and two forwards of one set of weights. */
   elem: Tol;
   /** A reverse scan over the response (GAE, discounted returns). */
   scan: Tol;
@@ -90,6 +97,7 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, tol.elem, 'TIS weights');
 
   trace.minibatches.forEach((mb, j) => {
+    expect(Array.from(mb.rows), `${where}: step ${j} rows`).toEqual(Array.from(epochMinibatches(B, cfg.miniBatches, cfg.seed, trace.iter, mb.epoch)[mb.index]));
     const stored = mb.stored as MinibatchStats;
     const got = rec.minibatches[j].stats;
     for (const k of STAT_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.reduce, `step ${j} ${k}`);
@@ -106,6 +114,11 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   );
   close([m.kl, m.kl_token_mean], [rec.summary.klMean, rec.summary.klTokenMean], tol.reduce, 'KL metrics');
   if (rec.summary.valueLoss !== null) close([m.value_loss], [rec.summary.valueLoss], tol.reduce, 'value loss metric');
+
+  // The first step's forward ran on the weights of the experience pass: π_new = π_old per token.
+  const first = trace.minibatches[0];
+  expect([first.epoch, first.index]).toEqual([0, 0]);
+  close(first.newLogprobs, gatherRows(trace.oldLogprobs, A, first.rows), tol.elem, 'first step π_new = π_old');
 
   // The clipping view's ratios (the device's, last step) are the recomputed last step's.
   const last = rec.minibatches[rec.minibatches.length - 1];

@@ -2,9 +2,11 @@
 // tests of the worker's own logic (the trainer's maths has its own tests). Iteration k (the k-th)
 // passes through the three stages, reports policy_loss = its number (NaN at `nanAt`; it throws at
 // `throwAt` instead), and leaves the "weights" at k; evaluate() reports the iteration count it
-// scored; every evaluation, restore and disposal is recorded.
+// scored; every evaluation, restore and disposal is recorded, and so is each iteration's capture
+// decision, taken where PpoTrainer takes it: `capture` at the start, `lateCapture` at the end of
+// the update stage (its final readback).
 import type { PpoConfig } from '../../src/rl/config.ts';
-import type { IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
+import type { IterationOptions, IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
 import type { TrainerLike } from '../../src/worker/hostDeps.ts';
 
 export interface FakeScript {
@@ -33,6 +35,8 @@ export class FakeTrainer implements TrainerLike {
   restored: number[] = [];
   evalCalls: { iter: number; count: number; samples: number }[] = [];
   sampledAhead = 0;
+  /** Whether each iteration, by its number k, would have been captured. */
+  captured: { k: number; captured: boolean }[] = [];
 
   constructor(
     readonly init: TrainerInit,
@@ -43,12 +47,13 @@ export class FakeTrainer implements TrainerLike {
     return this.init.config;
   }
 
-  async iteration(): Promise<IterationResult> {
+  async iteration(opts: IterationOptions = {}): Promise<IterationResult> {
     const k = this.iter + 1;
     for (const s of ['rollout', 'experience', 'update'] as const) {
       this.init.onStage?.(s);
       await new Promise((r) => setTimeout(r, this.script.ms ?? 1));
     }
+    this.captured.push({ k, captured: opts.capture === true || opts.lateCapture?.() === true });
     if (k === this.script.throwAt) throw new Error('kernel exploded');
     this.weights = k;
     this.iter = k;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { CAPTURE_CASES, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
+import { CAPTURE_CASES, expectTraceMatches, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
 import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 
 const be = new CpuBackend();
@@ -43,5 +43,35 @@ describe('iteration capture (cpu)', () => {
     expect(Array.from(captured.w.critic!)).toEqual(Array.from(plain.w.critic!));
     const strip = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time_') && !k.endsWith('_seconds') && !k.startsWith('gpu_')));
     expect(captured.results.map((r) => strip(r.metrics))).toEqual(plain.results.map((r) => strip(r.metrics)));
+  });
+
+  it('a late capture (a pause) reads nothing unless asked; asked after the final readback, it reads once more', async () => {
+    const config = tinyConfig({ seed: 5, ppoEpochs: 2, miniBatches: 2, valueClip: 0.2 });
+    // Answers of lateCapture, in order: before the final readback, then after it.
+    const run = async (answers: boolean[]) => {
+      const t = await PpoTrainer.create({ be, config, actorCheckpoint: await tinyCheckpoint('stop') });
+      await t.iteration();
+      let asked = 0;
+      const before = be.counters().readbacks;
+      const res = await t.iteration({ lateCapture: () => answers[asked++] ?? false });
+      const reads = be.counters().readbacks - before;
+      const w = await t.readWeights();
+      t.dispose();
+      return { res, reads, asked, w };
+    };
+    const never = await run([false, false]);
+    const early = await run([true]);
+    const late = await run([false, true]);
+    expect(never.res.trace).toBeUndefined();
+    expect([never.asked, early.asked, late.asked]).toEqual([2, 1, 2]);
+    expect(early.reads).toBe(never.reads);
+    expect(late.reads).toBe(never.reads + 1);
+    for (const r of [early, late]) {
+      expectTraceMatches(r.res, config, F64, `asked ${r.asked}×`);
+      expect(Array.from(r.w.actor)).toEqual(Array.from(never.w.actor));
+      expect(Array.from(r.w.critic!)).toEqual(Array.from(never.w.critic!));
+    }
+    // Read before or after the readback, it is the same trace.
+    expect(late.res.trace).toEqual(early.res.trace);
   });
 });

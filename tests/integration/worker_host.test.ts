@@ -125,6 +125,38 @@ describe('TrainerHost', () => {
     expect(iters).toEqual(iters.map((_, i) => i + 1));
   });
 
+  it("the user's pause captures the iteration in flight, and only that one; a plain pause captures none", async () => {
+    const h = harness({ ms: 25 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'start' });
+    // Mid-update of the second iteration: its final readback is still ahead.
+    await h.until(() => h.of('stage').filter((m) => m.stage === 'update').length >= 2, 'the second update stage');
+    await h.send({ type: 'pause', captureInFlight: true });
+    await h.until(() => h.of('metrics').length >= 2, 'the iteration in flight');
+    await new Promise((r) => setTimeout(r, 100));
+    const t = h.trainers[0];
+    expect(t.captured).toEqual([
+      { k: 1, captured: false },
+      { k: 2, captured: true },
+    ]);
+    // The next step is not captured: the pause asked for its own iteration only.
+    await h.send({ type: 'step' });
+    // A pause that does not ask captures nothing.
+    await h.send({ type: 'start' });
+    await h.until(() => h.of('stage').filter((m) => m.stage === 'update').length >= 4, 'the fourth update stage');
+    await h.send({ type: 'pause' });
+    await h.until(() => h.of('metrics').length >= 4, 'the fourth iteration');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.captured.slice(2)).toEqual([
+      { k: 3, captured: false },
+      { k: 4, captured: false },
+    ]);
+    // With the inspector's switch on, every iteration is captured at its start.
+    await h.send({ type: 'setCapture', on: true });
+    await h.send({ type: 'step' });
+    expect(t.captured[4]).toEqual({ k: 5, captured: true });
+  });
+
   it('a non-finite loss restores the state from before the iteration and pauses naming the metric and stage', async () => {
     const h = harness({ nanAt: 3 });
     await h.send({ type: 'init', backend: 'cpu' });

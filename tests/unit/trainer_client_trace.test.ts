@@ -109,4 +109,18 @@ describe('trainer client: iteration traces', () => {
     h.worker.reply(traceMsg(1));
     expect(useInspection.getState().hacked?.runId).toBe(hackRun);
   });
+
+  it("the user's Pause and Space ask the worker to capture the iteration in flight; the page's own pauses do not", async () => {
+    const h = clientHarness();
+    await h.client.start();
+    await h.client.pause({ captureInFlight: true });
+    await h.client.start();
+    await h.client.toggle(); // Space while running
+    await h.client.start();
+    await h.client.pause(); // e.g. before a checkpoint download
+    expect(h.worker.of('pause')).toEqual([{ type: 'pause', captureInFlight: true }, { type: 'pause', captureInFlight: true }, { type: 'pause' }]);
+    // The capture switch itself is untouched: the worker captures that one iteration only.
+    expect(h.worker.of('setCapture')).toEqual([]);
+    expect(useInspection.getState().capture).toBe(false);
+  });
 });

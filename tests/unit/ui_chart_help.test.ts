@@ -1,9 +1,12 @@
 // Every chart the page can show explains itself: a formula, a healthy and a sick curve, and its
 // name in verl's and OpenRLHF's logs (or why an engine has none).
 import katex from 'katex';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
-import { CHART_HELP, HELD_OUT_KEY } from '../../src/ui/charts/chartHelpText.ts';
+import { ViewHelp } from '../../src/ui/charts/ChartHelp.tsx';
+import { CHART_HELP, HELD_OUT_KEY, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
 import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
 
 describe('chart help', () => {
@@ -36,6 +39,22 @@ describe('chart help', () => {
     expect(CHART_HELP.response_length_mean.verl.name).toBe('response_length/mean');
     expect(CHART_HELP.clipfrac.openrlhf.name).toBe('ppo_clip_ratio');
     expect(CHART_HELP.value_loss.openrlhf.name).toBe('critic_loss');
+  });
+
+  it('the teaching views (clipping, KL shaping) have entries naming the engines’ clip and KL-penalty numbers', () => {
+    for (const key of TEACH_VIEW_KEYS) expect(Object.hasOwn(CHART_HELP, key), key).toBe(true);
+    expect(CHART_HELP.clipping.verl.name).toBe('actor/pg_clipfrac');
+    expect(CHART_HELP.clipping.openrlhf.name).toBe('ppo_clip_ratio');
+    expect(CHART_HELP.kl_shaping.verl.name).toBe('actor/reward_kl_penalty');
+    expect(CHART_HELP.kl_shaping.openrlhf.name).toBe('kl');
+  });
+
+  it('ViewHelp renders a closed "?" named after the view, for the view’s entry', () => {
+    const html = renderToStaticMarkup(createElement(ViewHelp, { view: 'clipping', title: 'PPO clipping' }));
+    expect(html).toContain('class="view-help"');
+    expect(html).toContain('data-testid="chart-help-clipping"');
+    expect(html).toContain('aria-label="What PPO clipping means"');
+    expect(html).toContain('aria-expanded="false"');
   });
 });
 

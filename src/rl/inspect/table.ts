@@ -58,6 +58,8 @@ export interface GroupRowStats {
 export interface TokenTable {
   row: number;
   klEstimator: string;
+  /** The KL loss's estimator, whether or not the KL is in the loss. */
+  klLossEstimator: string;
   advantageEstimator: string;
   score: number;
   /** Action tokens of the response. */
@@ -124,7 +126,16 @@ export function tokenTable(trace: IterationTrace, row: number, recomputed: Recom
   }
   let length = 0;
   for (let t = 0; t < A; t++) if (mask[row * A + t] !== 0) length++;
-  return { row, klEstimator: rec.knobs.klEstimator, advantageEstimator: rec.knobs.advantageEstimator, score: trace.scores[row], length, group, rows };
+  return {
+    row,
+    klEstimator: rec.knobs.klEstimator,
+    klLossEstimator: rec.knobs.klLossEstimator,
+    advantageEstimator: rec.knobs.advantageEstimator,
+    score: trace.scores[row],
+    length,
+    group,
+    rows,
+  };
 }
 
 /** One batch number before and under the "what if" (null where the iteration has none, e.g. no critic). */

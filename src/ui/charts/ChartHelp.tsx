@@ -3,7 +3,7 @@
 // a second press or a click elsewhere closes it; focus returns to the "?".
 import { useEffect, useId, useRef, useState } from 'react';
 import { Formula } from '../math/Formula.tsx';
-import { CHART_HELP, HELP_UI, type EngineMetric } from './chartHelpText.ts';
+import { CHART_HELP, HELP_UI, type EngineMetric, type TeachViewKey } from './chartHelpText.ts';
 
 function Engine({ label, m }: { label: string; m: EngineMetric }) {
   return (
@@ -84,5 +84,17 @@ export function ChartHelpButton({ metric, title }: { metric: string; title: stri
         </section>
       ) : null}
     </>
+  );
+}
+
+/**
+ * The "?" of a teaching view (clipping, KL shaping), right-aligned at the view's top: the view
+ * (.teach-view) anchors the panel as a chart card does.
+ */
+export function ViewHelp({ view, title }: { view: TeachViewKey; title: string }) {
+  return (
+    <div className="view-help">
+      <ChartHelpButton metric={view} title={title} />
+    </div>
   );
 }

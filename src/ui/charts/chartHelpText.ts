@@ -23,6 +23,10 @@ export interface ChartHelp {
 /** The held-out chart is not a trainer metric; it has this key. */
 export const HELD_OUT_KEY = 'heldout';
 
+/** The teaching views' charts (ViewHelp), which show no single metric, have these keys. */
+export const TEACH_VIEW_KEYS = ['clipping', 'kl_shaping'] as const;
+export type TeachViewKey = (typeof TEACH_VIEW_KEYS)[number];
+
 export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
   reward_mean: {
     formula: '\\bar{s} = \\frac{1}{B}\\sum_{b=1}^{B} s_b',
@@ -149,6 +153,23 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
       note: 'the mean |p_rollout − p_old| of token probabilities, not of log-probabilities; newer verl adds rollout_corr/ metrics',
     },
     openrlhf: { name: 'vllm_kl' },
+  },
+  clipping: {
+    formula:
+      'L_t = \\max\\left(-A_t\\,\\rho_t,\\ -A_t\\operatorname{clip}(\\rho_t, 1-\\varepsilon_{\\mathrm{low}}, 1+\\varepsilon_{\\mathrm{high}})\\right),\\quad A_t < 0:\\ \\min(L_t,\\, -c\\,A_t),\\quad \\rho_t = \\frac{\\pi_\\theta(a_t)}{\\pi_{\\mathrm{old}}(a_t)}',
+    what: 'The objective one token gets against its ratio ρ_t, for a positive and a negative advantage, with the last update step’s token ratios as a histogram: where the curve is flat the clip has stopped pushing that token.',
+    healthy: 'Most ratios close to 1 and inside [1 − ε_low, 1 + ε_high]; a few tokens past a bound (clip fraction about 0.01 to 0.2); the dual clip seldom binds.',
+    sick: 'A wide histogram with many tokens past the bounds (clip fraction above about 0.3): each update steps too far from π_old, so lower the learning rate or the epochs. Every ratio exactly 1 after several steps: the policy is not moving.',
+    verl: { name: 'actor/pg_clipfrac', note: 'bounds actor.clip_ratio_low / clip_ratio_high, dual clip clip_ratio_c counted in actor/pg_clipfrac_lower' },
+    openrlhf: { name: 'ppo_clip_ratio', note: 'bounds --eps_clip_low_high (or --eps_clip), dual clip --dual_clip' },
+  },
+  kl_shaping: {
+    formula: 'r_t = -\\beta\\,\\mathrm{KL}_t + [\\,t = T\\,]\\, s,\\quad \\mathrm{KL}_t = \\log\\pi_{\\mathrm{old}}(a_t) - \\log\\pi_{\\mathrm{ref}}(a_t)\\ \\text{(k1)}',
+    what: 'How one sampled response’s per-token rewards are built: a KL penalty on every token toward the reference policy, and the task score added at the last token.',
+    healthy: 'Penalty bars small beside the score (β·KL a few percent of |s|) and spread over the tokens; they grow slowly as the policy moves away from the reference.',
+    sick: 'Penalty bars dwarfing the score (β too large, or the KL exploding): the policy is pulled back to the reference and the reward stalls. No bars while the policy has moved (β = 0 or the KL not in the reward): nothing holds it near the reference, and reward hacking can follow.',
+    verl: { name: 'actor/reward_kl_penalty', note: 'apply_kl_penalty with algorithm.use_kl_in_reward; β is actor/reward_kl_penalty_coeff' },
+    openrlhf: { name: 'kl', note: 'compute_reward subtracts kl_coef·KL (--init_kl_coef) from each token’s reward' },
   },
   filtered_groups: {
     formula: '\\#\\{g : \\operatorname{std}(s_{g,1..n}) = 0\\}',

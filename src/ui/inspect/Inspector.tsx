@@ -1,5 +1,6 @@
 // The Inspect tab: one captured PPO iteration, one response at a time, as a token table, with a
-// step-through of the formulas and a "what if" recomputation. Opening the tab turns capture on.
+// step-through of the formulas and a "what if" recomputation. Opening the tab turns capture on;
+// a user's Pause captures the iteration in flight (RunLoop.pause), so a paused run has one to show.
 import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { defaultToken, FORMULA_STEPS, type InspectKnobs, type RecomputedTrace, recomputeTrace, tokenTable, whatIfDiff } from '../../rl/inspect/index.ts';
 import { useApp } from '../../store/appStore.ts';

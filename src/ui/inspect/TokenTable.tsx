@@ -1,5 +1,6 @@
 // The token table of one response: the experience's per-token numbers, then one column group per
-// update step the response was in. What-if values follow the trained ones, in italics, where they differ.
+// update step the response was in, its policy, KL-loss and value columns each set off by a rule.
+// What-if values follow the trained ones, in italics, where they differ.
 import type { ReactNode } from 'react';
 import type { ClipSide, GroupRowStats, RecomputedTrace, TokenRow, TokenTable as Table, TokenUpdateCell } from '../../rl/inspect/index.ts';
 import { differs, formatNumber, fullNumber } from './format.ts';
@@ -20,10 +21,15 @@ export interface TokenTableProps {
   scanAt: number | null;
 }
 
+/** The first column of a sub-group inside an update step (KL loss, value loss) gets a rule before it. */
+const SUB_START: ReadonlySet<ColumnKey> = new Set(['klLossT', 'vNew']);
+const classOf = (col: ColumnKey, hl: ReadonlySet<ColumnKey>, base = '') =>
+  [base, hl.has(col) ? 'hl' : '', SUB_START.has(col) ? 'sub-start' : ''].filter(Boolean).join(' ') || undefined;
+
 function Num({ col, v, w, hl }: { col: ColumnKey; v: number | null; w?: number | null; hl: ReadonlySet<ColumnKey> }) {
   const changed = w !== undefined && differs(v, w);
   return (
-    <td className={`num${hl.has(col) ? ' hl' : ''}`} data-col={col}>
+    <td className={classOf(col, hl, 'num')} data-col={col}>
       <span title={fullNumber(v)}>{formatNumber(v)}</span>
       {changed && (
         <span className="whatif-value" title={`${INSPECT_TEXT.whatIf.whatIf}: ${fullNumber(w)}`}>
@@ -40,13 +46,19 @@ function ClipBadge({ side }: { side: ClipSide }) {
 
 function Cell({ col, hl, children }: { col: ColumnKey; hl: ReadonlySet<ColumnKey>; children: ReactNode }) {
   return (
-    <td className={hl.has(col) ? 'hl' : undefined} data-col={col}>
+    <td className={classOf(col, hl)} data-col={col}>
       {children}
     </td>
   );
 }
 
-function UpdateCells({ u, w, masked, hl, critic }: { u: TokenUpdateCell; w: TokenUpdateCell | null; masked: boolean; hl: ReadonlySet<ColumnKey>; critic: boolean }) {
+/** Which optional columns each update step has: the KL loss's when it is in the loss, the value loss's with a critic. */
+interface UpdateColumns {
+  klLoss: boolean;
+  critic: boolean;
+}
+
+function UpdateCells({ u, w, masked, hl, cols }: { u: TokenUpdateCell; w: TokenUpdateCell | null; masked: boolean; hl: ReadonlySet<ColumnKey>; cols: UpdateColumns }) {
   const sideChanged = w !== null && w.clipSide !== u.clipSide;
   const vClipChanged = w?.value && u.value && w.value.clipped !== u.value.clipped;
   return (
@@ -64,9 +76,12 @@ function UpdateCells({ u, w, masked, hl, critic }: { u: TokenUpdateCell; w: Toke
       <Num col="loss" v={masked ? null : u.tokenLoss} w={w && !masked ? w.tokenLoss : undefined} hl={hl} />
       <Num col="aggW" v={u.aggWeight} w={w ? w.aggWeight : undefined} hl={hl} />
       <Num col="grad" v={masked ? null : u.gradWeight} w={w && !masked ? w.gradWeight : undefined} hl={hl} />
-      {critic && (
+      {cols.klLoss && <Num col="klLossT" v={masked ? null : u.klLossTerm} w={w && !masked ? w.klLossTerm : undefined} hl={hl} />}
+      {cols.critic && (
         <>
           <Num col="vNew" v={u.value?.newValue ?? null} hl={hl} />
+          <Num col="vUnclipped" v={masked ? null : (u.value?.unclipped ?? null)} w={w && !masked ? (w.value?.unclipped ?? null) : undefined} hl={hl} />
+          <Num col="vClipTerm" v={masked ? null : (u.value?.clippedTerm ?? null)} w={w && !masked ? (w.value?.clippedTerm ?? null) : undefined} hl={hl} />
           <Num col="vLoss" v={masked ? null : (u.value?.loss ?? null)} w={w && !masked ? (w.value?.loss ?? null) : undefined} hl={hl} />
           <Cell col="vClipped" hl={hl}>
             {!masked && u.value && (u.value.clipped ? INSPECT_TEXT.table.clipped : INSPECT_TEXT.table.notClipped)}
@@ -114,8 +129,11 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
   const critic = table.group === null;
   const whitened = rec.whitening !== null;
   const updates = table.rows[0]?.updates ?? [];
-  const baseCols = 9 + (critic ? 2 : 0);
-  const updCols = critic ? 9 : 6;
+  // The KL-loss column shows when the trained iteration or the what-if has the KL in the loss.
+  const hasKlLoss = (tt: Table | null) => tt?.rows[0]?.updates[0]?.klLossTerm != null;
+  const cols: UpdateColumns = { klLoss: hasKlLoss(table) || hasKlLoss(whatIf), critic };
+  const baseCols = 10 + (critic ? 2 : 0);
+  const updCols = 6 + (cols.klLoss ? 1 : 0) + (critic ? 5 : 0);
   const rowOf = (r: TokenRow, i: number) => {
     const w = whatIf?.rows[i] ?? null;
     const cls = [r.masked ? 'masked' : '', r.t === selected ? 'selected' : '', r.t === scanAt ? 'scan-at' : ''].filter(Boolean).join(' ');
@@ -140,6 +158,7 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
         <Num col="old" v={r.oldLogprob} hl={hl} />
         <Num col="ref" v={r.refLogprob} hl={hl} />
         <Num col="kl" v={r.kl} w={w?.kl} hl={hl} />
+        <Num col="klPen" v={r.masked ? null : r.klReward} w={w && !r.masked ? w.klReward : undefined} hl={hl} />
         <Num col="reward" v={r.reward} w={w?.reward} hl={hl} />
         {critic && <Num col="value" v={r.value} hl={hl} />}
         {critic && <Num col="delta" v={r.masked ? null : r.delta} w={w && !r.masked ? w.delta : undefined} hl={hl} />}
@@ -147,7 +166,7 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
         <Num col="adv" v={r.advantage} w={w?.advantage} hl={hl} />
         <Num col="ret" v={r.return} w={w?.return} hl={hl} />
         {r.updates.map((u, j) => (
-          <UpdateCells key={`${u.epoch}-${u.minibatch}`} u={u} w={w?.updates[j] ?? null} masked={r.masked} hl={hl} critic={critic} />
+          <UpdateCells key={`${u.epoch}-${u.minibatch}`} u={u} w={w?.updates[j] ?? null} masked={r.masked} hl={hl} cols={cols} />
         ))}
       </tr>
     );
@@ -180,6 +199,7 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
             <Head hl={hl} col="old" {...C.old} />
             <Head hl={hl} col="ref" {...C.ref} />
             <Head hl={hl} col="kl" label={C.kl.label(table.klEstimator)} title={C.kl.title} />
+            <Head hl={hl} col="klPen" {...C.klPen} />
             <Head hl={hl} col="reward" {...C.reward} />
             {critic && <Head hl={hl} col="value" {...C.value} />}
             {critic && <Head hl={hl} col="delta" {...C.delta} />}
@@ -187,7 +207,7 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
             <Head hl={hl} col="adv" {...(whitened ? C.adv : C.advUnwhitened)} />
             <Head hl={hl} col="ret" {...C.ret} />
             {updates.map((u) => (
-              <UpdateHeads key={`${u.epoch}-${u.minibatch}`} hl={hl} critic={critic} />
+              <UpdateHeads key={`${u.epoch}-${u.minibatch}`} hl={hl} cols={cols} klLossEstimator={(whatIf && !hasKlLoss(table) ? whatIf : table).klLossEstimator} />
             ))}
           </tr>
         </thead>
@@ -199,13 +219,13 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
 
 function Head({ col, label, title, hl }: { col: ColumnKey; label: string; title: string; hl: ReadonlySet<ColumnKey> }) {
   return (
-    <th scope="col" title={title} className={hl.has(col) ? 'hl' : undefined} data-col={col}>
+    <th scope="col" title={title} className={classOf(col, hl)} data-col={col}>
       {label}
     </th>
   );
 }
 
-function UpdateHeads({ hl, critic }: { hl: ReadonlySet<ColumnKey>; critic: boolean }) {
+function UpdateHeads({ hl, cols, klLossEstimator }: { hl: ReadonlySet<ColumnKey>; cols: UpdateColumns; klLossEstimator: string }) {
   return (
     <>
       <Head hl={hl} col="newLp" {...C.newLp} />
@@ -214,9 +234,12 @@ function UpdateHeads({ hl, critic }: { hl: ReadonlySet<ColumnKey>; critic: boole
       <Head hl={hl} col="loss" {...C.loss} />
       <Head hl={hl} col="aggW" {...C.aggW} />
       <Head hl={hl} col="grad" {...C.grad} />
-      {critic && (
+      {cols.klLoss && <Head hl={hl} col="klLossT" label={C.klLossT.label(klLossEstimator)} title={C.klLossT.title} />}
+      {cols.critic && (
         <>
           <Head hl={hl} col="vNew" {...C.vNew} />
+          <Head hl={hl} col="vUnclipped" {...C.vUnclipped} />
+          <Head hl={hl} col="vClipTerm" {...C.vClipTerm} />
           <Head hl={hl} col="vLoss" {...C.vLoss} />
           <Head hl={hl} col="vClipped" {...C.vClipped} />
         </>

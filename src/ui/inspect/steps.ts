@@ -9,6 +9,7 @@ export type ColumnKey =
   | 'old'
   | 'ref'
   | 'kl'
+  | 'klPen'
   | 'reward'
   | 'value'
   | 'delta'
@@ -21,19 +22,22 @@ export type ColumnKey =
   | 'loss'
   | 'aggW'
   | 'grad'
+  | 'klLossT'
   | 'vNew'
+  | 'vUnclipped'
+  | 'vClipTerm'
   | 'vLoss'
   | 'vClipped';
 
 export const STEP_COLUMNS: Record<FormulaStepId, readonly ColumnKey[]> = {
   rollout: ['token', 'mask', 'rollout'],
   referenceCritic: ['old', 'ref', 'value'],
-  rewardShaping: ['old', 'ref', 'kl', 'reward'],
+  rewardShaping: ['old', 'ref', 'kl', 'klPen', 'reward'],
   advantages: ['reward', 'value', 'delta', 'advRaw', 'ret'],
   whitening: ['advRaw', 'adv'],
   ratioClip: ['old', 'newLp', 'ratio', 'clip', 'loss'],
-  valueLoss: ['ret', 'vNew', 'vLoss', 'vClipped'],
-  optimiserStep: ['loss', 'aggW', 'grad'],
+  valueLoss: ['ret', 'vNew', 'vUnclipped', 'vClipTerm', 'vLoss', 'vClipped'],
+  optimiserStep: ['loss', 'aggW', 'grad', 'klLossT'],
 };
 
 /** The scan's update at one position with its numbers: A_t from δ_t and the carried A_{t+1}. */

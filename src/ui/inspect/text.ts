@@ -10,8 +10,8 @@ export const INSPECT_TEXT = {
   capturing: 'Capturing: each iteration trained while this tab is open is kept for inspection (the last few per run).',
   empty: {
     title: 'No iteration captured yet.',
-    idle: 'Run one PPO iteration and open it here.',
-    running: 'Training is running: the next iteration will be captured.',
+    idle: 'Pause captures the iteration it lets finish; none was captured here (paused between iterations, or before this run), so train one and open it:',
+    running: 'Training is running: the next iteration will be captured, and Pause captures the one in flight.',
     stepOnce: 'Step once and inspect',
   },
   picker: {
@@ -48,7 +48,11 @@ export const INSPECT_TEXT = {
     old: { label: 'log π_old', title: 'Log-prob under the actor at the experience pass' },
     ref: { label: 'log π_ref', title: 'Log-prob under the frozen reference (SFT) policy' },
     kl: { label: (est: string) => `KL_t (${est})`, title: 'Per-token KL estimate on d = log π_old − log π_ref' },
-    reward: { label: 'r_t', title: 'Shaped reward: −β·KL_t, plus the score at the last action token' },
+    klPen: {
+      label: '−β·KL_t',
+      title: 'KL penalty the reward carries (0 when the KL is not in the reward): OpenRLHF compute_reward’s kl_reward, verl apply_kl_penalty’s −β·kld',
+    },
+    reward: { label: 'r_t', title: 'Shaped reward: −β·KL_t, plus the score at the last action token (verl token_level_rewards, OpenRLHF compute_reward)' },
     value: { label: 'V_t', title: 'Critic value at the experience pass' },
     delta: { label: 'δ_t', title: 'TD error r_t + γ·V_{t+1} − V_t' },
     advRaw: { label: 'A_t raw', title: 'Advantage before whitening (GAE, or the group estimator’s returns scan)' },
@@ -61,8 +65,18 @@ export const INSPECT_TEXT = {
     loss: { label: 'L_t', title: 'The token’s policy loss before its aggregation weight' },
     aggW: { label: 'w_t', title: 'The token’s weight in the aggregated loss' },
     grad: { label: 'g_t', title: 'Gradient weight ∂loss/∂log π_new of the token' },
+    klLossT: {
+      label: (est: string) => `KL_t loss (${est})`,
+      title:
+        'Per-token KL(π_new‖π_ref) with the loss estimator: the KL loss is its w_t-weighted sum times the KL-loss coefficient (verl kl_loss with actor.use_kl_loss, kl_loss_type; OpenRLHF kl_loss with use_kl_loss, kl_estimator)',
+    },
     vNew: { label: 'V_new', title: 'Critic value at this update step' },
-    vLoss: { label: 'L^V_t', title: 'Value loss ½·max((V − R)², (clip(V) − R)²)' },
+    vUnclipped: { label: '½(V−R)²', title: 'Unclipped value-loss term ½(V_new − R_t)² (verl vf_losses1, OpenRLHF surr2)' },
+    vClipTerm: {
+      label: '½(V_clip−R)²',
+      title: 'Clipped value-loss term ½(clip(V_new, V_old ± ε_v) − R_t)², equal to the unclipped one without a value clip (verl vf_losses2, OpenRLHF surr1)',
+    },
+    vLoss: { label: 'L^V_t = max', title: 'Value loss: the larger of the two terms (verl clipped_vf_losses, OpenRLHF ValueLoss’s max(surr1, surr2))' },
     vClipped: { label: 'V clipped', title: 'Whether the clipped term of the value loss was the larger' },
   },
   clipBadge: { low: 'low', high: 'high', dual: 'dual', none: 'none' } satisfies Record<ClipSide, string>,
