@@ -60,20 +60,26 @@ export async function saveBatches(changed: Readonly<Record<string, RunBatch>>, k
 }
 
 /**
- * From now on the database follows the store's batches; call it once they are restored (the
- * database holds what the store holds then). A failed write is retried with the next change.
+ * From now on the database follows the store's batches. `saved`: what the database holds (as read
+ * back). The first write comes at once: batches that arrived while it was being read, and records
+ * of runs the store no longer holds, are settled without waiting for the next change. A failed
+ * write is retried with the next change.
  */
-export function followBatches(store: StoreApi<AppState>, onError: (e: unknown) => void): () => void {
-  let saved: RunBatches = store.getState().batches;
+export function followBatches(store: StoreApi<AppState>, saved: RunBatches, onError: (e: unknown) => void): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  return store.subscribe((state, prev) => {
-    if (state.batches === prev.batches || timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      const now = store.getState().batches;
-      saveBatches(changedBatches(saved, now), new Set(Object.keys(now))).then(() => {
-        saved = now;
-      }, onError);
-    }, BATCH_SAVE_DELAY_MS);
+  const write = () => {
+    timer = null;
+    const now = store.getState().batches;
+    saveBatches(changedBatches(saved, now), new Set(Object.keys(now))).then(() => {
+      saved = now;
+    }, onError);
+  };
+  const stop = store.subscribe((state, prev) => {
+    if (state.batches !== prev.batches && !timer) timer = setTimeout(write, BATCH_SAVE_DELAY_MS);
   });
+  write();
+  return () => {
+    stop();
+    if (timer) clearTimeout(timer);
+  };
 }

@@ -3,7 +3,7 @@
 // once a second. The first change schedules a save SAVE_DELAY_MS later and later changes ride on
 // it (a debounce that restarted on every change never saved while the charts kept updating).
 import { useApp } from './appStore.ts';
-import { followBatches, loadBatches, saveBatches } from './batchPersist.ts';
+import { followBatches, loadBatches } from './batchPersist.ts';
 import { RUNS, withStores } from './db.ts';
 import * as notices from './notices.ts';
 import { checkResumePoint, deleteResumePoint } from './resume.ts';
@@ -66,17 +66,14 @@ export async function startPersistence(): Promise<void> {
 /** After the runs: each run's latest batch for the teaching views, then the database follows the store. */
 async function restoreBatches(): Promise<void> {
   const warn = (text: string) => useApp.getState().setNotice({ tone: 'warn', text });
+  let saved: Awaited<ReturnType<typeof loadBatches>> = {};
   try {
-    const saved = await loadBatches();
-    const s = useApp.getState();
-    s.restoreBatches(saved);
-    // Records of runs deleted before their batch's last write go now, not at the next batch.
-    const kept = useApp.getState().batches;
-    if (Object.keys(saved).some((id) => !(id in kept))) void saveBatches({}, new Set(Object.keys(kept))).catch(() => {});
+    saved = await loadBatches();
+    useApp.getState().restoreBatches(saved);
   } catch (e) {
     warn(notices.batchesNotRestored(e));
   }
-  followBatches(useApp, (e) => warn(notices.batchesNotSaved(e)));
+  followBatches(useApp, saved, (e) => warn(notices.batchesNotSaved(e)));
 }
 
 /** After the runs and the resume point: a "Run both" the closed page left unfinished becomes an offer. */

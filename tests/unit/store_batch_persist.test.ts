@@ -1,7 +1,8 @@
 // Each run's latest batch in IndexedDB (an in-memory IndexedDB here): it reads back as written,
 // the write that follows a deleted run removes its record, records that are not batches are left
-// out, the store's changes reach the database (only the changed runs), and opening the version-2
-// database of an older page keeps its runs and adds the batches store.
+// out, the store's changes reach the database (only the changed runs; at once for what arrived
+// while the page was reading it), and opening the version-2 database of an older page keeps its
+// runs and adds the batches store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { createAppStore } from '../../src/store/appStore.ts';
@@ -71,7 +72,7 @@ describe('batch persistence: the database follows the store', () => {
   it('writes the changed runs after the save delay; a deleted run loses its record; a new store restores the rest', async () => {
     const store = createAppStore();
     const s = () => store.getState();
-    const stop = followBatches(store, (e) => {
+    const stop = followBatches(store, {}, (e) => {
       throw e;
     });
     const a = s().beginRun({ name: 'β = 0' }).id;
@@ -104,7 +105,7 @@ describe('batch persistence: the database follows the store', () => {
     const b = s().beginRun().id;
     s().setSamples(b, batch(1, 'b1').samples!);
     await saveBatches(s().batches, new Set([a, b]));
-    const stop = followBatches(store, (e) => {
+    const stop = followBatches(store, s().batches, (e) => {
       throw e;
     });
     // Overwrite a's record behind the store's back: a write of b alone must leave it as it is.
@@ -115,6 +116,23 @@ describe('batch persistence: the database follows the store', () => {
     const saved = await loadBatches();
     expect(saved[a].samples?.rows[0].prompt).toBe('marker');
     expect(saved[b].samples?.rows[0].prompt).toBe('b2');
+  });
+});
+
+describe('batch persistence: when the page opens', () => {
+  it('a batch that arrived while the database was read is written at once, and records of runs gone are deleted', async () => {
+    await saveBatches({ 'run-gone': batch(1, 'old') }, new Set(['run-gone']));
+    const saved = await loadBatches();
+    const store = createAppStore();
+    const a = store.getState().beginRun().id;
+    store.getState().setSamples(a, batch(2, 'early').samples!);
+    store.getState().restoreBatches(saved);
+    const stop = followBatches(store, saved, (e) => {
+      throw e;
+    });
+    await wait(50); // well before the save delay: this is the first write, not a throttled one
+    stop();
+    expect(await storedIds()).toEqual([a]);
   });
 });
 
