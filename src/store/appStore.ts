@@ -2,7 +2,8 @@
 // every run's metric history. Components subscribe to slices; the trainer client writes batches.
 import { create, type StateCreator } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
-import type { BackendChoice, SampleRow, SelftestResult, TrainerStage } from '../worker/protocol.ts';
+import type { BackendChoice, SelftestResult, TrainerStage } from '../worker/protocol.ts';
+import { keepBatches, shownRunId, withBatch, type BatchRatios, type BatchSamples, type RunBatch, type RunBatches } from './batches.ts';
 import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
@@ -77,9 +78,14 @@ export interface AppState {
   trainerLabel: string | null;
   runs: RunRecord[];
   activeRunId: string | null;
-  samples: { iter: number; rows: SampleRow[] } | null;
-  /** seqRatios / seqAdvantages: GSPO sequence ratios of the last minibatch (clipping view). */
-  ratios: { iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] } | null;
+  /** Every run's latest iteration for the teaching views (batches.ts), by run id; saved with the runs. */
+  batches: RunBatches;
+  /** The run whose batch the student picked in the teaching views; null follows the run training. */
+  viewRunId: string | null;
+  /** The run whose batch the teaching views show now (shownRunId), and that batch's samples and ratios. */
+  batchRunId: string | null;
+  samples: BatchSamples | null;
+  ratios: BatchRatios | null;
   /** EMA smoothing weight in [0, 0.99] for the charts (0 = raw). */
   smoothing: number;
   notice: Notice | null;
@@ -115,8 +121,13 @@ export interface AppState {
   setBudgetOverride(n: number | null): void;
   setSequence(s: RunSequence | null): void;
   setSpeed(itPerSec: number | null): void;
-  setSamples(s: AppState['samples']): void;
-  setRatios(r: AppState['ratios']): void;
+  /** The latest samples / ratios of run `runId` (each replaces that run's previous iteration). */
+  setSamples(runId: string, s: BatchSamples): void;
+  setRatios(runId: string, r: BatchRatios): void;
+  /** The teaching views show run `id`'s batch; null: the run training (or the newest). */
+  viewRun(id: string | null): void;
+  /** Batches read back after a reload; those of runs the store does not hold are dropped. */
+  restoreBatches(batches: Record<string, RunBatch>): void;
   toggleRun(id: string): void;
   renameRun(id: string, name: string): void;
   deleteRun(id: string): void;
@@ -135,6 +146,13 @@ export interface AppState {
   setRunBackend(id: string, backend: BackendChoice, fromIter: number): void;
 }
 
+/** The batch fields that follow from the runs, the active run, the student's pick and the batches. */
+function shown(st: Pick<AppState, 'runs' | 'activeRunId' | 'viewRunId' | 'batches'>): Pick<AppState, 'batchRunId' | 'samples' | 'ratios'> {
+  const batchRunId = shownRunId(st);
+  const b = batchRunId ? st.batches[batchRunId] : undefined;
+  return { batchRunId, samples: b?.samples ?? null, ratios: b?.ratios ?? null };
+}
+
 const appState: StateCreator<AppState> = (set, get) => ({
   gpu: { kind: 'checking' },
   backend: 'webgpu',
@@ -145,6 +163,9 @@ const appState: StateCreator<AppState> = (set, get) => ({
   trainerLabel: null,
   runs: [],
   activeRunId: null,
+  batches: {},
+  viewRunId: null,
+  batchRunId: null,
   samples: null,
   ratios: null,
   smoothing: 0.6,
@@ -187,10 +208,12 @@ const appState: StateCreator<AppState> = (set, get) => ({
       ...(start.budget ? { budget: start.budget } : {}),
       ...(start.preset ? { preset: start.preset } : {}),
     };
-    set({ runs: [...runs, run], activeRunId: run.id, samples: null, ratios: null });
+    // The views follow the new run (empty until its first batch); the student's pick ends here.
+    const next = { runs: [...runs, run], activeRunId: run.id, viewRunId: null, batches: get().batches };
+    set({ ...next, ...shown(next) });
     return run;
   },
-  endRun: () => set({ activeRunId: null, stage: 'idle', runState: 'idle' }),
+  endRun: () => set({ activeRunId: null, stage: 'idle', runState: 'idle', ...shown({ ...get(), activeRunId: null }) }),
   appendMetrics(runId, points) {
     if (points.length === 0) return;
     // New array identities only for the run that changed, so other runs' memoised series survive.
@@ -206,15 +229,38 @@ const appState: StateCreator<AppState> = (set, get) => ({
   setBudgetOverride: (budgetOverride) => set({ budgetOverride }),
   setSequence: (sequence) => set({ sequence }),
   setSpeed: (speed) => set({ speed }),
-  setSamples: (samples) => set({ samples }),
-  setRatios: (ratios) => set({ ratios }),
+  setSamples(runId, samples) {
+    const batches = withBatch(get().batches, runId, { samples });
+    set({ batches, ...shown({ ...get(), batches }) });
+  },
+  setRatios(runId, ratios) {
+    const batches = withBatch(get().batches, runId, { ratios });
+    set({ batches, ...shown({ ...get(), batches }) });
+  },
+  viewRun(id) {
+    const viewRunId = id !== null && get().runs.some((r) => r.id === id) ? id : null;
+    set({ viewRunId, ...shown({ ...get(), viewRunId }) });
+  },
+  restoreBatches(saved) {
+    const { runs, batches: held } = get();
+    // A batch the page already holds is newer than the saved one (its run trained since the page opened).
+    const batches = keepBatches({ ...saved, ...held }, new Set(runs.map((r) => r.id)));
+    set({ batches, ...shown({ ...get(), batches }) });
+  },
   toggleRun: (id) => set({ runs: get().runs.map((r) => (r.id === id ? { ...r, visible: !r.visible } : r)) }),
   renameRun: (id, name) => set({ runs: get().runs.map((r) => (r.id === id ? { ...r, name } : r)) }),
   deleteRun(id) {
-    const { runs, activeRunId } = get();
-    set({ runs: runs.filter((r) => r.id !== id), activeRunId: activeRunId === id ? null : activeRunId });
+    const { runs, activeRunId, viewRunId, batches } = get();
+    const left = runs.filter((r) => r.id !== id);
+    const next = {
+      runs: left,
+      activeRunId: activeRunId === id ? null : activeRunId,
+      viewRunId: viewRunId === id ? null : viewRunId,
+      batches: keepBatches(batches, new Set(left.map((r) => r.id))),
+    };
+    set({ ...next, ...shown(next) });
   },
-  restoreRuns: (runs) => set({ runs }),
+  restoreRuns: (runs) => set({ runs, ...shown({ ...get(), runs }) }),
   setSmoothing: (smoothing) => set({ smoothing: Math.min(0.99, Math.max(0, smoothing)) }),
   setNotice: (notice) => set({ notice }),
   setResume: (resume) => set({ resume }),
@@ -223,7 +269,8 @@ const appState: StateCreator<AppState> = (set, get) => ({
   setSequenceOffer: (sequenceOffer) => set({ sequenceOffer }),
   activateRun(id) {
     if (!get().runs.some((r) => r.id === id)) return;
-    set({ activeRunId: id, samples: null, ratios: null });
+    // The run's own last batch stays on show until its next iteration replaces it.
+    set({ activeRunId: id, viewRunId: null, ...shown({ ...get(), activeRunId: id, viewRunId: null }) });
   },
   truncateRun(id, iter) {
     set({ runs: get().runs.map((r) => (r.id === id ? truncateRunRecord(r, iter) : r)) });

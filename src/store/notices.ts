@@ -131,6 +131,14 @@ export function runsNotSaved(e: unknown): string {
   return `Runs could not be saved: ${String(e)}`;
 }
 
+export function batchesNotSaved(e: unknown): string {
+  return `The teaching views' latest batches could not be saved (the runs are kept): ${String(e)}`;
+}
+
+export function batchesNotRestored(e: unknown): string {
+  return `The teaching views' saved batches could not be read (the runs are kept): ${String(e)}`;
+}
+
 export function sequenceNotRestored(problem: string): string {
   return `The unfinished “Run both” could not be restored (${problem}). Its finished runs are kept.`;
 }

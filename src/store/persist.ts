@@ -3,6 +3,7 @@
 // once a second. The first change schedules a save SAVE_DELAY_MS later and later changes ride on
 // it (a debounce that restarted on every change never saved while the charts kept updating).
 import { useApp } from './appStore.ts';
+import { followBatches, loadBatches } from './batchPersist.ts';
 import { RUNS, withStores } from './db.ts';
 import * as notices from './notices.ts';
 import { checkResumePoint, deleteResumePoint } from './resume.ts';
@@ -39,6 +40,7 @@ export async function startPersistence(): Promise<void> {
   } catch (e) {
     useApp.getState().setNotice({ tone: 'warn', text: notices.runsNotRestored(e) });
   }
+  await restoreBatches();
   let timer: ReturnType<typeof setTimeout> | null = null;
   useApp.subscribe((state, prev) => {
     if (state.runs === prev.runs) return;
@@ -59,6 +61,19 @@ export async function startPersistence(): Promise<void> {
   useApp.subscribe((state, prev) => {
     if (state.sequence !== prev.sequence) saveSequence(state.sequence);
   });
+}
+
+/** After the runs: each run's latest batch for the teaching views, then the database follows the store. */
+async function restoreBatches(): Promise<void> {
+  const warn = (text: string) => useApp.getState().setNotice({ tone: 'warn', text });
+  let saved: Awaited<ReturnType<typeof loadBatches>> = {};
+  try {
+    saved = await loadBatches();
+    useApp.getState().restoreBatches(saved);
+  } catch (e) {
+    warn(notices.batchesNotRestored(e));
+  }
+  followBatches(useApp, saved, (e) => warn(notices.batchesNotSaved(e)));
 }
 
 /** After the runs and the resume point: a "Run both" the closed page left unfinished becomes an offer. */

@@ -175,10 +175,10 @@ export class TrainerClient implements RunControl {
         this.requestState(true);
         break;
       case 'samples':
-        s.setSamples({ iter: msg.iter, rows: msg.rows });
+        s.setSamples(s.activeRunId ?? s.beginRun().id, { iter: msg.iter, rows: msg.rows });
         break;
       case 'ratios':
-        s.setRatios({ iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages, seqRatios: msg.seqRatios, seqAdvantages: msg.seqAdvantages });
+        this.onRatios(msg);
         break;
       case 'trace':
         this.onTrace(msg);
@@ -199,6 +199,19 @@ export class TrainerClient implements RunControl {
         this.onError(msg);
         break;
     }
+  }
+
+  /**
+   * The update's ratios join the active run's batch with the clip settings they were trained with:
+   * the worker's, else the run's own config (it trains with the config it began with, not the
+   * settings edited since).
+   */
+  private onRatios(msg: Extract<WorkerToPage, { type: 'ratios' }>): void {
+    const s = this.s;
+    const runId = s.activeRunId ?? s.beginRun().id;
+    const config = s.runs.find((r) => r.id === runId)?.config ?? s.config;
+    const clip = msg.clip ?? { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
+    s.setRatios(runId, { iter: msg.iter, ratios: msg.ratios, advantages: msg.advantages, seqRatios: msg.seqRatios, seqAdvantages: msg.seqAdvantages, clip });
   }
 
   /** A captured iteration joins the active run's traces; one whose arrays disagree with its shape is dropped. */

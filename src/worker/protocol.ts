@@ -156,9 +156,18 @@ export type WorkerToPage =
   | { type: 'finished'; iter: number }
   /**
    * Per-token ratios and advantages (action tokens only) of the latest update, for the clipping
-   * view; seqRatios / seqAdvantages are its GSPO sequence ratios with each sequence's mean advantage.
+   * view; seqRatios / seqAdvantages are its GSPO sequence ratios with each sequence's mean advantage;
+   * `clip`: the ε_low / ε_high / dual clip c the update ran with (the page falls back to the run's config).
    */
-  | { type: 'ratios'; iter: number; ratios: number[]; advantages: number[]; seqRatios?: number[]; seqAdvantages?: number[] }
+  | {
+      type: 'ratios';
+      iter: number;
+      ratios: number[];
+      advantages: number[];
+      seqRatios?: number[];
+      seqAdvantages?: number[];
+      clip?: { clipLow: number; clipHigh: number; dualClip: number | null };
+    }
   /** A captured iteration (setCapture): its trace, prompt text (B) and each response token as text (B·A, '' for padding). */
   | { type: 'trace'; iter: number; trace: IterationTrace; prompts: string[]; tokenText: string[] }
   /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */

@@ -150,7 +150,16 @@ export class RunLoop {
     const { iter, metrics, samples, ratios } = result;
     deps.post({ type: 'metrics', iter, values: metrics });
     deps.post({ type: 'samples', iter, rows: samples });
-    deps.post({ type: 'ratios', iter, ratios: ratios.ratios, advantages: ratios.advantages, seqRatios: ratios.seqRatios, seqAdvantages: ratios.seqAdvantages });
+    const { clipLow, clipHigh, dualClip } = trainer.config; // what this update clipped with, for the page's clipping view
+    deps.post({
+      type: 'ratios',
+      iter,
+      ratios: ratios.ratios,
+      advantages: ratios.advantages,
+      seqRatios: ratios.seqRatios,
+      seqAdvantages: ratios.seqAdvantages,
+      clip: { clipLow, clipHigh, dualClip },
+    });
     if (result.trace) {
       const { msg, transfer } = traceMessage(trainer.config.task, iter, result.trace, result.prompts ?? []);
       deps.post(msg, transfer);

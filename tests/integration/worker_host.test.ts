@@ -97,7 +97,9 @@ describe('TrainerHost', () => {
     expect(h.of('metrics').map((m) => m.iter)).toEqual([1]);
     expect(h.of('metrics')[0].values.policy_loss).toBe(1);
     expect(h.of('samples')[0].rows[0].prompt).toBe('1+1=');
-    expect(h.of('ratios')[0]).toEqual({ type: 'ratios', iter: 1, ratios: [1, 1.1], advantages: [0.5, -0.5] });
+    // with the clip settings the update ran with (the trainer's config), for the page's clipping view
+    const { clipLow, clipHigh, dualClip } = DEFAULT_CONFIG;
+    expect(h.of('ratios')[0]).toEqual({ type: 'ratios', iter: 1, ratios: [1, 1.1], advantages: [0.5, -0.5], clip: { clipLow, clipHigh, dualClip } });
     expect(h.of('stage').map((m) => m.stage)).toEqual(['rollout', 'experience', 'update', 'idle']);
     await h.send({ type: 'step' });
     expect(h.of('metrics').map((m) => m.iter)).toEqual([1, 2]);

@@ -1,18 +1,35 @@
 // Teaching view "Clipping": the clipped surrogate objective against the ratio for A > 0 and A < 0,
 // with ε_low / ε_high / dual-clip c marked and the latest update's token ratios as a histogram
-// (clipped tokens in red: they contribute no gradient). Below, the modern family beside PPO with
+// (clipped tokens in red: they contribute no gradient). The curves and the red count use the clip
+// settings the batch was trained with; settings edited since only give a labelled what-if recount. Below, the modern family beside PPO with
 // this minibatch's ratios: GSPO's objective in the sequence ratio (histogram of sequence ratios)
 // and CISPO's gradient weight on log π against PPO's (histogram of token ratios).
 import { useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
-import { cispoGradWeight, gspoObjective, ppoGradWeight, ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
+import { sameClip } from '../../store/batches.ts';
+import { cispoGradWeight, clippedCount, formatClip, gspoObjective, ppoGradWeight, ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
 
 const W = 380;
 const H = 220;
 const PAD = { l: 40, r: 12, t: 14, b: 30 };
 const BINS = 40;
 
-function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; ratios: readonly number[]; advs: readonly number[]; xMax: number }) {
+/** `whatIf`: the current settings when the batch was trained with others (a recount, never the batch's own). */
+function Panel({
+  sign,
+  p,
+  whatIf,
+  ratios,
+  advs,
+  xMax,
+}: {
+  sign: 1 | -1;
+  p: ClipParams;
+  whatIf: ClipParams | null;
+  ratios: readonly number[];
+  advs: readonly number[];
+  xMax: number;
+}) {
   const adv = sign;
   const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * i) / 240), [xMax]);
   const ys = xs.map((x) => surrogateObjective(x, adv, p));
@@ -35,6 +52,12 @@ function Panel({ sign, p, ratios, advs, xMax }: { sign: 1 | -1; p: ClipParams; r
       <figcaption>
         <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong>{' '}
         <span className="muted small">{total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}</span>
+        {whatIf && total > 0 ? (
+          <span className="muted small what-if" data-testid="clip-what-if">
+            {' '}
+            · what if {formatClip(whatIf)}: {clippedCount(ratios, advs, sign, whatIf)} clipped
+          </span>
+        ) : null}
       </figcaption>
       <svg
         viewBox={`0 0 ${W} ${H}`}
@@ -197,8 +220,11 @@ function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
 export function ClippingView() {
   const config = useApp((s) => s.config);
   const ratios = useApp((s) => s.ratios);
-  const p: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
-  const xMax = Math.min(5, Math.max(2, 1 + config.clipHigh + 0.6, (config.dualClip ?? 0) + 0.5));
+  const current: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
+  // A batch is drawn and counted with the settings it was trained with; the current ones differ only as a what-if.
+  const p: ClipParams = ratios?.clip ?? current;
+  const whatIf = ratios && !sameClip(ratios.clip, current) ? current : null;
+  const xMax = Math.min(5, Math.max(2, 1 + p.clipHigh + 0.6, (p.dualClip ?? 0) + 0.5));
   return (
     <div className="teach-view" data-testid="view-clipping">
       <p className="muted small">
@@ -206,12 +232,15 @@ export function ClippingView() {
         leaves the trust region in the direction its advantage pushes, PPO stops pushing.
       </p>
       <div className="clip-panels">
-        <Panel sign={1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
-        <Panel sign={-1} p={p} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
+        <Panel sign={1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
+        <Panel sign={-1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
       </div>
       <FamilyPanels p={p} xMax={xMax} />
       {ratios ? (
-        <p className="muted small">Histogram: ratios of iteration {ratios.iter} — blue kept, red clipped.</p>
+        <p className="muted small" data-testid="clip-trained">
+          Histogram: ratios of iteration {ratios.iter}, trained with {formatClip(ratios.clip)} — blue kept, red clipped.
+          {whatIf ? ` Your settings now (${formatClip(whatIf)}) are not what this batch was trained with: “what if” recounts it with them.` : null}
+        </p>
       ) : (
         <div className="empty-state">
           <strong>No ratios yet</strong>The curves show the objective for your current ε; the token histogram appears after the first PPO update.

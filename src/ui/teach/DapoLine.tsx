@@ -1,9 +1,10 @@
-// One line about DAPO's dynamic sampling in the latest iteration (shown only when it is on).
+// One line about DAPO's dynamic sampling in the latest iteration of the run on show (only when it is on).
 import { useApp } from '../../store/appStore.ts';
 
 export function DapoLine() {
   const latest = useApp((s) => {
-    const run = s.runs.find((r) => r.id === s.activeRunId);
+    // The run whose batch is on show: its metrics belong with the samples beside them.
+    const run = s.runs.find((r) => r.id === s.batchRunId);
     return run?.metrics[run.metrics.length - 1]?.values;
   });
   if (latest?.filtered_groups === undefined) return null;

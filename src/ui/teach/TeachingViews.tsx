@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { Inspector } from '../inspect/Inspector.tsx';
 import { INSPECT_TEXT } from '../inspect/text.ts';
+import { BatchRunPicker } from './BatchRunPicker.tsx';
 import { ClippingView } from './ClippingView.tsx';
 import { FeedbackView } from './FeedbackView.tsx';
 import { HackedSampleOffer } from './HackedSampleOffer.tsx';
@@ -32,6 +33,8 @@ export function TeachingViews() {
         ))}
       </div>
       <div role="tabpanel" id="teach-panel" aria-labelledby={`tab-${tab}`}>
+        {/* The inspector reads captured traces, not the runs' latest batches. */}
+        {tab === 'inspect' ? null : <BatchRunPicker />}
         <View />
       </div>
     </section>

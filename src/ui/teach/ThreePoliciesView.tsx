@@ -16,7 +16,8 @@ export function ThreePoliciesView() {
   const samples = useApp((s) => s.samples);
   const tisCap = useApp((s) => s.config.tisCap);
   const latest = useApp((s) => {
-    const run = s.runs.find((r) => r.id === s.activeRunId);
+    // The run whose batch is on show: its metrics belong with the samples beside them.
+    const run = s.runs.find((r) => r.id === s.batchRunId);
     return run?.metrics[run.metrics.length - 1]?.values;
   });
   const [index, setIndex] = useState(0);

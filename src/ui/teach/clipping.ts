@@ -63,3 +63,21 @@ export function ppoGradWeight(ratio: number, adv: number, p: ClipParams): number
 export function cispoGradWeight(ratio: number, adv: number, p: ClipParams): number {
   return Math.min(Math.max(ratio, 1 - p.clipLow), 1 + p.clipHigh) * adv;
 }
+
+// ── The batch's own clip settings beside the current ones ──
+
+/** Tokens with an advantage of `sign` that `p` clips: the count a histogram coloured with `p` shows in red. */
+export function clippedCount(ratios: readonly number[], advs: readonly number[], sign: 1 | -1, p: ClipParams): number {
+  let n = 0;
+  for (let i = 0; i < ratios.length; i++) {
+    const a = advs[i];
+    if (Number.isFinite(ratios[i]) && (sign > 0 ? a > 0 : a < 0) && isClipped(ratios[i], a, p)) n++;
+  }
+  return n;
+}
+
+/** "ε = 0.2", or "ε_low = 0.2, ε_high = 0.28" when they differ; then ", dual clip c = 3" when it is on. */
+export function formatClip(p: ClipParams): string {
+  const eps = p.clipLow === p.clipHigh ? `ε = ${p.clipLow}` : `ε_low = ${p.clipLow}, ε_high = ${p.clipHigh}`;
+  return p.dualClip === null ? eps : `${eps}, dual clip c = ${p.dualClip}`;
+}
