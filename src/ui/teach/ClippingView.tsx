@@ -6,6 +6,7 @@
 // and CISPO's gradient weight on log π against PPO's (histogram of token ratios).
 import { useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
+import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
 import { cispoGradWeight, clippedCount, formatClip, gspoObjective, ppoGradWeight, ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
 
@@ -227,6 +228,7 @@ export function ClippingView() {
   const xMax = Math.min(5, Math.max(2, 1 + p.clipHigh + 0.6, (p.dualClip ?? 0) + 0.5));
   return (
     <div className="teach-view" data-testid="view-clipping">
+      <ViewHelp view="clipping" title="PPO clipping" />
       <p className="muted small">
         Objective −L with L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)) and, for A &lt; 0, dual clip min(L, −A·c). Flat parts of the curve give no gradient: once a token’s ratio
         leaves the trust region in the direction its advantage pushes, PPO stops pushing.

@@ -5,6 +5,7 @@
 import { useMemo, useState } from 'react';
 import { findPreset, REWARD_HACKING } from '../../rl/presets.ts';
 import { useApp } from '../../store/appStore.ts';
+import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { loadPreset } from '../loadPreset.ts';
 import { klBatchContext } from './klBatch.ts';
 import { actualCells, barScale, estimatorScore, fmt, whatIfCells, whatIfProblem } from './klShaping.ts';
@@ -55,6 +56,7 @@ export function KlShapingView() {
   const baselined = ctx.setup.advantageEstimator !== 'gae' ? estimatorScore(row, ctx.batch.beta, ctx.setup) : null;
   return (
     <div className="teach-view" data-testid="view-kl">
+      <ViewHelp view="kl_shaping" title="KL shaping" />
       <div className="toolbar" style={{ marginBottom: 8 }}>
         <SamplePicker rewards={samples.rows.map((r) => r.reward)} index={index} onChange={setIndex} />
         <span className="muted small">
