@@ -341,7 +341,7 @@ export const KNOBS = {
   normScale: choice(NORM_SCALES, 'per_seq', {
     group: 'PPO update',
     label: 'Constant-norm scale',
-    help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper); verl does not (B× larger).',
+    help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper; verl ≥ 0.7.1); verl sums them, as verl ≤ 0.7.0 did (B× larger).',
   }),
   tisCap: nullableNum(
     null,
