@@ -16,7 +16,7 @@ export const VERL_TARGET = `verl ${VERL_VERSION} (config keys of verl-project/ve
 /** The OpenRLHF release whose argument parser the flags were checked against (tests/fixtures/openrlhf_ppo_flags.json). */
 export const OPENRLHF_VERSION = '0.11.0';
 export const OPENRLHF_COMMIT = '3c3be6234e0cb353e76bb8019947db9dfe99fca7';
-export const OPENRLHF_TARGET = `OpenRLHF ${OPENRLHF_VERSION} (dotted flags of openrlhf/cli/train_ppo_ray.py at commit ${OPENRLHF_COMMIT.slice(0, 7)}; the flat flags of releases before 0.10 such as --pretrain are rejected there)`;
+export const OPENRLHF_TARGET = `OpenRLHF ${OPENRLHF_VERSION} (dotted flags of openrlhf/cli/train_ppo_ray.py at commit ${OPENRLHF_COMMIT.slice(0, 7)}; the flat flags of older releases such as --pretrain are rejected there)`;
 
 /** A small instruct model that runs on one 24 GB GPU; the scripts take MODEL from the environment. */
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
