@@ -5,7 +5,7 @@ import type { Tensor } from './tensor.ts';
 // The math's own vocabulary (estimator names, aggregation modes, loss parameters) is defined beside
 // its float64 reference, the lowest layer; the op interface re-exports it for its callers.
 import type { LossAgg, NormScale } from '../reference/aggregate.ts';
-import type { GroupEstimator } from '../reference/groupAdvantages.ts';
+import type { GroupEstimator, GroupKlOrder } from '../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../reference/kl.ts';
 import type { PolicyLossParams } from '../reference/policyLoss.ts';
 import type { ValueLossParams } from '../reference/valueLoss.ts';
@@ -63,7 +63,8 @@ export interface PpoOps {
 
   /**
    * Outcome-reward estimators: score transform by group, then token rewards with KL
-   * (as shapeRewards), then discounted cumulative returns (masked positions carry through) as
+   * (as shapeRewards; with klOrder 'verl' the KL is summed into the score before the transform
+   * instead, and the token rewards carry none), then discounted cumulative returns (masked positions carry through) as
    * advantages; whitened (shift_mean) for reinforce and reinforce_baseline; advantages are 0 at
    * every masked position (verl multiplies by the response mask). `group` lives on the
    * host so that a group of one sample is rejected before any GPU work.
@@ -78,6 +79,8 @@ export interface PpoOps {
     beta: number;
     klEstimator: KlEstimator;
     gamma: number;
+    /** 'verl': score − β·ΣKL per response before the group statistics (GROUP_KL_ORDERS); default 'openrlhf'. */
+    klOrder?: GroupKlOrder;
   }): { advantages: Tensor; returns: Tensor };
 
   /**

@@ -1,18 +1,22 @@
 // What the exported job targets, and the names each engine gives the playground's choices.
 // Sources (read from the engines' public code; the key lists are test fixtures in tests/fixtures):
-// - verl: verl/trainer/config/_generated_ppo_trainer.yaml at commit b2df6f8 (the 0.5/0.6 line) and
-//   verl/trainer/ppo/core_algos.py (kl_penalty_forward, agg_loss, AdvantageEstimator).
-// - OpenRLHF 0.10.2: openrlhf/cli/train_ppo_ray.py, whose flags are dotted (--actor.*, --algo.*, …).
-import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
+// - verl v0.9.0 (verl-project/verl, commit 483b8a0): verl/trainer/config/_generated_ppo_trainer.yaml
+//   and verl/trainer/ppo/core_algos.py (kl_penalty, agg_loss, AdvantageEstimator, POLICY_LOSS_REGISTRY).
+// - OpenRLHF v0.11.0 (commit 3c3be62): openrlhf/cli/train_ppo_ray.py, whose flags are dotted (--actor.*, --algo.*, …).
+import type { AdvantageEstimator, GroupKlOrder, PpoConfig } from '../rl/config.ts';
 
 export type Engine = 'verl' | 'openrlhf';
 export const ENGINES: readonly Engine[] = ['verl', 'openrlhf'];
 export const ENGINE_TITLES: Record<Engine, string> = { verl: 'verl', openrlhf: 'OpenRLHF' };
 
-/** The verl commit whose generated trainer config the keys were checked against (tests/fixtures/verl_config_keys.json). */
-export const VERL_COMMIT = 'b2df6f8c8c9521fcc4742c40d437be40f48d8b42';
-export const VERL_TARGET = 'verl 0.5/0.6 line (config keys of volcengine/verl commit b2df6f8, verl/trainer/config/_generated_ppo_trainer.yaml)';
-export const OPENRLHF_TARGET = 'OpenRLHF 0.10.2 (dotted flags of openrlhf/cli/train_ppo_ray.py; earlier flat flags such as --pretrain are rejected there)';
+/** The verl release whose generated trainer config the keys were checked against (tests/fixtures/verl_config_keys.json). */
+export const VERL_VERSION = '0.9.0';
+export const VERL_COMMIT = '483b8a009ba3a97563edee3a19887e4862b8094a';
+export const VERL_TARGET = `verl ${VERL_VERSION} (config keys of verl-project/verl tag v${VERL_VERSION}, commit ${VERL_COMMIT.slice(0, 7)}, verl/trainer/config/_generated_ppo_trainer.yaml)`;
+/** The OpenRLHF release whose argument parser the flags were checked against (tests/fixtures/openrlhf_ppo_flags.json). */
+export const OPENRLHF_VERSION = '0.11.0';
+export const OPENRLHF_COMMIT = '3c3be6234e0cb353e76bb8019947db9dfe99fca7';
+export const OPENRLHF_TARGET = `OpenRLHF ${OPENRLHF_VERSION} (dotted flags of openrlhf/cli/train_ppo_ray.py at commit ${OPENRLHF_COMMIT.slice(0, 7)}; the flat flags of older releases such as --pretrain are rejected there)`;
 
 /** A small instruct model that runs on one 24 GB GPU; the scripts take MODEL from the environment. */
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
@@ -29,11 +33,10 @@ export const VERL_KL: Record<KlEstimator, string> = { k1: 'kl', abs: 'abs', k2: 
 
 /**
  * verl's names for the KL loss (actor.kl_loss_type). "k1+"/"k3+" (value of k1/k3, gradient of k2)
- * are accepted only from verl v0.9.1 on: earlier releases pass the suffixed name on to
- * kl_penalty_forward, which raises NotImplementedError. At the targeted line the loss gradient is
- * reproduced exactly by mse (k2: same gradient logp − ref); only the logged actor/kl_loss value differs.
+ * are verl's own straight-through names: core_algos.kl_penalty strips the "+" before
+ * kl_penalty_forward since v0.8.0 (v0.7.1 passed "k3+" on unchanged and raised NotImplementedError).
  */
-export const VERL_KL_LOSS: Record<KlEstimator, string> = { ...VERL_KL, 'k1+': 'mse', 'k3+': 'mse' };
+export const VERL_KL_LOSS: Record<KlEstimator, string> = { ...VERL_KL, 'k1+': 'k1+', 'k3+': 'k3+' };
 
 /** OpenRLHF --algo.kl.estimator for the KL in the reward: k1, k2, k3 only; "+" forms are exact there (no gradient). */
 export const OPENRLHF_KL: Record<KlEstimator, string | null> = { k1: 'k1', abs: null, k2: 'k2', k3: 'k3', 'k1+': 'k1', 'k3+': 'k3', k1_clamped: 'k1' };
@@ -47,8 +50,9 @@ export const klNearestNote = (engine: 'verl' | 'OpenRLHF', which: 'reward' | 'lo
     return `# KL ${which} estimator k1_clamped (AlpacaFarm's one-sided max(logp − ref, 0)): ${engine} has no clamped estimator; ${emitted} (plain k1) is the nearest and differs where the policy is less likely than the reference`;
   }
   if ((est === 'k1+' || est === 'k3+') && which === 'loss') {
+    // verl takes the same name (VERL_KL_LOSS), so only OpenRLHF needs a note.
     return engine === 'verl'
-      ? `# KL loss estimator ${est}: verl accepts "${est}" only from v0.9.1 (earlier releases raise NotImplementedError); ${emitted} (k2) has the same gradient, so training is the same, but actor/kl_loss logs k2's value instead of ${est.slice(0, 2)}'s`
+      ? null
       : `# KL loss estimator ${est}: OpenRLHF has no straight-through estimators; ${emitted} has the same gradient (k2's), so training is the same, but the logged KL loss is k2's value instead of ${est.slice(0, 2)}'s`;
   }
   if (est === 'k1+' || est === 'k3+') {
@@ -56,6 +60,23 @@ export const klNearestNote = (engine: 'verl' | 'OpenRLHF', which: 'reward' | 'lo
   }
   return null;
 };
+
+/**
+ * With the KL in the reward, the group estimators (all but plain REINFORCE) differ in where the
+ * penalty enters. verl (ray_trainer.apply_kl_penalty, then compute_grpo_outcome_advantage / rloo /
+ * reinforce_plus_plus_baseline) sums the token rewards score − β·KL_t into one score before the group
+ * statistics; OpenRLHF (experience_maker.compute_advantages_and_returns) forms the group statistics
+ * from the raw scores and adds −β·KL_t afterwards, as a reward-to-go (compute_reward,
+ * get_cumulative_returns). The config's groupKlOrder picks one; each engine can only do its own.
+ */
+export function groupKlOrderNote(engine: Engine, estimator: AdvantageEstimator, order: GroupKlOrder): string | null {
+  if (estimator === 'gae' || estimator === 'reinforce') return null;
+  const verlWay = 'subtracts β·ΣKL from each score before the group statistics (one advantage per response)';
+  const rlhfWay = 'forms the group statistics from the raw scores and adds −β·KL per token afterwards, as a reward-to-go';
+  const own = engine === 'verl' ? verlWay : rlhfWay;
+  if (order === engine) return `# KL with ${estimator}: ${ENGINE_TITLES[engine]}, like the playground (group KL order ${order}), ${own}`;
+  return `# KL with ${estimator}: the playground (group KL order ${order}) ${order === 'verl' ? verlWay : rlhfWay}; ${ENGINE_TITLES[engine]} can only do its own order: it ${own}, so the advantages differ (export with group KL order ${engine} to match)`;
+}
 
 export const VERL_ADV: Record<AdvantageEstimator, string> = {
   gae: 'gae',

@@ -1,8 +1,8 @@
-// The playground config as an OpenRLHF 0.10.2 launch (python3 -m openrlhf.cli.train_ppo_ray with
+// The playground config as an OpenRLHF 0.11.0 launch (python3 -m openrlhf.cli.train_ppo_ray with
 // dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
-import { divisorAtMost, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS } from './engines.ts';
+import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
 import type { JobPlan } from './plan.ts';
 
 export interface OpenRlhfFlag {
@@ -69,7 +69,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--algo.advantage.estimator', OPENRLHF_ADV[c.advantageEstimator]);
   set('--algo.advantage.gamma', c.gamma);
   set('--algo.advantage.lambd', c.lam);
-  // γ ≠ 1 is GAE-only in the playground (validateConfig), as OpenRLHF forces γ = 1 for group estimators.
+  // γ < 1 is allowed for GAE and reinforce (get_cumulative_returns discounts); OpenRLHF forces γ = 1
+  // for the group estimators, as validateConfig does.
 
   // KL: OpenRLHF has one coefficient and one estimator, used in the reward or (with use_loss) in the
   // loss. Its adaptive controller reads the mean over responses of each response's token-mean KL,
@@ -107,7 +108,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
     set('--algo.kl.init_coef', c.klCoef);
     klEstimator('reward', c.klEstimator);
     if (isGroup(c.advantageEstimator)) {
-      notes.push(`# KL with ${c.advantageEstimator}: both OpenRLHF and the playground add −β·KL per token after the group statistics of the scores`);
+      const n = groupKlOrderNote('openrlhf', c.advantageEstimator, c.groupKlOrder);
+      if (n) notes.push(n);
     }
     if (c.klController === 'adaptive') adaptive();
   } else {
@@ -119,18 +121,18 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   // Policy loss.
   set('--actor.eps_clip_low_high', c.clipLow, c.clipHigh);
   if (c.dualClip !== null) set('--actor.dual_clip', c.dualClip);
-  // Policy-loss family: 0.10.2's --actor.policy_loss_type takes ppo or gspo.
+  // Policy-loss family: --actor.policy_loss_type takes ppo or gspo.
   if (c.lossMode === 'cispo') {
     set('--actor.policy_loss_type', 'ppo');
     notes.push(
-      '# loss mode cispo: OpenRLHF 0.10.2 has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it',
+      `# loss mode cispo: OpenRLHF ${OPENRLHF_VERSION} has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it`,
     );
   } else {
     set('--actor.policy_loss_type', c.lossMode === 'gspo' ? 'gspo' : 'ppo');
   }
   if (c.lossAgg !== 'token-mean') {
     const norm = c.lossAgg === 'seq-mean-token-sum-norm' ? ` (norm scale ${c.normScale})` : '';
-    notes.push(`# loss aggregation "${c.lossAgg}"${norm}: OpenRLHF 0.10.2 averages the policy loss over tokens (token-mean); no flag`);
+    notes.push(`# loss aggregation "${c.lossAgg}"${norm}: OpenRLHF ${OPENRLHF_VERSION} averages the policy loss over tokens (token-mean); no flag`);
   }
 
   // Truncated importance sampling: π_old/π_rollout clamped to [low, high]; low 0 never binds, so only the cap acts, as here.
@@ -138,6 +140,9 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
     set('--algo.advantage.is_correction_enable');
     set('--algo.advantage.is_correction_type', 'tis');
     set('--algo.advantage.is_correction_threshold', 0, c.tisCap);
+    if (c.lossMode === 'gspo') {
+      notes.push('# TIS with gspo: OpenRLHF applies the IS correction only with policy_loss_type ppo (openrlhf/models/loss.py PolicyLoss), so the GSPO loss runs without it here');
+    }
   }
 
   // DAPO: dynamic sampling and the soft overlong penalty.

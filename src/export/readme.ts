@@ -1,8 +1,7 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
 import { getTask } from '../tasks/index.ts';
-import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, VERL_COMMIT, VERL_TARGET } from './engines.ts';
+import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, OPENRLHF_VERSION, VERL_TARGET, VERL_VERSION } from './engines.ts';
 import type { JobPlan } from './plan.ts';
-import { needsDapoRecipe, VERL_DAPO_MAIN } from './verl.ts';
 
 const EXPECT: Record<string, string> = {
   arithmetic:
@@ -16,21 +15,9 @@ export function jobReadme(plan: JobPlan, trainCount: number, testCount: number):
   const c = plan.config;
   const engine = plan.options.engine;
   const script = engine === 'verl' ? 'run_verl.sh' : 'run_openrlhf.sh';
-  const install = engine === 'verl' ? 'pip install "verl[vllm]"   # or follow verl\'s install guide for your CUDA version' : 'pip install "openrlhf[vllm]==0.10.2"';
+  const install =
+    engine === 'verl' ? `pip install "verl[vllm]==${VERL_VERSION}"   # or follow verl's install guide for your CUDA version` : `pip install "openrlhf[vllm]==${OPENRLHF_VERSION}"`;
   const task = getTask(c.task);
-  const dapo = engine === 'verl' && needsDapoRecipe(c);
-  const dapoRun = dapo
-    ? `\nThis run uses DAPO's ${[c.dynamicSampling ? 'dynamic sampling' : '', c.overlongBuffer > 0 ? 'soft overlong penalty' : ''].filter(Boolean).join(' and ')}, which verl offers only in
-its DAPO recipe (\`${VERL_DAPO_MAIN}\`). The recipe lives in verl's repository, not in the pip
-package, so the script first changes into a checkout named by \`VERL_REPO\`:
-
-\`\`\`bash
-git clone https://github.com/volcengine/verl && git -C verl checkout ${VERL_COMMIT}   # the release the keys were checked against
-(cd verl && pip install -e ".[vllm]")
-VERL_REPO=$PWD/verl bash ${script}
-\`\`\`
-`
-    : '';
   return `# PPO Playground job: ${task.title} on ${ENGINE_TITLES[engine]}
 
 This folder is the experiment you ran in the PPO Playground, ready for a real model on a GPU machine:
@@ -55,7 +42,7 @@ ${install}
 bash ${script}                       # uses ${DEFAULT_MODEL}
 MODEL=/path/to/your/model bash ${script}   # any Hugging Face chat model
 \`\`\`
-${dapoRun}
+
 The script was checked for ${plan.options.gpus} GPU(s) on one node; extra arguments are passed on to
 ${ENGINE_TITLES[engine]} (${engine === 'verl' ? 'e.g. `trainer.logger=\'["console","wandb"]\'`' : 'e.g. `--logger.wandb.key True`'}).
 Check the reward by hand: \`python3 reward.py "RESPONSE" "GROUND_TRUTH"\`.
@@ -81,6 +68,9 @@ ${EXPECT[c.task]}
   of each response's token-mean KL), so it is passed through unchanged. With the KL only in the
   loss, the playground's adaptive controller adapts the KL-loss coefficient, as OpenRLHF does;
   verl adapts only the in-reward coefficient (the script says so where it matters).
+- KL with a group estimator (GRPO, RLOO, REINFORCE++-baseline, Dr. GRPO): verl subtracts β·ΣKL
+  from each score before the group statistics, OpenRLHF adds −β·KL per token after them; the
+  playground does either (group KL order ${c.groupKlOrder} in this run), each engine only its own.
 - End of sequence: ${engine === 'verl' ? "verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task's −1 only apply where that is known." : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
 - Every other difference is a \`#\` line at the top of \`${script}\`.
 ${c.rewardSource === 'model' ? '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n' : ''}`;

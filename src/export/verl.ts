@@ -1,8 +1,9 @@
 // The playground config as verl Hydra overrides (python3 -m verl.trainer.main_ppo key=value …).
 // Every knob is either mapped to a key with the same meaning, or named in a `#` note that says what
 // differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
+// A key written `+a.b` is appended with Hydra's `+` (read by verl's code, absent from its config).
 import type { AdvantageEstimator } from '../rl/config.ts';
-import { divisorAtMost, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_COMMIT, VERL_KL, VERL_KL_LOSS } from './engines.ts';
+import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { JobError, type JobPlan } from './plan.ts';
 
 export interface VerlOverride {
@@ -14,24 +15,19 @@ export interface VerlOverride {
 export interface VerlCommand {
   engine: 'verl';
   notes: string[];
-  /** Shell lines run before the program (the DAPO recipe runs from a verl checkout). */
+  /** Shell lines run before the program (none at the targeted release). */
   setup: string[];
   program: string;
   overrides: VerlOverride[];
 }
 
-export const VERL_MAIN = 'python3 -m verl.trainer.main_ppo';
 /**
- * DAPO's dynamic sampling (algorithm.filter_groups.*, data.gen_batch_size) and soft overlong penalty
- * (reward_model.overlong_buffer.*) exist only in the DAPO recipe's config (recipe/dapo/config/
- * dapo_trainer.yaml = ppo_trainer + those keys); main_ppo rejects them ("Key 'filter_groups' is not
- * in struct"). The recipe lives in verl's repository, not in the pip package, and its Hydra search
- * path (file://verl/trainer/config) is relative, so it runs from a checkout's root.
+ * At the targeted release DAPO runs from main_ppo: its V1 trainer reads algorithm.filter_groups
+ * (verl/trainer/ppo/v1/trainer_base.py), and the overlong buffer is a keyword of the reward-loop
+ * dapo manager (config.reward.reward_kwargs.overlong_buffer_cfg, verl/experimental/reward_loop/
+ * reward_manager/dapo.py). The recipe folder of the 0.5/0.6 line left the repository.
  */
-export const VERL_DAPO_MAIN = 'python3 -m recipe.dapo.main_dapo';
-
-/** True when the job needs verl's DAPO recipe entry point. */
-export const needsDapoRecipe = (c: JobPlan['config']): boolean => c.dynamicSampling || c.overlongBuffer > 0;
+export const VERL_MAIN = 'python3 -m verl.trainer.main_ppo';
 
 /** Every estimator but GAE works from one score per sequence and its group. */
 const isGroup = (e: AdvantageEstimator) => e !== 'gae';
@@ -92,8 +88,9 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('algorithm.gamma', c.gamma);
   set('algorithm.lam', c.lam);
   if (!gae) notes.push(`# λ = ${num(c.lam)}: used only by GAE; no effect with ${c.advantageEstimator}`);
-  // γ ≠ 1 is GAE-only in the playground (validateConfig), so verl ignoring algorithm.gamma in grpo,
-  // rloo and reinforce_plus_plus_baseline changes nothing.
+  // γ < 1 is allowed for GAE and reinforce (verl's compute_reinforce_plus_plus_outcome_advantage
+  // discounts with algorithm.gamma); validateConfig keeps γ = 1 for the group estimators, which
+  // verl computes from one summed score and so never discounts.
 
   // KL in the reward, with its controller. The playground's target is per token, as verl's: the
   // mean over responses of each response's token-mean KL (verl apply_kl_penalty).
@@ -118,9 +115,8 @@ export function verlCommand(plan: JobPlan): VerlCommand {
     }
   }
   if (c.klInReward && isGroup(c.advantageEstimator)) {
-    notes.push(
-      `# KL with ${c.advantageEstimator}: verl subtracts β·ΣKL from each score before the group statistics; the playground forms the group advantages from the raw scores and adds −β·KL per token afterwards`,
-    );
+    const n = groupKlOrderNote('verl', c.advantageEstimator, c.groupKlOrder);
+    if (n) notes.push(n);
   }
 
   // Policy loss.
@@ -132,22 +128,15 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   } else {
     set('actor_rollout_ref.actor.clip_ratio_c', c.dualClip);
   }
-  // Policy-loss family (core_algos POLICY_LOSS_REGISTRY at the target: vanilla, gspo, gpg, clip_cov, kl_cov, geo_mean).
-  if (c.lossMode === 'cispo') {
-    set('actor_rollout_ref.actor.policy_loss.loss_mode', 'vanilla');
-    notes.push(
-      '# loss mode cispo: not registered in verl at the targeted commit (later releases add loss_mode=cispo); PPO clip (vanilla) is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it',
-    );
-  } else {
-    set('actor_rollout_ref.actor.policy_loss.loss_mode', c.lossMode);
-  }
+  // Policy-loss family: vanilla, gspo and cispo are all registered in core_algos' POLICY_LOSS_REGISTRY at the target.
+  set('actor_rollout_ref.actor.policy_loss.loss_mode', c.lossMode);
   if (c.lossMode === 'gspo') {
     notes.push('# loss mode gspo: verl, like the playground, aggregates GSPO seq-mean-token-mean whatever loss_agg_mode says and applies no dual clip');
   }
   set('actor_rollout_ref.actor.loss_agg_mode', c.lossAgg);
-  if (c.lossAgg === 'seq-mean-token-sum-norm' && c.normScale === 'per_seq') {
+  if (c.lossAgg === 'seq-mean-token-sum-norm' && c.normScale === 'verl') {
     notes.push(
-      `# seq-mean-token-sum-norm with norm scale per_seq: the playground also divides by the number of responses (the Dr. GRPO paper's form); verl's agg_loss divides only by the padded response length (norm scale "verl"), so its loss and gradient are B× larger (B = responses in a micro-batch); no key at the targeted commit changes that`,
+      `# seq-mean-token-sum-norm with norm scale "verl" (verl ≤ 0.7.0: Σ of the responses' token sums / A, no division by their number): since v0.7.1 verl's agg_loss also divides by the number of non-empty responses (the playground's per_seq form), so here the loss and gradient are 1/B of the playground's; no key restores the old form`,
     );
   }
   set('actor_rollout_ref.actor.entropy_coeff', c.entropyCoef);
@@ -159,18 +148,14 @@ export function verlCommand(plan: JobPlan): VerlCommand {
     if (n) notes.push(n);
   }
 
-  // Truncated importance sampling (token level): π_old/π_rollout capped, which needs the rollout's log-probs.
+  // Truncated importance sampling (token level): rollout correction in decoupled mode (π_old
+  // recomputed, weight min(π_old/π_rollout, cap) multiplied into every loss mode's token losses),
+  // which needs the rollout's log-probs.
   if (c.tisCap !== null) {
-    set('actor_rollout_ref.actor.tis_imp_ratio_cap', c.tisCap);
+    set('algorithm.rollout_correction.rollout_is', 'token');
+    set('algorithm.rollout_correction.rollout_is_threshold', c.tisCap);
+    set('algorithm.rollout_correction.bypass_mode', 'False');
     set('actor_rollout_ref.rollout.calculate_log_probs', 'True');
-    notes.push(
-      `# TIS cap ${num(c.tisCap)}: actor.tis_imp_ratio_cap with rollout.calculate_log_probs=True (verl ≥ 0.6 moves this to algorithm.rollout_correction.rollout_is=token, rollout_is_threshold)`,
-    );
-    if (c.lossMode === 'gspo') {
-      notes.push(
-        '# TIS with gspo: verl multiplies the cap-truncated ratio into the loss only in compute_policy_loss_vanilla; its GSPO loss ignores the rollout log-probs, so TIS is not applied here',
-      );
-    }
   }
 
   // Actor optimiser.
@@ -203,8 +188,8 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   }
 
   // Reward: the exported rule (see reward.py), which also applies the score clip and no-EOS penalty.
-  set('custom_reward_function.path', '$JOB_DIR/reward.py');
-  set('custom_reward_function.name', 'compute_score');
+  set('reward.custom_reward_function.path', '$JOB_DIR/reward.py');
+  set('reward.custom_reward_function.name', 'compute_score');
   if (c.rewardSource === 'model') {
     notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
   }
@@ -213,34 +198,24 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   );
   if (c.targetKl !== null) notes.push(`# early-stop KL ${num(c.targetKl)}: verl has no per-epoch early stop on approx KL`);
 
-  // DAPO: dynamic sampling and the soft overlong penalty, both only in the DAPO recipe's config.
-  const dapo = needsDapoRecipe(c);
-  const setup: string[] = [];
-  if (dapo) {
+  // DAPO: dynamic sampling (the V1 trainer's group filter) and the soft overlong penalty (a keyword
+  // of the reward-loop dapo manager, appended with Hydra's `+`; it also needs the response budget).
+  if (c.overlongBuffer > 0) {
+    set('reward.reward_manager.name', 'dapo');
+    set('+reward.reward_kwargs.overlong_buffer_cfg.enable', 'True');
+    set('+reward.reward_kwargs.overlong_buffer_cfg.len', c.overlongBuffer);
+    set('+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor', c.overlongPenalty);
+    set('+reward.reward_kwargs.overlong_buffer_cfg.log', 'False');
+    set('+reward.reward_kwargs.max_resp_len', c.maxResponseLength);
+  }
+  if (c.dynamicSampling) {
+    set('algorithm.filter_groups.enable', 'True');
+    // Looked up in each response's reward_extra_info: for a float compute_score the reward manager
+    // stores it as "acc" (the score of reward.py, before the overlong penalty).
+    set('algorithm.filter_groups.metric', 'acc');
     notes.push(
-      `# DAPO (${[c.dynamicSampling ? 'dynamic sampling' : '', c.overlongBuffer > 0 ? 'overlong penalty' : ''].filter(Boolean).join(', ')}): runs verl's DAPO recipe (${VERL_DAPO_MAIN}); its config adds algorithm.filter_groups, data.gen_batch_size and reward_model.overlong_buffer to main_ppo's. The recipe is in verl's repository, not in the pip package: set VERL_REPO to a checkout of the same release`,
+      `# dynamic sampling: verl's V1 trainer drops groups whose "acc" (reward.py's score) is the same for every response and generates more until the batch is full; it ignores a cap on generation rounds (filter_groups.max_num_gen_batches), so max extra rollouts ${c.maxExtraRollouts} has no counterpart${c.overlongBuffer > 0 ? ', and it compares the score before the overlong penalty where the playground compares the final score' : ''}`,
     );
-    setup.push(`# The DAPO recipe runs from the root of a verl checkout: git clone https://github.com/volcengine/verl && git -C verl checkout ${VERL_COMMIT.slice(0, 7)}`);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, written for bash
-    setup.push('cd "${VERL_REPO:?set VERL_REPO to a checkout of volcengine/verl: the DAPO recipe is not in the pip package}"');
-    set('reward_model.reward_manager', 'dapo');
-    set('reward_model.overlong_buffer.enable', bool(c.overlongBuffer > 0));
-    if (c.overlongBuffer > 0) {
-      set('reward_model.overlong_buffer.len', c.overlongBuffer);
-      set('reward_model.overlong_buffer.penalty_factor', c.overlongPenalty);
-    }
-    set('algorithm.filter_groups.enable', bool(c.dynamicSampling));
-    if (c.dynamicSampling) {
-      // seq_reward = the summed token_level_scores (rule score + overlong penalty, before any KL), which
-      // is what the playground compares; seq_final_reward would include the in-reward KL.
-      set('algorithm.filter_groups.metric', 'seq_reward');
-      // verl counts the first generation batch too: 1 + extra rounds.
-      set('algorithm.filter_groups.max_num_gen_batches', 1 + c.maxExtraRollouts);
-      set('data.gen_batch_size', c.promptsPerBatch);
-      notes.push(
-        `# dynamic sampling: at most ${1 + c.maxExtraRollouts} generation batches of ${c.promptsPerBatch} prompts per step (max extra rollouts ${c.maxExtraRollouts}); when they are spent verl raises an error where the playground fills the batch with dropped groups. Each batch consumes prompts of train.parquet, so an epoch has fewer steps`,
-      );
-    }
   }
 
   // Trainer: one node, the GPU count the batch sizes were checked for, one pass over train.parquet.
@@ -257,5 +232,5 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   notes.push(
     `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
   );
-  return { engine: 'verl', notes, setup, program: dapo ? VERL_DAPO_MAIN : VERL_MAIN, overrides: o };
+  return { engine: 'verl', notes, setup: [], program: VERL_MAIN, overrides: o };
 }

@@ -7,8 +7,9 @@ export const LOSS_AGGS: readonly LossAgg[] = ['token-mean', 'seq-mean-token-mean
 
 /**
  * Scale of seq-mean-token-sum-norm (ignored by the other modes):
- * 'per_seq' = (1/B)·Σ_b Σ_t m·x / A (the Dr. GRPO paper's per-sequence mean; this project's original form);
- * 'verl'    = Σ_b Σ_t m·x / A (verl agg_loss: sum over sequences, no 1/B), B× the per_seq value.
+ * 'per_seq' = (1/B)·Σ_b Σ_t m·x / A (the Dr. GRPO paper's per-sequence mean; verl's agg_loss since
+ *             v0.7.1, verl-project/verl commit b8d91ef, which divides by the non-empty rows);
+ * 'verl'    = Σ_b Σ_t m·x / A (verl agg_loss up to v0.7.0: sum over sequences, no 1/B), B× the per_seq value.
  */
 export type NormScale = 'per_seq' | 'verl';
 export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
@@ -23,7 +24,7 @@ export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
  *   the two agree unless a row has no token;
  * - seq-mean-token-sum-norm, normScale 'per_seq': mask / (B · A), A the padded response length
  *   (the Dr. GRPO paper's per-sequence mean);
- * - seq-mean-token-sum-norm, normScale 'verl': mask / A — verl agg_loss sums the sequences'
+ * - seq-mean-token-sum-norm, normScale 'verl': mask / A — verl ≤ 0.7.0's agg_loss sums the sequences'
  *   token sums and divides by A only (B× the per_seq value).
  */
 export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: LossAgg, normScale: NormScale = 'per_seq'): Float64Array {

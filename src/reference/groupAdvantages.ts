@@ -23,6 +23,19 @@ export const GROUP_ESTIMATOR_SPECS = {
 export type GroupEstimator = keyof typeof GROUP_ESTIMATOR_SPECS;
 export const GROUP_ESTIMATORS = Object.keys(GROUP_ESTIMATOR_SPECS) as readonly GroupEstimator[];
 
+/**
+ * Where the in-reward KL enters the group estimators (all but plain REINFORCE, which is token-level
+ * in both engines): 'openrlhf' = group statistics of the raw scores, then −β·KL_t per token as a
+ * reward-to-go (OpenRLHF experience_maker.compute_advantages_and_returns); 'verl' = score − β·Σ_t KL_t
+ * per response first (verl ray_trainer.apply_kl_penalty, then the estimator sums the token rewards),
+ * then the group statistics, one advantage for every token of the response.
+ */
+export const GROUP_KL_ORDERS = ['openrlhf', 'verl'] as const;
+export type GroupKlOrder = (typeof GROUP_KL_ORDERS)[number];
+
+/** True when the estimator sums the KL into the score first under `order` (so β leaves the token rewards). */
+export const klSummedIntoScore = (estimator: GroupEstimator, order: GroupKlOrder | undefined, beta: number): boolean => order === 'verl' && estimator !== 'reinforce' && beta !== 0;
+
 /** Added to the group std in GRPO's normalisation. */
 export const GROUP_STD_EPS = 1e-9;
 
@@ -106,6 +119,26 @@ export function transformScoresRef(scores: ArrayLike<number>, groups: CompactGro
 }
 
 /**
+ * verl's sequence score with the KL in the reward: Σ_t of the shaped token rewards, i.e.
+ * score − β·Σ_t mask·KL_t (a row without action tokens keeps no score: 0, as shapeRewardsRef).
+ */
+export function sequenceScoresRef(
+  scores: ArrayLike<number>,
+  logp: ArrayLike<number>,
+  refLogp: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  B: number,
+  A: number,
+  beta: number,
+  klEstimator: KlEstimator,
+): Float64Array {
+  const { rewards } = shapeRewardsRef(scores, logp, refLogp, mask, B, A, beta, klEstimator);
+  const out = new Float64Array(B);
+  for (let b = 0; b < B; b++) for (let t = 0; t < A; t++) out[b] += rewards[b * A + t];
+  return out;
+}
+
+/**
  * G_t = r_t + γ·G_{t+1} per row in reverse, G = 0 past the end; masked positions carry G through
  * unchanged (as GAE does). rewards / mask (B,A) → returns (B,A).
  */
@@ -134,6 +167,8 @@ export interface GroupAdvantagesInputs {
   beta: number;
   klEstimator: KlEstimator;
   gamma: number;
+  /** Where the KL enters (GROUP_KL_ORDERS); default 'openrlhf'. */
+  klOrder?: GroupKlOrder;
 }
 
 /**
@@ -145,8 +180,10 @@ export interface GroupAdvantagesInputs {
  */
 export function groupAdvantagesRef(a: GroupAdvantagesInputs): { advantages: Float64Array; returns: Float64Array } {
   const groups = compactGroups(a.group, a.B, a.estimator);
-  const scores = transformScoresRef(a.scores, groups, a.estimator);
-  const { rewards } = shapeRewardsRef(scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, a.beta, a.klEstimator);
+  const summed = klSummedIntoScore(a.estimator, a.klOrder, a.beta);
+  const raw = summed ? sequenceScoresRef(a.scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, a.beta, a.klEstimator) : a.scores;
+  const scores = transformScoresRef(raw, groups, a.estimator);
+  const { rewards } = shapeRewardsRef(scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, summed ? 0 : a.beta, a.klEstimator);
   const returns = discountedReturnsRef(rewards, a.actionMask, a.B, a.A, a.gamma);
   const advantages = WHITENED_GROUP_ESTIMATORS.has(a.estimator) ? whitenRef(returns, a.actionMask, true) : Float64Array.from(returns);
   for (let i = 0; i < advantages.length; i++) if (a.actionMask[i] === 0) advantages[i] = 0;

@@ -1,10 +1,11 @@
 // One typed config with every knob of the PPO/RLHF loop, its defaults, and a validator that
 // reports every problem at once (field, given value, allowed range or choices).
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
-import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
+import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
+export { GROUP_KL_ORDERS, type GroupKlOrder };
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
 
 export const KL_CONTROLLERS = ['fixed', 'adaptive'] as const;
@@ -144,7 +145,6 @@ export const KNOBS = {
       group: 'Rollout',
       label: 'Max extra rollouts',
       help: 'Extra sampling rounds dynamic sampling may spend per iteration; a batch still short is filled with dropped prompts.',
-      verl: 'algorithm.filter_groups.max_num_gen_batches',
     },
   ),
   // Reward & KL
@@ -231,7 +231,7 @@ export const KNOBS = {
       label: 'Overlong buffer',
       help: 'DAPO’s soft overlong penalty: responses longer than max length − this lose up to the penalty below, linearly (0 = off).',
       openrlhf: '--reward.overlong_buffer_len',
-      verl: 'reward_model.overlong_buffer.len',
+      verl: '+reward.reward_kwargs.overlong_buffer_cfg.len',
     },
   ),
   overlongPenalty: num(
@@ -241,7 +241,7 @@ export const KNOBS = {
       group: 'Reward & KL',
       label: 'Overlong penalty',
       help: 'Score lost by a response that reaches the max length (DAPO’s penalty factor).',
-      verl: 'reward_model.overlong_buffer.penalty_factor',
+      verl: '+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor',
       openrlhf: '--reward.overlong_penalty_factor',
     },
   ),
@@ -253,10 +253,21 @@ export const KNOBS = {
     verl: 'algorithm.adv_estimator',
     openrlhf: '--algo.advantage.estimator',
   }),
+  groupKlOrder: choice(GROUP_KL_ORDERS, 'openrlhf', {
+    group: 'Advantages',
+    label: 'Group KL order',
+    help: 'With the KL in the reward, for RF++-baseline, GRPO, RLOO, Dr. GRPO: openrlhf = group statistics of the raw scores, then −β·KL per token as a reward-to-go (OpenRLHF); verl = score − β·ΣKL per response first, then the group statistics (verl). Default openrlhf: per-token KL credit, and the order every measurement here used.',
+  }),
   gamma: num(
     1,
     { min: 0, max: 1 },
-    { group: 'Advantages', label: 'Discount γ', help: 'Discount of future rewards (1 = none, usual for RLHF).', verl: 'algorithm.gamma', openrlhf: '--algo.advantage.gamma' },
+    {
+      group: 'Advantages',
+      label: 'Discount γ',
+      help: 'Discount of future rewards (1 = none, usual for RLHF). GAE and REINFORCE only: the group estimators compare one score per response.',
+      verl: 'algorithm.gamma',
+      openrlhf: '--algo.advantage.gamma',
+    },
   ),
   lam: num(
     0.95,
@@ -330,7 +341,7 @@ export const KNOBS = {
   normScale: choice(NORM_SCALES, 'per_seq', {
     group: 'PPO update',
     label: 'Constant-norm scale',
-    help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper); verl does not (B× larger).',
+    help: 'seq-mean-token-sum-norm only: per_seq divides by the number of sequences too (Dr. GRPO paper; verl ≥ 0.7.1); verl sums them, as verl ≤ 0.7.0 did (B× larger).',
   }),
   tisCap: nullableNum(
     null,
@@ -339,7 +350,7 @@ export const KNOBS = {
       group: 'PPO update',
       label: 'TIS cap',
       help: 'Token-level truncated importance sampling: weight each token’s loss by min(π_old/π_rollout, cap) to correct for the sampler’s top-k/top-p (empty = off).',
-      verl: 'actor_rollout_ref.actor.tis_imp_ratio_cap',
+      verl: 'algorithm.rollout_correction.rollout_is_threshold',
       openrlhf: '--algo.advantage.is_correction_threshold',
     },
   ),
@@ -524,12 +535,14 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
       message: `samplesPerPrompt = ${cfg.samplesPerPrompt}: the ${cfg.advantageEstimator} estimator compares samples of the same prompt, so it needs at least 2`,
     });
   }
-  if (cfg.advantageEstimator !== 'gae' && cfg.gamma !== 1) {
-    // OpenRLHF forces γ = 1 for its outcome-reward estimators; no reference defines them otherwise.
+  if (cfg.advantageEstimator !== 'gae' && cfg.advantageEstimator !== 'reinforce' && cfg.gamma !== 1) {
+    // REINFORCE discounts its token rewards in both engines (verl compute_reinforce_plus_plus_outcome_advantage,
+    // OpenRLHF get_cumulative_returns); OpenRLHF forces γ = 1 for the group estimators, and verl
+    // computes them from one summed score per response, so γ has no meaning there.
     problems.push({
       field: 'gamma',
       value: cfg.gamma,
-      message: `gamma = ${cfg.gamma}: the ${cfg.advantageEstimator} estimator is defined only for γ = 1 (allowed: 1; use GAE for discounting)`,
+      message: `gamma = ${cfg.gamma}: the ${cfg.advantageEstimator} estimator compares one score per response, so it is defined only for γ = 1 (allowed: 1; use GAE or reinforce for discounting)`,
     });
   }
   if (cfg.dynamicSampling && cfg.samplesPerPrompt < 2) {

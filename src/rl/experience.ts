@@ -152,6 +152,7 @@ function experienceFrom(
       beta: rewardBeta,
       klEstimator: cfg.klEstimator,
       gamma: cfg.gamma,
+      klOrder: cfg.groupKlOrder,
     });
     advantages = g.advantages;
     returns = g.returns;

@@ -177,8 +177,9 @@ export const PRESETS: readonly Preset[] = [
     explanation:
       'The adaptive controller scales the KL-loss coefficient up when the measured per-token KL (kl_token_mean, verl’s scale, estimated with k3 as the loss is) is above the target of 0.3 and down when it is below, as OpenRLHF does when the KL is only in the loss. Watch the coefficient fall from 1 while the policy still equals the reference, then settle as the KL chart hovers around its target: a KL budget that holds sampled accuracy near two thirds where “Learn arithmetic” reaches 88%.',
     promise: PROMISE_ADAPTIVE_KL,
-    // RLOO with the KL as a loss term: a KL penalty in the score would mostly cancel inside each
-    // group of 4 samples once they agree, so it could not pull the policy back. Horizon 2000 at 128
+    // RLOO with the KL as a loss term: a KL penalty in the reward (added after the group statistics,
+    // OpenRLHF's order) reaches the policy only as an unbaselined, β-scaled policy-gradient signal,
+    // while the loss differentiates each token's KL directly (docs/decisions.md; not re-measured). Horizon 2000 at 128
     // responses: β moves at most 1.3% per iteration, slower than the policy answers, so the loop
     // settles instead of oscillating (at target 0.1 a 6%-per-iteration controller swung the KL between
     // 0.04 and 0.24 with a period of ~30 iterations).

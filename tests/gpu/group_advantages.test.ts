@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
-import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
+import { groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
@@ -24,6 +24,7 @@ interface Case {
   beta: number;
   gamma: number;
   klEstimator: (typeof KL_ESTIMATORS)[number];
+  klOrder?: GroupKlOrder;
 }
 
 function run(be: Backend, estimator: GroupEstimator, c: Case) {
@@ -37,6 +38,7 @@ function run(be: Backend, estimator: GroupEstimator, c: Case) {
     beta: c.beta,
     klEstimator: c.klEstimator,
     gamma: c.gamma,
+    klOrder: c.klOrder,
   });
 }
 
@@ -53,6 +55,7 @@ function reference(estimator: GroupEstimator, c: Case) {
     beta: c.beta,
     klEstimator: c.klEstimator,
     gamma: c.gamma,
+    klOrder: c.klOrder,
   });
 }
 
@@ -220,6 +223,36 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     }[est]();
     expectClose(adv, want, rtol, atol, `${est} advantages (all B·A positions)`);
     for (let i = 0; i < B * A; i++) if (!mask[i]) expect(adv[i], `${est} padded position ${i}`).toBe(0);
+  });
+
+  // Group KL order 'verl': the KL is summed into each score before the group statistics
+  // (tests/unit/group_kl_order.test.ts checks the reference against verl's own functions).
+  it.each(GROUP_ESTIMATORS)("%s with KL order 'verl': the reference, and verl's apply_kl_penalty + estimator", async (est) => {
+    const be = await makeBackend();
+    const r = rng(171 + GROUP_ESTIMATORS.indexOf(est));
+    const B = 12,
+      A = 9;
+    const group = shuffledGroups(r, B, 4);
+    const mask = rightPaddedMask(r, B, A, 1);
+    const logp = f32(randn(r, B * A, 1).map((v) => -Math.abs(v)));
+    const ref = f32(Float64Array.from(logp, (l) => l + r.normal() * 0.3));
+    const scores = f32(randn(r, B, 2));
+    const c: Case = { B, A, scores, group, logp, ref, mask, beta: 0.2, gamma: 1, klEstimator: 'k3', klOrder: 'verl' };
+    const out = run(be, est, c);
+    const [adv, ret] = await be.readMany([out.advantages, out.returns]);
+    const want = reference(est, c);
+    expectClose(adv, want.advantages, rtol, atol, `${est} advantages`);
+    expectClose(ret, want.returns, rtol, atol, `${est} returns`);
+    if (est !== 'reinforce') {
+      const tokenRewards = verl.applyKlPenalty(scores, logp, ref, mask, B, A, c.beta, 'low_var_kl');
+      const v = {
+        reinforce_baseline: () => verl.reinforcePlusPlusBaselineAdvantage(tokenRewards, mask, group, B, A),
+        group_norm: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, true),
+        dr_grpo: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, false),
+        rloo: () => verl.rlooAdvantage(tokenRewards, mask, group, B, A),
+      }[est]();
+      expectClose(adv, v, rtol, atol, `${est} vs verl`);
+    }
   });
 
   it('all tokens masked: zero returns', async () => {

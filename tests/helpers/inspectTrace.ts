@@ -105,6 +105,7 @@ export function buildTrace(r: Rng, spec: TraceSpec = {}): IterationTrace {
       beta: rewardBeta,
       klEstimator: k.klEstimator,
       gamma: k.gamma,
+      klOrder: k.groupKlOrder,
     });
     advantages = g.advantages;
     returns = g.returns;

@@ -178,6 +178,29 @@ export function tokenTis(old: Arr, rollout: Arr, m: Arr, threshold: number): Flo
   return Float64Array.from(old, (o, i) => Math.min(Math.exp(clamp(o - rollout[i], -20, 20)) * m[i], threshold));
 }
 
+/**
+ * The token rewards verl's outcome estimators read when the KL is in the reward: the reward manager
+ * puts each score on the last valid response token (token_level_scores), then apply_kl_penalty
+ * (verl/trainer/ppo/ray_trainer.py at verl-project/verl v0.9.0, commit 483b8a0; the V1 trainer,
+ * verl/trainer/ppo/v1/trainer_base.py, calls the same function) subtracts β·kld with
+ * kld = kl_penalty(old_log_probs, ref_log_prob) · response_mask. compute_grpo_outcome_advantage,
+ * compute_rloo_outcome_advantage and compute_reinforce_plus_plus_baseline_outcome_advantage then sum
+ * these over the response (below): the KL enters each score before the group statistics.
+ */
+export function applyKlPenalty(scores: Arr, old: Arr, ref: Arr, m: Arr, B: number, A: number, beta: number, klName: string): Float64Array {
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    let last = -1;
+    for (let a = 0; a < A; a++) if (m[b * A + a] !== 0) last = a;
+    for (let a = 0; a < A; a++) {
+      const i = b * A + a;
+      const tokenScore = a === last ? scores[b] : 0;
+      out[i] = tokenScore - beta * (klForward(old[i], ref[i], klName) * m[i]);
+    }
+  }
+  return out;
+}
+
 /** compute_grpo_outcome_advantage (norm_adv_by_std_in_grpo true/false), from token-level rewards. */
 export function grpoAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number, normByStd: boolean, epsilon = 1e-6): Float64Array {
   const scores = Array.from({ length: B }, (_, b) => {

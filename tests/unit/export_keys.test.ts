@@ -7,17 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { engineCommand, renderScript } from '../../src/export/job.ts';
 import { planJob } from '../../src/export/plan.ts';
 import { shellWord } from '../../src/export/shell.ts';
-import { ADVANTAGE_ESTIMATORS, DEFAULT_CONFIG, KL_LOSS_ESTIMATORS, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
+import { ADVANTAGE_ESTIMATORS, DEFAULT_CONFIG, GROUP_KL_ORDERS, KL_CONTROLLERS, KL_LOSS_ESTIMATORS, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
+import { PRESETS } from '../../src/rl/presets.ts';
 import { KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES } from '../../src/backend/ppoOps.ts';
 
 const verlFacts = JSON.parse(readFileSync('tests/fixtures/verl_config_keys.json', 'utf8'));
 const rlhfFacts = JSON.parse(readFileSync('tests/fixtures/openrlhf_ppo_flags.json', 'utf8'));
 const VERL_KEYS = new Set<string>(verlFacts.keys);
 const VERL_CHOICES: Record<string, string[]> = verlFacts.choices;
-// Keys the DAPO recipe's config adds; valid only when the script runs the recipe's entry point.
-const VERL_DAPO_PROGRAM: string = verlFacts.dapo_recipe.program;
-const VERL_DAPO_KEYS = new Set<string>(verlFacts.dapo_recipe.keys);
-const VERL_DAPO_CHOICES: Record<string, string[]> = verlFacts.dapo_recipe.choices;
+// Keys appended with Hydra's `+`: read by verl's code, absent from the generated config.
+const VERL_APPENDED = new Set<string>(verlFacts.appended.keys);
 const VERL_MAIN_PROGRAM = 'python3 -m verl.trainer.main_ppo';
 const RLHF_FLAGS: Record<string, number> = rlhfFacts.flags;
 const RLHF_CHOICES: Record<string, string[]> = rlhfFacts.choices;
@@ -44,11 +43,10 @@ function argLines(script: string, program: string): string[] {
   });
 }
 
-/** The verl program a rendered script runs: main_ppo, or the DAPO recipe's entry point. */
+/** The verl program a rendered script runs: always main_ppo at the targeted release. */
 function verlProgram(script: string): string {
-  const programs = [VERL_MAIN_PROGRAM, VERL_DAPO_PROGRAM].filter((p) => script.split('\n').includes(`${p} \\`));
-  expect(programs).toHaveLength(1);
-  return programs[0];
+  expect(script.split('\n')).toContain(`${VERL_MAIN_PROGRAM} \\`);
+  return VERL_MAIN_PROGRAM;
 }
 
 function verlScript(config: PpoConfig, gpus = 1): string {
@@ -121,20 +119,53 @@ const CONFIGS: PpoConfig[] = [
   }),
   cfg({ useKlLoss: true, klInReward: false, klController: 'adaptive', klLossEstimator: 'k3+' }),
   cfg({ useKlLoss: true, klInReward: true, klController: 'adaptive', klLossEstimator: 'k1+', klEstimator: 'k1_clamped' }),
+  // Every estimator × KL placement × group KL order × controller, and each loss mode with TIS.
+  ...ADVANTAGE_ESTIMATORS.flatMap((advantageEstimator) =>
+    GROUP_KL_ORDERS.flatMap((groupKlOrder) =>
+      KL_CONTROLLERS.flatMap((klController) =>
+        [
+          { klInReward: true, useKlLoss: false },
+          { klInReward: false, useKlLoss: true },
+          { klInReward: true, useKlLoss: true },
+        ].map((kl) => cfg({ advantageEstimator, groupKlOrder, klController, ...kl })),
+      ),
+    ),
+  ),
+  ...LOSS_MODES.map((lossMode) => cfg({ lossMode, tisCap: 3, advantageEstimator: 'group_norm' })),
+  cfg({ advantageEstimator: 'reinforce', gamma: 0.9 }),
+  cfg({ dynamicSampling: true, overlongBuffer: 3, advantageEstimator: 'rloo', tisCap: 2, klInReward: true, groupKlOrder: 'verl' }),
+  // Every preset (and every arm of a paired one) as the page would load it.
+  ...presetConfigs(),
 ];
 
-describe(`verl keys exist in verl's trainer config (commit ${verlFacts.commit.slice(0, 7)})`, () => {
+function presetConfigs(): PpoConfig[] {
+  const out: PpoConfig[] = [];
+  for (const p of PRESETS) {
+    const base = { ...DEFAULT_CONFIG, ...p.values };
+    if (p.arms) for (const a of p.arms) out.push(cfg({ ...base, ...a.values }));
+    else out.push(cfg(base));
+  }
+  expect(out.length).toBeGreaterThan(PRESETS.length - 1);
+  return out;
+}
+
+describe(`verl keys exist in verl's trainer config (${verlFacts.tag}, commit ${verlFacts.commit.slice(0, 7)})`, () => {
   it('every emitted key, every required key, every value among its choices, on every config', () => {
     for (const c of CONFIGS) {
       const v = verlOverrides(c);
-      const dapo = verlProgram(verlScript(c)) === VERL_DAPO_PROGRAM;
-      for (const key of v.keys())
-        expect(VERL_KEYS.has(key) || (dapo && VERL_DAPO_KEYS.has(key)), `unknown verl key ${key} (program ${dapo ? 'DAPO recipe' : 'main_ppo'})`).toBe(true);
-      // The DAPO keys appear exactly when the knobs need them, and then the recipe runs.
-      expect(dapo).toBe(c.dynamicSampling || c.overlongBuffer > 0);
-      for (const [key, choices] of Object.entries(VERL_DAPO_CHOICES)) {
-        if (v.has(key)) expect(choices, `${key}=${v.get(key)}`).toContain(v.get(key));
+      verlProgram(verlScript(c));
+      for (const key of v.keys()) {
+        if (key.startsWith('+')) {
+          // Hydra refuses to append a key that exists, and main_ppo rejects an unknown one without `+`.
+          expect(VERL_APPENDED.has(key.slice(1)), `unknown appended verl key ${key}`).toBe(true);
+          expect(VERL_KEYS.has(key.slice(1)), `${key} exists in the config: append refused`).toBe(false);
+        } else expect(VERL_KEYS.has(key), `unknown verl key ${key}`).toBe(true);
       }
+      // The DAPO keys appear exactly when the knobs need them.
+      expect(v.has('algorithm.filter_groups.enable')).toBe(c.dynamicSampling);
+      expect(v.has('+reward.reward_kwargs.overlong_buffer_cfg.enable')).toBe(c.overlongBuffer > 0);
+      // Whenever the dapo manager's overlong buffer is on it reads len, penalty_factor, log and max_resp_len.
+      if (c.overlongBuffer > 0) for (const k of VERL_APPENDED) expect(v.has(`+${k}`), `missing +${k}`).toBe(true);
       for (const key of verlFacts.required.keys) expect(v.has(key), `missing required ${key}`).toBe(true);
       if (c.advantageEstimator === 'gae') for (const key of verlFacts.required.critic_keys) expect(v.has(key), `missing ${key}`).toBe(true);
       else expect([...v.keys()].some((k) => k.startsWith('critic.'))).toBe(false);
@@ -243,24 +274,22 @@ describe('rendered scripts', () => {
       const script = renderScript(plan, engineCommand(plan));
       const r = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
-      expect(script).toMatch(engine === 'verl' ? /commit b2df6f8/ : /OpenRLHF 0\.10\.2/);
+      expect(script).toMatch(
+        engine === 'verl'
+          ? new RegExp(`verl 0\\.9\\.0 .*commit ${verlFacts.commit.slice(0, 7)}`)
+          : new RegExp(`OpenRLHF ${rlhfFacts.version.replace(/\./g, '\\.')} .*commit ${rlhfFacts.commit.slice(0, 7)}`),
+      );
       expect(script).toMatch(/GPUs on this one node: 2/);
       expect(script).toMatch(/MODEL="\$\{MODEL:-Qwen\/Qwen2\.5-0\.5B-Instruct\}"/);
       if (engine === 'verl') expect(script).toContain("optim.betas='[0.9,0.999]'");
     }
   });
 
-  it('the DAPO recipe script is valid bash and stops with a clear message when VERL_REPO is unset', () => {
+  it('the DAPO job runs main_ppo with no setup lines, and is valid bash', () => {
     const plan = planJob(cfg({ dynamicSampling: true, overlongBuffer: 2 }), { engine: 'verl', gpus: 1, trainRows: 64 });
     const script = renderScript(plan, engineCommand(plan));
     expect(spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' }).status).toBe(0);
-    // Run only the lines before the program: the cd must fail, naming VERL_REPO, before anything starts.
-    const head = script.slice(0, script.indexOf(`\n${VERL_DAPO_PROGRAM} \\`));
-    const env = { ...process.env };
-    delete env.VERL_REPO;
-    const r = spawnSync('bash', ['-c', head], { encoding: 'utf8', env });
-    expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/VERL_REPO: set VERL_REPO to a checkout of volcengine\/verl/);
+    expect(script).not.toMatch(/VERL_REPO|recipe\.dapo/);
   });
 
   it('shellWord quotes what bash or zsh would expand', () => {

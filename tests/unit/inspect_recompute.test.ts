@@ -82,6 +82,8 @@ const CASES: [string, Partial<InspectKnobs>][] = [
   ['GAE, CISPO', { lossMode: 'cispo', clipHigh: 0.5 }],
   ['GRPO (group_norm), KL loss', { advantageEstimator: 'group_norm', whiten: false, klInReward: false, useKlLoss: true }],
   ['RLOO', { advantageEstimator: 'rloo', whiten: false }],
+  ['RLOO, KL summed into the score first (group KL order verl)', { advantageEstimator: 'rloo', whiten: false, groupKlOrder: 'verl' }],
+  ['REINFORCE++ baseline, group KL order verl', { advantageEstimator: 'reinforce_baseline', whiten: true, groupKlOrder: 'verl' }],
   ['Dr. GRPO', { advantageEstimator: 'dr_grpo', whiten: false, lossAgg: 'seq-mean-token-sum-norm' }],
   ['REINFORCE++ (whitened)', { advantageEstimator: 'reinforce', whiten: true, klEstimator: 'k2' }],
   ['REINFORCE++ baseline', { advantageEstimator: 'reinforce_baseline', whiten: true }],

@@ -45,8 +45,8 @@ describe('score clipping', () => {
 });
 
 describe('validation of the verl loss modes, DAPO and TIS knobs', () => {
-  it('group estimators reject γ < 1 (field, value, allowed); GAE keeps discounting', () => {
-    for (const est of ['reinforce', 'reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'] as const) {
+  it('group estimators reject γ < 1 (field, value, allowed); GAE and REINFORCE keep discounting', () => {
+    for (const est of ['reinforce_baseline', 'group_norm', 'rloo', 'dr_grpo'] as const) {
       const p = validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: est, gamma: 0.99 });
       expect(p).toHaveLength(1);
       expect(p[0].field).toBe('gamma');
@@ -54,6 +54,8 @@ describe('validation of the verl loss modes, DAPO and TIS knobs', () => {
       expect(p[0].message).toMatch(/gamma = 0\.99.*allowed: 1/);
     }
     expect(validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: 'gae', gamma: 0.99 })).toEqual([]);
+    // verl's reinforce_plus_plus and OpenRLHF's reinforce both discount (tests/unit/group_kl_order.test.ts).
+    expect(validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: 'reinforce', gamma: 0.99 })).toEqual([]);
   });
 
   it('new knobs: choices and ranges, k1_clamped only in the reward, DAPO cross-field checks', () => {

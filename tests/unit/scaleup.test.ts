@@ -63,85 +63,101 @@ describe('notes for knobs without a counterpart', () => {
     expect(script('openrlhf', cfg({ klEstimator: 'abs' }))).not.toMatch(/--algo\.kl\.estimator/);
   });
 
-  it('loss mode: GSPO → verl loss_mode=gspo / OpenRLHF policy_loss_type gspo; CISPO → PPO clip and a note in both', () => {
+  it('loss mode: GSPO → verl loss_mode=gspo / OpenRLHF policy_loss_type gspo; CISPO → verl loss_mode=cispo, OpenRLHF PPO clip and a note', () => {
     const g = cfg({ lossMode: 'gspo' });
     expect(script('verl', g)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=gspo \\');
     expect(script('openrlhf', g)).toContain('--actor.policy_loss_type gspo \\');
     expect(script('verl', DEFAULT_CONFIG)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=vanilla \\');
     expect(script('openrlhf', DEFAULT_CONFIG)).toContain('--actor.policy_loss_type ppo \\');
     const k = cfg({ lossMode: 'cispo' });
-    expect(script('verl', k)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=vanilla \\');
-    expect(notes('verl', k)).toMatch(/loss mode cispo: not registered in verl at the targeted commit/);
+    expect(script('verl', k)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=cispo \\');
+    expect(notes('verl', k)).not.toMatch(/cispo/);
     expect(script('openrlhf', k)).toContain('--actor.policy_loss_type ppo \\');
-    expect(notes('openrlhf', k)).toMatch(/loss mode cispo: OpenRLHF 0\.10\.2 has no CISPO/);
+    expect(notes('openrlhf', k)).toMatch(/loss mode cispo: OpenRLHF 0\.11\.0 has no CISPO/);
   });
 
-  it('TIS: verl tis_imp_ratio_cap with the rollout log-probs, OpenRLHF is_correction tis [0, cap]', () => {
+  it('TIS: verl token rollout correction (decoupled) with the rollout log-probs, OpenRLHF is_correction tis [0, cap]', () => {
     const t = cfg({ tisCap: 2 });
     const v = script('verl', t);
-    expect(v).toContain('actor_rollout_ref.actor.tis_imp_ratio_cap=2 \\');
+    expect(v).toContain('algorithm.rollout_correction.rollout_is=token \\');
+    expect(v).toContain('algorithm.rollout_correction.rollout_is_threshold=2 \\');
+    expect(v).toContain('algorithm.rollout_correction.bypass_mode=False \\');
     expect(v).toContain('actor_rollout_ref.rollout.calculate_log_probs=True \\');
     const o = script('openrlhf', t);
     expect(o).toContain('--algo.advantage.is_correction_enable \\');
     expect(o).toContain('--algo.advantage.is_correction_type tis \\');
     expect(o).toContain('--algo.advantage.is_correction_threshold 0 2 \\');
-    for (const e of ['verl', 'openrlhf'] as const) expect(script(e, DEFAULT_CONFIG)).not.toMatch(/tis_imp_ratio_cap|calculate_log_probs|is_correction/);
-    expect(notes('verl', cfg({ tisCap: 2, lossMode: 'gspo' }))).toMatch(/its GSPO loss ignores the rollout log-probs/);
+    for (const e of ['verl', 'openrlhf'] as const) expect(script(e, DEFAULT_CONFIG)).not.toMatch(/rollout_correction|calculate_log_probs|is_correction/);
+    // verl multiplies the weights into every loss mode (GSPO included); OpenRLHF only into its PPO loss.
+    expect(notes('verl', cfg({ tisCap: 2, lossMode: 'gspo' }))).not.toMatch(/TIS/);
+    expect(notes('openrlhf', cfg({ tisCap: 2, lossMode: 'gspo' }))).toMatch(/TIS with gspo: OpenRLHF applies the IS correction only with policy_loss_type ppo/);
   });
 
-  it('KL estimators: "+" exact in the reward, k2 (same gradient) in the loss with a note; k1_clamped nearest k1 with a note', () => {
+  it('KL estimators: "+" exact in the reward, verl\'s own "+" names in the loss, OpenRLHF k2 (same gradient) with a note; k1_clamped nearest k1 with a note', () => {
     const r = cfg({ klEstimator: 'k3+' });
     expect(script('verl', r)).toContain('algorithm.kl_penalty=low_var_kl \\');
     expect(script('openrlhf', r)).toContain('--algo.kl.estimator k3 \\');
     expect(notes('verl', r)).toMatch(/KL reward estimator k3\+: the reward carries no gradient/);
     const l = cfg({ useKlLoss: true, klInReward: false, klLossEstimator: 'k3+' });
-    expect(script('verl', l)).toContain('actor_rollout_ref.actor.kl_loss_type=mse \\');
-    expect(notes('verl', l)).toMatch(/verl accepts "k3\+" only from v0\.9\.1/);
+    expect(script('verl', l)).toContain('actor_rollout_ref.actor.kl_loss_type=k3+ \\');
+    expect(notes('verl', l)).not.toMatch(/KL loss estimator/);
     expect(script('openrlhf', l)).toContain('--algo.kl.estimator k2 \\');
-    expect(script('verl', cfg({ useKlLoss: true, klInReward: false, klLossEstimator: 'k1+' }))).toContain('kl_loss_type=mse \\');
+    expect(script('verl', cfg({ useKlLoss: true, klInReward: false, klLossEstimator: 'k1+' }))).toContain('kl_loss_type=k1+ \\');
     const c = cfg({ klEstimator: 'k1_clamped' });
     expect(script('verl', c)).toContain('algorithm.kl_penalty=kl \\');
     expect(script('openrlhf', c)).toContain('--algo.kl.estimator k1 \\');
     for (const e of ['verl', 'openrlhf'] as const) expect(notes(e, c)).toMatch(/k1_clamped \(AlpacaFarm's one-sided max\(logp − ref, 0\)\): .* has no clamped estimator/);
   });
 
-  it('aggregation: seq-mean-token-sum maps directly in verl; the per_seq norm scale is named where verl differs', () => {
+  it('aggregation: seq-mean-token-sum maps directly in verl; per_seq is verl ≥ 0.7.1, the old "verl" scale is named', () => {
     expect(script('verl', cfg({ lossAgg: 'seq-mean-token-sum' }))).toContain('actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum \\');
-    expect(notes('openrlhf', cfg({ lossAgg: 'seq-mean-token-sum' }))).toMatch(/"seq-mean-token-sum": OpenRLHF 0\.10\.2 averages/);
-    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'per_seq' }))).toMatch(/norm scale per_seq: .* B× larger/);
-    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'verl' }))).not.toMatch(/norm scale/);
+    expect(notes('openrlhf', cfg({ lossAgg: 'seq-mean-token-sum' }))).toMatch(/"seq-mean-token-sum": OpenRLHF 0\.11\.0 averages/);
+    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'per_seq' }))).not.toMatch(/norm scale/);
+    expect(notes('verl', cfg({ lossAgg: 'seq-mean-token-sum-norm', normScale: 'verl' }))).toMatch(/norm scale "verl" \(verl ≤ 0\.7\.0.*since v0\.7\.1/);
   });
 
-  it('DAPO: verl runs the DAPO recipe with filter_groups and overlong_buffer, OpenRLHF its flags', () => {
+  it('group KL order: each engine does its own; the other order is said in its script', () => {
+    const base = { advantageEstimator: 'rloo', klInReward: true } as const;
+    const own = (e: 'verl' | 'openrlhf') => cfg({ ...base, groupKlOrder: e });
+    expect(notes('verl', own('verl'))).toMatch(/KL with rloo: verl, like the playground \(group KL order verl\)/);
+    expect(notes('openrlhf', own('openrlhf'))).toMatch(/KL with rloo: OpenRLHF, like the playground \(group KL order openrlhf\)/);
+    expect(notes('verl', own('openrlhf'))).toMatch(/verl can only do its own order/);
+    expect(notes('openrlhf', own('verl'))).toMatch(/OpenRLHF can only do its own order/);
+    // Plain REINFORCE is token-level in both engines: no order to speak of.
+    expect(notes('verl', cfg({ advantageEstimator: 'reinforce', groupKlOrder: 'verl' }))).not.toMatch(/group KL order/);
+  });
+
+  it("DAPO: verl main_ppo with filter_groups and the dapo reward manager's overlong keywords, OpenRLHF its flags", () => {
     const d = cfg({ advantageEstimator: 'group_norm', dynamicSampling: true, maxExtraRollouts: 2, overlongBuffer: 2, overlongPenalty: 0.5 });
     const v = script('verl', d);
-    expect(v).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
-    expect(v).not.toMatch(/verl\.trainer\.main_ppo/);
-    expect(v).toMatch(/^cd "\$\{VERL_REPO:\?/m);
+    expect(v).toMatch(/^python3 -m verl\.trainer\.main_ppo \\$/m);
+    expect(v).not.toMatch(/recipe\.dapo|VERL_REPO/);
+    expect(v).not.toMatch(/^ {2}(reward_model\.|data\.gen_batch_size|algorithm\.filter_groups\.max_num_gen_batches)/m);
     for (const kv of [
       'algorithm.filter_groups.enable=True',
-      'algorithm.filter_groups.metric=seq_reward',
-      'algorithm.filter_groups.max_num_gen_batches=3',
-      'data.gen_batch_size=8',
-      'reward_model.reward_manager=dapo',
-      'reward_model.overlong_buffer.enable=True',
-      'reward_model.overlong_buffer.len=2',
-      'reward_model.overlong_buffer.penalty_factor=0.5',
+      'algorithm.filter_groups.metric=acc',
+      'reward.reward_manager.name=dapo',
+      '+reward.reward_kwargs.overlong_buffer_cfg.enable=True',
+      '+reward.reward_kwargs.overlong_buffer_cfg.len=2',
+      '+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor=0.5',
+      '+reward.reward_kwargs.overlong_buffer_cfg.log=False',
+      '+reward.reward_kwargs.max_resp_len=8',
     ]) {
       expect(v).toContain(`  ${kv} \\`);
     }
-    expect(notes('verl', d)).toMatch(/runs verl's DAPO recipe/);
-    expect(notes('verl', d)).toMatch(/verl raises an error where the playground fills the batch/);
+    expect(notes('verl', d)).toMatch(/max extra rollouts 2 has no counterpart, and it compares the score before the overlong penalty/);
     const o = script('openrlhf', d);
     for (const f of ['--algo.dynamic_filtering_enable', '--algo.dynamic_filtering_range 0 1', '--reward.overlong_buffer_len 2', '--reward.overlong_penalty_factor 0.5'])
       expect(o).toContain(`  ${f} \\`);
     expect(notes('openrlhf', d)).toMatch(/max extra rollouts 2 has no counterpart/);
-    // Off: main_ppo, none of the recipe's keys.
+    // Off: none of the DAPO keys.
     const plain = script('verl', DEFAULT_CONFIG);
     expect(plain).toMatch(/^python3 -m verl\.trainer\.main_ppo \\$/m);
-    expect(plain).not.toMatch(/filter_groups|overlong_buffer|gen_batch_size|VERL_REPO/);
-    // Overlong alone also needs the recipe (main_ppo has no reward_model.overlong_buffer).
-    expect(script('verl', cfg({ overlongBuffer: 3 }))).toMatch(/^python3 -m recipe\.dapo\.main_dapo \\$/m);
+    expect(plain).not.toMatch(/filter_groups|overlong_buffer|reward_manager/);
+    // Overlong alone: the dapo reward manager, no group filter.
+    const ov = script('verl', cfg({ overlongBuffer: 3 }));
+    expect(ov).toContain('  reward.reward_manager.name=dapo \\');
+    expect(ov).not.toMatch(/filter_groups/);
   });
 
   it("a learned reward model is exported as the task's rule, and said so", () => {
@@ -198,6 +214,7 @@ describe('both scripts', () => {
     adamBeta2: 0.99,
     evalEvery: 5,
     normScale: 'verl',
+    groupKlOrder: 'verl',
     lossMode: 'gspo',
     tisCap: 2,
     dynamicSampling: true,
@@ -224,7 +241,9 @@ describe('both scripts', () => {
                 ? { dynamicSampling: true }
                 : key === 'overlongPenalty'
                   ? { overlongBuffer: 2 }
-                  : {};
+                  : key === 'groupKlOrder'
+                    ? { advantageEstimator: 'rloo' }
+                    : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));
@@ -241,7 +260,7 @@ describe('both scripts', () => {
         const s = script(engine, c);
         const lines = s.trimEnd().split('\n');
         const first = lines.findIndex((l) => l.startsWith('python3 -m '));
-        expect(lines.slice(0, first).every((l) => l.startsWith('#') || /^(set |JOB_DIR=|MODEL=|cd "\$\{VERL_REPO:\?)/.test(l))).toBe(true);
+        expect(lines.slice(0, first).every((l) => l.startsWith('#') || /^(set |JOB_DIR=|MODEL=)/.test(l))).toBe(true);
         lines.slice(first).forEach((l, i, rest) => {
           expect(l.startsWith('#')).toBe(false);
           expect(l.endsWith(' \\')).toBe(i < rest.length - 1);

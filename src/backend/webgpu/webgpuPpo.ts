@@ -2,11 +2,11 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniformLayout } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
-import { compactGroups, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
+import { compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
-import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { gpu, GpuTensor, gpuTensor, type GpuOpsHost } from './gpuTensor.ts';
 import { elementGrid, WebGpuNnOps } from './webgpuNn.ts';
 
 const WG = 64;
@@ -172,8 +172,13 @@ export class WebGpuPpoOps implements PpoOps {
     const groupIndex = this.be.tensor(compact.index, [B], 'i32');
     const transformed = this.be.empty([B]);
     const ug = { B, A, gamma: args.gamma, estimator: GROUP_ESTIMATOR_CODE[estimator] };
-    this.be.rt.dispatch(GROUP_SCORES, [gpu(scores), gpu(groupIndex), gpu(transformed)], ug, [groups(B, WG)]);
-    const { rewards, kl } = this.shapeRewards(transformed, logprobs, refLogprobs, actionMask, args.beta, args.klEstimator);
+    // verl's order: the score of each response is Σ_t of its shaped token rewards (score − β·ΣKL),
+    // read off an undiscounted returns scan at t = 0; only this order pays for the extra dispatches.
+    const summed = klSummedIntoScore(estimator, args.klOrder, args.beta);
+    const seqScores = summed ? this.sequenceScores(scores, logprobs, refLogprobs, actionMask, args.beta, args.klEstimator) : scores;
+    this.be.rt.dispatch(GROUP_SCORES, [gpu(seqScores), gpu(groupIndex), gpu(transformed)], ug, [groups(B, WG)]);
+    if (seqScores !== scores) this.be.dispose(seqScores);
+    const { rewards, kl } = this.shapeRewards(transformed, logprobs, refLogprobs, actionMask, summed ? 0 : args.beta, args.klEstimator);
     const returns = this.be.empty([B, A]);
     this.be.rt.dispatch(DISCOUNTED_RETURNS, [gpu(rewards), gpu(actionMask), gpu(returns)], ug, [groups(B, WG)]);
     const unmasked = WHITENED_GROUP_ESTIMATORS.has(estimator) ? this.whiten(returns, actionMask, true) : returns;
@@ -184,6 +189,26 @@ export class WebGpuPpoOps implements PpoOps {
     this.be.dispose(groupIndex, transformed, rewards, kl);
     if (unmasked !== returns) this.be.dispose(unmasked);
     return { advantages, returns };
+  }
+  /** Σ_t of the shaped token rewards per row (B): score − β·Σ_t mask·KL_t, with the kernels that exist. */
+  private sequenceScores(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, klEstimator: KlEstimator): Tensor {
+    const [B, A] = logprobs.shape;
+    const { rewards, kl } = this.shapeRewards(scores, logprobs, refLogprobs, actionMask, beta, klEstimator);
+    const sums = this.be.empty([B, A]);
+    // γ = 1: the returns at t = 0 are the row sums (masked positions carry the sum through).
+    this.be.rt.dispatch(DISCOUNTED_RETURNS, [gpu(rewards), gpu(actionMask), gpu(sums)], { B, A, gamma: 1, estimator: 0 }, [groups(B, WG)]);
+    // Column 0 of the (B, A) sums: a (B·A, 1) handle on the same buffer, gathered at rows b·A.
+    const g = gpuTensor(sums);
+    const cells = new GpuTensor(g.buffer, [B * A, 1], 'f32', g.offset, true);
+    const firstColumn = this.be.tensor(
+      Int32Array.from({ length: B }, (_, b) => b * A),
+      [B],
+      'i32',
+    );
+    const out = this.nn.gatherRows(cells, firstColumn); // (B, 1): GROUP_SCORES reads it as (B)
+    // Safe to recycle at once: later users of these buffers are recorded (and so run) after these reads.
+    this.be.dispose(rewards, kl, sums, firstColumn);
+    return out;
   }
   // ---- end advantage side ----
   /** agg_finalize over row partials: stats (K) and `weighted` (B,A) = weights or grad·weights. */

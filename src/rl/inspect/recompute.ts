@@ -2,7 +2,7 @@
 // references (src/reference/), under the trace's own knobs or under changed ones ("what if").
 import { aggregateRef, aggWeights, maskedMeanRef } from '../../reference/aggregate.ts';
 import { gaeRef } from '../../reference/gae.ts';
-import { compactGroups, discountedReturnsRef, transformScoresRef, type GroupEstimator } from '../../reference/groupAdvantages.ts';
+import { compactGroups, discountedReturnsRef, klSummedIntoScore, sequenceScoresRef, transformScoresRef, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { policyLossRef, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
@@ -105,8 +105,11 @@ function groupAdvantageStage(t: IterationTrace, k: InspectKnobs, rewardBeta: num
   // The composition of groupAdvantagesRef, unrolled so the group statistics and the unwhitened
   // returns are visible and whitening can be switched.
   const groups = compactGroups(t.group, B, est);
-  const transformedScores = transformScoresRef(t.scores, groups, est);
-  const scanRewards = shapeRewardsRef(transformedScores, t.oldLogprobs, t.refLogprobs, mask, B, A, rewardBeta, k.klEstimator).rewards;
+  // verl's order sums −β·KL into each score before the group statistics (groupKlOrder 'verl').
+  const summed = klSummedIntoScore(est, k.groupKlOrder, rewardBeta);
+  const scores = summed ? sequenceScoresRef(t.scores, t.oldLogprobs, t.refLogprobs, mask, B, A, rewardBeta, k.klEstimator) : t.scores;
+  const transformedScores = transformScoresRef(scores, groups, est);
+  const scanRewards = shapeRewardsRef(transformedScores, t.oldLogprobs, t.refLogprobs, mask, B, A, summed ? 0 : rewardBeta, k.klEstimator).rewards;
   const returns = discountedReturnsRef(scanRewards, mask, B, A, k.gamma);
   const advantages = k.whiten ? whitenRef(returns, mask, true) : Float64Array.from(returns);
   for (let i = 0; i < advantages.length; i++) if (mask[i] === 0) advantages[i] = 0;
@@ -114,7 +117,7 @@ function groupAdvantageStage(t: IterationTrace, k: InspectKnobs, rewardBeta: num
   const std = new Float64Array(groups.count);
   for (let g = 0; g < groups.count; g++) {
     const s = maskedMeanVar(
-      t.scores,
+      scores,
       Float64Array.from(groups.index, (x) => (x === g ? 1 : 0)),
     );
     mean[g] = s.mean;

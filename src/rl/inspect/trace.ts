@@ -36,7 +36,11 @@ export type InspectKnobs = Pick<
   | 'lossAgg'
   | 'normScale'
   | 'tisCap'
-> & { whiten: boolean };
+> & {
+  whiten: boolean;
+  /** Where the in-reward KL enters a group estimator; absent in traces stored before the knob (= 'openrlhf'). */
+  groupKlOrder?: PpoConfig['groupKlOrder'];
+};
 
 /** The knobs the trainer ran an iteration with, `beta` the KL controller's β at that iteration. */
 export function knobsFromConfig(cfg: PpoConfig, beta: number): InspectKnobs {
@@ -60,6 +64,7 @@ export function knobsFromConfig(cfg: PpoConfig, beta: number): InspectKnobs {
     lossAgg: cfg.lossAgg,
     normScale: cfg.normScale,
     tisCap: cfg.tisCap,
+    groupKlOrder: cfg.groupKlOrder,
     whiten: cfg.advantageEstimator === 'gae' ? true : GROUP_ESTIMATOR_SPECS[cfg.advantageEstimator].whitened,
   };
 }

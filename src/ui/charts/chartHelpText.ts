@@ -176,7 +176,7 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
     what: 'Prompts whose samples all scored the same, dropped by DAPO’s dynamic sampling and replaced by fresh ones.',
     healthy: 'Falls as the policy’s answers start to differ in quality within a group.',
     sick: 'Near the batch size: almost every group is all-right or all-wrong, so almost nothing is learned (the task is too easy or too hard).',
-    verl: { name: 'train/num_gen_batches', note: 'DAPO recipe: batches sampled to fill the batch' },
+    verl: { name: 'training/filter_groups/evicted_samples', note: 'verl 0.9 V1 trainer (replay_buffer.py): responses, not prompts, of the groups it dropped' },
     openrlhf: { name: null, note: 'dynamic filtering drops them without logging a count' },
   },
 };
