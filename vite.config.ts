@@ -48,6 +48,8 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: true,
+    // Fonts (KaTeX's) stay files: a font inlined as a data: URL is refused by the CSP's font-src 'self'.
+    assetsInlineLimit: (file: string) => (/\.(woff2?|ttf|otf)$/.test(file) ? false : undefined),
     rolldownOptions: {
       output: {
         // React (react-dom is ~210 kB by itself) in a chunk of its own, cached across releases of the app code.

@@ -75,6 +75,11 @@ test('the token table shows the trace’s own numbers, a masked position marked'
 });
 
 test('the walk-through follows ← / →, scans GAE back to front through the masked position, and Esc leaves', async ({ page }) => {
+  // The typeset formulas load KaTeX's fonts: each must come from 'self', as the CSP demands.
+  const refused: string[] = [];
+  page.on('console', (m) => {
+    if (m.text().includes('Content Security Policy')) refused.push(m.text().slice(0, 160));
+  });
   await openInspect(page);
   await page.getByRole('listbox').focus();
   await page.keyboard.press('ArrowDown');
@@ -104,9 +109,12 @@ test('the walk-through follows ← / →, scans GAE back to front through the ma
   await expect(walk).toContainText('masked_whiten');
   await page.keyboard.press('ArrowLeft');
   await expect(walk.getByRole('heading')).toContainText('Advantages');
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  expect(await page.evaluate(() => [...document.fonts].filter((f) => f.family.includes('KaTeX') && f.status === 'loaded').length)).toBeGreaterThan(0);
   await page.keyboard.press('Escape');
   await expect(walk).toHaveCount(0);
   await expect(start).toBeFocused();
+  expect(refused).toEqual([]);
 });
 
 test('"what if" with a smaller ε changes the clip fraction, rejects a bad value, and resets', async ({ page }) => {
