@@ -99,7 +99,8 @@ export function KlShapingView() {
       ) : null}
       {baselined !== null ? (
         <p className="small muted">
-          {ctx.setup.advantageEstimator} starts the returns from the score compared with the prompt’s other samples: {fmt(baselined)} here instead of {fmt(row.reward)}.
+          {ctx.setup.advantageEstimator} starts the returns from the score compared with the prompt’s other samples
+          {fmt(baselined) === fmt(row.reward) ? `: ${fmt(baselined)} here, the same as the raw score.` : `: ${fmt(baselined)} here instead of ${fmt(row.reward)}.`}
         </p>
       ) : null}
     </div>
