@@ -20,9 +20,7 @@ test('?present=1 at 1280×720: large type, the four presenter charts, no horizon
   const bodyPx = await page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize));
   expect(bodyPx).toBeGreaterThanOrEqual(20);
   // The text a class reads, not only the body's default: each card's task, what to watch and promise.
-  const cardTextPx = await page
-    .locator('.preset-summary, .preset-watch, .preset-promise')
-    .evaluateAll((els) => els.map((e) => Number.parseFloat(getComputedStyle(e).fontSize)));
+  const cardTextPx = await page.locator('.preset-summary, .preset-watch, .preset-promise').evaluateAll((els) => els.map((e) => Number.parseFloat(getComputedStyle(e).fontSize)));
   expect(cardTextPx.length).toBeGreaterThan(0);
   expect(Math.min(...cardTextPx)).toBeGreaterThanOrEqual(20);
   expect((await shownCharts(page)).sort()).toEqual([...PRESENTER_CHARTS].sort());
