@@ -37,7 +37,7 @@
 //   this kernel's 1.9 s to build). Used for V ≤ 256 and B ≤ WG; otherwise the host composes the
 //   per-op kernels.
 
-override WG: u32 = 256;
+const WG: u32 = 256u;
 const IN_STRIDE: u32 = 5u;
 const IN_OLD: u32 = 0u;
 const IN_ADV: u32 = 1u;

@@ -28,8 +28,8 @@
 //         agg_finalize: a single workgroup of WG_FINAL threads; tree reduction over B, then all
 //         threads write the B·A weights. Both WG sizes must be powers of two.
 
-override WG: u32 = 64;
-override WG_FINAL: u32 = 256;
+const WG: u32 = 64u;
+const WG_FINAL: u32 = 256u;
 const ROW_STRIDE: u32 = 5u;
 
 struct RowParams {

@@ -25,7 +25,7 @@
 // attention_cached.wgsl repeats this row computation with keys from the cache (same order of
 // operations per output, so cached decoding reproduces these outputs).
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   S: u32,

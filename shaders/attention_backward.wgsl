@@ -31,7 +31,7 @@
 //           6 out      (B·S, D)       f32   the forward's output O
 // Layout: 1-D grid of `total` threads (2-D past 65535 groups), WG per group.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   S: u32,

@@ -25,7 +25,7 @@
 //         attention_cached: one thread per (batch b, head h, new position l), 1-D grid of B·H·L
 //         threads, each running its softmax row serially (no workgroup barriers; fixed order).
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   L: u32,

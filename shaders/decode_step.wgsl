@@ -44,9 +44,9 @@
 // Limits (checked on the host): D ≤ 256 and a multiple of 4, every offset a multiple of 4,
 //   H·Smax ≤ 1024, D/H ≤ 64.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
-override WM: u32; // f32 words of workgroup memory, set by the host (≤ 3840: 15 KiB, under WebGPU's 16 KiB minimum)
+const WM: u32 = 3840u; // f32 words of workgroup memory, set by the host to the model (≤ 3840: 15 KiB, under WebGPU's 16 KiB minimum)
 
 struct U {
   B: u32,

@@ -20,7 +20,7 @@
 // Layout: one thread per element, WG threads per workgroup; the grid may be 2-D when n needs
 //   more than 65535 workgroups: i = gid.x + gid.y·(num_workgroups.x·WG).
 
-override WG: u32 = 256;
+const WG: u32 = 256u;
 
 struct Params {
   n: u32,

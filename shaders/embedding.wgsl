@@ -20,7 +20,7 @@
 //   consecutive threads take consecutive column blocks of a row, so the 4 lanes of a CPU
 //   adapter's SIMD group agree on which r match. Grid may be 2-D: i = gid.x + gid.y·num_workgroups.x·WG.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   R: u32,

@@ -12,7 +12,7 @@
 // Layout: one thread per row (parallel over the batch), sequential scan along A;
 // WG threads per workgroup, 1-D grid over B.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   B: u32,

@@ -28,7 +28,7 @@
 // a group computes bit-identical statistics); the batch is tens to hundreds of sequences, so this
 // is cheaper than a separate reduction dispatch.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   B: u32,

@@ -14,7 +14,7 @@
 //           1 logp (n) f32, 2 ref_logp (n) f32, 3 out (n) f32
 // Layout: one thread per element, WG threads per workgroup, 1-D grid.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   n: u32,

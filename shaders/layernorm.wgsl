@@ -19,9 +19,9 @@
 //   params_serial (CPU adapters, where barriers cost more than the work): one thread per column
 //   sums the rows in order, WG threads per group, grid ceil(D/WG); same bindings as params.
 
-override WG: u32 = 64; // a power of two (tree reduction)
-override COLS: u32 = 16;
-override LANES: u32 = 16; // a power of two
+const WG: u32 = 64u; // a power of two (tree reduction)
+const COLS: u32 = 16u;
+const LANES: u32 = 16u; // a power of two
 
 struct Params {
   M: u32,

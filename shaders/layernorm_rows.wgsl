@@ -16,7 +16,7 @@
 //   all f32.
 // Layout: WG threads per workgroup, thread i owns row i; grid ceil(M/WG).
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   M: u32,

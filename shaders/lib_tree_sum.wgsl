@@ -1,5 +1,5 @@
 // Fixed-order workgroup sums, one quantity at a time through one WG-word array (included with
-// `// @include lib_tree_sum`; the including shader declares `override WG`, a power of two).
+// `// @include lib_tree_sum`; the including shader declares `const WG: u32`, a power of two, set per pipeline by the host).
 // Workgroup memory is zero-initialised, and SwiftShader compiles that per word: one array for all
 // the quantities of a kernel, instead of one each, keeps the build short (whiten's two 256-word
 // arrays cost ~0.17 s of building in Node's Dawn). Each quantity goes through the same tree as

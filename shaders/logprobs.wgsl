@@ -25,7 +25,7 @@
 //   ⌈B·A/WG⌉ (2-D past 65535 groups); the sums run over v in order, no barriers. For V ≤ 256
 //   (src/backend/webgpu/webgpuPpo.ts), where a workgroup's barriers cost more than the row.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   A: u32,

@@ -36,7 +36,7 @@
 //   8×8 grid would be too small to fill a GPU.
 // Layout (bias_grad): one invocation per column, WG per workgroup, grid ⌈N/WG⌉.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   M: u32,

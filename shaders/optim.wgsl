@@ -26,7 +26,7 @@
 //   norm_partial_serial: `groups` threads (WG per workgroup), thread t sums squares of elements
 //   t, t + groups, … in order; norm_final_serial: one thread adds the partials in order.
 
-override WG: u32 = 256; // a power of two (tree reduction)
+const WG: u32 = 256u; // a power of two (tree reduction)
 
 struct NormParams {
   n: u32,

@@ -18,7 +18,7 @@
 //         then a deterministic tree reduction in workgroup memory (GSPO runs one extra reduction
 //         for s_b before the token pass).
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 const ROW_STRIDE: u32 = 5u;
 
 struct Params {

@@ -13,7 +13,7 @@
 // "Last action token" is found by scanning forward only from action tokens, stopping at the next
 // one, so a row costs O(A) in total rather than O(A²).
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   B: u32,

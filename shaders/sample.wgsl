@@ -37,7 +37,7 @@
 //   Dawn's GPU object being garbage collected, see src/node/webgpu.ts, not to barriers; a
 //   workgroup-reduction version would be faster for large vocabularies, V here is ~32.)
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   B: u32,

@@ -16,7 +16,7 @@
 //   i = gid.x + gid.y·num_workgroups.x·WG. gather_rows_K: the outputs' words back to back, out_0's
 //   first, so a thread finds its tensor by comparing i with the running ends M·w_0, M·(w_0 + w_1).
 
-override WG: u32 = 256;
+const WG: u32 = 256u;
 
 struct Params {
   B: u32,

@@ -10,7 +10,7 @@
 //           2 rollout_logprobs (n) f32, 3 mask (n) f32, 4 weights (n) f32 out
 // Layout: one thread per element, WG threads per workgroup, 1-D grid.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 
 struct Params {
   n: u32,

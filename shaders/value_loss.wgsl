@@ -17,7 +17,7 @@
 // Layout: one workgroup of WG threads (a power of two) per row b (grid B); threads stride over A,
 //         then a deterministic tree reduction in workgroup memory.
 
-override WG: u32 = 64;
+const WG: u32 = 64u;
 const ROW_STRIDE: u32 = 5u;
 const SUMS: u32 = 3u;
 

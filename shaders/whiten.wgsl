@@ -17,7 +17,7 @@
 // The summation order depends only on n and WG, so the result is deterministic. Masked-out x never
 // enters a sum.
 
-override WG: u32 = 256;
+const WG: u32 = 256u;
 
 struct Params {
   n: u32,

@@ -1,4 +1,5 @@
-// Compute pipelines cached by (shader source, entry point, override constants, binding layout).
+// Compute pipelines cached by (shader, entry point, constants, binding layout); a shader module per
+// specialised source (shaders.ts: the constants are set in the WGSL text, not as pipeline constants).
 import { shaderSource } from './shaders.ts';
 import type { UniformLayout } from './uniforms.ts';
 
@@ -11,7 +12,10 @@ export interface KernelSpec<F extends string = string> {
   storage: readonly ('read' | 'rw')[];
   /** The struct at binding 0 (bound with a dynamic offset into the uniform arena), or null for none. */
   uniform: UniformLayout<F> | null;
-  /** WGSL `override` constants (workgroup sizes, static sizes). */
+  /**
+   * Values of the shader's module-scope `const`s (workgroup sizes, workgroup array lengths), set in
+   * its source text (specializeConstants), never as pipeline `override` constants.
+   */
   constants?: Record<string, number>;
 }
 
@@ -73,7 +77,7 @@ export class PipelineCache {
   }
 
   private module(spec: KernelSpec): GPUShaderModule {
-    const code = shaderSource(spec.shader);
+    const code = shaderSource(spec.shader, spec.constants);
     let module = this.modules.get(code);
     if (!module) {
       module = this.device.createShaderModule({ label: spec.shader, code });
@@ -105,7 +109,7 @@ export class PipelineCache {
     return {
       label: key,
       layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-      compute: { module: this.module(spec), entryPoint: spec.entry, constants: spec.constants },
+      compute: { module: this.module(spec), entryPoint: spec.entry },
     };
   }
 

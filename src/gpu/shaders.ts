@@ -67,8 +67,42 @@ function wgslF32(v: number): string {
   return /[.e]/.test(t) ? t : `${t}.0`;
 }
 
-/** A shader's full source: its file with includes expanded and the kernel codes it uses declared. */
-export function shaderSource(name: string): string {
-  const code = expandIncludes(name, new Set([name]));
+/**
+ * `code` with each of `constants` set as the value of the module-scope `const` of that name, in
+ * place on its own line (compiler line numbers stay those of the file), e.g. `const WG: u32 =
+ * 64u;` becomes `const WG: u32 = 256u;`. Workgroup sizes and workgroup array lengths are such
+ * consts, not `override`s: Safari was seen to size a workgroup array by an override as 0 (the
+ * kernel ran and wrote nothing, with no error), so each variant gets its own source instead of
+ * pipeline constants. A name the source declares no such const for is an error (a typo would
+ * otherwise leave the default in force).
+ */
+export function specializeConstants(code: string, constants: Readonly<Record<string, number>> = {}): string {
+  let out = code;
+  for (const [name, value] of Object.entries(constants)) {
+    if (!/^[A-Za-z_]\w*$/.test(name)) throw new Error(`constant name ${JSON.stringify(name)} is not a WGSL identifier`);
+    const decl = new RegExp(`^const ${name}[ \\t]*:[ \\t]*(u32|i32|f32)[ \\t]*=[^;\\n]*;`, 'gm');
+    let found = 0;
+    out = out.replace(decl, (_m, type: string) => {
+      found++;
+      return `const ${name}: ${type} = ${wgslLiteral(name, type, value)};`;
+    });
+    if (found !== 1) throw new Error(`constant ${name}: the shader declares ${found} module-scope \`const ${name}\` (want 1)`);
+  }
+  return out;
+}
+
+function wgslLiteral(name: string, type: string, v: number): string {
+  if (type === 'f32') return wgslF32(v);
+  const ok = Number.isInteger(v) && (type === 'u32' ? v >= 0 && v <= 0xffffffff : v >= -(2 ** 31) && v < 2 ** 31);
+  if (!ok) throw new Error(`constant ${name} = ${v} is not a ${type}`);
+  return `${v}${type === 'u32' ? 'u' : 'i'}`;
+}
+
+/**
+ * A shader's full source: its file with includes expanded, `constants` set (specializeConstants)
+ * and the kernel codes it uses declared.
+ */
+export function shaderSource(name: string, constants?: Readonly<Record<string, number>>): string {
+  const code = specializeConstants(expandIncludes(name, new Set([name])), constants);
   return code + codeDeclarations(code);
 }
