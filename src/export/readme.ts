@@ -1,4 +1,6 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
+import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
+import type { PpoConfig } from '../rl/config.ts';
 import { getTask } from '../tasks/index.ts';
 import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, VERL_COMMIT, VERL_TARGET } from './engines.ts';
 import type { JobPlan } from './plan.ts';
@@ -41,7 +43,7 @@ ${ENGINE_TITLES[engine]}'s own settings. Targets ${engine === 'verl' ? VERL_TARG
 | --- | --- |
 | \`train.parquet\` | ${trainCount} training prompts drawn by the task's own generator (seed ${c.seed}), as chat messages |
 | \`test.parquet\` | ${testCount} held-out prompts, the playground's evaluation set |
-| \`reward.py\` | the task's reward rule (standard-library Python): \`compute_score\` for verl, \`reward_func\` for OpenRLHF |
+| \`reward.py\` | ${rewardExport(c).kind === 'function' ? "the run's reward function as its Python twin" : "the task's reward rule"} (standard-library Python): \`compute_score\` for verl, \`reward_func\` for OpenRLHF |
 | \`${script}\` | the launch command; a \`#\` line for every knob that has no exact counterpart |
 
 Columns: \`data_source\`, \`prompt\` (system instruction + the playground prompt as the user message),
@@ -83,5 +85,14 @@ ${EXPECT[c.task]}
   verl adapts only the in-reward coefficient (the script says so where it matters).
 - End of sequence: ${engine === 'verl' ? "verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task's −1 only apply where that is known." : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
 - Every other difference is a \`#\` line at the top of \`${script}\`.
-${c.rewardSource === 'model' ? '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n' : ''}`;
+${rewardReadmeLine(c)}`;
+}
+
+/** The README's line on a reward the job does not carry as the run had it. */
+function rewardReadmeLine(c: PpoConfig): string {
+  const r = rewardExport(c);
+  if (r.kind === 'model') return '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n';
+  if (r.kind === 'function-untranslated') return `- The reward: ${UNTRANSLATED_WHY}.\n`;
+  if (r.kind === 'function') return "- The reward: the run's reward function, written in JavaScript in the tab, is in reward.py as its hand-written Python twin.\n";
+  return '';
 }

@@ -1,6 +1,7 @@
 // The playground config as verl Hydra overrides (python3 -m verl.trainer.main_ppo key=value …).
 // Every knob is either mapped to a key with the same meaning, or named in a `#` note that says what
 // differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
+import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_COMMIT, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { JobError, type JobPlan } from './plan.ts';
@@ -205,9 +206,8 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Reward: the exported rule (see reward.py), which also applies the score clip and no-EOS penalty.
   set('custom_reward_function.path', '$JOB_DIR/reward.py');
   set('custom_reward_function.name', 'compute_score');
-  if (c.rewardSource === 'model') {
-    notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
-  }
+  const rewardNote = rewardScriptNote(c);
+  if (rewardNote) notes.push(rewardNote);
   notes.push(
     `# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py (verl has no flags for them); verl decodes responses without special tokens, so a response cut at the length limit is scored as if it had stopped`,
   );
