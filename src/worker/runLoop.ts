@@ -5,6 +5,7 @@
 // `step`, `snapshot` and `setConfig` are handled between iterations. Each iteration runs under the
 // NaN guard (nanGuard.ts) and posts its metrics, samples and ratios, and its trace while the page
 // asks for captures (setCapture).
+import { RewardFunctionError, type RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import type { IterationResult } from '../rl/trainer.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { DeviceSession } from './deviceSession.ts';
@@ -112,6 +113,7 @@ export class RunLoop {
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
+      if (e instanceof RewardFunctionError) return this.pauseRewardFunction(trainer.iter + 1, e.problem);
       const nf = nonFiniteOfError(e);
       if (nf) return this.pauseNonFinite(trainer, nf);
       throw e;
@@ -133,6 +135,17 @@ export class RunLoop {
     }
     // Always at the end of a budget: the point a preset's promise is measured at.
     await evals.ifDue(trainer, this.atBudgetEnd(trainer) && this.running);
+  }
+
+  /** The written reward function refused a sample: nothing of the iteration was applied; the user edits it and resumes. */
+  private pauseRewardFunction(iter: number, problem: RewardFunctionProblem): void {
+    this.running = false;
+    this.p.deps.post({
+      type: 'paused',
+      reason: `the reward function was refused in iteration ${iter} (${problem.message}); nothing of that iteration was applied`,
+      rewardFunction: { ...problem, iter },
+    });
+    this.p.stage.set('idle');
   }
 
   private pauseNonFinite(trainer: TrainerLike, nf: NonFinite): void {

@@ -5,6 +5,7 @@
 // trainer rebuilt after a device loss starts from).
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import type { PpoConfig } from '../rl/config.ts';
+import { loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
 import { decodeShapeOf, type Stage } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
 import type { CheckpointCache } from './checkpointCache.ts';
@@ -46,8 +47,9 @@ export class TrainerSlot {
     const task = getTask(config.task);
     const actorCheckpoint = await checkpoints.actor(task.name);
     const scorer = config.rewardSource === 'model' ? await rewardModel.get(be, task.name) : undefined;
+    const rewardSandbox = config.rewardSource === 'function' ? await loadRewardSandbox() : undefined;
     await session.compiled;
-    this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, onStage });
+    this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, rewardSandbox, onStage });
     this.source = actorCheckpoint;
     this.goodActor = actorCheckpoint;
     return this.trainer;

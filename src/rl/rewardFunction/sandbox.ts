@@ -94,7 +94,10 @@ export class CompiledReward {
     const type = vm.typeof(result.value);
     if (type !== 'function') {
       result.value.dispose();
-      return fail({ kind: 'not-a-function', message: `the source must be one function (prompt, response) => number; it evaluates to a ${type}` });
+      return fail({
+        kind: 'not-a-function',
+        message: `the source must be one function (prompt, response) => number; it evaluates to ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`,
+      });
     }
     return new CompiledReward(runtime, vm, result.value, limits);
   }
@@ -140,7 +143,10 @@ export class CompiledReward {
     }
     const value = result.value;
     const type = vm.typeof(value);
-    const shown = type === 'number' ? null : cut(type === 'string' ? JSON.stringify(vm.getString(value)) : type === 'undefined' ? 'undefined' : `a ${type}`);
+    const shown =
+      type === 'number'
+        ? null
+        : cut(type === 'string' ? JSON.stringify(vm.getString(value)) : type === 'undefined' ? 'undefined' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
     const n = type === 'number' ? vm.getNumber(value) : Number.NaN;
     value.dispose();
     if (shown !== null) return { kind: 'not-a-number', message: `the call returned ${shown}; allowed: a finite number`, sample };
