@@ -171,8 +171,8 @@ function describeError(vm: QuickJSContext, handle: QuickJSHandle): { name: strin
 }
 
 /** Scores a batch with a fresh interpreter (no state carries from one batch to the next); throws RewardFunctionError. */
-export function scoreWithFunction(sandbox: RewardSandbox, source: string, samples: readonly RewardSample[]): Float64Array {
-  const compiled = sandbox.compile(source);
+export function scoreWithFunction(sandbox: RewardSandbox, source: string, samples: readonly RewardSample[], limits: RewardLimits = REWARD_FUNCTION_LIMITS): Float64Array {
+  const compiled = sandbox.compile(source, limits);
   if (!(compiled instanceof CompiledReward)) throw new RewardFunctionError(compiled);
   try {
     return compiled.scoreAll(samples);
