@@ -2,6 +2,7 @@
 // reports every problem at once (field, given value, allowed range or choices).
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
 import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
+import { TASKS_BY_NAME } from '../tasks/index.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
 import { REWARD_FUNCTION_LIMITS, sourceBytes } from './rewardFunction/problem.ts';
 
@@ -553,6 +554,15 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
   }
   if (problems.length > 0) return problems;
   const cfg = c as PpoConfig;
+  if (cfg.rewardSource === 'model' && !TASKS_BY_NAME[cfg.task].preferencePair) {
+    // Only a task with preference pairs has a learned reward model (shipped, or trained in the tab).
+    const withModel = TASK_NAMES.filter((t) => TASKS_BY_NAME[t].preferencePair);
+    problems.push({
+      field: 'rewardSource',
+      value: cfg.rewardSource,
+      message: `rewardSource = "model": task ${cfg.task} has no learned reward model; allowed with it: "rule", "function" (a learned reward model: task ${withModel.join(', ')})`,
+    });
+  }
   if (cfg.dModel % cfg.nHead !== 0) {
     problems.push({ field: 'nHead', value: cfg.nHead, message: `nHead = ${cfg.nHead}: must divide dModel (${cfg.dModel})` });
   }
