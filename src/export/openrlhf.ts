@@ -1,6 +1,7 @@
 // The playground config as an OpenRLHF 0.10.2 launch (python3 -m openrlhf.cli.train_ppo_ray with
 // dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
+import { modelNotes } from './modelNote.ts';
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS } from './engines.ts';
@@ -200,8 +201,6 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--ckpt.output_dir', '$JOB_DIR/output');
   set('--ckpt.save_steps', -1);
   set('--logger.logging_steps', 1);
-  notes.push(
-    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
-  );
+  notes.push(...modelNotes(c, plan.options.model));
   return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
 }

@@ -1,4 +1,5 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
+import { dimsText, trainedDims } from './modelNote.ts';
 import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { getTask } from '../tasks/index.ts';
@@ -76,7 +77,7 @@ ${EXPECT[c.task]}
 
 ## What differs from the playground
 
-- The model: the playground trains a ${c.nLayer}-layer character-level transformer from scratch; here a
+- The model: the playground fine-tunes a ${dimsText(trainedDims(plan.options.model))} character-level transformer (its SFT checkpoint) with PPO; here a
   pretrained chat model starts far ahead and reads tokens, not characters. Lengths (the response
   budget of ${c.maxResponseLength}) are tokens here.
 - KL: the KL target is per token in the playground and in both engines (the mean over responses

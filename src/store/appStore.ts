@@ -102,6 +102,8 @@ export interface AppState {
   rewardCheck: RewardCheck | null;
   /** The written reward function refused a sample during training (the run paused); cleared by an edit. */
   rewardFailure: (RewardFunctionReport & { source: string }) | null;
+  /** The size of the model that trains, as the worker reported it (its SFT checkpoint's); null before a trainer is built. */
+  trainedModel: { nLayer: number; nHead: number; dModel: number } | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -147,6 +149,7 @@ export interface AppState {
   setRewardFailure(f: AppState['rewardFailure']): void;
   /** The run's saved config takes the edited reward function (it trains with it from the next iteration). */
   setRunRewardFunction(id: string, source: string): void;
+  setTrainedModel(m: AppState['trainedModel']): void;
 }
 
 const appState: StateCreator<AppState> = (set, get) => ({
@@ -174,6 +177,7 @@ const appState: StateCreator<AppState> = (set, get) => ({
   pendingRewardFunction: null,
   rewardCheck: null,
   rewardFailure: null,
+  trainedModel: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -258,6 +262,7 @@ const appState: StateCreator<AppState> = (set, get) => ({
   },
   setRewardCheck: (rewardCheck) => set({ rewardCheck }),
   setRewardFailure: (rewardFailure) => set({ rewardFailure }),
+  setTrainedModel: (trainedModel) => set({ trainedModel }),
   setRunRewardFunction(id, source) {
     set({ runs: get().runs.map((r) => (r.id === id ? { ...r, config: { ...r.config, rewardFunction: source } } : r)) });
   },

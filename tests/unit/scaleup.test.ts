@@ -213,21 +213,24 @@ describe('both scripts', () => {
       // klEstimator shows while KL is in the reward; klLossCoef/estimator while the loss is on;
       // klTarget/klHorizon while the controller is adaptive.
       // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
-      // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function.
+      // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function;
+      // Reward source = model only on a task with a learned reward model.
       const base: Partial<PpoConfig> =
         key === 'rewardFunction'
           ? { rewardSource: 'function' }
-          : key === 'klLossCoef' || key === 'klLossEstimator'
-            ? { useKlLoss: true }
-            : key === 'klTarget' || key === 'klHorizon'
-              ? { klController: 'adaptive' }
-              : key === 'normScale'
-                ? { lossAgg: 'seq-mean-token-sum-norm' }
-                : key === 'maxExtraRollouts'
-                  ? { dynamicSampling: true }
-                  : key === 'overlongPenalty'
-                    ? { overlongBuffer: 2 }
-                    : {};
+          : key === 'rewardSource'
+            ? { task: 'sentiment' } // the one task with a learned reward model
+            : key === 'klLossCoef' || key === 'klLossEstimator'
+              ? { useKlLoss: true }
+              : key === 'klTarget' || key === 'klHorizon'
+                ? { klController: 'adaptive' }
+                : key === 'normScale'
+                  ? { lossAgg: 'seq-mean-token-sum-norm' }
+                  : key === 'maxExtraRollouts'
+                    ? { dynamicSampling: true }
+                    : key === 'overlongPenalty'
+                      ? { overlongBuffer: 2 }
+                      : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));
