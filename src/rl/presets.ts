@@ -72,7 +72,9 @@ const PROMISE_PPO_VS_GRPO =
   'Held-out accuracy (sampled) 24.5% → 94.7% with PPO (GAE) and 24.5% → 96.0% with GRPO in 100 iterations, half of the gain by iteration ~10 in both; greedy 19% → 98–100%; GRPO, without a critic, takes about 60% of PPO’s time per iteration (3 seeds, CPU backend).';
 const PROMISE_DAPO =
   'Held-out accuracy (sampled) 24.5% → 95% and greedy 19% → 100% in 40 iterations; dynamic sampling drops about 34 of the up to 48 groups it samples per iteration (3 seeds, CPU backend).';
-const PROMISE_OWN_REWARD: string | undefined = undefined;
+// Measured by `npm run learning -- --preset "Write your own reward" --seeds 3` on the CPU backend (docs/learning.md).
+const PROMISE_OWN_REWARD =
+  'The function’s score climbs 0.08 → 2.2 of its cap of 3 (2.5 and 2.9 on two seeds, 1.1 on the third), while the reference’s log-probability per token falls −0.55 → −3.2 nats and almost no response ends (EOS 78% → under 2%): responses become “good good good…”, held-out distinct-2 0.47 → 0.25 (3 seeds, CPU backend).';
 const PROMISE_STOP = 'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
 export const PRESETS: readonly Preset[] = [
