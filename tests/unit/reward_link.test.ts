@@ -7,7 +7,8 @@ import { DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, validateConfig } from '../../s
 import { createAppStore } from '../../src/store/appStore.ts';
 import { pairCountText } from '../../src/store/feedbackPairs.ts';
 import { needsAcceptance, rewardFunctionBlock, SHIPPED_REWARD_FUNCTIONS } from '../../src/store/rewardFunctionLink.ts';
-import { startBlockedBy } from '../../src/store/rewardFunctionSync.ts';
+import { startBlockedBy, syncRewardFunction } from '../../src/store/rewardFunctionSync.ts';
+import type { PageToWorker } from '../../src/worker/protocol.ts';
 import { configToQuery, parseQuery } from '../../src/store/urlConfig.ts';
 import { withLabels } from '../../src/ui/fieldProblems.ts';
 
@@ -72,6 +73,40 @@ describe('a reward function that arrives in a link', () => {
     );
     expect(rewardFunctionBlock(c, null, { source: 'older', problem })).toBeNull();
     expect(rewardFunctionBlock(c, null, { source: FOREIGN, score: 1 })).toBeNull();
+  });
+});
+
+describe('editing the reward function of a run in progress', () => {
+  it('goes to the worker with the run’s own config and into the run record; a refusal shown for the old function is cleared', () => {
+    const store = createAppStore();
+    const sent: PageToWorker[] = [];
+    syncRewardFunction(store, (m) => {
+      sent.push(m);
+      return true;
+    });
+    store.getState().applyConfig({ ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'function' });
+    const run = store.getState().beginRun();
+    store.getState().setRewardFailure({ kind: 'threw', message: 'the call threw Error: x', iter: 3, source: DEFAULT_REWARD_FUNCTION });
+    // A knob for the next run changes meanwhile: it must not reach the run in progress.
+    store.getState().setField('seed', 9);
+    store.getState().setField('rewardFunction', FOREIGN);
+    expect(sent).toEqual([{ type: 'setConfig', config: { ...run.config, rewardFunction: FOREIGN } }]);
+    expect(store.getState().runs[0].config.rewardFunction).toBe(FOREIGN);
+    expect(store.getState().runs[0].config.seed).toBe(DEFAULT_CONFIG.seed);
+    expect(store.getState().rewardFailure).toBeNull();
+  });
+
+  it('a run that trains with another reward source is not touched', () => {
+    const store = createAppStore();
+    const sent: PageToWorker[] = [];
+    syncRewardFunction(store, (m) => {
+      sent.push(m);
+      return true;
+    });
+    store.getState().beginRun();
+    store.getState().setField('rewardFunction', FOREIGN);
+    expect(sent).toEqual([]);
+    expect(store.getState().runs[0].config.rewardFunction).toBe(DEFAULT_REWARD_FUNCTION);
   });
 });
 
