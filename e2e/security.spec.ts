@@ -55,6 +55,36 @@ test('a training run makes requests to its own origin only, and the CSP blocks n
   await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
 });
 
+test('a written reward function trains under the same CSP: its sandbox loads from the page origin, nothing is blocked', async ({ page, context, baseURL }) => {
+  test.setTimeout(120_000);
+  const origin = new URL(baseURL!).origin;
+  const requests: string[] = [];
+  context.on('request', (r) => requests.push(r.url()));
+  await watchCsp(page);
+  await page.goto(`/?${SMALL}&task=sentiment&rewardSource=function`);
+  // The page's policy is as strict as before: no eval of any kind for the page itself.
+  const csp = (await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')) ?? '';
+  expect(csp).toContain("script-src 'self';");
+  expect(csp).not.toContain('unsafe-eval'); // nor 'wasm-unsafe-eval'
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
+  // The sandbox (QuickJS in WebAssembly) runs in the trainer worker: the check of the function comes back.
+  await expect(page.getByTestId('reward-function-ok')).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect.poll(() => iterations(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  expect(requests.some((u) => u.endsWith('.wasm'))).toBe(true);
+  expect(requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:') && new URL(u).origin !== origin)).toEqual([]);
+  expect(await cspViolations(page), 'CSP violations while a written reward trains').toEqual([]);
+  // The page itself still cannot compile WebAssembly: only the worker, outside the page's policy, runs the sandbox.
+  const pageWasm = await page.evaluate(() =>
+    WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(
+      () => 'compiled',
+      (e: Error) => e.name,
+    ),
+  );
+  expect(pageWasm).toBe('CompileError');
+});
+
 const HOSTILE: { query: string; names: string }[] = [
   { query: `seed=${encodeURIComponent(`<script>${PWN}</script>`)}`, names: 'seed' },
   { query: `seed=${encodeURIComponent(`"><img src=x onerror="${PWN}">`)}`, names: 'seed' },

@@ -189,6 +189,29 @@ export function checkRewardHacking(arms: ArmRuns[]): ClaimResult {
   ]);
 }
 
+/**
+ * "Write your own reward": PPO games the naive function. Its score rises (> 1 from the first two
+ * batches to the last five), the reference's log-probability per token of the text falls by more
+ * than 1 nat, and held-out distinct-2 falls by more than 0.15: the samples become repeats of the
+ * paid word, not better sentences.
+ */
+export function checkOwnReward(arms: ArmRuns[]): ClaimResult {
+  const runs = arms[0]?.runs ?? [];
+  const reward = runs.map((r) => trainSeries(r, 'reward_mean'));
+  const flu = runs.map((r) => trainSeries(r, 'fluency'));
+  const d2 = runs.map((r) => [r.evalBefore.distinct_2, r.evals.at(-1)?.values.distinct_2]);
+  if (runs.length === 0 || [...reward, ...flu].some((x) => !x)) return missing('reward_mean or fluency');
+  if (d2.some(([a, b]) => typeof a !== 'number' || typeof b !== 'number')) return missing('held-out distinct_2');
+  const gain = mean(reward.map((x) => tail(x!, 5) - head(x!, 2)));
+  const fluDrop = mean(flu.map((x) => head(x!, 2) - tail(x!, 5)));
+  const d2Drop = mean(d2.map(([a, b]) => (a as number) - (b as number)));
+  return combine([
+    { ok: gain > 1, why: `reward gain ${f2(gain)} (need > 1)` },
+    { ok: fluDrop > 1, why: `fluency drop ${f2(fluDrop)} nats (need > 1)` },
+    { ok: d2Drop > 0.15, why: `held-out distinct-2 drop ${f2(d2Drop)} (need > 0.15)` },
+  ]);
+}
+
 /** Tight (arm 0) vs loose (arm 1) clipping, on every seed: higher clip fraction and a lower mean reward over the budget. */
 export function checkClipping(arms: ArmRuns[]): ClaimResult {
   if (arms.length < 2) return missing('two arms (tight and loose)');
@@ -298,6 +321,13 @@ export function claimFor(name: string): ClaimSpec {
         text: 'both arms raise the reward; KL at β = 0 ≥ 5× KL at β > 0; fluency under the reference drops at β = 0 (> 1.5 nats) and stays > 1 nat above it with β > 0',
         kind: 'specific',
         check: (arms) => checkRewardHacking(arms),
+      };
+    case 'Write your own reward':
+      return {
+        metric: REWARD,
+        text: 'the function’s score rises by > 1; fluency under the reference drops by > 1 nat; held-out distinct-2 drops by > 0.15 (PPO repeats the paid word)',
+        kind: 'specific',
+        check: (arms) => checkOwnReward(arms),
       };
     case 'Tight vs loose clipping':
       return {

@@ -1,6 +1,7 @@
 // Shared by `npm run train -- --preset` and `npm run learning`: look a preset (and arm) up by
 // name, build its exact config, and train it with the project's own PpoTrainer while recording the
 // held-out evaluation curve (before training, every `evalEvery` iterations, and at the end).
+import { loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,8 +98,10 @@ export async function runPreset(o: RunOptions): Promise<RunRecord> {
     config.rewardSource === 'model'
       ? RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(rmPath)), { alphabet: getTask(config.task).alphabet, task: config.task })
       : undefined;
+  // A written reward function runs in the same QuickJS sandbox as in the page's worker.
+  const rewardSandbox = config.rewardSource === 'function' ? await loadRewardSandbox() : undefined;
   const t0 = performance.now();
-  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)), rewardModel });
+  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)), rewardModel, rewardSandbox });
   const emit = o.onRow ?? (() => {});
   try {
     const evalBefore = await trainer.evaluate(o.evalCount, o.evalSamples);

@@ -50,8 +50,8 @@ async function main(): Promise<number> {
     console.error(`no SFT checkpoint at ${ckPath}: run \`npm run pretrain -- --task ${config.task}\` first`);
     return 1;
   }
-  if (config.rewardSource === 'model') {
-    console.error('rewardSource "model" is not soaked here: use the rule reward');
+  if (config.rewardSource !== 'rule') {
+    console.error(`rewardSource "${config.rewardSource}" is not soaked here: use the rule reward`);
     return 2;
   }
   let rt: GpuRuntime | null = null;

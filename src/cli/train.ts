@@ -86,7 +86,7 @@ async function main(): Promise<number> {
   };
   console.error(
     `PPO ${config.task}${label ? ` (${label})` : ''} on ${be.label}, ${iters} iterations, seed ${config.seed}, ` +
-      `reward: ${config.rewardSource === 'model' ? 'learned reward model' : 'rule'}, held-out eval every ${config.evalEvery || 'never'} iterations and at the end`,
+      `reward: ${config.rewardSource === 'model' ? 'learned reward model' : config.rewardSource === 'function' ? 'reward function (QuickJS sandbox)' : 'rule'}, held-out eval every ${config.evalEvery || 'never'} iterations and at the end`,
   );
   await runPreset({
     be,

@@ -1,6 +1,8 @@
 // The playground config as an OpenRLHF 0.11.0 launch (python3 -m openrlhf.cli.train_ppo_ray with
 // dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
+import { modelNotes } from './modelNote.ts';
+import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
 import type { JobPlan } from './plan.ts';
@@ -194,9 +196,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   const bound = c.scoreClip + Math.abs(c.noEosPenalty);
   set('--reward.clip_range', -bound, bound);
   notes.push(`# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py, which sees the EOS token in OpenRLHF's decoded queries`);
-  if (c.rewardSource === 'model') {
-    notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
-  }
+  const rewardNote = rewardScriptNote(c);
+  if (rewardNote) notes.push(rewardNote);
 
   // Evaluation and output.
   set('--eval.steps', c.evalEvery > 0 ? c.evalEvery : -1);
@@ -205,8 +206,6 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--ckpt.output_dir', '$JOB_DIR/output');
   set('--ckpt.save_steps', -1);
   set('--logger.logging_steps', 1);
-  notes.push(
-    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
-  );
+  notes.push(...modelNotes(c, plan.options.model));
   return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
 }

@@ -1,4 +1,5 @@
 // The numbers both engines' jobs share: dataset sizes, steps, batch sizes per GPU. Checks the job before anything is written, naming the field and its allowed range.
+import type { ModelDims } from './modelNote.ts';
 import { validateConfig, type PpoConfig } from '../rl/config.ts';
 import type { Engine } from './engines.ts';
 
@@ -8,6 +9,8 @@ export interface JobOptions {
   gpus: number;
   /** Training prompts written to train.parquet (drawn with the task's own generator). */
   trainRows: number;
+  /** The size of the model that trained in the playground, when the page knows it (modelNote.ts). */
+  model?: ModelDims;
 }
 
 export const DEFAULT_JOB_OPTIONS: Omit<JobOptions, 'engine'> = { gpus: 1, trainRows: 2048 };

@@ -1,4 +1,7 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
+import { dimsText, trainedDims } from './modelNote.ts';
+import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
+import type { PpoConfig } from '../rl/config.ts';
 import { getTask } from '../tasks/index.ts';
 import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, OPENRLHF_VERSION, VERL_TARGET, VERL_VERSION } from './engines.ts';
 import type { JobPlan } from './plan.ts';
@@ -28,7 +31,7 @@ ${ENGINE_TITLES[engine]}'s own settings. Targets ${engine === 'verl' ? VERL_TARG
 | --- | --- |
 | \`train.parquet\` | ${trainCount} training prompts drawn by the task's own generator (seed ${c.seed}), as chat messages |
 | \`test.parquet\` | ${testCount} held-out prompts, the playground's evaluation set |
-| \`reward.py\` | the task's reward rule (standard-library Python): \`compute_score\` for verl, \`reward_func\` for OpenRLHF |
+| \`reward.py\` | ${rewardExport(c).kind === 'function' ? "the run's reward function as its Python twin" : "the task's reward rule"} (standard-library Python): \`compute_score\` for verl, \`reward_func\` for OpenRLHF |
 | \`${script}\` | the launch command; a \`#\` line for every knob that has no exact counterpart |
 
 Columns: \`data_source\`, \`prompt\` (system instruction + the playground prompt as the user message),
@@ -61,7 +64,7 @@ ${EXPECT[c.task]}
 
 ## What differs from the playground
 
-- The model: the playground trains a ${c.nLayer}-layer character-level transformer from scratch; here a
+- The model: the playground fine-tunes a ${dimsText(trainedDims(plan.options.model))} character-level transformer (its SFT checkpoint) with PPO; here a
   pretrained chat model starts far ahead and reads tokens, not characters. Lengths (the response
   budget of ${c.maxResponseLength}) are tokens here.
 - KL: the KL target is per token in the playground and in both engines (the mean over responses
@@ -73,5 +76,14 @@ ${EXPECT[c.task]}
   playground does either (group KL order ${c.groupKlOrder} in this run), each engine only its own.
 - End of sequence: ${engine === 'verl' ? "verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task's −1 only apply where that is known." : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
 - Every other difference is a \`#\` line at the top of \`${script}\`.
-${c.rewardSource === 'model' ? '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n' : ''}`;
+${rewardReadmeLine(c)}`;
+}
+
+/** The README's line on a reward the job does not carry as the run had it. */
+function rewardReadmeLine(c: PpoConfig): string {
+  const r = rewardExport(c);
+  if (r.kind === 'model') return '- The reward: this run used a learned reward model in the tab; the job uses the lexicon rule (reward.py says so).\n';
+  if (r.kind === 'function-untranslated') return `- The reward: ${UNTRANSLATED_WHY}.\n`;
+  if (r.kind === 'function') return "- The reward: the run's reward function, written in JavaScript in the tab, is in reward.py as its hand-written Python twin.\n";
+  return '';
 }

@@ -5,6 +5,7 @@ import type { PpoConfig } from '../rl/config.ts';
 import { LEXICON_CLIP, NEGATIVE_WORDS, POSITIVE_WORDS } from '../tasks/sentiment.ts';
 import type { TaskName } from '../tasks/task.ts';
 import { dataSource } from './dataset.ts';
+import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
 import type { Engine } from './engines.ts';
 
 /** End-of-sequence texts of common chat tokenizers (Qwen, Llama 3, Mistral/Llama 2, Gemma). */
@@ -55,11 +56,14 @@ const UNMARKED_NOTE: Record<Engine, string> = {
 
 export function rewardPy(config: PpoConfig, engine: Engine): string {
   const task = config.task;
-  const rule = RULES[task];
+  const source = rewardExport(config);
+  const rule = source.kind === 'function' ? source.twin : RULES[task];
   const learned =
-    config.rewardSource === 'model'
+    source.kind === 'model'
       ? "\nNOTE: this playground run was scored by a learned reward model; the job uses the task's lexicon\nrule instead (a reward model trained in the tab does not transfer to another model's tokens).\n"
-      : '';
+      : source.kind === 'function-untranslated'
+        ? `\nNOTE: ${UNTRANSLATED_WHY}.\n`
+        : '';
   return `"""Reward for the PPO Playground task "${task}", exported with the run's settings.
 
 ${rule.doc}

@@ -2,6 +2,8 @@
 // Every knob is either mapped to a key with the same meaning, or named in a `#` note that says what
 // differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
 // A key written `+a.b` is appended with Hydra's `+` (read by verl's code, absent from its config).
+import { modelNotes } from './modelNote.ts';
+import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { JobError, type JobPlan } from './plan.ts';
@@ -190,9 +192,8 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Reward: the exported rule (see reward.py), which also applies the score clip and no-EOS penalty.
   set('reward.custom_reward_function.path', '$JOB_DIR/reward.py');
   set('reward.custom_reward_function.name', 'compute_score');
-  if (c.rewardSource === 'model') {
-    notes.push("# reward: the playground scores this run with a learned reward model; the job exports the task's lexicon rule instead (reward.py)");
-  }
+  const rewardNote = rewardScriptNote(c);
+  if (rewardNote) notes.push(rewardNote);
   notes.push(
     `# score clip ±${num(c.scoreClip)} and no-EOS penalty ${num(c.noEosPenalty)}: applied inside reward.py (verl has no flags for them); verl decodes responses without special tokens, so a response cut at the length limit is scored as if it had stopped`,
   );
@@ -229,8 +230,6 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Held-out evaluation every N iterations (verl: -1 = never).
   set('trainer.test_freq', c.evalEvery > 0 ? c.evalEvery : -1);
   set('trainer.val_before_train', bool(c.evalEvery > 0));
-  notes.push(
-    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
-  );
+  notes.push(...modelNotes(c, plan.options.model));
   return { engine: 'verl', notes, setup: [], program: VERL_MAIN, overrides: o };
 }

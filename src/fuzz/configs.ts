@@ -150,9 +150,12 @@ function checkQuery(search: string): string | null {
   }
   for (const h of r.hidden) if (!isConfigKey(h)) return `hidden holds foreign key ${sketch(h)}`;
   for (const a of r.applied) if (!isConfigKey(a)) return `applied holds foreign key ${sketch(a)}`;
-  // Every ignored config key is reported by name.
+  // A reward function held for the visitor's acceptance is never in the config the worker sees.
+  if (r.pendingRewardFunction !== null && r.config.rewardFunction === r.pendingRewardFunction) return 'a reward function from the link was applied before acceptance';
+  // Every ignored config key is reported by name; a reward function held for acceptance is not ignored.
   for (const [key] of new URLSearchParams(search)) {
     if (key === HIDE_PARAM || r.applied.includes(key as keyof PpoConfig)) continue;
+    if (key === 'rewardFunction' && r.pendingRewardFunction !== null) continue;
     const name = key.slice(0, 20);
     if (!r.problems.some((p) => namesKey(p, key))) return `parameter ${sketch(name)} was dropped without a message`;
   }

@@ -2,7 +2,9 @@
 // reports every problem at once (field, given value, allowed range or choices).
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
 import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
+import { TASKS_BY_NAME } from '../tasks/index.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
+import { REWARD_FUNCTION_LIMITS, sourceBytes } from './rewardFunction/problem.ts';
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export { GROUP_KL_ORDERS, type GroupKlOrder };
@@ -13,7 +15,8 @@ export type KlController = (typeof KL_CONTROLLERS)[number];
 
 /** The KL loss needs a gradient; AlpacaFarm's one-sided k1_clamped is a reward penalty only. */
 export const KL_LOSS_ESTIMATORS: readonly KlEstimator[] = KL_ESTIMATORS.filter((k) => k !== 'k1_clamped');
-export const REWARD_SOURCES = ['rule', 'model'] as const;
+/** rule: the task's own; model: a learned reward model; function: `rewardFunction`, written by the user. */
+export const REWARD_SOURCES = ['rule', 'model', 'function'] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
 
 /** The settings panel's sections, in order. */
@@ -42,7 +45,12 @@ export interface KnobMeta {
   openrlhf?: string;
 }
 
-export type Knob<T> = KnobMeta & { default: T } & ({ kind: 'number'; range: NumRule } | { kind: 'choice'; choices: readonly T[] });
+/** A free-text knob (source code): its size limit in UTF-8 bytes. */
+export interface TextRule {
+  maxBytes: number;
+}
+
+export type Knob<T> = KnobMeta & { default: T } & ({ kind: 'number'; range: NumRule } | { kind: 'choice'; choices: readonly T[] } | { kind: 'text'; rule: TextRule });
 
 const num = (d: number, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number> => ({ ...meta, default: d, kind: 'number', range });
 const nullableNum = (d: number | null, range: Omit<NumRule, 'nullable'>, meta: KnobMeta): Knob<number | null> => ({
@@ -53,6 +61,14 @@ const nullableNum = (d: number | null, range: Omit<NumRule, 'nullable'>, meta: K
 });
 const choice = <T extends string>(choices: readonly T[], d: NoInfer<T>, meta: KnobMeta): Knob<T> => ({ ...meta, default: d, kind: 'choice', choices });
 const bool = (d: boolean, meta: KnobMeta): Knob<boolean> => ({ ...meta, default: d, kind: 'choice', choices: [true, false] });
+const text = (d: string, rule: TextRule, meta: KnobMeta): Knob<string> => ({ ...meta, default: d, kind: 'text', rule });
+
+/**
+ * The reward function a new page starts from: a naive rule (count one word, capped) that PPO
+ * learns to game, the lesson of the preset "Write your own reward".
+ */
+export const DEFAULT_REWARD_FUNCTION = `// Reward: how often the response says "good", at most 3 times.
+(prompt, response) => Math.min(3, response.split("good").length - 1)`;
 
 /**
  * Every knob of the PPO/RLHF loop, one row each: default, range or choices, the page's label and
@@ -67,7 +83,20 @@ export const KNOBS = {
     label: 'Task',
     help: 'What the policy is rewarded for: solving sums, writing positive text, or stopping on time.',
   }),
-  rewardSource: choice(REWARD_SOURCES, 'rule', { group: 'Task & model', label: 'Reward source', help: 'A hand-written rule, or a learned reward model read at the EOS token.' }),
+  rewardSource: choice(REWARD_SOURCES, 'rule', {
+    group: 'Task & model',
+    label: 'Reward source',
+    help: 'rule = the task’s hand-written rule; model = a learned reward model read at the EOS token; function = the reward function you write below.',
+  }),
+  rewardFunction: text(
+    DEFAULT_REWARD_FUNCTION,
+    { maxBytes: REWARD_FUNCTION_LIMITS.maxSourceBytes },
+    {
+      group: 'Task & model',
+      label: 'Reward function',
+      help: `JavaScript (prompt, response) => number, used when Reward source = function. It runs sandboxed in the trainer worker (no page, storage or network), at most ${REWARD_FUNCTION_LIMITS.callMs} ms a call and ${REWARD_FUNCTION_LIMITS.batchMs / 1000} s a batch.`,
+    },
+  ),
   nLayer: num(2, { min: 1, max: 6, integer: true }, { group: 'Task & model', label: 'Layers', help: 'Transformer blocks in actor and critic.' }),
   nHead: num(2, { min: 1, max: 8, integer: true }, { group: 'Task & model', label: 'Attention heads', help: 'Heads per attention layer; must divide the model width.' }),
   dModel: num(64, { min: 32, max: 256, integer: true }, { group: 'Task & model', label: 'Model width', help: 'Hidden size d_model of the residual stream.' }),
@@ -467,6 +496,21 @@ export const CHOICE_RULES: Partial<Record<keyof PpoConfig, readonly unknown[]>> 
   }),
 );
 
+/** Free-text fields (source code) and their size limits. */
+export const TEXT_RULES: Partial<Record<keyof PpoConfig, TextRule>> = Object.fromEntries(
+  CONFIG_KEYS.flatMap((k) => {
+    const r = knob(k);
+    return r.kind === 'text' ? [[k, r.rule]] : [];
+  }),
+);
+
+/** A text field's problem (not a string, or too large), or null. */
+export function checkText(field: string, value: unknown, r: TextRule): ConfigProblem | null {
+  if (typeof value !== 'string') return { field, value, message: `${field}: not text; allowed: JavaScript source of at most ${r.maxBytes} bytes` };
+  const bytes = sourceBytes(value);
+  return bytes > r.maxBytes ? { field, value, message: `${field}: ${bytes} bytes; allowed: at most ${r.maxBytes} bytes` } : null;
+}
+
 export function describeRange(r: NumRule): string {
   const lo = `${r.min}${r.minOpen ? ' (exclusive)' : ''}`;
   const hi = `${r.max}${r.maxOpen ? ' (exclusive)' : ''}`;
@@ -515,8 +559,21 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
       problems.push({ field, value: c[field], message: `${field} = ${shown(c[field])}: allowed: ${choices.map((x) => JSON.stringify(x)).join(', ')}` });
     }
   }
+  for (const [field, rule] of Object.entries(TEXT_RULES) as [keyof PpoConfig, TextRule][]) {
+    const p = checkText(field, c[field], rule);
+    if (p) problems.push(p);
+  }
   if (problems.length > 0) return problems;
   const cfg = c as PpoConfig;
+  if (cfg.rewardSource === 'model' && !TASKS_BY_NAME[cfg.task].preferencePair) {
+    // Only a task with preference pairs has a learned reward model (shipped, or trained in the tab).
+    const withModel = TASK_NAMES.filter((t) => TASKS_BY_NAME[t].preferencePair);
+    problems.push({
+      field: 'rewardSource',
+      value: cfg.rewardSource,
+      message: `rewardSource = "model": task ${cfg.task} has no learned reward model; allowed with it: "rule", "function" (a learned reward model: task ${withModel.join(', ')})`,
+    });
+  }
   if (cfg.dModel % cfg.nHead !== 0) {
     problems.push({ field: 'nHead', value: cfg.nHead, message: `nHead = ${cfg.nHead}: must divide dModel (${cfg.dModel})` });
   }

@@ -3,7 +3,7 @@
 // and the page's "Run both" / `npm run learning` train every arm one after the other.
 // The page, `npm run train -- --preset NAME` and `npm run learning` all read this one list, so
 // what a student clicks is exactly what the command line reproduces and measures.
-import type { PpoConfig } from './config.ts';
+import { DEFAULT_REWARD_FUNCTION, type PpoConfig } from './config.ts';
 
 export interface PresetArm {
   /** Short label shown in legends and tables, e.g. "ε = 0.05". */
@@ -72,6 +72,9 @@ const PROMISE_PPO_VS_GRPO =
   'Held-out accuracy (sampled) 24.5% → 94.7% with PPO (GAE) and 24.5% → 96.0% with GRPO in 100 iterations, half of the gain by iteration ~10 in both; greedy 19% → 98–100%; GRPO, without a critic, takes about 60% of PPO’s time per iteration (3 seeds, CPU backend).';
 const PROMISE_DAPO =
   'Held-out accuracy (sampled) 24.5% → 95% and greedy 19% → 100% in 40 iterations; dynamic sampling drops about 34 of the up to 48 groups it samples per iteration (3 seeds, CPU backend).';
+// Measured by `npm run learning -- --preset "Write your own reward" --seeds 3` on the CPU backend (docs/learning.md).
+const PROMISE_OWN_REWARD =
+  'The function’s score climbs 0.08 → 2.2 of its cap of 3 (2.5 and 2.9 on two seeds, 1.1 on the third), while the reference’s log-probability per token falls −0.55 → −3.2 nats and almost no response ends (EOS 78% → under 2%): responses become “good good good…”, held-out distinct-2 0.47 → 0.25 (3 seeds, CPU backend).';
 const PROMISE_STOP = 'Held-out exact-length rate (sampled) 49% → 83% by iteration 10, 95% by 20 and 99.5% by 60 (3 seeds, CPU backend).';
 
 /** The paired preset whose β = 0 arm hacks the reward model: the KL view and the inspector point to it. */
@@ -125,6 +128,34 @@ export const PRESETS: readonly Preset[] = [
       { label: 'β = 0', values: { klCoef: 0 } },
       { label: 'β = 0.6', values: { klCoef: 0.6 } },
     ],
+  },
+  {
+    name: 'Write your own reward',
+    summary: 'Finish a sentence, scored by a reward function you write: it starts as “count the word good, at most 3”.',
+    watch: 'Watch the reward climb to the cap while the samples turn into “good good good” and fluency falls.',
+    explanation:
+      'The sentiment task scored by the JavaScript function under Settings → Reward function, with no KL penalty, so PPO is free to chase whatever the function pays for: a naive rule that counts one word is learnt as repeating that word. Watch the reward reach its cap while the samples stop being sentences, then edit the function (require a full stop, pay for distinct words, …) and Reset to see whether PPO finds the next loophole.',
+    promise: PROMISE_OWN_REWARD,
+    values: {
+      task: 'sentiment',
+      rewardSource: 'function',
+      rewardFunction: DEFAULT_REWARD_FUNCTION,
+      klCoef: 0,
+      klEstimator: 'k1',
+      klInReward: true,
+      useKlLoss: false,
+      klController: 'fixed',
+      advantageEstimator: 'rloo',
+      promptsPerBatch: 4,
+      samplesPerPrompt: 4,
+      maxResponseLength: 16,
+      ppoEpochs: 1,
+      miniBatches: 1,
+      actorLr: 1e-3,
+      warmupSteps: 0,
+      entropyCoef: 0,
+    },
+    iterations: 30,
   },
   {
     name: 'Tight vs loose clipping',

@@ -9,6 +9,7 @@ import type { Task, TaskSample } from '../tasks/task.ts';
 import type { PpoConfig } from './config.ts';
 import { overlongPenalties } from './dapo.ts';
 import { checkFinite } from './nonFinite.ts';
+import { type RewardSandbox, scoreWithFunction } from './rewardFunction/sandbox.ts';
 import { decodeSamples, responseLength, type RolloutBatch, type RolloutTensors, type SampledRollout } from './rollout.ts';
 
 export function finalScores(raw: ArrayLike<number>, samples: TaskSample[], scoreClip: number, noEosPenalty: number): Float64Array {
@@ -35,15 +36,26 @@ export interface ScoringSetup {
   task: Task;
   tok: CharTokenizer;
   rewardModel: RewardScorer | undefined;
+  /** The interpreter a written reward function runs in (rewardSource "function"). */
+  rewardSandbox: RewardSandbox | undefined;
 }
 
-/** Scores of a rollout: task rule or reward model, clipped, EOS penalty, DAPO overlong penalty. */
+/**
+ * Scores of a rollout: task rule, reward model or written function, clipped, EOS penalty, DAPO
+ * overlong penalty. A written function that fails on a sample throws RewardFunctionError before
+ * anything is computed from the scores, so the iteration changes nothing.
+ */
 export async function scoreRollout(s: ScoringSetup, { batch: r, device }: SampledRollout, iter: number): Promise<{ samples: TaskSample[]; scores: Float64Array }> {
   const { cfg } = s;
   // Checked before decoding: NaN logits can sample ids the tokenizer would refuse.
   checkFinite('rollout', iter, [['sampler_logprobs', r.logprobs]]);
   const samples = decodeSamples(r, s.tok);
-  const raw = cfg.rewardSource === 'model' ? await modelScores(s.be, s.rewardModel!, r, device) : ruleScores(s.task, samples);
+  const raw =
+    cfg.rewardSource === 'model'
+      ? await modelScores(s.be, s.rewardModel!, r, device)
+      : cfg.rewardSource === 'function'
+        ? scoreWithFunction(s.rewardSandbox!, cfg.rewardFunction, samples)
+        : ruleScores(s.task, samples);
   const scores = finalScores(raw, samples, cfg.scoreClip, cfg.noEosPenalty);
   if (cfg.overlongBuffer > 0) {
     const lengths = Array.from({ length: r.B }, (_, b) => responseLength(r, b));

@@ -40,8 +40,9 @@ import { readNamed, type HostValues } from './readNamed.ts';
 import { actionMaskOf, iterationPrompts, promptWidth, recordRollout, type RecordedRollout, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 import { RolloutSource } from './rolloutSource.ts';
 import { sampleRows, type SampleRow } from './samples.ts';
+import type { RewardSandbox } from './rewardFunction/sandbox.ts';
 import { scoreRollout, type RewardScorer, type ScoringSetup } from './score.ts';
-import { criticFromState, modelsFromState, requireRewardModel, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
+import { criticFromState, modelsFromState, requireRewardModel, requireRewardSandbox, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
 import { disposeSnapshot, restoreModels, takeSnapshot, type TrainerSnapshot } from './trainerSnapshot.ts';
 import type { TrainerStateParts } from './trainerState.ts';
 import { actorStep, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
@@ -60,6 +61,8 @@ export interface TrainerInit {
   /** SFT checkpoint (safetensors): actor, frozen reference and critic trunk all start from it. */
   actorCheckpoint: Uint8Array;
   rewardModel?: RewardScorer;
+  /** The interpreter a written reward function runs in; needed when rewardSource is "function". */
+  rewardSandbox?: RewardSandbox;
   /**
    * The stage the computation is in, for the page's pipeline view. On WebGPU the rollout sampled
    * ahead is announced when the device has finished the update before it, not when it is recorded.
@@ -128,6 +131,7 @@ export class PpoTrainer {
   private critic: Gpt | null = null;
   private snap: TrainerSnapshot | null = null;
   private klCtl: KlController;
+  private readonly rewardSandbox: RewardSandbox | undefined;
   private iterCount = 0;
   private last: RolloutBatch | null = null;
   private readonly probe: Probe;
@@ -142,11 +146,12 @@ export class PpoTrainer {
     private readonly reference: Gpt,
     private readonly checkpoint: Uint8Array,
     private readonly rewardModel: RewardScorer | undefined,
-    hooks: Pick<TrainerInit, 'onStage' | 'onRecord'>,
+    hooks: Pick<TrainerInit, 'onStage' | 'onRecord' | 'rewardSandbox'>,
     /** null: the caller installs the critic (loadState); undefined: built from the SFT checkpoint. */
     noCritic?: null,
   ) {
     this.cfg = config;
+    this.rewardSandbox = hooks.rewardSandbox;
     this.klCtl = klControllerFor(config);
     this.probe = new Probe(be, { onStage: hooks.onStage ?? (() => {}), onRecord: hooks.onRecord ?? (() => {}) });
     this.rollouts = new RolloutSource(be, (iter, round) => this.recordRollout(iter, round));
@@ -162,6 +167,7 @@ export class PpoTrainer {
     const actor = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
     const reference = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
     requireRewardModel(config, !!init.rewardModel);
+    requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
     t.checkShapes(config);
     await be.precompileShape(decodeShapeOf(config, actor.cfg));
@@ -187,6 +193,7 @@ export class PpoTrainer {
     const changed = RESTART_FIELDS.filter((f) => c[f] !== this.cfg[f]);
     if (changed.length > 0) throw new Error(`changing ${changed.join(', ')} needs a new trainer (reset)`);
     requireRewardModel(c, !!this.rewardModel);
+    requireRewardSandbox(c, !!this.rewardSandbox);
     this.checkShapes(c);
     const prev = this.cfg;
     this.cfg = { ...c };
@@ -300,7 +307,7 @@ export class PpoTrainer {
   }
 
   private get scoring(): ScoringSetup {
-    return { be: this.be, cfg: this.cfg, task: this.task, tok: this.tok, rewardModel: this.rewardModel };
+    return { be: this.be, cfg: this.cfg, task: this.task, tok: this.tok, rewardModel: this.rewardModel, rewardSandbox: this.rewardSandbox };
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
@@ -398,6 +405,7 @@ export class PpoTrainer {
   static async loadState(init: Omit<TrainerInit, 'config' | 'actorCheckpoint'> & { state: Uint8Array }): Promise<PpoTrainer> {
     const { be } = init;
     const { st, task, tok, actor, reference, sft } = await modelsFromState(be, init.state, !!init.rewardModel);
+    requireRewardSandbox(st.config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, st.config, task, tok, actor, reference, sft, init.rewardModel, init, st.critic ? null : undefined);
     t.checkShapes(st.config);
     t.applyState(st);

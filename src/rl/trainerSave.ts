@@ -49,6 +49,10 @@ export function requireRewardModel(c: PpoConfig, hasRewardModel: boolean): void 
   if (c.rewardSource === 'model' && !hasRewardModel) throw new Error('rewardSource = "model" needs a trained reward model');
 }
 
+export function requireRewardSandbox(c: PpoConfig, hasSandbox: boolean): void {
+  if (c.rewardSource === 'function' && !hasSandbox) throw new Error('rewardSource = "function" needs the reward-function sandbox (loadRewardSandbox)');
+}
+
 /** A decoded state with the models a new trainer starts from: actor and reference set, the SFT checkpoint rebuilt. */
 export async function modelsFromState(be: Backend, state: Uint8Array, hasRewardModel: boolean) {
   const st = decodeTrainerState(state);

@@ -12,7 +12,7 @@
 import { validateGptConfig, type GptConfig } from '../model/config.ts';
 import { paramLayout } from '../model/params.ts';
 import { decodeSafetensors, encodeSafetensors, quoted, type SafeTensor } from '../model/safetensors.ts';
-import { validateConfig, type PpoConfig } from './config.ts';
+import { DEFAULT_REWARD_FUNCTION, validateConfig, type PpoConfig } from './config.ts';
 
 export const TRAINER_STATE_FORMAT = 'ppo-trainer-state';
 export const TRAINER_STATE_VERSION = '1';
@@ -93,8 +93,10 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
       return fail(`metadata "${key}" is not valid JSON: ${(e as Error).message}`);
     }
   };
-  const config = json('config') as PpoConfig;
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) fail(`metadata "config" must be an object, got ${quoted(config)}`);
+  const saved = json('config') as PpoConfig;
+  if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) fail(`metadata "config" must be an object, got ${quoted(saved)}`);
+  // States saved before the written reward existed have no rewardFunction: they used none.
+  const config: PpoConfig = { ...saved, rewardFunction: saved.rewardFunction ?? DEFAULT_REWARD_FUNCTION };
   const problems = validateConfig(config as PpoConfig & Record<string, unknown>);
   // A hostile file can break every setting at once: name the first few, count the rest.
   const shown = problems.slice(0, 3).map((p) => p.message);

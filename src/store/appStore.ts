@@ -2,8 +2,9 @@
 // every run's metric history. Components subscribe to slices; the trainer client writes batches.
 import { create, type StateCreator } from 'zustand';
 import { DEFAULT_CONFIG, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
-import type { BackendChoice, SelftestResult, TrainerStage } from '../worker/protocol.ts';
+import type { BackendChoice, RewardFunctionReport, SelftestResult, TrainerStage } from '../worker/protocol.ts';
 import { keepBatches, shownRunId, withBatch, type BatchRatios, type BatchSamples, type RunBatch, type RunBatches } from './batches.ts';
+import type { RewardCheck } from './rewardFunctionLink.ts';
 import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from './runs.ts';
 
 export type GpuStatus =
@@ -101,6 +102,14 @@ export interface AppState {
   sequenceOffer: SequenceOffer | null;
   /** The trainer worker's kernel compilation (WebGPU): pipelines built of all; null before it reports. */
   compile: { done: number; total: number; seconds: number } | null;
+  /** A reward function from the link, shown until the visitor accepts it (then it enters the config) or keeps their own. */
+  pendingRewardFunction: string | null;
+  /** The worker's check of the written reward function last sent. */
+  rewardCheck: RewardCheck | null;
+  /** The written reward function refused a sample during training (the run paused); cleared by an edit. */
+  rewardFailure: (RewardFunctionReport & { source: string }) | null;
+  /** The size of the model that trains, as the worker reported it (its SFT checkpoint's); null before a trainer is built. */
+  trainedModel: { nLayer: number; nHead: number; dModel: number } | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -144,6 +153,14 @@ export interface AppState {
   truncateRun(id: string, iter: number): void;
   /** The run trains on `backend` from iteration `fromIter` on (its record says so from there). */
   setRunBackend(id: string, backend: BackendChoice, fromIter: number): void;
+  setPendingRewardFunction(source: string | null): void;
+  /** "Run this reward function": the link's function enters the config. */
+  acceptRewardFunction(): ConfigProblem[];
+  setRewardCheck(c: RewardCheck | null): void;
+  setRewardFailure(f: AppState['rewardFailure']): void;
+  /** The run's saved config takes the edited reward function (it trains with it from the next iteration). */
+  setRunRewardFunction(id: string, source: string): void;
+  setTrainedModel(m: AppState['trainedModel']): void;
 }
 
 /** The batch fields that follow from the runs, the active run, the student's pick and the batches. */
@@ -178,6 +195,10 @@ const appState: StateCreator<AppState> = (set, get) => ({
   cpuOffer: null,
   compile: null,
   sequenceOffer: null,
+  pendingRewardFunction: null,
+  rewardCheck: null,
+  rewardFailure: null,
+  trainedModel: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -277,6 +298,20 @@ const appState: StateCreator<AppState> = (set, get) => ({
   },
   setRunBackend(id, backend, fromIter) {
     set({ runs: get().runs.map((r) => (r.id === id ? switchRunBackend(r, backend, fromIter) : r)) });
+  },
+  setPendingRewardFunction: (pendingRewardFunction) => set({ pendingRewardFunction }),
+  acceptRewardFunction() {
+    const pending = get().pendingRewardFunction;
+    if (pending === null) return [];
+    const problems = get().setField('rewardFunction', pending);
+    if (problems.length === 0) set({ pendingRewardFunction: null });
+    return problems;
+  },
+  setRewardCheck: (rewardCheck) => set({ rewardCheck }),
+  setRewardFailure: (rewardFailure) => set({ rewardFailure }),
+  setTrainedModel: (trainedModel) => set({ trainedModel }),
+  setRunRewardFunction(id, source) {
+    set({ runs: get().runs.map((r) => (r.id === id ? { ...r, config: { ...r.config, rewardFunction: source } } : r)) });
   },
 });
 

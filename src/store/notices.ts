@@ -2,7 +2,7 @@
 // files'), as pure functions from a message or state to its text: one place to read them together,
 // and to translate them.
 import { adviceText } from '../worker/nanAdvice.ts';
-import type { NonFiniteReport, PageToWorker, TrainerStage, WorkerToPage } from '../worker/protocol.ts';
+import type { NonFiniteReport, PageToWorker, RewardFunctionReport, TrainerStage, WorkerToPage } from '../worker/protocol.ts';
 import type { RunSequence } from './appStore.ts';
 
 type Msg<T extends WorkerToPage['type']> = Extract<WorkerToPage, { type: T }>;
@@ -57,6 +57,11 @@ export function deviceUnavailable(msg: Msg<'deviceUnavailable'>): string {
 
 export function nonFinitePaused(n: NonFiniteReport): string {
   return `Paused: iteration ${n.iter} produced a non-finite ${n.quantity} (${n.value}) in the ${n.stage} stage. The state from before it was restored and nothing charted is lost. Suggested fix: ${adviceText(n.advice)}.`;
+}
+
+/** The written reward function refused a sample: where, and that nothing was applied or lost. */
+export function rewardFunctionPaused(r: RewardFunctionReport): string {
+  return `Paused: the reward function was refused in iteration ${r.iter}: ${r.message}. That iteration was not applied (no weights changed) and nothing charted is lost; the sample is shown under Settings → Reward function. Edit the function and press Start to go on.`;
 }
 
 export function paused(reason: string): string {

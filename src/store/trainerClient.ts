@@ -14,6 +14,7 @@ import { presetBudget } from './presetRun.ts';
 import { REQUEST_TIMEOUT_MS, RequestDroppedError, RequestFailure, RequestTimeoutError, WorkerGoneError, WorkerReportedError, type ReplyOf } from './requests.ts';
 import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
 import { RunFlows, type ResumePoints, type RunControl } from './runFlows.ts';
+import { startBlockedBy, syncRewardFunction } from './rewardFunctionSync.ts';
 import { saveSequence } from './sequencePersist.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
 
@@ -183,11 +184,21 @@ export class TrainerClient implements RunControl {
       case 'trace':
         this.onTrace(msg);
         break;
+      case 'model':
+        s.setTrainedModel({ nLayer: msg.nLayer, nHead: msg.nHead, dModel: msg.dModel });
+        break;
+      case 'rewardFunctionChecked':
+        s.setRewardCheck({ source: msg.source, score: msg.score, problem: msg.problem });
+        break;
       case 'paused':
         this.feed.resetSpeed();
         s.setRunState('paused');
         if (msg.stage) s.setStage(msg.stage);
-        if (msg.nonFinite) {
+        if (msg.rewardFunction) {
+          this.feed.flush();
+          s.setRewardFailure({ ...msg.rewardFunction, source: s.config.rewardFunction });
+          s.setNotice({ tone: 'warn', text: notices.rewardFunctionPaused(msg.rewardFunction) });
+        } else if (msg.nonFinite) {
           this.feed.flush();
           s.setNotice({ tone: 'warn', text: notices.nonFinitePaused(msg.nonFinite) });
           this.requestState(true); // the restored state is the last good one
@@ -339,6 +350,7 @@ export class TrainerClient implements RunControl {
   private watchConfig(): void {
     if (this.configWatched) return;
     this.configWatched = true;
+    syncRewardFunction(this.store, (m) => this.connection.quietSend(m));
     let timer: ReturnType<typeof setTimeout> | null = null;
     this.store.subscribe((state, prev) => {
       if (state.config === prev.config || state.activeRunId) return;
@@ -415,6 +427,7 @@ export class TrainerClient implements RunControl {
 
   /** Starts (or resumes) the active run; a run with a budget stops by itself when it is reached. */
   async start(start: RunStart = {}): Promise<void> {
+    if (this.refusedByRewardFunction()) return;
     this.feed.flush();
     if (!this.beginIfNeeded(start)) return;
     this.feed.resetSpeed();
@@ -450,8 +463,16 @@ export class TrainerClient implements RunControl {
   }
 
   async step(): Promise<void> {
+    if (this.refusedByRewardFunction()) return;
     if (!this.beginIfNeeded()) return;
     if (this.send({ type: 'step' })) this.s.setRunState('paused');
+  }
+
+  /** Start and Step wait while the reward function awaits the visitor's acceptance or failed its check; the notice says why. */
+  private refusedByRewardFunction(): boolean {
+    const why = startBlockedBy(this.s);
+    if (why) this.s.setNotice({ tone: 'warn', text: why });
+    return why !== null;
   }
 
   /** Ends the current run (it stays in the run list), stops a "Run both", and returns the trainer to fresh weights. */

@@ -2,9 +2,25 @@
 // `?hide=klCoef,clipLow` hides chosen controls for classroom use. Bad values are reported and
 // left out; the rest of the link still applies. `?budget=N` sets every preset's iteration budget to
 // N (a short classroom demo, or a fast end-to-end test of "Run both"). `?present=1` opens the page in
-// presenter mode (large type, the four charts a lecture needs).
+// presenter mode (large type, the four charts a lecture needs). A written reward function travels
+// in the link only while Reward source = function; one that arrives is held for the visitor to
+// accept (rewardFunctionLink.ts) and is not in the parsed config.
 import { MAX_BUDGET } from './presetRun.ts';
-import { CHOICE_RULES, checkNumber, DEFAULT_CONFIG, describeRange, isConfigKey, NUMERIC_RULES, shown, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
+import {
+  CHOICE_RULES,
+  checkNumber,
+  checkText,
+  DEFAULT_CONFIG,
+  describeRange,
+  isConfigKey,
+  NUMERIC_RULES,
+  shown,
+  shownKey,
+  TEXT_RULES,
+  validateConfig,
+  type PpoConfig,
+} from '../rl/config.ts';
+import { needsAcceptance } from './rewardFunctionLink.ts';
 
 export const HIDE_PARAM = 'hide';
 export const BUDGET_PARAM = 'budget';
@@ -13,6 +29,8 @@ export const PRESENT_PARAM = 'present';
 export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null, present = false): string {
   const q = new URLSearchParams();
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
+    // A function in force only with Reward source = function: other links stay short.
+    if (Object.hasOwn(TEXT_RULES, key) && config.rewardSource !== 'function') continue;
     const v = config[key];
     q.set(key, v === null ? '' : String(v));
   }
@@ -35,6 +53,8 @@ export interface ParsedUrl {
   present: boolean | null;
   /** One human-readable line per ignored parameter. */
   problems: string[];
+  /** A reward function from the link that runs only once the visitor accepts it; not in `config`. */
+  pendingRewardFunction: string | null;
 }
 
 function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unknown } | { ok: false; why: string } {
@@ -50,6 +70,11 @@ function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unkno
   if (choices) {
     const value = choices.find((c) => String(c) === raw);
     return value === undefined ? { ok: false, why: `${key} = ${shown(raw)}: allowed: ${choices.map(String).join(', ')}` } : { ok: true, value };
+  }
+  const text = Object.hasOwn(TEXT_RULES, key) ? TEXT_RULES[key] : undefined;
+  if (text) {
+    const p = checkText(key, raw, text);
+    return p ? { ok: false, why: p.message } : { ok: true, value: raw };
   }
   return { ok: false, why: `${key}: not settable from the URL` };
 }
@@ -93,6 +118,11 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
     if (r.ok) partial[key as keyof PpoConfig] = r.value;
     else problems.push(r.why);
   }
+  let pendingRewardFunction: string | null = null;
+  if (typeof partial.rewardFunction === 'string' && needsAcceptance(partial.rewardFunction, base.rewardFunction)) {
+    pendingRewardFunction = partial.rewardFunction;
+    delete partial.rewardFunction;
+  }
   // Cross-field rules (e.g. heads must divide width): drop the offending URL values one round at a time.
   let config = { ...base, ...partial } as PpoConfig;
   for (let round = 0; round < 8; round++) {
@@ -111,5 +141,5 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
   }
   if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
   // A repeated key with the same bad value is one problem, not two.
-  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, present, problems: [...new Set(problems)] };
+  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, present, problems: [...new Set(problems)], pendingRewardFunction };
 }

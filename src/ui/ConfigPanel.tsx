@@ -6,6 +6,7 @@ import { CHOICE_RULES, describeRange, NUMERIC_RULES, checkNumber, type PpoConfig
 import { useApp } from '../store/appStore.ts';
 import { FIELDS, GROUPS, type FieldMeta } from './configFields.ts';
 import { fieldProblemText, withLabels } from './fieldProblems.ts';
+import { RewardFunctionField } from './RewardFunctionField.tsx';
 
 function formatNumber(v: number | null): string {
   return v === null ? '' : String(v);
@@ -139,7 +140,11 @@ export function ConfigPanel() {
         return (
           <details key={group} className="config-group" open>
             <summary>{group}</summary>
-            <div className="fields">{fields.map((f) => (NUMERIC_RULES[f.key] ? <NumberField key={f.key} meta={f} /> : <ChoiceField key={f.key} meta={f} />))}</div>
+            <div className="fields">
+              {fields.map((f) =>
+                NUMERIC_RULES[f.key] ? <NumberField key={f.key} meta={f} /> : CHOICE_RULES[f.key] ? <ChoiceField key={f.key} meta={f} /> : <RewardFunctionField key={f.key} />,
+              )}
+            </div>
           </details>
         );
       })}

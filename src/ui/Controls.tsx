@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { trainer } from '../store/trainerClient.ts';
+import { startBlockedBy } from '../store/rewardFunctionSync.ts';
 import type { TrainerStage } from '../worker/protocol.ts';
 import { TrainingProgress } from './TrainingProgress.tsx';
 
@@ -80,12 +81,20 @@ export function Controls() {
   const setNotice = useApp((s) => s.setNotice);
   const trainerLabel = useApp((s) => s.trainerLabel);
   const backend = useApp((s) => s.backend);
+  // A reward function awaiting the visitor's answer, or refused on its check, holds Start: say why.
+  const blocked = useApp(startBlockedBy);
   useShortcuts();
   return (
     <section className="controls card" aria-label="Training controls">
       <div className="control-row">
         <div className="buttons">
-          <button type="button" className="btn primary" onClick={() => void trainer.start()} disabled={runState === 'running'} title="Start training (Space)">
+          <button
+            type="button"
+            className="btn primary"
+            onClick={() => void trainer.start()}
+            disabled={runState === 'running' || blocked !== null}
+            title={blocked ?? 'Start training (Space)'}
+          >
             <span aria-hidden="true">▶ </span>Start
           </button>
           <button
@@ -97,7 +106,13 @@ export function Controls() {
           >
             <span aria-hidden="true">❚❚ </span>Pause
           </button>
-          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running'} title="One PPO iteration (S)">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void trainer.step()}
+            disabled={runState === 'running' || blocked !== null}
+            title={blocked ?? 'One PPO iteration (S)'}
+          >
             <span aria-hidden="true">» </span>Step
           </button>
           <button type="button" className="btn" onClick={() => void trainer.reset()} title="Back to the initial weights; the run stays in the list (R)">
@@ -116,6 +131,11 @@ export function Controls() {
           <kbd>Space</kbd> start/pause · <kbd>S</kbd> step · <kbd>R</kbd> reset
         </span>
       </div>
+      {blocked ? (
+        <p className="notice warn" role="status" data-testid="start-blocked">
+          {blocked}
+        </p>
+      ) : null}
       {notice ? (
         <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
           <span>{notice.text}</span>

@@ -12,9 +12,11 @@ import { downloadBlob } from '../store/download.ts';
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 
-function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: number): Preview {
+type Model = NonNullable<ReturnType<typeof useApp.getState>['trainedModel']>;
+
+function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: number, model: Model | undefined): Preview {
   try {
-    const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows });
+    const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, model });
     return { ok: true, text: renderScript(plan, engineCommand(plan)) };
   } catch (e) {
     return { ok: false, message: (e as Error).message };
@@ -23,6 +25,8 @@ function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: nu
 
 export default function ScaleUpPanel() {
   const config = useApp((s) => s.config);
+  // The model that trains (the worker's report); the scripts describe it, not the size knobs.
+  const model = useApp((s) => s.trainedModel) ?? undefined;
   const engineGroup = useId();
   const [engine, setEngine] = useState<Engine>('verl');
   const [gpusText, setGpusText] = useState(String(DEFAULT_JOB_OPTIONS.gpus));
@@ -30,7 +34,7 @@ export default function ScaleUpPanel() {
   const [busy, setBusy] = useState<Engine | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const gpus = Number(gpusText);
-  const shown = useMemo(() => preview(config, engine, gpus), [config, engine, gpus]);
+  const shown = useMemo(() => preview(config, engine, gpus, model), [config, engine, gpus, model]);
 
   const download = async (target: Engine) => {
     setBusy(target);
@@ -38,7 +42,7 @@ export default function ScaleUpPanel() {
     try {
       // The Parquet writer, the dataset and the zip writer load only when a job is downloaded.
       const [{ buildJob }, { zipJob }] = await Promise.all([import('../export/job.ts'), import('../export/zip.ts')]);
-      const job = buildJob(config, { engine: target, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows });
+      const job = buildJob(config, { engine: target, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, model });
       const name = `ppo-playground-${config.task}-${target}`;
       const zip = zipJob(name, job.files);
       downloadBlob(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), `${name}.zip`);

@@ -1,6 +1,7 @@
 // Reads the config, `?hide=` and `?present=` from the URL once, then mirrors every config change
 // (and the presenter switch) back into the address bar (replaceState: settings changes should not
-// flood the back button).
+// flood the back button). A reward function from the link waiting for the visitor's answer stays
+// in the address bar until then, so a reload asks again.
 import { useEffect, useState } from 'react';
 import { useApp } from '../store/appStore.ts';
 import { configToQuery, parseQuery } from '../store/urlConfig.ts';
@@ -11,6 +12,7 @@ export function useUrlSync(): string[] {
   const config = useApp((s) => s.config);
   const hidden = useApp((s) => s.hidden);
   const budget = useApp((s) => s.budgetOverride);
+  const pending = useApp((s) => s.pendingRewardFunction);
   const present = usePresenter();
   const [loaded, setLoaded] = useState(false);
 
@@ -20,6 +22,7 @@ export function useUrlSync(): string[] {
     s.applyConfig(parsed.config);
     s.setHidden(parsed.hidden);
     s.setBudgetOverride(parsed.budget);
+    s.setPendingRewardFunction(parsed.pendingRewardFunction);
     if (parsed.present !== null) setPresenter(parsed.present);
     setProblems(parsed.problems);
     setLoaded(true);
@@ -27,9 +30,10 @@ export function useUrlSync(): string[] {
 
   useEffect(() => {
     if (!loaded) return;
-    const url = `${window.location.pathname}?${configToQuery(config, hidden, budget, present)}${window.location.hash}`;
+    const shown = pending === null ? config : { ...config, rewardFunction: pending };
+    const url = `${window.location.pathname}?${configToQuery(shown, hidden, budget, present)}${window.location.hash}`;
     window.history.replaceState(null, '', url);
-  }, [config, hidden, budget, present, loaded]);
+  }, [config, hidden, budget, present, loaded, pending]);
 
   return problems;
 }

@@ -2,6 +2,7 @@
 // Worker (does all GPU work). Both sides import these types; every message is a plain
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
 import type { PpoConfig } from '../rl/config.ts';
+import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
@@ -170,8 +171,19 @@ export type WorkerToPage =
     }
   /** A captured iteration (setCapture): its trace, prompt text (B) and each response token as text (B·A, '' for padding). */
   | { type: 'trace'; iter: number; trace: IterationTrace; prompts: string[]; tokenText: string[] }
-  /** `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was restored). */
-  | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport }
+  /**
+   * `nonFinite`: the pause is the NaN/Inf guard's (the state from before iteration `iter` was
+   * restored). `rewardFunction`: the written reward function was refused on a sample of iteration
+   * `iter`, which was abandoned before any weight moved.
+   */
+  | { type: 'paused'; reason: string; stage?: TrainerStage; nonFinite?: NonFiniteReport; rewardFunction?: RewardFunctionReport }
+  /**
+   * The check of a written reward function when a config with Reward source = function arrives:
+   * compiled and called once on a sample of the task. `source` is the function checked.
+   */
+  | { type: 'rewardFunctionChecked'; source: string; score?: number; problem?: RewardFunctionProblem }
+  /** A trainer was built: the size of the model that trains (its SFT checkpoint's, whatever the knobs say). */
+  | { type: 'model'; nLayer: number; nHead: number; dModel: number }
   /** `requestId`: the command whose failure this reports, when it answers one. */
   | { type: 'error'; message: string; stage?: TrainerStage; requestId?: number }
   | { type: 'snapshot'; requestId?: number; bytes: ArrayBuffer }
@@ -190,6 +202,9 @@ export type WorkerToPage =
   | { type: 'deviceRecovered'; adapter: string; fromIter: number; lostAt: number | null; replayed: number; resumed: boolean }
   /** No WebGPU device came back; the page offers the CPU backend with its saved state (iteration `iter`). */
   | { type: 'deviceUnavailable'; message: string; iter: number | null };
+
+/** A written reward function's refusal during training: the iteration (1-based) and the problem with its sample. */
+export type RewardFunctionReport = RewardFunctionProblem & { iter: number };
 
 /** Where a NaN/Inf first appeared, and the knob the page suggests. */
 export interface NonFiniteReport {
@@ -240,6 +255,8 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'error' ||
     t === 'snapshot' ||
     t === 'rewardModelTrained' ||
+    t === 'rewardFunctionChecked' ||
+    t === 'model' ||
     t === 'state' ||
     t === 'stateLoaded' ||
     t === 'deviceLost' ||

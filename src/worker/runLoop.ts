@@ -7,6 +7,7 @@
 // asks for captures (setCapture). A pause that asks for it captures the iteration it lets finish,
 // decided as late as the trainer allows (IterationOptions.lateCapture), so the paused state has
 // an iteration to inspect without training one more.
+import { RewardFunctionError, type RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import type { IterationResult } from '../rl/trainer.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { DeviceSession } from './deviceSession.ts';
@@ -133,6 +134,7 @@ export class RunLoop {
     } catch (e) {
       if (await session.failedByLoss()) return; // the session reports it and recovers
       trainer.restoreDeviceSnapshot(snapshot);
+      if (e instanceof RewardFunctionError) return this.pauseRewardFunction(trainer.iter + 1, e.problem);
       const nf = nonFiniteOfError(e);
       if (nf) return this.pauseNonFinite(trainer, nf);
       throw e;
@@ -166,6 +168,17 @@ export class RunLoop {
     }
     // Always at the end of a budget: the point a preset's promise is measured at.
     await evals.ifDue(trainer, this.atBudgetEnd(trainer) && this.running);
+  }
+
+  /** The written reward function refused a sample: nothing of the iteration was applied; the user edits it and resumes. */
+  private pauseRewardFunction(iter: number, problem: RewardFunctionProblem): void {
+    this.running = false;
+    this.p.deps.post({
+      type: 'paused',
+      reason: `the reward function was refused in iteration ${iter} (${problem.message}); nothing of that iteration was applied`,
+      rewardFunction: { ...problem, iter },
+    });
+    this.p.stage.set('idle');
   }
 
   private pauseNonFinite(trainer: TrainerLike, nf: NonFinite): void {

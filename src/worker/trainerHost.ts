@@ -6,6 +6,8 @@
 // (heldOutEvaluator.ts). Commands that touch the trainer run one at a time (commandQueue.ts);
 // `pause`, `start` and the device-destroying test hook act at once, between or during iterations.
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../rl/config.ts';
+import { checkRewardFunction, loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
+import { getTask } from '../tasks/index.ts';
 import { RESTART_FIELDS } from '../rl/trainer.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
 import { CheckpointCache } from './checkpointCache.ts';
@@ -18,6 +20,7 @@ import { RewardModelSlot } from './rewardModelSlot.ts';
 import { RunLoop } from './runLoop.ts';
 import { StageReporter } from './stageReporter.ts';
 import { TrainerSlot } from './trainerSlot.ts';
+import { Rng } from '../util/rng.ts';
 
 /** Config fields the trainer cannot take mid-run (plus the reward source): a change rebuilds it. */
 const REBUILD_FIELDS: readonly (keyof PpoConfig)[] = [...RESTART_FIELDS, 'rewardSource'];
@@ -49,6 +52,7 @@ export class TrainerHost {
       rewardModel: this.rewardModel,
       config: () => this.config,
       onStage: (s) => this.stage.set(s),
+      onModel: (dims) => this.deps.post({ type: 'model', ...dims }),
     });
     this.evals = new HeldOutEvaluator(
       deps.post,
@@ -166,11 +170,20 @@ export class TrainerHost {
     } else if (trainer) {
       trainer.setConfig(this.config);
     }
+    if (config.rewardSource === 'function') await this.reportRewardFunctionCheck(config);
     if (!this.trainers.current) {
       // Before the next trainer is built: fetch what it will need while the kernels compile.
       this.checkpoints.prefetchFor(this.config);
       this.trainers.precompileNext();
     }
+  }
+
+  /** Compiles the written reward function and calls it once on a sample of the task, so the page can name a problem before Start. */
+  private async reportRewardFunctionCheck(config: PpoConfig): Promise<void> {
+    const sandbox = await loadRewardSandbox();
+    const { prompt, response } = getTask(config.task).sftExample(new Rng(config.seed));
+    const result = checkRewardFunction(sandbox, config.rewardFunction, { prompt, response });
+    this.deps.post({ type: 'rewardFunctionChecked', source: config.rewardFunction, ...result });
   }
 
   private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array): Promise<void> {

@@ -5,6 +5,7 @@
 // trainer rebuilt after a device loss starts from).
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import type { PpoConfig } from '../rl/config.ts';
+import { loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
 import { decodeShapeOf, type Stage } from '../rl/trainer.ts';
 import { getTask } from '../tasks/index.ts';
 import type { CheckpointCache } from './checkpointCache.ts';
@@ -22,6 +23,8 @@ export interface TrainerSources {
   rewardModel: RewardModelSlot;
   config(): PpoConfig;
   onStage(s: Stage): void;
+  /** The size of the model a new trainer trains (its SFT checkpoint's). */
+  onModel(dims: { nLayer: number; nHead: number; dModel: number }): void;
 }
 
 export class TrainerSlot {
@@ -46,10 +49,13 @@ export class TrainerSlot {
     const task = getTask(config.task);
     const actorCheckpoint = await checkpoints.actor(task.name);
     const scorer = config.rewardSource === 'model' ? await rewardModel.get(be, task.name) : undefined;
+    const rewardSandbox = config.rewardSource === 'function' ? await loadRewardSandbox() : undefined;
     await session.compiled;
-    this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, onStage });
+    this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, rewardSandbox, onStage });
     this.source = actorCheckpoint;
     this.goodActor = actorCheckpoint;
+    const { nLayer, nHead, dModel } = parseCheckpoint(actorCheckpoint).config;
+    this.from.onModel({ nLayer, nHead, dModel });
     return this.trainer;
   }
 

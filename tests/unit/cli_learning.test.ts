@@ -9,6 +9,7 @@ import {
   checkEveryArmRaises,
   checkGeneric,
   checkLearnArithmetic,
+  checkOwnReward,
   checkRewardHacking,
   checkStop,
   claimFor,
@@ -115,6 +116,19 @@ describe('claim checkers', () => {
     expect(checkRewardHacking([arm('β = 0', seeds.map(fluent)), arm('β = 0.6', seeds.map(tied))]).ok).toBe(false);
     const noGain = (s: number) => run(s, 12, { reward_mean: () => 0, kl_seq: ramp(0, 5, 10), fluency: ramp(-0.5, -1.2, 10) });
     expect(checkRewardHacking([arm('β = 0', seeds.map(hacked)), arm('β = 0.6', seeds.map(noGain))]).ok).toBe(false);
+  });
+
+  it('Write your own reward: passes a gamed function, fails on no gain, a fluent policy or varied text', () => {
+    const gamed = (s: number) => run(s, 30, { reward_mean: ramp(0.1, 2.6, 20), fluency: ramp(-0.5, -2.5, 20) }, { distinct_2: 0.49 }, { distinct_2: 0.15 });
+    expect(checkOwnReward([arm('a', seeds.map(gamed))])).toEqual({ ok: true, reason: expect.stringMatching(/reward gain 2\.\d\d/) });
+    const noGain = (s: number) => run(s, 30, { reward_mean: () => 0.1, fluency: ramp(-0.5, -2.5, 20) }, { distinct_2: 0.49 }, { distinct_2: 0.15 });
+    expect(checkOwnReward([arm('a', seeds.map(noGain))]).ok).toBe(false);
+    const fluent = (s: number) => run(s, 30, { reward_mean: ramp(0.1, 2.6, 20), fluency: ramp(-0.5, -1, 20) }, { distinct_2: 0.49 }, { distinct_2: 0.15 });
+    expect(checkOwnReward([arm('a', seeds.map(fluent))]).reason).toMatch(/fluency drop 0\.49 nats \(need > 1\)/);
+    const varied = (s: number) => run(s, 30, { reward_mean: ramp(0.1, 2.6, 20), fluency: ramp(-0.5, -2.5, 20) }, { distinct_2: 0.49 }, { distinct_2: 0.45 });
+    expect(checkOwnReward([arm('a', seeds.map(varied))]).ok).toBe(false);
+    expect(checkOwnReward([arm('a', [run(1, 30, { reward_mean: () => 1 })])]).ok).toBeNull();
+    expect(claimFor('Write your own reward').kind).toBe('specific');
   });
 
   it('Tight vs loose clipping: must hold on every seed', () => {

@@ -5,7 +5,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { verlCommand } from '../../src/export/verl.ts';
 import { openRlhfCommand } from '../../src/export/openrlhf.ts';
 import { planJob } from '../../src/export/plan.ts';
-import { CHOICE_RULES, CONFIG_KEYS, DEFAULT_CONFIG, KNOBS, NUMERIC_RULES, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
+import { CHOICE_RULES, CONFIG_KEYS, DEFAULT_CONFIG, KNOBS, NUMERIC_RULES, TEXT_RULES, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import type { TaskName } from '../../src/tasks/task.ts';
 import type { KlEstimator } from '../../src/backend/ppoOps.ts';
 import { FIELDS } from '../../src/ui/configFields.ts';
@@ -17,11 +17,12 @@ describe('one row per knob', () => {
     expectTypeOf<PpoConfig['dualClip']>().toEqualTypeOf<number | null>();
     expectTypeOf<PpoConfig['useKlLoss']>().toEqualTypeOf<boolean>();
     expectTypeOf<PpoConfig['nLayer']>().toEqualTypeOf<number>();
+    expectTypeOf<PpoConfig['rewardFunction']>().toEqualTypeOf<string>();
   });
 
   it('defaults, rules and page fields each cover every knob exactly once, and the defaults pass the validator', () => {
     expect(Object.keys(DEFAULT_CONFIG)).toEqual(CONFIG_KEYS);
-    expect([...Object.keys(NUMERIC_RULES), ...Object.keys(CHOICE_RULES)].sort()).toEqual([...CONFIG_KEYS].sort());
+    expect([...Object.keys(NUMERIC_RULES), ...Object.keys(CHOICE_RULES), ...Object.keys(TEXT_RULES)].sort()).toEqual([...CONFIG_KEYS].sort());
     expect(FIELDS.map((f) => f.key)).toEqual(CONFIG_KEYS);
     expect(validateConfig(DEFAULT_CONFIG)).toEqual([]);
     for (const k of CONFIG_KEYS) {
@@ -34,6 +35,8 @@ describe('one row per knob', () => {
   it('a row changes the validator: a knob outside its range is reported with the row range', () => {
     expect(validateConfig({ ...DEFAULT_CONFIG, nLayer: 7 })[0].message).toBe('nLayer = 7: too large; allowed: an integer from 1 to 6');
     expect(validateConfig({ ...DEFAULT_CONFIG, task: 'x' as TaskName })[0].message).toBe('task = "x": allowed: "arithmetic", "sentiment", "stop"');
+    expect(validateConfig({ ...DEFAULT_CONFIG, rewardFunction: 'x'.repeat(8193) })[0].message).toBe('rewardFunction: 8193 bytes; allowed: at most 8192 bytes');
+    expect(validateConfig({ ...DEFAULT_CONFIG, rewardFunction: 3 as unknown as string })[0].field).toBe('rewardFunction');
   });
 });
 

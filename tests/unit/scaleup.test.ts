@@ -172,6 +172,7 @@ describe('both scripts', () => {
   const ALT: { [K in keyof PpoConfig]: PpoConfig[K] } = {
     task: 'sentiment',
     rewardSource: 'model',
+    rewardFunction: '(prompt, response) => response.length',
     nLayer: 3,
     nHead: 4,
     dModel: 128,
@@ -229,21 +230,26 @@ describe('both scripts', () => {
       // klEstimator shows while KL is in the reward; klLossCoef/estimator while the loss is on;
       // klTarget/klHorizon while the controller is adaptive.
       // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
-      // overlongPenalty only with an overlong buffer.
+      // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function;
+      // Reward source = model only on a task with a learned reward model.
       const base: Partial<PpoConfig> =
-        key === 'klLossCoef' || key === 'klLossEstimator'
-          ? { useKlLoss: true }
-          : key === 'klTarget' || key === 'klHorizon'
-            ? { klController: 'adaptive' }
-            : key === 'normScale'
-              ? { lossAgg: 'seq-mean-token-sum-norm' }
-              : key === 'maxExtraRollouts'
-                ? { dynamicSampling: true }
-                : key === 'overlongPenalty'
-                  ? { overlongBuffer: 2 }
-                  : key === 'groupKlOrder'
-                    ? { advantageEstimator: 'rloo' }
-                    : {};
+        key === 'rewardFunction'
+          ? { rewardSource: 'function' }
+          : key === 'rewardSource'
+            ? { task: 'sentiment' } // the one task with a learned reward model
+            : key === 'klLossCoef' || key === 'klLossEstimator'
+              ? { useKlLoss: true }
+              : key === 'klTarget' || key === 'klHorizon'
+                ? { klController: 'adaptive' }
+                : key === 'normScale'
+                  ? { lossAgg: 'seq-mean-token-sum-norm' }
+                  : key === 'maxExtraRollouts'
+                    ? { dynamicSampling: true }
+                    : key === 'overlongPenalty'
+                      ? { overlongBuffer: 2 }
+                      : key === 'groupKlOrder'
+                        ? { advantageEstimator: 'rloo' }
+                        : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));

@@ -4,7 +4,7 @@
 import { useEffect, useMemo } from 'react';
 import { useApp } from '../../store/appStore.ts';
 import { useFeedback } from '../../store/feedback.ts';
-import { candidatePairs, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
+import { candidatePairs, pairCountText, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
 import { getTask } from '../../tasks/index.ts';
 import type { SampleRow } from '../../worker/protocol.ts';
 
@@ -80,6 +80,9 @@ export function FeedbackView() {
               · iteration {samples?.iter} · {pairs.length} pair{pairs.length === 1 ? '' : 's'} to label
             </span>
           </div>
+          <p className="muted small" data-testid="feedback-pair-count">
+            {pairCountText(samples?.rows ?? [], pairs.length)}
+          </p>
           <div className="fb-choices">
             <Response side="A" row={pair.a} onPick={() => pick('A')} />
             <Response side="B" row={pair.b} onPick={() => pick('B')} />
@@ -122,6 +125,12 @@ export function FeedbackView() {
             Reward model trained on {result.pairs} pair{result.pairs === 1 ? '' : 's'}: it now prefers your choice in {(100 * result.accuracy).toFixed(0)}% of them
             {result.accuracyBefore !== undefined ? ` (before: ${(100 * result.accuracyBefore).toFixed(0)}%)` : ''}.
             {rewardSource === 'rule' ? ' Set Reward source to model to train the policy with it.' : ''}
+            <span className="muted" data-testid="rm-result-why">
+              {' '}
+              Agreement is the share of your labelled pairs in which the reward model scores your chosen response above the rejected one (a tie does not count), measured on those
+              same pairs just after (and before) this training: with {result.pairs} pair{result.pairs === 1 ? '' : 's'} each one is {(100 / Math.max(1, result.pairs)).toFixed(0)}{' '}
+              points, and it says whether the model fits your labels, not whether it generalises.
+            </span>
           </p>
         ) : null}
         {labels.length > 0 ? (
