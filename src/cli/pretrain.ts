@@ -67,7 +67,8 @@ async function main(): Promise<number> {
   if (values.batch !== undefined) lastPhase.batchSize = Number(values.batch);
   if (values.lr !== undefined) lastPhase.lr = Number(values.lr);
   if (lastPhase.steps !== undefined && !(Number.isInteger(lastPhase.steps) && lastPhase.steps >= 0)) throw new Error(`--steps must be a non-negative integer, got ${values.steps}`);
-  if (lastPhase.batchSize !== undefined && !(Number.isInteger(lastPhase.batchSize) && lastPhase.batchSize >= 1)) throw new Error(`--batch must be a positive integer, got ${values.batch}`);
+  if (lastPhase.batchSize !== undefined && !(Number.isInteger(lastPhase.batchSize) && lastPhase.batchSize >= 1))
+    throw new Error(`--batch must be a positive integer, got ${values.batch}`);
   if (lastPhase.lr !== undefined && !(lastPhase.lr > 0)) throw new Error(`--lr must be positive, got ${values.lr}`);
   const phaseSteps = values['phase-steps'] === undefined ? undefined : Number(values['phase-steps']);
   if (phaseSteps !== undefined && !(Number.isInteger(phaseSteps) && phaseSteps >= 1)) throw new Error(`--phase-steps must be a positive integer, got ${values['phase-steps']}`);

@@ -65,6 +65,11 @@ export class CheckpointCache {
     this.loaded[role] = bytes;
   }
 
+  /** Forgets the actor the page loaded or trained: the shipped one is the actor again. */
+  forgetActor(): void {
+    delete this.loaded.actor;
+  }
+
   /** Forgets the page's checkpoints: they belong to another task's tokenizer. */
   forgetLoaded(): void {
     this.loaded = {};

@@ -2,6 +2,7 @@
 // Worker (does all GPU work). Both sides import these types; every message is a plain
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
 import type { PpoConfig } from '../rl/config.ts';
+import type { ModelDims, SftMeta } from '../rl/sftRun.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
@@ -67,6 +68,19 @@ export type PageToWorker =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
    */
   | { type: 'trainRewardModel'; requestId: number; pairs: LabelledPair[] }
+  /**
+   * SFT in the tab: trains a fresh actor of `dims` through the current task's recipe from the
+   * current seed (src/rl/sftRun.ts, as `npm run pretrain`), posting `sftProgress` and
+   * `sftPhaseEval`; answered by `sftDone`, whose model then is the actor (as a loaded checkpoint).
+   * `phaseSteps` caps each phase (a reduced run).
+   */
+  | { type: 'trainSft'; requestId: number; dims: ModelDims; phaseSteps?: number }
+  /** Ends a `trainSft` in progress before its next step (it answers `sftDone` with `cancelled`). Not queued. */
+  | { type: 'cancelSft' }
+  /** Measures seconds per SFT step at `dims` on this device (a few steps); answered by `sftTimed`. */
+  | { type: 'timeSft'; requestId: number; dims: ModelDims }
+  /** Forgets the actor the page loaded or trained: the next trainer starts from the shipped checkpoint. */
+  | { type: 'useShippedActor' }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -160,6 +174,14 @@ export type WorkerToPage =
   | { type: 'stateLoaded'; requestId?: number; iter: number; config: PpoConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
   | { type: 'rewardModelTrained'; requestId?: number; pairs: number; accuracy: number; accuracyBefore?: number }
+  /** A `trainSft` run's progress, posted as its loss is read (about ten times a phase); `seconds` since it began. */
+  | { type: 'sftProgress'; requestId?: number; phase: number; phases: number; doneSteps: number; totalSteps: number; loss: number; seconds: number }
+  /** Greedy held-out metrics of the model a phase left (task.evaluate), as `npm run pretrain` prints them. */
+  | { type: 'sftPhaseEval'; requestId?: number; phase: number; label: string; metrics: Record<string, number> }
+  /** Reply to `trainSft`: the model (safetensors) and what it is, or `cancelled`. */
+  | { type: 'sftDone'; requestId?: number; bytes?: ArrayBuffer; meta?: SftMeta; cancelled?: boolean; seconds: number }
+  /** Reply to `timeSft`. */
+  | { type: 'sftTimed'; requestId?: number; dims: ModelDims; secondsPerStep: number }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**
@@ -219,6 +241,10 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'error' ||
     t === 'snapshot' ||
     t === 'rewardModelTrained' ||
+    t === 'sftProgress' ||
+    t === 'sftPhaseEval' ||
+    t === 'sftDone' ||
+    t === 'sftTimed' ||
     t === 'state' ||
     t === 'stateLoaded' ||
     t === 'deviceLost' ||

@@ -16,6 +16,8 @@ import type { HostDeps } from './hostDeps.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker } from './protocol.ts';
 import { RewardModelSlot } from './rewardModelSlot.ts';
 import { RunLoop } from './runLoop.ts';
+import { SftStage } from './sftStage.ts';
+import type { ModelDims } from '../rl/sftRun.ts';
 import { StageReporter } from './stageReporter.ts';
 import { TrainerSlot } from './trainerSlot.ts';
 
@@ -32,6 +34,7 @@ export class TrainerHost {
   private readonly rewardModel: RewardModelSlot;
   private readonly evals: HeldOutEvaluator;
   private readonly run: RunLoop;
+  private readonly sft: SftStage;
   /** The newest `prepare` message's number: an older one still queued skips its work. */
   private prepareWanted = 0;
   private testHooks = false;
@@ -55,6 +58,7 @@ export class TrainerHost {
       () => this.config,
       () => this.session.lost,
     );
+    this.sft = new SftStage(deps.post);
     this.run = new RunLoop({
       deps,
       queue: this.queue,
@@ -103,6 +107,16 @@ export class TrainerHost {
         return enqueue(() => this.loadState(msg.requestId, new Uint8Array(msg.bytes)), msg.requestId);
       case 'trainRewardModel':
         return enqueue(() => this.trainRewardModel(msg.requestId, msg.pairs), msg.requestId);
+      case 'trainSft':
+        this.run.halt();
+        return enqueue(() => this.trainSft(msg.requestId, msg.dims, msg.phaseSteps), msg.requestId);
+      case 'cancelSft':
+        this.sft.cancel(); // not queued: the run in flight polls it before each step
+        return Promise.resolve();
+      case 'timeSft':
+        return enqueue(() => this.sft.time(this.session.requireBackend(), this.config, msg.requestId, msg.dims), msg.requestId);
+      case 'useShippedActor':
+        return enqueue(async () => this.useActor(null));
       case 'debugDestroyDevice':
         if (!this.testHooks) return this.refuseDebug(msg.type);
         // Not queued: it must hit an iteration in flight.
@@ -178,6 +192,26 @@ export class TrainerHost {
     if (role === 'actor') this.trainers.forgetGoodActor();
     if (role === 'reward') this.rewardModel.dispose();
     // The next start/step builds a trainer from the loaded weights.
+    this.run.halt();
+    this.disposeTrainer();
+    this.trainers.forgetSaved();
+  }
+
+  /** SFT in the tab: its model becomes the actor, as a checkpoint the page loaded does. */
+  private async trainSft(requestId: number, dims: ModelDims, phaseSteps?: number): Promise<void> {
+    this.disposeTrainer(); // its buffers are freed for the SFT model; the next Start rebuilds it
+    const done = await this.sft.train(this.session.requireBackend(), this.config, requestId, dims, phaseSteps);
+    if (!done) return;
+    this.useActor(done.bytes);
+    const buf = done.bytes.slice().buffer as ArrayBuffer;
+    this.deps.post({ type: 'sftDone', requestId, bytes: buf, meta: done.meta, seconds: done.seconds }, [buf]);
+  }
+
+  /** The next trainer starts from `bytes` (null: the shipped checkpoint). */
+  private useActor(bytes: Uint8Array | null): void {
+    if (bytes) this.checkpoints.load('actor', bytes, this.config.task);
+    else this.checkpoints.forgetActor();
+    this.trainers.forgetGoodActor();
     this.run.halt();
     this.disposeTrainer();
     this.trainers.forgetSaved();
