@@ -3,7 +3,7 @@
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS } from './engines.ts';
-import type { JobPlan } from './plan.ts';
+import { playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface OpenRlhfFlag {
   flag: string;
@@ -200,8 +200,6 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--ckpt.output_dir', '$JOB_DIR/output');
   set('--ckpt.save_steps', -1);
   set('--logger.logging_steps', 1);
-  notes.push(
-    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
-  );
+  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
   return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
 }

@@ -1,7 +1,7 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
 import { getTask } from '../tasks/index.ts';
 import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, VERL_COMMIT, VERL_TARGET } from './engines.ts';
-import type { JobPlan } from './plan.ts';
+import { playgroundModelText, type JobPlan } from './plan.ts';
 import { needsDapoRecipe, VERL_DAPO_MAIN } from './verl.ts';
 
 const EXPECT: Record<string, string> = {
@@ -74,7 +74,7 @@ ${EXPECT[c.task]}
 
 ## What differs from the playground
 
-- The model: the playground trains a ${c.nLayer}-layer character-level transformer from scratch; here a
+- The model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here a
   pretrained chat model starts far ahead and reads tokens, not characters. Lengths (the response
   budget of ${c.maxResponseLength}) are tokens here.
 - KL: the KL target is per token in the playground and in both engines (the mean over responses

@@ -3,7 +3,7 @@
 // differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_COMMIT, VERL_KL, VERL_KL_LOSS } from './engines.ts';
-import { JobError, type JobPlan } from './plan.ts';
+import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface VerlOverride {
   key: string;
@@ -254,8 +254,6 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Held-out evaluation every N iterations (verl: -1 = never).
   set('trainer.test_freq', c.evalEvery > 0 ? c.evalEvery : -1);
   set('trainer.val_before_train', bool(c.evalEvery > 0));
-  notes.push(
-    `# model: the playground trains a ${c.nLayer}-layer, ${c.nHead}-head, d_model ${c.dModel} character transformer from scratch; here MODEL is a pretrained instruct model`,
-  );
+  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
   return { engine: 'verl', notes, setup, program: dapo ? VERL_DAPO_MAIN : VERL_MAIN, overrides: o };
 }

@@ -19,6 +19,15 @@ export interface ModelDims {
   dModel: number;
 }
 
+/** Where a PPO run's actor comes from: the shipped checkpoint, SFT in the page's tab, or a file loaded there. */
+export type ActorOrigin = 'shipped' | 'tab' | 'file';
+
+/** The model a PPO run trains: its size and where it came from (the header, the exports). */
+export interface ActorModel {
+  origin: ActorOrigin;
+  dims: ModelDims;
+}
+
 export interface SftRunOptions {
   task: string;
   dims: ModelDims;

@@ -1,10 +1,12 @@
 // The page's IndexedDB database: `runs` (one record per run: config + metric history, persist.ts)
-// and `states` (the active run's full trainer state for resume after a reload, resume.ts).
-// Version 2 added `states`; an upgrade from version 1 keeps every saved run.
+// `states` (the active run's full trainer state for resume after a reload, resume.ts) and `sft`
+// (the SFT model trained or loaded in the tab, one per task, sftModels.ts).
+// Version 2 added `states`, version 3 `sft`; an upgrade keeps every saved run and state.
 export const DB_NAME = 'ppo-playground';
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 export const RUNS = 'runs';
 export const STATES = 'states';
+export const SFT = 'sft';
 
 export function openDb(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
@@ -13,10 +15,11 @@ export function openDb(): Promise<IDBDatabase> {
       const db = req.result;
       if (!db.objectStoreNames.contains(RUNS)) db.createObjectStore(RUNS, { keyPath: 'id' });
       if (!db.objectStoreNames.contains(STATES)) db.createObjectStore(STATES, { keyPath: 'key' });
+      if (!db.objectStoreNames.contains(SFT)) db.createObjectStore(SFT, { keyPath: 'task' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
-    // Another tab holds version 1 open: say so rather than wait forever.
+    // Another tab holds an older version open: say so rather than wait forever.
     req.onblocked = () => reject(new Error('the database is held open by another tab of this page with an older version; close it and reload'));
   });
 }

@@ -1,8 +1,10 @@
 // Start / Pause / Step / Reset, the pipeline diagram, and the keyboard shortcuts.
 import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
+import { useSft } from '../store/sftState.ts';
 import { trainer } from '../store/trainerClient.ts';
 import type { TrainerStage } from '../worker/protocol.ts';
+import { ModelSizeNotice } from './ModelSizeNotice.tsx';
 import { TrainingProgress } from './TrainingProgress.tsx';
 
 const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
@@ -80,12 +82,19 @@ export function Controls() {
   const setNotice = useApp((s) => s.setNotice);
   const trainerLabel = useApp((s) => s.trainerLabel);
   const backend = useApp((s) => s.backend);
+  const sftRunning = useSft((s) => s.run?.status === 'running');
   useShortcuts();
   return (
     <section className="controls card" aria-label="Training controls">
       <div className="control-row">
         <div className="buttons">
-          <button type="button" className="btn primary" onClick={() => void trainer.start()} disabled={runState === 'running'} title="Start training (Space)">
+          <button
+            type="button"
+            className="btn primary"
+            onClick={() => void trainer.start()}
+            disabled={runState === 'running' || sftRunning}
+            title={sftRunning ? 'SFT is training the model PPO starts from: Start once it is done' : 'Start training (Space)'}
+          >
             <span aria-hidden="true">▶ </span>Start
           </button>
           <button type="button" className="btn" onClick={() => void trainer.pause()} disabled={runState !== 'running'} title="Pause after this stage (Space)">
@@ -110,6 +119,7 @@ export function Controls() {
           <kbd>Space</kbd> start/pause · <kbd>S</kbd> step · <kbd>R</kbd> reset
         </span>
       </div>
+      <ModelSizeNotice />
       {notice ? (
         <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
           <span>{notice.text}</span>

@@ -23,7 +23,8 @@ export type CheckpointRole = 'actor' | 'critic' | 'reference' | 'reward';
 export type PageToWorker =
   /** `testHooks` turns on the debug* messages (the page sets it only from localStorage, never from a link). */
   | { type: 'init'; backend: BackendChoice; testHooks?: boolean }
-  | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer }
+  /** `task`: the task an actor is for (default the current config's); actors are kept per task. */
+  | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer; task?: string }
   /** The page only sends configs that passed validateConfig. */
   | { type: 'setConfig'; config: PpoConfig }
   /**
@@ -79,8 +80,8 @@ export type PageToWorker =
   | { type: 'cancelSft' }
   /** Measures seconds per SFT step at `dims` on this device (a few steps); answered by `sftTimed`. */
   | { type: 'timeSft'; requestId: number; dims: ModelDims }
-  /** Forgets the actor the page loaded or trained: the next trainer starts from the shipped checkpoint. */
-  | { type: 'useShippedActor' }
+  /** Forgets the actor the page loaded or trained for `task`: its next trainer starts from the shipped checkpoint. */
+  | { type: 'useShippedActor'; task: string }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -180,8 +181,8 @@ export type WorkerToPage =
   | { type: 'sftPhaseEval'; requestId?: number; phase: number; label: string; metrics: Record<string, number> }
   /** Reply to `trainSft`: the model (safetensors) and what it is, or `cancelled`. */
   | { type: 'sftDone'; requestId?: number; bytes?: ArrayBuffer; meta?: SftMeta; cancelled?: boolean; seconds: number }
-  /** Reply to `timeSft`. */
-  | { type: 'sftTimed'; requestId?: number; dims: ModelDims; secondsPerStep: number }
+  /** Reply to `timeSft`: the measured step time and the steps of the task's whole recipe. */
+  | { type: 'sftTimed'; requestId?: number; dims: ModelDims; secondsPerStep: number; recipeSteps: number }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**

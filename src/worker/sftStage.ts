@@ -55,6 +55,7 @@ export class SftStage {
   /** Seconds per step at `dims` for the current task (1 warm-up step, the median of 2). */
   async time(be: Backend, config: PpoConfig, requestId: number, dims: ModelDims): Promise<void> {
     const secondsPerStep = await timeSftSteps(be, { task: config.task, dims, seed: config.seed });
-    this.post({ type: 'sftTimed', requestId, dims, secondsPerStep });
+    const recipeSteps = getTask(config.task).sftRecipe.reduce((n, p) => n + p.steps, 0);
+    this.post({ type: 'sftTimed', requestId, dims, secondsPerStep, recipeSteps });
   }
 }

@@ -90,7 +90,7 @@ export class TrainerHost {
       case 'setConfig':
         return enqueue(() => this.setConfig(msg.config));
       case 'loadCheckpoint':
-        return enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes)));
+        return enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes), msg.task ?? this.config.task));
       case 'reset':
         this.run.halt();
         return enqueue(() => this.reset()).then(() => this.deps.post({ type: 'resetDone' }));
@@ -116,7 +116,7 @@ export class TrainerHost {
       case 'timeSft':
         return enqueue(() => this.sft.time(this.session.requireBackend(), this.config, msg.requestId, msg.dims), msg.requestId);
       case 'useShippedActor':
-        return enqueue(async () => this.useActor(null));
+        return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':
         if (!this.testHooks) return this.refuseDebug(msg.type);
         // Not queued: it must hit an iteration in flight.
@@ -168,8 +168,8 @@ export class TrainerHost {
     const prev = this.config;
     this.config = { ...config };
     if (prev.task !== config.task) {
-      // Loaded checkpoints and the reward model belong to the previous task's tokenizer.
-      this.checkpoints.forgetLoaded();
+      // A loaded reward model belongs to the previous task's tokenizer (actors are kept per task).
+      this.checkpoints.forgetLoadedReward();
       this.rewardModel.dispose();
     }
     const trainer = this.trainers.current;
@@ -187,8 +187,10 @@ export class TrainerHost {
     }
   }
 
-  private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array): Promise<void> {
-    this.checkpoints.load(role, bytes, this.config.task);
+  private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array, task: string): Promise<void> {
+    this.checkpoints.load(role, bytes, task);
+    // Another task's actor waits for that task; the current trainer is not affected.
+    if (task !== this.config.task) return;
     if (role === 'actor') this.trainers.forgetGoodActor();
     if (role === 'reward') this.rewardModel.dispose();
     // The next start/step builds a trainer from the loaded weights.
@@ -202,15 +204,16 @@ export class TrainerHost {
     this.disposeTrainer(); // its buffers are freed for the SFT model; the next Start rebuilds it
     const done = await this.sft.train(this.session.requireBackend(), this.config, requestId, dims, phaseSteps);
     if (!done) return;
-    this.useActor(done.bytes);
+    this.useActor(done.bytes, this.config.task);
     const buf = done.bytes.slice().buffer as ArrayBuffer;
     this.deps.post({ type: 'sftDone', requestId, bytes: buf, meta: done.meta, seconds: done.seconds }, [buf]);
   }
 
-  /** The next trainer starts from `bytes` (null: the shipped checkpoint). */
-  private useActor(bytes: Uint8Array | null): void {
-    if (bytes) this.checkpoints.load('actor', bytes, this.config.task);
-    else this.checkpoints.forgetActor();
+  /** The next trainer of `task` starts from `bytes` (null: the shipped checkpoint). */
+  private useActor(bytes: Uint8Array | null, task: string): void {
+    if (bytes) this.checkpoints.load('actor', bytes, task);
+    else this.checkpoints.forgetActor(task);
+    if (task !== this.config.task) return;
     this.trainers.forgetGoodActor();
     this.run.halt();
     this.disposeTrainer();
@@ -245,7 +248,7 @@ export class TrainerHost {
   }
 
   private async snapshot(requestId: number): Promise<void> {
-    const bytes = (await this.trainers.actorBytes(!this.session.lost)) ?? this.checkpoints.loadedActor;
+    const bytes = (await this.trainers.actorBytes(!this.session.lost)) ?? this.checkpoints.loadedActor(this.config.task);
     if (!bytes) throw new Error('no actor weights yet: press Start or Step first');
     const buf = bytes.slice().buffer as ArrayBuffer; // an own copy, transferred to the page
     this.deps.post({ type: 'snapshot', requestId, bytes: buf }, [buf]);

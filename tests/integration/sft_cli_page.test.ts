@@ -75,7 +75,7 @@ describe('SFT in the tab = npm run pretrain', () => {
     expect(parseCheckpoint(new Uint8Array(h.of('snapshot').at(-1)!.bytes)).config).toMatchObject(DIMS);
 
     // Back to the shipped model: the next trainer's actor is the shipped file again.
-    await h.send({ type: 'useShippedActor' });
+    await h.send({ type: 'useShippedActor', task: 'arithmetic' });
     await h.send({ type: 'prepare' });
     await h.send({ type: 'snapshot', requestId: 10 });
     const shipped = h.of('snapshot').at(-1)!;
