@@ -2,7 +2,7 @@
 // timeSftSteps, the function behind the page's "about N s" offer) and one PPO iteration at the
 // page's default settings, at S = 2×2×64 (the shipped size), M = 4×4×128 and L = 6×8×256, on
 // WebGPU and on the float64 CPU backend. The arithmetic task (recipe of 900 steps × 32 sequences).
-//   npm run bench -- --only sizes [--sizes S,M,L] [--repeats n]
+//   npm run bench -- --only sizes [--sizes S,M,L] [--size-backends webgpu,cpu] [--repeats n]
 import type { Backend } from '../backend/backend.ts';
 import { saveCheckpoint } from '../model/checkpoint.ts';
 import { sftModelConfig } from '../model/config.ts';
@@ -48,15 +48,17 @@ async function ppoIterationSeconds(be: Backend, dims: ModelDims, repeats: number
   }
 }
 
-export async function printSizesBench(gpuBe: Backend, cpuBe: Backend, ctx: { repeats: number; sizes?: string[] }): Promise<SizeRow[]> {
+export async function printSizesBench(gpuBe: Backend, cpuBe: Backend, ctx: { repeats: number; sizes?: string[]; sizeBackends?: string[] }): Promise<SizeRow[]> {
+  const backends = [gpuBe, cpuBe].filter((be) => !ctx.sizeBackends || ctx.sizeBackends.includes(be === gpuBe ? 'webgpu' : 'cpu'));
   const recipeSteps = sftPhases({ task: TASK }).reduce((n, p) => n + p.steps, 0);
   const rows: SizeRow[] = [];
   for (const { name, dims } of MODEL_SIZES.filter((s) => !ctx.sizes || ctx.sizes.includes(s.name))) {
-    for (const be of [gpuBe, cpuBe]) {
-      // The CPU backend at L takes seconds a step: one timed step and iteration, no warm-up there.
-      const slow = be === cpuBe && name === 'L';
+    for (const be of backends) {
+      // L takes tens of seconds a step on a software adapter and minutes on the CPU backend: one
+      // timed step and iteration there (after one warm-up on WebGPU, which builds the pipelines).
+      const slow = name === 'L';
       const repeats = slow ? 1 : ctx.repeats;
-      const warmup = slow ? 0 : 1;
+      const warmup = slow && be === cpuBe ? 0 : 1;
       const sftStepS = await timeSftSteps(be, { task: TASK, dims, seed: 1 }, repeats, warmup);
       const ppo = await ppoIterationSeconds(be, dims, repeats, warmup);
       rows.push({ size: name, dims, params: ppo.params, backend: be.label, sftStepS, recipeS: sftStepS * recipeSteps, ppoIterS: ppo.seconds });
