@@ -59,6 +59,13 @@ test('width 128 and 4 heads: the page offers SFT, trains it with a live curve, P
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
   await expect(page.locator('header').getByTestId('model-size')).toHaveText('model 2 × 4 × 128, SFT in this tab');
   await expect(page.getByTestId('model-mismatch')).toHaveCount(0);
+  // The worker got the kept model back: the weights an iteration trains are 2 × 4 × 128.
+  const runs = page.getByTestId('run-list').getByRole('listitem');
+  const before = await runs.count();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await expect.poll(() => runs.count(), { timeout: 120_000, message: 'a run trained after the reload' }).toBeGreaterThan(before);
+  const [again] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: 'Export actor' }).click()]);
+  expect(checkpointConfig(await readFile((await again.path())!))).toMatchObject({ nLayer: 2, nHead: 4, dModel: 128 });
 });
 
 test('a file that is not a model is refused inline, naming why, and the model stays', async ({ page }) => {

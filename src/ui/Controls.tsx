@@ -43,11 +43,14 @@ export function useShortcuts(): void {
       // Space on a focused control already acts on it (clicks a button, ticks a checkbox, opens a
       // disclosure); starting or pausing the run as well would double-fire.
       if (e.key === ' ' && ownsSpace(e.target)) return;
+      // While SFT makes the model, Start and Step wait for it, as their buttons say.
+      const sftBusy = useSft.getState().run?.status === 'running';
       if (e.key === ' ') {
         e.preventDefault();
+        if (sftBusy && useApp.getState().runState !== 'running') return;
         void trainer.toggle();
       } else if (e.key === 's' || e.key === 'S') {
-        void trainer.step();
+        if (!sftBusy) void trainer.step();
       } else if (e.key === 'r' || e.key === 'R') {
         void trainer.reset();
       }
@@ -100,7 +103,7 @@ export function Controls() {
           <button type="button" className="btn" onClick={() => void trainer.pause()} disabled={runState !== 'running'} title="Pause after this stage (Space)">
             <span aria-hidden="true">❚❚ </span>Pause
           </button>
-          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running'} title="One PPO iteration (S)">
+          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running' || sftRunning} title="One PPO iteration (S)">
             <span aria-hidden="true">» </span>Step
           </button>
           <button type="button" className="btn" onClick={() => void trainer.reset()} title="Back to the initial weights; the run stays in the list (R)">
