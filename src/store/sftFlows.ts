@@ -122,10 +122,18 @@ export async function measureSftStep(): Promise<void> {
   const { config } = useApp.getState();
   const dims = dimsOf(config);
   const key = timingKey(config.task, dims);
-  if (useSft.getState().timings[key] !== undefined) return;
-  const t = await trainer.timeSft(dims);
-  if (t !== null) useSft.getState().setTiming(key, { secondsPerStep: t.secondsPerStep, recipeSteps: t.recipeSteps });
+  if (useSft.getState().timings[key] !== undefined || timingInFlight.has(key)) return;
+  timingInFlight.add(key);
+  try {
+    // Null while no worker runs yet: the notice asks again a few seconds later.
+    const t = await trainer.timeSft(dims);
+    if (t !== null) useSft.getState().setTiming(key, { secondsPerStep: t.secondsPerStep, recipeSteps: t.recipeSteps });
+  } finally {
+    timingInFlight.delete(key);
+  }
 }
+
+const timingInFlight = new Set<string>();
 
 /**
  * A reduced SFT run for tests and demos on slow adapters: `localStorage['ppo-sft-phase-steps']`

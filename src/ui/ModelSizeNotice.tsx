@@ -17,12 +17,18 @@ export function ModelSizeNotice() {
   const message = mismatchMessage(config, actor);
   const dims = { nLayer: config.nLayer, nHead: config.nHead, dModel: config.dModel };
   const timing = useSft((s) => s.timings[timingKey(config.task, dims)]);
+  const timed = timing !== undefined;
   useEffect(() => {
-    // One short timing per task and size, after the knobs settle.
-    if (!message || sftRunning) return;
-    const t = setTimeout(() => void flows().then((f) => f.measureSftStep()), 800);
-    return () => clearTimeout(t);
-  }, [message, sftRunning]);
+    // One short timing per task and size, after the knobs settle; asked again while no worker answers.
+    if (!message || sftRunning || timed) return;
+    const ask = () => void flows().then((f) => f.measureSftStep());
+    const first = setTimeout(ask, 800);
+    const again = setInterval(ask, 5_000);
+    return () => {
+      clearTimeout(first);
+      clearInterval(again);
+    };
+  }, [message, sftRunning, timed]);
   if (sftRunning) {
     return (
       <p className="notice info model-size-notice" role="status" data-testid="sft-busy">

@@ -52,9 +52,12 @@ export class SftStage {
     }
   }
 
-  /** Seconds per step at `dims` for the current task (1 warm-up step, the median of 2). */
+  /**
+   * Seconds per step at `dims` for the current task: one warm-up step (pipelines, buffers), one
+   * timed. Two steps, not more: the command holds the worker's queue while it runs.
+   */
   async time(be: Backend, config: PpoConfig, requestId: number, dims: ModelDims): Promise<void> {
-    const secondsPerStep = await timeSftSteps(be, { task: config.task, dims, seed: config.seed });
+    const secondsPerStep = await timeSftSteps(be, { task: config.task, dims, seed: config.seed }, 1, 1);
     const recipeSteps = getTask(config.task).sftRecipe.reduce((n, p) => n + p.steps, 0);
     this.post({ type: 'sftTimed', requestId, dims, secondsPerStep, recipeSteps });
   }
