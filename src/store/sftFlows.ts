@@ -102,6 +102,19 @@ export async function loadSftFile(file: File): Promise<void> {
   useApp.getState().applyConfig({ ...useApp.getState().config, ...dims });
 }
 
+/**
+ * An actor loaded through the Checkpoints card (already checked and in the worker) is the task's
+ * SFT model from now on: kept, named in the header, and its size in the knobs.
+ */
+export async function rememberLoadedActor(file: File): Promise<void> {
+  const { config } = useApp.getState();
+  const bytes = await file.arrayBuffer();
+  const { nLayer, nHead, dModel } = parseCheckpoint(new Uint8Array(bytes)).config;
+  const dims = { nLayer, nHead, dModel };
+  await keep({ task: config.task, origin: 'file', dims, meta: null, fileName: file.name, bytes, savedAt: Date.now() });
+  useApp.getState().applyConfig({ ...useApp.getState().config, ...dims });
+}
+
 /** After a reload: the kept models back in the store, and in the worker (withActors sends them to each new one). */
 export async function restoreSftModels(): Promise<void> {
   try {
