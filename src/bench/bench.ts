@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile|sizes] [--sizes S,M,L] [--size-backends webgpu,cpu] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -18,6 +18,9 @@ async function main(argv: string[]): Promise<void> {
   const maxStepS = Number(arg(argv, '--max-step-s') ?? 120);
   if (!Number.isInteger(repeats) || repeats < 1 || repeats > 50) throw new Error(`--repeats must be an integer in [1, 50], got ${arg(argv, '--repeats')}`);
   if (!(maxStepS > 0)) throw new Error(`--max-step-s must be a positive number of seconds, got ${arg(argv, '--max-step-s')}`);
+  const sizes = arg(argv, '--sizes')?.split(',');
+  const sizeBackends = arg(argv, '--size-backends')?.split(',');
+  if (sizeBackends?.some((b) => b !== 'webgpu' && b !== 'cpu')) throw new Error(`--size-backends must list webgpu and/or cpu, got ${arg(argv, '--size-backends')}`);
   const { be: gpuBe, adapter, device, adapterName } = await makeWebGpuBackend();
   const cpuBe = new CpuBackend();
   const report: Record<string, unknown> = { adapter: adapterName, date: new Date().toISOString() };
@@ -42,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
   for (const [name, load] of EXTRA_SECTIONS) {
     if (only && only !== name) continue;
     const section = await load();
-    report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device });
+    report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device, sizes, sizeBackends });
   }
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
 }
@@ -65,6 +68,10 @@ interface SectionContext {
   maxStepS: number;
   adapter: GPUAdapter;
   device: GPUDevice;
+  /** `--sizes S,M,L`: the model sizes of the `sizes` section (default all). */
+  sizes?: string[];
+  /** `--size-backends webgpu,cpu`: the backends of the `sizes` section (default both; the CPU backend at L takes an hour). */
+  sizeBackends?: string[];
 }
 
 type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend, ctx: SectionContext) => Promise<unknown>;
@@ -78,6 +85,7 @@ const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['page', async () => (await import('./pageFrames.ts')).printPageBench],
   ['compile', async () => (await import('./compile.ts')).printCompileBench],
   ['profile', async () => (await import('./profile.ts')).printProfileBench],
+  ['sizes', async () => (await import('./sizes.ts')).printSizesBench],
 ];
 
 main(process.argv.slice(2)).then(

@@ -1,11 +1,10 @@
 // The playground config as an OpenRLHF 0.11.0 launch (python3 -m openrlhf.cli.train_ppo_ray with
 // dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
-import { modelNotes } from './modelNote.ts';
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
-import type { JobPlan } from './plan.ts';
+import { playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface OpenRlhfFlag {
   flag: string;
@@ -206,6 +205,6 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--ckpt.output_dir', '$JOB_DIR/output');
   set('--ckpt.save_steps', -1);
   set('--logger.logging_steps', 1);
-  notes.push(...modelNotes(c, plan.options.model));
+  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
   return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
 }

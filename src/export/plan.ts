@@ -1,6 +1,7 @@
 // The numbers both engines' jobs share: dataset sizes, steps, batch sizes per GPU. Checks the job before anything is written, naming the field and its allowed range.
-import type { ModelDims } from './modelNote.ts';
 import { validateConfig, type PpoConfig } from '../rl/config.ts';
+import { SFT_MODEL_DIMS } from '../model/config.ts';
+import type { ActorModel } from '../rl/sftRun.ts';
 import type { Engine } from './engines.ts';
 
 export interface JobOptions {
@@ -9,8 +10,22 @@ export interface JobOptions {
   gpus: number;
   /** Training prompts written to train.parquet (drawn with the task's own generator). */
   trainRows: number;
-  /** The size of the model that trained in the playground, when the page knows it (modelNote.ts). */
-  model?: ModelDims;
+  /** The model the playground run trained (its size and origin); the shipped SFT model when absent. */
+  actor?: ActorModel;
+}
+
+/** The model a job describes when the page says nothing else: the shipped SFT checkpoint. */
+export const SHIPPED_ACTOR: ActorModel = { origin: 'shipped', dims: { ...SFT_MODEL_DIMS } };
+
+/**
+ * "a 4-layer, 4-head, d_model 128 character transformer (SFT in the tab)": the model the run
+ * trained. Model knobs that differ from it did not apply in the playground, and the text says so.
+ */
+export function playgroundModelText(a: ActorModel = SHIPPED_ACTOR, knobs?: Pick<PpoConfig, 'nLayer' | 'nHead' | 'dModel'>): string {
+  const from = a.origin === 'shipped' ? 'the shipped SFT checkpoint, made by npm run pretrain' : a.origin === 'tab' ? 'SFT in the tab' : 'an SFT model loaded from a file';
+  const text = `a ${a.dims.nLayer}-layer, ${a.dims.nHead}-head, d_model ${a.dims.dModel} character transformer (${from})`;
+  if (!knobs || (knobs.nLayer === a.dims.nLayer && knobs.nHead === a.dims.nHead && knobs.dModel === a.dims.dModel)) return text;
+  return `${text}; its settings asked for ${knobs.nLayer} layers, ${knobs.nHead} heads, d_model ${knobs.dModel}, which did not apply to that model`;
 }
 
 export const DEFAULT_JOB_OPTIONS: Omit<JobOptions, 'engine'> = { gpus: 1, trainRows: 2048 };

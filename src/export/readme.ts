@@ -1,10 +1,9 @@
 // README.md of an exported job: what it is, how to run it, what to expect.
-import { dimsText, trainedDims } from './modelNote.ts';
 import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { getTask } from '../tasks/index.ts';
 import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, OPENRLHF_VERSION, VERL_TARGET, VERL_VERSION } from './engines.ts';
-import type { JobPlan } from './plan.ts';
+import { playgroundModelText, type JobPlan } from './plan.ts';
 
 const EXPECT: Record<string, string> = {
   arithmetic:
@@ -64,7 +63,7 @@ ${EXPECT[c.task]}
 
 ## What differs from the playground
 
-- The model: the playground fine-tunes a ${dimsText(trainedDims(plan.options.model))} character-level transformer (its SFT checkpoint) with PPO; here a
+- The model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here a
   pretrained chat model starts far ahead and reads tokens, not characters. Lengths (the response
   budget of ${c.maxResponseLength}) are tokens here.
 - KL: the KL target is per token in the playground and in both engines (the mean over responses

@@ -2,11 +2,10 @@
 // Every knob is either mapped to a key with the same meaning, or named in a `#` note that says what
 // differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
 // A key written `+a.b` is appended with Hydra's `+` (read by verl's code, absent from its config).
-import { modelNotes } from './modelNote.ts';
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
-import { JobError, type JobPlan } from './plan.ts';
+import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface VerlOverride {
   key: string;
@@ -230,6 +229,6 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Held-out evaluation every N iterations (verl: -1 = never).
   set('trainer.test_freq', c.evalEvery > 0 ? c.evalEvery : -1);
   set('trainer.val_before_train', bool(c.evalEvery > 0));
-  notes.push(...modelNotes(c, plan.options.model));
+  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
   return { engine: 'verl', notes, setup: [], program: VERL_MAIN, overrides: o };
 }

@@ -87,6 +87,8 @@ export interface SftOptions {
   /** Read the loss back every `logEvery` steps (and at the last step). */
   logEvery: number;
   onLog?: (info: { step: number; loss: number; lr: number; gradNorm: number }) => void;
+  /** Called before every step; it may throw to end the run there (a cancelled SFT in the page). */
+  beforeStep?: () => void;
 }
 
 export const DEFAULT_SFT: Omit<SftOptions, 'steps' | 'seed'> = {
@@ -126,6 +128,7 @@ export async function trainSftRecipe(
     onLog?: (info: { phase: number; step: number; loss: number; lr: number; gradNorm: number }) => void;
     /** Awaited after each phase (e.g. to evaluate the model it left). */
     onPhaseEnd?: (phase: number) => Promise<void>;
+    beforeStep?: () => void;
   },
 ): Promise<void> {
   for (const [i, phase] of phases.entries()) {
@@ -138,6 +141,7 @@ export async function trainSftRecipe(
       schedule: { ...DEFAULT_SFT.schedule, peak: phase.lr },
       logEvery: Math.max(1, Math.round(phase.steps / 10)),
       onLog: opts.onLog && ((info) => opts.onLog!({ phase: i, ...info })),
+      beforeStep: opts.beforeStep,
     });
     await opts.onPhaseEnd?.(i);
   }
@@ -150,6 +154,7 @@ export async function trainSft(model: Gpt, task: SftSource, tok: CharTokenizer, 
   const schedule: LrSchedule = { ...opts.schedule, totalSteps: opts.steps };
   const log: { step: number; loss: number }[] = [];
   for (let step = 0; step < opts.steps; step++) {
+    opts.beforeStep?.();
     const examples = Array.from({ length: opts.batchSize }, () => task.sftExample(rng));
     const batch = buildSftBatch(tok, examples);
     model.zeroGrad();

@@ -46,18 +46,20 @@ export function checkActorFile(bytes: Uint8Array, task: string): string | null {
   return null;
 }
 
-export async function loadActorFile(file: File): Promise<void> {
+/** Whether the file became the actor (a refused file says why in the notice and changes nothing). */
+export async function loadActorFile(file: File): Promise<boolean> {
   const s = useApp.getState();
   const buf = await file.arrayBuffer();
   const problem = checkActorFile(new Uint8Array(buf), s.config.task);
   if (problem) {
     s.setNotice({ tone: 'error', text: notices.checkpointRefused(file.name, problem) });
-    return;
+    return false;
   }
   // The worker rebuilds its trainer around the new weights, so what was running stops here and
   // the next Start begins a new run (kept apart in the charts).
   if (s.runState === 'running') await trainer.pause();
-  if (!(await trainer.loadCheckpoint('actor', buf))) return;
+  if (!(await trainer.loadCheckpoint('actor', buf))) return false;
   useApp.getState().endRun();
   useApp.getState().setNotice({ tone: 'info', text: notices.actorLoaded(file.name) });
+  return true;
 }

@@ -1,12 +1,14 @@
 // The page's IndexedDB database: `runs` (one record per run: config + metric history, persist.ts),
-// `states` (the active run's full trainer state for resume after a reload, resume.ts) and
-// `batches` (each run's latest iteration for the teaching views, batchPersist.ts).
-// Version 2 added `states`, version 3 `batches`; an upgrade keeps every saved run.
+// `states` (the active run's full trainer state for resume after a reload, resume.ts), `batches`
+// (each run's latest iteration for the teaching views, batchPersist.ts) and `sft` (the SFT model
+// trained or loaded in the tab, one per task, sftModels.ts).
+// Version 2 added `states`, version 3 `batches` and `sft`; an upgrade keeps every saved run and state.
 export const DB_NAME = 'ppo-playground';
 export const DB_VERSION = 3;
 export const RUNS = 'runs';
 export const STATES = 'states';
 export const BATCHES = 'batches';
+export const SFT = 'sft';
 
 export function openDb(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
@@ -16,6 +18,7 @@ export function openDb(): Promise<IDBDatabase> {
       if (!db.objectStoreNames.contains(RUNS)) db.createObjectStore(RUNS, { keyPath: 'id' });
       if (!db.objectStoreNames.contains(STATES)) db.createObjectStore(STATES, { keyPath: 'key' });
       if (!db.objectStoreNames.contains(BATCHES)) db.createObjectStore(BATCHES, { keyPath: 'runId' });
+      if (!db.objectStoreNames.contains(SFT)) db.createObjectStore(SFT, { keyPath: 'task' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);

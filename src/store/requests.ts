@@ -10,6 +10,8 @@ export interface ReplyOf {
   saveState: Extract<WorkerToPage, { type: 'state' }>;
   loadState: Extract<WorkerToPage, { type: 'stateLoaded' }>;
   trainRewardModel: Extract<WorkerToPage, { type: 'rewardModelTrained' }>;
+  trainSft: Extract<WorkerToPage, { type: 'sftDone' }>;
+  timeSft: Extract<WorkerToPage, { type: 'sftTimed' }>;
 }
 export type RequestKind = keyof ReplyOf;
 export type ReplyMessage = ReplyOf[RequestKind];
@@ -20,6 +22,8 @@ export const REPLY_TYPE: { readonly [K in RequestKind]: ReplyOf[K]['type'] } = {
   saveState: 'state',
   loadState: 'stateLoaded',
   trainRewardModel: 'rewardModelTrained',
+  trainSft: 'sftDone',
+  timeSft: 'sftTimed',
 };
 
 /**
@@ -34,6 +38,10 @@ export const REQUEST_TIMEOUT_MS: { readonly [K in RequestKind]: number } = {
   saveState: 60_000,
   loadState: 300_000,
   trainRewardModel: 600_000,
+  // SFT at the largest size on a software adapter runs for hours; the page's Cancel ends it sooner.
+  trainSft: 6 * 3_600_000,
+  // A few steps, behind whatever the worker is doing (compiling the kernels, an evaluation).
+  timeSft: 300_000,
 };
 
 /** Why a request ended without its reply; `kind` says which request. */

@@ -16,6 +16,8 @@ import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoi
 import { RunFlows, type ResumePoints, type RunControl } from './runFlows.ts';
 import { startBlockedBy, syncRewardFunction } from './rewardFunctionSync.ts';
 import { saveSequence } from './sequencePersist.ts';
+import { useSft } from './sftState.ts';
+import type { ModelDims } from '../rl/sftRun.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
 
 export interface ClientDeps {
@@ -65,7 +67,7 @@ export class TrainerClient implements RunControl {
     this.resumePoints = deps.resumePoints ?? { save: saveResumePoint, load: loadResumePoint, delete: deleteResumePoint };
     this.feed = new MetricFeed(this.store, this.now);
     this.connection = new TrainerConnection({
-      createWorker: () => this.withCapture(deps.createWorker()),
+      createWorker: () => this.withActors(this.withCapture(deps.createWorker())),
       backend: () => this.s.backend,
       testHooks: deps.testHooks === true,
       onMessage: (msg) => this.receive(msg),
@@ -84,6 +86,22 @@ export class TrainerClient implements RunControl {
   /** A new worker starts with capture off: tell it when the inspector wants captures. */
   private withCapture(w: WorkerLike): WorkerLike {
     if (this.inspection.getState().capture) this.sendCapture(w, true);
+    return w;
+  }
+
+  /**
+   * A new worker gets the SFT models the page keeps (one per task) before anything else: a trainer
+   * it builds, or a trainer state it resumes, is then of the model the page shows.
+   */
+  private withActors(w: WorkerLike): WorkerLike {
+    for (const m of Object.values(useSft.getState().models)) {
+      const bytes = m.bytes.slice(0);
+      try {
+        w.postMessage({ type: 'loadCheckpoint', role: 'actor', bytes, task: m.task }, [bytes]);
+      } catch {
+        // A worker that cannot take a message is replaced, and gets the models then.
+      }
+    }
     return w;
   }
 
@@ -139,6 +157,8 @@ export class TrainerClient implements RunControl {
       case 'stateLoaded':
       case 'snapshot':
       case 'rewardModelTrained':
+      case 'sftDone':
+      case 'sftTimed':
         // The request's own continuation acts on it; a reply nobody waits for (timed out) is dropped.
         this.requests.answer(msg);
         break;
@@ -206,6 +226,24 @@ export class TrainerClient implements RunControl {
           s.setNotice({ tone: 'info', text: notices.paused(msg.reason) });
         }
         break;
+      case 'sftProgress': {
+        const run = useSft.getState().run;
+        if (run?.status !== 'running') break;
+        useSft.getState().patchRun({
+          phase: msg.phase,
+          phases: msg.phases,
+          doneSteps: msg.doneSteps,
+          totalSteps: msg.totalSteps,
+          seconds: msg.seconds,
+          loss: [...run.loss, { step: msg.doneSteps, loss: msg.loss }],
+        });
+        break;
+      }
+      case 'sftPhaseEval': {
+        const run = useSft.getState().run;
+        if (run?.status === 'running') useSft.getState().patchRun({ evals: [...run.evals, { phase: msg.phase, label: msg.label, metrics: msg.metrics }] });
+        break;
+      }
       case 'error':
         this.onError(msg);
         break;
@@ -508,6 +546,47 @@ export class TrainerClient implements RunControl {
       this.reportFailure(e);
       return null;
     }
+  }
+
+  /**
+   * SFT in the tab at `dims` (src/worker/sftStage.ts); the progress lands in the SFT store. The
+   * reply, or the failure (its message), for the caller to show inline.
+   */
+  async trainSft(dims: ModelDims, phaseSteps?: number): Promise<ReplyOf['trainSft'] | { failed: string }> {
+    // The worker builds the SFT model on the current config's task and seed.
+    this.send({ type: 'setConfig', config: this.s.config });
+    try {
+      return await this.connection.request('trainSft', { dims, ...(phaseSteps === undefined ? {} : { phaseSteps }) });
+    } catch (e) {
+      if (!(e instanceof RequestFailure)) throw e;
+      return { failed: e.message };
+    }
+  }
+
+  cancelSft(): void {
+    this.send({ type: 'cancelSft' });
+  }
+
+  /** Seconds per SFT step at `dims` on this device and the recipe's steps, or null when the worker could not tell (quietly: an estimate). */
+  async timeSft(dims: ModelDims): Promise<ReplyOf['timeSft'] | null> {
+    const reply = this.connection.quietRequest('timeSft', { dims });
+    if (!reply) return null;
+    try {
+      return await reply;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The worker's actor for `task`: these bytes, or the shipped checkpoint (null). */
+  setActor(task: string, bytes: ArrayBuffer | null): void {
+    const sent = bytes ? this.send({ type: 'loadCheckpoint', role: 'actor', bytes: bytes.slice(0), task }) : this.send({ type: 'useShippedActor', task });
+    if (sent) this.prepareAhead();
+  }
+
+  /** The kept actor for `task` to a worker already running (a new one gets it from withActors). */
+  setActorQuietly(task: string, bytes: ArrayBuffer): void {
+    this.connection.quietSend({ type: 'loadCheckpoint', role: 'actor', bytes: bytes.slice(0), task });
   }
 
   /** The notice for a failed request, where none is shown yet (a send failure and the worker's error have theirs). */

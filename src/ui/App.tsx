@@ -5,6 +5,7 @@ import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { GpuStatusBadge } from './GpuStatus.tsx';
+import { ModelBadge } from './ModelBadge.tsx';
 import { Playground } from './Playground.tsx';
 import { PresenterToggle } from './PresenterToggle.tsx';
 import { TourLauncher } from './tour/TourLauncher.tsx';
@@ -28,6 +29,10 @@ export function App() {
   useEffect(() => {
     if (gpuReady && backend === 'webgpu') trainer.warmUp();
   }, [gpuReady, backend]);
+  // The SFT models kept from an earlier visit go to the worker before the first trainer is built.
+  useEffect(() => {
+    void import('../store/sftFlows.ts').then((f) => f.restoreSftModels());
+  }, []);
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
   return (
     <div className="app">
@@ -41,6 +46,7 @@ export function App() {
         </div>
         <div className="header-actions">
           <PresenterToggle />
+          {blocked ? null : <ModelBadge />}
           <GpuStatusBadge />
           {blocked ? null : <TourLauncher />}
         </div>

@@ -41,7 +41,11 @@ export function CheckpointPanel() {
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = '';
-            if (file) run(async () => (await checkpoints()).loadActorFile(file));
+            if (file)
+              run(async () => {
+                // A loaded actor is the model that trains from now on: the header and the knobs say its size.
+                if (await (await checkpoints()).loadActorFile(file)) await (await import('../store/sftFlows.ts')).rememberLoadedActor(file);
+              });
           }}
         />
       </div>

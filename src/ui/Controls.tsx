@@ -1,9 +1,11 @@
 // Start / Pause / Step / Reset, the pipeline diagram, and the keyboard shortcuts.
 import { useEffect } from 'react';
 import { useApp } from '../store/appStore.ts';
+import { useSft } from '../store/sftState.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { startBlockedBy } from '../store/rewardFunctionSync.ts';
 import type { TrainerStage } from '../worker/protocol.ts';
+import { ModelSizeNotice } from './ModelSizeNotice.tsx';
 import { TrainingProgress } from './TrainingProgress.tsx';
 
 const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
@@ -42,11 +44,14 @@ export function useShortcuts(): void {
       // Space on a focused control already acts on it (clicks a button, ticks a checkbox, opens a
       // disclosure); starting or pausing the run as well would double-fire.
       if (e.key === ' ' && ownsSpace(e.target)) return;
+      // While SFT makes the model, Start and Step wait for it, as their buttons say.
+      const sftBusy = useSft.getState().run?.status === 'running';
       if (e.key === ' ') {
         e.preventDefault();
+        if (sftBusy && useApp.getState().runState !== 'running') return;
         void trainer.toggle();
       } else if (e.key === 's' || e.key === 'S') {
-        void trainer.step();
+        if (!sftBusy) void trainer.step();
       } else if (e.key === 'r' || e.key === 'R') {
         void trainer.reset();
       }
@@ -83,6 +88,8 @@ export function Controls() {
   const backend = useApp((s) => s.backend);
   // A reward function awaiting the visitor's answer, or refused on its check, holds Start: say why.
   const blocked = useApp(startBlockedBy);
+  const sftRunning = useSft((s) => s.run?.status === 'running');
+  const held = sftRunning ? 'SFT is training the model PPO starts from: Start once it is done' : blocked;
   useShortcuts();
   return (
     <section className="controls card" aria-label="Training controls">
@@ -92,8 +99,8 @@ export function Controls() {
             type="button"
             className="btn primary"
             onClick={() => void trainer.start()}
-            disabled={runState === 'running' || blocked !== null}
-            title={blocked ?? 'Start training (Space)'}
+            disabled={runState === 'running' || held !== null}
+            title={held ?? 'Start training (Space)'}
           >
             <span aria-hidden="true">▶ </span>Start
           </button>
@@ -106,13 +113,7 @@ export function Controls() {
           >
             <span aria-hidden="true">❚❚ </span>Pause
           </button>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => void trainer.step()}
-            disabled={runState === 'running' || blocked !== null}
-            title={blocked ?? 'One PPO iteration (S)'}
-          >
+          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running' || held !== null} title={held ?? 'One PPO iteration (S)'}>
             <span aria-hidden="true">» </span>Step
           </button>
           <button type="button" className="btn" onClick={() => void trainer.reset()} title="Back to the initial weights; the run stays in the list (R)">
@@ -136,6 +137,7 @@ export function Controls() {
           {blocked}
         </p>
       ) : null}
+      <ModelSizeNotice />
       {notice ? (
         <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
           <span>{notice.text}</span>

@@ -5,6 +5,7 @@ import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
 import { Presets } from './Presets.tsx';
 import { ResumeBanner } from './ResumeBanner.tsx';
+import { SftPanel } from './SftPanel.tsx';
 import { useUrlSync } from './useUrlSync.ts';
 
 // Loaded on demand so the first chunk stays small: the charts (recharts), the teaching views and
@@ -42,6 +43,7 @@ export function Playground() {
           <ConfigPanel />
         </aside>
         <div className="content">
+          <SftPanel />
           <Suspense fallback={loading('charts')}>
             <ChartsPanel />
           </Suspense>

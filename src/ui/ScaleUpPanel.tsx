@@ -9,14 +9,14 @@ import { DEFAULT_JOB_OPTIONS, GPU_RANGE, planJob } from '../export/plan.ts';
 import { useApp } from '../store/appStore.ts';
 import { copyText } from './copyText.ts';
 import { downloadBlob } from '../store/download.ts';
+import type { ActorModel } from '../store/modelSize.ts';
+import { useActorModel } from './ModelBadge.tsx';
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 
-type Model = NonNullable<ReturnType<typeof useApp.getState>['trainedModel']>;
-
-function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: number, model: Model | undefined): Preview {
+function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: number, actor: ActorModel): Preview {
   try {
-    const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, model });
+    const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, actor });
     return { ok: true, text: renderScript(plan, engineCommand(plan)) };
   } catch (e) {
     return { ok: false, message: (e as Error).message };
@@ -25,8 +25,8 @@ function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: nu
 
 export default function ScaleUpPanel() {
   const config = useApp((s) => s.config);
-  // The model that trains (the worker's report); the scripts describe it, not the size knobs.
-  const model = useApp((s) => s.trainedModel) ?? undefined;
+  // The job describes the model the run trains, not the knobs (they may not apply).
+  const actor = useActorModel();
   const engineGroup = useId();
   const [engine, setEngine] = useState<Engine>('verl');
   const [gpusText, setGpusText] = useState(String(DEFAULT_JOB_OPTIONS.gpus));
@@ -34,7 +34,7 @@ export default function ScaleUpPanel() {
   const [busy, setBusy] = useState<Engine | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const gpus = Number(gpusText);
-  const shown = useMemo(() => preview(config, engine, gpus, model), [config, engine, gpus, model]);
+  const shown = useMemo(() => preview(config, engine, gpus, actor), [config, engine, gpus, actor]);
 
   const download = async (target: Engine) => {
     setBusy(target);
@@ -42,7 +42,7 @@ export default function ScaleUpPanel() {
     try {
       // The Parquet writer, the dataset and the zip writer load only when a job is downloaded.
       const [{ buildJob }, { zipJob }] = await Promise.all([import('../export/job.ts'), import('../export/zip.ts')]);
-      const job = buildJob(config, { engine: target, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, model });
+      const job = buildJob(config, { engine: target, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, actor });
       const name = `ppo-playground-${config.task}-${target}`;
       const zip = zipJob(name, job.files);
       downloadBlob(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), `${name}.zip`);

@@ -3,6 +3,7 @@
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
 import type { PpoConfig } from '../rl/config.ts';
 import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
+import type { ModelDims, SftMeta } from '../rl/sftRun.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { SampleRow } from '../rl/samples.ts';
 import type { GpuUnavailableReason } from '../gpu/device.ts';
@@ -23,7 +24,8 @@ export type CheckpointRole = 'actor' | 'critic' | 'reference' | 'reward';
 export type PageToWorker =
   /** `testHooks` turns on the debug* messages (the page sets it only from localStorage, never from a link). */
   | { type: 'init'; backend: BackendChoice; testHooks?: boolean }
-  | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer }
+  /** `task`: the task an actor is for (default the current config's); actors are kept per task. */
+  | { type: 'loadCheckpoint'; role: CheckpointRole; bytes: ArrayBuffer; task?: string }
   /** The page only sends configs that passed validateConfig. */
   | { type: 'setConfig'; config: PpoConfig }
   /**
@@ -80,6 +82,19 @@ export type PageToWorker =
    * the response they preferred). Answered by `rewardModelTrained`, or `error`.
    */
   | { type: 'trainRewardModel'; requestId: number; pairs: LabelledPair[] }
+  /**
+   * SFT in the tab: trains a fresh actor of `dims` through the current task's recipe from the
+   * current seed (src/rl/sftRun.ts, as `npm run pretrain`), posting `sftProgress` and
+   * `sftPhaseEval`; answered by `sftDone`, whose model then is the actor (as a loaded checkpoint).
+   * `phaseSteps` caps each phase (a reduced run).
+   */
+  | { type: 'trainSft'; requestId: number; dims: ModelDims; phaseSteps?: number }
+  /** Ends a `trainSft` in progress before its next step (it answers `sftDone` with `cancelled`). Not queued. */
+  | { type: 'cancelSft' }
+  /** Measures seconds per SFT step at `dims` on this device (a few steps); answered by `sftTimed`. */
+  | { type: 'timeSft'; requestId: number; dims: ModelDims }
+  /** Forgets the actor the page loaded or trained for `task`: its next trainer starts from the shipped checkpoint. */
+  | { type: 'useShippedActor'; task: string }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -193,6 +208,14 @@ export type WorkerToPage =
   | { type: 'stateLoaded'; requestId?: number; iter: number; config: PpoConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
   | { type: 'rewardModelTrained'; requestId?: number; pairs: number; accuracy: number; accuracyBefore?: number }
+  /** A `trainSft` run's progress, posted as its loss is read (about ten times a phase); `seconds` since it began. */
+  | { type: 'sftProgress'; requestId?: number; phase: number; phases: number; doneSteps: number; totalSteps: number; loss: number; seconds: number }
+  /** Greedy held-out metrics of the model a phase left (task.evaluate), as `npm run pretrain` prints them. */
+  | { type: 'sftPhaseEval'; requestId?: number; phase: number; label: string; metrics: Record<string, number> }
+  /** Reply to `trainSft`: the model (safetensors) and what it is, or `cancelled`. */
+  | { type: 'sftDone'; requestId?: number; bytes?: ArrayBuffer; meta?: SftMeta; cancelled?: boolean; seconds: number }
+  /** Reply to `timeSft`: the measured step time and the steps of the task's whole recipe. */
+  | { type: 'sftTimed'; requestId?: number; dims: ModelDims; secondsPerStep: number; recipeSteps: number }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**
@@ -257,6 +280,10 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'rewardModelTrained' ||
     t === 'rewardFunctionChecked' ||
     t === 'model' ||
+    t === 'sftProgress' ||
+    t === 'sftPhaseEval' ||
+    t === 'sftDone' ||
+    t === 'sftTimed' ||
     t === 'state' ||
     t === 'stateLoaded' ||
     t === 'deviceLost' ||

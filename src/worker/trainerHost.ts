@@ -18,6 +18,8 @@ import type { HostDeps } from './hostDeps.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker } from './protocol.ts';
 import { RewardModelSlot } from './rewardModelSlot.ts';
 import { RunLoop } from './runLoop.ts';
+import { SftStage } from './sftStage.ts';
+import type { ModelDims } from '../rl/sftRun.ts';
 import { StageReporter } from './stageReporter.ts';
 import { TrainerSlot } from './trainerSlot.ts';
 import { Rng } from '../util/rng.ts';
@@ -35,6 +37,7 @@ export class TrainerHost {
   private readonly rewardModel: RewardModelSlot;
   private readonly evals: HeldOutEvaluator;
   private readonly run: RunLoop;
+  private readonly sft: SftStage;
   /** The newest `prepare` message's number: an older one still queued skips its work. */
   private prepareWanted = 0;
   private testHooks = false;
@@ -59,6 +62,7 @@ export class TrainerHost {
       () => this.config,
       () => this.session.lost,
     );
+    this.sft = new SftStage(deps.post);
     this.run = new RunLoop({
       deps,
       queue: this.queue,
@@ -90,7 +94,7 @@ export class TrainerHost {
       case 'setConfig':
         return enqueue(() => this.setConfig(msg.config));
       case 'loadCheckpoint':
-        return enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes)));
+        return enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes), msg.task ?? this.config.task));
       case 'reset':
         this.run.halt();
         return enqueue(() => this.reset()).then(() => this.deps.post({ type: 'resetDone' }));
@@ -107,6 +111,16 @@ export class TrainerHost {
         return enqueue(() => this.loadState(msg.requestId, new Uint8Array(msg.bytes)), msg.requestId);
       case 'trainRewardModel':
         return enqueue(() => this.trainRewardModel(msg.requestId, msg.pairs), msg.requestId);
+      case 'trainSft':
+        this.run.halt();
+        return enqueue(() => this.trainSft(msg.requestId, msg.dims, msg.phaseSteps), msg.requestId);
+      case 'cancelSft':
+        this.sft.cancel(); // not queued: the run in flight polls it before each step
+        return Promise.resolve();
+      case 'timeSft':
+        return enqueue(() => this.sft.time(this.session.requireBackend(), this.config, msg.requestId, msg.dims), msg.requestId);
+      case 'useShippedActor':
+        return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':
         if (!this.testHooks) return this.refuseDebug(msg.type);
         // Not queued: it must hit an iteration in flight.
@@ -158,8 +172,8 @@ export class TrainerHost {
     const prev = this.config;
     this.config = { ...config };
     if (prev.task !== config.task) {
-      // Loaded checkpoints and the reward model belong to the previous task's tokenizer.
-      this.checkpoints.forgetLoaded();
+      // A loaded reward model belongs to the previous task's tokenizer (actors are kept per task).
+      this.checkpoints.forgetLoadedReward();
       this.rewardModel.dispose();
     }
     const trainer = this.trainers.current;
@@ -186,11 +200,34 @@ export class TrainerHost {
     this.deps.post({ type: 'rewardFunctionChecked', source: config.rewardFunction, ...result });
   }
 
-  private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array): Promise<void> {
-    this.checkpoints.load(role, bytes, this.config.task);
+  private async loadCheckpoint(role: CheckpointRole, bytes: Uint8Array, task: string): Promise<void> {
+    this.checkpoints.load(role, bytes, task);
+    // Another task's actor waits for that task; the current trainer is not affected.
+    if (task !== this.config.task) return;
     if (role === 'actor') this.trainers.forgetGoodActor();
     if (role === 'reward') this.rewardModel.dispose();
     // The next start/step builds a trainer from the loaded weights.
+    this.run.halt();
+    this.disposeTrainer();
+    this.trainers.forgetSaved();
+  }
+
+  /** SFT in the tab: its model becomes the actor, as a checkpoint the page loaded does. */
+  private async trainSft(requestId: number, dims: ModelDims, phaseSteps?: number): Promise<void> {
+    this.disposeTrainer(); // its buffers are freed for the SFT model; the next Start rebuilds it
+    const done = await this.sft.train(this.session.requireBackend(), this.config, requestId, dims, phaseSteps);
+    if (!done) return;
+    this.useActor(done.bytes, this.config.task);
+    const buf = done.bytes.slice().buffer as ArrayBuffer;
+    this.deps.post({ type: 'sftDone', requestId, bytes: buf, meta: done.meta, seconds: done.seconds }, [buf]);
+  }
+
+  /** The next trainer of `task` starts from `bytes` (null: the shipped checkpoint). */
+  private useActor(bytes: Uint8Array | null, task: string): void {
+    if (bytes) this.checkpoints.load('actor', bytes, task);
+    else this.checkpoints.forgetActor(task);
+    if (task !== this.config.task) return;
+    this.trainers.forgetGoodActor();
     this.run.halt();
     this.disposeTrainer();
     this.trainers.forgetSaved();
@@ -224,7 +261,7 @@ export class TrainerHost {
   }
 
   private async snapshot(requestId: number): Promise<void> {
-    const bytes = (await this.trainers.actorBytes(!this.session.lost)) ?? this.checkpoints.loadedActor;
+    const bytes = (await this.trainers.actorBytes(!this.session.lost)) ?? this.checkpoints.loadedActor(this.config.task);
     if (!bytes) throw new Error('no actor weights yet: press Start or Step first');
     const buf = bytes.slice().buffer as ArrayBuffer; // an own copy, transferred to the page
     this.deps.post({ type: 'snapshot', requestId, bytes: buf }, [buf]);

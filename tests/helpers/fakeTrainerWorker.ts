@@ -38,7 +38,7 @@ export class FakeWorker implements WorkerLike {
   }
 
   /** The id of the latest request of `type` this worker got. */
-  idOf(type: 'snapshot' | 'saveState' | 'loadState' | 'trainRewardModel'): number {
+  idOf(type: Extract<PageToWorker, { requestId: number }>['type']): number {
     const m = this.of(type).at(-1);
     if (!m) throw new Error(`no ${type} was sent`);
     return m.requestId;

@@ -77,17 +77,18 @@ print(json.dumps([reward.compute_score(${JSON.stringify(dataSource('sentiment'))
   });
 
   it.each(['verl', 'openrlhf'] as const)('%s: the script and README give the size of the model that trained, and name knobs that did not apply', (engine) => {
-    const job = (c: PpoConfig, model?: { nLayer: number; nHead: number; dModel: number }) => buildJob(c, { engine, gpus: 1, trainRows: 16, model }).files;
+    const job = (c: PpoConfig, dims?: { nLayer: number; nHead: number; dModel: number }) =>
+      buildJob(c, { engine, gpus: 1, trainRows: 16, ...(dims ? { actor: { origin: 'tab' as const, dims } } : {}) }).files;
     const script = (files: { path: string; data: Uint8Array }[]) => text(files.find((f) => f.path.endsWith('.sh'))!);
     const shipped = script(job(DEFAULT_CONFIG));
-    expect(shipped).toContain('fine-tunes a 2-layer, 2-head, d_model 64 character transformer (its SFT checkpoint) with PPO');
+    expect(shipped).toContain('trained a 2-layer, 2-head, d_model 64 character transformer (the shipped SFT checkpoint, made by npm run pretrain)');
     expect(shipped).not.toContain('from scratch');
-    expect(shipped).not.toContain('# model knobs');
+    expect(shipped).not.toContain('did not apply');
     const knobs = script(job({ ...DEFAULT_CONFIG, nLayer: 4, nHead: 4, dModel: 128 }));
-    expect(knobs).toContain("# model knobs: Layers 4, Attention heads 4, Model width 128 did not apply; the run trained the SFT checkpoint's 2 × 2 × 64");
+    expect(knobs).toContain('its settings asked for 4 layers, 4 heads, d_model 128, which did not apply to that model');
     const reported = job({ ...DEFAULT_CONFIG, nLayer: 4, nHead: 4, dModel: 128 }, { nLayer: 4, nHead: 4, dModel: 128 });
-    expect(script(reported)).toContain('fine-tunes a 4-layer, 4-head, d_model 128 character transformer');
-    expect(script(reported)).not.toContain('# model knobs');
-    expect(text(reported.find((f) => f.path === 'README.md')!)).toContain('fine-tunes a 4-layer, 4-head, d_model 128 character-level transformer (its SFT checkpoint)');
+    expect(script(reported)).toContain('trained a 4-layer, 4-head, d_model 128 character transformer (SFT in the tab)');
+    expect(script(reported)).not.toContain('did not apply');
+    expect(text(reported.find((f) => f.path === 'README.md')!)).toContain('trained a 4-layer, 4-head, d_model 128 character transformer (SFT in the tab)');
   });
 });

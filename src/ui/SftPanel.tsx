@@ -1,0 +1,137 @@
+// The "1 · SFT" stage: supervised fine-tuning of the actor in the tab, at the knobs' size, on the
+// task's own recipe (as `npm run pretrain`), with its loss curve, the held-out greedy metrics at
+// each phase's end, progress and ETA; the model it leaves is kept and trained by PPO (stage 2).
+// Also: download that model, load one from a file, or go back to the shipped one.
+import { useRef } from 'react';
+import { useApp } from '../store/appStore.ts';
+import { formatDims, formatSeconds, sftEtaSeconds } from '../store/modelSize.ts';
+import { useSft, type SftLossPoint, type SftRunView } from '../store/sftState.ts';
+import { ModelBadge } from './ModelBadge.tsx';
+
+const flows = () => import('../store/sftFlows.ts');
+
+/** The loss so far as a small line chart (steps across, loss up), no chart library needed. */
+function LossCurve({ points, totalSteps }: { points: SftLossPoint[]; totalSteps: number }) {
+  const W = 280;
+  const H = 90;
+  if (points.length === 0) return <p className="muted small">The loss curve starts at the first logged step.</p>;
+  const max = Math.max(...points.map((p) => p.loss));
+  const min = Math.min(0, ...points.map((p) => p.loss));
+  const x = (s: number) => (s / Math.max(1, totalSteps)) * W;
+  const y = (l: number) => H - ((l - min) / Math.max(1e-9, max - min)) * H;
+  return (
+    <svg
+      className="sft-loss"
+      viewBox={`0 0 ${W} ${H}`}
+      width={W}
+      height={H}
+      role="img"
+      aria-label={`SFT loss, now ${points[points.length - 1].loss.toFixed(3)}`}
+      data-testid="sft-loss"
+    >
+      <polyline fill="none" stroke="currentColor" strokeWidth={1.5} points={points.map((p) => `${x(p.step).toFixed(1)},${y(p.loss).toFixed(1)}`).join(' ')} />
+    </svg>
+  );
+}
+
+function metricsText(m: Record<string, number>): string {
+  return Object.entries(m)
+    .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`)
+    .join(', ');
+}
+
+function RunView({ run }: { run: SftRunView }) {
+  const eta = sftEtaSeconds(run.doneSteps, run.totalSteps, run.seconds);
+  const share = run.totalSteps > 0 ? run.doneSteps / run.totalSteps : 0;
+  const state =
+    run.status === 'running'
+      ? `phase ${run.phase + 1}${run.phases ? ` of ${run.phases}` : ''}, step ${run.doneSteps} / ${run.totalSteps || '…'}${eta === null ? '' : `, about ${formatSeconds(eta)} left`}`
+      : run.status === 'done'
+        ? `done: ${run.totalSteps} steps in ${formatSeconds(run.seconds)}`
+        : run.status === 'cancelled'
+          ? 'cancelled: the model that trained before is unchanged'
+          : `failed: ${run.message ?? 'unknown error'}`;
+  return (
+    <div className="sft-run" data-testid="sft-run" data-status={run.status}>
+      <p className="small">
+        SFT of {formatDims(run.dims)} on {run.task}: <span data-testid="sft-state">{state}</span>
+      </p>
+      {run.status === 'running' ? <progress max={1} value={share} aria-label="SFT progress" /> : null}
+      <LossCurve points={run.loss} totalSteps={run.totalSteps} />
+      {run.evals.length > 0 ? (
+        <ul className="small sft-evals" data-testid="sft-evals">
+          {run.evals.map((e) => (
+            <li key={e.phase}>
+              after phase {e.phase + 1} ({e.label}), greedy on held-out prompts: {metricsText(e.metrics)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+export function SftPanel() {
+  const config = useApp((s) => s.config);
+  const run = useSft((s) => s.run);
+  const kept = useSft((s) => s.models[config.task]);
+  const problem = useSft((s) => s.problem);
+  const input = useRef<HTMLInputElement>(null);
+  const running = run?.status === 'running';
+  const dims = { nLayer: config.nLayer, nHead: config.nHead, dModel: config.dModel };
+  return (
+    <section className="card sft-panel" aria-labelledby="sft-title" data-testid="sft-panel">
+      <div className="card-head">
+        <h2 id="sft-title">1 · SFT</h2>
+        <ModelBadge />
+      </div>
+      <p className="muted small">
+        Supervised fine-tuning makes the model PPO starts from (stage 2): the task&apos;s own recipe, trained from scratch here at the size set under Task &amp; model, as{' '}
+        <code>npm run pretrain</code> does. The shipped model (2 × 2 × 64) needs none.
+        {kept?.meta ? ` Now: ${formatDims(kept.dims)}, seed ${kept.meta.seed}, ${kept.meta.steps} steps on ${kept.meta.backend}.` : ''}
+        {kept && !kept.meta ? ` Now: ${formatDims(kept.dims)} from ${kept.fileName ?? 'a file'}.` : ''}
+      </p>
+      <div className="buttons">
+        {running ? (
+          <button type="button" className="btn small" onClick={() => void flows().then((f) => f.cancelSftModel())} data-testid="sft-cancel">
+            Cancel SFT
+          </button>
+        ) : (
+          <button type="button" className="btn small" onClick={() => void flows().then((f) => f.trainSftModel(f.sftPhaseStepCap()))} data-testid="sft-train">
+            Train SFT at {formatDims(dims)}
+          </button>
+        )}
+        <button type="button" className="btn small" disabled={!kept || running} onClick={() => void flows().then((f) => f.downloadSftModel())} data-testid="sft-download">
+          Download .safetensors
+        </button>
+        <button type="button" className="btn small" disabled={running} onClick={() => input.current?.click()}>
+          Load SFT model…
+        </button>
+        <input
+          ref={input}
+          type="file"
+          accept=".safetensors,application/octet-stream"
+          className="visually-hidden"
+          aria-label="SFT model file"
+          data-testid="sft-file"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) void flows().then((f) => f.loadSftFile(file));
+          }}
+        />
+        {kept && !running ? (
+          <button type="button" className="btn small ghost" onClick={() => void flows().then((f) => f.switchToShippedModel())}>
+            Use the shipped model
+          </button>
+        ) : null}
+      </div>
+      {problem ? (
+        <p className="notice error" role="alert" data-testid="sft-problem">
+          {problem}
+        </p>
+      ) : null}
+      {run ? <RunView run={run} /> : null}
+    </section>
+  );
+}
