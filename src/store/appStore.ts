@@ -108,8 +108,6 @@ export interface AppState {
   rewardCheck: RewardCheck | null;
   /** The written reward function refused a sample during training (the run paused); cleared by an edit. */
   rewardFailure: (RewardFunctionReport & { source: string }) | null;
-  /** The size of the model that trains, as the worker reported it (its SFT checkpoint's); null before a trainer is built. */
-  trainedModel: { nLayer: number; nHead: number; dModel: number } | null;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -160,7 +158,6 @@ export interface AppState {
   setRewardFailure(f: AppState['rewardFailure']): void;
   /** The run's saved config takes the edited reward function (it trains with it from the next iteration). */
   setRunRewardFunction(id: string, source: string): void;
-  setTrainedModel(m: AppState['trainedModel']): void;
 }
 
 /** The batch fields that follow from the runs, the active run, the student's pick and the batches. */
@@ -198,7 +195,6 @@ const appState: StateCreator<AppState> = (set, get) => ({
   pendingRewardFunction: null,
   rewardCheck: null,
   rewardFailure: null,
-  trainedModel: null,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -309,7 +305,6 @@ const appState: StateCreator<AppState> = (set, get) => ({
   },
   setRewardCheck: (rewardCheck) => set({ rewardCheck }),
   setRewardFailure: (rewardFailure) => set({ rewardFailure }),
-  setTrainedModel: (trainedModel) => set({ trainedModel }),
   setRunRewardFunction(id, source) {
     set({ runs: get().runs.map((r) => (r.id === id ? { ...r, config: { ...r.config, rewardFunction: source } } : r)) });
   },

@@ -204,9 +204,6 @@ export class TrainerClient implements RunControl {
       case 'trace':
         this.onTrace(msg);
         break;
-      case 'model':
-        s.setTrainedModel({ nLayer: msg.nLayer, nHead: msg.nHead, dModel: msg.dModel });
-        break;
       case 'rewardFunctionChecked':
         s.setRewardCheck({ source: msg.source, score: msg.score, problem: msg.problem });
         break;

@@ -197,8 +197,6 @@ export type WorkerToPage =
    * compiled and called once on a sample of the task. `source` is the function checked.
    */
   | { type: 'rewardFunctionChecked'; source: string; score?: number; problem?: RewardFunctionProblem }
-  /** A trainer was built: the size of the model that trains (its SFT checkpoint's, whatever the knobs say). */
-  | { type: 'model'; nLayer: number; nHead: number; dModel: number }
   /** `requestId`: the command whose failure this reports, when it answers one. */
   | { type: 'error'; message: string; stage?: TrainerStage; requestId?: number }
   | { type: 'snapshot'; requestId?: number; bytes: ArrayBuffer }
@@ -279,7 +277,6 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'snapshot' ||
     t === 'rewardModelTrained' ||
     t === 'rewardFunctionChecked' ||
-    t === 'model' ||
     t === 'sftProgress' ||
     t === 'sftPhaseEval' ||
     t === 'sftDone' ||

@@ -55,7 +55,6 @@ export class TrainerHost {
       rewardModel: this.rewardModel,
       config: () => this.config,
       onStage: (s) => this.stage.set(s),
-      onModel: (dims) => this.deps.post({ type: 'model', ...dims }),
     });
     this.evals = new HeldOutEvaluator(
       deps.post,

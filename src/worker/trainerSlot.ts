@@ -23,8 +23,6 @@ export interface TrainerSources {
   rewardModel: RewardModelSlot;
   config(): PpoConfig;
   onStage(s: Stage): void;
-  /** The size of the model a new trainer trains (its SFT checkpoint's). */
-  onModel(dims: { nLayer: number; nHead: number; dModel: number }): void;
 }
 
 export class TrainerSlot {
@@ -54,8 +52,6 @@ export class TrainerSlot {
     this.trainer = await this.from.createTrainer({ be, config, actorCheckpoint, rewardModel: scorer, rewardSandbox, onStage });
     this.source = actorCheckpoint;
     this.goodActor = actorCheckpoint;
-    const { nLayer, nHead, dModel } = parseCheckpoint(actorCheckpoint).config;
-    this.from.onModel({ nLayer, nHead, dModel });
     return this.trainer;
   }
 
