@@ -175,7 +175,7 @@ describe(`verl keys exist in verl's trainer config (${verlFacts.tag}, commit ${v
       expect(v.get('actor_rollout_ref.actor.grad_clip')).not.toBe('0');
       expect(v.get('actor_rollout_ref.actor.optim.betas')).toMatch(/^\[[0-9.]+,[0-9.]+\]$/);
     }
-  });
+  }, 60_000); // ~130 whole jobs: 3–6 s alone, more on a loaded machine
 
   it("maps the default config to the same numbers, batch sizes in verl's units", () => {
     const v = verlOverrides(DEFAULT_CONFIG);
@@ -243,7 +243,7 @@ describe(`OpenRLHF flags exist in train_ppo_ray's parser (${rlhfFacts.version})`
       const samples = Number(o.get('--rollout.n_samples_per_prompt')![0]) * Number(o.get('--rollout.batch_size')![0]);
       expect(Math.floor(samples / Number(o.get('--rollout.micro_batch_size')![0]))).toBeGreaterThanOrEqual(actorGpus);
     }
-  });
+  }, 60_000); // ~130 whole jobs: 3–6 s alone, more on a loaded machine
 
   it("maps batch sizes to OpenRLHF's units and the KL settings to one coefficient", () => {
     const o = rlhfFlags(DEFAULT_CONFIG);

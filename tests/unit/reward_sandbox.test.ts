@@ -58,7 +58,9 @@ describe('reward function sandbox', () => {
     const p = (err as RewardFunctionError).problem;
     expect(p.kind).toBe('batch-timeout');
     expect(p.message).toBe('scoring the batch took longer than 300 ms');
-    expect(Number(p.sample?.prompt.slice(1))).toBeGreaterThan(5);
+    // The sample it reached, not the first: how far it got depends on the machine's load (about 15
+    // idle, 3 seen with both cores busy).
+    expect(Number(p.sample?.prompt.slice(1))).toBeGreaterThan(0);
   });
 
   it.each([
@@ -75,7 +77,8 @@ describe('reward function sandbox', () => {
     expect(problemOf('(p, r) => fetch("/")')).toMatchObject({ kind: 'threw', message: "the call threw ReferenceError: 'fetch' is not defined" });
     const probe =
       '(p, r) => { const names = ["fetch", "window", "document", "localStorage", "indexedDB", "XMLHttpRequest", "WebSocket", "importScripts", "postMessage", "setTimeout", "require", "process", "WebAssembly"]; const found = names.filter((n) => typeof globalThis[n] !== "undefined"); if (found.length) throw new Error(found.join()); return 0 }';
-    expect(outcome(probe)).toEqual({ score: 0 });
+    // A widened per-call budget: this checks names, not time (13 lookups can pass 50 ms on a busy machine).
+    expect(Array.from(scoreWithFunction(sandbox, probe, [SAMPLE], { ...REWARD_FUNCTION_LIMITS, callMs: 5000 }))).toEqual([0]);
   });
 
   it('a memory bomb runs out of the sandbox memory, not the worker’s', () => {
