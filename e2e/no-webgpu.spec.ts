@@ -9,6 +9,24 @@ async function expectGuide(page: Page) {
   await expect(guide).toContainText('graphics acceleration');
   await expect(page.getByTestId('no-webgpu-reason')).not.toBeEmpty();
   await expect(page.getByTestId('playground')).toHaveCount(0);
+  // Chromium's steps come first, named as the student's browser; Firefox's and Safari's wait in a
+  // closed disclosure that opens from the keyboard.
+  const guidance = page.getByTestId('browser-guidance');
+  await expect(guidance).toHaveAttribute('data-browser', 'chromium');
+  const sections = guidance.locator('section.browser-guide');
+  await expect(sections.first()).toHaveAttribute('data-testid', 'guide-chromium');
+  await expect(page.getByRole('heading', { name: 'Your browser: Chrome, Edge and other Chromium browsers' })).toBeVisible();
+  await expect(page.getByTestId('guide-firefox')).toBeHidden();
+  await expect(page.getByTestId('guide-safari')).toBeHidden();
+  const other = guidance.locator('details.other-browsers > summary');
+  await other.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('guide-firefox')).toContainText('dom.webgpu.enabled');
+  await expect(page.getByTestId('guide-firefox')).toContainText('141');
+  await expect(page.getByTestId('guide-safari')).toContainText('Safari 26');
+  await expect(page.getByTestId('guide-safari')).toContainText('Feature Flags');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('guide-firefox')).toBeHidden();
 }
 
 test('with navigator.gpu removed the page explains how to enable WebGPU and offers the CPU backend', async ({ page }) => {

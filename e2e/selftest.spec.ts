@@ -22,6 +22,21 @@ test('page loads, finds a WebGPU adapter and shows the passed kernel self-test',
   await status.locator('summary').focus();
   await page.keyboard.press('Enter');
   await expect(status.getByTestId('gpu-adapter')).toBeVisible();
+  // "About this GPU": the adapter's own words, and each limit the page uses with the values
+  // needed, requested and offered.
+  const about = status.getByTestId('gpu-about');
+  await expect(about.getByRole('heading', { name: 'About this GPU' })).toBeVisible();
+  await expect(about).toContainText('Fallback adapter');
+  if (/swiftshader/i.test(adapter)) await expect(about).toContainText(/swiftshader/i);
+  const limits = about.getByTestId('gpu-limits');
+  await expect(limits.getByRole('columnheader', { name: 'This GPU' })).toBeVisible();
+  for (const name of ['maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxStorageBufferBindingSize']) {
+    await expect(limits.getByRole('rowheader', { name })).toBeVisible();
+  }
+  await expect(limits.getByRole('row', { name: /maxComputeWorkgroupStorageSize/ })).toContainText('15,360');
+  // Escape-free close: Enter on the summary again folds it.
+  await page.keyboard.press('Enter');
+  await expect(about).toBeHidden();
   await expect(page.getByTestId('no-webgpu')).toHaveCount(0);
   expect(errors).toEqual([]);
 });

@@ -10,7 +10,13 @@ import { defaultRunName, makeRunId, nextRunColor, switchRunBackend, truncateRunR
 export type GpuStatus =
   | { kind: 'checking' }
   | { kind: 'ready'; result: Extract<SelftestResult, { type: 'selftest-ok' }> }
-  | { kind: 'unavailable'; reason: Extract<SelftestResult, { type: 'selftest-unavailable' }>['reason']; message: string }
+  | {
+      kind: 'unavailable';
+      reason: Extract<SelftestResult, { type: 'selftest-unavailable' }>['reason'];
+      message: string;
+      /** For 'limit-too-small': each WebGPU limit the adapter lacks, with the needed and offered values. */
+      shortfalls?: NonNullable<Extract<SelftestResult, { type: 'selftest-unavailable' }>['shortfalls']>;
+    }
   | { kind: 'error'; message: string };
 
 export type RunState = 'idle' | 'running' | 'paused';

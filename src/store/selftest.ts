@@ -15,7 +15,7 @@ export function runSelftest(): void {
   // commonest failure instantly and without a worker.
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
     const msg = window.isSecureContext
-      ? 'This browser does not expose WebGPU (navigator.gpu is undefined). Use a recent Chrome or Edge; on Linux enable chrome://flags/#enable-unsafe-webgpu.'
+      ? 'This browser does not expose WebGPU (navigator.gpu is undefined): it is too old, or WebGPU is switched off. The steps below switch it on.'
       : 'WebGPU is only available on secure pages: open the playground over https:// or from localhost.';
     setGpu({ kind: 'unavailable', reason: 'no-navigator-gpu', message: msg });
     return;
@@ -35,7 +35,7 @@ export function runSelftest(): void {
     clearTimeout(timer);
     const r = ev.data;
     if (r.type === 'selftest-ok') setGpu({ kind: 'ready', result: r });
-    else if (r.type === 'selftest-unavailable') setGpu({ kind: 'unavailable', reason: r.reason, message: r.message });
+    else if (r.type === 'selftest-unavailable') setGpu({ kind: 'unavailable', reason: r.reason, message: r.message, shortfalls: r.shortfalls ?? [] });
     else setGpu({ kind: 'error', message: r.message });
     // The device lives in the worker; closing it frees the GPU for the trainer.
     worker.terminate();

@@ -54,7 +54,7 @@ export function App() {
       <main>
         {blocked ? (
           <Suspense fallback={<p className="muted small">Loading the WebGPU guide…</p>}>
-            <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} />
+            <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} shortfalls={gpu.kind === 'unavailable' ? gpu.shortfalls : undefined} />
           </Suspense>
         ) : (
           <Playground />

@@ -1,7 +1,9 @@
 // The WebGPU status in the header: checking → ready (in plain words, with a software GPU named as
-// such) or a failure. The adapter's name and the kernel self-test's verdict sit in a disclosure.
+// such) or a failure. The adapter's name, the kernel self-test's verdict and "About this GPU" (the
+// adapter's own description, fallback flag, and each WebGPU limit the page uses) sit in a disclosure.
 import { useApp } from '../store/appStore.ts';
-import { adapterLabel, GPU_STATUS_TEXT as T, readyHeadline, type SelftestOk, selftestLine, softwareAdapter } from './gpuStatusText.ts';
+import type { AboutGpu } from '../worker/protocol.ts';
+import { aboutRows, adapterLabel, limitValue, GPU_STATUS_TEXT as T, readyHeadline, type SelftestOk, selftestLine, softwareAdapter } from './gpuStatusText.ts';
 import './gpuStatus.css';
 
 export function GpuStatusBadge() {
@@ -46,8 +48,49 @@ function ReadyBadge({ r }: { r: SelftestOk }) {
             <span className="muted">{T.selftestWhat(r)}</span>
           </dd>
           {software ? <dd className="gpu-software-why">{T.softwareWhy}</dd> : null}
+          {r.about ? <AboutThisGpu about={r.about} /> : null}
         </dl>
       </details>
     </div>
+  );
+}
+
+/** The adapter's self-description and the limits the page requested next to the adapter's values. */
+function AboutThisGpu({ about }: { about: AboutGpu }) {
+  return (
+    <dd className="gpu-about" data-testid="gpu-about">
+      <section aria-labelledby="gpu-about-title">
+        <h3 id="gpu-about-title">{T.about}</h3>
+        <dl className="gpu-about-info">
+          {aboutRows(about).map((row) => (
+            <div key={row.label}>
+              <dt>{row.label}</dt>
+              <dd>{row.value}</dd>
+            </div>
+          ))}
+        </dl>
+        <table className="gpu-limits" data-testid="gpu-limits">
+          <caption>{T.limitsCaption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{T.limitHead}</th>
+              <th scope="col">{T.needHead}</th>
+              <th scope="col">{T.requestedHead}</th>
+              <th scope="col">{T.adapterHead}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {about.limits.map((l) => (
+              <tr key={l.name}>
+                <th scope="row">{l.name}</th>
+                <td>{limitValue(l.name, l.need)}</td>
+                <td>{limitValue(l.name, l.requested)}</td>
+                <td>{limitValue(l.name, l.adapter)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </dd>
   );
 }

@@ -1,7 +1,14 @@
-// Shown instead of the playground when WebGPU cannot be used: why, how to fix it, and the slow
-// CPU fallback. A blank page is the worst answer to a missing GPU.
+// Shown instead of the playground when WebGPU cannot be used: why (each WebGPU limit the GPU lacks
+// named with both values), how to switch WebGPU on in this browser (the others a click away), and
+// the slow CPU fallback. A blank page is the worst answer to a missing GPU.
+import { useMemo } from 'react';
 import { useApp, type GpuStatus } from '../store/appStore.ts';
 import { SMALL_CPU_PRESET } from '../rl/presets.ts';
+import type { LimitShortfall } from '../worker/protocol.ts';
+import { currentBrowser } from './browserGuess.ts';
+import { shortfallText } from './gpuStatusText.ts';
+import { BrowserGuidance } from './browserGuidance.tsx';
+import './noWebGpu.css';
 
 /** Why the self-test said no (the reasons the gpu layer names), or a failed self-test. */
 type Reason = Extract<GpuStatus, { kind: 'unavailable' }>['reason'] | 'error';
@@ -14,8 +21,9 @@ const HEADLINES: Record<Reason, string> = {
   error: 'The WebGPU self-test failed',
 };
 
-export function NoWebGpu({ reason, message }: { reason: Reason; message: string }) {
+export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason; message: string; shortfalls?: readonly LimitShortfall[] }) {
   const setBackend = useApp((s) => s.setBackend);
+  const browser = useMemo(currentBrowser, []);
   const chooseCpu = () => {
     const s = useApp.getState();
     s.applyConfig({ ...s.config, ...SMALL_CPU_PRESET });
@@ -31,23 +39,15 @@ export function NoWebGpu({ reason, message }: { reason: Reason; message: string 
       <p className="detail" data-testid="no-webgpu-reason">
         <strong>What happened:</strong> {message}
       </p>
-      <h3>How to enable WebGPU in Chrome or Edge</h3>
-      <ol>
-        <li>Use a recent Chrome or Edge (version 113 or newer). WebGPU is on by default on Windows, macOS and ChromeOS.</li>
-        <li>
-          On <strong>Linux</strong>, open <code>chrome://flags/#enable-unsafe-webgpu</code>, set it to <em>Enabled</em> and relaunch the browser.
-        </li>
-        <li>
-          Check <strong>Settings → System → “Use graphics acceleration when available”</strong> is on, then relaunch.
-        </li>
-        <li>
-          Open <code>chrome://gpu</code> and look for <em>WebGPU: Hardware accelerated</em>. If your GPU is blocklisted there,
-          <code>chrome://flags/#ignore-gpu-blocklist</code> may help.
-        </li>
-        <li>
-          Serve the page over <code>https://</code> or <code>localhost</code>: WebGPU is only available in secure contexts.
-        </li>
-      </ol>
+      {shortfalls.length > 0 ? (
+        <ul className="limit-shortfalls" data-testid="no-webgpu-limits">
+          {shortfalls.map((l) => (
+            <li key={l.name}>{shortfallText(l)}</li>
+          ))}
+        </ul>
+      ) : null}
+      <h3>How to enable WebGPU</h3>
+      <BrowserGuidance browser={browser} />
       <div className="fallback">
         <button type="button" className="btn primary" onClick={chooseCpu}>
           Run the small preset on the CPU reference backend (slow)

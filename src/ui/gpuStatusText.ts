@@ -1,7 +1,7 @@
 // What the header's WebGPU badge says, in words a student reads at a glance: ready or not, and
 // whether the adapter is a real GPU or a software one (SwiftShader, llvmpipe, WARP), which trains
 // many times slower. The adapter's own name and the self-test's error go to the details.
-import type { SelftestResult } from '../worker/protocol.ts';
+import type { AboutGpu, LimitShortfall, SelftestResult } from '../worker/protocol.ts';
 
 export type SelftestOk = Extract<SelftestResult, { type: 'selftest-ok' }>;
 
@@ -19,6 +19,22 @@ export const GPU_STATUS_TEXT = {
   passed: 'kernel self-test passed',
   failed: 'kernel self-test FAILED',
   selftestWhat: (r: SelftestOk) => `${r.kernel}: ${r.values.length} values against the float64 reference, tolerance ${r.tolerance} (relative), ${r.ms.toFixed(0)} ms`,
+  about: 'About this GPU',
+  vendor: 'Vendor',
+  architecture: 'Architecture',
+  device: 'Device',
+  description: 'Description',
+  fallback: 'Fallback adapter',
+  fallbackYes: 'yes: a fallback (often software) adapter, slower than a graphics card',
+  fallbackNo: 'no',
+  fallbackUnknown: 'not reported by this browser',
+  limitsCaption: 'WebGPU limits the page uses',
+  limitHead: 'Limit',
+  needHead: 'Needs',
+  requestedHead: 'Requested',
+  adapterHead: 'This GPU',
+  features: 'Optional features',
+  noFeatures: 'none requested',
   softwareWhy: 'A software GPU runs the WebGPU kernels on the CPU: the same numbers, many times slower than a graphics card.',
 } as const;
 
@@ -54,4 +70,30 @@ export function readyHeadline(r: SelftestOk): string {
 export function selftestLine(r: SelftestOk): string {
   const err = Number.isFinite(r.maxAbsErr) ? r.maxAbsErr.toExponential(1) : String(r.maxAbsErr);
   return `${r.passed ? GPU_STATUS_TEXT.passed : GPU_STATUS_TEXT.failed} (max |err| ${err})`;
+}
+
+/** "maxComputeWorkgroupStorageSize: this page needs 16384, your GPU offers 8192". */
+export function shortfallText(s: LimitShortfall): string {
+  return `${s.name}: this page needs ${s.need}, your GPU offers ${s.have}`;
+}
+
+/** A limit's value as shown: grouped digits, bytes in MiB past 1 MiB, "—" when the adapter does not report it. */
+export function limitValue(name: string, v: number): string {
+  if (!Number.isFinite(v)) return '—';
+  if (/Size$/.test(name) && v >= 1024 * 1024) return `${(v / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
+  return v.toLocaleString('en-US');
+}
+
+/** The name/value rows of "About this GPU": the adapter's own words (empty ones left out) and the fallback flag. */
+export function aboutRows(a: AboutGpu): { label: string; value: string }[] {
+  const T = GPU_STATUS_TEXT;
+  const rows: { label: string; value: string }[] = [
+    { label: T.vendor, value: a.vendor },
+    { label: T.architecture, value: a.architecture },
+    { label: T.device, value: a.device },
+    { label: T.description, value: a.description },
+  ].filter((r) => r.value.trim().length > 0);
+  rows.push({ label: T.fallback, value: a.fallback === null ? T.fallbackUnknown : a.fallback ? T.fallbackYes : T.fallbackNo });
+  rows.push({ label: T.features, value: a.features.length > 0 ? a.features.join(', ') : T.noFeatures });
+  return rows;
 }

@@ -6,7 +6,12 @@ import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import type { ModelDims, SftMeta } from '../rl/sftRun.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { SampleRow } from '../rl/samples.ts';
-import type { GpuUnavailableReason } from '../gpu/device.ts';
+import type { AboutGpu, GpuUnavailableReason } from '../gpu/device.ts';
+import type { LimitShortfall } from '../gpu/limits.ts';
+
+// The page reads these through the protocol (it never imports the gpu layer, not even for types).
+export type { AboutGpu } from '../gpu/device.ts';
+export type { LimitRow, LimitShortfall } from '../gpu/limits.ts';
 import type { KnobAdvice } from './nanAdvice.ts';
 
 export type { KnobAdvice } from './nanAdvice.ts';
@@ -253,8 +258,10 @@ export type SelftestResult =
       /** Tolerance the result was judged against. */
       tolerance: number;
       ms: number;
+      /** The adapter's names, fallback flag and limits ("About this GPU"); absent from older fixtures. */
+      about?: AboutGpu;
     }
-  | { type: 'selftest-unavailable'; reason: GpuUnavailableReason; message: string }
+  | { type: 'selftest-unavailable'; reason: GpuUnavailableReason; message: string; shortfalls?: LimitShortfall[] }
   | { type: 'selftest-error'; message: string };
 
 /** Narrowing helper for the page's onmessage: rejects anything without a known `type`. */

@@ -28,7 +28,7 @@ async function run(): Promise<void> {
   try {
     acquired = await acquireDevice();
   } catch (e) {
-    if (e instanceof GpuUnavailableError) post({ type: 'selftest-unavailable', reason: e.reason, message: e.message });
+    if (e instanceof GpuUnavailableError) post({ type: 'selftest-unavailable', reason: e.reason, message: e.message, shortfalls: [...e.shortfalls] });
     else post({ type: 'selftest-error', message: String(e) });
     return;
   }
@@ -65,6 +65,7 @@ async function run(): Promise<void> {
     passed,
     tolerance: TOLERANCE,
     ms: performance.now() - t0,
+    about: acquired.about,
   });
 }
 

@@ -1,7 +1,7 @@
 // The header badge in plain words: a software GPU is named as such (and why it is slower), a
 // hardware adapter by its name, a failed self-test said outright; the numbers go to the details.
 import { describe, expect, it } from 'vitest';
-import { adapterLabel, readyHeadline, type SelftestOk, selftestLine, softwareAdapter } from '../../src/ui/gpuStatusText.ts';
+import { aboutRows, adapterLabel, limitValue, readyHeadline, type SelftestOk, selftestLine, shortfallText, softwareAdapter } from '../../src/ui/gpuStatusText.ts';
 
 const result = (adapter: string, passed = true, maxAbsErr = 9.4e-8): SelftestOk => ({
   type: 'selftest-ok',
@@ -40,5 +40,32 @@ describe('WebGPU status text', () => {
     expect(adapterLabel('  ')).toBe('unknown adapter');
     expect(adapterLabel('a'.repeat(200)).length).toBe(60);
     expect(adapterLabel(' intel  xe ')).toBe('intel xe');
+  });
+
+  it('names a missing limit with the needed and offered values', () => {
+    expect(shortfallText({ name: 'maxComputeWorkgroupStorageSize', need: 16384, have: 8192 })).toBe('maxComputeWorkgroupStorageSize: this page needs 16384, your GPU offers 8192');
+  });
+
+  it('shows limit values readably: sizes past 1 MiB in MiB, counts grouped, unreported as a dash', () => {
+    expect(limitValue('maxStorageBufferBindingSize', 134217728)).toBe('128 MiB');
+    expect(limitValue('maxBufferSize', 4294967296)).toBe('4,096 MiB');
+    expect(limitValue('maxComputeWorkgroupStorageSize', 16384)).toBe('16,384');
+    expect(limitValue('maxComputeWorkgroupsPerDimension', 65535)).toBe('65,535');
+    expect(limitValue('maxBufferSize', Number.NaN)).toBe('—');
+  });
+
+  it('lists the adapter’s own words in "About this GPU", leaving out the empty ones', () => {
+    const rows = aboutRows({ vendor: 'google', architecture: 'swiftshader', device: '', description: '', fallback: true, limits: [], features: [] });
+    expect(rows).toEqual([
+      { label: 'Vendor', value: 'google' },
+      { label: 'Architecture', value: 'swiftshader' },
+      { label: 'Fallback adapter', value: 'yes: a fallback (often software) adapter, slower than a graphics card' },
+      { label: 'Optional features', value: 'none requested' },
+    ]);
+    const unknown = aboutRows({ vendor: '', architecture: '', device: '', description: '', fallback: null, limits: [], features: ['timestamp-query'] });
+    expect(unknown).toEqual([
+      { label: 'Fallback adapter', value: 'not reported by this browser' },
+      { label: 'Optional features', value: 'timestamp-query' },
+    ]);
   });
 });
