@@ -60,7 +60,7 @@ test('each chart carries a text summary of the last value and trend', async ({ p
   await expect(page.getByTestId('chart-reward_mean')).toHaveAccessibleDescription(/Reward: .* at iteration 19/);
 });
 
-test('the live region says when training starts and pauses, and why', async ({ page }) => {
+test('the live region says when training starts and pauses, and why (a NaN, a lost device)', async ({ page }) => {
   const live = page.getByTestId('announcer');
   await expect(live).toHaveAttribute('aria-live', 'polite');
   await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -69,4 +69,6 @@ test('the live region says when training starts and pauses, and why', async ({ p
   await expect(live).toHaveText('Training paused.');
   await send(page, [{ type: 'paused', reason: 'a non-finite loss' }]);
   await expect(live).toHaveText(/Paused: a non-finite loss/);
+  await send(page, [{ type: 'deviceLost', reason: 'a test', iter: 3 }]);
+  await expect(live).toContainText('The GPU device was lost (a test) after 3 iterations');
 });
