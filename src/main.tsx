@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
+import './ui/a11y/a11y.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

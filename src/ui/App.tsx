@@ -4,6 +4,8 @@ import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
+import { Announcer } from './a11y/Announcer.tsx';
+import { SkipLink } from './a11y/SkipLink.tsx';
 import { GpuStatusBadge } from './GpuStatus.tsx';
 import { ModelBadge } from './ModelBadge.tsx';
 import { Playground } from './Playground.tsx';
@@ -36,6 +38,8 @@ export function App() {
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
   return (
     <div className="app">
+      {blocked ? null : <SkipLink target="charts-and-views">Skip to charts and views</SkipLink>}
+      <Announcer />
       <header className="app-header">
         <div className="brand">
           <img src="./favicon.svg" alt="" width={28} height={28} />

@@ -139,7 +139,8 @@ export function Controls() {
       ) : null}
       <ModelSizeNotice />
       {notice ? (
-        <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="notice">
+        // Other tones are read out by the page's live region (a11y/Announcer.tsx) with the state change that came with them.
+        <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : undefined} data-testid="notice">
           <span>{notice.text}</span>
           <button type="button" className="btn ghost small" aria-label="Dismiss message" onClick={() => setNotice(null)}>
             ×

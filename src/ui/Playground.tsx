@@ -42,7 +42,7 @@ export function Playground() {
           <CheckpointPanel />
           <ConfigPanel />
         </aside>
-        <div className="content">
+        <div className="content" id="charts-and-views" tabIndex={-1}>
           <SftPanel />
           <Suspense fallback={loading('charts')}>
             <ChartsPanel />

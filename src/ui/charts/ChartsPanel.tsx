@@ -11,6 +11,7 @@ import { usePresenter } from '../presenter.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
 import { chartStyle } from './chartStyle.ts';
+import { chartSummary } from './chartSummary.ts';
 import { chartsFor } from './chartList.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
@@ -127,9 +128,22 @@ const ChartFigure = memo(function ChartFigure({
           ),
     [data.length, metric, runs],
   );
+  // For screen readers: the raw last value and trend of each run (the drawing is smoothed and downsampled).
+  const summary = useMemo(
+    () =>
+      chartSummary(
+        title,
+        runs.map((r) => ({ name: r.name, points: extract(r.metrics, metric) })),
+      ),
+    [title, runs, metric],
+  );
+  const summaryId = `chart-summary-${metric}`;
   const setNotice = useApp((s) => s.setNotice);
   return (
-    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`}>
+    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`} aria-describedby={summaryId}>
+      <p className="visually-hidden" id={summaryId} data-testid={summaryId}>
+        {summary}
+      </p>
       <div className="chart-head">
         <h3>{title}</h3>
         <ChartHelpButton metric={metric} title={title} />

@@ -9,9 +9,10 @@ import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
+import { chartSummary } from './chartSummary.ts';
 import { downloadChartPng } from './exportPng.ts';
-import { greedyId, heldOutCaption, heldOutSeries, heldOutTitle } from './heldOut.ts';
-import { niceTicks } from './series.ts';
+import { greedyId, heldOutCaption, heldOutKey, heldOutSeries, heldOutTitle } from './heldOut.ts';
+import { extract, niceTicks } from './series.ts';
 
 type EvalRun = Pick<RunRecord, 'id' | 'name' | 'color' | 'config' | 'evals'>;
 
@@ -62,8 +63,24 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
   // The run training now, else the last run shown that has a timed evaluation.
   const latestOf = runs.find((r) => r.id === activeRunId) ?? [...runs].reverse().find((r) => r.evals?.some((e) => typeof e.seconds === 'number')) ?? null;
   const caption = heldOutCaption(runs, config, latestOf);
+  // For screen readers: each run's latest sampled score and its trend over the last evaluations.
+  const summary = useMemo(
+    () =>
+      chartSummary(
+        title,
+        runs.map((r) => {
+          const key = heldOutKey(r.config.task, r.evals ?? []);
+          return { name: r.name, points: key ? extract(r.evals ?? [], key) : [] };
+        }),
+        'evaluations',
+      ),
+    [title, runs],
+  );
   return (
-    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`}>
+    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`} aria-describedby="chart-summary-heldout">
+      <p className="visually-hidden" id="chart-summary-heldout" data-testid="chart-summary-heldout">
+        {summary}
+      </p>
       <div className="chart-head">
         <h3>{title}</h3>
         <ChartHelpButton metric={HELD_OUT_KEY} title={title} />
