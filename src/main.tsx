@@ -4,6 +4,9 @@ import { createRoot } from 'react-dom/client';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
 
+// The offline service worker and its update notice: built pages only (the dev server has none).
+if (import.meta.env.PROD) void import('./pwa.ts');
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

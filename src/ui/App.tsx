@@ -9,6 +9,7 @@ import { ModelBadge } from './ModelBadge.tsx';
 import { Playground } from './Playground.tsx';
 import { PresenterToggle } from './PresenterToggle.tsx';
 import { TourLauncher } from './tour/TourLauncher.tsx';
+import { UpdatePrompt } from './UpdatePrompt.tsx';
 
 // Only a browser without usable WebGPU sees the guide: it is not part of the first load.
 const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
@@ -51,6 +52,7 @@ export function App() {
           {blocked ? null : <TourLauncher />}
         </div>
       </header>
+      <UpdatePrompt />
       <main>
         {blocked ? (
           <Suspense fallback={<p className="muted small">Loading the WebGPU guide…</p>}>
