@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 
 /** The dev server's React refresh preamble is an inline script: its page runs without the CSP tag. */
 function noCspInDev(): Plugin {
@@ -40,9 +41,48 @@ function firstLoadBudget(): Plugin {
   };
 }
 
+/**
+ * Works offline after one visit: a Workbox service worker (generateSW) precaches every file of the
+ * build — HTML, JS (the shaders are bundled into it), CSS, fonts, the QuickJS wasm, the icons and
+ * the checkpoints in public/checkpoints (~430 kB each, hence the raised size limit). 'prompt': a new
+ * build waits until the user presses Reload in the page's update notice (src/ui/UpdatePrompt.tsx),
+ * so a deploy never interrupts a training run. The dev server registers no worker.
+ */
+function offline(): Plugin[] {
+  return VitePWA({
+    registerType: 'prompt',
+    injectRegister: false, // src/pwa.ts registers it (virtual:pwa-register), in builds only
+    includeAssets: ['favicon.svg'],
+    manifest: {
+      name: 'PPO Playground',
+      short_name: 'PPO Playground',
+      description: 'Train a small transformer with PPO (RLHF-style) in your browser on WebGPU, and watch it learn.',
+      theme_color: '#4f46e5',
+      background_color: '#ffffff',
+      display: 'standalone',
+      start_url: './',
+      scope: './',
+      icons: [
+        { src: 'favicon.svg', sizes: 'any', type: 'image/svg+xml' },
+        { src: 'icon-192.png', sizes: '192x192', type: 'image/png' },
+        { src: 'icon-512.png', sizes: '512x512', type: 'image/png' },
+        { src: 'icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+    },
+    workbox: {
+      globPatterns: ['**/*.{html,js,css,svg,png,woff,woff2,ttf,wasm,safetensors,json,webmanifest}'],
+      maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+      // The page's URL carries its settings (?promptsPerBatch=…): every navigation gets index.html.
+      navigateFallback: 'index.html',
+      cleanupOutdatedCaches: true,
+    },
+    devOptions: { enabled: false },
+  });
+}
+
 // The page is fully static: everything it needs (shaders, checkpoints) ships in dist/.
 export default defineConfig({
-  plugins: [react(), firstLoadBudget(), noCspInDev()],
+  plugins: [react(), firstLoadBudget(), noCspInDev(), offline()],
   base: './',
   worker: { format: 'es' },
   build: {

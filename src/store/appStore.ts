@@ -114,6 +114,8 @@ export interface AppState {
   rewardCheck: RewardCheck | null;
   /** The written reward function refused a sample during training (the run paused); cleared by an edit. */
   rewardFailure: (RewardFunctionReport & { source: string }) | null;
+  /** Another tab of the page owns the saved runs (tabOwner.ts): this one writes nothing and does not train. */
+  readOnlyTab: boolean;
 
   setGpu(gpu: GpuStatus): void;
   setBackend(b: BackendChoice): void;
@@ -147,6 +149,7 @@ export interface AppState {
   restoreRuns(runs: RunRecord[]): void;
   setSmoothing(x: number): void;
   setNotice(n: Notice | null): void;
+  setReadOnlyTab(readOnly: boolean): void;
   setResume(r: ResumeOffer | null): void;
   setCpuOffer(o: CpuOffer | null): void;
   setCompile(c: AppState['compile']): void;
@@ -201,6 +204,7 @@ const appState: StateCreator<AppState> = (set, get) => ({
   pendingRewardFunction: null,
   rewardCheck: null,
   rewardFailure: null,
+  readOnlyTab: false,
 
   setGpu: (gpu) => set({ gpu }),
   setBackend: (backend) => set({ backend }),
@@ -286,6 +290,7 @@ const appState: StateCreator<AppState> = (set, get) => ({
   restoreRuns: (runs) => set({ runs, ...shown({ ...get(), runs }) }),
   setSmoothing: (smoothing) => set({ smoothing: Math.min(0.99, Math.max(0, smoothing)) }),
   setNotice: (notice) => set({ notice }),
+  setReadOnlyTab: (readOnlyTab) => set({ readOnlyTab }),
   setResume: (resume) => set({ resume }),
   setCpuOffer: (cpuOffer) => set({ cpuOffer }),
   setCompile: (compile) => set({ compile }),

@@ -6,6 +6,7 @@ import type { StoreApi } from 'zustand';
 import type { AppState } from './appStore.ts';
 import { changedBatches, type BatchRatios, type BatchSamples, type RunBatch, type RunBatches } from './batches.ts';
 import { BATCHES, withStores } from './db.ts';
+import { ownsRuns } from './tabOwner.ts';
 
 export const BATCH_SAVE_DELAY_MS = 800;
 
@@ -69,6 +70,7 @@ export function followBatches(store: StoreApi<AppState>, saved: RunBatches, onEr
   let timer: ReturnType<typeof setTimeout> | null = null;
   const write = () => {
     timer = null;
+    if (!ownsRuns()) return; // another tab owns the runs (tabOwner.ts); retried with the next change
     const now = store.getState().batches;
     saveBatches(changedBatches(saved, now), new Set(Object.keys(now))).then(() => {
       saved = now;

@@ -159,3 +159,44 @@ export function checkpointRefused(fileName: string, problem: string): string {
 export function actorLoaded(fileName: string): string {
   return `Loaded the actor from "${fileName}". Start or Step trains a new run from these weights.`;
 }
+
+/** The second tab's one line (tabOwner.ts): why Start is held and what frees it. */
+export const TAB_READ_ONLY = 'Training is open in another tab of this page; this tab is read-only for runs until you close it or take over.';
+
+export function tabTakenOver(): string {
+  return 'Another tab of this page took over the runs: training here is paused and this tab is read-only for runs. Take over to train here again.';
+}
+
+/** The browser's answer to navigator.storage.persist(), for the page's footer. */
+export function storagePersistence(persisted: boolean): string {
+  return persisted
+    ? 'Saved runs are kept in persistent storage: the browser will not clear them to free space.'
+    : 'The browser did not grant persistent storage: it may clear saved runs when the disk runs low (export runs you want to keep).';
+}
+
+/** A QuotaExceededError (or another "storage is full" failure) on an IndexedDB write. */
+export function isQuotaError(e: unknown): boolean {
+  const name = typeof e === 'object' && e !== null && 'name' in e ? String((e as { name: unknown }).name) : '';
+  const message = e instanceof Error ? e.message : String(e);
+  return name === 'QuotaExceededError' || /quota/i.test(message);
+}
+
+/**
+ * Storage is full: what of the run is saved and what is not. `metricsThrough`: iterations whose
+ * metrics are in the database (null: none of this run's); `stateAt`: the iteration a saved trainer
+ * state resumes from (null: none saved for this run).
+ */
+export function storageFull(saved: { metricsThrough: number | null; stateAt: number | null; unsavedState: boolean }): string {
+  const metrics =
+    saved.metricsThrough === null || saved.metricsThrough === 0 ? "none of the run's metrics are saved" : `the run's metrics up to iteration ${saved.metricsThrough} are saved`;
+  const state = !saved.unsavedState
+    ? ''
+    : saved.stateAt === null
+      ? '; its trainer state for resume is not'
+      : `; its newest trainer state for resume is not (a reload resumes from iteration ${saved.stateAt})`;
+  return `Storage is full: ${metrics}${state}. Free space or delete old runs; the charts in this tab are kept.`;
+}
+
+export function batchesStorageFull(): string {
+  return "Storage is full: the teaching views' latest batches are not saved (the runs are). Free space or delete old runs.";
+}

@@ -6,7 +6,8 @@ import { useApp } from './appStore.ts';
 import { followBatches, loadBatches } from './batchPersist.ts';
 import { RUNS, withStores } from './db.ts';
 import * as notices from './notices.ts';
-import { checkResumePoint, deleteResumePoint } from './resume.ts';
+import { checkResumePoint, deleteResumePoint, noteSavedRuns, savedOf } from './resume.ts';
+import { claimRuns, ownsRuns, requestPersistence } from './tabOwner.ts';
 import { loadSequence, saveSequence, sequenceOffer } from './sequencePersist.ts';
 import type { RunRecord } from './runs.ts';
 
@@ -24,16 +25,50 @@ export async function saveRuns(runs: readonly RunRecord[]): Promise<void> {
     store.clear();
     for (const r of runs) store.put(r);
   });
+  noteSavedRuns(runs);
+}
+
+/** A failed save of the run list: a full disk names what of the active run is saved. */
+function runsNotSavedText(e: unknown): string {
+  const s = useApp.getState();
+  const id = s.activeRunId ?? s.runs.at(-1)?.id;
+  return notices.isQuotaError(e) && id ? notices.storageFull({ ...savedOf(id), unsavedState: false }) : notices.runsNotSaved(e);
+}
+
+/** Ownership came to this tab after another tab had it: what it wrote is read back first. */
+async function reloadFromDatabase(): Promise<void> {
+  const s = useApp.getState();
+  try {
+    const saved = await loadRuns();
+    noteSavedRuns(saved);
+    if (s.runState !== 'running') s.restoreRuns(saved);
+  } catch (e) {
+    s.setNotice({ tone: 'warn', text: notices.runsNotRestored(e) });
+  }
+  await checkResumePoint();
 }
 
 let started = false;
 
-/** Restores saved runs, then keeps the database in step with the store. Returns when restored. */
-export async function startPersistence(): Promise<void> {
+/**
+ * Restores saved runs, then keeps the database in step with the store. Returns when restored.
+ * Only the tab that owns the runs writes (tabOwner.ts); `pause` stops training when another tab
+ * takes them over.
+ */
+export async function startPersistence(opts: { pause?: () => void } = {}): Promise<void> {
   if (started || typeof indexedDB === 'undefined') return;
   started = true;
+  await claimRuns({
+    reload: reloadFromDatabase,
+    pause: () => {
+      opts.pause?.();
+      useApp.getState().setNotice({ tone: 'warn', text: notices.tabTakenOver() });
+    },
+  });
+  if (ownsRuns()) void requestPersistence();
   try {
     const saved = await loadRuns();
+    noteSavedRuns(saved);
     const s = useApp.getState();
     // Runs begun before the database answered come after the restored ones.
     if (saved.length > 0) s.restoreRuns([...saved, ...s.runs.filter((r) => !saved.some((x) => x.id === r.id))]);
@@ -45,6 +80,7 @@ export async function startPersistence(): Promise<void> {
   useApp.subscribe((state, prev) => {
     if (state.runs === prev.runs) return;
     // A deleted run takes its saved trainer state with it.
+    if (!ownsRuns()) return; // another tab's runs: this tab writes nothing (tabOwner.ts)
     if (state.resume && !state.runs.some((r) => r.id === state.resume!.runId)) {
       state.setResume(null);
       void deleteResumePoint().catch(() => {});
@@ -52,7 +88,8 @@ export async function startPersistence(): Promise<void> {
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
-      saveRuns(useApp.getState().runs).catch((e: unknown) => useApp.getState().setNotice({ tone: 'warn', text: notices.runsNotSaved(e) }));
+      if (!ownsRuns()) return;
+      saveRuns(useApp.getState().runs).catch((e: unknown) => useApp.getState().setNotice({ tone: 'warn', text: runsNotSavedText(e) }));
     }, SAVE_DELAY_MS);
   });
   await checkResumePoint();
@@ -73,7 +110,7 @@ async function restoreBatches(): Promise<void> {
   } catch (e) {
     warn(notices.batchesNotRestored(e));
   }
-  followBatches(useApp, saved, (e) => warn(notices.batchesNotSaved(e)));
+  followBatches(useApp, saved, (e) => warn(notices.isQuotaError(e) ? notices.batchesStorageFull() : notices.batchesNotSaved(e)));
 }
 
 /** After the runs and the resume point: a "Run both" the closed page left unfinished becomes an offer. */

@@ -15,6 +15,7 @@ import type { RunRecord } from './runs.ts';
 import { useApp } from './appStore.ts';
 import * as notices from './notices.ts';
 import type { BackendChoice } from '../worker/protocol.ts';
+import { ownsRuns } from './tabOwner.ts';
 
 /** Ten seconds: one state is a few MB (a readback and an IndexedDB write), cheap at this rate. */
 export const STATE_SAVE_INTERVAL_MS = 10_000;
@@ -55,10 +56,30 @@ export function checkResumePointShape(x: unknown): ResumePoint {
   return r as ResumePoint;
 }
 
-/** Writes the run record, then the state (see the header for why two transactions). */
+/** Iterations whose metrics each run's stored record holds, as last written by this tab. */
+const savedMetrics = new Map<string, number>();
+/** The run and iteration of the trainer state stored last (written or read back by this tab). */
+let savedState: { runId: string; iter: number } | null = null;
+
+export function noteSavedRuns(runs: readonly RunRecord[]): void {
+  for (const r of runs) savedMetrics.set(r.id, r.metrics.length);
+}
+
+/** What the database holds of a run, for a "storage is full" message (notices.storageFull). */
+export function savedOf(runId: string): { metricsThrough: number | null; stateAt: number | null } {
+  return { metricsThrough: savedMetrics.get(runId) ?? null, stateAt: savedState?.runId === runId ? savedState.iter : null };
+}
+
+/**
+ * Writes the run record, then the state (see the header for why two transactions). A tab that
+ * does not own the runs (tabOwner.ts) writes nothing.
+ */
 export async function saveResumePoint(run: RunRecord, point: Omit<ResumePoint, 'key'>): Promise<void> {
+  if (!ownsRuns()) return;
   await withStores([RUNS], 'readwrite', (tx) => tx.objectStore(RUNS).put(run));
+  noteSavedRuns([run]);
   await withStores([STATES], 'readwrite', (tx) => tx.objectStore(STATES).put({ ...point, key: KEY }));
+  savedState = { runId: point.runId, iter: point.iter };
 }
 
 export async function loadResumePoint(): Promise<ResumePoint | null> {
@@ -67,6 +88,7 @@ export async function loadResumePoint(): Promise<ResumePoint | null> {
 }
 
 export async function deleteResumePoint(): Promise<void> {
+  if (!ownsRuns()) return;
   await withStores([STATES], 'readwrite', (tx) => tx.objectStore(STATES).delete(KEY));
 }
 
@@ -81,6 +103,7 @@ export async function checkResumePoint(): Promise<void> {
     return;
   }
   if (!point) return;
+  savedState = { runId: point.runId, iter: point.iter };
   const run = s.runs.find((r) => r.id === point.runId);
   if (!run) {
     await deleteResumePoint().catch(() => {});

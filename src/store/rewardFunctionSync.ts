@@ -5,6 +5,7 @@
 import type { StoreApi } from 'zustand';
 import type { PageToWorker } from '../worker/protocol.ts';
 import type { AppState } from './appStore.ts';
+import { TAB_READ_ONLY } from './notices.ts';
 import { rewardFunctionBlock } from './rewardFunctionLink.ts';
 
 export function syncRewardFunction(store: StoreApi<AppState>, send: (msg: PageToWorker) => boolean): () => void {
@@ -20,6 +21,8 @@ export function syncRewardFunction(store: StoreApi<AppState>, send: (msg: PageTo
 
 /** Why Start / Step must wait for the reward function of the run it would train, or null. */
 export function startBlockedBy(s: AppState): string | null {
+  // Another tab owns the saved runs (tabOwner.ts): training here would write over them.
+  if (s.readOnlyTab) return TAB_READ_ONLY;
   const run = s.runs.find((r) => r.id === s.activeRunId);
   return rewardFunctionBlock(run?.config ?? s.config, run ? null : s.pendingRewardFunction, s.rewardCheck);
 }

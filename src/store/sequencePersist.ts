@@ -7,6 +7,7 @@ import { validateConfig, type PpoConfig } from '../rl/config.ts';
 import type { ResumeOffer, RunSequence, SequenceOffer } from './appStore.ts';
 import type { RunRecord } from './runs.ts';
 import { MAX_BUDGET } from './presetRun.ts';
+import { ownsRuns } from './tabOwner.ts';
 
 export const SEQUENCE_KEY = 'ppo-playground-run-both';
 
@@ -23,7 +24,7 @@ function storage(): Storage | null {
 
 export function saveSequence(seq: RunSequence | null): void {
   const ls = storage();
-  if (!ls) return;
+  if (!ls || !ownsRuns()) return; // another tab owns the runs (tabOwner.ts)
   try {
     if (seq) ls.setItem(SEQUENCE_KEY, JSON.stringify(seq));
     else ls.removeItem(SEQUENCE_KEY);

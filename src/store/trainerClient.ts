@@ -12,7 +12,7 @@ import { MetricFeed } from './metricFeed.ts';
 import * as notices from './notices.ts';
 import { presetBudget } from './presetRun.ts';
 import { REQUEST_TIMEOUT_MS, RequestDroppedError, RequestFailure, RequestTimeoutError, WorkerGoneError, WorkerReportedError, type ReplyOf } from './requests.ts';
-import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, STATE_SAVE_INTERVAL_MS } from './resume.ts';
+import { classifyStateProblem, deleteResumePoint, loadResumePoint, saveResumePoint, savedOf, STATE_SAVE_INTERVAL_MS } from './resume.ts';
 import { RunFlows, type ResumePoints, type RunControl } from './runFlows.ts';
 import { startBlockedBy, syncRewardFunction } from './rewardFunctionSync.ts';
 import { saveSequence } from './sequencePersist.ts';
@@ -361,7 +361,8 @@ export class TrainerClient implements RunControl {
     } catch (e) {
       if (this.stateProblemRun === run.id) return;
       this.stateProblemRun = run.id;
-      s.setNotice({ tone: 'warn', text: notices.stateNotSaved(classifyStateProblem(e)) });
+      const text = notices.isQuotaError(e) ? notices.storageFull({ ...savedOf(run.id), unsavedState: true }) : notices.stateNotSaved(classifyStateProblem(e));
+      s.setNotice({ tone: 'warn', text });
     }
   }
 

@@ -11,6 +11,8 @@ import { ModelBadge } from './ModelBadge.tsx';
 import { Playground } from './Playground.tsx';
 import { PresenterToggle } from './PresenterToggle.tsx';
 import { TourLauncher } from './tour/TourLauncher.tsx';
+import { StoragePersistence } from './TabOwner.tsx';
+import { UpdatePrompt } from './UpdatePrompt.tsx';
 
 // Only a browser without usable WebGPU sees the guide: it is not part of the first load.
 const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
@@ -20,7 +22,8 @@ export function App() {
   const backend = useApp((s) => s.backend);
   useEffect(() => {
     runSelftest();
-    void startPersistence();
+    // Another tab taking the runs over stops training here (tabOwner.ts).
+    void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) });
   }, []);
   // The trainer worker starts as soon as WebGPU passed its self-test, so the kernels compile, the
   // SFT checkpoint arrives and the baseline is evaluated while the user reads the page rather
@@ -55,6 +58,7 @@ export function App() {
           {blocked ? null : <TourLauncher />}
         </div>
       </header>
+      <UpdatePrompt />
       <main>
         {blocked ? (
           <Suspense fallback={<p className="muted small">Loading the WebGPU guide…</p>}>
@@ -64,7 +68,10 @@ export function App() {
           <Playground />
         )}
       </main>
-      <footer className="app-footer">All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.</footer>
+      <footer className="app-footer">
+        All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.
+        <StoragePersistence />
+      </footer>
     </div>
   );
 }

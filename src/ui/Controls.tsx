@@ -7,6 +7,7 @@ import { startBlockedBy } from '../store/rewardFunctionSync.ts';
 import type { TrainerStage } from '../worker/protocol.ts';
 import { ModelSizeNotice } from './ModelSizeNotice.tsx';
 import { TrainingProgress } from './TrainingProgress.tsx';
+import { TakeOver } from './TabOwner.tsx';
 
 const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
   { stage: 'rollout', title: 'Rollout', what: 'actor samples responses' },
@@ -88,6 +89,7 @@ export function Controls() {
   const backend = useApp((s) => s.backend);
   // A reward function awaiting the visitor's answer, or refused on its check, holds Start: say why.
   const blocked = useApp(startBlockedBy);
+  const readOnlyTab = useApp((s) => s.readOnlyTab);
   const sftRunning = useSft((s) => s.run?.status === 'running');
   const held = sftRunning ? 'SFT is training the model PPO starts from: Start once it is done' : blocked;
   useShortcuts();
@@ -135,6 +137,7 @@ export function Controls() {
       {blocked ? (
         <p className="notice warn" role="status" data-testid="start-blocked">
           {blocked}
+          {readOnlyTab ? <TakeOver /> : null}
         </p>
       ) : null}
       <ModelSizeNotice />

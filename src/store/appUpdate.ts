@@ -1,0 +1,31 @@
+// A new build of the page is ready (the service worker has precached it and waits): the page's
+// update notice shows, and its Reload button activates the new worker and reloads. Nothing reloads
+// on its own, so a training run is never interrupted by a deploy.
+import { create } from 'zustand';
+
+interface AppUpdate {
+  /** Set when a new version waits; calling it activates that version and reloads the page. */
+  reload: (() => Promise<void>) | null;
+  /** The page now works without a network (everything it needs is cached). */
+  offlineReady: boolean;
+  dismissed: boolean;
+  setReload(reload: () => Promise<void>): void;
+  setOfflineReady(): void;
+  dismiss(): void;
+}
+
+export const useAppUpdate = create<AppUpdate>((set) => ({
+  reload: null,
+  offlineReady: false,
+  dismissed: false,
+  setReload: (reload) => set({ reload, dismissed: false }),
+  setOfflineReady: () => set({ offlineReady: true }),
+  dismiss: () => set({ dismissed: true }),
+}));
+
+export const UPDATE_READY = 'A new version of the page is ready.';
+
+/** What the Reload button costs: a training run in progress stops (its last saved state can resume). */
+export function updateAdvice(training: boolean): string {
+  return training ? 'Reload when convenient: training is running, and reloading stops it (it can resume from its last saved state).' : 'Reload to use it; saved runs are kept.';
+}
