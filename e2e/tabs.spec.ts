@@ -66,15 +66,18 @@ test('a second tab is read-only for runs; the first keeps training and its saved
   await first.getByRole('button', { name: 'Pause', exact: true }).click();
   await expect(first.getByTestId('run-state')).toHaveText('Paused');
   const runId = (await stored(first)).runs[0]!.id;
+  // The iteration in flight at Pause still lands (and is saved): compare with the first tab's
+  // count as it stands at each poll, not as it stood at the click.
   await expect
     .poll(
       async () => {
         const s = await stored(second);
-        return { runs: s.runs.length, id: s.runs[0]?.id, state: s.state?.runId, iters: s.runs[0]?.iters ?? 0 };
+        const shown = await iterations(first);
+        return { runs: s.runs.length, id: s.runs[0]?.id, state: s.state?.runId, savedAllShown: (s.runs[0]?.iters ?? 0) === shown };
       },
       { timeout: 20_000 },
     )
-    .toEqual({ runs: 1, id: runId, state: runId, iters: await iterations(first) });
+    .toEqual({ runs: 1, id: runId, state: runId, savedAllShown: true });
 
   // Take over: the second tab owns the runs (read back from the database), the first is read-only.
   await second.getByTestId('take-over').click();
