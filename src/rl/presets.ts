@@ -59,6 +59,30 @@ export const ARITHMETIC_RECIPE: Partial<PpoConfig> = {
   klLossEstimator: 'k3',
 };
 
+/**
+ * The sentiment task's PPO recipe with no KL penalty (β = 0): RLOO over 4 prompts × 4 samples,
+ * 16-token responses, one epoch of one minibatch. The reward source is the preset's own.
+ */
+const SENTIMENT_NO_KL_RECIPE: Partial<PpoConfig> = {
+  task: 'sentiment',
+  klCoef: 0,
+  klEstimator: 'k1',
+  klInReward: true,
+  useKlLoss: false,
+  klController: 'fixed',
+  advantageEstimator: 'rloo',
+  promptsPerBatch: 4,
+  samplesPerPrompt: 4,
+  maxResponseLength: 16,
+  ppoEpochs: 1,
+  miniBatches: 1,
+  // 1e-3 over 20 iterations: at 3e-3 a single update moved the policy ~50 nats from the
+  // reference before β could act, so β = 0.6 drifted as far as β = 0 on some seeds.
+  actorLr: 1e-3,
+  warmupSteps: 0,
+  entropyCoef: 0,
+};
+
 // Measured by `npm run learning -- --seeds 3` on the CPU backend (docs/learning.md, "Measured").
 const PROMISE_ARITHMETIC =
   'Held-out accuracy (sampled) 24% → 88% and greedy 19% → 100% within 150 iterations, half of the gain by iteration ~20; greedy accuracy on no-carry problems dips to about 80% around iteration 40 and is back at 100% by 90 (3 seeds, CPU backend).';
@@ -103,26 +127,7 @@ export const PRESETS: readonly Preset[] = [
       "β is set to 0 on the sentiment task, so nothing keeps the policy close to the reference model while it chases the learned reward model's score: watch the reward climb while KL explodes and the samples drift into letter soup the reward model likes. Run both trains β = 0 and then β = 0.6 from the same start and overlays them: with β = 0.6 the reward still rises while the text stays fluent under the reference.",
     promise: PROMISE_REWARD_HACKING,
     // tests/gpu/rl_sentiment.test.ts trains exactly this recipe at β = 0 and β = 0.6
-    values: {
-      task: 'sentiment',
-      rewardSource: 'model',
-      klCoef: 0,
-      klEstimator: 'k1',
-      klInReward: true,
-      useKlLoss: false,
-      klController: 'fixed',
-      advantageEstimator: 'rloo',
-      promptsPerBatch: 4,
-      samplesPerPrompt: 4,
-      maxResponseLength: 16,
-      ppoEpochs: 1,
-      miniBatches: 1,
-      // 1e-3 over 20 iterations: at 3e-3 a single update moved the policy ~50 nats from the
-      // reference before β could act, so β = 0.6 drifted as far as β = 0 on some seeds.
-      actorLr: 1e-3,
-      warmupSteps: 0,
-      entropyCoef: 0,
-    },
+    values: { ...SENTIMENT_NO_KL_RECIPE, rewardSource: 'model' },
     iterations: 20,
     arms: [
       { label: 'β = 0', values: { klCoef: 0 } },
@@ -136,25 +141,7 @@ export const PRESETS: readonly Preset[] = [
     explanation:
       'The sentiment task scored by the JavaScript function under Settings → Reward function, with no KL penalty, so PPO is free to chase whatever the function pays for: a naive rule that counts one word is learnt as repeating that word. Watch the reward reach its cap while the samples stop being sentences, then edit the function (require a full stop, pay for distinct words, …) and Reset to see whether PPO finds the next loophole.',
     promise: PROMISE_OWN_REWARD,
-    values: {
-      task: 'sentiment',
-      rewardSource: 'function',
-      rewardFunction: DEFAULT_REWARD_FUNCTION,
-      klCoef: 0,
-      klEstimator: 'k1',
-      klInReward: true,
-      useKlLoss: false,
-      klController: 'fixed',
-      advantageEstimator: 'rloo',
-      promptsPerBatch: 4,
-      samplesPerPrompt: 4,
-      maxResponseLength: 16,
-      ppoEpochs: 1,
-      miniBatches: 1,
-      actorLr: 1e-3,
-      warmupSteps: 0,
-      entropyCoef: 0,
-    },
+    values: { ...SENTIMENT_NO_KL_RECIPE, rewardSource: 'function', rewardFunction: DEFAULT_REWARD_FUNCTION },
     iterations: 30,
   },
   {
