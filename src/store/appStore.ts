@@ -70,6 +70,8 @@ export interface CpuOffer {
 export interface Notice {
   tone: 'info' | 'warn' | 'error';
   text: string;
+  /** Confirms what the live region has said already (the user's own Pause): shown, not announced again. */
+  echo?: true;
 }
 
 export interface AppState {

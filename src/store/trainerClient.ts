@@ -4,7 +4,7 @@
 // objects it owns (no module-level variables); the page uses the one instance, `trainer`.
 import type { StoreApi } from 'zustand';
 import type { PpoConfig } from '../rl/config.ts';
-import type { CheckpointRole, LabelledPair, PageToWorker, WorkerToPage } from '../worker/protocol.ts';
+import { type CheckpointRole, type LabelledPair, type PageToWorker, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type AppState, type RunStart } from './appStore.ts';
 import { capturesHackAtEnd, hackedOfferFor } from './hackedOffer.ts';
 import { useInspection, type InspectionState } from './inspection.ts';
@@ -220,7 +220,7 @@ export class TrainerClient implements RunControl {
           s.setNotice({ tone: 'warn', text: notices.nonFinitePaused(msg.nonFinite) });
           this.requestState(true); // the restored state is the last good one
         } else {
-          s.setNotice({ tone: 'info', text: notices.paused(msg.reason) });
+          s.setNotice({ tone: 'info', text: notices.paused(msg.reason), ...(msg.reason === USER_PAUSE_REASON ? { echo: true as const } : {}) });
         }
         break;
       case 'sftProgress': {

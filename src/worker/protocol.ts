@@ -16,6 +16,9 @@ import type { KnobAdvice } from './nanAdvice.ts';
 
 export type { KnobAdvice } from './nanAdvice.ts';
 
+/** The `paused` reason of the user's own Pause (the page said "Training paused." already). */
+export const USER_PAUSE_REASON = 'paused by the user';
+
 export type BackendChoice = 'webgpu' | 'cpu';
 
 /** Which phase of a PPO iteration the trainer is in (drives the pipeline diagram). */

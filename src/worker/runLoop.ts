@@ -17,6 +17,7 @@ import { nonFiniteOfError, nonFiniteOfMetrics, nonFinitePause, type NonFinite } 
 import type { StageReporter } from './stageReporter.ts';
 import type { TrainerSlot } from './trainerSlot.ts';
 import { traceMessage } from './traceMessage.ts';
+import { USER_PAUSE_REASON } from './protocol.ts';
 
 /** An iteration failed this recently before a device loss: the loss interrupted training. */
 const LOSS_AFTER_FAILURE_MS = 2000;
@@ -79,7 +80,7 @@ export class RunLoop {
     if (!this.running) return;
     this.running = false;
     if (captureInFlight && this.inFlight) this.captureInFlight = true;
-    this.p.deps.post({ type: 'paused', reason: 'paused by the user', stage: this.p.stage.now });
+    this.p.deps.post({ type: 'paused', reason: USER_PAUSE_REASON, stage: this.p.stage.now });
   }
 
   /** Stops without a message: the page asked for something else (a step, a reset, new weights). */

@@ -38,7 +38,7 @@ describe('trainer client: Pause during the last iteration of a budget', () => {
 
     const s = h.store.getState();
     expect(s.runState).toBe('paused');
-    expect(s.notice).toEqual({ tone: 'info', text: 'Paused: paused by the user' });
+    expect(s.notice).toEqual({ tone: 'info', text: 'Paused: paused by the user', echo: true });
     expect(h.activeRun()!.metrics.map((m) => m.iter)).toEqual([1, 2, 3]);
     expect(h.saved).toHaveLength(2);
     expect(h.saved[1]).toMatchObject({ runId: s.activeRunId, iter: 3, wasRunning: false });

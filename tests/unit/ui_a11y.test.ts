@@ -71,6 +71,12 @@ describe('announcement', () => {
     expect(announcement({ runState: 'running', notice: null }, { runState: 'paused', notice: { tone: 'error', text: 'boom' } })).toBe('Training paused.');
     expect(announcement({ runState: 'paused', notice: nan }, { runState: 'paused', notice: null })).toBeNull();
   });
+  it("does not repeat the user's own Pause when the worker confirms it, but says a later reason", () => {
+    const pausedByUser = { runState: 'paused' as const, notice: null };
+    const confirmation = { tone: 'info' as const, text: 'Paused: paused by the user', echo: true as const };
+    expect(announcement(pausedByUser, { runState: 'paused', notice: confirmation })).toBeNull();
+    expect(announcement({ runState: 'paused', notice: confirmation }, { runState: 'paused', notice: { tone: 'info', text: 'Paused: a non-finite loss' } })).toBe('Paused: a non-finite loss');
+  });
 });
 
 describe('tabForKey', () => {

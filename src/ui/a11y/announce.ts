@@ -21,7 +21,7 @@ export function announcement(prev: AnnounceState, next: AnnounceState): string |
     const text = RUN_STATE_TEXT[prev.runState][next.runState];
     if (text) parts.push(text);
   }
-  // Errors are already announced at once by their role="alert" notice.
-  if (next.notice && next.notice !== prev.notice && next.notice.tone !== 'error' && next.notice.text !== prev.notice?.text) parts.push(next.notice.text);
+  // Errors are already announced at once by their role="alert" notice; an echo repeats the pause just said.
+  if (next.notice && next.notice !== prev.notice && next.notice.tone !== 'error' && !next.notice.echo && next.notice.text !== prev.notice?.text) parts.push(next.notice.text);
   return parts.length > 0 ? parts.join(' ') : null;
 }
