@@ -35,6 +35,7 @@ function missingSystemPackages() {
     });
   }
   if (process.platform === 'linux' && !hasFont()) missing.push({ pkg: 'fonts-dejavu-core', why: 'a font for the screenshot tests (fonts-dejavu-core)' });
+  if (process.platform === 'linux' && !hasCjkFont()) missing.push({ pkg: 'fonts-noto-cjk', why: 'a Chinese font for the zh-CN page tests and screenshots (fonts-noto-cjk)' });
   if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0)
     missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
   return missing;
@@ -43,6 +44,11 @@ function missingSystemPackages() {
 function hasFont() {
   const out = spawnSync('fc-list', [], { encoding: 'utf8' });
   return out.status === 0 ? /dejavu/i.test(out.stdout) : existsSync('/usr/share/fonts/truetype/dejavu');
+}
+
+function hasCjkFont() {
+  const out = spawnSync('fc-list', [':lang=zh-cn'], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim() !== '' : existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc');
 }
 
 /** Installs Debian packages with apt-get when this process may (root, or sudo without a password). */

@@ -1,6 +1,8 @@
-// Page entry: mounts the React app. The main thread only draws; all GPU work runs in workers.
+// Page entry: picks the language, then mounts the React app. The main thread only draws; all GPU
+// work runs in workers.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { startLocale } from './i18n/choice.ts';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
 import './ui/a11y/a11y.css';
@@ -8,8 +10,14 @@ import './ui/a11y/a11y.css';
 // The offline service worker and its update notice: built pages only (the dev server has none).
 if (import.meta.env.PROD) void import('./pwa.ts');
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+// Chinese is fetched before the first render so the page never flashes English first; a failed
+// fetch (offline before the first visit cached it) leaves the page in English rather than blank.
+void startLocale()
+  .catch((e: unknown) => console.error('translations did not load', e))
+  .finally(() =>
+    createRoot(document.getElementById('root')!).render(
+      <StrictMode>
+        <App />
+      </StrictMode>,
+    ),
+  );

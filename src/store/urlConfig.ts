@@ -4,7 +4,8 @@
 // N (a short classroom demo, or a fast end-to-end test of "Run both"). `?present=1` opens the page in
 // presenter mode (large type, the four charts a lecture needs). A written reward function travels
 // in the link only while Reward source = function; one that arrives is held for the visitor to
-// accept (rewardFunctionLink.ts) and is not in the parsed config.
+// accept (rewardFunctionLink.ts) and is not in the parsed config. `?lang=en|zh-CN` is the page's
+// language (src/i18n/choice.ts), written back so a shared link keeps it.
 import { MAX_BUDGET } from './presetRun.ts';
 import {
   CHOICE_RULES,
@@ -20,13 +21,14 @@ import {
   validateConfig,
   type PpoConfig,
 } from '../rl/config.ts';
+import { LANG_PARAM, LOCALES, localeOf } from '../i18n/locales.ts';
 import { needsAcceptance } from './rewardFunctionLink.ts';
 
 export const HIDE_PARAM = 'hide';
 export const BUDGET_PARAM = 'budget';
 export const PRESENT_PARAM = 'present';
 
-export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null, present = false): string {
+export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], budget: number | null = null, present = false, lang: string | null = null): string {
   const q = new URLSearchParams();
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof PpoConfig)[]) {
     // A function in force only with Reward source = function: other links stay short.
@@ -38,6 +40,7 @@ export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], 
   if (h.length > 0) q.set(HIDE_PARAM, h.join(','));
   if (budget !== null) q.set(BUDGET_PARAM, String(budget));
   if (present) q.set(PRESENT_PARAM, '1');
+  if (lang !== null) q.set(LANG_PARAM, lang);
   return q.toString();
 }
 
@@ -92,6 +95,11 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
       if (v === '1' || v === 'true' || v === '') present = true;
       else if (v === '0' || v === 'false') present = false;
       else problems.push(`${PRESENT_PARAM} = ${shown(raw)}: allowed: 1 (presenter mode) or 0`);
+      continue;
+    }
+    // The language is the page's (src/i18n/choice.ts reads it); here only a value it cannot read is named.
+    if (key === LANG_PARAM) {
+      if (!localeOf(raw)) problems.push(`${LANG_PARAM} = ${shown(raw)}: allowed: ${LOCALES.join(', ')}`);
       continue;
     }
     if (key === BUDGET_PARAM) {

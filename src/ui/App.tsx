@@ -1,5 +1,6 @@
 // Page shell: header with the WebGPU status, then either the playground or the no-WebGPU guide.
 import { lazy, Suspense, useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { runSelftest } from '../store/selftest.ts';
@@ -7,6 +8,7 @@ import { trainer } from '../store/trainerClient.ts';
 import { Announcer } from './a11y/Announcer.tsx';
 import { SkipLink } from './a11y/SkipLink.tsx';
 import { GpuStatusBadge } from './GpuStatus.tsx';
+import { LanguageSwitch } from './LanguageSwitch.tsx';
 import { ModelBadge } from './ModelBadge.tsx';
 import { Playground } from './Playground.tsx';
 import { PresenterToggle } from './PresenterToggle.tsx';
@@ -18,6 +20,7 @@ import { UpdatePrompt } from './UpdatePrompt.tsx';
 const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
 
 export function App() {
+  const { t } = useTranslation();
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.backend);
   useEffect(() => {
@@ -41,17 +44,18 @@ export function App() {
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
   return (
     <div className="app">
-      {blocked ? null : <SkipLink target="charts-and-views">Skip to charts and views</SkipLink>}
+      {blocked ? null : <SkipLink target="charts-and-views">{t('app.skipToCharts')}</SkipLink>}
       <Announcer />
       <header className="app-header">
         <div className="brand">
           <img src="./favicon.svg" alt="" width={28} height={28} />
           <div>
             <h1>PPO Playground</h1>
-            <p className="tagline">Train a tiny transformer with PPO, RLHF-style, on your own GPU — and watch every number.</p>
+            <p className="tagline">{t('app.tagline')}</p>
           </div>
         </div>
         <div className="header-actions">
+          <LanguageSwitch />
           <PresenterToggle />
           {blocked ? null : <ModelBadge />}
           <GpuStatusBadge />
@@ -61,7 +65,7 @@ export function App() {
       <UpdatePrompt />
       <main>
         {blocked ? (
-          <Suspense fallback={<p className="muted small">Loading the WebGPU guide…</p>}>
+          <Suspense fallback={<p className="muted small">{t('app.loadingGuide')}</p>}>
             <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} shortfalls={gpu.kind === 'unavailable' ? gpu.shortfalls : undefined} />
           </Suspense>
         ) : (
@@ -69,7 +73,7 @@ export function App() {
         )}
       </main>
       <footer className="app-footer">
-        All training runs in a Web Worker on WebGPU compute shaders; the page only draws. Conventions follow verl / TRL.
+        {t('app.footer')}
         <StoragePersistence />
       </footer>
     </div>

@@ -3,6 +3,8 @@
 // flood the back button). A reward function from the link waiting for the visitor's answer stays
 // in the address bar until then, so a reload asks again.
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { linkLocale } from '../i18n/choice.ts';
 import { useApp } from '../store/appStore.ts';
 import { configToQuery, parseQuery } from '../store/urlConfig.ts';
 import { setPresenter, usePresenter } from './presenter.ts';
@@ -15,6 +17,8 @@ export function useUrlSync(): string[] {
   const pending = useApp((s) => s.pendingRewardFunction);
   const present = usePresenter();
   const [loaded, setLoaded] = useState(false);
+  // The switch changes the link's ?lang= too: the language is read here so the address follows it.
+  const lang = useTranslation().i18n.language;
 
   useEffect(() => {
     const parsed = parseQuery(window.location.search, useApp.getState().config);
@@ -31,9 +35,9 @@ export function useUrlSync(): string[] {
   useEffect(() => {
     if (!loaded) return;
     const shown = pending === null ? config : { ...config, rewardFunction: pending };
-    const url = `${window.location.pathname}?${configToQuery(shown, hidden, budget, present)}${window.location.hash}`;
+    const url = `${window.location.pathname}?${configToQuery(shown, hidden, budget, present, lang === undefined ? null : linkLocale())}${window.location.hash}`;
     window.history.replaceState(null, '', url);
-  }, [config, hidden, budget, present, loaded, pending]);
+  }, [config, hidden, budget, present, loaded, pending, lang]);
 
   return problems;
 }

@@ -75,7 +75,9 @@ describe('announcement', () => {
     const pausedByUser = { runState: 'paused' as const, notice: null };
     const confirmation = { tone: 'info' as const, text: 'Paused: paused by the user', echo: true as const };
     expect(announcement(pausedByUser, { runState: 'paused', notice: confirmation })).toBeNull();
-    expect(announcement({ runState: 'paused', notice: confirmation }, { runState: 'paused', notice: { tone: 'info', text: 'Paused: a non-finite loss' } })).toBe('Paused: a non-finite loss');
+    expect(announcement({ runState: 'paused', notice: confirmation }, { runState: 'paused', notice: { tone: 'info', text: 'Paused: a non-finite loss' } })).toBe(
+      'Paused: a non-finite loss',
+    );
   });
 });
 
