@@ -61,7 +61,7 @@ describe('the Inspect tab in Chinese', () => {
   });
 
   it('words a range in Chinese with its open bounds', () => {
-    expect(rangeText(ruleOf('clipLow'))).toBe('0（不含） 到 1（不含） 之间的数');
-    expect(rangeText(ruleOf('dualClip'))).toBe('1（不含） 到 100 之间的数，或留空以关闭');
+    expect(rangeText(ruleOf('clipLow'))).toBe('0（不含）到 1（不含）之间的数');
+    expect(rangeText(ruleOf('dualClip'))).toBe('1（不含）到 100 之间的数，或留空以关闭');
   });
 });

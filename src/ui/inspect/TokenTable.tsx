@@ -33,7 +33,7 @@ function Num({ col, v, w, hl }: { col: ColumnKey; v: number | null; w?: number |
     <td className={classOf(col, hl, 'num')} data-col={col}>
       <span title={fullNumber(v)}>{formatNumber(v)}</span>
       {changed && (
-        <span className="whatif-value" title={`${t('inspect:whatIf.whatIf')}: ${fullNumber(w)}`}>
+        <span className="whatif-value" title={t('inspect:whatIf.valueTitle', { value: fullNumber(w) })}>
           → {formatNumber(w)}
         </span>
       )}

@@ -87,5 +87,6 @@ export function localiseTex(tex: string): string {
 export function rangeText(r: NumRule): string {
   const bound = (v: number, open: boolean | undefined) => (open ? t('inspect:whatIf.range.exclusive', { bound: v }) : String(v));
   const key = `${r.integer ? 'integer' : 'number'}${r.nullable ? 'OrEmpty' : ''}`;
-  return t(`inspect:whatIf.range.${key}`, { min: bound(r.min, r.minOpen), max: bound(r.max, r.maxOpen) });
+  // Chinese sets no space after a full-width bracket ("0（不含）到 1"), which the template's spacing would leave.
+  return t(`inspect:whatIf.range.${key}`, { min: bound(r.min, r.minOpen), max: bound(r.max, r.maxOpen) }).replaceAll('） ', '）');
 }
