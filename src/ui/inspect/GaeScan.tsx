@@ -2,14 +2,13 @@
 // position's A_t from its δ_t and the carried A_{t+1}; a masked position passes the carry through.
 // Plays on its own unless the user prefers reduced motion; it can always be stepped by hand.
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { ScanStep } from '../../rl/inspect/index.ts';
 import { Formula } from '../math/Formula.tsx';
 import { formatNumber, fullNumber } from './format.ts';
 import { scanStepTex } from './steps.ts';
-import { INSPECT_TEXT } from './text.ts';
 
 const STEP_MS = 900;
-const S = INSPECT_TEXT.scan;
 
 export function prefersReducedMotion(): boolean {
   try {
@@ -29,6 +28,7 @@ export interface GaeScanProps {
 }
 
 export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
+  const { t: tr } = useTranslation('inspect');
   const reduced = prefersReducedMotion();
   const [playing, setPlaying] = useState(!reduced);
   const last = steps.length - 1;
@@ -45,9 +45,9 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
   if (!step) return null;
   const byT = [...steps].sort((a, b) => a.t - b.t);
   return (
-    <section className="gae-scan" aria-label={S.heading}>
+    <section className="gae-scan" aria-label={tr('scan.heading')}>
       <div className="gae-scan-head">
-        <strong>{S.heading}</strong>
+        <strong>{tr('scan.heading')}</strong>
         <div className="btn-row">
           <button
             type="button"
@@ -57,7 +57,7 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
               setPlaying(!playing);
             }}
           >
-            {playing ? S.pause : S.play}
+            {playing ? tr('scan.pause') : tr('scan.play')}
           </button>
           <button
             type="button"
@@ -68,7 +68,7 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
               onAt(at - 1);
             }}
           >
-            {S.back}
+            {tr('scan.back')}
           </button>
           <button
             type="button"
@@ -79,7 +79,7 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
               onAt(at + 1);
             }}
           >
-            {S.forward}
+            {tr('scan.forward')}
           </button>
           <button
             type="button"
@@ -89,18 +89,18 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
               onAt(0);
             }}
           >
-            {S.restart}
+            {tr('scan.restart')}
           </button>
         </div>
       </div>
-      {reduced && <p className="muted small">{S.reduced}</p>}
+      {reduced && <p className="muted small">{tr('scan.reduced')}</p>}
       <ol className="gae-strip">
         {byT.map((s) => {
           const done = s.t >= step.t;
           const cls = ['gae-cell', s.masked ? 'masked' : '', s.t === step.t ? 'current' : '', done ? 'done' : ''].filter(Boolean).join(' ');
           return (
             <li key={s.t} className={cls} aria-current={s.t === step.t ? 'step' : undefined}>
-              <span className="gae-t">{S.position(s.t)}</span>
+              <span className="gae-t">{tr('scan.position', { t: s.t })}</span>
               <span className="gae-a num" title={done ? fullNumber(s.advantage) : undefined}>
                 {done ? formatNumber(s.advantage) : '·'}
               </span>
@@ -110,9 +110,9 @@ export function GaeScan({ steps, gae, gamma, at, onAt }: GaeScanProps) {
       </ol>
       <div aria-live="polite">
         <p className="small">
-          {S.position(step.t)}
-          {step.masked ? ` — ${S.carry}` : ''}
-          {at >= last ? ` ${S.done}` : ''}
+          {tr('scan.position', { t: step.t })}
+          {step.masked ? ` — ${tr('scan.carry')}` : ''}
+          {at >= last ? ` ${tr('scan.done')}` : ''}
         </p>
         <Formula tex={scanStepTex(step, gae, gamma)} display />
       </div>

@@ -1,7 +1,8 @@
 // The Inspect tab: one captured PPO iteration, one response at a time, as a token table, with a
 // step-through of the formulas and a "what if" recomputation. Opening the tab turns capture on;
 // a user's Pause captures the iteration in flight (RunLoop.pause), so a paused run has one to show.
-import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { defaultToken, FORMULA_STEPS, type InspectKnobs, type RecomputedTrace, recomputeTrace, tokenTable, whatIfDiff } from '../../rl/inspect/index.ts';
 import { useApp } from '../../store/appStore.ts';
 import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
@@ -10,7 +11,6 @@ import { responseText, sameKnobs } from './format.ts';
 import { ResponsePicker } from './ResponsePicker.tsx';
 import { STEP_COLUMNS, type ColumnKey } from './steps.ts';
 import { installInspectTestHook } from './testHook.ts';
-import { INSPECT_TEXT } from './text.ts';
 import { TokenTable, GroupPanel } from './TokenTable.tsx';
 import { WalkThrough } from './WalkThrough.tsx';
 import { WhatIf } from './WhatIf.tsx';
@@ -22,20 +22,20 @@ const keyOf = (c: CapturedTrace) => `${c.runId}:${c.trace.iter}`;
 const NO_HIGHLIGHT: ReadonlySet<ColumnKey> = new Set();
 
 function EmptyState() {
+  const { t: tr } = useTranslation('inspect');
   const running = useApp((s) => s.runState === 'running');
-  const E = INSPECT_TEXT.empty;
   return (
     <div className="inspect-empty">
       <p>
-        <strong>{E.title}</strong>
+        <strong>{tr('empty.title')}</strong>
       </p>
       {running ? (
-        <p role="status">{E.running}</p>
+        <p role="status">{tr('empty.running')}</p>
       ) : (
         <>
-          <p className="muted">{E.idle}</p>
+          <p className="muted">{tr('empty.idle')}</p>
           <button type="button" className="btn primary" onClick={() => void trainer.step()}>
-            {E.stepOnce}
+            {tr('empty.stepOnce')}
           </button>
         </>
       )}
@@ -43,7 +43,17 @@ function EmptyState() {
   );
 }
 
+/** The tab's words are fetched on first use: the inspector waits for them without blanking the other views. */
 export function Inspector() {
+  return (
+    <Suspense fallback={<section className="inspector" aria-busy="true" />}>
+      <InspectorBody />
+    </Suspense>
+  );
+}
+
+function InspectorBody() {
+  const { t: tr } = useTranslation('inspect');
   const traces = useInspection((s) => s.traces);
   const setCapture = useInspection((s) => s.setCapture);
   const runs = useApp((s) => s.runs);
@@ -68,26 +78,26 @@ export function Inspector() {
   const focusRow = focus && captured && keyOf(captured) === `${focus.runId}:${focus.iter}` ? focus : null;
   const runName = (id: string) => runs.find((r) => r.id === id)?.name ?? id;
   return (
-    <section className="inspector" aria-label={INSPECT_TEXT.region}>
-      <h3 className="inspect-title">{INSPECT_TEXT.heading}</h3>
-      <p className="muted small">{INSPECT_TEXT.intro}</p>
-      <p className="muted small">{INSPECT_TEXT.capturing}</p>
+    <section className="inspector" aria-label={tr('region')}>
+      <h3 className="inspect-title">{tr('heading')}</h3>
+      <p className="muted small">{tr('intro')}</p>
+      <p className="muted small">{tr('capturing')}</p>
       {captured === null ? (
         <EmptyState />
       ) : (
         <>
           <div className="iter-picker">
-            <label htmlFor="inspect-iteration">{INSPECT_TEXT.picker.iteration}</label>
+            <label htmlFor="inspect-iteration">{tr('picker.iteration')}</label>
             <select id="inspect-iteration" value={keyOf(captured)} onChange={(e) => setChosen(e.target.value)}>
               {[...traces].reverse().map((c) => (
                 <option key={keyOf(c)} value={keyOf(c)}>
-                  {INSPECT_TEXT.picker.iterationOption(runName(c.runId), c.trace.iter)}
+                  {tr('picker.iterationOption', { run: runName(c.runId), iter: c.trace.iter })}
                 </option>
               ))}
             </select>
             {newest !== null && newest !== captured && (
               <button type="button" className="btn small" onClick={() => setChosen(keyOf(newest))}>
-                {INSPECT_TEXT.picker.showNewest(newest.trace.iter)}
+                {tr('picker.showNewest', { iter: newest.trace.iter })}
               </button>
             )}
           </div>
@@ -99,6 +109,7 @@ export function Inspector() {
 }
 
 function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row: number; n: number } | null }) {
+  const { t: tr } = useTranslation('inspect');
   const { trace, prompts, tokenText } = captured;
   const { A, B } = trace;
   const actual = useMemo((): RecomputedTrace | string => {
@@ -155,7 +166,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
     setStep(Math.max(0, Math.min(FORMULA_STEPS.length - 1, i)));
     setScanAt(0);
   }, []);
-  if (typeof actual === 'string') return <p className="field-error">{INSPECT_TEXT.problem(actual)}</p>;
+  if (typeof actual === 'string') return <p className="field-error">{tr('problem', { message: actual })}</p>;
   const rec = actual;
   const wRec = typeof whatIf === 'object' ? whatIf : null;
   const table = tokenTable(trace, row, rec);
@@ -193,12 +204,12 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
             if (on) requestAnimationFrame(() => walkRegion.current?.focus());
           }}
         >
-          {walking ? INSPECT_TEXT.walk.stop : INSPECT_TEXT.walk.start}
+          {walking ? tr('walk.stop') : tr('walk.start')}
         </button>
-        {walking && <span className="muted small">{INSPECT_TEXT.walk.keys}</span>}
+        {walking && <span className="muted small">{tr('walk.keys')}</span>}
       </div>
       {walking && (
-        <section ref={walkRegion} tabIndex={-1} className="walk-region" aria-label={INSPECT_TEXT.walk.region}>
+        <section ref={walkRegion} tabIndex={-1} className="walk-region" aria-label={tr('walk.region')}>
           <WalkThrough
             trace={trace}
             rec={rec}
@@ -215,7 +226,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
         </section>
       )}
       {table.group && <GroupPanel group={table.group} row={row} />}
-      {wTable && <p className="whatif-tag">{`${INSPECT_TEXT.whatIf.banner}. ${INSPECT_TEXT.table.whatIfLegend}`}</p>}
+      {wTable && <p className="whatif-tag">{tr('whatIf.bannerWithLegend')}</p>}
       <TokenTable
         table={table}
         whatIf={wTable}
@@ -226,7 +237,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
         highlight={highlight}
         scanAt={scanT}
       />
-      <p className="muted small">{INSPECT_TEXT.table.scrollHint}</p>
+      <p className="muted small">{tr('table.scrollHint')}</p>
       <WhatIf
         key={resets}
         knobs={knobs}

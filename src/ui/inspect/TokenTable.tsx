@@ -2,12 +2,12 @@
 // update step the response was in, its policy, KL-loss and value columns each set off by a rule.
 // What-if values follow the trained ones, in italics, where they differ.
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { t } from '../../i18n/index.ts';
 import type { ClipSide, GroupRowStats, RecomputedTrace, TokenRow, TokenTable as Table, TokenUpdateCell } from '../../rl/inspect/index.ts';
 import { differs, formatNumber, fullNumber } from './format.ts';
 import type { ColumnKey } from './steps.ts';
-import { INSPECT_TEXT } from './text.ts';
-
-const C = INSPECT_TEXT.columns;
+import { klLabel, MATH, RATIO_TITLE, SYMBOL_LABELS } from './text.ts';
 
 export interface TokenTableProps {
   table: Table;
@@ -27,12 +27,13 @@ const classOf = (col: ColumnKey, hl: ReadonlySet<ColumnKey>, base = '') =>
   [base, hl.has(col) ? 'hl' : '', SUB_START.has(col) ? 'sub-start' : ''].filter(Boolean).join(' ') || undefined;
 
 function Num({ col, v, w, hl }: { col: ColumnKey; v: number | null; w?: number | null; hl: ReadonlySet<ColumnKey> }) {
+  // Cells read the words with the plain t (one hook per cell would be thousands): TokenTable's hook re-renders them.
   const changed = w !== undefined && differs(v, w);
   return (
     <td className={classOf(col, hl, 'num')} data-col={col}>
       <span title={fullNumber(v)}>{formatNumber(v)}</span>
       {changed && (
-        <span className="whatif-value" title={`${INSPECT_TEXT.whatIf.whatIf}: ${fullNumber(w)}`}>
+        <span className="whatif-value" title={t('inspect:whatIf.valueTitle', { value: fullNumber(w) })}>
           → {formatNumber(w)}
         </span>
       )}
@@ -41,7 +42,7 @@ function Num({ col, v, w, hl }: { col: ColumnKey; v: number | null; w?: number |
 }
 
 function ClipBadge({ side }: { side: ClipSide }) {
-  return <span className={`clip-badge clip-${side}`}>{INSPECT_TEXT.clipBadge[side]}</span>;
+  return <span className={`clip-badge clip-${side}`}>{t(`inspect:clipBadge.${side}`)}</span>;
 }
 
 function Cell({ col, hl, children }: { col: ColumnKey; hl: ReadonlySet<ColumnKey>; children: ReactNode }) {
@@ -59,6 +60,7 @@ interface UpdateColumns {
 }
 
 function UpdateCells({ u, w, masked, hl, cols }: { u: TokenUpdateCell; w: TokenUpdateCell | null; masked: boolean; hl: ReadonlySet<ColumnKey>; cols: UpdateColumns }) {
+  const clippedText = (clipped: boolean | undefined) => (clipped ? t('inspect:table.clipped') : t('inspect:table.notClipped'));
   const sideChanged = w !== null && w.clipSide !== u.clipSide;
   const vClipChanged = w?.value && u.value && w.value.clipped !== u.value.clipped;
   return (
@@ -84,8 +86,8 @@ function UpdateCells({ u, w, masked, hl, cols }: { u: TokenUpdateCell; w: TokenU
           <Num col="vClipTerm" v={masked ? null : (u.value?.clippedTerm ?? null)} w={w && !masked ? (w.value?.clippedTerm ?? null) : undefined} hl={hl} />
           <Num col="vLoss" v={masked ? null : (u.value?.loss ?? null)} w={w && !masked ? (w.value?.loss ?? null) : undefined} hl={hl} />
           <Cell col="vClipped" hl={hl}>
-            {!masked && u.value && (u.value.clipped ? INSPECT_TEXT.table.clipped : INSPECT_TEXT.table.notClipped)}
-            {!masked && vClipChanged && <span className="whatif-value">→ {w?.value?.clipped ? INSPECT_TEXT.table.clipped : INSPECT_TEXT.table.notClipped}</span>}
+            {!masked && u.value && clippedText(u.value.clipped)}
+            {!masked && vClipChanged && <span className="whatif-value">→ {clippedText(w?.value?.clipped)}</span>}
           </Cell>
         </>
       )}
@@ -94,29 +96,29 @@ function UpdateCells({ u, w, masked, hl, cols }: { u: TokenUpdateCell; w: TokenU
 }
 
 export function GroupPanel({ group, row }: { group: GroupRowStats; row: number }) {
-  const G = INSPECT_TEXT.group;
+  const { t: tr } = useTranslation('inspect');
   return (
-    <section className="inspect-group" aria-label={G.heading}>
-      <strong>{G.heading}</strong>
+    <section className="inspect-group" aria-label={tr('group.heading')}>
+      <strong>{tr('group.heading')}</strong>
       <dl>
-        <dt>{G.scores}</dt>
+        <dt>{tr('group.scores')}</dt>
         <dd>
           {group.members.map((b, i) => (
             <span key={b} className={b === row ? 'group-self num' : 'num'} title={fullNumber(group.scores[i])}>
               {formatNumber(group.scores[i])}
-              {b === row ? ` ${G.thisOne}` : ''}
+              {b === row ? ` ${tr('group.thisOne')}` : ''}
             </span>
           ))}
         </dd>
-        <dt>{G.mean}</dt>
+        <dt>{tr('group.mean')}</dt>
         <dd className="num" title={fullNumber(group.mean)}>
           {formatNumber(group.mean)}
         </dd>
-        <dt>{G.std}</dt>
+        <dt>{tr('group.std')}</dt>
         <dd className="num" title={fullNumber(group.std)}>
           {formatNumber(group.std)}
         </dd>
-        <dt>{G.transformed}</dt>
+        <dt>{tr('group.transformed')}</dt>
         <dd className="num" title={fullNumber(group.transformedScore)}>
           {formatNumber(group.transformedScore)}
         </dd>
@@ -126,7 +128,9 @@ export function GroupPanel({ group, row }: { group: GroupRowStats; row: number }
 }
 
 export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, highlight: hl, scanAt }: TokenTableProps) {
+  const { t: tr } = useTranslation('inspect');
   const critic = table.group === null;
+  const caption = tr('table.caption', { n: table.row + 1, estimator: table.advantageEstimator });
   const whitened = rec.whitening !== null;
   const updates = table.rows[0]?.updates ?? [];
   // The KL-loss column shows when the trained iteration or the what-if has the KL in the loss.
@@ -143,16 +147,16 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
           <button
             type="button"
             className="token-btn"
-            aria-label={INSPECT_TEXT.table.selectToken(r.t, tokenText(r.t))}
+            aria-label={tr('table.selectToken', { t: r.t, token: tokenText(r.t) })}
             aria-pressed={r.t === selected}
             onClick={() => onSelect(r.t)}
           >
             <span className="token-t">{r.t}</span> <span className="token-text">{tokenText(r.t) || '∅'}</span>
           </button>
-          {r.scored && <span className="scored-mark">{INSPECT_TEXT.table.scored}</span>}
+          {r.scored && <span className="scored-mark">{tr('table.scored')}</span>}
         </th>
         <Cell col="mask" hl={hl}>
-          {r.masked ? <span className="mask-badge">0 · {INSPECT_TEXT.table.masked}</span> : '1'}
+          {r.masked ? <span className="mask-badge">0 · {tr('table.masked')}</span> : '1'}
         </Cell>
         <Num col="rollout" v={r.rolloutLogprob} hl={hl} />
         <Num col="old" v={r.oldLogprob} hl={hl} />
@@ -173,39 +177,44 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
   };
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so the keyboard can scroll it
-    <section className="inspect-table-wrap" aria-label={INSPECT_TEXT.table.caption(table.row, table.advantageEstimator)} tabIndex={0}>
+    <section className="inspect-table-wrap" aria-label={caption} tabIndex={0}>
       <table className="inspect-table">
         <caption>
-          {INSPECT_TEXT.table.caption(table.row, table.advantageEstimator)}
-          {updates.length === 0 && <span className="muted"> — {INSPECT_TEXT.table.noUpdates}</span>}
+          {caption}
+          {updates.length === 0 && <span className="muted"> — {tr('table.noUpdates')}</span>}
         </caption>
         <thead>
           <tr>
             <th scope="colgroup" colSpan={baseCols + 1} className="group-head sticky-head">
-              {INSPECT_TEXT.table.experience}
+              {tr('table.experience')}
             </th>
             {updates.map((u) => (
               <th key={`${u.epoch}-${u.minibatch}`} scope="colgroup" colSpan={updCols} className="group-head">
-                {INSPECT_TEXT.table.updateGroup(u.epoch, u.minibatch)}
+                {tr('table.updateGroup', { epoch: u.epoch + 1, minibatch: u.minibatch + 1 })}
               </th>
             ))}
           </tr>
           <tr>
-            <th scope="col" className={`sticky-col${hl.has('token') ? ' hl' : ''}`} title={C.token.title} data-col="token">
-              {C.t.label} · {C.token.label}
+            <th scope="col" className={`sticky-col${hl.has('token') ? ' hl' : ''}`} title={tr('columns.token.title')} data-col="token">
+              t · {tr('columns.token.label')}
             </th>
-            <Head hl={hl} col="mask" {...C.mask} />
-            <Head hl={hl} col="rollout" {...C.rollout} />
-            <Head hl={hl} col="old" {...C.old} />
-            <Head hl={hl} col="ref" {...C.ref} />
-            <Head hl={hl} col="kl" label={C.kl.label(table.klEstimator)} title={C.kl.title} />
-            <Head hl={hl} col="klPen" {...C.klPen} />
-            <Head hl={hl} col="reward" {...C.reward} />
-            {critic && <Head hl={hl} col="value" {...C.value} />}
-            {critic && <Head hl={hl} col="delta" {...C.delta} />}
-            <Head hl={hl} col="advRaw" {...C.advRaw} />
-            <Head hl={hl} col="adv" {...(whitened ? C.adv : C.advUnwhitened)} />
-            <Head hl={hl} col="ret" {...C.ret} />
+            <Head hl={hl} col="mask" label={tr('columns.mask.label')} title={tr('columns.mask.title')} />
+            <SymbolHead hl={hl} col="rollout" />
+            <SymbolHead hl={hl} col="old" />
+            <SymbolHead hl={hl} col="ref" />
+            <Head hl={hl} col="kl" label={klLabel(table.klEstimator)} title={tr('columns.kl.title', MATH)} />
+            <SymbolHead hl={hl} col="klPen" />
+            <SymbolHead hl={hl} col="reward" />
+            {critic && <SymbolHead hl={hl} col="value" />}
+            {critic && <SymbolHead hl={hl} col="delta" />}
+            <Head hl={hl} col="advRaw" label={tr('columns.advRaw.label')} title={tr('columns.advRaw.title')} />
+            <Head
+              hl={hl}
+              col="adv"
+              label={tr(whitened ? 'columns.adv.label' : 'columns.advUnwhitened.label')}
+              title={tr(whitened ? 'columns.adv.title' : 'columns.advUnwhitened.title')}
+            />
+            <SymbolHead hl={hl} col="ret" />
             {updates.map((u) => (
               <UpdateHeads key={`${u.epoch}-${u.minibatch}`} hl={hl} cols={cols} klLossEstimator={(whatIf && !hasKlLoss(table) ? whatIf : table).klLossEstimator} />
             ))}
@@ -225,23 +234,30 @@ function Head({ col, label, title, hl }: { col: ColumnKey; label: string; title:
   );
 }
 
+/** A column whose label is notation (the same in every language) and whose tooltip says what it is. */
+function SymbolHead({ col, hl }: { col: ColumnKey; hl: ReadonlySet<ColumnKey> }) {
+  const { t: tr } = useTranslation('inspect');
+  return <Head hl={hl} col={col} label={SYMBOL_LABELS[col] ?? col} title={tr(`columns.${col}.title`, MATH)} />;
+}
+
 function UpdateHeads({ hl, cols, klLossEstimator }: { hl: ReadonlySet<ColumnKey>; cols: UpdateColumns; klLossEstimator: string }) {
+  const { t: tr } = useTranslation('inspect');
   return (
     <>
-      <Head hl={hl} col="newLp" {...C.newLp} />
-      <Head hl={hl} col="ratio" {...C.ratio} />
-      <Head hl={hl} col="clip" {...C.clip} />
-      <Head hl={hl} col="loss" {...C.loss} />
-      <Head hl={hl} col="aggW" {...C.aggW} />
-      <Head hl={hl} col="grad" {...C.grad} />
-      {cols.klLoss && <Head hl={hl} col="klLossT" label={C.klLossT.label(klLossEstimator)} title={C.klLossT.title} />}
+      <SymbolHead hl={hl} col="newLp" />
+      <Head hl={hl} col="ratio" label={tr('columns.ratio.label')} title={RATIO_TITLE} />
+      <Head hl={hl} col="clip" label={tr('columns.clip.label')} title={tr('columns.clip.title', MATH)} />
+      <SymbolHead hl={hl} col="loss" />
+      <SymbolHead hl={hl} col="aggW" />
+      <SymbolHead hl={hl} col="grad" />
+      {cols.klLoss && <Head hl={hl} col="klLossT" label={tr('columns.klLossT.label', { estimator: klLossEstimator })} title={tr('columns.klLossT.title', MATH)} />}
       {cols.critic && (
         <>
-          <Head hl={hl} col="vNew" {...C.vNew} />
-          <Head hl={hl} col="vUnclipped" {...C.vUnclipped} />
-          <Head hl={hl} col="vClipTerm" {...C.vClipTerm} />
-          <Head hl={hl} col="vLoss" {...C.vLoss} />
-          <Head hl={hl} col="vClipped" {...C.vClipped} />
+          <SymbolHead hl={hl} col="vNew" />
+          <SymbolHead hl={hl} col="vUnclipped" />
+          <SymbolHead hl={hl} col="vClipTerm" />
+          <SymbolHead hl={hl} col="vLoss" />
+          <Head hl={hl} col="vClipped" label={tr('columns.vClipped.label')} title={tr('columns.vClipped.title')} />
         </>
       )}
     </>

@@ -2,12 +2,11 @@
 // its formula in symbols and with this response's numbers at the selected token, why it is done,
 // and the verl and OpenRLHF functions that do the same. The advantage step shows the reverse scan.
 import { useId, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { FORMULA_STEPS, gaeScanSteps, type IterationTrace, type RecomputedTrace } from '../../rl/inspect/index.ts';
 import { Formula } from '../math/Formula.tsx';
 import { GaeScan } from './GaeScan.tsx';
-import { INSPECT_TEXT } from './text.ts';
-
-const W = INSPECT_TEXT.walk;
+import { localiseTex, stepTitle, stepWhy } from './text.ts';
 
 export interface WalkThroughProps {
   trace: IterationTrace;
@@ -23,17 +22,19 @@ export interface WalkThroughProps {
   onScanAt(i: number): void;
 }
 
-/** A formula's substitution, or the reason it cannot be made, never an exception. */
+/** A formula's substitution (its words in the page's language), or the reason it cannot be made, never an exception. */
 function safeTex(f: () => string): string {
   try {
-    return f();
+    return localiseTex(f());
   } catch (e) {
     return `\\text{${String((e as Error).message).replace(/[\\{}_%&#$^~]/g, ' ')}}`;
   }
 }
 
 export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, onUpdate, scanAt, onScanAt }: WalkThroughProps) {
+  const { t: tr } = useTranslation('inspect');
   const s = FORMULA_STEPS[step];
+  const title = stepTitle(s.id);
   const n = FORMULA_STEPS.length;
   const scan = useMemo(() => (s.id === 'advantages' ? gaeScanSteps(trace, row, rec) : null), [s.id, trace, row, rec]);
   const updateId = useId();
@@ -47,45 +48,45 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
     <section className="walk" aria-labelledby="walk-title">
       <div className="walk-nav">
         <button type="button" className="btn small" disabled={step === 0} onClick={() => onStep(step - 1)}>
-          {W.prev}
+          {tr('walk.prev')}
         </button>
-        <ol className="walk-steps" aria-label={W.steps}>
+        <ol className="walk-steps" aria-label={tr('walk.steps')}>
           {FORMULA_STEPS.map((f, i) => (
             <li key={f.id}>
               <button type="button" className="walk-step" aria-current={i === step ? 'step' : undefined} onClick={() => onStep(i)}>
-                <span className="walk-step-n">{i + 1}</span> {f.title}
+                <span className="walk-step-n">{i + 1}</span> {stepTitle(f.id)}
               </button>
             </li>
           ))}
         </ol>
         <button type="button" className="btn small" disabled={step === n - 1} onClick={() => onStep(step + 1)}>
-          {W.next}
+          {tr('walk.next')}
         </button>
       </div>
       <div className="walk-body" aria-live="polite">
         <h4 id="walk-title">
-          <span className="muted small">{W.stepOf(step, n)}</span> {s.title}
+          <span className="muted small">{tr('walk.stepOf', { step: step + 1, total: n })}</span> {title}
         </h4>
-        <p>{s.why}</p>
+        <p>{stepWhy(s.id)}</p>
         <div className="walk-formula">
-          <span className="muted small">{W.formula}</span>
-          <Formula tex={s.template(rec.knobs)} display label={`${s.title}: ${W.formula}`} />
-          <span className="muted small">{W.withNumbers(t)}</span>
-          <Formula tex={withNumbers} display label={`${s.title}: ${W.withNumbers(t)}`} />
+          <span className="muted small">{tr('walk.formula')}</span>
+          <Formula tex={s.template(rec.knobs)} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.formula') })} />
+          <span className="muted small">{tr('walk.withNumbers', { t })}</span>
+          <Formula tex={withNumbers} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.withNumbers', { t }) })} />
           {withWhatIf !== null && withWhatIf !== withNumbers && (
             <div className="whatif-formula">
-              <span className="whatif-tag small">{W.withWhatIf}</span>
-              <Formula tex={withWhatIf} display label={`${s.title}: ${W.withWhatIf}`} />
+              <span className="whatif-tag small">{tr('walk.withWhatIf')}</span>
+              <Formula tex={withWhatIf} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.withWhatIf') })} />
             </div>
           )}
         </div>
         {updates.length > 1 && (
           <p className="walk-update small">
-            <label htmlFor={updateId}>{W.update}</label>{' '}
+            <label htmlFor={updateId}>{tr('walk.update')}</label>{' '}
             <select id={updateId} value={update} onChange={(e) => onUpdate(Number(e.target.value))}>
               {updates.map((u, i) => (
                 <option key={`${u.epoch}-${u.index}`} value={i}>
-                  {INSPECT_TEXT.table.updateGroup(u.epoch, u.index)}
+                  {tr('table.updateGroup', { epoch: u.epoch + 1, minibatch: u.index + 1 })}
                 </option>
               ))}
             </select>
@@ -93,7 +94,7 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
         )}
         <p className="walk-refs small">
           <span>
-            {W.verl}:{' '}
+            {tr('walk.verl')}:{' '}
             {s.verl.map((name, i) => (
               <span key={name}>
                 {i > 0 && ', '}
@@ -102,7 +103,7 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
             ))}
           </span>
           <span>
-            {W.openrlhf}:{' '}
+            {tr('walk.openrlhf')}:{' '}
             {s.openrlhf.map((name, i) => (
               <span key={name}>
                 {i > 0 && ', '}

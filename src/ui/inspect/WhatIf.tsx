@@ -2,20 +2,19 @@
 // the config's range (a bad value names the field and range and changes nothing), and how the
 // batch's clip fraction, KL penalty and losses move. Always labelled as not what was trained.
 import { useId, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { KlEstimator } from '../../reference/kl.ts';
 import { KL_ESTIMATORS } from '../../reference/kl.ts';
-import { KNOBS } from '../../rl/config.ts';
 import type { InspectKnobs, WhatIfDiff } from '../../rl/inspect/index.ts';
-import { formatNumber, fullNumber, knobText, labelOf, parseKnob, WHAT_IF_NUMBERS, type WhatIfNumber } from './format.ts';
-import { INSPECT_TEXT } from './text.ts';
-
-const T = INSPECT_TEXT.whatIf;
+import { formatNumber, fullNumber, knobText, parseKnob, ruleOf, WHAT_IF_NUMBERS, type WhatIfNumber } from './format.ts';
+import { rangeText } from './text.ts';
 
 function NumberField({ k, knobs, onChange }: { k: WhatIfNumber; knobs: InspectKnobs; onChange(k: InspectKnobs): void }) {
+  const { t: tr } = useTranslation('inspect');
   const id = useId();
   const [draft, setDraft] = useState(knobText(knobs[k]));
   const parsed = parseKnob(k, draft);
-  const label = k === 'klLossCoef' ? T.klLossCoef : labelOf(k);
+  const label = tr(`whatIf.knobs.${k}`);
   return (
     <div className="whatif-field">
       <label htmlFor={id}>{label}</label>
@@ -25,7 +24,7 @@ function NumberField({ k, knobs, onChange }: { k: WhatIfNumber; knobs: InspectKn
         inputMode="decimal"
         name={`whatif-${k}`}
         value={draft}
-        placeholder={k === 'dualClip' ? T.off : undefined}
+        placeholder={k === 'dualClip' ? tr('whatIf.off') : undefined}
         aria-invalid={!parsed.ok}
         aria-describedby={parsed.ok ? undefined : `${id}-err`}
         onChange={(e) => {
@@ -37,20 +36,21 @@ function NumberField({ k, knobs, onChange }: { k: WhatIfNumber; knobs: InspectKn
       />
       {!parsed.ok && (
         <span id={`${id}-err`} className="field-error" role="alert">
-          {T.bad(label, parsed.range)}
+          {tr('whatIf.bad', { label, range: rangeText(ruleOf(k)) })}
         </span>
       )}
     </div>
   );
 }
 
+/** The summary's rows: the diff's key and the label's key in the inspect namespace. */
 const ROWS = [
-  ['clipFraction', T.clipFraction],
-  ['clipFractionLower', T.clipFractionLower],
-  ['klPenaltyMean', T.klPenalty],
-  ['policyLoss', T.policyLoss],
-  ['klLoss', T.klLoss],
-  ['valueLoss', T.valueLoss],
+  ['clipFraction', 'whatIf.clipFraction'],
+  ['clipFractionLower', 'whatIf.clipFractionLower'],
+  ['klPenaltyMean', 'whatIf.klPenalty'],
+  ['policyLoss', 'whatIf.policyLoss'],
+  ['klLoss', 'whatIf.klLoss'],
+  ['valueLoss', 'whatIf.valueLoss'],
 ] as const;
 
 export interface WhatIfProps {
@@ -63,23 +63,24 @@ export interface WhatIfProps {
 }
 
 export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIfProps) {
+  const { t: tr } = useTranslation('inspect');
   const estId = useId();
   return (
     <section className={`whatif${active ? ' whatif-active' : ''}`} aria-labelledby="whatif-title">
       <div className="whatif-head">
-        <h4 id="whatif-title">{T.heading}</h4>
-        <span className="whatif-tag">{T.banner}</span>
+        <h4 id="whatif-title">{tr('whatIf.heading')}</h4>
+        <span className="whatif-tag">{tr('whatIf.banner')}</span>
         <button type="button" className="btn small" onClick={onReset} disabled={!active}>
-          {T.reset}
+          {tr('whatIf.reset')}
         </button>
       </div>
-      <p className="muted small">{T.help}</p>
+      <p className="muted small">{tr('whatIf.help')}</p>
       <div className="whatif-fields">
         {WHAT_IF_NUMBERS.map((k) => (
           <NumberField key={k} k={k} knobs={knobs} onChange={onChange} />
         ))}
         <div className="whatif-field">
-          <label htmlFor={estId}>{KNOBS.klEstimator.label}</label>
+          <label htmlFor={estId}>{tr('whatIf.knobs.klEstimator')}</label>
           <select id={estId} value={knobs.klEstimator} onChange={(e) => onChange({ ...knobs, klEstimator: e.target.value as KlEstimator })}>
             {KL_ESTIMATORS.map((x) => (
               <option key={x} value={x}>
@@ -89,10 +90,10 @@ export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIf
           </select>
         </div>
         <label className="whatif-check">
-          <input type="checkbox" checked={knobs.klInReward} onChange={(e) => onChange({ ...knobs, klInReward: e.target.checked })} /> {T.klInReward}
+          <input type="checkbox" checked={knobs.klInReward} onChange={(e) => onChange({ ...knobs, klInReward: e.target.checked })} /> {tr('whatIf.klInReward')}
         </label>
         <label className="whatif-check">
-          <input type="checkbox" checked={knobs.useKlLoss} onChange={(e) => onChange({ ...knobs, useKlLoss: e.target.checked })} /> {T.klInLoss}
+          <input type="checkbox" checked={knobs.useKlLoss} onChange={(e) => onChange({ ...knobs, useKlLoss: e.target.checked })} /> {tr('whatIf.klInLoss')}
         </label>
       </div>
       {error && (
@@ -103,15 +104,15 @@ export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIf
       {diff && (
         <table className="whatif-summary">
           <caption>
-            {T.summaryCaption}
-            {active && <span className="whatif-tag small">{T.banner}</span>}
+            {tr('whatIf.summaryCaption')}
+            {active && <span className="whatif-tag small">{tr('whatIf.banner')}</span>}
           </caption>
           <thead>
             <tr>
               <th scope="col" />
-              <th scope="col">{T.actual}</th>
-              <th scope="col">{T.whatIf}</th>
-              <th scope="col">{T.change}</th>
+              <th scope="col">{tr('whatIf.actual')}</th>
+              <th scope="col">{tr('whatIf.whatIf')}</th>
+              <th scope="col">{tr('whatIf.change')}</th>
             </tr>
           </thead>
           <tbody>
@@ -119,7 +120,7 @@ export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIf
               const s = diff.summary[key];
               return (
                 <tr key={key} data-key={key}>
-                  <th scope="row">{label}</th>
+                  <th scope="row">{tr(label)}</th>
                   <td className="num" title={fullNumber(s.actual)}>
                     {formatNumber(s.actual)}
                   </td>
@@ -135,7 +136,12 @@ export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIf
       )}
       {diff && active && (
         <p className="small">
-          {T.clipSideChanges(diff.clipSideChanges)}; {T.maxAdvChange} = <span className="num">{formatNumber(diff.maxAdvantageChange)}</span>
+          <Trans
+            t={tr}
+            i18nKey="whatIf.summaryLine"
+            values={{ changes: tr('whatIf.clipSideChanges', { count: diff.clipSideChanges }), value: formatNumber(diff.maxAdvantageChange) }}
+            components={{ num: <span className="num" /> }}
+          />
         </p>
       )}
     </section>

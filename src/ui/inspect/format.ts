@@ -1,6 +1,6 @@
 // Pure helpers of the Inspect tab: how a number is shown in the table, how a what-if field's text
 // becomes a knob value (or a message naming the field and its range), and a response as text.
-import { describeRange, KNOBS, NUMERIC_RULES, type NumRule } from '../../rl/config.ts';
+import { describeRange, NUMERIC_RULES, type NumRule } from '../../rl/config.ts';
 import type { InspectKnobs } from '../../rl/inspect/index.ts';
 
 /** A table number: 4 significant digits, exponent form outside [1e-3, 1e4), '—' for none. */
@@ -33,13 +33,10 @@ export function ruleOf(key: WhatIfNumber): NumRule {
   return NUMERIC_RULES[key] as NumRule;
 }
 
-export function labelOf(key: WhatIfNumber): string {
-  return KNOBS[key].label;
-}
-
 export type Parsed = { ok: true; value: number | null } | { ok: false; range: string };
 
-/** A field's text as a knob value, checked against the config's range ('' is null where allowed). */
+/** A field's text as a knob value, checked against the config's range ('' is null where allowed); the
+ * range in English words for the CLIs and tests (the page says it with rangeText, in its language). */
 export function parseKnob(key: WhatIfNumber, text: string): Parsed {
   const r = ruleOf(key);
   const range = describeRange(r);

@@ -1,143 +1,92 @@
-// Every string of the Inspect tab a user reads, in one table for translation. The formulas'
-// own words (step titles, why, notes) are in FORMULA_TEXT (src/rl/inspect/formulas.ts).
-import type { ClipSide } from '../../rl/inspect/index.ts';
+// The Inspect tab's words live in the `inspect` namespace (src/i18n/locales/<locale>/inspect.json).
+// Here: the math the labels show in every language (symbols, not words), and the translation of
+// the walk-through's own words, which src/rl/inspect/formulas.ts writes in English (FORMULA_TEXT)
+// for the CLIs and tests: the page looks each one up by step id or note key instead.
+import { t } from '../../i18n/index.ts';
+import { type FormulaStepId, FORMULA_TEXT, type ClipSide } from '../../rl/inspect/index.ts';
+import type { NumRule } from '../../rl/config.ts';
+import type { ColumnKey } from './steps.ts';
 
 export const INSPECT_TEXT = {
+  /** The tab's English name, as the teaching views' tab list shows it (translated as inspect:tab). */
   tab: 'Inspect',
-  region: 'Inspector of one PPO iteration',
-  heading: 'Inspect one PPO iteration',
-  intro: 'The batch as the trainer computed it, one response at a time: every per-token number of the experience and of each update step it was in.',
-  capturing: 'Capturing: each iteration trained while this tab is open is kept for inspection (the last few per run).',
-  empty: {
-    title: 'No iteration captured yet.',
-    idle: 'Pause captures the iteration it lets finish; none was captured here (paused between iterations, or before this run), so train one and open it:',
-    running: 'Training is running: the next iteration will be captured, and Pause captures the one in flight.',
-    stepOnce: 'Step once and inspect',
-  },
-  picker: {
-    iteration: 'Iteration',
-    iterationOption: (run: string, iter: number) => `${run} · iteration ${iter}`,
-    showNewest: (iter: number) => `Show the newest (iteration ${iter})`,
-    responses: 'Responses',
-    responsesHint: '↑ / ↓ move between responses',
-    prompt: 'Prompt',
-    response: 'Response',
-    score: 'score',
-    tokens: (n: number) => `${n} action token${n === 1 ? '' : 's'}`,
-    empty: '(no action token)',
-  },
-  table: {
-    caption: (row: number, est: string) => `Token table of response ${row + 1} (${est})`,
-    experience: 'Experience',
-    updateGroup: (epoch: number, mb: number) => `Epoch ${epoch + 1} · minibatch ${mb + 1}`,
-    selectToken: (t: number, token: string) => `Select token ${t}: ${token}`,
-    masked: 'masked',
-    action: 'action',
-    scored: 'score here',
-    whatIfLegend: 'Italic values after → are the what-if recomputation, not what was trained.',
-    scrollHint: 'The table scrolls sideways.',
-    clipped: 'clipped',
-    notClipped: 'no',
-    noUpdates: 'This response was in no update step.',
-  },
-  columns: {
-    t: { label: 't', title: 'Position in the response' },
-    token: { label: 'Token', title: 'The sampled token (click to select it)' },
-    mask: { label: 'Mask', title: 'Action mask: 1 on action tokens (the first EOS included), 0 on padding' },
-    rollout: { label: 'log π_rollout', title: 'Log-prob the sampler drew the token with' },
-    old: { label: 'log π_old', title: 'Log-prob under the actor at the experience pass' },
-    ref: { label: 'log π_ref', title: 'Log-prob under the frozen reference (SFT) policy' },
-    kl: { label: (est: string) => `KL_t (${est})`, title: 'Per-token KL estimate on d = log π_old − log π_ref' },
-    klPen: {
-      label: '−β·KL_t',
-      title: 'KL penalty the reward carries (0 when the KL is not in the reward): OpenRLHF compute_reward’s kl_reward, verl apply_kl_penalty’s −β·kld',
-    },
-    reward: { label: 'r_t', title: 'Shaped reward: −β·KL_t, plus the score at the last action token (verl token_level_rewards, OpenRLHF compute_reward)' },
-    value: { label: 'V_t', title: 'Critic value at the experience pass' },
-    delta: { label: 'δ_t', title: 'TD error r_t + γ·V_{t+1} − V_t' },
-    advRaw: { label: 'A_t raw', title: 'Advantage before whitening (GAE, or the group estimator’s returns scan)' },
-    adv: { label: 'A_t whitened', title: 'Advantage after masked whitening: what the policy loss used' },
-    advUnwhitened: { label: 'A_t used', title: 'Advantage the policy loss used (this estimator does not whiten)' },
-    ret: { label: 'R_t', title: 'Return: the critic’s regression target' },
-    newLp: { label: 'log π_new', title: 'Log-prob at this update step’s forward pass' },
-    ratio: { label: 'ratio', title: 'π_new / π_old' },
-    clip: { label: 'clip', title: 'Which bound decided the token’s loss: low (1 − ε_low), high (1 + ε_high), dual (−c·A) or none' },
-    loss: { label: 'L_t', title: 'The token’s policy loss before its aggregation weight' },
-    aggW: { label: 'w_t', title: 'The token’s weight in the aggregated loss' },
-    grad: { label: 'g_t', title: 'Gradient weight ∂loss/∂log π_new of the token' },
-    klLossT: {
-      label: (est: string) => `KL_t loss (${est})`,
-      title:
-        'Per-token KL(π_new‖π_ref) with the loss estimator: the KL loss is its w_t-weighted sum times the KL-loss coefficient (verl kl_loss with actor.use_kl_loss, kl_loss_type; OpenRLHF kl_loss with use_kl_loss, kl_estimator)',
-    },
-    vNew: { label: 'V_new', title: 'Critic value at this update step' },
-    vUnclipped: { label: '½(V−R)²', title: 'Unclipped value-loss term ½(V_new − R_t)² (verl vf_losses1, OpenRLHF surr2)' },
-    vClipTerm: {
-      label: '½(V_clip−R)²',
-      title: 'Clipped value-loss term ½(clip(V_new, V_old ± ε_v) − R_t)², equal to the unclipped one without a value clip (verl vf_losses2, OpenRLHF surr1)',
-    },
-    vLoss: { label: 'L^V_t = max', title: 'Value loss: the larger of the two terms (verl clipped_vf_losses, OpenRLHF ValueLoss’s max(surr1, surr2))' },
-    vClipped: { label: 'V clipped', title: 'Whether the clipped term of the value loss was the larger' },
-  },
-  clipBadge: { low: 'low', high: 'high', dual: 'dual', none: 'none' } satisfies Record<ClipSide, string>,
-  group: {
-    heading: 'Group estimator: the group replaces V_t and δ_t',
-    scores: 'Group scores',
-    mean: 'mean μ_g',
-    std: 'std σ_g',
-    transformed: 'this response’s s̃',
-    thisOne: '(this response)',
-  },
-  walk: {
-    start: 'Walk through this iteration',
-    stop: 'End walk-through',
-    region: 'Walk-through',
-    stepOf: (i: number, n: number) => `Step ${i + 1} of ${n}`,
-    prev: '← Previous',
-    next: 'Next →',
-    keys: '← / → step, Esc ends the walk-through. Click a token in the table to put its numbers in.',
-    formula: 'Formula',
-    withNumbers: (t: number) => `With this response’s numbers at token ${t}`,
-    withWhatIf: 'Under the what-if knobs',
-    verl: 'verl',
-    openrlhf: 'OpenRLHF',
-    update: 'Update step',
-    steps: 'Steps',
-  },
-  scan: {
-    heading: 'Reverse scan, from the last token to the first',
-    play: 'Play',
-    pause: 'Pause',
-    back: 'Back one',
-    forward: 'Next position',
-    restart: 'Restart',
-    position: (t: number) => `t = ${t}`,
-    carry: 'masked: the carried advantage passes through unchanged',
-    reduced: 'Reduced motion is on: step the scan by hand.',
-    done: 'The scan reached the first token.',
-  },
-  whatIf: {
-    heading: 'What if, on this batch',
-    banner: 'What if — not what was trained',
-    help: 'Change a knob: the batch’s shaping, advantages, clipping and losses are recomputed at once from the same log-probs and values. Nothing is trained.',
-    reset: 'Reset to the trained knobs',
-    klInReward: 'KL in the reward',
-    klInLoss: 'KL in the loss',
-    klLossCoef: 'KL-loss coefficient',
-    off: 'empty = off',
-    actual: 'Trained',
-    whatIf: 'What if',
-    change: 'Change',
-    clipFraction: 'Clip fraction',
-    clipFractionLower: 'Dual-clip fraction',
-    klPenalty: 'KL penalty (mean β·KL_t)',
-    policyLoss: 'Policy loss',
-    klLoss: 'KL loss',
-    valueLoss: 'Value loss',
-    clipSideChanges: (n: number) => `${n} token${n === 1 ? '' : 's'} changed clip side`,
-    maxAdvChange: 'largest |ΔA_t|',
-    summaryCaption: 'Batch numbers, mean over the update steps',
-    bad: (label: string, range: string) => `${label}: must be ${range}; the what-if keeps its last good value.`,
-  },
-  problem: (msg: string) => `This trace cannot be shown: ${msg}`,
 } as const;
+
+/** Column labels that are notation alone, the same in every language. */
+export const SYMBOL_LABELS: Partial<Record<ColumnKey, string>> = {
+  rollout: 'log π_rollout',
+  old: 'log π_old',
+  ref: 'log π_ref',
+  klPen: '−β·KL_t',
+  reward: 'r_t',
+  value: 'V_t',
+  delta: 'δ_t',
+  ret: 'R_t',
+  newLp: 'log π_new',
+  loss: 'L_t',
+  aggW: 'w_t',
+  grad: 'g_t',
+  vNew: 'V_new',
+  vUnclipped: '½(V−R)²',
+  vClipTerm: '½(V_clip−R)²',
+  vLoss: 'L^V_t = max',
+};
+
+/** The per-token KL column's label: notation and the estimator's id. */
+export const klLabel = (estimator: string) => `KL_t (${estimator})`;
+
+/** The ratio column's tooltip: the definition itself. */
+export const RATIO_TITLE = 'π_new / π_old';
+
+/** Math the translated sentences quote ({{var}} in the locale files), never translated. */
+export const MATH = {
+  d: 'd = log π_old − log π_ref',
+  low: '1 − ε_low',
+  high: '1 + ε_high',
+  dual: '−c·A',
+  grad: '∂loss/∂log π_new',
+  kl: 'KL(π_new‖π_ref)',
+  piOld: 'π_old',
+  piRef: 'π_ref',
+  ratio: 'π_new/π_old',
+} as const;
+
+const CLIP_BOUND: Record<ClipSide, string> = { low: MATH.low, high: MATH.high, dual: MATH.dual, none: '' };
+
+/** A walk-through step's title in the page's language. */
+export function stepTitle(id: FormulaStepId): string {
+  return t(`inspect:steps.${id}.title`);
+}
+
+/** Why a walk-through step is done, in the page's language. */
+export function stepWhy(id: FormulaStepId): string {
+  return t(`inspect:steps.${id}.why`, MATH);
+}
+
+/** FORMULA_TEXT.notes as the formulas escape them inside \text{…} (notes hold names such as ε_low). */
+const texEscape = (s: string) => s.replace(/[_%&#$]/g, (c) => `\\${c}`);
+
+type NoteKey = Exclude<keyof typeof FORMULA_TEXT.notes, 'clip'>;
+const NOTE_KEYS = Object.keys(FORMULA_TEXT.notes).filter((k) => k !== 'clip') as NoteKey[];
+
+/** Each English note of FORMULA_TEXT with its translation in the page's language. */
+export function formulaNotes(): { en: string; local: string }[] {
+  const notes = NOTE_KEYS.map((k) => ({ en: FORMULA_TEXT.notes[k], local: t(`inspect:notes.${k}`) }));
+  const sides = Object.keys(FORMULA_TEXT.notes.clip) as ClipSide[];
+  return [...notes, ...sides.map((s) => ({ en: FORMULA_TEXT.notes.clip[s], local: t(`inspect:notes.clip.${s}`, { bound: CLIP_BOUND[s] }) }))];
+}
+
+/** A formula with the walk-through's words (\text{note}) in the page's language; the math stays. */
+export function localiseTex(tex: string): string {
+  let out = tex;
+  for (const { en, local } of formulaNotes()) if (en !== local) out = out.replaceAll(`\\text{${texEscape(en)}}`, `\\text{${texEscape(local)}}`);
+  return out;
+}
+
+/** A what-if knob's range in words, as describeRange (src/rl/config.ts) says it in English. */
+export function rangeText(r: NumRule): string {
+  const bound = (v: number, open: boolean | undefined) => (open ? t('inspect:whatIf.range.exclusive', { bound: v }) : String(v));
+  const key = `${r.integer ? 'integer' : 'number'}${r.nullable ? 'OrEmpty' : ''}`;
+  // Chinese sets no space after a full-width bracket ("0（不含）到 1"), which the template's spacing would leave.
+  return t(`inspect:whatIf.range.${key}`, { min: bound(r.min, r.minOpen), max: bound(r.max, r.maxOpen) }).replaceAll('） ', '）');
+}
