@@ -6,7 +6,7 @@
 // The text of each preset lives in src/i18n/locales/<locale>/presets.json under its id: the English
 // there is what the CLIs print and what `name` (a preset's identity in the store and the link) holds;
 // the page shows each text in the visitor's language (presets:preset.<id>.<field>).
-import english from '../i18n/locales/en/presets.json';
+import english from '../i18n/locales/en/presets.json' with { type: 'json' };
 import { DEFAULT_REWARD_FUNCTION, type PpoConfig } from './config.ts';
 
 export interface PresetArm {
