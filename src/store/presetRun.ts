@@ -1,6 +1,7 @@
 // Pure helpers for running presets from the page: which budget applies to the current settings,
 // the configs of a paired preset's arms, and the speed / ETA readout. The trainer client drives
 // the worker with them; unit tests cover them without a browser.
+import { t } from '../i18n/index.ts';
 import { validateConfig, type PpoConfig } from '../rl/config.ts';
 import { findPreset, presetArms, type Preset } from '../rl/presets.ts';
 
@@ -42,16 +43,16 @@ export function speedFrom(stampsMs: readonly number[]): number | null {
 export function formatEta(done: number, budget: number | null, itPerSec: number | null): string {
   if (budget === null || itPerSec === null || !(itPerSec > 0)) return '—';
   const left = Math.max(0, budget - done);
-  if (left === 0) return 'done';
+  if (left === 0) return t('common:progress.done');
   const s = Math.round(left / itPerSec);
-  if (s < 60) return `${s} s`;
+  if (s < 60) return t('common:progress.seconds', { s });
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+  if (m < 60) return t('common:progress.minutes', { m, s: String(s % 60).padStart(2, '0') });
+  return t('common:progress.hours', { h: Math.floor(m / 60), m: String(m % 60).padStart(2, '0') });
 }
 
 /** "0.21 it/s", "3.4 it/s", "12 it/s"; "—" when unknown. */
 export function formatSpeed(itPerSec: number | null): string {
   if (itPerSec === null || !Number.isFinite(itPerSec)) return '—';
-  return `${itPerSec >= 10 ? itPerSec.toFixed(0) : itPerSec >= 1 ? itPerSec.toFixed(1) : itPerSec.toPrecision(2)} it/s`;
+  return t('common:progress.speed', { value: itPerSec >= 10 ? itPerSec.toFixed(0) : itPerSec >= 1 ? itPerSec.toFixed(1) : itPerSec.toPrecision(2) });
 }

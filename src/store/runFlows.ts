@@ -2,6 +2,7 @@
 // trained one after the other, each a run of its own), resuming a run after a reload from its saved
 // trainer state, and going on on the CPU backend after a GPU device that did not come back.
 import type { StoreApi } from 'zustand';
+import { t } from '../i18n/index.ts';
 import { findPreset } from '../rl/presets.ts';
 import type { AppState, RunStart } from './appStore.ts';
 import * as notices from './notices.ts';
@@ -115,7 +116,7 @@ export class RunFlows {
     } catch (e) {
       return fail(classifyStateProblem(e));
     }
-    if (!point || point.runId !== offer.runId || !run) return fail({ label: 'storage', message: 'the saved state is gone or belongs to another run' });
+    if (!point || point.runId !== offer.runId || !run) return fail({ label: t('common:resume.storage'), message: t('common:resume.stateGone') });
     if (s.runState === 'running') await this.control.pause();
     if (s.activeRunId && s.activeRunId !== run.id) this.control.resetRun();
     this.control.settleCharts();
@@ -128,7 +129,7 @@ export class RunFlows {
         void this.resumePoints.delete().catch(() => {});
         return fail(classifyStateProblem(new Error(e.message)));
       }
-      return fail({ label: 'no answer from the trainer', message: e instanceof Error ? e.message : String(e) });
+      return fail({ label: t('common:resume.noAnswer'), message: e instanceof Error ? e.message : String(e) });
     }
     const now = this.s;
     now.activateRun(run.id);
@@ -166,7 +167,7 @@ export class RunFlows {
     s.setSequence(offer.seq);
     if (offer.resumable && offer.seq.runId && this.s.resume?.runId === offer.seq.runId) {
       if (await this.resume()) return;
-      const why = this.s.notice?.text ?? 'the saved state could not be loaded';
+      const why = this.s.notice?.text ?? t('common:resume.stateNotLoaded');
       await this.startArm(offer.seq.index);
       this.s.setNotice({ tone: 'warn', text: notices.sequenceRetrains(why, offer.seq.arms[offer.seq.index].label) });
       return;

@@ -1,5 +1,6 @@
 // Run records: one per training run (config snapshot + metric history), overlaid in the charts.
 import type { PpoConfig } from '../rl/config.ts';
+import { t } from '../i18n/index.ts';
 import type { BackendChoice } from '../worker/protocol.ts';
 
 /** One `metrics` message: iteration index and its snake_case values. */
@@ -86,5 +87,5 @@ export function switchRunBackend(run: RunRecord, backend: BackendChoice, fromIte
 export function describeRunBackend(run: Pick<RunRecord, 'backend' | 'backends'>): string {
   const name = (b: BackendChoice) => (b === 'cpu' ? 'CPU' : 'WebGPU');
   if (!run.backends || run.backends.length < 2) return name(run.backend);
-  return run.backends.map((b, i) => (i === 0 ? name(b.backend) : `${name(b.backend)} from iteration ${b.fromIter}`)).join(', ');
+  return run.backends.map((b, i) => (i === 0 ? name(b.backend) : t('common:runs.backendFrom', { backend: name(b.backend), iter: b.fromIter }))).join(t('common:runs.backendJoin'));
 }

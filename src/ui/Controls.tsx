@@ -1,5 +1,6 @@
 // Start / Pause / Step / Reset, the pipeline diagram, and the keyboard shortcuts.
 import { useEffect } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { useSft } from '../store/sftState.ts';
 import { trainer } from '../store/trainerClient.ts';
@@ -9,11 +10,8 @@ import { ModelSizeNotice } from './ModelSizeNotice.tsx';
 import { TrainingProgress } from './TrainingProgress.tsx';
 import { TakeOver } from './TabOwner.tsx';
 
-const STAGES: { stage: Exclude<TrainerStage, 'idle'>; title: string; what: string }[] = [
-  { stage: 'rollout', title: 'Rollout', what: 'actor samples responses' },
-  { stage: 'experience', title: 'Experience', what: 'logprobs, values, rewards, advantages' },
-  { stage: 'update', title: 'Update', what: 'clipped PPO steps on actor & critic' },
-];
+/** The pipeline's stages, in order; each is named and described by common:controls.stage.<stage>. */
+const STAGES: Exclude<TrainerStage, 'idle'>[] = ['rollout', 'experience', 'update'];
 
 /** True when a key press belongs to a text field, select or editable element, not the page. */
 function isTyping(target: EventTarget | null): boolean {
@@ -63,13 +61,14 @@ export function useShortcuts(): void {
 }
 
 export function Pipeline() {
+  const { t } = useTranslation('common');
   const stage = useApp((s) => s.stage);
   return (
-    <ol className="pipeline" aria-label="PPO iteration pipeline" data-stage={stage}>
+    <ol className="pipeline" aria-label={t('controls.pipeline')} data-stage={stage}>
       {STAGES.map((s, i) => (
-        <li key={s.stage} className={`stage${stage === s.stage ? ' active' : ''}`} aria-current={stage === s.stage ? 'step' : undefined} data-testid={`stage-${s.stage}`}>
-          <span className="stage-title">{s.title}</span>
-          <span className="stage-what">{s.what}</span>
+        <li key={s} className={`stage${stage === s ? ' active' : ''}`} aria-current={stage === s ? 'step' : undefined} data-testid={`stage-${s}`}>
+          <span className="stage-title">{t(`controls.stage.${s}.title`)}</span>
+          <span className="stage-what">{t(`controls.stage.${s}.what`)}</span>
           {i < STAGES.length - 1 ? (
             <span className="arrow" aria-hidden="true">
               →
@@ -82,6 +81,7 @@ export function Pipeline() {
 }
 
 export function Controls() {
+  const { t } = useTranslation('common');
   const runState = useApp((s) => s.runState);
   const notice = useApp((s) => s.notice);
   const setNotice = useApp((s) => s.setNotice);
@@ -91,10 +91,10 @@ export function Controls() {
   const blocked = useApp(startBlockedBy);
   const readOnlyTab = useApp((s) => s.readOnlyTab);
   const sftRunning = useSft((s) => s.run?.status === 'running');
-  const held = sftRunning ? 'SFT is training the model PPO starts from: Start once it is done' : blocked;
+  const held = sftRunning ? t('controls.sftHolds') : blocked;
   useShortcuts();
   return (
-    <section className="controls card" aria-label="Training controls">
+    <section className="controls card" aria-label={t('controls.label')}>
       <div className="control-row">
         <div className="buttons">
           <button
@@ -102,36 +102,34 @@ export function Controls() {
             className="btn primary"
             onClick={() => void trainer.start()}
             disabled={runState === 'running' || held !== null}
-            title={held ?? 'Start training (Space)'}
+            title={held ?? t('controls.startHint')}
           >
-            <span aria-hidden="true">▶ </span>Start
+            <span aria-hidden="true">▶ </span>
+            {t('controls.start')}
           </button>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => void trainer.pause({ captureInFlight: true })}
-            disabled={runState !== 'running'}
-            title="Pause after this stage (Space)"
-          >
-            <span aria-hidden="true">❚❚ </span>Pause
+          <button type="button" className="btn" onClick={() => void trainer.pause({ captureInFlight: true })} disabled={runState !== 'running'} title={t('controls.pauseHint')}>
+            <span aria-hidden="true">❚❚ </span>
+            {t('controls.pause')}
           </button>
-          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running' || held !== null} title={held ?? 'One PPO iteration (S)'}>
-            <span aria-hidden="true">» </span>Step
+          <button type="button" className="btn" onClick={() => void trainer.step()} disabled={runState === 'running' || held !== null} title={held ?? t('controls.stepHint')}>
+            <span aria-hidden="true">» </span>
+            {t('controls.step')}
           </button>
-          <button type="button" className="btn" onClick={() => void trainer.reset()} title="Back to the initial weights; the run stays in the list (R)">
-            <span aria-hidden="true">↺ </span>Reset
+          <button type="button" className="btn" onClick={() => void trainer.reset()} title={t('controls.resetHint')}>
+            <span aria-hidden="true">↺ </span>
+            {t('controls.reset')}
           </button>
         </div>
         <Pipeline />
       </div>
       <div className="control-meta">
         <span className={`run-state ${runState}`} data-testid="run-state">
-          {runState === 'running' ? 'Training' : runState === 'paused' ? 'Paused' : 'Idle'}
+          {t(`controls.state.${runState === 'running' ? 'running' : runState === 'paused' ? 'paused' : 'idle'}`)}
         </span>
         <TrainingProgress />
-        <span className="muted small">{trainerLabel ?? (backend === 'cpu' ? 'CPU reference backend' : 'WebGPU backend')}</span>
+        <span className="muted small">{trainerLabel ?? (backend === 'cpu' ? t('controls.cpuBackend') : t('controls.webgpuBackend'))}</span>
         <span className="muted small kbd-hint">
-          <kbd>Space</kbd> start/pause · <kbd>S</kbd> step · <kbd>R</kbd> reset
+          <Trans t={t} i18nKey="controls.shortcuts" components={{ kbd: <kbd /> }} />
         </span>
       </div>
       {blocked ? (
@@ -145,7 +143,7 @@ export function Controls() {
         // Other tones are read out by the page's live region (a11y/Announcer.tsx) with the state change that came with them.
         <div className={`notice ${notice.tone}`} role={notice.tone === 'error' ? 'alert' : undefined} data-testid="notice">
           <span>{notice.text}</span>
-          <button type="button" className="btn ghost small" aria-label="Dismiss message" onClick={() => setNotice(null)}>
+          <button type="button" className="btn ghost small" aria-label={t('controls.dismiss')} onClick={() => setNotice(null)}>
             ×
           </button>
         </div>

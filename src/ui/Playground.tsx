@@ -1,5 +1,6 @@
 // The playground layout: controls and settings on the left, live charts and teaching views on the right.
 import { lazy, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
@@ -14,19 +15,20 @@ const ChartsPanel = lazy(() => import('./charts/ChartsPanel.tsx').then((m) => ({
 const TeachingViews = lazy(() => import('./teach/TeachingViews.tsx').then((m) => ({ default: m.TeachingViews })));
 const ScaleUpPanel = lazy(() => import('./ScaleUpPanel.tsx'));
 
-const loading = (what: string) => (
+const loading = (text: string) => (
   <div className="card muted small" aria-busy="true">
-    Loading {what}…
+    {text}
   </div>
 );
 
 export function Playground() {
+  const { t } = useTranslation('common');
   const urlProblems = useUrlSync();
   return (
     <div className="playground" data-testid="playground">
       {urlProblems.length > 0 ? (
         <div className="notice warn url-problems" role="alert" data-testid="url-problems">
-          <strong>Some settings in the link were not applied:</strong>
+          <strong>{t('playground.urlProblems')}</strong>
           <ul>
             {urlProblems.map((p) => (
               <li key={p}>{p}</li>
@@ -44,13 +46,13 @@ export function Playground() {
         </aside>
         <div className="content" id="charts-and-views" tabIndex={-1}>
           <SftPanel />
-          <Suspense fallback={loading('charts')}>
+          <Suspense fallback={loading(t('playground.loadingCharts'))}>
             <ChartsPanel />
           </Suspense>
-          <Suspense fallback={loading('teaching views')}>
+          <Suspense fallback={loading(t('playground.loadingTeachingViews'))}>
             <TeachingViews />
           </Suspense>
-          <Suspense fallback={loading('Scale it up')}>
+          <Suspense fallback={loading(t('playground.loadingScaleUp'))}>
             <ScaleUpPanel />
           </Suspense>
         </div>

@@ -2,6 +2,8 @@
 // iteration budget and what the curve will do (the measured promise); the chosen one opens with its
 // explanation and, for a paired preset, "Run both". Plus a "copy link" for sharing the exact config.
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { PRESETS, presetArms, type Preset } from '../rl/presets.ts';
 import { useApp } from '../store/appStore.ts';
 import './presets.css';
@@ -16,13 +18,21 @@ function presetSlug(name: string): string {
     .replace(/^-|-$/g, '');
 }
 
-function budgetText(preset: Preset, override: number | null): string {
+function budgetText(t: TFunction<'presets'>, preset: Preset, override: number | null): string {
   const n = override ?? preset.iterations;
-  const arms = preset.arms && preset.arms.length > 1 ? ` × ${preset.arms.length} arms` : '';
-  return `${n} iterations${arms}`;
+  return preset.arms && preset.arms.length > 1 ? t('budgetArms', { n, arms: preset.arms.length }) : t('budget', { n });
+}
+
+type PresetField = 'summary' | 'watch' | 'explanation' | 'whyNoCritic' | 'promise';
+
+/** One of a preset's texts in the page's language; a translation may mark a word as code (<code>good</code>). */
+function PresetText({ preset, field }: { preset: Preset; field: PresetField }) {
+  const { t } = useTranslation('presets');
+  return <Trans t={t} i18nKey={`preset.${preset.id}.${field}`} components={{ code: <code /> }} />;
 }
 
 export function Presets() {
+  const { t } = useTranslation('presets');
   const chosen = useApp((s) => s.preset);
   const override = useApp((s) => s.budgetOverride);
   const [copied, setCopied] = useState(false);
@@ -31,7 +41,7 @@ export function Presets() {
   return (
     <section className="presets card" aria-labelledby="presets-title">
       <div className="card-head">
-        <h2 id="presets-title">Experiments</h2>
+        <h2 id="presets-title">{t('title')}</h2>
         <button
           type="button"
           className="btn ghost small"
@@ -41,28 +51,28 @@ export function Presets() {
               () => setCopied(false),
             );
           }}
-          title="The link holds the whole config, seed included"
+          title={t('copyLinkHint')}
         >
-          {copied ? 'Link copied' : 'Copy share link'}
+          {copied ? t('linkCopied') : t('copyLink')}
         </button>
       </div>
       <ul className="preset-cards">
         {PRESETS.map((p) => (
           <li key={p.name} className={`preset-card${chosen === p.name ? ' selected' : ''}`} data-testid={`preset-card-${presetSlug(p.name)}`}>
-            <button type="button" className="preset-name" aria-pressed={chosen === p.name} title={p.explanation} onClick={() => choose(p)}>
-              {p.name}
+            <button type="button" className="preset-name" aria-pressed={chosen === p.name} title={t(`preset.${p.id}.explanation`)} onClick={() => choose(p)}>
+              {t(`preset.${p.id}.name`)}
             </button>
             <span className="preset-budget" data-testid="preset-budget">
-              {budgetText(p, override)}
+              {budgetText(t, p, override)}
             </span>
             <p className="preset-summary" data-testid="preset-summary">
-              {p.summary}
+              <PresetText preset={p} field="summary" />
             </p>
             <p className="preset-watch" data-testid="preset-watch">
-              {p.watch}
+              <PresetText preset={p} field="watch" />
             </p>
             <p className={`preset-promise${p.promise ? '' : ' unmeasured'}`} data-testid="preset-promise">
-              {p.promise ?? 'Not measured yet: run it and see.'}
+              {p.promise ? <PresetText preset={p} field="promise" /> : t('notMeasured')}
             </p>
             {/* The chosen card opens in place: what to watch and Run both sit where the click was. */}
             {chosenPreset === p ? <PresetDetail preset={p} /> : null}
@@ -71,7 +81,7 @@ export function Presets() {
       </ul>
       {chosenPreset ? null : (
         <p className="preset-explanation muted small" data-testid="preset-explanation">
-          Pick an experiment to set the knobs it needs; each comes with what to look for.
+          {t('intro')}
         </p>
       )}
     </section>
@@ -80,6 +90,7 @@ export function Presets() {
 
 /** The chosen preset: its explanation, its budget, and for a paired preset its arms and "Run both". */
 function PresetDetail({ preset }: { preset: Preset }) {
+  const { t } = useTranslation('presets');
   const sequence = useApp((s) => s.sequence);
   const runState = useApp((s) => s.runState);
   const override = useApp((s) => s.budgetOverride);
@@ -89,19 +100,17 @@ function PresetDetail({ preset }: { preset: Preset }) {
   return (
     <div className="preset-detail" data-testid="preset-detail">
       <p className="preset-explanation" data-testid="preset-explanation">
-        {preset.explanation}
+        <PresetText preset={preset} field="explanation" />
       </p>
       {preset.whyNoCritic ? (
         <p className="small" data-testid="preset-why-no-critic">
-          {preset.whyNoCritic}
+          <PresetText preset={preset} field="whyNoCritic" />
         </p>
       ) : null}
-      <p className="small muted">
-        Start trains {budget} iterations{override !== null ? ' (set by the link)' : ''} and stops; the ETA above counts down to it. Start again to train on.
-      </p>
+      <p className="small muted">{t(override !== null ? 'startTrainsLink' : 'startTrains', { n: budget })}</p>
       {arms ? (
         <div className="preset-arms">
-          <span className="small">Arms:</span>
+          <span className="small">{t('arms')}</span>
           {arms.map((a, i) => (
             <span key={a.label} className={`arm-chip${mine?.index === i ? ' current' : ''}`}>
               {a.label}
@@ -112,22 +121,26 @@ function PresetDetail({ preset }: { preset: Preset }) {
             className="btn primary small"
             data-testid="run-arms"
             disabled={mine !== null && runState === 'running'}
-            title={`Train ${arms.map((a) => a.label).join(', then ')} for ${budget} iterations each, overlaid in the charts`}
+            title={t('runArmsHint', { arms: arms.map((a) => a.label).join(t('armsJoin')), n: budget })}
             onClick={() => void trainer.runArms(preset.name)}
           >
-            {arms.length === 2 ? 'Run both' : `Run all ${arms.length}`}
+            {arms.length === 2 ? t('runBoth') : t('runAll', { n: arms.length })}
           </button>
         </div>
       ) : null}
       {mine ? (
         <p className="sequence-status small" role="status" data-testid="sequence-status">
-          Arm {mine.index + 1} of {mine.arms.length}: <strong>{mine.arms[mine.index].label}</strong>
-          {mine.stoppedBy
-            ? ` stopped by a trainer error (${mine.stoppedBy.length > 120 ? `${mine.stoppedBy.slice(0, 120)}…` : mine.stoppedBy}) — Start retries it, Reset ends Run both (finished arms stay)`
-            : runState === 'running'
-              ? ' training'
-              : ' paused — Start resumes it, Reset stops the sequence (finished arms stay)'}
-          .
+          <Trans
+            t={t}
+            i18nKey={mine.stoppedBy ? 'armStopped' : runState === 'running' ? 'armTraining' : 'armPaused'}
+            values={{
+              index: mine.index + 1,
+              total: mine.arms.length,
+              label: mine.arms[mine.index].label,
+              error: mine.stoppedBy && mine.stoppedBy.length > 120 ? `${mine.stoppedBy.slice(0, 120)}…` : mine.stoppedBy,
+            }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ) : null}
     </div>

@@ -46,9 +46,3 @@ function subscribe(l: () => void): () => void {
 export function usePresenter(): boolean {
   return useSyncExternalStore(subscribe, isPresenter, () => false);
 }
-
-/** Every user-facing string of presenter mode. */
-export const PRESENTER_TEXT = {
-  toggle: 'Presenter mode',
-  toggleHint: 'Large type and the four charts a lecture needs, for a projector',
-} as const;
