@@ -4,11 +4,11 @@
 import i18next, { type TFunction } from 'i18next';
 import resourcesToBackend from 'i18next-resources-to-backend';
 import { initReactI18next } from 'react-i18next';
-import common from './locales/en/common.json';
-import gpu from './locales/en/gpu.json';
-import notices from './locales/en/notices.json';
-import presets from './locales/en/presets.json';
-import settings from './locales/en/settings.json';
+import common from './locales/en/common.json' with { type: 'json' };
+import gpu from './locales/en/gpu.json' with { type: 'json' };
+import notices from './locales/en/notices.json' with { type: 'json' };
+import presets from './locales/en/presets.json' with { type: 'json' };
+import settings from './locales/en/settings.json' with { type: 'json' };
 import { DEFAULT_LOCALE, type Locale, LOCALES } from './locales.ts';
 
 /** Every namespace, one JSON file per locale each. */

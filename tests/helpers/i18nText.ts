@@ -1,6 +1,6 @@
 // Reading the locale files as flat key → text tables, and finding English left in Chinese text.
 import { readdirSync, readFileSync } from 'node:fs';
-import glossary from '../../src/i18n/glossary.zh-CN.json';
+import glossary from '../../src/i18n/glossary.zh-CN.json' with { type: 'json' };
 
 export const LOCALE_DIR = 'src/i18n/locales';
 
