@@ -1,7 +1,18 @@
 // The header badge in plain words: a software GPU is named as such (and why it is slower), a
 // hardware adapter by its name, a failed self-test said outright; the numbers go to the details.
 import { describe, expect, it } from 'vitest';
-import { aboutRows, adapterLabel, limitValue, readyHeadline, type SelftestOk, selftestLine, shortfallText, softwareAdapter } from '../../src/ui/gpuStatusText.ts';
+import { shortfallMessage } from '../../src/gpu/limits.ts';
+import {
+  aboutRows,
+  adapterLabel,
+  limitValue,
+  readyHeadline,
+  type SelftestOk,
+  selftestLine,
+  shortfallMessageText,
+  shortfallText,
+  softwareAdapter,
+} from '../../src/ui/gpuStatusText.ts';
 
 const result = (adapter: string, passed = true, maxAbsErr = 9.4e-8): SelftestOk => ({
   type: 'selftest-ok',
@@ -44,6 +55,11 @@ describe('WebGPU status text', () => {
 
   it('names a missing limit with the needed and offered values', () => {
     expect(shortfallText({ name: 'maxComputeWorkgroupStorageSize', need: 16384, have: 8192 })).toBe('maxComputeWorkgroupStorageSize: this page needs 16384, your GPU offers 8192');
+    // The page words the shortfall from its structure, as the gpu layer's English message does.
+    const one = [{ name: 'maxComputeWorkgroupStorageSize' as const, need: 15360, have: 8192 }];
+    const two = [...one, { name: 'maxStorageBuffersPerShaderStage' as const, need: 8, have: 4 }];
+    expect(shortfallMessageText(one)).toBe(shortfallMessage(one));
+    expect(shortfallMessageText(two)).toBe(shortfallMessage(two));
   });
 
   it('shows limit values readably: sizes past 1 MiB in MiB, counts grouped, unreported as a dash', () => {
