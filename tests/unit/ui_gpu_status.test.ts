@@ -1,6 +1,7 @@
 // The header badge in plain words: a software GPU is named as such (and why it is slower), a
 // hardware adapter by its name, a failed self-test said outright; the numbers go to the details.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { switchLocale } from '../../src/i18n/index.ts';
 import { shortfallMessage } from '../../src/gpu/limits.ts';
 import {
   aboutRows,
@@ -83,5 +84,23 @@ describe('WebGPU status text', () => {
       { label: 'Fallback adapter', value: 'not reported by this browser' },
       { label: 'Optional features', value: 'timestamp-query' },
     ]);
+  });
+});
+
+describe('WebGPU status text in Chinese', () => {
+  beforeAll(() => switchLocale('zh-CN'));
+  afterAll(() => switchLocale('en'));
+
+  it('words the badge, the self-test and a shortfall from the same values', () => {
+    expect(readyHeadline(result('google swiftshader'))).toBe('WebGPU 就绪 · 软件 GPU（SwiftShader）：比真实 GPU 慢');
+    expect(selftestLine(result('x'))).toBe('内核自检通过（最大绝对误差 9.4e-8）');
+    const two = [
+      { name: 'maxComputeWorkgroupStorageSize' as const, need: 15360, have: 8192 },
+      { name: 'maxStorageBuffersPerShaderStage' as const, need: 8, have: 4 },
+    ];
+    expect(shortfallMessageText(two)).toBe(
+      '这块 GPU 有 2 项 WebGPU 限制低于本页所需：maxComputeWorkgroupStorageSize：本页需要 15360，你的 GPU 只提供 8192；maxStorageBuffersPerShaderStage：本页需要 8，你的 GPU 只提供 4。',
+    );
+    expect(limitValue('maxBufferSize', 4294967296)).toBe('4,096 MiB');
   });
 });

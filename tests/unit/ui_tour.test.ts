@@ -2,7 +2,7 @@
 // step carries the chosen preset's "what to watch" line, and a storage that throws never breaks
 // the page (the tour is then remembered for the page's lifetime).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadNamespaces, t } from '../../src/i18n/index.ts';
+import { loadNamespaces, switchLocale, t } from '../../src/i18n/index.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
 import { findAnchor, TOUR_STEPS } from '../../src/ui/tour/steps.ts';
 import { stepBody, stepTitle } from '../../src/ui/tour/tourText.ts';
@@ -69,8 +69,15 @@ describe('tour steps', () => {
     expect(findAnchor(['.missing'], root)).toBeUndefined();
   });
 
-  it('hands driver.js its own {{current}} / {{total}} placeholders in the progress text', () => {
+  it('hands driver.js its own {{current}} / {{total}} placeholders in the progress text, in either language', async () => {
     expect(t('tour:progress', { current: '{{current}}', total: '{{total}}' })).toBe('Step {{current}} of {{total}}');
+    await switchLocale('zh-CN');
+    try {
+      expect(t('tour:progress', { current: '{{current}}', total: '{{total}}' })).toBe('第 {{current}} / {{total}} 步');
+      expect(stepBody(TOUR_STEPS.find((s) => s.id === 'clipfrac')!, { preset: null })).toContain('概率比 π_new / π_old 落到');
+    } finally {
+      await switchLocale('en');
+    }
   });
 
   it('counts its own steps in the invitation', () => {
