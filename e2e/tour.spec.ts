@@ -5,6 +5,7 @@
 // A browser driven by automation gets no invitation (so the other specs see the page as before);
 // these tests pose as a person's browser where they need the first-visit path.
 import { expect, type Page, test } from '@playwright/test';
+import tourEn from '../src/i18n/locales/en/tour.json' with { type: 'json' };
 import { PRESETS } from '../src/rl/presets.ts';
 import { TOUR_STEPS } from '../src/ui/tour/steps.ts';
 
@@ -44,7 +45,7 @@ test('a first visit is invited, walks every step by keyboard, and is not invited
   await expect(invite).toHaveCount(0);
   for (const [i, step] of TOUR_STEPS.entries()) {
     await atStep(page, step.id);
-    await expect(popover(page).locator('.driver-popover-title')).toHaveText(step.title);
+    await expect(popover(page).locator('.driver-popover-title')).toHaveText(tourEn.steps[step.id as keyof typeof tourEn.steps].title);
     await expect(popover(page)).toContainText(`Step ${i + 1} of ${TOUR_STEPS.length}`);
     // Each step lights up a real element of the page, not the centred fallback.
     await expect(page.locator('#driver-dummy-element')).toHaveCount(0);

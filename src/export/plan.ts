@@ -1,5 +1,5 @@
 // The numbers both engines' jobs share: dataset sizes, steps, batch sizes per GPU. Checks the job before anything is written, naming the field and its allowed range.
-import { validateConfig, type PpoConfig } from '../rl/config.ts';
+import { type ConfigProblem, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { SFT_MODEL_DIMS } from '../model/config.ts';
 import type { ActorModel } from '../rl/sftRun.ts';
 import type { Engine } from './engines.ts';
@@ -32,7 +32,38 @@ export const DEFAULT_JOB_OPTIONS: Omit<JobOptions, 'engine'> = { gpus: 1, trainR
 export const GPU_RANGE = { min: 1, max: 64 };
 export const TRAIN_ROWS_RANGE = { min: 1, max: 200_000 };
 
-export class JobError extends Error {}
+/**
+ * Why a job cannot be built, as structure: the page words it in the visitor's language
+ * (ScaleUpPanel), the CLI prints `jobProblemMessage`'s English.
+ */
+export type JobProblem =
+  | { kind: 'config'; problems: readonly ConfigProblem[] }
+  | { kind: 'range'; field: string; value: number; min: number; max: number }
+  | { kind: 'trainRowsBelowBatch'; trainRows: number; promptsPerBatch: number }
+  | { kind: 'gpuSplit'; gpus: number; sequences: number; allowed: readonly number[] }
+  | { kind: 'verlGpuSplit'; gpus: number; sequences: number };
+
+/** The problem in English, for the CLI and the error's message. */
+export function jobProblemMessage(p: JobProblem): string {
+  switch (p.kind) {
+    case 'config':
+      return p.problems.map((c) => c.message).join('\n');
+    case 'range':
+      return `${p.field} = ${p.value}: allowed: an integer from ${p.min} to ${p.max}`;
+    case 'trainRowsBelowBatch':
+      return `trainRows = ${p.trainRows}: must be at least promptsPerBatch (${p.promptsPerBatch}), or no full batch exists`;
+    case 'gpuSplit':
+      return `gpus = ${p.gpus}: a minibatch of ${p.sequences} sequences must split evenly over the GPUs; allowed: ${p.allowed.join(', ')}`;
+    case 'verlGpuSplit':
+      return `gpus = ${p.gpus}: verl's minibatch of ${p.sequences} sequences must split evenly over the GPUs`;
+  }
+}
+
+export class JobError extends Error {
+  constructor(readonly problem: JobProblem) {
+    super(jobProblemMessage(problem));
+  }
+}
 
 export interface JobPlan {
   config: PpoConfig;
@@ -49,24 +80,24 @@ export interface JobPlan {
 
 function checkInt(field: string, value: number, r: { min: number; max: number }): void {
   if (!Number.isInteger(value) || value < r.min || value > r.max) {
-    throw new JobError(`${field} = ${value}: allowed: an integer from ${r.min} to ${r.max}`);
+    throw new JobError({ kind: 'range', field, value, min: r.min, max: r.max });
   }
 }
 
 export function planJob(config: PpoConfig, options: JobOptions): JobPlan {
   const problems = validateConfig(config as PpoConfig & Record<string, unknown>);
-  if (problems.length > 0) throw new JobError(problems.map((p) => p.message).join('\n'));
+  if (problems.length > 0) throw new JobError({ kind: 'config', problems });
   checkInt('gpus', options.gpus, GPU_RANGE);
   checkInt('trainRows', options.trainRows, TRAIN_ROWS_RANGE);
   if (options.trainRows < config.promptsPerBatch) {
-    throw new JobError(`trainRows = ${options.trainRows}: must be at least promptsPerBatch (${config.promptsPerBatch}), or no full batch exists`);
+    throw new JobError({ kind: 'trainRowsBelowBatch', trainRows: options.trainRows, promptsPerBatch: config.promptsPerBatch });
   }
   const seqsPerBatch = config.promptsPerBatch * config.samplesPerPrompt;
   const seqsPerMinibatch = seqsPerBatch / config.miniBatches;
   // Both engines split each minibatch evenly over the GPUs (data parallel).
   if (seqsPerMinibatch % options.gpus !== 0) {
     const ok = Array.from({ length: GPU_RANGE.max }, (_, i) => i + 1).filter((g) => seqsPerMinibatch % g === 0);
-    throw new JobError(`gpus = ${options.gpus}: a minibatch of ${seqsPerMinibatch} sequences must split evenly over the GPUs; allowed: ${ok.join(', ')}`);
+    throw new JobError({ kind: 'gpuSplit', gpus: options.gpus, sequences: seqsPerMinibatch, allowed: ok });
   }
   const iterationsPerEpoch = Math.floor(options.trainRows / config.promptsPerBatch);
   return {

@@ -65,7 +65,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   }
   const miniSeqsPerGpu = (mini * c.samplesPerPrompt) / gpus;
   if (!Number.isInteger(miniSeqsPerGpu)) {
-    throw new JobError(`gpus = ${gpus}: verl's minibatch of ${mini * c.samplesPerPrompt} sequences must split evenly over the GPUs`);
+    throw new JobError({ kind: 'verlGpuSplit', gpus, sequences: mini * c.samplesPerPrompt });
   }
   const micro = divisorAtMost(miniSeqsPerGpu, MICRO_CAP);
   set('actor_rollout_ref.actor.ppo_mini_batch_size', mini);

@@ -1,27 +1,46 @@
 // Shown instead of the playground when WebGPU cannot be used: why (each WebGPU limit the GPU lacks
 // named with both values), how to switch WebGPU on in this browser (the others a click away), and
 // the slow CPU fallback. A blank page is the worst answer to a missing GPU.
-import { useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp, type GpuStatus } from '../store/appStore.ts';
 import { SMALL_CPU_PRESET } from '../rl/presets.ts';
 import type { LimitShortfall } from '../worker/protocol.ts';
 import { currentBrowser } from './browserGuess.ts';
-import { shortfallText } from './gpuStatusText.ts';
+import { shortfallMessageText, shortfallText } from './gpuStatusText.ts';
 import { BrowserGuidance } from './browserGuidance.tsx';
 import './noWebGpu.css';
 
 /** Why the self-test said no (the reasons the gpu layer names), or a failed self-test. */
 type Reason = Extract<GpuStatus, { kind: 'unavailable' }>['reason'] | 'error';
 
+/** Keys of gpu:noWebGpu.headline. */
 const HEADLINES: Record<Reason, string> = {
-  'no-navigator-gpu': 'This browser does not offer WebGPU',
-  'no-adapter': 'WebGPU is switched on, but no GPU adapter was found',
-  'limit-too-small': 'This GPU is too limited for the playground',
-  'device-failed': 'The GPU refused to start a WebGPU device',
-  error: 'The WebGPU self-test failed',
+  'no-navigator-gpu': 'noNavigatorGpu',
+  'no-adapter': 'noAdapter',
+  'limit-too-small': 'limitTooSmall',
+  'device-failed': 'deviceFailed',
+  error: 'error',
 };
 
+/**
+ * "What happened", in the visitor's language: the gpu layer's English message says the same for
+ * the reasons the page can word itself (the limits from their structure); a refused device or a
+ * failed self-test carries the browser's own error text, shown as it came.
+ */
+function whatHappened(reason: Reason, message: string, shortfalls: readonly LimitShortfall[]): ReactNode {
+  const code = { code: <code /> };
+  if (reason === 'limit-too-small' && shortfalls.length > 0) return shortfallMessageText(shortfalls);
+  if (reason === 'no-navigator-gpu') {
+    const secure = typeof window === 'undefined' || window.isSecureContext;
+    return <Trans i18nKey={secure ? 'noWebGpu.message.noNavigatorGpu' : 'noWebGpu.message.insecure'} ns="gpu" components={code} />;
+  }
+  if (reason === 'no-adapter') return <Trans i18nKey="noWebGpu.message.noAdapter" ns="gpu" components={code} />;
+  return message;
+}
+
 export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason; message: string; shortfalls?: readonly LimitShortfall[] }) {
+  const { t } = useTranslation('gpu');
   const setBackend = useApp((s) => s.setBackend);
   const browser = useMemo(currentBrowser, []);
   const chooseCpu = () => {
@@ -31,13 +50,12 @@ export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason;
   };
   return (
     <section className="no-webgpu card" aria-labelledby="no-webgpu-title" data-testid="no-webgpu">
-      <h2 id="no-webgpu-title">{HEADLINES[reason]}</h2>
+      <h2 id="no-webgpu-title">{t(`noWebGpu.headline.${HEADLINES[reason]}`)}</h2>
       <p className="lead">
-        PPO Playground trains a small transformer on your own GPU through <strong>WebGPU</strong>. Without it the page cannot run the GPU kernels — nothing is broken, your browser
-        just needs WebGPU turned on.
+        <Trans i18nKey="noWebGpu.lead" ns="gpu" components={{ b: <strong /> }} />
       </p>
       <p className="detail" data-testid="no-webgpu-reason">
-        <strong>What happened:</strong> {message}
+        <strong>{t('noWebGpu.whatHappened')}</strong> {whatHappened(reason, message, shortfalls)}
       </p>
       {shortfalls.length > 0 ? (
         <ul className="limit-shortfalls" data-testid="no-webgpu-limits">
@@ -46,15 +64,13 @@ export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason;
           ))}
         </ul>
       ) : null}
-      <h3>How to enable WebGPU</h3>
+      <h3>{t('noWebGpu.howTo')}</h3>
       <BrowserGuidance browser={browser} />
       <div className="fallback">
         <button type="button" className="btn primary" onClick={chooseCpu}>
-          Run the small preset on the CPU reference backend (slow)
+          {t('noWebGpu.useCpu')}
         </button>
-        <p className="hint">
-          The CPU backend computes the same maths in float64 JavaScript. It is the test oracle, not a fast path: expect a small model and minutes per iteration.
-        </p>
+        <p className="hint">{t('noWebGpu.cpuHint')}</p>
       </div>
     </section>
   );

@@ -3,6 +3,7 @@
 // (Parquet prompts, reward.py, script, README) as a zip in the page, loading the writer on demand.
 // This panel itself is loaded lazily by Playground, so none of the export code is in the first chunk.
 import { useId, useMemo, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { ENGINE_TITLES, ENGINES, type Engine } from '../export/engines.ts';
 import { engineCommand, renderScript } from '../export/script.ts';
 import { DEFAULT_JOB_OPTIONS, GPU_RANGE, planJob } from '../export/plan.ts';
@@ -11,6 +12,7 @@ import { copyText } from './copyText.ts';
 import { downloadBlob } from '../store/download.ts';
 import type { ActorModel } from '../store/modelSize.ts';
 import { useActorModel } from './ModelBadge.tsx';
+import { jobErrorText } from './scaleUpText.ts';
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 
@@ -19,11 +21,13 @@ function preview(config: Parameters<typeof planJob>[0], engine: Engine, gpus: nu
     const plan = planJob(config, { engine, gpus, trainRows: DEFAULT_JOB_OPTIONS.trainRows, actor });
     return { ok: true, text: renderScript(plan, engineCommand(plan)) };
   } catch (e) {
-    return { ok: false, message: (e as Error).message };
+    return { ok: false, message: jobErrorText(e) };
   }
 }
 
 export default function ScaleUpPanel() {
+  // Suspends until the namespace arrives; re-renders (and re-words the problem) on a language switch.
+  const { t, i18n } = useTranslation('exportJob');
   const config = useApp((s) => s.config);
   // The job describes the model the run trains, not the knobs (they may not apply).
   const actor = useActorModel();
@@ -34,7 +38,9 @@ export default function ScaleUpPanel() {
   const [busy, setBusy] = useState<Engine | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const gpus = Number(gpusText);
-  const shown = useMemo(() => preview(config, engine, gpus, actor), [config, engine, gpus, actor]);
+  const language = i18n.language;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a problem is worded in the page's language, so a switch recomputes it
+  const shown = useMemo(() => preview(config, engine, gpus, actor), [config, engine, gpus, actor, language]);
 
   const download = async (target: Engine) => {
     setBusy(target);
@@ -47,7 +53,7 @@ export default function ScaleUpPanel() {
       const zip = zipJob(name, job.files);
       downloadBlob(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), `${name}.zip`);
     } catch (e) {
-      setDownloadError(`The ${ENGINE_TITLES[target]} job was not built: ${(e as Error).message}`);
+      setDownloadError(t('notBuilt', { engine: ENGINE_TITLES[target], error: jobErrorText(e) }));
     } finally {
       setBusy(null);
     }
@@ -56,9 +62,9 @@ export default function ScaleUpPanel() {
   return (
     <section className="scale-up card" aria-labelledby="scale-up-title" data-testid="scale-up">
       <div className="card-head">
-        <h2 id="scale-up-title">Scale it up</h2>
+        <h2 id="scale-up-title">{t('title')}</h2>
         <div className="toolbar">
-          <div className="segmented" role="radiogroup" aria-label="Framework">
+          <div className="segmented" role="radiogroup" aria-label={t('framework')}>
             {ENGINES.map((id) => (
               <label key={id} className={`btn small${engine === id ? ' selected' : ''}`}>
                 <input
@@ -76,14 +82,14 @@ export default function ScaleUpPanel() {
             ))}
           </div>
           <label className="small">
-            GPUs{' '}
+            {t('gpus')}{' '}
             <input
               type="number"
               min={GPU_RANGE.min}
               max={GPU_RANGE.max}
               step={1}
               value={gpusText}
-              aria-label="GPUs on the node"
+              aria-label={t('gpusLabel')}
               style={{ width: '4em' }}
               onChange={(e) => setGpusText(e.target.value)}
             />
@@ -91,23 +97,22 @@ export default function ScaleUpPanel() {
           <button
             type="button"
             className="btn small"
-            aria-label={`Copy the ${ENGINE_TITLES[engine]} command`}
+            aria-label={t('copyCommand', { engine: ENGINE_TITLES[engine] })}
             disabled={!shown.ok}
             onClick={() => shown.ok && void copyText(shown.text).then((ok) => setCopied(ok ? 'yes' : 'failed'))}
           >
-            {copied === 'yes' ? 'Copied' : 'Copy'}
+            {copied === 'yes' ? t('copied') : t('copy')}
           </button>
         </div>
       </div>
       <p className="muted small scale-up-lead">
-        The same experiment for a real model on a GPU machine: the job holds this task's prompts and held-out split (Parquet), its reward rule (reward.py), the launch script below
-        and a README. Knobs without an exact counterpart are named in the <code>#</code> lines.
-        {copied === 'failed' ? <span role="alert"> Copying was blocked by the browser: select the text and copy it by hand.</span> : null}
+        <Trans i18nKey="lead" ns="exportJob" components={{ code: <code /> }} />
+        {copied === 'failed' ? <span role="alert"> {t('copyBlocked')}</span> : null}
       </p>
       <div className="toolbar">
         {ENGINES.map((id) => (
           <button key={id} type="button" className="btn small primary" disabled={busy !== null || !shown.ok} onClick={() => void download(id)}>
-            {busy === id ? 'Building…' : `Download ${ENGINE_TITLES[id]} job`}
+            {busy === id ? t('building') : t('download', { engine: ENGINE_TITLES[id] })}
           </button>
         ))}
       </div>
@@ -118,7 +123,7 @@ export default function ScaleUpPanel() {
       ) : null}
       {shown.ok ? (
         // biome-ignore lint/a11y/useSemanticElements lint/a11y/noNoninteractiveTabindex: the <pre> is the scroll container (max-height, overflow); tabIndex=0 lets keyboard users scroll it, role="region" names it
-        <pre className="command" role="region" tabIndex={0} aria-label={`${engine} command line`} data-testid="scale-up-command">
+        <pre className="command" role="region" tabIndex={0} aria-label={t('commandLabel', { engine })} data-testid="scale-up-command">
           {shown.text}
         </pre>
       ) : (

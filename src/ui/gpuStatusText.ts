@@ -1,42 +1,11 @@
 // What the header's WebGPU badge says, in words a student reads at a glance: ready or not, and
 // whether the adapter is a real GPU or a software one (SwiftShader, llvmpipe, WARP), which trains
 // many times slower. The adapter's own name and the self-test's error go to the details.
+// Words come from the `gpu` namespace at call time, so a language switch re-words them.
+import { formatNumber, t } from '../i18n/index.ts';
 import type { AboutGpu, LimitShortfall, SelftestResult } from '../worker/protocol.ts';
 
 export type SelftestOk = Extract<SelftestResult, { type: 'selftest-ok' }>;
-
-export const GPU_STATUS_TEXT = {
-  checking: 'Checking WebGPU…',
-  ready: 'WebGPU ready',
-  softwareGpu: (name: string) => `software GPU (${name}): slower than a real GPU`,
-  selftestFailed: 'kernel self-test FAILED: results may be wrong',
-  cpuBackend: 'CPU reference backend (slow)',
-  unavailable: 'WebGPU unavailable',
-  error: 'WebGPU error',
-  detailsLabel: 'WebGPU details',
-  adapter: 'Adapter',
-  selftest: 'Self-test',
-  passed: 'kernel self-test passed',
-  failed: 'kernel self-test FAILED',
-  selftestWhat: (r: SelftestOk) => `${r.kernel}: ${r.values.length} values against the float64 reference, tolerance ${r.tolerance} (relative), ${r.ms.toFixed(0)} ms`,
-  about: 'About this GPU',
-  vendor: 'Vendor',
-  architecture: 'Architecture',
-  device: 'Device',
-  description: 'Description',
-  fallback: 'Fallback adapter',
-  fallbackYes: 'yes: a fallback (often software) adapter, slower than a graphics card',
-  fallbackNo: 'no',
-  fallbackUnknown: 'not reported by this browser',
-  limitsCaption: 'WebGPU limits the page uses',
-  limitHead: 'Limit',
-  needHead: 'Needs',
-  requestedHead: 'Requested',
-  adapterHead: 'This GPU',
-  features: 'Optional features',
-  noFeatures: 'none requested',
-  softwareWhy: 'A software GPU runs the WebGPU kernels on the CPU: the same numbers, many times slower than a graphics card.',
-} as const;
 
 /** Software rasterisers that expose WebGPU on the CPU, by a fragment of the adapter's name. */
 const SOFTWARE_ADAPTERS: readonly { match: RegExp; name: string }[] = [
@@ -55,45 +24,56 @@ export function softwareAdapter(adapter: string): string | null {
 /** The adapter's name as shown: trimmed, capped, and never empty. */
 export function adapterLabel(adapter: string): string {
   const name = adapter.replace(/\s+/g, ' ').trim();
-  if (name.length === 0) return 'unknown adapter';
+  if (name.length === 0) return t('gpu:status.unknownAdapter');
   return name.length > 60 ? `${name.slice(0, 59)}…` : name;
 }
 
 /** The badge's one line: "WebGPU ready · software GPU (SwiftShader): …", "WebGPU ready · nvidia …". */
 export function readyHeadline(r: SelftestOk): string {
   const software = softwareAdapter(r.adapter);
-  const what = software ? GPU_STATUS_TEXT.softwareGpu(software) : adapterLabel(r.adapter);
-  return r.passed ? `${GPU_STATUS_TEXT.ready} · ${what}` : `${GPU_STATUS_TEXT.ready} · ${what} · ${GPU_STATUS_TEXT.selftestFailed}`;
+  const what = software ? t('gpu:status.softwareGpu', { name: software }) : adapterLabel(r.adapter);
+  const ready = t('gpu:status.ready');
+  return r.passed ? `${ready} · ${what}` : `${ready} · ${what} · ${t('gpu:status.selftestFailed')}`;
 }
 
 /** The self-test line of the details: the verdict and the largest error against float64. */
 export function selftestLine(r: SelftestOk): string {
   const err = Number.isFinite(r.maxAbsErr) ? r.maxAbsErr.toExponential(1) : String(r.maxAbsErr);
-  return `${r.passed ? GPU_STATUS_TEXT.passed : GPU_STATUS_TEXT.failed} (max |err| ${err})`;
+  return t('gpu:status.selftestLine', { verdict: r.passed ? t('gpu:status.passed') : t('gpu:status.failed'), err });
+}
+
+/** What the self-test ran: the kernel, how many values, the tolerance and the time. */
+export function selftestWhat(r: SelftestOk): string {
+  return t('gpu:status.selftestWhat', { kernel: r.kernel, values: r.values.length, tolerance: r.tolerance, ms: r.ms.toFixed(0) });
 }
 
 /** "maxComputeWorkgroupStorageSize: this page needs 16384, your GPU offers 8192". */
 export function shortfallText(s: LimitShortfall): string {
-  return `${s.name}: this page needs ${s.need}, your GPU offers ${s.have}`;
+  return t('gpu:limits.shortfall', { name: s.name, need: s.need, have: s.have });
+}
+
+/** The page's words for a limit shortfall (src/gpu/limits.ts gives the structure): every limit named, with both values. */
+export function shortfallMessageText(list: readonly LimitShortfall[]): string {
+  return t('gpu:limits.message', { count: list.length, list: list.map(shortfallText).join(t('gpu:limits.separator')) });
 }
 
 /** A limit's value as shown: grouped digits, bytes in MiB past 1 MiB, "—" when the adapter does not report it. */
 export function limitValue(name: string, v: number): string {
   if (!Number.isFinite(v)) return '—';
-  if (/Size$/.test(name) && v >= 1024 * 1024) return `${(v / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
-  return v.toLocaleString('en-US');
+  if (/Size$/.test(name) && v >= 1024 * 1024) return t('gpu:about.mib', { value: formatNumber(v / (1024 * 1024), { maximumFractionDigits: 1 }) });
+  return formatNumber(v);
 }
 
 /** The name/value rows of "About this GPU": the adapter's own words (empty ones left out) and the fallback flag. */
 export function aboutRows(a: AboutGpu): { label: string; value: string }[] {
-  const T = GPU_STATUS_TEXT;
   const rows: { label: string; value: string }[] = [
-    { label: T.vendor, value: a.vendor },
-    { label: T.architecture, value: a.architecture },
-    { label: T.device, value: a.device },
-    { label: T.description, value: a.description },
+    { label: t('gpu:about.vendor'), value: a.vendor },
+    { label: t('gpu:about.architecture'), value: a.architecture },
+    { label: t('gpu:about.device'), value: a.device },
+    { label: t('gpu:about.description'), value: a.description },
   ].filter((r) => r.value.trim().length > 0);
-  rows.push({ label: T.fallback, value: a.fallback === null ? T.fallbackUnknown : a.fallback ? T.fallbackYes : T.fallbackNo });
-  rows.push({ label: T.features, value: a.features.length > 0 ? a.features.join(', ') : T.noFeatures });
+  const fallback = a.fallback === null ? 'fallbackUnknown' : a.fallback ? 'fallbackYes' : 'fallbackNo';
+  rows.push({ label: t('gpu:about.fallback'), value: t(`gpu:about.${fallback}`) });
+  rows.push({ label: t('gpu:about.features'), value: a.features.length > 0 ? a.features.join(t('gpu:about.featureSeparator')) : t('gpu:about.noFeatures') });
   return rows;
 }

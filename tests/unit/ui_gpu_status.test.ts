@@ -1,7 +1,19 @@
 // The header badge in plain words: a software GPU is named as such (and why it is slower), a
 // hardware adapter by its name, a failed self-test said outright; the numbers go to the details.
-import { describe, expect, it } from 'vitest';
-import { aboutRows, adapterLabel, limitValue, readyHeadline, type SelftestOk, selftestLine, shortfallText, softwareAdapter } from '../../src/ui/gpuStatusText.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { switchLocale } from '../../src/i18n/index.ts';
+import { shortfallMessage } from '../../src/gpu/limits.ts';
+import {
+  aboutRows,
+  adapterLabel,
+  limitValue,
+  readyHeadline,
+  type SelftestOk,
+  selftestLine,
+  shortfallMessageText,
+  shortfallText,
+  softwareAdapter,
+} from '../../src/ui/gpuStatusText.ts';
 
 const result = (adapter: string, passed = true, maxAbsErr = 9.4e-8): SelftestOk => ({
   type: 'selftest-ok',
@@ -44,6 +56,11 @@ describe('WebGPU status text', () => {
 
   it('names a missing limit with the needed and offered values', () => {
     expect(shortfallText({ name: 'maxComputeWorkgroupStorageSize', need: 16384, have: 8192 })).toBe('maxComputeWorkgroupStorageSize: this page needs 16384, your GPU offers 8192');
+    // The page words the shortfall from its structure, as the gpu layer's English message does.
+    const one = [{ name: 'maxComputeWorkgroupStorageSize' as const, need: 15360, have: 8192 }];
+    const two = [...one, { name: 'maxStorageBuffersPerShaderStage' as const, need: 8, have: 4 }];
+    expect(shortfallMessageText(one)).toBe(shortfallMessage(one));
+    expect(shortfallMessageText(two)).toBe(shortfallMessage(two));
   });
 
   it('shows limit values readably: sizes past 1 MiB in MiB, counts grouped, unreported as a dash', () => {
@@ -67,5 +84,23 @@ describe('WebGPU status text', () => {
       { label: 'Fallback adapter', value: 'not reported by this browser' },
       { label: 'Optional features', value: 'timestamp-query' },
     ]);
+  });
+});
+
+describe('WebGPU status text in Chinese', () => {
+  beforeAll(() => switchLocale('zh-CN'));
+  afterAll(() => switchLocale('en'));
+
+  it('words the badge, the self-test and a shortfall from the same values', () => {
+    expect(readyHeadline(result('google swiftshader'))).toBe('WebGPU 就绪 · 软件 GPU（SwiftShader）：比真实 GPU 慢');
+    expect(selftestLine(result('x'))).toBe('内核自检通过（最大绝对误差 9.4e-8）');
+    const two = [
+      { name: 'maxComputeWorkgroupStorageSize' as const, need: 15360, have: 8192 },
+      { name: 'maxStorageBuffersPerShaderStage' as const, need: 8, have: 4 },
+    ];
+    expect(shortfallMessageText(two)).toBe(
+      '这块 GPU 有 2 项 WebGPU 限制低于本页所需：maxComputeWorkgroupStorageSize：本页需要 15360，你的 GPU 只提供 8192；maxStorageBuffersPerShaderStage：本页需要 8，你的 GPU 只提供 4。',
+    );
+    expect(limitValue('maxBufferSize', 4294967296)).toBe('4,096 MiB');
   });
 });

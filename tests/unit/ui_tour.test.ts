@@ -1,9 +1,11 @@
 // The guided tour's table and memory: every step points somewhere and says something, the Start
 // step carries the chosen preset's "what to watch" line, and a storage that throws never breaks
 // the page (the tour is then remembered for the page's lifetime).
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces, switchLocale, t } from '../../src/i18n/index.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
-import { findAnchor, stepBody, TOUR_STEPS, TOUR_TEXT, type TourStep } from '../../src/ui/tour/steps.ts';
+import { findAnchor, TOUR_STEPS } from '../../src/ui/tour/steps.ts';
+import { stepBody, stepTitle } from '../../src/ui/tour/tourText.ts';
 import { markTourSeen, resetTourMemoryForTests, shouldInvite, TOUR_STORAGE_KEY, type TourStorage, tourSeen } from '../../src/ui/tour/tourMemory.ts';
 
 function memoryStorage(): TourStorage & { data: Map<string, string> } {
@@ -21,12 +23,15 @@ const throwing: TourStorage = {
 };
 
 describe('tour steps', () => {
+  beforeAll(() => loadNamespaces(['tour']));
+
   it('has unique ids, anchors, a title and a body for every step, ending at the teaching views', () => {
     const ids = TOUR_STEPS.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const step of TOUR_STEPS) {
       expect(step.anchors.length, step.id).toBeGreaterThan(0);
-      expect(step.title.length, step.id).toBeGreaterThan(0);
+      expect(stepTitle(step).length, step.id).toBeGreaterThan(0);
+      expect(stepTitle(step), step.id).not.toContain('steps.');
       expect(stepBody(step, { preset: null }).length, step.id).toBeGreaterThan(40);
     }
     expect(ids.slice(0, 3)).toEqual(['loop', 'experiments', 'start']);
@@ -40,17 +45,15 @@ describe('tour steps', () => {
     expect(stepBody(start, { preset: null })).toMatch(/pick a card/);
   });
 
-  it('falls back to “no preset” when a body throws', () => {
-    const fragile: TourStep = {
-      id: 'x',
-      anchors: ['body'],
-      title: 'x',
-      body: ({ preset }) => {
-        if (preset) throw new Error('boom');
-        return 'fine';
+  it('falls back to “no preset” when reading the preset throws', () => {
+    const start = TOUR_STEPS.find((s) => s.id === 'start')!;
+    const fragile = {
+      name: 'a',
+      get watch(): string {
+        throw new Error('boom');
       },
     };
-    expect(stepBody(fragile, { preset: { name: 'a', watch: 'b' } })).toBe('fine');
+    expect(stepBody(start, { preset: fragile })).toBe(stepBody(start, { preset: null }));
   });
 
   it('finds the first anchor on the page and skips invalid selectors', () => {
@@ -66,8 +69,19 @@ describe('tour steps', () => {
     expect(findAnchor(['.missing'], root)).toBeUndefined();
   });
 
+  it('hands driver.js its own {{current}} / {{total}} placeholders in the progress text, in either language', async () => {
+    expect(t('tour:progress', { current: '{{current}}', total: '{{total}}' })).toBe('Step {{current}} of {{total}}');
+    await switchLocale('zh-CN');
+    try {
+      expect(t('tour:progress', { current: '{{current}}', total: '{{total}}' })).toBe('第 {{current}} / {{total}} 步');
+      expect(stepBody(TOUR_STEPS.find((s) => s.id === 'clipfrac')!, { preset: null })).toContain('概率比 π_new / π_old 落到');
+    } finally {
+      await switchLocale('en');
+    }
+  });
+
   it('counts its own steps in the invitation', () => {
-    expect(TOUR_TEXT.inviteBody(TOUR_STEPS.length)).toContain(`${TOUR_STEPS.length}-step tour`);
+    expect(t('tour:inviteBody', { steps: TOUR_STEPS.length })).toContain(`${TOUR_STEPS.length}-step tour`);
   });
 });
 

@@ -1,9 +1,12 @@
 // The header's Tour button, and on a first visit a small invitation card that does not block
 // anything: the tour itself (driver.js, loaded on demand) starts only when asked for.
-import { useEffect, useState } from 'react';
+// Its words are in the `tour` namespace, which is not part of the first paint: the button appears
+// once that small file has arrived (a Suspense of its own, so the header never waits for it).
+import { Suspense, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { startTour } from './startTour.ts';
-import { TOUR_STEPS, TOUR_TEXT } from './steps.ts';
+import { TOUR_STEPS } from './steps.ts';
 import { markTourSeen, shouldInvite, tourSeen } from './tourMemory.ts';
 import './launcher.css';
 
@@ -19,6 +22,15 @@ function automated(): boolean {
 }
 
 export function TourLauncher() {
+  return (
+    <Suspense fallback={null}>
+      <Launcher />
+    </Suspense>
+  );
+}
+
+function Launcher() {
+  const { t } = useTranslation('tour');
   const settled = useApp((s) => s.gpu.kind !== 'checking');
   const [invite, setInvite] = useState(false);
   useEffect(() => {
@@ -36,11 +48,11 @@ export function TourLauncher() {
   };
   return (
     <>
-      <button type="button" className="btn tour-button" data-testid="tour-button" title={TOUR_TEXT.helpButtonLabel} onClick={open}>
+      <button type="button" className="btn tour-button" data-testid="tour-button" title={t('helpButtonLabel')} onClick={open}>
         <span className="tour-button-mark" aria-hidden="true">
           ?
         </span>
-        {TOUR_TEXT.helpButton}
+        {t('helpButton')}
       </button>
       {invite ? (
         <div
@@ -54,17 +66,17 @@ export function TourLauncher() {
             if (e.key === 'Escape') dismiss();
           }}
         >
-          <h2 id="tour-invite-title">{TOUR_TEXT.inviteTitle}</h2>
-          <p id="tour-invite-body">{TOUR_TEXT.inviteBody(TOUR_STEPS.length)}</p>
+          <h2 id="tour-invite-title">{t('inviteTitle')}</h2>
+          <p id="tour-invite-body">{t('inviteBody', { steps: TOUR_STEPS.length })}</p>
           <div className="tour-invite-actions">
             <button type="button" className="btn primary small" onClick={open}>
-              {TOUR_TEXT.inviteStart}
+              {t('inviteStart')}
             </button>
             <button type="button" className="btn ghost small" onClick={dismiss}>
-              {TOUR_TEXT.inviteDismiss}
+              {t('inviteDismiss')}
             </button>
           </div>
-          <p className="muted small">{TOUR_TEXT.inviteLater}</p>
+          <p className="muted small">{t('inviteLater')}</p>
         </div>
       ) : null}
     </>

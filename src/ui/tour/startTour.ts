@@ -1,8 +1,11 @@
 // Opens the guided tour with driver.js, loaded on the first use only (it is not part of the first
-// paint). The steps come from TOUR_STEPS; the text is set as text, never as HTML.
+// paint). The steps come from TOUR_STEPS; the text is set as text, never as HTML, in the language
+// the page shows when the tour opens (its namespace loads with driver.js).
+import { loadNamespaces, t } from '../../i18n/index.ts';
 import { findPreset } from '../../rl/presets.ts';
 import { useApp } from '../../store/appStore.ts';
-import { findAnchor, stepBody, TOUR_STEPS, TOUR_TEXT, type TourContext } from './steps.ts';
+import { findAnchor, TOUR_STEPS, type TourContext } from './steps.ts';
+import { stepBody, stepTitle } from './tourText.ts';
 import { markTourSeen } from './tourMemory.ts';
 
 let opening = false;
@@ -28,7 +31,8 @@ export async function startTour(): Promise<void> {
   if (opening || active?.isActive()) return;
   opening = true;
   try {
-    const [{ driver }] = await Promise.all([import('driver.js'), import('driver.js/dist/driver.css'), import('./tour.css')]);
+    const [{ driver }] = await Promise.all([import('driver.js'), import('driver.js/dist/driver.css'), import('./tour.css'), loadNamespaces(['tour'])]);
+    const close = t('tour:close');
     const ctx = currentContext();
     let settled = -1;
     const reducedMotion = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
@@ -36,10 +40,11 @@ export async function startTour(): Promise<void> {
       animate: !reducedMotion,
       duration: 300,
       showProgress: true,
-      progressText: TOUR_TEXT.progress,
-      nextBtnText: TOUR_TEXT.next,
-      prevBtnText: TOUR_TEXT.previous,
-      doneBtnText: TOUR_TEXT.done,
+      // driver.js fills {{current}} and {{total}} itself: the placeholders pass through i18next untouched.
+      progressText: t('tour:progress', { current: '{{current}}', total: '{{total}}' }),
+      nextBtnText: t('tour:next'),
+      prevBtnText: t('tour:previous'),
+      doneBtnText: t('tour:done'),
       allowKeyboardControl: true,
       allowClose: true,
       overlayClickBehavior: 'close',
@@ -52,14 +57,14 @@ export async function startTour(): Promise<void> {
         // so nothing in a step (a preset's line, a name) is ever parsed as markup.
         const step = TOUR_STEPS[tour.getActiveIndex() ?? 0];
         if (!step) return;
-        popover.title.textContent = step.title;
+        popover.title.textContent = stepTitle(step);
         popover.description.textContent = stepBody(step, ctx);
         popover.description.style.display = 'block';
         popover.wrapper.setAttribute('data-testid', 'tour-popover');
         popover.wrapper.setAttribute('data-step', step.id);
         if (settled === (tour.getActiveIndex() ?? 0)) popover.wrapper.setAttribute('data-settled', step.id);
-        popover.closeButton.setAttribute('aria-label', TOUR_TEXT.close);
-        popover.closeButton.title = TOUR_TEXT.close;
+        popover.closeButton.setAttribute('aria-label', close);
+        popover.closeButton.title = close;
       },
       // driver.js ignores ← / → until a step's move has finished; marking the settled step lets
       // a test (and a screen reader's next read) wait for it instead of guessing a delay.
@@ -89,7 +94,7 @@ export async function startTour(): Promise<void> {
     active = tour;
     tour.drive();
   } catch (e) {
-    useApp.getState().setNotice({ tone: 'error', text: `${TOUR_TEXT.loadFailed} (${String(e)})` });
+    useApp.getState().setNotice({ tone: 'error', text: t('tour:loadFailedWithError', { error: String(e) }) });
   } finally {
     opening = false;
   }

@@ -1,0 +1,26 @@
+// What the tour says, in the page's language, worded at call time from the `tour` namespace (it is
+// fetched on first use: callers load it first, see startTour and TourLauncher).
+import { t } from '../../i18n/index.ts';
+import type { TourContext, TourStep } from './steps.ts';
+
+/** A step's title. */
+export function stepTitle(step: TourStep): string {
+  return t(`tour:steps.${step.id}.title`);
+}
+
+/** The probability ratio as the formulas write it (kept out of the translations: it is notation). */
+const RATIO = 'π_new / π_old';
+
+function body(step: TourStep, { preset }: TourContext): string {
+  if (step.id !== 'start') return t(`tour:steps.${step.id}.body`, { ratio: RATIO });
+  return preset ? t('tour:steps.start.bodyWithPreset', { name: preset.name, watch: preset.watch }) : t('tour:steps.start.bodyNoPreset');
+}
+
+/** The step's text with this context, never throwing (a preset that cannot be read reads as none chosen). */
+export function stepBody(step: TourStep, ctx: TourContext): string {
+  try {
+    return body(step, ctx);
+  } catch {
+    return body(step, { preset: null });
+  }
+}
