@@ -31,6 +31,12 @@ export type TeachViewKey = (typeof TEACH_VIEW_KEYS)[number];
 
 type Engine = 'verl' | 'openrlhf';
 
+/**
+ * Symbols and metric names the help prose writes in Latin letters: variables of the locale
+ * strings, so a translation keeps them as they are (π_old, ε_low) rather than holding English words.
+ */
+export const HELP_SYMBOLS = { piOld: 'π_old', epsLow: 'ε_low', epsHigh: 'ε_high', rewardsAfterKl: 'critic/rewards/mean' } as const;
+
 /** An engine's metric name; `note: true` where the locale files hold a note on it (help.metrics.<key>.<engine>Note). */
 interface EngineName {
   name: string | null;
@@ -42,7 +48,7 @@ function engine(key: string, which: Engine, e: EngineName): EngineMetric {
   return {
     name: e.name,
     get note() {
-      return t(`charts:help.metrics.${key}.${which}Note`);
+      return t(`charts:help.metrics.${key}.${which}Note`, HELP_SYMBOLS);
     },
   };
 }
@@ -52,13 +58,13 @@ function entry(key: string, formula: string, verl: EngineName, openrlhf: EngineN
   return {
     formula,
     get what() {
-      return t(`charts:help.metrics.${key}.what`);
+      return t(`charts:help.metrics.${key}.what`, HELP_SYMBOLS);
     },
     get healthy() {
-      return t(`charts:help.metrics.${key}.healthy`);
+      return t(`charts:help.metrics.${key}.healthy`, HELP_SYMBOLS);
     },
     get sick() {
-      return t(`charts:help.metrics.${key}.sick`);
+      return t(`charts:help.metrics.${key}.sick`, HELP_SYMBOLS);
     },
     verl: engine(key, 'verl', verl),
     openrlhf: engine(key, 'openrlhf', openrlhf),

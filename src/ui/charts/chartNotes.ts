@@ -43,7 +43,7 @@ export function chartNote(metric: string, configs: readonly NoteConfig[]): strin
     return tr('charts:notes.klTokenMean');
   }
   if (metric === 'rollout_old_kl' && configs.every(samplesFromOld)) {
-    return tr('charts:notes.rolloutOldZero');
+    return tr('charts:notes.rolloutOldZero', { piOld: 'π_old' });
   }
   if (metric === 'beta' || metric === 'kl_loss_coef') {
     const driven = configs.map(adaptiveDrives);
