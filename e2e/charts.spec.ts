@@ -41,7 +41,7 @@ test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive
   await send(page, metricMessages(50, 0.5, 3));
   const runs = page.getByTestId('run-list').getByRole('listitem');
   await expect(runs).toHaveCount(2);
-  await expect(runs.nth(0)).toContainText('1000 it');
+  await expect(runs.nth(0)).toContainText('1,000 it');
   // 1000 points are downsampled to at most 300 per run.
   const reward = page.getByTestId('chart-reward_mean');
   const lines = reward.locator('path.recharts-line-curve');
@@ -79,7 +79,7 @@ test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive
   await page.waitForTimeout(1500);
   await page.reload();
   await expect(page.getByTestId('run-list').getByRole('listitem')).toHaveCount(2);
-  await expect(page.getByTestId('run-list').getByRole('listitem').nth(0)).toContainText('1000 it');
+  await expect(page.getByTestId('run-list').getByRole('listitem').nth(0)).toContainText('1,000 it');
   await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
 });
 

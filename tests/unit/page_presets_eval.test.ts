@@ -2,7 +2,8 @@
 // current settings, the configs of a paired preset's arms, the speed/ETA readout, `?budget=` in
 // the link, the held-out chart series (sampled + greedy per run, each task's headline metric) and
 // evaluation rows in the CSV / JSON exports.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
 import { metricsToCsv, metricsToJson } from '../../src/store/exportMetrics.ts';
@@ -10,6 +11,9 @@ import { configMatchesPreset, formatEta, formatSpeed, planArms, presetBudget, sp
 import type { RunRecord } from '../../src/store/runs.ts';
 import { configToQuery, parseQuery } from '../../src/store/urlConfig.ts';
 import { greedyId, heldOutKey, heldOutSeries, heldOutTitle } from '../../src/ui/charts/heldOut.ts';
+
+// The chart texts are in the lazily loaded `charts` namespace.
+beforeAll(() => loadNamespaces(['charts']));
 
 const paired = PRESETS.find((p) => (p.arms?.length ?? 0) >= 2)!;
 const single = PRESETS.find((p) => !p.arms)!;

@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { announcement } from '../../src/ui/a11y/announce.ts';
 import { tabForKey } from '../../src/ui/a11y/tabs.ts';
 import { chartSummary, runSummary, trend } from '../../src/ui/charts/chartSummary.ts';
+
+// The chart texts are in the lazily loaded `charts` namespace.
+beforeAll(() => loadNamespaces(['charts']));
 
 const line = (ys: number[], x0 = 1) => ys.map((y, i) => ({ x: x0 + i, y }));
 

@@ -3,11 +3,15 @@
 import katex from 'katex';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { ViewHelp } from '../../src/ui/charts/ChartHelp.tsx';
 import { CHART_HELP, HELD_OUT_KEY, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
 import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
+
+// The chart texts are in the lazily loaded `charts` namespace.
+beforeAll(() => loadNamespaces(['charts']));
 
 describe('chart help', () => {
   it('has an entry for every chart the page can show, and the held-out chart', () => {

@@ -1,8 +1,12 @@
 // Notes under charts that are flat by construction for the runs shown.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { chartsFor } from '../../src/ui/charts/chartList.ts';
 import { chartNote, klTargetLine, noiseFloor } from '../../src/ui/charts/chartNotes.ts';
+
+// The chart texts are in the lazily loaded `charts` namespace.
+beforeAll(() => loadNamespaces(['charts']));
 
 const gae = DEFAULT_CONFIG; // gae, 2 epochs × 2 minibatches
 const rloo = { ...DEFAULT_CONFIG, advantageEstimator: 'rloo' as const };

@@ -1,11 +1,15 @@
 // The held-out chart's caption: each run's own prompt count and schedule (recorded by its
 // evaluations, else derived from its config), one phrase when the runs agree, and how long the
 // latest evaluation took.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { formatSeconds, heldOutCaption } from '../../src/ui/charts/heldOut.ts';
 import { evalSize } from '../../src/worker/evalSchedule.ts';
+
+// The chart texts are in the lazily loaded `charts` namespace.
+beforeAll(() => loadNamespaces(['charts']));
 
 const cfg = (c: Partial<PpoConfig>) => ({ ...DEFAULT_CONFIG, ...c }) as PpoConfig;
 const run = (name: string, c: Partial<PpoConfig>, evals: RunRecord['evals'] = []) => ({ name, config: cfg(c), evals });

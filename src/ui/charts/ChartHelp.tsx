@@ -1,7 +1,10 @@
 // The "?" beside a chart's title: a disclosure with the chart's formula, what a healthy and a sick
 // curve look like and the metric's name in verl's and OpenRLHF's logs. Escape, the close button,
-// a second press or a click elsewhere closes it; focus returns to the "?".
+// a second press or a click elsewhere closes it; focus returns to the "?". Its text is in the
+// lazily loaded `charts` namespace: useTranslation suspends until it is there and re-renders the
+// popover on a language switch.
 import { useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Formula } from '../math/Formula.tsx';
 import { CHART_HELP, HELP_UI, type EngineMetric, type TeachViewKey } from './chartHelpText.ts';
 
@@ -15,6 +18,7 @@ function Engine({ label, m }: { label: string; m: EngineMetric }) {
 }
 
 export function ChartHelpButton({ metric, title }: { metric: string; title: string }) {
+  useTranslation('charts');
   const help = Object.hasOwn(CHART_HELP, metric) ? CHART_HELP[metric] : undefined;
   const [open, setOpen] = useState(false);
   const id = useId();
@@ -57,7 +61,7 @@ export function ChartHelpButton({ metric, title }: { metric: string; title: stri
       {open ? (
         <section ref={panel} id={id} className="chart-help" aria-label={HELP_UI.open(title)} data-testid={`chart-help-panel-${metric}`}>
           <p className="chart-help-what">{help.what}</p>
-          <Formula tex={help.formula} display label={`${HELP_UI.formula}: ${title}`} />
+          <Formula tex={help.formula} display label={HELP_UI.formula(title)} />
           <dl>
             <dt className="healthy">{HELP_UI.healthy}</dt>
             <dd>{help.healthy}</dd>

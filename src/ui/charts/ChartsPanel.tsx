@@ -1,7 +1,10 @@
 // Live training curves: one small chart per metric, every visible run overlaid, with EMA
-// smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports.
+// smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports. Its words are in
+// the lazily loaded `charts` namespace: the panel sits under Playground's <Suspense>.
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatNumber } from '../../i18n/index.ts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
 import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
@@ -11,7 +14,7 @@ import { usePresenter } from '../presenter.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
 import { chartStyle } from './chartStyle.ts';
-import { chartSummary } from './chartSummary.ts';
+import { chartSummary, formatIteration } from './chartSummary.ts';
 import { chartsFor } from './chartList.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
@@ -86,6 +89,8 @@ const ChartFigure = memo(function ChartFigure({
   smoothing: number;
   present: boolean;
 }) {
+  const { t, i18n } = useTranslation('charts');
+  const language = i18n.language;
   const data = useMemo(() => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))), [runs, metric, smoothing]);
   const target = useMemo(() => (metric === 'kl_token_mean' ? klTargetLine(runs.map((r) => r.config)) : null), [metric, runs]);
   const counts = useMemo(() => new Map(runs.map((r) => [r.id, data.reduce((n, row) => n + (row[r.id] === undefined ? 0 : 1), 0)])), [data, runs]);
@@ -118,6 +123,7 @@ const ChartFigure = memo(function ChartFigure({
     return niceTicks(lo, hi);
   }, [data, runs, target, metric]);
   const style = chartStyle(present);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `language` is the trigger: the note is worded in it
   const note = useMemo(
     () =>
       data.length === 0
@@ -126,21 +132,22 @@ const ChartFigure = memo(function ChartFigure({
             metric,
             runs.map((r) => r.config),
           ),
-    [data.length, metric, runs],
+    [data.length, metric, runs, language],
   );
   // For screen readers: the raw last value and trend of each run (the drawing is smoothed and downsampled).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `language` is the trigger: the summary is worded in it
   const summary = useMemo(
     () =>
       chartSummary(
         title,
         runs.map((r) => ({ name: r.name, points: extract(r.metrics, metric) })),
       ),
-    [title, runs, metric],
+    [title, runs, metric, language],
   );
   const summaryId = `chart-summary-${metric}`;
   const setNotice = useApp((s) => s.setNotice);
   return (
-    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={`${title} chart`} aria-describedby={summaryId}>
+    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={t('panel.chartLabel', { title })} aria-describedby={summaryId}>
       <p className="visually-hidden" id={summaryId} data-testid={summaryId}>
         {summary}
       </p>
@@ -151,19 +158,19 @@ const ChartFigure = memo(function ChartFigure({
           type="button"
           className="btn ghost small png"
           disabled={data.length === 0}
-          aria-label={`Download ${title} as PNG`}
+          aria-label={t('panel.downloadPng', { title })}
           onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
         >
-          PNG
+          {t('panel.png')}
         </button>
       </div>
       {data.length === 0 ? (
-        <div className="chart-empty">No data yet — press Start</div>
+        <div className="chart-empty">{t('panel.empty')}</div>
       ) : (
         <ResponsiveContainer width="100%" height={style.height}>
           <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
-            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} tickFormatter={formatIteration} />
             <YAxis
               tick={style.tick}
               tickLine={false}
@@ -174,7 +181,11 @@ const ChartFigure = memo(function ChartFigure({
               ticks={ticks}
               allowDataOverflow
             />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `iteration ${String(l)}`} isAnimationActive={false} />
+            <Tooltip
+              formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))}
+              labelFormatter={(l) => t('panel.tooltipIteration', { iter: formatIteration(l) })}
+              isAnimationActive={false}
+            />
             {target !== null ? <ReferenceLine y={target} stroke="#5b6478" strokeDasharray="4 3" ifOverflow="extendDomain" /> : null}
             {runs.map((r) => (
               // A run with one or two points has no line to speak of: draw its points, or the chart looks empty after Step.
@@ -202,6 +213,7 @@ const ChartFigure = memo(function ChartFigure({
 });
 
 function RunList() {
+  const { t } = useTranslation('charts');
   const runs = useApp((s) => s.runs);
   const active = useApp((s) => s.activeRunId);
   const toggleRun = useApp((s) => s.toggleRun);
@@ -210,20 +222,26 @@ function RunList() {
   if (runs.length === 0)
     return (
       <p className="muted small" data-testid="run-list-empty">
-        No runs yet. Each Start after a Reset begins a new run; runs are kept across reloads.
+        {t('runs.empty')}
       </p>
     );
   return (
-    <ul className="run-list" aria-label="Runs" data-testid="run-list">
+    <ul className="run-list" aria-label={t('runs.label')} data-testid="run-list">
       {runs.map((r) => (
         <li key={r.id} className={`run-chip${r.visible ? '' : ' hidden-run'}${r.id === active ? ' active' : ''}`}>
           <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
-          <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={`Show ${r.name}`} />
-          <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label="Run name" />
-          <span className="muted" title={`Trained on ${describeRunBackend(r)}`}>
-            {r.metrics.length} it{r.backends ? ` · ${r.backend === 'cpu' ? 'CPU' : 'WebGPU'} from ${r.backends.at(-1)!.fromIter}` : ''}
+          <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={t('runs.show', { name: r.name })} />
+          <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label={t('runs.name')} />
+          <span className="muted" title={t('runs.trainedOn', { backend: describeRunBackend(r) })}>
+            {r.backends
+              ? t('runs.iterationsSwitched', {
+                  n: formatNumber(r.metrics.length),
+                  backend: r.backend === 'cpu' ? 'CPU' : 'WebGPU',
+                  iter: formatNumber(r.backends.at(-1)!.fromIter),
+                })
+              : t('runs.iterations', { n: formatNumber(r.metrics.length) })}
           </span>
-          <button type="button" className="btn ghost small" aria-label={`Delete ${r.name}`} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
+          <button type="button" className="btn ghost small" aria-label={t('runs.delete', { name: r.name })} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
             ×
           </button>
         </li>
@@ -233,6 +251,7 @@ function RunList() {
 }
 
 export function ChartsPanel() {
+  const { t } = useTranslation('charts');
   const runs = useApp((s) => s.runs);
   const smoothing = useApp((s) => s.smoothing);
   const setSmoothing = useApp((s) => s.setSmoothing);
@@ -244,11 +263,11 @@ export function ChartsPanel() {
   return (
     <section className="charts card" aria-labelledby="charts-title">
       <div className="card-head">
-        <h2 id="charts-title">Training curves</h2>
+        <h2 id="charts-title">{t('panel.title')}</h2>
         <div className="toolbar">
           <label>
-            Smoothing
-            <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label="Smoothing" />
+            {t('panel.smoothing')}
+            <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label={t('panel.smoothing')} />
             <span className="small" style={{ width: '3ch' }}>
               {smoothing.toFixed(2)}
             </span>
@@ -259,7 +278,7 @@ export function ChartsPanel() {
             disabled={runs.length === 0}
             onClick={() => downloadBlob(new Blob([metricsToCsv(runs)], { type: 'text/csv' }), `ppo-metrics-${stamp()}.csv`)}
           >
-            Export CSV
+            {t('panel.exportCsv')}
           </button>
           <button
             type="button"
@@ -267,7 +286,7 @@ export function ChartsPanel() {
             disabled={runs.length === 0}
             onClick={() => downloadBlob(new Blob([metricsToJson(runs)], { type: 'application/json' }), `ppo-metrics-${stamp()}.json`)}
           >
-            Export JSON
+            {t('panel.exportJson')}
           </button>
         </div>
       </div>

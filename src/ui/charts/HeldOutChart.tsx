@@ -2,14 +2,16 @@
 // every `evalEvery` iterations and before the first (iteration 0 = the SFT model). Each run draws
 // a solid sampled line (rollout temperature, as PPO optimises it) and a dashed greedy line.
 import { memo, useMemo, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatNumber } from '../../i18n/index.ts';
 import { useApp } from '../../store/appStore.ts';
 import type { RunRecord } from '../../store/runs.ts';
 import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
-import { chartSummary } from './chartSummary.ts';
+import { chartSummary, formatIteration } from './chartSummary.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { greedyId, heldOutCaption, heldOutKey, heldOutSeries, heldOutTitle } from './heldOut.ts';
 import { extract, niceTicks } from './series.ts';
@@ -36,6 +38,8 @@ export function HeldOutChart({ runs, present = false }: { runs: readonly RunReco
 }
 
 const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: readonly EvalRun[]; present: boolean }) {
+  const { t, i18n } = useTranslation('charts');
+  const language = i18n.language;
   const style = chartStyle(present);
   const ref = useRef<HTMLElement>(null);
   const config = useApp((s) => s.config);
@@ -64,6 +68,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
   const latestOf = runs.find((r) => r.id === activeRunId) ?? [...runs].reverse().find((r) => r.evals?.some((e) => typeof e.seconds === 'number')) ?? null;
   const caption = heldOutCaption(runs, config, latestOf);
   // For screen readers: each run's latest sampled score and its trend over the last evaluations.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `language` is the trigger: the summary is worded in it
   const summary = useMemo(
     () =>
       chartSummary(
@@ -74,10 +79,10 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
         }),
         'evaluations',
       ),
-    [title, runs],
+    [title, runs, language],
   );
   return (
-    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={`${title} chart`} aria-describedby="chart-summary-heldout">
+    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={t('panel.chartLabel', { title })} aria-describedby="chart-summary-heldout">
       <p className="visually-hidden" id="chart-summary-heldout" data-testid="chart-summary-heldout">
         {summary}
       </p>
@@ -88,21 +93,19 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
           type="button"
           className="btn ghost small png"
           disabled={rows.length === 0}
-          aria-label={`Download ${title} as PNG`}
+          aria-label={t('panel.downloadPng', { title })}
           onClick={() => void downloadChartPng(ref.current!, title).catch((e: unknown) => setNotice({ tone: 'error', text: String(e) }))}
         >
-          PNG
+          {t('panel.png')}
         </button>
       </div>
       {rows.length === 0 ? (
-        <div className="chart-empty">
-          {config.evalEvery > 0 ? 'No evaluation yet — the first scores the SFT model before iteration 1' : 'Held-out evaluation is off (Evaluate every = 0)'}
-        </div>
+        <div className="chart-empty">{config.evalEvery > 0 ? t('heldOut.emptyPending') : t('heldOut.emptyOff')}</div>
       ) : (
         <ResponsiveContainer width="100%" height={style.height}>
           <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
-            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} />
+            <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} tickFormatter={formatIteration} />
             <YAxis
               tick={style.tick}
               tickLine={false}
@@ -113,12 +116,16 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
               ticks={ticks}
               allowDataOverflow
             />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))} labelFormatter={(l) => `after ${String(l)} iterations`} isAnimationActive={false} />
+            <Tooltip
+              formatter={(v) => (typeof v === 'number' ? fmt(v) : String(v))}
+              labelFormatter={(l) => t('heldOut.tooltipAfter', { iter: formatIteration(l) })}
+              isAnimationActive={false}
+            />
             {lines.flatMap(({ run, greedy }) => [
               <Line
                 key={run.id}
                 dataKey={run.id}
-                name={`${run.name} (sampled)`}
+                name={t('heldOut.sampled', { name: run.name })}
                 stroke={run.color}
                 strokeWidth={style.line}
                 dot={{ r: style.dot - 0.5 }}
@@ -130,7 +137,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
                     <Line
                       key={greedyId(run.id)}
                       dataKey={greedyId(run.id)}
-                      name={`${run.name} (greedy)`}
+                      name={t('heldOut.greedy', { name: run.name })}
                       stroke={run.color}
                       strokeWidth={style.line * 0.8}
                       strokeDasharray="5 3"
@@ -145,11 +152,11 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
         </ResponsiveContainer>
       )}
       <figcaption className="chart-note" data-testid="chart-note-heldout">
-        Solid: sampled ({EVAL_SAMPLES_PER_PROMPT} draws per prompt at the rollout temperature); dashed: greedy. Prompts never trained on: {caption.scope}; 0 is the SFT model.
+        {t('heldOut.caption', { draws: formatNumber(EVAL_SAMPLES_PER_PROMPT), scope: caption.scope })}
         {caption.took ? (
           <>
             {' '}
-            <span data-testid="eval-took">{caption.took[0].toUpperCase() + caption.took.slice(1)}.</span>
+            <span data-testid="eval-took">{t('heldOut.tookSentence', { took: caption.took[0].toUpperCase() + caption.took.slice(1) })}</span>
           </>
         ) : null}
       </figcaption>

@@ -1,12 +1,15 @@
 // Which metric charts the page draws, in order: the standard PPO debug metrics, the per-token KL
 // the adaptive controller steers, every KL coefficient a run applies (β in the reward, the KL-loss
 // coefficient), the rollout-vs-old mismatch, and DAPO's dropped groups (only for runs that use
-// dynamic sampling). Presenter mode draws PRESENTER_METRICS only.
+// dynamic sampling). Presenter mode draws PRESENTER_METRICS only. Titles are in the `charts`
+// namespace (titles.<metric>), read when shown so they follow the page's language.
+import { t } from '../../i18n/index.ts';
 import type { PpoConfig } from '../../rl/config.ts';
 import type { RunRecord } from '../../store/runs.ts';
 
 export interface ChartSpec {
-  title: string;
+  /** The chart's title in the current language. */
+  readonly title: string;
   metric: string;
   /** Shown only for runs (or, with none, the current settings) this holds for, or that logged the metric. */
   only?: (c: PpoConfig) => boolean;
@@ -17,22 +20,37 @@ export interface ChartSpec {
   applies?: (c: PpoConfig) => boolean;
 }
 
+/** The title of `metric`'s chart in the current language. */
+export function chartTitle(metric: string): string {
+  return t(`charts:titles.${metric}`);
+}
+
+function chart(metric: string, when: Pick<ChartSpec, 'only' | 'applies'> = {}): ChartSpec {
+  return {
+    metric,
+    ...when,
+    get title() {
+      return chartTitle(metric);
+    },
+  };
+}
+
 export const CHARTS: readonly ChartSpec[] = [
-  { title: 'Reward', metric: 'reward_mean' },
-  { title: 'Policy loss', metric: 'policy_loss' },
-  { title: 'Value loss', metric: 'value_loss' },
-  { title: 'Clip fraction', metric: 'clipfrac' },
-  { title: 'KL', metric: 'kl' },
-  { title: 'KL per token', metric: 'kl_token_mean' },
-  { title: 'β', metric: 'beta', applies: (c) => c.klInReward },
-  { title: 'KL loss coefficient', metric: 'kl_loss_coef', applies: (c) => c.useKlLoss },
-  { title: 'KL loss', metric: 'kl_loss', applies: (c) => c.useKlLoss },
-  { title: 'Approx KL', metric: 'approx_kl' },
-  { title: 'Entropy', metric: 'entropy' },
-  { title: 'Explained variance', metric: 'explained_variance' },
-  { title: 'Response length', metric: 'response_length_mean' },
-  { title: 'Rollout vs old KL', metric: 'rollout_old_kl' },
-  { title: 'Filtered groups (DAPO)', metric: 'filtered_groups', only: (c) => c.dynamicSampling },
+  chart('reward_mean'),
+  chart('policy_loss'),
+  chart('value_loss'),
+  chart('clipfrac'),
+  chart('kl'),
+  chart('kl_token_mean'),
+  chart('beta', { applies: (c) => c.klInReward }),
+  chart('kl_loss_coef', { applies: (c) => c.useKlLoss }),
+  chart('kl_loss', { applies: (c) => c.useKlLoss }),
+  chart('approx_kl'),
+  chart('entropy'),
+  chart('explained_variance'),
+  chart('response_length_mean'),
+  chart('rollout_old_kl'),
+  chart('filtered_groups', { only: (c) => c.dynamicSampling }),
 ];
 
 /**

@@ -1,6 +1,8 @@
 // Why a chart is flat by construction for the runs it shows, so a student does not read a
 // critic-free or single-update run's zeros as "nothing happened"; and, for the charts that need it,
-// what the line means (the KL the adaptive controller steers, DAPO's dropped groups).
+// what the line means (the KL the adaptive controller steers, DAPO's dropped groups). The words are
+// in the `charts` namespace (notes.*), looked up at each call.
+import { t as tr } from '../../i18n/index.ts';
 import type { PpoConfig } from '../../rl/config.ts';
 
 export type NoteConfig = Pick<PpoConfig, 'advantageEstimator' | 'ppoEpochs' | 'miniBatches'> &
@@ -37,30 +39,31 @@ export function chartNote(metric: string, configs: readonly NoteConfig[]): strin
   if (configs.length === 0) return null;
   if (metric === 'kl_token_mean') {
     const t = klTargetLine(configs);
-    if (t !== null) return `Adaptive KL: β moves to bring this toward the target of ${t} per token (dashed line).`;
-    return 'The mean over responses of each response’s per-token KL to the reference: what the adaptive KL controller reads (verl’s scale).';
+    if (t !== null) return tr('charts:notes.klTarget', { target: String(t) });
+    return tr('charts:notes.klTokenMean');
   }
   if (metric === 'rollout_old_kl' && configs.every(samplesFromOld)) {
-    return '≈ 0 by construction, up to float32 rounding: without top-k or top-p the sampler draws from π_old itself (the same weights), so the axis stays at ±0.01 rather than magnify rounding. Set Top-k or Top-p to see the mismatch that TIS corrects.';
+    return tr('charts:notes.rolloutOldZero', { piOld: 'π_old' });
   }
   if (metric === 'beta' || metric === 'kl_loss_coef') {
     const driven = configs.map(adaptiveDrives);
-    if (driven.every((d) => d === metric)) return 'Adaptive KL: the controller raises this while the KL per token is above its target and lowers it while below.';
-    if (driven.every((d) => d === null)) return 'Fixed coefficient: flat by design. Choose the adaptive KL controller to see it move.';
+    if (driven.every((d) => d === metric)) return tr('charts:notes.coefAdaptive');
+    if (driven.every((d) => d === null)) return tr('charts:notes.coefFixed');
     return null;
   }
   if (metric === 'filtered_groups') {
-    return 'Prompts whose samples all scored the same (no learning signal), dropped by dynamic sampling and replaced by fresh ones.';
+    return tr('charts:notes.filteredGroups');
   }
   if (metric === 'value_loss' || metric === 'explained_variance') {
     if (configs.every((c) => c.advantageEstimator !== 'gae')) {
-      const names = [...new Set(configs.map((c) => c.advantageEstimator))].join(', ');
-      return `No critic: ${names} scores each response against its group, so there is no value function to fit.`;
+      // Estimator identifiers (rloo, group_norm), as the settings name them.
+      const names = [...new Set(configs.map((c) => c.advantageEstimator))].join(tr('charts:notes.nameSeparator'));
+      return tr('charts:notes.noCritic', { names });
     }
   }
   if (metric === 'clipfrac' || metric === 'approx_kl') {
     if (configs.every(oneUpdate)) {
-      return 'One update per batch: it starts at the sampling policy, so every ratio is 1 and nothing clips (0 up to float32 rounding; the axis stays at ±0.01). Raise PPO epochs or minibatches to see clipping.';
+      return tr('charts:notes.oneUpdate');
     }
   }
   return null;

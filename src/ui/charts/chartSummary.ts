@@ -1,6 +1,8 @@
 // Text summaries of the charts for assistive technology: per run, the last value, where it was
 // reached and which way the curve went lately ("Reward: run 1 last 0.43 at iteration 15, rising
-// over the last 10 iterations"). Pure, so the wording is unit-tested.
+// over the last 10 iterations"). Pure but for the language (the `charts` namespace, summary.*),
+// so the wording is unit-tested.
+import { formatNumber, t } from '../../i18n/index.ts';
 import type { XY } from './series.ts';
 
 export type Trend = 'rising' | 'falling' | 'flat';
@@ -43,17 +45,24 @@ export function formatValue(v: number): string {
   return Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString();
 }
 
+/** An iteration (axis tick, tooltip, summary): a count, grouped as the locale writes large numbers. */
+export function formatIteration(x: unknown): string {
+  return typeof x === 'number' ? formatNumber(x) : String(x);
+}
+
 /** One run's phrase: "run 1 last 0.43 at iteration 15, rising over the last 10 iterations"; null without points. */
 export function runSummary(name: string, points: readonly XY[], unit: 'iterations' | 'evaluations' = 'iterations'): string | null {
   if (points.length === 0) return null;
   const last = points[points.length - 1];
-  const head = `${name} last ${formatValue(last.y)} at iteration ${last.x}`;
+  // The value keeps the axes' precision; the iteration is a count, grouped as the locale writes it.
+  const head = t('charts:summary.head', { name, value: formatValue(last.y), iter: formatIteration(last.x) });
   if (points.length < 2) return head;
-  return `${head}, ${trend(points)} over the last ${Math.min(points.length, TREND_WINDOW)} ${unit}`;
+  const key = unit === 'iterations' ? 'charts:summary.trendIterations' : 'charts:summary.trendEvaluations';
+  return t(key, { head, trend: t(`charts:summary.trend.${trend(points)}`), window: formatNumber(Math.min(points.length, TREND_WINDOW)) });
 }
 
 /** The chart's whole summary: its title, then each run with data; "no data yet" when none has any. */
 export function chartSummary(title: string, runs: readonly { name: string; points: readonly XY[] }[], unit: 'iterations' | 'evaluations' = 'iterations'): string {
   const parts = runs.map((r) => runSummary(r.name, r.points, unit)).filter((s): s is string => s !== null);
-  return parts.length === 0 ? `${title}: no data yet.` : `${title}: ${parts.join('; ')}.`;
+  return parts.length === 0 ? t('charts:summary.noData', { title }) : t('charts:summary.chart', { title, runs: parts.join(t('charts:summary.runSeparator')) });
 }

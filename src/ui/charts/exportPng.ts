@@ -1,5 +1,7 @@
 // Chart → PNG without WebGPU: serialise the recharts SVG, draw it on a 2D canvas, download.
 // (A WebGPU canvas would crash SwiftShader's GPU process; Canvas2D is safe everywhere.)
+// Its errors reach the page's notice, so they are worded in the page's language (charts:png.*).
+import { t } from '../../i18n/index.ts';
 import { downloadBlob } from '../../store/download.ts';
 
 export async function svgToPngBlob(svg: SVGSVGElement, title: string, scale = 2): Promise<Blob> {
@@ -18,14 +20,14 @@ export async function svgToPngBlob(svg: SVGSVGElement, title: string, scale = 2)
     const img = new Image();
     await new Promise<void>((resolve, reject) => {
       img.onload = () => resolve();
-      img.onerror = () => reject(new Error('the chart SVG could not be rendered as an image'));
+      img.onerror = () => reject(new Error(t('charts:png.notRendered')));
       img.src = url;
     });
     const canvas = document.createElement('canvas');
     canvas.width = Math.ceil(width * scale);
     canvas.height = Math.ceil((height + titleHeight) * scale);
     const ctx = canvas.getContext('2d');
-    if (!ctx) throw new Error('no 2D canvas context');
+    if (!ctx) throw new Error(t('charts:png.noCanvas'));
     ctx.scale(scale, scale);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, height + titleHeight);
@@ -33,7 +35,7 @@ export async function svgToPngBlob(svg: SVGSVGElement, title: string, scale = 2)
     ctx.font = '600 13px system-ui, sans-serif';
     ctx.fillText(title, 8, 16);
     ctx.drawImage(img, 0, titleHeight, width, height);
-    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error(t('charts:png.encodingFailed')))), 'image/png'));
   } finally {
     URL.revokeObjectURL(url);
   }
@@ -41,15 +43,16 @@ export async function svgToPngBlob(svg: SVGSVGElement, title: string, scale = 2)
 
 export async function downloadChartPng(container: HTMLElement, title: string): Promise<void> {
   const svg = container.querySelector('svg.recharts-surface') as SVGSVGElement | null;
-  if (!svg) throw new Error('no chart to export yet');
+  if (!svg) throw new Error(t('charts:png.noChart'));
   downloadBlob(await svgToPngBlob(svg, title), `${slug(title)}.png`);
 }
 
+/** A file name from a chart title: "Reward" → "reward"; a Chinese title keeps its characters ("奖励"). */
 export function slug(s: string): string {
   return (
     s
       .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/[^a-z0-9\p{Script=Han}]+/gu, '-')
       .replace(/^-|-$/g, '') || 'chart'
   );
 }

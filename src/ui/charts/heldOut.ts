@@ -1,15 +1,17 @@
 // The held-out evaluation curve: which of a task's evaluation metrics is its headline (what the
-// preset cards promise), and the chart series of a set of runs, sampled and greedy.
+// preset cards promise), and the chart series of a set of runs, sampled and greedy. Titles and the
+// caption's words are in the `charts` namespace (heldOut.*), looked up at each call.
+import { formatNumber, t } from '../../i18n/index.ts';
 import type { PpoConfig } from '../../rl/config.ts';
 import type { MetricPoint, RunRecord } from '../../store/runs.ts';
 import { evalSize } from '../../worker/evalSchedule.ts';
 import { extract, mergeRuns, type XY } from './series.ts';
 
-/** Headline held-out metric per task (the keys of src/tasks/*.ts `evaluate`) and its chart title. */
+/** Headline held-out metric per task (the keys of src/tasks/*.ts `evaluate`) and its chart title (charts:heldOut.titles.<title>). */
 export const HELD_OUT_METRIC: Readonly<Record<string, { key: string; title: string }>> = {
-  arithmetic: { key: 'accuracy', title: 'Held-out accuracy' },
-  stop: { key: 'exact_length_rate', title: 'Held-out exact length' },
-  sentiment: { key: 'positive_rate', title: 'Held-out positive rate' },
+  arithmetic: { key: 'accuracy', title: 'accuracy' },
+  stop: { key: 'exact_length_rate', title: 'exactLength' },
+  sentiment: { key: 'positive_rate', title: 'positiveRate' },
 };
 
 /** The metric to plot for a run's task; an unknown task falls back to its first sampled metric. */
@@ -22,8 +24,8 @@ export function heldOutKey(task: string, evals: readonly MetricPoint[]): string 
 
 /** Chart title for the runs shown: the task's own name when they share one, else a generic one. */
 export function heldOutTitle(tasks: readonly string[]): string {
-  const titles = new Set(tasks.map((t) => HELD_OUT_METRIC[t]?.title ?? 'Held-out score'));
-  return titles.size === 1 ? [...titles][0] : "Held-out score (each run: its task's metric)";
+  const titles = new Set(tasks.map((task) => HELD_OUT_METRIC[task]?.title ?? 'score'));
+  return t(`charts:heldOut.titles.${titles.size === 1 ? [...titles][0] : 'mixed'}`);
 }
 
 /** Series id of a run's greedy line (beside the run id, which is its sampled line). */
@@ -55,7 +57,8 @@ export function heldOutSeries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'co
 
 /** "38 prompts never trained on, scored every 10 iterations" for one schedule. */
 function schedule(prompts: number, evalEvery: number): string {
-  return `${prompts} prompt${prompts === 1 ? '' : 's'}${evalEvery > 0 ? ` every ${evalEvery} iteration${evalEvery === 1 ? '' : 's'}` : ', evaluation off'}`;
+  const count = t('charts:heldOut.prompts', { count: prompts });
+  return evalEvery > 0 ? t('charts:heldOut.every', { prompts: count, count: evalEvery }) : t('charts:heldOut.off', { prompts: count });
 }
 
 /**
@@ -75,20 +78,20 @@ export function heldOutCaption(
     return { name: r.name, text: schedule(prompts, r.config.evalEvery) };
   });
   let scope: string;
-  if (each.length === 0) scope = `${schedule(evalSize(current).count, current.evalEvery)} (this run's settings)`;
+  if (each.length === 0) scope = t('charts:heldOut.currentSettings', { schedule: schedule(evalSize(current).count, current.evalEvery) });
   else if (new Set(each.map((e) => e.text)).size === 1) scope = each[0].text;
-  else scope = each.map((e) => `${e.name}: ${e.text}`).join('; ');
+  else scope = each.map((e) => t('charts:heldOut.runScope', { name: e.name, schedule: e.text })).join(t('charts:heldOut.runSeparator'));
   const withTime = latestOf?.evals?.filter((e) => typeof e.seconds === 'number' && Number.isFinite(e.seconds)) ?? [];
   const last = withTime[withTime.length - 1];
-  const took = last ? `last evaluation (after ${last.iter} iteration${last.iter === 1 ? '' : 's'}) took ${formatSeconds(last.seconds!)}` : null;
+  const took = last ? t('charts:heldOut.took', { count: last.iter, duration: formatSeconds(last.seconds!) }) : null;
   return { scope, took };
 }
 
 /** "0.84 s", "3.2 s", "12 s", "2 min 05 s". */
 export function formatSeconds(s: number): string {
-  if (s < 1) return `${s.toFixed(2)} s`;
-  if (s < 10) return `${s.toFixed(1)} s`;
-  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 1) return t('charts:heldOut.seconds', { s: s.toFixed(2) });
+  if (s < 10) return t('charts:heldOut.seconds', { s: s.toFixed(1) });
+  if (s < 60) return t('charts:heldOut.seconds', { s: String(Math.round(s)) });
   const r = Math.round(s);
-  return `${Math.floor(r / 60)} min ${String(r % 60).padStart(2, '0')} s`;
+  return t('charts:heldOut.minutes', { m: formatNumber(Math.floor(r / 60)), s: String(r % 60).padStart(2, '0') });
 }
