@@ -1,5 +1,6 @@
 // Which two samples the "Human feedback" view offers: responses to the same prompt from the
 // latest rollout, distinct from each other, not yet labelled or skipped.
+import { t } from '../i18n/index.ts';
 import type { SampleRow } from '../worker/protocol.ts';
 
 /** Identity of an unordered pair of responses to a prompt (so A/B and B/A are one pair). */
@@ -45,9 +46,11 @@ export function pairCountText(rows: readonly SampleRow[], left: number): string 
   let total = 0;
   for (const responses of byPrompt.values()) total += (responses.size * (responses.size - 1)) / 2;
   const done = total - left;
-  const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return (
-    `The latest rollout has ${s(prompts, 'prompt')} × ${s(perPrompt, 'response')}. Only two different responses to the same prompt make a pair ` +
-    `(identical ones cannot be compared), which gives ${s(total, 'pair')}; ${done > 0 ? `${done} already labelled or skipped, ` : ''}${left} left.`
-  );
+  const counts = {
+    prompts: t('notices:pairs.prompts', { count: prompts }),
+    responses: t('notices:pairs.responses', { count: perPrompt }),
+    pairs: t('notices:pairs.pairs', { count: total }),
+    left,
+  };
+  return done > 0 ? t('notices:pairs.countWithDone', { ...counts, done }) : t('notices:pairs.count', counts);
 }
