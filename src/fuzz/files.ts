@@ -7,7 +7,7 @@ import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { DEFAULT_CONFIG } from '../rl/config.ts';
 import type { Backend } from '../backend/backend.ts';
 import { csvText, metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
-import { candidatePairs } from '../store/feedbackPairs.ts';
+import { candidatePairs } from '../store/feedbackPairing.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
 import type { PreferencePair } from '../tasks/task.ts';

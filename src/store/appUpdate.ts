@@ -2,6 +2,7 @@
 // update notice shows, and its Reload button activates the new worker and reloads. Nothing reloads
 // on its own, so a training run is never interrupted by a deploy.
 import { create } from 'zustand';
+import { t } from '../i18n/index.ts';
 
 interface AppUpdate {
   /** Set when a new version waits; calling it activates that version and reloads the page. */
@@ -23,9 +24,11 @@ export const useAppUpdate = create<AppUpdate>((set) => ({
   dismiss: () => set({ dismissed: true }),
 }));
 
-export const UPDATE_READY = 'A new version of the page is ready.';
+export function updateReady(): string {
+  return t('notices:update.ready');
+}
 
 /** What the Reload button costs: a training run in progress stops (its last saved state can resume). */
 export function updateAdvice(training: boolean): string {
-  return training ? 'Reload when convenient: training is running, and reloading stops it (it can resume from its last saved state).' : 'Reload to use it; saved runs are kept.';
+  return training ? t('notices:update.whileTraining') : t('notices:update.idle');
 }

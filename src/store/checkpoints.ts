@@ -2,6 +2,7 @@
 // `snapshot`), and load a file back. A file is checked here with the same parser and checks the
 // worker applies, so a wrong file is refused with its reason before anything is sent and the
 // current run keeps going; the worker validates again before it swaps weights.
+import { t } from '../i18n/index.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { quoted } from '../model/safetensors.ts';
 import { getTask } from '../tasks/index.ts';
@@ -40,9 +41,8 @@ export function checkActorFile(bytes: Uint8Array, task: string): string | null {
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }
-  const t = getTask(task);
-  if (ck.alphabet !== t.alphabet) return `it was trained on task ${quoted(ck.task)}, whose characters differ from task "${task}"`;
-  if (ck.config.head !== 'lm') return `it is a ${ck.config.head}-head model; an actor needs the language-model (lm) head`;
+  if (ck.alphabet !== getTask(task).alphabet) return t('notices:checkpoints.otherTask', { fileTask: quoted(ck.task), task });
+  if (ck.config.head !== 'lm') return t('notices:checkpoints.wrongHead', { head: ck.config.head });
   return null;
 }
 

@@ -3,6 +3,8 @@
 // (each run's latest iteration for the teaching views, batchPersist.ts) and `sft` (the SFT model
 // trained or loaded in the tab, one per task, sftModels.ts).
 // Version 2 added `states`, version 3 `batches` and `sft`; an upgrade keeps every saved run and state.
+import { t } from '../i18n/index.ts';
+
 export const DB_NAME = 'ppo-playground';
 export const DB_VERSION = 3;
 export const RUNS = 'runs';
@@ -23,7 +25,7 @@ export function openDb(): Promise<IDBDatabase> {
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
     // Another tab holds an older version open: say so rather than wait forever.
-    req.onblocked = () => reject(new Error('the database is held open by another tab of this page with an older version; close it and reload'));
+    req.onblocked = () => reject(new Error(t('notices:reason.databaseBlocked')));
   });
 }
 
@@ -31,7 +33,7 @@ export function done(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
     tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
+    tx.onabort = () => reject(tx.error ?? new Error(t('notices:reason.transactionAborted')));
   });
 }
 

@@ -1,40 +1,8 @@
-// Which two samples the "Human feedback" view offers: responses to the same prompt from the
-// latest rollout, distinct from each other, not yet labelled or skipped.
+// The "Human feedback" view's pairs (feedbackPairing.ts) and the sentence that counts them.
+import { t } from '../i18n/index.ts';
 import type { SampleRow } from '../worker/protocol.ts';
 
-/** Identity of an unordered pair of responses to a prompt (so A/B and B/A are one pair). */
-export function pairKey(prompt: string, a: string, b: string): string {
-  const [x, y] = a < b ? [a, b] : [b, a];
-  return JSON.stringify([prompt, x, y]);
-}
-
-export interface CandidatePair {
-  prompt: string;
-  a: SampleRow;
-  b: SampleRow;
-  key: string;
-}
-
-/** Every unseen pair of distinct responses per prompt, in the order the rows arrived. */
-export function candidatePairs(rows: readonly SampleRow[], seen: ReadonlySet<string>): CandidatePair[] {
-  const byPrompt = new Map<string, SampleRow[]>();
-  for (const r of rows) {
-    const group = byPrompt.get(r.prompt);
-    // Identical responses cannot be compared: keep the first of each.
-    if (!group) byPrompt.set(r.prompt, [r]);
-    else if (!group.some((g) => g.response === r.response)) group.push(r);
-  }
-  const out: CandidatePair[] = [];
-  for (const [prompt, group] of byPrompt) {
-    for (let i = 0; i < group.length; i++) {
-      for (let j = i + 1; j < group.length; j++) {
-        const key = pairKey(prompt, group[i].response, group[j].response);
-        if (!seen.has(key)) out.push({ prompt, a: group[i], b: group[j], key });
-      }
-    }
-  }
-  return out;
-}
+export { type CandidatePair, candidatePairs, pairKey } from './feedbackPairing.ts';
 
 /** Why the view offers `left` pairs: the rollout's prompts × responses, how many differ, how many are already labelled or skipped. */
 export function pairCountText(rows: readonly SampleRow[], left: number): string {
@@ -45,9 +13,11 @@ export function pairCountText(rows: readonly SampleRow[], left: number): string 
   let total = 0;
   for (const responses of byPrompt.values()) total += (responses.size * (responses.size - 1)) / 2;
   const done = total - left;
-  const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return (
-    `The latest rollout has ${s(prompts, 'prompt')} × ${s(perPrompt, 'response')}. Only two different responses to the same prompt make a pair ` +
-    `(identical ones cannot be compared), which gives ${s(total, 'pair')}; ${done > 0 ? `${done} already labelled or skipped, ` : ''}${left} left.`
-  );
+  const counts = {
+    prompts: t('notices:pairs.prompts', { count: prompts }),
+    responses: t('notices:pairs.responses', { count: perPrompt }),
+    pairs: t('notices:pairs.pairs', { count: total }),
+    left,
+  };
+  return done > 0 ? t('notices:pairs.countWithDone', { ...counts, done }) : t('notices:pairs.count', counts);
 }

@@ -2,6 +2,7 @@
 // echoes the id on the reply (or on the `error` the command ended in), so two requests in flight
 // cannot take each other's answer. Every request ends exactly once: its reply, a named failure, or
 // its time-out; the entry is gone after that, so nothing waits on a reply that cannot come.
+import { t } from '../i18n/index.ts';
 import type { WorkerToPage } from '../worker/protocol.ts';
 
 /** The commands that are answered, and the reply each one gets. */
@@ -90,7 +91,10 @@ export class PendingRequests {
   open<K extends RequestKind>(kind: K): { id: number; reply: Promise<ReplyOf[K]> } {
     const id = this.nextId++;
     const reply = new Promise<ReplyOf[K]>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(id, new RequestTimeoutError(kind, `no reply within ${REQUEST_TIMEOUT_MS[kind] / 1000} s`)), REQUEST_TIMEOUT_MS[kind]);
+      const timer = setTimeout(
+        () => this.fail(id, new RequestTimeoutError(kind, t('notices:reason.noReply', { seconds: REQUEST_TIMEOUT_MS[kind] / 1000 }))),
+        REQUEST_TIMEOUT_MS[kind],
+      );
       this.pending.set(id, { kind, resolve: resolve as (r: ReplyMessage) => void, reject, timer });
     });
     return { id, reply };

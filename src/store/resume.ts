@@ -10,6 +10,7 @@
 // the state, in two transactions: whenever a state at k is stored, its run record holds ≥ k
 // points. Resuming truncates the record to iterations < k (those after k are replayed), so the
 // curves stay continuous and the record the run appends to is the same one.
+import { t } from '../i18n/index.ts';
 import { RUNS, STATES, withStores } from './db.ts';
 import type { RunRecord } from './runs.ts';
 import { useApp } from './appStore.ts';
@@ -40,10 +41,11 @@ export type StateProblemKind = 'quota' | 'version' | 'corrupt' | 'storage';
 export function classifyStateProblem(e: unknown): { kind: StateProblemKind; label: string; message: string } {
   const name = e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? (e as Error).name : '';
   const message = e instanceof Error ? e.message : String(e);
-  if (name === 'QuotaExceededError' || /quota/i.test(message)) return { kind: 'quota', label: 'storage quota exceeded', message: `${name || 'QuotaExceededError'}: ${message}` };
-  if (/format_version|version/i.test(message) && /trainer state|not supported/i.test(message)) return { kind: 'version', label: 'saved by another version of the page', message };
-  if (/trainer state|safetensors|header|tensor|truncated|metadata/i.test(message)) return { kind: 'corrupt', label: 'corrupt trainer state', message };
-  return { kind: 'storage', label: 'browser storage error', message: name && !message.startsWith(name) ? `${name}: ${message}` : message };
+  if (name === 'QuotaExceededError' || /quota/i.test(message))
+    return { kind: 'quota', label: t('notices:stateProblem.quota'), message: `${name || 'QuotaExceededError'}: ${message}` };
+  if (/format_version|version/i.test(message) && /trainer state|not supported/i.test(message)) return { kind: 'version', label: t('notices:stateProblem.version'), message };
+  if (/trainer state|safetensors|header|tensor|truncated|metadata/i.test(message)) return { kind: 'corrupt', label: t('notices:stateProblem.corrupt'), message };
+  return { kind: 'storage', label: t('notices:stateProblem.storage'), message: name && !message.startsWith(name) ? `${name}: ${message}` : message };
 }
 
 /** A stored record with the right fields, else a named problem. */

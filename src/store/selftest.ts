@@ -1,4 +1,5 @@
 // Starts the self-test worker once and records its verdict in the store.
+import { t } from '../i18n/index.ts';
 import type { SelftestResult } from '../worker/protocol.ts';
 import { useApp } from './appStore.ts';
 
@@ -15,8 +16,8 @@ export function runSelftest(): void {
   // commonest failure instantly and without a worker.
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
     const msg = window.isSecureContext
-      ? 'This browser does not expose WebGPU (navigator.gpu is undefined): it is too old, or WebGPU is switched off. The steps below switch it on.'
-      : 'WebGPU is only available on secure pages: open the playground over https:// or from localhost.';
+      ? t('notices:selftest.noNavigatorGpu', { api: 'navigator.gpu' })
+      : t('notices:selftest.insecure', { https: 'https://', localhost: 'localhost' });
     setGpu({ kind: 'unavailable', reason: 'no-navigator-gpu', message: msg });
     return;
   }
@@ -24,11 +25,11 @@ export function runSelftest(): void {
   try {
     worker = new Worker(new URL('../worker/selftest.worker.ts', import.meta.url), { type: 'module', name: 'selftest' });
   } catch (e) {
-    setGpu({ kind: 'error', message: `Could not start the self-test worker: ${String(e)}` });
+    setGpu({ kind: 'error', message: t('notices:selftest.workerNotStarted', { error: String(e) }) });
     return;
   }
   const timer = setTimeout(() => {
-    setGpu({ kind: 'error', message: `The WebGPU self-test did not finish within ${SELFTEST_TIMEOUT_MS / 1000} s.` });
+    setGpu({ kind: 'error', message: t('notices:selftest.timedOut', { seconds: SELFTEST_TIMEOUT_MS / 1000 }) });
     worker.terminate();
   }, SELFTEST_TIMEOUT_MS);
   worker.onmessage = (ev: MessageEvent<SelftestResult>) => {
@@ -42,7 +43,7 @@ export function runSelftest(): void {
   };
   worker.onerror = (ev) => {
     clearTimeout(timer);
-    setGpu({ kind: 'error', message: `The self-test worker failed: ${ev.message || 'unknown error'}` });
+    setGpu({ kind: 'error', message: t('notices:selftest.workerFailed', { error: ev.message || t('notices:selftest.unknownError') }) });
     worker.terminate();
   };
 }

@@ -1,6 +1,7 @@
 // What the page's "1 · SFT" stage does: train an SFT model of the knobs' size in the tab (the
 // worker's trainSft), cancel it, keep the result (IndexedDB, then the actor of every trainer the
 // page starts for that task), download it, load one from a file, or go back to the shipped model.
+import { t } from '../i18n/index.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { useApp } from './appStore.ts';
 import { checkActorFile } from './checkpoints.ts';
@@ -28,7 +29,7 @@ async function keep(m: KeptSftModel): Promise<void> {
   try {
     await saveSftModel(m);
   } catch (e) {
-    useSft.getState().setProblem(`The SFT model trains in this tab but is not kept for a reload: ${e instanceof Error ? e.message : String(e)}`);
+    useSft.getState().setProblem(t('notices:sft.notKept', { error: e instanceof Error ? e.message : String(e) }));
   }
 }
 
@@ -90,7 +91,7 @@ export async function loadSftFile(file: File): Promise<void> {
   const buf = await file.arrayBuffer();
   const problem = checkActorFile(new Uint8Array(buf), config.task);
   if (problem) {
-    useSft.getState().setProblem(`${file.name} was not loaded: ${problem}. The current model is unchanged.`);
+    useSft.getState().setProblem(t('notices:sft.fileRefused', { fileName: file.name, problem }));
     return;
   }
   const { nLayer, nHead, dModel } = parseCheckpoint(new Uint8Array(buf)).config;
@@ -123,10 +124,9 @@ export async function restoreSftModels(): Promise<void> {
       useSft.getState().setModel(m);
       trainer.setActorQuietly(m.task, m.bytes);
     }
-    if (dropped.length > 0)
-      useSft.getState().setProblem(`A kept SFT model was dropped (${dropped.map((d) => `${d.task}: ${d.why}`).join('; ')}); the shipped model trains instead.`);
+    if (dropped.length > 0) useSft.getState().setProblem(t('notices:sft.dropped', { which: dropped.map((d) => `${d.task}: ${d.why}`).join(t('notices:sft.droppedJoin')) }));
   } catch (e) {
-    useSft.getState().setProblem(`The kept SFT models could not be read: ${e instanceof Error ? e.message : String(e)}`);
+    useSft.getState().setProblem(t('notices:sft.unreadable', { error: e instanceof Error ? e.message : String(e) }));
   }
 }
 

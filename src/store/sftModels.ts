@@ -1,6 +1,7 @@
 // The SFT models the page keeps across reloads: IndexedDB store `sft`, one record per task (the
 // safetensors bytes and what they are). A record that does not check out (its metadata, or its
 // bytes as an actor of its task) is dropped with the reason, never handed to the worker.
+import { t } from '../i18n/index.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { checkActorFile } from './checkpoints.ts';
 import { SFT, withStores } from './db.ts';
@@ -17,11 +18,11 @@ export async function deleteSftModel(task: string): Promise<void> {
 
 /** Why a stored record cannot be used, or null. */
 export function sftRecordProblem(r: unknown): string | null {
-  if (typeof r !== 'object' || r === null) return 'not a record';
+  if (typeof r !== 'object' || r === null) return t('notices:sftRecord.notRecord');
   const m = r as Partial<KeptSftModel>;
-  if (!(m.bytes instanceof ArrayBuffer)) return 'it has no model bytes';
-  if (typeof m.task !== 'string') return 'it names no task';
-  if (m.origin !== 'tab' && m.origin !== 'file') return `origin ${JSON.stringify(m.origin)}: expected "tab" or "file"`;
+  if (!(m.bytes instanceof ArrayBuffer)) return t('notices:sftRecord.noBytes');
+  if (typeof m.task !== 'string') return t('notices:sftRecord.noTask');
+  if (m.origin !== 'tab' && m.origin !== 'file') return t('notices:sftRecord.origin', { origin: JSON.stringify(m.origin), tab: 'tab', file: 'file' });
   if (m.meta !== null) {
     const p = sftMetaProblem(m.meta);
     if (p) return p;
@@ -29,7 +30,7 @@ export function sftRecordProblem(r: unknown): string | null {
   const bad = checkActorFile(new Uint8Array(m.bytes), m.task);
   if (bad) return bad;
   const cfg = parseCheckpoint(new Uint8Array(m.bytes)).config;
-  if (cfg.nLayer !== m.dims?.nLayer || cfg.nHead !== m.dims?.nHead || cfg.dModel !== m.dims?.dModel) return 'its recorded size differs from the model in it';
+  if (cfg.nLayer !== m.dims?.nLayer || cfg.nHead !== m.dims?.nHead || cfg.dModel !== m.dims?.dModel) return t('notices:sftRecord.sizeDiffers');
   return null;
 }
 

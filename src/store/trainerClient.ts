@@ -3,6 +3,7 @@
 // Run both, resume and the CPU fallback are runFlows.ts. The client's state is its fields and the
 // objects it owns (no module-level variables); the page uses the one instance, `trainer`.
 import type { StoreApi } from 'zustand';
+import { t } from '../i18n/index.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { type CheckpointRole, type LabelledPair, type PageToWorker, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
 import { useApp, type AppState, type RunStart } from './appStore.ts';
@@ -128,13 +129,13 @@ export class TrainerClient implements RunControl {
   receive(msg: WorkerToPage): void {
     const s = this.s;
     if (this.discarding && RUN_MESSAGES.has(msg.type)) {
-      if (msg.type === 'state') this.requests.drop('state', msg.requestId, (kind) => new RequestDroppedError(kind, 'the state belongs to the run that was reset'));
+      if (msg.type === 'state') this.requests.drop('state', msg.requestId, (kind) => new RequestDroppedError(kind, t('notices:reason.stateOfResetRun')));
       return;
     }
     switch (msg.type) {
       case 'resetDone':
         this.discarding = false;
-        this.dropStateRequests('the trainer was reset');
+        this.dropStateRequests(t('notices:reason.trainerReset'));
         break;
       case 'ready':
         this.connection.markReady();
@@ -166,7 +167,7 @@ export class TrainerClient implements RunControl {
         this.feed.flush();
         this.feed.resetSpeed();
         this.deviceDown = true;
-        this.dropStateRequests('the GPU device was lost');
+        this.dropStateRequests(t('notices:reason.deviceLost'));
         s.setNotice({ tone: 'warn', text: notices.deviceLost(msg) });
         break;
       case 'deviceRecovered':

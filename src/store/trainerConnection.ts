@@ -1,6 +1,7 @@
 // The page's line to the trainer Web Worker: starts it for the chosen backend (replacing one made
 // for another), posts commands, and ends each request on the reply carrying its id (requests.ts).
 // What the messages mean to the page is the client's business (trainerClient.ts).
+import { t } from '../i18n/index.ts';
 import { isWorkerMessage, type BackendChoice, type PageToWorker, type WorkerToPage } from '../worker/protocol.ts';
 import * as notices from './notices.ts';
 import { PendingRequests, SendFailedError, WorkerGoneError, type ReplyOf, type RequestKind } from './requests.ts';
@@ -66,7 +67,7 @@ export class TrainerConnection {
     this.workerBackend = null;
     this.ready = false;
     this.commanded = false;
-    if (had) this.requests.failAll((kind) => new WorkerGoneError(kind, 'the trainer worker was stopped before it answered'));
+    if (had) this.requests.failAll((kind) => new WorkerGoneError(kind, t('notices:reason.workerStopped')));
     this.deps.onDropped();
   }
 
@@ -87,7 +88,7 @@ export class TrainerConnection {
     };
     w.onerror = (ev) => {
       if (this.worker !== w) return;
-      const message = ev.message || 'the trainer worker crashed';
+      const message = ev.message || t('notices:reason.workerCrashed');
       this.requests.failAll((kind) => new WorkerGoneError(kind, message));
       this.deps.onMessage({ type: 'error', message });
     };

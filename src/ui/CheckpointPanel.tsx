@@ -1,12 +1,17 @@
 // Export the actor as safetensors and load one back. Loading is refused with its reason when the
 // file does not fit the current task; a refused file changes nothing.
 import { useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 
 // Loaded on first use: the file checks bring the safetensors reader and every task's alphabet,
 // which the first paint does not need.
 const checkpoints = () => import('../store/checkpoints.ts');
 
+/** The names exported actors get (checkpoints.actorFileName): an identifier, the same in every language. */
+const FILE_PATTERN = 'ppo-actor-<task>-iter<N>.safetensors';
+
 export function CheckpointPanel() {
+  const { t } = useTranslation('notices');
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const run = (job: () => Promise<void>) => {
@@ -16,7 +21,7 @@ export function CheckpointPanel() {
   return (
     <section className="checkpoints card" aria-labelledby="checkpoints-title">
       <div className="card-head">
-        <h2 id="checkpoints-title">Checkpoints</h2>
+        <h2 id="checkpoints-title">{t('checkpoints.title')}</h2>
       </div>
       <div className="buttons">
         <button
@@ -24,19 +29,19 @@ export function CheckpointPanel() {
           className="btn small"
           disabled={busy}
           onClick={() => run(async () => (await checkpoints()).exportActor())}
-          title="Download the current policy weights (safetensors, opens in Python)"
+          title={t('checkpoints.exportTitle', { format: 'safetensors' })}
         >
-          Export actor
+          {t('checkpoints.export')}
         </button>
-        <button type="button" className="btn small" disabled={busy} onClick={() => input.current?.click()} title="Train from a .safetensors actor exported earlier">
-          Load actor…
+        <button type="button" className="btn small" disabled={busy} onClick={() => input.current?.click()} title={t('checkpoints.loadTitle', { ext: '.safetensors' })}>
+          {t('checkpoints.load')}
         </button>
         <input
           ref={input}
           type="file"
           accept=".safetensors,application/octet-stream"
           className="visually-hidden"
-          aria-label="Actor checkpoint file"
+          aria-label={t('checkpoints.fileLabel')}
           data-testid="checkpoint-file"
           onChange={(e) => {
             const file = e.target.files?.[0];
@@ -50,7 +55,7 @@ export function CheckpointPanel() {
         />
       </div>
       <p className="muted small checkpoint-help">
-        Files are named <code>ppo-actor-&lt;task&gt;-iter&lt;N&gt;.safetensors</code>; a loaded actor must come from the same task.
+        <Trans t={t} i18nKey="checkpoints.help" components={{ pattern: <code>{FILE_PATTERN}</code> }} />
       </p>
     </section>
   );

@@ -1,40 +1,46 @@
 // Offers that keep work: after a reload, resume the run whose trainer state was saved ("Resume from
 // iteration k"); after a lost GPU device that did not come back, continue on the CPU backend.
+import { useTranslation } from 'react-i18next';
+import { formatDateTime, t } from '../i18n/index.ts';
 import { useApp } from '../store/appStore.ts';
 import { trainer } from '../store/trainerClient.ts';
 
+/** As Date.toLocaleString writes it, in the page's language. */
+const LONG_AGO: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' };
+
 function ago(ms: number): string {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  if (s < 90) return `${s} s ago`;
+  if (s < 90) return t('notices:resume.secondsAgo', { s });
   const m = Math.round(s / 60);
-  return m < 90 ? `${m} min ago` : new Date(ms).toLocaleString();
+  return m < 90 ? t('notices:resume.minutesAgo', { m }) : formatDateTime(ms, LONG_AGO);
 }
 
 /** After a reload: the "Run both" the page left unfinished, with the arm it goes on with. */
 function SequenceBanner() {
+  const { t } = useTranslation('notices');
   const offer = useApp((s) => s.sequenceOffer);
   const runs = useApp((s) => s.runs);
   if (!offer) return null;
   const { seq, done, resumable } = offer;
   const arm = seq.arms[seq.index];
-  const finished = seq.arms.slice(0, seq.index).map((a) => `“${a.label}”`);
+  const finished = seq.arms.slice(0, seq.index).map((a) => t('resume.quoted', { name: a.label }));
   const partial =
     !resumable && seq.index < seq.arms.length && runs.some((r) => r.preset === seq.preset && r.name === arm.label && r.metrics.length > 0 && r.metrics.length < seq.budget);
+  const where = { preset: seq.preset, arm: seq.index + 1, arms: seq.arms.length, label: arm.label };
   return (
     <div className="notice info" role="status" data-testid="sequence-offer">
       <span>
-        “{seq.preset}” (Run both) was interrupted by the reload at arm {seq.index + 1} of {seq.arms.length}, “{arm.label}”
-        {resumable ? `, saved after iteration ${done} of ${seq.budget}` : ''}.
-        {finished.length > 0 ? ` ${finished.join(' and ')} ${finished.length === 1 ? 'is' : 'are'} finished.` : ''}
-        {!resumable ? ` No trainer state of “${arm.label}” was kept, so it trains again from the start${partial ? ' (its partial run stays in the list)' : ''}.` : ''}
+        {resumable ? t('resume.sequenceInterruptedSaved', { ...where, done, budget: seq.budget }) : t('resume.sequenceInterrupted', where)}
+        {finished.length > 0 ? t('resume.finished', { count: finished.length, names: finished.join(t('resume.namesJoin')) }) : ''}
+        {!resumable ? t(partial ? 'resume.retrainsPartial' : 'resume.retrains', { label: arm.label }) : ''}
       </span>
       <span className="buttons">
         <button type="button" className="btn primary small" onClick={() => void trainer.continueSequence()}>
-          {resumable ? `Resume “${arm.label}” from iteration ${done}` : `Train “${arm.label}”`}
-          {seq.index + 1 < seq.arms.length ? ', then the rest' : ''}
+          {resumable ? t('resume.resumeArm', { label: arm.label, iter: done }) : t('resume.trainArm', { label: arm.label })}
+          {seq.index + 1 < seq.arms.length ? t('resume.thenRest') : ''}
         </button>
         <button type="button" className="btn ghost small" onClick={() => trainer.discardSequence()}>
-          Discard
+          {t('resume.discard')}
         </button>
       </span>
     </div>
@@ -42,6 +48,7 @@ function SequenceBanner() {
 }
 
 export function ResumeBanner() {
+  const { t } = useTranslation('notices');
   const resume = useApp((s) => s.resume);
   const cpuOffer = useApp((s) => s.cpuOffer);
   const sequenceOffer = useApp((s) => s.sequenceOffer);
@@ -53,25 +60,22 @@ export function ResumeBanner() {
       <SequenceBanner />
       {ownResume && resume ? (
         <div className="notice info" role="status" data-testid="resume-offer">
-          <span>
-            “{resume.runName}” {resume.wasRunning ? 'was training' : 'was paused'} when the page closed; its full trainer state was saved after iteration {resume.iter} (
-            {ago(resume.savedAt)}).
-          </span>
+          <span>{t(resume.wasRunning ? 'resume.wasTraining' : 'resume.wasPaused', { run: resume.runName, iter: resume.iter, ago: ago(resume.savedAt) })}</span>
           <span className="buttons">
             <button type="button" className="btn primary small" onClick={() => void trainer.resume()}>
-              Resume from iteration {resume.iter}
+              {t('resume.resumeFrom', { iter: resume.iter })}
             </button>
             <button type="button" className="btn ghost small" onClick={() => void trainer.discardResume()}>
-              Discard saved state
+              {t('resume.discardState')}
             </button>
           </span>
         </div>
       ) : null}
       {cpuOffer ? (
         <div className="notice warn" role="alert" data-testid="cpu-offer">
-          <span>No WebGPU device came back after the loss ({cpuOffer.message}). The CPU reference backend computes the same maths, slowly.</span>
+          <span>{t('resume.cpuOffer', { message: cpuOffer.message })}</span>
           <button type="button" className="btn small" onClick={() => void trainer.continueOnCpu()}>
-            {cpuOffer.iter !== null ? `Continue on the CPU backend from iteration ${cpuOffer.iter}` : 'Switch to the CPU backend'}
+            {cpuOffer.iter !== null ? t('resume.cpuContinue', { iter: cpuOffer.iter }) : t('resume.cpuSwitch')}
           </button>
         </div>
       ) : null}

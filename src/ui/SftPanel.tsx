@@ -3,6 +3,7 @@
 // each phase's end, progress and ETA; the model it leaves is kept and trained by PPO (stage 2).
 // Also: download that model, load one from a file, or go back to the shipped one.
 import { useRef } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { formatDims, formatSeconds, sftEtaSeconds } from '../store/modelSize.ts';
 import { useSft, type SftLossPoint, type SftRunView } from '../store/sftState.ts';
@@ -12,9 +13,10 @@ const flows = () => import('../store/sftFlows.ts');
 
 /** The loss so far as a small line chart (steps across, loss up), no chart library needed. */
 function LossCurve({ points, totalSteps }: { points: SftLossPoint[]; totalSteps: number }) {
+  const { t } = useTranslation('notices');
   const W = 280;
   const H = 90;
-  if (points.length === 0) return <p className="muted small">The loss curve starts at the first logged step.</p>;
+  if (points.length === 0) return <p className="muted small">{t('sft.lossEmpty')}</p>;
   const max = Math.max(...points.map((p) => p.loss));
   const min = Math.min(0, ...points.map((p) => p.loss));
   const x = (s: number) => (s / Math.max(1, totalSteps)) * W;
@@ -26,7 +28,7 @@ function LossCurve({ points, totalSteps }: { points: SftLossPoint[]; totalSteps:
       width={W}
       height={H}
       role="img"
-      aria-label={`SFT loss, now ${points[points.length - 1].loss.toFixed(3)}`}
+      aria-label={t('sft.lossLabel', { loss: points[points.length - 1].loss.toFixed(3) })}
       data-testid="sft-loss"
     >
       <polyline fill="none" stroke="currentColor" strokeWidth={1.5} points={points.map((p) => `${x(p.step).toFixed(1)},${y(p.loss).toFixed(1)}`).join(' ')} />
@@ -41,29 +43,29 @@ function metricsText(m: Record<string, number>): string {
 }
 
 function RunView({ run }: { run: SftRunView }) {
+  const { t } = useTranslation('notices');
   const eta = sftEtaSeconds(run.doneSteps, run.totalSteps, run.seconds);
   const share = run.totalSteps > 0 ? run.doneSteps / run.totalSteps : 0;
   const state =
     run.status === 'running'
-      ? `phase ${run.phase + 1}${run.phases ? ` of ${run.phases}` : ''}, step ${run.doneSteps} / ${run.totalSteps || '…'}${eta === null ? '' : `, about ${formatSeconds(eta)} left`}`
+      ? t(run.phases ? 'sft.runningOf' : 'sft.running', { phase: run.phase + 1, phases: run.phases, done: run.doneSteps, total: run.totalSteps || '…' }) +
+        (eta === null ? '' : t('sft.eta', { eta: formatSeconds(eta) }))
       : run.status === 'done'
-        ? `done: ${run.totalSteps} steps in ${formatSeconds(run.seconds)}`
+        ? t('sft.done', { steps: run.totalSteps, time: formatSeconds(run.seconds) })
         : run.status === 'cancelled'
-          ? 'cancelled: the model that trained before is unchanged'
-          : `failed: ${run.message ?? 'unknown error'}`;
+          ? t('sft.cancelled')
+          : t('sft.failed', { message: run.message ?? t('selftest.unknownError') });
   return (
     <div className="sft-run" data-testid="sft-run" data-status={run.status}>
       <p className="small">
-        SFT of {formatDims(run.dims)} on {run.task}: <span data-testid="sft-state">{state}</span>
+        <Trans t={t} i18nKey="sft.runOf" values={{ dims: formatDims(run.dims), task: run.task, state }} components={{ state: <span data-testid="sft-state" /> }} />
       </p>
-      {run.status === 'running' ? <progress max={1} value={share} aria-label="SFT progress" /> : null}
+      {run.status === 'running' ? <progress max={1} value={share} aria-label={t('sft.progressLabel')} /> : null}
       <LossCurve points={run.loss} totalSteps={run.totalSteps} />
       {run.evals.length > 0 ? (
         <ul className="small sft-evals" data-testid="sft-evals">
           {run.evals.map((e) => (
-            <li key={e.phase}>
-              after phase {e.phase + 1} ({e.label}), greedy on held-out prompts: {metricsText(e.metrics)}
-            </li>
+            <li key={e.phase}>{t('sft.evalLine', { phase: e.phase + 1, label: e.label, metrics: metricsText(e.metrics) })}</li>
           ))}
         </ul>
       ) : null}
@@ -72,6 +74,7 @@ function RunView({ run }: { run: SftRunView }) {
 }
 
 export function SftPanel() {
+  const { t } = useTranslation('notices');
   const config = useApp((s) => s.config);
   const run = useSft((s) => s.run);
   const kept = useSft((s) => s.models[config.task]);
@@ -82,37 +85,36 @@ export function SftPanel() {
   return (
     <section className="card sft-panel" aria-labelledby="sft-title" data-testid="sft-panel">
       <div className="card-head">
-        <h2 id="sft-title">1 · SFT</h2>
+        <h2 id="sft-title">{t('sft.title')}</h2>
         <ModelBadge />
       </div>
       <p className="muted small">
-        Supervised fine-tuning makes the model PPO starts from (stage 2): the task&apos;s own recipe, trained from scratch here at the size set under Task &amp; model, as{' '}
-        <code>npm run pretrain</code> does. The shipped model (2 × 2 × 64) needs none.
-        {kept?.meta ? ` Now: ${formatDims(kept.dims)}, seed ${kept.meta.seed}, ${kept.meta.steps} steps on ${kept.meta.backend}.` : ''}
-        {kept && !kept.meta ? ` Now: ${formatDims(kept.dims)} from ${kept.fileName ?? 'a file'}.` : ''}
+        <Trans t={t} i18nKey="sft.intro" components={{ code: <code /> }} />
+        {kept?.meta ? t('sft.nowTrained', { dims: formatDims(kept.dims), seed: kept.meta.seed, steps: kept.meta.steps, backend: kept.meta.backend }) : ''}
+        {kept && !kept.meta ? t('sft.nowFile', { dims: formatDims(kept.dims), fileName: kept.fileName ?? t('sft.aFile') }) : ''}
       </p>
       <div className="buttons">
         {running ? (
           <button type="button" className="btn small" onClick={() => void flows().then((f) => f.cancelSftModel())} data-testid="sft-cancel">
-            Cancel SFT
+            {t('sft.cancel')}
           </button>
         ) : (
           <button type="button" className="btn small" onClick={() => void flows().then((f) => f.trainSftModel(f.sftPhaseStepCap()))} data-testid="sft-train">
-            Train SFT at {formatDims(dims)}
+            {t('sft.train', { dims: formatDims(dims) })}
           </button>
         )}
         <button type="button" className="btn small" disabled={!kept || running} onClick={() => void flows().then((f) => f.downloadSftModel())} data-testid="sft-download">
-          Download .safetensors
+          {t('sft.download', { ext: '.safetensors' })}
         </button>
         <button type="button" className="btn small" disabled={running} onClick={() => input.current?.click()}>
-          Load SFT model…
+          {t('sft.load')}
         </button>
         <input
           ref={input}
           type="file"
           accept=".safetensors,application/octet-stream"
           className="visually-hidden"
-          aria-label="SFT model file"
+          aria-label={t('sft.fileLabel')}
           data-testid="sft-file"
           onChange={(e) => {
             const file = e.target.files?.[0];
@@ -122,7 +124,7 @@ export function SftPanel() {
         />
         {kept && !running ? (
           <button type="button" className="btn small ghost" onClick={() => void flows().then((f) => f.switchToShippedModel())}>
-            Use the shipped model
+            {t('sft.useShipped')}
           </button>
         ) : null}
       </div>

@@ -61,11 +61,13 @@ export function nanAdvice(quantity: string, cfg: PpoConfig): KnobAdvice {
   return best;
 }
 
-/** One sentence for the page: the knob, its value against the default, and what to try. */
+/** The advice in English, for logs and tests; the page words it in its language (notices.knobAdviceText). */
 export function adviceText(a: KnobAdvice): string {
   const x = a.excess > 1 && Number.isFinite(a.excess) ? ` (${formatTimes(a.excess)} its default ${a.defaultValue})` : ` (default ${a.defaultValue})`;
   return `most likely the ${a.label}: ${a.field} = ${a.value}${x}; try ${a.field} = ${fmt(a.suggested)}`;
 }
 
-const fmt = (x: number) => String(Number(x.toPrecision(3)));
+/** A suggested value or a ratio as the advice writes it: three significant digits. */
+export const adviceNumber = (x: number) => String(Number(x.toPrecision(3)));
+const fmt = adviceNumber;
 const formatTimes = (x: number) => `${fmt(x)}×`;
