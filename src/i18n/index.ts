@@ -17,7 +17,19 @@ export type Namespace = (typeof NAMESPACES)[number];
 /** What the first paint shows: bundled in English, fetched before the first render in Chinese. */
 export const FIRST_PAINT_NAMESPACES: readonly Namespace[] = ['common', 'settings', 'presets', 'notices', 'gpu'];
 
-const lazyFiles = import.meta.glob<{ default: Record<string, unknown> }>('./locales/*/*.json');
+type LocaleFile = () => Promise<{ default: Record<string, unknown> }>;
+/**
+ * Vite turns the glob into one lazily loaded chunk per file. Under Node without Vite (tsx: the
+ * command-line tools, Playwright's loader) there is no glob: those get the bundled English only.
+ */
+function localeFiles(): Record<string, LocaleFile> {
+  try {
+    return import.meta.glob<{ default: Record<string, unknown> }>('./locales/*/*.json');
+  } catch {
+    return {};
+  }
+}
+const lazyFiles = localeFiles();
 
 export const i18n = i18next.createInstance();
 void i18n
