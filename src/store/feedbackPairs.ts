@@ -36,18 +36,24 @@ export function candidatePairs(rows: readonly SampleRow[], seen: ReadonlySet<str
   return out;
 }
 
-/** Why the view offers `left` pairs: the rollout's prompts × responses, how many differ, how many are already labelled or skipped. */
-export function pairCountText(rows: readonly SampleRow[], left: number): string {
+/** Why the view offers `left` pairs: the rollout's prompts × responses, how many pairs of different responses, how many are already labelled or skipped. */
+export interface PairCounts {
+  prompts: number;
+  /** Responses per prompt (rows / prompts, rounded). */
+  perPrompt: number;
+  /** Pairs of different responses to the same prompt. */
+  total: number;
+  /** Of those, labelled or skipped. */
+  done: number;
+  left: number;
+}
+
+export function pairCounts(rows: readonly SampleRow[], left: number): PairCounts {
   const byPrompt = new Map<string, Set<string>>();
   for (const r of rows) byPrompt.set(r.prompt, (byPrompt.get(r.prompt) ?? new Set()).add(r.response));
   const prompts = byPrompt.size;
   const perPrompt = prompts > 0 ? Math.round(rows.length / prompts) : 0;
   let total = 0;
   for (const responses of byPrompt.values()) total += (responses.size * (responses.size - 1)) / 2;
-  const done = total - left;
-  const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return (
-    `The latest rollout has ${s(prompts, 'prompt')} × ${s(perPrompt, 'response')}. Only two different responses to the same prompt make a pair ` +
-    `(identical ones cannot be compared), which gives ${s(total, 'pair')}; ${done > 0 ? `${done} already labelled or skipped, ` : ''}${left} left.`
-  );
+  return { prompts, perPrompt, total, done: total - left, left };
 }

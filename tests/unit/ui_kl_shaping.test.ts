@@ -2,7 +2,8 @@
 // row's own shaped rewards and returns, and a what-if with another β / γ / λ equals the float64
 // reference pipeline run on the whole batch with those knobs (RLOO's group baseline included,
 // which the row itself does not carry). Words wrap between words, never inside one.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
 import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../src/reference/kl.ts';
@@ -95,6 +96,7 @@ const SETUPS: [string, ShapingSetup, number, number][] = [
 ];
 
 describe('KL shaping view: the batch and a what-if', () => {
+  beforeAll(() => loadNamespaces(['teach']));
   it.each(SETUPS)('%s: the batch cells are its shaped rewards split into penalty and score, with its returns', (_, setup, gamma, lam) => {
     const x = batch(1);
     const e = experience(x, setup, 0.3, gamma, lam);

@@ -8,6 +8,7 @@ import { gaeRef } from '../../reference/gae.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import type { SampleRow } from '../../rl/samples.ts';
+import { t } from '../../i18n/index.ts';
 
 /** One response token as the view draws it. */
 export interface KlCell {
@@ -57,11 +58,11 @@ export function estimatorScore(row: SampleRow, batchBeta: number, setup: Shaping
   return last.return + batchBeta * last.kl;
 }
 
-/** Why a row cannot be recomputed, or null when it can. */
+/** Why a row cannot be recomputed (in the page's language), or null when it can. */
 export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup): string | null {
-  if (row.tokens.length === 0) return 'the response has no tokens';
-  if (row.tokens.some((t) => t.oldLogprob === undefined || t.refLogprob === undefined)) return 'this batch did not send the log-probabilities to recompute from';
-  if (estimatorScore(row, batchBeta, setup) === null) return 'this batch did not send its returns';
+  if (row.tokens.length === 0) return t('teach:kl.problem.noTokens');
+  if (row.tokens.some((tok) => tok.oldLogprob === undefined || tok.refLogprob === undefined)) return t('teach:kl.problem.noLogprobs');
+  if (estimatorScore(row, batchBeta, setup) === null) return t('teach:kl.problem.noReturns');
   return null;
 }
 
