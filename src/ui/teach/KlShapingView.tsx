@@ -2,8 +2,8 @@
 // −β·KL_t the batch gave it, the task score added at the last action token, and the return R_t
 // those rewards make, drawn over the words. β is the batch's own; settings that differ from the
 // run's are drawn beside it as a labelled what-if, recomputed with the float64 references.
-import { useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Fragment, useMemo, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { findPreset, REWARD_HACKING } from '../../rl/presets.ts';
 import { useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
@@ -28,7 +28,8 @@ function ShortResponseHint() {
         <span className="muted">{t('kl.presetLoaded', { preset: name })}</span>
       ) : preset ? (
         <button type="button" className="btn small" onClick={() => loadPreset(preset)}>
-          {t('kl.loadPreset', { preset: name })}
+          {/* The name is its own text node, as the button has always drawn it (its screenshot baseline). */}
+          <Trans t={t} i18nKey="kl.loadPreset" values={{ preset: name }} components={{ name: <Fragment /> }} />
         </button>
       ) : null}
     </p>
