@@ -94,7 +94,7 @@ export function KlShapingView() {
       </div>
       {ctx.whatIf && drawn.problem ? (
         <p className="small muted" data-testid="kl-whatif-problem">
-          {t('kl.whatIfProblem', { knobs: ctx.whatIf.label, problem: drawn.problem })}
+          {t('kl.whatIfProblem', { knobs: ctx.whatIf.label, problem: t(`kl.problem.${drawn.problem}`) })}
         </p>
       ) : null}
       {baselined !== null ? (
