@@ -5,7 +5,6 @@ import { switchLocale } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { announcement } from '../../src/ui/a11y/announce.ts';
 import * as notices from '../../src/store/notices.ts';
-import { pairCountText } from '../../src/store/feedbackPairs.ts';
 import { classifyStateProblem } from '../../src/store/resume.ts';
 import { adviceText, nanAdvice } from '../../src/worker/nanAdvice.ts';
 
@@ -51,9 +50,6 @@ describe('notices in Chinese', () => {
     expect(notices.commandLabel('trainRewardModel')).toBe('训练奖励模型');
     expect(notices.TAB_READ_ONLY).toBe('本页面已在另一个标签页中训练；在你关闭那个标签页或接管之前，这里的运行是只读的。');
     expect(classifyStateProblem(new Error('trainer state: truncated')).label).toBe('训练器状态已损坏');
-    expect(pairCountText([{ prompt: 'a', response: 'x' } as never, { prompt: 'a', response: 'y' } as never], 1)).toBe(
-      '最近一次采样有 1 个提示 × 2 个响应。只有同一提示下两个不同的响应才能组成一对（相同的无法比较），共 1 对；还剩 1 对。',
-    );
     expect(announcement({ runState: 'running', notice: null }, { runState: 'paused', notice: { tone: 'info', text: notices.paused('paused by the user') } })).toBe(
       '训练已暂停。已暂停：由你手动暂停',
     );

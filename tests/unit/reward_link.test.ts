@@ -2,15 +2,16 @@
 // the visitor accepts it, while the page's own functions (default, presets') and the one already in
 // force need no acceptance; Start waits with a reason while one is held or its check failed. A
 // learned reward model on a task without one is refused when it is set, naming the allowed values.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, validateConfig } from '../../src/rl/config.ts';
 import { createAppStore } from '../../src/store/appStore.ts';
-import { pairCountText } from '../../src/store/feedbackPairs.ts';
 import { needsAcceptance, rewardFunctionBlock, SHIPPED_REWARD_FUNCTIONS } from '../../src/store/rewardFunctionLink.ts';
 import { startBlockedBy, syncRewardFunction } from '../../src/store/rewardFunctionSync.ts';
 import type { PageToWorker } from '../../src/worker/protocol.ts';
 import { configToQuery, parseQuery } from '../../src/store/urlConfig.ts';
 import { withLabels } from '../../src/ui/fieldProblems.ts';
+import { pairCountText } from '../../src/ui/teach/feedbackText.ts';
 
 const FOREIGN = '(prompt, response) => response.length';
 const link = (params: Record<string, string>) => `?${new URLSearchParams(params).toString()}`;
@@ -135,6 +136,7 @@ describe('a learned reward model on a task without one', () => {
 });
 
 describe('the Human feedback view says how many pairs and why', () => {
+  beforeAll(() => loadNamespaces(['teach']));
   it('counts prompts × responses, distinct pairs and those done', () => {
     const row = (prompt: string, response: string) => ({ prompt, response, reward: 0, endedWithEos: true, tokens: [] });
     const rows = [row('a', 'x'), row('a', 'y'), row('a', 'x'), row('b', 'z'), row('b', 'z'), row('b', 'z')].slice(0, 6);

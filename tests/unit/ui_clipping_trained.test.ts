@@ -1,6 +1,7 @@
 // The clipping view counts a batch's clipped tokens with the clip settings it was trained with, and
 // names them; the current settings only give a recount labelled "what if".
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { clippedCount, formatClip, ratioHistogram } from '../../src/ui/teach/clipping.ts';
 
 const ratios = [0.5, 0.85, 1.0, 1.15, 1.25, 1.6, 3.5, Number.NaN];
@@ -9,6 +10,7 @@ const trained = { clipLow: 0.2, clipHigh: 0.2, dualClip: 3 };
 const tighter = { clipLow: 0.1, clipHigh: 0.1, dualClip: null };
 
 describe('clipping view: trained settings and the what-if recount', () => {
+  beforeAll(() => loadNamespaces(['teach']));
   it('counts the clipped tokens of each advantage sign, as the histogram colours them', () => {
     // A > 0: 0.5, 1.0, 1.15, 1.25 → only 1.25 > 1.2; A < 0: 0.85 (inside), 1.6 (inside), 3.5 > c = 3
     expect(clippedCount(ratios, advs, 1, trained)).toBe(1);

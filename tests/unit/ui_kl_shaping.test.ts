@@ -2,7 +2,8 @@
 // row's own shaped rewards and returns, and a what-if with another β / γ / λ equals the float64
 // reference pipeline run on the whole batch with those knobs (RLOO's group baseline included,
 // which the row itself does not carry). Words wrap between words, never inside one.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadNamespaces, t } from '../../src/i18n/index.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
 import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../src/reference/kl.ts';
@@ -95,6 +96,7 @@ const SETUPS: [string, ShapingSetup, number, number][] = [
 ];
 
 describe('KL shaping view: the batch and a what-if', () => {
+  beforeAll(() => loadNamespaces(['teach']));
   it.each(SETUPS)('%s: the batch cells are its shaped rewards split into penalty and score, with its returns', (_, setup, gamma, lam) => {
     const x = batch(1);
     const e = experience(x, setup, 0.3, gamma, lam);
@@ -161,7 +163,8 @@ describe('KL shaping view: the batch and a what-if', () => {
   it('a row without log-probs (an older batch) says why it cannot be recomputed', () => {
     const row: SampleRow = { prompt: '1+2=', response: '3', reward: 1, endedWithEos: true, tokens: [{ text: '3', advantage: 1, kl: 0.1, ratio: 1, value: 0 }] };
     const setup: ShapingSetup = { klEstimator: 'k1', advantageEstimator: 'gae' };
-    expect(whatIfProblem(row, 0.1, setup)).toMatch(/log-probabilities/);
+    expect(whatIfProblem(row, 0.1, setup)).toBe('noLogprobs');
+    expect(t('teach:kl.problem.noLogprobs')).toBe('this batch did not send the log-probabilities to recompute from');
     expect(() => whatIfCells(row, 0.1, setup, { beta: 0.2, gamma: 1, lam: 1 })).toThrow(/log-probabilities/);
     // Without trainer rewards, the penalty is −β·KL_t.
     expect(actualCells(row, 0.1)[0]).toEqual({ text: '3', penalty: -0.1 * 0.1, score: 1, ret: Number.NaN });

@@ -1,10 +1,12 @@
 // Which run's batch the teaching views show, once more than one run has one: after "Run both" the
 // student compares the arms (e.g. β = 0 beside β = 0.6). With a single run there is nothing to pick.
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { runsWithBatch } from '../../store/batches.ts';
 
 export function BatchRunPicker() {
+  const { t } = useTranslation('teach');
   const runs = useApp((s) => s.runs);
   const batches = useApp((s) => s.batches);
   const shown = useApp((s) => s.batchRunId);
@@ -15,23 +17,23 @@ export function BatchRunPicker() {
   return (
     <div className="toolbar batch-run-picker" style={{ marginBottom: 10 }}>
       <label>
-        Batch from run
-        <select value={shown ?? ''} onChange={(e) => viewRun(e.target.value)} aria-label="Batch from run" data-testid="batch-run">
-          {shown !== null && !choices.some((r) => r.id === shown) ? <option value={shown}>the run training (no batch yet)</option> : null}
+        {t('batchRun.label')}
+        <select value={shown ?? ''} onChange={(e) => viewRun(e.target.value)} aria-label={t('batchRun.label')} data-testid="batch-run">
+          {shown !== null && !choices.some((r) => r.id === shown) ? <option value={shown}>{t('batchRun.training')}</option> : null}
           {choices.map((r) => {
             const b = batches[r.id];
             const iter = b.samples?.iter ?? b.ratios?.iter;
             return (
               <option key={r.id} value={r.id}>
                 {r.name}
-                {iter === undefined ? '' : ` — iteration ${iter}`}
-                {r.id === activeRunId ? ' (current run)' : ''}
+                {iter === undefined ? '' : t('batchRun.iteration', { iter })}
+                {r.id === activeRunId ? t('batchRun.current') : ''}
               </option>
             );
           })}
         </select>
       </label>
-      <span className="muted small">The views below show this run’s latest batch.</span>
+      <span className="muted small">{t('batchRun.note')}</span>
     </div>
   );
 }

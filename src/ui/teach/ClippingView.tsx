@@ -5,6 +5,7 @@
 // this minibatch's ratios: GSPO's objective in the sequence ratio (histogram of sequence ratios)
 // and CISPO's gradient weight on log π against PPO's (histogram of token ratios).
 import { useMemo } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
@@ -14,6 +15,15 @@ const W = 380;
 const H = 220;
 const PAD = { l: 40, r: 12, t: 14, b: 30 };
 const BINS = 40;
+
+// Formulas read the same in every language: they are passed into the sentences, never translated.
+const RATIO = 'π_new / π_old';
+const LOSS = 'max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high))';
+const DUAL_LOSS = 'min(L, −A·c)';
+const SEQ_RATIO = 'exp(mean_t log π_new/π_old)';
+const LOG_PI = 'log π';
+// i18n-exempt: a formula, the same in every language
+const CISPO_CURVE = 'CISPO clip(r)·A';
 
 /** `whatIf`: the current settings when the batch was trained with others (a recount, never the batch's own). */
 function Panel({
@@ -31,7 +41,9 @@ function Panel({
   advs: readonly number[];
   xMax: number;
 }) {
+  const { t } = useTranslation('teach');
   const adv = sign;
+  const signText = sign > 0 ? '> 0' : '< 0';
   const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * i) / 240), [xMax]);
   const ys = xs.map((x) => surrogateObjective(x, adv, p));
   const yMin = Math.min(...ys, 0) - 0.2;
@@ -49,23 +61,18 @@ function Panel({
   const hi = 1 + p.clipHigh;
   const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((t) => t <= xMax);
   return (
-    <figure className="clip-panel" aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'}`}>
+    <figure className="clip-panel" aria-label={t('clipping.panel', { sign: signText })}>
       <figcaption>
         <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong>{' '}
-        <span className="muted small">{total > 0 ? `${total} tokens, ${clipped} clipped (${((100 * clipped) / total).toFixed(1)}%)` : 'no tokens yet'}</span>
+        <span className="muted small">{total > 0 ? t('clipping.counts', { total, clipped, pct: ((100 * clipped) / total).toFixed(1) }) : t('clipping.noTokens')}</span>
         {whatIf && total > 0 ? (
           <span className="muted small what-if" data-testid="clip-what-if">
             {' '}
-            · what if {formatClip(whatIf)}: {clippedCount(ratios, advs, sign, whatIf)} clipped
+            {t('clipping.whatIf', { clip: formatClip(whatIf), clipped: clippedCount(ratios, advs, sign, whatIf) })}
           </span>
         ) : null}
       </figcaption>
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        width="100%"
-        role="img"
-        aria-label={`Clipped objective for A ${sign > 0 ? '> 0' : '< 0'} against the ratio, over a histogram of the last update's token ratios`}
-      >
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={t('clipping.panelPlot', { sign: signText })}>
         {hist.map((b, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: histogram bins are a fixed positional sequence (bin i of BINS), never reordered
           <g key={i}>
@@ -88,7 +95,7 @@ function Panel({
           <g>
             <line x1={sx(p.dualClip)} x2={sx(p.dualClip)} y1={PAD.t} y2={base} stroke="#b4232a" strokeDasharray="2 3" />
             <text x={sx(p.dualClip) - 3} y={PAD.t + 20} fontSize={10} textAnchor="end" fill="#b4232a">
-              dual clip c = {p.dualClip}
+              {t('clipping.dualClipMark', { c: p.dualClip })}
             </text>
           </g>
         ) : null}
@@ -99,7 +106,7 @@ function Panel({
           </text>
         ))}
         <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
-          ratio r = π_new / π_old
+          {t('clipping.ratioAxis', { ratio: RATIO })}
         </text>
         <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
           0
@@ -117,7 +124,25 @@ interface Curve {
 }
 
 /** A small plot of several curves against the ratio with a histogram of `values` under them. */
-function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: string; note: string; curves: Curve[]; values: readonly number[]; xMax: number; xLabel: string }) {
+/** `histogramOf` names what the histogram counts; `count` says how many there are, in a sentence. */
+function FamilyPanel({
+  title,
+  histogramOf,
+  count,
+  curves,
+  values,
+  xMax,
+  xLabel,
+}: {
+  title: string;
+  histogramOf: string;
+  count: string;
+  curves: Curve[];
+  values: readonly number[];
+  xMax: number;
+  xLabel: string;
+}) {
+  const { t } = useTranslation('teach');
   const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * i) / 240), [xMax]);
   const ys = curves.map((c) => xs.map(c.f));
   const all = ys.flat();
@@ -133,7 +158,7 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
   return (
     <figure className="clip-panel" aria-label={title}>
       <figcaption>
-        <strong>{title}</strong> <span className="muted small">{values.length > 0 ? `${values.length} ${note}` : 'no update yet'}</span>
+        <strong>{title}</strong> <span className="muted small">{values.length > 0 ? count : t('clipping.noUpdate')}</span>
         <span className="curve-legend">
           {curves.map((c) => (
             <span key={c.label} className="small">
@@ -145,7 +170,12 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
           ))}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={`${title}: ${curves.map((c) => c.label).join(', ')} against ${xLabel}, over a histogram of ${note}`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width="100%"
+        role="img"
+        aria-label={t('clipping.familyPlot', { title, curves: curves.map((c) => c.label).join(t('listJoin')), axis: xLabel, histogramOf })}
+      >
         {counts.map((n, i) => (
           <rect
             // biome-ignore lint/suspicious/noArrayIndexKey: histogram bins are a fixed positional sequence (bin i of BINS), never reordered
@@ -184,33 +214,37 @@ function FamilyPanel({ title, note, curves, values, xMax, xLabel }: { title: str
 function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
   const ratios = useApp((s) => s.ratios);
   const lossMode = useApp((s) => s.config.lossMode);
+  const { t } = useTranslation('teach');
+  const seqRatios = ratios?.seqRatios ?? [];
+  const tokenRatios = ratios?.ratios ?? [];
   return (
     <>
       <p className="muted small">
-        The modern family (your policy loss: <strong>{lossMode}</strong>). GSPO clips one length-normalised ratio per response, s = exp(mean_t log π_new/π_old), so a whole response
-        is kept or dropped. CISPO never drops a token: its gradient weight on log π is the clipped ratio times A, where PPO’s weight r·A falls to 0 once the token is clipped.
+        <Trans t={t} i18nKey="clipping.modern" values={{ loss: lossMode, seqRatio: SEQ_RATIO, logPi: LOG_PI }} components={{ b: <strong /> }} />
       </p>
       <div className="clip-panels" data-testid="clip-family">
         <FamilyPanel
-          title="GSPO: objective in the sequence ratio"
-          note="responses in the last minibatch"
-          xLabel="sequence ratio s"
+          title={t('clipping.gspo.title')}
+          histogramOf={t('clipping.gspo.histogramOf')}
+          count={t('clipping.gspo.count', { n: seqRatios.length })}
+          xLabel={t('clipping.gspo.axis')}
           xMax={xMax}
-          values={ratios?.seqRatios ?? []}
+          values={seqRatios}
           curves={[
             { label: 'A = +1', color: '#4f46e5', f: (x) => gspoObjective(x, 1, p) },
             { label: 'A = −1', color: '#b4232a', f: (x) => gspoObjective(x, -1, p) },
           ]}
         />
         <FamilyPanel
-          title="CISPO vs PPO: gradient weight on log π (A = +1)"
-          note="tokens in the last minibatch"
-          xLabel="ratio r = π_new / π_old"
+          title={t('clipping.cispo.title', { logPi: LOG_PI })}
+          histogramOf={t('clipping.cispo.histogramOf')}
+          count={t('clipping.cispo.count', { n: tokenRatios.length })}
+          xLabel={t('clipping.ratioAxis', { ratio: RATIO })}
           xMax={xMax}
-          values={ratios?.ratios ?? []}
+          values={tokenRatios}
           curves={[
-            { label: 'PPO r·A (0 when clipped)', color: '#4f46e5', f: (x) => ppoGradWeight(x, 1, p) },
-            { label: 'CISPO clip(r)·A', color: '#0f766e', dash: '5 3', f: (x) => cispoGradWeight(x, 1, p) },
+            { label: t('clipping.cispo.ppoCurve'), color: '#4f46e5', f: (x) => ppoGradWeight(x, 1, p) },
+            { label: CISPO_CURVE, color: '#0f766e', dash: '5 3', f: (x) => cispoGradWeight(x, 1, p) },
           ]}
         />
       </div>
@@ -219,6 +253,7 @@ function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
 }
 
 export function ClippingView() {
+  const { t } = useTranslation('teach');
   const config = useApp((s) => s.config);
   const ratios = useApp((s) => s.ratios);
   const current: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
@@ -228,11 +263,8 @@ export function ClippingView() {
   const xMax = Math.min(5, Math.max(2, 1 + p.clipHigh + 0.6, (p.dualClip ?? 0) + 0.5));
   return (
     <div className="teach-view" data-testid="view-clipping">
-      <ViewHelp view="clipping" title="PPO clipping" />
-      <p className="muted small">
-        Objective −L with L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)) and, for A &lt; 0, dual clip min(L, −A·c). Flat parts of the curve give no gradient: once a token’s ratio
-        leaves the trust region in the direction its advantage pushes, PPO stops pushing.
-      </p>
+      <ViewHelp view="clipping" title={t('clipping.help')} />
+      <p className="muted small">{t('clipping.intro', { loss: LOSS, dualLoss: DUAL_LOSS })}</p>
       <div className="clip-panels">
         <Panel sign={1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
         <Panel sign={-1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
@@ -240,12 +272,13 @@ export function ClippingView() {
       <FamilyPanels p={p} xMax={xMax} />
       {ratios ? (
         <p className="muted small" data-testid="clip-trained">
-          Histogram: ratios of iteration {ratios.iter}, trained with {formatClip(ratios.clip)} — blue kept, red clipped.
-          {whatIf ? ` Your settings now (${formatClip(whatIf)}) are not what this batch was trained with: “what if” recounts it with them.` : null}
+          {t('clipping.trained', { iter: ratios.iter, clip: formatClip(ratios.clip) })}
+          {whatIf ? t('clipping.trainedWhatIf', { clip: formatClip(whatIf) }) : null}
         </p>
       ) : (
         <div className="empty-state">
-          <strong>No ratios yet</strong>The curves show the objective for your current ε; the token histogram appears after the first PPO update.
+          <strong>{t('clipping.emptyTitle')}</strong>
+          {t('clipping.emptyBody')}
         </div>
       )}
     </div>

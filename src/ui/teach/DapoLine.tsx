@@ -1,7 +1,9 @@
 // One line about DAPO's dynamic sampling in the latest iteration of the run on show (only when it is on).
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 
 export function DapoLine() {
+  const { t } = useTranslation('teach');
   const latest = useApp((s) => {
     // The run whose batch is on show: its metrics belong with the samples beside them.
     const run = s.runs.find((r) => r.id === s.batchRunId);
@@ -11,9 +13,16 @@ export function DapoLine() {
   const filled = latest.filled_with_filtered ?? 0;
   return (
     <p className="small" data-testid="dapo-filtered">
-      DAPO dynamic sampling: <strong>{latest.filtered_groups}</strong> groups with all-equal scores dropped this iteration over {latest.dynamic_sampling_rounds ?? 1} rollout
-      round(s)
-      {filled > 0 ? `; ${filled} dropped group(s) refilled the batch (extra-round cap reached)` : ''}.
+      <Trans
+        t={t}
+        i18nKey="dapo.line"
+        values={{
+          groups: latest.filtered_groups,
+          rounds: latest.dynamic_sampling_rounds ?? 1,
+          refilled: filled > 0 ? t('dapo.refilled', { filled }) : '',
+        }}
+        components={{ b: <strong /> }}
+      />
     </p>
   );
 }

@@ -2,23 +2,27 @@
 // person picks the better one (or skips). The labelled pairs accumulate and can fine-tune the
 // reward model (Bradley–Terry) in the worker — RLHF's human step, by hand.
 import { useEffect, useMemo } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { useFeedback } from '../../store/feedback.ts';
-import { candidatePairs, pairCountText, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
+import { candidatePairs, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
 import { getTask } from '../../tasks/index.ts';
 import type { SampleRow } from '../../worker/protocol.ts';
+import { pairCountText } from './feedbackText.ts';
 
 function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPick: () => void }) {
+  const { t } = useTranslation('teach');
+  const key = side === 'A' ? '1' : '2';
   return (
-    <figure className="fb-response" aria-label={`Response ${side}`}>
+    <figure className="fb-response" aria-label={t('feedback.response', { side })}>
       <figcaption>
         <strong>{side}</strong>
         {/* The task score is left out on purpose: the label should be the person's own judgement. */}
-        <span className="muted small">{row.endedWithEos ? 'ended with EOS' : 'cut off (no EOS)'}</span>
+        <span className="muted small">{row.endedWithEos ? t('feedback.eos') : t('feedback.cutOff')}</span>
       </figcaption>
-      <p className="fb-text">{row.response === '' ? <span className="muted">(empty response)</span> : row.response}</p>
-      <button type="button" className="btn primary small" onClick={onPick} aria-keyshortcuts={side === 'A' ? '1' : '2'}>
-        {side} is better <kbd>{side === 'A' ? '1' : '2'}</kbd>
+      <p className="fb-text">{row.response === '' ? <span className="muted">{t('feedback.emptyResponse')}</span> : row.response}</p>
+      <button type="button" className="btn primary small" onClick={onPick} aria-keyshortcuts={key}>
+        <Trans t={t} i18nKey="feedback.better" values={{ side, key }} components={{ kbd: <kbd /> }} />
       </button>
     </figure>
   );
@@ -43,6 +47,7 @@ function usePairKeys(pair: CandidatePair | undefined, pick: (winner: 'A' | 'B') 
 }
 
 export function FeedbackView() {
+  const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
   const rewardSource = useApp((s) => s.config.rewardSource);
   const task = useApp((s) => s.config.task);
@@ -62,23 +67,18 @@ export function FeedbackView() {
   return (
     <div className="teach-view feedback" data-testid="view-feedback">
       <p className="muted small">
-        You are the labeller. Pick the better of two responses to the same prompt; your choices train the reward model (Bradley–Terry), which scores rollouts when Reward source is{' '}
-        <code>model</code>.
+        <Trans t={t} i18nKey="feedback.intro" components={{ code: <code /> }} />
       </p>
       {hasRewardModel ? null : (
         <p className="notice warn small" data-testid="feedback-no-rm">
-          The {task} task is scored by its rule and has no learned reward model, so labels cannot train one here. Set Task to sentiment (or pick “Reward hacking without KL”) to
-          label responses and train its reward model.
+          <Trans t={t} i18nKey="feedback.noRewardModel" values={{ task, preset: t('rewardHackingPreset') }} components={{ code: <code /> }} />
         </p>
       )}
       {pair ? (
         <div className="fb-pair" data-testid="feedback-pair">
           <div className="fb-prompt">
-            Prompt <code>{pair.prompt}</code>
-            <span className="muted small">
-              {' '}
-              · iteration {samples?.iter} · {pairs.length} pair{pairs.length === 1 ? '' : 's'} to label
-            </span>
+            {t('feedback.prompt')} <code>{pair.prompt}</code>
+            <span className="muted small"> {t('feedback.pairsLeft', { iter: samples?.iter, count: pairs.length })}</span>
           </div>
           <p className="muted small" data-testid="feedback-pair-count">
             {pairCountText(samples?.rows ?? [], pairs.length)}
@@ -88,63 +88,60 @@ export function FeedbackView() {
             <Response side="B" row={pair.b} onPick={() => pick('B')} />
           </div>
           <button type="button" className="btn small" onClick={skipPair} aria-keyshortcuts="0">
-            Skip <kbd>0</kbd>
+            <Trans t={t} i18nKey="feedback.skip" components={{ kbd: <kbd /> }} />
           </button>
         </div>
       ) : (
         <div className="empty-state" data-testid="feedback-empty">
-          <strong>{samples ? 'Nothing left to compare' : 'No samples yet'}</strong>
-          {samples
-            ? 'Every pair of different responses to the same prompt in the latest rollout is labelled or skipped. New ones arrive with the next iteration.'
-            : 'Start training: pairs of responses to the same prompt appear here (Samples per prompt must be at least 2).'}
+          <strong>{samples ? t('feedback.nothingLeftTitle') : t('feedback.emptyTitle')}</strong>
+          {samples ? t('feedback.nothingLeftBody') : t('feedback.emptyBody')}
         </div>
       )}
 
       <div className="fb-labels">
         <div className="card-head">
-          <h3 data-testid="label-count">
-            {labels.length} labelled pair{labels.length === 1 ? '' : 's'}
-          </h3>
+          <h3 data-testid="label-count">{t('feedback.labelCount', { count: labels.length })}</h3>
           <div className="toolbar">
             <button type="button" className="btn small" disabled={labels.length === 0 || training} onClick={clear}>
-              Clear
+              {t('feedback.clear')}
             </button>
             <button
               type="button"
               className="btn small primary"
               disabled={labels.length === 0 || training || !hasRewardModel}
-              title={hasRewardModel ? undefined : `The ${task} task has no learned reward model`}
+              title={hasRewardModel ? undefined : t('feedback.noRewardModelTitle', { task })}
               onClick={() => void train()}
             >
-              {training ? 'Training…' : 'Train reward model on my labels'}
+              {training ? t('feedback.training') : t('feedback.train')}
             </button>
           </div>
         </div>
         {result ? (
           <p className="small" role="status" data-testid="rm-result">
-            Reward model trained on {result.pairs} pair{result.pairs === 1 ? '' : 's'}: it now prefers your choice in {(100 * result.accuracy).toFixed(0)}% of them
-            {result.accuracyBefore !== undefined ? ` (before: ${(100 * result.accuracyBefore).toFixed(0)}%)` : ''}.
-            {rewardSource === 'rule' ? ' Set Reward source to model to train the policy with it.' : ''}
+            {t('feedback.result', {
+              count: result.pairs,
+              pct: (100 * result.accuracy).toFixed(0),
+              before: result.accuracyBefore !== undefined ? t('feedback.resultBefore', { pct: (100 * result.accuracyBefore).toFixed(0) }) : '',
+            })}
+            {rewardSource === 'rule' ? <Trans t={t} i18nKey="feedback.useModel" components={{ code: <code /> }} /> : null}
             <span className="muted" data-testid="rm-result-why">
               {' '}
-              Agreement is the share of your labelled pairs in which the reward model scores your chosen response above the rejected one (a tie does not count), measured on those
-              same pairs just after (and before) this training: with {result.pairs} pair{result.pairs === 1 ? '' : 's'} each one is {(100 / Math.max(1, result.pairs)).toFixed(0)}{' '}
-              points, and it says whether the model fits your labels, not whether it generalises.
+              {t('feedback.agreement', { count: result.pairs, points: (100 / Math.max(1, result.pairs)).toFixed(0) })}
             </span>
           </p>
         ) : null}
         {labels.length > 0 ? (
-          <ol className="fb-list" aria-label="Labelled pairs">
+          <ol className="fb-list" aria-label={t('feedback.labelledPairs')}>
             {labels.map((p, i) => (
               <li key={pairKey(p.prompt, p.chosen, p.rejected)}>
                 <code>{p.prompt}</code>{' '}
-                <span className="fb-chosen" title="chosen">
-                  ✓ {p.chosen || '(empty)'}
+                <span className="fb-chosen" title={t('feedback.chosen')}>
+                  ✓ {p.chosen || t('feedback.empty')}
                 </span>{' '}
-                <span className="fb-rejected" title="rejected">
-                  ✗ {p.rejected || '(empty)'}
+                <span className="fb-rejected" title={t('feedback.rejected')}>
+                  ✗ {p.rejected || t('feedback.empty')}
                 </span>
-                <button type="button" className="btn ghost small" aria-label={`Remove label ${i + 1}`} onClick={() => remove(i)}>
+                <button type="button" className="btn ghost small" aria-label={t('feedback.remove', { n: i + 1 })} onClick={() => remove(i)}>
                   ×
                 </button>
               </li>

@@ -1,19 +1,19 @@
 // After the reward-hacking preset's β = 0 run: its last iteration was captured, and one click
 // opens the inspector on the response that scored best while drifting furthest from the reference.
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { useInspection } from '../../store/inspection.ts';
 import './hackedOffer.css';
 
 export function HackedSampleOffer({ onOpen }: { onOpen: () => void }) {
+  const { t } = useTranslation('teach');
   const hacked = useInspection((s) => s.hacked);
   const focusOn = useInspection((s) => s.focusOn);
   const runName = useApp((s) => s.runs.find((r) => r.id === hacked?.runId)?.name);
   if (!hacked || runName === undefined) return null;
   return (
     <p className="hacked-offer small" role="status" data-testid="hacked-offer">
-      <span>
-        “{runName}” ended at iteration {hacked.iter}, captured: its best-scored response among those furthest from the reference is a reward hack.
-      </span>
+      <span>{t('hacked.text', { run: runName, iter: hacked.iter })}</span>
       <button
         type="button"
         className="btn small primary"
@@ -22,7 +22,7 @@ export function HackedSampleOffer({ onOpen }: { onOpen: () => void }) {
           onOpen();
         }}
       >
-        Inspect a hacked sample
+        {t('hacked.open')}
       </button>
     </p>
   );

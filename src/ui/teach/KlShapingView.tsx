@@ -2,7 +2,8 @@
 // −β·KL_t the batch gave it, the task score added at the last action token, and the return R_t
 // those rewards make, drawn over the words. β is the batch's own; settings that differ from the
 // run's are drawn beside it as a labelled what-if, recomputed with the float64 references.
-import { useMemo, useState } from 'react';
+import { Fragment, useMemo, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { findPreset, REWARD_HACKING } from '../../rl/presets.ts';
 import { useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
@@ -16,16 +17,19 @@ import { SamplePicker } from './SamplePicker.tsx';
 const SHORT_RESPONSE = 4;
 
 function ShortResponseHint() {
+  const { t } = useTranslation('teach');
+  const name = t('rewardHackingPreset');
   const loaded = useApp((s) => s.preset === REWARD_HACKING);
   const preset = findPreset(REWARD_HACKING);
   return (
     <p className="kl-hint small" data-testid="kl-short-hint">
-      <span>These responses are only a few tokens long, too short to watch a per-token penalty add up.</span>
+      <span>{t('kl.shortHint')}</span>
       {loaded ? (
-        <span className="muted">“{REWARD_HACKING}” is loaded: Start (or Run both) trains it on 16-character sentences.</span>
+        <span className="muted">{t('kl.presetLoaded', { preset: name })}</span>
       ) : preset ? (
         <button type="button" className="btn small" onClick={() => loadPreset(preset)}>
-          Load “{REWARD_HACKING}” to see it over sentences
+          {/* The name is its own text node, as the button has always drawn it (its screenshot baseline). */}
+          <Trans t={t} i18nKey="kl.loadPreset" values={{ preset: name }} components={{ name: <Fragment /> }} />
         </button>
       ) : null}
     </p>
@@ -33,6 +37,7 @@ function ShortResponseHint() {
 }
 
 export function KlShapingView() {
+  const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
   const run = useApp((s) => s.runs.find((r) => r.id === s.activeRunId));
   const settings = useApp((s) => s.config);
@@ -49,19 +54,20 @@ export function KlShapingView() {
   if (!samples || !row || !drawn) {
     return (
       <div className="empty-state" data-testid="view-kl">
-        <strong>No samples yet</strong>After the first rollout this view shows how the KL penalty and the final score become per-token rewards.
+        <strong>{t('kl.emptyTitle')}</strong>
+        {t('kl.emptyBody')}
       </div>
     );
   }
   const baselined = ctx.setup.advantageEstimator !== 'gae' ? estimatorScore(row, ctx.batch.beta, ctx.setup) : null;
   return (
     <div className="teach-view" data-testid="view-kl">
-      <ViewHelp view="kl_shaping" title="KL shaping" />
+      <ViewHelp view="kl_shaping" title={t('kl.help')} />
       <div className="toolbar" style={{ marginBottom: 8 }}>
         <SamplePicker rewards={samples.rows.map((r) => r.reward)} index={index} onChange={setIndex} />
         <span className="muted small">
-          r_t = −β·KL_t, plus the score at the last token; β = {fmt(ctx.batch.beta)} in this batch
-          {ctx.klOutOfReward ? ' (the KL is not in this run’s reward, so β applied = 0)' : ''}
+          {t('kl.formula', { beta: fmt(ctx.batch.beta) })}
+          {ctx.klOutOfReward ? t('kl.klOutOfReward') : ''}
         </span>
       </div>
       {row.tokens.length <= SHORT_RESPONSE ? <ShortResponseHint /> : null}
@@ -72,35 +78,30 @@ export function KlShapingView() {
       <div className="kl-legend small muted" aria-hidden="true">
         <span>
           <i style={{ background: '#0072b2' }} />
-          return R_t (above)
+          {t('kl.legendReturn')}
         </span>
         <span>
           <i style={{ background: '#d55e00' }} />
-          −β·KL_t (below; amber where KL_t &lt; 0)
+          {t('kl.legendPenalty')}
         </span>
-        <span style={{ color: '#00734f', fontWeight: 600 }}>+score at the last token</span>
+        <span style={{ color: '#00734f', fontWeight: 600 }}>{t('kl.legendScore')}</span>
       </div>
       <div className="kl-strips">
-        <KlTokenStrip cells={drawn.actual} scale={drawn.scale} label={`This batch (iteration ${samples.iter}, β = ${fmt(ctx.batch.beta)})`} testId="kl-actual" />
+        <KlTokenStrip cells={drawn.actual} scale={drawn.scale} label={t('kl.batchLabel', { iter: samples.iter, beta: fmt(ctx.batch.beta) })} testId="kl-actual" />
         {drawn.whatIf && ctx.whatIf ? (
-          <KlTokenStrip
-            cells={drawn.whatIf}
-            scale={drawn.scale}
-            label={`What if ${ctx.whatIf.label} (your settings): recomputed here, not what this batch trained with`}
-            testId="kl-whatif"
-            whatIf
-          />
+          <KlTokenStrip cells={drawn.whatIf} scale={drawn.scale} label={t('kl.whatIfLabel', { knobs: ctx.whatIf.label })} testId="kl-whatif" whatIf />
         ) : null}
       </div>
       {ctx.whatIf && drawn.problem ? (
         <p className="small muted" data-testid="kl-whatif-problem">
-          What if {ctx.whatIf.label}: cannot recompute, {drawn.problem}.
+          {t('kl.whatIfProblem', { knobs: ctx.whatIf.label, problem: t(`kl.problem.${drawn.problem}`) })}
         </p>
       ) : null}
       {baselined !== null ? (
         <p className="small muted">
-          {ctx.setup.advantageEstimator} starts the returns from the score compared with the prompt’s other samples
-          {fmt(baselined) === fmt(row.reward) ? `: ${fmt(baselined)} here, the same as the raw score.` : `: ${fmt(baselined)} here instead of ${fmt(row.reward)}.`}
+          {fmt(baselined) === fmt(row.reward)
+            ? t('kl.baselinedSame', { estimator: ctx.setup.advantageEstimator, score: fmt(baselined) })
+            : t('kl.baselinedOther', { estimator: ctx.setup.advantageEstimator, score: fmt(baselined), raw: fmt(row.reward) })}
         </p>
       ) : null}
     </div>

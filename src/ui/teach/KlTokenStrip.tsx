@@ -2,6 +2,7 @@
 // words, each with its return R_t as a bar above it and its penalty −β·KL_t as a bar below it
 // (both signed about a zero line, on scales shared with the strip beside it), and the score as a
 // badge on the last action token.
+import { useTranslation } from 'react-i18next';
 import { type KlCell, cellTotals, fmt, wordsOf } from './klShaping.ts';
 import './klShaping.css';
 
@@ -33,6 +34,7 @@ interface StripProps {
 }
 
 export function KlTokenStrip({ cells, scale, label, testId, whatIf = false }: StripProps) {
+  const { t } = useTranslation('teach');
   const totals = cellTotals(cells);
   return (
     <figure className={`kl-strip${whatIf ? ' whatif' : ''}`} data-testid={testId}>
@@ -47,8 +49,14 @@ export function KlTokenStrip({ cells, scale, label, testId, whatIf = false }: St
                 role="img"
                 data-testid="kl-token"
                 data-penalty={c.penalty}
-                aria-label={`token ${c.i + 1} “${c.text}”: penalty ${fmt(c.penalty)}${c.score !== 0 ? `, score ${fmt(c.score)}` : ''}, return ${fmt(c.ret)}`}
-                title={`−β·KL_t ${fmt(c.penalty)}${c.score !== 0 ? ` · score ${fmt(c.score)}` : ''} · R_t ${fmt(c.ret)}`}
+                aria-label={t('kl.tokenAria', {
+                  n: c.i + 1,
+                  text: c.text,
+                  penalty: fmt(c.penalty),
+                  score: c.score !== 0 ? t('kl.tokenAriaScore', { score: fmt(c.score) }) : '',
+                  ret: fmt(c.ret),
+                })}
+                title={t('kl.tokenTitle', { penalty: fmt(c.penalty), score: c.score !== 0 ? t('kl.tokenTitleScore', { score: fmt(c.score) }) : '', ret: fmt(c.ret) })}
               >
                 <span className="kl-lane ret" style={{ height: 2 * RET_HALF }}>
                   {bar(c.ret, scale.ret, RET_HALF, 'ret')}
@@ -68,9 +76,7 @@ export function KlTokenStrip({ cells, scale, label, testId, whatIf = false }: St
           </li>
         ))}
       </ol>
-      <p className="small muted kl-totals">
-        Σ −β·KL_t = {fmt(totals.penalty)} · score {fmt(totals.score)} · R at the first token = {fmt(totals.firstReturn)}
-      </p>
+      <p className="small muted kl-totals">{t('kl.totals', { penalty: fmt(totals.penalty), score: fmt(totals.score), first: fmt(totals.firstReturn) })}</p>
     </figure>
   );
 }

@@ -2,12 +2,17 @@
 // value, or rollout-vs-old mismatch log π_rollout − log π_old (diverging scale around a neutral
 // centre), plus reward and EOS status.
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import { t as translate } from '../../i18n/index.ts';
 import { useApp } from '../../store/appStore.ts';
 import { DapoLine } from './DapoLine.tsx';
 import type { SampleToken } from '../../rl/samples.ts';
 
 type ColourBy = 'advantage' | 'kl' | 'ratio' | 'value' | 'mismatch';
 const CENTRE: Record<ColourBy, number> = { advantage: 0, kl: 0, ratio: 1, value: 0, mismatch: 0 };
+const COLOUR_BY: readonly ColourBy[] = ['advantage', 'kl', 'ratio', 'value', 'mismatch'];
+/** The mismatch as a formula: the same in every language. */
+const LOG_DIFF = 'log π_rollout − log π_old';
 
 /** The token's value for a colouring; mismatch is NaN (drawn uncoloured) when the rollout kept no log-probs. */
 export function tokenValue(t: SampleToken, by: ColourBy): number {
@@ -24,16 +29,20 @@ export function divergingColour(v: number, centre: number, scale: number): strin
 }
 
 const tokenTitle = (t: SampleToken) =>
-  `“${t.text}”  advantage ${t.advantage.toFixed(3)} · KL ${t.kl.toFixed(4)} · ratio ${t.ratio.toFixed(3)} · value ${t.value.toFixed(3)}` +
-  (t.rolloutLogprob !== undefined && t.oldLogprob !== undefined ? ` · log π_rollout − log π_old ${(t.rolloutLogprob - t.oldLogprob).toExponential(2)}` : '');
+  translate('teach:samples.tokenTitle', { text: t.text, advantage: t.advantage.toFixed(3), kl: t.kl.toFixed(4), ratio: t.ratio.toFixed(3), value: t.value.toFixed(3) }) +
+  (t.rolloutLogprob !== undefined && t.oldLogprob !== undefined
+    ? translate('teach:samples.tokenTitleMismatch', { logDiff: LOG_DIFF, mismatch: (t.rolloutLogprob - t.oldLogprob).toExponential(2) })
+    : '');
 
 export function SamplesView() {
+  const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
   const [by, setBy] = useState<ColourBy>('advantage');
   if (!samples || samples.rows.length === 0) {
     return (
       <div className="empty-state" data-testid="view-samples">
-        <strong>No samples yet</strong>Start training: after each rollout the latest responses appear here, token by token.
+        <strong>{t('samples.emptyTitle')}</strong>
+        {t('samples.emptyBody')}
       </div>
     );
   }
@@ -43,19 +52,19 @@ export function SamplesView() {
     <div className="teach-view" data-testid="view-samples">
       <div className="toolbar" style={{ marginBottom: 10 }}>
         <label>
-          Colour tokens by
-          <select value={by} onChange={(e) => setBy(e.target.value as ColourBy)} aria-label="Colour tokens by">
-            <option value="advantage">advantage</option>
-            <option value="kl">KL</option>
-            <option value="ratio">ratio</option>
-            <option value="value">value</option>
-            <option value="mismatch">rollout vs old (log π_rollout − log π_old)</option>
+          {t('samples.colourBy')}
+          <select value={by} onChange={(e) => setBy(e.target.value as ColourBy)} aria-label={t('samples.colourBy')}>
+            {COLOUR_BY.map((c) => (
+              <option key={c} value={c}>
+                {t(`samples.by.${c}`, { logDiff: LOG_DIFF })}
+              </option>
+            ))}
           </select>
         </label>
         <span className="legend">
           {(CENTRE[by] - scale).toPrecision(2)} <span className="bar" /> {(CENTRE[by] + scale).toPrecision(2)}
         </span>
-        <span className="muted small">iteration {samples.iter}</span>
+        <span className="muted small">{t('samples.iteration', { iter: samples.iter })}</span>
       </div>
       <DapoLine />
       {samples.rows.map((row, i) => (
@@ -63,10 +72,10 @@ export function SamplesView() {
         <div className="sample" key={i}>
           <div className="sample-head">
             <span>
-              reward <strong>{row.reward.toFixed(3)}</strong>
+              <Trans t={t} i18nKey="samples.reward" values={{ reward: row.reward.toFixed(3) }} components={{ b: <strong /> }} />
             </span>
-            <span className={`badge ${row.endedWithEos ? 'ok' : 'bad'}`}>{row.endedWithEos ? 'ended with EOS' : 'no EOS (cut off)'}</span>
-            <span>{row.tokens.length} tokens</span>
+            <span className={`badge ${row.endedWithEos ? 'ok' : 'bad'}`}>{row.endedWithEos ? t('samples.eos') : t('samples.noEos')}</span>
+            <span>{t('samples.tokens', { n: row.tokens.length })}</span>
           </div>
           <div>
             <span className="sample-prompt">{row.prompt}</span>

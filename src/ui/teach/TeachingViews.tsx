@@ -1,8 +1,8 @@
 // Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Three policies, Human feedback, Inspect.
 import { type KeyboardEvent, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { tabForKey } from '../a11y/tabs.ts';
 import { Inspector } from '../inspect/Inspector.tsx';
-import { INSPECT_TEXT } from '../inspect/text.ts';
 import { BatchRunPicker } from './BatchRunPicker.tsx';
 import { ClippingView } from './ClippingView.tsx';
 import { FeedbackView } from './FeedbackView.tsx';
@@ -11,16 +11,18 @@ import { KlShapingView } from './KlShapingView.tsx';
 import { SamplesView } from './SamplesView.tsx';
 import { ThreePoliciesView } from './ThreePoliciesView.tsx';
 
+// Each tab's name is teach:tabs.<id>.
 const VIEWS = [
-  { id: 'clipping', title: 'Clipping', Component: ClippingView },
-  { id: 'kl', title: 'KL shaping', Component: KlShapingView },
-  { id: 'samples', title: 'Samples', Component: SamplesView },
-  { id: 'policies', title: 'Three policies', Component: ThreePoliciesView },
-  { id: 'feedback', title: 'Human feedback', Component: FeedbackView },
-  { id: 'inspect', title: INSPECT_TEXT.tab, Component: Inspector },
+  { id: 'clipping', Component: ClippingView },
+  { id: 'kl', Component: KlShapingView },
+  { id: 'samples', Component: SamplesView },
+  { id: 'policies', Component: ThreePoliciesView },
+  { id: 'feedback', Component: FeedbackView },
+  { id: 'inspect', Component: Inspector },
 ] as const;
 
 export function TeachingViews() {
+  const { t } = useTranslation('teach');
   const [tab, setTab] = useState<(typeof VIEWS)[number]['id']>('clipping');
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
   const View = VIEWS.find((v) => v.id === tab)!.Component;
@@ -37,9 +39,9 @@ export function TeachingViews() {
     tabs.current[next]?.focus();
   };
   return (
-    <section className="teaching card" aria-label="Teaching views">
+    <section className="teaching card" aria-label={t('tabs.label')}>
       <HackedSampleOffer onOpen={() => setTab('inspect')} />
-      <div className="tabs" role="tablist" aria-label="Teaching views">
+      <div className="tabs" role="tablist" aria-label={t('tabs.label')}>
         {VIEWS.map((v, i) => (
           <button
             key={v.id}
@@ -56,7 +58,7 @@ export function TeachingViews() {
             onClick={() => setTab(v.id)}
             onKeyDown={onKey}
           >
-            {v.title}
+            {t(`tabs.${v.id}`)}
           </button>
         ))}
       </div>

@@ -5,14 +5,20 @@
 // from training, π_rollout ≠ π_old; token-level TIS (tisCap) reweights each token's loss by
 // min(π_old/π_rollout, cap). Also shows DAPO's dynamic-sampling count when it is on.
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../../store/appStore.ts';
 import { DapoLine } from './DapoLine.tsx';
 import { SamplePicker } from './SamplePicker.tsx';
 
+/** The three policies' names and the log-ratio bound, as formulas: the same in every language. */
+const PI = { piRollout: 'π_rollout', piOld: 'π_old', piNew: 'π_new' };
+const ABS_DIFF = '|Δ log π|';
+
 const prob = (lp: number | undefined) => (lp === undefined ? null : Math.exp(lp));
 
 export function ThreePoliciesView() {
+  const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
   const tisCap = useApp((s) => s.config.tisCap);
   const latest = useApp((s) => {
@@ -36,7 +42,8 @@ export function ThreePoliciesView() {
   if (!samples || !row) {
     return (
       <div className="empty-state" data-testid="view-policies">
-        <strong>No samples yet</strong>After the first update this view compares, token by token, the sampler’s probability, the old policy’s and the new one’s.
+        <strong>{t('policies.emptyTitle')}</strong>
+        {t('policies.emptyBody')}
       </div>
     );
   }
@@ -47,16 +54,17 @@ export function ThreePoliciesView() {
         <SamplePicker rewards={samples.rows.map((r) => r.reward)} index={index} onChange={setIndex} />
         {latest?.rollout_old_kl !== undefined ? (
           <span className="muted small">
-            rollout_old_kl {latest.rollout_old_kl.toExponential(2)} · max |Δ log π| {(latest.rollout_old_max_abs_diff ?? 0).toExponential(2)} · TIS{' '}
-            {tisCap === null ? 'off' : `cap ${tisCap}`}
+            {t('policies.stats', {
+              kl: latest.rollout_old_kl.toExponential(2),
+              absDiff: ABS_DIFF,
+              maxDiff: (latest.rollout_old_max_abs_diff ?? 0).toExponential(2),
+              tis: tisCap === null ? t('policies.tisOff') : t('policies.tisCap', { cap: tisCap }),
+            })}
           </span>
         ) : null}
       </div>
-      <p className="muted small">
-        π_rollout: the sampler’s probability of each drawn token; π_old: the actor’s at the experience pass (the PPO ratio’s denominator); π_new: after this iteration’s updates.
-        PPO corrects π_new against π_old only; TIS also corrects π_old against π_rollout.
-      </p>
-      {hasRollout ? null : <p className="muted small">This rollout kept no sampler log-probs.</p>}
+      <p className="muted small">{t('policies.explain', PI)}</p>
+      {hasRollout ? null : <p className="muted small">{t('policies.noRollout')}</p>}
       <ResponsiveContainer width="100%" height={240}>
         <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#eef0f5" vertical={false} />
@@ -66,9 +74,9 @@ export function ThreePoliciesView() {
           <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {/* π_rollout last and dashed: where it equals π_old (no top-k/top-p) it must not vanish under it. */}
-          <Line dataKey="old" name="π_old" stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
-          <Line dataKey="next" name="π_new" stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
-          <Line dataKey="rollout" name="π_rollout" stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
+          <Line dataKey="old" name={PI.piOld} stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
+          <Line dataKey="next" name={PI.piNew} stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
+          <Line dataKey="rollout" name={PI.piRollout} stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
       {dapo}

@@ -1,6 +1,7 @@
 // The PPO clipped surrogate as the page draws it (docs/algorithms.md, Numerical conventions): with r the ratio and A the advantage,
 // loss L = max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high)); for A < 0 dual clip caps L at −A·c.
 // The objective the policy maximises is −L.
+import { t } from '../../i18n/index.ts';
 
 export interface ClipParams {
   clipLow: number;
@@ -79,5 +80,5 @@ export function clippedCount(ratios: readonly number[], advs: readonly number[],
 /** "ε = 0.2", or "ε_low = 0.2, ε_high = 0.28" when they differ; then ", dual clip c = 3" when it is on. */
 export function formatClip(p: ClipParams): string {
   const eps = p.clipLow === p.clipHigh ? `ε = ${p.clipLow}` : `ε_low = ${p.clipLow}, ε_high = ${p.clipHigh}`;
-  return p.dualClip === null ? eps : `${eps}, dual clip c = ${p.dualClip}`;
+  return p.dualClip === null ? eps : t('teach:clipping.withDualClip', { eps, c: p.dualClip });
 }

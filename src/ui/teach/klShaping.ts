@@ -57,11 +57,21 @@ export function estimatorScore(row: SampleRow, batchBeta: number, setup: Shaping
   return last.return + batchBeta * last.kl;
 }
 
-/** Why a row cannot be recomputed, or null when it can. */
-export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup): string | null {
-  if (row.tokens.length === 0) return 'the response has no tokens';
-  if (row.tokens.some((t) => t.oldLogprob === undefined || t.refLogprob === undefined)) return 'this batch did not send the log-probabilities to recompute from';
-  if (estimatorScore(row, batchBeta, setup) === null) return 'this batch did not send its returns';
+/** Why a row cannot be recomputed; the view says it in the page's language (teach:kl.problem.<code>). */
+export type WhatIfProblem = 'noTokens' | 'noLogprobs' | 'noReturns';
+
+/** For the error a misuse throws: developers read it, not students. */
+const PROBLEM_FOR_DEVELOPERS: Record<WhatIfProblem, string> = {
+  noTokens: 'the response has no tokens',
+  noLogprobs: 'this batch did not send the log-probabilities to recompute from',
+  noReturns: 'this batch did not send its returns',
+};
+
+/** Why a row cannot be recomputed, or null when it can. This module stays free of the page's i18n: e2e specs import it in Node. */
+export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup): WhatIfProblem | null {
+  if (row.tokens.length === 0) return 'noTokens';
+  if (row.tokens.some((t) => t.oldLogprob === undefined || t.refLogprob === undefined)) return 'noLogprobs';
+  if (estimatorScore(row, batchBeta, setup) === null) return 'noReturns';
   return null;
 }
 
@@ -72,7 +82,7 @@ export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingS
  */
 export function whatIfCells(row: SampleRow, batchBeta: number, setup: ShapingSetup, knobs: ShapingKnobs): KlCell[] {
   const problem = whatIfProblem(row, batchBeta, setup);
-  if (problem) throw new Error(`what-if: ${problem}`);
+  if (problem) throw new Error(`what-if: ${PROBLEM_FOR_DEVELOPERS[problem]}`);
   const n = row.tokens.length;
   const logp = row.tokens.map((t) => t.oldLogprob as number);
   const ref = row.tokens.map((t) => t.refLogprob as number);
