@@ -33,7 +33,16 @@ if (!icd) {
   process.exit(2);
 }
 mkdirSync(REPORTS, { recursive: true });
-const env = { ...process.env, VK_ICD_FILENAMES: icd, PPO_NODE: process.execPath, PPO_REPORTS: REPORTS, DENO_NO_UPDATE_CHECK: '1' };
+// DENO_WEBGPU_BACKEND: wgpu's Vulkan backend only (on Linux it would also try OpenGL, which Mesa
+// also runs on llvmpipe), so the adapter is lavapipe or nothing.
+const env = {
+  ...process.env,
+  VK_ICD_FILENAMES: icd,
+  DENO_WEBGPU_BACKEND: process.env.DENO_WEBGPU_BACKEND ?? 'vulkan',
+  PPO_NODE: process.execPath,
+  PPO_REPORTS: REPORTS,
+  DENO_NO_UPDATE_CHECK: '1',
+};
 // The cross-engine test's Dawn child: the driver the Node tests were given, else SwiftShader.
 env.PPO_DAWN_VK_ICD = process.env.VK_ICD_FILENAMES ?? (existsSync(SWIFTSHADER_ICD) ? SWIFTSHADER_ICD : '');
 if (!env.PPO_DAWN_VK_ICD) delete env.PPO_DAWN_VK_ICD;

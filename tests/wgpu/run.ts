@@ -151,7 +151,11 @@ let adapter = 'none';
 try {
   const be = await webgpuBackend();
   adapter = be.rt.adapterName;
-  console.log(`wgpu adapter: ${adapter} (Deno ${Deno.version.deno}, VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'})`);
+  console.log(
+    `wgpu adapter: ${adapter} (Deno ${Deno.version.deno}, DENO_WEBGPU_BACKEND=${process.env.DENO_WEBGPU_BACKEND ?? 'unset'}, VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'})`,
+  );
+  // The launcher chose lavapipe; another adapter means the choice did not take (PPO_WGPU_VK_ICD: the caller's own).
+  if (!process.env.PPO_WGPU_VK_ICD && !/llvmpipe|lavapipe/i.test(adapter)) throw new Error(`expected Mesa's lavapipe (llvmpipe), got "${adapter}"`);
 } catch (e) {
   record({ file: '(setup)', name: 'acquire a WebGPU device under Deno', status: 'failed', ms: 0, error: errorText(e) });
 }
