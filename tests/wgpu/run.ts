@@ -6,7 +6,7 @@
 // they do not touch WebGPU and the gpu project runs them. After the tests it checks that every
 // kernel the backend declares was dispatched at least once (a test of its own, "kernel coverage").
 // Prints one line per test, the adapter's name, and a last line "wgpu: N passed, N failed".
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import '../../src/backend/webgpu/webgpuBackend.ts'; // declares every kernel
 import { declaredKernels, specKey } from '../../src/gpu/pipelines.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
@@ -186,6 +186,15 @@ if (adapter !== 'none') {
   }
   if (dawnEarly) await dawnEarly.catch(() => {}); // settled before the process exits
   if (files.length === wgpuFiles().length) {
+    // A renamed or deleted gpu test file must leave LEFT_OUT too, or the list silently goes stale.
+    const gone = Object.keys(LEFT_OUT).filter((f) => !existsSync(`tests/gpu/${f}`));
+    record({
+      file: 'tests/wgpu/run.ts',
+      name: 'every file LEFT_OUT names exists in tests/gpu',
+      status: gone.length ? 'failed' : 'passed',
+      ms: 0,
+      error: gone.length ? `not in tests/gpu: ${gone.join(', ')}` : undefined,
+    });
     // Every kernel ran at least once (both variants where an op picks one by adapter kind).
     const missing = declaredKernels()
       .map(specKey)
