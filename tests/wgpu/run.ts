@@ -2,7 +2,8 @@
 // implementation inside Firefox), with the `vitest` import mapped to tests/wgpu/vitest_shim.ts.
 // Started by scripts/wgpu-tests.mjs, which picks the Vulkan driver (Mesa's lavapipe):
 //   deno run -A --config tests/wgpu/deno.json tests/wgpu/run.ts [--json out.json] [test files...]
-// Without files it runs WGPU_FILES. Suites of the float64 CPU backend ("… on cpu") are left out:
+// (with the VK_ICD_FILENAMES and DENO_WEBGPU_BACKEND the launcher sets). Without files it runs
+// wgpuFiles(): every tests/gpu file but those in LEFT_OUT, and the two tests of tests/wgpu. Suites of the float64 CPU backend ("… on cpu") are left out:
 // they do not touch WebGPU and the gpu project runs them. After the tests it checks that every
 // kernel the backend declares was dispatched at least once (a test of its own, "kernel coverage").
 // Prints one line per test, the adapter's name, and a last line "wgpu: N passed, N failed".
