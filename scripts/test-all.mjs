@@ -1,16 +1,24 @@
 #!/usr/bin/env node
 // Runs every check and test suite: the typecheck, the linter and the format check (Biome, no
 // writing), Vitest (unit: pure TypeScript; integration: CPU-only runs of the model and trainer;
-// gpu: real WGSL on Dawn) and Playwright (the built page in Chromium with WebGPU). Checks the
+// gpu: real WGSL on Dawn), the gpu tests again on wgpu (Deno's WebGPU on Mesa's lavapipe, with a
+// preset trained on both engines and compared: scripts/wgpu-tests.mjs) and Playwright (the built
+// page in Chromium with WebGPU). Checks the
 // system packages first: installs the missing ones with apt-get when it may (root, or sudo without
 // a password), otherwise prints the one command to run. Ends with one summary line:
 // "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 
 const REPORTS = '.reports';
 const chromium = process.env.PPO_CHROMIUM ?? '/usr/bin/chromium';
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/** Mesa's lavapipe Vulkan driver, the one the wgpu tests run on. */
+function hasLavapipe() {
+  const dir = '/usr/share/vulkan/icd.d';
+  return existsSync(dir) && readdirSync(dir).some((n) => /^lvp_icd\..*\.json$/.test(n));
+}
 
 function hasVulkanLoader() {
   const out = spawnSync('ldconfig', ['-p'], { encoding: 'utf8' });
@@ -34,6 +42,8 @@ function missingSystemPackages() {
       why: `a Vulkan driver: SwiftShader ships in Debian's chromium package (${SWIFTSHADER_ICD}); with a real GPU driver set PPO_USE_SYSTEM_VULKAN=1`,
     });
   }
+  if (process.platform === 'linux' && !process.env.PPO_WGPU_VK_ICD && !hasLavapipe())
+    missing.push({ pkg: 'mesa-vulkan-drivers', why: "Mesa's lavapipe Vulkan driver (mesa-vulkan-drivers) — the wgpu tests run Deno's WebGPU on it" });
   if (process.platform === 'linux' && !hasFont()) missing.push({ pkg: 'fonts-dejavu-core', why: 'a font for the screenshot tests (fonts-dejavu-core)' });
   if (process.platform === 'linux' && !hasCjkFont()) missing.push({ pkg: 'fonts-noto-cjk', why: 'a Chinese font for the zh-CN page tests and screenshots (fonts-noto-cjk)' });
   if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0)
@@ -91,7 +101,7 @@ function run(title, cmd, args) {
   return r.status ?? 1;
 }
 
-const only = process.argv[2]; // optional: "vitest" or "e2e"
+const only = process.argv[2]; // optional: "vitest", "wgpu" or "e2e"
 let status = 0;
 const checks = []; // { name, ok }: steps without a test count, one failure each
 if (!only) {
@@ -107,6 +117,9 @@ if (!only) {
 }
 if (!only || only === 'vitest') {
   status |= run('Vitest (unit + integration + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
+}
+if (!only || only === 'wgpu') {
+  status |= run("wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)", 'node', ['scripts/wgpu-tests.mjs']);
 }
 if (!only || only === 'e2e') {
   const build = run('Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn']);
@@ -168,6 +181,22 @@ if (!only || only === 'vitest') {
       failed += p.failed;
       skipped += p.skipped;
     }
+  }
+}
+if (!only || only === 'wgpu') {
+  const w = readJson(`${REPORTS}/wgpu.json`);
+  if (!w) {
+    lines.push('wgpu: no report (Deno did not start or crashed)');
+    failed++;
+  } else {
+    if (w.passed + w.failed === 0) {
+      lines.push('wgpu: no tests ran — counted as a failure');
+      failed++;
+    }
+    lines.push(`wgpu: ${w.passed} passed, ${w.failed} failed${w.skipped ? `, ${w.skipped} skipped` : ''} (${w.adapter}, Deno ${w.deno}, ${Math.round(w.seconds)} s)`);
+    passed += w.passed;
+    failed += w.failed;
+    skipped += w.skipped;
   }
 }
 if (!only || only === 'e2e') {

@@ -1,7 +1,8 @@
 // Fixtures of the trainer tests: tiny random-init checkpoints (fast on SwiftShader) and the
 // shipped SFT checkpoints when they exist.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
@@ -23,7 +24,7 @@ export async function tinyCheckpoint(task: string, seed = 3): Promise<Uint8Array
 /** The shipped SFT checkpoint (public/checkpoints) or an override path from the environment. */
 export function shippedCheckpoint(task: string): Uint8Array | null {
   const env = process.env[`PPO_${task.toUpperCase()}_CHECKPOINT`];
-  const path = env ?? join(__dirname, '..', '..', 'public', 'checkpoints', `${task}.safetensors`);
+  const path = env ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public', 'checkpoints', `${task}.safetensors`);
   return existsSync(path) ? new Uint8Array(readFileSync(path)) : null;
 }
 

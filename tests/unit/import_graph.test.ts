@@ -88,7 +88,8 @@ function entryPoints(): Set<string> {
   return e;
 }
 
-const isTestRunnerFile = (f: string) => /\.(test|spec)\.ts$/.test(f) || f === 'tests/gpu/setup.ts';
+// Entry points of a runner: test files, the gpu project's setup, and the wgpu runner Deno starts (scripts/wgpu-tests.mjs).
+const isTestRunnerFile = (f: string) => /\.(test|spec)\.ts$/.test(f) || f === 'tests/gpu/setup.ts' || f === 'tests/wgpu/run.ts';
 
 describe('import graph of src/**', () => {
   const graph = importGraph();
