@@ -75,7 +75,10 @@ export async function switchLocale(locale: Locale): Promise<void> {
   await i18n.loadLanguages([locale]);
   await i18n.changeLanguage(locale);
   await i18n.loadNamespaces([...new Set([...FIRST_PAINT_NAMESPACES, ...loaded])]);
-  if (typeof document !== 'undefined') document.documentElement.lang = locale;
+  if (typeof document !== 'undefined') {
+    document.documentElement.lang = locale;
+    document.title = i18n.t('common:app.title');
+  }
 }
 
 // ---- Numbers and dates, in the locale's own conventions (Intl) ----

@@ -50,7 +50,7 @@ export function App() {
         <div className="brand">
           <img src="./favicon.svg" alt="" width={28} height={28} />
           <div>
-            <h1>PPO Playground</h1>
+            <h1>{t('app.title')}</h1>
             <p className="tagline">{t('app.tagline')}</p>
           </div>
         </div>

@@ -23,7 +23,8 @@ function muteShortcuts(e: KeyboardEvent): void {
 function currentContext(): TourContext {
   const name = useApp.getState().preset;
   const preset = name ? findPreset(name) : undefined;
-  return { preset: preset ? { name: preset.name, watch: preset.watch } : null };
+  // The preset's words in the page's language (presets.ts keeps the English, which names it in links).
+  return { preset: preset ? { name: t(`presets:preset.${preset.id}.name`), watch: t(`presets:preset.${preset.id}.watch`) } : null };
 }
 
 /** Starts the tour at its first step; resolves once it is on screen (or failed to load). */
