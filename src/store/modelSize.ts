@@ -2,6 +2,7 @@
 // "1 · SFT" stage. The actor is the SFT model the page trained or loaded for the task, else the
 // shipped checkpoint (2 × 2 × 64); the knobs Layers / Heads / Width that differ from it are named
 // before Start. Also the SFT time estimates and the checks on a kept SFT record.
+import { t } from '../i18n/index.ts';
 import { SFT_MODEL_DIMS } from '../model/config.ts';
 import { KNOBS, NUMERIC_RULES, type PpoConfig } from '../rl/config.ts';
 import type { ActorModel, ModelDims } from '../rl/sftRun.ts';
@@ -27,22 +28,22 @@ export function formatDims(d: ModelDims): string {
 
 /** The header's words for the model that trains: "model 4 × 4 × 128, SFT in this tab" / "shipped 2 × 2 × 64". */
 export function actorLabel(a: ActorModel): string {
-  if (a.origin === 'shipped') return `shipped ${formatDims(a.dims)}`;
-  return `model ${formatDims(a.dims)}, ${a.origin === 'tab' ? 'SFT in this tab' : 'loaded from a file'}`;
+  const origin = a.origin === 'shipped' ? 'shipped' : a.origin === 'tab' ? 'tab' : 'file';
+  return t(`settings:model.${origin}`, { dims: formatDims(a.dims) });
 }
 
-/** The knobs (their page labels) whose value differs from the model that would train; empty when none. */
+/** The knobs (their page labels, in the page's language) whose value differs from the model that would train; empty when none. */
 export function mismatchedKnobs(config: Pick<PpoConfig, 'nLayer' | 'nHead' | 'dModel'>, actor: ModelDims): { label: string; set: number; model: number }[] {
-  return DIM_KEYS.filter((k) => config[k] !== actor[k]).map((k) => ({ label: KNOBS[k].label, set: config[k], model: actor[k] }));
+  return DIM_KEYS.filter((k) => config[k] !== actor[k]).map((k) => ({ label: t(`settings:knobs.${k}.label`), set: config[k], model: actor[k] }));
 }
 
 /** The sentence shown before Start when the knobs and the model disagree; null when they agree. */
 export function mismatchMessage(config: Pick<PpoConfig, 'nLayer' | 'nHead' | 'dModel'>, actor: ActorModel): string | null {
   const off = mismatchedKnobs(config, actor.dims);
   if (off.length === 0) return null;
-  const what = actor.origin === 'shipped' ? 'the shipped SFT model' : actor.origin === 'tab' ? 'the SFT model trained in this tab' : 'the loaded SFT model';
-  const knobs = off.map((k) => `${k.label} ${k.set} (model: ${k.model})`).join(', ');
-  return `Start would train ${what}, ${formatDims(actor.dims)}, not the size set here: ${knobs}.`;
+  const what = t(actor.origin === 'shipped' ? 'settings:model.whatShipped' : actor.origin === 'tab' ? 'settings:model.whatTab' : 'settings:model.whatFile');
+  const knobs = off.map((k) => t('settings:model.mismatchKnob', k)).join(', ');
+  return t('settings:model.mismatch', { what, dims: formatDims(actor.dims), knobs });
 }
 
 /** Seconds an SFT run of `totalSteps` takes at a measured `secondsPerStep`, rounded up to a whole second. */
@@ -57,12 +58,12 @@ export function sftEtaSeconds(doneSteps: number, totalSteps: number, seconds: nu
   return (seconds / doneSteps) * (totalSteps - doneSteps);
 }
 
-/** "about 2 min 5 s" / "about 40 s". */
+/** "2 min 5 s" / "40 s", in the page's language. */
 export function formatSeconds(s: number): string {
   const r = Math.max(0, Math.round(s));
-  if (r < 60) return `${r} s`;
+  if (r < 60) return t('settings:model.seconds', { s: r });
   const m = Math.floor(r / 60);
-  return r % 60 === 0 ? `${m} min` : `${m} min ${r % 60} s`;
+  return r % 60 === 0 ? t('settings:model.minutes', { m }) : t('settings:model.minutesSeconds', { m, s: r % 60 });
 }
 
 /** Why `x` is not an SFT model's metadata (a kept record or one read back), or null when it is. */

@@ -2,6 +2,7 @@
 // and runs it only once the visitor accepts it. The functions that ship with the page (the default
 // and the presets') and the one already in force here need no acceptance. Until then the link's
 // function is held aside, out of the config the worker sees, and Start says why it waits.
+import { t } from '../i18n/index.ts';
 import { DEFAULT_REWARD_FUNCTION, type PpoConfig } from '../rl/config.ts';
 import { PRESETS, presetArms } from '../rl/presets.ts';
 import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
@@ -24,11 +25,10 @@ export interface RewardCheck {
   problem?: RewardFunctionProblem;
 }
 
-/** Why Start (or Step) must wait for the reward function, or null when it need not. */
+/** Why Start (or Step) must wait for the reward function, in the page's language, or null when it need not. */
 export function rewardFunctionBlock(config: PpoConfig, pending: string | null, check: RewardCheck | null): string | null {
   if (config.rewardSource !== 'function') return null;
-  if (pending !== null) return 'A reward function came with the link: read it and answer “Run this reward function?” under Settings before Start.';
-  if (check?.source === config.rewardFunction && check.problem)
-    return `The reward function was refused on a sample (${check.problem.message}): edit it under Settings before Start.`;
+  if (pending !== null) return t('settings:reward.blockPending');
+  if (check?.source === config.rewardFunction && check.problem) return t('settings:reward.blockRefused', { message: check.problem.message });
   return null;
 }

@@ -11,15 +11,17 @@ import {
   CHOICE_RULES,
   checkNumber,
   checkText,
+  choiceProblem,
   DEFAULT_CONFIG,
-  describeRange,
   isConfigKey,
   NUMERIC_RULES,
+  numberProblem,
   shown,
-  shownKey,
   TEXT_RULES,
+  unknownSetting,
   validateConfig,
   type PpoConfig,
+  type ProblemDetail,
 } from '../rl/config.ts';
 import { LANG_PARAM, LOCALES, localeOf } from '../i18n/locales.ts';
 import { needsAcceptance } from './rewardFunctionLink.ts';
@@ -44,6 +46,17 @@ export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], 
   return q.toString();
 }
 
+/** What is wrong with a link's own parameters (?present=, ?lang=, ?budget=, ?hide=), as settings:problems.<kind> words it. */
+export type LinkDetail = { kind: 'present' } | { kind: 'lang'; choices: readonly string[] } | { kind: 'budget'; max: number } | { kind: 'hideUnknown' } | { kind: 'notInUrl' };
+
+/** One ignored parameter of a link: `field` is the parameter, `message` the problem in English. */
+export interface LinkProblem {
+  field: string;
+  value: unknown;
+  message: string;
+  detail: ProblemDetail | LinkDetail;
+}
+
 export interface ParsedUrl {
   /** Config from the URL where valid, defaults elsewhere; always passes validateConfig. */
   config: PpoConfig;
@@ -54,37 +67,39 @@ export interface ParsedUrl {
   budget: number | null;
   /** `?present=1` / `?present=0`: presenter mode on or off; null when absent or invalid. */
   present: boolean | null;
-  /** One human-readable line per ignored parameter. */
+  /** One English line per ignored parameter. */
   problems: string[];
+  /** The same problems with their structure, for the page to word in the visitor's language. */
+  linkProblems: LinkProblem[];
   /** A reward function from the link that runs only once the visitor accepts it; not in `config`. */
   pendingRewardFunction: string | null;
 }
 
-function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unknown } | { ok: false; why: string } {
+function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unknown } | { ok: false; why: LinkProblem } {
   const rule = Object.hasOwn(NUMERIC_RULES, key) ? NUMERIC_RULES[key] : undefined;
   if (rule) {
     const value = raw.trim() === '' || raw === 'null' ? (rule.nullable ? null : NaN) : Number(raw);
     const p = checkNumber(key, value, rule);
     // NaN would print as `null`: name what the link actually said.
-    if (p && Number.isNaN(value)) return { ok: false, why: `${key} = ${shown(raw)}: not a number; allowed: ${describeRange(rule)}` };
-    return p ? { ok: false, why: p.message } : { ok: true, value };
+    if (p && Number.isNaN(value)) return { ok: false, why: numberProblem(key, raw, 'notANumber', rule) };
+    return p ? { ok: false, why: p } : { ok: true, value };
   }
   const choices = Object.hasOwn(CHOICE_RULES, key) ? CHOICE_RULES[key] : undefined;
   if (choices) {
     const value = choices.find((c) => String(c) === raw);
-    return value === undefined ? { ok: false, why: `${key} = ${shown(raw)}: allowed: ${choices.map(String).join(', ')}` } : { ok: true, value };
+    return value === undefined ? { ok: false, why: choiceProblem(key, raw, choices, false) } : { ok: true, value };
   }
   const text = Object.hasOwn(TEXT_RULES, key) ? TEXT_RULES[key] : undefined;
   if (text) {
     const p = checkText(key, raw, text);
-    return p ? { ok: false, why: p.message } : { ok: true, value: raw };
+    return p ? { ok: false, why: p } : { ok: true, value: raw };
   }
-  return { ok: false, why: `${key}: not settable from the URL` };
+  return { ok: false, why: { field: key, value: raw, message: `${key}: not settable from the URL`, detail: { kind: 'notInUrl' } } };
 }
 
 export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): ParsedUrl {
   const q = new URLSearchParams(search);
-  const problems: string[] = [];
+  const problems: LinkProblem[] = [];
   const partial: Partial<Record<keyof PpoConfig, unknown>> = {};
   const hidden: (keyof PpoConfig)[] = [];
   let budget: number | null = null;
@@ -94,18 +109,25 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
       const v = raw.trim().toLowerCase();
       if (v === '1' || v === 'true' || v === '') present = true;
       else if (v === '0' || v === 'false') present = false;
-      else problems.push(`${PRESENT_PARAM} = ${shown(raw)}: allowed: 1 (presenter mode) or 0`);
+      else problems.push({ field: PRESENT_PARAM, value: raw, message: `${PRESENT_PARAM} = ${shown(raw)}: allowed: 1 (presenter mode) or 0`, detail: { kind: 'present' } });
       continue;
     }
     // The language is the page's (src/i18n/choice.ts reads it); here only a value it cannot read is named.
     if (key === LANG_PARAM) {
-      if (!localeOf(raw)) problems.push(`${LANG_PARAM} = ${shown(raw)}: allowed: ${LOCALES.join(', ')}`);
+      if (!localeOf(raw))
+        problems.push({ field: LANG_PARAM, value: raw, message: `${LANG_PARAM} = ${shown(raw)}: allowed: ${LOCALES.join(', ')}`, detail: { kind: 'lang', choices: LOCALES } });
       continue;
     }
     if (key === BUDGET_PARAM) {
       const n = raw.trim() === '' ? NaN : Number(raw);
       if (Number.isInteger(n) && n >= 1 && n <= MAX_BUDGET) budget = n;
-      else problems.push(`${BUDGET_PARAM} = ${shown(raw)}: allowed: a whole number of iterations from 1 to ${MAX_BUDGET}`);
+      else
+        problems.push({
+          field: BUDGET_PARAM,
+          value: raw,
+          message: `${BUDGET_PARAM} = ${shown(raw)}: allowed: a whole number of iterations from 1 to ${MAX_BUDGET}`,
+          detail: { kind: 'budget', max: MAX_BUDGET },
+        });
       continue;
     }
     if (key === HIDE_PARAM) {
@@ -114,12 +136,12 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
         .map((s) => s.trim())
         .filter(Boolean)) {
         if (isConfigKey(h)) hidden.push(h);
-        else problems.push(`hide: unknown setting ${shown(h)}`);
+        else problems.push({ field: HIDE_PARAM, value: h, message: `${HIDE_PARAM}: unknown setting ${shown(h)}`, detail: { kind: 'hideUnknown' } });
       }
       continue;
     }
     if (!isConfigKey(key)) {
-      problems.push(`${shownKey(key)}: unknown setting`);
+      problems.push(unknownSetting(key, raw));
       continue;
     }
     const r = parseValue(key as keyof PpoConfig, raw);
@@ -138,7 +160,7 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
     if (bad.length === 0) break;
     let dropped = false;
     for (const p of bad) {
-      problems.push(p.message);
+      problems.push(p);
       if (p.field in partial) {
         delete partial[p.field as keyof PpoConfig];
         dropped = true;
@@ -149,5 +171,15 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
   }
   if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
   // A repeated key with the same bad value is one problem, not two.
-  return { config, applied: Object.keys(partial) as (keyof PpoConfig)[], hidden: [...new Set(hidden)], budget, present, problems: [...new Set(problems)], pendingRewardFunction };
+  const linkProblems = [...new Map(problems.map((p) => [p.message, p])).values()];
+  return {
+    config,
+    applied: Object.keys(partial) as (keyof PpoConfig)[],
+    hidden: [...new Set(hidden)],
+    budget,
+    present,
+    problems: linkProblems.map((p) => p.message),
+    linkProblems,
+    pendingRewardFunction,
+  };
 }

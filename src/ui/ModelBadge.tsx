@@ -1,6 +1,7 @@
 // The header's line on the model that trains: its size and where it comes from, always shown, so a
 // model knob that does not apply is never silent.
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { actorLabel, SHIPPED_DIMS, type ActorModel } from '../store/modelSize.ts';
 import { useSft } from '../store/sftState.ts';
@@ -15,8 +16,9 @@ export function useActorModel(): ActorModel {
 
 export function ModelBadge() {
   const actor = useActorModel();
+  const { t } = useTranslation('settings');
   return (
-    <span className="model-badge" data-testid="model-size" title="Layers × attention heads × model width of the model Start trains">
+    <span className="model-badge" data-testid="model-size" title={t('model.badgeTitle')}>
       {actorLabel(actor)}
     </span>
   );

@@ -2,6 +2,7 @@
 // so and offer both ways out: train an SFT model of the knobs' size (with a measured estimate of
 // how long) or go back to the shipped model. While SFT runs, say why Start waits.
 import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { formatDims, formatSeconds, mismatchMessage, SHIPPED_DIMS, sftSecondsEstimate } from '../store/modelSize.ts';
 import { timingKey, useSft } from '../store/sftState.ts';
@@ -13,6 +14,8 @@ export function ModelSizeNotice() {
   const config = useApp((s) => s.config);
   const running = useApp((s) => s.runState === 'running');
   const actor = useActorModel();
+  // Re-renders on a language switch: the mismatch sentence is worded by modelSize.ts.
+  const { t } = useTranslation('settings');
   const sftRunning = useSft((s) => s.run?.status === 'running');
   const message = mismatchMessage(config, actor);
   const dims = { nLayer: config.nLayer, nHead: config.nHead, dModel: config.dModel };
@@ -32,21 +35,21 @@ export function ModelSizeNotice() {
   if (sftRunning) {
     return (
       <p className="notice info model-size-notice" role="status" data-testid="sft-busy">
-        SFT is training the model ({formatDims(dims)}); Start trains it with PPO once it is done, or cancel it in the 1 · SFT card.
+        {t('model.sftBusy', { dims: formatDims(dims) })}
       </p>
     );
   }
   if (!message) return null;
-  const about = timing === undefined ? 'timing a few steps on this GPU…' : `about ${formatSeconds(sftSecondsEstimate(timing.secondsPerStep, timing.recipeSteps))} on this GPU`;
+  const about = timing === undefined ? t('model.timing') : t('model.about', { time: formatSeconds(sftSecondsEstimate(timing.secondsPerStep, timing.recipeSteps)) });
   return (
     <div className="notice warn model-size-notice" role="status" data-testid="model-mismatch">
       <span>{message}</span>
       <span className="buttons">
         <button type="button" className="btn small" disabled={running} onClick={() => void flows().then((f) => f.trainSftModel(f.sftPhaseStepCap()))} data-testid="offer-sft">
-          Train an SFT model of this size ({about})
+          {t('model.offerSft', { about })}
         </button>
         <button type="button" className="btn small" disabled={running} onClick={() => void flows().then((f) => f.switchToShippedModel())} data-testid="offer-shipped">
-          Use the shipped model ({formatDims(SHIPPED_DIMS)})
+          {t('model.offerShipped', { dims: formatDims(SHIPPED_DIMS) })}
         </button>
       </span>
     </div>

@@ -4,23 +4,27 @@
 // here; so does a sample it refused during training, which paused the run. A function that came in
 // a link is shown read-only until the visitor answers "Run this reward function?".
 import { useEffect, useId, useState } from 'react';
-import { checkText, KNOBS, TEXT_RULES } from '../rl/config.ts';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../i18n/index.ts';
+import { checkText, type ConfigProblem, TEXT_RULES } from '../rl/config.ts';
 import { sourceBytes } from '../rl/rewardFunction/problem.ts';
 import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import { useApp } from '../store/appStore.ts';
+import { KnobHelp } from './KnobHelp.tsx';
+import { knobLabel, notAppliedText } from './settingsText.ts';
 
-const META = KNOBS.rewardFunction;
 const MAX_BYTES = TEXT_RULES.rewardFunction!.maxBytes;
 
 function SampleOf({ problem }: { problem: RewardFunctionProblem }) {
+  const { t } = useTranslation('settings');
   if (!problem.sample) return null;
   return (
     <dl className="reward-sample">
-      <dt>prompt</dt>
+      <dt>{t('reward.samplePrompt')}</dt>
       <dd>
         <code>{JSON.stringify(problem.sample.prompt)}</code>
       </dd>
-      <dt>response</dt>
+      <dt>{t('reward.sampleResponse')}</dt>
       <dd>
         <code>{JSON.stringify(problem.sample.response)}</code>
       </dd>
@@ -31,32 +35,32 @@ function SampleOf({ problem }: { problem: RewardFunctionProblem }) {
 function LinkReview({ source }: { source: string }) {
   const accept = useApp((s) => s.acceptRewardFunction);
   const decline = useApp((s) => s.setPendingRewardFunction);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { t } = useTranslation('settings');
+  const [problems, setProblems] = useState<readonly ConfigProblem[] | null>(null);
   return (
     <fieldset className="reward-review" aria-labelledby="reward-review-q" data-testid="reward-function-review">
       <p id="reward-review-q">
-        <strong>Run this reward function?</strong> It came with the link you opened. It would run sandboxed in the trainer (no page, storage or network), but it decides what the
-        model is rewarded for: read it first. Until you answer, a run cannot start with it.
+        <strong>{t('reward.reviewQuestion')}</strong> {t('reward.reviewBody')}
       </p>
-      <textarea className="reward-code" readOnly value={source} rows={Math.min(12, source.split('\n').length + 1)} aria-label="Reward function from the link" spellCheck={false} />
+      <textarea className="reward-code" readOnly value={source} rows={Math.min(12, source.split('\n').length + 1)} aria-label={t('reward.reviewAria')} spellCheck={false} />
       <div className="toolbar">
         <button
           type="button"
           className="btn primary small"
           onClick={() => {
             const p = accept();
-            setProblem(p.length > 0 ? `Not applied: ${p.map((x) => x.message).join('; ')}.` : null);
+            setProblems(p.length > 0 ? p : null);
           }}
         >
-          Run this reward function
+          {t('reward.accept')}
         </button>
         <button type="button" className="btn small" onClick={() => decline(null)}>
-          Keep mine
+          {t('reward.keepMine')}
         </button>
       </div>
-      {problem ? (
+      {problems ? (
         <span className="field-error" role="alert">
-          {problem}
+          {notAppliedText(problems, false)}
         </span>
       ) : null}
     </fieldset>
@@ -70,8 +74,10 @@ export function RewardFunctionField() {
   const check = useApp((s) => s.rewardCheck);
   const failure = useApp((s) => s.rewardFailure);
   const setField = useApp((s) => s.setField);
+  const { t } = useTranslation('settings');
   const [draft, setDraft] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // Its own size check names the field by its label, the validator's problems by its key.
+  const [error, setError] = useState<{ problems: readonly ConfigProblem[]; labelled: boolean } | null>(null);
   const id = useId();
   // biome-ignore lint/correctness/useExhaustiveDependencies: `value` is the trigger: a function set elsewhere (preset, link, reset) replaces the draft
   useEffect(() => {
@@ -83,21 +89,22 @@ export function RewardFunctionField() {
   const text = draft ?? value;
   const onChange = (next: string) => {
     setDraft(next);
-    const own = checkText(META.label, next, { maxBytes: MAX_BYTES });
+    const own = checkText('rewardFunction', next, { maxBytes: MAX_BYTES });
     if (own) {
-      setError(`Not applied: ${own.message}.`);
+      setError({ problems: [own], labelled: true });
       return;
     }
     const problems = setField('rewardFunction', next);
-    setError(problems.length > 0 ? `Not applied: ${problems.map((p) => p.message).join('; ')}.` : null);
+    setError(problems.length > 0 ? { problems, labelled: false } : null);
   };
+  const errorText = error === null ? null : notAppliedText(error.problems, error.labelled);
   const checked = check?.source === value ? check : null;
   const refused = failure?.source === value ? failure : null;
   return (
     <div className={`field field-code${error || checked?.problem || refused ? ' invalid' : ''}`} data-testid="reward-function">
-      <label htmlFor={id}>{META.label}</label>
+      <label htmlFor={id}>{knobLabel('rewardFunction')}</label>
       <span className="muted small reward-size" data-testid="reward-function-size">
-        {sourceBytes(text)} / {MAX_BYTES} bytes
+        {t('reward.bytes', { bytes: formatNumber(sourceBytes(text), { useGrouping: false }), max: formatNumber(MAX_BYTES, { useGrouping: false }) })}
       </span>
       {pending !== null ? <LinkReview source={pending} /> : null}
       <textarea
@@ -117,26 +124,26 @@ export function RewardFunctionField() {
         }}
       />
       <span className="field-help reward-help" id={`${id}-help`} role="note">
-        {META.help} It gets the prompt and the response as strings and must return a finite number; the score clip and the no-EOS penalty apply after it.
+        <KnobHelp knob="rewardFunction" /> {t('reward.helpMore')}
       </span>
-      {error ? (
+      {errorText ? (
         <span className="field-error" role="alert">
-          {error}
+          {errorText}
         </span>
       ) : null}
       {refused ? (
         <div className="field-error" role="alert" data-testid="reward-function-failure">
-          Refused in iteration {refused.iter}: {refused.message}. The run is paused and that iteration was not applied; edit the function and press Start.
+          {t('reward.refused', { iter: refused.iter, message: refused.message })}
           <SampleOf problem={refused} />
         </div>
       ) : checked?.problem ? (
         <div className="field-error" role="alert" data-testid="reward-function-problem">
-          Checked on a sample and refused: {checked.problem.message}.
+          {t('reward.checkedRefused', { message: checked.problem.message })}
           <SampleOf problem={checked.problem} />
         </div>
       ) : checked ? (
         <span className="muted small reward-ok" role="status" data-testid="reward-function-ok">
-          Checked on a sample: score {checked.score}.
+          {t('reward.checkedOk', { score: checked.score })}
         </span>
       ) : null}
     </div>

@@ -1,6 +1,7 @@
-// What the settings panel shows for each PpoConfig knob: group, label, one-line explanation, all
-// read off the one config table (KNOBS in src/rl/config.ts), as the validator's ranges and choices
-// are, so the page and the validator never disagree.
+// What the settings panel shows for each PpoConfig knob: its section, read off the one config
+// table (KNOBS in src/rl/config.ts) as the validator's ranges and choices are, so the page and the
+// validator never disagree. Label and help are settings:knobs.<key> in the visitor's language
+// (settingsText.ts); `label` and `help` here are the English ones.
 import { CONFIG_KEYS, GROUPS, KNOBS, type Group, type PpoConfig } from '../rl/config.ts';
 
 export { GROUPS, type Group };

@@ -1,14 +1,17 @@
 // The settings panel's message for a value that is in its own range but does not fit the other
 // settings (validateConfig's cross-field checks, e.g. "nHead = 3: must divide dModel (64)"): the
 // knobs are named by their labels as the panel shows them, and for an integer knob with a small
-// range the values that would be accepted with the other settings are listed.
-import { describeRange, NUMERIC_RULES, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
-import { FIELDS } from './configFields.ts';
+// range the values that would be accepted with the other settings are listed. Worded in the
+// visitor's language (settingsText.ts); the English is the validator's message with labels.
+import { t } from '../i18n/index.ts';
+import { KNOBS, NUMERIC_RULES, validateConfig, type ConfigProblem, type PpoConfig } from '../rl/config.ts';
+import { notAppliedText, rangeText } from './settingsText.ts';
 
-const LABEL = new Map(FIELDS.map((f) => [f.key as string, f.label]));
+const LABEL = new Map(Object.entries(KNOBS).map(([key, k]) => [key, k.label]));
 
 /**
- * Config keys in a validator message replaced by the panel's labels ("nHead" → "Attention heads").
+ * Config keys in an English validator message replaced by the panel's English labels ("nHead" →
+ * "Attention heads"); what settingsText.problemText(p, true) says in English.
  * A key that is also an everyday word ("seed", "task") is replaced only where it is set ("seed =").
  */
 export function withLabels(message: string): string {
@@ -48,16 +51,15 @@ export function acceptedValues(key: keyof PpoConfig, config: PpoConfig): number[
 
 /** The panel's text for problems that setting `key` produced: labelled, with what would be accepted. */
 export function fieldProblemText(key: keyof PpoConfig, label: string, problems: readonly ConfigProblem[], config: PpoConfig): string {
-  const why = problems.map((p) => withLabels(p.message).replace(/\.$/, '')).join('; ');
   const rule = NUMERIC_RULES[key];
   const accepted = acceptedValues(key, config);
   const allowed =
     accepted === null
       ? rule
-        ? ` ${label} on its own: ${describeRange(rule)}.`
+        ? ` ${t('settings:panel.onItsOwn', { label, range: rangeText(rule) })}`
         : ''
       : accepted.length > 0
-        ? ` With the other settings as they are, ${label} can be ${compact(accepted)}.`
-        : ` No value of ${label} fits the other settings as they are; change them first.`;
-  return `Not applied: ${why}.${allowed}`;
+        ? ` ${t('settings:panel.canBe', { label, values: compact(accepted) })}`
+        : ` ${t('settings:panel.noValue', { label })}`;
+  return `${notAppliedText(problems, true)}${allowed}`;
 }

@@ -1,16 +1,18 @@
 // Reads the config, `?hide=` and `?present=` from the URL once, then mirrors every config change
 // (and the presenter switch) back into the address bar (replaceState: settings changes should not
 // flood the back button). A reward function from the link waiting for the visitor's answer stays
-// in the address bar until then, so a reload asks again.
+// in the address bar until then, so a reload asks again. The link's problems come back worded in
+// the visitor's language, and reworded when it changes.
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { linkLocale } from '../i18n/choice.ts';
 import { useApp } from '../store/appStore.ts';
-import { configToQuery, parseQuery } from '../store/urlConfig.ts';
+import { configToQuery, type LinkProblem, parseQuery } from '../store/urlConfig.ts';
 import { setPresenter, usePresenter } from './presenter.ts';
+import { problemText } from './settingsText.ts';
 
 export function useUrlSync(): string[] {
-  const [problems, setProblems] = useState<string[]>([]);
+  const [problems, setProblems] = useState<LinkProblem[]>([]);
   const config = useApp((s) => s.config);
   const hidden = useApp((s) => s.hidden);
   const budget = useApp((s) => s.budgetOverride);
@@ -18,7 +20,7 @@ export function useUrlSync(): string[] {
   const present = usePresenter();
   const [loaded, setLoaded] = useState(false);
   // The switch changes the link's ?lang= too: the language is read here so the address follows it.
-  const lang = useTranslation().i18n.language;
+  const lang = useTranslation('settings').i18n.language;
 
   useEffect(() => {
     const parsed = parseQuery(window.location.search, useApp.getState().config);
@@ -28,7 +30,7 @@ export function useUrlSync(): string[] {
     s.setBudgetOverride(parsed.budget);
     s.setPendingRewardFunction(parsed.pendingRewardFunction);
     if (parsed.present !== null) setPresenter(parsed.present);
-    setProblems(parsed.problems);
+    setProblems(parsed.linkProblems);
     setLoaded(true);
   }, []);
 
@@ -39,5 +41,5 @@ export function useUrlSync(): string[] {
     window.history.replaceState(null, '', url);
   }, [config, hidden, budget, present, loaded, pending, lang]);
 
-  return problems;
+  return problems.map((p) => problemText(p));
 }
