@@ -3,12 +3,13 @@
 import { t } from '../i18n/index.ts';
 import type { Preset } from '../rl/presets.ts';
 import { useApp } from '../store/appStore.ts';
+import { problemText } from './settingsText.ts';
 
 export function loadPreset(p: Preset): boolean {
   const s = useApp.getState();
   const problems = s.applyConfig({ ...s.config, ...p.values });
   if (problems.length > 0) {
-    s.setNotice({ tone: 'error', text: t('presets:notApplied', { problems: problems.map((x) => x.message).join('; ') }) });
+    s.setNotice({ tone: 'error', text: t('presets:notApplied', { problems: problems.map((x) => problemText(x)).join('; ') }) });
     return false;
   }
   s.setPreset(p.name);

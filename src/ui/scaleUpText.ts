@@ -3,12 +3,13 @@
 // which the panel loads before it renders.
 import { formatNumber, t } from '../i18n/index.ts';
 import { JobError, type JobProblem } from '../export/plan.ts';
+import { problemText } from './settingsText.ts';
 
 /** A job problem in the page's language. */
 export function jobProblemText(p: JobProblem): string {
   switch (p.kind) {
     case 'config':
-      return t('exportJob:problem.config', { problems: p.problems.map((c) => c.message).join('\n') });
+      return t('exportJob:problem.config', { problems: p.problems.map((c) => problemText(c)).join('\n') });
     case 'range':
       return t('exportJob:problem.range', { field: p.field, value: p.value, min: p.min, max: p.max });
     case 'trainRowsBelowBatch':

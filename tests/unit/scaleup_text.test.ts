@@ -2,12 +2,12 @@
 // message the CLI prints, in Chinese with the same numbers and the config keys left as they are.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces, switchLocale } from '../../src/i18n/index.ts';
-import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { DEFAULT_CONFIG, validateConfig } from '../../src/rl/config.ts';
 import { JobError, type JobProblem, jobProblemMessage, planJob } from '../../src/export/plan.ts';
 import { jobErrorText, jobProblemText } from '../../src/ui/scaleUpText.ts';
 
 const PROBLEMS: JobProblem[] = [
-  { kind: 'config', problems: [{ field: 'clipLow', value: 2, message: 'clipLow = 2: too large; allowed: 0 < x < 1' }] },
+  { kind: 'config', problems: validateConfig({ ...DEFAULT_CONFIG, clipLow: 2 }) },
   { kind: 'range', field: 'gpus', value: 0, min: 1, max: 64 },
   { kind: 'trainRowsBelowBatch', trainRows: 4, promptsPerBatch: 8 },
   { kind: 'gpuSplit', gpus: 3, sequences: 16, allowed: [1, 2, 4, 8, 16] },
@@ -40,5 +40,7 @@ describe('job problems in the page', () => {
     const split = jobProblemText(PROBLEMS[3]);
     expect(split).toBe('gpus = 3：一个小批量有 16 条序列，必须能平均分到各 GPU 上；可选：1、2、4、8、16');
     expect(jobProblemText(PROBLEMS[2])).toContain('promptsPerBatch（8）');
+    // A config problem names the setting by its Chinese label and key, with the allowed range.
+    expect(jobProblemText(PROBLEMS[0])).toMatch(/^当前设置有误，请先在设置中修正：.*（clipLow） = 2/);
   });
 });
