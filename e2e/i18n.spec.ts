@@ -74,8 +74,10 @@ async function expectNothingOverflows(page: Page, view: string) {
     for (const el of document.querySelectorAll<HTMLElement>('button, .btn, .tab, label, h1, h2, h3, summary, .preset-card, .field, th')) {
       const s = getComputedStyle(el);
       if (s.display === 'none' || el.getClientRects().length === 0 || el.closest('[translate="no"]')) continue;
-      if (s.overflowX === 'visible' && el.scrollWidth > el.clientWidth + 2 && s.whiteSpace === 'nowrap') out.push(`${el.tagName.toLowerCase()}.${el.className}: "${el.textContent?.trim().slice(0, 40)}" is ${el.scrollWidth} px in ${el.clientWidth}`);
-      if ((s.overflowX === 'hidden' || s.overflowX === 'clip') && s.textOverflow !== 'ellipsis' && el.scrollWidth > el.clientWidth + 2) out.push(`${el.tagName.toLowerCase()}.${el.className}: "${el.textContent?.trim().slice(0, 40)}" is cut (${el.scrollWidth} px in ${el.clientWidth})`);
+      if (s.overflowX === 'visible' && el.scrollWidth > el.clientWidth + 2 && s.whiteSpace === 'nowrap')
+        out.push(`${el.tagName.toLowerCase()}.${el.className}: "${el.textContent?.trim().slice(0, 40)}" is ${el.scrollWidth} px in ${el.clientWidth}`);
+      if ((s.overflowX === 'hidden' || s.overflowX === 'clip') && s.textOverflow !== 'ellipsis' && el.scrollWidth > el.clientWidth + 2)
+        out.push(`${el.tagName.toLowerCase()}.${el.className}: "${el.textContent?.trim().slice(0, 40)}" is cut (${el.scrollWidth} px in ${el.clientWidth})`);
     }
     return out;
   });
@@ -123,7 +125,11 @@ test('the inspector, a chart’s help and an inline error read in Chinese', asyn
   await clip.fill('-1');
   const error = page.locator('.field', { has: clip }).getByRole('alert');
   await expect(error).toBeVisible();
-  await expect(error).toContainText('clipLow');
+  // Named by the field's own (Chinese) label, with the allowed range.
+  const label = (await page.locator(`label[for="${await clip.getAttribute('id')}"]`).textContent())?.trim();
+  expect(label).toMatch(/[\u4e00-\u9fff]/);
+  await expect(error).toContainText(label!);
+  await expect(error).toContainText(/0.*不含.*1.*不含/);
   expect(englishLeftIn((await error.textContent()) ?? '')).toEqual([]);
   await expectAllChinese(page, 'settings with an inline error');
   // A chart's help, opened.

@@ -7,7 +7,7 @@ import { TASK_NAMES } from '../tasks/task.ts';
 import { REWARD_FUNCTION_LIMITS, sourceBytes } from './rewardFunction/problem.ts';
 // The English words of the knobs, as the CLIs, the exported jobs and the worker read them; the page
 // shows them in the visitor's language from the same keys (src/ui/settingsText.ts).
-import settingsEn from '../i18n/locales/en/settings.json';
+import settingsEn from '../i18n/locales/en/settings.json' with { type: 'json' };
 
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export { GROUP_KL_ORDERS, type GroupKlOrder };

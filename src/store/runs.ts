@@ -58,7 +58,8 @@ export function makeRunId(): string {
 
 /** A short default name that says what differs: task, estimator and seed. */
 export function defaultRunName(config: PpoConfig, index: number): string {
-  return `#${index} ${config.task} · ${config.advantageEstimator} · seed ${config.seed}`;
+  // Worded once, in the language of the moment: the name is the run's, kept and shown as it was made.
+  return t('common:runs.defaultName', { n: index, task: config.task, estimator: config.advantageEstimator, seed: config.seed });
 }
 
 /** The run's metrics before iteration `iter` and its evaluations up to and including it (resume, replay). */

@@ -127,7 +127,10 @@ export function Controls() {
           {t(`controls.state.${runState === 'running' ? 'running' : runState === 'paused' ? 'paused' : 'idle'}`)}
         </span>
         <TrainingProgress />
-        <span className="muted small">{trainerLabel ?? (backend === 'cpu' ? t('controls.cpuBackend') : t('controls.webgpuBackend'))}</span>
+        {/* The worker's label names the adapter as the adapter names itself. */}
+        <span className="muted small" translate={trainerLabel ? 'no' : undefined}>
+          {trainerLabel ?? (backend === 'cpu' ? t('controls.cpuBackend') : t('controls.webgpuBackend'))}
+        </span>
         <span className="muted small kbd-hint">
           <Trans t={t} i18nKey="controls.shortcuts" components={{ kbd: <kbd /> }} />
         </span>

@@ -44,7 +44,9 @@ function ReadyBadge({ r }: { r: SelftestOk }) {
         </summary>
         <dl className="gpu-details-panel">
           <dt>{t('status.adapter')}</dt>
-          <dd data-testid="gpu-adapter">{adapterLabel(r.adapter)}</dd>
+          <dd data-testid="gpu-adapter" translate="no">
+            {adapterLabel(r.adapter)}
+          </dd>
           <dt>{t('status.selftest')}</dt>
           <dd>
             <span data-testid="gpu-selftest">{selftestLine(r)}</span>
@@ -70,7 +72,7 @@ function AboutThisGpu({ about }: { about: AboutGpu }) {
           {aboutRows(about).map((row) => (
             <div key={row.label}>
               <dt>{row.label}</dt>
-              <dd>{row.value}</dd>
+              <dd translate={row.fromAdapter ? 'no' : undefined}>{row.value}</dd>
             </div>
           ))}
         </dl>

@@ -65,15 +65,20 @@ export function limitValue(name: string, v: number): string {
 }
 
 /** The name/value rows of "About this GPU": the adapter's own words (empty ones left out) and the fallback flag. */
-export function aboutRows(a: AboutGpu): { label: string; value: string }[] {
-  const rows: { label: string; value: string }[] = [
-    { label: t('gpu:about.vendor'), value: a.vendor },
-    { label: t('gpu:about.architecture'), value: a.architecture },
-    { label: t('gpu:about.device'), value: a.device },
-    { label: t('gpu:about.description'), value: a.description },
+export function aboutRows(a: AboutGpu): { label: string; value: string; fromAdapter: boolean }[] {
+  // The adapter's own words (vendor, device, feature names) are shown as it gives them.
+  const rows: { label: string; value: string; fromAdapter: boolean }[] = [
+    { label: t('gpu:about.vendor'), value: a.vendor, fromAdapter: true },
+    { label: t('gpu:about.architecture'), value: a.architecture, fromAdapter: true },
+    { label: t('gpu:about.device'), value: a.device, fromAdapter: true },
+    { label: t('gpu:about.description'), value: a.description, fromAdapter: true },
   ].filter((r) => r.value.trim().length > 0);
   const fallback = a.fallback === null ? 'fallbackUnknown' : a.fallback ? 'fallbackYes' : 'fallbackNo';
-  rows.push({ label: t('gpu:about.fallback'), value: t(`gpu:about.${fallback}`) });
-  rows.push({ label: t('gpu:about.features'), value: a.features.length > 0 ? a.features.join(t('gpu:about.featureSeparator')) : t('gpu:about.noFeatures') });
+  rows.push({ label: t('gpu:about.fallback'), value: t(`gpu:about.${fallback}`), fromAdapter: false });
+  rows.push({
+    label: t('gpu:about.features'),
+    value: a.features.length > 0 ? a.features.join(t('gpu:about.featureSeparator')) : t('gpu:about.noFeatures'),
+    fromAdapter: a.features.length > 0,
+  });
   return rows;
 }

@@ -46,12 +46,21 @@ export function englishLeftIn(text: string): string[] {
     .replace(/`[^`]*`/g, ' ')
     .replace(/<code>.*?<\/code>/g, ' ')
     .replace(/<\/?\w+[^>]*>/g, ' ');
-  return (stripped.match(/[A-Za-z][A-Za-z0-9_+.'-]*/g) ?? []).filter((w) => {
-    const word = w.replace(/[.'-]+$/, '');
-    if (word.length < 3) return false;
-    if (/[_0-9]/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z0-9+-]+$/.test(word)) return false; // identifiers, acronyms
-    return !KEEP.has(word.toLowerCase());
+  return [...stripped.matchAll(/[A-Za-z][A-Za-z0-9_+.'-]*/g)].flatMap((m) => {
+    const word = m[0].replace(/[.'-]+$/, '');
+    const before = stripped[m.index - 1] ?? '';
+    // Notation, not English: a subscript or superscript (π_old, ε_low, L^V), a derivative (∂loss) or an operator (log π, max(…)).
+    if (before === '_' || before === '^' || before === '∂' || MATH_OPERATORS.has(word)) return [];
+    return keptOrIdentifier(word) ? [] : [word];
   });
 }
+
+function keptOrIdentifier(word: string): boolean {
+  if (word.length < 3) return true;
+  if (/[_0-9]/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z0-9+-]+$/.test(word)) return true; // identifiers, acronyms
+  return KEEP.has(word.toLowerCase());
+}
+
+const MATH_OPERATORS = new Set(['log', 'exp', 'max', 'min', 'clip', 'mean', 'std', 'var', 'sgn', 'softmax', 'sigmoid', 'argmax']);
 
 export const GLOSSARY_TERMS = glossary.terms as { en: string; zh: string; avoid?: string[] }[];

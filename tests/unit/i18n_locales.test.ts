@@ -45,6 +45,8 @@ describe('locale files', () => {
   it('the English-word finder flags prose and passes identifiers, kept terms and code', () => {
     expect(englishLeftIn('按 Start 开始训练')).toEqual(['Start']);
     expect(englishLeftIn('PPO 的 pg_clipfrac 与 klCoef、`seq-mean-token-sum`、{{value}} 和 token')).toEqual([]);
+    expect(englishLeftIn('概率比 r = π_new / π_old，log π 与 max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high))')).toEqual([]);
+    expect(englishLeftIn('这是 the 最新 rollout of 样本')).toEqual(['the']);
   });
 });
 

@@ -4,7 +4,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { switchLocale } from '../../src/i18n/index.ts';
-import zh from '../../src/i18n/locales/zh-CN/settings.json';
+import zh from '../../src/i18n/locales/zh-CN/settings.json' with { type: 'json' };
 import { CONFIG_KEYS, KNOB_HELP_VALUES, KNOBS } from '../../src/rl/config.ts';
 import { KnobHelp } from '../../src/ui/KnobHelp.tsx';
 

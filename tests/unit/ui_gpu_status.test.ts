@@ -74,15 +74,15 @@ describe('WebGPU status text', () => {
   it('lists the adapter’s own words in "About this GPU", leaving out the empty ones', () => {
     const rows = aboutRows({ vendor: 'google', architecture: 'swiftshader', device: '', description: '', fallback: true, limits: [], features: [] });
     expect(rows).toEqual([
-      { label: 'Vendor', value: 'google' },
-      { label: 'Architecture', value: 'swiftshader' },
-      { label: 'Fallback adapter', value: 'yes: a fallback (often software) adapter, slower than a graphics card' },
-      { label: 'Optional features', value: 'none requested' },
+      { label: 'Vendor', value: 'google', fromAdapter: true },
+      { label: 'Architecture', value: 'swiftshader', fromAdapter: true },
+      { label: 'Fallback adapter', value: 'yes: a fallback (often software) adapter, slower than a graphics card', fromAdapter: false },
+      { label: 'Optional features', value: 'none requested', fromAdapter: false },
     ]);
     const unknown = aboutRows({ vendor: '', architecture: '', device: '', description: '', fallback: null, limits: [], features: ['timestamp-query'] });
     expect(unknown).toEqual([
-      { label: 'Fallback adapter', value: 'not reported by this browser' },
-      { label: 'Optional features', value: 'timestamp-query' },
+      { label: 'Fallback adapter', value: 'not reported by this browser', fromAdapter: false },
+      { label: 'Optional features', value: 'timestamp-query', fromAdapter: true },
     ]);
   });
 });

@@ -35,10 +35,10 @@ export function ResponsePicker({ items, row, onRow }: { items: ResponseItem[]; r
           // biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/useFocusableInteractive lint/suspicious/noArrayIndexKey: the listbox holds focus and handles the keys (aria-activedescendant); a row's index is its identity
           <div key={b} id={`${id}-opt-${b}`} data-row={b} role="option" aria-selected={b === row} className={b === row ? 'selected' : undefined} onClick={() => onRow(b)}>
             <span className="resp-n">{b + 1}</span>
-            <span className="resp-prompt" title={tr('picker.prompt')}>
+            <span className="resp-prompt" translate="no" title={tr('picker.prompt')}>
               {it.prompt}
             </span>
-            <span className="resp-text" title={tr('picker.response')}>
+            <span className="resp-text" translate="no" title={tr('picker.response')}>
               {it.response || tr('picker.empty')}
             </span>
             <span className="resp-score num" title={fullNumber(it.score)}>

@@ -151,7 +151,10 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
             aria-pressed={r.t === selected}
             onClick={() => onSelect(r.t)}
           >
-            <span className="token-t">{r.t}</span> <span className="token-text">{tokenText(r.t) || '∅'}</span>
+            <span className="token-t">{r.t}</span>{' '}
+            <span className="token-text" translate="no">
+              {tokenText(r.t) || '∅'}
+            </span>
           </button>
           {r.scored && <span className="scored-mark">{tr('table.scored')}</span>}
         </th>

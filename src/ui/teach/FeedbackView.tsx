@@ -20,7 +20,9 @@ function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPi
         {/* The task score is left out on purpose: the label should be the person's own judgement. */}
         <span className="muted small">{row.endedWithEos ? t('feedback.eos') : t('feedback.cutOff')}</span>
       </figcaption>
-      <p className="fb-text">{row.response === '' ? <span className="muted">{t('feedback.emptyResponse')}</span> : row.response}</p>
+      <p className="fb-text" translate="no">
+        {row.response === '' ? <span className="muted">{t('feedback.emptyResponse')}</span> : row.response}
+      </p>
       <button type="button" className="btn primary small" onClick={onPick} aria-keyshortcuts={key}>
         <Trans t={t} i18nKey="feedback.better" values={{ side, key }} components={{ kbd: <kbd /> }} />
       </button>

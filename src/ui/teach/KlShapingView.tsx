@@ -71,7 +71,7 @@ export function KlShapingView() {
         </span>
       </div>
       {row.tokens.length <= SHORT_RESPONSE ? <ShortResponseHint /> : null}
-      <p className="sample-prompt small">
+      <p className="sample-prompt small" translate="no">
         {row.prompt}
         <strong style={{ color: 'var(--text)' }}>{row.response}</strong>
       </p>

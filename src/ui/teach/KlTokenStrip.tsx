@@ -61,7 +61,9 @@ export function KlTokenStrip({ cells, scale, label, testId, whatIf = false }: St
                 <span className="kl-lane ret" style={{ height: 2 * RET_HALF }}>
                   {bar(c.ret, scale.ret, RET_HALF, 'ret')}
                 </span>
-                <span className="kl-text">{shown(c.text)}</span>
+                <span className="kl-text" translate="no">
+                  {shown(c.text)}
+                </span>
                 <span className="kl-lane pen" style={{ height: 2 * PEN_HALF }}>
                   {bar(c.penalty, scale.penalty, PEN_HALF, 'pen')}
                 </span>

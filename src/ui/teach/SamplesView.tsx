@@ -78,10 +78,12 @@ export function SamplesView() {
             <span>{t('samples.tokens', { n: row.tokens.length })}</span>
           </div>
           <div>
-            <span className="sample-prompt">{row.prompt}</span>
+            <span className="sample-prompt" translate="no">
+              {row.prompt}
+            </span>
             {row.tokens.map((t, j) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: tokens of one response by position, never reordered
-              <span key={j} className="tok" style={{ background: divergingColour(tokenValue(t, by), CENTRE[by], scale) }} title={tokenTitle(t)}>
+              <span key={j} className="tok" translate="no" style={{ background: divergingColour(tokenValue(t, by), CENTRE[by], scale) }} title={tokenTitle(t)}>
                 {t.text}
               </span>
             ))}

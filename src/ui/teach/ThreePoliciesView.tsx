@@ -72,7 +72,20 @@ export function ThreePoliciesView() {
           <XAxis dataKey="pos" tick={{ fontSize: 10, fill: '#5b6478' }} interval={0} padding={{ left: 18, right: 24 }} />
           <YAxis domain={[0, 1]} tick={{ fontSize: 11, fill: '#5b6478' }} width={40} />
           <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toFixed(4) : String(v))} />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {/* Its own legend: recharts' default labels each icon "<name> legend icon" in English. */}
+          <Legend
+            wrapperStyle={{ fontSize: 12 }}
+            content={({ payload }) => (
+              <ul className="policy-legend">
+                {payload?.map((p) => (
+                  <li key={String(p.value)}>
+                    <span className="policy-swatch" style={{ background: p.color }} aria-hidden="true" />
+                    {p.value}
+                  </li>
+                ))}
+              </ul>
+            )}
+          />
           {/* π_rollout last and dashed: where it equals π_old (no top-k/top-p) it must not vanish under it. */}
           <Line dataKey="old" name={PI.piOld} stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
           <Line dataKey="next" name={PI.piNew} stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
