@@ -25,6 +25,19 @@ export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sap
 export const SAPO_TAU_POS_DEFAULT = 1.0;
 export const SAPO_TAU_NEG_DEFAULT = 1.05;
 
+/**
+ * SAPO's temperatures from a config that may carry the knobs `sapoTauPos` / `sapoTauNeg`
+ * (verl's defaults when it does not), so the trainer, the inspect tab and the export read them
+ * the same way.
+ */
+export function sapoTemperatures(c: object): { sapoTauPos: number; sapoTauNeg: number } {
+  const k = c as { sapoTauPos?: unknown; sapoTauNeg?: unknown };
+  return {
+    sapoTauPos: typeof k.sapoTauPos === 'number' ? k.sapoTauPos : SAPO_TAU_POS_DEFAULT,
+    sapoTauNeg: typeof k.sapoTauNeg === 'number' ? k.sapoTauNeg : SAPO_TAU_NEG_DEFAULT,
+  };
+}
+
 export interface PolicyLossParams {
   /** ε_low > 0: ratio is clipped below at 1 − ε_low. */
   clipLow: number;

@@ -6,7 +6,7 @@
 // n_b + 1e-8 — a relative 1e-8/n). Gradients: tests/unit/ppo_grads.test.ts.
 import { describe, expect, it } from 'vitest';
 import { LOSS_AGGS, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
-import { policyLossRef, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, validatePolicyLossParams } from '../../src/reference/policyLoss.ts';
+import { policyLossRef, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, sapoTemperatures, validatePolicyLossParams } from '../../src/reference/policyLoss.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { TEST_SEED } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
@@ -116,5 +116,11 @@ describe("sapo, gpg, geo_mean references equal verl's functions in float64", () 
     expect(() => validatePolicyLossParams({ ...base, sapoTauNeg: -1 })).toThrow(/sapoTauNeg/);
     expect(() => validatePolicyLossParams({ ...base, sapoTauNeg: Number.NaN })).toThrow(/sapoTauNeg/);
     expect(() => validatePolicyLossParams({ ...base, sapoTauPos: 1, sapoTauNeg: 1.05 })).not.toThrow();
+  });
+
+  it("sapoTemperatures reads a config's knobs, verl's defaults (1.0, 1.05) without them", () => {
+    expect(sapoTemperatures({})).toEqual({ sapoTauPos: 1, sapoTauNeg: 1.05 });
+    expect(sapoTemperatures({ sapoTauPos: 0.5 })).toEqual({ sapoTauPos: 0.5, sapoTauNeg: 1.05 });
+    expect(sapoTemperatures({ sapoTauPos: 2, sapoTauNeg: 3 })).toEqual({ sapoTauPos: 2, sapoTauNeg: 3 });
   });
 });
