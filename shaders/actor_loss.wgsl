@@ -1,5 +1,5 @@
 // The actor's loss step on its logits in one pass: temperature log-softmax gathered at the action
-// tokens, entropy, the policy loss (vanilla PPO clip with dual clip, GSPO, CISPO; token TIS
+// tokens, entropy, the policy loss (vanilla PPO clip with dual clip, GSPO, CISPO, SAPO, GPG, GMPO; token TIS
 // weights), the entropy bonus, the KL loss, their statistics, and the gradient wrt the logits.
 // Replaces logprobs_forward → policy_rows → agg_finalize (×2 or ×3) → kl/kl_backward/mul/axpy →
 // logprobs_backward and the two slices around them (8 to 15 dispatches) by pack_inputs + actor_loss.
@@ -9,9 +9,10 @@
 // s1 = Σ exp(d_v)·d_v):
 //   logp = d_tok − log s;  H = log s − s1/s
 //   per token, where mask ≠ 0: the policy term (L, clipped, lower, kl, g = ∂L/∂logp) of
-//     lib_policy_term.wgsl for U.mode (GSPO's s_b = Σ_a m·(logp − old)/max(n_b, 1) over the row);
-//     L ← w_is·L, g ← w_is·g
-//   aggregation weights (aggregate.wgsl): w_pol with U.agg_pol (GSPO: seq-mean-token-mean),
+//     lib_policy_term.wgsl for U.mode (GSPO's s_b = Σ_a m·(logp − old)/max(n_b, 1) over the row,
+//     GMPO's λ_b, Ā_b, w_b likewise); L ← w·L, g ← w·g with w = policy_is_weight (w_is; 1 for GMPO)
+//   aggregation weights (aggregate.wgsl): w_pol with U.agg_pol (GSPO, SAPO: seq-mean-token-mean;
+//     GMPO: seq-mean-token-mean-all-rows),
 //     w with U.agg (entropy and KL); n_b = Σ_a m, N = Σ_b n_b, R = #{b : n_b > 0}
 //   loss = Σ w_pol·L + kl_coef·Σ w·KL(logp − ref) − ent_coef·Σ w·H
 //   gLogp = w_pol·g + w·(kl_grad·kl_coef) (has_kl);  gH = w·(−ent_coef) (ent_coef > 0)
@@ -70,6 +71,8 @@ struct LossParams {
   has_kl: u32,
   kl_coef: f32,
   kl_est: u32,
+  tau_pos: f32,
+  tau_neg: f32,
 }
 
 @group(0) @binding(0) var<uniform> K: PackParams;
@@ -130,6 +133,7 @@ fn agg_weight(agg: u32, m: f32, n_b: f32) -> f32 {
     case AGG_SEQ_MEAN_TOKEN_MEAN: { return m / (n_b * totals[1]); }
     case AGG_SEQ_MEAN_TOKEN_SUM: { return m / totals[1]; }
     case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { return m / f32(U.B * U.A); }
+    case AGG_SEQ_MEAN_TOKEN_MEAN_ALL_ROWS: { return m / (n_b * f32(U.B)); }
     case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL, default: { return m / f32(U.A); }
   }
 }
@@ -146,9 +150,13 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
   let V = U.V;
   let T = U.temperature;
   let owns = b < U.B;
-  // Pass 1: log-probs of the row's tokens, n_b and GSPO's numerator.
+  // Pass 1: log-probs of the row's tokens, n_b and GSPO's / GMPO's row sums.
+  let clip = PolicyClip(U.mode, U.clip_low, U.clip_high, U.clip_c, U.has_dual != 0u, U.tau_pos, U.tau_neg);
+  let geo = U.mode == LOSS_MODE_GEO_MEAN;
   var n_b = 0.0;
   var lr = 0.0;
+  var adv_sum = 0.0;
+  var log_w = 0.0;
   if (owns) {
     for (var a = 0u; a < A; a++) {
       let i = b * A + a;
@@ -159,8 +167,16 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       logprobs[i] = lp;
       let m = packed[i * IN_STRIDE + IN_MASK];
       if (m != 0.0) {
+        let old = packed[i * IN_STRIDE + IN_OLD];
         n_b += m;
-        lr += m * (lp - packed[i * IN_STRIDE + IN_OLD]);
+        if (geo) {
+          let adv = packed[i * IN_STRIDE + IN_ADV];
+          lr += m * geo_token_log_ratio(clip, old, lp, adv);
+          adv_sum += m * adv;
+          log_w += m * log(packed[i * IN_STRIDE + IN_IS] + 1e-10);
+        } else {
+          lr += m * (lp - old);
+        }
       }
     }
   }
@@ -174,8 +190,8 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
   // Pass 2: the loss terms, their row sums, and the gradient rows.
   var acc: array<f32, NPART>;
   if (owns) {
-    let seq_log_ratio = lr / max(n_b, 1.0);
-    let clip = PolicyClip(U.mode, U.clip_low, U.clip_high, U.clip_c, U.has_dual != 0u);
+    let n1 = max(n_b, 1.0);
+    let row = PolicyRow(lr / n1, adv_sum / n1, select(1.0, exp(log_w / n1), geo));
     for (var t = 0u; t < U.start; t++) { zero_row(b * U.S + t); }
     for (var t = U.start + A; t < U.S; t++) { zero_row(b * U.S + t); }
     for (var a = 0u; a < A; a++) {
@@ -191,8 +207,8 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       let st = row_stats_serial(base, tok, U.V, U.temperature);
       let lp = logprobs[i];
       let ent = log(st.s) - st.s1 / st.s;
-      let pt = policy_term(clip, packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], seq_log_ratio);
-      let w_is = packed[i * IN_STRIDE + IN_IS];
+      let pt = policy_term(clip, packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], row);
+      let w_is = policy_is_weight(U.mode, packed[i * IN_STRIDE + IN_IS]);
       let w_pol = agg_weight(U.agg_pol, m, n_b);
       let w = agg_weight(U.agg, m, n_b);
       acc[2] += w_pol * (w_is * pt.loss);

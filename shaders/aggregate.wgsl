@@ -8,6 +8,7 @@
 //   AGG_SEQ_MEAN_TOKEN_SUM_NORM:  value = Σ_b c_0[b] / (B·A),           w[b,a] = m[b,a] / (B·A)   (norm_scale per_seq)
 //   AGG_SEQ_MEAN_TOKEN_SUM:       value = Σ_b c_0[b] / S,               w[b,a] = m[b,a] / S
 //   AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: value = Σ_b c_0[b] / A,          w[b,a] = m[b,a] / A       (norm_scale verl)
+//   AGG_SEQ_MEAN_TOKEN_MEAN_ALL_ROWS: value = Σ_{n_b>0} c_0[b]/n_b / B, w[b,a] = m[b,a] / (n_b·B) (geo_mean: every row counted)
 //   stats[0] = value; stats[k] = Σ_b c_k[b] / N for k ≥ 1 (clip fractions, approx KL);
 //   every statistic and weight is 0 when its denominator is 0 (nothing unmasked).
 // Masked positions contribute exactly 0 even when x holds NaN or Inf there.
@@ -83,7 +84,7 @@ fn agg_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) 
 // SwiftShader compiles that per word (7·WG_FINAL words took 1.3 s of this kernel's build).
 const SUMS: u32 = 7u;
 var<workgroup> red: array<f32, WG_FINAL>;
-var<workgroup> scale: array<f32, 4>; // [1/N or 0, 1/S or 0, 1/(B·A), 1/A]
+var<workgroup> scale: array<f32, 5>; // [1/N or 0, 1/S or 0, 1/(B·A), 1/A, 1/B]
 
 /** lib_tree_sum's tree_sum over agg_finalize's WG_FINAL threads; every thread gets it. */
 fn final_sum(lid: u32, x: f32) -> f32 {
@@ -121,12 +122,15 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
     let inv_a = select(0.0, 1.0 / f32(F.A), F.A > 0u);
     scale[2] = inv_ba;
     scale[3] = inv_a;
+    let inv_b = select(0.0, 1.0 / f32(F.B), F.B > 0u);
+    scale[4] = inv_b;
     var value: f32;
     switch F.agg {
       case AGG_SEQ_MEAN_TOKEN_MEAN: { value = total[2] * inv_s; }
       case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { value = total[3] * inv_ba; }
       case AGG_SEQ_MEAN_TOKEN_SUM: { value = total[3] * inv_s; }
       case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: { value = total[3] * inv_a; }
+      case AGG_SEQ_MEAN_TOKEN_MEAN_ALL_ROWS: { value = total[2] * inv_b; }
       case AGG_TOKEN_MEAN, default: { value = total[3] * inv_n; }
     }
     stats[0] = value;
@@ -137,6 +141,7 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
   let inv_s = scale[1];
   let inv_ba = scale[2];
   let inv_a = scale[3];
+  let inv_b = scale[4];
   for (var i = lid; i < F.B * F.A; i += WG_FINAL) {
     let m = mask[i];
     var w = 0.0;
@@ -146,6 +151,7 @@ fn agg_finalize(@builtin(local_invocation_index) lid: u32) {
         case AGG_SEQ_MEAN_TOKEN_SUM_NORM: { w = m * inv_ba; }
         case AGG_SEQ_MEAN_TOKEN_SUM: { w = m * inv_s; }
         case AGG_SEQ_MEAN_TOKEN_SUM_NORM_VERL: { w = m * inv_a; }
+        case AGG_SEQ_MEAN_TOKEN_MEAN_ALL_ROWS: { w = m * inv_b / rows[(i / F.A) * ROW_STRIDE]; }
         case AGG_TOKEN_MEAN, default: { w = m * inv_n; }
       }
     }

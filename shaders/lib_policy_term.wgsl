@@ -1,4 +1,4 @@
-// The per-token policy term of vanilla PPO clip (with dual clip), GSPO and CISPO, shared by
+// The per-token policy term of vanilla PPO clip (with dual clip), GSPO, CISPO, SAPO, GPG and GMPO, shared by
 // policy_loss.wgsl and the fused actor_loss.wgsl (included with `// @include lib_policy_term`), so
 // the two kernels cannot drift apart. Before the IS weight; the caller masks, weights and sums.
 //
@@ -12,7 +12,17 @@
 //            the cap; kl = −d (unclamped)
 //   CISPO:   r̂ = clamp(exp(dc), 1 − clip_low, 1 + clip_high) (stop-gradient); L = −r̂·A·logp;
 //            g = −r̂·A; clipped = exp(dc) ≠ r̂; kl = −dc
-// Reference: src/reference/policyLoss.ts (policyTokenRef, gspoTokenRef, cispoTokenRef).
+//   SAPO:    r = exp(dc), τ = tau_pos if A > 0 else tau_neg, σ = sigmoid(τ(r − 1)); L = −A·σ·4/τ;
+//            g = −A·4·σ·sigmoid(−τ(r − 1))·r (0 once |d| ≥ clamp); no clip flags; kl = −dc
+//   GPG:     L = −A·logp; g = −A; no clip flags; kl = −dc
+//   GMPO (geo_mean): the row's terms come from a row pass over geo_token_log_ratio (below):
+//            λ_b = Σ m·ℓ_t/max(n_b, 1), Ā_b = Σ m·A/max(n_b, 1), w_b = exp(Σ m·log(w_is + 1e-10)/max(n_b, 1))
+//            (verl divides by n_b + 1e-8: the same in f32); L = −Ā_b·exp(λ_b)·w_b on every token,
+//            g = L where ℓ_t is live, else 0 (the caller's weight m/(n_b·B) makes it ∂/∂logp);
+//            clipped = d ∉ [−clip_low, clip_high] and A > 0, lower = the same and A < 0; kl = −d.
+//            policy_is_weight is 1 for GMPO: its IS weight is the row's geometric mean w_b.
+// Reference: src/reference/policyLoss.ts (policyTokenRef, gspoTokenRef, cispoTokenRef, sapoTokenRef,
+// gpgTokenRef, geoTokenLogRatio, geoRowsRef, geoMeanTokenRef).
 // The LOSS_MODE_* codes and the clamps are generated from src/reference/ by the shader loader.
 
 struct PolicyClip {
@@ -21,6 +31,27 @@ struct PolicyClip {
   clip_high: f32,
   clip_c: f32,
   has_dual: bool,
+  tau_pos: f32, // SAPO
+  tau_neg: f32, // SAPO
+}
+
+/** The row's shared terms: GSPO's s_b (log_ratio); GMPO's λ_b (log_ratio), Ā_b (adv), w_b (is_w). */
+struct PolicyRow {
+  log_ratio: f32,
+  adv: f32,
+  is_w: f32,
+}
+
+/** GMPO's token log-ratio clipped in log space by sgn(A): sgn·min(sgn·d, sgn·clamp(d, −lo, hi)). */
+fn geo_token_log_ratio(clip: PolicyClip, old: f32, logp: f32, adv: f32) -> f32 {
+  let d = logp - old;
+  let sgn = sign(adv);
+  return sgn * min(sgn * d, sgn * clamp(d, -clip.clip_low, clip.clip_high));
+}
+
+/** The per-token IS weight the caller applies: w_is, or 1 for GMPO (its row weight is inside L). */
+fn policy_is_weight(mode: u32, w_is: f32) -> f32 {
+  return select(w_is, 1.0, mode == LOSS_MODE_GEO_MEAN);
 }
 
 struct PolicyTerm {
@@ -31,10 +62,35 @@ struct PolicyTerm {
   g: f32,       // ∂loss/∂logp
 }
 
-fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, seq_log_ratio: f32) -> PolicyTerm {
+fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, row: PolicyRow) -> PolicyTerm {
   let d = logp - old;
   let dc = clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
   var t = PolicyTerm(0.0, 0.0, 0.0, -dc, 0.0);
+  if (clip.mode == LOSS_MODE_GPG) {
+    t.loss = -logp * adv;
+    t.g = -adv;
+    return t;
+  }
+  if (clip.mode == LOSS_MODE_SAPO) {
+    let ratio = exp(dc);
+    let tau = select(clip.tau_neg, clip.tau_pos, adv > 0.0);
+    let x = tau * (ratio - 1.0);
+    let sig = 1.0 / (1.0 + exp(-x));
+    let sig_neg = 1.0 / (1.0 + exp(x)); // 1 − σ without cancellation
+    t.loss = -adv * sig * (4.0 / tau);
+    if (abs(d) < LOG_RATIO_CLAMP) { t.g = -adv * 4.0 * sig * sig_neg * ratio; }
+    return t;
+  }
+  if (clip.mode == LOSS_MODE_GEO_MEAN) {
+    let c = clamp(d, -clip.clip_low, clip.clip_high);
+    let live = (adv > 0.0 && d <= clip.clip_high) || (adv < 0.0 && d >= -clip.clip_low);
+    t.loss = -row.adv * exp(row.log_ratio) * row.is_w;
+    if (live) { t.g = t.loss; }
+    t.clipped = select(0.0, 1.0, d != c && adv > 0.0);
+    t.lower = select(0.0, 1.0, d != c && adv < 0.0);
+    t.kl = -d;
+    return t;
+  }
   if (clip.mode == LOSS_MODE_CISPO) {
     let ratio = exp(dc);
     let r = clamp(ratio, 1.0 - clip.clip_low, 1.0 + clip.clip_high);
@@ -46,8 +102,8 @@ fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, seq_log_ratio: f
   var ratio = exp(dc);
   var grad_ok = abs(d) < LOG_RATIO_CLAMP;
   if (clip.mode == LOSS_MODE_GSPO) {
-    ratio = exp(min(seq_log_ratio, GSPO_LOG_RATIO_MAX));
-    grad_ok = seq_log_ratio <= GSPO_LOG_RATIO_MAX;
+    ratio = exp(min(row.log_ratio, GSPO_LOG_RATIO_MAX));
+    grad_ok = row.log_ratio <= GSPO_LOG_RATIO_MAX;
     t.kl = -d;
   }
   let pg1 = -adv * ratio;

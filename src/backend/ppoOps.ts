@@ -84,10 +84,11 @@ export interface PpoOps {
   }): { advantages: Tensor; returns: Tensor };
 
   /**
-   * Policy loss of params.lossMode (vanilla clip with asymmetric and dual clip, GSPO, CISPO);
-   * stats (4) as POLICY_STATS; gradLogprobs (B,A) = ∂loss/∂logprobs. isWeights (B,A), when given,
-   * are stop-gradient per-token weights multiplied into the per-token loss before aggregation
-   * (verl rollout_is_weights, e.g. tisWeights); they do not enter the clip fractions or ppo_kl.
+   * Policy loss of params.lossMode (vanilla clip with asymmetric and dual clip, GSPO, CISPO, SAPO,
+   * GPG, GMPO); stats (4) as POLICY_STATS; gradLogprobs (B,A) = ∂loss/∂logprobs. isWeights (B,A),
+   * when given, are stop-gradient per-token weights multiplied into the per-token loss before
+   * aggregation (verl rollout_is_weights, e.g. tisWeights; GMPO multiplies each row's loss by their
+   * geometric mean over the row, as verl); they do not enter the clip fractions or ppo_kl.
    */
   policyLoss(
     oldLogprobs: Tensor,

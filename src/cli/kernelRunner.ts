@@ -2,6 +2,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, POLICY_STATS, VALUE_STATS, type KlEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
 export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss', 'aggregate', 'tis_weights'] as const;
@@ -131,6 +132,9 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
           agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
           lossMode: choiceField(input, 'loss_mode', LOSS_MODES, 'vanilla'),
           normScale: choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'),
+          // SAPO's gate temperatures (verl actor.tau_pos / tau_neg); read by loss_mode sapo only
+          sapoTauPos: numberField(input, 'tau_pos', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_POS_DEFAULT,
+          sapoTauNeg: numberField(input, 'tau_neg', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_NEG_DEFAULT,
         },
         isWeights,
       );

@@ -123,11 +123,16 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--actor.eps_clip_low_high', c.clipLow, c.clipHigh);
   if (c.dualClip !== null) set('--actor.dual_clip', c.dualClip);
   // Policy-loss family: --actor.policy_loss_type takes ppo or gspo.
-  if (c.lossMode === 'cispo') {
+  const noOpenRlhfLoss: Partial<Record<typeof c.lossMode, string>> = {
+    cispo: 'CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it',
+    sapo: "SAPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, a hard clip where SAPO's sigmoid gate is soft",
+    gpg: 'GPG (policy_loss_type ppo or gspo); PPO clip is emitted instead, ratio-weighted and clipped where GPG is −A·logπ',
+    geo_mean: 'GMPO / geo_mean (policy_loss_type ppo or gspo); PPO clip is emitted instead, with token ratios where GMPO takes one geometric-mean ratio per response',
+  };
+  const missing = noOpenRlhfLoss[c.lossMode];
+  if (missing) {
     set('--actor.policy_loss_type', 'ppo');
-    notes.push(
-      `# loss mode cispo: OpenRLHF ${OPENRLHF_VERSION} has no CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it`,
-    );
+    notes.push(`# loss mode ${c.lossMode}: OpenRLHF ${OPENRLHF_VERSION} has no ${missing}`);
   } else {
     set('--actor.policy_loss_type', c.lossMode === 'gspo' ? 'gspo' : 'ppo');
   }

@@ -6,6 +6,7 @@ import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
+import { sapoTemperatures } from '../reference/policyLoss.ts';
 
 export interface VerlOverride {
   key: string;
@@ -129,10 +130,27 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   } else {
     set('actor_rollout_ref.actor.clip_ratio_c', c.dualClip);
   }
-  // Policy-loss family: vanilla, gspo and cispo are all registered in core_algos' POLICY_LOSS_REGISTRY at the target.
+  // Policy-loss family: vanilla, gspo, cispo, sapo, gpg and geo_mean are all registered in
+  // core_algos' POLICY_LOSS_REGISTRY at the target.
   set('actor_rollout_ref.actor.policy_loss.loss_mode', c.lossMode);
   if (c.lossMode === 'gspo') {
     notes.push('# loss mode gspo: verl, like the playground, aggregates GSPO seq-mean-token-mean whatever loss_agg_mode says and applies no dual clip');
+  }
+  if (c.lossMode === 'sapo') {
+    const { sapoTauPos, sapoTauNeg } = sapoTemperatures(c);
+    set('actor_rollout_ref.actor.tau_pos', sapoTauPos);
+    set('actor_rollout_ref.actor.tau_neg', sapoTauNeg);
+    notes.push(
+      '# loss mode sapo: a soft sigmoid gate on the ratio replaces the clip (clip_ratio_* and clip_ratio_c are inert); verl, like the playground, aggregates it seq-mean-token-mean whatever loss_agg_mode says',
+    );
+  }
+  if (c.lossMode === 'gpg') {
+    notes.push('# loss mode gpg: −A·logπ with no ratio and no clip (clip_ratio_* and clip_ratio_c are inert); verl reports no pg_clipfrac or ppo_kl for it');
+  }
+  if (c.lossMode === 'geo_mean') {
+    notes.push(
+      '# loss mode geo_mean (GMPO): clip_ratio_low/high clip each token log-ratio (ε in log space), one geometric-mean ratio per response times its mean advantage; verl, like the playground, averages over all responses whatever loss_agg_mode says and applies no dual clip',
+    );
   }
   set('actor_rollout_ref.actor.loss_agg_mode', c.lossAgg);
   if (c.lossAgg === 'seq-mean-token-sum-norm' && c.normScale === 'verl') {

@@ -15,6 +15,14 @@ export type NormScale = 'per_seq' | 'verl';
 export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
 
 /**
+ * The aggregations a loss kernel can be asked for: the config's LossAgg modes, plus one that only a
+ * loss mode forces: 'seq-mean-token-mean-all-rows' = (1/B)·Σ_b (token mean of row b), every row
+ * counted, empty ones included — torch.mean over the batch of per-row values, as verl's
+ * compute_policy_loss_geo_mean aggregates (it ignores loss_agg_mode).
+ */
+export type PolicyAgg = LossAgg | 'seq-mean-token-mean-all-rows';
+
+/**
  * Weights w (B,A) such that the aggregate is Σ w·x (n_b = row b's tokens, S = rows having any,
  * N = Σ n_b); every weight is 0 when its denominator is 0:
  * - token-mean: mask / N;
@@ -25,9 +33,10 @@ export const NORM_SCALES: readonly NormScale[] = ['per_seq', 'verl'];
  * - seq-mean-token-sum-norm, normScale 'per_seq': mask / (B · A), A the padded response length
  *   (the Dr. GRPO paper's per-sequence mean);
  * - seq-mean-token-sum-norm, normScale 'verl': mask / A — verl ≤ 0.7.0's agg_loss sums the sequences'
- *   token sums and divides by A only (B× the per_seq value).
+ *   token sums and divides by A only (B× the per_seq value);
+ * - seq-mean-token-mean-all-rows (forced by geo_mean, not a config choice): mask / (n_b · B).
  */
-export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: LossAgg, normScale: NormScale = 'per_seq'): Float64Array {
+export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: PolicyAgg, normScale: NormScale = 'per_seq'): Float64Array {
   const w = new Float64Array(B * A);
   const rowN = new Float64Array(B);
   let rows = 0;
@@ -54,6 +63,9 @@ export function aggWeights(mask: ArrayLike<number>, B: number, A: number, agg: L
           break;
         case 'seq-mean-token-sum-norm':
           w[i] = normScale === 'verl' ? m / A : m / (B * A);
+          break;
+        case 'seq-mean-token-mean-all-rows':
+          w[i] = m / (rowN[b] * B);
           break;
       }
     }

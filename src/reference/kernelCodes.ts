@@ -5,7 +5,7 @@
 // (`const KL_K3: u32 = 3u;`), so the shaders branch on these names and never copy a number.
 // tests/unit/kernel_codes.test.ts checks that every generated name is used and no shader compares
 // a coded field with a literal.
-import type { LossAgg, NormScale } from './aggregate.ts';
+import type { NormScale, PolicyAgg } from './aggregate.ts';
 import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
 import { KL_K3_CLAMP, KL_LOG_RATIO_CLAMP, type KlEstimator } from './kl.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP, type LossMode } from './policyLoss.ts';
@@ -17,11 +17,12 @@ export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+':
 export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
 /** Policy-loss family (`mode` of shaders/policy_loss.wgsl and actor_loss.wgsl, read by lib_policy_term.wgsl). */
-export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2 } as const satisfies Record<LossMode, number>;
+export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2, sapo: 3, gpg: 4, geo_mean: 5 } as const satisfies Record<LossMode, number>;
 
 /**
  * Aggregation (shaders/aggregate.wgsl agg_finalize `agg`): the four verl modes, with
- * seq-mean-token-sum-norm split by its norm scale ('per_seq' ÷ B·A, 'verl' ÷ A).
+ * seq-mean-token-sum-norm split by its norm scale ('per_seq' ÷ B·A, 'verl' ÷ A), and geo_mean's
+ * seq-mean-token-mean-all-rows (÷ B, empty rows counted).
  */
 export const AGG_CODE = {
   'token-mean': 0,
@@ -29,10 +30,11 @@ export const AGG_CODE = {
   'seq-mean-token-sum-norm': 2,
   'seq-mean-token-sum': 3,
   'seq-mean-token-sum-norm-verl': 4,
+  'seq-mean-token-mean-all-rows': 5,
 } as const;
 
 /** Kernel code of an aggregation and its norm scale (the scale matters only to seq-mean-token-sum-norm). */
-export function aggCode(agg: LossAgg, normScale: NormScale = 'per_seq'): number {
+export function aggCode(agg: PolicyAgg, normScale: NormScale = 'per_seq'): number {
   return agg === 'seq-mean-token-sum-norm' && normScale === 'verl' ? AGG_CODE['seq-mean-token-sum-norm-verl'] : AGG_CODE[agg];
 }
 

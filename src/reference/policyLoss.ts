@@ -2,17 +2,41 @@
 //   'vanilla' compute_policy_loss_vanilla: PPO clipped surrogate, asymmetric clip, dual clip (docs/algorithms.md, Numerical conventions)
 //   'gspo'    compute_policy_loss_gspo:    sequence-level ratio with a stop-gradient token combination
 //   'cispo'   compute_policy_loss_cispo:   stop-gradient clipped IS weight × A × logπ
-// each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights).
+//   'sapo'    compute_policy_loss_sapo:    soft sigmoid gate on the token ratio instead of the clip
+//   'gpg'     compute_policy_loss_gpg:     −A·logπ, no ratio, no clip
+//   'geo_mean' compute_policy_loss_geo_mean: GMPO, the geometric mean of the row's token ratios
+//              (each clipped in log space by the sign of its advantage) × the row's mean advantage
+// each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights;
+// geo_mean by their per-row geometric mean, as verl does).
+// Source: verl-project/verl v0.9.0 (commit 483b8a0), verl/trainer/ppo/core_algos.py.
 // Matches shaders/lib_policy_term.wgsl (per token), policy_loss.wgsl and aggregate.wgsl (agg_finalize).
-import { aggWeights, maskedMeanRef, type LossAgg, type NormScale } from './aggregate.ts';
+import { aggWeights, maskedMeanRef, type LossAgg, type NormScale, type PolicyAgg } from './aggregate.ts';
 
 /**
  * Policy-loss family: 'vanilla' PPO clip (verl compute_policy_loss_vanilla), 'gspo' sequence-level
  * ratio (compute_policy_loss_gspo), 'cispo' stop-gradient clipped IS weight × A × logπ
- * (compute_policy_loss_cispo). The exact math is below.
+ * (compute_policy_loss_cispo), 'sapo' soft gate (compute_policy_loss_sapo), 'gpg' −A·logπ
+ * (compute_policy_loss_gpg), 'geo_mean' GMPO (compute_policy_loss_geo_mean). The exact math is below.
  */
-export type LossMode = 'vanilla' | 'gspo' | 'cispo';
-export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo'];
+export type LossMode = 'vanilla' | 'gspo' | 'cispo' | 'sapo' | 'gpg' | 'geo_mean';
+export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+
+/** verl's ActorConfig defaults for SAPO's temperatures (actor_rollout_ref.actor.tau_pos / tau_neg). */
+export const SAPO_TAU_POS_DEFAULT = 1.0;
+export const SAPO_TAU_NEG_DEFAULT = 1.05;
+
+/**
+ * SAPO's temperatures from a config that may carry the knobs `sapoTauPos` / `sapoTauNeg`
+ * (verl's defaults when it does not), so the trainer, the inspect tab and the export read them
+ * the same way.
+ */
+export function sapoTemperatures(c: object): { sapoTauPos: number; sapoTauNeg: number } {
+  const k = c as { sapoTauPos?: unknown; sapoTauNeg?: unknown };
+  return {
+    sapoTauPos: typeof k.sapoTauPos === 'number' ? k.sapoTauPos : SAPO_TAU_POS_DEFAULT,
+    sapoTauNeg: typeof k.sapoTauNeg === 'number' ? k.sapoTauNeg : SAPO_TAU_NEG_DEFAULT,
+  };
+}
 
 export interface PolicyLossParams {
   /** ε_low > 0: ratio is clipped below at 1 − ε_low. */
@@ -21,10 +45,17 @@ export interface PolicyLossParams {
   clipHigh: number;
   /** Dual-clip constant c > 1 for A < 0, or null for no dual clip. */
   clipC: number | null;
-  /** Ignored by 'gspo', which always aggregates seq-mean-token-mean (as verl does). */
+  /**
+   * Ignored by 'gspo' and 'sapo', which always aggregate seq-mean-token-mean, and by 'geo_mean',
+   * which takes the mean over all B rows of its per-row losses (as verl does; policyAgg).
+   */
   agg: LossAgg;
-  /** Default 'vanilla'. Dual clip (clipC) applies to vanilla only. */
+  /** Default 'vanilla'. Dual clip (clipC) applies to vanilla only; 'gpg' reads no clip parameter. */
   lossMode?: LossMode;
+  /** SAPO's gate temperature τ for tokens with A > 0 (verl actor.tau_pos); default 1.0. */
+  sapoTauPos?: number;
+  /** SAPO's gate temperature τ for tokens with A ≤ 0 (verl actor.tau_neg); default 1.05. */
+  sapoTauNeg?: number;
   /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
   normScale?: NormScale;
 }
@@ -41,7 +72,13 @@ export function validatePolicyLossParams(p: PolicyLossParams): void {
   if (p.clipC !== null && !(Number.isFinite(p.clipC) && p.clipC > 1)) {
     throw new Error(`policyLoss: dual-clip constant clipC must be a finite number > 1 (or null for no dual clip), got ${p.clipC}`);
   }
-  const modes: readonly LossMode[] = ['vanilla', 'gspo', 'cispo'];
+  const modes: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+  for (const [name, v] of [
+    ['sapoTauPos', p.sapoTauPos],
+    ['sapoTauNeg', p.sapoTauNeg],
+  ] as const) {
+    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new Error(`policyLoss: ${name} must be a finite number > 0, got ${v}`);
+  }
   if (p.lossMode !== undefined && !modes.includes(p.lossMode)) throw new Error(`policyLoss: lossMode must be one of ${modes.join(', ')}, got ${String(p.lossMode)}`);
   if (p.normScale !== undefined && p.normScale !== 'per_seq' && p.normScale !== 'verl') {
     throw new Error(`policyLoss: normScale must be per_seq or verl, got ${String(p.normScale)}`);
@@ -122,6 +159,162 @@ export function gspoSeqLogRatios(old: ArrayLike<number>, logp: ArrayLike<number>
   return s;
 }
 
+/**
+ * SAPO per token: r = exp(clamp(d, ±20)), τ = τ_pos if A > 0 else τ_neg, σ = sigmoid(τ·(r − 1)),
+ * gate = σ·4/τ; loss = −gate·A; ∂loss/∂logp = −A·4·σ·(1 − σ)·r (0 outside the ±20 clamp).
+ * No clip: clipped = lower = false (verl reports pg_clipfrac = 0); kl = −dc.
+ */
+export function sapoTokenRef(old: number, logp: number, adv: number, p: PolicyLossParams): PolicyToken {
+  const d = logp - old;
+  const dc = Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, d));
+  const ratio = Math.exp(dc);
+  const tau = adv > 0 ? (p.sapoTauPos ?? SAPO_TAU_POS_DEFAULT) : (p.sapoTauNeg ?? SAPO_TAU_NEG_DEFAULT);
+  const x = tau * (ratio - 1);
+  const sig = 1 / (1 + Math.exp(-x));
+  const sigNeg = 1 / (1 + Math.exp(x)); // 1 − σ without cancellation
+  const gate = sig * (4 / tau);
+  const grad = Math.abs(d) < LOG_RATIO_CLAMP ? -adv * 4 * sig * sigNeg * ratio : 0;
+  return { loss: -gate * adv, clipped: false, lower: false, kl: -dc, grad };
+}
+
+/**
+ * GPG per token: loss = −logp·A, ∂loss/∂logp = −A. No ratio, no clip (verl returns no metric;
+ * clip fractions are 0 and kl is vanilla's −clamp(d, ±20), the playground's approx-KL readout).
+ */
+export function gpgTokenRef(old: number, logp: number, adv: number): PolicyToken {
+  const dc = Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logp - old));
+  return { loss: -logp * adv, clipped: false, lower: false, kl: -dc, grad: -adv };
+}
+
+/**
+ * GMPO's token log-ratio, clipped in log space by the sign of its advantage (verl geo_mean):
+ * d = logp − old (no ±20 clamp), c = clamp(d, −ε_low, ε_high), value = sgn(A)·min(sgn(A)·d, sgn(A)·c)
+ * (0 when A = 0). live = the value moves with logp (A > 0 and d ≤ ε_high, or A < 0 and d ≥ −ε_low;
+ * at a tie torch splits the min's gradient in halves that add back to 1). clipped = d ≠ c.
+ */
+export function geoTokenLogRatio(old: number, logp: number, adv: number, p: PolicyLossParams): { value: number; live: boolean; clipped: boolean } {
+  const d = logp - old;
+  const c = Math.min(p.clipHigh, Math.max(-p.clipLow, d));
+  const sgn = Math.sign(adv);
+  const value = sgn * Math.min(sgn * d, sgn * c);
+  const live = (adv > 0 && d <= p.clipHigh) || (adv < 0 && d >= -p.clipLow);
+  return { value: value === 0 ? 0 : value, live, clipped: d !== c };
+}
+
+/** GMPO's per-row terms: log of the geometric-mean ratio, mean advantage, and IS weight (B each). */
+export interface GeoRows {
+  logRatio: Float64Array;
+  adv: Float64Array;
+  isW: Float64Array;
+}
+
+/**
+ * Per row b with n_b = Σ m: logRatio = Σ m·geoTokenLogRatio / (n_b + 1e-8), adv = Σ m·A / (n_b + 1e-8),
+ * isW = exp(Σ m·log(w + 1e-10) / (n_b + 1e-8)) (1 without weights): verl's expressions, 1e-8 included.
+ */
+export function geoRowsRef(
+  old: ArrayLike<number>,
+  logp: ArrayLike<number>,
+  adv: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  B: number,
+  A: number,
+  p: PolicyLossParams,
+  isWeights: ArrayLike<number> | null,
+): GeoRows {
+  const out = { logRatio: new Float64Array(B), adv: new Float64Array(B), isW: new Float64Array(B) };
+  for (let b = 0; b < B; b++) {
+    let n = 0,
+      lr = 0,
+      a = 0,
+      lw = 0;
+    for (let t = 0; t < A; t++) {
+      const i = b * A + t;
+      const m = mask[i];
+      if (m === 0) continue;
+      n += m;
+      lr += m * geoTokenLogRatio(old[i], logp[i], adv[i], p).value;
+      a += m * adv[i];
+      if (isWeights) lw += m * Math.log(isWeights[i] + 1e-10);
+    }
+    out.logRatio[b] = lr / (n + 1e-8);
+    out.adv[b] = a / (n + 1e-8);
+    out.isW[b] = isWeights ? Math.exp(lw / (n + 1e-8)) : 1;
+  }
+  return out;
+}
+
+/**
+ * GMPO per token of row b: the row's loss L_b = −Ā_b·exp(logRatio_b)·isW_b on every token (the
+ * all-rows seq-mean-token-mean weight m/(n_b·B) turns Σ into verl's (1/B)·Σ_b L_b), its gradient
+ * ∂L_b/∂logp_t·n_b = L_b when the token's clipped log-ratio is live, else 0 (the IS weight is inside).
+ * clipped = d outside [−ε_low, ε_high] with A > 0, lower = the same with A < 0 (verl's
+ * pg_clipfrac / pg_clipfrac_lower); kl = −d (no clamp).
+ */
+export function geoMeanTokenRef(old: number, logp: number, adv: number, row: { logRatio: number; adv: number; isW: number }, p: PolicyLossParams): PolicyToken {
+  const t = geoTokenLogRatio(old, logp, adv, p);
+  const loss = -row.adv * Math.exp(row.logRatio) * row.isW;
+  return { loss, clipped: t.clipped && adv > 0, lower: t.clipped && adv < 0, kl: old - logp, grad: t.live ? loss : 0 };
+}
+
+/** The aggregation a loss mode uses: params.agg, except where verl forces one. */
+export function policyAgg(params: PolicyLossParams): PolicyAgg {
+  const mode = params.lossMode ?? 'vanilla';
+  if (mode === 'gspo' || mode === 'sapo') return 'seq-mean-token-mean';
+  if (mode === 'geo_mean') return 'seq-mean-token-mean-all-rows';
+  return params.agg;
+}
+
+/**
+ * Every unmasked token's policy term under params.lossMode (null under the mask) and whether the
+ * caller multiplies it by the token's IS weight (geo_mean folds the row's weight in instead).
+ */
+export function policyTokensRef(
+  oldLogprobs: ArrayLike<number>,
+  logprobs: ArrayLike<number>,
+  advantages: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  B: number,
+  A: number,
+  params: PolicyLossParams,
+  isWeights: ArrayLike<number> | null = null,
+): { tokens: (PolicyToken | null)[]; tokenIs: boolean } {
+  const mode = params.lossMode ?? 'vanilla';
+  const seq = mode === 'gspo' ? gspoSeqLogRatios(oldLogprobs, logprobs, mask, B, A) : null;
+  const geo = mode === 'geo_mean' ? geoRowsRef(oldLogprobs, logprobs, advantages, mask, B, A, params, isWeights) : null;
+  const tokens: (PolicyToken | null)[] = [];
+  for (let i = 0; i < B * A; i++) {
+    if (mask[i] === 0) {
+      tokens.push(null); // masked positions may hold anything; they contribute nothing
+      continue;
+    }
+    const o = oldLogprobs[i];
+    const l = logprobs[i];
+    const a = advantages[i];
+    const b = Math.floor(i / A);
+    switch (mode) {
+      case 'gspo':
+        tokens.push(gspoTokenRef(o, l, a, seq![b], params));
+        break;
+      case 'cispo':
+        tokens.push(cispoTokenRef(o, l, a, params));
+        break;
+      case 'sapo':
+        tokens.push(sapoTokenRef(o, l, a, params));
+        break;
+      case 'gpg':
+        tokens.push(gpgTokenRef(o, l, a));
+        break;
+      case 'geo_mean':
+        tokens.push(geoMeanTokenRef(o, l, a, { logRatio: geo!.logRatio[b], adv: geo!.adv[b], isW: geo!.isW[b] }, params));
+        break;
+      default:
+        tokens.push(policyTokenRef(o, l, a, params));
+    }
+  }
+  return { tokens, tokenIs: mode !== 'geo_mean' };
+}
+
 export function policyLossRef(
   oldLogprobs: ArrayLike<number>, // (B, A)
   logprobs: ArrayLike<number>, // (B, A)
@@ -133,23 +326,19 @@ export function policyLossRef(
   isWeights: ArrayLike<number> | null = null, // (B, A) or none
 ): { stats: Float64Array; gradLogprobs: Float64Array } {
   validatePolicyLossParams(params);
-  const mode = params.lossMode ?? 'vanilla';
   const n = B * A;
-  // GSPO aggregates seq-mean-token-mean whatever params.agg says (as verl does).
-  const w = mode === 'gspo' ? aggWeights(mask, B, A, 'seq-mean-token-mean') : aggWeights(mask, B, A, params.agg, params.normScale ?? 'per_seq');
-  const seq = mode === 'gspo' ? gspoSeqLogRatios(oldLogprobs, logprobs, mask, B, A) : null;
+  // GSPO and SAPO aggregate seq-mean-token-mean, GMPO over all rows, whatever params.agg says (as verl does).
+  const w = aggWeights(mask, B, A, policyAgg(params), params.normScale ?? 'per_seq');
+  const { tokens, tokenIs } = policyTokensRef(oldLogprobs, logprobs, advantages, mask, B, A, params, isWeights);
   const clippedF = new Float64Array(n);
   const lowerF = new Float64Array(n);
   const kl = new Float64Array(n);
   const gradLogprobs = new Float64Array(n);
   let loss = 0;
   for (let i = 0; i < n; i++) {
-    if (mask[i] === 0) continue; // masked positions may hold anything; they contribute nothing
-    const o = oldLogprobs[i];
-    const l = logprobs[i];
-    const a = advantages[i];
-    const t = mode === 'gspo' ? gspoTokenRef(o, l, a, seq![Math.floor(i / A)], params) : mode === 'cispo' ? cispoTokenRef(o, l, a, params) : policyTokenRef(o, l, a, params);
-    const is = isWeights ? isWeights[i] : 1;
+    const t = tokens[i];
+    if (t === null) continue;
+    const is = isWeights && tokenIs ? isWeights[i] : 1;
     loss += w[i] * is * t.loss;
     clippedF[i] = t.clipped ? 1 : 0;
     lowerF[i] = t.lower ? 1 : 0;

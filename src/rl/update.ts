@@ -2,7 +2,7 @@
 // backward → grad-norm → AdamW on the device and returns its statistics as device tensors, which
 // the trainer reads back once at the end of the iteration.
 //
-// Actor loss = policyLoss (PPO clip / GSPO / CISPO, token-level TIS weights when on)
+// Actor loss = policyLoss (PPO clip / GSPO / CISPO / SAPO / GPG / GMPO, token-level TIS weights when on)
 //            + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
 // klLossCoef is the coefficient the trainer applies this iteration (the adaptive controller's β
 // when the KL is only in the loss, see klController.ts).
@@ -14,6 +14,7 @@ import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
+import { sapoTemperatures } from '../reference/policyLoss.ts';
 
 /** Minibatch rows of the experience, gathered on the device. */
 export interface Minibatch {
@@ -112,6 +113,7 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg:
         agg: cfg.lossAgg,
         lossMode: cfg.lossMode,
         normScale: cfg.normScale,
+        ...sapoTemperatures(cfg),
         entropyCoef: cfg.entropyCoef,
         kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null,
       },

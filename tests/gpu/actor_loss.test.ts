@@ -115,8 +115,16 @@ const base = { clipLow: 0.2, clipHigh: 0.28, clipC: 3 as number | null };
 
 describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
   // Every aggregation (both norm scales) for each loss mode, with TIS weights, entropy bonus and KL loss.
-  const modes = (['vanilla', 'gspo', 'cispo'] as LossMode[]).flatMap((lossMode) =>
-    LOSS_AGGS.flatMap((agg) => (agg === 'seq-mean-token-sum-norm' ? NORM_SCALES : (['per_seq'] as const)).map((normScale) => ({ lossMode, agg, normScale }))),
+  // SAPO at temperatures away from verl's defaults (the uniform must carry them).
+  const modes = (['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'] as LossMode[]).flatMap((lossMode) =>
+    LOSS_AGGS.flatMap((agg) =>
+      (agg === 'seq-mean-token-sum-norm' ? NORM_SCALES : (['per_seq'] as const)).map((normScale) => ({
+        lossMode,
+        agg,
+        normScale,
+        ...(lossMode === 'sapo' ? { sapoTauPos: 0.6, sapoTauNeg: 2.5 } : {}),
+      })),
+    ),
   );
   it.each(modes)('random batch, all terms: %o', async (m) => {
     const be = await makeBackend();
@@ -124,7 +132,7 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
     const params: ActorLossParams = { ...base, ...m, entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' } };
     const want = expected(x, params, true);
     compare(await run(be, x, params, true), want, `${m.lossMode} ${m.agg} ${m.normScale}`);
-    expect(want.policy[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch exercises the clip
+    if (m.lossMode !== 'sapo' && m.lossMode !== 'gpg') expect(want.policy[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch exercises the clip
   });
 
   it.each([
@@ -138,9 +146,9 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
     compare(await run(be, x, params, withIs), expected(x, params, withIs), what);
   });
 
-  it('an all-masked batch gives zero statistics and a zero gradient; one action token; no NaN', async () => {
+  it.each(['vanilla', 'sapo', 'gpg', 'geo_mean'] as LossMode[])('%s: an all-masked batch gives zero statistics and a zero gradient; one action token; no NaN', async (lossMode) => {
     const be = await makeBackend();
-    const params: ActorLossParams = { ...base, agg: 'seq-mean-token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' } };
+    const params: ActorLossParams = { ...base, agg: 'seq-mean-token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' }, lossMode };
     const x = randomBatch(5, 3, 1, 7, 1, 0);
     compare(await run(be, x, params, true), expected(x, params, true), 'A = 1');
     x.mask.fill(0);
@@ -170,13 +178,15 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
 
   it('large batches and vocabularies (B > 256, V > 256: the per-op kernels on WebGPU) match too', async () => {
     const be = await makeBackend();
-    const params: ActorLossParams = { ...base, agg: 'token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' } };
-    for (const [B, V] of [
-      [257, 5],
-      [3, 300],
-    ]) {
-      const x = randomBatch(B + V, B, 3, V, 0.9, 1);
-      compare(await run(be, x, params, true), expected(x, params, true), `B ${B} V ${V}`);
+    for (const lossMode of ['vanilla', 'sapo', 'geo_mean'] as LossMode[]) {
+      const params: ActorLossParams = { ...base, agg: 'token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' }, lossMode, sapoTauPos: 0.6, sapoTauNeg: 2.5 };
+      for (const [B, V] of [
+        [257, 5],
+        [3, 300],
+      ]) {
+        const x = randomBatch(B + V, B, 3, V, 0.9, 1);
+        compare(await run(be, x, params, true), expected(x, params, true), `${lossMode} B ${B} V ${V}`);
+      }
     }
   });
 
@@ -196,6 +206,9 @@ describe('actorLoss on cpu equals the per-op composition bit for bit', () => {
     { agg: 'token-mean', lossMode: 'vanilla', kl: { coef: 0.2, estimator: 'k3' } },
     { agg: 'seq-mean-token-mean', lossMode: 'gspo', kl: null },
     { agg: 'seq-mean-token-sum-norm', lossMode: 'cispo', kl: { coef: 0.5, estimator: 'k1+' } },
+    { agg: 'seq-mean-token-sum', lossMode: 'sapo', kl: null },
+    { agg: 'token-mean', lossMode: 'gpg', kl: { coef: 0.2, estimator: 'k3' } },
+    { agg: 'token-mean', lossMode: 'geo_mean', kl: null },
   ] as Pick<ActorLossParams, 'agg' | 'lossMode' | 'kl'>[])('%o', async (m) => {
     const be = cpuBackend;
     const x = randomBatch(77, 5, 6, 9);

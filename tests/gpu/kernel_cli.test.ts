@@ -111,6 +111,10 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
   const policyVariants: [string, Record<string, unknown>][] = [
     ['gspo', { ...inputs.policy_loss, loss_mode: 'gspo', is_weights: mat(() => r.uniform(0.5, 2)) }],
     ['cispo', { ...inputs.policy_loss, loss_mode: 'cispo', agg: 'seq-mean-token-sum-norm', norm_scale: 'verl' }],
+    ['sapo', { ...inputs.policy_loss, loss_mode: 'sapo', tau_pos: 0.5, tau_neg: 3, is_weights: mat(() => r.uniform(0.5, 2)) }],
+    ['sapo (verl default temperatures)', { ...inputs.policy_loss, loss_mode: 'sapo' }],
+    ['gpg', { ...inputs.policy_loss, loss_mode: 'gpg', agg: 'seq-mean-token-mean' }],
+    ['geo_mean', { ...inputs.policy_loss, loss_mode: 'geo_mean', is_weights: mat(() => r.uniform(0.5, 2)) }],
     ['vanilla + is_weights', { ...inputs.policy_loss, agg: 'seq-mean-token-sum', is_weights: mat(() => r.uniform(0.5, 2)) }],
   ];
 
@@ -136,6 +140,8 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
   it('new fields are checked and named', async () => {
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'ppo2' })).rejects.toThrow('field "loss_mode"');
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, norm_scale: 'global' })).rejects.toThrow('field "norm_scale"');
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'sapo', tau_pos: 0 })).rejects.toThrow('field "tau_pos"');
+    await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'sapo', tau_neg: -1 })).rejects.toThrow('field "tau_neg"');
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, is_weights: [[1]] })).rejects.toThrow('field "is_weights"');
     await expect(runKernel(cpuBackend, 'tis_weights', { ...inputs.tis_weights, cap: 0 })).rejects.toThrow('field "cap"');
     await expect(runKernel(cpuBackend, 'aggregate', { values: inputs.aggregate.values, mask })).rejects.toThrow('missing field "agg"');

@@ -67,18 +67,33 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
 
   // GSPO and CISPO (verl compute_policy_loss_gspo / _cispo), with and without rollout IS weights,
   // gradient included, garbage (NaN, 1e30) under the mask and an all-masked row.
-  const modern = (['gspo', 'cispo'] as LossMode[]).flatMap((lossMode) =>
-    LOSS_AGGS.flatMap((agg) => NORM_SCALES.map((normScale) => ({ clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode, normScale }))),
+  // SAPO, GPG and GMPO (verl compute_policy_loss_sapo / _gpg / _geo_mean) likewise; SAPO at verl's
+  // default temperatures and at a far pair.
+  const modern = (['gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'] as LossMode[]).flatMap((lossMode) =>
+    LOSS_AGGS.flatMap((agg) =>
+      NORM_SCALES.map((normScale) => ({
+        clipLow: 0.2,
+        clipHigh: 0.28,
+        clipC: 3,
+        agg,
+        lossMode,
+        normScale,
+        ...(lossMode === 'sapo' && normScale === 'verl' ? { sapoTauPos: 0.4, sapoTauNeg: 6 } : {}),
+      })),
+    ),
   );
   for (const [B, A] of sizes) {
-    it.each(modern)(`GSPO / CISPO random batch B=${B} A=${A}: %o`, async (params) => {
+    it.each(modern)(`GSPO / CISPO / SAPO / GPG / GMPO random batch B=${B} A=${A}: %o`, async (params) => {
       const { old, logp, adv, mask } = randomBatch(B * A + 1, B, A);
       const r = rng(B + A);
       const isW = f32(Float64Array.from({ length: B * A }, (_, i) => (mask[i] ? r.uniform(0.1, 3) : NaN)));
       const plain = await check(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A}`);
       await check(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A} with is_weights`, isW);
-      expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0); // neither has a dual clip
-      if (params.lossMode === 'cispo') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBeGreaterThan(0);
+      if (params.lossMode === 'geo_mean')
+        expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBeGreaterThan(0); // GMPO's A < 0 clip
+      else expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0); // none has a dual clip
+      if (params.lossMode === 'cispo' || params.lossMode === 'geo_mean') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBeGreaterThan(0);
+      if (params.lossMode === 'sapo' || params.lossMode === 'gpg') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBe(0); // no hard clip
       expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
     });
   }
@@ -105,6 +120,83 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     );
     const ratio = Math.exp(s0); // ≈ 1.31 > 1.28: clipped for A > 0, live for A < 0
     expectClose(gspo.grad, [0, ratio / 3, 0, 0, 0, 0, 0, 0], 1e-5, 1e-7, 'gspo hand grads');
+  });
+
+  it('SAPO gates softly; GPG is −A·logπ; GMPO shares one clipped geometric-mean ratio per row', async () => {
+    // SAPO, τ_pos = 2, τ_neg = 4, one row: r = 1 (A = 1): gate 2/τ = 1, g = −A = −1;
+    // r = 1.5 (A = −1): σ = sigmoid(4·0.5), gate σ·4/4, g = 4·σ(1 − σ)·1.5; seq-mean-token-mean ÷ 2
+    const sapo = await check(
+      f32([0, 0]),
+      f32([0, Math.log(1.5)]),
+      f32([1, -1]),
+      f32([1, 1]),
+      1,
+      2,
+      { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'sapo', sapoTauPos: 2, sapoTauNeg: 4 },
+      'sapo hand',
+    );
+    const sig = 1 / (1 + Math.exp(-2));
+    expectClose([sapo.stats[0]], [(-1 + sig) / 2], 1e-5, 1e-7, 'sapo hand loss');
+    expectClose(sapo.grad, [-1 / 2, (4 * sig * (1 - sig) * 1.5) / 2], 1e-5, 1e-7, 'sapo hand grads');
+    // GPG: loss −A·logp, g = −A whatever the ratio (here e^50: no clamp, no clip)
+    const gpg = await check(
+      f32([0, -60]),
+      f32([-0.5, -10]),
+      f32([2, -1]),
+      f32([1, 1]),
+      1,
+      2,
+      { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gpg' },
+      'gpg hand',
+    );
+    expectClose([gpg.stats[0]], [(1 - 10) / 2], 1e-6, 1e-7, 'gpg hand loss');
+    expectClose(gpg.grad, [-1, 0.5], 1e-6, 1e-7, 'gpg hand grads');
+    // GMPO, row 0: d = [0.5 (A = 1, clipped to 0.28: dead), 0.1 (A = 1, live), −0.5 (A = −1, clipped to −0.2: dead)];
+    // λ = (0.28 + 0.1 − 0.2)/3, Ā = 1/3, L_0 = −Ā·e^λ; row 1 empty: counted in the mean over B = 2
+    const gmpo = await check(
+      f32([0, 0, 0, 0, 0, 0]),
+      f32([0.5, 0.1, -0.5, 9, 9, 9]),
+      f32([1, 1, -1, 1, 1, 1]),
+      f32([1, 1, 1, 0, 0, 0]),
+      2,
+      3,
+      { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'geo_mean' },
+      'geo_mean hand',
+    );
+    const L0 = (-1 / 3) * Math.exp((0.28 + 0.1 - 0.2) / 3);
+    expectClose([gmpo.stats[0], gmpo.stats[1], gmpo.stats[2]], [L0 / 2, 1 / 3, 1 / 3], 1e-5, 1e-7, 'geo_mean hand stats');
+    expectClose(gmpo.grad, [0, L0 / 6, 0, 0, 0, 0], 1e-5, 1e-7, 'geo_mean hand grads');
+  });
+
+  it('SAPO, GPG and GMPO on extreme log-ratios, length-1 rows and empty rows: finite, as the reference', async () => {
+    // |d| up to 60: SAPO's ratio clamps at e^±20 (gate saturates, gradient 0); GMPO's clipped
+    // log-ratio stays within the clip where it binds and reaches λ = 60 (a ratio e^60) where it does
+    // not. GMPO has no ratio clamp (verl's is commented out): λ beyond ~88 overflows float32 to ∞,
+    // as it does in verl's float32.
+    const old = [0, 0, -40, 0, 0, -3, 0, 0, 0];
+    const logp = [50, -50, 0, -60, 19.5, -3, 60, 0, 0];
+    const adv = [1, -1, -2, 0.5, -1, 1, -1, 0, 0];
+    const mask = [1, 1, 1, 1, 1, 0, 1, 0, 0]; // rows: 3 tokens, 2 tokens, 1 token (A = 3, B = 3)
+    for (const lossMode of ['sapo', 'gpg', 'geo_mean'] as LossMode[]) {
+      for (const agg of LOSS_AGGS) {
+        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg, lossMode };
+        const { stats, grad } = await check(f32(old), f32(logp), f32(adv), f32(mask), 3, 3, params, `${lossMode} extreme ${agg}`);
+        expect([...stats, ...grad].every(Number.isFinite), `${lossMode} ${agg}`).toBe(true);
+        if (lossMode === 'sapo') expect(Array.from(grad.slice(0, 3))).toEqual([0, 0, 0]); // |d| ≥ 20
+      }
+      const empty = await check(
+        f32(old),
+        f32(logp),
+        f32(adv),
+        new Float64Array(9),
+        3,
+        3,
+        { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode },
+        `${lossMode} all masked`,
+      );
+      expect(Array.from(empty.stats)).toEqual([0, 0, 0, 0]);
+      expect(Array.from(empty.grad)).toEqual(new Array(9).fill(0));
+    }
   });
 
   it.each(LOSS_AGGS)('hand-computed tokens (%s)', async (agg) => {

@@ -89,6 +89,9 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
   const FAMILY = [
     { lossMode: 'gspo', useKlLoss: true, klLossEstimator: 'k3+' },
     { lossMode: 'cispo', tisCap: 1.5, topK: 3, temperature: 0.8, lossAgg: 'seq-mean-token-sum-norm', normScale: 'verl', klEstimator: 'k1+' },
+    { lossMode: 'sapo', useKlLoss: true, klLossEstimator: 'k3' },
+    { lossMode: 'gpg', lossAgg: 'seq-mean-token-mean' },
+    { lossMode: 'geo_mean', tisCap: 1.5, topK: 3, temperature: 0.8 },
   ] as const;
   for (const over of FAMILY) {
     it(`${over.lossMode}: one iteration gives the same losses and weights`, async () => {

@@ -45,9 +45,23 @@ async function ours(be: Backend, x: ReturnType<typeof policyBatch>, B: number, A
   return stats;
 }
 
+// SAPO's temperatures in the parity cases: not verl's defaults (1.0, 1.05), so a swapped pair shows.
+const TAU_POS = 0.7;
+const TAU_NEG = 1.6;
+
 function theirs(mode: LossMode, x: ReturnType<typeof policyBatch>, B: number, A: number, agg: LossAgg, withIs: boolean) {
   const cfg: verl.VerlPolicyConfig = { clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg };
   const w = withIs ? x.isW : null;
+  if (mode === 'sapo') return verl.policyLossSapo(x.old, x.logp, x.adv, x.mask, B, A, TAU_POS, TAU_NEG, w);
+  if (mode === 'geo_mean') return verl.policyLossGeoMean(x.old, x.logp, x.adv, x.mask, B, A, cfg, w);
+  // verl's GPG returns no metrics: the loss is compared; clip fractions must be 0, ppo_kl is vanilla's
+  if (mode === 'gpg')
+    return {
+      ...verl.policyLossVanilla(x.old, x.logp, x.adv, x.mask, B, A, cfg, w),
+      clipfrac: 0,
+      clipfracLower: 0,
+      loss: verl.policyLossGpg(x.logp, x.adv, x.mask, B, A, agg, w).loss,
+    };
   if (mode === 'gspo') return verl.policyLossGspo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, cfg, w);
   if (mode === 'cispo') return verl.policyLossCispo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, cfg, w);
   return verl.policyLossVanilla(x.old, x.logp, x.adv, x.mask, B, A, cfg, w);
@@ -56,7 +70,7 @@ function theirs(mode: LossMode, x: ReturnType<typeof policyBatch>, B: number, A:
 const asStats = (v: { loss: number; clipfrac: number; clipfracLower: number; ppoKl: number }) => [v.loss, v.clipfrac, v.clipfracLower, v.ppoKl];
 
 describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
-  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as [LossMode, LossAgg, boolean])));
   for (const [B, A] of [
     [5, 8],
@@ -66,13 +80,14 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
       const be = await makeBackend();
       const x = policyBatch(B * A + modes.indexOf(mode), B, A);
       // verl's seq-mean-token-sum-norm is Σ/A: our normScale 'verl'
-      const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+      const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
       const got = await ours(be, x, B, A, params, withIs);
       const want = asStats(theirs(mode, x, B, A, agg, withIs));
       expectClose(got, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} stats [loss, clipfrac, clipfrac_lower, ppo_kl]`);
-      if (mode !== 'gspo') expect(want[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch reaches the clip
-      // per_seq is verl's value ÷ B
-      if (agg === 'seq-mean-token-sum-norm' && mode !== 'gspo') {
+      if (mode === 'vanilla' || mode === 'cispo' || mode === 'geo_mean') expect(want[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch reaches the clip
+      if (mode === 'geo_mean') expect(want[POLICY_STATS.clipfracLower]).toBeGreaterThan(0);
+      // per_seq is verl's value ÷ B (the modes that read loss_agg_mode)
+      if (agg === 'seq-mean-token-sum-norm' && (mode === 'vanilla' || mode === 'cispo' || mode === 'gpg')) {
         const perSeq = await ours(be, x, B, A, { ...params, normScale: 'per_seq' }, withIs);
         expectClose([perSeq[0]], [want[0] / B], TOL.reduce.rtol, TOL.reduce.atol, 'per_seq = verl / B');
       }
@@ -117,14 +132,15 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
     x.logp[A + 1] = Math.fround(x.old[A + 1] - 60);
     for (const mode of modes) {
       for (const agg of LOSS_AGGS) {
-        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
         const t = (v: Float64Array) => be.tensor(v, [B, A]);
         const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, t(x.isW));
         const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
         expect([...stats, ...grad].every(Number.isFinite), `${mode} ${agg}`).toBe(true);
-        // verl over the two non-empty rows only (its seq means are NaN / ÷B with empty rows)
+        // verl over the two non-empty rows only (its seq means are NaN / ÷B with empty rows);
+        // GMPO over all four: verl's torch.mean counts the empty rows (each a loss of 0)
         const sub = { old: x.old.slice(0, 2 * A), logp: x.logp.slice(0, 2 * A), adv: x.adv.slice(0, 2 * A), mask: x.mask.slice(0, 2 * A), isW: x.isW.slice(0, 2 * A) };
-        const want = asStats(theirs(mode, sub, 2, A, agg, true));
+        const want = mode === 'geo_mean' ? asStats(theirs(mode, x, B, A, agg, true)) : asStats(theirs(mode, sub, 2, A, agg, true));
         expectClose(stats, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} with empty rows`);
       }
     }

@@ -173,6 +173,70 @@ export function policyLossCispo(old: Arr, logp: Arr, logpSg: Arr, adv: Arr, m: A
   return { loss: aggLoss(pg, m, B, A, cfg.lossAggMode), clipfrac: maskedMean(ne, m), ppoKl: maskedMean(negKl, m), clipfracLower: 0 };
 }
 
+// verl-project/verl v0.9.0 (commit 483b8a0), verl/trainer/ppo/core_algos.py: the three below.
+
+/** compute_policy_loss_sapo (core_algos.py L1621–1703, + rollout_is_weights); aggregation forced to seq-mean-token-mean. */
+export function policyLossSapo(old: Arr, logp: Arr, adv: Arr, m: Arr, B: number, A: number, tauPos: number, tauNeg: number, isW: Arr | null = null) {
+  const n = B * A;
+  const gate = (x: number, tau: number) => (1 / (1 + Math.exp(-(tau * (x - 1.0))))) * (4.0 / tau); // torch.sigmoid(tau * (x - 1.0)) * (4.0 / tau)
+  const pg = new Float64Array(n),
+    negKl = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const nak = clamp(logp[i] - old[i], -20, 20);
+    negKl[i] = -nak;
+    const ratio = Math.exp(nak);
+    const tau = adv[i] > 0 ? tauPos : tauNeg; // torch.where(advantages > 0, tau_pos, tau_neg)
+    pg[i] = -gate(ratio, tau) * adv[i] * (isW ? isW[i] : 1);
+  }
+  return { loss: aggLoss(pg, m, B, A, 'seq-mean-token-mean'), clipfrac: 0, ppoKl: maskedMean(negKl, m), clipfracLower: 0 };
+}
+
+/** compute_policy_loss_gpg (core_algos.py L1706–1739, + rollout_is_weights): −log_prob·A, agg_loss(loss_agg_mode); verl returns no metrics. */
+export function policyLossGpg(logp: Arr, adv: Arr, m: Arr, B: number, A: number, lossAggMode: string, isW: Arr | null = null) {
+  const pg = Float64Array.from(logp, (l, i) => -l * adv[i] * (isW ? isW[i] : 1));
+  return { loss: aggLoss(pg, m, B, A, lossAggMode) };
+}
+
+/**
+ * compute_policy_loss_geo_mean (core_algos.py L1927–2010, + rollout_is_weights): GMPO. loss_agg_mode
+ * unused; torch.mean over all B rows. `(x * response_mask).sum(dim=-1)` skips masked positions here
+ * (as maskedMean does) so garbage under the mask cannot poison the row.
+ */
+export function policyLossGeoMean(old: Arr, logp: Arr, adv: Arr, m: Arr, B: number, A: number, cfg: VerlPolicyConfig, isW: Arr | null = null) {
+  const n = B * A;
+  const nak = Float64Array.from(logp, (l, i) => l - old[i]); // no clamp (commented out in verl)
+  const negKl = Float64Array.from(nak, (x) => -x);
+  const nakClamp = Float64Array.from(nak, (x) => clamp(x, -cfg.clipRatioLow, cfg.clipRatioHigh));
+  const nakMin = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const sgn = Math.sign(adv[i]);
+    nakMin[i] = sgn * Math.min(sgn * nak[i], sgn * nakClamp[i]);
+  }
+  let total = 0;
+  for (let b = 0; b < B; b++) {
+    let msum = 0,
+      lr = 0,
+      a = 0,
+      lw = 0;
+    for (let t = 0; t < A; t++) {
+      const i = b * A + t;
+      msum += m[i];
+      if (m[i] === 0) continue;
+      lr += nakMin[i] * m[i];
+      a += adv[i] * m[i];
+      if (isW) lw += Math.log(isW[i] + 1e-10) * m[i];
+    }
+    const ratio = Math.exp(lr / (msum + 1e-8));
+    const advantage = a / (msum + 1e-8);
+    let pgB = -advantage * ratio;
+    if (isW) pgB *= Math.exp(lw / (msum + 1e-8));
+    total += pgB;
+  }
+  const clipHigh = Float64Array.from(nak, (x, i) => (x !== nakClamp[i] && adv[i] > 0 ? 1 : 0));
+  const clipLow = Float64Array.from(nak, (x, i) => (x !== nakClamp[i] && adv[i] < 0 ? 1 : 0));
+  return { loss: total / B, clipfrac: maskedMean(clipHigh, m), ppoKl: maskedMean(negKl, m), clipfracLower: maskedMean(clipLow, m) };
+}
+
 /** Rollout correction, token level: clamp(exp(clamp(old − rollout, ±20)) · mask, max = threshold). */
 export function tokenTis(old: Arr, rollout: Arr, m: Arr, threshold: number): Float64Array {
   return Float64Array.from(old, (o, i) => Math.min(Math.exp(clamp(o - rollout[i], -20, 20)) * m[i], threshold));

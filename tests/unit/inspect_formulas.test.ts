@@ -55,6 +55,9 @@ describe('FORMULA_STEPS', () => {
       'compute_policy_loss_vanilla',
       'compute_policy_loss_gspo',
       'compute_policy_loss_cispo',
+      'compute_policy_loss_sapo',
+      'compute_policy_loss_gpg',
+      'compute_policy_loss_geo_mean',
       'agg_loss',
     ];
     const all = FORMULA_STEPS.flatMap((s) => s.verl);
@@ -71,6 +74,9 @@ const SETUPS: [string, TraceSpec][] = [
   ['GRPO, whitening off, GSPO', { equalScores: true, knobs: { advantageEstimator: 'group_norm', whiten: false, lossMode: 'gspo' } }],
   ['RLOO, CISPO', { allMaskedRow: 3, knobs: { advantageEstimator: 'rloo', whiten: false, lossMode: 'cispo' } }],
   ['REINFORCE++, whitened', { knobs: { advantageEstimator: 'reinforce', whiten: true } }],
+  ['GRPO, SAPO, TIS', { allMaskedRow: 1, knobs: { advantageEstimator: 'group_norm', lossMode: 'sapo', tisCap: 2 } }],
+  ['RLOO, GPG', { lengthOneRow: 2, knobs: { advantageEstimator: 'rloo', lossMode: 'gpg' } }],
+  ['GRPO, GMPO (geo_mean), TIS, extreme', { allMaskedRow: 0, extreme: true, knobs: { advantageEstimator: 'group_norm', lossMode: 'geo_mean', tisCap: 2 } }],
 ];
 
 describe('substitute', () => {

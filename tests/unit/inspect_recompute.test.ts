@@ -80,6 +80,9 @@ const CASES: [string, Partial<InspectKnobs>][] = [
   ['GAE, asymmetric clip, seq-mean-token-sum, TIS', { clipLow: 0.1, clipHigh: 0.28, lossAgg: 'seq-mean-token-sum', tisCap: 2 }],
   ['GAE, GSPO', { lossMode: 'gspo' }],
   ['GAE, CISPO', { lossMode: 'cispo', clipHigh: 0.5 }],
+  ['GRPO, SAPO, TIS', { advantageEstimator: 'group_norm', whiten: false, lossMode: 'sapo', tisCap: 2 }],
+  ['GAE, GPG, seq-mean-token-sum', { lossMode: 'gpg', lossAgg: 'seq-mean-token-sum' }],
+  ['GRPO, GMPO (geo_mean), TIS', { advantageEstimator: 'group_norm', whiten: false, lossMode: 'geo_mean', tisCap: 2 }],
   ['GRPO (group_norm), KL loss', { advantageEstimator: 'group_norm', whiten: false, klInReward: false, useKlLoss: true }],
   ['RLOO', { advantageEstimator: 'rloo', whiten: false }],
   ['RLOO, KL summed into the score first (group KL order verl)', { advantageEstimator: 'rloo', whiten: false, groupKlOrder: 'verl' }],
@@ -158,7 +161,7 @@ describe('knobsFromConfig', () => {
 });
 
 describe('per-token terms against the references’ losses', () => {
-  for (const lossMode of ['vanilla', 'gspo', 'cispo'] as const) {
+  for (const lossMode of ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'] as const) {
     it(`token losses, weights and clip sides add up to policyLossRef's loss and clip fractions (${lossMode})`, () => {
       const trace = buildTrace(rng(400), { knobs: { lossMode, clipLow: 0.15, clipHigh: 0.25, tisCap: 1.5 }, newSpread: 0.4, holeRow: 0 });
       const rec = recomputeTrace(trace);
@@ -176,8 +179,15 @@ describe('per-token terms against the references’ losses', () => {
           tokens++;
           loss += mb.aggWeight[i] * mb.tisWeight![i] * mb.tokenLoss[i];
           const side = mb.clipSide[i];
-          if (side === 'low' || side === 'high') clipped++;
-          if (side === 'dual') lower++;
+          if (lossMode === 'geo_mean') {
+            // GMPO's flags split the token log-ratio clip by the sign of A (verl pg_clipfrac / _lower)
+            if (side !== 'none' && adv[i] > 0) clipped++;
+            if (side !== 'none' && adv[i] < 0) lower++;
+            if (side !== 'none') expect(Math.log(mb.ratio[i]) > 0.25 || Math.log(mb.ratio[i]) < -0.15).toBe(true);
+          } else {
+            if (side === 'low' || side === 'high') clipped++;
+            if (side === 'dual') lower++;
+          }
           if (side !== 'none') sawClip = true;
           const r = mb.ratio[i];
           if (lossMode === 'vanilla') {
@@ -200,14 +210,15 @@ describe('per-token terms against the references’ losses', () => {
             mb.rows.length,
             A,
             { clipLow: 0.15, clipHigh: 0.25, clipC: trace.knobs.dualClip, agg: trace.knobs.lossAgg, lossMode },
-            mb.tisWeight,
+            // GMPO's shown weight is its row's geometric mean; the loss reads the tokens' own
+            lossMode === 'geo_mean' ? gatherRows(rec.tisWeights!, A, mb.rows) : mb.tisWeight,
           ).gradLogprobs,
           0,
           0,
           `gradWeight of step ${j}`,
         );
       });
-      expect(sawClip).toBe(true);
+      expect(sawClip).toBe(lossMode !== 'sapo' && lossMode !== 'gpg'); // SAPO and GPG have no hard clip
     });
   }
 

@@ -58,7 +58,7 @@ describe('kernel codes generated into WGSL', () => {
 
   it('aggCode reaches every AGG code, and the norm scale matters only to seq-mean-token-sum-norm', () => {
     const reached = new Set<number>();
-    for (const agg of LOSS_AGGS) {
+    for (const agg of [...LOSS_AGGS, 'seq-mean-token-mean-all-rows'] as const) {
       const byScale = NORM_SCALES.map((s) => aggCode(agg, s));
       for (const c of byScale) reached.add(c);
       expect(new Set(byScale).size, agg).toBe(agg === 'seq-mean-token-sum-norm' ? 2 : 1);

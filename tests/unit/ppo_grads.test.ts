@@ -174,8 +174,10 @@ function fullRows(r: Rng, B: number, A: number): Float64Array {
 // the base point, which is the gradient autograd gives verl.
 describe("reference gradients match finite differences of verl's losses (stop-gradients held fixed)", () => {
   const cfg = (agg: string): verl.VerlPolicyConfig => ({ clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg });
-  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo'];
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as const)));
+  const TAU_POS = 0.7,
+    TAU_NEG = 1.6; // SAPO's temperatures here: not verl's defaults, so a swapped pair shows
   it.each(cases)('%s policy loss, agg %s, is_weights %s', (mode, agg, withIs) => {
     const r = rng(10 + modes.indexOf(mode));
     const B = 5,
@@ -185,9 +187,12 @@ describe("reference gradients match finite differences of verl's losses (stop-gr
     const adv = randn(r, B * A, 1.5);
     const mask = fullRows(r, B, A);
     const isW = withIs ? Float64Array.from({ length: B * A }, () => r.uniform(0.2, 2)) : null;
-    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl' };
+    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
     const { gradLogprobs } = policyLossRef(old, logp, adv, mask, B, A, params, isW);
     const lossAt = (x: Float64Array) => {
+      if (mode === 'sapo') return verl.policyLossSapo(old, x, adv, mask, B, A, TAU_POS, TAU_NEG, isW).loss;
+      if (mode === 'gpg') return verl.policyLossGpg(x, adv, mask, B, A, agg, isW).loss;
+      if (mode === 'geo_mean') return verl.policyLossGeoMean(old, x, adv, mask, B, A, cfg(agg), isW).loss;
       if (mode === 'gspo') return verl.policyLossGspo(old, x, logp, adv, mask, B, A, cfg(agg), isW).loss;
       if (mode === 'cispo') return verl.policyLossCispo(old, x, logp, adv, mask, B, A, cfg(agg), isW).loss;
       return verl.policyLossVanilla(old, x, adv, mask, B, A, cfg(agg), isW).loss;
@@ -204,7 +209,7 @@ describe("reference gradients match finite differences of verl's losses (stop-gr
       return Math.exp(sum / n);
     };
     // Which side of each kink (clip bounds 0.8 and 1.28, dual clip 3) a ratio lies on.
-    const side = (ratio: number) => `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`;
+    const side = (ratio: number) => (mode === 'geo_mean' ? `${Math.log(ratio) < -0.2}${Math.log(ratio) > 0.28}` : `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`);
     let checked = 0,
       active = 0;
     for (let i = 0; i < B * A; i++) {
@@ -217,8 +222,10 @@ describe("reference gradients match finite differences of verl's losses (stop-gr
       const dn = logp.slice();
       dn[i] -= H;
       const ratioAt = (x: Float64Array) => (mode === 'gspo' ? seqRatio(x, Math.floor(i / A)) : Math.exp(x[i] - old[i]));
-      // At a kink only when the ±h points fall on different branches (CISPO has no kink in logp).
-      if (mode !== 'cispo' && side(ratioAt(up)) !== side(ratioAt(dn))) continue;
+      // At a kink only when the ±h points fall on different branches (CISPO, SAPO and GPG have no
+      // kink in logp here; GMPO's are at log-ratio −ε_low and ε_high, where side() looks for it).
+      const smooth = mode === 'cispo' || mode === 'sapo' || mode === 'gpg';
+      if (!smooth && side(ratioAt(up)) !== side(ratioAt(dn))) continue;
       expectNear(gradLogprobs[i], (lossAt(up) - lossAt(dn)) / (2 * H), `${mode} logp[${i}]`);
       checked++;
       if (gradLogprobs[i] !== 0) active++;

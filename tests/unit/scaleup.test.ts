@@ -76,6 +76,27 @@ describe('notes for knobs without a counterpart', () => {
     expect(notes('openrlhf', k)).toMatch(/loss mode cispo: OpenRLHF 0\.11\.0 has no CISPO/);
   });
 
+  it('loss modes sapo, gpg, geo_mean → verl loss_mode (SAPO with tau_pos/tau_neg), OpenRLHF PPO clip and a note', () => {
+    const sapo = cfg({ lossMode: 'sapo' });
+    expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=sapo \\');
+    expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.tau_pos=1 \\');
+    expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.tau_neg=1.05 \\');
+    expect(notes('verl', sapo)).toMatch(/loss mode sapo: a soft sigmoid gate/);
+    expect(script('verl', cfg({ lossMode: 'vanilla' }))).not.toMatch(/tau_pos/);
+    for (const [mode, name] of [
+      ['sapo', 'SAPO'],
+      ['gpg', 'GPG'],
+      ['geo_mean', 'GMPO'],
+    ] as const) {
+      const c = cfg({ lossMode: mode });
+      expect(script('verl', c)).toContain(`actor_rollout_ref.actor.policy_loss.loss_mode=${mode} \\`);
+      expect(script('openrlhf', c)).toContain('--actor.policy_loss_type ppo \\');
+      expect(notes('openrlhf', c)).toMatch(new RegExp(`loss mode ${mode}: OpenRLHF 0\\.11\\.0 has no ${name}`));
+    }
+    expect(notes('verl', cfg({ lossMode: 'gpg' }))).toMatch(/loss mode gpg: −A·logπ/);
+    expect(notes('verl', cfg({ lossMode: 'geo_mean' }))).toMatch(/loss mode geo_mean \(GMPO\)/);
+  });
+
   it('TIS: verl token rollout correction (decoupled) with the rollout log-probs, OpenRLHF is_correction tis [0, cap]', () => {
     const t = cfg({ tisCap: 2 });
     const v = script('verl', t);

@@ -4,6 +4,7 @@ import { uniformLayout } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
 import { compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
+import { policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, type GpuOpsHost } from './gpuTensor.ts';
@@ -30,6 +31,8 @@ const POLICY_UNIFORM = uniformLayout('Params', {
   has_dual: 'u32',
   mode: 'u32',
   has_is: 'u32',
+  tau_pos: 'f32',
+  tau_neg: 'f32',
 });
 const PACK_UNIFORM = uniformLayout('PackParams', { n: 'u32', has_is: 'u32', has_ref: 'u32' });
 const ACTOR_LOSS_UNIFORM = uniformLayout('LossParams', {
@@ -50,6 +53,8 @@ const ACTOR_LOSS_UNIFORM = uniformLayout('LossParams', {
   has_kl: 'u32',
   kl_coef: 'f32',
   kl_est: 'u32',
+  tau_pos: 'f32',
+  tau_neg: 'f32',
 });
 const VALUE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', clip: 'f32', has_clip: 'u32' });
 
@@ -242,12 +247,14 @@ export class WebGpuPpoOps implements PpoOps {
       has_dual: params.clipC === null ? 0 : 1,
       mode: LOSS_MODE_CODE[mode],
       has_is: isWeights ? 1 : 0,
+      tau_pos: params.sapoTauPos ?? SAPO_TAU_POS_DEFAULT,
+      tau_neg: params.sapoTauNeg ?? SAPO_TAU_NEG_DEFAULT,
     };
     // Without IS weights their binding gets the mask (read-only aliasing is allowed; not read).
     const is = gpu(isWeights ?? actionMask);
     this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), is, gpu(gradLogprobs), gpu(rows)], u, [B]);
-    // GSPO aggregates seq-mean-token-mean whatever params.agg says (as verl does).
-    const agg = mode === 'gspo' ? aggCode('seq-mean-token-mean') : aggCode(params.agg, params.normScale);
+    // GSPO and SAPO aggregate seq-mean-token-mean, GMPO over all rows, whatever params.agg says (as verl does).
+    const agg = aggCode(policyAgg(params), params.normScale);
     const stats = this.finalize(rows, actionMask, B, A, 4, agg, gradLogprobs, true);
     return { stats, gradLogprobs };
   }
@@ -308,7 +315,7 @@ export class WebGpuPpoOps implements PpoOps {
     const entropy = this.be.empty([1]);
     const klLoss = this.be.empty([1]);
     const mode = params.lossMode ?? 'vanilla';
-    const aggPol = mode === 'gspo' ? aggCode('seq-mean-token-mean') : aggCode(params.agg, params.normScale);
+    const aggPol = aggCode(policyAgg(params), params.normScale);
     const u = {
       B,
       S,
@@ -327,6 +334,8 @@ export class WebGpuPpoOps implements PpoOps {
       has_kl: kl ? 1 : 0,
       kl_coef: kl ? kl.coef : 0,
       kl_est: kl ? KL_ESTIMATOR_CODE[kl.estimator] : 0,
+      tau_pos: params.sapoTauPos ?? SAPO_TAU_POS_DEFAULT,
+      tau_neg: params.sapoTauNeg ?? SAPO_TAU_NEG_DEFAULT,
     };
     this.be.rt.dispatch(ACTOR_LOSS, [gpu(logits), gpu(tokens), gpu(packed), gpu(gradLogits), gpu(logprobs), gpu(policy), gpu(entropy), gpu(klLoss)], u, [1]);
     this.be.dispose(packed);

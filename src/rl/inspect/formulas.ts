@@ -4,6 +4,7 @@
 import type { KlEstimator } from '../../reference/kl.ts';
 import { lastActionIndex } from '../../reference/rewards.ts';
 import { WHITEN_EPS } from '../../reference/whiten.ts';
+import { sapoTemperatures } from '../../reference/policyLoss.ts';
 import type { RecomputedTrace } from './recompute.ts';
 import { tokenTable, type TokenRow, type TokenTable, type TokenUpdateCell } from './table.ts';
 import type { InspectKnobs, IterationTrace } from './trace.ts';
@@ -130,6 +131,14 @@ const policyTemplate = (k: InspectKnobs): string => {
   const ratio = '\\rho_t = \\exp(\\log\\pi_\\theta(a_t\\mid s_t) - \\log\\pi_{\\text{old}}(a_t\\mid s_t))';
   if (k.lossMode === 'cispo')
     return `${ratio},\\; L_t = -\\operatorname{sg}(\\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}}))\\,\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)`;
+  if (k.lossMode === 'gpg') return 'L_t = -\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)';
+  if (k.lossMode === 'sapo')
+    return `${ratio},\\; L_t = -\\hat A_t\\,\\tfrac{4}{\\tau_t}\\,\\sigma\\big(\\tau_t(\\rho_t - 1)\\big),\\ \\tau_t = \\tau_{\\text{pos}}\\ (\\hat A_t > 0),\\ \\tau_{\\text{neg}}\\ (\\hat A_t \\le 0)`;
+  if (k.lossMode === 'geo_mean')
+    return (
+      'd_t = \\log\\pi_\\theta - \\log\\pi_{\\text{old}},\\; \\ell_t = \\operatorname{sgn}(\\hat A_t)\\min\\big(\\operatorname{sgn}(\\hat A_t)\\,d_t,\\, \\operatorname{sgn}(\\hat A_t)\\operatorname{clip}(d_t, -\\epsilon_{\\text{low}}, \\epsilon_{\\text{high}})\\big),\\; ' +
+      'L = -\\bar A\\,\\exp\\big(\\tfrac1{|y|}\\textstyle\\sum_t \\ell_t\\big)'
+    );
   const r = k.lossMode === 'gspo' ? '\\rho = \\exp\\big(\\tfrac1{|y|}\\textstyle\\sum_t (\\log\\pi_\\theta - \\log\\pi_{\\text{old}})\\big)' : ratio;
   const clipped = `\\max\\big(-\\hat A_t\\rho_t,\\, -\\hat A_t \\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}})\\big)`;
   if (k.lossMode === 'vanilla' && k.dualClip !== null) return `${r},\\; L_t = \\min\\big(${clipped},\\, -c\\,\\hat A_t\\big)\\ (\\hat A_t < 0)`;
@@ -188,6 +197,13 @@ function substituteRatio({ k, tok, cell }: Resolved, t: number): string {
   const clip = `\\operatorname{clip}(${texNumber(cell.ratio)}, ${texNumber(1 - k.clipLow)}, ${texNumber(1 + k.clipHigh)})`;
   const side = text(FORMULA_TEXT.notes.clip[cell.clipSide]);
   if (k.lossMode === 'cispo') return `${head},\\quad L_{${t}} = -${clip}\\cdot${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
+  if (k.lossMode === 'gpg') return `L_{${t}} = -${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}`;
+  if (k.lossMode === 'sapo') {
+    const { sapoTauPos, sapoTauNeg } = sapoTemperatures(k);
+    const tau = texNumber(a > 0 ? sapoTauPos : sapoTauNeg);
+    return `${head},\\quad L_{${t}} = -${texFactor(a)}\\cdot\\tfrac{4}{${tau}}\\,\\sigma\\big(${tau}\\,(${texNumber(cell.ratio)} - 1)\\big) = ${texNumber(cell.tokenLoss)}`;
+  }
+  if (k.lossMode === 'geo_mean') return `${head},\\quad L = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
   const inner = `\\max\\big(-${texFactor(a)}\\cdot${texNumber(cell.ratio)},\\, -${texFactor(a)}\\cdot${clip}\\big)`;
   const loss = k.lossMode === 'vanilla' && k.dualClip !== null && a < 0 ? `\\min\\big(${inner},\\, -${texNumber(k.dualClip)}\\cdot${texFactor(a)}\\big)` : inner;
   return `${head},\\quad L_{${t}} = ${loss} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
@@ -271,7 +287,14 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
     ...FORMULA_TEXT.steps.ratioClip,
     template: policyTemplate,
     substitute: (ctx) => substituteRatio(resolve(ctx), ctx.t),
-    verl: ['compute_policy_loss_vanilla', 'compute_policy_loss_gspo', 'compute_policy_loss_cispo'],
+    verl: [
+      'compute_policy_loss_vanilla',
+      'compute_policy_loss_gspo',
+      'compute_policy_loss_cispo',
+      'compute_policy_loss_sapo',
+      'compute_policy_loss_gpg',
+      'compute_policy_loss_geo_mean',
+    ],
     openrlhf: ['PolicyLoss'],
   },
   {

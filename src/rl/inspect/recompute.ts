@@ -4,7 +4,7 @@ import { aggregateRef, aggWeights, maskedMeanRef } from '../../reference/aggrega
 import { gaeRef } from '../../reference/gae.ts';
 import { compactGroups, discountedReturnsRef, klSummedIntoScore, sequenceScoresRef, transformScoresRef, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
-import { policyLossRef, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
+import { geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { maskedMeanVar, whitenRef, WHITEN_EPS } from '../../reference/whiten.ts';
@@ -136,10 +136,33 @@ function gaeStage(t: IterationTrace, k: InspectKnobs, rewards: Float64Array) {
   return { scanRewards: rewards, advantagesRaw: g.advantages, advantages, returns: g.returns, group: null, delta };
 }
 
+/** GMPO's per-response IS weight (the geometric mean of its tokens' weights), on each of its tokens. */
+function geoRowIsWeights(
+  old: ArrayLike<number>,
+  logp: ArrayLike<number>,
+  adv: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  n: number,
+  A: number,
+  params: PolicyLossParams,
+  tisW: ArrayLike<number>,
+): Float64Array {
+  const rows = geoRowsRef(old, logp, adv, mask, n, A, params, tisW).isW;
+  return Float64Array.from({ length: n * A }, (_, i) => (mask[i] === 0 ? tisW[i] : rows[Math.floor(i / A)]));
+}
+
 function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, advantages: Float64Array, returns: Float64Array, tis: Float64Array | null) {
   const { A } = t;
   const critic = k.advantageEstimator === 'gae';
-  const params: PolicyLossParams = { clipLow: k.clipLow, clipHigh: k.clipHigh, clipC: k.dualClip, agg: k.lossAgg, lossMode: k.lossMode, normScale: k.normScale };
+  const params: PolicyLossParams = {
+    clipLow: k.clipLow,
+    clipHigh: k.clipHigh,
+    clipC: k.dualClip,
+    agg: k.lossAgg,
+    lossMode: k.lossMode,
+    normScale: k.normScale,
+    ...sapoTemperatures(k),
+  };
   return t.minibatches.map((mb): MinibatchRecomputed => {
     const n = mb.rows.length;
     const rows = (x: ArrayLike<number>) => gatherRows(x, A, mb.rows);
@@ -149,8 +172,11 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
     const tisW = tis ? rows(tis) : null;
     const pol = policyLossRef(old, mb.newLogprobs, adv, mask, n, A, params, tisW);
     const terms = policyTokenTerms(old, mb.newLogprobs, adv, mask, n, A, params);
-    // GSPO aggregates seq-mean-token-mean whatever the knob says, as policyLossRef does.
-    const aggWeight = aggWeights(mask, n, A, k.lossMode === 'gspo' ? 'seq-mean-token-mean' : k.lossAgg, k.normScale);
+    // GMPO weights each response by the geometric mean of its tokens' TIS weights (verl geo_mean):
+    // shown per token, so that Σ w·is·L is the loss for every mode.
+    const tisShown = tisW && k.lossMode === 'geo_mean' ? geoRowIsWeights(old, mb.newLogprobs, adv, mask, n, A, params, tisW) : tisW;
+    // GSPO and SAPO aggregate seq-mean-token-mean, GMPO over all rows, whatever the knob says, as policyLossRef does.
+    const aggWeight = aggWeights(mask, n, A, policyAgg(params), k.normScale);
     const gradWeight = Float64Array.from(pol.gradLogprobs);
     let klLoss = 0;
     let klLossTerm: Float64Array | null = null;
@@ -181,7 +207,7 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
       clipSide: terms.map((x) => x.side),
       tokenLoss: Float64Array.from(terms, (x) => x.loss),
       aggWeight,
-      tisWeight: tisW,
+      tisWeight: tisShown,
       gradWeight,
       klLossTerm,
       value,

@@ -1,7 +1,7 @@
 // Per-token outputs the float64 references compute but do not return: which side of the clip a
 // token took, its ratio, and the two terms of the clipped value loss. Each is read off the
 // reference's own per-token result, so the inspector cannot drift from the loss that trained.
-import { cispoTokenRef, GSPO_LOG_RATIO_MAX, gspoSeqLogRatios, gspoTokenRef, policyTokenRef, type PolicyLossParams, type PolicyToken } from '../../reference/policyLoss.ts';
+import { GSPO_LOG_RATIO_MAX, gspoSeqLogRatios, policyTokensRef, type PolicyLossParams, type PolicyToken } from '../../reference/policyLoss.ts';
 import { valueTokenRef } from '../../reference/valueLoss.ts';
 
 /** Which bound decided a token's policy loss: 1 − ε_low, 1 + ε_high, the dual clip c, or none. */
@@ -24,8 +24,8 @@ export function clipSide(t: PolicyToken, ratio: number): ClipSide {
 }
 
 /**
- * Per-token policy terms of (n, A) rows under the loss mode, as policyLossRef evaluates them;
- * masked positions get a zero token (policyLossRef skips them).
+ * Per-token policy terms of (n, A) rows under the loss mode, as policyLossRef evaluates them
+ * (policyTokensRef) before any IS weight; masked positions get a zero token (policyLossRef skips them).
  */
 export function policyTokenTerms(
   oldLogprobs: ArrayLike<number>, // (n, A)
@@ -38,26 +38,25 @@ export function policyTokenTerms(
 ): PolicyTokenTerms[] {
   const mode = params.lossMode ?? 'vanilla';
   const seq = mode === 'gspo' ? gspoSeqLogRatios(oldLogprobs, logprobs, mask, n, A) : null;
+  const { tokens } = policyTokensRef(oldLogprobs, logprobs, advantages, mask, n, A, params);
   const out: PolicyTokenTerms[] = [];
   for (let i = 0; i < n * A; i++) {
-    if (mask[i] === 0) {
+    const t = tokens[i];
+    if (t === null) {
       out.push({ loss: 0, clipped: false, lower: false, kl: 0, grad: 0, ratio: 1, side: 'none' });
       continue;
     }
-    const o = oldLogprobs[i];
-    const l = logprobs[i];
-    const a = advantages[i];
-    let t: PolicyToken;
-    let ratio: number;
     if (seq) {
-      const s = seq[Math.floor(i / A)];
-      t = gspoTokenRef(o, l, a, s, params);
-      ratio = Math.exp(Math.min(s, GSPO_LOG_RATIO_MAX));
+      const ratio = Math.exp(Math.min(seq[Math.floor(i / A)], GSPO_LOG_RATIO_MAX));
+      out.push({ ...t, ratio, side: clipSide(t, ratio) });
+    } else if (mode === 'geo_mean') {
+      // GMPO clips each token's log-ratio d = −t.kl to [−ε_low, ε_high] (flags split by the sign of A)
+      const ratio = Math.exp(-t.kl);
+      out.push({ ...t, ratio, side: t.clipped || t.lower ? (ratio > 1 ? 'high' : 'low') : 'none' });
     } else {
-      t = mode === 'cispo' ? cispoTokenRef(o, l, a, params) : policyTokenRef(o, l, a, params);
-      ratio = Math.exp(-t.kl); // t.kl is −clamp(logp − old, ±20), the exponent the loss used
+      const ratio = Math.exp(-t.kl); // t.kl is −clamp(logp − old, ±20), the exponent the loss used
+      out.push({ ...t, ratio, side: clipSide(t, ratio) });
     }
-    out.push({ ...t, ratio, side: clipSide(t, ratio) });
   }
   return out;
 }
