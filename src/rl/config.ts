@@ -1,6 +1,7 @@
 // One typed config with every knob of the PPO/RLHF loop, its defaults, and a validator that
 // reports every problem at once (field, given value, allowed range or choices).
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
+import { SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
 import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
 import { TASKS_BY_NAME } from '../tasks/index.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
@@ -308,6 +309,22 @@ const ROWS = {
     verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
     openrlhf: '--actor.policy_loss_type',
   }),
+  sapoTauPos: num(
+    SAPO_TAU_POS_DEFAULT,
+    { min: 0, max: 100, minOpen: true },
+    {
+      group: 'ppoUpdate',
+      verl: 'actor_rollout_ref.actor.tau_pos',
+    },
+  ),
+  sapoTauNeg: num(
+    SAPO_TAU_NEG_DEFAULT,
+    { min: 0, max: 100, minOpen: true },
+    {
+      group: 'ppoUpdate',
+      verl: 'actor_rollout_ref.actor.tau_neg',
+    },
+  ),
   lossAgg: choice(LOSS_AGGS, 'token-mean', {
     group: 'ppoUpdate',
     verl: 'actor_rollout_ref.actor.loss_agg_mode',

@@ -81,6 +81,7 @@ describe('notes for knobs without a counterpart', () => {
     expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=sapo \\');
     expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.tau_pos=1 \\');
     expect(script('verl', sapo)).toContain('actor_rollout_ref.actor.tau_neg=1.05 \\');
+    expect(script('verl', cfg({ lossMode: 'sapo', sapoTauPos: 0.5, sapoTauNeg: 2 }))).toContain('actor_rollout_ref.actor.tau_neg=2 \\');
     expect(notes('verl', sapo)).toMatch(/loss mode sapo: a soft sigmoid gate/);
     expect(script('verl', cfg({ lossMode: 'vanilla' }))).not.toMatch(/tau_pos/);
     for (const [mode, name] of [
@@ -238,6 +239,8 @@ describe('both scripts', () => {
     normScale: 'verl',
     groupKlOrder: 'verl',
     lossMode: 'gspo',
+    sapoTauPos: 0.5,
+    sapoTauNeg: 2,
     tisCap: 2,
     dynamicSampling: true,
     maxExtraRollouts: 2,
@@ -252,7 +255,7 @@ describe('both scripts', () => {
       // klTarget/klHorizon while the controller is adaptive.
       // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
       // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function;
-      // Reward source = model only on a task with a learned reward model.
+      // Reward source = model only on a task with a learned reward model; SAPO's temperatures only with lossMode = sapo.
       const base: Partial<PpoConfig> =
         key === 'rewardFunction'
           ? { rewardSource: 'function' }
@@ -270,7 +273,9 @@ describe('both scripts', () => {
                       ? { overlongBuffer: 2 }
                       : key === 'groupKlOrder'
                         ? { advantageEstimator: 'rloo' }
-                        : {};
+                        : key === 'sapoTauPos' || key === 'sapoTauNeg'
+                          ? { lossMode: 'sapo' }
+                          : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));
