@@ -66,3 +66,37 @@ test('the no-WebGPU guide', async ({ page }) => {
   await page.evaluate(() => document.fonts.ready);
   await expect(page).toHaveScreenshot('no-webgpu.png');
 });
+
+// The same views in Simplified Chinese (?lang=zh-CN, the CJK font from fonts-noto-cjk): the
+// baselines a reviewer reads for clipped or overflowing Chinese text.
+async function openChinese(page: Page) {
+  await page.goto('/?lang=zh-CN');
+  await expect(page.locator('[data-testid="gpu-status"].ok')).toBeVisible({ timeout: 45_000 });
+  await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
+  await page.evaluate(() => document.fonts.ready);
+}
+
+test('zh-CN: controls and settings before training', async ({ page }) => {
+  await openChinese(page);
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+  await expect(page).toHaveScreenshot('page-idle.zh-CN.png', { mask: [page.getByTestId('gpu-status')] });
+});
+
+test('zh-CN: each teaching view', async ({ page }) => {
+  await openChinese(page);
+  await send(page, [ratioMessage(400), SAMPLE_MESSAGE]);
+  const teaching = page.locator('section.teaching');
+  for (const [id, ready] of [
+    ['clipping', () => expect(page.getByTestId('view-clipping')).toContainText('42')],
+    ['kl', () => expect(page.getByTestId('view-kl').getByTestId('kl-token')).toHaveCount(3)],
+    ['samples', () => expect(page.getByTestId('view-samples').locator('.tok')).toHaveCount(7)],
+    ['policies', () => expect(page.getByTestId('view-policies')).toBeVisible()],
+    ['feedback', () => expect(page.getByTestId('view-feedback')).toBeVisible()],
+    ['inspect', () => expect(page.getByRole('button', { name: '训练一步并检查' })).toBeVisible()],
+  ] as const) {
+    await page.locator(`#tab-${id}`).click();
+    await expect(page.locator(`#tab-${id}`)).toHaveAttribute('aria-selected', 'true');
+    await ready();
+    await expect(teaching).toHaveScreenshot(`teach-${id}.zh-CN.png`);
+  }
+});

@@ -49,6 +49,9 @@ export function englishLeftIn(text: string): string[] {
   return [...stripped.matchAll(/[A-Za-z][A-Za-z0-9_+.'-]*/g)].flatMap((m) => {
     const word = m[0].replace(/[.'-]+$/, '');
     const before = stripped[m.index - 1] ?? '';
+    const after = stripped[m.index + m[0].length] ?? '';
+    // A metric's path in the engines' logs (critic/rewards/mean) is an identifier.
+    if (before === '/' || after === '/') return [];
     // Notation, not English: a subscript or superscript (π_old, ε_low, L^V), a derivative (∂loss) or an operator (log π, max(…)).
     if (before === '_' || before === '^' || before === '∂' || MATH_OPERATORS.has(word)) return [];
     return keptOrIdentifier(word) ? [] : [word];

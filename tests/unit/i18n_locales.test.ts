@@ -47,6 +47,7 @@ describe('locale files', () => {
     expect(englishLeftIn('PPO 的 pg_clipfrac 与 klCoef、`seq-mean-token-sum`、{{value}} 和 token')).toEqual([]);
     expect(englishLeftIn('概率比 r = π_new / π_old，log π 与 max(−A·r, −A·clip(r, 1−ε_low, 1+ε_high))')).toEqual([]);
     expect(englishLeftIn('这是 the 最新 rollout of 样本')).toEqual(['the']);
+    expect(englishLeftIn('critic/rewards/mean 是扣除 KL 惩罚后的同一指标')).toEqual([]);
   });
 });
 

@@ -36,7 +36,7 @@ export function Formula({ tex, display = false, label, className }: FormulaProps
   const labelled = label ? { role: 'group', 'aria-label': label } : {};
   if (html === null)
     return (
-      <Tag className={cls} data-tex={tex} title={tex} {...labelled}>
+      <Tag className={cls} data-tex={tex} {...labelled}>
         {plain}
       </Tag>
     );
