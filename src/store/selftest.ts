@@ -2,6 +2,7 @@
 import { t } from '../i18n/index.ts';
 import type { SelftestResult } from '../worker/protocol.ts';
 import { useApp } from './appStore.ts';
+import { applyLighterBatch } from './lightBatch.ts';
 
 /** Worker start-up plus one tiny kernel; SwiftShader compiles slowly, so be generous. */
 const SELFTEST_TIMEOUT_MS = 45_000;
@@ -35,8 +36,10 @@ export function runSelftest(): void {
   worker.onmessage = (ev: MessageEvent<SelftestResult>) => {
     clearTimeout(timer);
     const r = ev.data;
-    if (r.type === 'selftest-ok') setGpu({ kind: 'ready', result: r });
-    else if (r.type === 'selftest-unavailable') setGpu({ kind: 'unavailable', reason: r.reason, message: r.message, shortfalls: r.shortfalls ?? [] });
+    if (r.type === 'selftest-ok') {
+      setGpu({ kind: 'ready', result: r });
+      applyLighterBatch(r.about?.limits ?? []);
+    } else if (r.type === 'selftest-unavailable') setGpu({ kind: 'unavailable', reason: r.reason, message: r.message, shortfalls: r.shortfalls ?? [] });
     else setGpu({ kind: 'error', message: r.message });
     // The device lives in the worker; closing it frees the GPU for the trainer.
     worker.terminate();
