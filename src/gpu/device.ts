@@ -10,6 +10,8 @@ export class GpuUnavailableError extends Error {
     message: string,
     /** For 'limit-too-small': each limit the adapter lacks, with both values. */
     readonly shortfalls: readonly LimitShortfall[] = [],
+    /** For 'device-failed': the browser's own words for why (the page puts them in its sentence). */
+    readonly browserError?: string,
   ) {
     super(message);
     this.name = 'GpuUnavailableError';
@@ -96,7 +98,7 @@ export async function acquireDevice(opts: AcquireOptions = {}): Promise<Acquired
   try {
     device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   } catch (e) {
-    throw new GpuUnavailableError('device-failed', `The GPU adapter refused to create a device: ${String(e)}`);
+    throw new GpuUnavailableError('device-failed', `The GPU adapter refused to create a device: ${String(e)}`, [], String(e));
   }
   if (opts.onLost) {
     const onLost = opts.onLost;

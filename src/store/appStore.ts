@@ -16,6 +16,8 @@ export type GpuStatus =
       message: string;
       /** For 'limit-too-small': each WebGPU limit the adapter lacks, with the needed and offered values. */
       shortfalls?: NonNullable<Extract<SelftestResult, { type: 'selftest-unavailable' }>['shortfalls']>;
+      /** For 'device-failed': the browser's words for why. */
+      browserError?: string;
     }
   | { kind: 'error'; message: string };
 

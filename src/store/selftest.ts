@@ -39,7 +39,8 @@ export function runSelftest(): void {
     if (r.type === 'selftest-ok') {
       setGpu({ kind: 'ready', result: r });
       applyLighterBatch(r.about?.limits ?? []);
-    } else if (r.type === 'selftest-unavailable') setGpu({ kind: 'unavailable', reason: r.reason, message: r.message, shortfalls: r.shortfalls ?? [] });
+    } else if (r.type === 'selftest-unavailable')
+      setGpu({ kind: 'unavailable', reason: r.reason, message: r.message, shortfalls: r.shortfalls ?? [], browserError: r.browserError });
     else setGpu({ kind: 'error', message: r.message });
     // The device lives in the worker; closing it frees the GPU for the trainer.
     worker.terminate();

@@ -66,7 +66,12 @@ export function App() {
       <main>
         {blocked ? (
           <Suspense fallback={<p className="muted small">{t('app.loadingGuide')}</p>}>
-            <NoWebGpu reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'} message={gpu.message} shortfalls={gpu.kind === 'unavailable' ? gpu.shortfalls : undefined} />
+            <NoWebGpu
+              reason={gpu.kind === 'unavailable' ? gpu.reason : 'error'}
+              message={gpu.message}
+              shortfalls={gpu.kind === 'unavailable' ? gpu.shortfalls : undefined}
+              browserError={gpu.kind === 'unavailable' ? gpu.browserError : undefined}
+            />
           </Suspense>
         ) : (
           <Playground />

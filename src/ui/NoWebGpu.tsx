@@ -25,10 +25,10 @@ const HEADLINES: Record<Reason, string> = {
 
 /**
  * "What happened", in the visitor's language: the gpu layer's English message says the same for
- * the reasons the page can word itself (the limits from their structure); a refused device or a
- * failed self-test carries the browser's own error text, shown as it came.
+ * the reasons the page can word itself (the limits from their structure, a refused device around the
+ * browser's own error text); a failed self-test shows its message as it came.
  */
-function whatHappened(reason: Reason, message: string, shortfalls: readonly LimitShortfall[]): ReactNode {
+function whatHappened(reason: Reason, message: string, shortfalls: readonly LimitShortfall[], browserError?: string): ReactNode {
   const code = { code: <code /> };
   if (reason === 'limit-too-small' && shortfalls.length > 0) return shortfallMessageText(shortfalls);
   if (reason === 'no-navigator-gpu') {
@@ -36,10 +36,11 @@ function whatHappened(reason: Reason, message: string, shortfalls: readonly Limi
     return <Trans i18nKey={secure ? 'noWebGpu.message.noNavigatorGpu' : 'noWebGpu.message.insecure'} ns="gpu" components={code} />;
   }
   if (reason === 'no-adapter') return <Trans i18nKey="noWebGpu.message.noAdapter" ns="gpu" components={code} />;
+  if (reason === 'device-failed' && browserError !== undefined) return <Trans i18nKey="noWebGpu.message.deviceFailed" ns="gpu" values={{ error: browserError }} />;
   return message;
 }
 
-export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason; message: string; shortfalls?: readonly LimitShortfall[] }) {
+export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { reason: Reason; message: string; shortfalls?: readonly LimitShortfall[]; browserError?: string }) {
   const { t } = useTranslation('gpu');
   const setBackend = useApp((s) => s.setBackend);
   const browser = useMemo(currentBrowser, []);
@@ -55,7 +56,7 @@ export function NoWebGpu({ reason, message, shortfalls = [] }: { reason: Reason;
         <Trans i18nKey="noWebGpu.lead" ns="gpu" components={{ b: <strong /> }} />
       </p>
       <p className="detail" data-testid="no-webgpu-reason">
-        <strong>{t('noWebGpu.whatHappened')}</strong> {whatHappened(reason, message, shortfalls)}
+        <strong>{t('noWebGpu.whatHappened')}</strong> {whatHappened(reason, message, shortfalls, browserError)}
       </p>
       {shortfalls.length > 0 ? (
         <ul className="limit-shortfalls" data-testid="no-webgpu-limits">

@@ -264,7 +264,7 @@ export type SelftestResult =
       /** The adapter's names, fallback flag and limits ("About this GPU"); absent from older fixtures. */
       about?: AboutGpu;
     }
-  | { type: 'selftest-unavailable'; reason: GpuUnavailableReason; message: string; shortfalls?: LimitShortfall[] }
+  | { type: 'selftest-unavailable'; reason: GpuUnavailableReason; message: string; shortfalls?: LimitShortfall[]; browserError?: string }
   | { type: 'selftest-error'; message: string };
 
 /** Narrowing helper for the page's onmessage: rejects anything without a known `type`. */

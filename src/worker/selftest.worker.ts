@@ -28,7 +28,7 @@ async function run(): Promise<void> {
   try {
     acquired = await acquireDevice();
   } catch (e) {
-    if (e instanceof GpuUnavailableError) post({ type: 'selftest-unavailable', reason: e.reason, message: e.message, shortfalls: [...e.shortfalls] });
+    if (e instanceof GpuUnavailableError) post({ type: 'selftest-unavailable', reason: e.reason, message: e.message, shortfalls: [...e.shortfalls], browserError: e.browserError });
     else post({ type: 'selftest-error', message: String(e) });
     return;
   }
