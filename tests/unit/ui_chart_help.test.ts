@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { ViewHelp } from '../../src/ui/charts/ChartHelp.tsx';
-import { CHART_HELP, HELD_OUT_KEY, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
+import { CHART_HELP, HELD_OUT_KEY, logName, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
 import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
 
 // The chart texts are in the lazily loaded `charts` namespace.
@@ -78,5 +78,19 @@ describe('which coefficient is charted', () => {
 
   it('presenter mode shows the presenter charts only', () => {
     expect(chartsFor([], DEFAULT_CONFIG, true).map((c) => c.metric)).toEqual([...PRESENTER_METRICS]);
+  });
+});
+
+describe('the log name beside a chart title', () => {
+  it('is verl’s name where verl logs the number, else OpenRLHF’s, never a pattern', () => {
+    for (const [metric, help] of Object.entries(CHART_HELP)) {
+      const shown = logName(metric);
+      const verl = help.verl.name && !help.verl.name.includes('<') ? help.verl.name : null;
+      const openrlhf = help.openrlhf.name && !help.openrlhf.name.includes('<') ? help.openrlhf.name : null;
+      expect(shown, metric).toEqual(verl ? { engine: 'verl', name: verl } : openrlhf ? { engine: 'openrlhf', name: openrlhf } : null);
+    }
+    expect(logName('reward_mean')).toEqual({ engine: 'verl', name: 'critic/score/mean' });
+    expect(logName(HELD_OUT_KEY)).toBeNull();
+    expect(logName('no_such_metric')).toBeNull();
   });
 });

@@ -16,6 +16,7 @@ import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
 import { chartStyle } from './chartStyle.ts';
 import { chartSummary, formatIteration } from './chartSummary.ts';
 import { chartsFor } from './chartList.ts';
+import { HELP_UI, logName } from './chartHelpText.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
 
@@ -145,6 +146,7 @@ const ChartFigure = memo(function ChartFigure({
     [title, runs, metric, language],
   );
   const summaryId = `chart-summary-${metric}`;
+  const logged = logName(metric);
   const setNotice = useApp((s) => s.setNotice);
   return (
     <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={t('panel.chartLabel', { title })} aria-describedby={summaryId}>
@@ -153,6 +155,11 @@ const ChartFigure = memo(function ChartFigure({
       </p>
       <div className="chart-head">
         <h3>{title}</h3>
+        {logged ? (
+          <code className="metric-id" translate="no" title={t('panel.logName', { engine: HELP_UI[logged.engine], name: logged.name })}>
+            {logged.name}
+          </code>
+        ) : null}
         <ChartHelpButton metric={metric} title={title} />
         <button
           type="button"

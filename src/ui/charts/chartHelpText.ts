@@ -195,3 +195,17 @@ export const HELP_UI = {
     return t('charts:help.noCounterpart');
   },
 };
+
+/**
+ * The name a chart's number has in the engines' logs, shown beside its title so a student can match
+ * it to a verl (else OpenRLHF) log: null where neither logs it or the name is a pattern.
+ */
+export function logName(metric: string): { engine: Engine; name: string } | null {
+  const help = Object.hasOwn(CHART_HELP, metric) ? CHART_HELP[metric] : undefined;
+  if (!help) return null;
+  for (const engine of ['verl', 'openrlhf'] as const) {
+    const name = help[engine].name;
+    if (name && !name.includes('<')) return { engine, name };
+  }
+  return null;
+}
