@@ -67,7 +67,12 @@ async function expectAllChinese(page: Page, view: string) {
 
 /** No element wider than the viewport, no text cut by its own box (scrollWidth past clientWidth). */
 async function expectNothingOverflows(page: Page, view: string) {
-  const problems = await page.evaluate(() => {
+  // Charts follow a resize a few frames late (ResizeObserver): asked again until the layout settles.
+  await expect.poll(() => overflows(page), { message: `overflow in the ${view}`, timeout: 5_000 }).toEqual([]);
+}
+
+async function overflows(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
     const out: string[] = [];
     const vw = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth > vw + 1) out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${vw}`);
@@ -81,7 +86,6 @@ async function expectNothingOverflows(page: Page, view: string) {
     }
     return out;
   });
-  expect(problems, `overflow in the ${view}`).toEqual([]);
 }
 
 const teachingTabs = (page: Page) => page.getByRole('tablist').first().getByRole('tab');
@@ -109,7 +113,31 @@ test('?lang=zh-CN: the main page and every teaching view are in Chinese, with no
     await page.waitForTimeout(300);
     const name = (await tab.textContent()) ?? `tab ${i}`;
     await expectAllChinese(page, `teaching view “${name}”`);
-    await expectNothingOverflows(page, `teaching view “${name}”`);
+    for (const size of [
+      { width: 1280, height: 720 },
+      { width: 1366, height: 900 },
+    ]) {
+      await page.setViewportSize(size);
+      await expectNothingOverflows(page, `teaching view “${name}” at ${size.width}×${size.height}`);
+    }
+  }
+});
+
+test('English too: nothing overflows on the main page or in a teaching view at 1366×900 and 1280×720', async ({ page }) => {
+  await open(page, '?lang=en');
+  await send(page, [...metricMessages(30), ...evalMessages(30, 10), ratioMessage(30), SAMPLE_MESSAGE]);
+  const tabs = teachingTabs(page);
+  for (const size of [
+    { width: 1366, height: 900 },
+    { width: 1280, height: 720 },
+  ]) {
+    await page.setViewportSize(size);
+    await expectNothingOverflows(page, `English main page at ${size.width}×${size.height}`);
+    for (let i = 0; i < (await tabs.count()); i++) {
+      await tabs.nth(i).click();
+      await expect(tabs.nth(i)).toHaveAttribute('aria-selected', 'true');
+      await expectNothingOverflows(page, `English teaching view ${i + 1} at ${size.width}×${size.height}`);
+    }
   }
 });
 
