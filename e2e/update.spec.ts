@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../src/node/chromium.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -21,6 +22,11 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.wasm': 'application/wasm',
 };
+
+// A browser of its own (a worker-scoped option starts a fresh worker): closing pages that train
+// while their service worker changes leaves Chromium's GPU process rasterising text a pixel apart,
+// which the screenshot baselines of later specs would read as a change.
+test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] } });
 
 let root: string;
 let server: Server;
