@@ -88,6 +88,12 @@ async function overflows(page: Page): Promise<string[]> {
   });
 }
 
+/** The two screens the page must fit in both languages: a laptop and a classroom projector. */
+const DESKTOPS = [
+  { width: 1366, height: 900 },
+  { width: 1280, height: 720 },
+] as const;
+
 const teachingTabs = (page: Page) => page.getByRole('tablist').first().getByRole('tab');
 
 test('?lang=zh-CN: the main page and every teaching view are in Chinese, with nothing overflowing', async ({ page }) => {
@@ -96,10 +102,7 @@ test('?lang=zh-CN: the main page and every teaching view are in Chinese, with no
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
   await send(page, [...metricMessages(30), ...evalMessages(30, 10), ratioMessage(30), SAMPLE_MESSAGE]);
   await expectAllChinese(page, 'main page');
-  for (const size of [
-    { width: 1366, height: 900 },
-    { width: 1280, height: 720 },
-  ]) {
+  for (const size of DESKTOPS) {
     await page.setViewportSize(size);
     await expectNothingOverflows(page, `main page at ${size.width}×${size.height}`);
   }
@@ -113,10 +116,7 @@ test('?lang=zh-CN: the main page and every teaching view are in Chinese, with no
     await page.waitForTimeout(300);
     const name = (await tab.textContent()) ?? `tab ${i}`;
     await expectAllChinese(page, `teaching view “${name}”`);
-    for (const size of [
-      { width: 1280, height: 720 },
-      { width: 1366, height: 900 },
-    ]) {
+    for (const size of DESKTOPS) {
       await page.setViewportSize(size);
       await expectNothingOverflows(page, `teaching view “${name}” at ${size.width}×${size.height}`);
     }
@@ -127,10 +127,7 @@ test('English too: nothing overflows on the main page or in a teaching view at 1
   await open(page, '?lang=en');
   await send(page, [...metricMessages(30), ...evalMessages(30, 10), ratioMessage(30), SAMPLE_MESSAGE]);
   const tabs = teachingTabs(page);
-  for (const size of [
-    { width: 1366, height: 900 },
-    { width: 1280, height: 720 },
-  ]) {
+  for (const size of DESKTOPS) {
     await page.setViewportSize(size);
     await expectNothingOverflows(page, `English main page at ${size.width}×${size.height}`);
     for (let i = 0; i < (await tabs.count()); i++) {

@@ -1,7 +1,7 @@
 // The page's language at startup and when the visitor switches: read from the link, the saved
 // choice or the browser (locales.ts decides), remembered in localStorage, written on <html lang>.
 import { currentLocale, switchLocale } from './index.ts';
-import { chooseLocale, type ChosenLocale, LANG_PARAM, type Locale } from './locales.ts';
+import { chooseLocale, type ChosenLocale, LANG_PARAM, type Locale, localeOf } from './locales.ts';
 
 const SAVED_KEY = 'ppo-lang';
 
@@ -41,8 +41,8 @@ export async function chooseLocaleNow(locale: Locale): Promise<void> {
 }
 
 /** The `?lang=` the page writes into its own address (and so into every shared link), or null. */
-export function linkLocale(): Locale | null {
-  const l = currentLocale();
+export function linkLocale(current: string): Locale | null {
+  const l = localeOf(current) ?? currentLocale();
   return explicit || l !== 'en' ? l : null;
 }
 

@@ -19,7 +19,7 @@ export function useUrlSync(): string[] {
   const pending = useApp((s) => s.pendingRewardFunction);
   const present = usePresenter();
   const [loaded, setLoaded] = useState(false);
-  // The switch changes the link's ?lang= too: the language is read here so the address follows it.
+  // The switch changes the link's ?lang= too.
   const lang = useTranslation('settings').i18n.language;
 
   useEffect(() => {
@@ -37,7 +37,7 @@ export function useUrlSync(): string[] {
   useEffect(() => {
     if (!loaded) return;
     const shown = pending === null ? config : { ...config, rewardFunction: pending };
-    const url = `${window.location.pathname}?${configToQuery(shown, hidden, budget, present, lang === undefined ? null : linkLocale())}${window.location.hash}`;
+    const url = `${window.location.pathname}?${configToQuery(shown, hidden, budget, present, linkLocale(lang))}${window.location.hash}`;
     window.history.replaceState(null, '', url);
   }, [config, hidden, budget, present, loaded, pending, lang]);
 

@@ -3,20 +3,10 @@
 // src/reference/kl.ts; in WGSL through WGSL_F32_LIMITS), so a kernel, its float64 reference and
 // the host cannot disagree about where a clamp starts. This reads shaders/ and src/ for clamps
 // written with a literal ±20 or ±10 and fails on any it does not list below.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function walk(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory()) walk(p, out);
-    else if (/\.(ts|tsx|wgsl)$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
+import { ROOT, sourceFiles } from '../helpers/sourceFiles.ts';
 
 /** Comments removed, line breaks kept (so hits report their line). */
 function stripComments(src: string): string {
@@ -76,7 +66,7 @@ describe('clamps come from the shared constants', () => {
   });
 
   it('no literal ±20 / ±10 clamp in shaders/ or src/', () => {
-    const files = [...walk('shaders'), ...walk('src')];
+    const files = ['shaders', 'src'].flatMap((d) => sourceFiles(d, /\.(ts|tsx|wgsl)$/));
     const hits = files.flatMap((f) => literalClamps(f, readFileSync(join(ROOT, f), 'utf8')));
     expect(hits.map((h) => `${h.file}:${h.line}: ${h.text}`)).toEqual([]);
   });

@@ -1,19 +1,12 @@
 // Every string the page shows comes from a locale file (src/i18n/locales): a component or a
 // page module that writes English itself fails here, with the file, line and text to move.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/sourceFiles.ts';
 import { scanSource } from '../helpers/i18nScan.ts';
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : /\.(ts|tsx)$/.test(name) ? [p] : [];
-  });
-}
-
 /** The page's code: every component, and the modules under src/ui and src/store that word what it shows. */
-const PAGE_FILES = [...filesUnder('src/ui'), ...filesUnder('src/store'), 'src/main.tsx'];
+const PAGE_FILES = [...sourceFiles('src/ui', /\.(ts|tsx)$/), ...sourceFiles('src/store', /\.(ts|tsx)$/), 'src/main.tsx'];
 
 describe('no user-facing text outside the locale files', () => {
   it('the scanner finds what it should and skips code-facing strings', () => {

@@ -2,20 +2,10 @@
 // → ui. Every `import`/`export … from`/`import()`/`new URL(…, import.meta.url)`/`import.meta.glob`
 // in src/** (type-only imports included: the rule holds "even for types") becomes an edge, and the
 // graph is checked for the forbidden directions, for circles, and for files nothing uses.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function walk(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory()) walk(p, out);
-    else if (/\.(ts|tsx|mjs)$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
+import { ROOT, sourceFiles } from '../helpers/sourceFiles.ts';
 
 // Specifiers in one file: static imports/re-exports (also multi-line and type-only), side-effect
 // imports, dynamic import(), worker URLs and literal import.meta.glob paths.
@@ -43,7 +33,7 @@ function resolveSpec(from: string, spec: string): string | undefined {
 }
 
 function importGraph(): Map<string, string[]> {
-  const files = [...walk('src'), ...walk('tests'), ...walk('e2e'), ...walk('scripts')];
+  const files = ['src', 'tests', 'e2e', 'scripts'].flatMap((d) => sourceFiles(d, /\.(ts|tsx|mjs)$/));
   const extra = ['vite.config.ts', 'vitest.config.ts', 'playwright.config.ts'].filter((f) => existsSync(join(ROOT, f)));
   const graph = new Map<string, string[]>();
   for (const f of [...files, ...extra]) {
