@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
+import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 const TITLES = ['Policy loss', 'Value loss', 'Reward', 'Clip fraction', 'KL', 'Entropy', 'Approx KL', 'Explained variance', 'Response length', 'β'];
@@ -12,8 +14,9 @@ test.beforeEach(async ({ page }) => {
 test('teaching views show friendly empty states before data arrives', async ({ page }) => {
   await expect(page.getByTestId('view-clipping')).toContainText('No ratios yet');
   // The objective curves for the current ε are drawn even without data.
-  // PPO's two objective panels (A > 0, A < 0), GSPO's two sequence-ratio curves and CISPO vs PPO's two weights.
-  await expect(page.getByTestId('view-clipping').locator('path')).toHaveCount(6);
+  // PPO's two objective panels (A > 0, A < 0), GSPO's two sequence-ratio curves, CISPO vs PPO's two
+  // weights, and SAPO beside PPO (objective and weight of each) for A > 0 and A < 0: 2 + 2 + 2 + 2 × 4.
+  await expect(page.getByTestId('view-clipping').locator('path')).toHaveCount(14);
   await page.getByRole('tab', { name: 'KL shaping' }).click();
   await expect(page.getByTestId('view-kl')).toContainText('No samples yet');
   await page.getByRole('tab', { name: 'Samples' }).click();
@@ -141,4 +144,41 @@ test('DAPO runs get a filtered-groups chart, and an adaptive-KL run a target lin
   await expect(page.getByTestId('chart-note-filtered_groups')).toContainText('dropped by dynamic sampling');
   await expect(page.getByTestId('chart-note-kl_token_mean')).toContainText('target of 0.1 per token (dashed line)');
   await expect(page.getByTestId('chart-kl_token_mean').locator('.recharts-reference-line')).toHaveCount(1);
+});
+
+test('the clipping view sets SAPO and GMPO beside PPO with the minibatch’s tokens, by keyboard', async ({ page }) => {
+  const msg = ratioMessage(400) as Extract<WorkerToPage, { type: 'ratios' }>;
+  await send(page, [msg]);
+  const clip = page.getByTestId('view-clipping');
+  await expect(clip).toContainText('ratios of iteration 42');
+  const compare = page.getByTestId('clip-compare');
+  // A vanilla run: SAPO is shown first, and the view says it follows the run.
+  await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
+  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (vanilla)');
+  // Every A > 0 token is a dot; the red ones are exactly those PPO's panel counts as clipped.
+  const [, total, clipped] = ((await clip.locator('figure.clip-panel').first().locator('figcaption').textContent()) ?? '').match(/A > 0\s+(\d+) tokens, (\d+) clipped/) ?? [];
+  const sapoPos = compare.locator('figure.clip-panel').first();
+  await expect(sapoPos.locator('circle')).toHaveCount(Number(total));
+  await expect(sapoPos.locator('circle[fill="#b4232a"]')).toHaveCount(Number(clipped));
+  await expect(sapoPos.locator('path')).toHaveCount(4);
+  // Arrow keys move through the radio group: GMPO, whose red dots are the A > 0 tokens with log r > ε_high = 0.2.
+  await compare.getByRole('radio', { name: 'SAPO soft gate' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(compare.getByRole('radio', { name: 'GMPO geometric mean' })).toBeChecked();
+  await expect(page.getByTestId('clip-compare-follows')).toHaveText('your run’s loss mode: vanilla');
+  const logClipped = msg.ratios.filter((r, i) => msg.advantages[i] > 0 && Math.log(r) > 0.2).length;
+  expect(logClipped).toBeGreaterThan(0);
+  const gmpoPos = compare.locator('figure.clip-panel').first();
+  await expect(gmpoPos).toContainText(`${total} tokens, ${logClipped} clipped in log space`);
+  await expect(gmpoPos.locator('circle[fill="#b4232a"]')).toHaveCount(logClipped);
+  await expect(gmpoPos.locator('path')).toHaveCount(3);
+  const axe = await new AxeBuilder({ page }).include('[data-testid="clip-compare"]').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+});
+
+test('the clipping view follows a geo_mean run to GMPO', async ({ page }) => {
+  await page.goto('/?lossMode=geo_mean');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect(page.getByTestId('clip-compare').getByRole('radio', { name: 'GMPO geometric mean' })).toBeChecked();
+  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (geo_mean)');
 });

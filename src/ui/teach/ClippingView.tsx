@@ -3,13 +3,32 @@
 // (clipped tokens in red: they contribute no gradient). The curves and the red count use the clip
 // settings the batch was trained with; settings edited since only give a labelled what-if recount. Below, the modern family beside PPO with
 // this minibatch's ratios: GSPO's objective in the sequence ratio (histogram of sequence ratios)
-// and CISPO's gradient weight on log π against PPO's (histogram of token ratios).
-import { useMemo } from 'react';
+// and CISPO's gradient weight on log π against PPO's (histogram of token ratios). Then SAPO's soft
+// gate or GMPO's geometric mean beside PPO's hard clip, for A > 0 and A < 0, with this minibatch's
+// tokens on the curves; it follows the run's loss mode and the student can switch.
+import { useId, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
-import { cispoGradWeight, clippedCount, formatClip, gspoObjective, ppoGradWeight, ratioHistogram, surrogateObjective, type ClipParams } from './clipping.ts';
+import { sapoTemperatures } from '../../reference/policyLoss.ts';
+import {
+  cispoGradWeight,
+  clippedCount,
+  formatClip,
+  gmpoIsClipped,
+  gmpoLogRatio,
+  gmpoObjective,
+  gspoObjective,
+  isClipped,
+  ppoGradWeight,
+  ratioHistogram,
+  sapoGradWeight,
+  sapoObjective,
+  surrogateObjective,
+  type ClipParams,
+  type SapoTemps,
+} from './clipping.ts';
 
 const W = 380;
 const H = 220;
@@ -24,6 +43,16 @@ const SEQ_RATIO = 'exp(mean_t log π_new/π_old)';
 const LOG_PI = 'log π';
 // i18n-exempt: a formula, the same in every language
 const CISPO_CURVE = 'CISPO clip(r)·A';
+const SAPO_GATE = 'f(r) = σ(τ·(r − 1))·4/τ';
+const SAPO_WEIGHT = '4σ(1 − σ)·r·A';
+const GMPO_TERM = 'ℓ(r) = min(log r, ε_high) (A > 0), max(log r, −ε_low) (A < 0)';
+const GMPO_ROW = 'Ā·exp(mean_t ℓ_t)';
+const COMPARE_MODES = ['sapo', 'geo_mean'] as const;
+type CompareMode = (typeof COMPARE_MODES)[number];
+/** ℓ(r) is drawn no lower than this: log r runs to −∞ as r → 0. */
+const ELL_FLOOR = -2;
+/** At most this many token dots per panel (an even stride through the minibatch). */
+const MAX_DOTS = 400;
 
 /** `whatIf`: the current settings when the batch was trained with others (a recount, never the batch's own). */
 function Panel({
@@ -252,6 +281,214 @@ function FamilyPanels({ p, xMax }: { p: ClipParams; xMax: number }) {
   );
 }
 
+/**
+ * One sign's panel comparing PPO with SAPO or GMPO: the curves for unit advantage of that sign
+ * and this minibatch's tokens of that sign as dots on SAPO's gradient weight (red where PPO clips
+ * them to no gradient) or on GMPO's ℓ(r) (red where ℓ is clipped flat), over their histogram.
+ */
+function ComparePanel({
+  sign,
+  mode,
+  p,
+  temps,
+  ratios,
+  advs,
+  xMax,
+}: {
+  sign: 1 | -1;
+  mode: CompareMode;
+  p: ClipParams;
+  temps: SapoTemps;
+  ratios: readonly number[];
+  advs: readonly number[];
+  xMax: number;
+}) {
+  const { t } = useTranslation('teach');
+  const signText = sign > 0 ? '> 0' : '< 0';
+  const curves: Curve[] =
+    mode === 'sapo'
+      ? [
+          { label: t('clipping.compare.ppoObjective'), color: '#4f46e5', f: (x) => surrogateObjective(x, sign, p) },
+          { label: t('clipping.compare.ppoWeight'), color: '#4f46e5', dash: '2 3', f: (x) => ppoGradWeight(x, sign, p) },
+          { label: t('clipping.compare.sapoObjective'), color: '#0f766e', f: (x) => sapoObjective(x, sign, temps) },
+          { label: t('clipping.compare.sapoWeight'), color: '#0f766e', dash: '6 3', f: (x) => sapoGradWeight(x, sign, temps) },
+        ]
+      : [
+          { label: t('clipping.compare.ppoObjective'), color: '#4f46e5', f: (x) => surrogateObjective(x, sign, p) },
+          { label: t('clipping.compare.gmpoObjective'), color: '#0f766e', f: (x) => gmpoObjective(x, sign, p) },
+          { label: t('clipping.compare.gmpoTerm'), color: '#c2410c', dash: '6 3', f: (x) => Math.max(ELL_FLOOR, gmpoLogRatio(x, sign, p)) },
+        ];
+  // The tokens sit on SAPO's gradient weight or GMPO's ℓ(r), the last curve drawn.
+  const onCurve = curves[curves.length - 1].f;
+  const xs = useMemo(() => Array.from({ length: 241 }, (_, i) => (xMax * (i + 0.5)) / 241), [xMax]);
+  const ys = curves.map((c) => xs.map(c.f));
+  const all = ys.flat();
+  const yMin = Math.min(...all, 0) - 0.2;
+  const yMax = Math.max(...all, 0) + 0.2;
+  const sx = (x: number) => PAD.l + (Math.min(x, xMax) / xMax) * (W - PAD.l - PAD.r);
+  const sy = (y: number) => PAD.t + ((yMax - y) / (yMax - yMin)) * (H - PAD.t - PAD.b);
+  const base = H - PAD.b;
+  const mine: { r: number; a: number }[] = [];
+  for (let i = 0; i < ratios.length; i++) if (Number.isFinite(ratios[i]) && ratios[i] > 0 && (sign > 0 ? advs[i] > 0 : advs[i] < 0)) mine.push({ r: ratios[i], a: advs[i] });
+  const flat = (r: number, a: number) => (mode === 'sapo' ? isClipped(r, a, p) : gmpoIsClipped(r, a, p));
+  const nFlat = mine.filter((k) => flat(k.r, k.a)).length;
+  // SAPO's factor on r·A at the tokens PPO drops: how much push they keep.
+  const kept = mine.filter((k) => isClipped(k.r, k.a, p));
+  const meanFactor = kept.length > 0 ? kept.reduce((s, k) => s + sapoGradWeight(k.r, k.a, temps) / (k.r * k.a), 0) / kept.length : 0;
+  const counts = new Array<number>(BINS).fill(0);
+  for (const k of mine) counts[Math.min(BINS - 1, Math.floor((k.r / xMax) * BINS))]++;
+  const peak = Math.max(1, ...counts);
+  const stride = Math.max(1, Math.ceil(mine.length / MAX_DOTS));
+  const dots = mine.filter((_, i) => i % stride === 0);
+  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((v) => v <= xMax);
+  // Whole-number values on the y axis (every other one when the range is tall), 0 drawn apart.
+  const yStep = yMax - yMin > 6 ? 2 : 1;
+  const yTicks: number[] = [];
+  for (let v = Math.ceil(yMin / yStep) * yStep; v <= yMax; v += yStep) if (v !== 0) yTicks.push(v);
+  const marks =
+    mode === 'sapo'
+      ? [{ x: 1, label: 'r = 1' }]
+      : [
+          { x: Math.exp(-p.clipLow), label: 'e^−ε_low' },
+          { x: Math.exp(p.clipHigh), label: 'e^ε_high' },
+        ];
+  const title = t(mode === 'sapo' ? 'clipping.compare.sapo.panel' : 'clipping.compare.gmpo.panel', { sign: signText });
+  const count =
+    mine.length === 0
+      ? t('clipping.noTokens')
+      : mode === 'sapo'
+        ? t('clipping.compare.sapo.counts', { total: mine.length, clipped: nFlat, factor: meanFactor.toFixed(2) })
+        : t('clipping.compare.gmpo.counts', { total: mine.length, clipped: nFlat, pct: ((100 * nFlat) / mine.length).toFixed(1) });
+  return (
+    <figure className="clip-panel" aria-label={title}>
+      <figcaption>
+        <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong> <span className="muted small">{count}</span>
+        <span className="curve-legend">
+          {curves.map((c) => (
+            <span key={c.label} className="small">
+              <svg width="22" height="8" aria-hidden="true">
+                <line x1="1" x2="21" y1="4" y2="4" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
+              </svg>
+              {c.label}
+            </span>
+          ))}
+        </span>
+      </figcaption>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width="100%"
+        role="img"
+        aria-label={t('clipping.compare.plot', { title, curves: curves.map((c) => c.label).join(t('listJoin')), n: mine.length, clipped: nFlat })}
+      >
+        {counts.map((n, i) => (
+          <rect
+            // biome-ignore lint/suspicious/noArrayIndexKey: histogram bins are a fixed positional sequence (bin i of BINS), never reordered
+            key={i}
+            x={sx((xMax * i) / BINS) + 0.5}
+            width={Math.max(0, sx(xMax / BINS) - sx(0) - 1)}
+            y={base - (n / peak) * (H - PAD.t - PAD.b) * 0.4}
+            height={(n / peak) * (H - PAD.t - PAD.b) * 0.4}
+            fill="#e2e8f0"
+          />
+        ))}
+        <line x1={PAD.l} x2={W - PAD.r} y1={sy(0)} y2={sy(0)} stroke="#cfd5e3" />
+        <line x1={PAD.l} x2={PAD.l} y1={PAD.t} y2={base} stroke="#cfd5e3" />
+        {marks.map((m, i) => (
+          <g key={m.label}>
+            <line x1={sx(m.x)} x2={sx(m.x)} y1={PAD.t} y2={base} stroke="#8a5a00" strokeDasharray="4 3" />
+            <text x={sx(m.x) + (i === 0 && marks.length > 1 ? -3 : 3)} y={PAD.t + 8} fontSize={10} textAnchor={i === 0 && marks.length > 1 ? 'end' : 'start'} fill="#8a5a00">
+              {m.label}
+            </text>
+          </g>
+        ))}
+        {yTicks.map((v) => (
+          <text key={v} x={PAD.l - 4} y={sy(v) + 3} fontSize={10} textAnchor="end" fill="#5b6478">
+            {v}
+          </text>
+        ))}
+        {curves.map((c, k) => (
+          <path
+            key={c.label}
+            d={xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[k][i]).toFixed(1)}`).join(' ')}
+            fill="none"
+            stroke={c.color}
+            // PPO's objective first and wide, so it shows as a band where another curve runs on it
+            strokeWidth={k === 0 ? 4 : 2}
+            strokeOpacity={k === 0 ? 0.5 : 1}
+            strokeDasharray={c.dash}
+          />
+        ))}
+        <g data-testid="compare-dots">
+          {dots.map((k, i) => (
+            <circle
+              // biome-ignore lint/suspicious/noArrayIndexKey: the minibatch's tokens in their fixed order, never reordered
+              key={i}
+              cx={sx(k.r)}
+              cy={sy(onCurve(Math.min(k.r, xMax)))}
+              r={2.2}
+              fill={flat(k.r, k.a) ? '#b4232a' : '#0f766e'}
+              fillOpacity={0.55}
+            />
+          ))}
+        </g>
+        {ticks.map((v) => (
+          <text key={v} x={sx(v)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
+            {v}
+          </text>
+        ))}
+        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
+          {t('clipping.ratioAxis', { ratio: RATIO })}
+        </text>
+        <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
+          0
+        </text>
+      </svg>
+    </figure>
+  );
+}
+
+/** SAPO or GMPO beside PPO: follows the shown run's loss mode until the student picks one. */
+function ComparePanels({ p, xMax }: { p: ClipParams; xMax: number }) {
+  const { t } = useTranslation('teach');
+  const ratios = useApp((s) => s.ratios);
+  const runConfig = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config);
+  const [picked, setPicked] = useState<CompareMode | null>(null);
+  const group = useId();
+  const runMode = runConfig.lossMode;
+  const mode: CompareMode = picked ?? (runMode === 'geo_mean' ? 'geo_mean' : 'sapo');
+  const tau = sapoTemperatures(runConfig);
+  const temps: SapoTemps = { tauPos: tau.sapoTauPos, tauNeg: tau.sapoTauNeg };
+  const tokenRatios = ratios?.ratios ?? [];
+  const tokenAdvs = ratios?.advantages ?? [];
+  return (
+    <section className="clip-compare" aria-labelledby={`${group}-title`} data-testid="clip-compare">
+      <h3 id={`${group}-title`} className="small">
+        {t('clipping.compare.title')}
+      </h3>
+      <div className="segmented" role="radiogroup" aria-label={t('clipping.compare.pick')}>
+        {COMPARE_MODES.map((m) => (
+          <label key={m} className={`btn small${mode === m ? ' selected' : ''}`}>
+            <input type="radio" name={group} value={m} checked={mode === m} onChange={() => setPicked(m)} />
+            {t(m === 'sapo' ? 'clipping.compare.sapo.name' : 'clipping.compare.gmpo.name')}
+          </label>
+        ))}
+      </div>
+      <span className="muted small compare-follows" data-testid="clip-compare-follows">
+        {t(picked === null ? 'clipping.compare.follows' : 'clipping.compare.picked', { loss: runMode })}
+      </span>
+      <p className="muted small">
+        {mode === 'sapo'
+          ? t('clipping.compare.sapo.explain', { gate: SAPO_GATE, weight: SAPO_WEIGHT, tauPos: temps.tauPos, tauNeg: temps.tauNeg })
+          : t('clipping.compare.gmpo.explain', { term: GMPO_TERM, row: GMPO_ROW })}
+      </p>
+      <div className="clip-panels">
+        <ComparePanel sign={1} mode={mode} p={p} temps={temps} ratios={tokenRatios} advs={tokenAdvs} xMax={xMax} />
+        <ComparePanel sign={-1} mode={mode} p={p} temps={temps} ratios={tokenRatios} advs={tokenAdvs} xMax={xMax} />
+      </div>
+    </section>
+  );
+}
+
 export function ClippingView() {
   const { t } = useTranslation('teach');
   const config = useApp((s) => s.config);
@@ -270,6 +507,7 @@ export function ClippingView() {
         <Panel sign={-1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
       </div>
       <FamilyPanels p={p} xMax={xMax} />
+      <ComparePanels p={p} xMax={xMax} />
       {ratios ? (
         <p className="muted small" data-testid="clip-trained">
           {t('clipping.trained', { iter: ratios.iter, clip: formatClip(ratios.clip) })}
