@@ -70,11 +70,13 @@ describe('clipping view: SAPO curves equal the reference sapoTokenRef', () => {
       expect(w).toBeLessThan(r);
     }
     // its factor on PPO's r·A, 4σ(1 − σ), falls smoothly from 1 as r leaves 1 (a fade, not a cliff);
-    // at τ = 1 the weight itself still rises to r ≈ 2.4 before it decays towards 0
+    // at τ = 1 the weight itself still rises to its peak at r ≈ 2.06 before it decays towards 0
     const factor = (r: number) => sapoGradWeight(r, 1, t) / r;
     const rs = [1, 1.3, 1.6, 2, 3, 5];
     for (let i = 1; i < rs.length; i++) expect(factor(rs[i])).toBeLessThan(factor(rs[i - 1]));
     expect(sapoGradWeight(2, 1, t)).toBeGreaterThan(sapoGradWeight(1.6, 1, t));
+    expect(sapoGradWeight(2.06, 1, t)).toBeGreaterThan(sapoGradWeight(2, 1, t));
+    expect(sapoGradWeight(2.06, 1, t)).toBeGreaterThan(sapoGradWeight(2.12, 1, t));
     expect(sapoGradWeight(10, 1, t)).toBeLessThan(0.01);
   });
 });

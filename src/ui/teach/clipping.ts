@@ -114,7 +114,7 @@ export function sapoObjective(ratio: number, adv: number, temps: SapoTemps): num
 /**
  * ∂J/∂logπ of SAPO at ratio r: f'(r)·r·A = 4·σ·(1 − σ)·r·A with σ = σ(τ·(r − 1)). Equal to PPO's
  * r·A at r = 1 and never exactly 0: where PPO's weight drops to 0 at the clip, SAPO's factor
- * 4σ(1 − σ) on r·A fades smoothly as r leaves 1 (at τ = 1 the weight itself peaks near r ≈ 2.4).
+ * 4σ(1 − σ) on r·A fades smoothly as r leaves 1 (at τ = 1 the weight itself peaks near r ≈ 2.06).
  */
 export function sapoGradWeight(ratio: number, adv: number, temps: SapoTemps): number {
   const x = sapoTau(adv, temps) * (ratio - 1);
