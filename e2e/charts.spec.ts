@@ -152,9 +152,9 @@ test('the clipping view sets SAPO and GMPO beside PPO with the minibatch’s tok
   const clip = page.getByTestId('view-clipping');
   await expect(clip).toContainText('ratios of iteration 42');
   const compare = page.getByTestId('clip-compare');
-  // A vanilla run: SAPO is shown first, and the view says it follows the run.
+  // A vanilla run: SAPO is shown first, and the view names the run's mode without claiming to follow it.
   await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
-  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (vanilla)');
+  await expect(page.getByTestId('clip-compare-follows')).toHaveText('your run’s loss mode: vanilla');
   // Every A > 0 token is a dot; the red ones are exactly those PPO's panel counts as clipped.
   const [, total, clipped] = ((await clip.locator('figure.clip-panel').first().locator('figcaption').textContent()) ?? '').match(/A > 0\s+(\d+) tokens, (\d+) clipped/) ?? [];
   const sapoPos = compare.locator('figure.clip-panel').first();

@@ -474,7 +474,8 @@ function ComparePanels({ p, xMax }: { p: ClipParams; xMax: number }) {
         ))}
       </div>
       <span className="muted small compare-follows" data-testid="clip-compare-follows">
-        {t(picked === null ? 'clipping.compare.follows' : 'clipping.compare.picked', { loss: runMode })}
+        {/* "following" only where the run's mode is one of the two drawn here */}
+        {t(picked === null && (COMPARE_MODES as readonly string[]).includes(runMode) ? 'clipping.compare.follows' : 'clipping.compare.picked', { loss: runMode })}
       </span>
       <p className="muted small">
         {mode === 'sapo'
