@@ -182,3 +182,36 @@ test('the clipping view follows a geo_mean run to GMPO', async ({ page }) => {
   await expect(page.getByTestId('clip-compare').getByRole('radio', { name: 'GMPO geometric mean' })).toBeChecked();
   await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (geo_mean)');
 });
+
+test('a SAPO run’s own captured ratios land on SAPO’s curves', async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  const ppo = page.getByTestId('view-clipping').locator('> .clip-panels figure.clip-panel');
+  /** Tokens PPO's panel of each sign counts (0 before any token with a non-zero advantage). */
+  const counts = async () =>
+    Promise.all(
+      (['>', '<'] as const).map(async (sign, k) => {
+        const caption = (await ppo.nth(k).locator('figcaption').textContent()) ?? '';
+        return Number(new RegExp(`A ${sign} 0\\s*(\\d+) tokens`).exec(caption)?.[1] ?? 0);
+      }),
+    );
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  // Until a minibatch has tokens with a non-zero advantage (a group of equal scores has none).
+  await expect.poll(async () => (await counts()).reduce((a, b) => a + b, 0), { timeout: 180_000 }).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
+  const compare = page.getByTestId('clip-compare');
+  await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
+  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (sapo)');
+  // Each sign's dots are the tokens PPO's panel of that sign counts, from the same captured minibatch.
+  // Read together, so a batch that lands after the pause cannot split the comparison.
+  const dots = compare.locator('figure.clip-panel');
+  await expect
+    .poll(async () => {
+      const [pos, neg] = await counts();
+      const [dotsPos, dotsNeg] = [await dots.nth(0).locator('circle').count(), await dots.nth(1).locator('circle').count()];
+      return `A > 0: ${pos} tokens, ${dotsPos} dots; A < 0: ${neg} tokens, ${dotsNeg} dots; agree ${pos === dotsPos && neg === dotsNeg && pos + neg > 0}`;
+    })
+    .toMatch(/agree true$/);
+});

@@ -357,7 +357,9 @@ function ComparePanel({
     mine.length === 0
       ? t('clipping.noTokens')
       : mode === 'sapo'
-        ? t('clipping.compare.sapo.counts', { total: mine.length, clipped: nFlat, factor: meanFactor.toFixed(2) })
+        ? nFlat === 0
+          ? t('clipping.compare.sapo.countsNoneClipped', { total: mine.length })
+          : t('clipping.compare.sapo.counts', { total: mine.length, clipped: nFlat, factor: meanFactor.toFixed(2) })
         : t('clipping.compare.gmpo.counts', { total: mine.length, clipped: nFlat, pct: ((100 * nFlat) / mine.length).toFixed(1) });
   return (
     <figure className="clip-panel" aria-label={title}>
