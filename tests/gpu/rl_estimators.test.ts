@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
 import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
 import { appliedKl, recomputeTrace } from '../../src/rl/inspect/index.ts';
-import { decodeSamples, groupPrompts } from '../../src/rl/rollout.ts';
+import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
+import { decodeSamples, groupPrompts, sampleGreedy } from '../../src/rl/rollout.ts';
 import { scoreRollout } from '../../src/rl/score.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
@@ -100,7 +101,8 @@ describe.each(BACKENDS)('OPO, GRPO pass@k, ReMax training on %s', (_name, makeBa
       actorLr: 3e-3,
       seed: 41,
     });
-    const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: await tinyCheckpoint('stop') });
+    const checkpoint = await tinyCheckpoint('stop');
+    const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: checkpoint });
     for (let it = 0; it < 2; it++) {
       const r = await trainer.iteration({ capture: true });
       const where = `${estimator} iteration ${it}`;
@@ -132,10 +134,38 @@ describe.each(BACKENDS)('OPO, GRPO pass@k, ReMax training on %s', (_name, makeBa
         const byGroup = new Map(Array.from(greedy.group, (id, i) => [id, scores[i]] as const));
         expect(Array.from(t.baselines!)).toEqual(Array.from(t.group, (id) => byGroup.get(id)));
         expect(decodeSamples(greedy, tok).length).toBe(greedy.B);
+        if (it === 0) {
+          // Iteration 0 sampled from the checkpoint itself: a fresh copy decodes the same greedy
+          // responses, under another sampling seed (argmax draws nothing).
+          const fresh = modelFromCheckpoint(be, checkpoint, { alphabet: tok.alphabet, task: task.name }).model;
+          const again = await sampleGreedy(fresh, tok, { ...roll, greedy: null }, 987654);
+          expect(Array.from(again.sequences)).toEqual(Array.from(greedy.sequences));
+          fresh.dispose();
+        }
       } else {
         expect(t.baselines ?? null).toBeNull();
       }
     }
+    trainer.dispose();
+  });
+
+  it("remax with DAPO's dynamic sampling: the kept groups keep their greedy baselines", async () => {
+    const be = await makeBackend();
+    const config = tinyConfig({ advantageEstimator: 'remax', samplesPerPrompt: 2, dynamicSampling: true, maxExtraRollouts: 2, seed: 43 });
+    const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: await tinyCheckpoint('stop') });
+    const r = await trainer.iteration({ capture: true });
+    expectFiniteMetrics(r.metrics, 'remax + DAPO');
+    const t = r.trace!;
+    expectClose(t.stored.advantages, recomputeTrace(t).advantages, rtol, atol, 'remax + DAPO: recomputation');
+    const roll = trainer.lastRollout!;
+    const task = getTask(config.task);
+    const { scores } = await scoreRollout(
+      { be, cfg: config, task, tok: taskTokenizer(task), rewardModel: undefined, rewardSandbox: undefined },
+      { batch: roll.greedy!, device: null },
+      0,
+    );
+    const byGroup = new Map(Array.from(roll.greedy!.group, (id, i) => [id, scores[i]] as const));
+    expect(Array.from(t.baselines!)).toEqual(Array.from(t.group, (id) => byGroup.get(id)));
     trainer.dispose();
   });
 });
