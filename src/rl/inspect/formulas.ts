@@ -195,7 +195,7 @@ function substituteAdvantages({ k, table, tok, ctx }: Resolved): string {
     `\\mu_g = ${texNumber(g.mean)},\\ \\sigma_g = ${texNumber(g.std)},\\ n = ${g.members.length},\\quad ` +
     `\\tilde s = ${groupScoreTex(k.advantageEstimator, table.score, g.mean, g.std, g.members.length, g.transformedScore)} = ${texNumber(g.transformedScore)},\\quad ` +
     (k.advantageEstimator === 'remax'
-      ? `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texFactor(rec.returns[row * A + t + 1] ?? 0)} = ${texNumber(tok.return)},\\quad A_{${t}} = ${texNumber(tok.return)} - ${texFactor(tok.return - tok.advantageRaw)} = ${texNumber(tok.advantageRaw)}`
+      ? `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texFactor(t + 1 < A ? rec.returns[row * A + t + 1] : 0)} = ${texNumber(tok.return)},\\quad A_{${t}} = ${texNumber(tok.return)} - ${texFactor(tok.return - tok.advantageRaw)} = ${texNumber(tok.advantageRaw)}`
       : `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texNumber(k.gamma)}\\cdot${texFactor(carried)} = ${texNumber(tok.advantageRaw)}`)
   );
 }
