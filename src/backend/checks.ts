@@ -7,7 +7,7 @@ import type { NnOps } from './nnOps.ts';
 import type { PpoOps } from './ppoOps.ts';
 import { kvStride, type BlockOffsets, type SeqOps } from './seqOps.ts';
 import { expectDType, expectShape, type Tensor } from './tensor.ts';
-import { compactGroups } from '../reference/groupAdvantages.ts';
+import { checkBaselines, compactGroups } from '../reference/groupAdvantages.ts';
 import { validatePolicyLossParams, validateTisCap } from '../reference/policyLoss.ts';
 import { validateValueLossParams } from '../reference/valueLoss.ts';
 import { ATTN_MAX_DH, ATTN_MAX_S, SAMPLE_MAX_V } from './shapes.ts';
@@ -90,6 +90,8 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
     expectShape('scores', args.scores, [B]);
     // A group of one sample (where the estimator needs two) is rejected here, before any work.
     compactGroups(args.group, B, args.estimator);
+    if (args.baselines) expectShape('baselines', args.baselines, [B]);
+    checkBaselines(args.estimator, args.baselines ? { length: args.baselines.shape[0] } : null, B);
   },
   actorLoss(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs) {
     validatePolicyLossParams(params);

@@ -65,9 +65,10 @@ export interface PpoOps {
    * Outcome-reward estimators: score transform by group, then token rewards with KL
    * (as shapeRewards; with klOrder 'verl' the KL is summed into the score before the transform
    * instead, and the token rewards carry none), then discounted cumulative returns (masked positions carry through) as
-   * advantages; whitened (shift_mean) for reinforce and reinforce_baseline; advantages are 0 at
-   * every masked position (verl multiplies by the response mask). `group` lives on the
-   * host so that a group of one sample is rejected before any GPU work.
+   * advantages; whitened (shift_mean) for reinforce and reinforce_baseline; remax subtracts its
+   * baseline from the returns; advantages are 0 at every masked position (verl multiplies by the
+   * response mask). `group` lives on the host so that a group of one sample is rejected before any
+   * GPU work.
    */
   groupAdvantages(args: {
     estimator: GroupEstimator;
@@ -81,6 +82,8 @@ export interface PpoOps {
     gamma: number;
     /** 'verl': score − β·ΣKL per response before the group statistics (GROUP_KL_ORDERS); default 'openrlhf'. */
     klOrder?: GroupKlOrder;
+    /** (B) reward baseline per response: required by remax (its prompt's greedy reward), ignored otherwise. */
+    baselines?: Tensor | null;
   }): { advantages: Tensor; returns: Tensor };
 
   /**

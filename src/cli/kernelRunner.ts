@@ -3,6 +3,7 @@ import type { Backend } from '../backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, POLICY_STATS, VALUE_STATS, type KlEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
+import { BASELINE_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
 export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss', 'aggregate', 'tis_weights'] as const;
@@ -31,6 +32,18 @@ function scores(be: Backend, input: Input, B: number): Tensor {
   const s: Dense = denseArray(input, 'scores', 1);
   if (s.shape[0] !== B) throw new InputError(`field "scores": length ${s.shape[0]} does not match the batch size ${B}`);
   return be.tensor(s.data, s.shape);
+}
+
+/** `baselines` (B): ReMax's reward baseline per sequence (verl reward_baselines); required by remax, refused otherwise. */
+function remaxBaselines(be: Backend, input: Input, estimator: GroupEstimator, B: number): Tensor | null {
+  if (!BASELINE_ESTIMATORS.has(estimator)) {
+    if ('baselines' in input && input.baselines !== null) throw new InputError(`field "baselines": only the remax estimator takes baselines (got estimator ${estimator})`);
+    return null;
+  }
+  if (!('baselines' in input)) throw new InputError(`missing field "baselines": the ${estimator} estimator subtracts a reward baseline per sequence (verl reward_baselines)`);
+  const d: Dense = denseArray(input, 'baselines', 1);
+  if (d.shape[0] !== B) throw new InputError(`field "baselines": length ${d.shape[0]} does not match the batch size ${B}`);
+  return be.tensor(d.data, [B]);
 }
 
 async function out(be: Backend, named: Record<string, Tensor>): Promise<Record<string, unknown>> {
@@ -90,7 +103,7 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const m = mask(be, input, shape, 'logprobs');
       const group = denseArray(input, 'group', 1, { integer: true });
       if (group.shape[0] !== shape[0]) throw new InputError(`field "group": length ${group.shape[0]} does not match the batch size ${shape[0]}`);
-      if (estimator !== 'reinforce') {
+      if (GROUPED_ESTIMATORS.has(estimator)) {
         // The baselines compare samples of one prompt: a group of one has nothing to compare with.
         const sizes = new Map<number, number>();
         for (const g of group.data) sizes.set(g, (sizes.get(g) ?? 0) + 1);
@@ -106,6 +119,7 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
         beta: numberField(input, 'beta', { min: 0 })!,
         klEstimator: choiceField<KlEstimator>(input, 'kl_estimator', KL_ESTIMATORS, 'k1'),
         gamma: numberField(input, 'gamma', { min: 0, max: 1 })!,
+        baselines: remaxBaselines(be, input, estimator, shape[0]),
       });
       return out(be, { advantages: r.advantages, returns: r.returns });
     }

@@ -3,6 +3,7 @@
 // - verl v0.9.0 (verl-project/verl, commit 483b8a0): verl/trainer/config/_generated_ppo_trainer.yaml
 //   and verl/trainer/ppo/core_algos.py (kl_penalty, agg_loss, AdvantageEstimator, POLICY_LOSS_REGISTRY).
 // - OpenRLHF v0.11.0 (commit 3c3be62): openrlhf/cli/train_ppo_ray.py, whose flags are dotted (--actor.*, --algo.*, …).
+import { GROUP_ESTIMATOR_SPECS } from '../reference/groupAdvantages.ts';
 import type { AdvantageEstimator, GroupKlOrder, PpoConfig } from '../rl/config.ts';
 
 export type Engine = 'verl' | 'openrlhf';
@@ -70,7 +71,8 @@ export const klNearestNote = (engine: 'verl' | 'OpenRLHF', which: 'reward' | 'lo
  * get_cumulative_returns). The config's groupKlOrder picks one; each engine can only do its own.
  */
 export function groupKlOrderNote(engine: Engine, estimator: AdvantageEstimator, order: GroupKlOrder): string | null {
-  if (estimator === 'gae' || estimator === 'reinforce') return null;
+  // REINFORCE and ReMax keep the KL per token in verl as well (spec row tokenKl): no difference to note.
+  if (estimator === 'gae' || GROUP_ESTIMATOR_SPECS[estimator].tokenKl) return null;
   const verlWay = 'subtracts β·ΣKL from each score before the group statistics (one advantage per response)';
   const rlhfWay = 'forms the group statistics from the raw scores and adds −β·KL per token afterwards, as a reward-to-go';
   const own = engine === 'verl' ? verlWay : rlhfWay;
@@ -86,6 +88,11 @@ export const VERL_ADV: Record<AdvantageEstimator, string> = {
   rloo: 'rloo',
   // Dr. GRPO in verl = GRPO without the std division (algorithm.norm_adv_by_std_in_grpo=False).
   dr_grpo: 'grpo',
+  // Registered in core_algos at v0.9.0 (compute_opo_outcome_advantage, compute_grpo_passk_outcome_
+  // advantage, compute_remax_outcome_advantage); ray_trainer adds ReMax's greedy rollout itself.
+  opo: 'opo',
+  grpo_passk: 'grpo_passk',
+  remax: 'remax',
 };
 
 export const OPENRLHF_ADV: Record<AdvantageEstimator, string> = {
@@ -95,6 +102,18 @@ export const OPENRLHF_ADV: Record<AdvantageEstimator, string> = {
   group_norm: 'group_norm',
   rloo: 'rloo',
   dr_grpo: 'dr_grpo',
+  // No counterpart in OpenRLHF (experience_maker.compute_advantages_and_returns names only the five
+  // above): the nearest estimator is emitted and OPENRLHF_ADV_MISSING says what differs.
+  opo: 'dr_grpo',
+  grpo_passk: 'group_norm',
+  remax: 'reinforce',
+};
+
+/** What the stand-in of OPENRLHF_ADV changes, for an estimator OpenRLHF does not have. */
+export const OPENRLHF_ADV_MISSING: Partial<Record<AdvantageEstimator, string>> = {
+  opo: 'OPO (the length-weighted group mean as the baseline); dr_grpo is emitted instead, whose baseline is the plain group mean',
+  grpo_passk: 'GRPO pass@k (only the best response of a group gets (best − runner-up)/std); group_norm is emitted instead, which gives every response its GRPO advantage',
+  remax: 'ReMax (a greedy response per prompt whose reward is the baseline); reinforce is emitted instead, with no per-prompt baseline (its batch whitening centres the returns)',
 };
 
 /** Numbers as Python parses them: integers plain, others in JS's shortest round-trip form. */

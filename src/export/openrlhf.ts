@@ -3,7 +3,7 @@
 // Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
-import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
+import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_ADV_MISSING, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
 import { playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface OpenRlhfFlag {
@@ -68,6 +68,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
 
   // Advantages.
   set('--algo.advantage.estimator', OPENRLHF_ADV[c.advantageEstimator]);
+  const noAdv = OPENRLHF_ADV_MISSING[c.advantageEstimator];
+  if (noAdv) notes.push(`# estimator ${c.advantageEstimator}: OpenRLHF ${OPENRLHF_VERSION} has no ${noAdv}`);
   set('--algo.advantage.gamma', c.gamma);
   set('--algo.advantage.lambd', c.lam);
   // γ < 1 is allowed for GAE and reinforce (get_cumulative_returns discounts); OpenRLHF forces γ = 1

@@ -87,6 +87,13 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Advantages.
   set('algorithm.adv_estimator', VERL_ADV[c.advantageEstimator]);
   if (c.advantageEstimator === 'dr_grpo') set('algorithm.norm_adv_by_std_in_grpo', 'False');
+  // grpo_passk reads the same switch (core_algos.py 498–499); the playground divides by the std, verl's default.
+  if (c.advantageEstimator === 'grpo_passk') set('algorithm.norm_adv_by_std_in_grpo', 'True');
+  if (c.advantageEstimator === 'remax') {
+    notes.push(
+      '# remax: verl samples one greedy response per prompt (do_sample=False) beside the rollout.n samples and passes its reward as reward_baselines, as the playground does; the KL in the reward stays a per-token reward-to-go',
+    );
+  }
   set('algorithm.gamma', c.gamma);
   set('algorithm.lam', c.lam);
   if (!gae) notes.push(`# λ = ${num(c.lam)}: used only by GAE; no effect with ${c.advantageEstimator}`);

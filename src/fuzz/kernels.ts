@@ -7,6 +7,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS } from '../backend/ppoOps.ts';
 import { InputError } from '../cli/kernelInput.ts';
+import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { KERNEL_NAMES, runKernel } from '../cli/kernelRunner.ts';
 import { Rng } from '../util/rng.ts';
 import { chance, pick, randomString, randomValue, sketch, HOSTILE_STRINGS } from './gen.ts';
@@ -45,11 +46,14 @@ export function validKernelInput(rng: Rng, kernel: string): Input {
       return { values: mat(B, T, () => rng.normal()), mask: m(), shift_mean: chance(rng, 0.5) };
     case 'group_advantages': {
       const estimator = pick(rng, GROUP_ESTIMATORS);
-      // Baseline estimators need two samples per group; plain reinforce takes any grouping.
-      const G = estimator === 'reinforce' ? rng.int(1, B + 1) : Math.max(1, Math.floor(B / 2));
-      if (estimator !== 'reinforce' && B < 2) return validKernelInput(rng, kernel);
+      // Group estimators need two samples per group; reinforce and remax take any grouping.
+      const grouped = GROUPED_ESTIMATORS.has(estimator);
+      const G = grouped ? Math.max(1, Math.floor(B / 2)) : rng.int(1, B + 1);
+      if (grouped && B < 2) return validKernelInput(rng, kernel);
       return {
         estimator,
+        // remax subtracts a reward baseline per sequence (its greedy response's reward)
+        ...(estimator === 'remax' ? { baselines: vec(B, () => rng.normal()) } : {}),
         scores: vec(B, () => rng.normal()),
         group: vec(B, (i) => i % G),
         logprobs: mat(B, T, logp),

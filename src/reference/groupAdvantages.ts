@@ -1,5 +1,6 @@
 // float64 reference: outcome-reward advantage estimators (REINFORCE, REINFORCE-baseline, GRPO,
-// RLOO, Dr. GRPO), plus the host-side group validation that both backends share.
+// RLOO, Dr. GRPO, OPO, GRPO pass@k, ReMax), plus the host-side group validation that both backends
+// share.
 import type { KlEstimator } from './kl.ts';
 import { shapeRewardsRef } from './rewards.ts';
 import { whitenRef } from './whiten.ts';
@@ -11,21 +12,30 @@ import { whitenRef } from './whiten.ts';
  *   code      the `estimator` value the WGSL kernel branches on (as `ADV_<NAME>`, src/reference/kernelCodes.ts)
  *   whitened  advantages are whitened (shift_mean) after the returns scan
  *   needsGroup compares samples of one prompt, so every group needs at least 2 samples
+ *   tokenKl   the in-reward KL stays a per-token reward-to-go under both KL orders, because verl's
+ *             own estimator scans the token rewards (reinforce: compute_reinforce_plus_plus_outcome_
+ *             advantage; remax: compute_remax_outcome_advantage's reverse cumsum, core_algos.py
+ *             735–769 at v0.9.0); the others sum the token rewards into one score per response
+ *   baseline  takes a per-response reward baseline (remax: the reward of the prompt's greedy
+ *             response, verl ray_trainer reward_baselines), subtracted after the returns scan
  */
 export const GROUP_ESTIMATOR_SPECS = {
-  reinforce: { code: 0, whitened: true, needsGroup: false },
-  reinforce_baseline: { code: 1, whitened: true, needsGroup: true },
-  group_norm: { code: 2, whitened: false, needsGroup: true },
-  rloo: { code: 3, whitened: false, needsGroup: true },
-  dr_grpo: { code: 4, whitened: false, needsGroup: true },
-} as const satisfies Record<string, { code: number; whitened: boolean; needsGroup: boolean }>;
+  reinforce: { code: 0, whitened: true, needsGroup: false, tokenKl: true, baseline: false },
+  reinforce_baseline: { code: 1, whitened: true, needsGroup: true, tokenKl: false, baseline: false },
+  group_norm: { code: 2, whitened: false, needsGroup: true, tokenKl: false, baseline: false },
+  rloo: { code: 3, whitened: false, needsGroup: true, tokenKl: false, baseline: false },
+  dr_grpo: { code: 4, whitened: false, needsGroup: true, tokenKl: false, baseline: false },
+  opo: { code: 5, whitened: false, needsGroup: true, tokenKl: false, baseline: false },
+  grpo_passk: { code: 6, whitened: false, needsGroup: true, tokenKl: false, baseline: false },
+  remax: { code: 7, whitened: false, needsGroup: false, tokenKl: true, baseline: true },
+} as const satisfies Record<string, { code: number; whitened: boolean; needsGroup: boolean; tokenKl: boolean; baseline: boolean }>;
 
 export type GroupEstimator = keyof typeof GROUP_ESTIMATOR_SPECS;
 export const GROUP_ESTIMATORS = Object.keys(GROUP_ESTIMATOR_SPECS) as readonly GroupEstimator[];
 
 /**
- * Where the in-reward KL enters the group estimators (all but plain REINFORCE, which is token-level
- * in both engines): 'openrlhf' = group statistics of the raw scores, then −β·KL_t per token as a
+ * Where the in-reward KL enters the group estimators (all but plain REINFORCE and ReMax, which are
+ * token-level in verl, spec row `tokenKl`): 'openrlhf' = group statistics of the raw scores, then −β·KL_t per token as a
  * reward-to-go (OpenRLHF experience_maker.compute_advantages_and_returns); 'verl' = score − β·Σ_t KL_t
  * per response first (verl ray_trainer.apply_kl_penalty, then the estimator sums the token rewards),
  * then the group statistics, one advantage for every token of the response.
@@ -34,10 +44,20 @@ export const GROUP_KL_ORDERS = ['openrlhf', 'verl'] as const;
 export type GroupKlOrder = (typeof GROUP_KL_ORDERS)[number];
 
 /** True when the estimator sums the KL into the score first under `order` (so β leaves the token rewards). */
-export const klSummedIntoScore = (estimator: GroupEstimator, order: GroupKlOrder | undefined, beta: number): boolean => order === 'verl' && estimator !== 'reinforce' && beta !== 0;
+export const klSummedIntoScore = (estimator: GroupEstimator, order: GroupKlOrder | undefined, beta: number): boolean =>
+  order === 'verl' && !GROUP_ESTIMATOR_SPECS[estimator].tokenKl && beta !== 0;
 
 /** Added to the group std in GRPO's normalisation. */
 export const GROUP_STD_EPS = 1e-9;
+
+/**
+ * Added to the group std in GRPO pass@k's normalisation: verl's compute_grpo_passk_outcome_advantage
+ * default `epsilon` (core_algos.py 472–536 at v0.9.0), which compute_advantage does not override.
+ */
+export const PASSK_STD_EPS = 1e-6;
+
+/** Estimators that need a reward baseline per response (ReMax's greedy reward). */
+export const BASELINE_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(GROUP_ESTIMATORS.filter((e) => GROUP_ESTIMATOR_SPECS[e].baseline));
 
 /** Estimators whose advantages are whitened (shift_mean) after the returns scan. */
 export const WHITENED_GROUP_ESTIMATORS: ReadonlySet<GroupEstimator> = new Set(GROUP_ESTIMATORS.filter((e) => GROUP_ESTIMATOR_SPECS[e].whitened));
@@ -87,17 +107,58 @@ export function compactGroups(group: ArrayLike<number>, B: number, estimator: Gr
 /**
  * Per-sequence score transform with its group g (n members, mean over g, unbiased std):
  * reinforce s; reinforce_baseline s − mean; group_norm (s − mean)/(std + 1e-9);
- * rloo s − mean of the other members; dr_grpo s − mean. scores (B), groups from compactGroups.
+ * rloo s − mean of the other members; dr_grpo s − mean;
+ * opo s − Σ_j ℓ_j·s_j / Σ_j ℓ_j with ℓ_j the response length Σ_t mask (verl
+ * compute_opo_outcome_advantage, core_algos.py 640–690 at v0.9.0: the length-weighted group mean;
+ * a group whose responses are all empty gets baseline 0 where verl divides 0 by 0 — its advantages
+ * are masked to 0 anyway);
+ * grpo_passk: only the group's best member (the first of equal maxima, which matters only when the
+ * advantage is 0) gets (s_max − s_second)/(std + 1e-6), every other member 0 (verl
+ * compute_grpo_passk_outcome_advantage with norm_adv_by_std_in_grpo true, its default);
+ * remax s (its baseline is subtracted after the returns scan, groupAdvantagesRef).
+ * scores (B), groups from compactGroups; lengths (B) the response lengths, needed by opo.
  */
-export function transformScoresRef(scores: ArrayLike<number>, groups: CompactGroups, estimator: GroupEstimator): Float64Array {
+export function transformScoresRef(scores: ArrayLike<number>, groups: CompactGroups, estimator: GroupEstimator, lengths?: ArrayLike<number>): Float64Array {
   const B = scores.length;
-  if (estimator === 'reinforce') return Float64Array.from(scores);
+  if (estimator === 'reinforce' || estimator === 'remax') return Float64Array.from(scores);
   const sum = new Float64Array(groups.count);
   for (let b = 0; b < B; b++) sum[groups.index[b]] += scores[b];
   const mean = Float64Array.from(sum, (s, g) => s / groups.sizes[g]);
   const ssd = new Float64Array(groups.count);
   for (let b = 0; b < B; b++) ssd[groups.index[b]] += (scores[b] - mean[groups.index[b]]) ** 2;
   const out = new Float64Array(B);
+  if (estimator === 'opo') {
+    if (!lengths) throw new Error('transformScoresRef (opo): needs the response lengths');
+    const wsum = new Float64Array(groups.count);
+    const lsum = new Float64Array(groups.count);
+    for (let b = 0; b < B; b++) {
+      wsum[groups.index[b]] += lengths[b] * scores[b];
+      lsum[groups.index[b]] += lengths[b];
+    }
+    for (let b = 0; b < B; b++) {
+      const g = groups.index[b];
+      out[b] = scores[b] - (lsum[g] > 0 ? wsum[g] / lsum[g] : 0);
+    }
+    return out;
+  }
+  if (estimator === 'grpo_passk') {
+    // Best and runner-up per group, in batch order: strict > keeps the first of equal maxima.
+    const best = new Int32Array(groups.count).fill(-1);
+    const second = new Float64Array(groups.count).fill(-Infinity);
+    for (let b = 0; b < B; b++) {
+      const g = groups.index[b];
+      if (best[g] < 0) best[g] = b;
+      else if (scores[b] > scores[best[g]]) {
+        second[g] = scores[best[g]];
+        best[g] = b;
+      } else if (scores[b] > second[g]) second[g] = scores[b];
+    }
+    for (let g = 0; g < groups.count; g++) {
+      const n = groups.sizes[g];
+      out[best[g]] = (scores[best[g]] - second[g]) / (Math.sqrt(ssd[g] / (n - 1)) + PASSK_STD_EPS);
+    }
+    return out;
+  }
   for (let b = 0; b < B; b++) {
     const g = groups.index[b];
     const n = groups.sizes[g];
@@ -115,6 +176,13 @@ export function transformScoresRef(scores: ArrayLike<number>, groups: CompactGro
         break;
     }
   }
+  return out;
+}
+
+/** Response length per row, Σ_t mask (B): OPO's weights (verl response_mask.sum(-1)). */
+export function responseLengthsRef(mask: ArrayLike<number>, B: number, A: number): Float64Array {
+  const out = new Float64Array(B);
+  for (let b = 0; b < B; b++) for (let t = 0; t < A; t++) out[b] += mask[b * A + t];
   return out;
 }
 
@@ -169,6 +237,15 @@ export interface GroupAdvantagesInputs {
   gamma: number;
   /** Where the KL enters (GROUP_KL_ORDERS); default 'openrlhf'. */
   klOrder?: GroupKlOrder;
+  /** (B) reward baseline per response; required by remax (the greedy response's reward), unused otherwise. */
+  baselines?: ArrayLike<number> | null;
+}
+
+/** Rejects a missing or misshapen baseline for an estimator that needs one (remax). */
+export function checkBaselines(estimator: GroupEstimator, baselines: { length: number } | null | undefined, B: number): void {
+  if (!BASELINE_ESTIMATORS.has(estimator)) return;
+  if (!baselines) throw new Error(`groupAdvantages (${estimator}): needs a reward baseline per response (the greedy response's reward)`);
+  if (baselines.length !== B) throw new Error(`groupAdvantages (${estimator}): ${baselines.length} baselines for ${B} sequences`);
 }
 
 /**
@@ -177,15 +254,22 @@ export interface GroupAdvantagesInputs {
  * advantages by response_mask: compute_reinforce_plus_plus_outcome_advantage,
  * compute_reinforce_plus_plus_baseline_outcome_advantage, compute_grpo_outcome_advantage, ...).
  * Returns keep the scan's carried values (masked positions carry G through).
+ * ReMax: the returns are the scan of the raw token rewards (verl's `returns`, the reverse cumsum of
+ * token_level_rewards·mask) and the advantages are returns − baseline at every action token (verl
+ * subtracts reward_baselines·mask; the project also zeroes the masked positions, where verl leaves
+ * the carried return of a mid-response mask, which no loss reads).
  */
 export function groupAdvantagesRef(a: GroupAdvantagesInputs): { advantages: Float64Array; returns: Float64Array } {
   const groups = compactGroups(a.group, a.B, a.estimator);
+  checkBaselines(a.estimator, a.baselines, a.B);
   const summed = klSummedIntoScore(a.estimator, a.klOrder, a.beta);
   const raw = summed ? sequenceScoresRef(a.scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, a.beta, a.klEstimator) : a.scores;
-  const scores = transformScoresRef(raw, groups, a.estimator);
+  const lengths = a.estimator === 'opo' ? responseLengthsRef(a.actionMask, a.B, a.A) : undefined;
+  const scores = transformScoresRef(raw, groups, a.estimator, lengths);
   const { rewards } = shapeRewardsRef(scores, a.logprobs, a.refLogprobs, a.actionMask, a.B, a.A, summed ? 0 : a.beta, a.klEstimator);
   const returns = discountedReturnsRef(rewards, a.actionMask, a.B, a.A, a.gamma);
   const advantages = WHITENED_GROUP_ESTIMATORS.has(a.estimator) ? whitenRef(returns, a.actionMask, true) : Float64Array.from(returns);
+  if (a.baselines && BASELINE_ESTIMATORS.has(a.estimator)) for (let i = 0; i < advantages.length; i++) advantages[i] -= a.baselines[Math.floor(i / a.A)];
   for (let i = 0; i < advantages.length; i++) if (a.actionMask[i] === 0) advantages[i] = 0;
   return { advantages, returns };
 }

@@ -36,7 +36,8 @@ export interface Experience {
   advantages: Tensor; // (B, A) whitened where the estimator says so
   returns: Tensor; // (B, A)
   /** beta: the β applied to the rewards (0 when the KL is not in the reward). */
-  info: { beta: number; estimator: PpoConfig['advantageEstimator']; group: Int32Array };
+  /** baselines (B): ReMax's greedy rewards, null for every other estimator. */
+  info: { beta: number; estimator: PpoConfig['advantageEstimator']; group: Int32Array; baselines: Float64Array | null };
 }
 
 /** Log-probabilities (B,A) of the action tokens under `model` at temperature T. */
@@ -75,6 +76,7 @@ export function makeExperience(
   rewardBeta: number,
   cfg: PpoConfig,
   onDevice: RolloutTensors | null = null,
+  baselines: ArrayLike<number> | null = null,
 ): Experience {
   const { B, P, A } = r;
   const S = P + A;
@@ -87,7 +89,7 @@ export function makeExperience(
       const tokenRows = be.view(t.sequences, 0, [B * S, 1]); // (B·S, 1) i32
       const columns = be.tensor(actionColumns(B, P, A), [B * A], 'i32');
       const actionTokens = be.reshape(be.nn.gatherRows(tokenRows, columns), [B, A]); // (B, A) i32
-      return experienceFrom(be, m, r, t, actionTokens, scores, rewardBeta, cfg);
+      return experienceFrom(be, m, r, t, actionTokens, scores, rewardBeta, cfg, baselines);
     });
   } catch (e) {
     disposeRolloutTensors(be, onDevice);
@@ -123,6 +125,7 @@ function experienceFrom(
   scores: ArrayLike<number>,
   rewardBeta: number,
   cfg: PpoConfig,
+  baselines: ArrayLike<number> | null,
 ): Experience {
   const { B, P, A } = r;
   const T = cfg.temperature;
@@ -153,6 +156,7 @@ function experienceFrom(
       klEstimator: cfg.klEstimator,
       gamma: cfg.gamma,
       klOrder: cfg.groupKlOrder,
+      baselines: baselines ? be.tensor(baselines, [B]) : null,
     });
     advantages = g.advantages;
     returns = g.returns;
@@ -176,7 +180,7 @@ function experienceFrom(
     kl,
     advantages,
     returns,
-    info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group },
+    info: { beta: rewardBeta, estimator: cfg.advantageEstimator, group: r.group, baselines: baselines ? Float64Array.from(baselines) : null },
   };
 }
 

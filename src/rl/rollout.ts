@@ -27,6 +27,38 @@ export interface RolloutBatch {
   finished: Int32Array; // (B) 1 where the response emitted EOS
   /** The sampler's log-probs π_rollout of each response token (B, A), 0 after the end; absent when not kept. */
   logprobs?: Float32Array | null;
+  /**
+   * ReMax's greedy responses (estimator remax): one per group, decoded by argmax from the same actor
+   * with the same prompts, scored only to give the group's reward baseline, never trained on. Its
+   * `group` holds the group id (of this batch) each greedy row stands for. Absent otherwise.
+   */
+  greedy?: RolloutBatch | null;
+}
+
+/** One prompt per group, in order of first appearance, with its group id: the greedy batch's rows. */
+export function groupPrompts(prompts: string[], group: ArrayLike<number>): { prompts: string[]; group: Int32Array } {
+  const seen = new Map<number, string>();
+  for (let b = 0; b < prompts.length; b++) if (!seen.has(group[b])) seen.set(group[b], prompts[b]);
+  return { prompts: [...seen.values()], group: Int32Array.from(seen.keys()) };
+}
+
+/** Greedy decoding, as the evaluator's greedySamples (top-k 1: argmax of the logits; no draw is used). */
+export const GREEDY_SETTINGS = { temperature: 1, topK: 1, topP: 1 } as const;
+
+/**
+ * The reward baseline of every sequence (B): the score of its group's greedy response (verl
+ * ray_trainer: the greedy batch's reward, repeated over the rollout.n samples of its prompt).
+ * greedyScores (G) are the scores of r.greedy's rows.
+ */
+export function greedyBaselines(r: RolloutBatch, greedyScores: ArrayLike<number>): Float64Array {
+  const g = r.greedy;
+  if (!g) throw new Error('greedyBaselines: the rollout has no greedy responses');
+  const row = new Map<number, number>(Array.from(g.group, (id, i) => [id, i]));
+  return Float64Array.from(r.group, (id) => {
+    const i = row.get(id);
+    if (i === undefined) throw new Error(`greedyBaselines: no greedy response for group ${id}`);
+    return greedyScores[i];
+  });
 }
 
 /** Prompt width of a task: BOS + the longest prompt, fixed so every iteration has the same shapes. */
@@ -89,16 +121,21 @@ export interface RecordedRollout {
   dispose(): void;
 }
 
-export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[], group: Int32Array, P: number, A: number, s: SampleSettings): RecordedRollout {
+/**
+ * Records the rollout; with `greedy` (ReMax) also one greedy response per group from the same actor,
+ * read back in the same readback and freed on the device at once (only its reward is used).
+ */
+export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[], group: Int32Array, P: number, A: number, s: SampleSettings, greedy = false): RecordedRollout {
   const B = prompts.length;
   const pb = leftPadBatch(
     prompts.map((p) => tok.encodePrompt(p)),
     P,
   );
   const r = generate(actor, { ...pb, B, P }, A, { ...s, eosId: tok.eosId, padId: tok.padId });
+  const g = greedy ? recordGreedy(actor, tok, groupPrompts(prompts, group), P, A, s.seed) : null;
   return {
-    tensors: [r.sequences, r.attnMask, r.positions, r.finished, r.logprobs],
-    finish: ([seq, mask, pos, fin, lp]) => {
+    tensors: [r.sequences, r.attnMask, r.positions, r.finished, r.logprobs, ...(g?.tensors ?? [])],
+    finish: ([seq, mask, pos, fin, lp, ...greedyHost]) => {
       actor.be.dispose(r.finished); // the host's alone
       return {
         batch: {
@@ -112,12 +149,56 @@ export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[],
           positions: Int32Array.from(pos),
           finished: Int32Array.from(fin),
           logprobs: Float32Array.from(lp),
+          greedy: g ? g.finish(greedyHost) : null,
         },
         device: { sequences: r.sequences, attnMask: r.attnMask, positions: r.positions, actionMask: r.actionMask, logprobs: r.logprobs },
       };
     },
+    dispose: () => {
+      disposeRollout(actor, r);
+      g?.dispose();
+    },
+  };
+}
+
+/** The greedy responses of `rows` (one prompt per group), recorded; `finish` frees their device tensors. */
+function recordGreedy(actor: Gpt, tok: CharTokenizer, rows: { prompts: string[]; group: Int32Array }, P: number, A: number, seed: number) {
+  const G = rows.prompts.length;
+  const pb = leftPadBatch(
+    rows.prompts.map((p) => tok.encodePrompt(p)),
+    P,
+  );
+  const r = generate(actor, { ...pb, B: G, P }, A, { ...GREEDY_SETTINGS, seed, eosId: tok.eosId, padId: tok.padId });
+  return {
+    tensors: [r.sequences, r.attnMask, r.positions, r.finished],
+    finish: ([seq, mask, pos, fin]: readonly ArrayLike<number>[]): RolloutBatch => {
+      disposeRollout(actor, r); // not trained on: nothing stays on the device
+      return {
+        B: G,
+        P,
+        A,
+        prompts: rows.prompts,
+        group: rows.group,
+        sequences: Int32Array.from(seq),
+        attnMask: Float32Array.from(mask),
+        positions: Int32Array.from(pos),
+        finished: Int32Array.from(fin),
+        logprobs: null,
+      };
+    },
     dispose: () => disposeRollout(actor, r),
   };
+}
+
+/** Samples and reads the greedy responses of `r`'s groups now (one readback): a rollout that came without them. */
+export async function sampleGreedy(actor: Gpt, tok: CharTokenizer, r: RolloutBatch, seed: number): Promise<RolloutBatch> {
+  const g = recordGreedy(actor, tok, groupPrompts(r.prompts, r.group), r.P, r.A, seed);
+  try {
+    return g.finish(await actor.be.readMany(g.tensors));
+  } catch (e) {
+    g.dispose();
+    throw e;
+  }
 }
 
 /**
@@ -155,6 +236,22 @@ export function concatRows(parts: RolloutBatch[], rows: { part: number; row: num
     out.finished[b] = src.finished[row];
     if (out.logprobs) out.logprobs.set(src.logprobs!.subarray(row * A, (row + 1) * A), b * A);
   });
+  if (parts.every((p) => p.greedy)) {
+    // ReMax: the greedy row of every group kept, under the group's new id.
+    const picks: { part: number; row: number; id: number }[] = [];
+    for (const [key, id] of groupIds) {
+      const [part, old] = key.split(':').map(Number);
+      const row = parts[part].greedy!.group.indexOf(old);
+      if (row < 0) throw new Error(`concatRows: no greedy response for group ${old} of part ${part}`);
+      picks.push({ part, row, id });
+    }
+    const greedy = concatRows(
+      picks.map((p) => parts[p.part].greedy!),
+      picks.map((p, i) => ({ part: i, row: p.row })),
+    );
+    greedy.group = Int32Array.from(picks, (p) => p.id);
+    out.greedy = greedy;
+  }
   return out;
 }
 

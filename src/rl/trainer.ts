@@ -37,7 +37,17 @@ import { checkExperienceFinite, checkUpdateFinite, type Stage } from './nonFinit
 import { Probe, type IterationProbe } from './probe.ts';
 import { maskedRatios, sequenceRatios, tokenRatios } from './ratios.ts';
 import { readNamed, type HostValues } from './readNamed.ts';
-import { actionMaskOf, iterationPrompts, promptWidth, recordRollout, type RecordedRollout, type RolloutBatch, type RolloutTensors } from './rollout.ts';
+import {
+  actionMaskOf,
+  greedyBaselines,
+  iterationPrompts,
+  promptWidth,
+  recordRollout,
+  sampleGreedy,
+  type RecordedRollout,
+  type RolloutBatch,
+  type RolloutTensors,
+} from './rollout.ts';
 import { RolloutSource } from './rolloutSource.ts';
 import { sampleRows, type SampleRow } from './samples.ts';
 import type { RewardSandbox } from './rewardFunction/sandbox.ts';
@@ -227,7 +237,9 @@ export class PpoTrainer {
     probe.experience();
     const klCoefs = klCoefsApplied(cfg, this.klCtl);
     const critic = cfg.advantageEstimator === 'gae' ? this.critic : null;
-    const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, klCoefs.rewardBeta, cfg, device);
+    // ReMax: the reward of each prompt's greedy response is its samples' baseline.
+    const baselines = cfg.advantageEstimator === 'remax' ? await this.greedyBaselines(r, iter) : null;
+    const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, klCoefs.rewardBeta, cfg, device, baselines);
     held.push(...tensorsIn(exp));
 
     // Update: ppoEpochs × shuffled minibatches of actor and critic steps; then the next rollout.
@@ -255,7 +267,7 @@ export class PpoTrainer {
     // Asked for while the device ran the update: the kept tensors are still held, read them now.
     const late = !captured && kept !== null && opts.lateCapture?.() === true;
     const traceHost = late ? { ...host, ...(await readNamed(be, { ...captureTensors(kept, exp) })) } : host;
-    const trace = captured || late ? kept?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, host: traceHost }) : undefined;
+    const trace = captured || late ? kept?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, baselines, host: traceHost }) : undefined;
     // Metrics, and the state the next iteration starts from.
     const metrics: Record<string, number> = {
       iter,
@@ -304,6 +316,17 @@ export class PpoTrainer {
       return { r: rollout.batch, scores: (await scoreRollout(this.scoring, rollout, iter)).scores };
     });
     return { ...batch, device: null, aheadSeconds: null };
+  }
+
+  /**
+   * ReMax's baselines (B): the greedy responses came with the rollout (same actor, same readback);
+   * a rollout given from outside is completed here with one extra readback. They are scored with
+   * the rollout's own reward source (verl ray_trainer: the greedy batch through the same reward).
+   */
+  private async greedyBaselines(r: RolloutBatch, iter: number): Promise<Float64Array> {
+    const greedy = r.greedy ?? (await sampleGreedy(this.actor, this.tok, r, rolloutSeed(this.cfg.seed, iter, 0)));
+    const { scores } = await scoreRollout(this.scoring, { batch: greedy, device: null }, iter);
+    return greedyBaselines({ ...r, greedy }, scores);
   }
 
   private get scoring(): ScoringSetup {
@@ -362,12 +385,21 @@ export class PpoTrainer {
   private recordRollout(iter: number, round: number): RecordedRollout {
     const { cfg, task } = this;
     const { prompts, group } = iterationPrompts(task, cfg, iter, round);
-    return recordRollout(this.actor, this.tok, prompts, group, promptWidth(task), cfg.maxResponseLength, {
-      temperature: cfg.temperature,
-      topK: cfg.topK,
-      topP: cfg.topP,
-      seed: rolloutSeed(cfg.seed, iter, round),
-    });
+    return recordRollout(
+      this.actor,
+      this.tok,
+      prompts,
+      group,
+      promptWidth(task),
+      cfg.maxResponseLength,
+      {
+        temperature: cfg.temperature,
+        topK: cfg.topK,
+        topP: cfg.topP,
+        seed: rolloutSeed(cfg.seed, iter, round),
+      },
+      cfg.advantageEstimator === 'remax',
+    );
   }
 
   /**

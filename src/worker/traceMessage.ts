@@ -27,7 +27,18 @@ export function traceBuffers(trace: IterationTrace): ArrayBuffer[] {
   const add = (a: ArrayBufferView | null) => {
     if (a && a.buffer instanceof ArrayBuffer) out.add(a.buffer);
   };
-  for (const a of [trace.responseTokens, trace.actionMask, trace.group, trace.scores, trace.rolloutLogprobs, trace.oldLogprobs, trace.refLogprobs, trace.values]) add(a);
+  for (const a of [
+    trace.responseTokens,
+    trace.actionMask,
+    trace.group,
+    trace.scores,
+    trace.baselines ?? null,
+    trace.rolloutLogprobs,
+    trace.oldLogprobs,
+    trace.refLogprobs,
+    trace.values,
+  ])
+    add(a);
   for (const a of Object.values(trace.stored)) add(a);
   for (const mb of trace.minibatches) for (const a of [mb.rows, mb.newLogprobs, mb.newValues]) add(a);
   return [...out];

@@ -1,11 +1,12 @@
-// groupAdvantages: group score transforms (REINFORCE, REINFORCE-baseline, GRPO, RLOO, Dr. GRPO),
+// groupAdvantages: group score transforms (REINFORCE, REINFORCE-baseline, GRPO, RLOO, Dr. GRPO,
+// OPO, GRPO pass@k, ReMax with its reward baselines),
 // KL-shaped token rewards, discounted returns, whitening for the REINFORCE pair; on both backends
 // against the float64 reference (src/reference/groupAdvantages.ts) and hand-computed values.
 // Tolerance: group statistics and whitening are reductions, so rtol 1e-4 with atol 1e-5 (TOL.reduce).
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
-import { groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
+import { GROUPED_ESTIMATORS, groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
@@ -25,7 +26,12 @@ interface Case {
   gamma: number;
   klEstimator: (typeof KL_ESTIMATORS)[number];
   klOrder?: GroupKlOrder;
+  /** (B) ReMax's reward baselines; absent: baselinesOf(c). */
+  baselines?: ArrayLike<number>;
 }
+
+/** A fixed float32 baseline per response for ReMax where a case gives none (every other estimator ignores it). */
+const baselinesOf = (c: Case) => c.baselines ?? f32(Array.from({ length: c.B }, (_, b) => 0.3 * (b % 3) - 0.2));
 
 function run(be: Backend, estimator: GroupEstimator, c: Case) {
   return be.ppo.groupAdvantages({
@@ -39,6 +45,7 @@ function run(be: Backend, estimator: GroupEstimator, c: Case) {
     klEstimator: c.klEstimator,
     gamma: c.gamma,
     klOrder: c.klOrder,
+    baselines: estimator === 'remax' ? be.tensor(baselinesOf(c), [c.B]) : null,
   });
 }
 
@@ -56,6 +63,7 @@ function reference(estimator: GroupEstimator, c: Case) {
     klEstimator: c.klEstimator,
     gamma: c.gamma,
     klOrder: c.klOrder,
+    baselines: estimator === 'remax' ? baselinesOf(c) : null,
   });
 }
 
@@ -129,12 +137,21 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
       group_norm: [-1 / Math.SQRT2, -3 / Math.sqrt(13), 1 / Math.SQRT2, -1 / Math.sqrt(13), 4 / Math.sqrt(13)],
       // s − mean of the others
       rloo: [1 - 3, 2 - 6.5, 3 - 1, 4 - 5.5, 9 - 3],
+      // equal lengths: the length-weighted mean is the mean
+      opo: [-1, -3, 1, -1, 4],
+      // only each group's best: (3 − 1)/(√2 + 1e-6) and (9 − 4)/(√13 + 1e-6)
+      grpo_passk: [0, 0, 2 / (Math.SQRT2 + 1e-6), 0, 5 / (Math.sqrt(13) + 1e-6)],
+      // returns are the raw scores; the advantages subtract the baselines (below)
+      remax: scores,
     };
     const out = run(be, est, c);
     const [adv, ret] = await be.readMany([out.advantages, out.returns]);
-    const perToken = (v: number[]) => v.flatMap((s) => [s, s, s]);
+    const perToken = (v: ArrayLike<number>) => Array.from(v).flatMap((s) => [s, s, s]);
     expectClose(ret, perToken(expected[est]), rtol, atol, `${est} returns`);
-    if (est === 'reinforce' || est === 'reinforce_baseline') {
+    if (est === 'remax') {
+      const base = baselinesOf(c);
+      expectClose(adv, perToken(scores.map((s, b) => s - base[b])), rtol, atol, 'remax advantages = score − baseline');
+    } else if (est === 'reinforce' || est === 'reinforce_baseline') {
       expectClose(adv, reference(est, c).advantages, rtol, atol, `${est} whitened advantages`);
       const mean = adv.reduce((a, b) => a + b, 0) / adv.length;
       expect(Math.abs(mean)).toBeLessThan(1e-5); // whitened with shift_mean
@@ -220,6 +237,9 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
       group_norm: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, true),
       dr_grpo: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, false),
       rloo: () => verl.rlooAdvantage(tokenRewards, mask, group, B, A),
+      opo: () => verl.opoAdvantage(tokenRewards, mask, group, B, A),
+      grpo_passk: () => verl.grpoPasskAdvantage(tokenRewards, mask, group, B, A),
+      remax: () => verl.remaxAdvantage(tokenRewards, baselinesOf(c), mask, B, A).advantages,
     }[est]();
     expectClose(adv, want, rtol, atol, `${est} advantages (all B·A positions)`);
     for (let i = 0; i < B * A; i++) if (!mask[i]) expect(adv[i], `${est} padded position ${i}`).toBe(0);
@@ -250,6 +270,10 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
         group_norm: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, true),
         dr_grpo: () => verl.grpoAdvantage(tokenRewards, mask, group, B, A, false),
         rloo: () => verl.rlooAdvantage(tokenRewards, mask, group, B, A),
+        opo: () => verl.opoAdvantage(tokenRewards, mask, group, B, A),
+        grpo_passk: () => verl.grpoPasskAdvantage(tokenRewards, mask, group, B, A),
+        // ReMax keeps the KL per token in verl too: its reverse cumsum is the reward-to-go.
+        remax: () => verl.remaxAdvantage(tokenRewards, baselinesOf(c), mask, B, A).advantages,
       }[est]();
       expectClose(adv, v, rtol, atol, `${est} vs verl`);
     }
@@ -279,7 +303,7 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     }
   });
 
-  it.each(GROUP_ESTIMATORS.filter((e) => e !== 'reinforce'))('%s rejects a group of one, naming it, before any GPU work', async (est) => {
+  it.each(GROUP_ESTIMATORS.filter((e) => GROUPED_ESTIMATORS.has(e)))('%s rejects a group of one, naming it, before any GPU work', async (est) => {
     const be = await makeBackend();
     const B = 5,
       A = 2;
@@ -330,5 +354,84 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const ret = await be.read(run(be, 'reinforce', c).returns);
     expectClose(ret, [1, 1, -2, -2, 0.5, 0.5], rtol, atol, 'reinforce returns');
     expect(() => run(be, 'rloo', { ...c, group: [0, 0] })).toThrow(/2 ids for 3 sequences/);
+  });
+
+  it('grpo_passk: ties and equal scores give exactly 0; a unique best of a tie below gets the gap', async () => {
+    const be = await makeBackend();
+    const B = 9,
+      A = 2;
+    // group 1: tie at the top (0 everywhere); group 2: all equal (0, never 0/1e-6 blown up);
+    // group 3: best 2 unique, runner-up tie 1, 1 → (2 − 1)/(std + 1e-6) for the best only
+    const scores = [0.5, 1, 1, 0.3, 0.3, 0.3, 1, 2, 1];
+    const group = [1, 1, 1, 2, 2, 2, 3, 3, 3];
+    const c: Case = {
+      B,
+      A,
+      scores,
+      group,
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k1',
+    };
+    const adv = await be.read(run(be, 'grpo_passk', c).advantages);
+    const std3 = Math.sqrt(((1 - 4 / 3) ** 2 * 2 + (2 - 4 / 3) ** 2) / 2);
+    const best = 1 / (std3 + 1e-6);
+    expectClose(adv, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, best, best, 0, 0], rtol, atol, 'grpo_passk ties');
+    const tokenRewards = new Float64Array(B * A);
+    for (let b = 0; b < B; b++) tokenRewards[b * A + A - 1] = scores[b];
+    expectClose(adv, verl.grpoPasskAdvantage(tokenRewards, c.mask, group, B, A), rtol, atol, 'grpo_passk vs verl');
+  });
+
+  it('opo: the baseline weights each score by its response length (length-1 and empty rows)', async () => {
+    const be = await makeBackend();
+    const B = 4,
+      A = 4;
+    // group 5: lengths 1 and 3; group 6: lengths 0 and 2 (the empty row keeps advantage 0)
+    const mask = [1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0];
+    const c: Case = { B, A, scores: [2, -1, 4, 1], group: [5, 5, 6, 6], logp: new Float64Array(B * A), ref: new Float64Array(B * A), mask, beta: 0, gamma: 1, klEstimator: 'k1' };
+    const adv = await be.read(run(be, 'opo', c).advantages);
+    const b5 = (1 * 2 + 3 * -1) / 4; // −0.25
+    const b6 = (0 * 4 + 2 * 1) / 2; // 1
+    expectClose(adv, [2 - b5, 0, 0, 0, -1 - b5, -1 - b5, -1 - b5, 0, 0, 0, 0, 0, 1 - b6, 1 - b6, 0, 0], rtol, atol, 'opo');
+  });
+
+  it('remax: groups of one are fine; a missing or misshapen baseline is rejected before any GPU work', async () => {
+    const be = await makeBackend();
+    const B = 3,
+      A = 2;
+    const c: Case = {
+      B,
+      A,
+      scores: [1, 0, 0.5],
+      group: [0, 1, 2],
+      logp: new Float64Array(B * A),
+      ref: new Float64Array(B * A),
+      mask: new Float64Array(B * A).fill(1),
+      beta: 0,
+      gamma: 1,
+      klEstimator: 'k1',
+      baselines: [0.5, 0.5, 1],
+    };
+    const adv = await be.read(run(be, 'remax', c).advantages);
+    expectClose(adv, [0.5, 0.5, -0.5, -0.5, -0.5, -0.5], rtol, atol, 'remax, one sample per prompt');
+    const args = {
+      estimator: 'remax' as const,
+      scores: be.tensor(c.scores, [B]),
+      group: c.group,
+      logprobs: be.tensor(c.logp, [B, A]),
+      refLogprobs: be.tensor(c.ref, [B, A]),
+      actionMask: be.tensor(c.mask, [B, A]),
+      beta: 0,
+      klEstimator: 'k1' as const,
+      gamma: 1,
+    };
+    const twoBaselines = be.tensor([1, 2], [2]);
+    const before = { ...be.counters() };
+    expect(() => be.ppo.groupAdvantages(args)).toThrow(/needs a reward baseline/);
+    expect(() => be.ppo.groupAdvantages({ ...args, baselines: twoBaselines })).toThrow(/baselines/);
+    expect(be.counters()).toEqual(before);
   });
 });

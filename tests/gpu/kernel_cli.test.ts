@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KERNEL_NAMES, runKernel } from '../../src/cli/kernelRunner.ts';
 import { klGradRef, klRef } from '../../src/reference/kl.ts';
+import { groupAdvantagesRef, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, rng, TOL } from '../helpers/random.ts';
 
@@ -152,5 +153,46 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
   });
   it('group_advantages rejects a group of one sample', async () => {
     await expect(runKernel(cpuBackend, 'group_advantages', { ...inputs.group_advantages, group: [1, 2, 2, 2] })).rejects.toThrow(/group 1 has 1 sample/);
+    await expect(runKernel(cpuBackend, 'group_advantages', { ...inputs.group_advantages, estimator: 'grpo_passk', group: [1, 2, 2, 2] })).rejects.toThrow(/group 1 has 1 sample/);
+  });
+
+  // OPO, GRPO pass@k (with a tie at the top of one group) and ReMax (baselines, groups of one allowed).
+  const estimatorVariants: [string, Record<string, unknown>][] = [
+    ['opo', { ...inputs.group_advantages, estimator: 'opo' }],
+    ['grpo_passk', { ...inputs.group_advantages, estimator: 'grpo_passk', scores: [1, 1, 0.5, 2] }],
+    ['remax', { ...inputs.group_advantages, estimator: 'remax', group: [0, 1, 2, 3], baselines: [0.5, -1, 0.25, 2] }],
+  ];
+  it.each(estimatorVariants)('group_advantages %s: WebGPU = CPU = the float64 reference', async (est, input) => {
+    const gpuOut = await runKernel(await webgpuBackend(), 'group_advantages', input);
+    const cpuOut = await runKernel(cpuBackend, 'group_advantages', input);
+    const m = input.mask as number[][];
+    const B = m.length,
+      A = m[0].length;
+    const want = groupAdvantagesRef({
+      estimator: est as GroupEstimator,
+      scores: input.scores as number[],
+      group: input.group as number[],
+      logprobs: (input.logprobs as number[][]).flat(),
+      refLogprobs: (input.ref_logprobs as number[][]).flat(),
+      actionMask: m.flat(),
+      B,
+      A,
+      beta: input.beta as number,
+      klEstimator: 'k1',
+      gamma: 1,
+      baselines: (input.baselines as number[] | undefined) ?? null,
+    });
+    for (const key of ['advantages', 'returns'] as const) {
+      const flat = (v: unknown) => (v as number[][]).flat();
+      expectClose(flat(cpuOut[key]), want[key], TOL.reduce.rtol, TOL.reduce.atol, `${est} cpu ${key}`);
+      expectClose(flat(gpuOut[key]), want[key], TOL.reduce.rtol, TOL.reduce.atol, `${est} webgpu ${key}`);
+    }
+  });
+
+  it('group_advantages: remax needs baselines of the batch size; the others refuse them', async () => {
+    const remax = { ...inputs.group_advantages, estimator: 'remax' };
+    await expect(runKernel(cpuBackend, 'group_advantages', remax)).rejects.toThrow('missing field "baselines"');
+    await expect(runKernel(cpuBackend, 'group_advantages', { ...remax, baselines: [1, 2] })).rejects.toThrow('field "baselines"');
+    await expect(runKernel(cpuBackend, 'group_advantages', { ...inputs.group_advantages, baselines: [1, 2, 3, 4] })).rejects.toThrow('field "baselines"');
   });
 });

@@ -2,12 +2,22 @@
 // loss aggregation, for two PPO iterations on WebGPU: no NaN anywhere, every metric finite, the
 // sample rows and ratio histogram filled, and one readback per iteration once the rollout is sampled
 // ahead (two with targetKl).
+// OPO, GRPO pass@k and ReMax also on both backends: captured advantages equal the inspector's
+// float64 recomputation and verl's functions (tests/helpers/verl.ts) on the iteration's own
+// inputs; ReMax's baselines equal the rewards of the greedy responses, one per prompt.
 import { describe, expect, it } from 'vitest';
 import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
 import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
+import { appliedKl, recomputeTrace } from '../../src/rl/inspect/index.ts';
+import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
+import { decodeSamples, groupPrompts, sampleGreedy } from '../../src/rl/rollout.ts';
+import { scoreRollout } from '../../src/rl/score.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
-import { webgpuBackend } from '../helpers/backends.ts';
+import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
+import { BACKENDS, webgpuBackend } from '../helpers/backends.ts';
+import { expectClose, TOL } from '../helpers/random.ts';
 import { expectFiniteMetrics, tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
+import * as verl from '../helpers/verl.ts';
 
 describe('PPO trainer estimators on webgpu', () => {
   it.each(ADVANTAGE_ESTIMATORS.map((e, i) => [e, i] as const))('%s runs two iterations with finite metrics', async (estimator, i) => {
@@ -73,6 +83,89 @@ describe('PPO trainer estimators on webgpu', () => {
     expect(r.metrics.approx_kl).toBeGreaterThan(1e-9);
     expect(r.metrics.update_steps).toBe(2); // stopped after the first epoch of two minibatches
     expect(r.metrics.gpu_readbacks).toBe(2); // the epoch boundary's, and the final one (its rollout was sampled ahead)
+    trainer.dispose();
+  });
+});
+
+describe.each(BACKENDS)('OPO, GRPO pass@k, ReMax training on %s', (_name, makeBackend) => {
+  const { rtol, atol } = TOL.reduce;
+  it.each(['opo', 'grpo_passk', 'remax'] as const)("%s: two iterations, finite, advantages = recomputation = verl's", async (estimator) => {
+    const be = await makeBackend();
+    const config = tinyConfig({
+      advantageEstimator: estimator,
+      samplesPerPrompt: 3,
+      klInReward: true,
+      klEstimator: 'k3',
+      klCoef: 0.1,
+      groupKlOrder: 'verl', // verl's own order, so its functions are the oracle
+      actorLr: 3e-3,
+      seed: 41,
+    });
+    const checkpoint = await tinyCheckpoint('stop');
+    const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: checkpoint });
+    for (let it = 0; it < 2; it++) {
+      const r = await trainer.iteration({ capture: true });
+      const where = `${estimator} iteration ${it}`;
+      expectFiniteMetrics(r.metrics, where);
+      expect(r.metrics.gpu_readbacks, where).toBe(it === 0 ? 2 : 1); // the greedy responses ride along
+      const t = r.trace!;
+      const { B, A } = t;
+      for (const v of t.stored.advantages) expect(Number.isFinite(v), where).toBe(true);
+      expectClose(t.stored.advantages, recomputeTrace(t).advantages, rtol, atol, `${where}: recomputation`);
+      const beta = appliedKl(t.knobs).rewardBeta;
+      expect(beta).toBeGreaterThan(0);
+      const tokenRewards = verl.applyKlPenalty(t.scores, t.oldLogprobs, t.refLogprobs, t.actionMask, B, A, beta, 'low_var_kl');
+      const want =
+        estimator === 'opo'
+          ? verl.opoAdvantage(tokenRewards, t.actionMask, t.group, B, A)
+          : estimator === 'grpo_passk'
+            ? verl.grpoPasskAdvantage(tokenRewards, t.actionMask, t.group, B, A)
+            : verl.remaxAdvantage(tokenRewards, t.baselines!, t.actionMask, B, A).advantages;
+      expectClose(t.stored.advantages, want, rtol, atol, `${where}: verl`);
+      if (estimator === 'remax') {
+        // One greedy response per prompt, for the prompts of the batch, scored with the same reward.
+        const roll = trainer.lastRollout!;
+        const greedy = roll.greedy!;
+        expect(greedy.prompts).toEqual(groupPrompts(roll.prompts, roll.group).prompts);
+        expect(greedy.B).toBe(config.promptsPerBatch);
+        const task = getTask(config.task);
+        const tok = taskTokenizer(task);
+        const { scores } = await scoreRollout({ be, cfg: config, task, tok, rewardModel: undefined, rewardSandbox: undefined }, { batch: greedy, device: null }, it);
+        const byGroup = new Map(Array.from(greedy.group, (id, i) => [id, scores[i]] as const));
+        expect(Array.from(t.baselines!)).toEqual(Array.from(t.group, (id) => byGroup.get(id)));
+        expect(decodeSamples(greedy, tok).length).toBe(greedy.B);
+        if (it === 0) {
+          // Iteration 0 sampled from the checkpoint itself: a fresh copy decodes the same greedy
+          // responses, under another sampling seed (argmax draws nothing).
+          const fresh = modelFromCheckpoint(be, checkpoint, { alphabet: tok.alphabet, task: task.name }).model;
+          const again = await sampleGreedy(fresh, tok, { ...roll, greedy: null }, 987654);
+          expect(Array.from(again.sequences)).toEqual(Array.from(greedy.sequences));
+          fresh.dispose();
+        }
+      } else {
+        expect(t.baselines ?? null).toBeNull();
+      }
+    }
+    trainer.dispose();
+  });
+
+  it("remax with DAPO's dynamic sampling: the kept groups keep their greedy baselines", async () => {
+    const be = await makeBackend();
+    const config = tinyConfig({ advantageEstimator: 'remax', samplesPerPrompt: 2, dynamicSampling: true, maxExtraRollouts: 2, seed: 43 });
+    const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: await tinyCheckpoint('stop') });
+    const r = await trainer.iteration({ capture: true });
+    expectFiniteMetrics(r.metrics, 'remax + DAPO');
+    const t = r.trace!;
+    expectClose(t.stored.advantages, recomputeTrace(t).advantages, rtol, atol, 'remax + DAPO: recomputation');
+    const roll = trainer.lastRollout!;
+    const task = getTask(config.task);
+    const { scores } = await scoreRollout(
+      { be, cfg: config, task, tok: taskTokenizer(task), rewardModel: undefined, rewardSandbox: undefined },
+      { batch: roll.greedy!, device: null },
+      0,
+    );
+    const byGroup = new Map(Array.from(roll.greedy!.group, (id, i) => [id, scores[i]] as const));
+    expect(Array.from(t.baselines!)).toEqual(Array.from(t.group, (id) => byGroup.get(id)));
     trainer.dispose();
   });
 });

@@ -88,6 +88,8 @@ export function buildTrace(r: Rng, spec: TraceSpec = {}): IterationTrace {
   const { rewards, kl } = shapeRewardsRef(scores, oldLogprobs, refLogprobs, mask, B, A, rewardBeta, k.klEstimator);
   let advantages: Float64Array;
   let returns: Float64Array;
+  // ReMax's greedy-reward baselines: drawn after everything else, so other estimators' traces are unchanged.
+  const baselines = k.advantageEstimator === 'remax' ? randn(r, B) : null;
   if (k.advantageEstimator === 'gae') {
     const g = gaeRef(rewards, values, mask, B, A, k.gamma, k.lam);
     advantages = whitenRef(g.advantages, mask, true);
@@ -106,6 +108,7 @@ export function buildTrace(r: Rng, spec: TraceSpec = {}): IterationTrace {
       klEstimator: k.klEstimator,
       gamma: k.gamma,
       klOrder: k.groupKlOrder,
+      baselines,
     });
     advantages = g.advantages;
     returns = g.returns;
@@ -152,6 +155,7 @@ export function buildTrace(r: Rng, spec: TraceSpec = {}): IterationTrace {
     actionMask: mask,
     group,
     scores,
+    ...(baselines ? { baselines } : {}),
     rolloutLogprobs,
     oldLogprobs,
     refLogprobs,

@@ -7,7 +7,9 @@
 // into pg_losses before agg_loss), rollout correction token TIS (exp of the ±20-clamped log-ratio,
 // times the response mask, clamped at the threshold), compute_grpo_outcome_advantage,
 // compute_rloo_outcome_advantage, compute_reinforce_plus_plus_outcome_advantage,
-// compute_reinforce_plus_plus_baseline_outcome_advantage, verl_F.masked_mean / masked_whiten.
+// compute_reinforce_plus_plus_baseline_outcome_advantage, verl_F.masked_mean / masked_whiten;
+// from verl-project/verl v0.9.0 core_algos.py: compute_opo_outcome_advantage (640–690),
+// compute_grpo_passk_outcome_advantage (472–536), compute_remax_outcome_advantage (735–769).
 
 type Arr = ArrayLike<number>;
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
@@ -337,4 +339,87 @@ export function reinforcePlusPlusBaselineAdvantage(tokenRewards: Arr, m: Arr, in
   const adv = maskedWhiten(tiled, m);
   for (let i = 0; i < adv.length; i++) adv[i] *= m[i];
   return adv;
+}
+
+/** Σ_t of the token rewards per row: verl's `scores = token_level_rewards.sum(dim=-1)`. */
+function rowSums(tokenRewards: Arr, B: number, A: number): number[] {
+  return Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += tokenRewards[b * A + a];
+    return s;
+  });
+}
+
+/**
+ * compute_opo_outcome_advantage: baseline = Σ len·score / Σ len over the group (len = Σ_t mask),
+ * 0 for a group of one; (score − baseline) × mask.
+ */
+export function opoAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number): Float64Array {
+  const scores = rowSums(tokenRewards, B, A);
+  const len = rowSums(m, B, A);
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    const members = Array.from({ length: B }, (_, j) => j).filter((j) => index[j] === index[b]);
+    let bsl = 0;
+    if (members.length > 1) {
+      let num = 0,
+        den = 0;
+      for (const j of members) {
+        num += len[j] * scores[j];
+        den += len[j];
+      }
+      bsl = num / den;
+    }
+    for (let a = 0; a < A; a++) out[b * A + a] = (scores[b] - bsl) * m[b * A + a];
+  }
+  return out;
+}
+
+/**
+ * compute_grpo_passk_outcome_advantage: per group, topk(2) → r_max − r_second_max for the top
+ * member only, ÷ (torch.std (unbiased) + epsilon) when norm_adv_by_std_in_grpo; × mask. Groups of
+ * one raise. torch.topk's pick among equal maxima is unspecified; the first is taken here, and with
+ * equal maxima the advantage is 0 whichever is picked.
+ */
+export function grpoPasskAdvantage(tokenRewards: Arr, m: Arr, index: Arr, B: number, A: number, normByStd = true, epsilon = 1e-6): Float64Array {
+  const scores = rowSums(tokenRewards, B, A);
+  const adv = new Float64Array(B);
+  const seen = new Set<number>();
+  for (let b = 0; b < B; b++) {
+    if (seen.has(index[b])) continue;
+    seen.add(index[b]);
+    const ids = Array.from({ length: B }, (_, j) => j).filter((j) => index[j] === index[b]);
+    if (ids.length < 2) throw new Error(`Pass@k requires at least 2 samples per group. Got ${ids.length}`);
+    const order = [...ids].sort((i, j) => scores[j] - scores[i] || i - j); // stable: first of equals
+    const iMax = order[0];
+    let a = scores[order[0]] - scores[order[1]];
+    if (normByStd) {
+      const r = ids.map((j) => scores[j]);
+      const mean = r.reduce((s, x) => s + x, 0) / r.length;
+      const std = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (r.length - 1));
+      a = a / (std + epsilon);
+    }
+    adv[iMax] = a;
+  }
+  const out = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) for (let t = 0; t < A; t++) out[b * A + t] = adv[b] * m[b * A + t];
+  return out;
+}
+
+/**
+ * compute_remax_outcome_advantage: returns = flip-cumsum-flip of token_level_rewards·mask (γ = 1,
+ * no reset at masked positions), advantages = returns − reward_baselines·mask (not masked further).
+ */
+export function remaxAdvantage(tokenRewards: Arr, baselines: Arr, m: Arr, B: number, A: number) {
+  const returns = new Float64Array(B * A);
+  const advantages = new Float64Array(B * A);
+  for (let b = 0; b < B; b++) {
+    let acc = 0;
+    for (let t = A - 1; t >= 0; t--) {
+      acc += tokenRewards[b * A + t] * m[b * A + t];
+      returns[b * A + t] = acc;
+    }
+    for (let t = 0; t < A; t++) advantages[b * A + t] = returns[b * A + t] - baselines[b] * m[b * A + t];
+  }
+  return { advantages, returns };
 }

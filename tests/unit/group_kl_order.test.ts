@@ -5,7 +5,7 @@
 // both engines discount. Tolerance 1e-9: the whitened estimators sum in another order than verl_F.masked_whiten.
 import { describe, expect, it } from 'vitest';
 import { GROUP_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
-import { groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
+import { GROUP_ESTIMATOR_SPECS, groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { klValue } from '../../src/reference/kl.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
@@ -52,12 +52,14 @@ const project = (est: GroupEstimator, x: Batch, beta: number, klOrder: GroupKlOr
     klOrder,
   });
 
+const OPENRLHF_GROUP_ESTIMATORS = GROUP_ESTIMATORS.filter((e): e is openrlhf.OpenRlhfEstimator => ['reinforce', 'rloo', 'reinforce_baseline', 'group_norm', 'dr_grpo'].includes(e));
+
 const VERL_KL_NAME = { k1: 'kl', k3: 'low_var_kl' } as const;
 const underMask = (xs: ArrayLike<number>, m: ArrayLike<number>) => Float64Array.from(xs, (v, i) => (m[i] ? v : 0));
 
 describe("group KL order 'verl' = verl's apply_kl_penalty, then its estimator", () => {
   for (const klEstimator of ['k1', 'k3'] as const) {
-    it.each(GROUP_ESTIMATORS.filter((e) => e !== 'reinforce'))(`%s (${klEstimator}, β = 0.3)`, (est) => {
+    it.each(GROUP_ESTIMATORS.filter((e) => !GROUP_ESTIMATOR_SPECS[e].tokenKl))(`%s (${klEstimator}, β = 0.3)`, (est) => {
       const x = batch(7 + GROUP_ESTIMATORS.indexOf(est));
       const beta = 0.3;
       const tokenRewards = verl.applyKlPenalty(x.scores, x.logp, x.ref, x.mask, x.B, x.A, beta, VERL_KL_NAME[klEstimator]);
@@ -67,7 +69,9 @@ describe("group KL order 'verl' = verl's apply_kl_penalty, then its estimator", 
         group_norm: () => verl.grpoAdvantage(tokenRewards, x.mask, x.group, x.B, x.A, true, 1e-9),
         dr_grpo: () => verl.grpoAdvantage(tokenRewards, x.mask, x.group, x.B, x.A, false),
         rloo: () => verl.rlooAdvantage(tokenRewards, x.mask, x.group, x.B, x.A),
-      }[est as Exclude<GroupEstimator, 'reinforce'>]();
+        opo: () => verl.opoAdvantage(tokenRewards, x.mask, x.group, x.B, x.A),
+        grpo_passk: () => verl.grpoPasskAdvantage(tokenRewards, x.mask, x.group, x.B, x.A),
+      }[est as Exclude<GroupEstimator, 'reinforce' | 'remax'>]();
       expectClose(project(est, x, beta, 'verl', 1, klEstimator).advantages, want, 1e-9, 1e-9, `${est} verl order`);
       // The other order gives other advantages (the KL is not a constant shift within a group).
       const other = project(est, x, beta, 'openrlhf', 1, klEstimator).advantages;
@@ -81,11 +85,38 @@ describe("group KL order 'verl' = verl's apply_kl_penalty, then its estimator", 
     const want = verl.reinforcePlusPlusAdvantage(tokenRewards, x.mask, x.B, x.A, 1).advantages;
     for (const order of ['verl', 'openrlhf'] as const) expectClose(project('reinforce', x, 0.2, order).advantages, want, 1e-9, 1e-9, order);
   });
+
+  it('ReMax is token-level in verl whatever the order (compute_remax_outcome_advantage: reverse cumsum − baseline)', () => {
+    const x = batch(4);
+    const baselines = randn(rng(44), x.B, 1);
+    const tokenRewards = verl.applyKlPenalty(x.scores, x.logp, x.ref, x.mask, x.B, x.A, 0.2, 'low_var_kl');
+    const want = verl.remaxAdvantage(tokenRewards, baselines, x.mask, x.B, x.A);
+    for (const order of ['verl', 'openrlhf'] as const) {
+      const got = groupAdvantagesRef({
+        estimator: 'remax',
+        scores: x.scores,
+        group: x.group,
+        logprobs: x.logp,
+        refLogprobs: x.ref,
+        actionMask: x.mask,
+        B: x.B,
+        A: x.A,
+        beta: 0.2,
+        klEstimator: 'k3',
+        gamma: 1,
+        klOrder: order,
+        baselines,
+      });
+      expectClose(got.advantages, underMask(want.advantages, x.mask), 1e-9, 1e-9, `${order} advantages`);
+      expectClose(underMask(got.returns, x.mask), underMask(want.returns, x.mask), 1e-9, 1e-9, `${order} returns`);
+    }
+  });
 });
 
 describe("group KL order 'openrlhf' = OpenRLHF's compute_advantages_and_returns", () => {
   for (const klEstimator of ['k1', 'k3'] as const) {
-    it.each(GROUP_ESTIMATORS)(`%s (${klEstimator}, β = 0.3)`, (est) => {
+    // OpenRLHF has no OPO, GRPO pass@k or ReMax (its experience_maker names the others only).
+    it.each(OPENRLHF_GROUP_ESTIMATORS)(`%s (${klEstimator}, β = 0.3)`, (est) => {
       const x = batch(21 + GROUP_ESTIMATORS.indexOf(est));
       const beta = 0.3;
       const kl = Float64Array.from(x.logp, (l, i) => (x.mask[i] ? klValue(l, x.ref[i], klEstimator) : 0));

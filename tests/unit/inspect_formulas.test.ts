@@ -59,6 +59,9 @@ describe('FORMULA_STEPS', () => {
       'compute_policy_loss_gpg',
       'compute_policy_loss_geo_mean',
       'agg_loss',
+      'compute_opo_outcome_advantage',
+      'compute_grpo_passk_outcome_advantage',
+      'compute_remax_outcome_advantage',
     ];
     const all = FORMULA_STEPS.flatMap((s) => s.verl);
     for (const name of named) {
@@ -76,6 +79,10 @@ const SETUPS: [string, TraceSpec][] = [
   ['REINFORCE++, whitened', { knobs: { advantageEstimator: 'reinforce', whiten: true } }],
   ['GRPO, SAPO, TIS', { allMaskedRow: 1, knobs: { advantageEstimator: 'group_norm', lossMode: 'sapo', tisCap: 2 } }],
   ['RLOO, GPG', { lengthOneRow: 2, knobs: { advantageEstimator: 'rloo', lossMode: 'gpg' } }],
+  ['OPO, length-1 row', { lengthOneRow: 2, knobs: { advantageEstimator: 'opo', whiten: false } }],
+  ['GRPO pass@k, equal scores', { equalScores: true, knobs: { advantageEstimator: 'grpo_passk', whiten: false } }],
+  ['GRPO pass@k', { knobs: { advantageEstimator: 'grpo_passk', whiten: false } }],
+  ['ReMax, masked middle position', { holeRow: 3, knobs: { advantageEstimator: 'remax', whiten: false } }],
   ['GRPO, GMPO (geo_mean), TIS, extreme', { allMaskedRow: 0, extreme: true, knobs: { advantageEstimator: 'group_norm', lossMode: 'geo_mean', tisCap: 2 } }],
 ];
 
@@ -145,6 +152,23 @@ describe('substitute', () => {
     expect(formulaStep('rewardShaping').substitute({ trace, rec, row, t })).toContain(`-${texNumber(0.5)}`);
     expect(formulaStep('referenceCritic').substitute({ trace, rec, row, t })).toContain(FORMULA_TEXT.notes.noCritic);
     expect(formulaStep('whitening').substitute({ trace, rec, row, t })).toContain(FORMULA_TEXT.notes.whiteningOff);
+  });
+
+  it('shows OPO’s length-weighted baseline, pass@k’s gap and ReMax’s G_t − b with this response’s numbers', () => {
+    for (const est of ['opo', 'grpo_passk', 'remax'] as const) {
+      const trace = buildTrace(rng(961), { knobs: { advantageEstimator: est, whiten: false } });
+      const rec = recomputeTrace(trace);
+      for (let row = 0; row < trace.B; row++) {
+        const t = defaultToken(trace, row);
+        const table = tokenTable(trace, row, rec);
+        const adv = formulaStep('advantages').substitute({ trace, rec, row, t });
+        expect(adv, `${est} row ${row}`).toContain(texNumber(table.group!.transformedScore));
+        expect(adv, `${est} row ${row}`).toContain(texNumber(table.rows[t].advantageRaw));
+        if (est === 'remax') expect(adv).toContain(texNumber(table.rows[t].return - trace.baselines![row]));
+        if (est === 'opo') expect(adv).toContain(texNumber(trace.scores[row]));
+      }
+      expect(formulaStep('advantages').template(trace.knobs)).toContain(est === 'remax' ? 'b_{\\text{greedy}}' : est === 'opo' ? '\\ell_j' : 's_{(2)}');
+    }
   });
 
   it('says so for a masked position and for a token in no update step', () => {

@@ -90,6 +90,10 @@ const CASES: [string, Partial<InspectKnobs>][] = [
   ['Dr. GRPO', { advantageEstimator: 'dr_grpo', whiten: false, lossAgg: 'seq-mean-token-sum-norm' }],
   ['REINFORCE++ (whitened)', { advantageEstimator: 'reinforce', whiten: true, klEstimator: 'k2' }],
   ['REINFORCE++ baseline', { advantageEstimator: 'reinforce_baseline', whiten: true }],
+  ['OPO, group KL order verl', { advantageEstimator: 'opo', whiten: false, groupKlOrder: 'verl' }],
+  ['OPO, group KL order openrlhf', { advantageEstimator: 'opo', whiten: false }],
+  ['GRPO pass@k', { advantageEstimator: 'grpo_passk', whiten: false, groupKlOrder: 'verl' }],
+  ['ReMax (greedy-reward baselines)', { advantageEstimator: 'remax', whiten: false, klEstimator: 'k3' }],
 ];
 
 describe('recomputeTrace with the trace’s own knobs', () => {
@@ -106,6 +110,9 @@ describe('recomputeTrace with the trace’s own knobs', () => {
     ['a group estimator with equal scores in every group', { equalScores: true, knobs: { advantageEstimator: 'group_norm', whiten: false } }],
     ['equal scores, REINFORCE baseline, an all-masked row', { equalScores: true, allMaskedRow: 0, knobs: { advantageEstimator: 'reinforce_baseline', whiten: true } }],
     ['a response length of 1', { A: 1 }],
+    ['OPO and an all-masked row, a length-1 row', { allMaskedRow: 1, lengthOneRow: 2, knobs: { advantageEstimator: 'opo', whiten: false } }],
+    ['GRPO pass@k with equal scores in every group', { equalScores: true, knobs: { advantageEstimator: 'grpo_passk', whiten: false } }],
+    ['ReMax, a masked middle position, length 1', { holeRow: 3, lengthOneRow: 2, knobs: { advantageEstimator: 'remax', whiten: false } }],
   ];
   EDGES.forEach(([name, spec], c) => {
     it(`reproduces the stored values, no NaN: ${name}`, () => {

@@ -25,6 +25,19 @@ describe('PPO config validation', () => {
     expect(p.map((x) => x.field).sort()).toEqual(['miniBatches', 'samplesPerPrompt']);
   });
 
+  it('opo and grpo_passk need groups of at least 2; remax (a greedy baseline) takes one sample per prompt; all three keep γ = 1', () => {
+    const one = { ...DEFAULT_CONFIG, promptsPerBatch: 4, samplesPerPrompt: 1, miniBatches: 2 };
+    for (const e of ['opo', 'grpo_passk'] as const) {
+      const p = validateConfig({ ...one, advantageEstimator: e });
+      expect(p.map((x) => x.field)).toEqual(['samplesPerPrompt']);
+      expect(p[0].detail).toEqual({ kind: 'groupSamples', estimator: e });
+      expect(validateConfig({ ...one, samplesPerPrompt: 2, advantageEstimator: e })).toEqual([]);
+    }
+    expect(validateConfig({ ...one, advantageEstimator: 'remax' })).toEqual([]);
+    for (const e of ['opo', 'grpo_passk', 'remax'] as const)
+      expect(validateConfig({ ...DEFAULT_CONFIG, advantageEstimator: e, gamma: 0.9 }).map((x) => x.field)).toEqual(['gamma']);
+  });
+
   it('merges file and flags over the defaults and reports every problem', () => {
     const ok = buildConfig({ klCoef: 0.2 }, { task: 'sentiment', seed: '5' });
     expect(ok.problems).toEqual([]);

@@ -23,6 +23,26 @@ const notes = (engine: 'verl' | 'openrlhf', c: PpoConfig) =>
     .join('\n');
 
 describe('notes for knobs without a counterpart', () => {
+  it('estimators opo, grpo_passk, remax → verl adv_estimator; OpenRLHF the nearest estimator and a note', () => {
+    const opo = cfg({ advantageEstimator: 'opo' });
+    expect(script('verl', opo)).toContain('algorithm.adv_estimator=opo \\');
+    expect(script('openrlhf', opo)).toContain('--algo.advantage.estimator dr_grpo \\');
+    expect(notes('openrlhf', opo)).toMatch(/estimator opo: OpenRLHF 0\.11\.0 has no OPO/);
+    const passk = cfg({ advantageEstimator: 'grpo_passk' });
+    expect(script('verl', passk)).toContain('algorithm.adv_estimator=grpo_passk \\');
+    expect(script('verl', passk)).toContain('algorithm.norm_adv_by_std_in_grpo=True \\');
+    expect(script('openrlhf', passk)).toContain('--algo.advantage.estimator group_norm \\');
+    expect(notes('openrlhf', passk)).toMatch(/estimator grpo_passk: OpenRLHF 0\.11\.0 has no GRPO pass@k/);
+    const remax = cfg({ advantageEstimator: 'remax', samplesPerPrompt: 1, klInReward: true, groupKlOrder: 'verl' });
+    expect(script('verl', remax)).toContain('algorithm.adv_estimator=remax \\');
+    expect(notes('verl', remax)).toMatch(/remax: verl samples one greedy response per prompt/);
+    // ReMax keeps the KL per token in verl: no KL-order note under either order.
+    expect(notes('verl', remax)).not.toMatch(/KL with remax/);
+    expect(script('openrlhf', remax)).toContain('--algo.advantage.estimator reinforce \\');
+    expect(notes('openrlhf', remax)).toMatch(/estimator remax: OpenRLHF 0\.11\.0 has no ReMax/);
+    expect(notes('openrlhf', cfg({ advantageEstimator: 'rloo' }))).not.toMatch(/^# estimator/m);
+  });
+
   it('verl: disabled clips, early stop, no-EOS penalty, minibatches not whole in prompts, max grad norm 0', () => {
     const n = notes('verl', cfg({ dualClip: null, valueClip: null, targetKl: 0.05, noEosPenalty: -1, promptsPerBatch: 6, samplesPerPrompt: 4, miniBatches: 4, maxGradNorm: 0 }));
     expect(n).toMatch(/dual clip is off/);

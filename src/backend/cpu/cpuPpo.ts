@@ -52,6 +52,7 @@ export class CpuPpoOps implements PpoOps {
       logprobs: cpu(args.logprobs).data,
       refLogprobs: cpu(args.refLogprobs).data,
       actionMask: cpu(args.actionMask).data,
+      baselines: args.baselines ? cpu(args.baselines).data : null,
       B,
       A,
     });

@@ -2,7 +2,7 @@
 import { groups } from '../../gpu/runtime.ts';
 import { uniformLayout } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
-import { compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
+import { BASELINE_ESTIMATORS, checkBaselines, compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
 import { policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
@@ -67,9 +67,10 @@ const WG_WHITEN = 256;
 const SHAPE_REWARDS = kernel({ shader: 'rewards', entry: 'shape_rewards', uniform: REWARDS_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: GAE_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 const WHITEN = kernel({ shader: 'whiten', entry: 'whiten', uniform: WHITEN_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } });
-const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: GROUP_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG } });
-const DISCOUNTED_RETURNS = kernel({ ...GROUP_SCORES, entry: 'discounted_returns' });
-const MASK_ADVANTAGES = kernel({ ...GROUP_SCORES, entry: 'mask_advantages' });
+// group_scores also reads the baselines (ReMax) and the action mask (OPO's lengths); mask_advantages the baselines.
+const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: GROUP_UNIFORM, storage: ['read', 'read', 'rw', 'read', 'read'], constants: { WG } });
+const DISCOUNTED_RETURNS = kernel({ ...GROUP_SCORES, entry: 'discounted_returns', storage: ['read', 'read', 'rw'] });
+const MASK_ADVANTAGES = kernel({ ...GROUP_SCORES, entry: 'mask_advantages', storage: ['read', 'read', 'rw', 'read'] });
 const TIS_WEIGHTS = kernel({ shader: 'tis', entry: 'tis_weights', uniform: TIS_UNIFORM, storage: ['read', 'read', 'read', 'rw'], constants: { WG } });
 
 // Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
@@ -174,6 +175,9 @@ export class WebGpuPpoOps implements PpoOps {
     const [B, A] = logprobs.shape;
     // Validation (a group of one sample) throws here, before anything is recorded.
     const compact = compactGroups(args.group, B, estimator);
+    checkBaselines(estimator, args.baselines ? { length: args.baselines.size } : null, B);
+    // Without a baseline (every estimator but remax) its binding gets the scores: read-only aliasing, not read.
+    const baselines = BASELINE_ESTIMATORS.has(estimator) && args.baselines ? args.baselines : scores;
     const groupIndex = this.be.tensor(compact.index, [B], 'i32');
     const transformed = this.be.empty([B]);
     const ug = { B, A, gamma: args.gamma, estimator: GROUP_ESTIMATOR_CODE[estimator] };
@@ -181,7 +185,7 @@ export class WebGpuPpoOps implements PpoOps {
     // read off an undiscounted returns scan at t = 0; only this order pays for the extra dispatches.
     const summed = klSummedIntoScore(estimator, args.klOrder, args.beta);
     const seqScores = summed ? this.sequenceScores(scores, logprobs, refLogprobs, actionMask, args.beta, args.klEstimator) : scores;
-    this.be.rt.dispatch(GROUP_SCORES, [gpu(seqScores), gpu(groupIndex), gpu(transformed)], ug, [groups(B, WG)]);
+    this.be.rt.dispatch(GROUP_SCORES, [gpu(seqScores), gpu(groupIndex), gpu(transformed), gpu(baselines), gpu(actionMask)], ug, [groups(B, WG)]);
     if (seqScores !== scores) this.be.dispose(seqScores);
     const { rewards, kl } = this.shapeRewards(transformed, logprobs, refLogprobs, actionMask, summed ? 0 : args.beta, args.klEstimator);
     const returns = this.be.empty([B, A]);
@@ -189,7 +193,7 @@ export class WebGpuPpoOps implements PpoOps {
     const unmasked = WHITENED_GROUP_ESTIMATORS.has(estimator) ? this.whiten(returns, actionMask, true) : returns;
     // verl multiplies every outcome estimator's advantages by the response mask: 0 at padding.
     const advantages = this.be.empty([B, A]);
-    this.be.rt.dispatch(MASK_ADVANTAGES, [gpu(unmasked), gpu(actionMask), gpu(advantages)], ug, [groups(B * A, WG)]);
+    this.be.rt.dispatch(MASK_ADVANTAGES, [gpu(unmasked), gpu(actionMask), gpu(advantages), gpu(baselines)], ug, [groups(B * A, WG)]);
     // Safe to recycle at once: later users of these buffers are recorded (and so run) after these reads.
     this.be.dispose(groupIndex, transformed, rewards, kl);
     if (unmasked !== returns) this.be.dispose(unmasked);

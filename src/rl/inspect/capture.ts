@@ -57,6 +57,8 @@ export interface CaptureInputs {
   beta: number;
   r: RolloutBatch;
   scores: ArrayLike<number>;
+  /** (B) ReMax's greedy-reward baselines; null for the other estimators. */
+  baselines?: ArrayLike<number> | null;
   host: CaptureHost;
 }
 
@@ -110,6 +112,7 @@ export class TraceCapture {
       actionMask: Float64Array.from(actionMaskOf(r)),
       group: Int32Array.from(r.group),
       scores: Float64Array.from(x.scores),
+      ...(x.baselines ? { baselines: Float64Array.from(x.baselines) } : {}),
       rolloutLogprobs: h.traceRollout ?? (r.logprobs ? Float64Array.from(r.logprobs) : null),
       oldLogprobs: h.oldLogprobs.slice(),
       refLogprobs: h.refLogprobs.slice(),

@@ -86,6 +86,9 @@ const GROUP_TEX: Record<string, string> = {
   group_norm: '\\tilde s = \\frac{s - \\mu_g}{\\sigma_g + 10^{-9}}',
   rloo: '\\tilde s = s - \\frac{n\\mu_g - s}{n - 1}',
   dr_grpo: '\\tilde s = s - \\mu_g',
+  opo: '\\tilde s = s - \\frac{\\sum_{j\\in g} \\ell_j s_j}{\\sum_{j\\in g} \\ell_j}',
+  grpo_passk: '\\tilde s = [s = s_{(1)}]\\,\\frac{s_{(1)} - s_{(2)}}{\\sigma_g + 10^{-6}}',
+  remax: '\\tilde s = s,\\quad A_t = G_t - b_{\\text{greedy}}',
 };
 
 /** Where to evaluate a step: batch row, response position, and which update step of the token. */
@@ -146,7 +149,7 @@ const policyTemplate = (k: InspectKnobs): string => {
 };
 
 /** A group estimator's s̃ with the numbers in (GROUP_TEX in symbols). */
-function groupScoreTex(estimator: string, score: number, mean: number, std: number, n: number): string {
+function groupScoreTex(estimator: string, score: number, mean: number, std: number, n: number, transformed: number): string {
   switch (estimator) {
     case 'reinforce':
       return texNumber(score);
@@ -154,6 +157,13 @@ function groupScoreTex(estimator: string, score: number, mean: number, std: numb
       return `\\frac{${texNumber(score)} - ${texFactor(mean)}}{${texNumber(std)} + 10^{-9}}`;
     case 'rloo':
       return `${texNumber(score)} - \\frac{${n}\\cdot${texFactor(mean)} - ${texFactor(score)}}{${n - 1}}`;
+    case 'remax':
+      return texNumber(score);
+    case 'opo':
+      // The length-weighted baseline, read off s − s̃.
+      return `${texNumber(score)} - ${texFactor(score - transformed)}`;
+    case 'grpo_passk':
+      return transformed === 0 ? '0' : `\\frac{${texNumber(transformed * (std + 1e-6))}}{${texNumber(std)} + 10^{-6}}`;
     default:
       return `${texNumber(score)} - ${texFactor(mean)}`;
   }
@@ -183,8 +193,10 @@ function substituteAdvantages({ k, table, tok, ctx }: Resolved): string {
   const g = table.group!;
   return (
     `\\mu_g = ${texNumber(g.mean)},\\ \\sigma_g = ${texNumber(g.std)},\\ n = ${g.members.length},\\quad ` +
-    `\\tilde s = ${groupScoreTex(k.advantageEstimator, table.score, g.mean, g.std, g.members.length)} = ${texNumber(g.transformedScore)},\\quad ` +
-    `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texNumber(k.gamma)}\\cdot${texFactor(carried)} = ${texNumber(tok.advantageRaw)}`
+    `\\tilde s = ${groupScoreTex(k.advantageEstimator, table.score, g.mean, g.std, g.members.length, g.transformedScore)} = ${texNumber(g.transformedScore)},\\quad ` +
+    (k.advantageEstimator === 'remax'
+      ? `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texFactor(t + 1 < A ? rec.returns[row * A + t + 1] : 0)} = ${texNumber(tok.return)},\\quad A_{${t}} = ${texNumber(tok.return)} - ${texFactor(tok.return - tok.advantageRaw)} = ${texNumber(tok.advantageRaw)}`
+      : `G_{${t}} = ${texNumber(rec.scanRewards[row * A + t])} + ${texNumber(k.gamma)}\\cdot${texFactor(carried)} = ${texNumber(tok.advantageRaw)}`)
   );
 }
 
@@ -266,6 +278,9 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
       'compute_rloo_outcome_advantage',
       'compute_reinforce_plus_plus_outcome_advantage',
       'compute_reinforce_plus_plus_baseline_outcome_advantage',
+      'compute_opo_outcome_advantage',
+      'compute_grpo_passk_outcome_advantage',
+      'compute_remax_outcome_advantage',
     ],
     openrlhf: ['compute_advantages_and_returns', 'get_advantages_and_returns', 'get_cumulative_returns'],
   },

@@ -2,7 +2,16 @@
 // references (src/reference/), under the trace's own knobs or under changed ones ("what if").
 import { aggregateRef, aggWeights, maskedMeanRef } from '../../reference/aggregate.ts';
 import { gaeRef } from '../../reference/gae.ts';
-import { compactGroups, discountedReturnsRef, klSummedIntoScore, sequenceScoresRef, transformScoresRef, type GroupEstimator } from '../../reference/groupAdvantages.ts';
+import {
+  checkBaselines,
+  compactGroups,
+  discountedReturnsRef,
+  klSummedIntoScore,
+  responseLengthsRef,
+  sequenceScoresRef,
+  transformScoresRef,
+  type GroupEstimator,
+} from '../../reference/groupAdvantages.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
@@ -108,10 +117,17 @@ function groupAdvantageStage(t: IterationTrace, k: InspectKnobs, rewardBeta: num
   // verl's order sums −β·KL into each score before the group statistics (groupKlOrder 'verl').
   const summed = klSummedIntoScore(est, k.groupKlOrder, rewardBeta);
   const scores = summed ? sequenceScoresRef(t.scores, t.oldLogprobs, t.refLogprobs, mask, B, A, rewardBeta, k.klEstimator) : t.scores;
-  const transformedScores = transformScoresRef(scores, groups, est);
+  const lengths = est === 'opo' ? responseLengthsRef(mask, B, A) : undefined;
+  const transformedScores = transformScoresRef(scores, groups, est, lengths);
   const scanRewards = shapeRewardsRef(transformedScores, t.oldLogprobs, t.refLogprobs, mask, B, A, summed ? 0 : rewardBeta, k.klEstimator).rewards;
   const returns = discountedReturnsRef(scanRewards, mask, B, A, k.gamma);
-  const advantages = k.whiten ? whitenRef(returns, mask, true) : Float64Array.from(returns);
+  // ReMax: the advantages before whitening are the returns less the greedy baseline (verl's returns keep it).
+  let raw = returns;
+  if (est === 'remax') {
+    checkBaselines(est, t.baselines, B);
+    raw = Float64Array.from(returns, (g, i) => (mask[i] === 0 ? 0 : g - t.baselines![Math.floor(i / A)]));
+  }
+  const advantages = k.whiten ? whitenRef(raw, mask, true) : Float64Array.from(raw);
   for (let i = 0; i < advantages.length; i++) if (mask[i] === 0) advantages[i] = 0;
   const mean = new Float64Array(groups.count);
   const std = new Float64Array(groups.count);
@@ -124,7 +140,7 @@ function groupAdvantageStage(t: IterationTrace, k: InspectKnobs, rewardBeta: num
     std[g] = Math.sqrt(s.variance);
   }
   const group: GroupStats = { index: groups.index, size: groups.sizes, mean, std, transformedScores };
-  return { scanRewards, advantagesRaw: returns, advantages, returns, group, delta: null };
+  return { scanRewards, advantagesRaw: raw, advantages, returns, group, delta: null };
 }
 
 function gaeStage(t: IterationTrace, k: InspectKnobs, rewards: Float64Array) {

@@ -133,6 +133,8 @@ export interface IterationTrace {
   actionMask: Float64Array; // (B, A) 1 on action tokens, the first EOS included
   group: Int32Array; // (B) prompt group of each response
   scores: Float64Array; // (B) task score as the reward got it (clipped, penalties added)
+  /** (B) ReMax's baselines (each prompt's greedy reward); absent for the other estimators and in older traces. */
+  baselines?: Float64Array | null;
   rolloutLogprobs: Float64Array | null; // (B, A) π_rollout, the sampler's; null when not kept
   oldLogprobs: Float64Array; // (B, A) π_old, the actor at the experience pass
   refLogprobs: Float64Array; // (B, A) π_ref, the frozen SFT policy
@@ -152,6 +154,7 @@ export function checkTraceShapes(t: IterationTrace): void {
   want('actionMask', t.actionMask, B * A);
   want('group', t.group, B);
   want('scores', t.scores, B);
+  want('baselines', t.baselines ?? null, B);
   want('rolloutLogprobs', t.rolloutLogprobs, B * A);
   want('oldLogprobs', t.oldLogprobs, B * A);
   want('refLogprobs', t.refLogprobs, B * A);

@@ -23,6 +23,7 @@ export function traceFromJson(j: CapturedTraceJson): CapturedTrace {
     actionMask: f64(t.actionMask)!,
     group: i32(t.group),
     scores: f64(t.scores)!,
+    baselines: f64(t.baselines),
     rolloutLogprobs: f64(t.rolloutLogprobs),
     oldLogprobs: f64(t.oldLogprobs)!,
     refLogprobs: f64(t.refLogprobs)!,
