@@ -45,7 +45,7 @@ import { scoreRollout, type RewardScorer, type ScoringSetup } from './score.ts';
 import { criticFromState, modelsFromState, requireRewardModel, requireRewardSandbox, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
 import { disposeSnapshot, restoreModels, takeSnapshot, type TrainerSnapshot } from './trainerSnapshot.ts';
 import type { TrainerStateParts } from './trainerState.ts';
-import { actorStep, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
+import { actorStep, covStepSeed, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
 import { UpdateStats } from './updateStats.ts';
 
 export type { Stage } from './nonFinite.ts';
@@ -322,7 +322,7 @@ export class PpoTrainer {
         if (last) be.flush();
         if (last) be.dispose(...tensorsIn(last.mb), ...(kept ? [] : [last.actor.logprobs]));
         const mb = gatherMinibatch(be, exp, rows);
-        const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
+        const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef, covStepSeed(cfg.seed, iter, epoch, index));
         const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr), kept !== null) : null;
         held.push(...tensorsIn(mb), ...tensorsIn(a), ...tensorsIn(c));
         kept?.keep(epoch, index, rows, a.logprobs, c?.values ?? null);

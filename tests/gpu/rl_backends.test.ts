@@ -92,6 +92,8 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
     { lossMode: 'sapo', useKlLoss: true, klLossEstimator: 'k3' },
     { lossMode: 'gpg', lossAgg: 'seq-mean-token-mean' },
     { lossMode: 'geo_mean', tisCap: 1.5, topK: 3, temperature: 0.8 },
+    { lossMode: 'clip_cov', lossAgg: 'token-mean' },
+    { lossMode: 'kl_cov', useKlLoss: true, klLossEstimator: 'k3' },
   ] as const;
   for (const over of FAMILY) {
     it(`${over.lossMode}: one iteration gives the same losses and weights`, async () => {
