@@ -14,7 +14,7 @@ export type { ActorLossParams } from '../reference/actorLoss.ts';
 export { LOSS_AGGS, NORM_SCALES, type LossAgg, type NormScale } from '../reference/aggregate.ts';
 export { GROUP_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 export { KL_ESTIMATORS, type KlEstimator } from '../reference/kl.ts';
-export { LOSS_MODES, type LossMode, type PolicyLossParams } from '../reference/policyLoss.ts';
+export { COV_LOSS_MODES, LOSS_MODES, type LossMode, type PolicyLossParams } from '../reference/policyLoss.ts';
 export type { ValueLossParams } from '../reference/valueLoss.ts';
 
 /** Layout of the `stats` tensor returned by policyLoss. */

@@ -326,6 +326,14 @@ export function covHash(i: number, seed: number): number {
 }
 
 /**
+ * clip_cov's seed for one minibatch step (run seed, iteration, epoch, minibatch index), so a run
+ * replays the same choice and no two steps share one (verl draws torch.randperm instead).
+ */
+export function covStepSeed(seed: number, iter: number, epoch: number, minibatch: number): number {
+  return lowbias32(seed ^ lowbias32(iter ^ lowbias32(((epoch & 0xffff) << 16) ^ (minibatch & 0xffff))));
+}
+
+/**
  * The k candidates with the largest key, ties to the lower index (every candidate when there are
  * at most k): the order the kernel's bisection reproduces.
  */

@@ -16,7 +16,8 @@ import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
-import { covKnobs, lowbias32, sapoTemperatures } from '../reference/policyLoss.ts';
+import { covKnobs, sapoTemperatures, type PolicyLossParams } from '../reference/policyLoss.ts';
+export { covStepSeed } from '../reference/policyLoss.ts';
 
 /** Minibatch rows of the experience, gathered on the device. */
 export interface Minibatch {
@@ -89,12 +90,19 @@ export interface ActorStepStats {
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
 }
 
-/**
- * clip_cov's seed for one minibatch step (run seed, iteration, epoch, minibatch index), so a run
- * replays the same choice and no two steps share one (verl draws torch.randperm instead).
- */
-export function covStepSeed(seed: number, iter: number, epoch: number, minibatch: number): number {
-  return lowbias32(seed ^ lowbias32(iter ^ lowbias32(((epoch & 0xffff) << 16) ^ (minibatch & 0xffff))));
+/** The policy-loss parameters of an actor step (the samples view's cov_select reuses them). */
+export function actorPolicyParams(cfg: PpoConfig, covSeed: number): PolicyLossParams {
+  return {
+    clipLow: cfg.clipLow,
+    clipHigh: cfg.clipHigh,
+    clipC: cfg.dualClip,
+    agg: cfg.lossAgg,
+    lossMode: cfg.lossMode,
+    normScale: cfg.normScale,
+    ...sapoTemperatures(cfg),
+    ...covKnobs(cfg),
+    covSeed,
+  };
 }
 
 export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number, covSeed = 0): ActorStepStats {
@@ -116,19 +124,7 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg:
       mb.oldLogprobs,
       mb.advantages,
       mb.actionMask,
-      {
-        clipLow: cfg.clipLow,
-        clipHigh: cfg.clipHigh,
-        clipC: cfg.dualClip,
-        agg: cfg.lossAgg,
-        lossMode: cfg.lossMode,
-        normScale: cfg.normScale,
-        ...sapoTemperatures(cfg),
-        ...covKnobs(cfg),
-        covSeed,
-        entropyCoef: cfg.entropyCoef,
-        kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null,
-      },
+      { ...actorPolicyParams(cfg, covSeed), entropyCoef: cfg.entropyCoef, kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null },
       mb.tisWeights,
       cfg.useKlLoss ? mb.refLogprobs : null,
     );
