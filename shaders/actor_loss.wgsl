@@ -36,7 +36,9 @@
 //   between barriers (deterministic), one quantity at a time through `part` (WG floats): workgroup
 //   memory is zero-initialised, and SwiftShader compiles that per word (8·WG words took 1.7 s of
 //   this kernel's 1.9 s to build). Used for V ≤ 256 and B ≤ WG; otherwise the host composes the
-//   per-op kernels.
+//   per-op kernels. Clip-Cov and KL-Cov also take the per-op kernels: their token choice
+//   (cov_select.wgsl) needs every row's new log-prob before any row's loss, and this kernel
+//   finishes each row in one thread (it passes picked = false; the host never sends those modes).
 
 const WG: u32 = 256u;
 const IN_STRIDE: u32 = 5u;
@@ -151,7 +153,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
   let T = U.temperature;
   let owns = b < U.B;
   // Pass 1: log-probs of the row's tokens, n_b and GSPO's / GMPO's row sums.
-  let clip = PolicyClip(U.mode, U.clip_low, U.clip_high, U.clip_c, U.has_dual != 0u, U.tau_pos, U.tau_neg);
+  let clip = PolicyClip(U.mode, U.clip_low, U.clip_high, U.clip_c, U.has_dual != 0u, U.tau_pos, U.tau_neg, 0.0);
   let geo = U.mode == LOSS_MODE_GEO_MEAN;
   var n_b = 0.0;
   var lr = 0.0;
@@ -207,7 +209,7 @@ fn actor_loss(@builtin(local_invocation_index) b: u32) {
       let st = row_stats_serial(base, tok, U.V, U.temperature);
       let lp = logprobs[i];
       let ent = log(st.s) - st.s1 / st.s;
-      let pt = policy_term(clip, packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], row);
+      let pt = policy_term(clip, packed[i * IN_STRIDE + IN_OLD], lp, packed[i * IN_STRIDE + IN_ADV], row, false);
       let w_is = policy_is_weight(U.mode, packed[i * IN_STRIDE + IN_IS]);
       let w_pol = agg_weight(U.agg_pol, m, n_b);
       let w = agg_weight(U.agg, m, n_b);

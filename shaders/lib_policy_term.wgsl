@@ -1,4 +1,4 @@
-// The per-token policy term of vanilla PPO clip (with dual clip), GSPO, CISPO, SAPO, GPG and GMPO, shared by
+// The per-token policy term of vanilla PPO clip (with dual clip), GSPO, CISPO, SAPO, GPG, GMPO, Clip-Cov and KL-Cov, shared by
 // policy_loss.wgsl and the fused actor_loss.wgsl (included with `// @include lib_policy_term`), so
 // the two kernels cannot drift apart. Before the IS weight; the caller masks, weights and sums.
 //
@@ -21,8 +21,12 @@
 //            g = L where ℓ_t is live, else 0 (the caller's weight m/(n_b·B) makes it ∂/∂logp);
 //            clipped = d ∉ [−clip_low, clip_high] and A > 0, lower = the same and A < 0; kl = −d.
 //            policy_is_weight is 1 for GMPO: its IS weight is the row's geometric mean w_b.
+//   Clip-Cov: vanilla without the dual clip, then on a picked token (cov_select.wgsl) L = 0, g = 0;
+//            clipped = picked (verl's pg_clipfrac counts the zeroed tokens), lower = 0; kl = −dc
+//   KL-Cov:  r = exp(dc); L = −A·r + κ·|dc|·picked; g = −A·r + κ·sgn(d)·picked (0 once |d| ≥ clamp),
+//            κ = ppo_kl_coef; no clip flags; kl = |dc| (verl's ppo_kl for kl_cov)
 // Reference: src/reference/policyLoss.ts (policyTokenRef, gspoTokenRef, cispoTokenRef, sapoTokenRef,
-// gpgTokenRef, geoTokenLogRatio, geoRowsRef, geoMeanTokenRef).
+// gpgTokenRef, geoTokenLogRatio, geoRowsRef, geoMeanTokenRef, clipCovTokenRef, klCovTokenRef).
 // The LOSS_MODE_* codes and the clamps are generated from src/reference/ by the shader loader.
 
 struct PolicyClip {
@@ -33,6 +37,7 @@ struct PolicyClip {
   has_dual: bool,
   tau_pos: f32, // SAPO
   tau_neg: f32, // SAPO
+  ppo_kl_coef: f32, // KL-Cov
 }
 
 /** The row's shared terms: GSPO's s_b (log_ratio); GMPO's λ_b (log_ratio), Ā_b (adv), w_b (is_w). */
@@ -62,10 +67,19 @@ struct PolicyTerm {
   g: f32,       // ∂loss/∂logp
 }
 
-fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, row: PolicyRow) -> PolicyTerm {
+/** `picked`: the token is one cov_select.wgsl chose (read by Clip-Cov and KL-Cov only). */
+fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, row: PolicyRow, picked: bool) -> PolicyTerm {
   let d = logp - old;
   let dc = clamp(d, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
   var t = PolicyTerm(0.0, 0.0, 0.0, -dc, 0.0);
+  if (clip.mode == LOSS_MODE_KL_COV) {
+    let ratio = exp(dc);
+    let coef = select(0.0, clip.ppo_kl_coef, picked);
+    t.loss = -adv * ratio + coef * abs(dc);
+    if (abs(d) < LOG_RATIO_CLAMP) { t.g = -adv * ratio + coef * sign(d); }
+    t.kl = abs(dc);
+    return t;
+  }
   if (clip.mode == LOSS_MODE_GPG) {
     t.loss = -logp * adv;
     t.g = -adv;
@@ -120,5 +134,13 @@ fn policy_term(clip: PolicyClip, old: f32, logp: f32, adv: f32, row: PolicyRow) 
   if (!clipped && !lower && grad_ok) { t.g = -adv * ratio; }
   t.clipped = select(0.0, 1.0, clipped);
   t.lower = select(0.0, 1.0, lower);
+  if (clip.mode == LOSS_MODE_CLIP_COV) {
+    // verl's corr: the picked tokens' loss (and gradient) times 0; pg_clipfrac is their fraction
+    if (picked) {
+      t.loss = 0.0;
+      t.g = 0.0;
+    }
+    t.clipped = select(0.0, 1.0, picked);
+  }
   return t;
 }

@@ -1,14 +1,15 @@
-// Policy loss per token (vanilla PPO clip, GSPO, CISPO, SAPO, GPG, GMPO) fused with the per-row masked sums that
+// Policy loss per token (vanilla PPO clip, GSPO, CISPO, SAPO, GPG, GMPO, Clip-Cov, KL-Cov) fused with the per-row masked sums that
 // agg_finalize (aggregate.wgsl) turns into [loss, clipfrac, clipfrac_lower, ppo_kl] and the weighted
 // gradient. Mirrors verl verl/trainer/ppo/core_algos.py
-// compute_policy_loss_{vanilla,gspo,cispo,sapo,gpg,geo_mean}.
+// compute_policy_loss_{vanilla,gspo,cispo,sapo,gpg,geo_mean,clip_cov,kl_cov}.
 //
 // Math per token (d = logp − old, A = advantage, w_is = is_weights or 1; docs/algorithms.md, Numerical conventions): the policy term
 //  (L, clipped, lower, kl, g = ∂L/∂logp) of lib_policy_term.wgsl for P.mode, where GSPO's
 //  s_b = Σ_t m·d / max(n_b, 1) comes from a row pass first (the aggregation is forced to
 //  seq-mean-token-mean by the host, as for SAPO), as do GMPO's λ_b, Ā_b and w_b (aggregation
 //  forced to seq-mean-token-mean-all-rows); then L ← w·L, g ← w·g with w = policy_is_weight
-//  (w_is, or 1 for GMPO whose row weight is inside L; stop-gradient weights).
+//  (w_is, or 1 for GMPO whose row weight is inside L; stop-gradient weights). Clip-Cov and KL-Cov
+//  read their batch-wide token choice from cov_sel, written by cov_select.wgsl just before.
 // Masked positions write g = 0 and add nothing (they may hold any value, NaN included).
 // Row partials (B, 5) = [n_b, Σ m·L, Σ m·clipped, Σ m·lower, Σ m·kl] (aggregate.wgsl layout);
 // agg_finalize with K = 4 then scales g in place by the aggregation weights.
@@ -16,7 +17,8 @@
 //
 // Bindings: 0 uniform P, 1 old_logprobs (B,A) f32, 2 logprobs (B,A) f32, 3 advantages (B,A) f32,
 //           4 action_mask (B,A) f32, 5 is_weights (B,A) f32 (read only when has_is = 1),
-//           6 grad_logprobs (B,A) f32 rw (unweighted g), 7 rows (B,5) f32 rw
+//           6 grad_logprobs (B,A) f32 rw (unweighted g), 7 rows (B,5) f32 rw,
+//           8 cov_sel (B,A) f32 (1 = picked; read only for clip_cov / kl_cov)
 // Layout: one workgroup of WG threads (a power of two) per row b (grid B); threads stride over A,
 //         then a deterministic tree reduction in workgroup memory (GSPO and GMPO run extra
 //         reductions for their row terms before the token pass).
@@ -35,6 +37,7 @@ struct Params {
   has_is: u32,
   tau_pos: f32,
   tau_neg: f32,
+  ppo_kl_coef: f32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -45,6 +48,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read> is_weights: array<f32>;
 @group(0) @binding(6) var<storage, read_write> grad_logprobs: array<f32>;
 @group(0) @binding(7) var<storage, read_write> rows: array<f32>;
+@group(0) @binding(8) var<storage, read> cov_sel: array<f32>;
 
 // @include lib_tree_sum
 // @include lib_policy_term
@@ -52,7 +56,8 @@ struct Params {
 @compute @workgroup_size(WG)
 fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let b = wid.x;
-  let clip = PolicyClip(P.mode, P.clip_low, P.clip_high, P.clip_c, P.has_dual != 0u, P.tau_pos, P.tau_neg);
+  let clip = PolicyClip(P.mode, P.clip_low, P.clip_high, P.clip_c, P.has_dual != 0u, P.tau_pos, P.tau_neg, P.ppo_kl_coef);
+  let cov = P.mode == LOSS_MODE_CLIP_COV || P.mode == LOSS_MODE_KL_COV;
   // GSPO: the row's length-normalised log-ratio s_b; GMPO: λ_b, Ā_b, w_b; shared by the row's tokens.
   var row = PolicyRow(0.0, 0.0, 1.0);
   if (P.mode == LOSS_MODE_GSPO || P.mode == LOSS_MODE_GEO_MEAN) {
@@ -85,7 +90,8 @@ fn policy_rows(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_inde
     let m = action_mask[i];
     var g = 0.0;
     if (m != 0.0) {
-      let pt = policy_term(clip, old_logprobs[i], logprobs[i], advantages[i], row);
+      let picked = cov && cov_sel[i] != 0.0;
+      let pt = policy_term(clip, old_logprobs[i], logprobs[i], advantages[i], row, picked);
       var loss = pt.loss;
       g = pt.g;
       if (P.has_is != 0u) {

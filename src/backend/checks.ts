@@ -113,6 +113,10 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
     const [B, A] = expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
     if (isWeights) expectShape('is_weights', isWeights, [B, A]);
   },
+  covSelect(oldLogprobs, logprobs, advantages, actionMask, params) {
+    validatePolicyLossParams(params);
+    expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
+  },
   tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cap) {
     validateTisCap(cap);
     expectBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);

@@ -14,7 +14,7 @@ export type { ActorLossParams } from '../reference/actorLoss.ts';
 export { LOSS_AGGS, NORM_SCALES, type LossAgg, type NormScale } from '../reference/aggregate.ts';
 export { GROUP_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 export { KL_ESTIMATORS, type KlEstimator } from '../reference/kl.ts';
-export { LOSS_MODES, type LossMode, type PolicyLossParams } from '../reference/policyLoss.ts';
+export { COV_LOSS_MODES, LOSS_MODES, type LossMode, type PolicyLossParams } from '../reference/policyLoss.ts';
 export type { ValueLossParams } from '../reference/valueLoss.ts';
 
 /** Layout of the `stats` tensor returned by policyLoss. */
@@ -88,7 +88,7 @@ export interface PpoOps {
 
   /**
    * Policy loss of params.lossMode (vanilla clip with asymmetric and dual clip, GSPO, CISPO, SAPO,
-   * GPG, GMPO); stats (4) as POLICY_STATS; gradLogprobs (B,A) = ∂loss/∂logprobs. isWeights (B,A),
+   * GPG, GMPO, Clip-Cov, KL-Cov — the last two choose their tokens over this whole (B, A)); stats (4) as POLICY_STATS; gradLogprobs (B,A) = ∂loss/∂logprobs. isWeights (B,A),
    * when given, are stop-gradient per-token weights multiplied into the per-token loss before
    * aggregation (verl rollout_is_weights, e.g. tisWeights; GMPO multiplies each row's loss by their
    * geometric mean over the row, as verl); they do not enter the clip fractions or ppo_kl.
@@ -101,6 +101,14 @@ export interface PpoOps {
     params: PolicyLossParams,
     isWeights?: Tensor | null,
   ): { stats: Tensor; gradLogprobs: Tensor };
+
+  /**
+   * The tokens clip_cov / kl_cov act on (1, else 0; (B,A) each → (B,A)), chosen batch-wide by the
+   * covariance of (A − Ā) and (logp − mean logp) over the valid tokens: kl_cov's top-k, clip_cov's
+   * seeded pick from its band. All 0 for the other modes. policyLoss makes the same choice itself;
+   * this op is for showing it. Reference: src/reference/policyLoss.ts covSelectRef.
+   */
+  covSelect(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): Tensor;
 
   /**
    * Token-level truncated importance sampling weights (verl rollout correction, token TIS):

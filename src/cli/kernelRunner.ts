@@ -2,7 +2,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, POLICY_STATS, VALUE_STATS, type KlEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import { SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
+import { COV_DEFAULTS, COV_LOSS_MODES, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, type PolicyLossParams } from '../reference/policyLoss.ts';
 import { BASELINE_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
@@ -134,31 +134,39 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
         sameShape('is_weights', w, shape, 'old_logprobs');
         isWeights = be.tensor(w.data, w.shape);
       }
-      const r = be.ppo.policyLoss(
-        tensors[0],
-        tensors[1],
-        tensors[2],
-        m,
-        {
-          clipLow: numberField(input, 'clip_low', { min: 0, exclusiveMin: true })!,
-          clipHigh: numberField(input, 'clip_high', { min: 0, exclusiveMin: true })!,
-          clipC,
-          agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
-          lossMode: choiceField(input, 'loss_mode', LOSS_MODES, 'vanilla'),
-          normScale: choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'),
-          // SAPO's gate temperatures (verl actor.tau_pos / tau_neg); read by loss_mode sapo only
-          sapoTauPos: numberField(input, 'tau_pos', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_POS_DEFAULT,
-          sapoTauNeg: numberField(input, 'tau_neg', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_NEG_DEFAULT,
-        },
-        isWeights,
-      );
-      const [stats, grad] = await be.readMany([r.stats, r.gradLogprobs]);
+      const covSeed = numberField(input, 'cov_seed', { min: 0, max: 0xffffffff, optional: true });
+      if (covSeed !== null && !Number.isInteger(covSeed)) throw new InputError(`field "cov_seed": ${covSeed} is not an integer (a u32 seed)`);
+      const params: PolicyLossParams = {
+        clipLow: numberField(input, 'clip_low', { min: 0, exclusiveMin: true })!,
+        clipHigh: numberField(input, 'clip_high', { min: 0, exclusiveMin: true })!,
+        clipC,
+        agg: choiceField(input, 'agg', LOSS_AGGS, 'token-mean'),
+        lossMode: choiceField(input, 'loss_mode', LOSS_MODES, 'vanilla'),
+        normScale: choiceField(input, 'norm_scale', NORM_SCALES, 'per_seq'),
+        // SAPO's gate temperatures (verl actor.tau_pos / tau_neg); read by loss_mode sapo only
+        sapoTauPos: numberField(input, 'tau_pos', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_POS_DEFAULT,
+        sapoTauNeg: numberField(input, 'tau_neg', { min: 0, exclusiveMin: true, optional: true }) ?? SAPO_TAU_NEG_DEFAULT,
+        // Clip-Cov / KL-Cov (verl policy_loss.*, verl's defaults when absent); cov_seed ranks clip_cov's band
+        clipCovRatio: numberField(input, 'clip_cov_ratio', { min: 0, exclusiveMin: true, optional: true }) ?? COV_DEFAULTS.clipCovRatio,
+        clipCovLb: numberField(input, 'clip_cov_lb', { optional: true }) ?? COV_DEFAULTS.clipCovLb,
+        clipCovUb: numberField(input, 'clip_cov_ub', { optional: true }) ?? COV_DEFAULTS.clipCovUb,
+        klCovRatio: numberField(input, 'kl_cov_ratio', { min: 0, exclusiveMin: true, optional: true }) ?? COV_DEFAULTS.klCovRatio,
+        ppoKlCoef: numberField(input, 'ppo_kl_coef', { min: 0, optional: true }) ?? COV_DEFAULTS.ppoKlCoef,
+        covSeed: covSeed ?? 0,
+      };
+      const r = be.ppo.policyLoss(tensors[0], tensors[1], tensors[2], m, params, isWeights);
+      const cov = COV_LOSS_MODES.includes(params.lossMode ?? 'vanilla');
+      // clip_cov / kl_cov also return the tokens they acted on (1 = picked), so a check against
+      // verl can inject clip_cov's choice where verl draws torch.randperm.
+      const sel = cov ? be.ppo.covSelect(tensors[0], tensors[1], tensors[2], m, params) : null;
+      const [stats, grad, picked] = await be.readMany(sel ? [r.stats, r.gradLogprobs, sel] : [r.stats, r.gradLogprobs]);
       return {
         loss: stats[POLICY_STATS.loss],
         clipfrac: stats[POLICY_STATS.clipfrac],
         clipfrac_lower: stats[POLICY_STATS.clipfracLower],
         ppo_kl: stats[POLICY_STATS.ppoKl],
         grad_logprobs: nest(grad, shape),
+        ...(picked ? { cov_selected: nest(picked, shape) } : {}),
       };
     }
     case 'value_loss': {

@@ -130,6 +130,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
     sapo: "SAPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, a hard clip where SAPO's sigmoid gate is soft",
     gpg: 'GPG (policy_loss_type ppo or gspo); PPO clip is emitted instead, ratio-weighted and clipped where GPG is −A·logπ',
     geo_mean: 'GMPO / geo_mean (policy_loss_type ppo or gspo); PPO clip is emitted instead, with token ratios where GMPO takes one geometric-mean ratio per response',
+    clip_cov: 'Clip-Cov (policy_loss_type ppo or gspo); PPO clip is emitted instead, which keeps the loss of the high-covariance tokens Clip-Cov zeroes',
+    kl_cov: 'KL-Cov (policy_loss_type ppo or gspo); PPO clip is emitted instead, with no |log-ratio| penalty on the high-covariance tokens',
   };
   const missing = noOpenRlhfLoss[c.lossMode];
   if (missing) {

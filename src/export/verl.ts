@@ -6,7 +6,7 @@ import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
-import { sapoTemperatures } from '../reference/policyLoss.ts';
+import { covKnobs, sapoTemperatures } from '../reference/policyLoss.ts';
 
 export interface VerlOverride {
   key: string;
@@ -137,7 +137,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   } else {
     set('actor_rollout_ref.actor.clip_ratio_c', c.dualClip);
   }
-  // Policy-loss family: vanilla, gspo, cispo, sapo, gpg and geo_mean are all registered in
+  // Policy-loss family: vanilla, gspo, cispo, sapo, gpg, geo_mean, clip_cov and kl_cov are all registered in
   // core_algos' POLICY_LOSS_REGISTRY at the target.
   set('actor_rollout_ref.actor.policy_loss.loss_mode', c.lossMode);
   if (c.lossMode === 'gspo') {
@@ -157,6 +157,23 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   if (c.lossMode === 'geo_mean') {
     notes.push(
       '# loss mode geo_mean (GMPO): clip_ratio_low/high clip each token log-ratio (ε in log space), one geometric-mean ratio per response times its mean advantage; verl, like the playground, averages over all responses whatever loss_agg_mode says and applies no dual clip',
+    );
+  }
+  if (c.lossMode === 'clip_cov') {
+    const k = covKnobs(c);
+    set('actor_rollout_ref.actor.policy_loss.clip_cov_ratio', k.clipCovRatio);
+    set('actor_rollout_ref.actor.policy_loss.clip_cov_lb', k.clipCovLb);
+    set('actor_rollout_ref.actor.policy_loss.clip_cov_ub', k.clipCovUb);
+    notes.push(
+      '# loss mode clip_cov: PPO clip (no dual clip; clip_ratio_c is inert) whose loss is zeroed on up to max(⌊clip_cov_ratio·n⌋, 1) tokens of each micro-batch with covariance in (clip_cov_lb, clip_cov_ub); verl picks them with torch.randperm, the playground with a seeded hash, so which tokens differ run to run',
+    );
+  }
+  if (c.lossMode === 'kl_cov') {
+    const k = covKnobs(c);
+    set('actor_rollout_ref.actor.policy_loss.kl_cov_ratio', k.klCovRatio);
+    set('actor_rollout_ref.actor.policy_loss.ppo_kl_coef', k.ppoKlCoef);
+    notes.push(
+      '# loss mode kl_cov: −A·ratio with no clip (clip_ratio_* and clip_ratio_c are inert), plus ppo_kl_coef·|log-ratio| on the top max(1, ⌊kl_cov_ratio·n⌋) covariance tokens of each micro-batch; verl reports ppo_kl as the mean |log-ratio|',
     );
   }
   set('actor_rollout_ref.actor.loss_agg_mode', c.lossAgg);

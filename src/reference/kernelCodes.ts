@@ -17,7 +17,7 @@ export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+':
 export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) => [e, GROUP_ESTIMATOR_SPECS[e].code])) as Record<GroupEstimator, number>;
 
 /** Policy-loss family (`mode` of shaders/policy_loss.wgsl and actor_loss.wgsl, read by lib_policy_term.wgsl). */
-export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2, sapo: 3, gpg: 4, geo_mean: 5 } as const satisfies Record<LossMode, number>;
+export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2, sapo: 3, gpg: 4, geo_mean: 5, clip_cov: 6, kl_cov: 7 } as const satisfies Record<LossMode, number>;
 
 /**
  * Aggregation (shaders/aggregate.wgsl agg_finalize `agg`): the four verl modes, with

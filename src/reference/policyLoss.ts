@@ -6,6 +6,10 @@
 //   'gpg'     compute_policy_loss_gpg:     −A·logπ, no ratio, no clip
 //   'geo_mean' compute_policy_loss_geo_mean: GMPO, the geometric mean of the row's token ratios
 //              (each clipped in log space by the sign of its advantage) × the row's mean advantage
+//   'clip_cov' compute_policy_loss_clip_cov (L1742–1840): PPO clip whose loss is zeroed on a few
+//              tokens picked batch-wide by the covariance of (A − Ā)·(logp − mean logp)
+//   'kl_cov'   compute_policy_loss_kl_cov (L1843–1924): −A·ratio, plus ppo_kl_coef·|logp − old| on
+//              the top-k covariance tokens (covSelectRef picks both modes' tokens)
 // each multiplied, when given, by per-token stop-gradient weights (verl rollout_is_weights;
 // geo_mean by their per-row geometric mean, as verl does).
 // Source: verl-project/verl v0.9.0 (commit 483b8a0), verl/trainer/ppo/core_algos.py.
@@ -18,8 +22,30 @@ import { aggWeights, maskedMeanRef, type LossAgg, type NormScale, type PolicyAgg
  * (compute_policy_loss_cispo), 'sapo' soft gate (compute_policy_loss_sapo), 'gpg' −A·logπ
  * (compute_policy_loss_gpg), 'geo_mean' GMPO (compute_policy_loss_geo_mean). The exact math is below.
  */
-export type LossMode = 'vanilla' | 'gspo' | 'cispo' | 'sapo' | 'gpg' | 'geo_mean';
-export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+export type LossMode = 'vanilla' | 'gspo' | 'cispo' | 'sapo' | 'gpg' | 'geo_mean' | 'clip_cov' | 'kl_cov';
+export const LOSS_MODES: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean', 'clip_cov', 'kl_cov'];
+
+/** Modes whose tokens are picked batch-wide by covSelectRef (shaders/cov_select.wgsl). */
+export const COV_LOSS_MODES: readonly LossMode[] = ['clip_cov', 'kl_cov'];
+
+/** verl's PolicyLossConfig defaults (actor_rollout_ref.actor.policy_loss.*, _generated_ppo_trainer.yaml). */
+export const COV_DEFAULTS = { clipCovRatio: 0.0002, clipCovLb: 1.0, clipCovUb: 5.0, klCovRatio: 0.0002, ppoKlCoef: 0.1 } as const;
+
+/** The covariance knobs, the seed of clip_cov's choice. */
+export interface CovParams {
+  clipCovRatio: number;
+  clipCovLb: number;
+  clipCovUb: number;
+  klCovRatio: number;
+  ppoKlCoef: number;
+}
+
+/** The covariance knobs from a config that may carry them (verl's defaults when it does not). */
+export function covKnobs(c: object): CovParams {
+  const k = c as Partial<Record<keyof CovParams, unknown>>;
+  const pick = (key: keyof CovParams) => (typeof k[key] === 'number' ? (k[key] as number) : COV_DEFAULTS[key]);
+  return { clipCovRatio: pick('clipCovRatio'), clipCovLb: pick('clipCovLb'), clipCovUb: pick('clipCovUb'), klCovRatio: pick('klCovRatio'), ppoKlCoef: pick('ppoKlCoef') };
+}
 
 /** verl's ActorConfig defaults for SAPO's temperatures (actor_rollout_ref.actor.tau_pos / tau_neg). */
 export const SAPO_TAU_POS_DEFAULT = 1.0;
@@ -58,6 +84,21 @@ export interface PolicyLossParams {
   sapoTauNeg?: number;
   /** Default 'per_seq'; only read with agg = 'seq-mean-token-sum-norm'. */
   normScale?: NormScale;
+  /** clip_cov: fraction of valid tokens zeroed (verl policy_loss.clip_cov_ratio, 0.0002). */
+  clipCovRatio?: number;
+  /** clip_cov: open covariance band (lb, ub) a token must lie in (verl clip_cov_lb / clip_cov_ub, 1 and 5). */
+  clipCovLb?: number;
+  clipCovUb?: number;
+  /** kl_cov: fraction of valid tokens penalised (verl policy_loss.kl_cov_ratio, 0.0002). */
+  klCovRatio?: number;
+  /** kl_cov: coefficient of |logp − old| on the picked tokens (verl policy_loss.ppo_kl_coef, 0.1). */
+  ppoKlCoef?: number;
+  /**
+   * clip_cov: seed (u32) of the choice among the tokens in the band. verl draws torch.randperm; the
+   * playground ranks the band's tokens by covHash(index, seed) instead, so the kernels and the
+   * reference pick the same tokens (a deliberate deviation; docs/algorithms.md). Default 0.
+   */
+  covSeed?: number;
 }
 
 /** verl clamps GSPO's log sequence ratio from above at 10 before exp. */
@@ -72,13 +113,24 @@ export function validatePolicyLossParams(p: PolicyLossParams): void {
   if (p.clipC !== null && !(Number.isFinite(p.clipC) && p.clipC > 1)) {
     throw new Error(`policyLoss: dual-clip constant clipC must be a finite number > 1 (or null for no dual clip), got ${p.clipC}`);
   }
-  const modes: readonly LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+  const modes = LOSS_MODES;
   for (const [name, v] of [
     ['sapoTauPos', p.sapoTauPos],
     ['sapoTauNeg', p.sapoTauNeg],
+    ['clipCovRatio', p.clipCovRatio],
+    ['klCovRatio', p.klCovRatio],
   ] as const) {
     if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new Error(`policyLoss: ${name} must be a finite number > 0, got ${v}`);
   }
+  for (const [name, v] of [
+    ['clipCovLb', p.clipCovLb],
+    ['clipCovUb', p.clipCovUb],
+  ] as const) {
+    if (v !== undefined && !Number.isFinite(v)) throw new Error(`policyLoss: ${name} must be a finite number, got ${v}`);
+  }
+  if (p.ppoKlCoef !== undefined && !(Number.isFinite(p.ppoKlCoef) && p.ppoKlCoef >= 0)) throw new Error(`policyLoss: ppoKlCoef must be a finite number ≥ 0, got ${p.ppoKlCoef}`);
+  if (p.covSeed !== undefined && !(Number.isInteger(p.covSeed) && p.covSeed >= 0 && p.covSeed <= 0xffffffff))
+    throw new Error(`policyLoss: covSeed must be a u32, got ${p.covSeed}`);
   if (p.lossMode !== undefined && !modes.includes(p.lossMode)) throw new Error(`policyLoss: lossMode must be one of ${modes.join(', ')}, got ${String(p.lossMode)}`);
   if (p.normScale !== undefined && p.normScale !== 'per_seq' && p.normScale !== 'verl') {
     throw new Error(`policyLoss: normScale must be per_seq or verl, got ${String(p.normScale)}`);
@@ -257,6 +309,131 @@ export function geoMeanTokenRef(old: number, logp: number, adv: number, row: { l
   return { loss, clipped: t.clipped && adv > 0, lower: t.clipped && adv < 0, kl: old - logp, grad: t.live ? loss : 0 };
 }
 
+/** Chris Wellons' lowbias32 integer hash (u32 → u32); shaders/cov_select.wgsl computes the same bits. */
+export function lowbias32(x: number): number {
+  let h = x >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d) >>> 0;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** clip_cov's rank of token i (flat index in (B, A)) under a seed: the larger, the earlier picked. */
+export function covHash(i: number, seed: number): number {
+  return lowbias32((i ^ lowbias32(seed >>> 0)) >>> 0);
+}
+
+/**
+ * clip_cov's seed for one minibatch step (run seed, iteration, epoch, minibatch index), so a run
+ * replays the same choice and no two steps share one (verl draws torch.randperm instead).
+ */
+export function covStepSeed(seed: number, iter: number, epoch: number, minibatch: number): number {
+  return lowbias32(seed ^ lowbias32(iter ^ lowbias32(((epoch & 0xffff) << 16) ^ (minibatch & 0xffff))));
+}
+
+/**
+ * The k candidates with the largest key, ties to the lower index (every candidate when there are
+ * at most k): the order the kernel's bisection reproduces.
+ */
+function topK(cands: number[], key: (i: number) => number, k: number): number[] {
+  if (cands.length <= k) return cands;
+  return [...cands].sort((x, y) => key(y) - key(x) || x - y).slice(0, k);
+}
+
+/**
+ * The tokens clip_cov or kl_cov act on, batch-wide over the (B, A) the loss sees (verl's micro-batch):
+ *   clip_cov (verl L1796–1819): n = Σ m, Ā = Σ m·A/(n + 1e-8), L̄ = Σ m·logp/(n + 1e-8);
+ *     cov_t = (A_t − Ā)·(logp_t − L̄); a token is in the band when m > 0, PPO's clip does not
+ *     already bind (pg2 > pg1 false) and clip_cov_lb < cov_t < clip_cov_ub; k = max(⌊ratio·n⌋, 1)
+ *     of them are picked, by covHash(t, covSeed) (largest first) where verl draws torch.randperm.
+ *   kl_cov (verl L1885–1897): over the valid tokens (m > 0, count n_v): Ā, L̄ plain means,
+ *     cov_t as above; the k = max(1, ⌊n_v·ratio⌋) largest cov_t (torch.topk; ties to the lower
+ *     index here); nothing when n_v = 0.
+ * Returns 1 at a picked token, else 0; all 0 for the other modes.
+ */
+export function covSelectRef(
+  oldLogprobs: ArrayLike<number>, // (B, A)
+  logprobs: ArrayLike<number>, // (B, A)
+  advantages: ArrayLike<number>, // (B, A)
+  mask: ArrayLike<number>, // (B, A)
+  B: number,
+  A: number,
+  params: PolicyLossParams,
+): Uint8Array {
+  const mode = params.lossMode ?? 'vanilla';
+  const n = B * A;
+  const sel = new Uint8Array(n);
+  if (mode !== 'clip_cov' && mode !== 'kl_cov') return sel;
+  const valid: number[] = [];
+  let msum = 0,
+    aSum = 0,
+    lSum = 0,
+    aValid = 0,
+    lValid = 0;
+  for (let i = 0; i < n; i++) {
+    if (mask[i] === 0) continue; // masked positions may hold anything
+    msum += mask[i];
+    aSum += mask[i] * advantages[i];
+    lSum += mask[i] * logprobs[i];
+    if (mask[i] > 0) {
+      valid.push(i);
+      aValid += advantages[i];
+      lValid += logprobs[i];
+    }
+  }
+  let picked: number[];
+  if (mode === 'clip_cov') {
+    const meanA = aSum / (msum + 1e-8);
+    const meanL = lSum / (msum + 1e-8);
+    const lb = params.clipCovLb ?? COV_DEFAULTS.clipCovLb;
+    const ub = params.clipCovUb ?? COV_DEFAULTS.clipCovUb;
+    const band = valid.filter((i) => {
+      const ratio = Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logprobs[i] - oldLogprobs[i])));
+      const pg1 = -advantages[i] * ratio;
+      const pg2 = -advantages[i] * Math.min(1 + params.clipHigh, Math.max(1 - params.clipLow, ratio));
+      const cov = (advantages[i] - meanA) * (logprobs[i] - meanL);
+      return !(pg2 > pg1) && cov > lb && cov < ub;
+    });
+    const k = Math.max(Math.floor((params.clipCovRatio ?? COV_DEFAULTS.clipCovRatio) * msum), 1);
+    const seed = params.covSeed ?? 0;
+    picked = topK(band, (i) => covHash(i, seed), k);
+  } else {
+    if (valid.length === 0) return sel;
+    const meanA = aValid / valid.length;
+    const meanL = lValid / valid.length;
+    const k = Math.max(1, Math.floor(valid.length * (params.klCovRatio ?? COV_DEFAULTS.klCovRatio)));
+    picked = topK(valid, (i) => (advantages[i] - meanA) * (logprobs[i] - meanL), k);
+  }
+  for (const i of picked) sel[i] = 1;
+  return sel;
+}
+
+/**
+ * clip_cov per token: vanilla's clip (no dual clip; the ±20 clamp kept, where verl's clip_cov has
+ * none, so f32 cannot overflow) with the loss and its gradient zeroed on a picked token (verl's
+ * corr = 0). clipped = picked (verl's pg_clipfrac is the picked fraction); kl = −dc.
+ */
+export function clipCovTokenRef(old: number, logp: number, adv: number, p: PolicyLossParams, picked: boolean): PolicyToken {
+  const t = policyTokenRef(old, logp, adv, { ...p, clipC: null });
+  return picked ? { loss: 0, clipped: true, lower: false, kl: t.kl, grad: 0 } : { ...t, clipped: false };
+}
+
+/**
+ * kl_cov per token: ratio = exp(dc), L = −A·ratio (no clip) + ppo_kl_coef·|dc| on a picked token;
+ * g = −A·ratio + ppo_kl_coef·sgn(d) (torch's |x|′ = 0 at 0), 0 outside the ±20 clamp. No clip
+ * flags (verl reports none); kl = |dc| (verl's ppo_kl for kl_cov is the mean |logp − old|).
+ */
+export function klCovTokenRef(old: number, logp: number, adv: number, p: PolicyLossParams, picked: boolean): PolicyToken {
+  const d = logp - old;
+  const dc = Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, d));
+  const ratio = Math.exp(dc);
+  const coef = picked ? (p.ppoKlCoef ?? COV_DEFAULTS.ppoKlCoef) : 0;
+  const grad = Math.abs(d) < LOG_RATIO_CLAMP ? -adv * ratio + coef * Math.sign(d) : 0;
+  return { loss: -adv * ratio + coef * Math.abs(dc), clipped: false, lower: false, kl: Math.abs(dc), grad };
+}
+
 /** The aggregation a loss mode uses: params.agg, except where verl forces one. */
 export function policyAgg(params: PolicyLossParams): PolicyAgg {
   const mode = params.lossMode ?? 'vanilla';
@@ -278,8 +455,9 @@ export function policyTokensRef(
   A: number,
   params: PolicyLossParams,
   isWeights: ArrayLike<number> | null = null,
-): { tokens: (PolicyToken | null)[]; tokenIs: boolean } {
+): { tokens: (PolicyToken | null)[]; tokenIs: boolean; covSel: Uint8Array } {
   const mode = params.lossMode ?? 'vanilla';
+  const covSel = covSelectRef(oldLogprobs, logprobs, advantages, mask, B, A, params);
   const seq = mode === 'gspo' ? gspoSeqLogRatios(oldLogprobs, logprobs, mask, B, A) : null;
   const geo = mode === 'geo_mean' ? geoRowsRef(oldLogprobs, logprobs, advantages, mask, B, A, params, isWeights) : null;
   const tokens: (PolicyToken | null)[] = [];
@@ -308,11 +486,17 @@ export function policyTokensRef(
       case 'geo_mean':
         tokens.push(geoMeanTokenRef(o, l, a, { logRatio: geo!.logRatio[b], adv: geo!.adv[b], isW: geo!.isW[b] }, params));
         break;
+      case 'clip_cov':
+        tokens.push(clipCovTokenRef(o, l, a, params, covSel[i] === 1));
+        break;
+      case 'kl_cov':
+        tokens.push(klCovTokenRef(o, l, a, params, covSel[i] === 1));
+        break;
       default:
         tokens.push(policyTokenRef(o, l, a, params));
     }
   }
-  return { tokens, tokenIs: mode !== 'geo_mean' };
+  return { tokens, tokenIs: mode !== 'geo_mean', covSel };
 }
 
 export function policyLossRef(

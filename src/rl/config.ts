@@ -1,7 +1,7 @@
 // One typed config with every knob of the PPO/RLHF loop, its defaults, and a validator that
 // reports every problem at once (field, given value, allowed range or choices).
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
-import { SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
+import { COV_DEFAULTS, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
 import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
 import { TASKS_BY_NAME } from '../tasks/index.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
@@ -325,6 +325,13 @@ const ROWS = {
       verl: 'actor_rollout_ref.actor.tau_neg',
     },
   ),
+  // Clip-Cov / KL-Cov (verl policy_loss.*; OpenRLHF has neither). Fractions of the minibatch's
+  // valid tokens; verl's 0.0002 picks one token at the playground's sizes.
+  clipCovRatio: num(COV_DEFAULTS.clipCovRatio, { min: 0, max: 1, minOpen: true }, { group: 'ppoUpdate', verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ratio' }),
+  clipCovLb: num(COV_DEFAULTS.clipCovLb, { min: -100, max: 100 }, { group: 'ppoUpdate', verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_lb' }),
+  clipCovUb: num(COV_DEFAULTS.clipCovUb, { min: -100, max: 100 }, { group: 'ppoUpdate', verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ub' }),
+  klCovRatio: num(COV_DEFAULTS.klCovRatio, { min: 0, max: 1, minOpen: true }, { group: 'ppoUpdate', verl: 'actor_rollout_ref.actor.policy_loss.kl_cov_ratio' }),
+  ppoKlCoef: num(COV_DEFAULTS.ppoKlCoef, { min: 0, max: 100 }, { group: 'ppoUpdate', verl: 'actor_rollout_ref.actor.policy_loss.ppo_kl_coef' }),
   lossAgg: choice(LOSS_AGGS, 'token-mean', {
     group: 'ppoUpdate',
     verl: 'actor_rollout_ref.actor.loss_agg_mode',

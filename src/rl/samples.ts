@@ -24,6 +24,8 @@ export interface SampleToken {
   newLogprob?: number;
   /** log π_ref of the token: with oldLogprob, the KL view recomputes the shaping under another β. */
   refLogprob?: number;
+  /** clip_cov / kl_cov acted on this token in the last minibatch step (absent for other modes). */
+  covPicked?: boolean;
 }
 
 export interface SampleRow {
@@ -51,6 +53,7 @@ export function sampleRows(
   ratio: Float64Array, // (rows.length, A) π_new/π_old of those rows
   count: number,
   newLogprobs?: Float64Array, // (rows.length, A) log π_new of those rows
+  covSelected?: Float64Array, // (rows.length, A) 1 where clip_cov / kl_cov acted in that step
 ): SampleRow[] {
   const A = r.A;
   const out: SampleRow[] = [];
@@ -74,6 +77,7 @@ export function sampleRows(
       if (e.oldLogprobs) t.oldLogprob = e.oldLogprobs[k];
       if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];
       if (newLogprobs) t.newLogprob = newLogprobs[i * A + a];
+      if (covSelected) t.covPicked = covSelected[i * A + a] === 1;
       tokens.push(t);
     }
     out.push({ prompt: samples[b].prompt, response: samples[b].response, reward: e.scores[b], endedWithEos: samples[b].endedWithEos, tokens });

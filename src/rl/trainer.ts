@@ -14,7 +14,7 @@
 // counter is the whole RNG state: saveState / loadState carry it with the weights, both optimisers
 // and the KL controller (trainerSave.ts).
 import type { Backend } from '../backend/backend.ts';
-import { POLICY_STATS } from '../backend/ppoOps.ts';
+import { COV_LOSS_MODES, POLICY_STATS } from '../backend/ppoOps.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { DecodeShape } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
@@ -55,7 +55,7 @@ import { scoreRollout, type RewardScorer, type ScoringSetup } from './score.ts';
 import { criticFromState, modelsFromState, requireRewardModel, requireRewardSandbox, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
 import { disposeSnapshot, restoreModels, takeSnapshot, type TrainerSnapshot } from './trainerSnapshot.ts';
 import type { TrainerStateParts } from './trainerState.ts';
-import { actorStep, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
+import { actorPolicyParams, actorStep, covStepSeed, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
 import { UpdateStats } from './updateStats.ts';
 
 export type { Stage } from './nonFinite.ts';
@@ -134,6 +134,8 @@ interface UpdateResult {
   lastRows: Int32Array; // (n) batch rows of the last minibatch
   newLogprobs: Tensor; // (n, A) log π_new of the last minibatch
   ratios: Tensor; // (n, A) π_new/π_old of the last minibatch, 0 where masked
+  /** (n, A) 1 where clip_cov / kl_cov acted in the last minibatch step; null for the other modes. */
+  covSelected: Tensor | null;
 }
 
 export class PpoTrainer {
@@ -255,6 +257,7 @@ export class PpoTrainer {
       ...experienceTensors(exp),
       newLogprobs: upd.newLogprobs,
       ratios: upd.ratios,
+      covSelected: upd.covSelected,
       ...upd.stats.tensors,
       ...captureTensors(captured ? kept : null, exp),
       next,
@@ -284,7 +287,7 @@ export class PpoTrainer {
     return {
       iter,
       metrics,
-      samples: sampleRows(this.tok, r, samples, e, upd.lastRows, host.ratios, SAMPLE_ROWS, host.newLogprobs),
+      samples: sampleRows(this.tok, r, samples, e, upd.lastRows, host.ratios, SAMPLE_ROWS, host.newLogprobs, host.covSelected ?? undefined),
       ratios: clippingView(e, upd.lastRows, host.newLogprobs, host.ratios),
       ...(trace ? { trace, prompts: [...r.prompts] } : {}),
     };
@@ -337,7 +340,7 @@ export class PpoTrainer {
   private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[], kept: TraceCapture | null): Promise<UpdateResult> {
     const { be, cfg } = this;
     const stats = new UpdateStats();
-    let last: { mb: Minibatch; actor: ActorStepStats } | null = null;
+    let last: { mb: Minibatch; actor: ActorStepStats; covSeed: number } | null = null;
     for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
       const epochPolicy: Tensor[] = [];
       for (const [index, rows] of epochMinibatches(exp.B, cfg.miniBatches, cfg.seed, iter, epoch).entries()) {
@@ -345,13 +348,14 @@ export class PpoTrainer {
         if (last) be.flush();
         if (last) be.dispose(...tensorsIn(last.mb), ...(kept ? [] : [last.actor.logprobs]));
         const mb = gatherMinibatch(be, exp, rows);
-        const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef);
+        const covSeed = covStepSeed(cfg.seed, iter, epoch, index);
+        const a = actorStep(this.actor, mb, exp.P, exp.A, cfg, this.optimizer(this.actor, cfg.actorLr), klLossCoef, covSeed);
         const c = critic ? criticStep(critic, mb, exp.P, exp.A, cfg, this.optimizer(critic, cfg.criticLr), kept !== null) : null;
         held.push(...tensorsIn(mb), ...tensorsIn(a), ...tensorsIn(c));
         kept?.keep(epoch, index, rows, a.logprobs, c?.values ?? null);
         stats.add(a, c);
         epochPolicy.push(a.policy);
-        last = { mb, actor: a };
+        last = { mb, actor: a, covSeed };
       }
       // Early stop on approx KL, the only mid-update readback, at epoch boundaries. Neither verl
       // nor OpenRLHF has one; it is the `target_kl` of OpenAI Spinning Up's PPO and of
@@ -363,10 +367,16 @@ export class PpoTrainer {
       }
     }
     // The clipping view's token ratios, read with the statistics.
-    const { mb, actor } = last!;
+    const { mb, actor, covSeed } = last!;
     const ratios = tokenRatios(be, actor.logprobs, mb.oldLogprobs, mb.actionMask);
     held.push(ratios);
-    return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios };
+    // The samples view marks the tokens clip_cov / kl_cov acted on in that step: the same op on
+    // the step's own inputs and parameters (seed included) as its loss, so the same tokens.
+    const covSelected = COV_LOSS_MODES.includes(cfg.lossMode)
+      ? be.ppo.covSelect(mb.oldLogprobs, actor.logprobs, mb.advantages, mb.actionMask, actorPolicyParams(cfg, covSeed))
+      : null;
+    if (covSelected) held.push(covSelected);
+    return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios, covSelected };
   }
 
   private optimizer(model: Gpt, peak: number): OptimizerParams {

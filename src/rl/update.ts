@@ -2,19 +2,22 @@
 // backward → grad-norm → AdamW on the device and returns its statistics as device tensors, which
 // the trainer reads back once at the end of the iteration.
 //
-// Actor loss = policyLoss (PPO clip / GSPO / CISPO / SAPO / GPG / GMPO, token-level TIS weights when on)
+// Actor loss = policyLoss (PPO clip / GSPO / CISPO / SAPO / GPG / GMPO / Clip-Cov / KL-Cov, token-level TIS weights when on)
 //            + klLossCoef·agg(KL(logp‖ref)) − entropyCoef·agg(H).
 // klLossCoef is the coefficient the trainer applies this iteration (the adaptive controller's β
 // when the KL is only in the loss, see klController.ts).
 // The KL-loss gradient is w⊙(klLossCoef·klGrad), w the aggregation weights of the KL term (0 on
 // masked tokens), added to the policy-loss gradient.
+// Clip-Cov and KL-Cov choose their tokens over the minibatch the loss sees (verl: the micro-batch
+// its policy loss is called on); clip_cov's choice is seeded per step by covStepSeed.
 import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
-import { sapoTemperatures } from '../reference/policyLoss.ts';
+import { covKnobs, sapoTemperatures, type PolicyLossParams } from '../reference/policyLoss.ts';
+export { covStepSeed } from '../reference/policyLoss.ts';
 
 /** Minibatch rows of the experience, gathered on the device. */
 export interface Minibatch {
@@ -87,7 +90,22 @@ export interface ActorStepStats {
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
 }
 
-export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number): ActorStepStats {
+/** The policy-loss parameters of an actor step (the samples view's cov_select reuses them). */
+export function actorPolicyParams(cfg: PpoConfig, covSeed: number): PolicyLossParams {
+  return {
+    clipLow: cfg.clipLow,
+    clipHigh: cfg.clipHigh,
+    clipC: cfg.dualClip,
+    agg: cfg.lossAgg,
+    lossMode: cfg.lossMode,
+    normScale: cfg.normScale,
+    ...sapoTemperatures(cfg),
+    ...covKnobs(cfg),
+    covSeed,
+  };
+}
+
+export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number, covSeed = 0): ActorStepStats {
   const { be } = actor;
   const { ppo } = be;
   const T = cfg.temperature;
@@ -106,17 +124,7 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg:
       mb.oldLogprobs,
       mb.advantages,
       mb.actionMask,
-      {
-        clipLow: cfg.clipLow,
-        clipHigh: cfg.clipHigh,
-        clipC: cfg.dualClip,
-        agg: cfg.lossAgg,
-        lossMode: cfg.lossMode,
-        normScale: cfg.normScale,
-        ...sapoTemperatures(cfg),
-        entropyCoef: cfg.entropyCoef,
-        kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null,
-      },
+      { ...actorPolicyParams(cfg, covSeed), entropyCoef: cfg.entropyCoef, kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null },
       mb.tisWeights,
       cfg.useKlLoss ? mb.refLogprobs : null,
     );

@@ -112,17 +112,20 @@ function compare(got: Awaited<ReturnType<typeof run>>, want: ReturnType<typeof a
 }
 
 const base = { clipLow: 0.2, clipHigh: 0.28, clipC: 3 as number | null };
+const COV_KNOBS = { clipCovRatio: 0.1, clipCovLb: -2, clipCovUb: 2, klCovRatio: 0.1, ppoKlCoef: 0.7, covSeed: 5 };
 
 describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
   // Every aggregation (both norm scales) for each loss mode, with TIS weights, entropy bonus and KL loss.
-  // SAPO at temperatures away from verl's defaults (the uniform must carry them).
-  const modes = (['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'] as LossMode[]).flatMap((lossMode) =>
+  // SAPO at temperatures away from verl's defaults (the uniform must carry them). Clip-Cov and
+  // KL-Cov with knobs that pick several tokens (verl's 0.0002 picks one of these 54).
+  const modes = (['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean', 'clip_cov', 'kl_cov'] as LossMode[]).flatMap((lossMode) =>
     LOSS_AGGS.flatMap((agg) =>
       (agg === 'seq-mean-token-sum-norm' ? NORM_SCALES : (['per_seq'] as const)).map((normScale) => ({
         lossMode,
         agg,
         normScale,
         ...(lossMode === 'sapo' ? { sapoTauPos: 0.6, sapoTauNeg: 2.5 } : {}),
+        ...(lossMode === 'clip_cov' || lossMode === 'kl_cov' ? COV_KNOBS : {}),
       })),
     ),
   );
@@ -132,7 +135,7 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
     const params: ActorLossParams = { ...base, ...m, entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' } };
     const want = expected(x, params, true);
     compare(await run(be, x, params, true), want, `${m.lossMode} ${m.agg} ${m.normScale}`);
-    if (m.lossMode !== 'sapo' && m.lossMode !== 'gpg') expect(want.policy[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch exercises the clip
+    if (m.lossMode !== 'sapo' && m.lossMode !== 'gpg' && m.lossMode !== 'kl_cov') expect(want.policy[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch exercises the clip (clip_cov: its picks)
   });
 
   it.each([
@@ -146,18 +149,32 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
     compare(await run(be, x, params, withIs), expected(x, params, withIs), what);
   });
 
-  it.each(['vanilla', 'sapo', 'gpg', 'geo_mean'] as LossMode[])('%s: an all-masked batch gives zero statistics and a zero gradient; one action token; no NaN', async (lossMode) => {
-    const be = await makeBackend();
-    const params: ActorLossParams = { ...base, agg: 'seq-mean-token-mean', entropyCoef: 0.05, kl: { coef: 0.3, estimator: 'k3' }, lossMode };
-    const x = randomBatch(5, 3, 1, 7, 1, 0);
-    compare(await run(be, x, params, true), expected(x, params, true), 'A = 1');
-    x.mask.fill(0);
-    x.old.fill(NaN);
-    const got = await run(be, x, params, true);
-    compare(got, expected(x, params, true), 'all masked');
-    expect(Array.from(got.grad).every((g) => g === 0)).toBe(true);
-    expect(Array.from(got.policy)).toEqual([0, 0, 0, 0]);
-  });
+  it.each(['vanilla', 'sapo', 'gpg', 'geo_mean', 'clip_cov', 'kl_cov'] as LossMode[])(
+    '%s: an all-masked batch gives zero statistics and a zero gradient; one action token; no NaN',
+    async (lossMode) => {
+      const be = await makeBackend();
+      // Two valid tokens have equal covariances in exact arithmetic (±the same deviations), so a
+      // top-1 would be decided by rounding: here clip_cov / kl_cov pick every candidate.
+      const params: ActorLossParams = {
+        ...base,
+        agg: 'seq-mean-token-mean',
+        entropyCoef: 0.05,
+        kl: { coef: 0.3, estimator: 'k3' },
+        lossMode,
+        ...COV_KNOBS,
+        clipCovRatio: 1,
+        klCovRatio: 1,
+      };
+      const x = randomBatch(5, 3, 1, 7, 1, 0);
+      compare(await run(be, x, params, true), expected(x, params, true), 'A = 1');
+      x.mask.fill(0);
+      x.old.fill(NaN);
+      const got = await run(be, x, params, true);
+      compare(got, expected(x, params, true), 'all masked');
+      expect(Array.from(got.grad).every((g) => g === 0)).toBe(true);
+      expect(Array.from(got.policy)).toEqual([0, 0, 0, 0]);
+    },
+  );
 
   it('extreme logits (±1e4) at temperature 0.05 stay finite and match', async () => {
     const be = await makeBackend();
@@ -209,6 +226,8 @@ describe('actorLoss on cpu equals the per-op composition bit for bit', () => {
     { agg: 'seq-mean-token-sum', lossMode: 'sapo', kl: null },
     { agg: 'token-mean', lossMode: 'gpg', kl: { coef: 0.2, estimator: 'k3' } },
     { agg: 'token-mean', lossMode: 'geo_mean', kl: null },
+    { agg: 'token-mean', lossMode: 'clip_cov', kl: null, ...COV_KNOBS },
+    { agg: 'seq-mean-token-mean', lossMode: 'kl_cov', kl: { coef: 0.2, estimator: 'k3' }, ...COV_KNOBS },
   ] as Pick<ActorLossParams, 'agg' | 'lossMode' | 'kl'>[])('%o', async (m) => {
     const be = cpuBackend;
     const x = randomBatch(77, 5, 6, 9);

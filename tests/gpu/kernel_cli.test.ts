@@ -117,6 +117,9 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
     ['gpg', { ...inputs.policy_loss, loss_mode: 'gpg', agg: 'seq-mean-token-mean' }],
     ['geo_mean', { ...inputs.policy_loss, loss_mode: 'geo_mean', is_weights: mat(() => r.uniform(0.5, 2)) }],
     ['vanilla + is_weights', { ...inputs.policy_loss, agg: 'seq-mean-token-sum', is_weights: mat(() => r.uniform(0.5, 2)) }],
+    ['clip_cov', { ...inputs.policy_loss, loss_mode: 'clip_cov', clip_cov_ratio: 0.2, clip_cov_lb: -1, clip_cov_ub: 2, cov_seed: 9, is_weights: mat(() => r.uniform(0.5, 2)) }],
+    ['clip_cov (verl defaults)', { ...inputs.policy_loss, loss_mode: 'clip_cov' }],
+    ['kl_cov', { ...inputs.policy_loss, loss_mode: 'kl_cov', kl_cov_ratio: 0.2, ppo_kl_coef: 0.5, agg: 'seq-mean-token-mean' }],
   ];
 
   it.each(KERNEL_NAMES.map((n) => [n]))('%s', async (name) => {
@@ -138,7 +141,27 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
     }
   });
 
+  it('clip_cov / kl_cov return the tokens they picked, the same on both backends', async () => {
+    for (const loss_mode of ['clip_cov', 'kl_cov']) {
+      const input = { ...inputs.policy_loss, loss_mode, clip_cov_ratio: 0.2, clip_cov_lb: -1, clip_cov_ub: 2, kl_cov_ratio: 0.2, cov_seed: 3 };
+      const gpuOut = await runKernel(await webgpuBackend(), 'policy_loss', input);
+      const cpuOut = await runKernel(cpuBackend, 'policy_loss', input);
+      expect(gpuOut.cov_selected).toEqual(cpuOut.cov_selected);
+      expect((cpuOut.cov_selected as number[][]).flat().reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    }
+    expect((await runKernel(cpuBackend, 'policy_loss', inputs.policy_loss)).cov_selected).toBeUndefined();
+  });
+
   it('new fields are checked and named', async () => {
+    for (const [field, value] of [
+      ['clip_cov_ratio', 0],
+      ['kl_cov_ratio', -1],
+      ['ppo_kl_coef', -0.5],
+      ['clip_cov_lb', 'one'],
+      ['cov_seed', 1.5],
+    ] as const) {
+      await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'clip_cov', [field]: value })).rejects.toThrow(`field "${field}"`);
+    }
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'ppo2' })).rejects.toThrow('field "loss_mode"');
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, norm_scale: 'global' })).rejects.toThrow('field "norm_scale"');
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'sapo', tau_pos: 0 })).rejects.toThrow('field "tau_pos"');

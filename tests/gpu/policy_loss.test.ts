@@ -2,7 +2,7 @@
 // Tolerances: stats 1e-4 relative (reductions), gradLogprobs 1e-5 relative element-wise.
 import { describe, expect, it } from 'vitest';
 import { LOSS_AGGS, NORM_SCALES, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
-import { policyLossRef } from '../../src/reference/policyLoss.ts';
+import { covSelectRef, policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
 
@@ -97,6 +97,113 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
       expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
     });
   }
+
+  // Clip-Cov and KL-Cov (verl compute_policy_loss_clip_cov / _kl_cov): the batch-wide choice
+  // (shaders/cov_select.wgsl) equals covSelectRef token for token, then values and gradients as
+  // above; verl's defaults (one token at these sizes) and knobs that pick several.
+  async function checkCov(
+    old: Float64Array,
+    logp: Float64Array,
+    adv: Float64Array,
+    mask: Float64Array,
+    B: number,
+    A: number,
+    params: PolicyLossParams,
+    what: string,
+    isW: Float64Array | null = null,
+  ) {
+    const be = await makeBackend();
+    const t = (x: Float64Array) => be.tensor(x, [B, A]);
+    const [sel] = await be.readMany([be.ppo.covSelect(t(old), t(logp), t(adv), t(mask), params)]);
+    const want = covSelectRef(old, logp, adv, mask, B, A, params);
+    expect(Array.from(sel), `${what} picked`).toEqual(Array.from(want));
+    const out = await check(old, logp, adv, mask, B, A, params, what, isW);
+    return { ...out, picked: want.reduce((s, x) => s + x, 0) };
+  }
+  const covKnobSets = [
+    {},
+    { clipCovRatio: 0.02, clipCovLb: 0.05, clipCovUb: 3, klCovRatio: 0.03, ppoKlCoef: 0.5 },
+    { clipCovRatio: 0.3, clipCovLb: -1, clipCovUb: 1, klCovRatio: 0.5, ppoKlCoef: 2 },
+  ];
+  const covCases = (['clip_cov', 'kl_cov'] as LossMode[]).flatMap((lossMode) =>
+    LOSS_AGGS.flatMap((agg) => covKnobSets.map((k, j) => ({ clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode, normScale: 'verl' as const, covSeed: 17 + j, ...k }))),
+  );
+  for (const [B, A] of sizes) {
+    it.each(covCases)(`Clip-Cov / KL-Cov random batch B=${B} A=${A}: %o`, async (params) => {
+      const { old, logp, adv, mask } = randomBatch(B * A + 2, B, A);
+      const r = rng(B + A + 1);
+      const isW = f32(Float64Array.from({ length: B * A }, (_, i) => (mask[i] ? r.uniform(0.1, 3) : NaN)));
+      const plain = await checkCov(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A}`);
+      await checkCov(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A} with is_weights`, isW);
+      // verl's default band (1, 5) can be empty on a small batch; the other knob sets always pick
+      if (params.lossMode === 'kl_cov' || params.clipCovRatio !== undefined) expect(plain.picked).toBeGreaterThan(0);
+      else expect(plain.picked).toBeLessThanOrEqual(1);
+      expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0);
+      if (params.lossMode === 'kl_cov') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBe(0);
+      expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
+    });
+  }
+
+  it('Clip-Cov / KL-Cov: equal covariances go to the lower index; extreme log-ratios, length-1 rows, empty batches stay finite', async () => {
+    // every valid token has cov = 1·1 exactly in float32 (Ā = 0, L̄ = −2): kl_cov's top 4 are tokens 0–3
+    const B = 2,
+      A = 5;
+    const adv = f32([1, -1, 1, -1, 0, 1, -1, 1, -1, 0]);
+    const logp = f32([-1, -3, -1, -3, 0, -1, -3, -1, -3, 0]);
+    const mask = f32([1, 1, 1, 1, 0, 1, 1, 1, 1, 0]);
+    const tie = await checkCov(logp, logp, adv, mask, B, A, { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov', klCovRatio: 0.5 }, 'kl_cov ties');
+    expect(tie.picked).toBe(4);
+    const clipTie = await checkCov(
+      logp,
+      logp,
+      adv,
+      mask,
+      B,
+      A,
+      { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'clip_cov', clipCovRatio: 0.5, clipCovLb: 0.5, clipCovUb: 2 },
+      'clip_cov ties',
+    );
+    expect(clipTie.picked).toBe(4);
+    // |d| up to 60 (ratio clamps at e^±20, gradient 0 there), a length-1 row, garbage under the mask
+    const old = f32([0, 0, -40, 0, 0, -3, 0, 0, 0]);
+    const lp = f32([50, -50, 0, -60, 19.5, -3, 60, NaN, 1e30]);
+    const ad = f32([1, -1, -2, 0.5, -1, 1, -1, 0, 0]);
+    const mk = f32([1, 1, 1, 1, 1, 0, 1, 0, 0]);
+    for (const lossMode of ['clip_cov', 'kl_cov'] as LossMode[]) {
+      for (const agg of LOSS_AGGS) {
+        const params: PolicyLossParams = {
+          clipLow: 0.2,
+          clipHigh: 0.28,
+          clipC: null,
+          agg,
+          lossMode,
+          clipCovRatio: 0.5,
+          clipCovLb: -1e4,
+          clipCovUb: 1e4,
+          klCovRatio: 0.5,
+          ppoKlCoef: 0.3,
+        };
+        const { stats, grad } = await checkCov(old, lp, ad, mk, 3, 3, params, `${lossMode} extreme ${agg}`);
+        expect([...stats, ...grad].every(Number.isFinite), `${lossMode} ${agg}`).toBe(true);
+        expect(Array.from(grad.slice(0, 4))).toEqual([0, 0, 0, 0]); // |d| ≥ 20
+      }
+      const a1 = rng(5);
+      await checkCov(
+        f32(randn(a1, 6, 0.5)),
+        f32(randn(a1, 6, 0.5)),
+        f32(randn(a1, 6)),
+        f32([1, 1, 0, 1, 1, 1]),
+        6,
+        1,
+        { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'seq-mean-token-mean', lossMode, clipCovLb: -5, klCovRatio: 0.3 },
+        `${lossMode} A=1`,
+      );
+      const empty = await checkCov(old, lp, ad, new Float64Array(9), 3, 3, { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode }, `${lossMode} all masked`);
+      expect(empty.picked).toBe(0);
+      expect(Array.from(empty.stats)).toEqual([0, 0, 0, 0]);
+      expect(Array.from(empty.grad)).toEqual(new Array(9).fill(0));
+    }
+  });
 
   it('CISPO keeps the gradient of clipped tokens; GSPO shares one ratio per row', async () => {
     // CISPO: ratio 1.5 (clipped at 1.28) with A = 1 → g = −1.28/n, loss −1.28·1·logp; PPO would give 0.

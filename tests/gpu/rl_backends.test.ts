@@ -92,6 +92,8 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
     { lossMode: 'sapo', useKlLoss: true, klLossEstimator: 'k3' },
     { lossMode: 'gpg', lossAgg: 'seq-mean-token-mean' },
     { lossMode: 'geo_mean', tisCap: 1.5, topK: 3, temperature: 0.8 },
+    { lossMode: 'clip_cov', lossAgg: 'token-mean' },
+    { lossMode: 'kl_cov', useKlLoss: true, klLossEstimator: 'k3', klCovRatio: 0.05 },
   ] as const;
   for (const over of FAMILY) {
     it(`${over.lossMode}: one iteration gives the same losses and weights`, async () => {
@@ -101,6 +103,13 @@ describe('PPO trainer: WebGPU vs float64 CPU reference', () => {
       for (const k of ['policy_loss', 'value_loss', 'approx_kl', 'kl_loss', 'actor_grad_norm', 'clipfrac', 'rollout_old_kl']) {
         const tol = 1e-3 * Math.abs(c.metrics[k]) + 1e-5;
         expect(Math.abs(g.metrics[k] - c.metrics[k]), `${k}: webgpu ${g.metrics[k]} vs cpu ${c.metrics[k]}`).toBeLessThanOrEqual(tol);
+      }
+      if (over.lossMode === 'clip_cov' || over.lossMode === 'kl_cov') {
+        // the samples view's marks: the last step's own choice, the same tokens on both backends
+        const picks = (x: typeof c) => x.samples.flatMap((row) => row.tokens.map((t) => t.covPicked));
+        expect(picks(c).every((p) => typeof p === 'boolean')).toBe(true);
+        expect(picks(g)).toEqual(picks(c));
+        if (over.lossMode === 'kl_cov') expect(picks(c).some((p) => p)).toBe(true);
       }
       const wg = await gpuT.readWeights();
       const wc = await cpuT.readWeights();

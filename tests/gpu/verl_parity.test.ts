@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { KL_ESTIMATORS, LOSS_AGGS, POLICY_STATS, type LossAgg, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { covHash, policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
@@ -48,12 +49,20 @@ async function ours(be: Backend, x: ReturnType<typeof policyBatch>, B: number, A
 // SAPO's temperatures in the parity cases: not verl's defaults (1.0, 1.05), so a swapped pair shows.
 const TAU_POS = 0.7;
 const TAU_NEG = 1.6;
+// Clip-Cov / KL-Cov knobs that pick several tokens (verl's 0.0002 picks one at these sizes).
+const COV = { clipCovRatio: 0.05, clipCovLb: 0.1, clipCovUb: 3, klCovRatio: 0.05, ppoKlCoef: 0.4, covSeed: 123 };
 
 function theirs(mode: LossMode, x: ReturnType<typeof policyBatch>, B: number, A: number, agg: LossAgg, withIs: boolean) {
   const cfg: verl.VerlPolicyConfig = { clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg };
   const w = withIs ? x.isW : null;
   if (mode === 'sapo') return verl.policyLossSapo(x.old, x.logp, x.adv, x.mask, B, A, TAU_POS, TAU_NEG, w);
   if (mode === 'geo_mean') return verl.policyLossGeoMean(x.old, x.logp, x.adv, x.mask, B, A, cfg, w);
+  // Clip-Cov: verl's torch.randperm replaced by the playground's seeded order (covHash), injected
+  if (mode === 'clip_cov') {
+    const order = (band: number[]) => [...band].sort((p, q) => covHash(q, COV.covSeed) - covHash(p, COV.covSeed) || p - q);
+    return verl.policyLossClipCov(x.old, x.logp, x.adv, x.mask, B, A, cfg, { ratio: COV.clipCovRatio, lb: COV.clipCovLb, ub: COV.clipCovUb }, order, w);
+  }
+  if (mode === 'kl_cov') return verl.policyLossKlCov(x.old, x.logp, x.logp, x.adv, x.mask, B, A, agg, { ratio: COV.klCovRatio, coef: COV.ppoKlCoef }, w);
   // verl's GPG returns no metrics: the loss is compared; clip fractions must be 0, ppo_kl is vanilla's
   if (mode === 'gpg')
     return {
@@ -70,7 +79,7 @@ function theirs(mode: LossMode, x: ReturnType<typeof policyBatch>, B: number, A:
 const asStats = (v: { loss: number; clipfrac: number; clipfracLower: number; ppoKl: number }) => [v.loss, v.clipfrac, v.clipfracLower, v.ppoKl];
 
 describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
-  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean', 'clip_cov', 'kl_cov'];
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as [LossMode, LossAgg, boolean])));
   for (const [B, A] of [
     [5, 8],
@@ -80,12 +89,13 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
       const be = await makeBackend();
       const x = policyBatch(B * A + modes.indexOf(mode), B, A);
       // verl's seq-mean-token-sum-norm is Σ/A: our normScale 'verl'
-      const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
+      const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG, ...COV };
       const got = await ours(be, x, B, A, params, withIs);
       const want = asStats(theirs(mode, x, B, A, agg, withIs));
       expectClose(got, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} stats [loss, clipfrac, clipfrac_lower, ppo_kl]`);
       if (mode === 'vanilla' || mode === 'cispo' || mode === 'geo_mean') expect(want[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // the batch reaches the clip
       if (mode === 'geo_mean') expect(want[POLICY_STATS.clipfracLower]).toBeGreaterThan(0);
+      if (mode === 'clip_cov') expect(want[POLICY_STATS.clipfrac]).toBeGreaterThan(0); // some tokens zeroed
       // per_seq is verl's value ÷ B (the modes that read loss_agg_mode)
       if (agg === 'seq-mean-token-sum-norm' && (mode === 'vanilla' || mode === 'cispo' || mode === 'gpg')) {
         const perSeq = await ours(be, x, B, A, { ...params, normScale: 'per_seq' }, withIs);
@@ -132,7 +142,7 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
     x.logp[A + 1] = Math.fround(x.old[A + 1] - 60);
     for (const mode of modes) {
       for (const agg of LOSS_AGGS) {
-        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
+        const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG, ...COV };
         const t = (v: Float64Array) => be.tensor(v, [B, A]);
         const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, t(x.isW));
         const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
@@ -140,7 +150,15 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
         // verl over the two non-empty rows only (its seq means are NaN / ÷B with empty rows);
         // GMPO over all four: verl's torch.mean counts the empty rows (each a loss of 0)
         const sub = { old: x.old.slice(0, 2 * A), logp: x.logp.slice(0, 2 * A), adv: x.adv.slice(0, 2 * A), mask: x.mask.slice(0, 2 * A), isW: x.isW.slice(0, 2 * A) };
-        const want = mode === 'geo_mean' ? asStats(theirs(mode, x, B, A, agg, true)) : asStats(theirs(mode, sub, 2, A, agg, true));
+        // Clip-Cov / KL-Cov: verl's have no ±20 clamp on the log-ratio (its e^60 is finite in
+        // float64, not always in float32); the playground clamps as in vanilla (docs/algorithms.md),
+        // so here the float64 reference is the oracle.
+        const cov = mode === 'clip_cov' || mode === 'kl_cov';
+        const want = cov
+          ? Array.from(policyLossRef(x.old, x.logp, x.adv, x.mask, B, A, params, x.isW).stats)
+          : mode === 'geo_mean'
+            ? asStats(theirs(mode, x, B, A, agg, true))
+            : asStats(theirs(mode, sub, 2, A, agg, true));
         expectClose(stats, want, TOL.reduce.rtol, TOL.reduce.atol, `${mode} ${agg} with empty rows`);
       }
     }

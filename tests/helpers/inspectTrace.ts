@@ -5,7 +5,7 @@ import { aggregateRef } from '../../src/reference/aggregate.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
 import { groupAdvantagesRef, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
 import { klRef } from '../../src/reference/kl.ts';
-import { policyLossRef, tisWeightsRef } from '../../src/reference/policyLoss.ts';
+import { covKnobs, covStepSeed, policyLossRef, tisWeightsRef } from '../../src/reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../src/reference/rewards.ts';
 import { valueLossRef } from '../../src/reference/valueLoss.ts';
 import { whitenRef } from '../../src/reference/whiten.ts';
@@ -133,7 +133,17 @@ export function buildTrace(r: Rng, spec: TraceSpec = {}): IterationTrace {
         m,
         n,
         A,
-        { clipLow: k.clipLow, clipHigh: k.clipHigh, clipC: k.dualClip, agg: k.lossAgg, lossMode: k.lossMode, normScale: k.normScale },
+        // the cov knobs and clip_cov's per-step seed as the trainer passes them (iter 3, below)
+        {
+          clipLow: k.clipLow,
+          clipHigh: k.clipHigh,
+          clipC: k.dualClip,
+          agg: k.lossAgg,
+          lossMode: k.lossMode,
+          normScale: k.normScale,
+          ...covKnobs(k),
+          covSeed: covStepSeed(k.seed ?? 0, 3, epoch, index),
+        },
         tisWeights ? rowsOf(tisWeights, A, rows) : null,
       ).stats;
       const klLoss = k.useKlLoss ? aggregateRef(klRef(newLogprobs, rowsOf(refLogprobs, A, rows), k.klLossEstimator), m, n, A, k.lossAgg, k.normScale).value : null;

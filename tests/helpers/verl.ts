@@ -423,3 +423,97 @@ export function remaxAdvantage(tokenRewards: Arr, baselines: Arr, m: Arr, B: num
   }
   return { advantages, returns };
 }
+
+/**
+ * compute_policy_loss_clip_cov (verl-project/verl v0.9.0 core_algos.py L1742–1840, + rollout_is_weights).
+ * torch.randperm is the one random draw: `randperm(band)` receives the band's flat indices in
+ * torch.nonzero order (row-major) and returns them in the order the permutation takes them, so a
+ * test injects the selection it compares against. No clamp on the log-ratio (verl has none here).
+ */
+export function policyLossClipCov(
+  old: Arr,
+  logp: Arr,
+  adv: Arr,
+  m: Arr,
+  B: number,
+  A: number,
+  cfg: VerlPolicyConfig,
+  cov: { ratio: number; lb: number; ub: number },
+  randperm: (band: number[]) => number[],
+  isW: Arr | null = null,
+) {
+  const n = B * A;
+  const nak = Float64Array.from(logp, (l, i) => l - old[i]);
+  const ratio = Float64Array.from(nak, (x) => Math.exp(x));
+  const ppoKl = maskedMean(
+    Float64Array.from(nak, (x) => -x),
+    m,
+  );
+  const pg1 = Float64Array.from(ratio, (r, i) => -adv[i] * r);
+  const pg2 = Float64Array.from(ratio, (r, i) => -adv[i] * clamp(r, 1 - cfg.clipRatioLow, 1 + cfg.clipRatioHigh));
+  const corr = new Float64Array(n).fill(1);
+  const meanA = maskedMean(adv, m);
+  const meanL = maskedMean(logp, m);
+  const covAll = Float64Array.from(adv, (a, i) => (a - meanA) * (logp[i] - meanL));
+  for (let i = 0; i < n; i++) {
+    if (m[i] === 0) covAll[i] = -Infinity;
+    if (pg2[i] > pg1[i] && m[i] > 0) covAll[i] = -Infinity; // clip_by_origin
+  }
+  let msum = 0;
+  for (let i = 0; i < n; i++) msum += m[i];
+  const clipNum = Math.max(Math.trunc(cov.ratio * msum), 1);
+  const band: number[] = [];
+  for (let i = 0; i < n; i++) if (covAll[i] < cov.ub && covAll[i] > cov.lb && m[i] > 0) band.push(i);
+  if (band.length > 0) for (const i of randperm(band).slice(0, Math.min(clipNum, band.length))) corr[i] = 0;
+  const clipfrac = maskedMean(
+    Float64Array.from(corr, (c) => (c === 0 ? 1 : 0)),
+    m,
+  );
+  const pg = Float64Array.from(pg1, (p1, i) => Math.max(p1, pg2[i]) * corr[i] * (isW ? isW[i] : 1));
+  return { loss: aggLoss(pg, m, B, A, cfg.lossAggMode), clipfrac, ppoKl, clipfracLower: 0, picked: Uint8Array.from(corr, (c) => (c === 0 ? 1 : 0)) };
+}
+
+/**
+ * compute_policy_loss_kl_cov (v0.9.0 core_algos.py L1843–1924, + rollout_is_weights). torch.topk's
+ * order among equal covariances is unspecified; here ties go to the lower index (a stable sort).
+ * The covariance uses the detached log-probs (logpSg), as verl's `.detach()` does.
+ */
+export function policyLossKlCov(
+  old: Arr,
+  logp: Arr,
+  logpSg: Arr,
+  adv: Arr,
+  m: Arr,
+  B: number,
+  A: number,
+  lossAggMode: string,
+  cov: { ratio: number; coef: number },
+  isW: Arr | null = null,
+) {
+  const n = B * A;
+  const nak = Float64Array.from(logp, (l, i) => l - old[i]);
+  const absKl = Float64Array.from(nak, (x) => Math.abs(x));
+  const ppoKlAbs = maskedMean(absKl, m);
+  const pg = Float64Array.from(nak, (x, i) => -adv[i] * Math.exp(x));
+  const validIdx: number[] = [];
+  for (let i = 0; i < n; i++) if (m[i] > 0) validIdx.push(i);
+  const k = Math.min(cov.ratio, validIdx.length);
+  const picked = new Uint8Array(n);
+  if (k !== 0) {
+    const aV = validIdx.map((i) => adv[i]);
+    const lV = validIdx.map((i) => logpSg[i]);
+    const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+    const mA = mean(aV),
+      mL = mean(lV);
+    const covLst = aV.map((a, j) => (a - mA) * (lV[j] - mL));
+    const kNums = Math.max(1, Math.trunc(covLst.length * cov.ratio));
+    const order = covLst.map((_, j) => j).sort((x, y) => covLst[y] - covLst[x] || x - y);
+    for (const j of order.slice(0, kNums)) {
+      const i = validIdx[j];
+      picked[i] = 1;
+      pg[i] = -adv[i] * Math.exp(nak[i]) + cov.coef * absKl[i];
+    }
+  }
+  if (isW) for (let i = 0; i < n; i++) pg[i] *= isW[i];
+  return { loss: aggLoss(pg, m, B, A, lossAggMode), clipfrac: 0, ppoKl: ppoKlAbs, clipfracLower: 0, picked };
+}

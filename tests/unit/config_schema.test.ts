@@ -54,7 +54,14 @@ describe("each row's verl / OpenRLHF name is what the exported job sets", () => 
     advantageEstimator: 'group_norm',
     topK: 5,
   };
-  const configs = [DEFAULT_CONFIG, allOn, { ...allOn, useKlLoss: false, klInReward: true }, { ...allOn, lossMode: 'sapo' as const }];
+  const configs = [
+    DEFAULT_CONFIG,
+    allOn,
+    { ...allOn, useKlLoss: false, klInReward: true },
+    { ...allOn, lossMode: 'sapo' as const },
+    { ...allOn, lossMode: 'clip_cov' as const },
+    { ...allOn, lossMode: 'kl_cov' as const },
+  ];
   const verlKeys = new Set(configs.flatMap((c) => verlCommand(planJob(c, { engine: 'verl', gpus: 1, trainRows: 16 })).overrides.map((o) => o.key)));
   const openrlhfFlags = new Set(configs.flatMap((c) => openRlhfCommand(planJob(c, { engine: 'openrlhf', gpus: 1, trainRows: 16 })).flags.map((f) => f.flag)));
 

@@ -58,6 +58,8 @@ describe('FORMULA_STEPS', () => {
       'compute_policy_loss_sapo',
       'compute_policy_loss_gpg',
       'compute_policy_loss_geo_mean',
+      'compute_policy_loss_clip_cov',
+      'compute_policy_loss_kl_cov',
       'agg_loss',
       'compute_opo_outcome_advantage',
       'compute_grpo_passk_outcome_advantage',
@@ -84,7 +86,35 @@ const SETUPS: [string, TraceSpec][] = [
   ['GRPO pass@k', { knobs: { advantageEstimator: 'grpo_passk', whiten: false } }],
   ['ReMax, masked middle position', { holeRow: 3, knobs: { advantageEstimator: 'remax', whiten: false } }],
   ['GRPO, GMPO (geo_mean), TIS, extreme', { allMaskedRow: 0, extreme: true, knobs: { advantageEstimator: 'group_norm', lossMode: 'geo_mean', tisCap: 2 } }],
+  [
+    'GRPO, Clip-Cov, extreme',
+    { allMaskedRow: 1, extreme: true, knobs: { advantageEstimator: 'group_norm', lossMode: 'clip_cov', clipCovRatio: 0.3, clipCovLb: -2, clipCovUb: 2, seed: 5 } },
+  ],
+  ['GAE, KL-Cov, length-one row', { lengthOneRow: 2, knobs: { lossMode: 'kl_cov', klCovRatio: 0.3, ppoKlCoef: 0.5 } }],
 ];
+
+describe('clip_cov / kl_cov in the ratio step', () => {
+  for (const lossMode of ['clip_cov', 'kl_cov'] as const) {
+    it(`${lossMode}: the indicator 1[t ∈ S] is 1 exactly on the tokens the step picked`, () => {
+      const trace = buildTrace(rng(970), { knobs: { lossMode, clipCovRatio: 0.3, clipCovLb: -2, clipCovUb: 2, klCovRatio: 0.3, ppoKlCoef: 0.5, seed: 5 } });
+      const rec = recomputeTrace(trace);
+      expect(formulaStep('ratioClip').template(trace.knobs)).toContain('\\mathbb{1}[t \\in S]');
+      let picked = 0;
+      for (let row = 0; row < trace.B; row++) {
+        const table = tokenTable(trace, row, rec);
+        table.rows.forEach((tok, t) => {
+          if (tok.masked || tok.updates.length === 0) return;
+          const cell = tok.updates[0];
+          const tex = formulaStep('ratioClip').substitute({ trace, rec, row, t, update: 0 });
+          expect(tex).toContain(lossMode === 'clip_cov' ? `(1 - ${cell.covPicked ? 1 : 0})` : `\\cdot ${cell.covPicked ? 1 : 0}\\cdot`);
+          if (cell.covPicked) picked++;
+          if (cell.covPicked && lossMode === 'clip_cov') expect(cell.tokenLoss).toBe(0);
+        });
+      }
+      expect(picked).toBeGreaterThan(0);
+    });
+  }
+});
 
 describe('substitute', () => {
   SETUPS.forEach(([name, spec], c) => {

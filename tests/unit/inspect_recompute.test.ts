@@ -83,6 +83,11 @@ const CASES: [string, Partial<InspectKnobs>][] = [
   ['GRPO, SAPO, TIS', { advantageEstimator: 'group_norm', whiten: false, lossMode: 'sapo', tisCap: 2 }],
   ['GAE, GPG, seq-mean-token-sum', { lossMode: 'gpg', lossAgg: 'seq-mean-token-sum' }],
   ['GRPO, GMPO (geo_mean), TIS', { advantageEstimator: 'group_norm', whiten: false, lossMode: 'geo_mean', tisCap: 2 }],
+  [
+    'GRPO, Clip-Cov (several picks), TIS',
+    { advantageEstimator: 'group_norm', whiten: false, lossMode: 'clip_cov', clipCovRatio: 0.2, clipCovLb: -1, clipCovUb: 1, seed: 7, tisCap: 2 },
+  ],
+  ['GAE, KL-Cov (several picks)', { lossMode: 'kl_cov', klCovRatio: 0.2, ppoKlCoef: 0.5 }],
   ['GRPO (group_norm), KL loss', { advantageEstimator: 'group_norm', whiten: false, klInReward: false, useKlLoss: true }],
   ['RLOO', { advantageEstimator: 'rloo', whiten: false }],
   ['RLOO, KL summed into the score first (group KL order verl)', { advantageEstimator: 'rloo', whiten: false, groupKlOrder: 'verl' }],

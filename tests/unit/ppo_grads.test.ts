@@ -7,7 +7,7 @@ import { klGradValue } from '../../src/reference/kl.ts';
 import * as verl from '../helpers/verl.ts';
 import { aggregateRef } from '../../src/reference/aggregate.ts';
 import { logprobsBackwardRef, logprobsRef } from '../../src/reference/logprobs.ts';
-import { policyLossRef, policyTokenRef } from '../../src/reference/policyLoss.ts';
+import { covHash, covSelectRef, policyLossRef, policyTokenRef } from '../../src/reference/policyLoss.ts';
 import { valueLossRef, valueTokenRef } from '../../src/reference/valueLoss.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { TEST_SEED } from '../helpers/random.ts';
@@ -174,7 +174,9 @@ function fullRows(r: Rng, B: number, A: number): Float64Array {
 // the base point, which is the gradient autograd gives verl.
 describe("reference gradients match finite differences of verl's losses (stop-gradients held fixed)", () => {
   const cfg = (agg: string): verl.VerlPolicyConfig => ({ clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: agg });
-  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'];
+  const modes: LossMode[] = ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean', 'clip_cov', 'kl_cov'];
+  // clip_cov / kl_cov knobs that pick several tokens of 35 (verl's 0.0002 picks one)
+  const COV = { clipCovRatio: 0.1, clipCovLb: 0, clipCovUb: 5, klCovRatio: 0.2, ppoKlCoef: 0.5, covSeed: 7 };
   const cases = modes.flatMap((mode) => LOSS_AGGS.flatMap((agg) => [false, true].map((withIs) => [mode, agg, withIs] as const)));
   const TAU_POS = 0.7,
     TAU_NEG = 1.6; // SAPO's temperatures here: not verl's defaults, so a swapped pair shows
@@ -187,9 +189,29 @@ describe("reference gradients match finite differences of verl's losses (stop-gr
     const adv = randn(r, B * A, 1.5);
     const mask = fullRows(r, B, A);
     const isW = withIs ? Float64Array.from({ length: B * A }, () => r.uniform(0.2, 2)) : null;
-    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG };
+    const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG, ...COV };
     const { gradLogprobs } = policyLossRef(old, logp, adv, mask, B, A, params, isW);
+    // clip_cov: the reference's seeded choice injected as verl's randperm order
+    const hashOrder = (band: number[]) => [...band].sort((x, y) => covHash(y, COV.covSeed) - covHash(x, COV.covSeed) || x - y);
+    const picked = covSelectRef(old, logp, adv, mask, B, A, params);
     const lossAt = (x: Float64Array) => {
+      if (mode === 'clip_cov') {
+        const v = verl.policyLossClipCov(
+          old,
+          x,
+          adv,
+          mask,
+          B,
+          A,
+          { ...cfg(agg), clipRatioC: 3 },
+          { ratio: COV.clipCovRatio, lb: COV.clipCovLb, ub: COV.clipCovUb },
+          hashOrder,
+          isW,
+        );
+        expect(Array.from(v.picked)).toEqual(Array.from(picked)); // ±h moves no token across the band's edges
+        return v.loss;
+      }
+      if (mode === 'kl_cov') return verl.policyLossKlCov(old, x, logp, adv, mask, B, A, agg, { ratio: COV.klCovRatio, coef: COV.ppoKlCoef }, isW).loss;
       if (mode === 'sapo') return verl.policyLossSapo(old, x, adv, mask, B, A, TAU_POS, TAU_NEG, isW).loss;
       if (mode === 'gpg') return verl.policyLossGpg(x, adv, mask, B, A, agg, isW).loss;
       if (mode === 'geo_mean') return verl.policyLossGeoMean(old, x, adv, mask, B, A, cfg(agg), isW).loss;
@@ -209,7 +231,9 @@ describe("reference gradients match finite differences of verl's losses (stop-gr
       return Math.exp(sum / n);
     };
     // Which side of each kink (clip bounds 0.8 and 1.28, dual clip 3) a ratio lies on.
-    const side = (ratio: number) => (mode === 'geo_mean' ? `${Math.log(ratio) < -0.2}${Math.log(ratio) > 0.28}` : `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`);
+    // (kl_cov: |logp − old| has its kink at ratio 1; clip_cov has no dual clip but 3 is harmless.)
+    const side = (ratio: number) =>
+      mode === 'geo_mean' ? `${Math.log(ratio) < -0.2}${Math.log(ratio) > 0.28}` : mode === 'kl_cov' ? `${ratio < 1}` : `${ratio < 0.8}${ratio > 1.28}${ratio > 3}`;
     let checked = 0,
       active = 0;
     for (let i = 0; i < B * A; i++) {

@@ -118,6 +118,28 @@ describe('notes for knobs without a counterpart', () => {
     expect(notes('verl', cfg({ lossMode: 'geo_mean' }))).toMatch(/loss mode geo_mean \(GMPO\)/);
   });
 
+  it('loss modes clip_cov, kl_cov → verl loss_mode with their policy_loss.* knobs, OpenRLHF PPO clip and a note', () => {
+    const cc = cfg({ lossMode: 'clip_cov', clipCovRatio: 0.01, clipCovLb: 0.5, clipCovUb: 3 });
+    expect(script('verl', cc)).toContain('actor_rollout_ref.actor.policy_loss.loss_mode=clip_cov \\');
+    expect(script('verl', cc)).toContain('actor_rollout_ref.actor.policy_loss.clip_cov_ratio=0.01 \\');
+    expect(script('verl', cc)).toContain('actor_rollout_ref.actor.policy_loss.clip_cov_lb=0.5 \\');
+    expect(script('verl', cc)).toContain('actor_rollout_ref.actor.policy_loss.clip_cov_ub=3 \\');
+    expect(notes('verl', cc)).toMatch(/loss mode clip_cov: .*torch\.randperm/);
+    const kc = cfg({ lossMode: 'kl_cov' });
+    expect(script('verl', kc)).toContain('actor_rollout_ref.actor.policy_loss.kl_cov_ratio=0.0002 \\');
+    expect(script('verl', kc)).toContain('actor_rollout_ref.actor.policy_loss.ppo_kl_coef=0.1 \\');
+    expect(script('verl', kc)).not.toMatch(/clip_cov_ratio/);
+    expect(script('verl', cfg({ lossMode: 'vanilla' }))).not.toMatch(/cov_ratio|ppo_kl_coef/);
+    for (const [mode, name] of [
+      ['clip_cov', 'Clip-Cov'],
+      ['kl_cov', 'KL-Cov'],
+    ] as const) {
+      const c = cfg({ lossMode: mode });
+      expect(script('openrlhf', c)).toContain('--actor.policy_loss_type ppo \\');
+      expect(notes('openrlhf', c)).toMatch(new RegExp(`loss mode ${mode}: OpenRLHF 0\\.11\\.0 has no ${name}`));
+    }
+  });
+
   it('TIS: verl token rollout correction (decoupled) with the rollout log-probs, OpenRLHF is_correction tis [0, cap]', () => {
     const t = cfg({ tisCap: 2 });
     const v = script('verl', t);
@@ -261,6 +283,11 @@ describe('both scripts', () => {
     lossMode: 'gspo',
     sapoTauPos: 0.5,
     sapoTauNeg: 2,
+    clipCovRatio: 0.01,
+    clipCovLb: 0.5,
+    clipCovUb: 3,
+    klCovRatio: 0.02,
+    ppoKlCoef: 1,
     tisCap: 2,
     dynamicSampling: true,
     maxExtraRollouts: 2,
@@ -275,7 +302,8 @@ describe('both scripts', () => {
       // klTarget/klHorizon while the controller is adaptive.
       // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
       // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function;
-      // Reward source = model only on a task with a learned reward model; SAPO's temperatures only with lossMode = sapo.
+      // Reward source = model only on a task with a learned reward model; SAPO's temperatures only with lossMode = sapo;
+      // the covariance knobs only with lossMode = clip_cov / kl_cov.
       const base: Partial<PpoConfig> =
         key === 'rewardFunction'
           ? { rewardSource: 'function' }
@@ -295,7 +323,11 @@ describe('both scripts', () => {
                         ? { advantageEstimator: 'rloo' }
                         : key === 'sapoTauPos' || key === 'sapoTauNeg'
                           ? { lossMode: 'sapo' }
-                          : {};
+                          : key === 'clipCovRatio' || key === 'clipCovLb' || key === 'clipCovUb'
+                            ? { lossMode: 'clip_cov' }
+                            : key === 'klCovRatio' || key === 'ppoKlCoef'
+                              ? { lossMode: 'kl_cov' }
+                              : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));

@@ -56,6 +56,7 @@ function runAllOps(host: GpuOpsHost): void {
     ppo.groupAdvantages({ estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
   }
   ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' }, ba());
+  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' }, null); // + cov_select
   ppo.tisWeights(ba(), ba(), ba(), 2);
   ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
   ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');

@@ -9,7 +9,7 @@ import { whitenRef } from '../../reference/whiten.ts';
 import { aggregateRef } from '../../reference/aggregate.ts';
 import { actorLossRef, type ActorLossParams } from '../../reference/actorLoss.ts';
 import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
-import { policyLossRef, tisWeightsRef } from '../../reference/policyLoss.ts';
+import { covSelectRef, policyLossRef, tisWeightsRef } from '../../reference/policyLoss.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
@@ -103,6 +103,11 @@ export class CpuPpoOps implements PpoOps {
     const [B, A] = logprobs.shape;
     const r = policyLossRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params, isWeights ? cpu(isWeights).data : null);
     return { stats: new CpuTensor(r.stats, [4], 'f32'), gradLogprobs: new CpuTensor(r.gradLogprobs, [B, A], 'f32') };
+  }
+  covSelect(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): Tensor {
+    const [B, A] = logprobs.shape;
+    const sel = covSelectRef(cpu(oldLogprobs).data, cpu(logprobs).data, cpu(advantages).data, cpu(actionMask).data, B, A, params);
+    return new CpuTensor(Float64Array.from(sel), [B, A], 'f32');
   }
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
     const [B, A] = values.shape;

@@ -4,7 +4,7 @@ import { uniformLayout } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
 import { BASELINE_ESTIMATORS, checkBaselines, compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
 import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
-import { policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
+import { COV_DEFAULTS, COV_LOSS_MODES, policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, type GpuOpsHost } from './gpuTensor.ts';
@@ -33,6 +33,18 @@ const POLICY_UNIFORM = uniformLayout('Params', {
   has_is: 'u32',
   tau_pos: 'f32',
   tau_neg: 'f32',
+  ppo_kl_coef: 'f32',
+});
+const COV_SELECT_UNIFORM = uniformLayout('Params', {
+  B: 'u32',
+  A: 'u32',
+  mode: 'u32',
+  clip_low: 'f32',
+  clip_high: 'f32',
+  ratio: 'f32',
+  lb: 'f32',
+  ub: 'f32',
+  seed: 'u32',
 });
 const PACK_UNIFORM = uniformLayout('PackParams', { n: 'u32', has_is: 'u32', has_ref: 'u32' });
 const ACTOR_LOSS_UNIFORM = uniformLayout('LossParams', {
@@ -89,9 +101,13 @@ const POLICY_ROWS = kernel({
   shader: 'policy_loss',
   entry: 'policy_rows',
   uniform: POLICY_UNIFORM,
-  storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw'],
+  storage: ['read', 'read', 'read', 'read', 'read', 'rw', 'rw', 'read'],
   constants: { WG },
 });
+// clip_cov / kl_cov's batch-wide token choice (shaders/cov_select.wgsl): one workgroup.
+const COV_SELECT = kernel({ shader: 'cov_select', entry: 'cov_select', uniform: COV_SELECT_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: 256 } });
+/** cov_select bisects the token index over 20 bits. */
+const COV_SELECT_MAX_TOKENS = 1 << 20;
 // The actor's loss in one pass over the logits (shaders/actor_loss.wgsl): one workgroup, a thread per sequence.
 const ACTOR_LOSS_WG = 256; // the most sequences it takes; more (or V > LOGPROBS_ROWS_MAX_V) compose the per-op kernels
 const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: PACK_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
@@ -253,14 +269,39 @@ export class WebGpuPpoOps implements PpoOps {
       has_is: isWeights ? 1 : 0,
       tau_pos: params.sapoTauPos ?? SAPO_TAU_POS_DEFAULT,
       tau_neg: params.sapoTauNeg ?? SAPO_TAU_NEG_DEFAULT,
+      ppo_kl_coef: params.ppoKlCoef ?? COV_DEFAULTS.ppoKlCoef,
     };
-    // Without IS weights their binding gets the mask (read-only aliasing is allowed; not read).
+    // Without IS weights their binding gets the mask (read-only aliasing is allowed; not read);
+    // likewise the selection mask outside clip_cov / kl_cov.
     const is = gpu(isWeights ?? actionMask);
-    this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), is, gpu(gradLogprobs), gpu(rows)], u, [B]);
+    const sel = COV_LOSS_MODES.includes(mode) ? this.covSelect(oldLogprobs, logprobs, advantages, actionMask, params) : null;
+    this.be.rt.dispatch(POLICY_ROWS, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), is, gpu(gradLogprobs), gpu(rows), gpu(sel ?? actionMask)], u, [B]);
+    if (sel) this.be.dispose(sel);
     // GSPO and SAPO aggregate seq-mean-token-mean, GMPO over all rows, whatever params.agg says (as verl does).
     const agg = aggCode(policyAgg(params), params.normScale);
     const stats = this.finalize(rows, actionMask, B, A, 4, agg, gradLogprobs, true);
     return { stats, gradLogprobs };
+  }
+  /** (B, A) 1 where clip_cov / kl_cov act (shaders/cov_select.wgsl; src/reference/policyLoss.ts covSelectRef). */
+  covSelect(oldLogprobs: Tensor, logprobs: Tensor, advantages: Tensor, actionMask: Tensor, params: PolicyLossParams): Tensor {
+    const [B, A] = logprobs.shape;
+    if (B * A >= COV_SELECT_MAX_TOKENS) throw new Error(`covSelect: ${B}×${A} tokens, the kernel takes fewer than ${COV_SELECT_MAX_TOKENS}`);
+    const mode = params.lossMode ?? 'vanilla';
+    const sel = this.be.empty([B, A]);
+    const clip = mode === 'clip_cov';
+    const u = {
+      B,
+      A,
+      mode: LOSS_MODE_CODE[mode],
+      clip_low: params.clipLow,
+      clip_high: params.clipHigh,
+      ratio: clip ? (params.clipCovRatio ?? COV_DEFAULTS.clipCovRatio) : (params.klCovRatio ?? COV_DEFAULTS.klCovRatio),
+      lb: params.clipCovLb ?? COV_DEFAULTS.clipCovLb,
+      ub: params.clipCovUb ?? COV_DEFAULTS.clipCovUb,
+      seed: (params.covSeed ?? 0) >>> 0,
+    };
+    this.be.rt.dispatch(COV_SELECT, [gpu(oldLogprobs), gpu(logprobs), gpu(advantages), gpu(actionMask), gpu(sel)], u, [1]);
+    return sel;
   }
   tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor {
     const [B, A] = oldLogprobs.shape;
@@ -301,7 +342,8 @@ export class WebGpuPpoOps implements PpoOps {
   ) {
     const [B, S, V] = logits.shape;
     const A = tokens.shape[1];
-    if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V)
+    // clip_cov / kl_cov choose tokens from every row's new log-prob first: the per-op path.
+    if (B > ACTOR_LOSS_WG || V > LOGPROBS_ROWS_MAX_V || COV_LOSS_MODES.includes(params.lossMode ?? 'vanilla'))
       return this.actorLossPerOp(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs);
     const kl = params.kl;
     const packed = this.be.empty([B, A, 5]); // [old, adv, mask, w_is, ref] per token

@@ -4,7 +4,7 @@
 import type { KlEstimator } from '../../reference/kl.ts';
 import { lastActionIndex } from '../../reference/rewards.ts';
 import { WHITEN_EPS } from '../../reference/whiten.ts';
-import { sapoTemperatures } from '../../reference/policyLoss.ts';
+import { covKnobs, sapoTemperatures } from '../../reference/policyLoss.ts';
 import type { RecomputedTrace } from './recompute.ts';
 import { tokenTable, type TokenRow, type TokenTable, type TokenUpdateCell } from './table.ts';
 import type { InspectKnobs, IterationTrace } from './trace.ts';
@@ -135,6 +135,10 @@ const policyTemplate = (k: InspectKnobs): string => {
   if (k.lossMode === 'cispo')
     return `${ratio},\\; L_t = -\\operatorname{sg}(\\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}}))\\,\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)`;
   if (k.lossMode === 'gpg') return 'L_t = -\\hat A_t \\log\\pi_\\theta(a_t\\mid s_t)';
+  // Clip-Cov / KL-Cov: S = the tokens chosen by the covariance (A_t − Ā)(log π_t − mean log π) over the minibatch
+  if (k.lossMode === 'kl_cov') return `${ratio},\\; L_t = -\\hat A_t\\rho_t + \\kappa\\,\\mathbb{1}[t \\in S]\\,\\lvert\\log\\rho_t\\rvert`;
+  if (k.lossMode === 'clip_cov')
+    return `${ratio},\\; L_t = \\big(1 - \\mathbb{1}[t \\in S]\\big)\\max\\big(-\\hat A_t\\rho_t,\\, -\\hat A_t \\operatorname{clip}(\\rho_t, 1-\\epsilon_{\\text{low}}, 1+\\epsilon_{\\text{high}})\\big)`;
   if (k.lossMode === 'sapo')
     return `${ratio},\\; L_t = -\\hat A_t\\,\\tfrac{4}{\\tau_t}\\,\\sigma\\big(\\tau_t(\\rho_t - 1)\\big),\\ \\tau_t = \\tau_{\\text{pos}}\\ (\\hat A_t > 0),\\ \\tau_{\\text{neg}}\\ (\\hat A_t \\le 0)`;
   if (k.lossMode === 'geo_mean')
@@ -210,6 +214,15 @@ function substituteRatio({ k, tok, cell }: Resolved, t: number): string {
   const side = text(FORMULA_TEXT.notes.clip[cell.clipSide]);
   if (k.lossMode === 'cispo') return `${head},\\quad L_{${t}} = -${clip}\\cdot${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}\\quad ${side}`;
   if (k.lossMode === 'gpg') return `L_{${t}} = -${texFactor(a)}\\cdot${texFactor(cell.newLogprob)} = ${texNumber(cell.tokenLoss)}`;
+  const inS = cell.covPicked ? 1 : 0;
+  if (k.lossMode === 'kl_cov') {
+    const { ppoKlCoef } = covKnobs(k);
+    return `${head},\\quad L_{${t}} = -${texFactor(a)}\\cdot${texNumber(cell.ratio)} + ${texNumber(ppoKlCoef)}\\cdot ${inS}\\cdot\\lvert\\log ${texNumber(cell.ratio)}\\rvert = ${texNumber(cell.tokenLoss)}`;
+  }
+  if (k.lossMode === 'clip_cov') {
+    const clipped = `\\max\\big(-${texFactor(a)}\\cdot${texNumber(cell.ratio)},\\, -${texFactor(a)}\\cdot${clip}\\big)`;
+    return `${head},\\quad L_{${t}} = (1 - ${inS})\\cdot${clipped} = ${texNumber(cell.tokenLoss)}`;
+  }
   if (k.lossMode === 'sapo') {
     const { sapoTauPos, sapoTauNeg } = sapoTemperatures(k);
     const tau = texNumber(a > 0 ? sapoTauPos : sapoTauNeg);
@@ -309,6 +322,8 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
       'compute_policy_loss_sapo',
       'compute_policy_loss_gpg',
       'compute_policy_loss_geo_mean',
+      'compute_policy_loss_clip_cov',
+      'compute_policy_loss_kl_cov',
     ],
     openrlhf: ['PolicyLoss'],
   },

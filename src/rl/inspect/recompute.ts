@@ -13,7 +13,7 @@ import {
   type GroupEstimator,
 } from '../../reference/groupAdvantages.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
-import { geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
+import { covKnobs, covSelectRef, covStepSeed, geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { maskedMeanVar, whitenRef, WHITEN_EPS } from '../../reference/whiten.ts';
@@ -46,6 +46,8 @@ export interface MinibatchRecomputed {
   ratio: Float64Array; // (n, A) the ratio the loss used (1 on masked positions)
   clipSide: ClipSide[]; // (n·A) 'none' on masked positions
   tokenLoss: Float64Array; // (n, A) the token's policy loss before weights
+  /** (n, A) 1 where clip_cov / kl_cov acted (covSelectRef with the step's seed), null for other modes. */
+  covPicked: Uint8Array | null;
   aggWeight: Float64Array; // (n, A) its weight in the aggregated policy loss (0 when masked)
   tisWeight: Float64Array | null; // (n, A) TIS weight multiplying it, null when off
   /** ∂(policy loss + KL loss)/∂logπ_new: the weight the token's log-prob gradient gets (entropy bonus aside). */
@@ -170,7 +172,7 @@ function geoRowIsWeights(
 function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, advantages: Float64Array, returns: Float64Array, tis: Float64Array | null) {
   const { A } = t;
   const critic = k.advantageEstimator === 'gae';
-  const params: PolicyLossParams = {
+  const params0: PolicyLossParams = {
     clipLow: k.clipLow,
     clipHigh: k.clipHigh,
     clipC: k.dualClip,
@@ -178,8 +180,12 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
     lossMode: k.lossMode,
     normScale: k.normScale,
     ...sapoTemperatures(k),
+    ...covKnobs(k),
   };
-  return t.minibatches.map((mb): MinibatchRecomputed => {
+  return t.minibatches.map((mb0): MinibatchRecomputed => {
+    // clip_cov's choice is seeded per step, as the trainer seeded it (covStepSeed)
+    const params: PolicyLossParams = { ...params0, covSeed: covStepSeed(k.seed ?? 0, t.iter, mb0.epoch, mb0.index) };
+    const mb = mb0;
     const n = mb.rows.length;
     const rows = (x: ArrayLike<number>) => gatherRows(x, A, mb.rows);
     const mask = rows(t.actionMask);
@@ -222,6 +228,7 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
       ratio: Float64Array.from(terms, (x) => x.ratio),
       clipSide: terms.map((x) => x.side),
       tokenLoss: Float64Array.from(terms, (x) => x.loss),
+      covPicked: k.lossMode === 'clip_cov' || k.lossMode === 'kl_cov' ? covSelectRef(old, mb.newLogprobs, adv, mask, n, A, params) : null,
       aggWeight,
       tisWeight: tisShown,
       gradWeight,

@@ -14,6 +14,8 @@ export interface TokenUpdateCell {
   clipSide: ClipSide;
   /** The token's policy loss before its aggregation weight. */
   tokenLoss: number;
+  /** clip_cov / kl_cov acted on the token in this step (false for the other modes). */
+  covPicked: boolean;
   aggWeight: number;
   /** ∂loss/∂logπ_new of the token (policy loss and KL loss). */
   gradWeight: number;
@@ -92,6 +94,7 @@ export function tokenTable(trace: IterationTrace, row: number, recomputed: Recom
         ratio: mb.ratio[k],
         clipSide: mb.clipSide[k],
         tokenLoss: mb.tokenLoss[k],
+        covPicked: mb.covPicked ? mb.covPicked[k] === 1 : false,
         aggWeight: mb.aggWeight[k],
         gradWeight: mb.gradWeight[k],
         klLossTerm: mb.klLossTerm ? mb.klLossTerm[k] : null,

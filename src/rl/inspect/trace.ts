@@ -7,6 +7,7 @@
 // them), the TIS weights, and takes the response tokens, groups and π_rollout from the host
 // RolloutBatch.
 import { POLICY_STATS, VALUE_STATS } from '../../backend/ppoOps.ts';
+import { covKnobs } from '../../reference/policyLoss.ts';
 import { GROUP_ESTIMATOR_SPECS } from '../../reference/groupAdvantages.ts';
 import type { PpoConfig } from '../config.ts';
 
@@ -40,7 +41,7 @@ export type InspectKnobs = Pick<
   whiten: boolean;
   /** Where the in-reward KL enters a group estimator; absent in traces stored before the knob (= 'openrlhf'). */
   groupKlOrder?: PpoConfig['groupKlOrder'];
-};
+} & Partial<Pick<PpoConfig, 'sapoTauPos' | 'sapoTauNeg' | 'clipCovRatio' | 'clipCovLb' | 'clipCovUb' | 'klCovRatio' | 'ppoKlCoef' | 'seed'>>;
 
 /** The knobs the trainer ran an iteration with, `beta` the KL controller's β at that iteration. */
 export function knobsFromConfig(cfg: PpoConfig, beta: number): InspectKnobs {
@@ -65,6 +66,9 @@ export function knobsFromConfig(cfg: PpoConfig, beta: number): InspectKnobs {
     normScale: cfg.normScale,
     tisCap: cfg.tisCap,
     groupKlOrder: cfg.groupKlOrder,
+    ...covKnobs(cfg),
+    // the run's seed: clip_cov's choice is seeded per step from it (covStepSeed)
+    seed: cfg.seed,
     whiten: cfg.advantageEstimator === 'gae' ? true : GROUP_ESTIMATOR_SPECS[cfg.advantageEstimator].whitened,
   };
 }
