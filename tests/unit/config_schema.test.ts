@@ -48,13 +48,14 @@ describe("each row's verl / OpenRLHF name is what the exported job sets", () => 
     useKlLoss: true,
     dualClip: 3,
     tisCap: 2,
+    rolloutRs: 'seq_max_k2',
     dynamicSampling: true,
     overlongBuffer: 2,
     lossMode: 'gspo',
     advantageEstimator: 'group_norm',
     topK: 5,
   };
-  const configs = [DEFAULT_CONFIG, allOn, { ...allOn, useKlLoss: false, klInReward: true }, { ...allOn, lossMode: 'sapo' as const }];
+  const configs = [DEFAULT_CONFIG, allOn, { ...allOn, useKlLoss: false, klInReward: true }, { ...allOn, lossMode: 'sapo' as const }, { ...allOn, icepopLower: 0.5 }];
   const verlKeys = new Set(configs.flatMap((c) => verlCommand(planJob(c, { engine: 'verl', gpus: 1, trainRows: 16 })).overrides.map((o) => o.key)));
   const openrlhfFlags = new Set(configs.flatMap((c) => openRlhfCommand(planJob(c, { engine: 'openrlhf', gpus: 1, trainRows: 16 })).flags.map((f) => f.flag)));
 
