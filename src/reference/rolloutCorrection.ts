@@ -337,3 +337,69 @@ export function rolloutCorrMetricsRef(
   out['rollout_corr/chi2_seq'] = seqSum.reduce((s, x) => s + Math.exp(2 * clampLr(x)), 0) / B - 1;
   return out;
 }
+
+/**
+ * verl's rollout_is_threshold spec (_parse_rollout_is_threshold, L84–121): a number (or a numeric
+ * string) is the TIS cap; "lower_upper" is the IcePop band.
+ */
+export function parseRolloutIsThreshold(spec: number | string): { upper: number; lower: number | null } {
+  const number = (s: string) => {
+    const x = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(x)) throw new Error(`rollout_is_threshold: "${spec}" is not a number or "lower_upper"`);
+    return x;
+  };
+  let upper: number;
+  let lower: number | null = null;
+  if (typeof spec === 'number') upper = spec;
+  else if (spec.includes('_')) {
+    const at = spec.indexOf('_');
+    lower = number(spec.slice(0, at));
+    upper = number(spec.slice(at + 1));
+  } else upper = number(spec);
+  if (!(upper > 0)) throw new Error(`rollout_is_threshold: the upper bound must be > 0, got ${upper}`);
+  if (lower !== null && !(lower > 0)) throw new Error(`rollout_is_threshold: the lower bound must be > 0, got ${lower}`);
+  if (lower !== null && lower > upper) throw new Error(`rollout_is_threshold: the lower bound ${lower} exceeds the upper bound ${upper}`);
+  return { upper, lower };
+}
+
+/**
+ * verl's rollout_rs with its rollout_rs_threshold (_parse_rollout_rs_thresholds, L124–190): options
+ * comma-separated (duplicates dropped), one threshold for all or one per option; k1 options take
+ * "lower_upper" ratio bounds or u for [1/u, u], k2 / k3 an upper bound only.
+ */
+export function parseRolloutRs(rs: string, spec: number | string): RolloutRsCriterion[] {
+  const options = [
+    ...new Set(
+      rs
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s),
+    ),
+  ];
+  if (options.length === 0) throw new Error('rollout_rs: at least one option');
+  for (const o of options) {
+    if (!(ROLLOUT_RS_OPTIONS as readonly string[]).includes(o)) throw new Error(`rollout_rs: unknown option ${o}; one of ${ROLLOUT_RS_OPTIONS.join(', ')}`);
+  }
+  let specs =
+    typeof spec === 'number'
+      ? [String(spec)]
+      : spec
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s);
+  if (specs.length !== 1 && specs.length !== options.length) {
+    throw new Error(`rollout_rs_threshold: one threshold for all options or exactly ${options.length}, got ${specs.length}`);
+  }
+  if (specs.length === 1) specs = options.map(() => specs[0]);
+  return options.map((o, j) => {
+    const option = o as RolloutRsOption;
+    const s = specs[j];
+    const parts = s.split('_');
+    const nums = parts.map(Number);
+    if (parts.length > 2 || nums.some((x) => !Number.isFinite(x))) throw new Error(`rollout_rs_threshold: "${s}" for ${o} is not a number or "lower_upper"`);
+    if (!rsIsK1(option) && parts.length === 2) throw new Error(`rollout_rs_threshold: ${o} takes an upper bound only, got "${s}"`);
+    const c = parts.length === 2 ? { option, lower: nums[0], upper: nums[1] } : rsCriterion(option, nums[0]);
+    validateRolloutCorrectionParams({ isLevel: null, isUpper: 1, isLower: null, tisLower: null, rs: [c] });
+    return c;
+  });
+}

@@ -5,7 +5,15 @@
 // on fresh random inputs (TEST_SEED) with an empty row, length-1 rows and ±50 log-prob gaps.
 // Both sides are float64: weights, masks and metrics agree to 1e-12 relative (summation order only).
 import { describe, expect, it } from 'vitest';
-import { ROLLOUT_RS_OPTIONS, rolloutCorrectionRef, rolloutCorrMetricsRef, rsCriterion, type RolloutCorrectionParams } from '../../src/reference/rolloutCorrection.ts';
+import {
+  parseRolloutIsThreshold,
+  parseRolloutRs,
+  ROLLOUT_RS_OPTIONS,
+  rolloutCorrectionRef,
+  rolloutCorrMetricsRef,
+  rsCriterion,
+  type RolloutCorrectionParams,
+} from '../../src/reference/rolloutCorrection.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
 
@@ -96,6 +104,23 @@ describe('rollout correction reference = verl rollout_corr_helper (float64)', ()
       if (typeof spec === 'number' && options[0].endsWith('k1')) expect(rsCriterion(p.rs[0].option, spec)).toEqual(p.rs[0]);
     }
     expect(rejecting, 'criteria that reject something').toBeGreaterThan(specs.length / 2);
+  });
+
+  it("the threshold specs parse as verl's parsers do", () => {
+    for (const spec of [2, '1.5', '0.5_2', '0.25_4.0']) expect(parseRolloutIsThreshold(spec)).toEqual(verl.parseRolloutIsThreshold(spec));
+    const cases: [string, number | string][] = [
+      ['token_k1', 2],
+      ['token_k1,seq_mean_k3', '0.5_1.5,0.01'],
+      ['seq_sum_k1,seq_max_k2,token_k3', 3],
+      ['seq_mean_k2,seq_mean_k2', '0.2'],
+    ];
+    for (const [rs, spec] of cases) {
+      const options = [...new Set(rs.split(','))];
+      const want = verl.parseRolloutRsThresholds(options, spec);
+      expect(parseRolloutRs(rs, spec)).toEqual(options.map((o) => ({ option: o, ...want[o] })));
+    }
+    expect(() => parseRolloutRs('seq_max_k2', '0.1_2')).toThrow(/upper bound only/);
+    expect(() => parseRolloutIsThreshold('3_2')).toThrow(/exceeds/);
   });
 
   it('TIS lower bound = OpenRLHF is_correction_type tis [low, high]; IcePop = OpenRLHF icepop', () => {
