@@ -24,6 +24,8 @@ export interface SampleToken {
   newLogprob?: number;
   /** log π_ref of the token: with oldLogprob, the KL view recomputes the shaping under another β. */
   refLogprob?: number;
+  /** Rejection sampling (rolloutRs) dropped this token from the loss: read off the trainer's own mask. */
+  rejected?: boolean;
 }
 
 export interface SampleRow {
@@ -74,6 +76,7 @@ export function sampleRows(
       if (e.oldLogprobs) t.oldLogprob = e.oldLogprobs[k];
       if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];
       if (newLogprobs) t.newLogprob = newLogprobs[i * A + a];
+      if (e.rsMask) t.rejected = e.rsMask[k] === 0;
       tokens.push(t);
     }
     out.push({ prompt: samples[b].prompt, response: samples[b].response, reward: e.scores[b], endedWithEos: samples[b].endedWithEos, tokens });
