@@ -96,7 +96,8 @@ export function rolloutOldMetrics(old: ArrayLike<number>, rollout: ArrayLike<num
 }
 
 /**
- * verl's rollout_corr/ metrics (without the prefix; chartHelpText names them with it) for the
+ * verl's rollout_corr/ metrics, named with '_' for the '/' (rollout_corr/kl is rollout_corr_kl: the
+ * bare names would collide with the page's own kl) for the
  * correction this iteration applied, from the read-back log-probs: the float64 formulas of
  * src/reference/rolloutCorrection.ts, which the kernel matches (tests/gpu/rollout_correction.test.ts).
  * rollout_rs_masked_fraction is read off the trainer's own mask. verl's effective sample size is
@@ -107,7 +108,7 @@ export function rolloutCorrMetrics(e: ExperienceHost): Record<string, number> {
   if (!rc || !e.oldLogprobs || !e.rolloutLogprobs || !e.mask.some((x) => x !== 0)) return {};
   const all = rolloutCorrMetricsRef(e.oldLogprobs, e.rolloutLogprobs, e.mask, e.B, e.A, rc);
   const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(all)) out[k.replace(/^rollout_corr\//, '')] = Number.isFinite(v) ? v : 0;
+  for (const [k, v] of Object.entries(all)) out[k.replace('/', '_')] = Number.isFinite(v) ? v : 0;
   if (e.rsMask) {
     let kept = 0;
     let n = 0;
@@ -116,7 +117,7 @@ export function rolloutCorrMetrics(e: ExperienceHost): Record<string, number> {
       n++;
       kept += e.rsMask[i];
     }
-    out.rollout_rs_masked_fraction = n > 0 ? 1 - kept / n : 0;
+    out.rollout_corr_rollout_rs_masked_fraction = n > 0 ? 1 - kept / n : 0;
   }
   return out;
 }

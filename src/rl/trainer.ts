@@ -511,7 +511,8 @@ function lastMinibatchRows(x: ArrayLike<number>, rows: Int32Array, A: number): F
 
 /** The clipping view's ratios of the last minibatch: per token, and GSPO's per sequence. */
 function clippingView(e: ExperienceHost, rows: Int32Array, newLogprobs: Float64Array, ratios: Float64Array): IterationResult['ratios'] {
-  const [mask, old, adv] = [e.mask, e.oldLogprobs!, e.advantages].map((x) => lastMinibatchRows(x, rows, e.A));
+  // The tokens the loss saw: rejection sampling's mask when it is on (the update's own).
+  const [mask, old, adv] = [e.rsMask ?? e.mask, e.oldLogprobs!, e.advantages].map((x) => lastMinibatchRows(x, rows, e.A));
   const seq = sequenceRatios(newLogprobs, old, adv, mask, e.A);
   return { ...maskedRatios(ratios, adv, mask), seqRatios: seq.ratios, seqAdvantages: seq.advantages };
 }

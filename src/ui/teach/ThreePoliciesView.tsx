@@ -65,7 +65,7 @@ export function ThreePoliciesView() {
     threshold: rsThreshold,
     n: dropped,
     total: row.tokens.length,
-    share: `${(100 * (latest?.rollout_rs_masked_fraction ?? 0)).toFixed(1)}%`,
+    share: `${(100 * (latest?.rollout_corr_rollout_rs_masked_fraction ?? 0)).toFixed(1)}%`,
   };
   return (
     <div className="teach-view" data-testid="view-policies">
