@@ -127,3 +127,50 @@ test('with two runs the picker chooses whose batch the views show; it survives a
   await expect.poll(async () => (await savedBatches(page)).map((b) => b.runId), { timeout: 10_000 }).not.toContain(secondId);
   await expect(view).toContainText('first=');
 });
+
+test('three policies: the tokens rejection sampling dropped are marked, with a legend, in both languages', async ({ browser }) => {
+  for (const [lang, tab, legend, said] of [
+    ['en', 'Three policies', 'dropped by rejection sampling', 'Rejection sampling token_k2 (threshold 0.01) dropped 2 of this sample’s 4 tokens'],
+    ['zh-CN', '三个策略', '被拒绝采样剔除', '把此样本 4 个 token 中的 2 个从损失中剔除'],
+  ] as const) {
+    // A fresh context per language: its own stored runs, so the shown batch is this load's.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`/?lang=${lang}&rolloutRs=token_k2&rolloutRsThreshold=0.01`);
+    const lp = [-0.1, -0.5, -2, -0.3];
+    const dropped = [false, true, true, false];
+    await send(page, [
+      { type: 'metrics', iter: 0, values: { reward_mean: 0, rollout_old_kl: 0.01, rollout_corr_rollout_rs_masked_fraction: 0.25 } },
+      {
+        type: 'samples',
+        iter: 3,
+        rows: [
+          {
+            prompt: 'p=',
+            response: 'abcd',
+            reward: 1,
+            endedWithEos: true,
+            tokens: [...'abcd'].map((text, i) => ({
+              text,
+              advantage: 0.5,
+              kl: 0.01,
+              ratio: 1,
+              value: 0.2,
+              oldLogprob: lp[i],
+              rolloutLogprob: lp[i] - 0.3 * i,
+              newLogprob: lp[i],
+              rejected: dropped[i],
+            })),
+          },
+        ],
+      },
+    ]);
+    await page.getByRole('tab', { name: tab, exact: true }).click();
+    const view = page.getByTestId('view-policies');
+    await expect(view.getByTestId('rejected-token')).toHaveCount(2);
+    await expect(view).toContainText(legend);
+    await expect(view.getByTestId('policies-rejected')).toContainText(said);
+    await expect(view.getByTestId('policies-rejected')).toContainText('25.0%');
+    await context.close();
+  }
+});

@@ -10,6 +10,7 @@ import { expectDType, expectShape, type Tensor } from './tensor.ts';
 import { checkBaselines, compactGroups } from '../reference/groupAdvantages.ts';
 import { validatePolicyLossParams, validateTisCap } from '../reference/policyLoss.ts';
 import { validateValueLossParams } from '../reference/valueLoss.ts';
+import { validateRolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
 import { ATTN_MAX_DH, ATTN_MAX_S, SAMPLE_MAX_V } from './shapes.ts';
 
 /** A check per op: throws on bad arguments, returns nothing; null where the types say it all. */
@@ -119,6 +120,10 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
   },
   tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cap) {
     validateTisCap(cap);
+    expectBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
+  },
+  rolloutCorrection(oldLogprobs, rolloutLogprobs, actionMask, params) {
+    validateRolloutCorrectionParams(params);
     expectBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
   },
   valueLoss(values, oldValues, returns, actionMask, params) {

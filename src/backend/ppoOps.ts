@@ -9,6 +9,7 @@ import type { GroupEstimator, GroupKlOrder } from '../reference/groupAdvantages.
 import type { KlEstimator } from '../reference/kl.ts';
 import type { PolicyLossParams } from '../reference/policyLoss.ts';
 import type { ValueLossParams } from '../reference/valueLoss.ts';
+import type { RolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
 import type { ActorLossParams } from '../reference/actorLoss.ts';
 export type { ActorLossParams } from '../reference/actorLoss.ts';
 export { LOSS_AGGS, NORM_SCALES, type LossAgg, type NormScale } from '../reference/aggregate.ts';
@@ -115,6 +116,13 @@ export interface PpoOps {
    * mask · min(exp(clamp(old − rollout, ±20)), cap). (B,A) each → (B,A); cap > 0.
    */
   tisWeights(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, cap: number): Tensor;
+
+  /**
+   * verl rollout correction (token or sequence IS with a TIS cap, OpenRLHF's TIS lower bound or the
+   * IcePop band; rejection sampling by token / sequence k1, k2, k3): (B,A) each → weights (B,A)
+   * (null when params.isLevel is null) and keep (B,A), the action mask with rejected tokens zeroed.
+   */
+  rolloutCorrection(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, params: RolloutCorrectionParams): { weights: Tensor | null; keep: Tensor };
 
   /** ½·max((v−R)², (clip(v, v_old ± ε)−R)²); stats (2) as VALUE_STATS; gradValues (B,A). */
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor };

@@ -4,9 +4,22 @@ import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, PO
 import type { Tensor } from '../backend/tensor.ts';
 import { COV_DEFAULTS, COV_LOSS_MODES, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, type PolicyLossParams } from '../reference/policyLoss.ts';
 import { BASELINE_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
+import { parseRolloutIsThreshold, parseRolloutRs, ROLLOUT_IS_LEVELS, rolloutCorrMetricsRef, type RolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
 import { boolField, choiceField, denseArray, InputError, maskField, nest, numberField, sameShape, type Dense } from './kernelInput.ts';
 
-export const KERNEL_NAMES = ['logprobs', 'kl', 'shape_rewards', 'gae', 'whiten', 'group_advantages', 'policy_loss', 'value_loss', 'aggregate', 'tis_weights'] as const;
+export const KERNEL_NAMES = [
+  'logprobs',
+  'kl',
+  'shape_rewards',
+  'gae',
+  'whiten',
+  'group_advantages',
+  'policy_loss',
+  'value_loss',
+  'aggregate',
+  'tis_weights',
+  'rollout_correction',
+] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
 type Input = Record<string, unknown>;
@@ -192,6 +205,41 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const m = mask(be, input, shape, 'old_logprobs');
       const cap = numberField(input, 'cap', { min: 0, exclusiveMin: true })!;
       return out(be, { weights: be.ppo.tisWeights(tensors[0], tensors[1], m, cap) });
+    }
+    case 'rollout_correction': {
+      // verl's argument names (compute_rollout_correction_and_rejection_mask) plus OpenRLHF's TIS floor.
+      const { shape, tensors } = bt(be, input, ['old_logprobs', 'rollout_logprobs']);
+      const m = mask(be, input, shape, 'old_logprobs');
+      const spec = (field: string, fallback: number | null): number | string | null => {
+        const v = input[field];
+        if (v === undefined || v === null) return fallback;
+        if (typeof v !== 'number' && typeof v !== 'string') throw new InputError(`field "${field}": a number or a "lower_upper" string`);
+        return v;
+      };
+      const level = input.rollout_is === undefined || input.rollout_is === null ? null : choiceField(input, 'rollout_is', ROLLOUT_IS_LEVELS);
+      const rs = input.rollout_rs === undefined || input.rollout_rs === null ? null : input.rollout_rs;
+      if (rs !== null && typeof rs !== 'string') throw new InputError('field "rollout_rs": comma-separated options such as "token_k1,seq_mean_k3"');
+      let params: RolloutCorrectionParams;
+      try {
+        const is = parseRolloutIsThreshold(spec('rollout_is_threshold', 2) as number | string);
+        const rsSpec = spec('rollout_rs_threshold', null);
+        if (rs !== null && rsSpec === null) throw new Error('rollout_rs_threshold: needed with rollout_rs');
+        params = {
+          isLevel: level,
+          isUpper: is.upper,
+          isLower: is.lower,
+          tisLower: numberField(input, 'tis_lower', { min: 0, optional: true }),
+          rs: rs === null ? [] : parseRolloutRs(rs, rsSpec as number | string),
+        };
+      } catch (e) {
+        throw new InputError((e as Error).message);
+      }
+      const r = be.ppo.rolloutCorrection(tensors[0], tensors[1], m, params);
+      const host = await out(be, { response_mask: r.keep, ...(r.weights ? { rollout_is_weights: r.weights } : {}) });
+      const [old, rollout, mk] = await be.readMany([tensors[0], tensors[1], m]);
+      // verl's rollout_corr/ metrics (host float64, src/reference/rolloutCorrection.ts), next to the tensors.
+      const metrics = mk.some((x) => x !== 0) ? rolloutCorrMetricsRef(old, rollout, mk, shape[0], shape[1], params) : {};
+      return { ...host, ...metrics };
     }
     default:
       throw new InputError(`unknown kernel "${name}" (one of ${KERNEL_NAMES.join(', ')})`);

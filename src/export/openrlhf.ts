@@ -146,13 +146,26 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   }
 
   // Truncated importance sampling: π_old/π_rollout clamped to [low, high]; low 0 never binds, so only the cap acts, as here.
+  // OpenRLHF's IS correction is token level only: 'tis' clamps to [low, high] (the playground's
+  // tisLower, 0 when unset), 'icepop' zeroes outside it (openrlhf/models/loss.py L197–214, v0.11.0).
   if (c.tisCap !== null) {
     set('--algo.advantage.is_correction_enable');
-    set('--algo.advantage.is_correction_type', 'tis');
-    set('--algo.advantage.is_correction_threshold', 0, c.tisCap);
+    set('--algo.advantage.is_correction_type', c.icepopLower !== null ? 'icepop' : 'tis');
+    set('--algo.advantage.is_correction_threshold', c.icepopLower ?? c.tisLower ?? 0, c.tisCap);
+    if (c.rolloutIs === 'sequence') {
+      notes.push(
+        `# sequence-level IS (the product of the token ratios, capped at ${c.tisCap}): OpenRLHF ${OPENRLHF_VERSION} has token-level IS only, so the job weights each token by its own ratio`,
+      );
+    }
     if (c.lossMode === 'gspo') {
       notes.push('# TIS with gspo: OpenRLHF applies the IS correction only with policy_loss_type ppo (openrlhf/models/loss.py PolicyLoss), so the GSPO loss runs without it here');
     }
+  }
+
+  if (c.rolloutRs !== 'off') {
+    notes.push(
+      `# rejection sampling ${c.rolloutRs} (threshold ${c.rolloutRsThreshold}): OpenRLHF ${OPENRLHF_VERSION} has no rejection by KL estimate (its seq-mask-tis filters on the sequence's geometric-mean ratio with the IS thresholds), so no tokens are dropped`,
+    );
   }
 
   // DAPO: dynamic sampling and the soft overlong penalty.

@@ -194,9 +194,20 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Truncated importance sampling (token level): rollout correction in decoupled mode (π_old
   // recomputed, weight min(π_old/π_rollout, cap) multiplied into every loss mode's token losses),
   // which needs the rollout's log-probs.
+  // Sequence level, the IcePop band ("lower_upper", a quoted string for Hydra) and rejection
+  // sampling are the same block's keys (verl/trainer/config/algorithm/rollout_correction.yaml, v0.9.0).
   if (c.tisCap !== null) {
-    set('algorithm.rollout_correction.rollout_is', 'token');
-    set('algorithm.rollout_correction.rollout_is_threshold', c.tisCap);
+    set('algorithm.rollout_correction.rollout_is', c.rolloutIs);
+    set('algorithm.rollout_correction.rollout_is_threshold', c.icepopLower !== null ? `"${num(c.icepopLower)}_${num(c.tisCap)}"` : c.tisCap);
+    if (c.tisLower !== null) {
+      notes.push(`# TIS lower bound ${num(c.tisLower)}: verl has no floor for its IS weights (a lower threshold there means the IcePop band), so they are capped only`);
+    }
+  }
+  if (c.rolloutRs !== 'off') {
+    set('algorithm.rollout_correction.rollout_rs', c.rolloutRs);
+    set('algorithm.rollout_correction.rollout_rs_threshold', c.rolloutRsThreshold);
+  }
+  if (c.tisCap !== null || c.rolloutRs !== 'off') {
     set('algorithm.rollout_correction.bypass_mode', 'False');
     set('actor_rollout_ref.rollout.calculate_log_probs', 'True');
   }

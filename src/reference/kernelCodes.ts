@@ -9,6 +9,7 @@ import type { NormScale, PolicyAgg } from './aggregate.ts';
 import { GROUP_ESTIMATOR_SPECS, GROUP_ESTIMATORS, type GroupEstimator } from './groupAdvantages.ts';
 import { KL_K3_CLAMP, KL_LOG_RATIO_CLAMP, type KlEstimator } from './kl.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP, type LossMode } from './policyLoss.ts';
+import type { RolloutIsLevel, RolloutRsOption } from './rolloutCorrection.ts';
 
 /** KL estimator (shaders/lib_kl.wgsl kl_value, kl_grad; `estimator` of kl.wgsl and rewards.wgsl). */
 export const KL_ESTIMATOR_CODE = { k1: 0, abs: 1, k2: 2, k3: 3, 'k1+': 4, 'k3+': 5, k1_clamped: 6 } as const satisfies Record<KlEstimator, number>;
@@ -18,6 +19,24 @@ export const GROUP_ESTIMATOR_CODE = Object.fromEntries(GROUP_ESTIMATORS.map((e) 
 
 /** Policy-loss family (`mode` of shaders/policy_loss.wgsl and actor_loss.wgsl, read by lib_policy_term.wgsl). */
 export const LOSS_MODE_CODE = { vanilla: 0, gspo: 1, cispo: 2, sapo: 3, gpg: 4, geo_mean: 5, clip_cov: 6, kl_cov: 7 } as const satisfies Record<LossMode, number>;
+
+/** Rollout-correction IS level (`is_level` of shaders/tis.wgsl rollout_correction); off = no weights. */
+export const ROLLOUT_IS_LEVEL_CODE = { off: 0, token: 1, sequence: 2 } as const satisfies Record<RolloutIsLevel | 'off', number>;
+
+/** Rejection-sampling criterion (`rs0..rs3` of shaders/tis.wgsl rollout_correction), verl's option names. */
+export const ROLLOUT_RS_CODE = {
+  token_k1: 0,
+  token_k2: 1,
+  token_k3: 2,
+  seq_sum_k1: 3,
+  seq_sum_k2: 4,
+  seq_sum_k3: 5,
+  seq_mean_k1: 6,
+  seq_mean_k2: 7,
+  seq_mean_k3: 8,
+  seq_max_k2: 9,
+  seq_max_k3: 10,
+} as const satisfies Record<RolloutRsOption, number>;
 
 /**
  * Aggregation (shaders/aggregate.wgsl agg_finalize `agg`): the four verl modes, with
@@ -44,6 +63,8 @@ export const WGSL_ENUMS: readonly { prefix: string; codes: Readonly<Record<strin
   { prefix: 'ADV_', codes: GROUP_ESTIMATOR_CODE },
   { prefix: 'LOSS_MODE_', codes: LOSS_MODE_CODE },
   { prefix: 'AGG_', codes: AGG_CODE },
+  { prefix: 'IS_LEVEL_', codes: ROLLOUT_IS_LEVEL_CODE },
+  { prefix: 'RS_', codes: ROLLOUT_RS_CODE },
 ];
 
 /** WGSL identifier of one code: prefix + the name upper-cased, '+' spelled PLUS, '-' as '_'. */

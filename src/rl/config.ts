@@ -3,6 +3,7 @@
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
 import { COV_DEFAULTS, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
 import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
+import { ROLLOUT_IS_LEVELS, ROLLOUT_RS_OPTIONS, rsCriterion, type RolloutCorrectionParams, type RolloutRsOption } from '../reference/rolloutCorrection.ts';
 import { TASKS_BY_NAME } from '../tasks/index.ts';
 import { TASK_NAMES } from '../tasks/task.ts';
 import { REWARD_FUNCTION_LIMITS, sourceBytes } from './rewardFunction/problem.ts';
@@ -13,6 +14,10 @@ import settingsEn from '../i18n/locales/en/settings.json' with { type: 'json' };
 export type AdvantageEstimator = 'gae' | GroupEstimator;
 export { GROUP_KL_ORDERS, type GroupKlOrder };
 export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['gae', ...GROUP_ESTIMATORS];
+
+/** Rejection sampling: off, or one of verl's rollout_rs options. */
+export const ROLLOUT_RS_CHOICES = ['off', ...ROLLOUT_RS_OPTIONS] as const;
+export type RolloutRsChoice = (typeof ROLLOUT_RS_CHOICES)[number];
 
 export const KL_CONTROLLERS = ['fixed', 'adaptive'] as const;
 export type KlController = (typeof KL_CONTROLLERS)[number];
@@ -348,6 +353,39 @@ const ROWS = {
       openrlhf: '--algo.advantage.is_correction_threshold',
     },
   ),
+  // Rollout correction beyond token TIS (verl v0.9.0 algorithm.rollout_correction.*, OpenRLHF
+  // --algo.advantage.is_correction_*); src/reference/rolloutCorrection.ts has the math.
+  rolloutIs: choice(ROLLOUT_IS_LEVELS, 'token', {
+    group: 'ppoUpdate',
+    verl: 'algorithm.rollout_correction.rollout_is',
+  }),
+  icepopLower: nullableNum(
+    null,
+    { min: 0, max: 1, minOpen: true },
+    {
+      group: 'ppoUpdate',
+      openrlhf: '--algo.advantage.is_correction_type',
+    },
+  ),
+  tisLower: nullableNum(
+    null,
+    { min: 0, max: 1 },
+    {
+      group: 'ppoUpdate',
+    },
+  ),
+  rolloutRs: choice(ROLLOUT_RS_CHOICES, 'off', {
+    group: 'ppoUpdate',
+    verl: 'algorithm.rollout_correction.rollout_rs',
+  }),
+  rolloutRsThreshold: num(
+    2,
+    { min: 0, max: 1e4, minOpen: true },
+    {
+      group: 'ppoUpdate',
+      verl: 'algorithm.rollout_correction.rollout_rs_threshold',
+    },
+  ),
   entropyCoef: num(
     0,
     { min: 0, max: 1 },
@@ -440,7 +478,8 @@ export type ProblemDetail =
   | { kind: 'groupGamma'; estimator: string }
   | { kind: 'dynamicSamples' }
   | { kind: 'overlong'; maxResponseLength: number }
-  | { kind: 'adaptiveKl' };
+  | { kind: 'adaptiveKl' }
+  | { kind: 'rolloutCorrection'; reason: 'needsIs' | 'aboveCap' | 'exclusive'; cap: number | null };
 
 export interface ConfigProblem {
   field: keyof PpoConfig | string;
@@ -617,6 +656,19 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
       detail: { kind: 'overlong', maxResponseLength: cfg.maxResponseLength },
     });
   }
+  for (const field of ['icepopLower', 'tisLower'] as const) {
+    const v = cfg[field];
+    if (v === null) continue;
+    if (cfg.tisCap === null || v > cfg.tisCap || (field === 'tisLower' && cfg.icepopLower !== null)) {
+      const reason = cfg.tisCap === null ? 'needsIs' : v > cfg.tisCap ? 'aboveCap' : 'exclusive';
+      const why = {
+        needsIs: 'needs importance sampling on (set tisCap)',
+        aboveCap: `must not exceed tisCap (${cfg.tisCap})`,
+        exclusive: 'excludes icepopLower (IcePop zeroes the weights below its lower bound)',
+      }[reason];
+      problems.push({ field, value: v, message: `${field} = ${v}: ${why}`, detail: { kind: 'rolloutCorrection', reason, cap: cfg.tisCap } });
+    }
+  }
   if (!cfg.klInReward && !cfg.useKlLoss && cfg.klController === 'adaptive') {
     problems.push({
       field: 'klController',
@@ -630,4 +682,20 @@ export function validateConfig(c: Partial<PpoConfig> & Record<string, unknown>):
 
 export function withDefaults(partial: Partial<PpoConfig>): PpoConfig {
   return { ...DEFAULT_CONFIG, ...partial };
+}
+
+/**
+ * The rollout correction the config asks for, or null when it asks for none: importance weights
+ * when tisCap is set (at rolloutIs level; IcePop band with icepopLower, OpenRLHF's floor with
+ * tisLower), rejection sampling when rolloutRs is not 'off' (k1: ratio bounds [1/t, t]).
+ */
+export function rolloutCorrectionOf(c: Pick<PpoConfig, 'tisCap' | 'rolloutIs' | 'icepopLower' | 'tisLower' | 'rolloutRs' | 'rolloutRsThreshold'>): RolloutCorrectionParams | null {
+  if (c.tisCap === null && c.rolloutRs === 'off') return null;
+  return {
+    isLevel: c.tisCap === null ? null : c.rolloutIs,
+    isUpper: c.tisCap ?? 2,
+    isLower: c.tisCap === null ? null : c.icepopLower,
+    tisLower: c.tisCap === null ? null : c.tisLower,
+    rs: c.rolloutRs === 'off' ? [] : [rsCriterion(c.rolloutRs as RolloutRsOption, c.rolloutRsThreshold)],
+  };
 }

@@ -12,7 +12,7 @@ import { tensorsIn } from '../backend/scope.ts';
 import type { GroupEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
-import type { PpoConfig } from './config.ts';
+import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 
 /** Device tensors of one batch of experience; the trainer disposes them after the update. */
@@ -28,7 +28,9 @@ export interface Experience {
   oldLogprobs: Tensor; // (B, A)
   refLogprobs: Tensor; // (B, A)
   rolloutLogprobs: Tensor | null; // (B, A) π_rollout of the sampled tokens, null when the rollout has none
-  tisWeights: Tensor | null; // (B, A) mask·min(exp(old − rollout), tisCap), null when TIS is off
+  tisWeights: Tensor | null; // (B, A) rollout-correction IS weights (token/sequence, TIS cap or IcePop band), null when off
+  /** (B, A) the action mask after rejection sampling (verl rollout_rs): what advantages and the update use; null when off. */
+  rsMask: Tensor | null;
   values: Tensor; // (B, A) critic values (zeros for group estimators, which have no critic)
   scores: Tensor; // (B) clipped task score (+ no-EOS penalty)
   rewards: Tensor; // (B, A) −β·KL_t + score at the last action token
@@ -134,15 +136,23 @@ function experienceFrom(
   const values = m.critic ? actionValues(m.critic, sequences, attnMask, positions, P, A) : be.zeros([B, A]);
   const scoreT = be.tensor(scores, [B]);
   if (cfg.tisCap !== null && !rolloutLogprobs) throw new Error('tisCap is set but the rollout carries no sampler log-probs');
-  const tisWeights = cfg.tisCap !== null && rolloutLogprobs ? be.ppo.tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cfg.tisCap) : null;
+  if (cfg.rolloutRs !== 'off' && !rolloutLogprobs) throw new Error('rolloutRs is set but the rollout carries no sampler log-probs');
+  // Rollout correction (verl compute_rollout_correction_and_add_to_batch): IS weights for the loss and
+  // the rejection-sampled mask, which verl applies after the KL penalty and before the advantages.
+  const rc = rolloutLogprobs ? rolloutCorrectionOf(cfg) : null;
+  const corrected = rc && rolloutLogprobs ? be.ppo.rolloutCorrection(oldLogprobs, rolloutLogprobs, actionMask, rc) : null;
+  const tisWeights = corrected?.weights ?? null;
+  const rsMask = rc && rc.rs.length > 0 && corrected ? corrected.keep : null;
+  if (corrected && !rsMask) be.dispose(corrected.keep);
+  const trainMask = rsMask ?? actionMask;
   // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
   // are computed for every estimator (the group estimators shape their own rewards internally).
   const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
   let advantages: Tensor;
   let returns: Tensor;
   if (cfg.advantageEstimator === 'gae') {
-    const g = be.ppo.gae(rewards, values, actionMask, cfg.gamma, cfg.lam);
-    advantages = be.ppo.whiten(g.advantages, actionMask, true);
+    const g = be.ppo.gae(rewards, values, trainMask, cfg.gamma, cfg.lam);
+    advantages = be.ppo.whiten(g.advantages, trainMask, true);
     returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
   } else {
     const g = be.ppo.groupAdvantages({
@@ -151,6 +161,8 @@ function experienceFrom(
       group: r.group,
       logprobs: oldLogprobs,
       refLogprobs,
+      // The original mask: verl sums the KL penalty before rejection; the scores are whole responses,
+      // and the update masks the rejected tokens' advantages out.
       actionMask,
       beta: rewardBeta,
       klEstimator: cfg.klEstimator,
@@ -174,6 +186,7 @@ function experienceFrom(
     refLogprobs,
     rolloutLogprobs,
     tisWeights,
+    rsMask,
     values,
     scores: scoreT,
     rewards,

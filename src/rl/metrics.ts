@@ -4,6 +4,7 @@ import { POLICY_STATS, VALUE_STATS } from '../backend/ppoOps.ts';
 import { distinctN } from '../tasks/metrics.ts';
 import type { TaskSample } from '../tasks/task.ts';
 import { klTokenMean } from './klController.ts';
+import { rolloutCorrMetricsRef, type RolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
 
 /** Per-token (B,A) host arrays of the experience, read back at the end of the iteration. */
 export interface ExperienceHost {
@@ -21,6 +22,10 @@ export interface ExperienceHost {
   oldLogprobs?: Float64Array;
   /** The sampler's log-probs π_rollout (B, A), when the rollout kept them. */
   rolloutLogprobs?: Float64Array | null;
+  /** The action mask after rejection sampling (B, A), as the update used it; null without rejection. */
+  rsMask?: Float64Array | null;
+  /** The rollout correction the iteration applied, null when none. */
+  rolloutCorrection?: RolloutCorrectionParams | null;
 }
 
 /** The KL coefficients the iteration applied (0 for a switched-off term). */
@@ -90,6 +95,33 @@ export function rolloutOldMetrics(old: ArrayLike<number>, rollout: ArrayLike<num
   return { rollout_old_kl: n > 0 ? s / n : 0, rollout_old_max_abs_diff: mx };
 }
 
+/**
+ * verl's rollout_corr/ metrics, named with '_' for the '/' (rollout_corr/kl is rollout_corr_kl: the
+ * bare names would collide with the page's own kl) for the
+ * correction this iteration applied, from the read-back log-probs: the float64 formulas of
+ * src/reference/rolloutCorrection.ts, which the kernel matches (tests/gpu/rollout_correction.test.ts).
+ * rollout_rs_masked_fraction is read off the trainer's own mask. verl's effective sample size is
+ * 1/0 when IcePop zeroes every weight; it is reported as 0 (no effective samples) to stay finite.
+ */
+export function rolloutCorrMetrics(e: ExperienceHost): Record<string, number> {
+  const rc = e.rolloutCorrection;
+  if (!rc || !e.oldLogprobs || !e.rolloutLogprobs || !e.mask.some((x) => x !== 0)) return {};
+  const all = rolloutCorrMetricsRef(e.oldLogprobs, e.rolloutLogprobs, e.mask, e.B, e.A, rc);
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(all)) out[k.replace('/', '_')] = Number.isFinite(v) ? v : 0;
+  if (e.rsMask) {
+    let kept = 0;
+    let n = 0;
+    for (let i = 0; i < e.mask.length; i++) {
+      if (e.mask[i] === 0) continue;
+      n++;
+      kept += e.rsMask[i];
+    }
+    out.rollout_corr_rollout_rs_masked_fraction = n > 0 ? 1 - kept / n : 0;
+  }
+  return out;
+}
+
 export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], applied: AppliedKl, withText: boolean): Record<string, number> {
   const beta = applied.rewardBeta;
   const { B, A, mask } = e;
@@ -124,7 +156,7 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], appl
     response_length_mean: mean(lengths),
     eos_rate: samples.length ? samples.filter((s) => s.endedWithEos).length / samples.length : 0,
   };
-  if (e.oldLogprobs && e.rolloutLogprobs) Object.assign(m, rolloutOldMetrics(e.oldLogprobs, e.rolloutLogprobs, mask));
+  if (e.oldLogprobs && e.rolloutLogprobs) Object.assign(m, rolloutOldMetrics(e.oldLogprobs, e.rolloutLogprobs, mask), rolloutCorrMetrics(e));
   if (withText) {
     m.fluency = maskedStats(e.refLogprobs, mask).mean;
     const texts = samples.map((s) => s.response);

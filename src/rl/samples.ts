@@ -26,6 +26,8 @@ export interface SampleToken {
   refLogprob?: number;
   /** clip_cov / kl_cov acted on this token in the last minibatch step (absent for other modes). */
   covPicked?: boolean;
+  /** Rejection sampling (rolloutRs) dropped this token from the loss: read off the trainer's own mask. */
+  rejected?: boolean;
 }
 
 export interface SampleRow {
@@ -78,6 +80,7 @@ export function sampleRows(
       if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];
       if (newLogprobs) t.newLogprob = newLogprobs[i * A + a];
       if (covSelected) t.covPicked = covSelected[i * A + a] === 1;
+      if (e.rsMask) t.rejected = e.rsMask[k] === 0;
       tokens.push(t);
     }
     out.push({ prompt: samples[b].prompt, response: samples[b].response, reward: e.scores[b], endedWithEos: samples[b].endedWithEos, tokens });

@@ -24,7 +24,7 @@ import type { CharTokenizer } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task } from '../tasks/task.ts';
 import { criticHeadSeed, rolloutSeed } from '../util/seedStreams.ts';
-import { validateConfig, type PpoConfig } from './config.ts';
+import { rolloutCorrectionOf, validateConfig, type PpoConfig } from './config.ts';
 import { dynamicSampledBatch, type ScoredBatch } from './dapoSampling.ts';
 import { evaluatePolicy } from './evaluation.ts';
 import { captureTensors, TraceCapture } from './inspect/capture.ts';
@@ -263,7 +263,7 @@ export class PpoTrainer {
       next,
     });
     await probe.done();
-    const e = experienceHost(r, scores, host);
+    const e = experienceHost(r, scores, host, cfg);
     checkExperienceFinite(iter, e);
     checkUpdateFinite(iter, host);
 
@@ -532,14 +532,14 @@ export class PpoTrainer {
 
 /** The experience's tensors the host reduces into metrics and sample rows. */
 function experienceTensors(exp: Experience) {
-  const { kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs } = exp;
-  return { kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs };
+  const { kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs, rsMask } = exp;
+  return { kl, rewards, advantages, returns, values, refLogprobs, oldLogprobs, rsMask };
 }
 
 /** The experience on the host; the mask and the sampler's log-probs come from the rollout's host copy. */
-function experienceHost(r: RolloutBatch, scores: Float64Array, h: HostValues<ReturnType<typeof experienceTensors>>): ExperienceHost {
+function experienceHost(r: RolloutBatch, scores: Float64Array, h: HostValues<ReturnType<typeof experienceTensors>>, cfg: PpoConfig): ExperienceHost {
   const rolloutLogprobs = r.logprobs ? Float64Array.from(r.logprobs) : null;
-  return { B: r.B, A: r.A, mask: actionMaskOf(r), ...h, scores, rolloutLogprobs };
+  return { B: r.B, A: r.A, mask: actionMaskOf(r), ...h, scores, rolloutLogprobs, rolloutCorrection: rolloutCorrectionOf(cfg) };
 }
 
 /** Rows `rows` of a (B, A) host array, as a (rows.length, A) one. */
@@ -553,7 +553,8 @@ function lastMinibatchRows(x: ArrayLike<number>, rows: Int32Array, A: number): F
 
 /** The clipping view's ratios of the last minibatch: per token, and GSPO's per sequence. */
 function clippingView(e: ExperienceHost, rows: Int32Array, newLogprobs: Float64Array, ratios: Float64Array): IterationResult['ratios'] {
-  const [mask, old, adv] = [e.mask, e.oldLogprobs!, e.advantages].map((x) => lastMinibatchRows(x, rows, e.A));
+  // The tokens the loss saw: rejection sampling's mask when it is on (the update's own).
+  const [mask, old, adv] = [e.rsMask ?? e.mask, e.oldLogprobs!, e.advantages].map((x) => lastMinibatchRows(x, rows, e.A));
   const seq = sequenceRatios(newLogprobs, old, adv, mask, e.A);
   return { ...maskedRatios(ratios, adv, mask), seqRatios: seq.ratios, seqAdvantages: seq.advantages };
 }

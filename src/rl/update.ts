@@ -48,7 +48,7 @@ export function gatherMinibatch(be: Backend, e: Experience, index: Int32Array): 
         e.attnMask,
         e.positions,
         e.actionTokens,
-        e.actionMask,
+        e.rsMask ?? e.actionMask, // the update trains on the tokens rejection sampling kept
         e.oldLogprobs,
         e.refLogprobs,
         e.advantages,

@@ -85,6 +85,8 @@ export function problemText(p: LinkProblem, labelled = false): string {
       });
     case 'adaptiveKl':
       return t('settings:problems.adaptiveKl', { field, value });
+    case 'rolloutCorrection':
+      return t(`settings:problems.rolloutCorrection.${d.reason}`, { field, value, cap: name('tisCap'), capValue: d.cap, icepop: name('icepopLower') });
     case 'present':
       return t('settings:problems.present', { param: p.field, value });
     case 'lang':

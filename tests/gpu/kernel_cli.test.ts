@@ -107,6 +107,15 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
     },
     aggregate: { values: mat(() => r.normal()), mask, agg: 'seq-mean-token-sum' },
     tis_weights: { old_logprobs: mat(lp), rollout_logprobs: mat(lp), mask, cap: 1.5 },
+    rollout_correction: {
+      old_logprobs: mat(lp),
+      rollout_logprobs: mat(lp),
+      mask,
+      rollout_is: 'sequence',
+      rollout_is_threshold: '0.1_20',
+      rollout_rs: 'token_k1,seq_mean_k3',
+      rollout_rs_threshold: '0.2_5,2',
+    },
   };
   // the new policy-loss modes, each with rollout IS weights
   const policyVariants: [string, Record<string, unknown>][] = [
@@ -168,6 +177,18 @@ describe('every kernel name through the CLI runner: WebGPU output equals the flo
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, loss_mode: 'sapo', tau_neg: -1 })).rejects.toThrow('field "tau_neg"');
     await expect(runKernel(cpuBackend, 'policy_loss', { ...inputs.policy_loss, is_weights: [[1]] })).rejects.toThrow('field "is_weights"');
     await expect(runKernel(cpuBackend, 'tis_weights', { ...inputs.tis_weights, cap: 0 })).rejects.toThrow('field "cap"');
+    const rc = inputs.rollout_correction;
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_is: 'batch' })).rejects.toThrow('field "rollout_is"');
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_is_threshold: '5_2' })).rejects.toThrow('lower bound 5 exceeds');
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_rs: 'seq_max_k1' })).rejects.toThrow('unknown option seq_max_k1');
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_rs_threshold: '1,2,3' })).rejects.toThrow('exactly 2');
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_rs_threshold: '0.2_5,0.1_2' })).rejects.toThrow('seq_mean_k3 takes an upper bound only');
+    await expect(runKernel(cpuBackend, 'rollout_correction', { ...rc, rollout_rs_threshold: undefined })).rejects.toThrow('needed with rollout_rs');
+    // the verl names come back: weights, the rejected mask and rollout_corr/ metrics
+    const got = await runKernel(cpuBackend, 'rollout_correction', rc);
+    expect(Object.keys(got)).toEqual(
+      expect.arrayContaining(['rollout_is_weights', 'response_mask', 'rollout_corr/rollout_is_mean', 'rollout_corr/rollout_rs_masked_fraction', 'rollout_corr/chi2_seq']),
+    );
     await expect(runKernel(cpuBackend, 'aggregate', { values: inputs.aggregate.values, mask })).rejects.toThrow('missing field "agg"');
   });
 

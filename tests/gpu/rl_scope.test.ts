@@ -19,6 +19,7 @@ describe('be.scope() in src/rl (webgpu): a step holds exactly what it returns', 
   it.each([
     ['gae with a critic, KL loss, entropy', { useKlLoss: true, entropyCoef: 0.01 }],
     ['grpo (no critic), TIS', { advantageEstimator: 'group_norm', tisCap: 2 }],
+    ['gae, sequence IS in the IcePop band, token_k2 rejection', { tisCap: 2, rolloutIs: 'sequence', icepopLower: 0.5, rolloutRs: 'token_k2', rolloutRsThreshold: 1e-3, topK: 3 }],
   ] as const)(
     '%s',
     async (_name, over) => {

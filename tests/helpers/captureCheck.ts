@@ -47,6 +47,10 @@ export const CAPTURE_CASES: [string, Partial<PpoConfig>][] = [
     'GRPO (group_norm), KL in reward (k3) and the loss, seq-mean-token-mean',
     { advantageEstimator: 'group_norm', klInReward: true, klEstimator: 'k3', klCoef: 0.2, useKlLoss: true, dualClip: 3, lossAgg: 'seq-mean-token-mean' },
   ],
+  [
+    'GAE, top-k sampler, sequence IS in the IcePop band, seq_sum_k2 rejection sampling',
+    { advantageEstimator: 'gae', topK: 3, tisCap: 3, rolloutIs: 'sequence', icepopLower: 0.05, rolloutRs: 'seq_sum_k2', rolloutRsThreshold: 6 },
+  ],
 ];
 
 const STAT_KEYS = ['policyLoss', 'approxKl', 'klLoss', 'valueLoss'] as const;
@@ -94,7 +98,18 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   const scale = rec.whitening?.scale ?? 1;
   close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'advantages');
   expect(s.tisWeights === null, `${where}: TIS weights present`).toBe(cfg.tisCap === null);
-  if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, tol.elem, 'TIS weights');
+  // Sequence-level weights are exp of a float32 row sum: a reduction's tolerance.
+  if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, cfg.rolloutIs === 'sequence' ? tol.reduce : tol.elem, 'TIS weights');
+  // Rejection sampling: the trainer's mask is the recomputation's, token for token.
+  expect(s.rsMask == null, `${where}: rejection mask present`).toBe(cfg.rolloutRs === 'off');
+  if (s.rsMask && rec.rsMask) {
+    expect(Array.from(s.rsMask), `${where}: rejection mask`).toEqual(Array.from(rec.rsMask));
+    // The case's threshold rejects tokens, so the update runs on a changed mask. (The tiny model's
+    // top-k gap is nearly the same for every token, so no threshold splits its batch; the kernel
+    // tests, tests/gpu/rollout_correction.test.ts, cover masks that keep some and drop others.)
+    const dropped = Array.from(s.rsMask).filter((k, i) => trace.actionMask[i] !== 0 && k === 0).length;
+    expect(dropped, `${where}: tokens rejected`).toBeGreaterThan(0);
+  }
 
   trace.minibatches.forEach((mb, j) => {
     expect(Array.from(mb.rows), `${where}: step ${j} rows`).toEqual(Array.from(epochMinibatches(B, cfg.miniBatches, cfg.seed, trace.iter, mb.epoch)[mb.index]));
@@ -120,9 +135,11 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   expect([first.epoch, first.index]).toEqual([0, 0]);
   close(first.newLogprobs, gatherRows(trace.oldLogprobs, A, first.rows), tol.elem, 'first step π_new = π_old');
 
-  // The clipping view's ratios (the device's, last step) are the recomputed last step's.
+  // The clipping view's ratios (the device's, last step) are the recomputed last step's, over the
+  // tokens the loss saw (rejection sampling's mask when it is on).
   const last = rec.minibatches[rec.minibatches.length - 1];
-  const mask = last.rows.length ? Array.from(last.rows).flatMap((b) => Array.from(trace.actionMask.subarray(b * A, b * A + A))) : [];
+  const lossMask = trace.stored.rsMask ?? trace.actionMask;
+  const mask = last.rows.length ? Array.from(last.rows).flatMap((b) => Array.from(lossMask.subarray(b * A, b * A + A))) : [];
   const ratios = Array.from(last.ratio).filter((_, i) => mask[i] !== 0);
   close(res.ratios.ratios, ratios, tol.elem, 'last step ratios');
 }

@@ -517,3 +517,215 @@ export function policyLossKlCov(
   if (isW) for (let i = 0; i < n; i++) pg[i] *= isW[i];
   return { loss: aggLoss(pg, m, B, A, lossAggMode), clipfrac: 0, ppoKl: ppoKlAbs, clipfracLower: 0, picked };
 }
+
+// ---- Rollout correction (verl-project/verl v0.9.0, commit 483b8a0, verl/trainer/ppo/rollout_corr_helper.py) ----
+// Tensors are (B, A) row-major; masked_sum / masked_mean as verl_F (verl/utils/torch_functional.py
+// L273–308): where(mask, x, 0)·mask summed, ÷ (Σmask + 1e-8).
+
+const SAFETY_BOUND = 20;
+function rowMaskedSum(x: Arr, m: Arr, B: number, A: number): Float64Array {
+  return Float64Array.from({ length: B }, (_, b) => {
+    let s = 0;
+    for (let a = 0; a < A; a++) s += m[b * A + a] !== 0 ? x[b * A + a] * m[b * A + a] : 0;
+    return s;
+  });
+}
+function rowMaskedMean(x: Arr, m: Arr, B: number, A: number): Float64Array {
+  const s = rowMaskedSum(x, m, B, A);
+  return s.map((v, b) => v / (rowMaskedSum(new Float64Array(A * B).fill(1), m, B, A)[b] + 1e-8));
+}
+const mean = (x: Arr) => Array.from(x).reduce((s, v) => s + v, 0) / x.length;
+
+/** _parse_rollout_is_threshold (L84–121): a number → TIS upper; "lower_upper" → IcePop. */
+export function parseRolloutIsThreshold(spec: number | string): { upper: number; lower: number | null } {
+  let upper: number;
+  let lower: number | null = null;
+  if (typeof spec === 'number') upper = spec;
+  else if (spec.includes('_')) {
+    const [l, u] = spec.split('_', 2);
+    lower = Number(l);
+    upper = Number(u);
+  } else upper = Number(spec);
+  if (!(upper > 0)) throw new Error('rollout_is_threshold upper bound must be positive');
+  if (lower !== null && (!(lower > 0) || lower > upper)) throw new Error('bad rollout_is_threshold lower bound');
+  return { upper, lower };
+}
+
+/** compute_rollout_correction_weights (L437–560) with compute_is_metrics (L563–690); no batch normalisation. */
+export function rolloutCorrectionWeights(logRatio: Arr, m: Arr, B: number, A: number, level: 'token' | 'sequence', thresholdSpec: number | string) {
+  const { upper, lower } = parseRolloutIsThreshold(thresholdSpec);
+  const n = B * A;
+  let forMetrics: Float64Array;
+  let raw: Float64Array;
+  if (level === 'token') {
+    forMetrics = Float64Array.from(logRatio);
+    raw = Float64Array.from(logRatio, (x) => Math.exp(clamp(x, -SAFETY_BOUND, SAFETY_BOUND)));
+  } else {
+    forMetrics = rowMaskedSum(logRatio, m, B, A); // (B, 1)
+    raw = Float64Array.from({ length: n }, (_, i) => Math.exp(clamp(forMetrics[Math.floor(i / A)], -SAFETY_BOUND, SAFETY_BOUND)));
+  }
+  raw = raw.map((w, i) => w * m[i]);
+  const weights = lower === null ? raw.map((w) => Math.min(w, upper)) : raw.map((w) => (w >= lower && w <= upper ? w : 0));
+  const metrics: Record<string, number> = {};
+  const lowerM = lower === null ? 1 / upper : lower;
+  if (level === 'sequence') {
+    metrics.rollout_is_max = Math.exp(Math.min(Math.max(...forMetrics), SAFETY_BOUND));
+    metrics.rollout_is_min = Math.exp(Math.min(...forMetrics));
+    metrics.rollout_is_mean = maskedMean(weights, m);
+    metrics.rollout_is_ratio_fraction_high = mean(forMetrics.map((x) => (x > Math.log(upper) ? 1 : 0)));
+    metrics.rollout_is_ratio_fraction_low = mean(forMetrics.map((x) => (x < Math.log(lowerM) ? 1 : 0)));
+  } else {
+    metrics.rollout_is_mean = maskedMean(weights, m);
+    metrics.rollout_is_ratio_fraction_high = maskedMean(
+      raw.map((w) => (w > upper ? 1 : 0)),
+      m,
+    );
+    metrics.rollout_is_ratio_fraction_low = maskedMean(
+      raw.map((w) => (w < lowerM ? 1 : 0)),
+      m,
+    );
+    metrics.rollout_is_max = Math.max(...Array.from(weights, (w, i) => (m[i] ? w : Number.NEGATIVE_INFINITY)));
+    metrics.rollout_is_min = Math.min(...Array.from(weights, (w, i) => (m[i] ? w : Number.POSITIVE_INFINITY)));
+  }
+  const maskCount = Array.from(m).reduce((s, v) => s + v, 0);
+  const forStd = weights.map((w) => clamp(w, 0, upper));
+  const meanClamped = maskedMean(forStd, m);
+  metrics.rollout_is_std =
+    maskCount > 1
+      ? Math.sqrt(
+          Math.max(
+            maskedMean(
+              forStd.map((w) => w * w),
+              m,
+            ) -
+              meanClamped ** 2,
+            0,
+          ),
+        )
+      : 0;
+  const normalized = forStd.map((w) => w / (meanClamped + 1e-8));
+  metrics.rollout_is_eff_sample_size =
+    1 /
+    maskedMean(
+      normalized.map((w) => w * w),
+      m,
+    );
+  if (lower !== null) {
+    metrics.rollout_is_oob_ratio = maskedMean(
+      raw.map((w) => (w < lower || w > upper ? 1 : 0)),
+      m,
+    );
+  }
+  return { weights, metrics };
+}
+
+const RS_OPTIONS = ['token_k1', 'token_k2', 'token_k3', 'seq_sum_k1', 'seq_sum_k2', 'seq_sum_k3', 'seq_mean_k1', 'seq_mean_k2', 'seq_mean_k3', 'seq_max_k2', 'seq_max_k3'];
+
+/** _parse_rollout_rs_thresholds (L124–190). */
+export function parseRolloutRsThresholds(options: string[], spec: number | string): Record<string, { lower: number | null; upper: number }> {
+  let raw =
+    typeof spec === 'number'
+      ? [String(spec)]
+      : spec
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s);
+  if (raw.length !== 1 && raw.length !== options.length) throw new Error('rollout_rs_threshold count');
+  if (raw.length === 1 && options.length > 1) raw = options.map(() => raw[0]);
+  const out: Record<string, { lower: number | null; upper: number }> = {};
+  options.forEach((o, j) => {
+    const s = raw[j];
+    if (o.endsWith('k1')) {
+      const [l, u] = s.includes('_') ? s.split('_', 2) : [String(1 / Number(s)), s];
+      out[o] = { lower: Number(l), upper: Number(u) };
+    } else {
+      if (s.includes('_')) throw new Error(`${o} takes one upper bound`);
+      out[o] = { lower: null, upper: Number(s) };
+    }
+  });
+  return out;
+}
+
+/** compute_rollout_rejection_mask (L193–400): the modified response mask and its masked fractions. */
+export function rolloutRejectionMask(logRatio: Arr, m: Arr, B: number, A: number, rolloutRs: string, thresholdSpec: number | string) {
+  const options = [
+    ...new Set(
+      rolloutRs
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s),
+    ),
+  ];
+  for (const o of options) if (!RS_OPTIONS.includes(o)) throw new Error(`Invalid rollout_rs option: ${o}`);
+  const th = parseRolloutRsThresholds(options, thresholdSpec);
+  const safe = Float64Array.from(logRatio, (x) => clamp(x, -SAFETY_BOUND, SAFETY_BOUND));
+  const k = { k1: safe.map((x) => -x), k2: safe.map((x) => 0.5 * x ** 2), k3: safe.map((x) => Math.exp(x) - 1 - x) };
+  const seqValid = Array.from({ length: B }, (_, b) => Array.from({ length: A }, (_, a) => m[b * A + a]).reduce((s, v) => s + v, 0) > 0);
+  const combined = new Float64Array(B * A).fill(1);
+  const metrics: Record<string, number> = {};
+  const seqMax = (x: Float64Array) =>
+    Float64Array.from({ length: B }, (_, b) => {
+      let mx = Number.NEGATIVE_INFINITY;
+      for (let a = 0; a < A; a++) if (m[b * A + a]) mx = Math.max(mx, x[b * A + a]);
+      return mx === Number.NEGATIVE_INFINITY ? 0 : mx;
+    });
+  for (const o of options) {
+    const kk = k[o.slice(-2) as 'k1' | 'k2' | 'k3'];
+    const { lower, upper } = th[o];
+    const isK1 = o.endsWith('k1');
+    const pass = (s: number) => (isK1 ? s >= Math.log(lower as number) && s <= Math.log(upper) : s <= upper);
+    let tokenKeep: boolean[];
+    if (o.startsWith('token')) tokenKeep = Array.from(kk, pass);
+    else {
+      const seq = o.startsWith('seq_sum') ? rowMaskedSum(kk, m, B, A) : o.startsWith('seq_mean') ? rowMaskedMean(kk, m, B, A) : seqMax(kk);
+      tokenKeep = Array.from({ length: B * A }, (_, i) => pass(seq[Math.floor(i / A)]));
+    }
+    const keepF = Float64Array.from(tokenKeep, (x) => (x ? 1 : 0));
+    for (let i = 0; i < B * A; i++) combined[i] *= keepF[i];
+    const seqKeep = Array.from({ length: B }, (_, b) => Array.from({ length: A }, (_, a) => tokenKeep[b * A + a] || !m[b * A + a]).every((x) => x));
+    metrics[`rollout_rs_${o}_masked_fraction`] = maskedMean(
+      keepF.map((x) => 1 - x),
+      m,
+    );
+    const nValid = seqValid.filter((x) => x).length;
+    metrics[`rollout_rs_${o}_seq_masked_fraction`] = nValid > 0 ? seqKeep.reduce((s, kp, b) => s + (kp ? 0 : 1) * (seqValid[b] ? 1 : 0), 0) / nValid : 0;
+  }
+  metrics.rollout_rs_masked_fraction = maskedMean(
+    combined.map((x) => 1 - x),
+    m,
+  );
+  const seqHasMasked = Array.from({ length: B }, (_, b) => Array.from({ length: A }, (_, a) => !(combined[b * A + a] > 0.5 && m[b * A + a]) && !!m[b * A + a]).some((x) => x));
+  metrics.rollout_rs_seq_masked_fraction = mean(seqHasMasked.map((x) => (x ? 1 : 0)));
+  return { mask: Float64Array.from(m, (v, i) => v * combined[i]), metrics };
+}
+
+/** compute_offpolicy_metrics (L785–900): the KL, k3 KL and χ² diagnostics. */
+export function offpolicyMetrics(old: Arr, rollout: Arr, m: Arr, B: number, A: number): Record<string, number> {
+  const lr = Float64Array.from(old, (o, i) => o - rollout[i]);
+  const rhoSq = lr.map((x) => Math.exp(clamp(x, -SAFETY_BOUND, SAFETY_BOUND)) ** 2);
+  const seq = rowMaskedSum(lr, m, B, A);
+  return {
+    kl: maskedMean(
+      Float64Array.from(rollout, (r, i) => r - old[i]),
+      m,
+    ),
+    k3_kl: maskedMean(
+      lr.map((x) => Math.exp(x) - x - 1),
+      m,
+    ),
+    chi2_token: maskedMean(rhoSq, m) - 1,
+    chi2_seq: mean(seq.map((s) => Math.exp(2 * clamp(s, -SAFETY_BOUND, SAFETY_BOUND)))) - 1,
+  };
+}
+
+/**
+ * OpenRLHF v0.11.0 (commit 3c3be62) openrlhf/models/loss.py PolicyLoss.forward L197–214, type "tis":
+ * vllm_is = exp(old − rollout).clamp(min=low, max=high) (no ±20 clamp of the log-ratio); "icepop":
+ * exp(old − rollout)·[low ≤ · ≤ high]. The loss is multiplied by the action mask afterwards.
+ */
+export function openrlhfIsCorrection(old: Arr, rollout: Arr, type: 'tis' | 'icepop', low: number, high: number): Float64Array {
+  return Float64Array.from(old, (o, i) => {
+    const r = Math.exp(o - rollout[i]);
+    return type === 'tis' ? clamp(r, low, high) : r >= low && r <= high ? r : 0;
+  });
+}

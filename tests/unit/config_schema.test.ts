@@ -48,6 +48,7 @@ describe("each row's verl / OpenRLHF name is what the exported job sets", () => 
     useKlLoss: true,
     dualClip: 3,
     tisCap: 2,
+    rolloutRs: 'seq_max_k2',
     dynamicSampling: true,
     overlongBuffer: 2,
     lossMode: 'gspo',
@@ -61,6 +62,7 @@ describe("each row's verl / OpenRLHF name is what the exported job sets", () => 
     { ...allOn, lossMode: 'sapo' as const },
     { ...allOn, lossMode: 'clip_cov' as const },
     { ...allOn, lossMode: 'kl_cov' as const },
+    { ...allOn, icepopLower: 0.5 },
   ];
   const verlKeys = new Set(configs.flatMap((c) => verlCommand(planJob(c, { engine: 'verl', gpus: 1, trainRows: 16 })).overrides.map((o) => o.key)));
   const openrlhfFlags = new Set(configs.flatMap((c) => openRlhfCommand(planJob(c, { engine: 'openrlhf', gpus: 1, trainRows: 16 })).flags.map((f) => f.flag)));

@@ -1,6 +1,7 @@
 // Every key the exported run_verl.sh sets exists in verl's trainer config, every flag in
 // run_openrlhf.sh exists in OpenRLHF's parser with the right number of values, and every value
 // with choices is one of them — parsed back from the rendered scripts, over many configs.
+import { ROLLOUT_RS_OPTIONS } from '../../src/reference/rolloutCorrection.ts';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -133,6 +134,14 @@ const CONFIGS: PpoConfig[] = [
   ),
   ...LOSS_MODES.map((lossMode) => cfg({ lossMode, tisCap: 3, advantageEstimator: 'group_norm' })),
   cfg({ advantageEstimator: 'reinforce', gamma: 0.9 }),
+  // Rollout correction: each IS level with the TIS cap, OpenRLHF's floor and the IcePop band; every rejection option.
+  ...(['token', 'sequence'] as const).flatMap((rolloutIs) => [
+    cfg({ tisCap: 2, rolloutIs }),
+    cfg({ tisCap: 2, rolloutIs, tisLower: 0.5 }),
+    cfg({ tisCap: 2, rolloutIs, icepopLower: 0.5 }),
+  ]),
+  ...ROLLOUT_RS_OPTIONS.map((rolloutRs) => cfg({ rolloutRs, rolloutRsThreshold: rolloutRs.endsWith('k1') ? 1.5 : 0.01 })),
+  cfg({ tisCap: 3, rolloutIs: 'sequence', icepopLower: 0.2, rolloutRs: 'seq_mean_k3', rolloutRsThreshold: 0.001, advantageEstimator: 'group_norm' }),
   cfg({ dynamicSampling: true, overlongBuffer: 3, advantageEstimator: 'rloo', tisCap: 2, klInReward: true, groupKlOrder: 'verl' }),
   // Every preset (and every arm of a paired one) as the page would load it.
   ...presetConfigs(),

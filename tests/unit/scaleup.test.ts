@@ -289,6 +289,11 @@ describe('both scripts', () => {
     klCovRatio: 0.02,
     ppoKlCoef: 1,
     tisCap: 2,
+    rolloutIs: 'sequence',
+    icepopLower: 0.5,
+    tisLower: 0.5,
+    rolloutRs: 'seq_mean_k3',
+    rolloutRsThreshold: 0.01,
     dynamicSampling: true,
     maxExtraRollouts: 2,
     overlongBuffer: 4,
@@ -303,7 +308,8 @@ describe('both scripts', () => {
       // normScale acts only on seq-mean-token-sum-norm; maxExtraRollouts only with dynamic sampling;
       // overlongPenalty only with an overlong buffer; rewardFunction only with Reward source = function;
       // Reward source = model only on a task with a learned reward model; SAPO's temperatures only with lossMode = sapo;
-      // the covariance knobs only with lossMode = clip_cov / kl_cov.
+      // the covariance knobs only with lossMode = clip_cov / kl_cov; the IS level and bounds only with
+      // tisCap set; the rejection threshold only with rejection sampling on.
       const base: Partial<PpoConfig> =
         key === 'rewardFunction'
           ? { rewardSource: 'function' }
@@ -327,7 +333,11 @@ describe('both scripts', () => {
                             ? { lossMode: 'clip_cov' }
                             : key === 'klCovRatio' || key === 'ppoKlCoef'
                               ? { lossMode: 'kl_cov' }
-                              : {};
+                              : key === 'rolloutIs' || key === 'icepopLower' || key === 'tisLower'
+                                ? { tisCap: 2 } // the IS level and bounds act with importance sampling on
+                                : key === 'rolloutRsThreshold'
+                                  ? { rolloutRs: 'token_k2' }
+                                  : {};
       const before = cfg(base);
       const after = cfg({ ...base, [key]: ALT[key] });
       expect(text(after)).not.toBe(text(before));

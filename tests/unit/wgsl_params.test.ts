@@ -58,6 +58,7 @@ function runAllOps(host: GpuOpsHost): void {
   ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' }, ba());
   ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' }, null); // + cov_select
   ppo.tisWeights(ba(), ba(), ba(), 2);
+  ppo.rolloutCorrection(ba(), ba(), ba(), { isLevel: 'sequence', isUpper: 2, isLower: 0.5, tisLower: null, rs: [{ option: 'token_k1', lower: 0.5, upper: 2 }] });
   ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
   ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
   const actorParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' as const, entropyCoef: 0.01, kl: { coef: 0.1, estimator: 'k3' as const } };

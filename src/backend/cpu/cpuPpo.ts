@@ -11,6 +11,7 @@ import { actorLossRef, type ActorLossParams } from '../../reference/actorLoss.ts
 import { logprobsBackwardRef, logprobsRef } from '../../reference/logprobs.ts';
 import { covSelectRef, policyLossRef, tisWeightsRef } from '../../reference/policyLoss.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
+import { rolloutCorrectionRef, type RolloutCorrectionParams } from '../../reference/rolloutCorrection.ts';
 import { cpu, CpuTensor } from './cpuTensor.ts';
 
 export class CpuPpoOps implements PpoOps {
@@ -118,6 +119,12 @@ export class CpuPpoOps implements PpoOps {
     const [B, A] = oldLogprobs.shape;
     return new CpuTensor(tisWeightsRef(cpu(oldLogprobs).data, cpu(rolloutLogprobs).data, cpu(actionMask).data, cap), [B, A], 'f32');
   }
+  rolloutCorrection(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, params: RolloutCorrectionParams): { weights: Tensor | null; keep: Tensor } {
+    const [B, A] = oldLogprobs.shape;
+    const r = rolloutCorrectionRef(cpu(oldLogprobs).data, cpu(rolloutLogprobs).data, cpu(actionMask).data, B, A, params);
+    return { weights: r.weights ? new CpuTensor(r.weights, [B, A], 'f32') : null, keep: new CpuTensor(r.keep, [B, A], 'f32') };
+  }
+
   aggregate(x: Tensor, actionMask: Tensor, agg: LossAgg, normScale: NormScale = 'per_seq'): { value: Tensor; weights: Tensor } {
     const [B, A] = x.shape;
     const r = aggregateRef(cpu(x).data, cpu(actionMask).data, B, A, agg, normScale);

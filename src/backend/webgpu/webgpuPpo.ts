@@ -3,7 +3,8 @@ import { groups } from '../../gpu/runtime.ts';
 import { uniformLayout } from '../../gpu/uniforms.ts';
 import { kernel } from '../../gpu/pipelines.ts';
 import { BASELINE_ESTIMATORS, checkBaselines, compactGroups, klSummedIntoScore, WHITENED_GROUP_ESTIMATORS } from '../../reference/groupAdvantages.ts';
-import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../../reference/kernelCodes.ts';
+import { aggCode, GROUP_ESTIMATOR_CODE, KL_ESTIMATOR_CODE, LOSS_MODE_CODE, ROLLOUT_IS_LEVEL_CODE, ROLLOUT_RS_CODE } from '../../reference/kernelCodes.ts';
+import type { RolloutCorrectionParams } from '../../reference/rolloutCorrection.ts';
 import { COV_DEFAULTS, COV_LOSS_MODES, policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
@@ -19,6 +20,28 @@ const GAE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', 
 const WHITEN_UNIFORM = uniformLayout('Params', { n: 'u32', shift_mean: 'u32' });
 const GROUP_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', estimator: 'u32' });
 const TIS_UNIFORM = uniformLayout('Params', { n: 'u32', cap: 'f32' });
+const RC_UNIFORM = uniformLayout('RcParams', {
+  B: 'u32',
+  A: 'u32',
+  is_level: 'u32',
+  is_upper: 'f32',
+  is_lower: 'f32',
+  has_is_lower: 'u32',
+  tis_lower: 'f32',
+  rs_count: 'u32',
+  rs0: 'u32',
+  rs1: 'u32',
+  rs2: 'u32',
+  rs3: 'u32',
+  lo0: 'f32',
+  lo1: 'f32',
+  lo2: 'f32',
+  lo3: 'f32',
+  hi0: 'f32',
+  hi1: 'f32',
+  hi2: 'f32',
+  hi3: 'f32',
+});
 const LOGPROBS_UNIFORM = uniformLayout('Params', { A: 'u32', V: 'u32', temperature: 'f32', has_grad_entropy: 'u32', rows: 'u32' });
 const AGG_ROWS_UNIFORM = uniformLayout('RowParams', { B: 'u32', A: 'u32' });
 const AGG_FINAL_UNIFORM = uniformLayout('FinalParams', { B: 'u32', A: 'u32', K: 'u32', agg: 'u32', scale_in_place: 'u32' });
@@ -84,6 +107,8 @@ const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores',
 const DISCOUNTED_RETURNS = kernel({ ...GROUP_SCORES, entry: 'discounted_returns', storage: ['read', 'read', 'rw'] });
 const MASK_ADVANTAGES = kernel({ ...GROUP_SCORES, entry: 'mask_advantages', storage: ['read', 'read', 'rw', 'read'] });
 const TIS_WEIGHTS = kernel({ shader: 'tis', entry: 'tis_weights', uniform: TIS_UNIFORM, storage: ['read', 'read', 'read', 'rw'], constants: { WG } });
+// One workgroup per row with tree reductions: WG a power of two.
+const ROLLOUT_CORRECTION = kernel({ shader: 'tis', entry: 'rollout_correction', uniform: RC_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 
 // Loss side: row kernels write (B, 5) partials that agg_finalize reduces (see shaders/aggregate.wgsl).
 const WG_FINAL = 256;
@@ -310,6 +335,43 @@ export class WebGpuPpoOps implements PpoOps {
     this.be.rt.dispatch(TIS_WEIGHTS, [gpu(oldLogprobs), gpu(rolloutLogprobs), gpu(actionMask), gpu(out)], u, [groups(B * A, WG)]);
     return out;
   }
+  rolloutCorrection(oldLogprobs: Tensor, rolloutLogprobs: Tensor, actionMask: Tensor, params: RolloutCorrectionParams): { weights: Tensor | null; keep: Tensor } {
+    const [B, A] = oldLogprobs.shape;
+    const keep = this.be.empty([B, A]);
+    const weights = params.isLevel === null ? null : this.be.empty([B, A]);
+    const rs = (j: number) => params.rs[j];
+    const code = (j: number) => (rs(j) ? ROLLOUT_RS_CODE[rs(j).option] : 0);
+    // k1 bounds go to the kernel as logs (verl compares −lr' with log(lower), log(upper)), taken in float64.
+    const lo = (j: number) => (rs(j) && rs(j).lower !== null ? Math.log(rs(j).lower as number) : 0);
+    const hi = (j: number) => (rs(j) ? (rs(j).lower !== null ? Math.log(rs(j).upper) : rs(j).upper) : 0);
+    const u = {
+      B,
+      A,
+      is_level: ROLLOUT_IS_LEVEL_CODE[params.isLevel ?? 'off'],
+      is_upper: params.isUpper,
+      is_lower: params.isLower ?? 0,
+      has_is_lower: params.isLower === null ? 0 : 1,
+      tis_lower: params.tisLower ?? 0,
+      rs_count: params.rs.length,
+      rs0: code(0),
+      rs1: code(1),
+      rs2: code(2),
+      rs3: code(3),
+      lo0: lo(0),
+      lo1: lo(1),
+      lo2: lo(2),
+      lo3: lo(3),
+      hi0: hi(0),
+      hi1: hi(1),
+      hi2: hi(2),
+      hi3: hi(3),
+    };
+    // Without IS the weights binding gets a 1-element buffer the kernel never writes (two rw bindings may not alias).
+    const w = weights ?? this.be.empty([1]);
+    this.be.rt.dispatch(ROLLOUT_CORRECTION, [gpu(oldLogprobs), gpu(rolloutLogprobs), gpu(actionMask), gpu(w), gpu(keep)], u, [B]);
+    return { weights, keep };
+  }
+
   valueLoss(values: Tensor, oldValues: Tensor, returns: Tensor, actionMask: Tensor, params: ValueLossParams): { stats: Tensor; gradValues: Tensor } {
     const [B, A] = values.shape;
     const gradValues = this.be.empty([B, A]);

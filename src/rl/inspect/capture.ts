@@ -24,6 +24,8 @@ export interface CaptureTensors {
   traceLogprobs: Tensor[] | null;
   traceValues: Tensor[] | null;
   traceTis: Tensor | null;
+  /** The rejection-sampled mask the update used (null without rejection). */
+  traceRsMask: Tensor | null;
   /** π_rollout as the device holds it (the host batch's copy is float32 on every backend). */
   traceRollout: Tensor | null;
 }
@@ -35,6 +37,7 @@ export interface CaptureHost {
   traceLogprobs: Host[] | null;
   traceValues: Host[] | null;
   traceTis: Host | null;
+  traceRsMask: Host | null;
   traceRollout: Host | null;
   kl: Host;
   rewards: Host;
@@ -75,6 +78,7 @@ export class TraceCapture {
       traceLogprobs: this.steps.map((s) => s.logprobs),
       traceValues: this.steps.flatMap((s) => (s.values ? [s.values] : [])),
       traceTis: exp.tisWeights,
+      traceRsMask: exp.rsMask,
       traceRollout: exp.rolloutLogprobs,
     };
   }
@@ -117,7 +121,7 @@ export class TraceCapture {
       oldLogprobs: h.oldLogprobs.slice(),
       refLogprobs: h.refLogprobs.slice(),
       values: h.values.slice(),
-      stored: { kl: h.kl.slice(), rewards: h.rewards.slice(), advantages: h.advantages.slice(), returns: h.returns.slice(), tisWeights: h.traceTis },
+      stored: { kl: h.kl.slice(), rewards: h.rewards.slice(), advantages: h.advantages.slice(), returns: h.returns.slice(), tisWeights: h.traceTis, rsMask: h.traceRsMask },
       minibatches,
     };
   }
@@ -125,5 +129,5 @@ export class TraceCapture {
 
 /** The final readback's capture fields: null throughout when the iteration is not captured. */
 export function captureTensors(c: TraceCapture | null, exp: Experience): CaptureTensors {
-  return c ? c.tensors(exp) : { traceLogprobs: null, traceValues: null, traceTis: null, traceRollout: null };
+  return c ? c.tensors(exp) : { traceLogprobs: null, traceValues: null, traceTis: null, traceRsMask: null, traceRollout: null };
 }

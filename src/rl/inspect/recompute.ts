@@ -13,7 +13,9 @@ import {
   type GroupEstimator,
 } from '../../reference/groupAdvantages.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
-import { covKnobs, covSelectRef, covStepSeed, geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, tisWeightsRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
+import { rolloutCorrectionRef, rsCriterion } from '../../reference/rolloutCorrection.ts';
+import { rolloutCorrectionOf } from '../config.ts';
+import { covKnobs, covSelectRef, covStepSeed, geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { maskedMeanVar, whitenRef, WHITEN_EPS } from '../../reference/whiten.ts';
@@ -97,6 +99,7 @@ export interface RecomputedTrace {
   whitening: WhiteningStats | null;
   group: GroupStats | null;
   tisWeights: Float64Array | null; // (B, A)
+  rsMask: Float64Array | null; // (B, A) the mask after rejection sampling, null without it
   minibatches: MinibatchRecomputed[];
   summary: TraceSummary;
 }
@@ -239,6 +242,14 @@ function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, 
   });
 }
 
+/** The rejection-sampled mask the knobs ask for (null without rejection sampling). */
+function rejectionMask(trace: IterationTrace, knobs: InspectKnobs): Float64Array | null {
+  const rs = knobs.rolloutRs ?? 'off';
+  if (rs === 'off' || !trace.rolloutLogprobs) return null;
+  const params = { isLevel: null, isUpper: 1, isLower: null, tisLower: null, rs: [rsCriterion(rs, knobs.rolloutRsThreshold ?? 2)] };
+  return rolloutCorrectionRef(trace.oldLogprobs, trace.rolloutLogprobs, trace.actionMask, trace.B, trace.A, params).keep;
+}
+
 /**
  * Recomputes a trace under `knobs` (default: its own, which reproduces its stored quantities).
  * A "what if" holds the sampled batch and the models fixed: the responses, scores, π_rollout,
@@ -254,18 +265,31 @@ export function recomputeTrace(trace: IterationTrace, knobs: InspectKnobs = trac
   const { rewardBeta, lossCoef } = appliedKl(knobs);
   const shaped = shapeRewardsRef(trace.scores, trace.oldLogprobs, trace.refLogprobs, mask, B, A, rewardBeta, knobs.klEstimator);
   const klReward = shapeRewardsRef(new Float64Array(B), trace.oldLogprobs, trace.refLogprobs, mask, B, A, rewardBeta, knobs.klEstimator).rewards;
-  const adv = knobs.advantageEstimator === 'gae' ? gaeStage(trace, knobs, shaped.rewards) : groupAdvantageStage(trace, knobs, rewardBeta);
+  // Rejection sampling's mask is known before the advantages: GAE and its whitening run on it (as the
+  // trainer's do), the group estimators on the whole response.
+  const rsKeep = rejectionMask(trace, knobs);
+  const adv =
+    knobs.advantageEstimator === 'gae' ? gaeStage(rsKeep ? { ...trace, actionMask: rsKeep } : trace, knobs, shaped.rewards) : groupAdvantageStage(trace, knobs, rewardBeta);
   let whitening: WhiteningStats | null = null;
   if (knobs.whiten) {
-    const s = maskedMeanVar(adv.advantagesRaw, mask);
+    const s = maskedMeanVar(adv.advantagesRaw, knobs.advantageEstimator === 'gae' && rsKeep ? rsKeep : mask);
     whitening = { n: s.n, mean: s.mean, variance: s.variance, scale: 1 / Math.sqrt(s.variance + WHITEN_EPS) };
   }
-  let tisWeights: Float64Array | null = null;
-  if (knobs.tisCap !== null) {
-    if (!trace.rolloutLogprobs) throw new Error('recomputeTrace: tisCap is set but the trace has no rollout log-probs');
-    tisWeights = tisWeightsRef(trace.oldLogprobs, trace.rolloutLogprobs, mask, knobs.tisCap);
-  }
-  const minibatches = minibatchStage(trace, knobs, lossCoef, adv.advantages, adv.returns, tisWeights);
+  const rc = rolloutCorrectionOf({
+    tisCap: knobs.tisCap,
+    rolloutIs: knobs.rolloutIs ?? 'token',
+    icepopLower: knobs.icepopLower ?? null,
+    tisLower: knobs.tisLower ?? null,
+    rolloutRs: knobs.rolloutRs ?? 'off',
+    rolloutRsThreshold: knobs.rolloutRsThreshold ?? 2,
+  });
+  if (rc !== null && !trace.rolloutLogprobs) throw new Error('recomputeTrace: rollout correction (tisCap / rolloutRs) is set but the trace has no rollout log-probs');
+  // Rollout correction as the trainer applies it (experience.ts): IS weights for the losses, and the
+  // rejected tokens dropped from the update's mask.
+  const corrected = rc && trace.rolloutLogprobs ? rolloutCorrectionRef(trace.oldLogprobs, trace.rolloutLogprobs, mask, B, A, rc) : null;
+  const tisWeights = corrected?.weights ?? null;
+  const trainTrace = rsKeep ? { ...trace, actionMask: rsKeep } : trace;
+  const minibatches = minibatchStage(trainTrace, knobs, lossCoef, adv.advantages, adv.returns, tisWeights);
   const stats = minibatches.map((m) => m.stats);
   const values = stats.flatMap((s) => (s.valueLoss === null ? [] : [s]));
   const summary: TraceSummary = {
@@ -298,6 +322,7 @@ export function recomputeTrace(trace: IterationTrace, knobs: InspectKnobs = trac
     whitening,
     group: adv.group,
     tisWeights,
+    rsMask: rsKeep,
     minibatches,
     summary,
   };
@@ -317,6 +342,7 @@ export function storedMismatch(trace: IterationTrace, rec: RecomputedTrace): Rec
     returns: worst(rec.returns, trace.stored.returns),
   };
   if (rec.tisWeights && trace.stored.tisWeights) out.tisWeights = worst(rec.tisWeights, trace.stored.tisWeights);
+  if (rec.rsMask && trace.stored.rsMask) out.rsMask = worst(rec.rsMask, trace.stored.rsMask);
   const keys = ['policyLoss', 'clipFraction', 'clipFractionLower', 'approxKl', 'klLoss', 'valueLoss', 'vfClipFraction'] as const;
   for (const key of keys) {
     let m = 0;

@@ -41,6 +41,12 @@ export type InspectKnobs = Pick<
   whiten: boolean;
   /** Where the in-reward KL enters a group estimator; absent in traces stored before the knob (= 'openrlhf'). */
   groupKlOrder?: PpoConfig['groupKlOrder'];
+  /** Rollout correction beyond token TIS; absent in traces stored before these knobs (= token TIS, no rejection). */
+  rolloutIs?: PpoConfig['rolloutIs'];
+  icepopLower?: PpoConfig['icepopLower'];
+  tisLower?: PpoConfig['tisLower'];
+  rolloutRs?: PpoConfig['rolloutRs'];
+  rolloutRsThreshold?: PpoConfig['rolloutRsThreshold'];
 } & Partial<Pick<PpoConfig, 'sapoTauPos' | 'sapoTauNeg' | 'clipCovRatio' | 'clipCovLb' | 'clipCovUb' | 'klCovRatio' | 'ppoKlCoef' | 'seed'>>;
 
 /** The knobs the trainer ran an iteration with, `beta` the KL controller's β at that iteration. */
@@ -69,6 +75,11 @@ export function knobsFromConfig(cfg: PpoConfig, beta: number): InspectKnobs {
     ...covKnobs(cfg),
     // the run's seed: clip_cov's choice is seeded per step from it (covStepSeed)
     seed: cfg.seed,
+    rolloutIs: cfg.rolloutIs,
+    icepopLower: cfg.icepopLower,
+    tisLower: cfg.tisLower,
+    rolloutRs: cfg.rolloutRs,
+    rolloutRsThreshold: cfg.rolloutRsThreshold,
     whiten: cfg.advantageEstimator === 'gae' ? true : GROUP_ESTIMATOR_SPECS[cfg.advantageEstimator].whitened,
   };
 }
@@ -124,7 +135,9 @@ export interface StoredExperience {
   rewards: Float64Array; // (B, A) −β·KL_t + score at the last action token
   advantages: Float64Array; // (B, A) after whitening where the estimator whitens
   returns: Float64Array; // (B, A)
-  tisWeights: Float64Array | null; // (B, A) null when TIS is off
+  tisWeights: Float64Array | null; // (B, A) rollout-correction IS weights, null when off
+  /** (B, A) the action mask after rejection sampling, as the trainer used it; null/absent without rejection. */
+  rsMask?: Float64Array | null;
 }
 
 /** One PPO iteration as the inspector sees it. */
@@ -163,7 +176,7 @@ export function checkTraceShapes(t: IterationTrace): void {
   want('oldLogprobs', t.oldLogprobs, B * A);
   want('refLogprobs', t.refLogprobs, B * A);
   want('values', t.values, B * A);
-  for (const k of ['kl', 'rewards', 'advantages', 'returns', 'tisWeights'] as const) want(`stored.${k}`, t.stored[k], B * A);
+  for (const k of ['kl', 'rewards', 'advantages', 'returns', 'tisWeights', 'rsMask'] as const) want(`stored.${k}`, t.stored[k] ?? null, B * A);
   for (const mb of t.minibatches) {
     const n = mb.rows.length;
     for (const r of mb.rows) if (!(r >= 0 && r < B)) throw new Error(`iteration trace: minibatch ${mb.epoch}/${mb.index} has row ${r} outside [0, ${B})`);

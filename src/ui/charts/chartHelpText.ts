@@ -170,6 +170,12 @@ export const CHART_HELP: Readonly<Record<string, ChartHelp>> = {
     { name: 'training/filter_groups/evicted_samples', note: true },
     { name: null, note: true },
   ),
+  rollout_corr_rollout_rs_masked_fraction: entry(
+    'rollout_corr_rollout_rs_masked_fraction',
+    '\\frac{1}{|\\mathcal{T}|}\\sum_t [\\text{token } t \\text{ rejected}]',
+    { name: 'rollout_corr/rollout_rs_masked_fraction' },
+    { name: null, note: true },
+  ),
 };
 
 /** The labels of the help popover itself, in the current language. */

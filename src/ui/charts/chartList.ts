@@ -51,6 +51,7 @@ export const CHARTS: readonly ChartSpec[] = [
   chart('response_length_mean'),
   chart('rollout_old_kl'),
   chart('filtered_groups', { only: (c) => c.dynamicSampling }),
+  chart('rollout_corr_rollout_rs_masked_fraction', { only: (c) => c.rolloutRs !== 'off' }),
 ];
 
 /**

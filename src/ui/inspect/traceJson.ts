@@ -34,6 +34,7 @@ export function traceFromJson(j: CapturedTraceJson): CapturedTrace {
       advantages: f64(t.stored.advantages)!,
       returns: f64(t.stored.returns)!,
       tisWeights: f64(t.stored.tisWeights),
+      rsMask: f64(t.stored.rsMask ?? null),
     },
     minibatches: t.minibatches.map((m): MinibatchTrace => ({ ...m, rows: i32(m.rows), newLogprobs: f64(m.newLogprobs)!, newValues: f64(m.newValues), stored: m.stored })),
   };

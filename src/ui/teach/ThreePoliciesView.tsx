@@ -3,7 +3,9 @@
 // experience pass (π_old, which the PPO ratio divides by) and under the actor being trained
 // (π_new, at the last minibatch's forward). With top-k/top-p or a sampling temperature different
 // from training, π_rollout ≠ π_old; token-level TIS (tisCap) reweights each token's loss by
-// min(π_old/π_rollout, cap). Also shows DAPO's dynamic-sampling count when it is on.
+// min(π_old/π_rollout, cap). With rejection sampling (rolloutRs) on, the tokens the trainer's mask
+// dropped from the loss are marked on the π_old line (SampleToken.rejected, read off that mask).
+// Also shows DAPO's dynamic-sampling count when it is on.
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -16,11 +18,17 @@ const PI = { piRollout: 'π_rollout', piOld: 'π_old', piNew: 'π_new' };
 const ABS_DIFF = '|Δ log π|';
 
 const prob = (lp: number | undefined) => (lp === undefined ? null : Math.exp(lp));
+/** The mark of a token rejection sampling dropped (Okabe–Ito vermillion, apart from the three lines). */
+const REJECTED = '#D55E00';
+const REJECTED_MARK = '●';
 
 export function ThreePoliciesView() {
   const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
   const tisCap = useApp((s) => s.config.tisCap);
+  // The rejection settings of the run whose batch is on show (the page's own before any run).
+  const rolloutRs = useApp((s) => (s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config).rolloutRs);
+  const rsThreshold = useApp((s) => (s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config).rolloutRsThreshold);
   const latest = useApp((s) => {
     // The run whose batch is on show: its metrics belong with the samples beside them.
     const run = s.runs.find((r) => r.id === s.batchRunId);
@@ -35,6 +43,7 @@ export function ThreePoliciesView() {
         rollout: prob(t.rolloutLogprob),
         old: prob(t.oldLogprob),
         next: prob(t.newLogprob),
+        rejectedAt: t.rejected === true ? prob(t.oldLogprob) : null,
       })) ?? [],
     [row],
   );
@@ -48,6 +57,16 @@ export function ThreePoliciesView() {
     );
   }
   const hasRollout = row.tokens.some((t) => t.rolloutLogprob !== undefined);
+  // Rejection sampling's verdicts exist only when the shown batch was trained with it.
+  const judged = row.tokens.some((t) => t.rejected !== undefined);
+  const dropped = row.tokens.filter((t) => t.rejected === true).length;
+  const rsText = {
+    rs: rolloutRs,
+    threshold: rsThreshold,
+    n: dropped,
+    total: row.tokens.length,
+    share: `${(100 * (latest?.rollout_corr_rollout_rs_masked_fraction ?? 0)).toFixed(1)}%`,
+  };
   return (
     <div className="teach-view" data-testid="view-policies">
       <div className="toolbar" style={{ marginBottom: 8 }}>
@@ -65,6 +84,11 @@ export function ThreePoliciesView() {
       </div>
       <p className="muted small">{t('policies.explain', PI)}</p>
       {hasRollout ? null : <p className="muted small">{t('policies.noRollout')}</p>}
+      {judged ? (
+        <p className="muted small" data-testid="policies-rejected">
+          {dropped > 0 ? t('policies.rejected', rsText) : t('policies.rejectedNone', rsText)}
+        </p>
+      ) : null}
       <ResponsiveContainer width="100%" height={240}>
         <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="#eef0f5" vertical={false} />
@@ -83,6 +107,14 @@ export function ThreePoliciesView() {
                     {p.value}
                   </li>
                 ))}
+                {dropped > 0 ? (
+                  <li key="rejected">
+                    <span style={{ color: REJECTED }} aria-hidden="true">
+                      {REJECTED_MARK}
+                    </span>{' '}
+                    {t('policies.rejectedLegend')}
+                  </li>
+                ) : null}
               </ul>
             )}
           />
@@ -90,6 +122,23 @@ export function ThreePoliciesView() {
           <Line dataKey="old" name={PI.piOld} stroke="#0072B2" strokeWidth={2} isAnimationActive={false} />
           <Line dataKey="next" name={PI.piNew} stroke="#009E73" strokeWidth={2} isAnimationActive={false} />
           <Line dataKey="rollout" name={PI.piRollout} stroke="#E69F00" strokeWidth={2} strokeDasharray="5 3" isAnimationActive={false} />
+          {/* Tokens rejection sampling dropped: a mark on π_old (the ratio's denominator they were judged by), no line; its own legend row above. */}
+          {dropped > 0 ? (
+            <Line
+              dataKey="rejectedAt"
+              stroke="none"
+              legendType="none"
+              tooltipType="none"
+              isAnimationActive={false}
+              dot={(p: { cx?: number; cy?: number; index?: number; value?: number | null }) =>
+                p.value !== null && p.value !== undefined && p.cx !== undefined && p.cy !== undefined ? (
+                  <circle key={`rej-${p.index}`} cx={p.cx} cy={p.cy} r={5} fill={REJECTED} stroke="#fff" strokeWidth={1} data-testid="rejected-token" />
+                ) : (
+                  <g key={`none-${p.index}`} />
+                )
+              }
+            />
+          ) : null}
         </LineChart>
       </ResponsiveContainer>
       {dapo}
