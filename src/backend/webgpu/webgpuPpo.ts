@@ -132,7 +132,7 @@ const POLICY_ROWS = kernel({
 // clip_cov / kl_cov's batch-wide token choice (shaders/cov_select.wgsl): one workgroup.
 const COV_SELECT = kernel({ shader: 'cov_select', entry: 'cov_select', uniform: COV_SELECT_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw'], constants: { WG: 256 } });
 /** cov_select bisects the token index over 20 bits. */
-const COV_SELECT_MAX_TOKENS = 1 << 20;
+const COV_SELECT_MAX_TOKENS = 2 ** 20;
 // The actor's loss in one pass over the logits (shaders/actor_loss.wgsl): one workgroup, a thread per sequence.
 const ACTOR_LOSS_WG = 256; // the most sequences it takes; more (or V > LOGPROBS_ROWS_MAX_V) compose the per-op kernels
 const PACK_INPUTS = kernel({ shader: 'actor_loss', entry: 'pack_inputs', uniform: PACK_UNIFORM, storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
