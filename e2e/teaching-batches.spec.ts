@@ -129,14 +129,17 @@ test('with two runs the picker chooses whose batch the views show; it survives a
 });
 
 test('three policies: the tokens rejection sampling dropped are marked, with a legend, in both languages', async ({ browser }) => {
-  for (const [lang, tab, legend, said] of [
-    ['en', 'Three policies', 'dropped by rejection sampling', 'Rejection sampling token_k2 (threshold 0.01) dropped 2 of this sample’s 4 tokens'],
-    ['zh-CN', '三个策略', '被拒绝采样剔除', '把此样本 4 个 token 中的 2 个从损失中剔除'],
+  for (const [lang, tab, legend, said, knob] of [
+    ['en', 'Three policies', 'dropped by rejection sampling', 'Rejection sampling token_k2 (threshold 0.01) dropped 2 of this sample’s 4 tokens', 'Rejection sampling'],
+    ['zh-CN', '三个策略', '被拒绝采样剔除', '拒绝采样 token_k2（阈值 0.01）把此样本 4 个 token 中的 2 个从损失中剔除', '拒绝采样'],
   ] as const) {
     // A fresh context per language: its own stored runs, so the shown batch is this load's.
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`/?lang=${lang}&rolloutRs=token_k2&rolloutRsThreshold=0.01`);
+    // The link's settings are applied once the page has mounted (later in Chinese, whose texts load
+    // first); the run the messages below start takes the settings of that moment.
+    await expect(page.getByLabel(knob, { exact: true })).toHaveValue('token_k2');
     const lp = [-0.1, -0.5, -2, -0.3];
     const dropped = [false, true, true, false];
     await send(page, [
