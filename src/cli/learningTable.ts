@@ -38,7 +38,7 @@ export function summarizeArm(a: ArmRuns, metric: MetricSpec): ArmSummary {
 
 /** Formats a number: percentages for rates in [0, 1] metrics, else 3 significant decimals. */
 function fmt(x: number, metric: MetricSpec): string {
-  const isRate = /accuracy|rate/.test(metric.name);
+  const isRate = /accuracy|rate|pass_at_/.test(metric.name);
   return isRate ? `${(100 * x).toFixed(1)}%` : x.toFixed(3);
 }
 

@@ -6,11 +6,14 @@ import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import { evalSeed } from '../util/seedStreams.ts';
 import type { PpoConfig } from './config.ts';
+import { meanPassAtK, passAtKKey } from './passAtK.ts';
 import { promptWidth } from './rollout.ts';
 
 /**
  * `samplesPerPrompt` draws per prompt at the rollout temperature / top-k / top-p, metrics averaged
  * over all draws (`accuracy`, …), then greedy decoding (the same metrics prefixed `greedy_`).
+ * On tasks with a correctness notion, also `pass_at_<draws>`: the fraction of prompts with at least
+ * one correct draw (src/rl/passAtK.ts).
  * The sampling seed is fixed per run, so evaluations before and after training share their noise.
  */
 export async function evaluatePolicy(actor: Gpt, task: Task, tok: CharTokenizer, cfg: PpoConfig, count: number, samplesPerPrompt: number): Promise<Record<string, number>> {
@@ -23,6 +26,12 @@ export async function evaluatePolicy(actor: Gpt, task: Task, tok: CharTokenizer,
   });
   const greedy = await greedySamples(actor, task, tok, count, cfg.maxResponseLength);
   const out: Record<string, number> = { ...task.evaluate(sampled) };
+  if (task.isCorrect)
+    out[passAtKKey(samplesPerPrompt)] = meanPassAtK(
+      sampled.map((s) => task.isCorrect!(s)),
+      samplesPerPrompt,
+      samplesPerPrompt,
+    );
   for (const [k, v] of Object.entries(task.evaluate(greedy))) out[`greedy_${k}`] = v;
   return out;
 }

@@ -184,6 +184,7 @@ export function makeArithmeticTask(opts: ArithmeticOptions = {}): Task {
         eos_rate: rate(samples, (s) => s.endedWithEos),
       };
     },
+    isCorrect: isExact,
   };
 }
 

@@ -61,6 +61,8 @@ export interface Task {
   ruleScore(s: TaskSample): number;
   /** Task metric(s) over a batch of samples. */
   evaluate(samples: TaskSample[]): Record<string, number>;
+  /** Whether one sample is right, on tasks with a correctness notion (held-out pass@k counts these). */
+  isCorrect?(s: TaskSample): boolean;
   /** Present on tasks that can train a learned reward model. */
   preferencePair?(rng: Rng): PreferencePair;
 }
