@@ -10,7 +10,7 @@ import { metricsToCsv, metricsToJson } from '../../src/store/exportMetrics.ts';
 import { configMatchesPreset, formatEta, formatSpeed, planArms, presetBudget, speedFrom } from '../../src/store/presetRun.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { configToQuery, parseQuery } from '../../src/store/urlConfig.ts';
-import { greedyId, heldOutKey, heldOutSeries, heldOutTitle } from '../../src/ui/charts/heldOut.ts';
+import { greedyId, HELD_OUT_PASS_KEY, heldOutKey, heldOutSeries, heldOutTitle, passId } from '../../src/ui/charts/heldOut.ts';
 
 // The chart texts are in the lazily loaded `charts` namespace.
 beforeAll(() => loadNamespaces(['charts']));
@@ -128,6 +128,28 @@ describe('held-out chart series', () => {
     expect(heldOutKey('stop', [])).toBe('exact_length_rate');
     expect(heldOutTitle(['arithmetic'])).toBe('Held-out accuracy');
     expect(heldOutTitle(['arithmetic', 'sentiment'])).toMatch(/Held-out score/);
+  });
+
+  it('draws pass@k (the page draws 4 per prompt) beside accuracy where the evaluation logged it', () => {
+    expect(HELD_OUT_PASS_KEY).toBe('pass_at_4');
+    const a = run('a', 'arithmetic', [
+      { iter: 0, values: { accuracy: 0.24, greedy_accuracy: 0.19, pass_at_4: 0.39 } },
+      { iter: 10, values: { accuracy: 0.8, greedy_accuracy: 0.9, pass_at_4: 0.97 } },
+    ]);
+    // Saved before pass@k was logged: no pass line.
+    const old = run('o', 'arithmetic', [{ iter: 0, values: { accuracy: 0.24, greedy_accuracy: 0.19 } }]);
+    // A task whose headline is not a rate of correct answers draws none even if a key looks alike.
+    const s = run('s', 'sentiment', [{ iter: 0, values: { positive_rate: 0.28, greedy_positive_rate: 0, pass_at_4: 0.5 } }]);
+    const { rows, lines } = heldOutSeries([a, old, s]);
+    expect(rows).toEqual([
+      { iter: 0, a: 0.24, [greedyId('a')]: 0.19, [passId('a')]: 0.39, o: 0.24, [greedyId('o')]: 0.19, s: 0.28, [greedyId('s')]: 0 },
+      { iter: 10, a: 0.8, [greedyId('a')]: 0.9, [passId('a')]: 0.97 },
+    ]);
+    expect(lines.map((l) => [l.run.id, l.greedy, l.pass])).toEqual([
+      ['a', true, true],
+      ['o', true, false],
+      ['s', true, false],
+    ]);
   });
 
   it('runs without evaluations (saved before they existed) or with non-finite values draw nothing', () => {

@@ -13,7 +13,7 @@ import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
 import { chartSummary, formatIteration } from './chartSummary.ts';
 import { downloadChartPng } from './exportPng.ts';
-import { greedyId, heldOutCaption, heldOutKey, heldOutSeries, heldOutTitle } from './heldOut.ts';
+import { greedyId, heldOutCaption, heldOutKey, heldOutSeries, heldOutTitle, passId } from './heldOut.ts';
 import { extract, niceTicks } from './series.ts';
 
 type EvalRun = Pick<RunRecord, 'id' | 'name' | 'color' | 'config' | 'evals'>;
@@ -121,7 +121,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
               labelFormatter={(l) => t('heldOut.tooltipAfter', { iter: formatIteration(l) })}
               isAnimationActive={false}
             />
-            {lines.flatMap(({ run, greedy }) => [
+            {lines.flatMap(({ run, greedy, pass }) => [
               <Line
                 key={run.id}
                 dataKey={run.id}
@@ -147,12 +147,28 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
                     />,
                   ]
                 : []),
+              ...(pass
+                ? [
+                    <Line
+                      key={passId(run.id)}
+                      dataKey={passId(run.id)}
+                      name={t('heldOut.passAtK', { name: run.name, k: EVAL_SAMPLES_PER_PROMPT })}
+                      stroke={run.color}
+                      strokeWidth={style.line * 0.8}
+                      strokeDasharray="1 3"
+                      dot={false}
+                      isAnimationActive={false}
+                      connectNulls
+                    />,
+                  ]
+                : []),
             ])}
           </LineChart>
         </ResponsiveContainer>
       )}
       <figcaption className="chart-note" data-testid="chart-note-heldout">
         {t('heldOut.caption', { draws: formatNumber(EVAL_SAMPLES_PER_PROMPT), scope: caption.scope })}
+        {lines.some((l) => l.pass) ? ` ${t('heldOut.passCaption', { k: EVAL_SAMPLES_PER_PROMPT })}` : null}
         {caption.took ? (
           <>
             {' '}

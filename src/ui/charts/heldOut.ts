@@ -4,7 +4,8 @@
 import { formatNumber, t } from '../../i18n/index.ts';
 import type { PpoConfig } from '../../rl/config.ts';
 import type { MetricPoint, RunRecord } from '../../store/runs.ts';
-import { evalSize } from '../../worker/evalSchedule.ts';
+import { passAtKKey } from '../../rl/passAtK.ts';
+import { EVAL_SAMPLES_PER_PROMPT, evalSize } from '../../worker/evalSchedule.ts';
 import { extract, mergeRuns, type XY } from './series.ts';
 
 /** Headline held-out metric per task (the keys of src/tasks/*.ts `evaluate`) and its chart title (charts:heldOut.titles.<title>). */
@@ -31,13 +32,19 @@ export function heldOutTitle(tasks: readonly string[]): string {
 /** Series id of a run's greedy line (beside the run id, which is its sampled line). */
 export const greedyId = (runId: string) => `${runId}::greedy`;
 
+/** Series id of a run's pass@k line (k = the page's draws per prompt), on tasks with a correctness notion. */
+export const passId = (runId: string) => `${runId}::pass`;
+
+/** The evaluation key of the page's pass@k: `pass_at_4` for 4 draws per prompt. */
+export const HELD_OUT_PASS_KEY = passAtKKey(EVAL_SAMPLES_PER_PROMPT);
+
 export interface HeldOutSeries {
   rows: Record<string, number>[];
-  /** Runs with at least one point, and whether each has a greedy line. */
-  lines: { run: Pick<RunRecord, 'id' | 'name' | 'color'>; greedy: boolean }[];
+  /** Runs with at least one point, and whether each has a greedy line and a pass@k line. */
+  lines: { run: Pick<RunRecord, 'id' | 'name' | 'color'>; greedy: boolean; pass: boolean }[];
 }
 
-/** Rows keyed by iteration (0 = the SFT model) with a sampled and, where present, a greedy column per run. */
+/** Rows keyed by iteration (0 = the SFT model) with a sampled and, where present, a greedy and a pass@k column per run. */
 export function heldOutSeries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'color' | 'config' | 'evals'>[]): HeldOutSeries {
   const series: { id: string; points: XY[] }[] = [];
   const lines: HeldOutSeries['lines'] = [];
@@ -47,10 +54,13 @@ export function heldOutSeries(runs: readonly Pick<RunRecord, 'id' | 'name' | 'co
     if (!key) continue;
     const sampled = extract(evals, key);
     const greedy = extract(evals, `greedy_${key}`);
+    // pass@k beside the headline only where it is the same kind of number (a rate of correct answers).
+    const pass = key === HELD_OUT_METRIC.arithmetic.key ? extract(evals, HELD_OUT_PASS_KEY) : [];
     if (sampled.length === 0 && greedy.length === 0) continue;
     series.push({ id: r.id, points: sampled });
     if (greedy.length > 0) series.push({ id: greedyId(r.id), points: greedy });
-    lines.push({ run: { id: r.id, name: r.name, color: r.color }, greedy: greedy.length > 0 });
+    if (pass.length > 0) series.push({ id: passId(r.id), points: pass });
+    lines.push({ run: { id: r.id, name: r.name, color: r.color }, greedy: greedy.length > 0, pass: pass.length > 0 });
   }
   return { rows: mergeRuns(series), lines };
 }
