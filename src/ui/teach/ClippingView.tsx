@@ -152,6 +152,22 @@ interface Curve {
   f: (x: number) => number;
 }
 
+/** Each curve's line style beside its label, above a plot of several curves. */
+function CurveLegend({ curves }: { curves: readonly Pick<Curve, 'label' | 'color' | 'dash'>[] }) {
+  return (
+    <span className="curve-legend">
+      {curves.map((c) => (
+        <span key={c.label} className="small">
+          <svg width="22" height="8" aria-hidden="true">
+            <line x1="1" x2="21" y1="4" y2="4" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
+          </svg>
+          {c.label}
+        </span>
+      ))}
+    </span>
+  );
+}
+
 /** A small plot of several curves against the ratio with a histogram of `values` under them. */
 /** `histogramOf` names what the histogram counts; `count` says how many there are, in a sentence. */
 function FamilyPanel({
@@ -188,16 +204,7 @@ function FamilyPanel({
     <figure className="clip-panel" aria-label={title}>
       <figcaption>
         <strong>{title}</strong> <span className="muted small">{values.length > 0 ? count : t('clipping.noUpdate')}</span>
-        <span className="curve-legend">
-          {curves.map((c) => (
-            <span key={c.label} className="small">
-              <svg width="22" height="8" aria-hidden="true">
-                <line x1="1" x2="21" y1="4" y2="4" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
-              </svg>
-              {c.label}
-            </span>
-          ))}
-        </span>
+        <CurveLegend curves={curves} />
       </figcaption>
       <svg
         viewBox={`0 0 ${W} ${H}`}
@@ -365,16 +372,7 @@ function ComparePanel({
     <figure className="clip-panel" aria-label={title}>
       <figcaption>
         <strong>{sign > 0 ? 'A > 0' : 'A < 0'}</strong> <span className="muted small">{count}</span>
-        <span className="curve-legend">
-          {curves.map((c) => (
-            <span key={c.label} className="small">
-              <svg width="22" height="8" aria-hidden="true">
-                <line x1="1" x2="21" y1="4" y2="4" stroke={c.color} strokeWidth={2} strokeDasharray={c.dash} />
-              </svg>
-              {c.label}
-            </span>
-          ))}
-        </span>
+        <CurveLegend curves={curves} />
       </figcaption>
       <svg
         viewBox={`0 0 ${W} ${H}`}
