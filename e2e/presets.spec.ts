@@ -129,7 +129,9 @@ test('Run both trains each arm as its own labelled run, overlays them, charts he
   // (The Step run adds its own line and its SFT baseline evaluation.)
   await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(labels.length + 1);
   await expect.poll(() => heldOutDots(page)).toBeGreaterThanOrEqual(2 * labels.length + 1);
-  await expect(page.getByTestId('chart-heldout').locator('path.recharts-line-curve')).toHaveCount(2 * (labels.length + 1)); // sampled + greedy each
+  // Sampled, greedy and, on arithmetic (the Step run's default task and this preset's), pass@4: three lines a run.
+  expect([DEFAULT_CONFIG.task, paired.values.task]).toEqual(['arithmetic', 'arithmetic']);
+  await expect(page.getByTestId('chart-heldout').locator('path.recharts-line-curve')).toHaveCount(3 * (labels.length + 1));
   await expect(page.locator('[data-testid="notice"].error')).toHaveCount(0);
   await page.screenshot({ path: test.info().outputPath('run-both.png'), fullPage: true });
 
