@@ -2,7 +2,7 @@
 // Tolerances: stats 1e-4 relative (reductions), gradLogprobs 1e-5 relative element-wise.
 import { describe, expect, it } from 'vitest';
 import { LOSS_AGGS, NORM_SCALES, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
-import { covSelectRef, policyLossRef } from '../../src/reference/policyLoss.ts';
+import { COV_DEFAULTS, covSelectRef, LOG_RATIO_CLAMP, policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
 
@@ -101,24 +101,29 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
   // Clip-Cov and KL-Cov (verl compute_policy_loss_clip_cov / _kl_cov): the batch-wide choice
   // (shaders/cov_select.wgsl) equals covSelectRef token for token, then values and gradients as
   // above; verl's defaults (one token at these sizes) and knobs that pick several.
-  async function checkCov(
-    old: Float64Array,
-    logp: Float64Array,
-    adv: Float64Array,
-    mask: Float64Array,
-    B: number,
-    A: number,
-    params: PolicyLossParams,
-    what: string,
-    isW: Float64Array | null = null,
-  ) {
+  async function checkCov(...args: Parameters<typeof check>) {
+    const [old, logp, adv, mask, B, A, params, what] = args;
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
     const [sel] = await be.readMany([be.ppo.covSelect(t(old), t(logp), t(adv), t(mask), params)]);
     const want = covSelectRef(old, logp, adv, mask, B, A, params);
     expect(Array.from(sel), `${what} picked`).toEqual(Array.from(want));
-    const out = await check(old, logp, adv, mask, B, A, params, what, isW);
+    const out = await check(...args);
     return { ...out, picked: want.reduce((s, x) => s + x, 0) };
+  }
+  /** Unclipped valid tokens whose covariance (A − Ā)(logπ − mean logπ) lies in (lb, ub), in float64. */
+  function clipCovBandSize(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, p: PolicyLossParams): number {
+    const valid = Array.from(mask.keys()).filter((i) => mask[i] > 0);
+    const meanA = valid.reduce((s, i) => s + adv[i], 0) / valid.length;
+    const meanL = valid.reduce((s, i) => s + logp[i], 0) / valid.length;
+    const lb = p.clipCovLb ?? COV_DEFAULTS.clipCovLb;
+    const ub = p.clipCovUb ?? COV_DEFAULTS.clipCovUb;
+    return valid.filter((i) => {
+      const ratio = Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logp[i] - old[i])));
+      const clipped = -adv[i] * Math.min(1 + p.clipHigh, Math.max(1 - p.clipLow, ratio)) > -adv[i] * ratio;
+      const cov = (adv[i] - meanA) * (logp[i] - meanL);
+      return !clipped && cov > lb && cov < ub;
+    }).length;
   }
   const covKnobSets = [
     {},
@@ -135,9 +140,18 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
       const isW = f32(Float64Array.from({ length: B * A }, (_, i) => (mask[i] ? r.uniform(0.1, 3) : NaN)));
       const plain = await checkCov(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A}`);
       await checkCov(old, logp, adv, mask, B, A, params, `${params.lossMode} B${B}A${A} with is_weights`, isW);
-      // verl's default band (1, 5) can be empty on a small batch; the other knob sets always pick
-      if (params.lossMode === 'kl_cov' || params.clipCovRatio !== undefined) expect(plain.picked).toBeGreaterThan(0);
-      else expect(plain.picked).toBeLessThanOrEqual(1);
+      // how many tokens each mode picks, counted here from its definition: kl_cov the top
+      // max(1, ⌊ratio·n⌋) of n valid tokens; clip_cov min(max(1, ⌊ratio·n⌋), |band|), where the band
+      // (unclipped tokens with lb < cov < ub) can be empty on the small batch for any knob set
+      const n = mask.reduce((s, m) => s + m, 0);
+      const k = (ratio: number) => Math.max(1, Math.floor(ratio * n));
+      if (params.lossMode === 'kl_cov') expect(plain.picked).toBe(k(params.klCovRatio ?? COV_DEFAULTS.klCovRatio));
+      else {
+        const band = clipCovBandSize(old, logp, adv, mask, params);
+        expect(plain.picked).toBe(Math.min(k(params.clipCovRatio ?? COV_DEFAULTS.clipCovRatio), band));
+        // the large batch always has tokens in the knob sets' bands, so their picks are exercised
+        if (B * A > 1000 && params.clipCovRatio !== undefined) expect(band).toBeGreaterThan(1);
+      }
       expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0);
       if (params.lossMode === 'kl_cov') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBe(0);
       expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
