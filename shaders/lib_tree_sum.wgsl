@@ -1,4 +1,4 @@
-// Fixed-order workgroup sums, one quantity at a time through one WG-word array (included with
+// Fixed-order workgroup sums (and maxima), one quantity at a time through one WG-word array (included with
 // `// @include lib_tree_sum`; the including shader declares `const WG: u32`, a power of two, set per pipeline by the host).
 // Workgroup memory is zero-initialised, and SwiftShader compiles that per word: one array for all
 // the quantities of a kernel, instead of one each, keeps the build short (whiten's two 256-word
@@ -18,4 +18,17 @@ fn tree_sum(lid: u32, x: f32) -> f32 {
   let total = tree[0];
   workgroupBarrier(); // read by all before the next sum overwrites it
   return total;
+}
+
+/** max over the workgroup of each thread's x, by the same fixed tree as tree_sum; all threads get it. */
+fn tree_max(lid: u32, x: f32) -> f32 {
+  tree[lid] = x;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) { tree[lid] = max(tree[lid], tree[lid + stride]); }
+    workgroupBarrier();
+  }
+  let m = tree[0];
+  workgroupBarrier();
+  return m;
 }

@@ -45,19 +45,6 @@ struct Params {
 
 // @include lib_tree_sum
 
-/** The max over the workgroup of each thread's x, through lib_tree_sum's array; all threads get it. */
-fn tree_max(lid: u32, x: f32) -> f32 {
-  tree[lid] = x;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { tree[lid] = max(tree[lid], tree[lid + stride]); }
-    workgroupBarrier();
-  }
-  let m = tree[0];
-  workgroupBarrier();
-  return m;
-}
-
 // @include lib_row_stats
 
 // Every thread of the workgroup must call this (it contains barriers); all get the same result.

@@ -92,19 +92,6 @@ struct RcParams {
 
 const RS_MAX: u32 = 4u;
 
-/** max over the workgroup of each thread's x, by the same fixed tree as tree_sum. */
-fn tree_max(lid: u32, x: f32) -> f32 {
-  tree[lid] = x;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) { tree[lid] = max(tree[lid], tree[lid + stride]); }
-    workgroupBarrier();
-  }
-  let total = tree[0];
-  workgroupBarrier();
-  return total;
-}
-
 fn rs_code(j: u32) -> u32 {
   return select(select(select(R.rs3, R.rs2, j == 2u), R.rs1, j == 1u), R.rs0, j == 0u);
 }

@@ -55,7 +55,8 @@ import { scoreRollout, type RewardScorer, type ScoringSetup } from './score.ts';
 import { criticFromState, modelsFromState, requireRewardModel, requireRewardSandbox, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
 import { disposeSnapshot, restoreModels, takeSnapshot, type TrainerSnapshot } from './trainerSnapshot.ts';
 import type { TrainerStateParts } from './trainerState.ts';
-import { actorPolicyParams, actorStep, covStepSeed, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
+import { actorStep, covStepSeed, criticStep, gatherMinibatch, warmupLr, type ActorStepStats, type Minibatch } from './update.ts';
+import { actorPolicyParams } from './policyParams.ts';
 import { UpdateStats } from './updateStats.ts';
 
 export type { Stage } from './nonFinite.ts';

@@ -16,7 +16,7 @@ import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
-import { covKnobs, sapoTemperatures, type PolicyLossParams } from '../reference/policyLoss.ts';
+import { actorPolicyParams } from './policyParams.ts';
 export { covStepSeed } from '../reference/policyLoss.ts';
 
 /** Minibatch rows of the experience, gathered on the device. */
@@ -88,21 +88,6 @@ export interface ActorStepStats {
   klLoss: Tensor | null; // (1) agg(KL(logp‖ref)) when useKlLoss
   gradNorm: Tensor; // (1) pre-clip global gradient norm
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
-}
-
-/** The policy-loss parameters of an actor step (the samples view's cov_select reuses them). */
-export function actorPolicyParams(cfg: PpoConfig, covSeed: number): PolicyLossParams {
-  return {
-    clipLow: cfg.clipLow,
-    clipHigh: cfg.clipHigh,
-    clipC: cfg.dualClip,
-    agg: cfg.lossAgg,
-    lossMode: cfg.lossMode,
-    normScale: cfg.normScale,
-    ...sapoTemperatures(cfg),
-    ...covKnobs(cfg),
-    covSeed,
-  };
 }
 
 export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number, covSeed = 0): ActorStepStats {

@@ -30,11 +30,18 @@ interface Case {
   baselines?: ArrayLike<number>;
 }
 
+/** A full-mask case without KL (β = 0, γ = 1): returns are the transformed score on every token. */
+function noKlCase(B: number, A: number, scores: number[], group: number[], extra: Partial<Case> = {}): Case {
+  const zeros = new Float64Array(B * A);
+  return { B, A, scores, group, logp: zeros, ref: zeros, mask: new Float64Array(B * A).fill(1), beta: 0, gamma: 1, klEstimator: 'k1', ...extra };
+}
+
 /** A fixed float32 baseline per response for ReMax where a case gives none (every other estimator ignores it). */
 const baselinesOf = (c: Case) => c.baselines ?? f32(Array.from({ length: c.B }, (_, b) => 0.3 * (b % 3) - 0.2));
 
-function run(be: Backend, estimator: GroupEstimator, c: Case) {
-  return be.ppo.groupAdvantages({
+/** The case's inputs as backend tensors, in groupAdvantages' argument shape. */
+function argsOf(be: Backend, estimator: GroupEstimator, c: Case) {
+  return {
     estimator,
     scores: be.tensor(c.scores, [c.B]),
     group: c.group,
@@ -46,7 +53,11 @@ function run(be: Backend, estimator: GroupEstimator, c: Case) {
     gamma: c.gamma,
     klOrder: c.klOrder,
     baselines: estimator === 'remax' ? be.tensor(baselinesOf(c), [c.B]) : null,
-  });
+  };
+}
+
+function run(be: Backend, estimator: GroupEstimator, c: Case) {
+  return be.ppo.groupAdvantages(argsOf(be, estimator, c));
 }
 
 function reference(estimator: GroupEstimator, c: Case) {
@@ -117,18 +128,7 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const scores = [1, 2, 3, 4, 9];
     const B = 5,
       A = 3;
-    const c: Case = {
-      B,
-      A,
-      scores,
-      group,
-      logp: new Float64Array(B * A),
-      ref: new Float64Array(B * A),
-      mask: new Float64Array(B * A).fill(1),
-      beta: 0,
-      gamma: 1,
-      klEstimator: 'k1',
-    };
+    const c = noKlCase(B, A, scores, group);
     const expected: Record<GroupEstimator, number[]> = {
       reinforce: scores,
       reinforce_baseline: [-1, -3, 1, -1, 4],
@@ -307,29 +307,8 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const B = 5,
       A = 2;
-    const c: Case = {
-      B,
-      A,
-      scores: [1, 2, 3, 4, 5],
-      group: [7, 7, 42, 9, 9],
-      logp: new Float64Array(B * A),
-      ref: new Float64Array(B * A),
-      mask: new Float64Array(B * A).fill(1),
-      beta: 0,
-      gamma: 1,
-      klEstimator: 'k1',
-    };
-    const args = {
-      estimator: est,
-      scores: be.tensor(c.scores, [B]),
-      group: c.group,
-      logprobs: be.tensor(c.logp, [B, A]),
-      refLogprobs: be.tensor(c.ref, [B, A]),
-      actionMask: be.tensor(c.mask, [B, A]),
-      beta: 0,
-      klEstimator: 'k1' as const,
-      gamma: 1,
-    };
+    const c = noKlCase(B, A, [1, 2, 3, 4, 5], [7, 7, 42, 9, 9]);
+    const args = argsOf(be, est, c);
     const before = { ...be.counters() };
     expect(() => be.ppo.groupAdvantages(args)).toThrow(/group 42 has 1 sample/);
     expect(be.counters()).toEqual(before);
@@ -339,18 +318,7 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const B = 3,
       A = 2;
-    const c: Case = {
-      B,
-      A,
-      scores: [1, -2, 0.5],
-      group: [0, 1, 2],
-      logp: new Float64Array(B * A),
-      ref: new Float64Array(B * A),
-      mask: new Float64Array(B * A).fill(1),
-      beta: 0,
-      gamma: 1,
-      klEstimator: 'k1',
-    };
+    const c = noKlCase(B, A, [1, -2, 0.5], [0, 1, 2]);
     const ret = await be.read(run(be, 'reinforce', c).returns);
     expectClose(ret, [1, 1, -2, -2, 0.5, 0.5], rtol, atol, 'reinforce returns');
     expect(() => run(be, 'rloo', { ...c, group: [0, 0] })).toThrow(/2 ids for 3 sequences/);
@@ -364,18 +332,7 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     // group 3: best 2 unique, runner-up tie 1, 1 → (2 − 1)/(std + 1e-6) for the best only
     const scores = [0.5, 1, 1, 0.3, 0.3, 0.3, 1, 2, 1];
     const group = [1, 1, 1, 2, 2, 2, 3, 3, 3];
-    const c: Case = {
-      B,
-      A,
-      scores,
-      group,
-      logp: new Float64Array(B * A),
-      ref: new Float64Array(B * A),
-      mask: new Float64Array(B * A).fill(1),
-      beta: 0,
-      gamma: 1,
-      klEstimator: 'k1',
-    };
+    const c = noKlCase(B, A, scores, group);
     const adv = await be.read(run(be, 'grpo_passk', c).advantages);
     const std3 = Math.sqrt(((1 - 4 / 3) ** 2 * 2 + (2 - 4 / 3) ** 2) / 2);
     const best = 1 / (std3 + 1e-6);
@@ -402,32 +359,10 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const B = 3,
       A = 2;
-    const c: Case = {
-      B,
-      A,
-      scores: [1, 0, 0.5],
-      group: [0, 1, 2],
-      logp: new Float64Array(B * A),
-      ref: new Float64Array(B * A),
-      mask: new Float64Array(B * A).fill(1),
-      beta: 0,
-      gamma: 1,
-      klEstimator: 'k1',
-      baselines: [0.5, 0.5, 1],
-    };
+    const c = noKlCase(B, A, [1, 0, 0.5], [0, 1, 2], { baselines: [0.5, 0.5, 1] });
     const adv = await be.read(run(be, 'remax', c).advantages);
     expectClose(adv, [0.5, 0.5, -0.5, -0.5, -0.5, -0.5], rtol, atol, 'remax, one sample per prompt');
-    const args = {
-      estimator: 'remax' as const,
-      scores: be.tensor(c.scores, [B]),
-      group: c.group,
-      logprobs: be.tensor(c.logp, [B, A]),
-      refLogprobs: be.tensor(c.ref, [B, A]),
-      actionMask: be.tensor(c.mask, [B, A]),
-      beta: 0,
-      klEstimator: 'k1' as const,
-      gamma: 1,
-    };
+    const args = { ...argsOf(be, 'remax', c), baselines: null };
     const twoBaselines = be.tensor([1, 2], [2]);
     const before = { ...be.counters() };
     expect(() => be.ppo.groupAdvantages(args)).toThrow(/needs a reward baseline/);

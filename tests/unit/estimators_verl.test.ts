@@ -5,7 +5,8 @@
 // as well, so right-padded batches are compared everywhere). Tolerance 1e-12: the same sums in
 // float64, in another order.
 import { describe, expect, it } from 'vitest';
-import { groupAdvantagesRef, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
+import type { GroupEstimator } from '../../src/reference/groupAdvantages.ts';
+import { groupRefOn } from '../helpers/groupBatch.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
 
@@ -35,21 +36,7 @@ function batch(seed: number, B: number, A: number, per: number, draw: (r: Return
 }
 
 const project = (est: GroupEstimator, x: Batch, beta = 0, klOrder: 'verl' | 'openrlhf' = 'verl') =>
-  groupAdvantagesRef({
-    estimator: est,
-    scores: x.scores,
-    group: x.group,
-    logprobs: x.logp,
-    refLogprobs: x.ref,
-    actionMask: x.mask,
-    B: x.B,
-    A: x.A,
-    beta,
-    klEstimator: 'k3',
-    gamma: 1,
-    klOrder,
-    baselines: est === 'remax' ? x.baselines : null,
-  });
+  groupRefOn(x, est, { beta, klEstimator: 'k3', gamma: 1, klOrder, baselines: est === 'remax' ? x.baselines : null });
 
 /** verl's path: apply_kl_penalty (β may be 0), then the estimator. */
 function verlPath(est: 'opo' | 'grpo_passk' | 'remax', x: Batch, beta = 0) {

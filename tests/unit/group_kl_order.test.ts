@@ -8,6 +8,7 @@ import { GROUP_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.
 import { GROUP_ESTIMATOR_SPECS, groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { klValue } from '../../src/reference/kl.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
+import { groupRefOn } from '../helpers/groupBatch.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 import * as openrlhf from '../helpers/openrlhf.ts';
 import * as verl from '../helpers/verl.ts';
@@ -37,20 +38,7 @@ function batch(salt: number, B = 12, A = 7, n = 4): Batch {
 }
 
 const project = (est: GroupEstimator, x: Batch, beta: number, klOrder: GroupKlOrder, gamma = 1, klEstimator: 'k1' | 'k3' = 'k1') =>
-  groupAdvantagesRef({
-    estimator: est,
-    scores: x.scores,
-    group: x.group,
-    logprobs: x.logp,
-    refLogprobs: x.ref,
-    actionMask: x.mask,
-    B: x.B,
-    A: x.A,
-    beta,
-    klEstimator,
-    gamma,
-    klOrder,
-  });
+  groupRefOn(x, est, { beta, klEstimator, gamma, klOrder });
 
 const OPENRLHF_GROUP_ESTIMATORS = GROUP_ESTIMATORS.filter((e): e is openrlhf.OpenRlhfEstimator => ['reinforce', 'rloo', 'reinforce_baseline', 'group_norm', 'dr_grpo'].includes(e));
 

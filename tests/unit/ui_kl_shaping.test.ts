@@ -5,7 +5,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces, t } from '../../src/i18n/index.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
-import { groupAdvantagesRef } from '../../src/reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../src/reference/kl.ts';
 import { shapeRewardsRef } from '../../src/reference/rewards.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
@@ -14,6 +13,7 @@ import type { SampleRow } from '../../src/rl/samples.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { klBatchContext } from '../../src/ui/teach/klBatch.ts';
 import { actualCells, barScale, changedKnobs, type ShapingSetup, whatIfCells, whatIfProblem, wordsOf } from '../../src/ui/teach/klShaping.ts';
+import { groupRefOn } from '../helpers/groupBatch.ts';
 import { expectClose, randn, rightPaddedMask, rng } from '../helpers/random.ts';
 
 interface Batch {
@@ -50,19 +50,7 @@ function experience(x: Batch, setup: ShapingSetup, beta: number, gamma: number, 
   const returns =
     setup.advantageEstimator === 'gae'
       ? gaeRef(rewards, x.values, x.mask, x.B, x.A, gamma, lam).returns
-      : groupAdvantagesRef({
-          estimator: setup.advantageEstimator,
-          scores: x.scores,
-          group: x.group,
-          logprobs: x.logp,
-          refLogprobs: x.ref,
-          actionMask: x.mask,
-          B: x.B,
-          A: x.A,
-          beta,
-          klEstimator: setup.klEstimator,
-          gamma,
-        }).returns;
+      : groupRefOn(x, setup.advantageEstimator, { beta, klEstimator: setup.klEstimator, gamma }).returns;
   return { rewards, kl, returns };
 }
 

@@ -15,12 +15,13 @@ import {
 import { klGradRef, klRef } from '../../reference/kl.ts';
 import { rolloutCorrectionRef, rsCriterion } from '../../reference/rolloutCorrection.ts';
 import { rolloutCorrectionOf } from '../config.ts';
-import { covKnobs, covSelectRef, covStepSeed, geoRowsRef, policyAgg, policyLossRef, sapoTemperatures, type PolicyLossParams } from '../../reference/policyLoss.ts';
+import { covSelectRef, covStepSeed, geoRowsRef, policyAgg, policyLossRef, type PolicyLossParams } from '../../reference/policyLoss.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { valueLossRef } from '../../reference/valueLoss.ts';
 import { maskedMeanVar, whitenRef, WHITEN_EPS } from '../../reference/whiten.ts';
 import { klTokenMean } from '../klController.ts';
 import { policyTokenTerms, valueTokenTerms, type ClipSide, type ValueTokenTerms } from './tokenTerms.ts';
+import { actorPolicyParams } from '../policyParams.ts';
 import { appliedKl, minibatchStatsOf, type InspectKnobs, type IterationTrace, type MinibatchStats } from './trace.ts';
 
 /** Mean and spread of the advantages whitening used: x̂ = (x − mean)·scale, scale = 1/√(variance + 1e-8). */
@@ -175,19 +176,9 @@ function geoRowIsWeights(
 function minibatchStage(t: IterationTrace, k: InspectKnobs, klLossCoef: number, advantages: Float64Array, returns: Float64Array, tis: Float64Array | null) {
   const { A } = t;
   const critic = k.advantageEstimator === 'gae';
-  const params0: PolicyLossParams = {
-    clipLow: k.clipLow,
-    clipHigh: k.clipHigh,
-    clipC: k.dualClip,
-    agg: k.lossAgg,
-    lossMode: k.lossMode,
-    normScale: k.normScale,
-    ...sapoTemperatures(k),
-    ...covKnobs(k),
-  };
   return t.minibatches.map((mb0): MinibatchRecomputed => {
     // clip_cov's choice is seeded per step, as the trainer seeded it (covStepSeed)
-    const params: PolicyLossParams = { ...params0, covSeed: covStepSeed(k.seed ?? 0, t.iter, mb0.epoch, mb0.index) };
+    const params = actorPolicyParams(k, covStepSeed(k.seed ?? 0, t.iter, mb0.epoch, mb0.index));
     const mb = mb0;
     const n = mb.rows.length;
     const rows = (x: ArrayLike<number>) => gatherRows(x, A, mb.rows);

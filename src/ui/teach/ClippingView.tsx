@@ -54,6 +54,29 @@ const ELL_FLOOR = -2;
 /** At most this many token dots per panel (an even stride through the minibatch). */
 const MAX_DOTS = 400;
 
+const X_TICKS = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5];
+
+/** Under a panel: the x ticks up to xMax and the axis label; where zeroY is given, a "0" beside y = 0. */
+function XAxisText({ xMax, sx, label, zeroY }: { xMax: number; sx: (x: number) => number; label: string; zeroY?: number }) {
+  return (
+    <>
+      {X_TICKS.filter((v) => v <= xMax).map((v) => (
+        <text key={v} x={sx(v)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
+          {v}
+        </text>
+      ))}
+      <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
+        {label}
+      </text>
+      {zeroY === undefined ? null : (
+        <text x={10} y={zeroY + 3} fontSize={10} fill="#5b6478">
+          0
+        </text>
+      )}
+    </>
+  );
+}
+
 /** `whatIf`: the current settings when the batch was trained with others (a recount, never the batch's own). */
 function Panel({
   sign,
@@ -88,7 +111,6 @@ function Panel({
   const path = xs.map((x, i) => `${i === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join(' ');
   const lo = 1 - p.clipLow;
   const hi = 1 + p.clipHigh;
-  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((t) => t <= xMax);
   return (
     <figure className="clip-panel" aria-label={t('clipping.panel', { sign: signText })}>
       <figcaption>
@@ -129,17 +151,7 @@ function Panel({
           </g>
         ) : null}
         <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.2} />
-        {ticks.map((t) => (
-          <text key={t} x={sx(t)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
-            {t}
-          </text>
-        ))}
-        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
-          {t('clipping.ratioAxis', { ratio: RATIO })}
-        </text>
-        <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
-          0
-        </text>
+        <XAxisText xMax={xMax} sx={sx} label={t('clipping.ratioAxis', { ratio: RATIO })} zeroY={sy(0)} />
       </svg>
     </figure>
   );
@@ -199,7 +211,6 @@ function FamilyPanel({
   for (const v of values) if (Number.isFinite(v)) counts[Math.min(BINS - 1, Math.max(0, Math.floor((v / xMax) * BINS)))]++;
   const peak = Math.max(1, ...counts);
   const base = H - PAD.b;
-  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((t) => t <= xMax);
   return (
     <figure className="clip-panel" aria-label={title}>
       <figcaption>
@@ -234,14 +245,7 @@ function FamilyPanel({
             strokeDasharray={c.dash}
           />
         ))}
-        {ticks.map((t) => (
-          <text key={t} x={sx(t)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
-            {t}
-          </text>
-        ))}
-        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
-          {xLabel}
-        </text>
+        <XAxisText xMax={xMax} sx={sx} label={xLabel} />
       </svg>
     </figure>
   );
@@ -347,7 +351,6 @@ function ComparePanel({
   const peak = Math.max(1, ...counts);
   const stride = Math.max(1, Math.ceil(mine.length / MAX_DOTS));
   const dots = mine.filter((_, i) => i % stride === 0);
-  const ticks = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5].filter((v) => v <= xMax);
   // Whole-number values on the y axis (every other one when the range is tall), 0 drawn apart.
   const yStep = yMax - yMin > 6 ? 2 : 1;
   const yTicks: number[] = [];
@@ -431,17 +434,7 @@ function ComparePanel({
             />
           ))}
         </g>
-        {ticks.map((v) => (
-          <text key={v} x={sx(v)} y={H - 15} fontSize={10} textAnchor="middle" fill="#5b6478">
-            {v}
-          </text>
-        ))}
-        <text x={(W + PAD.l) / 2} y={H - 3} fontSize={10} textAnchor="middle" fill="#5b6478">
-          {t('clipping.ratioAxis', { ratio: RATIO })}
-        </text>
-        <text x={10} y={sy(0) + 3} fontSize={10} fill="#5b6478">
-          0
-        </text>
+        <XAxisText xMax={xMax} sx={sx} label={t('clipping.ratioAxis', { ratio: RATIO })} zeroY={sy(0)} />
       </svg>
     </figure>
   );
