@@ -108,10 +108,24 @@ export function trainerError(message: string, stage?: TrainerStage): string {
   return stage ? t('notices:trainerErrorDuring', { stage: stageLabel(stage), message }) : t('notices:trainerError', { message });
 }
 
+/** The button that trains a preset's `arms` arms one after the other, as the preset card names it. */
+export function runArmsLabel(arms: number): string {
+  return arms === 2 ? t('presets:runBoth') : t('presets:runAll', { n: arms });
+}
+
 /** A "Run both" stopped mid-arm by an error: which arm, how far it got, and what Start and Reset do. */
 export function sequenceStopped(seq: RunSequence, done: number, error: string): string {
   const arm = seq.arms[seq.index];
-  return t('notices:sequenceStopped', { preset: seq.preset, arm: seq.index + 1, arms: seq.arms.length, label: arm?.label ?? '?', done, budget: seq.budget, error });
+  return t('notices:sequenceStopped', {
+    preset: seq.preset,
+    runArms: runArmsLabel(seq.arms.length),
+    arm: seq.index + 1,
+    arms: seq.arms.length,
+    label: arm?.label ?? '?',
+    done,
+    budget: seq.budget,
+    error,
+  });
 }
 
 export function sequenceDone(seq: RunSequence): string {
@@ -129,8 +143,8 @@ export function budgetReached(budget: number | undefined): string {
   return t('notices:budgetReached', { budget: budget ?? '?' });
 }
 
-export function armInvalid(label: string, problems: string[]): string {
-  return t('notices:armInvalid', { label, problems: joined(problems, 'problemsJoin') });
+export function armInvalid(seq: RunSequence, label: string, problems: string[]): string {
+  return t('notices:armInvalid', { runArms: runArmsLabel(seq.arms.length), label, problems: joined(problems, 'problemsJoin') });
 }
 
 export function noPreset(name: string): string {
@@ -159,8 +173,8 @@ export function sequenceAllTrained(seq: RunSequence): string {
 }
 
 /** The arm in progress could not resume after a reload (`why`) and trains again from the start. */
-export function sequenceRetrains(why: string, armLabel: string): string {
-  return t('notices:sequenceRetrains', { why, label: armLabel });
+export function sequenceRetrains(seq: RunSequence, why: string): string {
+  return t('notices:sequenceRetrains', { why, runArms: runArmsLabel(seq.arms.length), label: seq.arms[seq.index]?.label ?? '?' });
 }
 
 export function cpuWithoutState(workerIter: number | null | undefined): string {

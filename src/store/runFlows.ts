@@ -80,6 +80,7 @@ export class RunFlows {
       this.s.setNotice({
         tone: 'error',
         text: notices.armInvalid(
+          seq,
           arm.label,
           problems.map((p) => p.message),
         ),
@@ -169,7 +170,7 @@ export class RunFlows {
       if (await this.resume()) return;
       const why = this.s.notice?.text ?? t('common:resume.stateNotLoaded');
       await this.startArm(offer.seq.index);
-      this.s.setNotice({ tone: 'warn', text: notices.sequenceRetrains(why, offer.seq.arms[offer.seq.index].label) });
+      this.s.setNotice({ tone: 'warn', text: notices.sequenceRetrains(offer.seq, why) });
       return;
     }
     await this.startArm(offer.seq.index);

@@ -6,6 +6,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { PRESETS, presetArms, type Preset } from '../rl/presets.ts';
 import { useApp } from '../store/appStore.ts';
+import { runArmsLabel } from '../store/notices.ts';
 import './presets.css';
 import { trainer } from '../store/trainerClient.ts';
 import { loadPreset } from './loadPreset.ts';
@@ -124,7 +125,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
             title={t('runArmsHint', { arms: arms.map((a) => a.label).join(t('armsJoin')), n: budget })}
             onClick={() => void trainer.runArms(preset.name)}
           >
-            {arms.length === 2 ? t('runBoth') : t('runAll', { n: arms.length })}
+            {runArmsLabel(arms.length)}
           </button>
         </div>
       ) : null}
@@ -136,6 +137,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
             values={{
               index: mine.index + 1,
               total: mine.arms.length,
+              runArms: runArmsLabel(mine.arms.length),
               label: mine.arms[mine.index].label,
               error: mine.stoppedBy && mine.stoppedBy.length > 120 ? `${mine.stoppedBy.slice(0, 120)}…` : mine.stoppedBy,
             }}
