@@ -16,9 +16,9 @@ import {
   itersToHalfGain,
   type ArmRuns,
 } from '../../src/cli/learningClaims.ts';
-import { formatTable, summarizeArm, type PresetResult } from '../../src/cli/learningTable.ts';
+import { formatTable, mergeResults, summarizeArm, type PresetResult } from '../../src/cli/learningTable.ts';
 import { resolvePresetArm, type RunRecord } from '../../src/cli/presetRun.ts';
-import { PRESETS } from '../../src/rl/presets.ts';
+import { findPreset, PRESETS, presetArms } from '../../src/rl/presets.ts';
 
 /** A run whose training metrics follow `f(i)` per name and whose evaluations are given. */
 function run(seed: number, iters: number, f: Record<string, (i: number) => number>, before: Record<string, number> = {}, after: Record<string, number> = {}): RunRecord {
@@ -222,6 +222,61 @@ describe('claim checkers', () => {
     expect(itersToHalfGain(runs, { name: 'reward_mean', source: 'train' })).toBe(14);
     const down = seeds.map((s) => run(s, 10, {}, { accuracy: 0.5 }, { accuracy: 0.3 }));
     expect(itersToHalfGain(down, { name: 'accuracy', source: 'eval' })).toBeNull();
+  });
+});
+
+describe('npm run learning --arm / --merge', () => {
+  const clipping = findPreset('Tight vs loose clipping')!;
+  const [tight, loose] = presetArms(clipping).map((a) => a.label);
+  // tight clips more and earns less than loose on every seed: the claim holds for the pair
+  const tightRun = (s: number) => run(s, 20, { clipfrac: () => 0.2, reward_mean: ramp(0.2, 0.4, 10) });
+  const looseRun = (s: number) => run(s, 20, { clipfrac: () => 0.05, reward_mean: ramp(0.2, 0.6, 10) });
+  /** What `npm run learning --preset … --arm label` records: one arm, its claim unchecked. */
+  const part = (label: string, f: (s: number) => RunRecord, ss = seeds): PresetResult =>
+    mergeResults(
+      [
+        {
+          preset: clipping.name,
+          iterations: 20,
+          claim: { text: '', kind: 'specific', ok: null, reason: '' },
+          arms: [{ ...summarizeArm(arm(label, ss.map(f)), { name: 'clipfrac', source: 'train' }), runs: ss.map(f) }],
+        },
+      ],
+      [clipping],
+    )[0];
+
+  it('one arm alone leaves the claim unchecked; the arms merged give the claim a run of both gives', () => {
+    const one = part(tight, tightRun);
+    expect(one.claim.ok).toBeNull();
+    expect(one.claim.reason).toBe('1 of 2 arms: put the runs together with --merge to check the claim');
+    // the files may come in any order and split the seeds; the arms come back in the preset's order
+    const merged = mergeResults([part(loose, looseRun), part(tight, tightRun, [3]), part(tight, tightRun, [1, 2])], [clipping]);
+    expect(merged).toHaveLength(1);
+    expect(merged[0].arms.map((a) => a.label)).toEqual([tight, loose]);
+    expect(merged[0].arms[0].runs.map((r) => r.seed)).toEqual(seeds);
+    const whole = claimFor(clipping.name).check([arm(tight, seeds.map(tightRun)), arm(loose, seeds.map(looseRun))], { klTarget: 0 });
+    expect(whole.ok).toBe(true);
+    expect(merged[0].claim).toMatchObject(whole);
+    // swapped, the claim fails, as it would in one run
+    expect(mergeResults([part(tight, looseRun), part(loose, tightRun)], [clipping])[0].claim.ok).toBe(false);
+  });
+
+  it('refuses runs that cannot be put together, naming the preset and what differs', () => {
+    const longer = { ...part(loose, looseRun), iterations: 40 };
+    expect(() => mergeResults([part(tight, tightRun), longer], [clipping])).toThrow(/Tight vs loose clipping: the runs to merge have different budgets \(20, 40 iterations\)/);
+    expect(() => mergeResults([part(tight, tightRun), part(tight, tightRun, [3])], [clipping])).toThrow(/seed 3 is in more than one of the runs to merge/);
+    expect(() => mergeResults([part(tight, tightRun), part(loose, looseRun, [1, 2])], [clipping])).toThrow(/arm ε = 0\.5 has seeds 1, 2, arm ε = 0\.05 1, 2, 3/);
+  });
+
+  it.each([
+    [['--preset', 'Tight vs loose clipping', '--arm', 'ε = 9'], /no arm "ε = 9"/],
+    [['--arm', 'ε = 0.5'], /needs exactly one --preset/],
+    [['--merge', '/nonexistent/learning.json'], /--merge \/nonexistent\/learning\.json: not a file `npm run learning -- --json` wrote/],
+    [['--merge', 'a.json', '--preset', 'DAPO'], /leave out --preset and --arm/],
+  ])('npm run learning %j exits 2 and says why', { timeout: 120_000 }, (args, why) => {
+    const r = spawnSync('npx', ['tsx', 'src/cli/learning.ts', ...args], { encoding: 'utf8', timeout: 110_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(why);
   });
 });
 
