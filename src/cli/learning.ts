@@ -1,18 +1,33 @@
 // Does every preset make its point within its budget? Trains every preset (every arm of a paired
 // one) for several seeds with the project's own trainer and prints one table:
-//   npm run learning [-- --seeds 3 --seed-base 1 --backend cpu|webgpu --preset NAME --iters N --json out.json]
+//   npm run learning [-- --seeds 3 --seed-base 1 --backend cpu|webgpu --preset NAME --arm LABEL --iters N --json out.json]
+//   npm run learning -- --merge a.json --merge b.json …   (runs of some arms or seeds each, put together)
 // Columns: preset, arm, headline metric, SFT value → final value (mean ± sd over seeds),
 // iterations until half of the final gain, wall time per run, and whether the preset's claim holds
 // (✓ / ✗ with the reason; "?" when a metric the claim needs is not logged).
-// This is a benchmark, not a test: on the CPU backend the whole table takes about an hour.
-import { writeFileSync } from 'node:fs';
+// This is a benchmark, not a test: on the CPU backend the whole table takes about an hour. A
+// paired preset's arms can run as separate processes (--arm, one --json each) and be put together
+// with --merge, which prints the table and checks the claims as one run of them all would.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PRESETS, type Preset } from '../rl/presets.ts';
-import { formatTable, measurePreset, type PresetResult } from './learningTable.ts';
-import { unknownPresetMessage, type BackendKind } from './presetRun.ts';
+import { formatTable, measurePreset, mergeResults, type PresetResult } from './learningTable.ts';
+import { resolvePresetArm, unknownPresetMessage, type BackendKind } from './presetRun.ts';
 import { runCli } from '../node/runCli.ts';
 
-const USAGE = 'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--preset NAME] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]';
+const USAGE =
+  'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--preset NAME] [--arm LABEL] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]\n' +
+  '       npm run learning -- --merge a.json --merge b.json [--json merged.json]';
+
+/** What --json writes and --merge reads. */
+interface LearningJson {
+  started: string;
+  backend: string;
+  seeds: number[];
+  evalCount: number;
+  evalSamples: number;
+  results: PresetResult[];
+}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -21,6 +36,8 @@ async function main(): Promise<number> {
       'seed-base': { type: 'string', default: '1' },
       backend: { type: 'string', default: 'cpu' },
       preset: { type: 'string', multiple: true },
+      arm: { type: 'string', multiple: true },
+      merge: { type: 'string', multiple: true },
       iters: { type: 'string' },
       'eval-count': { type: 'string', default: '64' },
       'eval-samples': { type: 'string', default: '4' },
@@ -43,6 +60,13 @@ async function main(): Promise<number> {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;
   }
+  if (values.merge) {
+    if (values.preset || values.arm) {
+      console.error(`--merge takes its presets, arms and seeds from the files: leave out --preset and --arm\n${USAGE}`);
+      return 2;
+    }
+    return merge(values.merge, values.json);
+  }
   const presets: Preset[] = [];
   for (const name of values.preset ?? PRESETS.map((p) => p.name)) {
     const p = PRESETS.find((x) => x.name === name);
@@ -52,18 +76,70 @@ async function main(): Promise<number> {
     }
     presets.push(p);
   }
+  for (const label of values.arm ?? []) {
+    if (presets.length !== 1) {
+      console.error(`--arm ${JSON.stringify(label)} needs exactly one --preset\n${USAGE}`);
+      return 2;
+    }
+    const resolved = resolvePresetArm(presets[0].name, label);
+    if ('error' in resolved) {
+      console.error(resolved.error);
+      return 2;
+    }
+  }
   const seeds = Array.from({ length: nSeeds }, (_, i) => seedBase + i);
   const started = new Date().toISOString();
   const results: PresetResult[] = [];
   for (const p of presets) {
-    results.push(await measurePreset(p, { backend: values.backend as BackendKind, seeds, iters, evalCount, evalSamples, log: (s) => console.error(s) }));
-    if (values.json) writeFileSync(values.json, JSON.stringify({ started, backend: values.backend, seeds, evalCount, evalSamples, results }, null, 1));
+    results.push(await measurePreset(p, { backend: values.backend as BackendKind, seeds, iters, evalCount, evalSamples, arms: values.arm, log: (s) => console.error(s) }));
+    if (values.json) writeFileSync(values.json, JSON.stringify({ started, backend: values.backend, seeds, evalCount, evalSamples, results } satisfies LearningJson, null, 1));
   }
   console.log(`\nnpm run learning: ${values.backend} backend, seeds ${seeds.join(', ')}, held-out eval ${evalCount} prompts × ${evalSamples} draws, started ${started}\n`);
+  return report(results);
+}
+
+function report(results: PresetResult[]): number {
   console.log(formatTable(results));
   console.log('\nClaims:');
   for (const r of results) console.log(`  ${r.preset}: ${r.claim.text}`);
   return results.every((r) => r.claim.ok === true) ? 0 : 1;
+}
+
+/** --merge: the files' results put together (mergeResults), printed and checked, optionally saved. */
+function merge(files: string[], out: string | undefined): number {
+  const parts: LearningJson[] = [];
+  for (const f of files) {
+    try {
+      parts.push(JSON.parse(readFileSync(f, 'utf8')) as LearningJson);
+    } catch (e) {
+      console.error(`--merge ${f}: not a file \`npm run learning -- --json\` wrote (${(e as Error).message})`);
+      return 2;
+    }
+  }
+  const settings = (p: LearningJson) => `${p.backend} backend, held-out eval ${p.evalCount} prompts × ${p.evalSamples} draws`;
+  if (parts.some((p) => settings(p) !== settings(parts[0]))) {
+    console.error(`--merge: the files were measured differently:\n  ${parts.map((p, i) => `${files[i]}: ${settings(p)}`).join('\n  ')}`);
+    return 2;
+  }
+  let results: PresetResult[];
+  try {
+    results = mergeResults(
+      parts.flatMap((p) => p.results),
+      PRESETS,
+    );
+  } catch (e) {
+    console.error(`--merge: ${(e as Error).message}`);
+    return 2;
+  }
+  const seeds = [...new Set(parts.flatMap((p) => p.seeds))].sort((a, b) => a - b);
+  const started = parts.map((p) => p.started).sort()[0];
+  if (out)
+    writeFileSync(
+      out,
+      JSON.stringify({ started, backend: parts[0].backend, seeds, evalCount: parts[0].evalCount, evalSamples: parts[0].evalSamples, results } satisfies LearningJson, null, 1),
+    );
+  console.log(`\nnpm run learning --merge of ${files.length} files: ${settings(parts[0])}, seeds ${seeds.join(', ')}, first started ${started}\n`);
+  return report(results);
 }
 
 runCli(main);

@@ -73,15 +73,20 @@ export function formatTable(results: PresetResult[]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** One preset, every arm, every seed. */
+/**
+ * One preset, every arm (or the arms named in `arms`), every seed. With some arms only, the claim
+ * is not checked ("?"): `mergeResults` puts the arms of several such runs back together and checks it.
+ */
 export async function measurePreset(
   preset: Preset,
-  o: { backend: BackendKind; seeds: number[]; iters?: number; evalCount: number; evalSamples: number; log: (s: string) => void },
+  o: { backend: BackendKind; seeds: number[]; iters?: number; evalCount: number; evalSamples: number; arms?: readonly string[]; log: (s: string) => void },
 ): Promise<PresetResult> {
   const spec = claimFor(preset.name);
   const iterations = o.iters ?? preset.iterations;
+  const all = presetArms(preset);
+  const chosen = o.arms ? all.filter((a) => o.arms!.includes(a.label)) : all;
   const arms: ArmRuns[] = [];
-  for (const arm of presetArms(preset)) {
+  for (const arm of chosen) {
     const runs: ArmRuns['runs'] = [];
     for (const seed of o.seeds) {
       const be = await makeBackend(o.backend);
@@ -94,12 +99,50 @@ export async function measurePreset(
     }
     arms.push({ label: arm.label, runs });
   }
-  const klTarget = armConfig(preset.values, 1).klTarget;
-  const claim = spec.check(arms, { klTarget });
+  return resultOf(preset, iterations, arms, chosen.length < all.length);
+}
+
+/** The table row of a preset's arms: each arm summarised and, when every arm is there, the claim checked. */
+function resultOf(preset: Preset, iterations: number, arms: ArmRuns[], partial: boolean): PresetResult {
+  const spec = claimFor(preset.name);
+  const claim: ClaimResult = partial
+    ? { ok: null, reason: `${arms.length} of ${presetArms(preset).length} arms: put the runs together with --merge to check the claim` }
+    : spec.check(arms, { klTarget: armConfig(preset.values, 1).klTarget });
   return {
     preset: preset.name,
     iterations,
     claim: { text: spec.text, kind: spec.kind, ...claim },
     arms: arms.map((a) => ({ ...summarizeArm(a, spec.metric), runs: a.runs })),
   };
+}
+
+/**
+ * The results of several `npm run learning` runs of the same presets, for different arms or seeds,
+ * put together: per preset, each arm's runs from every file (in the preset's arm order, by seed),
+ * then the table row and the claim as one run of them all would have given. Throws, naming the
+ * preset, when the runs disagree on the budget or repeat a seed of an arm.
+ */
+export function mergeResults(parts: readonly PresetResult[], presets: readonly Preset[]): PresetResult[] {
+  const out: PresetResult[] = [];
+  for (const preset of presets) {
+    const mine = parts.filter((r) => r.preset === preset.name);
+    if (mine.length === 0) continue;
+    const iterations = mine[0].iterations;
+    if (mine.some((r) => r.iterations !== iterations))
+      throw new Error(`${preset.name}: the runs to merge have different budgets (${mine.map((r) => r.iterations).join(', ')} iterations)`);
+    const arms: ArmRuns[] = [];
+    for (const { label } of presetArms(preset)) {
+      const runs = mine.flatMap((r) => r.arms.filter((a) => a.label === label).flatMap((a) => a.runs)).sort((a, b) => a.seed - b.seed);
+      const seeds = runs.map((r) => r.seed);
+      const twice = seeds.find((x, i) => seeds.indexOf(x) !== i);
+      if (twice !== undefined) throw new Error(`${preset.name} / ${label}: seed ${twice} is in more than one of the runs to merge`);
+      if (runs.length > 0) arms.push({ label, runs });
+    }
+    // the claims pair arms seed by seed
+    const seedList = (a: ArmRuns) => a.runs.map((r) => r.seed).join(', ');
+    const odd = arms.find((a) => seedList(a) !== seedList(arms[0]));
+    if (odd) throw new Error(`${preset.name}: arm ${odd.label} has seeds ${seedList(odd)}, arm ${arms[0].label} ${seedList(arms[0])}; merge runs of the same seeds`);
+    out.push(resultOf(preset, iterations, arms, arms.length < presetArms(preset).length));
+  }
+  return out;
 }

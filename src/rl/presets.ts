@@ -93,6 +93,33 @@ const SENTIMENT_NO_KL_RECIPE: Partial<PpoConfig> = {
 };
 
 /**
+ * "Entropy collapse": GRPO on arithmetic pushed hard (2 epochs of 2 minibatches per batch, 8× the
+ * "Learn arithmetic" learning rate) with nothing holding the policy's spread: no KL, no entropy bonus.
+ */
+const ENTROPY_COLLAPSE_RECIPE: Partial<PpoConfig> = {
+  task: 'arithmetic',
+  rewardSource: 'rule',
+  advantageEstimator: 'group_norm',
+  promptsPerBatch: 16,
+  samplesPerPrompt: 4,
+  maxResponseLength: 3,
+  ppoEpochs: 2,
+  miniBatches: 2,
+  actorLr: 2e-4,
+  klCoef: 0,
+  klInReward: false,
+  useKlLoss: false,
+  klController: 'fixed',
+  entropyCoef: 0,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  dualClip: null,
+  lossAgg: 'token-mean',
+  lossMode: 'vanilla',
+  evalEvery: 10,
+};
+
+/**
  * The English texts of preset `id`: name, summary, watch, explanation and, where it has them, its
  * measured promise and why it trains no critic. The promises were measured by `npm run learning
  * -- --seeds 3` on the CPU backend (docs/learning.md, "Measured"; "Write your own reward" with
@@ -236,6 +263,26 @@ export const PRESETS: readonly Preset[] = [
       overlongPenalty: 1,
     },
     iterations: 40,
+  },
+  {
+    ...englishText('entropyCollapse'),
+    values: ENTROPY_COLLAPSE_RECIPE,
+    // Vanilla's entropy halves by about iteration 60 and levels off near 0.07 (docs/learning.md);
+    // 100 iterations put it clearly below half of its start on every seed.
+    iterations: 100,
+    // Arm 0 is vanilla PPO; every further arm is a remedy, checked against it (checkEntropyCollapse).
+    // A minibatch holds 32 responses × 3 tokens ≈ 96 tokens whose covariances are mostly ±0.1, so
+    // verl's defaults (ratio 0.0002, band [1, 5], ppo_kl_coef 0.1) would touch a single token
+    // (measured: clipCovRatio 0.1 in band [1, 5] picks ~1 token, klCovRatio 0.05 with ppoKlCoef 1
+    // four; neither held the entropy). So clip-cov detaches every unclipped token with a positive
+    // covariance (ratio 1, band (0, 5)), kl-cov pins the 20% with the largest covariance, coefficient 5.
+    arms: [
+      { label: 'vanilla', values: { lossMode: 'vanilla', clipHigh: 0.2 } },
+      // DAPO's ε_high; it barely binds here (clip fraction ~1.5%), see checkEntropyCollapse.
+      { label: 'ε_high = 0.28', values: { lossMode: 'vanilla', clipHigh: 0.28 } },
+      { label: 'clip-cov', values: { lossMode: 'clip_cov', clipHigh: 0.2, clipCovRatio: 1, clipCovLb: 0 } },
+      { label: 'kl-cov', values: { lossMode: 'kl_cov', clipHigh: 0.2, klCovRatio: 0.2, ppoKlCoef: 5 } },
+    ],
   },
   {
     ...englishText('stopProperly'),

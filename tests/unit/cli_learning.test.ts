@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkAdaptiveKl,
   checkClipping,
+  checkEntropyCollapse,
   checkEveryArmRaises,
   checkGeneric,
   checkLearnArithmetic,
@@ -13,12 +14,14 @@ import {
   checkRewardHacking,
   checkStop,
   claimFor,
+  ENTROPY_COLLAPSE_CLIP_HIGHER_ARMS,
+  ENTROPY_COLLAPSE_LIMITS,
   itersToHalfGain,
   type ArmRuns,
 } from '../../src/cli/learningClaims.ts';
-import { formatTable, summarizeArm, type PresetResult } from '../../src/cli/learningTable.ts';
+import { formatTable, mergeResults, summarizeArm, type PresetResult } from '../../src/cli/learningTable.ts';
 import { resolvePresetArm, type RunRecord } from '../../src/cli/presetRun.ts';
-import { PRESETS } from '../../src/rl/presets.ts';
+import { findPreset, PRESETS, presetArms } from '../../src/rl/presets.ts';
 
 /** A run whose training metrics follow `f(i)` per name and whose evaluations are given. */
 function run(seed: number, iters: number, f: Record<string, (i: number) => number>, before: Record<string, number> = {}, after: Record<string, number> = {}): RunRecord {
@@ -144,6 +147,95 @@ describe('claim checkers', () => {
     expect(checkClipping([arm('ε = 0.05', seeds.map(clipsLess)), arm('ε = 0.5', seeds.map(loose))]).ok).toBe(false);
   });
 
+  it('Entropy collapse: vanilla (arm 0) against any number of remedy arms', () => {
+    // Vanilla: reward 0.3 → 0.8, entropy 0.2 → 0.04, pass@4 − accuracy 15 → 2 points.
+    const vanilla = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.04, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    // A remedy: entropy stays near 0.15 (≥ 1.25× vanilla's 0.04, and above it on every seed).
+    const remedy = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.15, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.95 });
+    const ok = checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-higher', seeds.map(remedy))]);
+    expect(ok.ok).toBe(true);
+    expect(ok.reason).toMatch(/vanilla: entropy 0\.\d+ → 0\.040/);
+    expect(ok.reason).toMatch(/held-out pass_at_4 − accuracy 15\.0 pts → 2\.0 pts/);
+    // Written for N remedies: a third arm that does not hold the entropy fails the claim and is named.
+    const weak = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.045, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-higher', seeds.map(remedy)), arm('kl-cov', seeds.map(remedy))]).ok).toBe(true);
+    const three = checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-higher', seeds.map(remedy)), arm('clip-cov', seeds.map(weak))]);
+    expect(three.ok).toBe(false);
+    expect(three.reason).toMatch(/^clip-cov: final entropy 0\.045 vs vanilla 0\.040 \(×1\.13, need ≥ ×1\.25/);
+    // Enough on average is not enough when one seed ends at or below vanilla's entropy: that seed is named.
+    const uneven = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, s === 2 ? 0.04 : 0.2, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.95 });
+    const u = checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-cov', seeds.map(uneven))]);
+    expect(u.ok).toBe(false);
+    expect(u.reason).toMatch(/^clip-cov: final entropy 0\.147 vs vanilla 0\.040 \(×3\.67, need ≥ ×1\.25; ×1\.00\+ seed by seed, need > ×1\): seed 2: 0\.040 ≤ vanilla's 0\.040$/);
+    // A remedy with fewer seeds than vanilla cannot be compared seed by seed.
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-cov', [1, 2].map(remedy))]).ok).toBeNull();
+    // No collapse in arm 0: entropy holds, or several draws keep their margin over one.
+    const steady = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.15, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(steady)), arm('clip-higher', seeds.map(remedy))]).reason).toMatch(/need ≤ ×0\.50/);
+    const diverse = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.04, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.6, pass_at_4: 0.72 });
+    const d = checkEntropyCollapse([arm('vanilla', seeds.map(diverse)), arm('clip-higher', seeds.map(remedy))]);
+    expect(d.ok).toBe(false);
+    expect(d.reason).toMatch(/15\.0 pts → 12\.0 pts \(need a drop ≥ 5\.0 pts\)/);
+    // No reward gain: fails.
+    const flat = (s: number) => run(s, 40, { reward_mean: () => 0.3, entropy: ramp(0.2, 0.04, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(flat)), arm('clip-higher', seeds.map(remedy))]).ok).toBe(false);
+    // Missing metrics and a single arm are not a pass.
+    const noPass = (s: number) => run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.04, 30) }, { accuracy: 0.25 }, { accuracy: 0.8 });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(noPass)), arm('clip-higher', seeds.map(remedy))])).toEqual({ ok: null, reason: 'metric missing: held-out pass_at_4' });
+    const noEntropy = (s: number) => run(s, 40, { reward_mean: ramp(0.3, 0.8, 30) }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('clip-higher', seeds.map(noEntropy))]).ok).toBeNull();
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla))]).ok).toBeNull();
+    expect(claimFor('Entropy collapse').kind).toBe('specific');
+  });
+
+  it('Entropy collapse: a clip-higher arm is held to clipping < 5% on every seed and less than vanilla on average', () => {
+    const labels = ['ε_high = 0.28'];
+    const vanilla = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.04, 30), clipfrac: () => 0.02 }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    const remedy = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.15, 30), clipfrac: () => 0.01 }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.95 });
+    // Same entropy as vanilla but clips less: what clip-higher does here; holds.
+    const clipHigher = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.041, 30), clipfrac: () => 0.015 }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    const ok = checkEntropyCollapse(
+      [arm('vanilla', seeds.map(vanilla)), arm('ε_high = 0.28', seeds.map(clipHigher)), arm('kl-cov', seeds.map(remedy))],
+      'pass_at_4',
+      ENTROPY_COLLAPSE_LIMITS,
+      labels,
+    );
+    expect(ok.ok).toBe(true);
+    expect(ok.reason).toMatch(
+      /ε_high = 0\.28: clip fraction 0\.015–0\.015 \(below 0\.05: barely binds\), mean 0\.015 below vanilla's 0\.020; final entropy 0\.041 \(×1\.02 vanilla's, no promise\)/,
+    );
+    // Without the label it is an ordinary remedy and fails the entropy test.
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('ε_high = 0.28', seeds.map(clipHigher))]).reason).toMatch(/ε_high = 0\.28: final entropy 0\.041/);
+    // One seed clipping as much as vanilla is fine while the mean stays below; a mean above vanilla's fails.
+    const clipsMore2 = (s: number) => (s === 2 ? run(s, 40, { entropy: ramp(0.2, 0.041, 30), clipfrac: () => 0.02 }) : clipHigher(s));
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('ε_high = 0.28', seeds.map(clipsMore2))], 'pass_at_4', ENTROPY_COLLAPSE_LIMITS, labels).ok).toBe(true);
+    const clipsMore = (s: number) => run(s, 40, { entropy: ramp(0.2, 0.041, 30), clipfrac: () => (s === 2 ? 0.015 : 0.03) });
+    const r2 = checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('ε_high = 0.28', seeds.map(clipsMore))], 'pass_at_4', ENTROPY_COLLAPSE_LIMITS, labels);
+    expect(r2.ok).toBe(false);
+    expect(r2.reason).toMatch(/^ε_high = 0\.28: mean clip fraction 0\.025 ≥ vanilla's 0\.020$/);
+    // A clip that binds often (≥ 5%) on one seed is not "barely binds", even when vanilla clips more.
+    const vanillaHigh = (s: number) =>
+      run(s, 40, { reward_mean: ramp(0.3, 0.8, 30), entropy: ramp(0.2, 0.04, 30), clipfrac: () => 0.2 }, { accuracy: 0.25, pass_at_4: 0.4 }, { accuracy: 0.8, pass_at_4: 0.82 });
+    const binds = (s: number) => run(s, 40, { entropy: ramp(0.2, 0.041, 30), clipfrac: () => (s === 3 ? 0.08 : 0.01) });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanillaHigh)), arm('ε_high = 0.28', seeds.map(binds))], 'pass_at_4', ENTROPY_COLLAPSE_LIMITS, labels).reason).toMatch(
+      /^ε_high = 0\.28: seed 3: clip fraction 0\.080 ≥ 0\.05$/,
+    );
+    // No clipfrac logged: not a pass.
+    const noClip = (s: number) => run(s, 40, { entropy: ramp(0.2, 0.041, 30) });
+    expect(checkEntropyCollapse([arm('vanilla', seeds.map(vanilla)), arm('ε_high = 0.28', seeds.map(noClip))], 'pass_at_4', ENTROPY_COLLAPSE_LIMITS, labels).ok).toBeNull();
+    // The preset's clip-higher arm is the one the claim names.
+    expect(presetArms(findPreset('Entropy collapse')!).map((a) => a.label)).toEqual(expect.arrayContaining([...ENTROPY_COLLAPSE_CLIP_HIGHER_ARMS]));
+  });
+
   it('PPO vs GRPO: both arms must raise held-out accuracy', () => {
     const up = (s: number) => run(s, 10, {}, { accuracy: 0.2 }, { accuracy: 0.4 });
     const flat = (s: number) => run(s, 10, {}, { accuracy: 0.2 }, { accuracy: 0.22 });
@@ -222,6 +314,61 @@ describe('claim checkers', () => {
     expect(itersToHalfGain(runs, { name: 'reward_mean', source: 'train' })).toBe(14);
     const down = seeds.map((s) => run(s, 10, {}, { accuracy: 0.5 }, { accuracy: 0.3 }));
     expect(itersToHalfGain(down, { name: 'accuracy', source: 'eval' })).toBeNull();
+  });
+});
+
+describe('npm run learning --arm / --merge', () => {
+  const clipping = findPreset('Tight vs loose clipping')!;
+  const [tight, loose] = presetArms(clipping).map((a) => a.label);
+  // tight clips more and earns less than loose on every seed: the claim holds for the pair
+  const tightRun = (s: number) => run(s, 20, { clipfrac: () => 0.2, reward_mean: ramp(0.2, 0.4, 10) });
+  const looseRun = (s: number) => run(s, 20, { clipfrac: () => 0.05, reward_mean: ramp(0.2, 0.6, 10) });
+  /** What `npm run learning --preset … --arm label` records: one arm, its claim unchecked. */
+  const part = (label: string, f: (s: number) => RunRecord, ss = seeds): PresetResult =>
+    mergeResults(
+      [
+        {
+          preset: clipping.name,
+          iterations: 20,
+          claim: { text: '', kind: 'specific', ok: null, reason: '' },
+          arms: [{ ...summarizeArm(arm(label, ss.map(f)), { name: 'clipfrac', source: 'train' }), runs: ss.map(f) }],
+        },
+      ],
+      [clipping],
+    )[0];
+
+  it('one arm alone leaves the claim unchecked; the arms merged give the claim a run of both gives', () => {
+    const one = part(tight, tightRun);
+    expect(one.claim.ok).toBeNull();
+    expect(one.claim.reason).toBe('1 of 2 arms: put the runs together with --merge to check the claim');
+    // the files may come in any order and split the seeds; the arms come back in the preset's order
+    const merged = mergeResults([part(loose, looseRun), part(tight, tightRun, [3]), part(tight, tightRun, [1, 2])], [clipping]);
+    expect(merged).toHaveLength(1);
+    expect(merged[0].arms.map((a) => a.label)).toEqual([tight, loose]);
+    expect(merged[0].arms[0].runs.map((r) => r.seed)).toEqual(seeds);
+    const whole = claimFor(clipping.name).check([arm(tight, seeds.map(tightRun)), arm(loose, seeds.map(looseRun))], { klTarget: 0 });
+    expect(whole.ok).toBe(true);
+    expect(merged[0].claim).toMatchObject(whole);
+    // swapped, the claim fails, as it would in one run
+    expect(mergeResults([part(tight, looseRun), part(loose, tightRun)], [clipping])[0].claim.ok).toBe(false);
+  });
+
+  it('refuses runs that cannot be put together, naming the preset and what differs', () => {
+    const longer = { ...part(loose, looseRun), iterations: 40 };
+    expect(() => mergeResults([part(tight, tightRun), longer], [clipping])).toThrow(/Tight vs loose clipping: the runs to merge have different budgets \(20, 40 iterations\)/);
+    expect(() => mergeResults([part(tight, tightRun), part(tight, tightRun, [3])], [clipping])).toThrow(/seed 3 is in more than one of the runs to merge/);
+    expect(() => mergeResults([part(tight, tightRun), part(loose, looseRun, [1, 2])], [clipping])).toThrow(/arm ε = 0\.5 has seeds 1, 2, arm ε = 0\.05 1, 2, 3/);
+  });
+
+  it.each([
+    [['--preset', 'Tight vs loose clipping', '--arm', 'ε = 9'], /no arm "ε = 9"/],
+    [['--arm', 'ε = 0.5'], /needs exactly one --preset/],
+    [['--merge', '/nonexistent/learning.json'], /--merge \/nonexistent\/learning\.json: not a file `npm run learning -- --json` wrote/],
+    [['--merge', 'a.json', '--preset', 'DAPO'], /leave out --preset and --arm/],
+  ])('npm run learning %j exits 2 and says why', { timeout: 120_000 }, (args, why) => {
+    const r = spawnSync('npx', ['tsx', 'src/cli/learning.ts', ...args], { encoding: 'utf8', timeout: 110_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(why);
   });
 });
 

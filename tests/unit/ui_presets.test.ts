@@ -38,7 +38,7 @@ describe('experiment presets', () => {
   });
 
   it('includes the presets named in the product and looks presets up by name', () => {
-    for (const name of ['Learn arithmetic', 'Reward hacking without KL', 'Tight vs loose clipping', 'PPO vs GRPO', 'Adaptive KL', 'Stop properly']) {
+    for (const name of ['Learn arithmetic', 'Reward hacking without KL', 'Tight vs loose clipping', 'PPO vs GRPO', 'Adaptive KL', 'Stop properly', 'Entropy collapse']) {
       expect(PRESETS.map((p) => p.name)).toContain(name);
     }
     expect(presetValues('PPO vs GRPO').advantageEstimator).toBe('group_norm');
