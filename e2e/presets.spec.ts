@@ -178,14 +178,18 @@ test('Run both survives a reload: the arm in progress resumes from its saved sta
   await expect(page.getByTestId('sequence-status')).toContainText(`Arm 2 of ${labels.length}: ${labels[1]}`, { timeout: 150_000 });
   await expect.poll(async () => (await runList(page))[1]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  // The worker finishes the iteration in flight before it pauses: wait for that, so k is final.
+  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
   // The state Pause saves is the second arm's (the first arm's, saved at its end, is replaced).
   const armRun = await page.evaluate(() => (JSON.parse(localStorage.getItem('ppo-playground-run-both') ?? '{}') as { runId?: string }).runId);
   expect(armRun).toBeTruthy();
+  // Saved after the arm's last iteration: the state's iteration is the run's count of iterations.
   await expect
     .poll(
       async () => {
         const st = await savedState(page);
-        return st && st.runId === armRun ? st.iter : 0;
+        const its = (await runList(page))[1]?.its ?? -1;
+        return st && st.runId === armRun && st.iter >= 1 && st.iter === its ? st.iter : 0;
       },
       { timeout: 60_000 },
     )
