@@ -33,6 +33,11 @@ function useEvalRuns(runs: readonly RunRecord[]): readonly EvalRun[] {
   return last.current;
 }
 
+/** A run's thinner, dashed companion of its sampled line (greedy: "5 3", pass@k: "1 3"), without dots. */
+function companionLine(dataKey: string, name: string, color: string, width: number, dash: string) {
+  return <Line key={dataKey} dataKey={dataKey} name={name} stroke={color} strokeWidth={width * 0.8} strokeDasharray={dash} dot={false} isAnimationActive={false} connectNulls />;
+}
+
 export function HeldOutChart({ runs, present = false }: { runs: readonly RunRecord[]; present?: boolean }) {
   return <HeldOutFigure runs={useEvalRuns(runs)} present={present} />;
 }
@@ -132,36 +137,8 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
                 isAnimationActive={false}
                 connectNulls
               />,
-              ...(greedy
-                ? [
-                    <Line
-                      key={greedyId(run.id)}
-                      dataKey={greedyId(run.id)}
-                      name={t('heldOut.greedy', { name: run.name })}
-                      stroke={run.color}
-                      strokeWidth={style.line * 0.8}
-                      strokeDasharray="5 3"
-                      dot={false}
-                      isAnimationActive={false}
-                      connectNulls
-                    />,
-                  ]
-                : []),
-              ...(pass
-                ? [
-                    <Line
-                      key={passId(run.id)}
-                      dataKey={passId(run.id)}
-                      name={t('heldOut.passAtK', { name: run.name, k: EVAL_SAMPLES_PER_PROMPT })}
-                      stroke={run.color}
-                      strokeWidth={style.line * 0.8}
-                      strokeDasharray="1 3"
-                      dot={false}
-                      isAnimationActive={false}
-                      connectNulls
-                    />,
-                  ]
-                : []),
+              ...(greedy ? [companionLine(greedyId(run.id), t('heldOut.greedy', { name: run.name }), run.color, style.line, '5 3')] : []),
+              ...(pass ? [companionLine(passId(run.id), t('heldOut.passAtK', { name: run.name, k: EVAL_SAMPLES_PER_PROMPT }), run.color, style.line, '1 3')] : []),
             ])}
           </LineChart>
         </ResponsiveContainer>
