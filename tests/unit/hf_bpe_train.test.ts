@@ -42,7 +42,29 @@ function referenceEncode(text: string, style: PreTokenizerStyle, vocab: Map<stri
 }
 
 function randomText(r: ReturnType<typeof rng>): string {
-  const pieces = ['the', ' cat', ' 123', '4567', "'s", "'LL", ' DON’T', '\n', '\n\n', '  ', '\t', 'é', 'café', ' 数字', '🎉', '!?', ' 7 + 8 = 15', 'Ω', '<|im_end|>', '<|im_start|>', ' x'];
+  const pieces = [
+    'the',
+    ' cat',
+    ' 123',
+    '4567',
+    "'s",
+    "'LL",
+    ' DON’T',
+    '\n',
+    '\n\n',
+    '  ',
+    '\t',
+    'é',
+    'café',
+    ' 数字',
+    '🎉',
+    '!?',
+    ' 7 + 8 = 15',
+    'Ω',
+    '<|im_end|>',
+    '<|im_start|>',
+    ' x',
+  ];
   let s = '';
   const n = r.int(0, 12);
   for (let i = 0; i < n; i++) s += pieces[r.int(0, pieces.length)];

@@ -86,7 +86,9 @@ describe('openHfFolder on synthetic folders of every family', () => {
     const w = weight(info.weights, 'layers.0.up');
     const file = folder.files.get(w.file)!;
     new DataView(file.buffer, file.byteOffset + w.begin + 4 * 3, 4).setFloat32(0, 1e5, true);
-    await expect(readWeightF16(folder, w)).rejects.toThrow(/model\.safetensors: tensor model\.layers\.0\.mlp\.up_proj\.weight holds 1 value\(s\) beyond float16's range ±65504 \(first: 100000 at element 3\)/);
+    await expect(readWeightF16(folder, w)).rejects.toThrow(
+      /model\.safetensors: tensor model\.layers\.0\.mlp\.up_proj\.weight holds 1 value\(s\) beyond float16's range ±65504 \(first: 100000 at element 3\)/,
+    );
     expect((await readWeightF32(folder, w))[3]).toBe(100000);
   });
 });
@@ -126,7 +128,9 @@ describe('openHfFolder refuses bad folders by name, before reading any weight', 
     await expect(openHfFolder(folder)).rejects.toThrow('model.safetensors.index.json maps model.norm.weight to model-00001-of-00002.safetensors but that file has no such tensor');
     index.weight_map['model.norm.weight'] = 'model-00009-of-00009.safetensors';
     folder.setJson('model.safetensors.index.json', index);
-    await expect(openHfFolder(folder)).rejects.toThrow('model.safetensors.index.json names model-00009-of-00009.safetensors (for model.norm.weight) but the folder has no such file');
+    await expect(openHfFolder(folder)).rejects.toThrow(
+      'model.safetensors.index.json names model-00009-of-00009.safetensors (for model.norm.weight) but the folder has no such file',
+    );
   });
 
   it('a missing tensor, pickle weights, no config, a wrong vocab_size and a tokenizer larger than the vocabulary', async () => {
@@ -151,10 +155,16 @@ describe('openHfFolder refuses bad folders by name, before reading any weight', 
     tied.setJson('config.json', cfg);
     await expect(openHfFolder(tied)).rejects.toThrow(/tensor lm_head\.weight is missing \(config\.json says tie_word_embeddings false/);
 
-    const pickle = new MemoryFolder('p', [...base.files].filter(([n]) => n !== 'model.safetensors'));
+    const pickle = new MemoryFolder(
+      'p',
+      [...base.files].filter(([n]) => n !== 'model.safetensors'),
+    );
     pickle.files.set('pytorch_model.bin', new Uint8Array(16));
     await expect(openHfFolder(pickle)).rejects.toThrow(/pytorch_model\.bin: only safetensors weights are read/);
-    const noConfig = new MemoryFolder('nc', [...base.files].filter(([n]) => n !== 'config.json'));
+    const noConfig = new MemoryFolder(
+      'nc',
+      [...base.files].filter(([n]) => n !== 'config.json'),
+    );
     await expect(openHfFolder(noConfig)).rejects.toThrow(/^config\.json is missing from nc/);
     const small = new MemoryFolder('s', base.files);
     small.setJson('config.json', { ...cfg, vocab_size: 300 });
@@ -187,7 +197,9 @@ describe('openHfFolder refuses bad folders by name, before reading any weight', 
     header[key] = { ...header[key], dtype: 'I32', shape: [info.arch.dModel] };
     json = JSON.stringify(header).padEnd(hdrLen, ' ');
     patched.set(new TextEncoder().encode(json), 8);
-    await expect(openHfFolder(f)).rejects.toThrow('model.safetensors: tensor transformer.h.1.ln_2.weight has dtype I32; supported: BF16, F16, F32 (quantised or integer weights are not)');
+    await expect(openHfFolder(f)).rejects.toThrow(
+      'model.safetensors: tensor transformer.h.1.ln_2.weight has dtype I32; supported: BF16, F16, F32 (quantised or integer weights are not)',
+    );
   });
 });
 
@@ -210,7 +222,9 @@ describe('folders on disk and from File objects', () => {
     expect(await readWeightF32(disk, weight(info.weights, 'layers.1.down'))).toEqual(await readWeightF32(mem, weight(info.weights, 'layers.1.down')));
     const last = info.weightFiles[1].name;
     truncateSync(join(dir, last), info.weightFiles[1].bytes - 10);
-    await expect(openHfFolder(new NodeFolder(dir))).rejects.toThrow(new RegExp(`^${last.replace(/\./g, '\\.')}: tensor lm_head\\.weight ends at byte \\d+ but the file has \\d+ bytes`));
+    await expect(openHfFolder(new NodeFolder(dir))).rejects.toThrow(
+      new RegExp(`^${last.replace(/\./g, '\\.')}: tensor lm_head\\.weight ends at byte \\d+ but the file has \\d+ bytes`),
+    );
     await expect(disk.read('config.json', 0, 1e9)).rejects.toThrow(/config\.json: cannot read bytes \[0, 1000000000\) of a file of \d+ bytes/);
   });
 

@@ -84,7 +84,9 @@ describe('chat templates through @huggingface/jinja', () => {
       '{%- endif %}',
     ].join('\n');
     const t = new HfTokenizer(gpt2Json, parseTokenizerConfig({ bos_token: '<s>', chat_template: template }, null), null);
-    expect(t.renderChat('  Add 1 and 2.  ')).toBe('<s><|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nAdd 1 and 2.<|im_end|>\n<|im_start|>assistant\n');
+    expect(t.renderChat('  Add 1 and 2.  ')).toBe(
+      '<s><|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nAdd 1 and 2.<|im_end|>\n<|im_start|>assistant\n',
+    );
   });
 
   it('chat_template.jinja wins over tokenizer_config’s; a list of named templates gives its "default"', () => {
@@ -141,7 +143,15 @@ describe('token ids of a model folder', () => {
 
   it('generation_config.json: eos an int or a list, HF defaults for what it leaves out, bad values named', () => {
     const a = parseHfConfig({ architectures: ['GPT2LMHeadModel'], n_embd: 8, n_head: 2, n_layer: 1, vocab_size: 10, eos_token_id: 3, bos_token_id: 1 });
-    expect(parseGenerationConfig({ eos_token_id: 5 }, a)).toMatchObject({ eosTokenIds: [5], bosTokenId: 1, doSample: false, temperature: 1, topP: 1, topK: 50, maxNewTokens: null });
+    expect(parseGenerationConfig({ eos_token_id: 5 }, a)).toMatchObject({
+      eosTokenIds: [5],
+      bosTokenId: 1,
+      doSample: false,
+      temperature: 1,
+      topP: 1,
+      topK: 50,
+      maxNewTokens: null,
+    });
     expect(parseGenerationConfig({ eos_token_id: [5, 6, 5], temperature: 0.6, top_p: 0.95, do_sample: true, max_new_tokens: 64 }, a)).toMatchObject({
       eosTokenIds: [5, 6],
       temperature: 0.6,

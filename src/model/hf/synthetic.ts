@@ -157,7 +157,8 @@ export function resolveDims(spec: SyntheticSpec): SyntheticDims {
     maxPositions: d.maxPositions ?? 128,
   };
   for (const [k, v] of Object.entries(dims)) if (!Number.isSafeInteger(v) || v < 1) throw new Error(`synthetic dims: ${k} must be a positive integer, got ${v}`);
-  if (dims.vocab < SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length) throw new Error(`synthetic dims: vocab must be ≥ ${SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length} (the tokenizer's ids)`);
+  if (dims.vocab < SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length)
+    throw new Error(`synthetic dims: vocab must be ≥ ${SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length} (the tokenizer's ids)`);
   return dims;
 }
 
@@ -169,9 +170,26 @@ export function syntheticConfig(spec: SyntheticSpec): Record<string, unknown> {
   const f = baseFamily(spec.family);
   const torchDtype = { BF16: 'bfloat16', F16: 'float16', F32: 'float32' }[spec.dtype];
   const ids = syntheticSpecialIds(spec.family);
-  const common = { architectures: [ARCHITECTURE_OF[f]], model_type: f, torch_dtype: torchDtype, tie_word_embeddings: isTied(spec), vocab_size: dims.vocab, bos_token_id: ids.endoftext, eos_token_id: ids.imEnd };
+  const common = {
+    architectures: [ARCHITECTURE_OF[f]],
+    model_type: f,
+    torch_dtype: torchDtype,
+    tie_word_embeddings: isTied(spec),
+    vocab_size: dims.vocab,
+    bos_token_id: ids.endoftext,
+    eos_token_id: ids.imEnd,
+  };
   if (f === 'gpt2') {
-    return { ...common, n_layer: dims.nLayer, n_embd: dims.dModel, n_head: dims.nHead, n_inner: dims.dFf, n_positions: dims.maxPositions, activation_function: 'gelu_new', layer_norm_epsilon: 1e-5 };
+    return {
+      ...common,
+      n_layer: dims.nLayer,
+      n_embd: dims.dModel,
+      n_head: dims.nHead,
+      n_inner: dims.dFf,
+      n_positions: dims.maxPositions,
+      activation_function: 'gelu_new',
+      layer_norm_epsilon: 1e-5,
+    };
   }
   const cfg: Record<string, unknown> = {
     ...common,
@@ -364,7 +382,14 @@ export function describeSynthetic(spec: SyntheticSpec): SyntheticDescription {
 function badConfig(spec: SyntheticSpec, cfg: Record<string, unknown>): Record<string, unknown> {
   switch (spec.bad) {
     case 't5':
-      return { architectures: ['T5ForConditionalGeneration'], model_type: 't5', is_encoder_decoder: true, d_model: resolveDims(spec).dModel, num_layers: 2, vocab_size: resolveDims(spec).vocab };
+      return {
+        architectures: ['T5ForConditionalGeneration'],
+        model_type: 't5',
+        is_encoder_decoder: true,
+        d_model: resolveDims(spec).dModel,
+        num_layers: 2,
+        vocab_size: resolveDims(spec).vocab,
+      };
     case 'wrong-hidden':
       return baseFamily(spec.family) === 'gpt2' ? { ...cfg, n_embd: (cfg.n_embd as number) + 16 } : { ...cfg, hidden_size: (cfg.hidden_size as number) + 16 };
     case 'quantized':
@@ -408,7 +433,10 @@ export async function writeSynthetic(spec: SyntheticSpec, sink: FolderSink, bloc
   if (spec.bad !== 'no-tokenizer') await put('tokenizer.json', new TextEncoder().encode(JSON.stringify(familyTokenizerJson(spec.family))));
   await put('tokenizer_config.json', enc(tokenizerConfigOf(spec)));
   const ids = syntheticSpecialIds(spec.family);
-  await put('generation_config.json', enc({ bos_token_id: ids.endoftext, eos_token_id: [ids.imEnd, ids.endoftext], pad_token_id: ids.endoftext, do_sample: true, temperature: 0.7, top_p: 0.8, top_k: 20 }));
+  await put(
+    'generation_config.json',
+    enc({ bos_token_id: ids.endoftext, eos_token_id: [ids.imEnd, ids.endoftext], pad_token_id: ids.endoftext, do_sample: true, temperature: 0.7, top_p: 0.8, top_k: 20 }),
+  );
 
   const rngs = new Map<string, Rng>();
   const fill = (t: TensorSpec, start: number, count: number): Float64Array => {

@@ -60,9 +60,7 @@ export class HfTokenizer {
     let max = -1;
     for (const id of vocab.values()) if (id > max) max = id;
     this.vocabSize = max + 1;
-    this.specialIds = new Set(
-      [...this.tok.get_added_tokens_decoder().entries()].filter(([, t]) => (t as unknown as { special?: boolean }).special).map(([id]) => id),
-    );
+    this.specialIds = new Set([...this.tok.get_added_tokens_decoder().entries()].filter(([, t]) => (t as unknown as { special?: boolean }).special).map(([id]) => id));
   }
 
   get hasChatTemplate(): boolean {
