@@ -83,6 +83,8 @@ describe('trainByteLevelBpe', () => {
         expect(nBpe).toBeLessThanOrEqual(400);
         expect(trained.merges.length).toBeGreaterThan(50);
         expect(SPECIALS.map((s) => trained.vocab.get(s))).toEqual([nBpe, nBpe + 1, nBpe + 2]);
+        // merges are written "a b": byte-level pieces hold no space, so each splits into exactly two
+        for (const m of json.model.merges as string[]) expect(m.split(' ')).toHaveLength(2);
         expect(JSON.stringify(trainByteLevelBpe(syntheticCorpus(), { vocabSize: 400, style, specialTokens: SPECIALS }).tokenizerJson)).toBe(JSON.stringify(trained.tokenizerJson));
       });
 

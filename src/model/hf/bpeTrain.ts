@@ -182,9 +182,10 @@ export function trainByteLevelBpe(corpus: string | string[], opts: BpeTrainOptio
       end_of_word_suffix: '',
       fuse_unk: false,
       byte_fallback: false,
-      ignore_merges: false,
       vocab: Object.fromEntries(tokens.map((t, i) => [t, i])),
-      merges,
+      // "a b" strings, which every version of the tokenizers library reads (pairs as arrays only from
+      // 0.20); byte-level pieces never hold a space (it is "Ġ"), so the split is unambiguous
+      merges: merges.map(([a, b]) => `${a} ${b}`),
     },
   };
   return { tokenizerJson, vocab, merges };
