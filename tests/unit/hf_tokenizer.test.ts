@@ -1,8 +1,8 @@
-// The tokenizer wrapper against ids known from outside this code (GPT-2's real tokenizer.json, ids
-// from transformers' documentation), chat templates rendered to exact strings, and the token ids
-// (bos, eos list, pad) a model folder's three files define.
-import { readFileSync } from 'node:fs';
+// The tokenizer wrapper against ids derived by hand from the BPE rules (a GPT-2-format
+// tokenizer.json written below: GPT-2's byte order and regex, nine merges), chat templates rendered
+// to exact strings, and the token ids (bos, eos list, pad) a model folder's three files define.
 import { describe, expect, it } from 'vitest';
+import { bytesToUnicode } from '../../src/model/hf/bpeTrain.ts';
 import { parseGenerationConfig, parseTokenizerConfig } from '../../src/model/hf/generationConfig.ts';
 import { parseHfConfig } from '../../src/model/hf/config.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
@@ -10,56 +10,95 @@ import { chatmlTemplate, synthesizeToMemory } from '../../src/model/hf/synthetic
 import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
 import { rng } from '../helpers/random.ts';
 
-const gpt2Json = JSON.parse(readFileSync(new URL('../fixtures/hf/gpt2-tokenizer.json', import.meta.url), 'utf8'));
-const gpt2Config = parseTokenizerConfig({ bos_token: '<|endoftext|>', eos_token: '<|endoftext|>', unk_token: '<|endoftext|>', add_prefix_space: false }, null);
-const gpt2 = new HfTokenizer(gpt2Json, gpt2Config, null);
+/**
+ * A GPT-2-format tokenizer.json: the 256 byte symbols in GPT-2's id order (printable bytes first,
+ * so "!" = 0, "," = 11, and the space "Ġ" = 220, as in GPT-2's own vocabulary), these merges in
+ * rank order (ids 256…264), then the added token <|endoftext|> = 265.
+ */
+const MERGES = ['l l', 'H e', 'He ll', 'Hell o', 'Ġ w', 'o r', 'Ġw or', 'Ġwor l', 'Ġworl d'];
+const handJson = (() => {
+  const table = bytesToUnicode();
+  const order: number[] = [];
+  for (let b = 0x21; b <= 0x7e; b++) order.push(b);
+  for (let b = 0xa1; b <= 0xac; b++) order.push(b);
+  for (let b = 0xae; b <= 0xff; b++) order.push(b);
+  for (let b = 0; b < 256; b++) if (!order.includes(b)) order.push(b);
+  const vocab: Record<string, number> = {};
+  order.forEach((b, i) => {
+    vocab[table[b]] = i;
+  });
+  MERGES.forEach((m, i) => {
+    vocab[m.replace(' ', '')] = 256 + i;
+  });
+  const byteLevel = (useRegex: boolean) => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: useRegex });
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [{ id: 265, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
+    normalizer: null,
+    pre_tokenizer: byteLevel(true),
+    post_processor: byteLevel(false),
+    decoder: byteLevel(false),
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges: MERGES },
+  };
+})();
+const handConfig = parseTokenizerConfig({ bos_token: '<|endoftext|>', eos_token: '<|endoftext|>', unk_token: '<|endoftext|>', add_prefix_space: false }, null);
+const hand = new HfTokenizer(handJson, handConfig, null);
+// Byte ids by GPT-2's order: printable ASCII b → b − 0x21; 0xA1…0xAC → 94 + (b − 0xA1); 0xAE…0xFF → 106 + (b − 0xAE).
+const id = (ch: string) => ch.charCodeAt(0) - 0x21;
 
-describe('GPT-2’s real tokenizer.json through @huggingface/tokenizers', () => {
-  it('gives the ids transformers documents', () => {
-    // GPT2Tokenizer's docstring: a leading space changes the first token
-    expect(gpt2.encode('Hello world')).toEqual([15496, 995]);
-    expect(gpt2.encode(' Hello world')).toEqual([18435, 995]);
-    // the input of transformers' GPT-2 usage examples
-    expect(gpt2.encode('Hello, my dog is cute')).toEqual([15496, 11, 616, 3290, 318, 13779]);
-    expect(gpt2.encode('hello world')).toEqual([31373, 995]);
-    expect(gpt2.encode('<|endoftext|>')).toEqual([50256]);
+describe('a hand-built GPT-2-format tokenizer.json through @huggingface/tokenizers', () => {
+  it('gives the ids the BPE rules give, merge by merge', () => {
+    // "Hello": l+l (rank 0) → H+e (1) → He+ll (2) → Hell+o (3) = 259; " world": Ġ+w (4), o+r (5), Ġw+or (6), +l (7), +d (8) = 264
+    expect(hand.encode('Hello world')).toEqual([259, 264]);
+    // the pre-tokenizer cuts "Hello", ",", " world"; "," is byte 0x2C = 11, as in GPT-2
+    expect(hand.encode('Hello, world')).toEqual([259, 11, 264]);
+    // no merge starts with "h": only l+l applies
+    expect(hand.encode('hello')).toEqual([id('h'), id('e'), 256, id('o')]);
+    // " Hello" is one word "ĠHello": its merges build "Hello" beside the space "Ġ" = 220, and no merge joins "Ġ" to it
+    expect(hand.encode(' Hello')).toEqual([220, 259]);
+    // "é" is the bytes C3 A9 → 106 + (0xC3 − 0xAE) = 127 and 94 + (0xA9 − 0xA1) = 102
+    expect(hand.encode('é')).toEqual([127, 102]);
+    expect(hand.encode('<|endoftext|>')).toEqual([265]);
+    expect(hand.encode('Hi<|endoftext|>')).toEqual([id('H'), id('i'), 265]);
   });
 
   it('ids, specials and decoding', () => {
-    expect(gpt2.vocabSize).toBe(50257);
-    expect(gpt2.eosIds).toEqual([50256]);
-    expect(gpt2.bosId).toBe(50256);
-    expect(gpt2.padId).toBeNull();
-    expect(gpt2.isSpecial(50256)).toBe(true);
-    expect(gpt2.isSpecial(995)).toBe(false);
-    expect(gpt2.tokenText(995)).toBe(' world');
-    const ids = gpt2.encode('Hi<|endoftext|>');
-    expect(gpt2.decode(ids)).toBe('Hi<|endoftext|>');
-    expect(gpt2.decode(ids, { skipSpecialTokens: true })).toBe('Hi');
-    expect(gpt2.hasChatTemplate).toBe(false);
-    // GPT-2's tokenizer_config.json sets clean_up_tokenization_spaces true: " !" loses its space, as in transformers
-    const cleaning = new HfTokenizer(gpt2Json, parseTokenizerConfig({ clean_up_tokenization_spaces: true }, null), null);
-    expect(cleaning.decode(gpt2.encode('Hi !'))).toBe('Hi!');
-    expect(gpt2.decode(gpt2.encode('Hi !'))).toBe('Hi !');
-    expect(gpt2.decode([])).toBe('');
-    expect(() => gpt2.renderChat('x')).toThrow(/no chat template/);
+    expect(hand.vocabSize).toBe(266);
+    expect(hand.eosIds).toEqual([265]);
+    expect(hand.bosId).toBe(265);
+    expect(hand.padId).toBeNull();
+    expect(hand.isSpecial(265)).toBe(true);
+    expect(hand.isSpecial(264)).toBe(false);
+    expect(hand.tokenText(264)).toBe(' world');
+    const ids = hand.encode('Hi<|endoftext|>');
+    expect(hand.decode(ids)).toBe('Hi<|endoftext|>');
+    expect(hand.decode(ids, { skipSpecialTokens: true })).toBe('Hi');
+    expect(hand.hasChatTemplate).toBe(false);
+    // with clean_up_tokenization_spaces (GPT-2's tokenizer_config sets it) " !" loses its space, as in transformers
+    const cleaning = new HfTokenizer(handJson, parseTokenizerConfig({ clean_up_tokenization_spaces: true }, null), null);
+    expect(cleaning.decode(hand.encode('Hi !'))).toBe('Hi!');
+    expect(hand.decode(hand.encode('Hi !'))).toBe('Hi !');
+    expect(hand.decode([])).toBe('');
+    expect(() => hand.renderChat('x')).toThrow(/no chat template/);
   });
 
   it('round-trips random text, multi-byte characters included', () => {
     const r = rng(41);
-    const alphabet = [...'abcXYZ 019.,;:!?\'"\n\t -', 'é', '数', '字', '🎉', 'ß', 'Ω'];
+    const alphabet = [...'abcXYZ 019.,;:!?\'"\n\t -', 'é', '数', '字', '🎉', 'ß', 'Ω', 'H', 'e', 'l', 'o', 'w'];
     for (let n = 0; n < 200; n++) {
       let s = '';
       const len = r.int(0, 30);
       for (let i = 0; i < len; i++) s += alphabet[r.int(0, alphabet.length)];
-      expect(gpt2.decode(gpt2.encode(s))).toBe(s);
+      expect(hand.decode(hand.encode(s))).toBe(s);
     }
   });
 });
 
 describe('chat templates through @huggingface/jinja', () => {
   const chatml = parseTokenizerConfig({ eos_token: '<|im_end|>', chat_template: chatmlTemplate(false) }, null);
-  const tok = new HfTokenizer(gpt2Json, chatml, null);
+  const tok = new HfTokenizer(handJson, chatml, null);
 
   it('ChatML: one user turn with and without the generation prompt, exactly', () => {
     expect(tok.renderChat('What is 2 + 3?')).toBe('<|im_start|>user\nWhat is 2 + 3?<|im_end|>\n<|im_start|>assistant\n');
@@ -83,7 +122,7 @@ describe('chat templates through @huggingface/jinja', () => {
       "    {{- '<|im_start|>assistant\\n' }}",
       '{%- endif %}',
     ].join('\n');
-    const t = new HfTokenizer(gpt2Json, parseTokenizerConfig({ bos_token: '<s>', chat_template: template }, null), null);
+    const t = new HfTokenizer(handJson, parseTokenizerConfig({ bos_token: '<s>', chat_template: template }, null), null);
     expect(t.renderChat('  Add 1 and 2.  ')).toBe(
       '<s><|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nAdd 1 and 2.<|im_end|>\n<|im_start|>assistant\n',
     );
@@ -107,7 +146,7 @@ describe('chat templates through @huggingface/jinja', () => {
   });
 
   it('a template that raises names the template', () => {
-    const t = new HfTokenizer(gpt2Json, parseTokenizerConfig({ chat_template: "{{ raise_exception('only user and assistant roles') }}" }, null), null);
+    const t = new HfTokenizer(handJson, parseTokenizerConfig({ chat_template: "{{ raise_exception('only user and assistant roles') }}" }, null), null);
     expect(() => t.renderChat('x')).toThrow(/only user and assistant roles/);
   });
 });
