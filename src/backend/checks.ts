@@ -84,7 +84,6 @@ export const PPO_CHECKS: OpChecks<PpoOps> = {
     const [B] = expectBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
     expectShape('scores', scores, [B]);
   },
-  gae: (rewards, values, actionMask) => void expectBA(['rewards', rewards], ['values', values], ['action_mask', actionMask]),
   whiten: (x, actionMask) => expectShape('action_mask', actionMask, x.shape),
   groupAdvantages(args) {
     const [B] = expectBA(['logprobs', args.logprobs], ['ref_logprobs', args.refLogprobs], ['action_mask', args.actionMask]);

@@ -50,13 +50,6 @@ export interface PpoOps {
   shapeRewards(scores: Tensor, logprobs: Tensor, refLogprobs: Tensor, actionMask: Tensor, beta: number, estimator: KlEstimator): { rewards: Tensor; kl: Tensor };
 
   /**
-   * GAE reverse scan per row (parallel over B): where mask: δ = r + γ·next − v; last = δ + γλ·last;
-   * next = v. Masked positions carry `next` and `last` through. advantages = last at each t
-   * (not whitened); returns = advantages + values.
-   */
-  gae(rewards: Tensor, values: Tensor, actionMask: Tensor, gamma: number, lam: number): { advantages: Tensor; returns: Tensor };
-
-  /**
    * Masked whitening over all action tokens of the batch: mean and Bessel-corrected variance over
    * mask = 1, out = (x − mean)·rsqrt(var + 1e-8) (+ mean when shiftMean is false), at every position.
    */

@@ -2,6 +2,7 @@
 // float64 CPU reference in the same run.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { gae } from '../ops/gae.ts';
 import { Rng } from '../util/rng.ts';
 import { timeIt, type Timed } from './timing.ts';
 
@@ -95,7 +96,7 @@ const OPS: [string, Op][] = [
   ['logprobs (bwd)', (be, x) => [be.ppo.logprobsBackward(x.logits, x.tokens, 0.9, x.adv, x.values)]],
   ['kl k3', (be, x) => [be.ppo.kl(x.logp, x.ref, 'k3')]],
   ['shape_rewards', (be, x) => Object.values(be.ppo.shapeRewards(x.scores, x.logp, x.ref, x.mask, 0.05, 'k1'))],
-  ['gae', (be, x) => Object.values(be.ppo.gae(x.rewards, x.values, x.mask, 1, 0.95))],
+  ['gae', (be, x) => Object.values(gae(be, { rewards: x.rewards, values: x.values, actionMask: x.mask, gamma: 1, lam: 0.95 }))],
   ['whiten', (be, x) => [be.ppo.whiten(x.adv, x.mask, true)]],
   [
     'group_advantages grpo',

@@ -2,6 +2,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, POLICY_STATS, VALUE_STATS, type KlEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { gae } from '../ops/gae.ts';
 import { COV_DEFAULTS, COV_LOSS_MODES, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, type PolicyLossParams } from '../reference/policyLoss.ts';
 import { BASELINE_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
 import { parseRolloutIsThreshold, parseRolloutRs, ROLLOUT_IS_LEVELS, rolloutCorrMetricsRef, type RolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
@@ -102,7 +103,7 @@ export async function runKernel(be: Backend, name: string, input: Input): Promis
       const m = mask(be, input, shape, 'rewards');
       const gamma = numberField(input, 'gamma', { min: 0, max: 1 })!;
       const lam = numberField(input, 'lam', { min: 0, max: 1 })!;
-      const r = be.ppo.gae(tensors[0], tensors[1], m, gamma, lam);
+      const r = gae(be, { rewards: tensors[0], values: tensors[1], actionMask: m, gamma, lam });
       return out(be, { advantages: r.advantages, returns: r.returns });
     }
     case 'whiten': {

@@ -12,6 +12,7 @@ import { tensorsIn } from '../backend/scope.ts';
 import type { GroupEstimator } from '../backend/ppoOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
+import { gae } from '../ops/gae.ts';
 import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 
@@ -151,7 +152,7 @@ function experienceFrom(
   let advantages: Tensor;
   let returns: Tensor;
   if (cfg.advantageEstimator === 'gae') {
-    const g = be.ppo.gae(rewards, values, trainMask, cfg.gamma, cfg.lam);
+    const g = gae(be, { rewards, values, actionMask: trainMask, gamma: cfg.gamma, lam: cfg.lam });
     advantages = be.ppo.whiten(g.advantages, trainMask, true);
     returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
   } else {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { gae } from '../../src/ops/gae.ts';
 import { CpuNnOps } from '../../src/backend/cpu/cpuNn.ts';
 import { CpuPpoOps } from '../../src/backend/cpu/cpuPpo.ts';
 import { CpuSeqOps } from '../../src/backend/cpu/cpuSeq.ts';
@@ -85,7 +86,7 @@ describe('one checking layer for both backends', () => {
     const be = new CpuBackend();
     const x = be.zeros([2, 3]);
     const bad = be.zeros([3, 2]);
-    expect(() => be.ppo.gae(x, bad, x, 1, 1)).toThrow('values: expected shape [2, 3], got [3, 2]');
+    expect(() => gae(be, { rewards: x, values: bad, actionMask: x, gamma: 1, lam: 1 })).toThrow('values: expected shape [2, 3], got [3, 2]');
     expect(() => be.ppo.tisWeights(x, x, x, 0)).toThrow(/cap/);
     expect(() => be.ppo.policyLoss(x, x, x, x, { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' })).toThrow('policyLoss: clipLow must be a finite number > 0, got 0');
     expect(() => be.nn.adamw(x, bad, x, x, x, null, { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 })).toThrow(

@@ -12,7 +12,8 @@ import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
-import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { gae } from '../../src/ops/gae.ts';
 import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
 import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
 import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
@@ -26,19 +27,22 @@ interface Dispatch {
   buffers: number;
 }
 
-function recordingHost(log: Dispatch[]): GpuOpsHost {
-  const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
+/** A WebGPU backend on a runtime that only records dispatches (no GPU): ops run through it as on a device. */
+function recordingHost(log: Dispatch[]): WebGpuBackend {
   const rt = {
+    adapterName: 'recording',
     cpuAdapter: false,
+    pool: { acquire: () => ({}) as GPUBuffer, release() {} },
+    recorder: { write() {}, copy() {}, encoderOutsidePass: () => ({ clearBuffer() {} }) },
     dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: UniformValues | null) {
       log.push({ spec, uniform, buffers: buffers.length });
     },
   };
-  return { rt: rt as unknown as GpuRuntime, empty: make, tensor: (_d, shape, dtype) => make(shape, dtype), dispose: () => {} };
+  return new WebGpuBackend(rt as unknown as GpuRuntime);
 }
 
 /** Every op with valid arguments, covering each kernel variant (rows/tiled layer norm, prefill/decode, …). */
-function runAllOps(host: GpuOpsHost): void {
+function runAllOps(host: WebGpuBackend): void {
   const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
   const [B, A, V] = [4, 3, 5];
   const ppo = new WebGpuPpoOps(host);
@@ -50,7 +54,7 @@ function runAllOps(host: GpuOpsHost): void {
   ppo.kl(ba(), ba(), 'k3');
   ppo.klGrad(ba(), ba(), 'k3');
   ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
-  ppo.gae(ba(), ba(), ba(), 1, 0.95);
+  gae(host, { rewards: ba(), values: ba(), actionMask: ba(), gamma: 1, lam: 0.95 });
   ppo.whiten(ba(), ba(), true);
   for (const estimator of ['reinforce', 'rloo'] as const) {
     ppo.groupAdvantages({ estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });

@@ -1,7 +1,7 @@
 // The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
-import type { Backend } from '../backend.ts';
+import type { Backend, OpDef } from '../backend.ts';
 import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
@@ -82,5 +82,9 @@ export class CpuBackend implements Backend {
   }
   counters(): GpuCounters {
     return this.stats;
+  }
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.cpu(args, this));
   }
 }

@@ -2,7 +2,6 @@
 import type { KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { klGradRef, klRef } from '../../reference/kl.ts';
-import { gaeRef } from '../../reference/gae.ts';
 import { groupAdvantagesRef } from '../../reference/groupAdvantages.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
 import { whitenRef } from '../../reference/whiten.ts';
@@ -36,11 +35,6 @@ export class CpuPpoOps implements PpoOps {
     const [B, A] = logprobs.shape;
     const r = shapeRewardsRef(cpu(scores).data, cpu(logprobs).data, cpu(refLogprobs).data, cpu(actionMask).data, B, A, beta, estimator);
     return { rewards: new CpuTensor(r.rewards, [B, A], 'f32'), kl: new CpuTensor(r.kl, [B, A], 'f32') };
-  }
-  gae(rewards: Tensor, values: Tensor, actionMask: Tensor, gamma: number, lam: number) {
-    const [B, A] = rewards.shape;
-    const r = gaeRef(cpu(rewards).data, cpu(values).data, cpu(actionMask).data, B, A, gamma, lam);
-    return { advantages: new CpuTensor(r.advantages, [B, A], 'f32'), returns: new CpuTensor(r.returns, [B, A], 'f32') };
   }
   whiten(x: Tensor, actionMask: Tensor, shiftMean: boolean): Tensor {
     return new CpuTensor(whitenRef(cpu(x).data, cpu(actionMask).data, shiftMean), x.shape, 'f32');

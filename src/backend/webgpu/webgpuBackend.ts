@@ -3,7 +3,7 @@
 import { declaredKernels } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
-import type { Backend } from '../backend.ts';
+import type { Backend, GpuOpsHost, OpDef } from '../backend.ts';
 import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
 import type { PpoOps } from '../ppoOps.ts';
@@ -15,7 +15,7 @@ import { decodeStepKernel, WebGpuSeqOps } from './webgpuSeq.ts';
 import { WebGpuPpoOps } from './webgpuPpo.ts';
 import { Scopes } from '../scope.ts';
 
-export class WebGpuBackend implements Backend {
+export class WebGpuBackend implements Backend, GpuOpsHost {
   readonly kind = 'webgpu' as const;
   readonly label: string;
   readonly ppo: PpoOps;
@@ -137,5 +137,10 @@ export class WebGpuBackend implements Backend {
 
   counters(): GpuCounters {
     return this.rt.counters;
+  }
+
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.webgpu(args, this));
   }
 }

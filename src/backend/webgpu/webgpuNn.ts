@@ -8,7 +8,8 @@ import { uniformLayout } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { matmulDims, rowsCols, seqDims } from '../shapes.ts';
-import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { gpu } from './gpuTensor.ts';
+import type { GpuOpsHost } from '../backend.ts';
 
 const MM_WG = 64;
 const BIAS_GRAD_WG = 64;

@@ -8,7 +8,8 @@ import type { RolloutCorrectionParams } from '../../reference/rolloutCorrection.
 import { COV_DEFAULTS, COV_LOSS_MODES, policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../../reference/policyLoss.ts';
 import type { ActorLossParams, KlEstimator, LossAgg, NormScale, PolicyLossParams, PpoOps, ValueLossParams } from '../ppoOps.ts';
 import type { Tensor } from '../tensor.ts';
-import { gpu, GpuTensor, gpuTensor, type GpuOpsHost } from './gpuTensor.ts';
+import { gpu, GpuTensor, gpuTensor } from './gpuTensor.ts';
+import type { GpuOpsHost } from '../backend.ts';
 import { elementGrid, WebGpuNnOps } from './webgpuNn.ts';
 
 const WG = 64;
@@ -16,7 +17,6 @@ const WG = 64;
 // Uniform structs, in each shader's field order (tests/unit/wgsl_params.test.ts checks them by name).
 const KL_UNIFORM = uniformLayout('Params', { n: 'u32', estimator: 'u32' });
 const REWARDS_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', beta: 'f32', estimator: 'u32' });
-const GAE_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', lam: 'f32' });
 const WHITEN_UNIFORM = uniformLayout('Params', { n: 'u32', shift_mean: 'u32' });
 const GROUP_UNIFORM = uniformLayout('Params', { B: 'u32', A: 'u32', gamma: 'f32', estimator: 'u32' });
 const TIS_UNIFORM = uniformLayout('Params', { n: 'u32', cap: 'f32' });
@@ -100,7 +100,6 @@ const KL_BACKWARD = kernel({ ...KL_FORWARD, entry: 'kl_backward' });
 // whiten runs as ONE workgroup with a tree reduction, so its size must be a power of two ≤ 256.
 const WG_WHITEN = 256;
 const SHAPE_REWARDS = kernel({ shader: 'rewards', entry: 'shape_rewards', uniform: REWARDS_UNIFORM, storage: ['read', 'read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
-const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: GAE_UNIFORM, storage: ['read', 'read', 'read', 'rw', 'rw'], constants: { WG } });
 const WHITEN = kernel({ shader: 'whiten', entry: 'whiten', uniform: WHITEN_UNIFORM, storage: ['read', 'read', 'rw'], constants: { WG: WG_WHITEN } });
 // group_scores also reads the baselines (ReMax) and the action mask (OPO's lengths); mask_advantages the baselines.
 const GROUP_SCORES = kernel({ shader: 'group_advantages', entry: 'group_scores', uniform: GROUP_UNIFORM, storage: ['read', 'read', 'rw', 'read', 'read'], constants: { WG } });
@@ -196,14 +195,6 @@ export class WebGpuPpoOps implements PpoOps {
     const bufs = [gpu(scores), gpu(logprobs), gpu(refLogprobs), gpu(actionMask), gpu(rewards), gpu(kl)];
     this.be.rt.dispatch(SHAPE_REWARDS, bufs, u, [groups(B * A, WG)]);
     return { rewards, kl };
-  }
-  gae(rewards: Tensor, values: Tensor, actionMask: Tensor, gamma: number, lam: number) {
-    const [B, A] = rewards.shape;
-    const advantages = this.be.empty([B, A]);
-    const returns = this.be.empty([B, A]);
-    const u = { B, A, gamma, lam };
-    this.be.rt.dispatch(GAE, [gpu(rewards), gpu(values), gpu(actionMask), gpu(advantages), gpu(returns)], u, [groups(B, WG)]);
-    return { advantages, returns };
   }
   whiten(x: Tensor, actionMask: Tensor, shiftMean: boolean): Tensor {
     const out = this.be.empty(x.shape);

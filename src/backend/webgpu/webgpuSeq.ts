@@ -6,7 +6,8 @@ import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes.ts';
 import type { BlockOffsets, DecodeModel, DecodeShape, SampleParams, SeqOps } from '../seqOps.ts';
 import type { Tensor } from '../tensor.ts';
-import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { gpu } from './gpuTensor.ts';
+import type { GpuOpsHost } from '../backend.ts';
 import { elementGrid } from './webgpuNn.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
