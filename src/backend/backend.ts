@@ -3,7 +3,6 @@
 // labelled slow fallback). Model and trainer code is written once against this interface.
 import type { GpuCounters } from '../gpu/recorder.ts';
 import type { NnOps } from './nnOps.ts';
-import type { PpoOps } from './ppoOps.ts';
 import type { DecodeShape, SeqOps } from './seqOps.ts';
 import type { DType, Tensor } from './tensor.ts';
 import type { GpuRuntime } from '../gpu/runtime.ts';
@@ -68,7 +67,6 @@ export interface Backend {
    */
   run<A, R>(op: OpDef<A, R>, args: A): R;
 
-  readonly ppo: PpoOps;
   readonly nn: NnOps;
   readonly seq: SeqOps;
 }

@@ -7,7 +7,8 @@ import { kernel } from '../gpu/pipelines.ts';
 import { groups } from '../gpu/runtime.ts';
 import { uniformLayout } from '../gpu/uniforms.ts';
 import { gaeRef } from '../reference/gae.ts';
-import { defineOp } from './op.ts';
+import { bt, jsonOutputs, maskTensor, numberField } from './kernelInput.ts';
+import { defineOp, type Op } from './op.ts';
 import { expectBA } from './shapes.ts';
 
 export interface GaeArgs {
@@ -32,7 +33,7 @@ const GAE = kernel({ shader: 'gae', entry: 'gae', uniform: GAE_UNIFORM, storage:
  * Masked positions carry `next` and `last` through. advantages = last at each t; returns =
  * advantages + values.
  */
-export const gae = defineOp<GaeArgs, GaeResult>({
+export const gae: Op<GaeArgs, GaeResult> = defineOp({
   name: 'gae',
   kernels: [GAE],
   check: ({ rewards, values, actionMask }) => void expectBA(['rewards', rewards], ['values', values], ['action_mask', actionMask]),
@@ -48,4 +49,16 @@ export const gae = defineOp<GaeArgs, GaeResult>({
     be.rt.dispatch(GAE, [gpu(rewards), gpu(values), gpu(actionMask), gpu(advantages), gpu(returns)], { B, A, gamma, lam }, [groups(B, WG)]);
     return { advantages, returns };
   },
+  json: {
+    name: 'gae',
+    async run(be, input) {
+      const { shape, tensors } = bt(be, input, ['rewards', 'values']);
+      const actionMask = maskTensor(be, input, shape, 'rewards');
+      const gamma = numberField(input, 'gamma', { min: 0, max: 1 })!;
+      const lam = numberField(input, 'lam', { min: 0, max: 1 })!;
+      const r = gae(be, { rewards: tensors[0], values: tensors[1], actionMask, gamma, lam });
+      return jsonOutputs(be, { advantages: r.advantages, returns: r.returns });
+    },
+  },
+  bench: { label: 'gae', run: (be, x) => gae(be, { rewards: x.rewards, values: x.values, actionMask: x.mask, gamma: 1, lam: 0.95 }) },
 });

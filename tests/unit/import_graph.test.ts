@@ -70,7 +70,7 @@ const FORBIDDEN: Record<string, string[]> = {
   // parsers and the layers the CLIs drive, never a CLI itself.
   bench: ['ui', 'store'],
   cli: ['ui', 'store', 'worker'],
-  fuzz: ['ui'],
+  fuzz: ['ui', 'cli'],
 };
 
 /** Entry points: what index.html, package.json scripts, vitest/playwright configs start. */
