@@ -2,7 +2,6 @@
 // WebGPU (the real one, float32 WGSL kernels) and a float64 CPU reference (the test oracle and the
 // labelled slow fallback). Model and trainer code is written once against this interface.
 import type { GpuCounters } from '../gpu/recorder.ts';
-import type { NnOps } from './nnOps.ts';
 import type { DecodeShape, SeqOps } from './seqOps.ts';
 import type { DType, Tensor } from './tensor.ts';
 import type { GpuRuntime } from '../gpu/runtime.ts';
@@ -67,7 +66,6 @@ export interface Backend {
    */
   run<A, R>(op: OpDef<A, R>, args: A): R;
 
-  readonly nn: NnOps;
   readonly seq: SeqOps;
 }
 

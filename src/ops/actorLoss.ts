@@ -14,11 +14,13 @@ import { actorLossRef, type ActorLossParams } from '../reference/actorLoss.ts';
 import { aggCode, KL_ESTIMATOR_CODE, LOSS_MODE_CODE } from '../reference/kernelCodes.ts';
 import { COV_LOSS_MODES, policyAgg, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT, validatePolicyLossParams } from '../reference/policyLoss.ts';
 import { aggregate } from './aggregate.ts';
+import { axpy, fill, mul, scale } from './elementwise.ts';
 import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward, LOGPROBS_ROWS_MAX_V } from './logprobs.ts';
 import { defineOp, type Op } from './op.ts';
 import { policyLoss } from './policyLoss.ts';
 import { expectBA } from './shapes.ts';
+import { sliceSeq, sliceSeqBackward } from './slice.ts';
 
 export interface ActorLossArgs {
   logits: Tensor; // (B, S, V) f32, the actor's logits over whole sequences
@@ -77,17 +79,16 @@ const ACTOR_LOSS = kernel({
 /** actorLoss as the per-op kernels (large batches or vocabularies): the composition actor_loss.wgsl fuses. */
 function perOp(be: GpuOpsHost, a: ActorLossArgs): ActorLossResult {
   const { logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params } = a;
-  const { nn } = be;
   const S = logits.shape[1];
   const A = tokens.shape[1];
   const normScale = params.normScale ?? 'per_seq';
-  const scored = nn.sliceSeq(logits, start, A); // (B, A, V)
+  const scored = sliceSeq(be, { x: logits, start, len: A }); // (B, A, V)
   const { logprobs: logp, entropy: tokenEntropy } = logprobs(be, { logits: scored, tokens, temperature });
   const { stats: policy, gradLogprobs } = policyLoss(be, { oldLogprobs, logprobs: logp, advantages, actionMask, params, isWeights: a.isWeights });
   const ent = aggregate(be, { x: tokenEntropy, actionMask, agg: params.agg, normScale });
   let gradEntropy: Tensor | null = null;
   if (params.entropyCoef > 0) {
-    nn.scale(ent.weights, -params.entropyCoef); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
+    scale(be, { x: ent.weights, alpha: -params.entropyCoef }); // loss −c·Σw·H  →  ∂loss/∂H = −c·w
     gradEntropy = ent.weights;
   }
   let klLoss: Tensor;
@@ -97,16 +98,16 @@ function perOp(be: GpuOpsHost, a: ActorLossArgs): ActorLossResult {
     const agg = aggregate(be, { x: klTok, actionMask, agg: params.agg, normScale });
     klLoss = agg.value;
     const dKl = klGrad(be, klArgs);
-    nn.scale(dKl, params.kl.coef);
-    const term = nn.mul(agg.weights, dKl); // w⊙(c·klGrad): 0 on masked tokens
-    nn.axpy(1, term, gradLogprobs);
+    scale(be, { x: dKl, alpha: params.kl.coef });
+    const term = mul(be, { a: agg.weights, b: dKl }); // w⊙(c·klGrad): 0 on masked tokens
+    axpy(be, { alpha: 1, x: term, y: gradLogprobs });
     be.dispose(klTok, agg.weights, dKl, term);
   } else {
     klLoss = be.empty([1]);
-    nn.fill(klLoss, 0);
+    fill(be, { x: klLoss, value: 0 });
   }
   const gScored = logprobsBackward(be, { logits: scored, tokens, temperature, gradLogprobs, gradEntropy });
-  const gradLogits = nn.sliceSeqBackward(gScored, S, start);
+  const gradLogits = sliceSeqBackward(be, { grad: gScored, seqLen: S, start });
   be.dispose(scored, tokenEntropy, gradLogprobs, ent.weights, gScored);
   return { gradLogits, logprobs: logp, policy, entropy: ent.value, klLoss };
 }

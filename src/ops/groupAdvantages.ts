@@ -27,6 +27,7 @@ import { bt, choiceField, denseArray, InputError, jsonOutputs, maskTensor, numbe
 import { defineOp, type Op } from './op.ts';
 import { expectBA } from './shapes.ts';
 import { shapeRewards } from './shapeRewards.ts';
+import { gatherRows } from './slice.ts';
 import { whiten } from './whiten.ts';
 import type { Backend } from '../backend/backend.ts';
 
@@ -75,7 +76,7 @@ function sequenceScores(be: GpuOpsHost, a: GroupAdvantagesArgs): Tensor {
     [B],
     'i32',
   );
-  const out = be.nn.gatherRows(cells, firstColumn); // (B, 1): GROUP_SCORES reads it as (B)
+  const out = gatherRows(be, { x: cells, index: firstColumn }); // (B, 1): GROUP_SCORES reads it as (B)
   // Safe to recycle at once: later users of these buffers are recorded (and so run) after these reads.
   be.dispose(rewards, kl, sums, firstColumn);
   return out;

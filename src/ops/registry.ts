@@ -5,15 +5,21 @@ import type { Backend } from '../backend/backend.ts';
 import { actorLoss } from './actorLoss.ts';
 import { aggregate } from './aggregate.ts';
 import { covSelect } from './covSelect.ts';
+import { add, axpy, fill, gelu, geluBackward, mul, scale } from './elementwise.ts';
+import { embedding, embeddingBackward, embeddingWindow } from './embedding.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
 import { kl, klGrad } from './kl.ts';
+import { layerNorm, layerNormBackward } from './layerNorm.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
+import { matmul, matmulBackward, matmulGelu, matmulResidual } from './matmul.ts';
 import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
+import { adamw, gradNorm } from './optim.ts';
 import { policyLoss } from './policyLoss.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
 import { shapeRewards } from './shapeRewards.ts';
+import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from './slice.ts';
 import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
@@ -39,6 +45,29 @@ export const OPS: readonly AnyOp[] = [
   rolloutCorrection,
   covSelect,
   actorLoss,
+  // Dense layers and the optimiser: (M, K) row-major activations
+  matmul,
+  matmulGelu,
+  matmulResidual,
+  matmulBackward,
+  layerNorm,
+  layerNormBackward,
+  gelu,
+  geluBackward,
+  add,
+  mul,
+  axpy,
+  scale,
+  fill,
+  embedding,
+  embeddingWindow,
+  embeddingBackward,
+  sliceSeq,
+  sliceSeqBackward,
+  gatherRows,
+  gatherRowsMany,
+  gradNorm,
+  adamw,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

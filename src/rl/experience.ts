@@ -20,6 +20,7 @@ import { shapeRewards } from '../ops/shapeRewards.ts';
 import { whiten } from '../ops/whiten.ts';
 import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
+import { gatherRows, sliceSeq } from '../ops/slice.ts';
 
 /** Device tensors of one batch of experience; the trainer disposes them after the update. */
 export interface Experience {
@@ -53,14 +54,14 @@ export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tenso
   const { be } = model;
   return be.scope(() => {
     const logits = model.infer(seq, attn, pos); // (B, S, V)
-    const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
+    const scored = sliceSeq(be, { x: logits, start: P - 1, len: A }); // (B, A, V)
     return logprobs(be, { logits: scored, tokens, temperature: T }).logprobs;
   });
 }
 
 /** Critic values (B,A) of the states that precede each action token. */
 export function actionValues(critic: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
-  return critic.be.scope(() => critic.be.nn.sliceSeq(critic.infer(seq, attn, pos), P - 1, A)); // (B, S) → (B, A)
+  return critic.be.scope(() => sliceSeq(critic.be, { x: critic.infer(seq, attn, pos), start: P - 1, len: A })); // (B, S) → (B, A)
 }
 
 export interface ExperienceModels {
@@ -96,7 +97,7 @@ export function makeExperience(
       // The response columns of the sequences, gathered as rows of one 32-bit word each.
       const tokenRows = be.view(t.sequences, 0, [B * S, 1]); // (B·S, 1) i32
       const columns = be.tensor(actionColumns(B, P, A), [B * A], 'i32');
-      const actionTokens = be.reshape(be.nn.gatherRows(tokenRows, columns), [B, A]); // (B, A) i32
+      const actionTokens = be.reshape(gatherRows(be, { x: tokenRows, index: columns }), [B, A]); // (B, A) i32
       return experienceFrom(be, m, r, t, actionTokens, scores, rewardBeta, cfg, baselines);
     });
   } catch (e) {

@@ -19,6 +19,7 @@ import { valueLoss } from '../ops/valueLoss.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
 import { actorPolicyParams } from './policyParams.ts';
+import { gatherRowsMany, sliceSeq, sliceSeqBackward } from '../ops/slice.ts';
 export { covStepSeed } from '../reference/policyLoss.ts';
 
 /** Minibatch rows of the experience, gathered on the device. */
@@ -44,8 +45,8 @@ export function gatherMinibatch(be: Backend, e: Experience, index: Int32Array): 
     const idx = be.tensor(index, [index.length], 'i32');
     // One gather for all: it copies 32-bit words, so the i32 ids come out as they went in, and
     // the device takes up to three tensors per dispatch.
-    const rows = be.nn.gatherRowsMany(
-      [
+    const rows = gatherRowsMany(be, {
+      xs: [
         e.sequences,
         e.attnMask,
         e.positions,
@@ -58,8 +59,8 @@ export function gatherMinibatch(be: Backend, e: Experience, index: Int32Array): 
         e.values,
         ...(e.tisWeights ? [e.tisWeights] : []),
       ],
-      idx,
-    );
+      index: idx,
+    });
     const [sequences, attnMask, positions, actionTokens, actionMask, oldLogprobs, refLogprobs, advantages, returns, oldValues, tisWeights] = rows;
     return {
       n: index.length,
@@ -134,7 +135,7 @@ export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg
   return be.scope((): CriticStepStats => {
     critic.zeroGrad();
     const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
-    const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
+    const values = sliceSeq(be, { x: all, start: P - 1, len: A }); // (n, A)
     const { stats, gradValues } = valueLoss(be, {
       values,
       oldValues: mb.oldValues,
@@ -142,7 +143,7 @@ export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg
       actionMask: mb.actionMask,
       params: { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale },
     });
-    critic.backward(cache, be.nn.sliceSeqBackward(gradValues, S, P - 1)); // (n, S)
+    critic.backward(cache, sliceSeqBackward(be, { grad: gradValues, seqLen: S, start: P - 1 })); // (n, S)
     const gradNorm = critic.optimizerStep(opt);
     return keepValues ? { value: stats, gradNorm, values } : { value: stats, gradNorm };
   });

@@ -22,6 +22,8 @@ import { aggregate } from '../../src/ops/aggregate.ts';
 import { kl, klGrad } from '../../src/ops/kl.ts';
 import { logprobs, logprobsBackward } from '../../src/ops/logprobs.ts';
 import { POLICY_STATS, policyLoss } from '../../src/ops/policyLoss.ts';
+import { axpy, mul, scale } from '../../src/ops/elementwise.ts';
+import { sliceSeq, sliceSeqBackward } from '../../src/ops/slice.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(xs)));
 
@@ -269,22 +271,25 @@ describe('actorLoss on cpu equals the per-op composition bit for bit', () => {
       refLogprobs: params.kl ? ref : null,
     });
     // The composition actorStep ran before (src/rl/update.ts at the base of this change).
-    const { nn } = be;
-    const scored = nn.sliceSeq(logits, x.start, x.A);
+    const scored = sliceSeq(be, { x: logits, start: x.start, len: x.A });
     const { logprobs: logp, entropy } = logprobs(be, { logits: scored, tokens, temperature: x.T });
     const { stats: policy, gradLogprobs } = policyLoss(be, { oldLogprobs: old, logprobs: logp, advantages: adv, actionMask: mask, params, isWeights: isW });
     const ent = aggregate(be, { x: entropy, actionMask: mask, agg: params.agg, normScale: params.normScale });
-    nn.scale(ent.weights, -params.entropyCoef);
+    scale(be, { x: ent.weights, alpha: -params.entropyCoef });
     let klLoss: Tensor | null = null;
     if (params.kl) {
       const klArgs = { logprobs: logp, refLogprobs: ref, estimator: params.kl.estimator };
       const agg = aggregate(be, { x: kl(be, klArgs), actionMask: mask, agg: params.agg, normScale: params.normScale });
       klLoss = agg.value;
       const dKl = klGrad(be, klArgs);
-      nn.scale(dKl, params.kl.coef);
-      nn.axpy(1, nn.mul(agg.weights, dKl), gradLogprobs);
+      scale(be, { x: dKl, alpha: params.kl.coef });
+      axpy(be, { alpha: 1, x: mul(be, { a: agg.weights, b: dKl }), y: gradLogprobs });
     }
-    const grad = nn.sliceSeqBackward(logprobsBackward(be, { logits: scored, tokens, temperature: x.T, gradLogprobs, gradEntropy: ent.weights }), x.S, x.start);
+    const grad = sliceSeqBackward(be, {
+      grad: logprobsBackward(be, { logits: scored, tokens, temperature: x.T, gradLogprobs, gradEntropy: ent.weights }),
+      seqLen: x.S,
+      start: x.start,
+    });
     const bits = async (a: Tensor, b: Tensor) => expect(Array.from(await be.read(a))).toEqual(Array.from(await be.read(b)));
     await bits(fused.gradLogits, grad);
     await bits(fused.logprobs, logp);

@@ -14,7 +14,6 @@ import { type UniformLayout, uniformLayout, type UniformValues } from '../../src
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { gae } from '../../src/ops/gae.ts';
-import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
 import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
 import { actorLoss } from '../../src/ops/actorLoss.ts';
 import { aggregate } from '../../src/ops/aggregate.ts';
@@ -27,6 +26,12 @@ import { shapeRewards } from '../../src/ops/shapeRewards.ts';
 import { tisWeights } from '../../src/ops/tisWeights.ts';
 import { valueLoss } from '../../src/ops/valueLoss.ts';
 import { whiten } from '../../src/ops/whiten.ts';
+import { add, axpy, fill, gelu, geluBackward, mul, scale } from '../../src/ops/elementwise.ts';
+import { embedding, embeddingBackward, embeddingWindow } from '../../src/ops/embedding.ts';
+import { layerNorm, layerNormBackward } from '../../src/ops/layerNorm.ts';
+import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../../src/ops/matmul.ts';
+import { adamw, gradNorm } from '../../src/ops/optim.ts';
+import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from '../../src/ops/slice.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -116,43 +121,50 @@ function runAllOps(host: WebGpuBackend): void {
     params: { ...actorParams, kl: null },
   }); // V > 256: per-op kernels
 
-  const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];
-  nn.matmul(t([M, K]), t([K, N]), t([N]), false);
-  nn.matmulGelu(t([M, K]), t([N, K]), null, true);
-  nn.matmulResidual(t([M, K]), t([K, N]), t([N]), false, t([M, N]));
-  nn.matmulBackward(t([M, N]), t([M, K]), t([K, N]), false, t([K, N]), t([N]), true);
-  nn.matmulBackward(t([M, N]), t([M, K]), t([N, K]), true, t([N, K]), null, false);
-  nn.matmul(t([512, K]), t([K, 512]), null, false); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
+  matmul(host, { a: t([M, K]), b: t([K, N]), bias: t([N]) });
+  matmulGelu(host, { a: t([M, K]), b: t([N, K]), transB: true });
+  matmulResidual(host, { a: t([M, K]), b: t([K, N]), bias: t([N]), residual: t([M, N]) });
+  matmulBackward(host, { gradOut: t([M, N]), a: t([M, K]), b: t([K, N]), gradB: t([K, N]), gradBias: t([N]), needGradA: true });
+  matmulBackward(host, { gradOut: t([M, N]), a: t([M, K]), b: t([N, K]), transB: true, gradB: t([N, K]), needGradA: false });
+  matmul(host, { a: t([512, K]), b: t([K, 512]) }); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
   for (const D of [8, 300]) {
     // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
-    const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);
-    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]));
-    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]), t([M, D])); // accumulating
+    const r = layerNorm(host, { x: t([M, D]), gamma: t([D]), beta: t([D]), eps: 1e-5 });
+    layerNormBackward(host, { gradY: t([M, D]), x: t([M, D]), gamma: t([D]), mean: r.mean, rstd: r.rstd, gradGamma: t([D]), gradBeta: t([D]) });
+    layerNormBackward(host, { gradY: t([M, D]), x: t([M, D]), gamma: t([D]), mean: r.mean, rstd: r.rstd, gradGamma: t([D]), gradBeta: t([D]), into: t([M, D]) }); // accumulating
   }
   // CPU adapters take the barrier-free variants where there is one.
   const rt = host.rt as unknown as { cpuAdapter: boolean };
   rt.cpuAdapter = true;
-  nn.layerNormBackward(t([M, 8]), t([M, 8]), t([8]), t([M]), t([M]), t([8]), t([8]));
-  nn.gradNorm(t([100]));
+  layerNormBackward(host, { gradY: t([M, 8]), x: t([M, 8]), gamma: t([8]), mean: t([M]), rstd: t([M]), gradGamma: t([8]), gradBeta: t([8]) });
+  gradNorm(host, { grads: t([100]) });
   rt.cpuAdapter = false;
-  nn.gelu(t([M, K]));
-  nn.geluBackward(t([M, K]), t([M, K]));
-  nn.add(t([M, K]), t([M, K]));
-  nn.mul(t([M, K]), t([M, K]));
-  nn.axpy(0.5, t([M, K]), t([M, K]));
-  nn.scale(t([M, K]), 2);
-  nn.fill(t([M, K], 'i32'), 1);
+  gelu(host, { x: t([M, K]) });
+  geluBackward(host, { gradY: t([M, K]), x: t([M, K]) });
+  add(host, { a: t([M, K]), b: t([M, K]) });
+  mul(host, { a: t([M, K]), b: t([M, K]) });
+  axpy(host, { alpha: 0.5, x: t([M, K]), y: t([M, K]) });
+  scale(host, { x: t([M, K]), alpha: 2 });
+  fill(host, { x: t([M, K], 'i32'), value: 1 });
   const [S, D, P] = [5, 8, 16];
-  nn.embedding(t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
-  nn.embeddingWindow(t([2, S], 'i32'), t([2, S], 'i32'), 1, 2, t([V, D]), t([P, D]));
-  nn.embeddingBackward(t([2 * S, D]), t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
-  nn.sliceSeq(t([2, S, D]), 1, 2);
-  nn.sliceSeqBackward(t([2, 2, D]), S, 1);
-  nn.gatherRows(t([4, D]), t([2], 'i32'));
-  nn.gatherRowsMany([t([4, D]), t([4, 3], 'i32'), t([4, 2, D]), t([4, 1]), t([4, 5], 'i32')], t([2], 'i32')); // a chunk of 3, then of 2
-  const norm = nn.gradNorm(t([100]));
-  nn.adamw(t([100]), t([100]), t([100]), t([100]), t([100]), norm, { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 });
+  embedding(host, { tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), wte: t([V, D]), wpe: t([P, D]) });
+  embeddingWindow(host, { tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), start: 1, len: 2, wte: t([V, D]), wpe: t([P, D]) });
+  embeddingBackward(host, { gradOut: t([2 * S, D]), tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), gradWte: t([V, D]), gradWpe: t([P, D]) });
+  sliceSeq(host, { x: t([2, S, D]), start: 1, len: 2 });
+  sliceSeqBackward(host, { grad: t([2, 2, D]), seqLen: S, start: 1 });
+  gatherRows(host, { x: t([4, D]), index: t([2], 'i32') });
+  gatherRowsMany(host, { xs: [t([4, D]), t([4, 3], 'i32'), t([4, 2, D]), t([4, 1]), t([4, 5], 'i32')], index: t([2], 'i32') }); // a chunk of 3, then of 2
+  const norm = gradNorm(host, { grads: t([100]) });
+  adamw(host, {
+    params: t([100]),
+    grads: t([100]),
+    m: t([100]),
+    v: t([100]),
+    decayMask: t([100]),
+    gradNorm: norm,
+    hp: { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 },
+  });
 
   const seq = new WebGpuSeqOps(host);
   const [H, Smax] = [2, 8];

@@ -7,7 +7,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeStepKernel } from '../../src/backend/webgpu/webgpuSeq.ts';
-import '../../src/backend/webgpu/webgpuNn.ts';
 import '../../src/ops/registry.ts';
 import { declaredKernels, type KernelSpec } from '../../src/gpu/pipelines.ts';
 import { shaderSource, specializeConstants } from '../../src/gpu/shaders.ts';

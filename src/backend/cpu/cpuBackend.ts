@@ -2,11 +2,9 @@
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend, OpDef } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, SEQ_CHECKS } from '../checks.ts';
-import type { NnOps } from '../nnOps.ts';
+import { checked, checkReshape, SEQ_CHECKS } from '../checks.ts';
 import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
-import { CpuNnOps } from './cpuNn.ts';
 import { CpuSeqOps } from './cpuSeq.ts';
 import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
 import { Scopes } from '../scope.ts';
@@ -19,7 +17,6 @@ export class CpuBackend implements Backend {
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
   // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
-  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS, this.track);
   readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {

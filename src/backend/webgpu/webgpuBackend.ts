@@ -4,19 +4,16 @@ import { declaredKernels } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend, GpuOpsHost, OpDef } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, SEQ_CHECKS } from '../checks.ts';
-import type { NnOps } from '../nnOps.ts';
+import { checked, checkReshape, SEQ_CHECKS } from '../checks.ts';
 import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
-import { WebGpuNnOps } from './webgpuNn.ts';
 import { decodeStepKernel, WebGpuSeqOps } from './webgpuSeq.ts';
 import { Scopes } from '../scope.ts';
 
 export class WebGpuBackend implements Backend, GpuOpsHost {
   readonly kind = 'webgpu' as const;
   readonly label: string;
-  readonly nn: NnOps;
   readonly seq: SeqOps;
 
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
@@ -25,7 +22,6 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
     // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
-    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS, this.track);
     this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS, this.track);
   }
 
