@@ -1,10 +1,11 @@
-// One interface for every op the model and PPO need, with two implementations:
-// WebGPU (the real one, float32 WGSL kernels) and a float64 CPU reference (the test oracle and the
-// labelled slow fallback). Model and trainer code is written once against this interface.
+// The one interface the ops, the model and the trainer run on, with two implementations: WebGPU
+// (the real one, float32 WGSL kernels) and a float64 CPU reference (the test oracle and the
+// labelled slow fallback). A backend holds tensors, moves them to and from the host and runs ops
+// (src/ops/, each with a body per backend) through `run`; it knows no op by name.
+import type { KernelSpec } from '../gpu/pipelines.ts';
 import type { GpuCounters } from '../gpu/recorder.ts';
-import type { DecodeShape, SeqOps } from './seqOps.ts';
-import type { DType, Tensor } from './tensor.ts';
 import type { GpuRuntime } from '../gpu/runtime.ts';
+import type { DType, Tensor } from './tensor.ts';
 import type { GpuTensor } from './webgpu/gpuTensor.ts';
 
 export interface Backend {
@@ -42,11 +43,12 @@ export interface Backend {
    */
   scope<T>(fn: () => T): T;
   /**
-   * Builds ahead of use what decoding at this shape needs beyond the backend's fixed kernels (on
-   * WebGPU the fused decode step, whose pipeline is sized per shape). Calling it is optional:
-   * anything not built is built on first use. Resolves at once on the CPU backend.
+   * Builds these kernels ahead of use, all at once (createComputePipelineAsync), only those this
+   * adapter dispatches (KernelSpec.only), calling `onBuilt` after each. Optional: a kernel not yet
+   * built when first dispatched is compiled on the spot. Resolves at once on the CPU backend.
+   * The ops say which kernels they need (src/ops/registry.ts declaredKernels, decodeStep's per shape).
    */
-  precompileShape(shape: DecodeShape): Promise<void>;
+  precompile(kernels: readonly KernelSpec[], onBuilt?: (built: number, total: number) => void): Promise<void>;
   /** Submits recorded work without waiting. */
   flush(): void;
   /**
@@ -65,8 +67,6 @@ export interface Backend {
    * it returns in the innermost scope. Call the op's function (`gae(be, { … })`), not this.
    */
   run<A, R>(op: OpDef<A, R>, args: A): R;
-
-  readonly seq: SeqOps;
 }
 
 /**

@@ -10,6 +10,7 @@ import { LN_EPS, type GptConfig } from './config.ts';
 import { geluBackward } from '../ops/elementwise.ts';
 import { layerNorm, layerNormBackward } from '../ops/layerNorm.ts';
 import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../ops/matmul.ts';
+import { attentionBackward } from '../ops/attention.ts';
 
 /** A dense layer's weight (in, out) and bias (out), or a layer norm's gain and bias (D). */
 export interface Affine {
@@ -114,7 +115,7 @@ export function blockBackward(be: Backend, p: BlockParams, g: BlockParams, a: Bl
   be.dispose(gLn2, a.ln2.mean, a.ln2.rstd, a.mid);
   // Attention branch.
   const gAtt = matmulBackward(be, { gradOut: gX, a: a.att, b: p.attnProj.w, gradB: g.attnProj.w, gradBias: g.attnProj.b, needGradA: true })!;
-  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, a.att, nHead);
+  const gQkv = attentionBackward(be, { gradOut: gAtt, qkv: a.qkv, probs: a.probs, out: a.att, nHead });
   be.dispose(gAtt, a.probs, a.att);
   const gLn1 = matmulBackward(be, { gradOut: gQkv, a: a.ln1.y, b: p.cAttn.w, gradB: g.cAttn.w, gradBias: g.cAttn.b, needGradA: true })!;
   be.dispose(gQkv, a.qkv, a.ln1.y);

@@ -3,7 +3,8 @@
 // through the whole model in one seq.decodeStep and seq.sampleStep writes the next token, mask
 // and position in place.
 // Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
-import { kvStride, type DecodeModel, type SampleParams } from '../backend/seqOps.ts';
+import { kvStride, type DecodeModel } from '../reference/seq/decode.ts';
+import type { SampleParams } from '../reference/seq/sample.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { block } from './block.ts';
 import { LN_EPS } from './config.ts';
@@ -12,6 +13,9 @@ import { embeddingWindow } from '../ops/embedding.ts';
 import { layerNorm } from '../ops/layerNorm.ts';
 import { matmul } from '../ops/matmul.ts';
 import { sliceSeq } from '../ops/slice.ts';
+import { attentionCached } from '../ops/attentionCached.ts';
+import { decodeStep } from '../ops/decodeStep.ts';
+import { sampleStep } from '../ops/sampleStep.ts';
 
 export interface PromptBatch {
   /** Left-padded prompts, row-major host arrays of B·P values. */
@@ -96,8 +100,8 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const dm = decodeModel(model);
   for (let p = P; p < S - 1; p++) {
     if (D % 4 === 0) {
-      const logits = be.seq.decodeStep(model.params, dm, kvAll, sequences, positions, attnMask, p); // (B, V)
-      be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
+      const logits = decodeStep(be, { params: model.params, model: dm, kv: kvAll, sequences, positions, attnMask, pos: p }); // (B, V)
+      sampleStep(be, { logits, sequences, attnMask, positions, finished, pos: p + 1, params, logprobs: logprobsFull });
       be.dispose(logits);
     } else {
       const col = embeddingWindow(be, { tokens: sequences, positions, start: p, len: 1, wte: model.weights.wte, wpe: model.weights.wpe }); // (B, D)
@@ -165,7 +169,7 @@ function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], at
   for (let l = 0; l < cfg.nLayer; l++) {
     // The block training uses, with the KV cache's attention: k, v of the new positions are written
     // into kv[l] and their queries attend to every cached key up to their position.
-    const attend = (qkv: Tensor) => ({ out: be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead), probs: null }); // (rows, D)
+    const attend = (qkv: Tensor) => ({ out: attentionCached(be, { qkv, kCache: kv[l].k, vCache: kv[l].v, attnMask, start, nHead: cfg.nHead }), probs: null }); // (rows, D)
     const y = be.scope(() => block(be, W.blocks[l], x, attend).y); // the block's activations are dropped
     be.dispose(owned);
     x = y;
@@ -194,6 +198,6 @@ function sampleFrom(
   let last = h;
   if (L > 1) last = sliceSeq(be, { x: be.view(h, 0, [B, L, cfg.dModel]), start: L - 1, len: 1 }); // (B, 1, D)
   const logits = matmul(be, { a: be.view(last, 0, [B, cfg.dModel]), b: model.weights.wte, transB: true }); // (B, V)
-  be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params, logprobs);
+  sampleStep(be, { logits, sequences, attnMask, positions, finished, pos, params, logprobs });
   be.dispose(logits, h, last === h ? null : last);
 }

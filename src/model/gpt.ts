@@ -19,6 +19,7 @@ import { layerNorm, layerNormBackward } from '../ops/layerNorm.ts';
 import { matmul, matmulBackward } from '../ops/matmul.ts';
 import { adamw, gradNorm } from '../ops/optim.ts';
 import { gatherRows } from '../ops/slice.ts';
+import { attention } from '../ops/attention.ts';
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
 export const NO_CLIP = 1e30;
@@ -243,7 +244,7 @@ export class Gpt {
     const W = this.p;
     const xs: Tensor[] = [embedding(be, { tokens, positions, wte: W.wte, wpe: W.wpe })]; // (R, D)
     const blocks: BlockActs[] = [];
-    const attend = (qkv: Tensor) => be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
+    const attend = (qkv: Tensor) => attention(be, { qkv, attnMask, nHead: cfg.nHead }); // (R, D), (B,H,S,S)
     for (let l = 0; l < cfg.nLayer; l++) {
       const { y, acts } = block(be, W.blocks[l], xs[l], attend);
       xs.push(y);

@@ -1,10 +1,14 @@
-// The one list of ops. Everything that enumerates ops is derived from it: `npm run kernel`'s names
-// (KERNEL_NAMES), the fuzz campaign's kernels, `npm run bench`'s kernel rows, the page's WebGPU
-// self-test and the kernels compiled ahead of use (declaredKernels). A new op is one line here.
+// The one list of ops. Everything that enumerates ops is derived from it: the kernels compiled
+// ahead of use (declaredKernels), `npm run kernel`'s names (KERNEL_NAMES; the fuzz campaign runs
+// them), `npm run bench`'s kernel rows and the page's WebGPU self-test. A new op is one line here.
 import type { Backend } from '../backend/backend.ts';
+import { forAdapter, specKey, type KernelSpec } from '../gpu/pipelines.ts';
 import { actorLoss } from './actorLoss.ts';
+import { attention, attentionBackward } from './attention.ts';
+import { attentionCached } from './attentionCached.ts';
 import { aggregate } from './aggregate.ts';
 import { covSelect } from './covSelect.ts';
+import { decodeStep } from './decodeStep.ts';
 import { add, axpy, fill, gelu, geluBackward, mul, scale } from './elementwise.ts';
 import { embedding, embeddingBackward, embeddingWindow } from './embedding.ts';
 import { gae } from './gae.ts';
@@ -18,6 +22,7 @@ import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
 import { adamw, gradNorm } from './optim.ts';
 import { policyLoss } from './policyLoss.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
+import { sampleStep } from './sampleStep.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from './slice.ts';
 import { tisWeights } from './tisWeights.ts';
@@ -68,7 +73,29 @@ export const OPS: readonly AnyOp[] = [
   gatherRowsMany,
   gradNorm,
   adamw,
+  // Sequence ops: causal attention (full and KV-cached), sampling, the fused decode step
+  attention,
+  attentionBackward,
+  attentionCached,
+  sampleStep,
+  decodeStep,
 ];
+
+/** The fixed kernels of `ops`, each once (by specKey), in registry order: what to compile ahead for them. */
+export function kernelsOf(ops: readonly AnyOp[]): KernelSpec[] {
+  const byKey = new Map<string, KernelSpec>();
+  for (const op of ops) for (const k of op.def.kernels) if (!byKey.has(specKey(k))) byKey.set(specKey(k), k);
+  return [...byKey.values()];
+}
+
+/**
+ * Every fixed kernel the ops declare; with `cpuAdapter`, only those that kind of adapter
+ * dispatches. `be.precompile(declaredKernels())` builds them all; `be.precompile(kernelsOf([…]))`
+ * first builds what a chosen set of ops needs.
+ */
+export function declaredKernels(cpuAdapter?: boolean): KernelSpec[] {
+  return forAdapter(kernelsOf(OPS), cpuAdapter);
+}
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));
 

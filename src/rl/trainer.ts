@@ -18,7 +18,7 @@ import { COV_LOSS_MODES } from '../reference/policyLoss.ts';
 import { covSelect } from '../ops/covSelect.ts';
 import { POLICY_STATS } from '../ops/policyLoss.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { DecodeShape } from '../backend/seqOps.ts';
+import { precompileShape, type DecodeShape } from '../ops/decodeStep.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
@@ -185,7 +185,7 @@ export class PpoTrainer {
     requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
     t.checkShapes(config);
-    await be.precompileShape(decodeShapeOf(config, actor.cfg));
+    await precompileShape(be, decodeShapeOf(config, actor.cfg));
     return t;
   }
 

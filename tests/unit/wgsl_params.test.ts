@@ -8,13 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KernelSpec } from '../../src/gpu/pipelines.ts';
-import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
+import { kvStride, type DecodeModel } from '../../src/reference/seq/decode.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { gae } from '../../src/ops/gae.ts';
-import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
 import { actorLoss } from '../../src/ops/actorLoss.ts';
 import { aggregate } from '../../src/ops/aggregate.ts';
 import { groupAdvantages } from '../../src/ops/groupAdvantages.ts';
@@ -32,6 +31,10 @@ import { layerNorm, layerNormBackward } from '../../src/ops/layerNorm.ts';
 import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../../src/ops/matmul.ts';
 import { adamw, gradNorm } from '../../src/ops/optim.ts';
 import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from '../../src/ops/slice.ts';
+import { attention, attentionBackward } from '../../src/ops/attention.ts';
+import { attentionCached } from '../../src/ops/attentionCached.ts';
+import { decodeStep } from '../../src/ops/decodeStep.ts';
+import { sampleStep } from '../../src/ops/sampleStep.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -166,22 +169,21 @@ function runAllOps(host: WebGpuBackend): void {
     hp: { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 },
   });
 
-  const seq = new WebGpuSeqOps(host);
   const [H, Smax] = [2, 8];
-  const { probs } = seq.attention(t([2 * S, 3 * D]), t([2, S]), H);
-  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, t([2 * S, D]), H);
-  seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
-  seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
-  seq.sampleStep(
-    t([2, V]),
-    t([2, Smax], 'i32'),
-    t([2, Smax]),
-    t([2, Smax], 'i32'),
-    t([2], 'i32'),
-    3,
-    { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 },
-    t([2, Smax]),
-  );
+  const { probs } = attention(host, { qkv: t([2 * S, 3 * D]), attnMask: t([2, S]), nHead: H });
+  attentionBackward(host, { gradOut: t([2 * S, D]), qkv: t([2 * S, 3 * D]), probs, out: t([2 * S, D]), nHead: H });
+  attentionCached(host, { qkv: t([2 * 3, 3 * D]), kCache: t([2, Smax, D]), vCache: t([2, Smax, D]), attnMask: t([2, Smax]), start: 0, nHead: H }); // prefill
+  attentionCached(host, { qkv: t([2, 3 * D]), kCache: t([2, Smax, D]), vCache: t([2, Smax, D]), attnMask: t([2, Smax]), start: 3, nHead: H }); // decode
+  sampleStep(host, {
+    logits: t([2, V]),
+    sequences: t([2, Smax], 'i32'),
+    attnMask: t([2, Smax]),
+    positions: t([2, Smax], 'i32'),
+    finished: t([2], 'i32'),
+    pos: 3,
+    params: { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 },
+    logprobs: t([2, Smax]),
+  });
   // The fused decode step over a one-block model laid out back to back in one flat parameter tensor.
   let at = 0;
   const take = (n: number) => {
@@ -216,7 +218,15 @@ function runAllOps(host: WebGpuBackend): void {
       },
     ],
   };
-  seq.decodeStep(t([at]), dm, t([2 * kvStride(2, Smax, D)]), t([2, Smax], 'i32'), t([2, Smax], 'i32'), t([2, Smax]), 3);
+  decodeStep(host, {
+    params: t([at]),
+    model: dm,
+    kv: t([2 * kvStride(2, Smax, D)]),
+    sequences: t([2, Smax], 'i32'),
+    positions: t([2, Smax], 'i32'),
+    attnMask: t([2, Smax]),
+    pos: 3,
+  });
 }
 
 // ---- the WGSL side ----

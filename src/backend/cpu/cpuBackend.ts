@@ -1,13 +1,11 @@
 // The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
-// fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
+// fallback where WebGPU is missing. Each op's CPU body (src/ops/) is a thin call into src/reference/.
+import type { KernelSpec } from '../../gpu/pipelines.ts';
 import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
 import type { Backend, OpDef } from '../backend.ts';
-import { checked, checkReshape, SEQ_CHECKS } from '../checks.ts';
-import type { DecodeShape, SeqOps } from '../seqOps.ts';
-import { sizeOf, type DType, type Tensor } from '../tensor.ts';
-import { CpuSeqOps } from './cpuSeq.ts';
-import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
 import { Scopes } from '../scope.ts';
+import { checkReshape, sizeOf, type DType, type Tensor } from '../tensor.ts';
+import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
@@ -16,8 +14,6 @@ export class CpuBackend implements Backend {
   private readonly stats: GpuCounters = zeroCounters();
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
-  // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
-  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
     const t = cpuTensor(data, shape, dtype);
@@ -66,7 +62,7 @@ export class CpuBackend implements Backend {
   scope<T>(fn: () => T): T {
     return this.scopes.run(fn);
   }
-  precompileShape(_shape: DecodeShape): Promise<void> {
+  precompile(_kernels: readonly KernelSpec[]): Promise<void> {
     return Promise.resolve(); // nothing to build ahead on the CPU
   }
   flush(): void {}
