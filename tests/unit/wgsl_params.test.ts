@@ -1,13 +1,15 @@
 // WGSL's `struct Params` and `@binding`s are kept in step with the TypeScript dispatchers: WebGPU
 // checks binding *types* at pipeline creation, but never what a uniform block means, so a field
 // added, dropped or reordered on one side would silently shift every value after it. Here every
-// WebGPU op runs against a recording host (no GPU): each dispatch's KernelSpec, its uniform layout
-// (field names, order and types) and the values it passed by name are compared with the shader's
-// uniform struct and bindings.
+// op runs on a WebGPU backend whose runtime only records (no GPU): each dispatch's KernelSpec, its
+// uniform layout (field names, order and types) and the values it passed by name are compared with
+// the shader's uniform struct and bindings. The dispatches cover every kernel the ops declare
+// (src/ops/registry.ts), so each declared layout is checked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KernelSpec } from '../../src/gpu/pipelines.ts';
+import { specKey, type KernelSpec } from '../../src/gpu/pipelines.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
 import { kvStride, type DecodeModel } from '../../src/reference/seq/decode.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
@@ -320,6 +322,14 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
       for (const m of source(name).matchAll(/@compute[^f]*fn\s+(\w+)/g)) entries.push(`${name}#${m[1]}`);
     }
     expect(entries.filter((e) => !seen.has(e))).toEqual([]);
+  });
+
+  it('every kernel the ops declare is dispatched here, and every fixed kernel dispatched is declared (so precompile builds it)', () => {
+    const dispatched = new Set(log.map((d) => specKey(d.spec)));
+    const declared = declaredKernels().map(specKey);
+    expect(declared.filter((k) => !dispatched.has(k))).toEqual([]);
+    // The decode step's kernel is sized per model shape (precompileShape builds it), not declared.
+    expect([...dispatched].filter((k) => !declared.includes(k) && !k.startsWith('decode_step#'))).toEqual([]);
   });
 
   it.each([...seen.keys()])('%s', (key) => {
