@@ -29,9 +29,8 @@ import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
 
-/** Any op, for lists (the argument and result types are each op's own). */
-// biome-ignore lint/suspicious/noExplicitAny: a list of ops of different argument types
-export type AnyOp = { readonly def: OpSpec<any, any> };
+/** Any op, for lists: its definition's parts that do not depend on its argument and result types. */
+export type AnyOp = { readonly def: OpSpec<never, unknown> };
 
 export const OPS: readonly AnyOp[] = [
   // PPO math: B sequences, A action positions, V vocabulary
@@ -103,7 +102,7 @@ const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [
 export const KERNEL_NAMES: readonly string[] = JSON_KERNELS.map((k) => k.name);
 
 /** `npm run kernel <name>`: one op on a JSON object of named inputs; an InputError names a bad field. */
-export function runKernel(be: Backend, name: string, input: JsonInput): Promise<Record<string, unknown>> {
+export async function runKernel(be: Backend, name: string, input: JsonInput): Promise<Record<string, unknown>> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('the input must be a JSON object');
   const kernel = JSON_KERNELS.find((k) => k.name === name);
   if (!kernel) throw new InputError(`unknown kernel "${name}" (one of ${KERNEL_NAMES.join(', ')})`);
