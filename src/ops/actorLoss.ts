@@ -3,8 +3,7 @@
 // sum wrt the logits. Math: shaders/actor_loss.wgsl's header; float64 reference:
 // src/reference/actorLoss.ts (the per-op composition that `perOp` below runs on WebGPU).
 import type { GpuOpsHost } from '../backend/backend.ts';
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

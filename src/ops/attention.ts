@@ -1,8 +1,7 @@
 // Causal multi-head self-attention over full sequences and its backward. D = H·Dh model width.
 // Math: shaders/attention.wgsl's and shaders/attention_backward.wgsl's headers; float64
 // reference: src/reference/seq/attention.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,8 +1,7 @@
 // KV-cached attention for L new positions of each sequence (prefill: L = the prompt, decode: L = 1).
 // Math: shaders/attention_cached.wgsl's header; float64 reference: attentionCachedRef in
 // src/reference/seq/attention.ts. Matches `attention` on the same inputs (tested).
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

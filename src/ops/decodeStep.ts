@@ -2,8 +2,7 @@
 // sampling) in one dispatch on WebGPU. Math: shaders/decode_step.wgsl's header; float64 reference:
 // src/reference/seq/decode.ts (the per-op chain, op for op).
 import type { Backend } from '../backend/backend.ts';
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import type { KernelSpec } from '../gpu/pipelines.ts';

@@ -1,8 +1,7 @@
 // Element-wise ops: GELU and its backward, add, mul, and the in-place axpy, scale and fill.
 // Math: shaders/elementwise.wgsl's header; float64 references: src/reference/nn/gelu.ts,
 // src/reference/nn/elementwise.ts (the rest is one line each below).
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import type { GpuOpsHost } from '../backend/backend.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';

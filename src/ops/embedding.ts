@@ -1,7 +1,6 @@
 // Token + position embeddings and their backward. Math: shaders/embedding.wgsl's header; float64
 // reference: src/reference/nn/embedding.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { addInto, cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,9 +1,8 @@
 // Outcome-reward advantage estimators (GRPO, RLOO, REINFORCE(++), ReMax, Dr. GRPO, OPO, pass@k):
 // a score transform per group, token rewards with KL, discounted returns. Math:
 // shaders/group_advantages.wgsl's header; float64 reference: src/reference/groupAdvantages.ts.
-import type { GpuOpsHost } from '../backend/backend.ts';
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import type { Backend, GpuOpsHost } from '../backend/backend.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu, GpuTensor, gpuTensor } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';
@@ -29,7 +28,6 @@ import { expectBA } from './shapes.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { gatherRows } from './slice.ts';
 import { whiten } from './whiten.ts';
-import type { Backend } from '../backend/backend.ts';
 
 export interface GroupAdvantagesArgs {
   estimator: GroupEstimator;

@@ -1,7 +1,6 @@
 // Per-token KL estimators and their gradients wrt logp. Math: shaders/kl.wgsl's header;
 // float64 reference: src/reference/kl.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import type { GpuOpsHost } from '../backend/backend.ts';

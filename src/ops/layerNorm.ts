@@ -1,8 +1,7 @@
 // LayerNorm over the last dimension and its backward. Math: shaders/layernorm.wgsl's header (and
 // shaders/layernorm_rows.wgsl, the thread-per-row variant for small rows); float64 reference:
 // src/reference/nn/layernorm.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { addInto, cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,7 +1,6 @@
 // Log-probabilities of the chosen tokens and the entropy per position, and their gradient wrt the
 // logits. Math: shaders/logprobs.wgsl's header; float64 reference: src/reference/logprobs.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -4,8 +4,7 @@
 // activations are returned as new tensors. Row-major: "(M,K)" is M rows of K contiguous floats.
 // Math: shaders/matmul.wgsl's header; float64 reference: src/reference/nn/matmul.ts.
 import type { GpuOpsHost } from '../backend/backend.ts';
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { addInto, cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,8 +1,7 @@
 // The PPO policy loss of every loss mode (vanilla clip with asymmetric and dual clip, GSPO, CISPO,
 // SAPO, GPG, GMPO, Clip-Cov, KL-Cov) and its gradient wrt the log-probs. Math:
 // shaders/policy_loss.wgsl's header; float64 reference: src/reference/policyLoss.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

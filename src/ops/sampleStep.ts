@@ -1,7 +1,6 @@
 // One sampling step for every row of a batch, all on the device (no readback per token).
 // Math: shaders/sample.wgsl's header; float64 reference: src/reference/seq/sample.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType, expectShape } from '../backend/tensor.ts';
+import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,7 +1,6 @@
 // Reward shaping: a KL penalty per token and the score on the last action token.
 // Math: shaders/rewards.wgsl's header; float64 reference: src/reference/rewards.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

@@ -1,8 +1,7 @@
 // Copies along the sequence and batch: a window of each sequence and its adjoint, and row gathers
 // (minibatches). Math: shaders/slice.wgsl's header; float64 reference: src/reference/nn/slice.ts.
 import type { GpuOpsHost } from '../backend/backend.ts';
-import type { Tensor } from '../backend/tensor.ts';
-import { expectDType } from '../backend/tensor.ts';
+import { expectDType, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';

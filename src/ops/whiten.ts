@@ -1,7 +1,6 @@
 // Masked whitening over every action token of the batch. Math: shaders/whiten.wgsl's header;
 // float64 reference: src/reference/whiten.ts.
-import type { Tensor } from '../backend/tensor.ts';
-import { expectShape } from '../backend/tensor.ts';
+import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
 import { kernel } from '../gpu/pipelines.ts';
