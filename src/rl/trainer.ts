@@ -14,9 +14,11 @@
 // counter is the whole RNG state: saveState / loadState carry it with the weights, both optimisers
 // and the KL controller (trainerSave.ts).
 import type { Backend } from '../backend/backend.ts';
-import { COV_LOSS_MODES, POLICY_STATS } from '../backend/ppoOps.ts';
+import { COV_LOSS_MODES } from '../reference/policyLoss.ts';
+import { covSelect } from '../ops/covSelect.ts';
+import { POLICY_STATS } from '../ops/policyLoss.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { DecodeShape } from '../backend/seqOps.ts';
+import { precompileShape, type DecodeShape } from '../ops/decodeStep.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
@@ -183,7 +185,7 @@ export class PpoTrainer {
     requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
     t.checkShapes(config);
-    await be.precompileShape(decodeShapeOf(config, actor.cfg));
+    await precompileShape(be, decodeShapeOf(config, actor.cfg));
     return t;
   }
 
@@ -374,7 +376,7 @@ export class PpoTrainer {
     // The samples view marks the tokens clip_cov / kl_cov acted on in that step: the same op on
     // the step's own inputs and parameters (seed included) as its loss, so the same tokens.
     const covSelected = COV_LOSS_MODES.includes(cfg.lossMode)
-      ? be.ppo.covSelect(mb.oldLogprobs, actor.logprobs, mb.advantages, mb.actionMask, actorPolicyParams(cfg, covSeed))
+      ? covSelect(be, { oldLogprobs: mb.oldLogprobs, logprobs: actor.logprobs, advantages: mb.advantages, actionMask: mb.actionMask, params: actorPolicyParams(cfg, covSeed) })
       : null;
     if (covSelected) held.push(covSelected);
     return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios, covSelected };

@@ -3,9 +3,9 @@
 // iterations, the NaN guard restoring the state saved before the iteration, device loss, snapshot,
 // reset, checkpoint loading and the learned reward model handed to the trainer. The PPO trainer is
 // a scripted stand-in here (its own tests cover the math); worker_ppo.test.ts runs the real one.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import type { DecodeShape } from '../../src/backend/seqOps.ts';
+import type { DecodeShape } from '../../src/ops/decodeStep.ts';
 import { parseCheckpoint } from '../../src/model/checkpoint.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
@@ -15,6 +15,17 @@ import type { HostDeps } from '../../src/worker/hostDeps.ts';
 import { cpuBackend } from '../helpers/backends.ts';
 import { FakeTrainer } from '../helpers/fakeTrainer.ts';
 import { tinyActor, tinyRewardModel, workerHarness } from '../helpers/workerHarness.ts';
+
+// The decode-step shapes the worker asks to build ahead, in order (the op builds them as before).
+const decodePrecompiles = vi.hoisted(() => [] as DecodeShape[]);
+vi.mock('../../src/ops/decodeStep.ts', async (importOriginal) => {
+  const op = await importOriginal<typeof import('../../src/ops/decodeStep.ts')>();
+  const precompileShape: typeof op.precompileShape = (be, shape) => {
+    decodePrecompiles.push(shape);
+    return op.precompileShape(be, shape);
+  };
+  return { ...op, precompileShape };
+});
 
 const arithmetic = getTask('arithmetic');
 const sftBytes = (task: string) => tinyActor(task, 1);
@@ -246,24 +257,17 @@ describe('TrainerHost', () => {
   });
 
   it("a config starts building the decode step at the SFT checkpoint's shape, not the config's sizes, and fetches nothing itself", async () => {
-    const shapes: DecodeShape[] = [];
-    const original = cpuBackend.precompileShape;
-    cpuBackend.precompileShape = async (shape) => {
-      shapes.push(shape);
-    };
-    try {
-      const h = harness();
-      await h.send({ type: 'init', backend: 'cpu' });
-      // The checkpoint is dModel 32 (tinyShape); the config asks for 64, which the checkpoint overrides.
-      await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, dModel: 64, nHead: 4, maxResponseLength: 5 } });
-      await h.until(() => shapes.length > 0, 'the decode precompile');
-      const sft = parseCheckpoint(await sftBytes('arithmetic')).config;
-      expect(sft.dModel).toBe(32);
-      expect(shapes[0]).toEqual({ dModel: sft.dModel, nHead: sft.nHead, seqLen: promptWidth(arithmetic) + 5 });
-      expect(h.fetched).toEqual(['arithmetic']);
-    } finally {
-      cpuBackend.precompileShape = original;
-    }
+    const shapes = decodePrecompiles;
+    shapes.length = 0;
+    const h = harness();
+    await h.send({ type: 'init', backend: 'cpu' });
+    // The checkpoint is dModel 32 (tinyShape); the config asks for 64, which the checkpoint overrides.
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, dModel: 64, nHead: 4, maxResponseLength: 5 } });
+    await h.until(() => shapes.length > 0, 'the decode precompile');
+    const sft = parseCheckpoint(await sftBytes('arithmetic')).config;
+    expect(sft.dModel).toBe(32);
+    expect(shapes[0]).toEqual({ dModel: sft.dModel, nHead: sft.nHead, seqLen: promptWidth(arithmetic) + 5 });
+    expect(h.fetched).toEqual(['arithmetic']);
   });
 
   it('a prefetch that failed is not kept: the step fetches again and trains', async () => {
