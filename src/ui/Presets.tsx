@@ -39,7 +39,7 @@ function PresetRecipe({ preset }: { preset: Preset }) {
   const { label, text } = recipeText(t, preset);
   return (
     <p className="preset-recipe small" data-testid="preset-recipe">
-      <span className="muted">{label}</span> {text}
+      <span className="muted">{label}</span> <span className="recipe-text">{text}</span>
     </p>
   );
 }

@@ -250,13 +250,18 @@ function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
   );
 }
 
-/** "New comparison" and "Clear…" (which asks first: it deletes for good). */
-function RunActions({ deletable, anyShown }: { deletable: number; anyShown: boolean }) {
+/** "New comparison" and "Clear…" (which asks first: it deletes for good), in the panel's toolbar once there are runs. */
+function RunActions() {
   const { t } = useTranslation('charts');
+  const runs = useApp((s) => s.runs);
+  const active = useApp((s) => s.activeRunId);
   const clearRuns = useApp((s) => s.clearRuns);
   const [confirming, setConfirming] = useState(false);
+  if (runs.length === 0) return null;
+  const deletable = runs.filter((r) => r.id !== active).length;
+  const anyShown = active !== null || runs.some((r) => r.visible);
   return (
-    <div className="run-actions">
+    <>
       <button type="button" className="btn small" data-testid="new-comparison" disabled={!anyShown} title={t('runs.newComparisonHint')} onClick={() => trainer.newComparison()}>
         {t('runs.newComparison')}
       </button>
@@ -283,13 +288,13 @@ function RunActions({ deletable, anyShown }: { deletable: number; anyShown: bool
           {t('runs.clear')}
         </button>
       )}
-    </div>
+    </>
   );
 }
 
 /**
  * The runs of the current comparison, then the earlier ones folded away (each can be ticked back
- * onto the charts), with "New comparison" and "Clear…".
+ * onto the charts).
  */
 function RunList() {
   const { t } = useTranslation('charts');
@@ -307,7 +312,6 @@ function RunList() {
     );
   return (
     <div className="runs">
-      <RunActions deletable={runs.filter((r) => r.id !== active).length} anyShown={active !== null || runs.some((r) => r.visible)} />
       {current.length > 0 ? (
         <ul className="run-list" aria-label={t('runs.label')} data-testid="run-list">
           {current.map((r) => (
@@ -355,6 +359,7 @@ export function ChartsPanel() {
               {smoothing.toFixed(2)}
             </span>
           </label>
+          <RunActions />
           <button
             type="button"
             className="btn small"

@@ -36,13 +36,10 @@ function chart(metric: MetricName, when: Pick<ChartSpec, 'only' | 'applies'> = {
   };
 }
 
-const usesCritic = (c: PpoConfig) => c.advantageEstimator === 'gae';
-
 export const CHARTS: readonly ChartSpec[] = [
   chart('reward_mean'),
   chart('policy_loss'),
-  // Only GAE trains a critic: a group estimator's run logs a value loss of 0, a flat line that says nothing.
-  chart('value_loss', { applies: usesCritic }),
+  chart('value_loss'),
   chart('clipfrac'),
   chart('kl'),
   chart('kl_token_mean'),
@@ -51,7 +48,7 @@ export const CHARTS: readonly ChartSpec[] = [
   chart('kl_loss', { applies: (c) => c.useKlLoss }),
   chart('approx_kl'),
   chart('entropy'),
-  chart('explained_variance', { applies: usesCritic }),
+  chart('explained_variance'),
   chart('response_length_mean'),
   chart('rollout_old_kl'),
   chart('filtered_groups', { only: (c) => c.dynamicSampling }),
