@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { DecodeShape } from '../../src/ops/decodeStep.ts';
 import { parseCheckpoint } from '../../src/model/checkpoint.ts';
-import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
+import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { promptWidth } from '../../src/rl/rollout.ts';
 import { getTask } from '../../src/tasks/index.ts';
@@ -84,20 +84,13 @@ describe('TrainerHost', () => {
     expect(h.of('ready')).toEqual([{ type: 'ready', adapter: 'test adapter', backendLabel: 'CPU reference (float64, slow)' }]);
   });
 
-  it('setConfig reports every problem by field name and applies nothing', async () => {
+  it('setConfig applies the config it is sent: the page checked it where it entered (src/store/slices/configSlice.ts)', async () => {
     const h = harness();
     await h.send({ type: 'init', backend: 'cpu' });
-    const bad = { ...DEFAULT_CONFIG, clipLow: 1.5, temperature: NaN, miniBatches: 3 } as PpoConfig;
-    await h.send({ type: 'setConfig', config: bad });
-    const errs = h.of('error');
-    expect(errs).toHaveLength(1);
-    expect(errs[0].message).toMatch(/clipLow = 1\.5/);
-    expect(errs[0].message).toMatch(/temperature/);
-    expect(h.host.currentConfig).toEqual(DEFAULT_CONFIG);
     const good = { ...DEFAULT_CONFIG, clipLow: 0.1 };
     await h.send({ type: 'setConfig', config: good });
-    expect(h.of('error')).toHaveLength(1);
-    expect(h.host.currentConfig.clipLow).toBe(0.1);
+    expect(h.of('error')).toHaveLength(0);
+    expect(h.host.currentConfig).toEqual(good);
   });
 
   it('step runs exactly one iteration and posts stage, metrics, samples and ratios', async () => {
@@ -353,15 +346,14 @@ describe('TrainerHost', () => {
     await h.send({ type: 'saveState', requestId: 12 }); // no trainer yet
     await h.send({ type: 'loadState', requestId: 13, bytes: new Uint8Array([1, 2, 3]).buffer });
     await h.send({ type: 'trainRewardModel', requestId: 14, pairs: [] }); // arithmetic has no reward model
-    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, clipLow: 1.5 } });
     await h.send({ type: 'loadCheckpoint', role: 'critic', bytes: new Uint8Array([1]).buffer });
-    expect(h.of('error').map((e) => e.requestId)).toEqual([11, 12, 13, 14, undefined, undefined]);
+    expect(h.of('error').map((e) => e.requestId)).toEqual([11, 12, 13, 14, undefined]);
     await h.send({ type: 'step' });
     await h.send({ type: 'snapshot', requestId: 21 });
     await h.send({ type: 'saveState', requestId: 22 });
     await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'model' } });
     await h.send({ type: 'trainRewardModel', requestId: 24, pairs: [{ prompt: 'the food was', chosen: ' awful.', rejected: ' great.' }] });
-    expect(h.of('error')).toHaveLength(6);
+    expect(h.of('error')).toHaveLength(5);
     expect(h.of('snapshot').map((m) => m.requestId)).toEqual([21]);
     expect(h.of('state').map((m) => m.requestId)).toEqual([22]);
     expect(h.of('rewardModelTrained').map((m) => m.requestId)).toEqual([24]);
