@@ -2,7 +2,7 @@
 // page's URL parser (parseQuery) and a live trainer's setConfig. Every input must give either a
 // config that passes validation or problems that each name the field; nothing may throw, and the
 // base config / running trainer must come out unchanged when the input is refused.
-import { CHOICE_RULES, checked, DEFAULT_CONFIG, NUMERIC_RULES, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
+import { CHOICE_RULES, checkConfig, checked, DEFAULT_CONFIG, NUMERIC_RULES, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { configToQuery, HIDE_PARAM, parseQuery } from '../store/urlConfig.ts';
 import type { Rng } from '../util/rng.ts';
@@ -172,10 +172,21 @@ export interface ConfigurableTrainer {
   setConfig(c: PpoConfig): void;
 }
 
+/**
+ * A change to a running trainer, as the page makes one: checked where it enters (checkConfig),
+ * refused by name with the trainer untouched, or applied and still valid after.
+ */
 function checkSetConfig(trainer: ConfigurableTrainer, candidate: Record<string, unknown>): string | null {
   const before = sketch(trainer.config, 1e9);
+  const entered = checkConfig(candidate);
+  if (entered.config === null) {
+    if (sketch(trainer.config, 1e9) !== before) return 'a refused config changed the running config';
+    const p = entered.problems[0];
+    if (!namesKey(p.message, String(p.field))) return `message does not name field ${sketch(String(p.field).slice(0, 20))}: ${p.message.slice(0, 120)}`;
+    throw new Refused(p.message);
+  }
   try {
-    trainer.setConfig(candidate as unknown as PpoConfig);
+    trainer.setConfig(entered.config);
   } catch (e) {
     if (sketch(trainer.config, 1e9) !== before) return 'a refused setConfig changed the running config';
     throw e;
