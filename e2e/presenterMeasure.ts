@@ -31,7 +31,7 @@ export function measurePresenter(page: Page): Promise<PresenterMeasure> {
       const cs = getComputedStyle(el);
       return cs.visibility !== 'hidden' && cs.display !== 'none';
     };
-    const describe = (el: Element) => {
+    const whereIs = (el: Element) => {
       const id = el.id ? `#${el.id}` : '';
       const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
       const text = (el.textContent ?? el.getAttribute('aria-label') ?? '').trim().replace(/\s+/g, ' ').slice(0, 30);
@@ -43,7 +43,7 @@ export function measurePresenter(page: Page): Promise<PresenterMeasure> {
       if (!(el instanceof HTMLElement) || !shown(el)) continue;
       const ox = getComputedStyle(el).overflowX;
       if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1 && !scrollers.some((s) => el.matches(s))) {
-        overflowing.push(`${describe(el)} by ${el.scrollWidth - el.clientWidth}px`);
+        overflowing.push(`${whereIs(el)} by ${el.scrollWidth - el.clientWidth}px`);
       }
     }
     const smallControls: string[] = [];
@@ -54,12 +54,12 @@ export function measurePresenter(page: Page): Promise<PresenterMeasure> {
       // A radio inside a segmented label is the label's transparent hit area: the label is the control.
       if (type === 'radio' && getComputedStyle(el).opacity === '0') continue;
       if (type === 'checkbox' || type === 'radio' || type === 'range') {
-        if (r.height < 20 - 0.5) smallControls.push(`${describe(el)} box ${r.height.toFixed(1)}px`);
+        if (r.height < 20 - 0.5) smallControls.push(`${whereIs(el)} box ${r.height.toFixed(1)}px`);
         continue;
       }
       const px = Number.parseFloat(getComputedStyle(el).fontSize);
-      if (px < 20 - 0.05) smallControls.push(`${describe(el)} text ${px.toFixed(1)}px`);
-      if (r.height < 20 - 0.5) smallControls.push(`${describe(el)} box ${r.height.toFixed(1)}px`);
+      if (px < 20 - 0.05) smallControls.push(`${whereIs(el)} text ${px.toFixed(1)}px`);
+      if (r.height < 20 - 0.5) smallControls.push(`${whereIs(el)} box ${r.height.toFixed(1)}px`);
     }
     const sizes: { px: number; what: string }[] = [];
     for (const el of all) {
@@ -74,7 +74,7 @@ export function measurePresenter(page: Page): Promise<PresenterMeasure> {
       // KaTeX sizes its glyphs itself; the formula's own font size is what the reader sees.
       const formula = el.closest('.formula');
       if (formula) px = Number.parseFloat(getComputedStyle(formula).fontSize);
-      sizes.push({ px, what: describe(el) });
+      sizes.push({ px, what: whereIs(el) });
     }
     const sorted = sizes.map((s) => s.px).sort((a, b) => a - b);
     const medianText = sorted.length ? sorted[Math.floor(sorted.length / 2)] : 0;
@@ -91,7 +91,7 @@ export function measurePresenter(page: Page): Promise<PresenterMeasure> {
         const r = t.getBoundingClientRect();
         if (r.width === 0) continue;
         if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
-          clippedTicks.push(`${describe(svg.closest('figure') ?? svg)}: “${t.textContent}”`);
+          clippedTicks.push(`${whereIs(svg.closest('figure') ?? svg)}: “${t.textContent}”`);
       }
     }
     return { pageOverflow: document.documentElement.scrollWidth - window.innerWidth, overflowing, smallControls, medianText, smallText, clippedTicks };

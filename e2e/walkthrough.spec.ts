@@ -42,7 +42,10 @@ test('opened, the walk-through comes to the top of the window; a_t is the token�
   expect((await walk(page).boundingBox())!.y).toBeGreaterThanOrEqual(0);
   // Step 1 at the default token, the response's last (EOS): its text, not only its id.
   const t = FIXTURE.A - 1 - [...trace.actionMask.subarray(0, FIXTURE.A)].reverse().findIndex((m) => m !== 0);
-  const texts = () => walk(page).locator('.formula-fit').evaluateAll((fs) => fs.map((f) => f.getAttribute('data-tex') ?? ''));
+  const texts = () =>
+    walk(page)
+      .locator('.formula-fit')
+      .evaluateAll((fs) => fs.map((f) => f.getAttribute('data-tex') ?? ''));
   expect((await texts()).join(' ')).toContain(`a_{${t}} = \\texttt{“<eos>”}`);
   await expect(walk(page)).toContainText('<eos>');
   // Step 5: whitening says μ and σ (σ = √ of the Bessel-corrected variance), not only 1/σ.
@@ -79,7 +82,9 @@ for (const size of [
       await expect(walk(page).locator('.formula-fit .katex').first()).toBeVisible();
       const over = await walk(page)
         .locator('.formula-fit')
-        .evaluateAll((fs) => fs.map((f) => ({ tex: (f.getAttribute('data-tex') ?? '').slice(0, 50), over: f.scrollWidth - f.clientWidth, right: f.getBoundingClientRect().right })));
+        .evaluateAll((fs) =>
+          fs.map((f) => ({ tex: (f.getAttribute('data-tex') ?? '').slice(0, 50), over: f.scrollWidth - f.clientWidth, right: f.getBoundingClientRect().right })),
+        );
       for (const f of over) expect(f.over, `step ${step + 1}: ${f.tex}`).toBeLessThanOrEqual(1);
       // Nor does the formula's box reach past the walk-through's.
       const box = (await walk(page).boundingBox())!;
@@ -145,10 +150,20 @@ test('the batch by the frameworks’ names: each field’s shape and this respon
   await expect(fieldRow('action_log_probs').locator('.shape')).toHaveText(`(B, A) = (${sizes.B}, ${sizes.A})`);
   await expect(fieldRow('sequences').locator('.shape')).toHaveText(`(B, S) = (${sizes.B}, ${sizes.S})`);
   const adv = openrlhfExperience(trace).find((f) => f.name === 'advantages')!.data!;
-  await expect(fieldRow('advantages').locator('.tensor-row')).toHaveText(`[${Array.from(adv).slice(row * sizes.A, (row + 1) * sizes.A).map((x) => formatNumber(x)).join(', ')}]`);
+  await expect(fieldRow('advantages').locator('.tensor-row')).toHaveText(
+    `[${Array.from(adv)
+      .slice(row * sizes.A, (row + 1) * sizes.A)
+      .map((x) => formatNumber(x))
+      .join(', ')}]`,
+  );
   await view.getByRole('radio', { name: 'verl DataProto.batch' }).check();
   const rewards = verlBatch(trace).find((f) => f.name === 'token_level_rewards')!.data!;
-  await expect(fieldRow('token_level_rewards').locator('.tensor-row')).toHaveText(`[${Array.from(rewards).slice(row * sizes.A, (row + 1) * sizes.A).map((x) => formatNumber(x)).join(', ')}]`);
+  await expect(fieldRow('token_level_rewards').locator('.tensor-row')).toHaveText(
+    `[${Array.from(rewards)
+      .slice(row * sizes.A, (row + 1) * sizes.A)
+      .map((x) => formatNumber(x))
+      .join(', ')}]`,
+  );
   // The token table's heads carry the same names.
   await expect(page.locator('table.inspect-table thead th[data-col="old"] .fw-name')).toHaveText(['action_log_probs', 'old_log_probs']);
   await expect(page.locator('table.inspect-table thead th[data-col="ref"] .fw-name')).toHaveText(['base_action_log_probs', 'ref_log_prob']);

@@ -1,7 +1,7 @@
 // LayerNorm forward and input backward for small rows: one thread per row, no workgroup memory
 // and no barriers (layernorm.wgsl uses one workgroup per row with tree reductions, whose barriers
 // dominate on software Vulkan at the playground's D ≤ 256). The weight gradients keep
-// layernorm.wgsl's layernorm_params. src/backend/webgpu/webgpuNn.ts picks this kernel for small D.
+// layernorm.wgsl's layernorm_params. src/ops/layerNorm.ts picks this kernel for small D.
 //
 // Math (identical to layernorm.wgsl): mean = Σ_d x/D; var = Σ_d (x − mean)²/D (biased, two
 //   passes); rstd = 1/sqrt(var + eps); x̂ = (x − mean)·rstd; y = x̂·gamma + beta.

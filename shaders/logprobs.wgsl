@@ -23,7 +23,7 @@
 //   workgroup memory. For large vocabularies.
 // Layout (rows_forward, rows_backward): one thread per row r = b·A + a, WG per workgroup, grid
 //   ⌈B·A/WG⌉ (2-D past 65535 groups); the sums run over v in order, no barriers. For V ≤ 256
-//   (src/backend/webgpu/webgpuPpo.ts), where a workgroup's barriers cost more than the row.
+//   (src/ops/logprobs.ts), where a workgroup's barriers cost more than the row.
 
 const WG: u32 = 64u;
 

@@ -10,7 +10,7 @@
 //   elementwise.wgsl's gelu_forward), so the MLP's c_fc and its GELU are one dispatch.
 //   opA(m,k) = a[m·a_rs + k·a_ks]: A stored (M,K) is (a_rs, a_ks) = (K, 1), Aᵀ of A stored (K,M)
 //   is (1, M). opB(k,n) = b[k·b_ks + n·b_ns]: B stored (K,N) is (N, 1), Bᵀ of B stored (N,K) is
-//   (1, K). One kernel serves the forward and both backward products (src/backend/webgpu/webgpuNn.ts):
+//   (1, K). One kernel serves the forward and both backward products (src/ops/matmul.ts):
 //   y     = a·b | a·bᵀ                         (A as stored, B as the layer)
 //   gradA = gradOut·bᵀ | gradOut·b             (A as stored, B read the other way round)
 //   gradB += aᵀ·gradOut | gradOutᵀ·a           (A transposed, accumulate 1)

@@ -33,3 +33,9 @@ export function expectShape(name: string, t: Tensor, shape: readonly number[]): 
 export function expectDType(name: string, t: Tensor, dtype: DType): void {
   if (t.dtype !== dtype) throw new Error(`${name}: expected dtype ${dtype}, got ${t.dtype}`);
 }
+
+/** Backend.reshape keeps the element count. */
+export function checkReshape(t: Tensor, shape: readonly number[]): void {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n !== t.size) throw new Error(`reshape: [${t.shape.join(', ')}] → [${shape.join(', ')}] changes the size`);
+}

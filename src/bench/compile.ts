@@ -2,12 +2,13 @@
 // iteration (on SwiftShader this, not the math, dominates "open the page → first chart"). Each
 // mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
 // with createComputePipeline (what the first iteration does when nothing is precompiled), and all
-// at once with createComputePipelineAsync (WebGpuBackend.precompile). Then the slowest kernels.
+// at once with createComputePipelineAsync (Backend.precompile). Then the slowest kernels.
 // The set is the declared kernels this adapter dispatches (as the page builds them) plus the
 // fused decode step at config S's shape (the one kernel built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { decodeStepKernel } from '../backend/webgpu/webgpuSeq.ts';
-import { declaredKernels, specKey } from '../gpu/pipelines.ts';
+import { decodeStepKernel } from '../ops/decodeStep.ts';
+import { declaredKernels } from '../ops/registry.ts';
+import { specKey } from '../gpu/pipelines.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { nodeDevice } from '../node/webgpu.ts';
 import { BENCH_CONFIGS } from './model.ts';
@@ -35,7 +36,7 @@ export async function printCompileBench(): Promise<unknown> {
   be.rt.device.destroy();
   be = await freshBackend();
   t0 = performance.now();
-  await Promise.all([be.precompile(), be.rt.pipelines.precompile([decodeS])]);
+  await be.precompile([...declaredKernels(), decodeS]);
   const asyncMs = performance.now() - t0;
   be.rt.device.destroy();
   perKernel.sort((a, b) => b[1] - a[1]);

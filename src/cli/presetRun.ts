@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Backend } from '../backend/backend.ts';
-import { DEFAULT_CONFIG, type PpoConfig } from '../rl/config.ts';
+import { checked, DEFAULT_CONFIG, type CheckedConfig, type PpoConfig } from '../rl/config.ts';
 import { PRESETS, findPreset, presetArms, type Preset } from '../rl/presets.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
@@ -42,9 +42,9 @@ export function resolvePresetArm(name: string, armLabel?: string): ResolvedArm |
   return { preset, label: arm.label, values: arm.values };
 }
 
-/** The full config of an arm: defaults ← preset ← arm ← seed. */
-export function armConfig(values: Partial<PpoConfig>, seed: number): PpoConfig {
-  return { ...DEFAULT_CONFIG, ...values, seed };
+/** The full config of an arm: defaults ← preset ← arm ← seed, checked here (the flags' entry); throws naming every problem. */
+export function armConfig(values: Partial<PpoConfig>, seed: number): CheckedConfig {
+  return checked({ ...DEFAULT_CONFIG, ...values, seed });
 }
 
 export interface EvalRow {

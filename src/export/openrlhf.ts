@@ -4,6 +4,7 @@
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_ADV_MISSING, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
+import { ENGINE_KEYS } from './engineKeys.ts';
 import { playgroundModelText, type JobPlan } from './plan.ts';
 
 export interface OpenRlhfFlag {
@@ -49,29 +50,29 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--data.label_key', 'label');
   set('--data.apply_chat_template');
   set('--data.max_len', 256 + c.maxResponseLength);
-  set('--rollout.max_new_tokens', c.maxResponseLength);
+  set(ENGINE_KEYS.maxResponseLength.openrlhf, c.maxResponseLength);
   notes.push(`# response budget ${c.maxResponseLength}: characters in the playground, tokens here`);
 
   // Batch: rollout.batch_size counts prompts; train.batch_size counts sequences per optimiser step (global).
   const microPerGpu = divisorAtMost(plan.seqsPerMinibatch / gpus, MICRO_CAP);
-  set('--rollout.batch_size', c.promptsPerBatch);
-  set('--rollout.n_samples_per_prompt', c.samplesPerPrompt);
+  set(ENGINE_KEYS.promptsPerBatch.openrlhf, c.promptsPerBatch);
+  set(ENGINE_KEYS.samplesPerPrompt.openrlhf, c.samplesPerPrompt);
   set('--rollout.micro_batch_size', microPerGpu);
   set('--train.batch_size', plan.seqsPerMinibatch);
   set('--train.micro_batch_size', microPerGpu);
-  set('--train.max_epochs', c.ppoEpochs);
+  set(ENGINE_KEYS.ppoEpochs.openrlhf, c.ppoEpochs);
   set('--train.num_episodes', 1);
-  set('--train.seed', c.seed);
-  set('--rollout.temperature', c.temperature);
-  set('--rollout.top_p', c.topP);
+  set(ENGINE_KEYS.seed.openrlhf, c.seed);
+  set(ENGINE_KEYS.temperature.openrlhf, c.temperature);
+  set(ENGINE_KEYS.topP.openrlhf, c.topP);
   if (c.topK > 0) notes.push(`# top-k ${c.topK}: train_ppo_ray has no top-k flag (OpenRLHF samples with top-k off)`);
 
   // Advantages.
-  set('--algo.advantage.estimator', OPENRLHF_ADV[c.advantageEstimator]);
+  set(ENGINE_KEYS.advantageEstimator.openrlhf, OPENRLHF_ADV[c.advantageEstimator]);
   const noAdv = OPENRLHF_ADV_MISSING[c.advantageEstimator];
   if (noAdv) notes.push(`# estimator ${c.advantageEstimator}: OpenRLHF ${OPENRLHF_VERSION} has no ${noAdv}`);
-  set('--algo.advantage.gamma', c.gamma);
-  set('--algo.advantage.lambd', c.lam);
+  set(ENGINE_KEYS.gamma.openrlhf, c.gamma);
+  set(ENGINE_KEYS.lam.openrlhf, c.lam);
   // γ < 1 is allowed for GAE and reinforce (get_cumulative_returns discounts); OpenRLHF forces γ = 1
   // for the group estimators, as validateConfig does.
 
@@ -89,11 +90,11 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
     if (n) notes.push(n);
   };
   const adaptive = () => {
-    set('--algo.kl.target', c.klTarget);
-    set('--algo.kl.horizon', c.klHorizon);
+    set(ENGINE_KEYS.klTarget.openrlhf, c.klTarget);
+    set(ENGINE_KEYS.klHorizon.openrlhf, c.klHorizon);
   };
   if (c.useKlLoss) {
-    set('--algo.kl.use_loss');
+    set(ENGINE_KEYS.useKlLoss.openrlhf);
     set('--algo.kl.init_coef', c.klLossCoef);
     klEstimator('loss', c.klLossEstimator);
     if (c.klInReward) notes.push(`# KL in reward (β = ${num(c.klCoef)}) together with the KL loss: OpenRLHF uses one or the other, here the loss`);
@@ -123,7 +124,7 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
 
   // Policy loss.
   set('--actor.eps_clip_low_high', c.clipLow, c.clipHigh);
-  if (c.dualClip !== null) set('--actor.dual_clip', c.dualClip);
+  if (c.dualClip !== null) set(ENGINE_KEYS.dualClip.openrlhf, c.dualClip);
   // Policy-loss family: --actor.policy_loss_type takes ppo or gspo.
   const noOpenRlhfLoss: Partial<Record<typeof c.lossMode, string>> = {
     cispo: 'CISPO (policy_loss_type ppo or gspo); PPO clip is emitted instead, which zeroes the gradient of clipped tokens where CISPO keeps it',
@@ -135,10 +136,10 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   };
   const missing = noOpenRlhfLoss[c.lossMode];
   if (missing) {
-    set('--actor.policy_loss_type', 'ppo');
+    set(ENGINE_KEYS.lossMode.openrlhf, 'ppo');
     notes.push(`# loss mode ${c.lossMode}: OpenRLHF ${OPENRLHF_VERSION} has no ${missing}`);
   } else {
-    set('--actor.policy_loss_type', c.lossMode === 'gspo' ? 'gspo' : 'ppo');
+    set(ENGINE_KEYS.lossMode.openrlhf, c.lossMode === 'gspo' ? 'gspo' : 'ppo');
   }
   if (c.lossAgg !== 'token-mean') {
     const norm = c.lossAgg === 'seq-mean-token-sum-norm' ? ` (norm scale ${c.normScale})` : '';
@@ -150,8 +151,8 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   // tisLower, 0 when unset), 'icepop' zeroes outside it (openrlhf/models/loss.py L197–214, v0.11.0).
   if (c.tisCap !== null) {
     set('--algo.advantage.is_correction_enable');
-    set('--algo.advantage.is_correction_type', c.icepopLower !== null ? 'icepop' : 'tis');
-    set('--algo.advantage.is_correction_threshold', c.icepopLower ?? c.tisLower ?? 0, c.tisCap);
+    set(ENGINE_KEYS.icepopLower.openrlhf, c.icepopLower !== null ? 'icepop' : 'tis');
+    set(ENGINE_KEYS.tisCap.openrlhf, c.icepopLower ?? c.tisLower ?? 0, c.tisCap);
     if (c.rolloutIs === 'sequence') {
       notes.push(
         `# sequence-level IS (the product of the token ratios, capped at ${c.tisCap}): OpenRLHF ${OPENRLHF_VERSION} has token-level IS only, so the job weights each token by its own ratio`,
@@ -170,17 +171,17 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
 
   // DAPO: dynamic sampling and the soft overlong penalty.
   if (c.dynamicSampling) {
-    set('--algo.dynamic_filtering_enable');
+    set(ENGINE_KEYS.dynamicSampling.openrlhf);
     set('--algo.dynamic_filtering_range', 0, 1);
     notes.push(
       `# dynamic sampling: OpenRLHF keeps a prompt when its mean score lies strictly inside --algo.dynamic_filtering_range (0, 1), i.e. it drops all-wrong and all-right groups of a 0–1 score, but keeps a group whose samples all got the same partial score, which the playground drops. It samples until the batch is full, with no cap (max extra rollouts ${c.maxExtraRollouts} has no counterpart)`,
     );
   }
   if (c.overlongBuffer > 0) {
-    set('--reward.overlong_buffer_len', c.overlongBuffer);
-    set('--reward.overlong_penalty_factor', c.overlongPenalty);
+    set(ENGINE_KEYS.overlongBuffer.openrlhf, c.overlongBuffer);
+    set(ENGINE_KEYS.overlongPenalty.openrlhf, c.overlongPenalty);
   }
-  set('--actor.entropy_coef', c.entropyCoef);
+  set(ENGINE_KEYS.entropyCoef.openrlhf, c.entropyCoef);
   if (c.targetKl !== null) notes.push(`# early-stop KL ${num(c.targetKl)}: OpenRLHF has no per-epoch early stop on approx KL`);
 
   // Optimisers: Adam with constant LR after a linear warm-up given as a ratio of all optimiser steps.
@@ -203,9 +204,9 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
     adam('critic', c.criticLr);
     if (c.valueClip === null) {
       notes.push('# value clip is off here; OpenRLHF always clips values, so --critic.value_clip 1e9 makes it a no-op');
-      set('--critic.value_clip', NO_CLIP);
+      set(ENGINE_KEYS.valueClip.openrlhf, NO_CLIP);
     } else {
-      set('--critic.value_clip', c.valueClip);
+      set(ENGINE_KEYS.valueClip.openrlhf, c.valueClip);
     }
   } else {
     notes.push(`# critic: unused by ${c.advantageEstimator} (critic learning rate ${num(c.criticLr)} and value clip have no effect)`);
@@ -221,7 +222,7 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   if (rewardNote) notes.push(rewardNote);
 
   // Evaluation and output.
-  set('--eval.steps', c.evalEvery > 0 ? c.evalEvery : -1);
+  set(ENGINE_KEYS.evalEvery.openrlhf, c.evalEvery > 0 ? c.evalEvery : -1);
   set('--eval.temperature', c.temperature);
   set('--eval.n_samples_per_prompt', 1);
   set('--ckpt.output_dir', '$JOB_DIR/output');

@@ -5,6 +5,7 @@
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
+import { ENGINE_KEYS } from './engineKeys.ts';
 import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
 import { covKnobs, sapoTemperatures } from '../reference/policyLoss.ts';
 
@@ -50,13 +51,13 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('data.val_files', '$JOB_DIR/test.parquet');
   set('data.prompt_key', 'prompt');
   set('data.max_prompt_length', 256);
-  set('data.max_response_length', c.maxResponseLength);
+  set(ENGINE_KEYS.maxResponseLength.verl, c.maxResponseLength);
   notes.push(`# response budget ${c.maxResponseLength}: characters in the playground, tokens here (a token holds several characters, so the same budget leaves more room)`);
   notes.push(`# seed ${c.seed}: drew the prompts in train.parquet; verl shuffles them with its own seed`);
 
   // Batch: verl counts train_batch_size and ppo_mini_batch_size in prompts; each brings rollout.n responses.
-  set('data.train_batch_size', c.promptsPerBatch);
-  set('actor_rollout_ref.rollout.n', c.samplesPerPrompt);
+  set(ENGINE_KEYS.promptsPerBatch.verl, c.promptsPerBatch);
+  set(ENGINE_KEYS.samplesPerPrompt.verl, c.samplesPerPrompt);
   const miniPrompts = c.promptsPerBatch / c.miniBatches;
   const mini = Math.max(1, Math.round(miniPrompts));
   if (!Number.isInteger(miniPrompts)) {
@@ -73,19 +74,19 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', micro);
   set('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', micro);
   set('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', micro);
-  set('actor_rollout_ref.actor.ppo_epochs', c.ppoEpochs);
+  set(ENGINE_KEYS.ppoEpochs.verl, c.ppoEpochs);
 
   // Model and rollout engine.
   set('actor_rollout_ref.model.path', '$MODEL');
   set('actor_rollout_ref.rollout.name', 'vllm');
   set('actor_rollout_ref.rollout.tensor_model_parallel_size', 1);
   set('actor_rollout_ref.rollout.gpu_memory_utilization', 0.5);
-  set('actor_rollout_ref.rollout.temperature', c.temperature);
-  set('actor_rollout_ref.rollout.top_k', c.topK === 0 ? -1 : c.topK); // vLLM: -1 = off
-  set('actor_rollout_ref.rollout.top_p', c.topP);
+  set(ENGINE_KEYS.temperature.verl, c.temperature);
+  set(ENGINE_KEYS.topK.verl, c.topK === 0 ? -1 : c.topK); // vLLM: -1 = off
+  set(ENGINE_KEYS.topP.verl, c.topP);
 
   // Advantages.
-  set('algorithm.adv_estimator', VERL_ADV[c.advantageEstimator]);
+  set(ENGINE_KEYS.advantageEstimator.verl, VERL_ADV[c.advantageEstimator]);
   if (c.advantageEstimator === 'dr_grpo') set('algorithm.norm_adv_by_std_in_grpo', 'False');
   // grpo_passk reads the same switch (core_algos.py 498–499); the playground divides by the std, verl's default.
   if (c.advantageEstimator === 'grpo_passk') set('algorithm.norm_adv_by_std_in_grpo', 'True');
@@ -94,8 +95,8 @@ export function verlCommand(plan: JobPlan): VerlCommand {
       '# remax: verl samples one greedy response per prompt (do_sample=False) beside the rollout.n samples and passes its reward as reward_baselines, as the playground does; the KL in the reward stays a per-token reward-to-go',
     );
   }
-  set('algorithm.gamma', c.gamma);
-  set('algorithm.lam', c.lam);
+  set(ENGINE_KEYS.gamma.verl, c.gamma);
+  set(ENGINE_KEYS.lam.verl, c.lam);
   if (!gae) notes.push(`# λ = ${num(c.lam)}: used only by GAE; no effect with ${c.advantageEstimator}`);
   // γ < 1 is allowed for GAE and reinforce (verl's compute_reinforce_plus_plus_outcome_advantage
   // discounts with algorithm.gamma); validateConfig keeps γ = 1 for the group estimators, which
@@ -103,18 +104,18 @@ export function verlCommand(plan: JobPlan): VerlCommand {
 
   // KL in the reward, with its controller. The playground's target is per token, as verl's: the
   // mean over responses of each response's token-mean KL (verl apply_kl_penalty).
-  set('algorithm.use_kl_in_reward', bool(c.klInReward));
-  set('algorithm.kl_penalty', VERL_KL[c.klEstimator]);
-  set('algorithm.kl_ctrl.type', c.klController);
-  set('algorithm.kl_ctrl.kl_coef', c.klCoef);
+  set(ENGINE_KEYS.klInReward.verl, bool(c.klInReward));
+  set(ENGINE_KEYS.klEstimator.verl, VERL_KL[c.klEstimator]);
+  set(ENGINE_KEYS.klController.verl, c.klController);
+  set(ENGINE_KEYS.klCoef.verl, c.klCoef);
   if (!c.klInReward) notes.push(`# KL in the reward is off: kl_penalty and kl_coef ${num(c.klCoef)} are inert`);
   else {
     const n = klNearestNote('verl', 'reward', c.klEstimator, VERL_KL[c.klEstimator]);
     if (n) notes.push(n);
   }
   if (c.klController === 'adaptive') {
-    set('algorithm.kl_ctrl.target_kl', c.klTarget);
-    set('algorithm.kl_ctrl.horizon', c.klHorizon);
+    set(ENGINE_KEYS.klTarget.verl, c.klTarget);
+    set(ENGINE_KEYS.klHorizon.verl, c.klHorizon);
     if (!c.klInReward && c.useKlLoss) {
       notes.push(
         `# adaptive KL with the KL only in the loss: the playground adapts the KL-loss coefficient (as OpenRLHF does); verl adapts only the in-reward coefficient, so here kl_loss_coef stays fixed at ${num(c.klLossCoef)} and kl_ctrl is inert`,
@@ -129,24 +130,24 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   }
 
   // Policy loss.
-  set('actor_rollout_ref.actor.clip_ratio_low', c.clipLow);
-  set('actor_rollout_ref.actor.clip_ratio_high', c.clipHigh);
+  set(ENGINE_KEYS.clipLow.verl, c.clipLow);
+  set(ENGINE_KEYS.clipHigh.verl, c.clipHigh);
   if (c.dualClip === null) {
     notes.push('# dual clip is off here; verl always applies it, so clip_ratio_c=1e9 makes it a no-op');
-    set('actor_rollout_ref.actor.clip_ratio_c', NO_CLIP);
+    set(ENGINE_KEYS.dualClip.verl, NO_CLIP);
   } else {
-    set('actor_rollout_ref.actor.clip_ratio_c', c.dualClip);
+    set(ENGINE_KEYS.dualClip.verl, c.dualClip);
   }
   // Policy-loss family: vanilla, gspo, cispo, sapo, gpg, geo_mean, clip_cov and kl_cov are all registered in
   // core_algos' POLICY_LOSS_REGISTRY at the target.
-  set('actor_rollout_ref.actor.policy_loss.loss_mode', c.lossMode);
+  set(ENGINE_KEYS.lossMode.verl, c.lossMode);
   if (c.lossMode === 'gspo') {
     notes.push('# loss mode gspo: verl, like the playground, aggregates GSPO seq-mean-token-mean whatever loss_agg_mode says and applies no dual clip');
   }
   if (c.lossMode === 'sapo') {
     const { sapoTauPos, sapoTauNeg } = sapoTemperatures(c);
-    set('actor_rollout_ref.actor.tau_pos', sapoTauPos);
-    set('actor_rollout_ref.actor.tau_neg', sapoTauNeg);
+    set(ENGINE_KEYS.sapoTauPos.verl, sapoTauPos);
+    set(ENGINE_KEYS.sapoTauNeg.verl, sapoTauNeg);
     notes.push(
       '# loss mode sapo: a soft sigmoid gate on the ratio replaces the clip (clip_ratio_* and clip_ratio_c are inert); verl, like the playground, aggregates it seq-mean-token-mean whatever loss_agg_mode says',
     );
@@ -161,31 +162,31 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   }
   if (c.lossMode === 'clip_cov') {
     const k = covKnobs(c);
-    set('actor_rollout_ref.actor.policy_loss.clip_cov_ratio', k.clipCovRatio);
-    set('actor_rollout_ref.actor.policy_loss.clip_cov_lb', k.clipCovLb);
-    set('actor_rollout_ref.actor.policy_loss.clip_cov_ub', k.clipCovUb);
+    set(ENGINE_KEYS.clipCovRatio.verl, k.clipCovRatio);
+    set(ENGINE_KEYS.clipCovLb.verl, k.clipCovLb);
+    set(ENGINE_KEYS.clipCovUb.verl, k.clipCovUb);
     notes.push(
       '# loss mode clip_cov: PPO clip (no dual clip; clip_ratio_c is inert) whose loss is zeroed on up to max(⌊clip_cov_ratio·n⌋, 1) tokens of each micro-batch with covariance in (clip_cov_lb, clip_cov_ub); verl picks them with torch.randperm, the playground with a seeded hash, so which tokens differ run to run',
     );
   }
   if (c.lossMode === 'kl_cov') {
     const k = covKnobs(c);
-    set('actor_rollout_ref.actor.policy_loss.kl_cov_ratio', k.klCovRatio);
-    set('actor_rollout_ref.actor.policy_loss.ppo_kl_coef', k.ppoKlCoef);
+    set(ENGINE_KEYS.klCovRatio.verl, k.klCovRatio);
+    set(ENGINE_KEYS.ppoKlCoef.verl, k.ppoKlCoef);
     notes.push(
       '# loss mode kl_cov: −A·ratio with no clip (clip_ratio_* and clip_ratio_c are inert), plus ppo_kl_coef·|log-ratio| on the top max(1, ⌊kl_cov_ratio·n⌋) covariance tokens of each micro-batch; verl reports ppo_kl as the mean |log-ratio|',
     );
   }
-  set('actor_rollout_ref.actor.loss_agg_mode', c.lossAgg);
+  set(ENGINE_KEYS.lossAgg.verl, c.lossAgg);
   if (c.lossAgg === 'seq-mean-token-sum-norm' && c.normScale === 'verl') {
     notes.push(
       `# seq-mean-token-sum-norm with norm scale "verl" (verl ≤ 0.7.0: Σ of the responses' token sums / A, no division by their number): since v0.7.1 verl's agg_loss also divides by the number of non-empty responses (the playground's per_seq form), so here the loss and gradient are 1/B of the playground's; no key restores the old form`,
     );
   }
-  set('actor_rollout_ref.actor.entropy_coeff', c.entropyCoef);
-  set('actor_rollout_ref.actor.use_kl_loss', bool(c.useKlLoss));
-  set('actor_rollout_ref.actor.kl_loss_coef', c.klLossCoef);
-  set('actor_rollout_ref.actor.kl_loss_type', VERL_KL_LOSS[c.klLossEstimator]);
+  set(ENGINE_KEYS.entropyCoef.verl, c.entropyCoef);
+  set(ENGINE_KEYS.useKlLoss.verl, bool(c.useKlLoss));
+  set(ENGINE_KEYS.klLossCoef.verl, c.klLossCoef);
+  set(ENGINE_KEYS.klLossEstimator.verl, VERL_KL_LOSS[c.klLossEstimator]);
   if (c.useKlLoss) {
     const n = klNearestNote('verl', 'loss', c.klLossEstimator, VERL_KL_LOSS[c.klLossEstimator]);
     if (n) notes.push(n);
@@ -197,15 +198,15 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Sequence level, the IcePop band ("lower_upper", a quoted string for Hydra) and rejection
   // sampling are the same block's keys (verl/trainer/config/algorithm/rollout_correction.yaml, v0.9.0).
   if (c.tisCap !== null) {
-    set('algorithm.rollout_correction.rollout_is', c.rolloutIs);
-    set('algorithm.rollout_correction.rollout_is_threshold', c.icepopLower !== null ? `"${num(c.icepopLower)}_${num(c.tisCap)}"` : c.tisCap);
+    set(ENGINE_KEYS.rolloutIs.verl, c.rolloutIs);
+    set(ENGINE_KEYS.tisCap.verl, c.icepopLower !== null ? `"${num(c.icepopLower)}_${num(c.tisCap)}"` : c.tisCap);
     if (c.tisLower !== null) {
       notes.push(`# TIS lower bound ${num(c.tisLower)}: verl has no floor for its IS weights (a lower threshold there means the IcePop band), so they are capped only`);
     }
   }
   if (c.rolloutRs !== 'off') {
-    set('algorithm.rollout_correction.rollout_rs', c.rolloutRs);
-    set('algorithm.rollout_correction.rollout_rs_threshold', c.rolloutRsThreshold);
+    set(ENGINE_KEYS.rolloutRs.verl, c.rolloutRs);
+    set(ENGINE_KEYS.rolloutRsThreshold.verl, c.rolloutRsThreshold);
   }
   if (c.tisCap !== null || c.rolloutRs !== 'off') {
     set('algorithm.rollout_correction.bypass_mode', 'False');
@@ -213,29 +214,29 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   }
 
   // Actor optimiser.
-  set('actor_rollout_ref.actor.optim.lr', c.actorLr);
-  set('actor_rollout_ref.actor.optim.lr_warmup_steps', c.warmupSteps);
-  set('actor_rollout_ref.actor.optim.weight_decay', c.weightDecay);
+  set(ENGINE_KEYS.actorLr.verl, c.actorLr);
+  set(ENGINE_KEYS.warmupSteps.verl, c.warmupSteps);
+  set(ENGINE_KEYS.weightDecay.verl, c.weightDecay);
   set('actor_rollout_ref.actor.optim.betas', `[${num(c.adamBeta1)},${num(c.adamBeta2)}]`);
   // verl clips to max norm 0 (zero gradients) where the playground reads 0 as "no clipping".
   const gradClip = c.maxGradNorm === 0 ? NO_CLIP : num(c.maxGradNorm);
   if (c.maxGradNorm === 0) notes.push('# max grad norm 0 means no clipping here; verl would clip every gradient to zero, so grad_clip=1e9');
-  set('actor_rollout_ref.actor.grad_clip', gradClip);
+  set(ENGINE_KEYS.maxGradNorm.verl, gradClip);
 
   // The critic exists only for GAE in verl.
   if (gae) {
     set('critic.model.path', '$MODEL');
     set('critic.ppo_micro_batch_size_per_gpu', micro);
-    set('critic.optim.lr', c.criticLr);
+    set(ENGINE_KEYS.criticLr.verl, c.criticLr);
     set('critic.optim.lr_warmup_steps', c.warmupSteps);
     set('critic.optim.weight_decay', c.weightDecay);
     set('critic.optim.betas', `[${num(c.adamBeta1)},${num(c.adamBeta2)}]`);
     set('critic.grad_clip', gradClip);
     if (c.valueClip === null) {
       notes.push('# value clip is off here; verl always clips values, so critic.cliprange_value=1e9 makes it a no-op');
-      set('critic.cliprange_value', NO_CLIP);
+      set(ENGINE_KEYS.valueClip.verl, NO_CLIP);
     } else {
-      set('critic.cliprange_value', c.valueClip);
+      set(ENGINE_KEYS.valueClip.verl, c.valueClip);
     }
   } else {
     notes.push(`# critic: unused by ${c.advantageEstimator} (critic learning rate ${num(c.criticLr)} and value clip have no effect)`);
@@ -256,13 +257,13 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   if (c.overlongBuffer > 0) {
     set('reward.reward_manager.name', 'dapo');
     set('+reward.reward_kwargs.overlong_buffer_cfg.enable', 'True');
-    set('+reward.reward_kwargs.overlong_buffer_cfg.len', c.overlongBuffer);
-    set('+reward.reward_kwargs.overlong_buffer_cfg.penalty_factor', c.overlongPenalty);
+    set(ENGINE_KEYS.overlongBuffer.verl, c.overlongBuffer);
+    set(ENGINE_KEYS.overlongPenalty.verl, c.overlongPenalty);
     set('+reward.reward_kwargs.overlong_buffer_cfg.log', 'False');
     set('+reward.reward_kwargs.max_resp_len', c.maxResponseLength);
   }
   if (c.dynamicSampling) {
-    set('algorithm.filter_groups.enable', 'True');
+    set(ENGINE_KEYS.dynamicSampling.verl, 'True');
     // Looked up in each response's reward_extra_info: for a float compute_score the reward manager
     // stores it as "acc" (the score of reward.py, before the overlong penalty).
     set('algorithm.filter_groups.metric', 'acc');
@@ -280,7 +281,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   set('trainer.experiment_name', `${c.task}_${c.advantageEstimator}`);
   set('trainer.save_freq', -1);
   // Held-out evaluation every N iterations (verl: -1 = never).
-  set('trainer.test_freq', c.evalEvery > 0 ? c.evalEvery : -1);
+  set(ENGINE_KEYS.evalEvery.verl, c.evalEvery > 0 ? c.evalEvery : -1);
   set('trainer.val_before_train', bool(c.evalEvery > 0));
   notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
   return { engine: 'verl', notes, setup: [], program: VERL_MAIN, overrides: o };

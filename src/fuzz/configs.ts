@@ -2,7 +2,7 @@
 // page's URL parser (parseQuery) and a live trainer's setConfig. Every input must give either a
 // config that passes validation or problems that each name the field; nothing may throw, and the
 // base config / running trainer must come out unchanged when the input is refused.
-import { CHOICE_RULES, DEFAULT_CONFIG, NUMERIC_RULES, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
+import { CHOICE_RULES, checked, DEFAULT_CONFIG, NUMERIC_RULES, shownKey, validateConfig, type PpoConfig } from '../rl/config.ts';
 import { buildConfig } from '../rl/configMerge.ts';
 import { configToQuery, HIDE_PARAM, parseQuery } from '../store/urlConfig.ts';
 import type { Rng } from '../util/rng.ts';
@@ -139,7 +139,7 @@ function checkBuild(fileJson: unknown, flags: { task?: string; seed?: string }):
 }
 
 function checkQuery(search: string): string | null {
-  const base = { ...DEFAULT_CONFIG };
+  const base = checked({ ...DEFAULT_CONFIG });
   const r = parseQuery(search, base);
   if (sketch(base) !== sketch(DEFAULT_CONFIG)) return 'parseQuery changed the base config';
   const invalid = notAValidConfig(r.config);

@@ -98,7 +98,7 @@ function checkExports(runs: RunRecord[]): string | null {
     if (row[0] !== csvText(r.id) || row[1] !== csvText(r.name) || row[2] !== String(m.iter))
       return `CSV row ${i + 1} reads back as ${sketch(row.slice(0, 3))}, wrote ${sketch([r.id, r.name, m.iter])}`;
     for (const [k, col] of cols.entries()) {
-      const want = Object.hasOwn(m.values, col) ? m.values[col] : undefined;
+      const want = Object.hasOwn(m.values, col) ? (m.values as Record<string, number>)[col] : undefined;
       const got = row[k + 3];
       if (want === undefined ? got !== '' : Number(got) !== want && !(Number.isNaN(want) && got === 'NaN')) return `CSV ${sketch(col)} = ${sketch(got)}, wrote ${want}`;
     }

@@ -17,6 +17,8 @@ export interface KernelSpec<F extends string = string> {
    * its source text (specializeConstants), never as pipeline `override` constants.
    */
   constants?: Record<string, number>;
+  /** The one kind of adapter that dispatches this kernel (the op's variant choice); absent: every adapter. */
+  only?: AdapterKind;
 }
 
 export interface CachedPipeline {
@@ -43,25 +45,22 @@ export function specKey(spec: KernelSpec): string {
  */
 export type AdapterKind = 'gpu' | 'cpu';
 
-/** Every kernel the backend declares (module-level specs register themselves through `kernel`). */
-const DECLARED = new Map<string, { spec: KernelSpec; only?: AdapterKind }>();
-
 /**
- * Declares a kernel the backend may dispatch, so `PipelineCache.precompile` can build it ahead of
- * use; `only` names the one kind of adapter that dispatches it (the op's variant choice).
+ * A kernel spec, marked with the one kind of adapter that dispatches it when the op picks a
+ * variant by adapter (`only`), so compiling ahead can leave the other kind's variants out.
  */
 export function kernel<T extends KernelSpec>(spec: T, only?: AdapterKind): T {
-  DECLARED.set(specKey(spec), { spec, only });
-  return spec;
+  return { ...spec, only };
 }
 
 /**
- * The declared kernels; with `cpuAdapter`, only those that kind of adapter dispatches (on
- * SwiftShader the GPU-only variants cost ~0.2 s of building that the first chart would wait for).
+ * The kernels of `specs` an adapter dispatches: all of them without `cpuAdapter`; with it, those
+ * not marked for the other kind (on SwiftShader the GPU-only variants cost ~0.2 s of building that
+ * the first chart would wait for).
  */
-export function declaredKernels(cpuAdapter?: boolean): KernelSpec[] {
+export function forAdapter(specs: readonly KernelSpec[], cpuAdapter?: boolean): KernelSpec[] {
   const kind: AdapterKind | undefined = cpuAdapter === undefined ? undefined : cpuAdapter ? 'cpu' : 'gpu';
-  return [...DECLARED.values()].filter((d) => kind === undefined || d.only === undefined || d.only === kind).map((d) => d.spec);
+  return specs.filter((s) => kind === undefined || s.only === undefined || s.only === kind);
 }
 
 export class PipelineCache {

@@ -7,6 +7,10 @@
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { LN_EPS, type GptConfig } from './config.ts';
+import { geluBackward } from '../ops/elementwise.ts';
+import { layerNorm, layerNormBackward } from '../ops/layerNorm.ts';
+import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../ops/matmul.ts';
+import { attentionBackward } from '../ops/attention.ts';
 
 /** A dense layer's weight (in, out) and bias (out), or a layer norm's gain and bias (D). */
 export interface Affine {
@@ -81,14 +85,13 @@ export type Attend = (qkv: Tensor) => { out: Tensor; probs: Tensor | null };
 
 /** One block: x (R, D) → y (R, D) and its activations (owned by the caller; x is not consumed). */
 export function block(be: Backend, p: BlockParams, x: Tensor, attend: Attend): { y: Tensor; acts: BlockActs } {
-  const { nn } = be;
-  const ln1 = nn.layerNorm(x, p.ln1.w, p.ln1.b, LN_EPS);
-  const qkv = nn.matmul(ln1.y, p.cAttn.w, p.cAttn.b, false); // (R, 3D)
+  const ln1 = layerNorm(be, { x, gamma: p.ln1.w, beta: p.ln1.b, eps: LN_EPS });
+  const qkv = matmul(be, { a: ln1.y, b: p.cAttn.w, bias: p.cAttn.b }); // (R, 3D)
   const { out: att, probs } = attend(qkv); // (R, D)
-  const mid = nn.matmulResidual(att, p.attnProj.w, p.attnProj.b, false, x); // x + c_proj(att), (R, D)
-  const ln2 = nn.layerNorm(mid, p.ln2.w, p.ln2.b, LN_EPS);
-  const { pre: fc, act } = nn.matmulGelu(ln2.y, p.fc.w, p.fc.b, false); // (R, 4D) each: pre-GELU, post-GELU
-  const y = nn.matmulResidual(act, p.mlpProj.w, p.mlpProj.b, false, mid); // mid + mlp, (R, D)
+  const mid = matmulResidual(be, { a: att, b: p.attnProj.w, bias: p.attnProj.b, residual: x }); // x + c_proj(att), (R, D)
+  const ln2 = layerNorm(be, { x: mid, gamma: p.ln2.w, beta: p.ln2.b, eps: LN_EPS });
+  const { pre: fc, act } = matmulGelu(be, { a: ln2.y, b: p.fc.w, bias: p.fc.b }); // (R, 4D) each: pre-GELU, post-GELU
+  const y = matmulResidual(be, { a: act, b: p.mlpProj.w, bias: p.mlpProj.b, residual: mid }); // mid + mlp, (R, D)
   return { y, acts: { ln1, qkv, probs, att, mid, ln2, fc, act } };
 }
 
@@ -101,22 +104,21 @@ export function disposeBlockActs(be: Backend, a: BlockActs): void {
  * in place); parameter gradients are accumulated into `g`. Disposes the activations except x.
  */
 export function blockBackward(be: Backend, p: BlockParams, g: BlockParams, a: BlockActs, x: Tensor, gX: Tensor, nHead: number): void {
-  const { nn } = be;
   if (!a.probs) throw new Error('blockBackward: these activations came from cached attention (no probabilities kept)');
   // MLP branch; gX (residual gradient) flows to `mid` unchanged and gets the branch added.
-  const gAct = nn.matmulBackward(gX, a.act, p.mlpProj.w, false, g.mlpProj.w, g.mlpProj.b, true)!;
-  const gFc = nn.geluBackward(gAct, a.fc);
+  const gAct = matmulBackward(be, { gradOut: gX, a: a.act, b: p.mlpProj.w, gradB: g.mlpProj.w, gradBias: g.mlpProj.b, needGradA: true })!;
+  const gFc = geluBackward(be, { gradY: gAct, x: a.fc });
   be.dispose(gAct, a.act, a.fc);
-  const gLn2 = nn.matmulBackward(gFc, a.ln2.y, p.fc.w, false, g.fc.w, g.fc.b, true)!;
+  const gLn2 = matmulBackward(be, { gradOut: gFc, a: a.ln2.y, b: p.fc.w, gradB: g.fc.w, gradBias: g.fc.b, needGradA: true })!;
   be.dispose(gFc, a.ln2.y);
-  nn.layerNormBackward(gLn2, a.mid, p.ln2.w, a.ln2.mean, a.ln2.rstd, g.ln2.w, g.ln2.b, gX); // gX += ∂/∂mid
+  layerNormBackward(be, { gradY: gLn2, x: a.mid, gamma: p.ln2.w, mean: a.ln2.mean, rstd: a.ln2.rstd, gradGamma: g.ln2.w, gradBeta: g.ln2.b, into: gX }); // gX += ∂/∂mid
   be.dispose(gLn2, a.ln2.mean, a.ln2.rstd, a.mid);
   // Attention branch.
-  const gAtt = nn.matmulBackward(gX, a.att, p.attnProj.w, false, g.attnProj.w, g.attnProj.b, true)!;
-  const gQkv = be.seq.attentionBackward(gAtt, a.qkv, a.probs, a.att, nHead);
+  const gAtt = matmulBackward(be, { gradOut: gX, a: a.att, b: p.attnProj.w, gradB: g.attnProj.w, gradBias: g.attnProj.b, needGradA: true })!;
+  const gQkv = attentionBackward(be, { gradOut: gAtt, qkv: a.qkv, probs: a.probs, out: a.att, nHead });
   be.dispose(gAtt, a.probs, a.att);
-  const gLn1 = nn.matmulBackward(gQkv, a.ln1.y, p.cAttn.w, false, g.cAttn.w, g.cAttn.b, true)!;
+  const gLn1 = matmulBackward(be, { gradOut: gQkv, a: a.ln1.y, b: p.cAttn.w, gradB: g.cAttn.w, gradBias: g.cAttn.b, needGradA: true })!;
   be.dispose(gQkv, a.qkv, a.ln1.y);
-  nn.layerNormBackward(gLn1, x, p.ln1.w, a.ln1.mean, a.ln1.rstd, g.ln1.w, g.ln1.b, gX); // gX += ∂/∂x
+  layerNormBackward(be, { gradY: gLn1, x, gamma: p.ln1.w, mean: a.ln1.mean, rstd: a.ln1.rstd, gradGamma: g.ln1.w, gradBeta: g.ln1.b, into: gX }); // gX += ∂/∂x
   be.dispose(gLn1, a.ln1.mean, a.ln1.rstd);
 }

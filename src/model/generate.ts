@@ -3,11 +3,19 @@
 // through the whole model in one seq.decodeStep and seq.sampleStep writes the next token, mask
 // and position in place.
 // Nothing is read back per token; rows that drew EOS keep writing PAD through their finished flag.
-import { kvStride, type DecodeModel, type SampleParams } from '../backend/seqOps.ts';
+import { kvStride, type DecodeModel } from '../reference/seq/decode.ts';
+import type { SampleParams } from '../reference/seq/sample.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { block } from './block.ts';
 import { LN_EPS } from './config.ts';
 import type { Gpt } from './gpt.ts';
+import { embeddingWindow } from '../ops/embedding.ts';
+import { layerNorm } from '../ops/layerNorm.ts';
+import { matmul } from '../ops/matmul.ts';
+import { sliceSeq } from '../ops/slice.ts';
+import { attentionCached } from '../ops/attentionCached.ts';
+import { decodeStep } from '../ops/decodeStep.ts';
+import { sampleStep } from '../ops/sampleStep.ts';
 
 export interface PromptBatch {
   /** Left-padded prompts, row-major host arrays of B·P values. */
@@ -82,7 +90,7 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
 
   // Prefill: all prompt positions at once (the prompt columns of the sequences, uploaded once),
   // logits from the last prompt column.
-  const x0 = be.nn.embeddingWindow(sequences, positions, 0, P, model.weights.wte, model.weights.wpe); // (B·P, D)
+  const x0 = embeddingWindow(be, { tokens: sequences, positions, start: 0, len: P, wte: model.weights.wte, wpe: model.weights.wpe }); // (B·P, D)
   const h = cachedTrunk(model, x0, kv, attnMask, 0); // (B·P, D)
   sampleFrom(model, h, B, P, sequences, attnMask, positions, finished, logprobsFull, P, params);
 
@@ -92,18 +100,18 @@ export function generate(model: Gpt, prompts: PromptBatch, maxNew: number, param
   const dm = decodeModel(model);
   for (let p = P; p < S - 1; p++) {
     if (D % 4 === 0) {
-      const logits = be.seq.decodeStep(model.params, dm, kvAll, sequences, positions, attnMask, p); // (B, V)
-      be.seq.sampleStep(logits, sequences, attnMask, positions, finished, p + 1, params, logprobsFull);
+      const logits = decodeStep(be, { params: model.params, model: dm, kv: kvAll, sequences, positions, attnMask, pos: p }); // (B, V)
+      sampleStep(be, { logits, sequences, attnMask, positions, finished, pos: p + 1, params, logprobs: logprobsFull });
       be.dispose(logits);
     } else {
-      const col = be.nn.embeddingWindow(sequences, positions, p, 1, model.weights.wte, model.weights.wpe); // (B, D)
+      const col = embeddingWindow(be, { tokens: sequences, positions, start: p, len: 1, wte: model.weights.wte, wpe: model.weights.wpe }); // (B, D)
       const hp = cachedTrunk(model, col, kv, attnMask, p); // (B, D)
       sampleFrom(model, hp, B, 1, sequences, attnMask, positions, finished, logprobsFull, p + 1, params);
     }
   }
   be.dispose(kvAll);
-  const actionMask = be.nn.sliceSeq(attnMask, P, A); // (B, A)
-  const logprobs = be.nn.sliceSeq(logprobsFull, P, A); // (B, A)
+  const actionMask = sliceSeq(be, { x: attnMask, start: P, len: A }); // (B, A)
+  const logprobs = sliceSeq(be, { x: logprobsFull, start: P, len: A }); // (B, A)
   be.dispose(logprobsFull);
   return { B, P, A, sequences, attnMask, positions, actionMask, finished, logprobs };
 }
@@ -154,7 +162,6 @@ export function decodeModel(model: Gpt): DecodeModel {
  */
 function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], attnMask: Tensor, start: number): Tensor {
   const { be, cfg } = model;
-  const { nn } = be;
   const rows = xIn.size / cfg.dModel;
   let x = be.view(xIn, 0, [rows, cfg.dModel]);
   let owned: Tensor = xIn; // the base of x, disposed once the next residual exists
@@ -162,13 +169,13 @@ function cachedTrunk(model: Gpt, xIn: Tensor, kv: { k: Tensor; v: Tensor }[], at
   for (let l = 0; l < cfg.nLayer; l++) {
     // The block training uses, with the KV cache's attention: k, v of the new positions are written
     // into kv[l] and their queries attend to every cached key up to their position.
-    const attend = (qkv: Tensor) => ({ out: be.seq.attentionCached(qkv, kv[l].k, kv[l].v, attnMask, start, cfg.nHead), probs: null }); // (rows, D)
+    const attend = (qkv: Tensor) => ({ out: attentionCached(be, { qkv, kCache: kv[l].k, vCache: kv[l].v, attnMask, start, nHead: cfg.nHead }), probs: null }); // (rows, D)
     const y = be.scope(() => block(be, W.blocks[l], x, attend).y); // the block's activations are dropped
     be.dispose(owned);
     x = y;
     owned = y;
   }
-  const lnf = nn.layerNorm(x, W.lnf.w, W.lnf.b, LN_EPS);
+  const lnf = layerNorm(be, { x, gamma: W.lnf.w, beta: W.lnf.b, eps: LN_EPS });
   be.dispose(lnf.mean, lnf.rstd, owned);
   return lnf.y;
 }
@@ -189,8 +196,8 @@ function sampleFrom(
 ): void {
   const { be, cfg } = model;
   let last = h;
-  if (L > 1) last = be.nn.sliceSeq(be.view(h, 0, [B, L, cfg.dModel]), L - 1, 1); // (B, 1, D)
-  const logits = be.nn.matmul(be.view(last, 0, [B, cfg.dModel]), model.weights.wte, null, true); // (B, V)
-  be.seq.sampleStep(logits, sequences, attnMask, positions, finished, pos, params, logprobs);
+  if (L > 1) last = sliceSeq(be, { x: be.view(h, 0, [B, L, cfg.dModel]), start: L - 1, len: 1 }); // (B, 1, D)
+  const logits = matmul(be, { a: be.view(last, 0, [B, cfg.dModel]), b: model.weights.wte, transB: true }); // (B, V)
+  sampleStep(be, { logits, sequences, attnMask, positions, finished, pos, params, logprobs });
   be.dispose(logits, h, last === h ? null : last);
 }

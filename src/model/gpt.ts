@@ -7,12 +7,19 @@
 // width D, then ln_f and the head: lm → logits = h·wteᵀ (tied, (B,S,V)); value → h·wᵀ + b at every position
 // (B,S); reward → the same scalar read at one position per row (B).
 import type { Backend } from '../backend/backend.ts';
-import type { AdamWParams } from '../backend/nnOps.ts';
+import type { AdamWParams } from '../reference/nn/optim.ts';
 import { expectShape, type Tensor } from '../backend/tensor.ts';
 import { Rng } from '../util/rng.ts';
 import { block, blockBackward, disposeBlockActs, gptParams, type BlockActs, type GptParams, type LnActs } from './block.ts';
 import { LN_EPS, validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
 import { decayMask, headParamPrefix, initParams, paramLayout, type ParamLayout } from './params.ts';
+import { fill } from '../ops/elementwise.ts';
+import { embedding, embeddingBackward } from '../ops/embedding.ts';
+import { layerNorm, layerNormBackward } from '../ops/layerNorm.ts';
+import { matmul, matmulBackward } from '../ops/matmul.ts';
+import { adamw, gradNorm } from '../ops/optim.ts';
+import { gatherRows } from '../ops/slice.ts';
+import { attention } from '../ops/attention.ts';
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
 export const NO_CLIP = 1e30;
@@ -203,7 +210,7 @@ export class Gpt {
   }
 
   zeroGrad(): void {
-    this.be.nn.fill(this.grads, 0);
+    fill(this.be, { x: this.grads, value: 0 });
   }
 
   /**
@@ -214,10 +221,10 @@ export class Gpt {
    * clip bound is NO_CLIP, which scales every finite norm by exactly 1.
    */
   optimizerStep(hp: OptimizerParams): Tensor {
-    const norm = this.be.nn.gradNorm(this.grads);
+    const norm = gradNorm(this.be, { grads: this.grads });
     this.steps++;
     const maxGradNorm = hp.maxGradNorm > 0 ? hp.maxGradNorm : NO_CLIP;
-    this.be.nn.adamw(this.flat, this.grads, this.m, this.v, this.decay, norm, { ...hp, maxGradNorm, step: this.steps });
+    adamw(this.be, { params: this.flat, grads: this.grads, m: this.m, v: this.v, decayMask: this.decay, gradNorm: norm, hp: { ...hp, maxGradNorm, step: this.steps } });
     return norm;
   }
 
@@ -228,7 +235,6 @@ export class Gpt {
    */
   forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): { out: Tensor; cache: ForwardCache } {
     const { be, cfg } = this;
-    const { nn } = be;
     const [B, S] = tokens.shape;
     expectShape('tokens', tokens, [B, S]);
     expectShape('attnMask', attnMask, [B, S]);
@@ -236,22 +242,22 @@ export class Gpt {
     if (S > cfg.maxSeq) throw new Error(`sequence length ${S} exceeds maxSeq ${cfg.maxSeq}`);
     const R = B * S;
     const W = this.p;
-    const xs: Tensor[] = [nn.embedding(tokens, positions, W.wte, W.wpe)]; // (R, D)
+    const xs: Tensor[] = [embedding(be, { tokens, positions, wte: W.wte, wpe: W.wpe })]; // (R, D)
     const blocks: BlockActs[] = [];
-    const attend = (qkv: Tensor) => be.seq.attention(qkv, attnMask, cfg.nHead); // (R, D), (B,H,S,S)
+    const attend = (qkv: Tensor) => attention(be, { qkv, attnMask, nHead: cfg.nHead }); // (R, D), (B,H,S,S)
     for (let l = 0; l < cfg.nLayer; l++) {
       const { y, acts } = block(be, W.blocks[l], xs[l], attend);
       xs.push(y);
       blocks.push(acts);
     }
-    const lnf = nn.layerNorm(xs[cfg.nLayer], W.lnf.w, W.lnf.b, LN_EPS);
+    const lnf = layerNorm(be, { x: xs[cfg.nLayer], gamma: W.lnf.w, beta: W.lnf.b, eps: LN_EPS });
     const cache: ForwardCache = { B, S, tokens, positions, xs, blocks, lnf, scatterIndex: null, consumed: false };
 
     let out: Tensor;
     if (cfg.head === 'lm') {
-      out = be.reshape(nn.matmul(lnf.y, W.wte, null, true), [B, S, cfg.vocabSize]);
+      out = be.reshape(matmul(be, { a: lnf.y, b: W.wte, transB: true }), [B, S, cfg.vocabSize]);
     } else {
-      const values = nn.matmul(lnf.y, W.head!.w, W.head!.b, true); // (R, 1)
+      const values = matmul(be, { a: lnf.y, b: W.head!.w, bias: W.head!.b, transB: true }); // (R, 1)
       if (cfg.head === 'value') {
         out = be.reshape(values, [B, S]);
       } else {
@@ -267,7 +273,7 @@ export class Gpt {
         }
         const gatherIdx = be.tensor(gather, [B], 'i32');
         cache.scatterIndex = be.tensor(scatter, [R], 'i32');
-        out = be.reshape(nn.gatherRows(values, gatherIdx), [B]);
+        out = be.reshape(gatherRows(be, { x: values, index: gatherIdx }), [B]);
         be.dispose(values, gatherIdx);
       }
     }
@@ -281,7 +287,6 @@ export class Gpt {
   backward(cache: ForwardCache, gradOut: Tensor): void {
     if (cache.consumed) throw new Error('backward: this forward cache was already used or released');
     const { be, cfg } = this;
-    const { nn } = be;
     const { B, S } = cache;
     const R = B * S;
     const L = cfg.nLayer;
@@ -291,7 +296,7 @@ export class Gpt {
     if (cfg.head === 'lm') {
       expectShape('gradLogits', gradOut, [B, S, cfg.vocabSize]);
       const g = be.view(gradOut, 0, [R, cfg.vocabSize]);
-      gHead = nn.matmulBackward(g, cache.lnf.y, W.wte, true, G.wte, null, true)!;
+      gHead = matmulBackward(be, { gradOut: g, a: cache.lnf.y, b: W.wte, transB: true, gradB: G.wte, needGradA: true })!;
     } else {
       let gValues: Tensor; // (R, 1)
       let owned: Tensor[] = [];
@@ -304,21 +309,21 @@ export class Gpt {
         // zero row B (a gather from a padded copy, so no scatter-add is needed).
         const padded = be.zeros([B + 1, 1]);
         be.copy(gradOut, be.view(padded, 0, [B]));
-        gValues = nn.gatherRows(padded, cache.scatterIndex!);
+        gValues = gatherRows(be, { x: padded, index: cache.scatterIndex! });
         owned = [padded, gValues];
       }
-      gHead = nn.matmulBackward(gValues, cache.lnf.y, W.head!.w, true, G.head!.w, G.head!.b, true)!;
+      gHead = matmulBackward(be, { gradOut: gValues, a: cache.lnf.y, b: W.head!.w, transB: true, gradB: G.head!.w, gradBias: G.head!.b, needGradA: true })!;
       be.dispose(...owned, cache.scatterIndex);
     }
 
-    const gX = nn.layerNormBackward(gHead, cache.xs[L], W.lnf.w, cache.lnf.mean, cache.lnf.rstd, G.lnf.w, G.lnf.b); // (R, D), updated in place
+    const gX = layerNormBackward(be, { gradY: gHead, x: cache.xs[L], gamma: W.lnf.w, mean: cache.lnf.mean, rstd: cache.lnf.rstd, gradGamma: G.lnf.w, gradBeta: G.lnf.b }); // (R, D), updated in place
     be.dispose(gHead, cache.lnf.y, cache.lnf.mean, cache.lnf.rstd, cache.xs[L]);
 
     for (let l = L - 1; l >= 0; l--) {
       blockBackward(be, W.blocks[l], G.blocks[l], cache.blocks[l], cache.xs[l], gX, cfg.nHead);
       if (l > 0) be.dispose(cache.xs[l]);
     }
-    nn.embeddingBackward(gX, cache.tokens, cache.positions, G.wte, G.wpe);
+    embeddingBackward(be, { gradOut: gX, tokens: cache.tokens, positions: cache.positions, gradWte: G.wte, gradWpe: G.wpe });
     be.dispose(gX, cache.xs[0]);
     cache.consumed = true;
   }

@@ -1,11 +1,15 @@
 // Supervised fine-tuning: next-token cross-entropy on response tokens (EOS included, prompt masked),
-// loss = −token-mean of ppo.logprobs at T = 1, so SFT runs through the same kernels as PPO:
-// aggregate weights → ppo.logprobsBackward → model backward → one gradNorm + one AdamW per step.
+// loss = −token-mean of logprobs at T = 1, so SFT runs through the same kernels as PPO:
+// aggregate weights → logprobsBackward → model backward → one gradNorm + one AdamW per step.
 import type { Tensor } from '../backend/tensor.ts';
+import { aggregate } from '../ops/aggregate.ts';
+import { logprobs, logprobsBackward } from '../ops/logprobs.ts';
 import type { CharTokenizer } from './tokenizer.ts';
 import { Rng } from '../util/rng.ts';
 import type { Gpt, OptimizerParams } from './gpt.ts';
 import { lrAt, type LrSchedule } from './schedule.ts';
+import { scale } from '../ops/elementwise.ts';
+import { sliceSeq, sliceSeqBackward } from '../ops/slice.ts';
 
 /** Host arrays of one SFT minibatch: whole sequences [BOS, prompt, response, EOS], left-padded to S. */
 export interface SftBatch {
@@ -65,14 +69,14 @@ export function sftLossAndBackward(model: Gpt, batch: SftBatch): Tensor {
     const lossMask = be.tensor(batch.lossMask, [B, S - 1]);
 
     const { out: logits, cache } = model.forward(tokens, attnMask, positions); // (B, S, V)
-    const scored = be.nn.sliceSeq(logits, 0, S - 1); // (B, S−1, V)
-    const { logprobs } = be.ppo.logprobs(scored, targets, 1);
-    const { value, weights } = be.ppo.aggregate(logprobs, lossMask, 'token-mean');
+    const scored = sliceSeq(be, { x: logits, start: 0, len: S - 1 }); // (B, S−1, V)
+    const { logprobs: logp } = logprobs(be, { logits: scored, tokens: targets, temperature: 1 });
+    const { value, weights } = aggregate(be, { x: logp, actionMask: lossMask, agg: 'token-mean' });
     // loss = −Σ w·logp, so ∂loss/∂logp = −w.
-    be.nn.scale(weights, -1);
-    be.nn.scale(value, -1);
-    const gScored = be.ppo.logprobsBackward(scored, targets, 1, weights, null); // (B, S−1, V)
-    const gLogits = be.nn.sliceSeqBackward(gScored, S, 0); // (B, S, V)
+    scale(be, { x: weights, alpha: -1 });
+    scale(be, { x: value, alpha: -1 });
+    const gScored = logprobsBackward(be, { logits: scored, tokens: targets, temperature: 1, gradLogprobs: weights }); // (B, S−1, V)
+    const gLogits = sliceSeqBackward(be, { grad: gScored, seqLen: S, start: 0 }); // (B, S, V)
     model.backward(cache, gLogits);
     return value;
   });

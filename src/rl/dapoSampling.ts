@@ -8,6 +8,7 @@ import type { CharTokenizer } from '../model/tokenizer.ts';
 import type { TaskSample } from '../tasks/task.ts';
 import type { PpoConfig } from './config.ts';
 import { informativeGroups } from './dapo.ts';
+import type { MetricValues } from './metricNames.ts';
 import { concatRows, decodeSamples, type RolloutBatch } from './rollout.ts';
 
 export interface ScoredBatch {
@@ -15,7 +16,7 @@ export interface ScoredBatch {
   samples: TaskSample[];
   scores: Float64Array; // (B) final scores
   /** Rollout-stage metrics of the sampling itself (DAPO's filter counts; empty without it). */
-  metrics: Record<string, number>;
+  metrics: MetricValues;
 }
 
 /** The batch of DAPO round after round; `sampleRound(round)` samples and scores one round. */

@@ -9,11 +9,18 @@
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
 import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { GroupEstimator } from '../backend/ppoOps.ts';
+import type { GroupEstimator } from '../reference/groupAdvantages.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
+import { gae } from '../ops/gae.ts';
+import { groupAdvantages } from '../ops/groupAdvantages.ts';
+import { logprobs } from '../ops/logprobs.ts';
+import { rolloutCorrection } from '../ops/rolloutCorrection.ts';
+import { shapeRewards } from '../ops/shapeRewards.ts';
+import { whiten } from '../ops/whiten.ts';
 import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
+import { gatherRows, sliceSeq } from '../ops/slice.ts';
 
 /** Device tensors of one batch of experience; the trainer disposes them after the update. */
 export interface Experience {
@@ -47,14 +54,14 @@ export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tenso
   const { be } = model;
   return be.scope(() => {
     const logits = model.infer(seq, attn, pos); // (B, S, V)
-    const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
-    return be.ppo.logprobs(scored, tokens, T).logprobs;
+    const scored = sliceSeq(be, { x: logits, start: P - 1, len: A }); // (B, A, V)
+    return logprobs(be, { logits: scored, tokens, temperature: T }).logprobs;
   });
 }
 
 /** Critic values (B,A) of the states that precede each action token. */
 export function actionValues(critic: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
-  return critic.be.scope(() => critic.be.nn.sliceSeq(critic.infer(seq, attn, pos), P - 1, A)); // (B, S) → (B, A)
+  return critic.be.scope(() => sliceSeq(critic.be, { x: critic.infer(seq, attn, pos), start: P - 1, len: A })); // (B, S) → (B, A)
 }
 
 export interface ExperienceModels {
@@ -90,7 +97,7 @@ export function makeExperience(
       // The response columns of the sequences, gathered as rows of one 32-bit word each.
       const tokenRows = be.view(t.sequences, 0, [B * S, 1]); // (B·S, 1) i32
       const columns = be.tensor(actionColumns(B, P, A), [B * A], 'i32');
-      const actionTokens = be.reshape(be.nn.gatherRows(tokenRows, columns), [B, A]); // (B, A) i32
+      const actionTokens = be.reshape(gatherRows(be, { x: tokenRows, index: columns }), [B, A]); // (B, A) i32
       return experienceFrom(be, m, r, t, actionTokens, scores, rewardBeta, cfg, baselines);
     });
   } catch (e) {
@@ -140,22 +147,22 @@ function experienceFrom(
   // Rollout correction (verl compute_rollout_correction_and_add_to_batch): IS weights for the loss and
   // the rejection-sampled mask, which verl applies after the KL penalty and before the advantages.
   const rc = rolloutLogprobs ? rolloutCorrectionOf(cfg) : null;
-  const corrected = rc && rolloutLogprobs ? be.ppo.rolloutCorrection(oldLogprobs, rolloutLogprobs, actionMask, rc) : null;
+  const corrected = rc && rolloutLogprobs ? rolloutCorrection(be, { oldLogprobs, rolloutLogprobs, actionMask, params: rc }) : null;
   const tisWeights = corrected?.weights ?? null;
   const rsMask = rc && rc.rs.length > 0 && corrected ? corrected.keep : null;
   if (corrected && !rsMask) be.dispose(corrected.keep);
   const trainMask = rsMask ?? actionMask;
   // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
   // are computed for every estimator (the group estimators shape their own rewards internally).
-  const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
+  const { rewards, kl } = shapeRewards(be, { scores: scoreT, logprobs: oldLogprobs, refLogprobs, actionMask, beta: rewardBeta, estimator: cfg.klEstimator });
   let advantages: Tensor;
   let returns: Tensor;
   if (cfg.advantageEstimator === 'gae') {
-    const g = be.ppo.gae(rewards, values, trainMask, cfg.gamma, cfg.lam);
-    advantages = be.ppo.whiten(g.advantages, trainMask, true);
+    const g = gae(be, { rewards, values, actionMask: trainMask, gamma: cfg.gamma, lam: cfg.lam });
+    advantages = whiten(be, { x: g.advantages, actionMask: trainMask, shiftMean: true });
     returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
   } else {
-    const g = be.ppo.groupAdvantages({
+    const g = groupAdvantages(be, {
       estimator: cfg.advantageEstimator as GroupEstimator,
       scores: scoreT,
       group: r.group,

@@ -1,10 +1,53 @@
 // Host-side reduction of one iteration's read-back tensors into the snake_case metrics the UI,
 // the exports and the headless runner share (names as verl / TRL report them).
-import { POLICY_STATS, VALUE_STATS } from '../backend/ppoOps.ts';
+import { POLICY_STATS } from '../ops/policyLoss.ts';
+import { VALUE_STATS } from '../ops/valueLoss.ts';
 import { distinctN } from '../tasks/metrics.ts';
 import type { TaskSample } from '../tasks/task.ts';
 import { klTokenMean } from './klController.ts';
 import { rolloutCorrMetricsRef, type RolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
+import type { IterationMetrics, MetricValues, RolloutCorrMetric } from './metricNames.ts';
+
+/** The metrics of the batch and its rewards; the occasional ones where they apply. */
+export type ExperienceMetrics = Pick<
+  IterationMetrics,
+  | 'reward_mean'
+  | 'reward_min'
+  | 'reward_max'
+  | 'shaped_reward_mean'
+  | 'token_reward_sum_mean'
+  | 'kl'
+  | 'kl_seq'
+  | 'kl_token_mean'
+  | 'beta'
+  | 'kl_loss_coef'
+  | 'advantages_mean'
+  | 'advantages_std'
+  | 'returns_mean'
+  | 'values_mean'
+  | 'explained_variance'
+  | 'response_length_mean'
+  | 'eos_rate'
+> &
+  MetricValues;
+
+/** The metrics of the update. */
+export type UpdateMetrics = Pick<
+  IterationMetrics,
+  | 'policy_loss'
+  | 'clipfrac'
+  | 'clipfrac_lower'
+  | 'approx_kl'
+  | 'entropy'
+  | 'kl_loss'
+  | 'actor_grad_norm'
+  | 'value_loss'
+  | 'vf_clipfrac'
+  | 'critic_grad_norm'
+  | 'actor_skipped_steps'
+  | 'critic_skipped_steps'
+  | 'update_steps'
+>;
 
 /** Per-token (B,A) host arrays of the experience, read back at the end of the iteration. */
 export interface ExperienceHost {
@@ -103,12 +146,12 @@ export function rolloutOldMetrics(old: ArrayLike<number>, rollout: ArrayLike<num
  * rollout_rs_masked_fraction is read off the trainer's own mask. verl's effective sample size is
  * 1/0 when IcePop zeroes every weight; it is reported as 0 (no effective samples) to stay finite.
  */
-export function rolloutCorrMetrics(e: ExperienceHost): Record<string, number> {
+export function rolloutCorrMetrics(e: ExperienceHost): Partial<Record<RolloutCorrMetric, number>> {
   const rc = e.rolloutCorrection;
   if (!rc || !e.oldLogprobs || !e.rolloutLogprobs || !e.mask.some((x) => x !== 0)) return {};
   const all = rolloutCorrMetricsRef(e.oldLogprobs, e.rolloutLogprobs, e.mask, e.B, e.A, rc);
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(all)) out[k.replace('/', '_')] = Number.isFinite(v) ? v : 0;
+  const out: Partial<Record<RolloutCorrMetric, number>> = {};
+  for (const [k, v] of Object.entries(all)) out[k.replace('/', '_') as RolloutCorrMetric] = Number.isFinite(v) ? v : 0;
   if (e.rsMask) {
     let kept = 0;
     let n = 0;
@@ -122,7 +165,7 @@ export function rolloutCorrMetrics(e: ExperienceHost): Record<string, number> {
   return out;
 }
 
-export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], applied: AppliedKl, withText: boolean): Record<string, number> {
+export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], applied: AppliedKl, withText: boolean): ExperienceMetrics {
   const beta = applied.rewardBeta;
   const { B, A, mask } = e;
   const scores = Array.from(e.scores);
@@ -137,7 +180,7 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], appl
     mask,
   );
   const explained = ret.variance > 0 ? 1 - resid.variance / ret.variance : 0;
-  const m: Record<string, number> = {
+  const m: ExperienceMetrics = {
     reward_mean: mean(scores),
     reward_min: scores.length ? Math.min(...scores) : 0,
     reward_max: scores.length ? Math.max(...scores) : 0,
@@ -166,7 +209,7 @@ export function experienceMetrics(e: ExperienceHost, samples: TaskSample[], appl
   return m;
 }
 
-export function updateMetrics(u: UpdateHost): Record<string, number> {
+export function updateMetrics(u: UpdateHost): UpdateMetrics {
   const pick = (xs: Float64Array[], i: number) => mean(xs.map((x) => x[i]));
   // A skipped step's norm is not finite by definition; it is counted, not averaged in.
   const finiteNorm = (xs: Float64Array[]) => mean(xs.map((x) => x[0]).filter(Number.isFinite));

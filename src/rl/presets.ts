@@ -7,7 +7,7 @@
 // there is what the CLIs print and what `name` (a preset's identity in the store and the link) holds;
 // the page shows each text in the visitor's language (presets:preset.<id>.<field>).
 import english from '../i18n/locales/en/presets.json' with { type: 'json' };
-import { DEFAULT_REWARD_FUNCTION, type PpoConfig } from './config.ts';
+import { DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, type PpoConfig } from './config.ts';
 
 export interface PresetArm {
   /** Short label shown in legends and tables, e.g. "ε = 0.05". */
@@ -312,6 +312,18 @@ export function presetValues(name: string): Partial<PpoConfig> {
   const preset = findPreset(name);
   if (!preset) throw new Error(`no preset named "${name}"`);
   return preset.values;
+}
+
+/**
+ * The whole config a preset (arm `arm`; the first when paired) trains: the preset's values and the
+ * arm's on top of `base` (the defaults), so every knob neither names is at its default whatever
+ * was set before. The card, "Run both" and the CLIs all train exactly this.
+ */
+export function presetConfig(preset: Preset, arm = 0, base: PpoConfig = DEFAULT_CONFIG): PpoConfig {
+  const arms = presetArms(preset);
+  const chosen = arms[arm];
+  if (!chosen) throw new Error(`preset "${preset.name}" has no arm ${arm} (it has ${arms.length})`);
+  return { ...base, ...chosen.values };
 }
 
 /** The config values of each arm of `preset` (one arm, the preset's own values, when unpaired). */

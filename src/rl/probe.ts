@@ -2,6 +2,7 @@
 // hooks (onRecord when the host starts recording a stage's work, onStage when the device gets to
 // it), wall-clock marks per stage, and the device counters' deltas.
 import type { Backend } from '../backend/backend.ts';
+import type { IterationMetrics } from './metricNames.ts';
 import type { Stage } from './nonFinite.ts';
 
 export interface StageHooks {
@@ -94,7 +95,7 @@ export class IterationProbe {
    * from that iteration's update time to this one's rollout time. On WebGPU the device time of
    * both is in the final readback's wait, counted in time_update_s.
    */
-  metrics(aheadSeconds: number): Record<string, number> {
+  metrics(aheadSeconds: number): Pick<IterationMetrics, 'time_rollout_s' | 'time_experience_s' | 'time_update_s' | 'gpu_submits' | 'gpu_readbacks' | 'gpu_dispatches'> {
     const c1 = this.be.counters();
     return {
       time_rollout_s: aheadSeconds + (this.t1 - this.t0) / 1000,

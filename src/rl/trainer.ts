@@ -14,9 +14,11 @@
 // counter is the whole RNG state: saveState / loadState carry it with the weights, both optimisers
 // and the KL controller (trainerSave.ts).
 import type { Backend } from '../backend/backend.ts';
-import { COV_LOSS_MODES, POLICY_STATS } from '../backend/ppoOps.ts';
+import { COV_LOSS_MODES } from '../reference/policyLoss.ts';
+import { covSelect } from '../ops/covSelect.ts';
+import { POLICY_STATS } from '../ops/policyLoss.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { DecodeShape } from '../backend/seqOps.ts';
+import { precompileShape, type DecodeShape } from '../ops/decodeStep.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
@@ -24,17 +26,18 @@ import type { CharTokenizer } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task } from '../tasks/task.ts';
 import { criticHeadSeed, rolloutSeed } from '../util/seedStreams.ts';
-import { rolloutCorrectionOf, validateConfig, type PpoConfig } from './config.ts';
+import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { dynamicSampledBatch, type ScoredBatch } from './dapoSampling.ts';
 import { evaluatePolicy } from './evaluation.ts';
-import { captureTensors, TraceCapture } from './inspect/capture.ts';
 import type { IterationTrace } from './inspect/trace.ts';
 import { makeExperience, type Experience } from './experience.ts';
 import { klCoefsApplied, klControllerFor, type KlController } from './klController.ts';
 import { experienceMetrics, updateMetrics, type ExperienceHost } from './metrics.ts';
 import { epochMinibatches } from './minibatch.ts';
 import { checkExperienceFinite, checkUpdateFinite, type Stage } from './nonFinite.ts';
-import { Probe, type IterationProbe } from './probe.ts';
+import { IterationHooks } from './iterationHooks.ts';
+import type { IterationMetrics } from './metricNames.ts';
+import { Probe } from './probe.ts';
 import { maskedRatios, sequenceRatios, tokenRatios } from './ratios.ts';
 import { readNamed, type HostValues } from './readNamed.ts';
 import {
@@ -88,7 +91,7 @@ export interface TrainerInit {
 
 export interface IterationResult {
   iter: number;
-  metrics: Record<string, number>;
+  metrics: IterationMetrics;
   samples: SampleRow[];
   /**
    * Ratios π_new/π_old and advantages of the last minibatch's action tokens; `seqRatios` are its
@@ -173,7 +176,6 @@ export class PpoTrainer {
 
   static async create(init: TrainerInit): Promise<PpoTrainer> {
     const { be, config } = init;
-    throwIfInvalid(config);
     const task = getTask(config.task);
     const tok = taskTokenizer(task);
     const opts = { alphabet: tok.alphabet, task: task.name };
@@ -183,7 +185,7 @@ export class PpoTrainer {
     requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
     t.checkShapes(config);
-    await be.precompileShape(decodeShapeOf(config, actor.cfg));
+    await precompileShape(be, decodeShapeOf(config, actor.cfg));
     return t;
   }
 
@@ -200,9 +202,8 @@ export class PpoTrainer {
     return this.last;
   }
 
-  /** Knobs that may change mid-run; throws for invalid configs and for RESTART_FIELDS changes. */
+  /** Knobs that may change mid-run (checked where they entered); throws for RESTART_FIELDS changes. */
   setConfig(c: PpoConfig): void {
-    throwIfInvalid(c);
     const changed = RESTART_FIELDS.filter((f) => c[f] !== this.cfg[f]);
     if (changed.length > 0) throw new Error(`changing ${changed.join(', ')} needs a new trainer (reset)`);
     requireRewardModel(c, !!this.rewardModel);
@@ -219,72 +220,63 @@ export class PpoTrainer {
   async iteration(opts: IterationOptions = {}): Promise<IterationResult> {
     const held: Tensor[] = [];
     try {
-      return await this.probe.around((probe) => this.runIteration(opts, probe, held));
+      return await this.probe.around((probe) => this.runIteration(opts, new IterationHooks(probe, opts, held)));
     } finally {
       this.be.dispose(...held);
       this.rollouts.discardRecorded(); // a failed iteration leaves no rollout ahead
     }
   }
 
-  /** One PPO iteration; `held` collects the device tensors it makes, freed when it ends. */
-  private async runIteration(opts: IterationOptions, probe: IterationProbe, held: Tensor[]): Promise<IterationResult> {
+  /**
+   * One PPO iteration: rollout → experience → update → readback → metrics. `hooks` holds what is
+   * not the algorithm: the stage probe, the inspector's capture, the device tensors to free.
+   */
+  private async runIteration(opts: IterationOptions, hooks: IterationHooks): Promise<IterationResult> {
     const { be, cfg } = this;
     const iter = this.iterCount;
 
     // Rollout: this iteration's sequences (sampled ahead, or now), decoded and scored on the host.
-    probe.rollout();
-    const { r, samples, scores, device, aheadSeconds, metrics: samplingMetrics } = await this.scoredBatch(iter, opts.rollout, held);
+    hooks.probe.rollout();
+    const { r, samples, scores, device, aheadSeconds, metrics: samplingMetrics } = await this.scoredBatch(iter, opts.rollout, hooks);
     this.last = r;
 
     // Experience: log-probs of actor and reference, values, rewards shaped by the KL, advantages.
-    probe.experience();
+    hooks.probe.experience();
     const klCoefs = klCoefsApplied(cfg, this.klCtl);
     const critic = cfg.advantageEstimator === 'gae' ? this.critic : null;
     // ReMax: the reward of each prompt's greedy response is its samples' baseline.
     const baselines = cfg.advantageEstimator === 'remax' ? await this.greedyBaselines(r, iter) : null;
     const exp = makeExperience(be, { actor: this.actor, reference: this.reference, critic }, r, scores, klCoefs.rewardBeta, cfg, device, baselines);
-    held.push(...tensorsIn(exp));
+    hooks.held.push(...tensorsIn(exp));
 
     // Update: ppoEpochs × shuffled minibatches of actor and critic steps; then the next rollout.
-    probe.update(aheadSeconds !== null);
-    const kept = opts.capture || opts.lateCapture ? new TraceCapture() : null;
-    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, held, kept);
+    hooks.probe.update(aheadSeconds !== null);
+    const upd = await this.update(exp, iter, critic, klCoefs.lossCoef, hooks);
     const sampleNext = opts.sampleNext !== false && !opts.rollout && !cfg.dynamicSampling;
-    const next = sampleNext ? probe.nextRollout(() => this.rollouts.recordNext(iter + 1)) : null;
+    const next = sampleNext ? hooks.probe.nextRollout(() => this.rollouts.recordNext(iter + 1)) : null;
 
-    // One readback of everything the host reduces, then its checks.
-    const captured = opts.capture === true || opts.lateCapture?.() === true;
-    const host = await readNamed(be, {
-      ...experienceTensors(exp),
-      newLogprobs: upd.newLogprobs,
-      ratios: upd.ratios,
-      covSelected: upd.covSelected,
-      ...upd.stats.tensors,
-      ...captureTensors(captured ? kept : null, exp),
-      next,
-    });
-    await probe.done();
+    // Readback: one of everything the host reduces (the trace too, when captured), then its checks.
+    const { newLogprobs, ratios, covSelected, stats } = upd;
+    const host = await readNamed(be, { ...experienceTensors(exp), newLogprobs, ratios, covSelected, ...stats.tensors, ...hooks.readbackTensors(exp), next });
+    await hooks.probe.done();
     const e = experienceHost(r, scores, host, cfg);
     checkExperienceFinite(iter, e);
     checkUpdateFinite(iter, host);
+    const trace = await hooks.trace(be, exp, host, { iter, cfg, beta: this.klCtl.beta, r, scores, baselines });
 
-    // Asked for while the device ran the update: the kept tensors are still held, read them now.
-    const late = !captured && kept !== null && opts.lateCapture?.() === true;
-    const traceHost = late ? { ...host, ...(await readNamed(be, { ...captureTensors(kept, exp) })) } : host;
-    const trace = captured || late ? kept?.build({ iter, cfg, beta: this.klCtl.beta, r, scores, baselines, host: traceHost }) : undefined;
     // Metrics, and the state the next iteration starts from.
-    const metrics: Record<string, number> = {
+    const metrics: IterationMetrics = {
       iter,
       ...experienceMetrics(e, samples, klCoefs, this.task.name === 'sentiment'),
       ...updateMetrics(host),
       ...samplingMetrics,
       actor_lr: warmupLr(cfg.actorLr, cfg.warmupSteps, Math.max(0, this.actor.steps - 1)),
       critic_lr: critic ? warmupLr(cfg.criticLr, cfg.warmupSteps, Math.max(0, critic.steps - 1)) : 0,
-      ...probe.metrics(aheadSeconds ?? 0),
+      ...hooks.probe.metrics(aheadSeconds ?? 0),
     };
     this.endIteration(metrics, critic, r.B);
     // Only now, with every check of this iteration passed, does the rollout ahead count.
-    if (host.next) this.rollouts.keepNext(this.iterCount, host.next, probe.nextRolloutSeconds);
+    if (host.next) this.rollouts.keepNext(this.iterCount, host.next, hooks.probe.nextRolloutSeconds);
     return {
       iter,
       metrics,
@@ -299,7 +291,7 @@ export class PpoTrainer {
    * it does not count for bias correction or warm-up; β for the next iteration from verl's scale
    * of KL (n = sequences in the batch).
    */
-  private endIteration(metrics: Record<string, number>, critic: Gpt | null, B: number): void {
+  private endIteration(metrics: IterationMetrics, critic: Gpt | null, B: number): void {
     this.actor.steps -= metrics.actor_skipped_steps;
     if (critic) critic.steps -= metrics.critic_skipped_steps;
     this.klCtl.update(metrics.kl_token_mean, B);
@@ -307,16 +299,20 @@ export class PpoTrainer {
   }
 
   /** The iteration's scored batch: one rollout, or DAPO's rounds of them (dapoSampling.ts). */
-  private async scoredBatch(iter: number, given: RolloutBatch | undefined, held: Tensor[]): Promise<ScoredBatch & { device: RolloutTensors | null; aheadSeconds: number | null }> {
+  private async scoredBatch(
+    iter: number,
+    given: RolloutBatch | undefined,
+    hooks: IterationHooks,
+  ): Promise<ScoredBatch & { device: RolloutTensors | null; aheadSeconds: number | null }> {
     if (given || !this.cfg.dynamicSampling) {
       const { rollout, aheadSeconds } = await this.rollouts.take(iter, given);
-      held.push(...tensorsIn(rollout.device));
+      hooks.held.push(...tensorsIn(rollout.device));
       return { r: rollout.batch, ...(await scoreRollout(this.scoring, rollout, iter)), metrics: {}, device: rollout.device, aheadSeconds };
     }
     this.rollouts.drop(); // never ahead with dynamic sampling
     const batch = await dynamicSampledBatch(this.cfg, this.tok, async (round) => {
       const rollout = await this.rollouts.sample(iter, round);
-      held.push(...tensorsIn(rollout.device)); // rows of several rounds: the experience uploads the batch
+      hooks.held.push(...tensorsIn(rollout.device)); // rows of several rounds: the experience uploads the batch
       return { r: rollout.batch, scores: (await scoreRollout(this.scoring, rollout, iter)).scores };
     });
     return { ...batch, device: null, aheadSeconds: null };
@@ -338,8 +334,9 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
-  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, held: Tensor[], kept: TraceCapture | null): Promise<UpdateResult> {
+  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, hooks: IterationHooks): Promise<UpdateResult> {
     const { be, cfg } = this;
+    const { held, kept } = hooks;
     const stats = new UpdateStats();
     let last: { mb: Minibatch; actor: ActorStepStats; covSeed: number } | null = null;
     for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
@@ -374,7 +371,7 @@ export class PpoTrainer {
     // The samples view marks the tokens clip_cov / kl_cov acted on in that step: the same op on
     // the step's own inputs and parameters (seed included) as its loss, so the same tokens.
     const covSelected = COV_LOSS_MODES.includes(cfg.lossMode)
-      ? be.ppo.covSelect(mb.oldLogprobs, actor.logprobs, mb.advantages, mb.actionMask, actorPolicyParams(cfg, covSeed))
+      ? covSelect(be, { oldLogprobs: mb.oldLogprobs, logprobs: actor.logprobs, advantages: mb.advantages, actionMask: mb.actionMask, params: actorPolicyParams(cfg, covSeed) })
       : null;
     if (covSelected) held.push(covSelected);
     return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios, covSelected };
@@ -558,11 +555,6 @@ function clippingView(e: ExperienceHost, rows: Int32Array, newLogprobs: Float64A
   const [mask, old, adv] = [e.rsMask ?? e.mask, e.oldLogprobs!, e.advantages].map((x) => lastMinibatchRows(x, rows, e.A));
   const seq = sequenceRatios(newLogprobs, old, adv, mask, e.A);
   return { ...maskedRatios(ratios, adv, mask), seqRatios: seq.ratios, seqAdvantages: seq.advantages };
-}
-
-function throwIfInvalid(c: PpoConfig): void {
-  const problems = validateConfig(c as PpoConfig & Record<string, unknown>);
-  if (problems.length > 0) throw new Error(`invalid PPO config:\n  ${problems.map((p) => p.message).join('\n  ')}`);
 }
 
 /**

@@ -12,7 +12,7 @@
 import { validateGptConfig, type GptConfig } from '../model/config.ts';
 import { paramLayout } from '../model/params.ts';
 import { decodeSafetensors, encodeSafetensors, quoted, type SafeTensor } from '../model/safetensors.ts';
-import { DEFAULT_REWARD_FUNCTION, validateConfig, type PpoConfig } from './config.ts';
+import { checkConfig, DEFAULT_REWARD_FUNCTION, type CheckedConfig, type PpoConfig } from './config.ts';
 
 export const TRAINER_STATE_FORMAT = 'ppo-trainer-state';
 export const TRAINER_STATE_VERSION = '1';
@@ -79,7 +79,10 @@ function bare(v: unknown): string {
   return typeof v === 'string' && /^-?\d{1,20}(\.\d{1,20})?$/.test(v) ? v : quoted(v);
 }
 
-export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
+/** A state read from a file: its config checked here, where the file entered. */
+export type DecodedTrainerState = TrainerStateParts & { config: CheckedConfig };
+
+export function decodeTrainerState(bytes: Uint8Array): DecodedTrainerState {
   const { tensors, metadata: meta } = decodeSafetensors(bytes);
   for (const key of ['format', 'format_version', 'task', 'alphabet', 'config', 'model_config', 'iteration', 'actor_steps', 'critic_steps', 'kl_beta']) {
     if (typeof meta[key] !== 'string') fail(`metadata is missing "${key}" (is this a model checkpoint rather than a trainer state?)`);
@@ -96,12 +99,11 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerStateParts {
   const saved = json('config') as PpoConfig;
   if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) fail(`metadata "config" must be an object, got ${quoted(saved)}`);
   // States saved before the written reward existed have no rewardFunction: they used none.
-  const config: PpoConfig = { ...saved, rewardFunction: saved.rewardFunction ?? DEFAULT_REWARD_FUNCTION };
-  const problems = validateConfig(config as PpoConfig & Record<string, unknown>);
+  const { config, problems } = checkConfig({ ...saved, rewardFunction: saved.rewardFunction ?? DEFAULT_REWARD_FUNCTION });
   // A hostile file can break every setting at once: name the first few, count the rest.
   const shown = problems.slice(0, 3).map((p) => p.message);
   if (problems.length > 3) shown.push(`and ${problems.length - 3} more`);
-  if (problems.length > 0) fail(`config is invalid: ${shown.join('; ')}`);
+  if (!config) return fail(`config is invalid: ${shown.join('; ')}`);
   if (config.task !== meta.task) fail(`config task ${quoted(config.task)} differs from the file's task ${quoted(meta.task)}`);
   const modelConfig = json('model_config') as GptConfig;
   validateGptConfig(modelConfig);

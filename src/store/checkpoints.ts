@@ -25,7 +25,7 @@ export function actorFileName(task: string, iter: number): string {
 
 export async function exportActor(): Promise<void> {
   const s = useApp.getState();
-  const bytes = await trainer.snapshot();
+  const bytes = await trainer.models.snapshot();
   // null: no trainer (the notice says so) or the worker answered with an error (shown as well).
   if (!bytes) return;
   const name = actorFileName(s.config.task, currentIteration());
@@ -58,7 +58,7 @@ export async function loadActorFile(file: File): Promise<boolean> {
   // The worker rebuilds its trainer around the new weights, so what was running stops here and
   // the next Start begins a new run (kept apart in the charts).
   if (s.runState === 'running') await trainer.pause();
-  if (!(await trainer.loadCheckpoint('actor', buf))) return false;
+  if (!(await trainer.models.loadCheckpoint('actor', buf))) return false;
   useApp.getState().endRun();
   useApp.getState().setNotice({ tone: 'info', text: notices.actorLoaded(file.name) });
   return true;

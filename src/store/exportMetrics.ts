@@ -2,6 +2,7 @@
 // evaluations as `eval_<metric>` columns on the row of the iteration count they were taken at, so
 // iteration 0 holds the SFT model's) and a JSON document with each run's config, backend, budget,
 // full history and evaluations.
+import type { MetricName } from '../rl/metricNames.ts';
 import type { RunRecord } from './runs.ts';
 
 /**
@@ -28,37 +29,43 @@ function csvCell(v: string | number | undefined): string {
 
 export const EVAL_PREFIX = 'eval_';
 
+/** A CSV column: a metric of the vocabulary (src/rl/metricNames.ts), or a held-out evaluation's, prefixed. */
+export type ExportColumn = MetricName | `${typeof EVAL_PREFIX}${string}`;
+
+/** One CSV row's values by column. */
+type RowValues = Map<ExportColumn, number>;
+
 /**
  * A run's rows: one per metrics message, in order, and each evaluation's values, prefixed, on the
  * last row of the same iteration (an evaluation at k scores the weights iteration k starts from,
  * the same weights that row's rollout sampled), or on a row of its own where there is none.
  */
-function runRows(r: RunRecord): { iter: number; values: Record<string, number> }[] {
-  const rows = r.metrics.map((m) => ({ iter: m.iter, values: { ...m.values } }));
+function runRows(r: RunRecord): { iter: number; values: RowValues }[] {
+  const rows = r.metrics.map((m) => ({ iter: m.iter, values: new Map(Object.entries(m.values) as [MetricName, number][]) as RowValues }));
   for (const e of r.evals ?? []) {
     let row: (typeof rows)[number] | undefined;
     for (const x of rows) if (x.iter === e.iter) row = x;
     if (!row) {
-      row = { iter: e.iter, values: {} };
+      row = { iter: e.iter, values: new Map() };
       const at = rows.findIndex((x) => x.iter > e.iter);
       rows.splice(at < 0 ? rows.length : at, 0, row);
     }
-    for (const [k, v] of Object.entries(e.values)) row.values[EVAL_PREFIX + k] = v;
+    for (const [k, v] of Object.entries(e.values)) row.values.set(`${EVAL_PREFIX}${k}`, v);
   }
   return rows;
 }
 
 export function metricsToCsv(runs: readonly RunRecord[]): string {
   const perRun = runs.map((r) => ({ r, rows: runRows(r) }));
-  const keys = new Set<string>();
-  for (const { rows } of perRun) for (const m of rows) for (const k of Object.keys(m.values)) keys.add(k);
+  const keys = new Set<ExportColumn>();
+  for (const { rows } of perRun) for (const m of rows) for (const k of m.values.keys()) keys.add(k);
   // `iter` is a column of its own; a metric of that name would only repeat it.
   keys.delete('iter');
   const cols = [...keys].sort();
   const lines = [['run_id', 'run_name', 'iter', ...cols].map(csvCell).join(',')];
   for (const { r, rows } of perRun) {
     for (const m of rows) {
-      lines.push([csvCell(r.id), csvCell(r.name), String(m.iter), ...cols.map((c) => csvCell(Object.hasOwn(m.values, c) ? m.values[c] : undefined))].join(','));
+      lines.push([csvCell(r.id), csvCell(r.name), String(m.iter), ...cols.map((c) => csvCell(m.values.get(c)))].join(','));
     }
   }
   return `${lines.join('\n')}\n`;

@@ -49,7 +49,7 @@ export const useFeedback = create<FeedbackState>()((set, get) => ({
     if (training || labels.length === 0) return;
     set({ training: true });
     try {
-      const reply = await trainer.trainRewardModel(labels.map((p) => ({ ...p })));
+      const reply = await trainer.models.trainRewardModel(labels.map((p) => ({ ...p })));
       if (reply) set({ result: { pairs: reply.pairs, accuracy: reply.accuracy, accuracyBefore: reply.accuracyBefore } });
     } finally {
       set({ training: false });

@@ -4,8 +4,15 @@
 import { hackedSample } from '../rl/inspect/hackedSample.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import { REWARD_HACKING } from '../rl/presets.ts';
-import type { HackedOffer } from './inspection.ts';
 import type { RunRecord } from './runs.ts';
+
+/** One response of one captured iteration: what "Inspect a hacked sample" opens. */
+export interface HackedOffer {
+  runId: string;
+  iter: number;
+  /** Batch row of the response. */
+  row: number;
+}
 
 /** A run of the reward-hacking preset with no KL in its reward (β = 0) and a budget to end at. */
 export function capturesHackAtEnd(run: RunRecord | undefined): boolean {

@@ -4,6 +4,9 @@
 // was pressed), and of the iteration a user's Pause lets finish (TrainerClient.pause).
 import { create } from 'zustand';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
+import type { WorkerToPage } from '../worker/protocol.ts';
+import { hackedOfferFor, type HackedOffer } from './hackedOffer.ts';
+import type { RunRecord } from './runs.ts';
 
 /** Traces kept per run: the inspector can pick one of the last few iterations. */
 export const TRACES_KEPT = 5;
@@ -16,13 +19,7 @@ export interface CapturedTrace {
   tokenText: string[]; // (B·A) each response token as text ('' for padding)
 }
 
-/** One response of one captured iteration: what "Inspect a hacked sample" opens. */
-export interface HackedOffer {
-  runId: string;
-  iter: number;
-  /** Batch row of the response. */
-  row: number;
-}
+export type { HackedOffer } from './hackedOffer.ts';
 
 /** What the inspector is asked to open: a response, and optionally one of its tokens in one update step. */
 export type InspectFocus = HackedOffer & { t?: number; step?: number };
@@ -44,9 +41,17 @@ export interface InspectionState {
   focusOn(h: InspectFocus): void;
   /** Drops the traces of a run (its reset or deletion). */
   dropRun(runId: string): void;
+  /** Drops run `runId`'s traces from iteration `fromIter` on (replayed after a device loss, they come again). */
+  truncateRun(runId: string, fromIter: number): void;
+  /**
+   * The worker's `trace` of an iteration of `run` (the active one): kept with it, and the hacked
+   * response offered when it is the reward-hacking run's last; a trace whose arrays disagree with
+   * its shape is dropped.
+   */
+  traceReceived(msg: Extract<WorkerToPage, { type: 'trace' }>, run: RunRecord | undefined): void;
 }
 
-export const useInspection = create<InspectionState>()((set) => ({
+export const useInspection = create<InspectionState>()((set, get) => ({
   traces: [],
   capture: false,
   hacked: null,
@@ -66,4 +71,12 @@ export const useInspection = create<InspectionState>()((set) => ({
       hacked: s.hacked?.runId === runId ? null : s.hacked,
       focus: s.focus?.runId === runId ? null : s.focus,
     })),
+  truncateRun: (runId, fromIter) => set((s) => ({ traces: s.traces.filter((t) => t.runId !== runId || t.trace.iter < fromIter) })),
+  traceReceived(msg, run) {
+    const { trace, prompts, tokenText } = msg;
+    if (!run || !trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
+    get().pushTrace({ runId: run.id, trace, prompts, tokenText });
+    const offer = hackedOfferFor(run, trace);
+    if (offer) set({ hacked: offer });
+  },
 }));

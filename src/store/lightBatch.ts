@@ -3,7 +3,7 @@
 // adapters are also the slowest the page meets, so a first iteration should not take minutes.
 // Only the untouched default batch is lightened, before any run, and the page says so.
 import { t } from '../i18n/index.ts';
-import { DEFAULT_CONFIG, type PpoConfig, validateConfig } from '../rl/config.ts';
+import { checkConfig, DEFAULT_CONFIG, type CheckedConfig, type PpoConfig } from '../rl/config.ts';
 import type { LimitRow } from '../worker/protocol.ts';
 import { useApp } from './appStore.ts';
 
@@ -22,7 +22,7 @@ export function offersMinimumBuffers(limits: readonly LimitRow[]): boolean {
 }
 
 export interface LighterBatch {
-  config: PpoConfig;
+  config: CheckedConfig;
   from: number;
   to: number;
 }
@@ -31,9 +31,8 @@ export interface LighterBatch {
 export function lighterDefaultBatch(config: PpoConfig, limits: readonly LimitRow[]): LighterBatch | null {
   if (!offersMinimumBuffers(limits)) return null;
   if (config.promptsPerBatch !== DEFAULT_CONFIG.promptsPerBatch || config.samplesPerPrompt !== DEFAULT_CONFIG.samplesPerPrompt) return null;
-  const next = { ...config, promptsPerBatch: LIGHT_PROMPTS_PER_BATCH };
-  if (validateConfig(next as PpoConfig & Record<string, unknown>).length > 0) return null;
-  return { config: next, from: config.promptsPerBatch, to: LIGHT_PROMPTS_PER_BATCH };
+  const next = checkConfig({ ...config, promptsPerBatch: LIGHT_PROMPTS_PER_BATCH }).config;
+  return next ? { config: next, from: config.promptsPerBatch, to: LIGHT_PROMPTS_PER_BATCH } : null;
 }
 
 /** After the self-test: lightens the default batch for a minimum adapter, before any run, and says so. */
@@ -41,7 +40,8 @@ export function applyLighterBatch(limits: readonly LimitRow[]): boolean {
   const s = useApp.getState();
   if (s.runs.length > 0 || s.runState !== 'idle') return false;
   const light = lighterDefaultBatch(s.config, limits);
-  if (!light || s.applyConfig(light.config).length > 0) return false;
+  if (!light) return false;
+  s.takeCheckedConfig(light.config);
   s.setNotice({
     tone: 'info',
     text: t('notices:lighterBatch', {

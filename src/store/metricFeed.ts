@@ -5,6 +5,7 @@ import type { StoreApi } from 'zustand';
 import type { AppState } from './appStore.ts';
 import { speedFrom } from './presetRun.ts';
 import type { MetricPoint } from './runs.ts';
+import type { WorkerToPage } from '../worker/protocol.ts';
 
 /**
  * Redrawing the ten charts costs tens of milliseconds on a slow machine (software rendering:
@@ -36,6 +37,13 @@ export class MetricFeed {
   /** Points not yet in the store. */
   get pendingCount(): number {
     return this.pending.length;
+  }
+
+  /** The worker's `metrics`: an iteration of the active run (one begins if none is), on its way to the charts. */
+  receive(msg: Extract<WorkerToPage, { type: 'metrics' }>): void {
+    const s = this.store.getState();
+    this.push(s.activeRunId ?? s.beginRun().id, { iter: msg.iter, values: { ...msg.values } });
+    if (s.runState === 'running') this.recordArrival();
   }
 
   push(runId: string, point: MetricPoint): void {

@@ -6,7 +6,7 @@ import { currentLocale, i18n, t } from '../i18n/index.ts';
 import { findPreset } from '../rl/presets.ts';
 import { adviceNumber, type KnobAdvice } from '../worker/nanAdvice.ts';
 import { type NonFiniteReport, type PageToWorker, type RewardFunctionReport, type TrainerStage, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
-import type { RunSequence } from './appStore.ts';
+import type { RunSequence } from './statusTypes.ts';
 
 type Msg<T extends WorkerToPage['type']> = Extract<WorkerToPage, { type: T }>;
 
@@ -151,10 +151,6 @@ export function sequenceDone(seq: RunSequence): string {
 
 export function budgetReached(budget: number | undefined): string {
   return t('notices:budgetReached', { budget: budget ?? '?' });
-}
-
-export function armInvalid(seq: RunSequence, label: string, problems: string[]): string {
-  return t('notices:armInvalid', { runArms: runArmsLabel(seq.arms.length), label, problems: joined(problems, 'problemsJoin') });
 }
 
 export function noPreset(name: string): string {

@@ -2,8 +2,9 @@
 // the configs of a paired preset's arms, and the speed / ETA readout. The trainer client drives
 // the worker with them; unit tests cover them without a browser.
 import { t } from '../i18n/index.ts';
-import { validateConfig, type PpoConfig } from '../rl/config.ts';
-import { findPreset, presetArms, type Preset } from '../rl/presets.ts';
+import { checkConfig, type CheckedConfig, type PpoConfig } from '../rl/config.ts';
+import { findPreset, presetArms, presetConfig, type Preset } from '../rl/presets.ts';
+import type { ModelDims } from '../rl/sftRun.ts';
 
 /** Largest iteration budget `?budget=` accepts. */
 export const MAX_BUDGET = 10_000;
@@ -23,12 +24,31 @@ export function presetBudget(config: PpoConfig, presetName: string | null, overr
   return override ?? preset.iterations;
 }
 
-export type ArmPlan = { ok: true; arms: { label: string; config: PpoConfig }[] } | { ok: false; problems: string[] };
+/** The model size of the SFT model the page keeps for `task`, if it keeps one (sftState.ts). */
+export type KeptDims = (task: string) => ModelDims | undefined;
 
-/** The full config of each arm of `preset` on top of `base` (the current settings), all validated. */
-export function planArms(preset: Preset, base: PpoConfig): ArmPlan {
-  const arms = presetArms(preset).map((a) => ({ label: a.label, config: { ...base, ...a.values } as PpoConfig }));
-  const problems = arms.flatMap((a) => validateConfig(a.config as PpoConfig & Record<string, unknown>).map((p) => `${a.label}: ${p.message}`));
+/**
+ * The whole config of arm `arm` of `preset` (presetConfig: every knob it does not name at its
+ * default), except the model size, which follows the task's kept SFT model: the weights a run
+ * trains are the page's, not the recipe's.
+ */
+export function presetRecipe(preset: Preset, arm = 0, keptDims?: KeptDims): PpoConfig {
+  const config = presetConfig(preset, arm);
+  const dims = keptDims?.(config.task);
+  return dims ? { ...config, ...dims } : config;
+}
+
+export type ArmPlan = { ok: true; arms: { label: string; config: CheckedConfig }[] } | { ok: false; problems: string[] };
+
+/** The whole config of each arm of `preset` (presetRecipe), each checked. */
+export function planArms(preset: Preset, keptDims?: KeptDims): ArmPlan {
+  const arms: { label: string; config: CheckedConfig }[] = [];
+  const problems: string[] = [];
+  for (const [i, a] of presetArms(preset).entries()) {
+    const r = checkConfig(presetRecipe(preset, i, keptDims));
+    if (r.config) arms.push({ label: a.label, config: r.config });
+    else problems.push(...r.problems.map((p) => `${a.label}: ${p.message}`));
+  }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arms };
 }
 

@@ -3,19 +3,20 @@
 // run (Reset); this one goes to the worker at once, applies from the next iteration, and is saved
 // in the run's config, so the run record says which function trained it from then on.
 import type { StoreApi } from 'zustand';
-import type { PageToWorker } from '../worker/protocol.ts';
+import type { PpoConfig } from '../rl/config.ts';
 import type { AppState } from './appStore.ts';
 import { TAB_READ_ONLY } from './notices.ts';
 import { rewardFunctionBlock } from './rewardFunctionLink.ts';
 
-export function syncRewardFunction(store: StoreApi<AppState>, send: (msg: PageToWorker) => boolean): () => void {
+/** Sends a run's config with the edited function (configSync.ts), returning whether it went. */
+export function syncRewardFunction(store: StoreApi<AppState>, send: (config: PpoConfig) => boolean): () => void {
   return store.subscribe((state, prev) => {
     const source = state.config.rewardFunction;
     if (source === prev.config.rewardFunction) return;
     if (state.rewardFailure !== null && state.rewardFailure.source !== source) state.setRewardFailure(null);
     const run = state.runs.find((r) => r.id === state.activeRunId);
     if (run?.config.rewardSource !== 'function') return;
-    if (send({ type: 'setConfig', config: { ...run.config, rewardFunction: source } })) state.setRunRewardFunction(run.id, source);
+    if (send({ ...run.config, rewardFunction: source })) state.setRunRewardFunction(run.id, source);
   });
 }
 

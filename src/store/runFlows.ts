@@ -3,6 +3,7 @@
 // trainer state, and going on on the CPU backend after a GPU device that did not come back.
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
+import type { CheckedConfig } from '../rl/config.ts';
 import { findPreset } from '../rl/presets.ts';
 import type { AppState, RunStart } from './appStore.ts';
 import * as notices from './notices.ts';
@@ -10,6 +11,7 @@ import { planArms } from './presetRun.ts';
 import { SendFailedError, WorkerReportedError, type ReplyOf } from './requests.ts';
 import { classifyStateProblem, type ResumePoint } from './resume.ts';
 import { sequenceOffer } from './sequencePersist.ts';
+import { keptModelDims } from './sftState.ts';
 
 /** Where the active run's trainer state is kept between reloads (resume.ts: IndexedDB). */
 export interface ResumePoints {
@@ -28,8 +30,8 @@ export interface RunControl {
   loadState(bytes: ArrayBuffer): Promise<ReplyOf['loadState']>;
   /** Charts every iteration received and clears the speed readout: the active run is about to change. */
   settleCharts(): void;
-  /** The state just loaded is the saved one: the next automatic save can wait. */
-  markStateSaved(): void;
+  /** The worker loaded a saved state: it holds the state's config, and the next automatic save can wait. */
+  stateLoaded(config: CheckedConfig): void;
 }
 
 export class RunFlows {
@@ -56,15 +58,60 @@ export class RunFlows {
       s.setNotice({ tone: 'error', text: notices.noPreset(name) });
       return;
     }
-    const plan = planArms(preset, s.config);
+    const plan = planArms(preset, keptModelDims);
     if (!plan.ok) {
       s.setNotice({ tone: 'error', text: notices.presetNotStarted(name, plan.problems) });
       return;
     }
     if (s.runState === 'running') await this.control.pause();
     s.setPreset(name);
-    s.setSequence({ preset: name, arms: plan.arms, index: 0, budget: s.budgetOverride ?? preset.iterations });
+    // The arms are a comparison of their own: the runs before them leave the charts.
+    s.newComparison();
+    s.setSequence({ preset: name, arms: plan.arms, index: 0, budget: s.budgetOverride ?? preset.iterations, comparison: this.s.comparison });
     await this.startArm(0);
+  }
+
+  /**
+   * A card's Start: the preset's whole recipe from fresh weights as a new comparison, trained to
+   * its budget (the first arm of a paired preset; "Run both" trains them all).
+   */
+  async startPreset(name: string): Promise<void> {
+    const s = this.s;
+    if (s.runState === 'running') await this.control.pause();
+    const problems = s.choosePreset(name);
+    if (problems.length > 0) {
+      s.setNotice({
+        tone: 'error',
+        text: notices.presetNotStarted(
+          name,
+          problems.map((p) => p.message),
+        ),
+      });
+      return;
+    }
+    s.setSequence(null);
+    this.control.resetRun();
+    this.s.newComparison();
+    await this.control.start();
+  }
+
+  /** The worker stopped at the budget: the next arm of "Run both", or a notice that it is done. */
+  finished(): void {
+    const s = this.s;
+    s.setRunState('paused');
+    s.setStage('idle');
+    const seq = s.sequence;
+    if (seq && seq.index + 1 < seq.arms.length) {
+      void this.startArm(seq.index + 1);
+      return;
+    }
+    if (seq) {
+      s.setSequence(null);
+      s.setNotice({ tone: 'info', text: notices.sequenceDone(seq) });
+    } else {
+      const run = s.runs.find((r) => r.id === s.activeRunId);
+      s.setNotice({ tone: 'info', text: notices.budgetReached(run?.budget) });
+    }
   }
 
   /** Trains arm `index` of the current sequence as a new run from fresh weights. */
@@ -73,21 +120,9 @@ export class RunFlows {
     const arm = seq?.arms[index];
     if (!seq || !arm) return;
     this.control.resetRun();
-    const problems = this.s.applyConfig(arm.config);
-    if (problems.length > 0) {
-      // Checked when the sequence was planned; a config cannot turn invalid, but never train a bad one.
-      this.s.setSequence(null);
-      this.s.setNotice({
-        tone: 'error',
-        text: notices.armInvalid(
-          seq,
-          arm.label,
-          problems.map((p) => p.message),
-        ),
-      });
-      return;
-    }
-    this.s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });
+    // Checked when the sequence was planned (or read back after a reload).
+    this.s.takeCheckedConfig(arm.config);
+    this.s.setSequence({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index, ...(seq.comparison === undefined ? {} : { comparison: seq.comparison }) });
     await this.control.start({ name: arm.label, budget: seq.budget, preset: seq.preset });
     // The arm's run, so that a reload can resume it (sequencePersist.ts).
     const now = this.s;
@@ -137,10 +172,10 @@ export class RunFlows {
     now.truncateRun(run.id, loaded.iter);
     // Resumed on another backend (e.g. "Continue on the CPU backend"): the record says so from here.
     now.setRunBackend(run.id, now.backend, loaded.iter);
-    now.applyConfig(loaded.config);
+    now.takeCheckedConfig(loaded.config);
     now.setResume(null);
     now.setCpuOffer(null);
-    this.control.markStateSaved();
+    this.control.stateLoaded(loaded.config);
     await this.control.start();
     this.s.setNotice({ tone: 'info', text: notices.resumed(what) });
     return true;
@@ -165,7 +200,10 @@ export class RunFlows {
     }
     if (s.runState === 'running') await this.control.pause();
     s.setPreset(offer.seq.preset);
-    s.setSequence(offer.seq);
+    // Its arms' comparison on the charts again; a sequence saved before comparisons begins a new one.
+    if (offer.seq.comparison === undefined) s.newComparison();
+    else s.showComparison(offer.seq.comparison);
+    s.setSequence({ ...offer.seq, comparison: this.s.comparison });
     if (offer.resumable && offer.seq.runId && this.s.resume?.runId === offer.seq.runId) {
       if (await this.resume()) return;
       const why = this.s.notice?.text ?? t('common:resume.stateNotLoaded');

@@ -1,16 +1,23 @@
 // Run records: one per training run (config snapshot + metric history), overlaid in the charts.
 import type { PpoConfig } from '../rl/config.ts';
+import type { MetricValues } from '../rl/metricNames.ts';
 import { t } from '../i18n/index.ts';
 import type { BackendChoice } from '../worker/protocol.ts';
 
-/** One `metrics` message: iteration index and its snake_case values. */
+/** One `metrics` message: iteration index and its values (the metric vocabulary, src/rl/metricNames.ts). */
 export interface MetricPoint {
   iter: number;
-  values: Record<string, number>;
+  values: MetricValues;
 }
 
+/** A held-out evaluation's values: the task's own metrics (tasks/task.ts evaluate), sampled and `greedy_…`. */
+export type EvalValues = Record<string, number>;
+
 /** A held-out evaluation: its values, and (runs saved since they were recorded) its size and duration. */
-export interface EvalPoint extends MetricPoint {
+export interface EvalPoint {
+  /** Iterations done (0 = the SFT model). */
+  iter: number;
+  values: EvalValues;
   /** Held-out prompts scored (each drawn several times, plus once greedily). */
   prompts?: number;
   /** Wall-clock seconds the evaluation took in the worker. */
@@ -42,14 +49,17 @@ export interface RunRecord {
   budget?: number;
   /** The preset (and arm) it was started from, when it was. */
   preset?: string;
+  /** The comparison it was begun in (comparisons.ts); absent in runs saved before comparisons: 0. */
+  comparison?: number;
 }
 
 /** Colour-blind-friendly palette (Okabe–Ito, minus black and yellow that vanish on white). */
 export const RUN_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00', '#6A3D9A', '#8C564B'];
 
-export function nextRunColor(existing: readonly RunRecord[]): string {
-  const used = new Set(existing.map((r) => r.color));
-  return RUN_COLORS.find((c) => !used.has(c)) ?? RUN_COLORS[existing.length % RUN_COLORS.length];
+/** The first colour none of `shown` (the runs on the charts) has; past eight, they repeat. */
+export function nextRunColor(shown: readonly Pick<RunRecord, 'color'>[]): string {
+  const used = new Set(shown.map((r) => r.color));
+  return RUN_COLORS.find((c) => !used.has(c)) ?? RUN_COLORS[shown.length % RUN_COLORS.length];
 }
 
 export function makeRunId(): string {

@@ -3,8 +3,8 @@
 // After a reload the page offers to go on: the arm in progress resumes from its saved trainer state
 // (resume.ts) when one is kept for its run, else it trains again from the start; the arms after
 // it follow as before. A record that does not read back as a valid sequence is dropped and named.
-import { validateConfig, type PpoConfig } from '../rl/config.ts';
-import type { ResumeOffer, RunSequence, SequenceOffer } from './appStore.ts';
+import { checkConfig } from '../rl/config.ts';
+import type { ResumeOffer, RunSequence, SequenceOffer } from './statusTypes.ts';
 import type { RunRecord } from './runs.ts';
 import { MAX_BUDGET } from './presetRun.ts';
 import { ownsRuns } from './tabOwner.ts';
@@ -48,15 +48,23 @@ export function parseSequence(text: string): RunSequence {
   const arms = r.arms.map((a: unknown, i) => {
     const arm = a as { label?: unknown; config?: unknown } | null;
     if (!arm || typeof arm.label !== 'string' || typeof arm.config !== 'object' || arm.config === null) throw new Error(`Run both record: arm ${i + 1} malformed`);
-    const problems = validateConfig(arm.config as PpoConfig & Record<string, unknown>);
-    if (problems.length > 0) throw new Error(`Run both record: arm ${i + 1} (${arm.label.slice(0, 40)}): ${problems[0].message}`);
-    return { label: arm.label, config: arm.config as PpoConfig };
+    const { config, problems } = checkConfig(arm.config);
+    if (!config) throw new Error(`Run both record: arm ${i + 1} (${arm.label.slice(0, 40)}): ${problems[0].message}`);
+    return { label: arm.label, config };
   });
   if (!Number.isInteger(r.index) || (r.index as number) < 0 || (r.index as number) >= arms.length) throw new Error('Run both record: arm index out of range');
   if (!Number.isInteger(r.budget) || (r.budget as number) < 1 || (r.budget as number) > MAX_BUDGET)
     throw new Error(`Run both record: budget must be an integer in [1, ${MAX_BUDGET}]`);
   if (r.runId !== undefined && typeof r.runId !== 'string') throw new Error('Run both record: run id malformed');
-  return { preset: r.preset, arms, index: r.index as number, budget: r.budget as number, ...(r.runId ? { runId: r.runId } : {}) };
+  if (r.comparison !== undefined && (!Number.isInteger(r.comparison) || (r.comparison as number) < 0)) throw new Error('Run both record: comparison malformed');
+  return {
+    preset: r.preset,
+    arms,
+    index: r.index as number,
+    budget: r.budget as number,
+    ...(r.runId ? { runId: r.runId } : {}),
+    ...(r.comparison === undefined ? {} : { comparison: r.comparison }),
+  };
 }
 
 /** The sequence a closed page left unfinished, or null; a broken record is removed and reported. */
@@ -87,7 +95,13 @@ export function loadSequence(): { seq: RunSequence | null; problem?: string } {
  * as finished, so the next arm is offered (fresh); null when every arm is finished.
  */
 export function sequenceOffer(seq: RunSequence, runs: readonly Pick<RunRecord, 'id' | 'metrics'>[], resume: Pick<ResumeOffer, 'runId' | 'iter'> | null): SequenceOffer | null {
-  const bare = (index: number): RunSequence => ({ preset: seq.preset, arms: seq.arms, budget: seq.budget, index });
+  const bare = (index: number): RunSequence => ({
+    preset: seq.preset,
+    arms: seq.arms,
+    budget: seq.budget,
+    index,
+    ...(seq.comparison === undefined ? {} : { comparison: seq.comparison }),
+  });
   const run = seq.runId ? runs.find((r) => r.id === seq.runId) : undefined;
   if (run && run.metrics.length >= seq.budget) return seq.index + 1 < seq.arms.length ? { seq: bare(seq.index + 1), done: 0, resumable: false } : null;
   if (run && resume?.runId === run.id) return { seq: { ...bare(seq.index), runId: run.id }, done: resume.iter, resumable: true };

@@ -42,7 +42,7 @@ export async function trainSftModel(phaseSteps?: number): Promise<void> {
   sft.setProblem(null);
   await endActiveRun();
   sft.setRun({ task: config.task, dims, status: 'running', phase: 0, phases: 0, doneSteps: 0, totalSteps: 0, seconds: 0, loss: [], evals: [] });
-  const reply = await trainer.trainSft(dims, phaseSteps);
+  const reply = await trainer.models.trainSft(dims, phaseSteps);
   if ('failed' in reply) {
     useSft.getState().patchRun({ status: 'failed', message: reply.failed });
     return;
@@ -55,11 +55,11 @@ export async function trainSftModel(phaseSteps?: number): Promise<void> {
   useSft.getState().patchRun({ status: 'done', seconds: reply.seconds });
   await keep({ task: m.task, origin: 'tab', dims, meta: m, bytes: reply.bytes, savedAt: Date.now() });
   // The worker took the model already; handing it over again also prepares the next trainer from it.
-  trainer.setActor(m.task, reply.bytes);
+  trainer.models.setActor(m.task, reply.bytes);
 }
 
 export function cancelSftModel(): void {
-  if (useSft.getState().run?.status === 'running') trainer.cancelSft();
+  if (useSft.getState().run?.status === 'running') trainer.models.cancelSft();
 }
 
 /** Back to the shipped checkpoint: the kept model goes, and the knobs say 2 × 2 × 64 again. */
@@ -69,7 +69,7 @@ export async function switchToShippedModel(): Promise<void> {
   useSft.getState().dropModel(config.task);
   useSft.getState().setProblem(null);
   await deleteSftModel(config.task).catch(() => undefined);
-  trainer.setActor(config.task, null);
+  trainer.models.setActor(config.task, null);
   useApp.getState().applyConfig({ ...useApp.getState().config, ...SHIPPED_DIMS });
 }
 
@@ -99,7 +99,7 @@ export async function loadSftFile(file: File): Promise<void> {
   useSft.getState().setProblem(null);
   await endActiveRun();
   await keep({ task: config.task, origin: 'file', dims, meta: null, fileName: file.name, bytes: buf, savedAt: Date.now() });
-  trainer.setActor(config.task, buf);
+  trainer.models.setActor(config.task, buf);
   useApp.getState().applyConfig({ ...useApp.getState().config, ...dims });
 }
 
@@ -122,7 +122,7 @@ export async function restoreSftModels(): Promise<void> {
     const { models, dropped } = await loadSftModels();
     for (const m of models) {
       useSft.getState().setModel(m);
-      trainer.setActorQuietly(m.task, m.bytes);
+      trainer.models.setActorQuietly(m.task, m.bytes);
     }
     if (dropped.length > 0) useSft.getState().setProblem(t('notices:sft.dropped', { which: dropped.map((d) => `${d.task}: ${d.why}`).join(t('notices:sft.droppedJoin')) }));
   } catch (e) {
@@ -139,7 +139,7 @@ export async function measureSftStep(): Promise<void> {
   timingInFlight.add(key);
   try {
     // Null while no worker runs yet: the notice asks again a few seconds later.
-    const t = await trainer.timeSft(dims);
+    const t = await trainer.models.timeSft(dims);
     if (t !== null) useSft.getState().setTiming(key, { secondsPerStep: t.secondsPerStep, recipeSteps: t.recipeSteps });
   } finally {
     timingInFlight.delete(key);

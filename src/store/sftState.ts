@@ -3,6 +3,7 @@
 // phase evaluations and ETA, and the measured step time behind "about N s on this GPU".
 import { create } from 'zustand';
 import type { ModelDims, SftMeta } from '../rl/sftRun.ts';
+import type { WorkerToPage } from '../worker/protocol.ts';
 import type { ActorOrigin } from './modelSize.ts';
 
 /** An SFT model the page keeps (IndexedDB `sft`, one per task) and hands to every trainer worker. */
@@ -49,11 +50,15 @@ export interface SftState {
   patchRun(p: Partial<SftRunView>): void;
   setTiming(key: string, t: { secondsPerStep: number; recipeSteps: number }): void;
   setProblem(p: string | null): void;
+  /** The worker's `sftProgress` of the run in progress: its phase, steps and loss curve. */
+  progressReceived(msg: Extract<WorkerToPage, { type: 'sftProgress' }>): void;
+  /** The worker's `sftPhaseEval`: a phase's evaluation of the run in progress. */
+  phaseEvalReceived(msg: Extract<WorkerToPage, { type: 'sftPhaseEval' }>): void;
 }
 
 export const timingKey = (task: string, d: ModelDims) => `${task}:${d.nLayer}x${d.nHead}x${d.dModel}`;
 
-export const useSft = create<SftState>()((set) => ({
+export const useSft = create<SftState>()((set, get) => ({
   models: {},
   run: null,
   timings: {},
@@ -68,4 +73,23 @@ export const useSft = create<SftState>()((set) => ({
   patchRun: (p) => set((s) => (s.run ? { run: { ...s.run, ...p } } : {})),
   setTiming: (key, t) => set((s) => ({ timings: { ...s.timings, [key]: t } })),
   setProblem: (problem) => set({ problem }),
+  progressReceived(msg) {
+    const run = get().run;
+    if (run?.status !== 'running') return;
+    get().patchRun({
+      phase: msg.phase,
+      phases: msg.phases,
+      doneSteps: msg.doneSteps,
+      totalSteps: msg.totalSteps,
+      seconds: msg.seconds,
+      loss: [...run.loss, { step: msg.doneSteps, loss: msg.loss }],
+    });
+  },
+  phaseEvalReceived(msg) {
+    const run = get().run;
+    if (run?.status === 'running') get().patchRun({ evals: [...run.evals, { phase: msg.phase, label: msg.label, metrics: msg.metrics }] });
+  },
 }));
+
+/** The model size of the SFT model the page keeps for `task`, if it keeps one: a preset's recipe trains that model. */
+export const keptModelDims = (task: string): ModelDims | undefined => useSft.getState().models[task]?.dims;

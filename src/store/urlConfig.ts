@@ -19,7 +19,9 @@ import {
   shown,
   TEXT_RULES,
   unknownSetting,
-  validateConfig,
+  checkConfig,
+  DEFAULT_CHECKED,
+  type CheckedConfig,
   type PpoConfig,
   type ProblemDetail,
 } from '../rl/config.ts';
@@ -58,8 +60,8 @@ export interface LinkProblem {
 }
 
 export interface ParsedUrl {
-  /** Config from the URL where valid, defaults elsewhere; always passes validateConfig. */
-  config: PpoConfig;
+  /** Config from the URL where valid, `base` elsewhere; checked here, where the link entered. */
+  config: CheckedConfig;
   /** Keys the URL set and that were applied. */
   applied: (keyof PpoConfig)[];
   hidden: (keyof PpoConfig)[];
@@ -97,7 +99,7 @@ function parseValue(key: keyof PpoConfig, raw: string): { ok: true; value: unkno
   return { ok: false, why: { field: key, value: raw, message: `${key}: not settable from the URL`, detail: { kind: 'notInUrl' } } };
 }
 
-export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): ParsedUrl {
+export function parseQuery(search: string, base: CheckedConfig = DEFAULT_CHECKED): ParsedUrl {
   const q = new URLSearchParams(search);
   const problems: LinkProblem[] = [];
   const partial: Partial<Record<keyof PpoConfig, unknown>> = {};
@@ -154,22 +156,23 @@ export function parseQuery(search: string, base: PpoConfig = DEFAULT_CONFIG): Pa
     delete partial.rewardFunction;
   }
   // Cross-field rules (e.g. heads must divide width): drop the offending URL values one round at a time.
-  let config = { ...base, ...partial } as PpoConfig;
+  let config: CheckedConfig = base;
   for (let round = 0; round < 8; round++) {
-    const bad = validateConfig(config as PpoConfig & Record<string, unknown>);
-    if (bad.length === 0) break;
+    const checked = checkConfig({ ...base, ...partial });
+    if (checked.config) {
+      config = checked.config;
+      break;
+    }
     let dropped = false;
-    for (const p of bad) {
+    for (const p of checked.problems) {
       problems.push(p);
       if (p.field in partial) {
         delete partial[p.field as keyof PpoConfig];
         dropped = true;
       }
     }
-    config = { ...base, ...partial } as PpoConfig;
     if (!dropped) break;
   }
-  if (validateConfig(config as PpoConfig & Record<string, unknown>).length > 0) config = base;
   // A repeated key with the same bad value is one problem, not two.
   const linkProblems = [...new Map(problems.map((p) => [p.message, p])).values()];
   return {

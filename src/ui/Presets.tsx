@@ -10,6 +10,7 @@ import { runArmsLabel } from '../store/notices.ts';
 import './presets.css';
 import { trainer } from '../store/trainerClient.ts';
 import { loadPreset } from './loadPreset.ts';
+import { recipeText } from './presetRecipe.ts';
 
 /** A test id from a preset name: "PPO vs GRPO" → "ppo-vs-grpo". */
 function presetSlug(name: string): string {
@@ -30,6 +31,17 @@ type PresetField = 'summary' | 'watch' | 'explanation' | 'whyNoCritic' | 'promis
 function PresetText({ preset, field }: { preset: Preset; field: PresetField }) {
   const { t } = useTranslation('presets');
   return <Trans t={t} i18nKey={`preset.${preset.id}.${field}`} components={{ code: <code /> }} />;
+}
+
+/** The estimator and critic each arm trains, read off the recipe (presetRecipe.ts). */
+function PresetRecipe({ preset }: { preset: Preset }) {
+  const { t } = useTranslation('presets');
+  const { label, text } = recipeText(t, preset);
+  return (
+    <p className="preset-recipe small" data-testid="preset-recipe">
+      <span className="muted">{label}</span> <span className="recipe-text">{text}</span>
+    </p>
+  );
 }
 
 export function Presets() {
@@ -69,6 +81,7 @@ export function Presets() {
             <p className="preset-summary" data-testid="preset-summary">
               <PresetText preset={p} field="summary" />
             </p>
+            <PresetRecipe preset={p} />
             <p className="preset-watch" data-testid="preset-watch">
               <PresetText preset={p} field="watch" />
             </p>
@@ -95,6 +108,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
   const sequence = useApp((s) => s.sequence);
   const runState = useApp((s) => s.runState);
   const override = useApp((s) => s.budgetOverride);
+  const activePreset = useApp((s) => s.runs.find((r) => r.id === s.activeRunId)?.preset ?? null);
   const arms = preset.arms && preset.arms.length > 1 ? presetArms(preset) : null;
   const mine = sequence?.preset === preset.name ? sequence : null;
   const budget = override ?? preset.iterations;
@@ -109,6 +123,20 @@ function PresetDetail({ preset }: { preset: Preset }) {
         </p>
       ) : null}
       <p className="small muted">{t(override !== null ? 'startTrainsLink' : 'startTrains', { n: budget })}</p>
+      {arms ? null : (
+        <div className="preset-arms">
+          <button
+            type="button"
+            className="btn primary small"
+            data-testid="preset-start"
+            disabled={runState === 'running' && activePreset === preset.name}
+            title={t('startHint', { n: budget })}
+            onClick={() => void trainer.startPreset(preset.name)}
+          >
+            {t('start')}
+          </button>
+        </div>
+      )}
       {arms ? (
         <div className="preset-arms">
           <span className="small">{t('arms')}</span>

@@ -25,7 +25,7 @@ export function useUrlSync(): string[] {
   useEffect(() => {
     const parsed = parseQuery(window.location.search, useApp.getState().config);
     const s = useApp.getState();
-    s.applyConfig(parsed.config);
+    s.takeCheckedConfig(parsed.config);
     s.setHidden(parsed.hidden);
     s.setBudgetOverride(parsed.budget);
     s.setPendingRewardFunction(parsed.pendingRewardFunction);

@@ -1,7 +1,8 @@
 // The typed message protocol between the page (main thread, draws only) and the trainer Web
 // Worker (does all GPU work). Both sides import these types; every message is a plain
 // structured-clonable object tagged by `type`. ArrayBuffers in `bytes` fields are transferred.
-import type { PpoConfig } from '../rl/config.ts';
+import type { CheckedConfig, PpoConfig } from '../rl/config.ts';
+import type { MetricValues } from '../rl/metricNames.ts';
 import type { RewardFunctionProblem } from '../rl/rewardFunction/problem.ts';
 import type { ModelDims, SftMeta } from '../rl/sftRun.ts';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
@@ -123,41 +124,8 @@ export interface LabelledPair {
 
 // ───────────────────────────── worker → page ─────────────────────────────
 
-/**
- * Metric names, snake_case as verl / TRL report them. A `metrics` message may carry any subset;
- * the UI charts the ones it knows and keeps the rest in the history and exports.
- */
-export const METRIC_NAMES = [
-  'reward_mean',
-  'reward_min',
-  'reward_max',
-  'policy_loss',
-  'value_loss',
-  'clipfrac',
-  'clipfrac_lower',
-  'kl',
-  'kl_seq',
-  'kl_token_mean',
-  'beta',
-  'kl_loss_coef',
-  'approx_kl',
-  'entropy',
-  'explained_variance',
-  'vf_clipfrac',
-  'advantages_mean',
-  'advantages_std',
-  'returns_mean',
-  'response_length_mean',
-  'eos_rate',
-  'actor_grad_norm',
-  'critic_grad_norm',
-  'actor_lr',
-  'critic_lr',
-  'time_rollout_s',
-  'time_experience_s',
-  'time_update_s',
-] as const;
-export type MetricName = (typeof METRIC_NAMES)[number];
+/** The metric names every iteration reports (src/rl/metricNames.ts: the one vocabulary of trainer, store, charts and exports). */
+export { ITERATION_METRICS as METRIC_NAMES, type MetricName, type MetricValues } from '../rl/metricNames.ts';
 
 // Row types the trainer produces live in src/rl (the trainer must not import the worker).
 export type { SampleRow, SampleToken } from '../rl/samples.ts';
@@ -167,7 +135,7 @@ export type WorkerToPage =
   /** Kernel pipelines built so far (WebGPU): `done` of `total`, `seconds` since compilation began. */
   | { type: 'compiling'; done: number; total: number; seconds: number }
   | { type: 'stage'; stage: TrainerStage }
-  | { type: 'metrics'; iter: number; values: Partial<Record<MetricName, number>> & Record<string, number> }
+  | { type: 'metrics'; iter: number; values: MetricValues & Record<string, number> }
   | { type: 'samples'; iter: number; rows: SampleRow[] }
   /**
    * Held-out evaluation after `iter` completed iterations (0 = the SFT model before training): the
@@ -211,7 +179,8 @@ export type WorkerToPage =
   /** The trainer's full state as one safetensors file (src/rl/trainerState.ts), after `iter` iterations. */
   | { type: 'state'; requestId?: number; iter: number; bytes: ArrayBuffer }
   /** A `loadState` succeeded: training continues from iteration `iter` with `config`. */
-  | { type: 'stateLoaded'; requestId?: number; iter: number; config: PpoConfig }
+  /** `config`: the state file's, checked where the file entered (decodeTrainerState). */
+  | { type: 'stateLoaded'; requestId?: number; iter: number; config: CheckedConfig }
   /** Reply to `trainRewardModel`: how many pairs it trained on and its accuracy on them afterwards (and before). */
   | { type: 'rewardModelTrained'; requestId?: number; pairs: number; accuracy: number; accuracyBefore?: number }
   /** A `trainSft` run's progress, posted as its loss is read (about ten times a phase); `seconds` since it began. */

@@ -6,8 +6,8 @@ import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice } from '../gpu/device.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
-import { declaredKernels } from '../gpu/pipelines.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
+import { declaredKernels } from '../ops/registry.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import type { BackendHandle, CompileProgress } from './hostDeps.ts';
 import type { BackendChoice, PageToWorker, WorkerToPage } from './protocol.ts';
@@ -39,19 +39,10 @@ async function makeBackend(choice: BackendChoice, onLost: (reason: string) => vo
   const be = new WebGpuBackend(rt);
   // Every kernel this adapter dispatches, at once, through createComputePipelineAsync: the browser
   // compiles them off this thread while the page loads and the user reads, instead of one by one
-  // inside the first iteration, in the order the backend declares them; each one's completion is
+  // inside the first iteration, in the order the ops declare them; each one's completion is
   // counted so the page can show how far compilation is.
-  const kernels = declaredKernels(rt.cpuAdapter);
   const t0 = performance.now();
-  let done = 0;
-  const compiled = Promise.all(
-    kernels.map((k) =>
-      rt.pipelines.precompile([k]).then(() => {
-        done++;
-        onCompiled?.(done, kernels.length, performance.now() - t0);
-      }),
-    ),
-  ).then(() => undefined);
+  const compiled = be.precompile(declaredKernels(), (done, total) => onCompiled?.(done, total, performance.now() - t0));
   return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled };
 }
 

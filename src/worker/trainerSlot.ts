@@ -4,6 +4,7 @@
 // an export returns once the device is gone), and the last full state saved or loaded (what a
 // trainer rebuilt after a device loss starts from).
 import { parseCheckpoint } from '../model/checkpoint.ts';
+import { precompileShape } from '../ops/decodeStep.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
 import { decodeShapeOf, type Stage } from '../rl/trainer.ts';
@@ -71,7 +72,7 @@ export class TrainerSlot {
         // The model's sizes are the SFT checkpoint's, not the config's. Only a checkpoint already
         // here or on the way: this never starts a fetch.
         const actor = await this.from.checkpoints.actorIfAny(getTask(config.task).name);
-        if (actor) await be.precompileShape(decodeShapeOf(config, parseCheckpoint(actor).config));
+        if (actor) await precompileShape(be, decodeShapeOf(config, parseCheckpoint(actor).config));
       })
       .catch(() => undefined);
   }

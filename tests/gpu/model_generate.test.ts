@@ -2,7 +2,7 @@
 // from its seed, and lays out EOS / PAD / attention mask / positions / action mask as docs/algorithms.md, Numerical conventions, says.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import type { SampleParams } from '../../src/backend/seqOps.ts';
+import type { SampleParams } from '../../src/reference/seq/sample.ts';
 import type { GptConfig } from '../../src/model/config.ts';
 import { generate, disposeRollout, type PromptBatch } from '../../src/model/generate.ts';
 import type { Gpt } from '../../src/model/gpt.ts';

@@ -5,6 +5,7 @@ import { geluBackwardRef, geluRef } from '../../src/reference/nn/gelu.ts';
 import { mulRef } from '../../src/reference/nn/elementwise.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { add, axpy, fill, gelu, geluBackward, mul, scale } from '../../src/ops/elementwise.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 
@@ -16,7 +17,7 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
       const x = f32(randn(r, n, 3));
       const gy = f32(randn(r, n));
       const tx = be.tensor(x, [n]);
-      const [y, gx] = await be.readMany([be.nn.gelu(tx), be.nn.geluBackward(be.tensor(gy, [n]), tx)]);
+      const [y, gx] = await be.readMany([gelu(be, { x: tx }), geluBackward(be, { gradY: be.tensor(gy, [n]), x: tx })]);
       expectClose(y, geluRef(x), TOL.elem.rtol, TOL.elem.atol, 'gelu');
       expectClose(gx, geluBackwardRef(gy, x), TOL.elem.rtol, TOL.elem.atol, 'gelu grad');
     });
@@ -27,7 +28,7 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     const x = [1e4, -1e4, 20, -20, 0, 1e-3, -5];
     const gy = [1, 1, 1, 1, 1, 1, 1];
     const tx = be.tensor(x, [7]);
-    const [y, gx] = await be.readMany([be.nn.gelu(tx), be.nn.geluBackward(be.tensor(gy, [7]), tx)]);
+    const [y, gx] = await be.readMany([gelu(be, { x: tx }), geluBackward(be, { gradY: be.tensor(gy, [7]), x: tx })]);
     expectClose(y, geluRef(x), TOL.elem.rtol, TOL.elem.atol, 'gelu');
     expectClose(gx, geluBackwardRef(gy, x), TOL.elem.rtol, TOL.elem.atol, 'gelu grad');
     expect(y[0]).toBe(1e4);
@@ -42,7 +43,7 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
       const b = f32(randn(r, n));
       const ta = be.tensor(a, [n]);
       const tb = be.tensor(b, [n]);
-      const [y, ra, rb] = await be.readMany([be.nn.mul(ta, tb), ta, tb]);
+      const [y, ra, rb] = await be.readMany([mul(be, { a: ta, b: tb }), ta, tb]);
       expectClose(y, mulRef(a, b), TOL.elem.rtol, TOL.elem.atol, 'mul');
       expect(Array.from(ra)).toEqual(Array.from(a));
       expect(Array.from(rb)).toEqual(Array.from(b));
@@ -56,7 +57,7 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     const flat = be.tensor(new Float64Array(64 + 9).fill(4), [64 + 9]);
     const tb = be.view(flat, 64, [3, 3]);
     be.write(tb, b);
-    const out = be.nn.mul(be.tensor(a, [3, 3]), tb);
+    const out = mul(be, { a: be.tensor(a, [3, 3]), b: tb });
     expect(out.shape).toEqual([3, 3]);
     const y = await be.read(out);
     const want = mulRef(a, b);
@@ -70,9 +71,9 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
   it('mul rejects mismatched shapes and i32 operands, naming the argument, before computing', async () => {
     const be = await makeBackend();
     const a = be.tensor([1, 2, 3, 4], [2, 2]);
-    expect(() => be.nn.mul(a, be.tensor([1, 2, 3, 4], [4]))).toThrow(/mul b/);
-    expect(() => be.nn.mul(a, be.tensor([1, 2, 3, 4], [2, 2], 'i32'))).toThrow(/mul b: expected dtype f32/);
-    expect(() => be.nn.mul(be.tensor([1, 2], [2], 'i32'), be.tensor([1, 2], [2]))).toThrow(/mul a: expected dtype f32/);
+    expect(() => mul(be, { a, b: be.tensor([1, 2, 3, 4], [4]) })).toThrow(/mul b/);
+    expect(() => mul(be, { a, b: be.tensor([1, 2, 3, 4], [2, 2], 'i32') })).toThrow(/mul b: expected dtype f32/);
+    expect(() => mul(be, { a: be.tensor([1, 2], [2], 'i32'), b: be.tensor([1, 2], [2]) })).toThrow(/mul a: expected dtype f32/);
   });
 
   it('add, axpy, scale, fill (f32 and i32), including views', async () => {
@@ -81,7 +82,7 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     const n = 300;
     const a = f32(randn(r, n));
     const b = f32(randn(r, n));
-    const sum = await be.read(be.nn.add(be.tensor(a, [3, 100]), be.tensor(b, [3, 100])));
+    const sum = await be.read(add(be, { a: be.tensor(a, [3, 100]), b: be.tensor(b, [3, 100]) }));
     expectClose(
       sum,
       a.map((v, i) => v + b[i]),
@@ -93,8 +94,8 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     const flat = be.tensor(new Float64Array(64 + n).fill(9), [64 + n]);
     const y = be.view(flat, 64, [n]);
     be.write(y, b);
-    be.nn.axpy(0.75, be.tensor(a, [n]), y);
-    be.nn.scale(y, -2);
+    axpy(be, { alpha: 0.75, x: be.tensor(a, [n]), y });
+    scale(be, { x: y, alpha: -2 });
     const [ry, rflat] = await be.readMany([y, flat]);
     expectClose(
       ry,
@@ -105,9 +106,9 @@ describe.each(BACKENDS)('element-wise ops on %s', (_name, makeBackend) => {
     );
     expect(Array.from(rflat.slice(0, 64)).every((v) => v === 9)).toBe(true); // outside the view untouched
 
-    be.nn.fill(y, 0);
+    fill(be, { x: y, value: 0 });
     const ti = be.tensor([1, 2, 3], [3], 'i32');
-    be.nn.fill(ti, -7);
+    fill(be, { x: ti, value: -7 });
     const [rz, ri] = await be.readMany([flat, ti]);
     expect(Array.from(rz.slice(64)).every((v) => v === 0)).toBe(true);
     expect(Array.from(rz.slice(0, 64)).every((v) => v === 9)).toBe(true);

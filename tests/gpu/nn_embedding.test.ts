@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { embeddingBackwardRef, embeddingRef } from '../../src/reference/nn/embedding.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { embedding, embeddingBackward } from '../../src/ops/embedding.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 
@@ -23,19 +24,19 @@ describe.each(BACKENDS)('embedding on %s', (_name, makeBackend) => {
       const gout = f32(randn(r, R * D));
       const tt = be.tensor(tokens, [B, S], 'i32');
       const tp = be.tensor(positions, [B, S], 'i32');
-      const out = be.nn.embedding(tt, tp, be.tensor(wte, [V, D]), be.tensor(wpe, [P, D]));
+      const out = embedding(be, { tokens: tt, positions: tp, wte: be.tensor(wte, [V, D]), wpe: be.tensor(wpe, [P, D]) });
       expect(out.shape).toEqual([R, D]);
       expectClose(await be.read(out), embeddingRef(tokens, positions, wte, wpe, V, P, D), TOL.elem.rtol, TOL.elem.atol, 'out');
 
       const gWte = be.zeros([V, D]);
       const gWpe = be.zeros([P, D]);
       const tg = be.tensor(gout, [R, D]);
-      be.nn.embeddingBackward(tg, tt, tp, gWte, gWpe);
+      embeddingBackward(be, { gradOut: tg, tokens: tt, positions: tp, gradWte: gWte, gradWpe: gWpe });
       const ref = embeddingBackwardRef(gout, tokens, positions, V, P, D);
       const [a1, b1] = await be.readMany([gWte, gWpe]);
       expectClose(a1, ref.gradWte, TOL.reduce.rtol, TOL.reduce.atol, 'gradWte');
       expectClose(b1, ref.gradWpe, TOL.reduce.rtol, TOL.reduce.atol, 'gradWpe');
-      be.nn.embeddingBackward(tg, tt, tp, gWte, gWpe);
+      embeddingBackward(be, { gradOut: tg, tokens: tt, positions: tp, gradWte: gWte, gradWpe: gWpe });
       const [a2, b2] = await be.readMany([gWte, gWpe]);
       expectClose(
         a2,
@@ -65,7 +66,13 @@ describe.each(BACKENDS)('embedding on %s', (_name, makeBackend) => {
     const positions = Float64Array.from({ length: R }, (_, i) => i % P);
     const gout = f32(randn(r, R * D));
     const grads = be.zeros([192]);
-    be.nn.embeddingBackward(be.tensor(gout, [R, D]), be.tensor(tokens, [R], 'i32'), be.tensor(positions, [R], 'i32'), be.view(grads, 0, [V, D]), be.view(grads, 64, [P, D]));
+    embeddingBackward(be, {
+      gradOut: be.tensor(gout, [R, D]),
+      tokens: be.tensor(tokens, [R], 'i32'),
+      positions: be.tensor(positions, [R], 'i32'),
+      gradWte: be.view(grads, 0, [V, D]),
+      gradWpe: be.view(grads, 64, [P, D]),
+    });
     const ref = embeddingBackwardRef(gout, tokens, positions, V, P, D);
     const expected = new Float64Array(192);
     expected.set(ref.gradWte, 0);

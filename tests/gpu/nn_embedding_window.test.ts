@@ -5,6 +5,7 @@ import { embeddingRef } from '../../src/reference/nn/embedding.ts';
 import { sliceSeqRef } from '../../src/reference/nn/slice.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { embeddingWindow } from '../../src/ops/embedding.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 
@@ -27,7 +28,14 @@ describe.each(BACKENDS)('embeddingWindow on %s', (_name, makeBackend) => {
       const positions = Float64Array.from({ length: n }, (_, i) => (i % 7 === 0 ? -1 : i % 11 === 0 ? P + 3 : r.int(0, P)));
       const wte = f32(randn(r, V * D));
       const wpe = f32(randn(r, P * D));
-      const out = be.nn.embeddingWindow(be.tensor(tokens, [B, S], 'i32'), be.tensor(positions, [B, S], 'i32'), start, len, be.tensor(wte, [V, D]), be.tensor(wpe, [P, D]));
+      const out = embeddingWindow(be, {
+        tokens: be.tensor(tokens, [B, S], 'i32'),
+        positions: be.tensor(positions, [B, S], 'i32'),
+        start,
+        len,
+        wte: be.tensor(wte, [V, D]),
+        wpe: be.tensor(wpe, [P, D]),
+      });
       expect(out.shape).toEqual([B * len, D]);
       const tok = sliceSeqRef(tokens, B, S, 1, start, len);
       const pos = sliceSeqRef(positions, B, S, 1, start, len);
@@ -40,7 +48,7 @@ describe.each(BACKENDS)('embeddingWindow on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const t = be.zeros([2, 4], 'i32');
     const w = be.zeros([3, 2]);
-    expect(() => be.nn.embeddingWindow(t, t, 3, 2, w, be.zeros([4, 2]))).toThrow(/embeddingWindow: slice \[3, 5\)/);
-    expect(() => be.nn.embeddingWindow(t, t, -1, 1, w, be.zeros([4, 2]))).toThrow(/embeddingWindow/);
+    expect(() => embeddingWindow(be, { tokens: t, positions: t, start: 3, len: 2, wte: w, wpe: be.zeros([4, 2]) })).toThrow(/embeddingWindow: slice \[3, 5\)/);
+    expect(() => embeddingWindow(be, { tokens: t, positions: t, start: -1, len: 1, wte: w, wpe: be.zeros([4, 2]) })).toThrow(/embeddingWindow/);
   });
 });

@@ -8,6 +8,7 @@ import { gatherRowsRef } from '../../src/reference/nn/slice.ts';
 import type { Rng } from '../../src/util/rng.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
+import { gatherRowsMany } from '../../src/ops/slice.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 // Pure data movement: results must be bit-exact.
@@ -32,7 +33,7 @@ function randomInput(r: Rng, N: number): Input {
 
 async function gatherAndCompare(be: Backend, inputs: Input[], N: number, index: number[]): Promise<void> {
   const xs = inputs.map((x) => be.tensor(x.data, x.shape, x.dtype));
-  const ys = be.nn.gatherRowsMany(xs, be.tensor(index, [index.length], 'i32'));
+  const ys = gatherRowsMany(be, { xs, index: be.tensor(index, [index.length], 'i32') });
   expect(ys.length).toBe(inputs.length);
   ys.forEach((y, k) => {
     expect(y.dtype).toBe(inputs[k].dtype);
@@ -80,10 +81,10 @@ describe.each(BACKENDS)('gatherRowsMany on %s', (name, makeBackend) => {
   it('refuses an empty list, tensors with different row counts, a float index and a non-32-bit dtype', async () => {
     const be = await makeBackend();
     const index = be.tensor([0, 1], [2], 'i32');
-    expect(() => be.nn.gatherRowsMany([], index)).toThrow(/at least one tensor/);
-    expect(() => be.nn.gatherRowsMany([be.zeros([4, 2]), be.zeros([3, 2])], index)).toThrow(/xs\[1\]: expected 4 rows/);
-    expect(() => be.nn.gatherRowsMany([be.zeros([4, 2])], be.tensor([0, 1], [2]))).toThrow(/index/);
+    expect(() => gatherRowsMany(be, { xs: [], index })).toThrow(/at least one tensor/);
+    expect(() => gatherRowsMany(be, { xs: [be.zeros([4, 2]), be.zeros([3, 2])], index })).toThrow(/xs\[1\]: expected 4 rows/);
+    expect(() => gatherRowsMany(be, { xs: [be.zeros([4, 2])], index: be.tensor([0, 1], [2]) })).toThrow(/index/);
     const odd = { shape: [4, 2], size: 8, dtype: 'u8' } as unknown as Tensor; // checks run before any kernel
-    expect(() => be.nn.gatherRowsMany([be.zeros([4, 2]), odd], index)).toThrow(/xs\[1\]: expected dtype f32 or i32/);
+    expect(() => gatherRowsMany(be, { xs: [be.zeros([4, 2]), odd], index })).toThrow(/xs\[1\]: expected dtype f32 or i32/);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { layerNormBackwardRef, layerNormRef } from '../../src/reference/nn/layernorm.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { layerNorm, layerNormBackward } from '../../src/ops/layerNorm.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 const EPS = 1e-5;
@@ -21,7 +22,7 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
       const beta = f32(randn(r, D));
       const gy = f32(randn(r, M * D));
       const tx = be.tensor(x, [M, D]);
-      const { y, mean, rstd } = be.nn.layerNorm(tx, be.tensor(gamma, [D]), be.tensor(beta, [D]), EPS);
+      const { y, mean, rstd } = layerNorm(be, { x: tx, gamma: be.tensor(gamma, [D]), beta: be.tensor(beta, [D]), eps: EPS });
       const ref = layerNormRef(x, gamma, beta, M, D, EPS);
       const [ry, rm, rr] = await be.readMany([y, mean, rstd]);
       // y involves a D-term mean and variance: reduction tolerance
@@ -33,7 +34,7 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
       const gGamma = be.zeros([D]);
       const gBeta = be.tensor(new Float64Array(D).fill(1), [D]);
       const tgamma = be.tensor(gamma, [D]);
-      const gx = be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, tgamma, mean, rstd, gGamma, gBeta);
+      const gx = layerNormBackward(be, { gradY: be.tensor(gy, [M, D]), x: tx, gamma: tgamma, mean, rstd, gradGamma: gGamma, gradBeta: gBeta });
       const bref = layerNormBackwardRef(gy, x, gamma, ref.mean, ref.rstd, M, D);
       const [rgx, rgg, rgb] = await be.readMany([gx, gGamma, gBeta]);
       expectClose(rgx, bref.gradX, TOL.reduce.rtol, TOL.reduce.atol, 'gradX');
@@ -45,7 +46,7 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
         TOL.reduce.atol,
         'gradBeta (+1 initial)',
       );
-      be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, tgamma, mean, rstd, gGamma, gBeta);
+      layerNormBackward(be, { gradY: be.tensor(gy, [M, D]), x: tx, gamma: tgamma, mean, rstd, gradGamma: gGamma, gradBeta: gBeta });
       const [rgg2] = await be.readMany([gGamma]);
       expectClose(
         rgg2,
@@ -63,7 +64,7 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
     const x = [5, 5, 5, 5, 1e4, -1e4, 1e4, -1e4];
     const gamma = [1, 2, 3, 4],
       beta = [0.5, 0, 0, -0.5];
-    const { y, mean, rstd } = be.nn.layerNorm(be.tensor(x, [2, D]), be.tensor(gamma, [D]), be.tensor(beta, [D]), EPS);
+    const { y, mean, rstd } = layerNorm(be, { x: be.tensor(x, [2, D]), gamma: be.tensor(gamma, [D]), beta: be.tensor(beta, [D]), eps: EPS });
     const ref = layerNormRef(x, gamma, beta, 2, D, EPS);
     const [ry, rm, rr] = await be.readMany([y, mean, rstd]);
     expectClose(rm, ref.mean, TOL.reduce.rtol, TOL.reduce.atol, 'mean');
@@ -71,7 +72,7 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
     expectClose(ry, ref.y, TOL.reduce.rtol, TOL.reduce.atol, 'y');
     expect(Array.from(ry.slice(0, 4))).toEqual(beta); // x̂ = 0 exactly on a constant row
 
-    const one = be.nn.layerNorm(be.tensor([3, -7], [2, 1]), be.tensor([2], [1]), be.tensor([1], [1]), EPS);
+    const one = layerNorm(be, { x: be.tensor([3, -7], [2, 1]), gamma: be.tensor([2], [1]), beta: be.tensor([1], [1]), eps: EPS });
     expect(Array.from(await be.read(one.y))).toEqual([1, 1]);
   });
 
@@ -90,8 +91,8 @@ describe.each(BACKENDS)('layerNorm on %s', (_name, makeBackend) => {
     const gamma = be.view(params, 64, [D]);
     const beta = be.view(params, 128, [D]);
     const tx = be.tensor(x, [M, D]);
-    const out = be.nn.layerNorm(tx, gamma, beta, EPS);
-    be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, gamma, out.mean, out.rstd, be.view(grads, 64, [D]), be.view(grads, 128, [D]));
+    const out = layerNorm(be, { x: tx, gamma, beta, eps: EPS });
+    layerNormBackward(be, { gradY: be.tensor(gy, [M, D]), x: tx, gamma, mean: out.mean, rstd: out.rstd, gradGamma: be.view(grads, 64, [D]), gradBeta: be.view(grads, 128, [D]) });
     const g = new Float64Array(D).fill(1);
     const ref = layerNormRef(x, g, new Float64Array(D).fill(0.25), M, D, EPS);
     const bref = layerNormBackwardRef(gy, x, g, ref.mean, ref.rstd, M, D);

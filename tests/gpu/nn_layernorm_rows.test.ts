@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { layerNormBackwardRef, layerNormRef } from '../../src/reference/nn/layernorm.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { axpy } from '../../src/ops/elementwise.ts';
+import { layerNorm, layerNormBackward } from '../../src/ops/layerNorm.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 const EPS = 1e-5;
@@ -19,10 +21,10 @@ async function check(M: number, D: number, scale: number, seed: number) {
   const gy = f32(randn(r, M * D));
   const tx = be.tensor(x, [M, D]);
   const tgamma = be.tensor(gamma, [D]);
-  const { y, mean, rstd } = be.nn.layerNorm(tx, tgamma, be.tensor(beta, [D]), EPS);
+  const { y, mean, rstd } = layerNorm(be, { x: tx, gamma: tgamma, beta: be.tensor(beta, [D]), eps: EPS });
   const gGamma = be.zeros([D]);
   const gBeta = be.zeros([D]);
-  const gx = be.nn.layerNormBackward(be.tensor(gy, [M, D]), tx, tgamma, mean, rstd, gGamma, gBeta);
+  const gx = layerNormBackward(be, { gradY: be.tensor(gy, [M, D]), x: tx, gamma: tgamma, mean, rstd, gradGamma: gGamma, gradBeta: gBeta });
   const [ry, rm, rr, rgx] = await be.readMany([y, mean, rstd, gx]);
   const ref = layerNormRef(x, gamma, beta, M, D, EPS);
   const bref = layerNormBackwardRef(gy, x, gamma, ref.mean, ref.rstd, M, D);
@@ -78,18 +80,18 @@ describe('layerNormBackward into the residual gradient on webgpu', () => {
       const tx = be.tensor(x, [M, D]);
       const tgamma = be.tensor(gamma, [D]);
       const tgy = be.tensor(gy, [M, D]);
-      const { y, mean, rstd } = be.nn.layerNorm(tx, tgamma, be.tensor(f32(randn(r, D)), [D]), EPS);
+      const { y, mean, rstd } = layerNorm(be, { x: tx, gamma: tgamma, beta: be.tensor(f32(randn(r, D)), [D]), eps: EPS });
       const run = async (cpu: boolean) => {
         const saved = be.rt.cpuAdapter;
         be.rt.cpuAdapter = cpu;
         try {
           const gG = be.zeros([D]);
           const gB = be.zeros([D]);
-          const sep = be.nn.layerNormBackward(tgy, tx, tgamma, mean, rstd, gG, gB);
+          const sep = layerNormBackward(be, { gradY: tgy, x: tx, gamma: tgamma, mean, rstd, gradGamma: gG, gradBeta: gB });
           const unfused = be.tensor(prior, [M, D]);
-          be.nn.axpy(1, sep, unfused);
+          axpy(be, { alpha: 1, x: sep, y: unfused });
           const fused = be.tensor(prior, [M, D]);
-          expect(be.nn.layerNormBackward(tgy, tx, tgamma, mean, rstd, gG, gB, fused)).toBe(fused);
+          expect(layerNormBackward(be, { gradY: tgy, x: tx, gamma: tgamma, mean, rstd, gradGamma: gG, gradBeta: gB, into: fused })).toBe(fused);
           return await be.readMany([unfused, fused, gG, gB]);
         } finally {
           be.rt.cpuAdapter = saved;

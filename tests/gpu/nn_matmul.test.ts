@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { matmulBackwardRef, matmulRef } from '../../src/reference/nn/matmul.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../../src/ops/matmul.ts';
 
 /** Round to float32 so both backends see the same inputs as the float64 reference. */
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
@@ -36,8 +37,8 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
         const ta = be.tensor(a, [M, K]);
         const tb = be.tensor(b, transB ? [N, K] : [K, N]);
         const tbias = be.tensor(bias, [N]);
-        const y1 = be.nn.matmul(ta, tb, tbias, transB);
-        const y0 = be.nn.matmul(ta, tb, null, transB);
+        const y1 = matmul(be, { a: ta, b: tb, bias: tbias, transB });
+        const y0 = matmul(be, { a: ta, b: tb, transB });
         expect(y1.shape).toEqual([M, N]);
         const [r1, r0] = await be.readMany([y1, y0]);
         expectMatmulClose(r1, matmulRef(a, b, bias, M, K, N, transB), FWD.rtol, 'y with bias');
@@ -57,7 +58,7 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
         const tg = be.tensor(g, [M, N]);
         const gradB = be.tensor(init, bShape);
         const gradBias = be.zeros([N]);
-        const gradA = be.nn.matmulBackward(tg, ta, tb, transB, gradB, gradBias, true);
+        const gradA = matmulBackward(be, { gradOut: tg, a: ta, b: tb, transB, gradB, gradBias, needGradA: true });
         expect(gradA).not.toBeNull();
         const ref = matmulBackwardRef(g, a, b, M, K, N, transB);
         const [rA, rB1, rBias1] = await be.readMany([gradA!, gradB, gradBias]);
@@ -70,7 +71,7 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
         );
         expectMatmulClose(rBias1, ref.gradBias, TOL.reduce.rtol, 'gradBias (once)');
 
-        expect(be.nn.matmulBackward(tg, ta, tb, transB, gradB, gradBias, false)).toBeNull();
+        expect(matmulBackward(be, { gradOut: tg, a: ta, b: tb, transB, gradB, gradBias, needGradA: false })).toBeNull();
         const [rB2, rBias2] = await be.readMany([gradB, gradBias]);
         expectMatmulClose(
           rB2,
@@ -112,9 +113,9 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
     const tgw = be.view(grads, wOff, [K, N]);
     const tgbias = be.view(grads, biasOff, [N]);
     const ta = be.tensor(a, [3, 3, K]); // leading dims flatten into rows
-    const y = be.nn.matmul(ta, tw, tbias, false);
+    const y = matmul(be, { a: ta, b: tw, bias: tbias });
     expect(y.shape).toEqual([3, 3, N]);
-    const gradA = be.nn.matmulBackward(be.tensor(g, [3, 3, N]), ta, tw, false, tgw, tgbias, true)!;
+    const gradA = matmulBackward(be, { gradOut: be.tensor(g, [3, 3, N]), a: ta, b: tw, gradB: tgw, gradBias: tgbias, needGradA: true })!;
     const [ry, rA, rgrads] = await be.readMany([y, gradA, grads]);
     expectClose(ry, matmulRef(a, w, bias, M, K, N, false), FWD.rtol, FWD.atol, 'y');
     const ref = matmulBackwardRef(g, a, w, M, K, N, false);
@@ -132,7 +133,7 @@ describe.each(BACKENDS)('matmul on %s', (_name, makeBackend) => {
       N = 3;
     const a = [1e4, -1e4, 0, 1, -1];
     const b = [1e4, -2, 3e-4];
-    const y = await be.read(be.nn.matmul(be.tensor(a, [M, K]), be.tensor(b, [K, N]), null, false));
+    const y = await be.read(matmul(be, { a: be.tensor(a, [M, K]), b: be.tensor(b, [K, N]) }));
     expectClose(y, matmulRef(a, b, null, M, K, N, false), 1e-6, 0, 'outer product');
   });
 });
@@ -164,10 +165,10 @@ describe('matmul block variants on webgpu', () => {
         try {
           const ta = be.tensor(a, [M, K]);
           const tb = be.tensor(b, transB ? [N, K] : [K, N]);
-          const y = be.nn.matmulResidual(ta, tb, be.tensor(bias, [N]), transB, be.tensor(res, [M, N]));
-          const { pre, act } = be.nn.matmulGelu(ta, tb, be.tensor(bias, [N]), transB);
+          const y = matmulResidual(be, { a: ta, b: tb, bias: be.tensor(bias, [N]), transB, residual: be.tensor(res, [M, N]) });
+          const { pre, act } = matmulGelu(be, { a: ta, b: tb, bias: be.tensor(bias, [N]), transB });
           const gradB = be.tensor(init, transB ? [N, K] : [K, N]);
-          const gradA = be.nn.matmulBackward(be.tensor(g, [M, N]), ta, tb, transB, gradB, null, true)!;
+          const gradA = matmulBackward(be, { gradOut: be.tensor(g, [M, N]), a: ta, b: tb, transB, gradB, needGradA: true })!;
           return await be.readMany([y, pre, act, gradA, gradB]);
         } finally {
           be.rt.cpuAdapter = saved;

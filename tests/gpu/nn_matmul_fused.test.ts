@@ -8,6 +8,8 @@ import { geluRef } from '../../src/reference/nn/gelu.ts';
 import { matmulRef } from '../../src/reference/nn/matmul.ts';
 import { BACKENDS, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { add, gelu } from '../../src/ops/elementwise.ts';
+import { matmul, matmulGelu, matmulResidual } from '../../src/ops/matmul.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 
@@ -35,7 +37,13 @@ describe.each(BACKENDS)('matmulResidual on %s', (_name, makeBackend) => {
           const bias = f32(randn(r, N));
           const out0 = f32(randn(r, M * N, 3));
           const res = be.tensor(out0, [M, N]);
-          const out = be.nn.matmulResidual(be.tensor(a, [M, K]), be.tensor(b, transB ? [N, K] : [K, N]), withBias ? be.tensor(bias, [N]) : null, transB, res);
+          const out = matmulResidual(be, {
+            a: be.tensor(a, [M, K]),
+            b: be.tensor(b, transB ? [N, K] : [K, N]),
+            bias: withBias ? be.tensor(bias, [N]) : null,
+            transB,
+            residual: res,
+          });
           expect(out.shape).toEqual([M, N]);
           const y = matmulRef(a, b, withBias ? bias : null, M, K, N, transB);
           const expected = Float64Array.from(out0, (v, i) => v + y[i]);
@@ -57,7 +65,7 @@ describe.each(BACKENDS)('matmulResidual on %s', (_name, makeBackend) => {
     const b = f32(randn(rng(3), K * N));
     const bias = f32(randn(rng(4), N));
     const out0 = Float64Array.from({ length: M * N }, (_, i) => (i % 2 ? 1e30 : -1e-30));
-    const out = be.nn.matmulResidual(be.tensor(a, [M, K]), be.tensor(b, [K, N]), be.tensor(bias, [N]), false, be.tensor(out0, [M, N]));
+    const out = matmulResidual(be, { a: be.tensor(a, [M, K]), b: be.tensor(b, [K, N]), bias: be.tensor(bias, [N]), residual: be.tensor(out0, [M, N]) });
     const [got] = await be.readMany([out]);
     const expected = Float64Array.from(out0, (v, i) => Math.fround(v + bias[i % N]));
     expectClose(got, expected, 1e-7, 0, 'out');
@@ -68,8 +76,8 @@ describe.each(BACKENDS)('matmulResidual on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const a = be.zeros([3, 4]);
     const b = be.zeros([4, 5]);
-    expect(() => be.nn.matmulResidual(a, b, null, false, be.zeros([3, 4]))).toThrow(/matmulResidual residual/);
-    expect(() => be.nn.matmulResidual(a, b, null, false, be.zeros([5, 3]))).toThrow(/matmulResidual residual/);
+    expect(() => matmulResidual(be, { a, b, residual: be.zeros([3, 4]) })).toThrow(/matmulResidual residual/);
+    expect(() => matmulResidual(be, { a, b, residual: be.zeros([5, 3]) })).toThrow(/matmulResidual residual/);
   });
 });
 
@@ -84,9 +92,9 @@ describe('matmulResidual on webgpu equals the unfused add(out, matmul) bit for b
     const b = be.tensor(randn(r, K * N), [K, N]);
     const bias = be.tensor(randn(r, N), [N]);
     const x = be.tensor(randn(r, M * N), [M, N]);
-    const proj = be.nn.matmul(a, b, bias, false);
-    const unfused = be.nn.add(x, proj);
-    const fused = be.nn.matmulResidual(a, b, bias, false, x);
+    const proj = matmul(be, { a, b, bias });
+    const unfused = add(be, { a: x, b: proj });
+    const fused = matmulResidual(be, { a, b, bias, residual: x });
     const [u, f] = await be.readMany([unfused, fused]);
     expect(Array.from(f)).toEqual(Array.from(u));
   });
@@ -101,7 +109,7 @@ describe.each(BACKENDS)('matmulGelu on %s', (_name, makeBackend) => {
         const a = f32(randn(r, M * K));
         const b = f32(randn(r, K * N));
         const bias = f32(randn(r, N));
-        const { pre, act } = be.nn.matmulGelu(be.tensor(a, [M, K]), be.tensor(b, transB ? [N, K] : [K, N]), be.tensor(bias, [N]), transB);
+        const { pre, act } = matmulGelu(be, { a: be.tensor(a, [M, K]), b: be.tensor(b, transB ? [N, K] : [K, N]), bias: be.tensor(bias, [N]), transB });
         expect(pre.shape).toEqual([M, N]);
         expect(act.shape).toEqual([M, N]);
         const [gotPre, gotAct] = await be.readMany([pre, act]);
@@ -122,15 +130,13 @@ describe.each(BACKENDS)('matmulGelu on %s', (_name, makeBackend) => {
     const n = xs.length;
     // a = identity (n, n): pre = b exactly
     const eye = Float64Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0));
-    const { pre, act } = be.nn.matmulGelu(
-      be.tensor(eye, [n, n]),
-      be.tensor(
+    const { pre, act } = matmulGelu(be, {
+      a: be.tensor(eye, [n, n]),
+      b: be.tensor(
         Float64Array.from({ length: n * n }, (_, i) => xs[i % n]),
         [n, n],
       ),
-      null,
-      false,
-    );
+    });
     const [gotPre, gotAct] = await be.readMany([pre, act]);
     const want = geluRef(Float64Array.from({ length: n * n }, (_, i) => xs[i % n]));
     expectClose(
@@ -155,9 +161,9 @@ describe('matmulGelu on webgpu equals the unfused gelu(matmul) bit for bit', () 
     const a = be.tensor(randn(r, M * K), [M, K]);
     const b = be.tensor(randn(r, K * N), [K, N]);
     const bias = be.tensor(randn(r, N), [N]);
-    const fc = be.nn.matmul(a, b, bias, false);
-    const unfused = be.nn.gelu(fc);
-    const { pre, act } = be.nn.matmulGelu(a, b, bias, false);
+    const fc = matmul(be, { a, b, bias });
+    const unfused = gelu(be, { x: fc });
+    const { pre, act } = matmulGelu(be, { a, b, bias });
     const [f0, u0, f1, u1] = await be.readMany([pre, fc, act, unfused]);
     expect(Array.from(f0)).toEqual(Array.from(u0));
     expect(Array.from(f1)).toEqual(Array.from(u1));

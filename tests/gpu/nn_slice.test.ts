@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { gatherRowsRef, sliceSeqBackwardRef, sliceSeqRef } from '../../src/reference/nn/slice.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
+import { gatherRows, sliceSeq, sliceSeqBackward } from '../../src/ops/slice.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(x)));
 // Pure data movement: results must be bit-exact.
@@ -20,10 +21,10 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
       const r = rng(B * S + D + start);
       const x = f32(randn(r, B * S * D));
       const shape = D === 1 ? [B, S] : [B, S, D];
-      const y = be.nn.sliceSeq(be.tensor(x, shape), start, len);
+      const y = sliceSeq(be, { x: be.tensor(x, shape), start, len });
       expect(y.shape).toEqual(D === 1 ? [B, len] : [B, len, D]);
       const g = f32(randn(r, B * len * D));
-      const gx = be.nn.sliceSeqBackward(be.tensor(g, y.shape), S, start);
+      const gx = sliceSeqBackward(be, { grad: be.tensor(g, y.shape), seqLen: S, start });
       expect(gx.shape).toEqual(shape);
       const [ry, rgx] = await be.readMany([y, gx]);
       exact(ry, sliceSeqRef(x, B, S, D, start, len));
@@ -34,7 +35,7 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
   it('sliceSeq keeps i32 tensors exact (token ids)', async () => {
     const be = await makeBackend();
     const seq = Float64Array.from({ length: 12 }, (_, i) => ((i * 7919) % 1000003) - 500);
-    const y = be.nn.sliceSeq(be.tensor(seq, [2, 6], 'i32'), 2, 3);
+    const y = sliceSeq(be, { x: be.tensor(seq, [2, 6], 'i32'), start: 2, len: 3 });
     expect(y.dtype).toBe('i32');
     exact(await be.read(y), sliceSeqRef(seq, 2, 6, 1, 2, 3));
   });
@@ -48,10 +49,10 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
     const x = f32(randn(r, N * S * D));
     const idx = [8, 0, 3, 3, 100, -1, 5];
     const ti = be.tensor(idx, [idx.length], 'i32');
-    const y = be.nn.gatherRows(be.tensor(x, [N, S, D]), ti);
+    const y = gatherRows(be, { x: be.tensor(x, [N, S, D]), index: ti });
     expect(y.shape).toEqual([idx.length, S, D]);
     const toks = Float64Array.from({ length: N * S }, () => r.int(0, 64));
-    const yt = be.nn.gatherRows(be.tensor(toks, [N, S], 'i32'), ti);
+    const yt = gatherRows(be, { x: be.tensor(toks, [N, S], 'i32'), index: ti });
     expect(yt.dtype).toBe('i32');
     const [ry, ryt] = await be.readMany([y, yt]);
     exact(ry, gatherRowsRef(x, N, S * D, idx));
@@ -68,7 +69,7 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
     const extremes = [-2147483648, 2147483647, -1, 0, 1, 16777217, -16777217, 2 ** 30 + 3];
     const ints = Float64Array.from({ length: N * S }, (_, i) => (i < extremes.length ? extremes[i] : r.nextU32() | 0));
     const idx = Array.from({ length: M }, () => r.int(-1, N + 1)); // may point outside [0, N)
-    const y = be.nn.gatherRows(be.tensor(ints, [N, S], 'i32'), be.tensor(idx, [M], 'i32'));
+    const y = gatherRows(be, { x: be.tensor(ints, [N, S], 'i32'), index: be.tensor(idx, [M], 'i32') });
     expect(y.dtype).toBe('i32');
     expect(y.shape).toEqual([M, S]);
     const got = await be.read(y);
@@ -79,6 +80,6 @@ describe.each(BACKENDS)('slices and gathers on %s', (_name, makeBackend) => {
 
   it('rejects a slice outside the sequence', async () => {
     const be = await makeBackend();
-    expect(() => be.nn.sliceSeq(be.zeros([2, 4]), 3, 2)).toThrow(/outside/);
+    expect(() => sliceSeq(be, { x: be.zeros([2, 4]), start: 3, len: 2 })).toThrow(/outside/);
   });
 });

@@ -3,6 +3,7 @@ import { attentionBackwardRef, attentionRef } from '../../src/reference/seq/atte
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 import type { Rng } from '../../src/util/rng.ts';
+import { attention, attentionBackward } from '../../src/ops/attention.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
 
@@ -32,10 +33,10 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
     const gradOut = f32(randn(r, B * S * D, 1));
     const tq = be.tensor(qkv, [B * S, 3 * D]);
     const tm = be.tensor(mask, [B, S]);
-    const { out, probs } = be.seq.attention(tq, tm, H);
+    const { out, probs } = attention(be, { qkv: tq, attnMask: tm, nHead: H });
     expect(out.shape).toEqual([B * S, D]);
     expect(probs.shape).toEqual([B, H, S, S]);
-    const grad = be.seq.attentionBackward(be.tensor(gradOut, [B * S, D]), tq, probs, out, H);
+    const grad = attentionBackward(be, { gradOut: be.tensor(gradOut, [B * S, D]), qkv: tq, probs, out, nHead: H });
     const [o, p, g] = await be.readMany([out, probs, grad]);
     const ref = attentionRef(qkv, mask, { B, S, H, D });
     expectClose(o, ref.out, TOL.elem.rtol, TOL.elem.atol, 'out');
@@ -66,8 +67,8 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
       const qkv = f32(randn(r, B * S * 3 * D, 1));
       const gradOut = f32(randn(r, B * S * D, 1));
       const tq = be.tensor(qkv, [B * S, 3 * D]);
-      const { out, probs } = be.seq.attention(tq, be.tensor(mask, [B, S]), H);
-      const grad = be.seq.attentionBackward(be.tensor(gradOut, [B * S, D]), tq, probs, out, H);
+      const { out, probs } = attention(be, { qkv: tq, attnMask: be.tensor(mask, [B, S]), nHead: H });
+      const grad = attentionBackward(be, { gradOut: be.tensor(gradOut, [B * S, D]), qkv: tq, probs, out, nHead: H });
       const [o, p, g] = await be.readMany([out, probs, grad]);
       const ref = attentionRef(qkv, mask, { B, S, H, D });
       expectClose(o, ref.out, TOL.elem.rtol, TOL.elem.atol, `out S=${S}`);
@@ -100,8 +101,8 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
     const mask = leftPaddedMask(r, B, S);
     const gradOut = f32(randn(r, B * S * D, 1));
     const tq = be.tensor(qkv, [B * S, 3 * D]);
-    const { out, probs } = be.seq.attention(tq, be.tensor(mask, [B, S]), H);
-    const grad = be.seq.attentionBackward(be.tensor(gradOut, [B * S, D]), tq, probs, out, H);
+    const { out, probs } = attention(be, { qkv: tq, attnMask: be.tensor(mask, [B, S]), nHead: H });
+    const grad = attentionBackward(be, { gradOut: be.tensor(gradOut, [B * S, D]), qkv: tq, probs, out, nHead: H });
     const [o, p, g] = await be.readMany([out, probs, grad]);
     const ref = attentionRef(qkv, mask, { B, S, H, D });
     expect(Math.max(...Array.from(qkv.slice(0, 2 * D)).map(Math.abs))).toBeGreaterThan(10);
@@ -130,8 +131,8 @@ describe.each(BACKENDS)('attention on %s', (_name, makeBackend) => {
     const tm = be.tensor(leftPaddedMask(r, B, S), [B, S]);
     const tg = be.tensor(f32(randn(r, B * S * D)), [B * S, D]);
     const run = () => {
-      const { out, probs } = be.seq.attention(tq, tm, H);
-      return [out, be.seq.attentionBackward(tg, tq, probs, out, H)];
+      const { out, probs } = attention(be, { qkv: tq, attnMask: tm, nHead: H });
+      return [out, attentionBackward(be, { gradOut: tg, qkv: tq, probs, out, nHead: H })];
     };
     const a = await be.readMany(run());
     const b = await be.readMany(run());

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { attentionCachedRef, attentionRef } from '../../src/reference/seq/attention.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { attention } from '../../src/ops/attention.ts';
+import { attentionCached } from '../../src/ops/attentionCached.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
 
@@ -33,11 +35,11 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     const kCache = be.zeros([B, Smax, D]);
     const vCache = be.zeros([B, Smax, D]);
 
-    const chunks = [be.seq.attentionCached(be.tensor(rowsOf(qkv, B, Smax, 3 * D, 0, prompt), [B * prompt, 3 * D]), kCache, vCache, tMask, 0, H)];
+    const chunks = [attentionCached(be, { qkv: be.tensor(rowsOf(qkv, B, Smax, 3 * D, 0, prompt), [B * prompt, 3 * D]), kCache, vCache, attnMask: tMask, start: 0, nHead: H })];
     for (let pos = prompt; pos < Smax; pos++) {
-      chunks.push(be.seq.attentionCached(be.tensor(rowsOf(qkv, B, Smax, 3 * D, pos, pos + 1), [B, 3 * D]), kCache, vCache, tMask, pos, H));
+      chunks.push(attentionCached(be, { qkv: be.tensor(rowsOf(qkv, B, Smax, 3 * D, pos, pos + 1), [B, 3 * D]), kCache, vCache, attnMask: tMask, start: pos, nHead: H }));
     }
-    const full = be.seq.attention(be.tensor(qkv, [B * Smax, 3 * D]), tMask, H).out;
+    const full = attention(be, { qkv: be.tensor(qkv, [B * Smax, 3 * D]), attnMask: tMask, nHead: H }).out;
     const [fullOut, kc, vc, ...parts] = await be.readMany([full, kCache, vCache, ...chunks]);
 
     // Reassemble the cached outputs into (B·Smax, D) order.
@@ -73,7 +75,7 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     const mask = Float64Array.from({ length: B * Smax }, (_, e) => (e % Smax === 0 || (e >= Smax && e % Smax < 3) ? 0 : 1));
     const kCache = be.tensor(kInit, [B, Smax, D]);
     const vCache = be.tensor(vInit, [B, Smax, D]);
-    const out = be.seq.attentionCached(be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, be.tensor(mask, [B, Smax]), start, H);
+    const out = attentionCached(be, { qkv: be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, attnMask: be.tensor(mask, [B, Smax]), start, nHead: H });
     const [o, kc, vc] = await be.readMany([out, kCache, vCache]);
     const kRef = Float64Array.from(kInit),
       vRef = Float64Array.from(vInit);
@@ -108,7 +110,7 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
       });
       const kCache = be.tensor(kInit, [B, Smax, D]);
       const vCache = be.tensor(vInit, [B, Smax, D]);
-      const out = be.seq.attentionCached(be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, be.tensor(mask, [B, Smax]), start, H);
+      const out = attentionCached(be, { qkv: be.tensor(qkv, [B * L, 3 * D]), kCache, vCache, attnMask: be.tensor(mask, [B, Smax]), start, nHead: H });
       const [o, kc, vc] = await be.readMany([out, kCache, vCache]);
       const kRef = Float64Array.from(kInit),
         vRef = Float64Array.from(vInit);
@@ -125,6 +127,6 @@ describe.each(BACKENDS)('KV-cached attention on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const kCache = be.zeros([1, 4, 8]);
     const vCache = be.zeros([1, 4, 8]);
-    expect(() => be.seq.attentionCached(be.zeros([2, 24]), kCache, vCache, be.zeros([1, 4]), 3, 2)).toThrow(/outside the cache/);
+    expect(() => attentionCached(be, { qkv: be.zeros([2, 24]), kCache, vCache, attnMask: be.zeros([1, 4]), start: 3, nHead: 2 })).toThrow(/outside the cache/);
   });
 });

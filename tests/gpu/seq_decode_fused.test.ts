@@ -4,14 +4,15 @@
 // first and the last cache slot, a row whose only visible key is the new one, a fully masked row
 // (attention output 0), out-of-range token ids and positions (clamped), extreme activations.
 import { describe, expect, it } from 'vitest';
-import { kvStride } from '../../src/backend/seqOps.ts';
+import { kvStride } from '../../src/reference/seq/decode.ts';
 import { decodeModel } from '../../src/model/generate.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { paramLayout } from '../../src/model/params.ts';
 import { decodeStepRef } from '../../src/reference/seq/decode.ts';
-import { decodeRows } from '../../src/backend/webgpu/webgpuSeq.ts';
+import { decodeRows } from '../../src/ops/decodeStep.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { decodeStep } from '../../src/ops/decodeStep.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
 
@@ -64,7 +65,7 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
         const tPos = be.tensor(posns, [B, Smax], 'i32');
         const tMask = be.tensor(mask, [B, Smax]);
         const kv = be.tensor(kvHost, [2 * c.nLayer * stride]);
-        const logits = be.seq.decodeStep(model.params, dm, kv, tSeq, tPos, tMask, pos);
+        const logits = decodeStep(be, { params: model.params, model: dm, kv, sequences: tSeq, positions: tPos, attnMask: tMask, pos });
         expect(logits.shape).toEqual([B, V]);
         const [got, kvGot] = await be.readMany([logits, kv]);
 
@@ -109,9 +110,9 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
     const pos = be.zeros([B, Smax], 'i32');
     const mask = be.zeros([B, Smax]);
     const bad = be.zeros([kvStride(B, Smax, 32)]);
-    expect(() => be.seq.decodeStep(model.params, dm, bad, seq, pos, mask, 1)).toThrow(/kv/);
+    expect(() => decodeStep(be, { params: model.params, model: dm, kv: bad, sequences: seq, positions: pos, attnMask: mask, pos: 1 })).toThrow(/kv/);
     const kv = be.zeros([2 * kvStride(B, Smax, 32)]);
-    expect(() => be.seq.decodeStep(model.params, dm, kv, seq, pos, mask, Smax)).toThrow(/pos 6 outside/);
+    expect(() => decodeStep(be, { params: model.params, model: dm, kv, sequences: seq, positions: pos, attnMask: mask, pos: Smax })).toThrow(/pos 6 outside/);
     be.dispose(seq, pos, mask, bad, kv);
     model.dispose();
   });

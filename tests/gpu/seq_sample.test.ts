@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import type { SampleParams } from '../../src/backend/seqOps.ts';
+import type { SampleParams } from '../../src/reference/seq/sample.ts';
 import { keptProbabilities, sampleStepRef } from '../../src/reference/seq/sample.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
+import { sampleStep } from '../../src/ops/sampleStep.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
 const EOS = 1,
@@ -38,7 +39,7 @@ async function step(be: Backend, logits: Float64Array, V: number, S: number, pos
     positions: be.tensor(init.positions, [B, S], 'i32'),
     finished: be.tensor(init.finished, [B], 'i32'),
   };
-  be.seq.sampleStep(be.tensor(logits, [B, V]), t.sequences, t.mask, t.positions, t.finished, pos, p);
+  sampleStep(be, { logits: be.tensor(logits, [B, V]), sequences: t.sequences, attnMask: t.mask, positions: t.positions, finished: t.finished, pos, params: p });
   const [sequences, mask, positions, finished] = await be.readMany([t.sequences, t.mask, t.positions, t.finished]);
   return { sequences, mask, positions, finished };
 }
@@ -251,7 +252,16 @@ describe.each(BACKENDS)('sampleStep on %s', (_name, makeBackend) => {
       finished: be.tensor(init.finished, [B], 'i32'),
       logprobs: be.tensor(new Float64Array(B * S).fill(9), [B, S]),
     };
-    be.seq.sampleStep(be.tensor(logits, [B, V]), t.sequences, t.mask, t.positions, t.finished, pos, p, t.logprobs);
+    sampleStep(be, {
+      logits: be.tensor(logits, [B, V]),
+      sequences: t.sequences,
+      attnMask: t.mask,
+      positions: t.positions,
+      finished: t.finished,
+      pos,
+      params: p,
+      logprobs: t.logprobs,
+    });
     const [seq, lp] = await be.readMany([t.sequences, t.logprobs]);
     const want = initialState(B, S, pos, [0, 0, 1, 0, 0, 1]);
     const wantLp = new Float64Array(B * S).fill(9);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BENCH_CONFIGS } from '../../src/bench/model.ts';
 import { benchTrainer } from '../../src/bench/trainer.ts';
 import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
-import { declaredKernels } from '../../src/gpu/pipelines.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
 import type { GpuCounters } from '../../src/gpu/recorder.ts';
 import { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
@@ -78,7 +78,7 @@ describe('dispatch budget of one PPO iteration at S (webgpu)', () => {
     const be = new WebGpuBackend(new GpuRuntime(shared.rt.device, shared.rt.adapterName));
     be.rt.cpuAdapter = cpuAdapter;
     expect(be.rt.pipelines.size).toBe(0);
-    await be.precompile();
+    await be.precompile(declaredKernels());
     const declared = declaredKernels(cpuAdapter).length;
     expect(be.rt.pipelines.size).toBe(declared);
     // The variants only the other kind of adapter dispatches were left out.

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { diffCounters } from '../../src/gpu/recorder.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
+import { add, scale } from '../../src/ops/elementwise.ts';
 
 describe.each(BACKENDS)('transfer counters on %s', (_name, makeBackend) => {
   it('count tensor uploads and readback bytes, not uniforms or device-side work', async () => {
@@ -23,8 +24,8 @@ describe.each(BACKENDS)('transfer counters on %s', (_name, makeBackend) => {
     const empty = be.tensor([], [0]); // an empty upload moves nothing
     const c1 = { ...be.counters() };
     // Ops with uniform blocks, a zero fill and a device copy: none of it is host data.
-    const b = be.nn.add(a, a);
-    be.nn.scale(b, 0.5);
+    const b = add(be, { a, b: a });
+    scale(be, { x: b, alpha: 0.5 });
     const z = be.zeros([n]);
     be.copy(b, z);
     const c2 = { ...be.counters() };

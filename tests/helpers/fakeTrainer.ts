@@ -7,7 +7,11 @@
 // the update stage (its final readback).
 import type { PpoConfig } from '../../src/rl/config.ts';
 import type { IterationOptions, IterationResult, TrainerInit } from '../../src/rl/trainer.ts';
+import { ITERATION_METRICS, type IterationMetrics } from '../../src/rl/metricNames.ts';
 import type { TrainerLike } from '../../src/worker/hostDeps.ts';
+
+/** Every metric an iteration reports, at 0 (the fake sets the few its tests read). */
+const ZERO_METRICS = Object.fromEntries(ITERATION_METRICS.map((k) => [k, 0])) as IterationMetrics;
 
 export interface FakeScript {
   /** Milliseconds spent in each stage. */
@@ -60,7 +64,7 @@ export class FakeTrainer implements TrainerLike {
     const n = this.script.numbering === 'index' ? k - 1 : k;
     return {
       iter: n,
-      metrics: { policy_loss: k === this.script.nanAt ? NaN : n, value_loss: 0.5, reward_mean: n / 10, actor_grad_norm: 1 },
+      metrics: { ...ZERO_METRICS, policy_loss: k === this.script.nanAt ? NaN : n, value_loss: 0.5, reward_mean: n / 10, actor_grad_norm: 1 },
       samples: [{ prompt: '1+1=', response: '2', reward: 1, endedWithEos: true, tokens: [] }],
       ratios: { ratios: [1, 1.1], advantages: [0.5, -0.5] },
     };

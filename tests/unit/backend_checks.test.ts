@@ -1,68 +1,42 @@
-// Op arguments are checked once, in src/backend/checks.ts, in front of both backends: every public
-// op of each backend's op classes has a check entry, the backends' op files check nothing
-// themselves, and a bad argument fails before the op computes (the CPU reference, here; the gpu
-// tests run the same calls on WebGPU and compare messages).
-import { readFileSync } from 'node:fs';
+// Op arguments are checked once, by each op's `check` (src/ops/), which Backend.run calls in front
+// of either body: every op states its check, the bodies check nothing themselves, and a bad argument
+// fails before the op computes (the CPU reference, here; the gpu tests run the same calls on WebGPU
+// and compare messages). Every op defined under src/ops/ is in the registry, once.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
-import { CpuNnOps } from '../../src/backend/cpu/cpuNn.ts';
-import { CpuPpoOps } from '../../src/backend/cpu/cpuPpo.ts';
-import { CpuSeqOps } from '../../src/backend/cpu/cpuSeq.ts';
-import { NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../../src/backend/checks.ts';
-import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
-import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
-import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
+import { embeddingBackward } from '../../src/ops/embedding.ts';
+import { gae } from '../../src/ops/gae.ts';
+import { adamw } from '../../src/ops/optim.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
+import { OPS } from '../../src/ops/registry.ts';
+import { tisWeights } from '../../src/ops/tisWeights.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const OPS_DIR = resolve(import.meta.dirname, '../../src/ops');
 
-/** Public methods of a class (TypeScript-private helpers are `private`, so read the source for them). */
-function publicOps(cls: { prototype: object }, file: string): string[] {
-  const src = readFileSync(join(ROOT, file), 'utf8');
-  return Object.getOwnPropertyNames(cls.prototype)
-    .filter((n) => n !== 'constructor' && typeof (cls.prototype as Record<string, unknown>)[n] === 'function')
-    .filter((n) => !new RegExp(`\\bprivate\\s+${n}\\s*\\(`).test(src))
-    .sort();
+/** `export const name: Op<…> = defineOp(` in the op modules: every op defined, by its exported name. */
+function definedOps(): string[] {
+  return readdirSync(OPS_DIR)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) => [...readFileSync(join(OPS_DIR, f), 'utf8').matchAll(/^export const (\w+): Op<[^=]*= defineOp\(/gm)].map((m) => m[1]));
 }
 
 describe('one checking layer for both backends', () => {
-  const families = [
-    [
-      'ppo',
-      PPO_CHECKS,
-      [
-        [CpuPpoOps, 'src/backend/cpu/cpuPpo.ts'],
-        [WebGpuPpoOps, 'src/backend/webgpu/webgpuPpo.ts'],
-      ],
-    ],
-    [
-      'nn',
-      NN_CHECKS,
-      [
-        [CpuNnOps, 'src/backend/cpu/cpuNn.ts'],
-        [WebGpuNnOps, 'src/backend/webgpu/webgpuNn.ts'],
-      ],
-    ],
-    [
-      'seq',
-      SEQ_CHECKS,
-      [
-        [CpuSeqOps, 'src/backend/cpu/cpuSeq.ts'],
-        [WebGpuSeqOps, 'src/backend/webgpu/webgpuSeq.ts'],
-      ],
-    ],
-  ] as const;
-
-  it.each(families)('every public %s op of both backends has a check entry, and no entry lacks an op', (_name, checks, classes) => {
-    const entries = Object.keys(checks).sort();
-    for (const [cls, file] of classes) expect(publicOps(cls, file)).toEqual(entries);
+  it('every op defined under src/ops/ is in the registry once, under the name it is exported as', () => {
+    const names = OPS.map((op) => op.def.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(definedOps().sort());
   });
 
-  it('the backends op files do not check arguments themselves', () => {
-    const files = ['cpu/cpuPpo.ts', 'cpu/cpuNn.ts', 'cpu/cpuSeq.ts', 'webgpu/webgpuPpo.ts', 'webgpu/webgpuNn.ts', 'webgpu/webgpuSeq.ts'];
-    for (const f of files) {
-      const src = readFileSync(join(ROOT, 'src/backend', f), 'utf8');
-      expect(src, f).not.toMatch(/\bexpect(Shape|DType|Size)\(|\bvalidate[A-Z]\w*\(/);
+  it('every op states its check; only the ops whose argument types say it all have none', () => {
+    for (const { def } of OPS) expect(def.check === null || typeof def.check === 'function', def.name).toBe(true);
+    expect(OPS.filter((op) => op.def.check === null).map((op) => op.def.name)).toEqual(['gelu', 'scale', 'fill', 'gradNorm']);
+  });
+
+  it("the ops' bodies do not check arguments themselves (their `check` does, in front of both)", () => {
+    for (const { def } of OPS) {
+      for (const body of [def.cpu, def.webgpu]) expect(String(body), def.name).not.toMatch(/\bexpect(Shape|DType|Size)\(|\bvalidate[A-Z]\w*\(/);
     }
   });
 
@@ -73,8 +47,8 @@ describe('one checking layer for both backends', () => {
     const gradOut = be.zeros([2, 4]);
     const gradWte = be.zeros([3, 4]);
     const gradWpe = be.zeros([2, 4]);
-    expect(() => be.nn.embeddingBackward(gradOut, f32Tokens, i32Pos, gradWte, gradWpe)).toThrow('embeddingBackward tokens: expected dtype i32, got f32');
-    expect(() => be.nn.embeddingBackward(gradOut, i32Pos, f32Tokens, gradWte, gradWpe)).toThrow('embeddingBackward positions: expected dtype i32, got f32');
+    expect(() => embeddingBackward(be, { gradOut, tokens: f32Tokens, positions: i32Pos, gradWte, gradWpe })).toThrow('embeddingBackward tokens: expected dtype i32, got f32');
+    expect(() => embeddingBackward(be, { gradOut, tokens: i32Pos, positions: f32Tokens, gradWte, gradWpe })).toThrow('embeddingBackward positions: expected dtype i32, got f32');
     // Nothing was accumulated by the rejected calls.
     return be.readMany([gradWte, gradWpe]).then(([a, b]) => {
       expect(Array.from(a).every((v) => v === 0) && Array.from(b).every((v) => v === 0)).toBe(true);
@@ -85,12 +59,14 @@ describe('one checking layer for both backends', () => {
     const be = new CpuBackend();
     const x = be.zeros([2, 3]);
     const bad = be.zeros([3, 2]);
-    expect(() => be.ppo.gae(x, bad, x, 1, 1)).toThrow('values: expected shape [2, 3], got [3, 2]');
-    expect(() => be.ppo.tisWeights(x, x, x, 0)).toThrow(/cap/);
-    expect(() => be.ppo.policyLoss(x, x, x, x, { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' })).toThrow('policyLoss: clipLow must be a finite number > 0, got 0');
-    expect(() => be.nn.adamw(x, bad, x, x, x, null, { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 })).toThrow(
-      'adamw: step must be ≥ 1 (1-based), got 0',
+    expect(() => gae(be, { rewards: x, values: bad, actionMask: x, gamma: 1, lam: 1 })).toThrow('values: expected shape [2, 3], got [3, 2]');
+    expect(() => tisWeights(be, { oldLogprobs: x, rolloutLogprobs: x, actionMask: x, cap: 0 })).toThrow(/cap/);
+    expect(() => policyLoss(be, { oldLogprobs: x, logprobs: x, advantages: x, actionMask: x, params: { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' } })).toThrow(
+      'policyLoss: clipLow must be a finite number > 0, got 0',
     );
+    expect(() =>
+      adamw(be, { params: x, grads: bad, m: x, v: x, decayMask: x, hp: { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 } }),
+    ).toThrow('adamw: step must be ≥ 1 (1-based), got 0');
     expect(() => be.copy(x, be.zeros([5]))).toThrow('copy: size 6 into 5');
   });
 });

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { tensorsIn } from '../../src/backend/scope.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
+import { add } from '../../src/ops/elementwise.ts';
 
 function recording(): { be: CpuBackend; disposed: Set<Tensor> } {
   const be = new CpuBackend();
@@ -24,11 +26,11 @@ describe('Backend.scope', () => {
     let a!: Tensor, b!: Tensor, z!: Tensor, loss!: { stats: Tensor; gradLogprobs: Tensor };
     const kept = be.scope(() => {
       a = be.tensor([1, 2], [2]);
-      b = be.nn.add(a, outside);
+      b = add(be, { a, b: outside });
       z = be.zeros([1, 2]);
       const m = be.tensor([1, 1], [1, 2]);
-      loss = be.ppo.policyLoss(z, z, z, m, { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean' });
-      return { sum: be.nn.add(b, b), stats: loss.stats };
+      loss = policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: m, params: { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean' } });
+      return { sum: add(be, { a: b, b }), stats: loss.stats };
     });
     expect(disposed.has(outside)).toBe(false);
     expect(disposed.has(kept.sum)).toBe(false);

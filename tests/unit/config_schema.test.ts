@@ -1,13 +1,14 @@
-// One config schema: KNOBS (src/rl/config.ts) has one row per knob, and the type, the defaults, the
-// validator's rules and the page's fields are all read off it. The verl / OpenRLHF names in the
-// rows are the keys the exported jobs actually set from those knobs.
+// One config schema: KNOBS (src/rl/configKnobs.ts) has one row per knob, and the type, the defaults,
+// the validator's rules and the page's fields are all read off it. The verl / OpenRLHF names of
+// the knobs (src/export/engineKeys.ts) are the keys the exported jobs actually set from them.
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { engineKeysOf } from '../../src/export/engineKeys.ts';
 import { verlCommand } from '../../src/export/verl.ts';
 import { openRlhfCommand } from '../../src/export/openrlhf.ts';
 import { planJob } from '../../src/export/plan.ts';
 import { CHOICE_RULES, CONFIG_KEYS, DEFAULT_CONFIG, KNOBS, NUMERIC_RULES, TEXT_RULES, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import type { TaskName } from '../../src/tasks/task.ts';
-import type { KlEstimator } from '../../src/backend/ppoOps.ts';
+import type { KlEstimator } from '../../src/reference/kl.ts';
 import { FIELDS } from '../../src/ui/configFields.ts';
 
 describe('one row per knob', () => {
@@ -67,10 +68,10 @@ describe("each row's verl / OpenRLHF name is what the exported job sets", () => 
   const verlKeys = new Set(configs.flatMap((c) => verlCommand(planJob(c, { engine: 'verl', gpus: 1, trainRows: 16 })).overrides.map((o) => o.key)));
   const openrlhfFlags = new Set(configs.flatMap((c) => openRlhfCommand(planJob(c, { engine: 'openrlhf', gpus: 1, trainRows: 16 })).flags.map((f) => f.flag)));
 
-  it.each(CONFIG_KEYS.filter((k) => KNOBS[k].verl))('%s → verl', (k) => {
-    expect(verlKeys).toContain(KNOBS[k].verl);
+  it.each(CONFIG_KEYS.filter((k) => engineKeysOf(k)?.verl))('%s → verl', (k) => {
+    expect(verlKeys).toContain(engineKeysOf(k)!.verl);
   });
-  it.each(CONFIG_KEYS.filter((k) => KNOBS[k].openrlhf))('%s → OpenRLHF', (k) => {
-    expect(openrlhfFlags).toContain(KNOBS[k].openrlhf);
+  it.each(CONFIG_KEYS.filter((k) => engineKeysOf(k)?.openrlhf))('%s → OpenRLHF', (k) => {
+    expect(openrlhfFlags).toContain(engineKeysOf(k)!.openrlhf);
   });
 });

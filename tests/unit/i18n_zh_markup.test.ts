@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { i18n, loadNamespaces } from '../../src/i18n/index.ts';
-import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { DEFAULT_CHECKED } from '../../src/rl/config.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
 import type { RunSequence } from '../../src/store/appStore.ts';
 import { presetNotStarted, presetTitle, sequenceAllTrained, sequenceDone, sequenceStopped } from '../../src/store/notices.ts';
@@ -129,7 +129,7 @@ describe('zh-CN page text built from preset names', () => {
     expect(paired.length).toBeGreaterThan(1);
     for (const preset of PRESETS) {
       // Only a paired preset runs as a sequence of arms ("Run both" / "Run all").
-      const arms = (preset.arms ?? []).map((a) => ({ label: a.label, config: DEFAULT_CONFIG }));
+      const arms = (preset.arms ?? []).map((a) => ({ label: a.label, config: DEFAULT_CHECKED }));
       const seq: RunSequence = { preset: preset.name, arms, index: 0, budget: preset.iterations };
       const zhName = presetTitle(preset.name);
       const texts = [presetNotStarted(preset.name, ['y']), ...(arms.length > 1 ? [sequenceDone(seq), sequenceStopped(seq, 3, 'x'), sequenceAllTrained(seq)] : [])];

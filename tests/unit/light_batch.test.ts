@@ -2,7 +2,7 @@
 // that adapter, only when the batch is still the default and no run exists, and said in a notice.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { switchLocale } from '../../src/i18n/index.ts';
-import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { DEFAULT_CHECKED, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { useApp } from '../../src/store/appStore.ts';
 import { applyLighterBatch, LIGHT_PROMPTS_PER_BATCH, lighterDefaultBatch, offersMinimumBuffers } from '../../src/store/lightBatch.ts';
 import type { LimitRow } from '../../src/worker/protocol.ts';
@@ -18,7 +18,7 @@ const DESKTOP = rows(1024 * MiB, 1024 * MiB);
 
 describe('lighter default batch', () => {
   beforeEach(() => {
-    useApp.setState({ config: DEFAULT_CONFIG, runs: [], runState: 'idle', notice: null });
+    useApp.setState({ config: DEFAULT_CHECKED, runs: [], runState: 'idle', notice: null });
   });
   afterAll(() => switchLocale('en'));
 

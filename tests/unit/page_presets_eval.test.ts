@@ -35,25 +35,21 @@ describe('preset budget', () => {
     const drifted = { ...cfg, [key]: typeof value === 'number' ? value + 1 : `${String(value)}x` } as PpoConfig;
     expect(presetBudget(drifted, single.name, null)).toBeNull();
     // Every arm of a paired preset counts as that preset.
-    const plan = planArms(paired, DEFAULT_CONFIG);
+    const plan = planArms(paired);
     if (!plan.ok) throw new Error(plan.problems.join('; '));
     for (const arm of plan.arms) expect(presetBudget(arm.config, paired.name, null)).toBe(paired.iterations);
   });
 
-  it('plans one valid config per arm on top of the current settings, or names the problem', () => {
-    const base = { ...DEFAULT_CONFIG, seed: 42 } as PpoConfig;
-    const plan = planArms(paired, base);
+  it('plans one valid config per arm, each the whole recipe (never the current settings), or names the problem', () => {
+    const plan = planArms(paired);
     expect(plan.ok).toBe(true);
     if (!plan.ok) return;
     expect(plan.arms.map((a) => a.label)).toEqual(paired.arms!.map((a) => a.label));
-    for (const [i, arm] of plan.arms.entries()) {
-      expect(arm.config.seed).toBe(42);
-      for (const [k, v] of Object.entries({ ...paired.values, ...paired.arms![i].values })) expect(arm.config[k as keyof PpoConfig], k).toEqual(v);
-    }
+    for (const [i, arm] of plan.arms.entries()) expect(arm.config).toEqual({ ...DEFAULT_CONFIG, ...paired.values, ...paired.arms![i].values });
     // The arms differ in what the preset compares.
     expect(JSON.stringify(plan.arms[0].config)).not.toBe(JSON.stringify(plan.arms[1].config));
-    // A base that no arm can fix is refused with the arm and the field named.
-    const bad = planArms(paired, { ...DEFAULT_CONFIG, nHead: 3 } as PpoConfig);
+    // A kept model size that no arm can train is refused with the arm and the field named.
+    const bad = planArms(paired, () => ({ nLayer: 2, nHead: 3, dModel: 64 }));
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.problems[0]).toMatch(new RegExp(`^${paired.arms![0].label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*nHead`));
   });

@@ -3,15 +3,15 @@
 // state is its run's, an arm that reached its budget counts as finished, a finished sequence is
 // not offered.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import type { RunSequence } from '../../src/store/appStore.ts';
 import { parseSequence, sequenceOffer } from '../../src/store/sequencePersist.ts';
 
 const seq: RunSequence = {
   preset: 'Tight vs loose clipping',
   arms: [
-    { label: 'ε = 0.05', config: { ...DEFAULT_CONFIG, clipLow: 0.05 } },
-    { label: 'ε = 0.5', config: { ...DEFAULT_CONFIG, clipLow: 0.5 } },
+    { label: 'ε = 0.05', config: checked({ ...DEFAULT_CONFIG, clipLow: 0.05 }) },
+    { label: 'ε = 0.5', config: checked({ ...DEFAULT_CONFIG, clipLow: 0.5 }) },
   ],
   index: 1,
   budget: 60,

@@ -4,11 +4,10 @@
 // learned reward model on a task without one is refused when it is set, naming the allowed values.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces } from '../../src/i18n/index.ts';
-import { DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, validateConfig } from '../../src/rl/config.ts';
+import { checked, DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import { createAppStore } from '../../src/store/appStore.ts';
 import { needsAcceptance, rewardFunctionBlock, SHIPPED_REWARD_FUNCTIONS } from '../../src/store/rewardFunctionLink.ts';
 import { startBlockedBy, syncRewardFunction } from '../../src/store/rewardFunctionSync.ts';
-import type { PageToWorker } from '../../src/worker/protocol.ts';
 import { configToQuery, parseQuery } from '../../src/store/urlConfig.ts';
 import { withLabels } from '../../src/ui/fieldProblems.ts';
 import { pairCountText } from '../../src/ui/teach/feedbackText.ts';
@@ -34,7 +33,7 @@ describe('a reward function that arrives in a link', () => {
     expect(needsAcceptance(FOREIGN, DEFAULT_REWARD_FUNCTION)).toBe(true);
     // One character more is another function.
     expect(needsAcceptance(`${DEFAULT_REWARD_FUNCTION} `, DEFAULT_REWARD_FUNCTION)).toBe(true);
-    const own = parseQuery(link({ rewardSource: 'function', rewardFunction: FOREIGN }), { ...DEFAULT_CONFIG, rewardFunction: FOREIGN });
+    const own = parseQuery(link({ rewardSource: 'function', rewardFunction: FOREIGN }), checked({ ...DEFAULT_CONFIG, rewardFunction: FOREIGN }));
     expect(own.pendingRewardFunction).toBeNull();
     expect(own.config.rewardFunction).toBe(FOREIGN);
   });
@@ -48,7 +47,7 @@ describe('a reward function that arrives in a link', () => {
   it('travels in the link only with Reward source = function, and round-trips exactly', () => {
     expect(configToQuery(DEFAULT_CONFIG)).not.toContain('rewardFunction');
     const c = { ...DEFAULT_CONFIG, task: 'sentiment' as const, rewardSource: 'function' as const, rewardFunction: FOREIGN };
-    const back = parseQuery(`?${configToQuery(c)}`, c);
+    const back = parseQuery(`?${configToQuery(c)}`, checked(c));
     expect(back.config).toEqual(c);
     expect(back.pendingRewardFunction).toBeNull();
   });
@@ -80,9 +79,9 @@ describe('a reward function that arrives in a link', () => {
 describe('editing the reward function of a run in progress', () => {
   it('goes to the worker with the run’s own config and into the run record; a refusal shown for the old function is cleared', () => {
     const store = createAppStore();
-    const sent: PageToWorker[] = [];
-    syncRewardFunction(store, (m) => {
-      sent.push(m);
+    const sent: PpoConfig[] = [];
+    syncRewardFunction(store, (c) => {
+      sent.push(c);
       return true;
     });
     store.getState().applyConfig({ ...DEFAULT_CONFIG, task: 'sentiment', rewardSource: 'function' });
@@ -91,7 +90,7 @@ describe('editing the reward function of a run in progress', () => {
     // A knob for the next run changes meanwhile: it must not reach the run in progress.
     store.getState().setField('seed', 9);
     store.getState().setField('rewardFunction', FOREIGN);
-    expect(sent).toEqual([{ type: 'setConfig', config: { ...run.config, rewardFunction: FOREIGN } }]);
+    expect(sent).toEqual([{ ...run.config, rewardFunction: FOREIGN }]);
     expect(store.getState().runs[0].config.rewardFunction).toBe(FOREIGN);
     expect(store.getState().runs[0].config.seed).toBe(DEFAULT_CONFIG.seed);
     expect(store.getState().rewardFailure).toBeNull();
@@ -99,9 +98,9 @@ describe('editing the reward function of a run in progress', () => {
 
   it('a run that trains with another reward source is not touched', () => {
     const store = createAppStore();
-    const sent: PageToWorker[] = [];
-    syncRewardFunction(store, (m) => {
-      sent.push(m);
+    const sent: PpoConfig[] = [];
+    syncRewardFunction(store, (c) => {
+      sent.push(c);
       return true;
     });
     store.getState().beginRun();

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REQUEST_TIMEOUT_MS, RequestTimeoutError, SendFailedError, WorkerGoneError, WorkerReportedError } from '../../src/store/requests.ts';
 import { TRAINER_MISSING } from '../../src/store/notices.ts';
+import { STATE_SAVE_INTERVAL_MS } from '../../src/store/resume.ts';
 import { vi } from 'vitest';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
 
@@ -20,8 +21,8 @@ afterEach(() => {
 describe('trainer client: replies are matched by request id', () => {
   it('two snapshots in flight each get their own bytes, whatever order the replies come in', async () => {
     const h = clientHarness();
-    const first = h.client.snapshot();
-    const second = h.client.snapshot();
+    const first = h.client.models.snapshot();
+    const second = h.client.models.snapshot();
     const [a, b] = h.worker.of('snapshot').map((m) => m.requestId);
     expect(a).not.toBe(b);
     h.worker.reply({ type: 'snapshot', bytes: bytes(2, 2), requestId: b });
@@ -33,7 +34,7 @@ describe('trainer client: replies are matched by request id', () => {
 
   it('a reply of another kind, or with an id nobody waits for, answers nothing', async () => {
     const h = clientHarness();
-    const got = h.client.snapshot();
+    const got = h.client.models.snapshot();
     const id = h.worker.idOf('snapshot');
     h.worker.reply({ type: 'rewardModelTrained', pairs: 1, accuracy: 1, requestId: id });
     h.worker.reply({ type: 'snapshot', bytes: bytes(9), requestId: id + 100 });
@@ -44,8 +45,8 @@ describe('trainer client: replies are matched by request id', () => {
 
   it('a reply without an id (the page test hook feeds those) answers the oldest request of its kind', async () => {
     const h = clientHarness();
-    const first = h.client.trainRewardModel(pairs);
-    const second = h.client.trainRewardModel(pairs);
+    const first = h.client.models.trainRewardModel(pairs);
+    const second = h.client.models.trainRewardModel(pairs);
     h.client.receive({ type: 'rewardModelTrained', pairs: 1, accuracy: 0.5 });
     expect(await first).toMatchObject({ pairs: 1, accuracy: 0.5 });
     expect(h.pending()).toBe(1);
@@ -55,8 +56,8 @@ describe('trainer client: replies are matched by request id', () => {
 
   it('an error carrying a request id fails that request only, and is shown as a trainer error', async () => {
     const h = clientHarness();
-    const reward = h.client.trainRewardModel(pairs);
-    const snap = h.client.snapshot();
+    const reward = h.client.models.trainRewardModel(pairs);
+    const snap = h.client.models.snapshot();
     h.worker.reply({ type: 'error', message: 'task "arithmetic" has no learned reward model', requestId: h.worker.idOf('trainRewardModel') });
     expect(await reward).toBeNull();
     expect(h.store.getState().notice).toEqual({ tone: 'error', text: 'Trainer error: task "arithmetic" has no learned reward model' });
@@ -79,7 +80,7 @@ describe('trainer client: a failed send leaves no waiter behind', () => {
   it('no worker can start: trainRewardModel resolves null at once, says why, and nothing stays pending', async () => {
     const h = clientHarness();
     h.refuseWorkers();
-    expect(await h.client.trainRewardModel(pairs)).toBeNull();
+    expect(await h.client.models.trainRewardModel(pairs)).toBeNull();
     expect(h.pending()).toBe(0);
     expect(h.store.getState().notice).toEqual({ tone: 'warn', text: `Train reward model requested. ${TRAINER_MISSING}` });
     const e = await h.client.connection.request('snapshot', {}).catch((x: unknown) => x);
@@ -96,7 +97,7 @@ describe('trainer client: a failed send leaves no waiter behind', () => {
     expect(e).toBeInstanceOf(SendFailedError);
     expect(h.pending()).toBe(0);
     expect(h.store.getState().notice?.text).toBe('Load state could not be sent to the trainer (DataCloneError: an ArrayBuffer is detached).');
-    expect(await h.client.trainRewardModel(pairs)).toBeNull();
+    expect(await h.client.models.trainRewardModel(pairs)).toBeNull();
     expect(h.pending()).toBe(0);
   });
 });
@@ -105,7 +106,7 @@ describe('trainer client: a reply that never comes', () => {
   it('a snapshot times out after its stated time, with a notice; a late reply changes nothing', async () => {
     const h = clientHarness();
     let settled: ArrayBuffer | null | undefined;
-    void h.client.snapshot().then((b) => (settled = b));
+    void h.client.models.snapshot().then((b) => (settled = b));
     const id = h.worker.idOf('snapshot');
     await h.advance(REQUEST_TIMEOUT_MS.snapshot - 1);
     expect(settled).toBeUndefined();
@@ -135,18 +136,36 @@ describe('trainer client: a reply that never comes', () => {
     expect(h.pending()).toBe(0);
   });
 
+  it('the state is saved on its own schedule while training, never on a metrics message', async () => {
+    const h = clientHarness();
+    await h.client.start();
+    for (let i = 1; i <= 50; i++) h.worker.reply({ type: 'metrics', iter: i, values: { reward_mean: 0 } });
+    expect(h.worker.of('saveState')).toHaveLength(0);
+    await h.advance(STATE_SAVE_INTERVAL_MS);
+    expect(h.worker.of('saveState')).toHaveLength(1);
+    h.worker.reply({ type: 'state', iter: 50, bytes: bytes(1), requestId: h.worker.idOf('saveState') });
+    await h.advance(STATE_SAVE_INTERVAL_MS);
+    expect(h.worker.of('saveState')).toHaveLength(2);
+    // Paused, the schedule stops (the Pause saved once).
+    await h.client.pause();
+    h.worker.reply({ type: 'state', iter: 50, bytes: bytes(1), requestId: h.worker.idOf('saveState') });
+    const afterPause = h.worker.of('saveState').length;
+    await h.advance(5 * STATE_SAVE_INTERVAL_MS);
+    expect(h.worker.of('saveState')).toHaveLength(afterPause);
+  });
+
   it('an automatic state save that is never answered blocks the next one only until its time-out', async () => {
     const h = clientHarness();
     await h.client.start();
     h.worker.reply({ type: 'metrics', iter: 1, values: { reward_mean: 0 } });
+    await h.advance(STATE_SAVE_INTERVAL_MS);
     expect(h.worker.of('saveState')).toHaveLength(1);
     await h.advance(30_000);
-    h.worker.reply({ type: 'metrics', iter: 2, values: { reward_mean: 0 } });
     expect(h.worker.of('saveState')).toHaveLength(1); // still waiting for the first
     const before = h.store.getState().notice;
     await h.advance(REQUEST_TIMEOUT_MS.saveState);
     expect(h.store.getState().notice).toBe(before); // quiet: no notice for an automatic save
-    h.worker.reply({ type: 'metrics', iter: 3, values: { reward_mean: 0 } });
+    await h.advance(STATE_SAVE_INTERVAL_MS);
     expect(h.worker.of('saveState')).toHaveLength(2);
   });
 });
@@ -166,7 +185,7 @@ describe('trainer client: the worker goes', () => {
 
   it('a crashed worker fails every pending request; the snapshot resolves null with a notice', async () => {
     const h = clientHarness();
-    const snap = h.client.snapshot();
+    const snap = h.client.models.snapshot();
     const reward = h.client.connection.request('trainRewardModel', { pairs }).catch((x: unknown) => x);
     h.worker.crash('out of memory');
     expect(await snap).toBeNull();

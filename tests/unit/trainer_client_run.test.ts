@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { findPreset } from '../../src/rl/presets.ts';
 import * as notices from '../../src/store/notices.ts';
+import { STATE_SAVE_INTERVAL_MS } from '../../src/store/resume.ts';
 import { adviceText, nanAdvice } from '../../src/worker/nanAdvice.ts';
 import { clientHarness, metrics } from '../helpers/fakeTrainerWorker.ts';
 
@@ -32,7 +33,8 @@ describe('trainer client: Pause during the last iteration of a budget', () => {
 
     h.worker.reply({ type: 'paused', reason: 'paused by the user', stage: 'update' });
     h.worker.reply(metrics(3));
-    // The worker answers the automatic save asked for at iteration 1 and the Pause's, in order.
+    // Metrics never ask for a save (autosave.ts runs on its own schedule): only the Pause's.
+    expect(h.worker.of('saveState')).toHaveLength(1);
     for (const m of h.worker.of('saveState')) h.worker.reply({ type: 'state', iter: 3, bytes: stateBytes(), requestId: m.requestId });
     await h.advance(0);
 
@@ -40,8 +42,8 @@ describe('trainer client: Pause during the last iteration of a budget', () => {
     expect(s.runState).toBe('paused');
     expect(s.notice).toEqual({ tone: 'info', text: 'Paused: paused by the user', echo: true });
     expect(h.activeRun()!.metrics.map((m) => m.iter)).toEqual([1, 2, 3]);
-    expect(h.saved).toHaveLength(2);
-    expect(h.saved[1]).toMatchObject({ runId: s.activeRunId, iter: 3, wasRunning: false });
+    expect(h.saved).toHaveLength(1);
+    expect(h.saved[0]).toMatchObject({ runId: s.activeRunId, iter: 3, wasRunning: false });
     expect(h.pending()).toBe(0);
 
     await h.client.start();
@@ -132,9 +134,10 @@ describe('trainer client: run messages after a Reset', () => {
     const h = clientHarness();
     await h.client.start();
     h.worker.reply(metrics(1));
+    await h.advance(STATE_SAVE_INTERVAL_MS);
     await h.client.pause();
     const asked = h.worker.of('saveState');
-    expect(asked).toHaveLength(2); // the automatic save at iteration 1 and the Pause's
+    expect(asked).toHaveLength(2); // the scheduled save and the Pause's
     await h.client.reset();
     h.worker.reply({ type: 'state', iter: 1, bytes: stateBytes(), requestId: asked[0].requestId });
     expect(h.pending()).toBe(1);

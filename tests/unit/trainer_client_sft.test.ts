@@ -21,7 +21,7 @@ describe('trainer client: SFT in the tab', () => {
   it('trainSft is answered by the sftDone carrying its id; progress draws the running curve', async () => {
     const h = clientHarness();
     useSft.getState().setRun({ task: 'arithmetic', dims: M, status: 'running', phase: 0, phases: 0, doneSteps: 0, totalSteps: 0, seconds: 0, loss: [], evals: [] });
-    const done = h.client.trainSft(M, 3);
+    const done = h.client.models.trainSft(M, 3);
     const sent = h.worker.of('trainSft')[0];
     expect(sent).toMatchObject({ dims: M, phaseSteps: 3 });
     h.worker.reply({ type: 'sftProgress', requestId: sent.requestId, phase: 0, phases: 2, doneSteps: 1, totalSteps: 6, loss: 2.5, seconds: 1 });
@@ -48,10 +48,10 @@ describe('trainer client: SFT in the tab', () => {
 
   it('progress with no SFT running is dropped; a worker error ends the request with its message', async () => {
     const h = clientHarness();
-    h.client.cancelSft(); // starts the worker
+    h.client.models.cancelSft(); // starts the worker
     h.worker.reply({ type: 'sftProgress', phase: 0, phases: 2, doneSteps: 1, totalSteps: 6, loss: 2.5, seconds: 1 });
     expect(useSft.getState().run).toBeNull();
-    const done = h.client.trainSft(M);
+    const done = h.client.models.trainSft(M);
     const id = h.worker.idOf('trainSft');
     h.worker.reply({ type: 'error', message: 'SFT model size not allowed: nHead = 3', requestId: id });
     await expect(done).resolves.toEqual({ failed: 'SFT model size not allowed: nHead = 3' });
@@ -61,7 +61,7 @@ describe('trainer client: SFT in the tab', () => {
     const bytes = new Uint8Array([7, 7]).buffer;
     useSft.getState().setModel({ task: 'sentiment', origin: 'tab', dims: M, meta: { ...meta, task: 'sentiment' }, bytes, savedAt: 0 });
     const h = clientHarness();
-    h.client.cancelSft();
+    h.client.models.cancelSft();
     const [first] = h.worker.sent;
     expect(first).toMatchObject({ type: 'loadCheckpoint', role: 'actor', task: 'sentiment' });
     expect([...new Uint8Array((first as { bytes: ArrayBuffer }).bytes)]).toEqual([7, 7]);

@@ -1,21 +1,42 @@
 // WGSL's `struct Params` and `@binding`s are kept in step with the TypeScript dispatchers: WebGPU
 // checks binding *types* at pipeline creation, but never what a uniform block means, so a field
 // added, dropped or reordered on one side would silently shift every value after it. Here every
-// WebGPU op runs against a recording host (no GPU): each dispatch's KernelSpec, its uniform layout
-// (field names, order and types) and the values it passed by name are compared with the shader's
-// uniform struct and bindings.
+// op runs on a WebGPU backend whose runtime only records (no GPU): each dispatch's KernelSpec, its
+// uniform layout (field names, order and types) and the values it passed by name are compared with
+// the shader's uniform struct and bindings. The dispatches cover every kernel the ops declare
+// (src/ops/registry.ts), so each declared layout is checked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KernelSpec } from '../../src/gpu/pipelines.ts';
-import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
+import { specKey, type KernelSpec } from '../../src/gpu/pipelines.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
+import { kvStride, type DecodeModel } from '../../src/reference/seq/decode.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
-import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
-import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
-import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
-import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { gae } from '../../src/ops/gae.ts';
+import { actorLoss } from '../../src/ops/actorLoss.ts';
+import { aggregate } from '../../src/ops/aggregate.ts';
+import { groupAdvantages } from '../../src/ops/groupAdvantages.ts';
+import { kl, klGrad } from '../../src/ops/kl.ts';
+import { logprobs, logprobsBackward } from '../../src/ops/logprobs.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
+import { rolloutCorrection } from '../../src/ops/rolloutCorrection.ts';
+import { shapeRewards } from '../../src/ops/shapeRewards.ts';
+import { tisWeights } from '../../src/ops/tisWeights.ts';
+import { valueLoss } from '../../src/ops/valueLoss.ts';
+import { whiten } from '../../src/ops/whiten.ts';
+import { add, axpy, fill, gelu, geluBackward, mul, scale } from '../../src/ops/elementwise.ts';
+import { embedding, embeddingBackward, embeddingWindow } from '../../src/ops/embedding.ts';
+import { layerNorm, layerNormBackward } from '../../src/ops/layerNorm.ts';
+import { matmul, matmulBackward, matmulGelu, matmulResidual } from '../../src/ops/matmul.ts';
+import { adamw, gradNorm } from '../../src/ops/optim.ts';
+import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from '../../src/ops/slice.ts';
+import { attention, attentionBackward } from '../../src/ops/attention.ts';
+import { attentionCached } from '../../src/ops/attentionCached.ts';
+import { decodeStep } from '../../src/ops/decodeStep.ts';
+import { sampleStep } from '../../src/ops/sampleStep.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -26,99 +47,145 @@ interface Dispatch {
   buffers: number;
 }
 
-function recordingHost(log: Dispatch[]): GpuOpsHost {
-  const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
+/** A WebGPU backend on a runtime that only records dispatches (no GPU): ops run through it as on a device. */
+function recordingHost(log: Dispatch[]): WebGpuBackend {
   const rt = {
+    adapterName: 'recording',
     cpuAdapter: false,
+    pool: { acquire: () => ({}) as GPUBuffer, release() {} },
+    recorder: { write() {}, copy() {}, encoderOutsidePass: () => ({ clearBuffer() {} }) },
     dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: UniformValues | null) {
       log.push({ spec, uniform, buffers: buffers.length });
     },
   };
-  return { rt: rt as unknown as GpuRuntime, empty: make, tensor: (_d, shape, dtype) => make(shape, dtype), dispose: () => {} };
+  return new WebGpuBackend(rt as unknown as GpuRuntime);
 }
 
 /** Every op with valid arguments, covering each kernel variant (rows/tiled layer norm, prefill/decode, …). */
-function runAllOps(host: GpuOpsHost): void {
+function runAllOps(host: WebGpuBackend): void {
   const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
   const [B, A, V] = [4, 3, 5];
-  const ppo = new WebGpuPpoOps(host);
   const ba = () => t([B, A]);
-  ppo.logprobs(t([B, A, V]), t([B, A], 'i32'), 1);
-  ppo.logprobsBackward(t([B, A, V]), t([B, A], 'i32'), 1, ba(), ba());
-  ppo.logprobs(t([B, A, 300]), t([B, A], 'i32'), 1); // V > 256: a workgroup per row (small V: a thread)
-  ppo.logprobsBackward(t([B, A, 300]), t([B, A], 'i32'), 1, ba(), null);
-  ppo.kl(ba(), ba(), 'k3');
-  ppo.klGrad(ba(), ba(), 'k3');
-  ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
-  ppo.gae(ba(), ba(), ba(), 1, 0.95);
-  ppo.whiten(ba(), ba(), true);
+  logprobs(host, { logits: t([B, A, V]), tokens: t([B, A], 'i32'), temperature: 1 });
+  logprobsBackward(host, { logits: t([B, A, V]), tokens: t([B, A], 'i32'), temperature: 1, gradLogprobs: ba(), gradEntropy: ba() });
+  logprobs(host, { logits: t([B, A, 300]), tokens: t([B, A], 'i32'), temperature: 1 }); // V > 256: a workgroup per row (small V: a thread)
+  logprobsBackward(host, { logits: t([B, A, 300]), tokens: t([B, A], 'i32'), temperature: 1, gradLogprobs: ba() });
+  kl(host, { logprobs: ba(), refLogprobs: ba(), estimator: 'k3' });
+  klGrad(host, { logprobs: ba(), refLogprobs: ba(), estimator: 'k3' });
+  shapeRewards(host, { scores: t([B]), logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, estimator: 'k1' });
+  gae(host, { rewards: ba(), values: ba(), actionMask: ba(), gamma: 1, lam: 0.95 });
+  whiten(host, { x: ba(), actionMask: ba(), shiftMean: true });
   for (const estimator of ['reinforce', 'rloo'] as const) {
-    ppo.groupAdvantages({ estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
+    groupAdvantages(host, { estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
   }
-  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' }, ba());
-  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' }, null); // + cov_select
-  ppo.tisWeights(ba(), ba(), ba(), 2);
-  ppo.rolloutCorrection(ba(), ba(), ba(), { isLevel: 'sequence', isUpper: 2, isLower: 0.5, tisLower: null, rs: [{ option: 'token_k1', lower: 0.5, upper: 2 }] });
-  ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
-  ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
+  policyLoss(host, {
+    oldLogprobs: ba(),
+    logprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' },
+    isWeights: ba(),
+  });
+  policyLoss(host, {
+    oldLogprobs: ba(),
+    logprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' },
+  }); // + cov_select
+  tisWeights(host, { oldLogprobs: ba(), rolloutLogprobs: ba(), actionMask: ba(), cap: 2 });
+  rolloutCorrection(host, {
+    oldLogprobs: ba(),
+    rolloutLogprobs: ba(),
+    actionMask: ba(),
+    params: { isLevel: 'sequence', isUpper: 2, isLower: 0.5, tisLower: null, rs: [{ option: 'token_k1', lower: 0.5, upper: 2 }] },
+  });
+  valueLoss(host, { values: ba(), oldValues: ba(), returns: ba(), actionMask: ba(), params: { clip: 0.2, agg: 'token-mean' } });
+  aggregate(host, { x: ba(), actionMask: ba(), agg: 'seq-mean-token-mean' });
   const actorParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' as const, entropyCoef: 0.01, kl: { coef: 0.1, estimator: 'k3' as const } };
-  ppo.actorLoss(t([B, A + 2, V]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), actorParams, ba(), ba()); // fused
-  ppo.actorLoss(t([B, A + 2, 300]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), { ...actorParams, kl: null }, null, null); // V > 256: per-op kernels
+  actorLoss(host, {
+    logits: t([B, A + 2, V]),
+    start: 1,
+    tokens: t([B, A], 'i32'),
+    temperature: 1,
+    oldLogprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: actorParams,
+    isWeights: ba(),
+    refLogprobs: ba(),
+  }); // fused
+  actorLoss(host, {
+    logits: t([B, A + 2, 300]),
+    start: 1,
+    tokens: t([B, A], 'i32'),
+    temperature: 1,
+    oldLogprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { ...actorParams, kl: null },
+  }); // V > 256: per-op kernels
 
-  const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];
-  nn.matmul(t([M, K]), t([K, N]), t([N]), false);
-  nn.matmulGelu(t([M, K]), t([N, K]), null, true);
-  nn.matmulResidual(t([M, K]), t([K, N]), t([N]), false, t([M, N]));
-  nn.matmulBackward(t([M, N]), t([M, K]), t([K, N]), false, t([K, N]), t([N]), true);
-  nn.matmulBackward(t([M, N]), t([M, K]), t([N, K]), true, t([N, K]), null, false);
-  nn.matmul(t([512, K]), t([K, 512]), null, false); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
+  matmul(host, { a: t([M, K]), b: t([K, N]), bias: t([N]) });
+  matmulGelu(host, { a: t([M, K]), b: t([N, K]), transB: true });
+  matmulResidual(host, { a: t([M, K]), b: t([K, N]), bias: t([N]), residual: t([M, N]) });
+  matmulBackward(host, { gradOut: t([M, N]), a: t([M, K]), b: t([K, N]), gradB: t([K, N]), gradBias: t([N]), needGradA: true });
+  matmulBackward(host, { gradOut: t([M, N]), a: t([M, K]), b: t([N, K]), transB: true, gradB: t([N, K]), needGradA: false });
+  matmul(host, { a: t([512, K]), b: t([K, 512]) }); // ≥ 4096 8×8 blocks: matmul_8x8 (small ones take 4×4)
   for (const D of [8, 300]) {
     // D = 300 takes the one-workgroup-per-row kernels, D = 8 the thread-per-row ones.
-    const r = nn.layerNorm(t([M, D]), t([D]), t([D]), 1e-5);
-    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]));
-    nn.layerNormBackward(t([M, D]), t([M, D]), t([D]), r.mean, r.rstd, t([D]), t([D]), t([M, D])); // accumulating
+    const r = layerNorm(host, { x: t([M, D]), gamma: t([D]), beta: t([D]), eps: 1e-5 });
+    layerNormBackward(host, { gradY: t([M, D]), x: t([M, D]), gamma: t([D]), mean: r.mean, rstd: r.rstd, gradGamma: t([D]), gradBeta: t([D]) });
+    layerNormBackward(host, { gradY: t([M, D]), x: t([M, D]), gamma: t([D]), mean: r.mean, rstd: r.rstd, gradGamma: t([D]), gradBeta: t([D]), into: t([M, D]) }); // accumulating
   }
   // CPU adapters take the barrier-free variants where there is one.
   const rt = host.rt as unknown as { cpuAdapter: boolean };
   rt.cpuAdapter = true;
-  nn.layerNormBackward(t([M, 8]), t([M, 8]), t([8]), t([M]), t([M]), t([8]), t([8]));
-  nn.gradNorm(t([100]));
+  layerNormBackward(host, { gradY: t([M, 8]), x: t([M, 8]), gamma: t([8]), mean: t([M]), rstd: t([M]), gradGamma: t([8]), gradBeta: t([8]) });
+  gradNorm(host, { grads: t([100]) });
   rt.cpuAdapter = false;
-  nn.gelu(t([M, K]));
-  nn.geluBackward(t([M, K]), t([M, K]));
-  nn.add(t([M, K]), t([M, K]));
-  nn.mul(t([M, K]), t([M, K]));
-  nn.axpy(0.5, t([M, K]), t([M, K]));
-  nn.scale(t([M, K]), 2);
-  nn.fill(t([M, K], 'i32'), 1);
+  gelu(host, { x: t([M, K]) });
+  geluBackward(host, { gradY: t([M, K]), x: t([M, K]) });
+  add(host, { a: t([M, K]), b: t([M, K]) });
+  mul(host, { a: t([M, K]), b: t([M, K]) });
+  axpy(host, { alpha: 0.5, x: t([M, K]), y: t([M, K]) });
+  scale(host, { x: t([M, K]), alpha: 2 });
+  fill(host, { x: t([M, K], 'i32'), value: 1 });
   const [S, D, P] = [5, 8, 16];
-  nn.embedding(t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
-  nn.embeddingWindow(t([2, S], 'i32'), t([2, S], 'i32'), 1, 2, t([V, D]), t([P, D]));
-  nn.embeddingBackward(t([2 * S, D]), t([2, S], 'i32'), t([2, S], 'i32'), t([V, D]), t([P, D]));
-  nn.sliceSeq(t([2, S, D]), 1, 2);
-  nn.sliceSeqBackward(t([2, 2, D]), S, 1);
-  nn.gatherRows(t([4, D]), t([2], 'i32'));
-  nn.gatherRowsMany([t([4, D]), t([4, 3], 'i32'), t([4, 2, D]), t([4, 1]), t([4, 5], 'i32')], t([2], 'i32')); // a chunk of 3, then of 2
-  const norm = nn.gradNorm(t([100]));
-  nn.adamw(t([100]), t([100]), t([100]), t([100]), t([100]), norm, { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 });
+  embedding(host, { tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), wte: t([V, D]), wpe: t([P, D]) });
+  embeddingWindow(host, { tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), start: 1, len: 2, wte: t([V, D]), wpe: t([P, D]) });
+  embeddingBackward(host, { gradOut: t([2 * S, D]), tokens: t([2, S], 'i32'), positions: t([2, S], 'i32'), gradWte: t([V, D]), gradWpe: t([P, D]) });
+  sliceSeq(host, { x: t([2, S, D]), start: 1, len: 2 });
+  sliceSeqBackward(host, { grad: t([2, 2, D]), seqLen: S, start: 1 });
+  gatherRows(host, { x: t([4, D]), index: t([2], 'i32') });
+  gatherRowsMany(host, { xs: [t([4, D]), t([4, 3], 'i32'), t([4, 2, D]), t([4, 1]), t([4, 5], 'i32')], index: t([2], 'i32') }); // a chunk of 3, then of 2
+  const norm = gradNorm(host, { grads: t([100]) });
+  adamw(host, {
+    params: t([100]),
+    grads: t([100]),
+    m: t([100]),
+    v: t([100]),
+    decayMask: t([100]),
+    gradNorm: norm,
+    hp: { lr: 1e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 1, maxGradNorm: 1 },
+  });
 
-  const seq = new WebGpuSeqOps(host);
   const [H, Smax] = [2, 8];
-  const { probs } = seq.attention(t([2 * S, 3 * D]), t([2, S]), H);
-  seq.attentionBackward(t([2 * S, D]), t([2 * S, 3 * D]), probs, t([2 * S, D]), H);
-  seq.attentionCached(t([2 * 3, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 0, H); // prefill
-  seq.attentionCached(t([2, 3 * D]), t([2, Smax, D]), t([2, Smax, D]), t([2, Smax]), 3, H); // decode
-  seq.sampleStep(
-    t([2, V]),
-    t([2, Smax], 'i32'),
-    t([2, Smax]),
-    t([2, Smax], 'i32'),
-    t([2], 'i32'),
-    3,
-    { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 },
-    t([2, Smax]),
-  );
+  const { probs } = attention(host, { qkv: t([2 * S, 3 * D]), attnMask: t([2, S]), nHead: H });
+  attentionBackward(host, { gradOut: t([2 * S, D]), qkv: t([2 * S, 3 * D]), probs, out: t([2 * S, D]), nHead: H });
+  attentionCached(host, { qkv: t([2 * 3, 3 * D]), kCache: t([2, Smax, D]), vCache: t([2, Smax, D]), attnMask: t([2, Smax]), start: 0, nHead: H }); // prefill
+  attentionCached(host, { qkv: t([2, 3 * D]), kCache: t([2, Smax, D]), vCache: t([2, Smax, D]), attnMask: t([2, Smax]), start: 3, nHead: H }); // decode
+  sampleStep(host, {
+    logits: t([2, V]),
+    sequences: t([2, Smax], 'i32'),
+    attnMask: t([2, Smax]),
+    positions: t([2, Smax], 'i32'),
+    finished: t([2], 'i32'),
+    pos: 3,
+    params: { temperature: 1, topK: 0, topP: 1, seed: 1, eosId: 1, padId: 0 },
+    logprobs: t([2, Smax]),
+  });
   // The fused decode step over a one-block model laid out back to back in one flat parameter tensor.
   let at = 0;
   const take = (n: number) => {
@@ -153,7 +220,15 @@ function runAllOps(host: GpuOpsHost): void {
       },
     ],
   };
-  seq.decodeStep(t([at]), dm, t([2 * kvStride(2, Smax, D)]), t([2, Smax], 'i32'), t([2, Smax], 'i32'), t([2, Smax]), 3);
+  decodeStep(host, {
+    params: t([at]),
+    model: dm,
+    kv: t([2 * kvStride(2, Smax, D)]),
+    sequences: t([2, Smax], 'i32'),
+    positions: t([2, Smax], 'i32'),
+    attnMask: t([2, Smax]),
+    pos: 3,
+  });
 }
 
 // ---- the WGSL side ----
@@ -247,6 +322,14 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
       for (const m of source(name).matchAll(/@compute[^f]*fn\s+(\w+)/g)) entries.push(`${name}#${m[1]}`);
     }
     expect(entries.filter((e) => !seen.has(e))).toEqual([]);
+  });
+
+  it('every kernel the ops declare is dispatched here, and every fixed kernel dispatched is declared (so precompile builds it)', () => {
+    const dispatched = new Set(log.map((d) => specKey(d.spec)));
+    const declared = declaredKernels().map(specKey);
+    expect(declared.filter((k) => !dispatched.has(k))).toEqual([]);
+    // The decode step's kernel is sized per model shape (precompileShape builds it), not declared.
+    expect([...dispatched].filter((k) => !declared.includes(k) && !k.startsWith('decode_step#'))).toEqual([]);
   });
 
   it.each([...seen.keys()])('%s', (key) => {

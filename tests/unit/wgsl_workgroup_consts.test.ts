@@ -6,10 +6,9 @@
 // the including shader declares, so the file alone cannot say what WG is.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeStepKernel } from '../../src/backend/webgpu/webgpuSeq.ts';
-import '../../src/backend/webgpu/webgpuNn.ts';
-import '../../src/backend/webgpu/webgpuPpo.ts';
-import { declaredKernels, type KernelSpec } from '../../src/gpu/pipelines.ts';
+import type { KernelSpec } from '../../src/gpu/pipelines.ts';
+import { decodeStepKernel } from '../../src/ops/decodeStep.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
 import { shaderSource, specializeConstants } from '../../src/gpu/shaders.ts';
 import { loadShadersFromDisk, SHADER_DIR } from '../../src/node/shaders.ts';
 

@@ -1,4 +1,4 @@
-// Every kernel the backend declares — both variants where an op picks one by adapter — plus the
+// Every kernel the ops declare — both variants where an op picks one by adapter — plus the
 // fused decode step at each benchmark shape compiles and builds a compute pipeline with no error
 // from the shader compiler or the validation layer, on wgpu (Naga) under Deno (tests/wgpu/run.ts):
 // a WGSL construct Naga refuses fails here by name, not as a wrong number downstream. (On Dawn the
@@ -6,9 +6,9 @@
 // test; building all of them one by one there takes SwiftShader over a minute.)
 import { describe, expect, it } from 'vitest';
 import { BENCH_CONFIGS } from '../../src/bench/model.ts';
-import { decodeStepKernel } from '../../src/backend/webgpu/webgpuSeq.ts';
-import '../../src/backend/webgpu/webgpuBackend.ts'; // declares every kernel
-import { declaredKernels, type KernelSpec, PipelineCache, specKey } from '../../src/gpu/pipelines.ts';
+import { decodeStepKernel } from '../../src/ops/decodeStep.ts';
+import { type KernelSpec, PipelineCache, specKey } from '../../src/gpu/pipelines.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
 import { shaderSource } from '../../src/gpu/shaders.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 

@@ -8,8 +8,8 @@
 // kernel the backend declares was dispatched at least once (a test of its own, "kernel coverage").
 // Prints one line per test, the adapter's name, and a last line "wgpu: N passed, N failed".
 import { existsSync, readdirSync } from 'node:fs';
-import '../../src/backend/webgpu/webgpuBackend.ts'; // declares every kernel
-import { declaredKernels, specKey } from '../../src/gpu/pipelines.ts';
+import { specKey } from '../../src/gpu/pipelines.ts';
+import { declaredKernels } from '../../src/ops/registry.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { startDawnRun } from './crossRun.ts';
 import { newSuite, type Suite, setRootSuite } from './vitest_shim.ts';

@@ -1,17 +1,11 @@
 // The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
-// fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
+// fallback where WebGPU is missing. Each op's CPU body (src/ops/) is a thin call into src/reference/.
+import type { KernelSpec } from '../../gpu/pipelines.ts';
 import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
-import type { Backend } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
-import type { NnOps } from '../nnOps.ts';
-import type { PpoOps } from '../ppoOps.ts';
-import type { DecodeShape, SeqOps } from '../seqOps.ts';
-import { sizeOf, type DType, type Tensor } from '../tensor.ts';
-import { CpuNnOps } from './cpuNn.ts';
-import { CpuPpoOps } from './cpuPpo.ts';
-import { CpuSeqOps } from './cpuSeq.ts';
-import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
+import type { Backend, OpDef } from '../backend.ts';
 import { Scopes } from '../scope.ts';
+import { checkReshape, sizeOf, type DType, type Tensor } from '../tensor.ts';
+import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
@@ -20,10 +14,6 @@ export class CpuBackend implements Backend {
   private readonly stats: GpuCounters = zeroCounters();
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
-  // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
-  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS, this.track);
-  readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS, this.track);
-  readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
     const t = cpuTensor(data, shape, dtype);
@@ -72,7 +62,7 @@ export class CpuBackend implements Backend {
   scope<T>(fn: () => T): T {
     return this.scopes.run(fn);
   }
-  precompileShape(_shape: DecodeShape): Promise<void> {
+  precompile(_kernels: readonly KernelSpec[]): Promise<void> {
     return Promise.resolve(); // nothing to build ahead on the CPU
   }
   flush(): void {}
@@ -82,5 +72,9 @@ export class CpuBackend implements Backend {
   }
   counters(): GpuCounters {
     return this.stats;
+  }
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.cpu(args, this));
   }
 }

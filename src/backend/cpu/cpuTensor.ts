@@ -23,3 +23,9 @@ export function cpuTensor(data: ArrayLike<number>, shape: readonly number[], dty
   if (dtype === 'i32') for (let i = 0; i < arr.length; i++) arr[i] = Math.trunc(arr[i]);
   return new CpuTensor(arr, [...shape], dtype);
 }
+
+/** dst += src, element-wise: how the CPU bodies accumulate parameter gradients. */
+export function addInto(dst: Tensor, src: Float64Array): void {
+  const d = cpu(dst).data;
+  for (let i = 0; i < src.length; i++) d[i] += src[i];
+}

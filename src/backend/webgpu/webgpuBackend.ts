@@ -1,36 +1,22 @@
 // The WebGPU backend: ops record dispatches into the runtime's shared command encoder; nothing is
 // submitted until a readback or an explicit flush, so a whole PPO iteration can be one submit.
-import { declaredKernels } from '../../gpu/pipelines.ts';
+import { forAdapter, type KernelSpec } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
-import type { Backend } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
-import type { NnOps } from '../nnOps.ts';
-import type { PpoOps } from '../ppoOps.ts';
-import type { DecodeShape, SeqOps } from '../seqOps.ts';
-import { sizeOf, type DType, type Tensor } from '../tensor.ts';
-import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
-import { WebGpuNnOps } from './webgpuNn.ts';
-import { decodeStepKernel, WebGpuSeqOps } from './webgpuSeq.ts';
-import { WebGpuPpoOps } from './webgpuPpo.ts';
+import type { Backend, GpuOpsHost, OpDef } from '../backend.ts';
 import { Scopes } from '../scope.ts';
+import { checkReshape, sizeOf, type DType, type Tensor } from '../tensor.ts';
+import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
 
-export class WebGpuBackend implements Backend {
+export class WebGpuBackend implements Backend, GpuOpsHost {
   readonly kind = 'webgpu' as const;
   readonly label: string;
-  readonly ppo: PpoOps;
-  readonly nn: NnOps;
-  readonly seq: SeqOps;
 
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
 
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
-    // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
-    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS, this.track);
-    this.nn = checked(new WebGpuNnOps(this), NN_CHECKS, this.track);
-    this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS, this.track);
   }
 
   /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
@@ -109,17 +95,11 @@ export class WebGpuBackend implements Backend {
     }
   }
 
-  /**
-   * Compiles every kernel this backend declares, in parallel (createComputePipelineAsync), so the
-   * first iteration does not compile ~50 pipelines one after the other; only the variants this
-   * adapter dispatches. Optional: kernels not yet built when first dispatched are compiled on the spot.
-   */
-  precompile(): Promise<void> {
-    return this.rt.pipelines.precompile(declaredKernels(this.rt.cpuAdapter));
-  }
-
-  precompileShape(shape: DecodeShape): Promise<void> {
-    return this.rt.pipelines.precompile([decodeStepKernel(shape)]);
+  precompile(kernels: readonly KernelSpec[], onBuilt?: (built: number, total: number) => void): Promise<void> {
+    const mine = forAdapter(kernels, this.rt.cpuAdapter);
+    let built = 0;
+    // One precompile per kernel, all in flight at once, so each completion can be counted.
+    return Promise.all(mine.map((k) => this.rt.pipelines.precompile([k]).then(() => onBuilt?.(++built, mine.length)))).then(() => undefined);
   }
 
   scope<T>(fn: () => T): T {
@@ -137,5 +117,10 @@ export class WebGpuBackend implements Backend {
 
   counters(): GpuCounters {
     return this.rt.counters;
+  }
+
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.webgpu(args, this));
   }
 }

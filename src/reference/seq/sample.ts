@@ -64,7 +64,7 @@ export function drawToken(probs: ArrayLike<number>, u: number): number {
 }
 
 /**
- * One step for every row, in place (the SeqOps.sampleStep contract): logits (B,V); sequences,
+ * One step for every row, in place (the sampleStep op's contract): logits (B,V); sequences,
  * attnMask, positions (B,S); finished (B); logprobs (B,S) or null: log p(token) under the kept
  * distribution, 0 for rows already finished.
  */

@@ -1,13 +1,17 @@
-// Live training curves: one small chart per metric, every visible run overlaid, with EMA
-// smoothing, a run list (rename, show/hide, delete) and CSV / JSON / PNG exports. Its words are in
+// Live training curves: one small chart per metric, every visible run overlaid and named in the
+// chart's own legend, with EMA smoothing, a run list (the current comparison's runs, the earlier
+// ones folded away; rename, show/hide, delete, new comparison, clear) and CSV / JSON / PNG exports. Its words are in
 // the lazily loaded `charts` namespace: the panel sits under Playground's <Suspense>.
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatNumber } from '../../i18n/index.ts';
+import type { MetricName } from '../../rl/metricNames.ts';
 import { useApp } from '../../store/appStore.ts';
 import { metricsToCsv, metricsToJson } from '../../store/exportMetrics.ts';
+import { comparisonOf } from '../../store/comparisons.ts';
 import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
+import { trainer } from '../../store/trainerClient.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { usePresenter } from '../presenter.ts';
@@ -18,6 +22,7 @@ import { chartStyle } from './chartStyle.ts';
 import { chartSummary, formatIteration } from './chartSummary.ts';
 import { chartsFor } from './chartList.ts';
 import { HELP_UI, logName } from './chartHelpText.ts';
+import { ChartLegend } from './ChartLegend.tsx';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
 
@@ -42,7 +47,7 @@ const OFFSCREEN_REFRESH_MS = 2000;
  * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
  * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
  */
-function MetricChart(props: { title: string; metric: string; runs: readonly RunRecord[]; smoothing: number; present: boolean }) {
+function MetricChart(props: { title: string; metric: MetricName; runs: readonly RunRecord[]; smoothing: number; present: boolean }) {
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
@@ -86,7 +91,7 @@ const ChartFigure = memo(function ChartFigure({
 }: {
   figRef: RefObject<HTMLElement | null>;
   title: string;
-  metric: string;
+  metric: MetricName;
   runs: readonly RunRecord[];
   smoothing: number;
   present: boolean;
@@ -180,9 +185,8 @@ const ChartFigure = memo(function ChartFigure({
         </button>
         <FullscreenButton fs={fs} title={title} />
       </div>
-      {data.length === 0 ? (
-        <div className="chart-empty">{t('panel.empty')}</div>
-      ) : (
+      {data.length === 0 ? <div className="chart-empty">{t('panel.empty')}</div> : <ChartLegend title={title} runs={runs.filter((r) => (counts.get(r.id) ?? 0) > 0)} />}
+      {data.length === 0 ? null : (
         <ResponsiveContainer width="100%" height={fs.full ? fs.height : style.height}>
           <LineChart data={data} margin={{ top: 4, right: style.right, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
@@ -228,13 +232,87 @@ const ChartFigure = memo(function ChartFigure({
   );
 });
 
+/** One run in the run list: its colour, show/hide, name, iterations and delete. */
+function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
+  const { t } = useTranslation('charts');
+  const toggleRun = useApp((s) => s.toggleRun);
+  const renameRun = useApp((s) => s.renameRun);
+  const deleteRun = useApp((s) => s.deleteRun);
+  return (
+    <li className={`run-chip${r.visible ? '' : ' hidden-run'}${active ? ' active' : ''}`}>
+      <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
+      <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={t('runs.show', { name: r.name })} />
+      <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label={t('runs.name')} />
+      <span className="muted" title={t('runs.trainedOn', { backend: describeRunBackend(r) })}>
+        {r.backends
+          ? t('runs.iterationsSwitched', {
+              n: formatNumber(r.metrics.length),
+              backend: r.backend === 'cpu' ? 'CPU' : 'WebGPU',
+              iter: formatNumber(r.backends.at(-1)!.fromIter),
+            })
+          : t('runs.iterations', { n: formatNumber(r.metrics.length) })}
+      </span>
+      <button type="button" className="btn ghost small" aria-label={t('runs.delete', { name: r.name })} disabled={active} onClick={() => deleteRun(r.id)}>
+        ×
+      </button>
+    </li>
+  );
+}
+
+/** "New comparison" and "Clear…" (which asks first: it deletes for good), in the panel's toolbar once there are runs. */
+function RunActions() {
+  const { t } = useTranslation('charts');
+  const runs = useApp((s) => s.runs);
+  const active = useApp((s) => s.activeRunId);
+  const clearRuns = useApp((s) => s.clearRuns);
+  const [confirming, setConfirming] = useState(false);
+  if (runs.length === 0) return null;
+  const deletable = runs.filter((r) => r.id !== active).length;
+  const anyShown = active !== null || runs.some((r) => r.visible);
+  return (
+    <>
+      <button type="button" className="btn small" data-testid="new-comparison" disabled={!anyShown} title={t('runs.newComparisonHint')} onClick={() => trainer.newComparison()}>
+        {t('runs.newComparison')}
+      </button>
+      {confirming ? (
+        <span className="run-clear-confirm">
+          <span className="small">{t('runs.clearConfirm', { count: deletable })}</span>
+          <button
+            type="button"
+            className="btn small"
+            data-testid="clear-runs-yes"
+            onClick={() => {
+              clearRuns();
+              setConfirming(false);
+            }}
+          >
+            {t('runs.clearYes')}
+          </button>
+          <button type="button" className="btn ghost small" onClick={() => setConfirming(false)}>
+            {t('runs.clearNo')}
+          </button>
+        </span>
+      ) : (
+        <button type="button" className="btn ghost small" data-testid="clear-runs" disabled={deletable === 0} title={t('runs.clearHint')} onClick={() => setConfirming(true)}>
+          {t('runs.clear')}
+        </button>
+      )}
+    </>
+  );
+}
+
+/**
+ * The runs of the current comparison, then the earlier ones folded away (each can be ticked back
+ * onto the charts).
+ */
 function RunList() {
   const { t } = useTranslation('charts');
   const runs = useApp((s) => s.runs);
   const active = useApp((s) => s.activeRunId);
-  const toggleRun = useApp((s) => s.toggleRun);
-  const renameRun = useApp((s) => s.renameRun);
-  const deleteRun = useApp((s) => s.deleteRun);
+  const comparison = useApp((s) => s.comparison);
+  const current = runs.filter((r) => comparisonOf(r) === comparison);
+  const earlier = runs.filter((r) => comparisonOf(r) !== comparison);
+  const [earlierOpen, setEarlierOpen] = useState(false);
   if (runs.length === 0)
     return (
       <p className="muted small" data-testid="run-list-empty">
@@ -242,27 +320,29 @@ function RunList() {
       </p>
     );
   return (
-    <ul className="run-list" aria-label={t('runs.label')} data-testid="run-list">
-      {runs.map((r) => (
-        <li key={r.id} className={`run-chip${r.visible ? '' : ' hidden-run'}${r.id === active ? ' active' : ''}`}>
-          <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
-          <input type="checkbox" checked={r.visible} onChange={() => toggleRun(r.id)} aria-label={t('runs.show', { name: r.name })} />
-          <input type="text" value={r.name} onChange={(e) => renameRun(r.id, e.target.value)} aria-label={t('runs.name')} />
-          <span className="muted" title={t('runs.trainedOn', { backend: describeRunBackend(r) })}>
-            {r.backends
-              ? t('runs.iterationsSwitched', {
-                  n: formatNumber(r.metrics.length),
-                  backend: r.backend === 'cpu' ? 'CPU' : 'WebGPU',
-                  iter: formatNumber(r.backends.at(-1)!.fromIter),
-                })
-              : t('runs.iterations', { n: formatNumber(r.metrics.length) })}
-          </span>
-          <button type="button" className="btn ghost small" aria-label={t('runs.delete', { name: r.name })} disabled={r.id === active} onClick={() => deleteRun(r.id)}>
-            ×
-          </button>
-        </li>
-      ))}
-    </ul>
+    <div className="runs">
+      {current.length > 0 ? (
+        <ul className="run-list" aria-label={t('runs.label')} data-testid="run-list">
+          {current.map((r) => (
+            <RunChip key={r.id} run={r} active={r.id === active} />
+          ))}
+        </ul>
+      ) : (
+        <p className="muted small" data-testid="run-list-empty-comparison">
+          {t('runs.emptyComparison')}
+        </p>
+      )}
+      {earlier.length > 0 ? (
+        <details className="earlier-runs" data-testid="earlier-runs" open={earlierOpen || earlier.some((r) => r.visible)} onToggle={(e) => setEarlierOpen(e.currentTarget.open)}>
+          <summary className="small">{t('runs.earlier', { n: formatNumber(earlier.length) })}</summary>
+          <ul className="run-list" aria-label={t('runs.earlier', { n: formatNumber(earlier.length) })} data-testid="earlier-run-list">
+            {earlier.map((r) => (
+              <RunChip key={r.id} run={r} active={r.id === active} />
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </div>
   );
 }
 
@@ -288,6 +368,7 @@ export function ChartsPanel() {
               {smoothing.toFixed(2)}
             </span>
           </label>
+          <RunActions />
           <button
             type="button"
             className="btn small"

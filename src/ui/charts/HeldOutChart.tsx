@@ -10,6 +10,7 @@ import type { RunRecord } from '../../store/runs.ts';
 import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { FullscreenButton, useChartFullscreen } from './ChartFullscreen.tsx';
+import { ChartLegend } from './ChartLegend.tsx';
 import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
 import { chartSummary, formatIteration } from './chartSummary.ts';
@@ -116,6 +117,9 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
       {rows.length === 0 ? (
         <div className="chart-empty">{config.evalEvery > 0 ? t('heldOut.emptyPending') : t('heldOut.emptyOff')}</div>
       ) : (
+        <ChartLegend title={title} runs={lines.map((l) => l.run)} />
+      )}
+      {rows.length === 0 ? null : (
         <ResponsiveContainer width="100%" height={fs.full ? fs.height : style.height}>
           <LineChart data={rows} margin={{ top: 4, right: style.right, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />

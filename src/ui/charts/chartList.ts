@@ -5,12 +5,13 @@
 // namespace (titles.<metric>), read when shown so they follow the page's language.
 import { t } from '../../i18n/index.ts';
 import type { PpoConfig } from '../../rl/config.ts';
+import type { MetricName } from '../../rl/metricNames.ts';
 import type { RunRecord } from '../../store/runs.ts';
 
 export interface ChartSpec {
   /** The chart's title in the current language. */
   readonly title: string;
-  metric: string;
+  metric: MetricName;
   /** Shown only for runs (or, with none, the current settings) this holds for, or that logged the metric. */
   only?: (c: PpoConfig) => boolean;
   /**
@@ -25,7 +26,7 @@ export function chartTitle(metric: string): string {
   return t(`charts:titles.${metric}`);
 }
 
-function chart(metric: string, when: Pick<ChartSpec, 'only' | 'applies'> = {}): ChartSpec {
+function chart(metric: MetricName, when: Pick<ChartSpec, 'only' | 'applies'> = {}): ChartSpec {
   return {
     metric,
     ...when,
@@ -59,7 +60,7 @@ export const CHARTS: readonly ChartSpec[] = [
  * accuracy, drawn beside Reward), how hard does each update push (clip fraction), how far from the
  * reference has it gone (KL).
  */
-export const PRESENTER_METRICS: readonly string[] = ['reward_mean', 'clipfrac', 'kl'];
+export const PRESENTER_METRICS: readonly MetricName[] = ['reward_mean', 'clipfrac', 'kl'];
 
 /** The charts for these runs (and, when none is shown, the current settings); presenter mode keeps PRESENTER_METRICS. */
 export function chartsFor(runs: readonly Pick<RunRecord, 'config' | 'metrics'>[], current: PpoConfig, present = false): ChartSpec[] {

@@ -1,6 +1,5 @@
 // Turning metric histories into chart series: EMA smoothing, then LTTB downsampling to a fixed
 // point budget so a 10 000-iteration run draws as fast as a 100-iteration one.
-import type { MetricPoint } from '../../store/runs.ts';
 
 export interface XY {
   x: number;
@@ -9,7 +8,8 @@ export interface XY {
 
 export const MAX_POINTS = 300;
 
-export function extract(metrics: readonly MetricPoint[], key: string): XY[] {
+/** The finite values of `key` in each point, by iteration: a metric of a run, or a held-out evaluation's. */
+export function extract<K extends string>(metrics: readonly { iter: number; values: Partial<Record<K, number>> }[], key: K): XY[] {
   const out: XY[] = [];
   for (const m of metrics) {
     const y = m.values[key];

@@ -1,0 +1,276 @@
+// The memory plan of a Hugging Face model on one GPU, made before anything is allocated: bytes for
+// the frozen weights, the KV cache of a rollout, the activations a training step keeps for backward,
+// LoRA adapters with their AdamW state and a value head; checked against what the adapter offers
+// (maxBufferSize, maxStorageBufferBindingSize, maxStorageBuffersPerShaderStage, and the total memory
+// when it is known), with the tensors that must be split because one binding is too small, and a
+// verdict in words: what is needed, what the GPU offers, what to lower.
+//
+// Peak = weights + adapters/optimiser + max(rollout, training), because a rollout's KV cache and a
+// training step's activations are never alive together (make_experience runs between them, and it is
+// a forward without a cache: less than either).
+//   rollout  = KV cache (layers × 2 × kvHeads × headDim × (prompt + response) × batch, f32)
+//              + one layer's prefill temporaries + one chunk of logits
+//   training = per layer: the block's inputs, normed inputs, q, k, v, attention probabilities
+//              (B·heads·S·S), attention output, MLP inputs and activations (all f32)
+//              + the final hidden states + one chunk of logits + gradient scratch for one layer
+import { parameterCount, type HfArch } from './arch.ts';
+
+/** The projections a LoRA adapter may wrap (GPT-2's c_attn is `qkv`). */
+export type LoraTarget = 'q' | 'k' | 'v' | 'o' | 'qkv' | 'gate' | 'up' | 'down';
+
+export interface AdapterOffer {
+  maxBufferSize: number;
+  maxStorageBufferBindingSize: number;
+  maxStorageBuffersPerShaderStage: number;
+  /** The adapter has the shader-f16 feature: frozen weights are stored as f16. */
+  shaderF16: boolean;
+  /**
+   * Memory the GPU can give the page, when known. WebGPU does not report it; the page may pass a
+   * user's setting or what a failed allocation taught it, the tests a fake adapter's.
+   */
+  memoryBytes?: number | null;
+}
+
+export interface RunShape {
+  /** Sequences sampled together (rollout batch). */
+  batch: number;
+  promptTokens: number;
+  responseTokens: number;
+  /** Sequences per training minibatch (activations kept for backward); 0 = inference only. */
+  trainBatch: number;
+  /** LoRA on the listed projections; `roles` 2 = actor and critic adapters. null = no training of weights. */
+  lora: { rank: number; targets: LoraTarget[]; roles: 1 | 2 } | null;
+  /** A value head (critic) on the last hidden state. */
+  valueHead: boolean;
+  /** Tokens per chunk of the LM head's logits (the chunked log-softmax). Default 64. */
+  logitChunkTokens?: number;
+}
+
+export interface MemoryItem {
+  what: 'weights' | 'adapters' | 'kv cache' | 'rollout scratch' | 'activations' | 'logits chunk';
+  bytes: number;
+  /** How it was counted, in words. */
+  detail: string;
+}
+
+export interface SplitTensor {
+  name: string;
+  bytes: number;
+  /** Parts of whole rows, each within one binding. */
+  parts: number;
+  rowsPerPart: number;
+}
+
+export interface MemoryPlan {
+  weightDtype: 'f16' | 'f32';
+  items: MemoryItem[];
+  /** Peak bytes (see the header). */
+  totalBytes: number;
+  /** Frozen weights larger than one binding, split by rows. */
+  splits: SplitTensor[];
+  /** The largest single buffer the run needs after splitting. */
+  largestBuffer: { name: string; bytes: number };
+  fits: boolean;
+  /** One sentence per problem; empty when it fits. */
+  problems: string[];
+  /** The verdict: needs, offers, what to lower. */
+  message: string;
+}
+
+const F32 = 4;
+
+export function formatBytes(n: number): string {
+  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(2)} GiB`;
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
+  if (n >= 2 ** 10) return `${(n / 2 ** 10).toFixed(1)} KiB`;
+  return `${n} B`;
+}
+
+/** (in, out) of a LoRA target in this architecture. */
+export function loraShape(a: HfArch, t: LoraTarget): [number, number] {
+  const q = a.nHead * a.headDim;
+  const kv = a.nKvHead * a.headDim;
+  switch (t) {
+    case 'q':
+      return [a.dModel, q];
+    case 'k':
+    case 'v':
+      return [a.dModel, kv];
+    case 'o':
+      return [q, a.dModel];
+    case 'qkv':
+      return [a.dModel, q + 2 * kv];
+    case 'gate':
+    case 'up':
+      return [a.dModel, a.dFf];
+    case 'down':
+      return [a.dFf, a.dModel];
+  }
+}
+
+function checkRun(a: HfArch, run: RunShape): void {
+  const ints: [string, number, number][] = [
+    ['batch', run.batch, 1],
+    ['promptTokens', run.promptTokens, 1],
+    ['responseTokens', run.responseTokens, 0],
+    ['trainBatch', run.trainBatch, 0],
+  ];
+  for (const [k, v, lo] of ints) if (!Number.isSafeInteger(v) || v < lo) throw new Error(`${k} must be an integer ≥ ${lo}, got ${v}`);
+  if (run.lora) {
+    if (!Number.isSafeInteger(run.lora.rank) || run.lora.rank < 1) throw new Error(`lora rank must be a positive integer, got ${run.lora.rank}`);
+    for (const t of run.lora.targets) {
+      if (a.family === 'gpt2' ? !['qkv', 'o', 'up', 'down'].includes(t) : t === 'qkv') {
+        throw new Error(
+          `LoRA target ${t} does not exist in ${a.architecture}; ${a.family === 'gpt2' ? 'GPT-2 has qkv (c_attn), o, up (c_fc), down (c_proj)' : 'use q, k, v, o, gate, up, down'}`,
+        );
+      }
+    }
+  }
+}
+
+export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): MemoryPlan {
+  checkRun(a, run);
+  const wBytes = offer.shaderF16 ? 2 : F32;
+  const weightDtype = offer.shaderF16 ? 'f16' : 'f32';
+  const binding = Math.min(offer.maxStorageBufferBindingSize, offer.maxBufferSize);
+  const S = run.promptTokens + run.responseTokens;
+  const D = a.dModel;
+  const qW = a.nHead * a.headDim;
+  const kvW = a.nKvHead * a.headDim;
+  const chunk = run.logitChunkTokens ?? 64;
+  const items: MemoryItem[] = [];
+  const problems: string[] = [];
+  /** Weight buffers after splitting (they fit by construction). */
+  const weightBuffers: { name: string; bytes: number }[] = [];
+  /** Activation buffers: each must fit one binding, or the run is too large. */
+  const buffers: { name: string; bytes: number }[] = [];
+
+  // Frozen weights, and which of them one binding cannot hold.
+  const params = parameterCount(a);
+  items.push({
+    what: 'weights',
+    bytes: params * wBytes,
+    detail: `${params.toLocaleString('en-US')} parameters in ${weightDtype}${a.tiedHead ? ' (embedding and head tied: counted once)' : ''}`,
+  });
+  const splits: SplitTensor[] = [];
+  const tables: [string, number, number][] = [['embedding', a.vocab, D]];
+  if (!a.tiedHead) tables.push(['lm head', a.vocab, D]);
+  const mats: [string, number, number][] = [
+    ['q projection', qW, D],
+    ['mlp up', a.dFf, D],
+    ['mlp down', D, a.dFf],
+  ];
+  for (const [name, rows, cols] of [...tables, ...mats]) {
+    const bytes = rows * cols * wBytes;
+    const rowBytes = cols * wBytes;
+    if (bytes <= binding) {
+      weightBuffers.push({ name, bytes });
+      continue;
+    }
+    if (rowBytes > binding) {
+      problems.push(`one row of the ${name} (${formatBytes(rowBytes)}) is larger than one binding (${formatBytes(binding)})`);
+      continue;
+    }
+    const rowsPerPart = Math.floor(binding / rowBytes);
+    const parts = Math.ceil(rows / rowsPerPart);
+    splits.push({ name, bytes, parts, rowsPerPart });
+    weightBuffers.push({ name: `${name} (one of ${parts} parts)`, bytes: rowsPerPart * rowBytes });
+  }
+
+  // Adapters, value head and their AdamW state (weight, gradient, m, v in f32).
+  let adapterParams = 0;
+  if (run.lora) for (const t of run.lora.targets) adapterParams += run.lora.roles * a.nLayer * run.lora.rank * loraShape(a, t).reduce((x, y) => x + y, 0);
+  if (run.valueHead) adapterParams += D + 1;
+  if (adapterParams > 0)
+    items.push({ what: 'adapters', bytes: adapterParams * 4 * F32, detail: `${adapterParams.toLocaleString('en-US')} trained parameters × (weight, gradient, Adam m, v) in f32` });
+
+  // Rollout: KV cache, one layer of prefill temporaries, one chunk of logits.
+  const kvPerLayer = 2 * kvW * S * run.batch * F32;
+  const kv = a.nLayer * kvPerLayer;
+  buffers.push({ name: 'KV cache of one layer (k or v)', bytes: kvPerLayer / 2 });
+  const Rp = run.batch * run.promptTokens;
+  const prefillProbs = run.batch * a.nHead * run.promptTokens * run.promptTokens * F32;
+  const rolloutScratch = Rp * (2 * D + qW + 2 * kvW + 2 * a.dFf) * F32 + prefillProbs;
+  buffers.push({ name: 'prefill attention probabilities', bytes: prefillProbs });
+  const logitsChunk = Math.min(chunk, Math.max(run.batch, run.trainBatch) * S) * a.vocab * F32;
+  if (logitsChunk > binding)
+    problems.push(`a chunk of ${chunk} tokens of logits (${formatBytes(logitsChunk)}) exceeds one binding (${formatBytes(binding)}): lower the logits chunk`);
+  const rollout = kv + rolloutScratch + logitsChunk;
+
+  // Training: activations kept for backward over one minibatch.
+  let training = 0;
+  let trainingDetail = 'inference only';
+  if (run.trainBatch > 0) {
+    const R = run.trainBatch * S;
+    const probs = run.trainBatch * a.nHead * S * S * F32;
+    const qk = a.qkNorm ? qW + kvW : 0;
+    const mlp = a.mlp === 'gated' ? 3 * a.dFf : 2 * a.dFf;
+    const perLayer = R * (4 * D + 2 * qW + 2 * kvW + qk + mlp) * F32 + probs;
+    const gradScratch = R * (2 * D + qW + 2 * kvW + mlp) * F32 + probs;
+    training = a.nLayer * perLayer + R * D * F32 + logitsChunk + gradScratch;
+    trainingDetail = `${a.nLayer} layers × ${formatBytes(perLayer)} kept for backward (minibatch ${run.trainBatch} × ${S} tokens) + one layer of gradient scratch`;
+    buffers.push({ name: 'training attention probabilities (one layer)', bytes: probs });
+  }
+
+  items.push({ what: 'kv cache', bytes: kv, detail: `${a.nLayer} layers × 2 × ${a.nKvHead} kv heads × ${a.headDim} × ${S} tokens × batch ${run.batch}, f32` });
+  items.push({ what: 'rollout scratch', bytes: rolloutScratch, detail: `one layer of prefill at batch ${run.batch} × ${run.promptTokens} prompt tokens` });
+  items.push({ what: 'logits chunk', bytes: logitsChunk, detail: `${chunk} tokens × ${a.vocab.toLocaleString('en-US')} vocabulary, f32` });
+  if (training > 0) items.push({ what: 'activations', bytes: training, detail: trainingDetail });
+
+  const fixed = items.filter((i) => i.what === 'weights' || i.what === 'adapters').reduce((s, i) => s + i.bytes, 0);
+  const totalBytes = fixed + Math.max(rollout, training);
+
+  const largestBuffer = [...weightBuffers, ...buffers, { name: 'logits chunk', bytes: logitsChunk }].reduce((m, b) => (b.bytes > m.bytes ? b : m), { name: '', bytes: 0 });
+  for (const b of buffers) {
+    if (b.bytes > binding) problems.push(`the ${b.name} take ${formatBytes(b.bytes)}, more than one binding (${formatBytes(binding)}): lower the batch or the sequence length`);
+  }
+  // The kernels bind up to 8 storage buffers (the optimiser and loss kernels); every adapter offers 8.
+  if (offer.maxStorageBuffersPerShaderStage < 8) problems.push(`the adapter offers ${offer.maxStorageBuffersPerShaderStage} storage buffers per shader stage; the kernels need 8`);
+  const budget = offer.memoryBytes ?? null;
+  if (budget !== null && totalBytes > budget) {
+    const weights = items[0].bytes;
+    let lower: string;
+    if (fixed >= budget) {
+      lower = `Choose a smaller model: the weights alone need ${formatBytes(weights)}${offer.shaderF16 ? '' : ' (in f32: this GPU has no shader-f16)'}`;
+    } else if (training > rollout) {
+      const fitsAt = largestFitting(run.trainBatch, (tb) => planMemory(a, { ...run, trainBatch: tb }, { ...offer, memoryBytes: null }).totalBytes <= budget);
+      lower =
+        fitsAt > 0
+          ? `Lower the training minibatch to ${fitsAt} (now ${run.trainBatch}), or the response length (now ${run.responseTokens})`
+          : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
+    } else {
+      const fitsAt = largestFitting(run.batch, (b) => planMemory(a, { ...run, batch: b }, { ...offer, memoryBytes: null }).totalBytes <= budget);
+      lower =
+        fitsAt > 0
+          ? `Lower the batch to ${fitsAt} (now ${run.batch}), or the response length (now ${run.responseTokens})`
+          : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
+    }
+    problems.push(
+      `this run needs ${formatBytes(totalBytes)} on the GPU (weights ${formatBytes(weights)} in ${weightDtype}, ${describeRest(items)}); the GPU offers ${formatBytes(budget)}. ${lower}`,
+    );
+  }
+  const fits = problems.length === 0;
+  const needs = `needs ${formatBytes(totalBytes)} (weights ${formatBytes(items[0].bytes)} in ${weightDtype}${splits.length ? `; ${splits.map((s) => `${s.name} split in ${s.parts} parts`).join(', ')}` : ''})`;
+  const offers = budget !== null ? `the GPU offers ${formatBytes(budget)}` : `the GPU does not report its memory; one binding holds ${formatBytes(binding)}`;
+  const message = fits ? `Fits: this run ${needs}; ${offers}.` : `Does not fit: ${problems.join('. ')}.`;
+  return { weightDtype, items, totalBytes, splits, largestBuffer, fits, problems, message };
+}
+
+/** The largest n in [1, now) with fits(n) (the plan grows with n), or 0 when none. */
+function largestFitting(now: number, fits: (n: number) => boolean): number {
+  let lo = 0;
+  let hi = now;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo >= 1 && fits(lo) ? lo : 0;
+}
+
+function describeRest(items: MemoryItem[]): string {
+  return items
+    .filter((i) => i.what !== 'weights' && i.bytes > 0)
+    .map((i) => `${i.what} ${formatBytes(i.bytes)}`)
+    .join(', ');
+}

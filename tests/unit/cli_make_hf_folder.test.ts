@@ -1,0 +1,53 @@
+// npm run make-hf-folder: writes folders that open, bad folders that are refused, real shapes whose
+// sizes are the published ones, and names a bad flag.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parameterCount } from '../../src/model/hf/arch.ts';
+import { openHfFolder } from '../../src/model/hf/open.ts';
+import { describeSynthetic, REAL_SHAPES } from '../../src/model/hf/synthetic.ts';
+import { NodeFolder } from '../../src/node/hfFolder.ts';
+
+const run = (...args: string[]) => spawnSync('npx', ['tsx', 'src/cli/make_hf_folder.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('npm run make-hf-folder', { timeout: 120_000 }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'make-hf-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('writes a sharded Qwen3 folder that opens; a truncated one is refused by name', async () => {
+    const dir = join(root, 'qwen3');
+    const r = run('--family', 'qwen3', '--dtype', 'bf16', '--shards', '2', '--seed', '5', '--dims', 'layers=3,hidden=32,heads=4,kv=2,head_dim=12,ff=48', '--out', dir);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const info = await openHfFolder(new NodeFolder(dir));
+    expect(info.arch).toMatchObject({ family: 'qwen3', nLayer: 3, dModel: 32, nHead: 4, nKvHead: 2, headDim: 12, dFf: 48 });
+    expect(info.weightFiles.map((f) => f.name)).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+    const bad = join(root, 'truncated');
+    expect(run('--family', 'gpt2', '--no-prefix', '--bad', 'truncated', '--out', bad).status).toBe(0);
+    await expect(openHfFolder(new NodeFolder(bad))).rejects.toThrow(/^model\.safetensors: tensor ln_f\.bias ends at byte \d+ but the file has \d+ bytes$/);
+  });
+
+  it('names a bad flag and prints its usage without --out', () => {
+    const r = run('--family', 'qwen3', '--out', join(root, 'x'), '--dims', 'layers=0');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--dims: layers must be a positive integer, got "0"');
+    expect(run('--family', 'mistral', '--out', join(root, 'y')).stderr).toContain('--family must be one of llama, llama3, qwen2, qwen3, gpt2, got "mistral"');
+    const u = run('--family', 'qwen3');
+    expect(u.status).toBe(2);
+    expect(u.stderr).toMatch(/^usage: npm run make-hf-folder/);
+  });
+});
+
+describe('real shapes (described, not written)', () => {
+  it('SmolLM2-135M and Qwen3-0.6B have their published parameter counts; BF16 weights are 2 bytes each', () => {
+    const smol = describeSynthetic({ family: REAL_SHAPES['smollm2-135m'].family, dtype: 'BF16', shards: 1, seed: 0, dims: REAL_SHAPES['smollm2-135m'].dims, tied: true });
+    expect(parameterCount(smol.arch!)).toBe(134515008);
+    expect(smol.weightBytes).toBe(2 * 134515008);
+    const qwen = describeSynthetic({ family: 'qwen3', dtype: 'BF16', shards: 2, seed: 0, dims: REAL_SHAPES['qwen3-0.6b'].dims, tied: true });
+    expect(parameterCount(qwen.arch!)).toBe(596049920);
+    expect(qwen.weightBytes).toBe(2 * 596049920);
+    expect(qwen.files.map((f) => f.name)).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+  });
+});

@@ -1,0 +1,34 @@
+// The counts docs/architecture.md states about ops and kernels are the registry's: the ops in it,
+// the kernels they declare, and those a CPU adapter (SwiftShader) and a GPU build ahead of use.
+// Any other "<n> ops" or "<n> kernels" in the page fails here until it is checked too.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { declaredKernels, OPS } from '../../src/ops/registry.ts';
+
+const doc = readFileSync(resolve(import.meta.dirname, '../../docs/architecture.md'), 'utf8').replace(/\s+/g, ' ');
+
+/** The number in `doc` captured by `re` (its first group); fails when the sentence is gone. */
+function stated(re: RegExp): number {
+  const m = doc.match(re);
+  expect(m, `docs/architecture.md: no match for ${re}`).not.toBeNull();
+  return Number(m![1]);
+}
+
+describe('docs/architecture.md counts the ops and kernels the registry has', () => {
+  it('ops in the registry', () => {
+    expect(stated(/\((\d+) ops in the registry/)).toBe(OPS.length);
+  });
+
+  it('kernels declared, and built ahead on a CPU adapter and on a GPU', () => {
+    expect(stated(/(\d+) declared, some ops pick a variant by adapter/)).toBe(declaredKernels().length);
+    expect(stated(/(\d+) on a CPU adapter such as SwiftShader/)).toBe(declaredKernels(true).length);
+    expect(stated(/(\d+) on a GPU;/)).toBe(declaredKernels(false).length);
+    expect(stated(/compiling GPU kernels \d+ \/ (\d+)/)).toBe(declaredKernels(true).length);
+  });
+
+  it('states no other count of ops or kernels', () => {
+    const counts = [...doc.matchAll(/\b(\d+) (ops|kernels)\b/g)].map((m) => m[0]);
+    expect(counts).toEqual([`${OPS.length} ops`]);
+  });
+});
