@@ -1,11 +1,17 @@
 // Presenter mode for a lecture at 1280×720: 20 px body text, only the presenter charts, nothing
 // wider than the screen (the Inspect tab and its walk-through included: the token table scrolls
-// inside its own box), a header switch that works from the keyboard and stays in the link.
+// inside its own box), a header switch that works from the keyboard and stays in the link. In both
+// languages and on every view: no box overflows sideways (the sidebar included), every control and
+// the median text at least 20 px, no axis label cut; any chart fills the window and comes back.
 import { expect, type Page, test } from '@playwright/test';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
+import { measurePresenter } from './presenterMeasure.ts';
+import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 test.use({ viewport: { width: 1280, height: 720 } });
+// The page loads WebGPU on SwiftShader before each check; a recorded history and every view add their own.
+test.describe.configure({ timeout: 150_000 });
 
 const PRESENTER_CHARTS = ['chart-reward_mean', 'chart-heldout', 'chart-clipfrac', 'chart-kl'];
 
@@ -87,4 +93,68 @@ test('the header switch turns presenter mode on and off by keyboard, and the lin
   await expect(page.getByTestId('presenter-toggle')).toHaveAttribute('aria-checked', 'false');
   await expect.poll(() => page.url()).not.toContain('present=1');
   expect(await page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize))).toBeLessThan(20);
+});
+
+/** Checks presenter mode's promises on the page as it is now (measurePresenter), naming what fails. */
+async function expectPresenterFits(page: Page, where: string) {
+  const m = await measurePresenter(page);
+  expect(m.pageOverflow, `${where}: page wider than the window`).toBeLessThanOrEqual(0);
+  expect(m.overflowing, `${where}: boxes with a sideways scrollbar`).toEqual([]);
+  expect(m.smallControls, `${where}: controls under 20 px`).toEqual([]);
+  expect(m.medianText, `${where}: median text (smallest: ${m.smallText.slice(0, 8).join('; ')})`).toBeGreaterThanOrEqual(20);
+  expect(m.clippedTicks, `${where}: axis labels cut by their chart`).toEqual([]);
+}
+
+for (const lang of ['en', 'zh-CN'] as const) {
+  test(`presenter mode at 1280×720 (${lang}): nothing overflows, every control and the median text ≥ 20 px, no axis label cut, on every view`, async ({ page }) => {
+    test.setTimeout(180_000);
+    await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1'));
+    await page.goto(`/?present=1&lang=${lang}`);
+    await expect(page.getByTestId('gpu-status')).not.toHaveClass(/checking/, { timeout: 45_000 });
+    // A recorded history puts points, ticks and notes on every chart, and a batch in the teaching views.
+    await send(page, [...metricMessages(120), ...evalMessages(120, 10), ratioMessage(400), SAMPLE_MESSAGE]);
+    await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(1);
+    await expectPresenterFits(page, `${lang} main page`);
+    const tabs = page.getByRole('tab');
+    const n = await tabs.count();
+    for (let i = 1; i < n; i++) {
+      await tabs.nth(i).click();
+      await expect(tabs.nth(i)).toHaveAttribute('aria-selected', 'true');
+      if (i === n - 1) {
+        await page.evaluate((json) => (window.ppoPlayground as unknown as { pushTrace(j: unknown): void }).pushTrace(json), traceToJson(fixtureTrace()));
+        await page.locator('.inspect-actions .btn').first().click();
+        await expect(page.locator('.walk-region')).toBeVisible();
+      }
+      await expectPresenterFits(page, `${lang} tab ${(await tabs.nth(i).textContent()) ?? i}`);
+    }
+  });
+}
+
+test('any chart fills the window and comes back, by keyboard too; its ticks stay inside it', async ({ page }) => {
+  await page.goto('/?present=1');
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+  await send(page, [...metricMessages(60), ...evalMessages(60, 10)]);
+  for (const id of ['chart-reward_mean', 'chart-heldout']) {
+    const card = page.getByTestId(id);
+    const button = card.getByTestId('chart-fullscreen');
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await expect(card).toHaveClass(/fullscreen/);
+    await expect(button).toHaveAttribute('aria-pressed', 'true');
+    const box = (await card.boundingBox())!;
+    expect(box.width).toBeGreaterThanOrEqual(1280 - 1);
+    expect(box.height).toBeGreaterThanOrEqual(720 - 1);
+    // The drawing grows with the window.
+    await expect.poll(async () => (await card.locator('svg.recharts-surface').first().boundingBox())?.height ?? 0).toBeGreaterThan(450);
+    expect((await measurePresenter(page)).clippedTicks).toEqual([]);
+    await expect(button).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(card).not.toHaveClass(/fullscreen/);
+    await expect(button).toBeFocused();
+    // Space toggles it as a button does, and the button brings it back.
+    await page.keyboard.press('Space');
+    await expect(card).toHaveClass(/fullscreen/);
+    await button.click();
+    await expect(card).not.toHaveClass(/fullscreen/);
+  }
 });

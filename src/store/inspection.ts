@@ -1,7 +1,7 @@
 // The inspector's state: the iteration traces the worker captured, newest last, and whether the
 // page wants the next iterations captured. A trace costs extra device reads, so the worker makes
-// one only while `capture` is on (the inspector is open, or "Step and inspect" was pressed), and of
-// the iteration a user's Pause lets finish (TrainerClient.pause).
+// one only while `capture` is on (the inspector or the clipping view is open, or "Step and inspect"
+// was pressed), and of the iteration a user's Pause lets finish (TrainerClient.pause).
 import { create } from 'zustand';
 import type { IterationTrace } from '../rl/inspect/trace.ts';
 import type { WorkerToPage } from '../worker/protocol.ts';
@@ -21,18 +21,24 @@ export interface CapturedTrace {
 
 export type { HackedOffer } from './hackedOffer.ts';
 
+/** What the inspector is asked to open: a response, and optionally one of its tokens in one update step. */
+export type InspectFocus = HackedOffer & { t?: number; step?: number };
+
 export interface InspectionState {
   traces: CapturedTrace[];
   /** The worker captures a trace of each iteration while this is on. */
   capture: boolean;
   /** The reward-hacking run's last iteration, captured at its end, with the hacked response (hackedOffer.ts). */
   hacked: HackedOffer | null;
-  /** The response the inspector is asked to show; `n` counts requests, so asking again re-selects it. */
-  focus: (HackedOffer & { n: number }) | null;
+  /**
+   * The response (and token `t`, with the update step whose clip badge to show) the inspector is
+   * asked to show; `n` counts requests, so asking again re-selects it.
+   */
+  focus: (InspectFocus & { n: number }) | null;
   setCapture(on: boolean): void;
   pushTrace(t: CapturedTrace): void;
   setHacked(h: HackedOffer | null): void;
-  focusOn(h: HackedOffer): void;
+  focusOn(h: InspectFocus): void;
   /** Drops the traces of a run (its reset or deletion). */
   dropRun(runId: string): void;
   /** Drops run `runId`'s traces from iteration `fromIter` on (replayed after a device loss, they come again). */

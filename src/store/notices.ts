@@ -3,6 +3,7 @@
 // and to translate them. Each is made in the language of the moment it is raised (a notice is
 // stored as text); the namespace is bundled, so `t` answers synchronously.
 import { currentLocale, i18n, t } from '../i18n/index.ts';
+import { findPreset } from '../rl/presets.ts';
 import { adviceNumber, type KnobAdvice } from '../worker/nanAdvice.ts';
 import { type NonFiniteReport, type PageToWorker, type RewardFunctionReport, type TrainerStage, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
 import type { RunSequence } from './statusTypes.ts';
@@ -108,6 +109,15 @@ export function trainerError(message: string, stage?: TrainerStage): string {
   return stage ? t('notices:trainerErrorDuring', { stage: stageLabel(stage), message }) : t('notices:trainerError', { message });
 }
 
+/**
+ * A preset's name in the page's language, from its English name (a preset's identity in the store
+ * and in saved runs); a name no preset has is shown as it is.
+ */
+export function presetTitle(name: string): string {
+  const preset = findPreset(name);
+  return preset ? t(`presets:preset.${preset.id}.name`) : name;
+}
+
 /** The button that trains a preset's `arms` arms one after the other, as the preset card names it. */
 export function runArmsLabel(arms: number): string {
   return arms === 2 ? t('presets:runBoth') : t('presets:runAll', { n: arms });
@@ -117,7 +127,7 @@ export function runArmsLabel(arms: number): string {
 export function sequenceStopped(seq: RunSequence, done: number, error: string): string {
   const arm = seq.arms[seq.index];
   return t('notices:sequenceStopped', {
-    preset: seq.preset,
+    preset: presetTitle(seq.preset),
     runArms: runArmsLabel(seq.arms.length),
     arm: seq.index + 1,
     arms: seq.arms.length,
@@ -130,7 +140,7 @@ export function sequenceStopped(seq: RunSequence, done: number, error: string): 
 
 export function sequenceDone(seq: RunSequence): string {
   return t('notices:sequenceDone', {
-    preset: seq.preset,
+    preset: presetTitle(seq.preset),
     arms: joined(
       seq.arms.map((a) => a.label),
       'armsJoin',
@@ -148,7 +158,7 @@ export function noPreset(name: string): string {
 }
 
 export function presetNotStarted(name: string, problems: string[]): string {
-  return t('notices:presetNotStarted', { name, problems: joined(problems, 'problemsJoin') });
+  return t('notices:presetNotStarted', { name: presetTitle(name), problems: joined(problems, 'problemsJoin') });
 }
 
 /** What a resume names: the run and the iteration it goes on from. */
@@ -165,7 +175,7 @@ export function resumed(what: string): string {
 }
 
 export function sequenceAllTrained(seq: RunSequence): string {
-  return t('notices:sequenceAllTrained', { preset: seq.preset, budget: seq.budget });
+  return t('notices:sequenceAllTrained', { preset: presetTitle(seq.preset), budget: seq.budget });
 }
 
 /** The arm in progress could not resume after a reload (`why`) and trains again from the start. */

@@ -3,7 +3,7 @@
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, t } from '../i18n/index.ts';
 import { useApp } from '../store/appStore.ts';
-import { runArmsLabel } from '../store/notices.ts';
+import { presetTitle, runArmsLabel } from '../store/notices.ts';
 import { trainer } from '../store/trainerClient.ts';
 
 /** As Date.toLocaleString writes it, in the page's language. */
@@ -27,7 +27,7 @@ function SequenceBanner() {
   const finished = seq.arms.slice(0, seq.index).map((a) => t('resume.quoted', { name: a.label }));
   const partial =
     !resumable && seq.index < seq.arms.length && runs.some((r) => r.preset === seq.preset && r.name === arm.label && r.metrics.length > 0 && r.metrics.length < seq.budget);
-  const where = { preset: seq.preset, runArms: runArmsLabel(seq.arms.length), arm: seq.index + 1, arms: seq.arms.length, label: arm.label };
+  const where = { preset: presetTitle(seq.preset), runArms: runArmsLabel(seq.arms.length), arm: seq.index + 1, arms: seq.arms.length, label: arm.label };
   return (
     <div className="notice info" role="status" data-testid="sequence-offer">
       <span>

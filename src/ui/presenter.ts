@@ -2,6 +2,7 @@
 // The switch is remembered for the browser tab (sessionStorage) and mirrored into the link
 // (`?present=1`, useUrlSync), and shown as a class on <html> so the stylesheet scales everything.
 import { useSyncExternalStore } from 'react';
+import './presenter.css';
 
 const KEY = 'ppo-playground.present';
 const CLASS = 'present';

@@ -29,6 +29,8 @@ export function traceBuffers(trace: IterationTrace): ArrayBuffer[] {
   };
   for (const a of [
     trace.responseTokens,
+    trace.promptTokens ?? null,
+    trace.promptMask ?? null,
     trace.actionMask,
     trace.group,
     trace.scores,

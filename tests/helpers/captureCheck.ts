@@ -10,7 +10,7 @@
 import { expect } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
-import { checkTraceShapes, gatherRows, recomputeTrace, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
+import { checkTraceShapes, dimSizes, gatherRows, openrlhfExperience, recomputeTrace, verlBatch, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
 import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { PpoTrainer, type IterationResult } from '../../src/rl/trainer.ts';
 import { expectClose } from './random.ts';
@@ -139,6 +139,29 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   );
   close([m.kl, m.kl_token_mean], [rec.summary.klMean, rec.summary.klTokenMean], tol.reduce, 'KL metrics');
   if (rec.summary.valueLoss !== null) close([m.value_loss], [rec.summary.valueLoss], tol.reduce, 'value loss metric');
+
+  // The Experience / DataProto view shows the trace's tensors under the frameworks' names: the
+  // recomputed ones equal, the sequences the left-padded prompt then the response.
+  const sizes = dimSizes(trace);
+  const P = sizes.S - A;
+  expect(P, `${where}: prompt width`).toBeGreaterThan(0);
+  const named = new Map([...openrlhfExperience(trace), ...verlBatch(trace)].map((f) => [f.name, f.data]));
+  close(named.get('kl')!, rec.kl, tol.elem, 'Experience.kl');
+  close(named.get('token_level_rewards')!, rec.rewards, tol.elem, 'token_level_rewards');
+  close(named.get('returns')!, rec.returns, tol.scan, 'Experience.returns');
+  close(named.get('advantages')!, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'Experience.advantages');
+  const seq = named.get('sequences')!;
+  const attn = named.get('attention_mask')!;
+  for (let b = 0; b < B; b++) {
+    for (let a = 0; a < A; a++) expect(seq[b * sizes.S + P + a]).toBe(trace.responseTokens[b * A + a]);
+    // Left padding: the prompt's attention starts at its first token and stays on.
+    const row = Array.from({ length: P }, (_, p) => attn[b * sizes.S + p]);
+    expect(
+      row.slice(row.indexOf(1)).every((m) => m === 1),
+      `${where}: row ${b} prompt mask ${row}`,
+    ).toBe(true);
+    expect(row[P - 1], `${where}: row ${b} last prompt position attended`).toBe(1);
+  }
 
   // The first step's forward ran on the weights of the experience pass: π_new = π_old per token.
   const first = trace.minibatches[0];

@@ -157,10 +157,17 @@ describe('substitute', () => {
     };
     has(sub('rollout'), tok.rolloutLogprob!);
     expect(sub('rollout')).toContain(`a_{${t}} = ${tok.token}`);
+    // With the tokens' text, a_t is the token as text (the id beside it), not the vocabulary id alone.
+    const tokenText = Array.from(trace.responseTokens, (id, i) => (i === row * trace.A + t ? '<eos>' : String(id)));
+    const named = formulaStep('rollout').substitute({ ...ctx, tokenText });
+    expect(named).toContain(`a_{${t}} = \\texttt{“<eos>”}`);
+    expect(named).toContain(`${FORMULA_TEXT.notes.tokenId}}\\ ${tok.token})`);
     has(sub('referenceCritic'), tok.oldLogprob, tok.refLogprob, tok.value!);
     has(sub('rewardShaping'), tok.oldLogprob, tok.kl, tok.reward, rec.rewardBeta, trace.scores[row]);
     has(sub('advantages'), tok.reward, tok.value!, tok.delta!, tok.advantageRaw, tok.return, trace.knobs.gamma * trace.knobs.lam);
-    has(sub('whitening'), tok.advantageRaw, rec.whitening!.scale, tok.advantage);
+    // Whitening names μ and σ (√ of the Bessel-corrected variance), not only 1/σ.
+    has(sub('whitening'), tok.advantageRaw, rec.whitening!.mean, Math.sqrt(rec.whitening!.variance), tok.advantage);
+    expect(sub('whitening')).toContain(`(n = ${rec.whitening!.n})`);
     has(sub('ratioClip'), cell.newLogprob, cell.ratio, cell.tokenLoss, 1 - trace.knobs.clipLow, 1 + trace.knobs.clipHigh);
     // The note sits in \text{…}, where LaTeX needs _ escaped ("ε_high" is written ε\_high).
     expect(sub('ratioClip')).toContain(FORMULA_TEXT.notes.clip[cell.clipSide].replace(/[_%&#$]/g, (c) => `\\${c}`));

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces, t } from '../../src/i18n/index.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
+import { compactGroups, transformScoresRef, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../src/reference/kl.ts';
 import { shapeRewardsRef } from '../../src/reference/rewards.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../../src/rl/config.ts';
@@ -12,7 +13,7 @@ import { findPreset, REWARD_HACKING } from '../../src/rl/presets.ts';
 import type { SampleRow } from '../../src/rl/samples.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { klBatchContext } from '../../src/ui/teach/klBatch.ts';
-import { actualCells, barScale, changedKnobs, type ShapingSetup, whatIfCells, whatIfProblem, wordsOf } from '../../src/ui/teach/klShaping.ts';
+import { actualCells, barScale, changedKnobs, estimatorScore, klInScore, type ShapingSetup, whatIfCells, whatIfProblem, wordsOf } from '../../src/ui/teach/klShaping.ts';
 import { groupRefOn } from '../helpers/groupBatch.ts';
 import { expectClose, randn, rightPaddedMask, rng } from '../helpers/random.ts';
 
@@ -44,14 +45,15 @@ function batch(salt: number): Batch {
   };
 }
 
-/** What the trainer computes for the batch at (β, γ, λ): shaped rewards, KL and returns. */
+/** What the trainer computes for the batch at (β, γ, λ): shaped rewards, KL and returns, and the rewards the returns scan adds. */
 function experience(x: Batch, setup: ShapingSetup, beta: number, gamma: number, lam: number) {
   const { rewards, kl } = shapeRewardsRef(x.scores, x.logp, x.ref, x.mask, x.B, x.A, beta, setup.klEstimator);
-  const returns =
-    setup.advantageEstimator === 'gae'
-      ? gaeRef(rewards, x.values, x.mask, x.B, x.A, gamma, lam).returns
-      : groupRefOn(x, setup.advantageEstimator, { beta, klEstimator: setup.klEstimator, gamma }).returns;
-  return { rewards, kl, returns };
+  if (setup.advantageEstimator === 'gae') return { rewards, kl, returns: gaeRef(rewards, x.values, x.mask, x.B, x.A, gamma, lam).returns, scanRewards: rewards };
+  // A group estimator's scan starts from s̃, the score compared within its group (OpenRLHF's order).
+  const est = setup.advantageEstimator as GroupEstimator;
+  const normalised = transformScoresRef(x.scores, compactGroups(x.group, x.B, est), est);
+  const scanRewards = shapeRewardsRef(normalised, x.logp, x.ref, x.mask, x.B, x.A, beta, setup.klEstimator).rewards;
+  return { rewards, kl, returns: groupRefOn(x, est, { beta, klEstimator: setup.klEstimator, gamma }).returns, scanRewards };
 }
 
 /** Row b as the trainer's sampleRows builds it: action tokens only, each with its quantities. */
@@ -118,9 +120,10 @@ describe('KL shaping view: the batch and a what-if', () => {
         1e-12,
         `returns row ${b}`,
       );
+      // The score cell is the one the returns start from (s̃ for a group estimator): penalty + score is what the scan adds.
       expectClose(
         cells.map((c) => c.penalty + c.score),
-        actionOnly(x, expected.rewards, b),
+        actionOnly(x, expected.scanRewards, b),
         1e-12,
         1e-12,
         `rewards row ${b}`,
@@ -146,6 +149,49 @@ describe('KL shaping view: the batch and a what-if', () => {
     // With no penalty every return is the baselined score.
     expect(new Set(none.map((c) => c.ret)).size).toBe(1);
     expect(none[0].ret).not.toBeCloseTo(actualCells(row, 0.6)[0].ret, 6);
+  });
+
+  it('a group estimator’s score cell is s̃, read off the returns to their precision: equal scores give 0, not a residue', () => {
+    const x = batch(4);
+    x.scores.fill(1); // one prompt, four equal scores: GRPO's s̃ is 0 for each
+    const setup: ShapingSetup = { klEstimator: 'k1', advantageEstimator: 'group_norm' };
+    const e = experience(x, setup, 0.3, 1, 1);
+    // The device's returns are float32: R_last + β·KL_last leaves a rounding residue.
+    const f32 = { ...e, returns: Float64Array.from(e.returns, (r) => Math.fround(r)) };
+    for (let b = 0; b < x.B; b++) {
+      const row = rowOf(x, f32, b);
+      const s = estimatorScore(row, 0.3, setup)!;
+      expect(s).toBe(0);
+      const cells = actualCells(row, 0.3, s);
+      expect(cells[cells.length - 1].score).toBe(0);
+      // The strip adds up: Σ penalties + s̃ is the return at the first token (γ = 1), to float32 precision.
+      expect(Math.abs(cells.reduce((a, c) => a + c.penalty + c.score, 0) - cells[0].ret)).toBeLessThan(1e-6);
+    }
+  });
+
+  it('under verl’s KL order the penalties are in s̃: R_t starts from s̃ alone, and another β cannot be recomputed', () => {
+    const x = batch(5);
+    const setup: ShapingSetup = { klEstimator: 'k1', advantageEstimator: 'rloo', groupKlOrder: 'verl' };
+    expect(klInScore(0.3, setup)).toBe(true);
+    expect(klInScore(0, setup)).toBe(false);
+    expect(klInScore(0.3, { ...setup, advantageEstimator: 'remax' })).toBe(false);
+    const returns = groupRefOn(x, 'rloo', { beta: 0.3, klEstimator: 'k1', gamma: 1, klOrder: 'verl' }).returns;
+    const e = { ...experience(x, setup, 0.3, 1, 1), returns };
+    const row = rowOf(x, e, 2);
+    const s = estimatorScore(row, 0.3, setup)!;
+    expect(s).toBe(row.tokens[row.tokens.length - 1].return);
+    expect(whatIfProblem(row, 0.3, setup, 0.5)).toBe('klInScore');
+    expect(whatIfProblem(row, 0.3, setup, 0.3)).toBeNull();
+    // γ alone can change: the returns start from s̃ with no per-token penalty.
+    const cells = whatIfCells(row, 0.3, setup, { beta: 0.3, gamma: 0.5, lam: 1 });
+    const n = cells.length;
+    expectClose(
+      cells.map((c) => c.ret),
+      cells.map((_, i) => s * 0.5 ** (n - 1 - i)),
+      1e-12,
+      1e-12,
+      'returns',
+    );
   });
 
   it('a row without log-probs (an older batch) says why it cannot be recomputed', () => {
@@ -203,7 +249,7 @@ describe('KL shaping view: the batch’s knobs and the settings’', () => {
     const adaptive = { ...hacking, klCoef: 0.5, klController: 'adaptive' as const };
     const ctx = klBatchContext(runOf(adaptive, [0.5, 0.45, 0.41]), 1, adaptive);
     expect(ctx.batch.beta).toBe(0.45);
-    expect(ctx.setup).toEqual({ klEstimator: 'k1', advantageEstimator: 'rloo' });
+    expect(ctx.setup).toEqual({ klEstimator: 'k1', advantageEstimator: 'rloo', groupKlOrder: 'openrlhf' });
     expect(ctx.whatIf).toBeNull(); // the controller moved β, the user did not
   });
 

@@ -92,7 +92,13 @@ export class TraceCapture {
     const { B, P, A } = r;
     const S = P + A;
     const responseTokens = new Int32Array(B * A);
-    for (let b = 0; b < B; b++) responseTokens.set(r.sequences.subarray(b * S + P, b * S + S), b * A);
+    const promptTokens = new Int32Array(B * P);
+    const promptMask = new Float64Array(B * P);
+    for (let b = 0; b < B; b++) {
+      responseTokens.set(r.sequences.subarray(b * S + P, b * S + S), b * A);
+      promptTokens.set(r.sequences.subarray(b * S, b * S + P), b * P);
+      promptMask.set(r.attnMask.subarray(b * S, b * S + P), b * P);
+    }
     const logprobs = h.traceLogprobs ?? [];
     const values = h.traceValues ?? [];
     let v = 0;
@@ -113,6 +119,8 @@ export class TraceCapture {
       A,
       knobs: knobsFromConfig(x.cfg, x.beta),
       responseTokens,
+      promptTokens,
+      promptMask,
       actionMask: Float64Array.from(actionMaskOf(r)),
       group: Int32Array.from(r.group),
       scores: Float64Array.from(x.scores),

@@ -44,6 +44,7 @@ export const FORMULA_TEXT = {
     noUpdate: 'this token was in no update step',
     noCritic: 'no critic with a group estimator',
     whiteningOff: 'whitening off',
+    tokenId: 'token id',
     valueClipped: 'value clipped to V_old ± ε_v',
     clip: { low: 'clipped below (1 − ε_low)', high: 'clipped above (1 + ε_high)', dual: 'dual clip (−c·A)', none: 'not clipped' },
   },
@@ -67,6 +68,25 @@ export function texFactor(x: number): string {
 
 /** Plain words inside LaTeX, its special characters escaped (notes hold names such as ε_low). */
 const text = (s: string) => `\\text{${s.replace(/[_%&#$]/g, (c) => `\\${c}`)}}`;
+
+const TEXT_MODE_ESCAPES: Record<string, string> = {
+  '\\': '\\textbackslash{}',
+  '{': '\\{',
+  '}': '\\}',
+  _: '\\_',
+  '%': '\\%',
+  '&': '\\&',
+  '#': '\\#',
+  $: '\\$',
+  '^': '\\textasciicircum{}',
+  '~': '\\textasciitilde{}',
+};
+
+/** A sampled token's text as LaTeX, in a typewriter face and quotes; a space shows as ␣, an empty one as ∅. */
+export function texToken(s: string): string {
+  const shown = s === '' ? '∅' : s.replace(/ /g, '␣').replace(/\n/g, '⏎');
+  return `\\texttt{“${shown.replace(/[\\{}_%&#$^~]/g, (c) => TEXT_MODE_ESCAPES[c])}”}`;
+}
 
 /** KL_t as a function of d = log π_old − log π_ref, per estimator. */
 export const KL_TEX: Record<KlEstimator, string> = {
@@ -99,6 +119,8 @@ export interface FormulaContext {
   t: number;
   /** Index into the token's update steps (its epochs/minibatches); default the first. */
   update?: number;
+  /** Each response token as text (B·A), as the worker decoded it; without it a_t is shown by its id alone. */
+  tokenText?: readonly string[];
 }
 
 interface Resolved {
@@ -121,6 +143,8 @@ export interface FormulaStep {
   verl: readonly string[];
   /** Functions or classes doing this step in OpenRLHF (openrlhf/models, openrlhf/trainer/ppo_utils). */
   openrlhf: readonly string[];
+  /** Where the step has one function per mode: the one the knobs pick, in `verl` / `openrlhf`. */
+  used?: (k: InspectKnobs) => { verl?: string; openrlhf?: string };
 }
 
 function resolve(ctx: FormulaContext): Resolved {
@@ -171,6 +195,30 @@ function groupScoreTex(estimator: string, score: number, mean: number, std: numb
     default:
       return `${texNumber(score)} - ${texFactor(mean)}`;
   }
+}
+
+/** verl's function for each advantage estimator (core_algos.py; Dr. GRPO is GRPO without the std, norm_adv_by_std_in_grpo false). */
+const VERL_ADVANTAGE_FN: Record<InspectKnobs['advantageEstimator'], string> = {
+  gae: 'compute_gae_advantage_return',
+  reinforce: 'compute_reinforce_plus_plus_outcome_advantage',
+  reinforce_baseline: 'compute_reinforce_plus_plus_baseline_outcome_advantage',
+  group_norm: 'compute_grpo_outcome_advantage',
+  dr_grpo: 'compute_grpo_outcome_advantage',
+  rloo: 'compute_rloo_outcome_advantage',
+  opo: 'compute_opo_outcome_advantage',
+  grpo_passk: 'compute_grpo_passk_outcome_advantage',
+  remax: 'compute_remax_outcome_advantage',
+};
+
+/**
+ * A step's functions with the one this run used first and flagged, the others after it in their
+ * own order; a step with one function for every mode has none flagged.
+ */
+export function stepFunctions(step: FormulaStep, k: InspectKnobs, framework: 'verl' | 'openrlhf'): { name: string; used: boolean }[] {
+  const names = step[framework];
+  const used = step.used?.(k)[framework];
+  if (!used || !names.includes(used)) return names.map((name) => ({ name, used: false }));
+  return [{ name: used, used: true }, ...names.filter((n) => n !== used).map((name) => ({ name, used: false }))];
 }
 
 const gaeTemplate = '\\delta_t = r_t + \\gamma V_{t+1} - V_t,\\quad A_t = \\delta_t + \\gamma\\lambda A_{t+1},\\quad R_t = A_t + V_t';
@@ -243,7 +291,9 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
     substitute: (ctx) => {
       const { tok } = resolve(ctx);
       const lp = tok.rolloutLogprob === null ? text(FORMULA_TEXT.notes.notKept) : texNumber(tok.rolloutLogprob);
-      return `a_{${ctx.t}} = ${tok.token},\\quad \\log\\pi_{\\text{rollout}}(a_{${ctx.t}}\\mid s_{${ctx.t}}) = ${lp}${tok.masked ? `\\quad ${text(FORMULA_TEXT.notes.masked)}` : ''}`;
+      const words = ctx.tokenText?.[ctx.row * ctx.trace.A + ctx.t];
+      const a = words === undefined ? String(tok.token) : `${texToken(words)}\\ (${text(FORMULA_TEXT.notes.tokenId)}\\ ${tok.token})`;
+      return `a_{${ctx.t}} = ${a},\\quad \\log\\pi_{\\text{rollout}}(a_{${ctx.t}}\\mid s_{${ctx.t}}) = ${lp}${tok.masked ? `\\quad ${text(FORMULA_TEXT.notes.masked)}` : ''}`;
     },
     verl: ['generate_sequences'],
     openrlhf: ['generate_samples'],
@@ -296,6 +346,7 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
       'compute_remax_outcome_advantage',
     ],
     openrlhf: ['compute_advantages_and_returns', 'get_advantages_and_returns', 'get_cumulative_returns'],
+    used: (k) => ({ verl: VERL_ADVANTAGE_FN[k.advantageEstimator], openrlhf: k.advantageEstimator === 'gae' ? 'get_advantages_and_returns' : 'get_cumulative_returns' }),
   },
   {
     id: 'whitening',
@@ -305,7 +356,11 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
       const { tok } = resolve(ctx);
       const w = ctx.rec.whitening;
       if (!w) return `\\hat A_{${ctx.t}} = A_{${ctx.t}} = ${texNumber(tok.advantage)}\\quad ${text(FORMULA_TEXT.notes.whiteningOff)}`;
-      return `\\hat A_{${ctx.t}} = (${texNumber(tok.advantageRaw)} - ${texFactor(w.mean)})\\cdot${texNumber(w.scale)} = ${texNumber(tok.advantage)}`;
+      const sigma = Math.sqrt(w.variance);
+      return (
+        `\\mu = ${texNumber(w.mean)},\\ \\sigma = ${texNumber(sigma)}\\ (n = ${w.n}),\\quad ` +
+        `\\hat A_{${ctx.t}} = \\frac{${texNumber(tok.advantageRaw)} - ${texFactor(w.mean)}}{\\sqrt{${texFactor(sigma)}^2 + ${texNumber(WHITEN_EPS)}}} = ${texNumber(tok.advantage)}`
+      );
     },
     verl: ['masked_whiten'],
     openrlhf: ['compute_advantages_and_returns'],
@@ -326,6 +381,7 @@ export const FORMULA_STEPS: readonly FormulaStep[] = [
       'compute_policy_loss_kl_cov',
     ],
     openrlhf: ['PolicyLoss'],
+    used: (k) => ({ verl: `compute_policy_loss_${k.lossMode}`, openrlhf: 'PolicyLoss' }),
   },
   {
     id: 'valueLoss',

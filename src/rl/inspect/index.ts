@@ -6,3 +6,5 @@ export * from './recompute.ts';
 export * from './table.ts';
 export * from './formulas.ts';
 export * from './hackedSample.ts';
+export * from './clipped.ts';
+export * from './experienceFields.ts';

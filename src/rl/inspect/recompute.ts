@@ -93,6 +93,8 @@ export interface RecomputedTrace {
   rewards: Float64Array; // (B, A) r_t: −β·KL_t + the raw score at the last action token
   /** The rewards the reverse scan ran on: r_t for GAE, the transformed score's for a group estimator. */
   scanRewards: Float64Array; // (B, A)
+  /** −β·KL_t is in scanRewards token by token (false where verl's order sums it into the score first). */
+  klInScan: boolean;
   delta: Float64Array | null; // (B, A) GAE's δ_t (0 on masked positions); null for a group estimator
   advantagesRaw: Float64Array; // (B, A) GAE or the returns scan, before whitening
   advantages: Float64Array; // (B, A) what the update used
@@ -146,7 +148,7 @@ function groupAdvantageStage(t: IterationTrace, k: InspectKnobs, rewardBeta: num
     std[g] = Math.sqrt(s.variance);
   }
   const group: GroupStats = { index: groups.index, size: groups.sizes, mean, std, transformedScores };
-  return { scanRewards, advantagesRaw: raw, advantages, returns, group, delta: null };
+  return { scanRewards, klInScan: !summed, advantagesRaw: raw, advantages, returns, group, delta: null };
 }
 
 function gaeStage(t: IterationTrace, k: InspectKnobs, rewards: Float64Array) {
@@ -155,7 +157,7 @@ function gaeStage(t: IterationTrace, k: InspectKnobs, rewards: Float64Array) {
   // With λ = 0 the scan's running advantage at an action token is its δ_t alone.
   const delta = gaeRef(rewards, values, mask, B, A, k.gamma, 0).advantages.map((d, i) => (mask[i] === 0 ? 0 : d));
   const advantages = k.whiten ? whitenRef(g.advantages, mask, true) : Float64Array.from(g.advantages);
-  return { scanRewards: rewards, advantagesRaw: g.advantages, advantages, returns: g.returns, group: null, delta };
+  return { scanRewards: rewards, klInScan: true, advantagesRaw: g.advantages, advantages, returns: g.returns, group: null, delta };
 }
 
 /** GMPO's per-response IS weight (the geometric mean of its tokens' weights), on each of its tokens. */
@@ -306,6 +308,7 @@ export function recomputeTrace(trace: IterationTrace, knobs: InspectKnobs = trac
     klReward,
     rewards: shaped.rewards,
     scanRewards: adv.scanRewards,
+    klInScan: adv.klInScan,
     delta: adv.delta,
     advantagesRaw: adv.advantagesRaw,
     advantages: adv.advantages,

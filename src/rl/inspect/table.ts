@@ -7,6 +7,8 @@ import type { IterationTrace } from './trace.ts';
 
 /** One update step a token was in. */
 export interface TokenUpdateCell {
+  /** Index of the update step among the iteration's minibatch steps. */
+  step: number;
   epoch: number;
   minibatch: number;
   newLogprob: number;
@@ -37,7 +39,15 @@ export interface TokenRow {
   kl: number;
   /** −β·KL_t. */
   klReward: number;
+  /** r_t as the trainer stores it: −β·KL_t, plus the raw score at the last action token. */
   reward: number;
+  /**
+   * The reward the advantage scan adds at t: r_t for GAE; for a group estimator the normalised
+   * score s̃ at the last action token plus −β·KL_t where that enters per token (klInScan).
+   */
+  scanReward: number;
+  /** A group estimator's normalised score s̃ at the last action token, where it enters the scan; null elsewhere and for GAE. */
+  normScore: number | null;
   /** V_t; null for a group estimator (no critic). */
   value: number | null;
   delta: number | null;
@@ -64,6 +74,10 @@ export interface TokenTable {
   klLossEstimator: string;
   advantageEstimator: string;
   score: number;
+  /** −β·KL_t is part of each r_t the scan adds (false where verl's order sums the KL into the score first). */
+  klInScan: boolean;
+  /** ReMax's baseline b (the prompt's greedy reward) subtracted after the scan; null for the other estimators. */
+  baseline: number | null;
   /** Action tokens of the response. */
   length: number;
   group: GroupRowStats | null;
@@ -88,6 +102,7 @@ export function tokenTable(trace: IterationTrace, row: number, recomputed: Recom
       const k = j * A + t;
       const { newLogprobs, newValues } = trace.minibatches[m];
       updates.push({
+        step: m,
         epoch: mb.epoch,
         minibatch: mb.index,
         newLogprob: newLogprobs[k],
@@ -112,6 +127,8 @@ export function tokenTable(trace: IterationTrace, row: number, recomputed: Recom
       kl: rec.kl[i],
       klReward: rec.klReward[i],
       reward: rec.rewards[i],
+      scanReward: rec.scanRewards[i],
+      normScore: rec.group && t === last && !masked ? rec.group.transformedScores[row] : null,
       value: gae ? trace.values[i] : null,
       delta: rec.delta ? rec.delta[i] : null,
       advantageRaw: rec.advantagesRaw[i],
@@ -135,6 +152,8 @@ export function tokenTable(trace: IterationTrace, row: number, recomputed: Recom
     klLossEstimator: rec.knobs.klLossEstimator,
     advantageEstimator: rec.knobs.advantageEstimator,
     score: trace.scores[row],
+    klInScan: rec.klInScan,
+    baseline: rec.knobs.advantageEstimator === 'remax' && trace.baselines ? trace.baselines[row] : null,
     length,
     group,
     rows,

@@ -148,6 +148,10 @@ export interface IterationTrace {
   A: number;
   knobs: InspectKnobs;
   responseTokens: Int32Array; // (B, A) sampled token ids (padding after EOS)
+  /** (B, P) the left-padded prompt ids; with responseTokens, the sequences (B, P + A). Absent in traces stored before it. */
+  promptTokens?: Int32Array | null;
+  /** (B, P) the prompt part of the attention mask (0 on left padding). Absent with promptTokens. */
+  promptMask?: Float64Array | null;
   actionMask: Float64Array; // (B, A) 1 on action tokens, the first EOS included
   group: Int32Array; // (B) prompt group of each response
   scores: Float64Array; // (B) task score as the reward got it (clipped, penalties added)
@@ -169,6 +173,11 @@ export function checkTraceShapes(t: IterationTrace): void {
     if (a && a.length !== n) throw new Error(`iteration trace: ${name} has ${a.length} values, expected ${n}`);
   };
   want('responseTokens', t.responseTokens, B * A);
+  if ((t.promptTokens ?? null) !== null || (t.promptMask ?? null) !== null) {
+    const n = t.promptTokens?.length ?? -1;
+    if (!(n >= 0 && n % B === 0)) throw new Error(`iteration trace: promptTokens has ${n} values, not a multiple of B = ${B}`);
+    want('promptMask', t.promptMask ?? new Float64Array(0), n);
+  }
   want('actionMask', t.actionMask, B * A);
   want('group', t.group, B);
   want('scores', t.scores, B);

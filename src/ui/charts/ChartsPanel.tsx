@@ -15,6 +15,7 @@ import { trainer } from '../../store/trainerClient.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { usePresenter } from '../presenter.ts';
+import { FullscreenButton, useChartFullscreen } from './ChartFullscreen.tsx';
 import { ChartHelpButton } from './ChartHelp.tsx';
 import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
 import { chartStyle } from './chartStyle.ts';
@@ -153,8 +154,15 @@ const ChartFigure = memo(function ChartFigure({
   const summaryId = `chart-summary-${metric}`;
   const logged = logName(metric);
   const setNotice = useApp((s) => s.setNotice);
+  const fs = useChartFullscreen();
   return (
-    <figure className="chart-card card" ref={ref} data-testid={`chart-${metric}`} aria-label={t('panel.chartLabel', { title })} aria-describedby={summaryId}>
+    <figure
+      className={`chart-card card${fs.full ? ' fullscreen' : ''}`}
+      ref={ref}
+      data-testid={`chart-${metric}`}
+      aria-label={t('panel.chartLabel', { title })}
+      aria-describedby={summaryId}
+    >
       <p className="visually-hidden" id={summaryId} data-testid={summaryId}>
         {summary}
       </p>
@@ -175,11 +183,12 @@ const ChartFigure = memo(function ChartFigure({
         >
           {t('panel.png')}
         </button>
+        <FullscreenButton fs={fs} title={title} />
       </div>
       {data.length === 0 ? <div className="chart-empty">{t('panel.empty')}</div> : <ChartLegend title={title} runs={runs.filter((r) => (counts.get(r.id) ?? 0) > 0)} />}
       {data.length === 0 ? null : (
-        <ResponsiveContainer width="100%" height={style.height}>
-          <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+        <ResponsiveContainer width="100%" height={fs.full ? fs.height : style.height}>
+          <LineChart data={data} margin={{ top: 4, right: style.right, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} tickFormatter={formatIteration} />
             <YAxis

@@ -9,6 +9,7 @@ import { useApp } from '../../store/appStore.ts';
 import type { RunRecord } from '../../store/runs.ts';
 import { EVAL_SAMPLES_PER_PROMPT } from '../../worker/evalSchedule.ts';
 import { ChartHelpButton } from './ChartHelp.tsx';
+import { FullscreenButton, useChartFullscreen } from './ChartFullscreen.tsx';
 import { ChartLegend } from './ChartLegend.tsx';
 import { HELD_OUT_KEY } from './chartHelpText.ts';
 import { chartStyle } from './chartStyle.ts';
@@ -87,8 +88,15 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
       ),
     [title, runs, language],
   );
+  const fs = useChartFullscreen();
   return (
-    <figure className="chart-card card" ref={ref} data-testid="chart-heldout" aria-label={t('panel.chartLabel', { title })} aria-describedby="chart-summary-heldout">
+    <figure
+      className={`chart-card card${fs.full ? ' fullscreen' : ''}`}
+      ref={ref}
+      data-testid="chart-heldout"
+      aria-label={t('panel.chartLabel', { title })}
+      aria-describedby="chart-summary-heldout"
+    >
       <p className="visually-hidden" id="chart-summary-heldout" data-testid="chart-summary-heldout">
         {summary}
       </p>
@@ -104,6 +112,7 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
         >
           {t('panel.png')}
         </button>
+        <FullscreenButton fs={fs} title={title} />
       </div>
       {rows.length === 0 ? (
         <div className="chart-empty">{config.evalEvery > 0 ? t('heldOut.emptyPending') : t('heldOut.emptyOff')}</div>
@@ -111,8 +120,8 @@ const HeldOutFigure = memo(function HeldOutFigure({ runs, present }: { runs: rea
         <ChartLegend title={title} runs={lines.map((l) => l.run)} />
       )}
       {rows.length === 0 ? null : (
-        <ResponsiveContainer width="100%" height={style.height}>
-          <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+        <ResponsiveContainer width="100%" height={fs.full ? fs.height : style.height}>
+          <LineChart data={rows} margin={{ top: 4, right: style.right, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} tickFormatter={formatIteration} />
             <YAxis

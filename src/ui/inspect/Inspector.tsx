@@ -1,15 +1,30 @@
 // The Inspect tab: one captured PPO iteration, one response at a time, as a token table, with a
-// step-through of the formulas and a "what if" recomputation. Opening the tab turns capture on;
-// a user's Pause captures the iteration in flight (RunLoop.pause), so a paused run has one to show.
+// step-through of the formulas, a "what if" recomputation and the batch under the frameworks'
+// names. Opening the tab turns capture on; a user's Pause captures the iteration in flight
+// (RunLoop.pause), so a paused run has one to show. The clipped tokens are one click away: each
+// response's count, "next clipped token", and the table showing only them.
 import { type KeyboardEvent, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { defaultToken, FORMULA_STEPS, type InspectKnobs, type RecomputedTrace, recomputeTrace, tokenTable, whatIfDiff } from '../../rl/inspect/index.ts';
+import {
+  clipCountsByRow,
+  clippedCells,
+  defaultToken,
+  FORMULA_STEPS,
+  type InspectKnobs,
+  nextClipped,
+  type RecomputedTrace,
+  recomputeTrace,
+  tokenTable,
+  whatIfDiff,
+} from '../../rl/inspect/index.ts';
 import { useApp } from '../../store/appStore.ts';
-import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
+import { type CapturedTrace, type InspectFocus, useInspection } from '../../store/inspection.ts';
+import { prefersReducedMotion } from './GaeScan.tsx';
+import { ExperienceView } from './ExperienceView.tsx';
 import { trainer } from '../../store/trainerClient.ts';
 import { responseText, sameKnobs } from './format.ts';
 import { ResponsePicker } from './ResponsePicker.tsx';
-import { STEP_COLUMNS, type ColumnKey } from './steps.ts';
+import { columnFrameworkNames, STEP_COLUMNS, type ColumnKey } from './steps.ts';
 import { installInspectTestHook } from './testHook.ts';
 import { TokenTable, GroupPanel } from './TokenTable.tsx';
 import { WalkThrough } from './WalkThrough.tsx';
@@ -69,6 +84,13 @@ function InspectorBody() {
   useEffect(() => {
     if (held === null && newest !== null) setChosen(keyOf(newest));
   }, [held, newest]);
+  // A new run's first capture is shown at once: the picker follows the newest run, not an older run's iteration.
+  const newestRun = newest?.runId ?? null;
+  const seenRun = useRef(newestRun);
+  useEffect(() => {
+    if (newestRun !== null && newestRun !== seenRun.current && newest !== null) setChosen(keyOf(newest));
+    seenRun.current = newestRun;
+  }, [newestRun, newest]);
   const captured = held ?? newest;
   // "Inspect a hacked sample": show the asked-for iteration (TraceView then selects its response).
   const focus = useInspection((s) => s.focus);
@@ -108,7 +130,7 @@ function InspectorBody() {
   );
 }
 
-function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row: number; n: number } | null }) {
+function TraceView({ captured, focus }: { captured: CapturedTrace; focus: (InspectFocus & { n: number }) | null }) {
   const { t: tr } = useTranslation('inspect');
   const { trace, prompts, tokenText } = captured;
   const { A, B } = trace;
@@ -127,6 +149,8 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
   const [update, setUpdate] = useState(0);
   const [knobs, setKnobs] = useState<InspectKnobs>(trace.knobs);
   const [resets, setResets] = useState(0);
+  const [onlyClipped, setOnlyClipped] = useState(false);
+  const [reveal, setReveal] = useState<{ t: number; step?: number; n: number } | null>(null);
   const startBtn = useRef<HTMLButtonElement>(null);
   const walkRegion = useRef<HTMLElement>(null);
   const whatIfActive = !sameKnobs(knobs, trace.knobs);
@@ -138,30 +162,47 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
       return (e as Error).message;
     }
   }, [trace, knobs, whatIfActive]);
-  const items = useMemo(
-    () =>
-      Array.from({ length: B }, (_, b) => {
-        let length = 0;
-        for (let a = 0; a < A; a++) length += trace.actionMask[b * A + a] !== 0 ? 1 : 0;
-        return { prompt: prompts[b] ?? '', response: responseText(tokenText, trace.actionMask, b, A), score: trace.scores[b], length };
-      }),
-    [trace, prompts, tokenText, A, B],
-  );
+  const cells = useMemo(() => (typeof actual === 'string' ? [] : clippedCells(actual)), [actual]);
+  const items = useMemo(() => {
+    const counts = clipCountsByRow(cells, B);
+    return Array.from({ length: B }, (_, b) => {
+      let length = 0;
+      for (let a = 0; a < A; a++) length += trace.actionMask[b * A + a] !== 0 ? 1 : 0;
+      return { prompt: prompts[b] ?? '', response: responseText(tokenText, trace.actionMask, b, A), score: trace.scores[b], length, clipped: counts[b] };
+    });
+  }, [trace, prompts, tokenText, A, B, cells]);
+  const names = useMemo(() => columnFrameworkNames(trace, trace.knobs.advantageEstimator === 'gae'), [trace]);
   const chooseRow = useCallback(
-    (b: number) => {
+    (b: number, at?: number) => {
       setRow(b);
-      setT(Math.max(0, defaultToken(trace, b)));
+      setT(at ?? Math.max(0, defaultToken(trace, b)));
       setScanAt(0);
       setUpdate(0);
     },
     [trace],
   );
-  // Each request (focus.n) selects its response once; the user's own choice holds after it.
+  /** Selects a token and scrolls the table to it (and to its clip badge in update step `step`). */
+  const goToToken = useCallback(
+    (b: number, at: number, stepIndex?: number) => {
+      chooseRow(b, at);
+      setReveal((r) => ({ t: at, step: stepIndex, n: (r?.n ?? 0) + 1 }));
+    },
+    [chooseRow],
+  );
+  // Each request (focus.n) selects its response (and token) once; the user's own choice holds after it.
   const focusRow = focus?.row;
+  const focusT = focus?.t;
+  const focusStep = focus?.step;
   const focusN = focus?.n;
   useEffect(() => {
-    if (focusRow !== undefined && focusN !== undefined && focusRow < B) chooseRow(focusRow);
-  }, [focusRow, focusN, B, chooseRow]);
+    if (focusRow === undefined || focusN === undefined || focusRow >= B) return;
+    if (focusT !== undefined && focusT < A) goToToken(focusRow, focusT, focusStep);
+    else chooseRow(focusRow);
+  }, [focusRow, focusT, focusStep, focusN, A, B, chooseRow, goToToken]);
+  const next = (dir: 1 | -1) => {
+    const n = nextClipped(cells, { row, t }, dir);
+    if (n) goToToken(n.cell.row, n.cell.t, n.cell.step);
+  };
   const goStep = useCallback((i: number) => {
     setStep(Math.max(0, Math.min(FORMULA_STEPS.length - 1, i)));
     setScanAt(0);
@@ -191,7 +232,24 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: ← / → and Esc of the walk-through, from any control inside
     <div className="inspect-body" onKeyDown={onKey}>
-      <ResponsePicker items={items} row={row} onRow={chooseRow} />
+      <ResponsePicker
+        items={items}
+        row={row}
+        onRow={chooseRow}
+        actions={
+          <div className="btn-row clip-nav">
+            <button type="button" className="btn small" disabled={cells.length === 0} onClick={() => next(-1)}>
+              {tr('picker.prevClipped')}
+            </button>
+            <button type="button" className="btn small" disabled={cells.length === 0} onClick={() => next(1)} data-testid="next-clipped">
+              {tr('picker.nextClipped')}
+            </button>
+            <label className="inline-check small">
+              <input type="checkbox" checked={onlyClipped} onChange={(e) => setOnlyClipped(e.target.checked)} /> {tr('table.onlyClipped')}
+            </label>
+          </div>
+        }
+      />
       <div className="inspect-actions">
         <button
           ref={startBtn}
@@ -201,7 +259,12 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
           onClick={() => {
             const on = !walking;
             setWalking(on);
-            if (on) requestAnimationFrame(() => walkRegion.current?.focus());
+            // Opened below the fold it would go unseen: it comes to the top of the window, focused.
+            if (on)
+              requestAnimationFrame(() => {
+                walkRegion.current?.focus({ preventScroll: true });
+                walkRegion.current?.scrollIntoView?.({ block: 'start', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
+              });
           }}
         >
           {walking ? tr('walk.stop') : tr('walk.start')}
@@ -214,6 +277,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
             trace={trace}
             rec={rec}
             whatIf={wRec}
+            tokenText={tokenText}
             row={row}
             t={t}
             step={step}
@@ -225,7 +289,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
           />
         </section>
       )}
-      {table.group && <GroupPanel group={table.group} row={row} />}
+      {table.group && <GroupPanel group={table.group} row={row} baseline={table.baseline} />}
       {wTable && <p className="whatif-tag">{tr('whatIf.bannerWithLegend')}</p>}
       <TokenTable
         table={table}
@@ -236,8 +300,12 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: { row:
         onSelect={setT}
         highlight={highlight}
         scanAt={scanT}
+        onlyClipped={onlyClipped}
+        reveal={reveal}
+        names={names}
       />
       <p className="muted small">{tr('table.scrollHint')}</p>
+      <ExperienceView trace={trace} row={row} />
       <WhatIf
         key={resets}
         knobs={knobs}

@@ -3,8 +3,8 @@
 // and the verl and OpenRLHF functions that do the same. The advantage step shows the reverse scan.
 import { useId, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { FORMULA_STEPS, gaeScanSteps, type IterationTrace, type RecomputedTrace } from '../../rl/inspect/index.ts';
-import { Formula } from '../math/Formula.tsx';
+import { FORMULA_STEPS, type FormulaStep, gaeScanSteps, type InspectKnobs, type IterationTrace, type RecomputedTrace, stepFunctions } from '../../rl/inspect/index.ts';
+import { FittedFormula } from '../math/Formula.tsx';
 import { GaeScan } from './GaeScan.tsx';
 import { localiseTex, stepTitle, stepWhy } from './text.ts';
 
@@ -12,6 +12,8 @@ export interface WalkThroughProps {
   trace: IterationTrace;
   rec: RecomputedTrace;
   whatIf: RecomputedTrace | null;
+  /** Each response token as text (B·A). */
+  tokenText: readonly string[];
   row: number;
   t: number;
   step: number;
@@ -31,7 +33,26 @@ function safeTex(f: () => string): string {
   }
 }
 
-export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, onUpdate, scanAt, onScanAt }: WalkThroughProps) {
+/** A step's functions in one framework: the one this run used first and marked, the other modes after it. */
+function FunctionList({ step, knobs, framework }: { step: FormulaStep; knobs: InspectKnobs; framework: 'verl' | 'openrlhf' }) {
+  const { t: tr } = useTranslation('inspect');
+  const fns = stepFunctions(step, knobs, framework);
+  const others = fns.some((f) => f.used) && fns.length > 1;
+  return (
+    <span className="walk-fns" data-framework={framework}>
+      {tr(framework === 'verl' ? 'walk.verl' : 'walk.openrlhf')}:{' '}
+      {fns.map((f, i) => (
+        <span key={f.name} className={f.used ? 'walk-fn-used' : undefined}>
+          {i === 1 && others ? <span className="muted"> {tr('walk.otherModes')} </span> : i > 0 ? ', ' : null}
+          <code>{f.name}</code>
+          {f.used && <strong className="used-mark"> {tr('walk.usedHere')}</strong>}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+export function WalkThrough({ trace, rec, whatIf, tokenText, row, t, step, onStep, update, onUpdate, scanAt, onScanAt }: WalkThroughProps) {
   const { t: tr } = useTranslation('inspect');
   const s = FORMULA_STEPS[step];
   const title = stepTitle(s.id);
@@ -40,10 +61,12 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
   const updateId = useId();
   // The update steps (epoch, minibatch) this response was in: the ratio and loss formulas read one.
   const updates = useMemo(() => rec.minibatches.flatMap((m) => (Array.from(m.rows).includes(row) ? [{ epoch: m.epoch, index: m.index }] : [])), [rec, row]);
-  const ctx = { trace, rec, row, t, update };
+  const ctx = { trace, rec, row, t, update, tokenText };
   const withNumbers = safeTex(() => s.substitute(ctx));
   // Shown only where the what-if moves this step's numbers.
   const withWhatIf = whatIf ? safeTex(() => s.substitute({ ...ctx, rec: whatIf })) : null;
+  const template = s.template(rec.knobs);
+  const whatIfTemplate = whatIf ? s.template(whatIf.knobs) : null;
   return (
     <section className="walk" aria-labelledby="walk-title">
       <div className="walk-nav">
@@ -70,13 +93,19 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
         <p>{stepWhy(s.id)}</p>
         <div className="walk-formula">
           <span className="muted small">{tr('walk.formula')}</span>
-          <Formula tex={s.template(rec.knobs)} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.formula') })} />
+          <FittedFormula tex={template} label={tr('walk.formulaLabel', { step: title, what: tr('walk.formula') })} />
+          {whatIfTemplate !== null && whatIfTemplate !== template && (
+            <div className="whatif-formula">
+              <span className="whatif-tag small">{tr('walk.whatIfFormula')}</span>
+              <FittedFormula tex={whatIfTemplate} label={tr('walk.formulaLabel', { step: title, what: tr('walk.whatIfFormula') })} />
+            </div>
+          )}
           <span className="muted small">{tr('walk.withNumbers', { t })}</span>
-          <Formula tex={withNumbers} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.withNumbers', { t }) })} />
+          <FittedFormula tex={withNumbers} label={tr('walk.formulaLabel', { step: title, what: tr('walk.withNumbers', { t }) })} />
           {withWhatIf !== null && withWhatIf !== withNumbers && (
             <div className="whatif-formula">
               <span className="whatif-tag small">{tr('walk.withWhatIf')}</span>
-              <Formula tex={withWhatIf} display label={tr('walk.formulaLabel', { step: title, what: tr('walk.withWhatIf') })} />
+              <FittedFormula tex={withWhatIf} label={tr('walk.formulaLabel', { step: title, what: tr('walk.withWhatIf') })} />
             </div>
           )}
         </div>
@@ -93,24 +122,8 @@ export function WalkThrough({ trace, rec, whatIf, row, t, step, onStep, update, 
           </p>
         )}
         <p className="walk-refs small">
-          <span>
-            {tr('walk.verl')}:{' '}
-            {s.verl.map((name, i) => (
-              <span key={name}>
-                {i > 0 && ', '}
-                <code>{name}</code>
-              </span>
-            ))}
-          </span>
-          <span>
-            {tr('walk.openrlhf')}:{' '}
-            {s.openrlhf.map((name, i) => (
-              <span key={name}>
-                {i > 0 && ', '}
-                <code>{name}</code>
-              </span>
-            ))}
-          </span>
+          <FunctionList step={s} knobs={rec.knobs} framework="verl" />
+          <FunctionList step={s} knobs={rec.knobs} framework="openrlhf" />
         </p>
       </div>
       {scan && <GaeScan steps={scan} gae={rec.knobs.advantageEstimator === 'gae'} gamma={rec.knobs.gamma} at={scanAt} onAt={onScanAt} />}

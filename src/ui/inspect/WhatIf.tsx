@@ -5,6 +5,7 @@ import { useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import type { KlEstimator } from '../../reference/kl.ts';
 import { KL_ESTIMATORS } from '../../reference/kl.ts';
+import { LOSS_AGGS, type LossAgg } from '../../reference/aggregate.ts';
 import type { InspectKnobs, WhatIfDiff } from '../../rl/inspect/index.ts';
 import { formatNumber, fullNumber, knobText, parseKnob, ruleOf, WHAT_IF_NUMBERS, type WhatIfNumber } from './format.ts';
 import { rangeText } from './text.ts';
@@ -65,6 +66,7 @@ export interface WhatIfProps {
 export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIfProps) {
   const { t: tr } = useTranslation('inspect');
   const estId = useId();
+  const aggId = useId();
   return (
     <section className={`whatif${active ? ' whatif-active' : ''}`} aria-labelledby="whatif-title">
       <div className="whatif-head">
@@ -83,6 +85,16 @@ export function WhatIf({ knobs, onChange, onReset, diff, active, error }: WhatIf
           <label htmlFor={estId}>{tr('whatIf.knobs.klEstimator')}</label>
           <select id={estId} value={knobs.klEstimator} onChange={(e) => onChange({ ...knobs, klEstimator: e.target.value as KlEstimator })}>
             {KL_ESTIMATORS.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="whatif-field">
+          <label htmlFor={aggId}>{tr('whatIf.knobs.lossAgg')}</label>
+          <select id={aggId} value={knobs.lossAgg} onChange={(e) => onChange({ ...knobs, lossAgg: e.target.value as LossAgg })}>
+            {LOSS_AGGS.map((x) => (
               <option key={x} value={x}>
                 {x}
               </option>

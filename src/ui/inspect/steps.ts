@@ -1,6 +1,7 @@
-// Which token-table columns each walk-through step is about, and the reverse scan's formula at
-// one position with its numbers: pure, so the table and the scan read the same definitions.
-import { type FormulaStepId, type ScanStep, texFactor, texNumber } from '../../rl/inspect/index.ts';
+// Which token-table columns each walk-through step is about, the frameworks' names for the
+// columns that hold one of their tensors, and the reverse scan's formula at one position with its
+// numbers: pure, so the table, the Experience view and the scan read the same definitions.
+import { type FieldWhat, type FormulaStepId, type IterationTrace, openrlhfExperience, type ScanStep, texFactor, texNumber, verlBatch } from '../../rl/inspect/index.ts';
 
 export type ColumnKey =
   | 'token'
@@ -10,6 +11,7 @@ export type ColumnKey =
   | 'ref'
   | 'kl'
   | 'klPen'
+  | 'normScore'
   | 'reward'
   | 'value'
   | 'delta'
@@ -33,7 +35,7 @@ export const STEP_COLUMNS: Record<FormulaStepId, readonly ColumnKey[]> = {
   rollout: ['token', 'mask', 'rollout'],
   referenceCritic: ['old', 'ref', 'value'],
   rewardShaping: ['old', 'ref', 'kl', 'klPen', 'reward'],
-  advantages: ['reward', 'value', 'delta', 'advRaw', 'ret'],
+  advantages: ['normScore', 'reward', 'value', 'delta', 'advRaw', 'ret'],
   whitening: ['advRaw', 'adv'],
   ratioClip: ['old', 'newLp', 'ratio', 'clip', 'loss'],
   valueLoss: ['ret', 'vNew', 'vUnclipped', 'vClipTerm', 'vLoss', 'vClipped'],
@@ -51,4 +53,28 @@ export function scanStepTex(s: ScanStep, gae: boolean, gamma: number): string {
     `\\delta_{${t}} = ${texNumber(s.reward)} + ${texNumber(gamma)}\\cdot${texFactor(s.nextValue)} - ${texFactor(s.value)} = ${texNumber(s.delta ?? 0)},\\quad ` +
     `A_{${t}} = ${texNumber(s.delta ?? 0)} + ${carried} = ${texNumber(s.advantage)}`
   );
+}
+
+/** The tensor a column shows, where it shows one of the Experience / DataProto fields as they are. */
+const COLUMN_TENSOR: Partial<Record<ColumnKey, FieldWhat>> = {
+  mask: 'actionMask',
+  rollout: 'rolloutLogprobs',
+  old: 'oldLogprobs',
+  ref: 'refLogprobs',
+  kl: 'kl',
+  value: 'values',
+  adv: 'advantages',
+  ret: 'returns',
+};
+
+/**
+ * The names OpenRLHF's Experience and verl's DataProto give each column's tensor (OpenRLHF's first);
+ * r_t is verl's token_level_rewards only where the scan adds it as stored (GAE).
+ */
+export function columnFrameworkNames(trace: IterationTrace, critic: boolean): Partial<Record<ColumnKey, string[]>> {
+  const fields = [...openrlhfExperience(trace), ...verlBatch(trace)];
+  const cols: Partial<Record<ColumnKey, FieldWhat>> = { ...COLUMN_TENSOR, ...(critic ? { reward: 'tokenRewards' } : {}) };
+  const out: Partial<Record<ColumnKey, string[]>> = {};
+  for (const [col, what] of Object.entries(cols) as [ColumnKey, FieldWhat][]) out[col] = [...new Set(fields.filter((f) => f.what === what).map((f) => f.name))];
+  return out;
 }

@@ -18,6 +18,7 @@ export const SYMBOL_LABELS: Partial<Record<ColumnKey, string>> = {
   old: 'log π_old',
   ref: 'log π_ref',
   klPen: '−β·KL_t',
+  normScore: 's̃',
   reward: 'r_t',
   value: 'V_t',
   delta: 'δ_t',

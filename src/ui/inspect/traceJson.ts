@@ -20,6 +20,8 @@ export function traceFromJson(j: CapturedTraceJson): CapturedTrace {
   const trace: IterationTrace = {
     ...t,
     responseTokens: i32(t.responseTokens),
+    promptTokens: t.promptTokens ? i32(t.promptTokens) : null,
+    promptMask: f64(t.promptMask),
     actionMask: f64(t.actionMask)!,
     group: i32(t.group),
     scores: f64(t.scores)!,

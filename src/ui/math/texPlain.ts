@@ -59,6 +59,12 @@ const SYMBOLS: Record<string, string> = {
   '}': '}',
   '%': '%',
   _: '_',
+  '&': '&',
+  '#': '#',
+  $: '$',
+  textbackslash: '\\',
+  textasciicircum: '^',
+  textasciitilde: '~',
 };
 
 /** Commands whose braced argument is kept as plain text (the command itself drops). */
@@ -69,6 +75,7 @@ const KEEP_ARG = new Set([
   'mathbf',
   'mathsf',
   'mathtt',
+  'texttt',
   'operatorname',
   'boldsymbol',
   'textbf',
@@ -81,7 +88,7 @@ const KEEP_ARG = new Set([
 ]);
 
 /** Sizing and spacing commands that carry no content. */
-const DROP = new Set(['left', 'right', 'big', 'Big', 'bigg', 'Bigg', 'bigl', 'bigr', 'Bigl', 'Bigr', 'displaystyle', 'limits', 'nolimits']);
+const DROP = new Set(['allowbreak', 'left', 'right', 'big', 'Big', 'bigg', 'Bigg', 'bigl', 'bigr', 'Bigl', 'Bigr', 'displaystyle', 'limits', 'nolimits']);
 
 /** Reads a braced group starting at `i` (which must be `{`); returns its inner text and the index after it. */
 function group(tex: string, i: number): { inner: string; end: number } {

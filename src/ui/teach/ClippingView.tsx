@@ -6,9 +6,12 @@
 // and CISPO's gradient weight on log π against PPO's (histogram of token ratios). Then SAPO's soft
 // gate or GMPO's geometric mean beside PPO's hard clip, for A > 0 and A < 0, with this minibatch's
 // tokens on the curves; it follows the run's loss mode and the student can switch.
-import { useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { type ClippedCell, stepClippedCells } from '../../rl/inspect/index.ts';
+import './clipLinks.css';
 import { useApp } from '../../store/appStore.ts';
+import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
 import { sapoTemperatures } from '../../reference/policyLoss.ts';
@@ -77,6 +80,52 @@ function XAxisText({ xMax, sx, label, zeroY }: { xMax: number; sx: (x: number) =
   );
 }
 
+/** At most this many clipped tokens are listed under a panel; the rest are a click on "more" away. */
+const MAX_LINKS = 6;
+
+/** The captured trace of the batch the view draws (its run and iteration), when one was captured. */
+function useBatchTrace(): CapturedTrace | null {
+  const runId = useApp((s) => s.batchRunId);
+  const iter = useApp((s) => s.ratios?.iter);
+  return useInspection((s) => s.traces.find((c) => c.runId === runId && c.trace.iter === iter) ?? null);
+}
+
+/** The clipped tokens of one sign under its panel, each a link to its row and clip badge in the inspector. */
+function ClippedLinks({ sign, cells, captured }: { sign: 1 | -1; cells: readonly ClippedCell[]; captured: CapturedTrace }) {
+  const { t } = useTranslation('teach');
+  const focusOn = useInspection((s) => s.focusOn);
+  const mine = cells.filter((c) => (sign > 0 ? c.advantage > 0 : c.advantage < 0));
+  if (mine.length === 0) return null;
+  const { A, iter } = captured.trace;
+  const open = (c: ClippedCell) => focusOn({ runId: captured.runId, iter, row: c.row, t: c.t, step: c.step });
+  return (
+    <div className="clip-links" data-testid={`clip-links-${sign > 0 ? 'pos' : 'neg'}`}>
+      <span className="muted small">{t('clipping.links.label')}</span>
+      {mine.slice(0, MAX_LINKS).map((c) => {
+        const text = captured.tokenText[c.row * A + c.t] ?? '';
+        const side = t(`clipping.links.side.${c.side}`);
+        return (
+          <button
+            key={`${c.row}-${c.t}`}
+            type="button"
+            className="btn small clip-link"
+            aria-label={t('clipping.links.aria', { n: c.row + 1, t: c.t, text, side })}
+            onClick={() => open(c)}
+          >
+            <span className={`clip-dot clip-${c.side}`} aria-hidden="true" />
+            {t('clipping.links.token', { n: c.row + 1, t: c.t })} <span translate="no">“{text}”</span>
+          </button>
+        );
+      })}
+      {mine.length > MAX_LINKS ? (
+        <button type="button" className="btn small ghost" onClick={() => open(mine[MAX_LINKS])}>
+          {t('clipping.links.more', { count: mine.length - MAX_LINKS })}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
 /** `whatIf`: the current settings when the batch was trained with others (a recount, never the batch's own). */
 function Panel({
   sign,
@@ -85,6 +134,7 @@ function Panel({
   ratios,
   advs,
   xMax,
+  links,
 }: {
   sign: 1 | -1;
   p: ClipParams;
@@ -92,6 +142,7 @@ function Panel({
   ratios: readonly number[];
   advs: readonly number[];
   xMax: number;
+  links?: React.ReactNode;
 }) {
   const { t } = useTranslation('teach');
   const adv = sign;
@@ -153,6 +204,7 @@ function Panel({
         <path d={path} fill="none" stroke="#4f46e5" strokeWidth={2.2} />
         <XAxisText xMax={xMax} sx={sx} label={t('clipping.ratioAxis', { ratio: RATIO })} zeroY={sy(0)} />
       </svg>
+      {links}
     </figure>
   );
 }
@@ -492,14 +544,28 @@ export function ClippingView() {
   const p: ClipParams = ratios?.clip ?? current;
   const whatIf = ratios && !sameClip(ratios.clip, current) ? current : null;
   const xMax = Math.min(5, Math.max(2, 1 + p.clipHigh + 0.6, (p.dualClip ?? 0) + 0.5));
+  // While this view is open every iteration is captured, so its clipped tokens lead into the inspector.
+  const setCapture = useInspection((s) => s.setCapture);
+  useEffect(() => {
+    setCapture(true);
+    return () => setCapture(false);
+  }, [setCapture]);
+  const captured = useBatchTrace();
+  const cells = useMemo(() => (captured ? stepClippedCells(captured.trace, captured.trace.minibatches.length - 1) : []), [captured]);
+  const links = (sign: 1 | -1) => (captured ? <ClippedLinks sign={sign} cells={cells} captured={captured} /> : null);
   return (
     <div className="teach-view" data-testid="view-clipping">
       <ViewHelp view="clipping" title={t('clipping.help')} />
       <p className="muted small">{t('clipping.intro', { loss: LOSS, dualLoss: DUAL_LOSS })}</p>
       <div className="clip-panels">
-        <Panel sign={1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
-        <Panel sign={-1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} />
+        <Panel sign={1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} links={links(1)} />
+        <Panel sign={-1} p={p} whatIf={whatIf} ratios={ratios?.ratios ?? []} advs={ratios?.advantages ?? []} xMax={xMax} links={links(-1)} />
       </div>
+      {ratios && !captured ? (
+        <p className="muted small" data-testid="clip-links-none">
+          {t('clipping.links.noTrace')}
+        </p>
+      ) : null}
       <FamilyPanels p={p} xMax={xMax} />
       <ComparePanels p={p} xMax={xMax} />
       {ratios ? (

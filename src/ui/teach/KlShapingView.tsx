@@ -9,7 +9,7 @@ import { useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { loadPreset } from '../loadPreset.ts';
 import { klBatchContext } from './klBatch.ts';
-import { actualCells, barScale, estimatorScore, fmt, whatIfCells, whatIfProblem } from './klShaping.ts';
+import { actualCells, barScale, estimatorScore, fmt, klInScore, whatIfCells, whatIfProblem } from './klShaping.ts';
 import { KlTokenStrip } from './KlTokenStrip.tsx';
 import { SamplePicker } from './SamplePicker.tsx';
 
@@ -46,8 +46,9 @@ export function KlShapingView() {
   const ctx = useMemo(() => klBatchContext(run, samples?.iter ?? -1, settings), [run, samples?.iter, settings]);
   const drawn = useMemo(() => {
     if (!row) return null;
-    const actual = actualCells(row, ctx.batch.beta);
-    const problem = ctx.whatIf ? whatIfProblem(row, ctx.batch.beta, ctx.setup) : null;
+    // The score cell is the one the returns start from: s̃ for a group estimator, so the strip adds up.
+    const actual = actualCells(row, ctx.batch.beta, estimatorScore(row, ctx.batch.beta, ctx.setup) ?? row.reward);
+    const problem = ctx.whatIf ? whatIfProblem(row, ctx.batch.beta, ctx.setup, ctx.whatIf.knobs.beta) : null;
     const whatIf = ctx.whatIf && !problem ? whatIfCells(row, ctx.batch.beta, ctx.setup, ctx.whatIf.knobs) : null;
     return { actual, whatIf, problem, scale: barScale(actual, whatIf ?? []) };
   }, [row, ctx]);
@@ -84,7 +85,7 @@ export function KlShapingView() {
           <i style={{ background: '#d55e00' }} />
           {t('kl.legendPenalty')}
         </span>
-        <span style={{ color: '#00734f', fontWeight: 600 }}>{t('kl.legendScore')}</span>
+        <span style={{ color: '#00734f', fontWeight: 600 }}>{ctx.setup.advantageEstimator === 'gae' ? t('kl.legendScore') : t('kl.legendGroupScore')}</span>
       </div>
       <div className="kl-strips">
         <KlTokenStrip cells={drawn.actual} scale={drawn.scale} label={t('kl.batchLabel', { iter: samples.iter, beta: fmt(ctx.batch.beta) })} testId="kl-actual" />
@@ -102,6 +103,7 @@ export function KlShapingView() {
           {fmt(baselined) === fmt(row.reward)
             ? t('kl.baselinedSame', { estimator: ctx.setup.advantageEstimator, score: fmt(baselined) })
             : t('kl.baselinedOther', { estimator: ctx.setup.advantageEstimator, score: fmt(baselined), raw: fmt(row.reward) })}
+          {klInScore(ctx.batch.beta, ctx.setup) ? ` ${t('kl.klInScore')}` : ''}
         </p>
       ) : null}
     </div>

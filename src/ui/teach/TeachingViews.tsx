@@ -1,6 +1,7 @@
 // Tabbed teaching views below the charts: Clipping, KL shaping, Samples, Three policies, Human feedback, Inspect.
-import { type KeyboardEvent, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useInspection } from '../../store/inspection.ts';
 import { tabForKey } from '../a11y/tabs.ts';
 import { Inspector } from '../inspect/Inspector.tsx';
 import { BatchRunPicker } from './BatchRunPicker.tsx';
@@ -26,6 +27,13 @@ export function TeachingViews() {
   const [tab, setTab] = useState<(typeof VIEWS)[number]['id']>('clipping');
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
   const View = VIEWS.find((v) => v.id === tab)!.Component;
+  // A view asking the inspector for a token (the clipping view's links) opens the Inspect tab.
+  const focusN = useInspection((s) => s.focus?.n ?? 0);
+  const seenFocus = useRef(focusN);
+  useEffect(() => {
+    if (focusN !== seenFocus.current) setTab('inspect');
+    seenFocus.current = focusN;
+  }, [focusN]);
   // The WAI-ARIA tabs pattern: one Tab stop for the whole list (the selected tab), arrows move and select.
   const onKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     const next = tabForKey(

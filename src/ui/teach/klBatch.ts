@@ -27,7 +27,7 @@ export function klBatchContext(run: RunRecord | undefined, iter: number, setting
   const point = run?.metrics.find((m) => m.iter === iter) ?? run?.metrics[run.metrics.length - 1];
   const reported = point?.values.beta;
   const batch: ShapingKnobs = { beta: typeof reported === 'number' && Number.isFinite(reported) ? reported : rewardBeta(cfg), gamma: cfg.gamma, lam: cfg.lam };
-  const setup: ShapingSetup = { klEstimator: cfg.klEstimator, advantageEstimator: cfg.advantageEstimator };
+  const setup: ShapingSetup = { klEstimator: cfg.klEstimator, advantageEstimator: cfg.advantageEstimator, groupKlOrder: cfg.groupKlOrder };
   // The settings differ from what the run was started with: with a fixed β that is a changed β; with
   // the adaptive controller the batch's β moved by itself, which is no what-if.
   const settingsKnobs: ShapingKnobs = { beta: rewardBeta(settings), gamma: settings.gamma, lam: settings.lam };

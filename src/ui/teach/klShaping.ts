@@ -2,8 +2,8 @@
 // score added at the last action token and the return R_t, as the batch trained with them, and a
 // "what if" recomputation under other knobs through the float64 reference functions (the same
 // shaping, GAE and discounted returns the reference tests hold the trainer to).
-import type { GroupEstimator } from '../../reference/groupAdvantages.ts';
-import { discountedReturnsRef } from '../../reference/groupAdvantages.ts';
+import type { GroupEstimator, GroupKlOrder } from '../../reference/groupAdvantages.ts';
+import { discountedReturnsRef, klSummedIntoScore } from '../../reference/groupAdvantages.ts';
 import { gaeRef } from '../../reference/gae.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
 import { shapeRewardsRef } from '../../reference/rewards.ts';
@@ -14,7 +14,7 @@ export interface KlCell {
   text: string;
   /** −β·KL_t: the shaped reward without the score. */
   penalty: number;
-  /** The task score where it is added (the last action token), else 0. */
+  /** The score the returns start from where it is added (the last action token), else 0: the task score for GAE, a group estimator's s̃. */
   score: number;
   /** R_t; NaN when the batch did not send returns. */
   ret: number;
@@ -31,47 +31,69 @@ export interface ShapingKnobs {
 export interface ShapingSetup {
   klEstimator: KlEstimator;
   advantageEstimator: 'gae' | GroupEstimator;
+  /** Where a group estimator's in-reward KL enters (absent = 'openrlhf', per token). */
+  groupKlOrder?: GroupKlOrder;
 }
 
-/** The row's tokens with the penalty and return the batch trained with, at the batch's β. */
-export function actualCells(row: SampleRow, beta: number): KlCell[] {
+/** verl's order sums the batch's −β·KL into a group estimator's score before the group comparison: no per-token penalty reaches R_t. */
+export function klInScore(batchBeta: number, setup: ShapingSetup): boolean {
+  return setup.advantageEstimator !== 'gae' && klSummedIntoScore(setup.advantageEstimator, setup.groupKlOrder, batchBeta);
+}
+
+/**
+ * The row's tokens with the penalty and return the batch trained with, at the batch's β. The score
+ * cell is the one the returns start from (estimatorScore: s̃ for a group estimator), so the
+ * penalties and the score add up to the returns; `startScore` defaults to the task score.
+ */
+export function actualCells(row: SampleRow, beta: number, startScore: number = row.reward): KlCell[] {
   const last = row.tokens.length - 1;
   return row.tokens.map((t, i) => {
-    const score = i === last ? row.reward : 0;
-    // The trainer's own shaped reward when sent (the exact device value), else −β·KL_t.
-    const penalty = t.reward !== undefined ? t.reward - score : -beta * t.kl;
-    return { text: t.text, penalty, score, ret: t.return ?? Number.NaN };
+    // The trainer's own shaped reward when sent (the exact device value, the raw task score in it), else −β·KL_t.
+    const penalty = t.reward !== undefined ? t.reward - (i === last ? row.reward : 0) : -beta * t.kl;
+    return { text: t.text, penalty, score: i === last ? startScore : 0, ret: t.return ?? Number.NaN };
   });
 }
+
+/**
+ * The returns arrive in float32 from the device: a score read off them that is smaller than their
+ * precision at this magnitude is 0 (GRPO's equal scores give s̃ = 0, not a rounding residue).
+ */
+const RETURN_PRECISION = 1e-6;
 
 /**
  * The score the advantage estimator started the returns from. GAE uses the task score itself; the
  * group estimators (RLOO, GRPO, …) first compare it with the other samples of the prompt, and the
  * row does not carry the group: at the last action token R = −β·KL + s̃ (nothing follows it), so
- * s̃ = R_last + β·KL_last. It does not depend on β, so a what-if reuses it.
+ * s̃ = R_last + β·KL_last; under verl's order the KL is already in s̃ and R_last = s̃. Under
+ * OpenRLHF's order it does not depend on β, so a what-if reuses it.
  */
 export function estimatorScore(row: SampleRow, batchBeta: number, setup: ShapingSetup): number | null {
   if (setup.advantageEstimator === 'gae') return row.reward;
   const last = row.tokens[row.tokens.length - 1];
   if (!last || last.return === undefined) return null;
-  return last.return + batchBeta * last.kl;
+  const penalty = klInScore(batchBeta, setup) ? 0 : batchBeta * last.kl;
+  const s = last.return + penalty;
+  return Math.abs(s) <= RETURN_PRECISION * Math.max(1, Math.abs(last.return), Math.abs(penalty)) ? 0 : s;
 }
 
 /** Why a row cannot be recomputed; the view says it in the page's language (teach:kl.problem.<code>). */
-export type WhatIfProblem = 'noTokens' | 'noLogprobs' | 'noReturns';
+export type WhatIfProblem = 'noTokens' | 'noLogprobs' | 'noReturns' | 'klInScore';
 
 /** For the error a misuse throws: developers read it, not students. */
 const PROBLEM_FOR_DEVELOPERS: Record<WhatIfProblem, string> = {
   noTokens: 'the response has no tokens',
   noLogprobs: 'this batch did not send the log-probabilities to recompute from',
   noReturns: 'this batch did not send its returns',
+  klInScore: 'verl’s order puts β into the group comparison, which needs the other responses of the prompt',
 };
 
 /** Why a row cannot be recomputed, or null when it can. This module stays free of the page's i18n: e2e specs import it in Node. */
-export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup): WhatIfProblem | null {
+export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingSetup, whatIfBeta?: number): WhatIfProblem | null {
   if (row.tokens.length === 0) return 'noTokens';
   if (row.tokens.some((t) => t.oldLogprob === undefined || t.refLogprob === undefined)) return 'noLogprobs';
   if (estimatorScore(row, batchBeta, setup) === null) return 'noReturns';
+  // s̃ holds the batch's β·ΣKL compared within the group: another β changes it by the whole group's KL.
+  if ((klInScore(batchBeta, setup) || (whatIfBeta !== undefined && klInScore(whatIfBeta, setup))) && whatIfBeta !== batchBeta) return 'klInScore';
   return null;
 }
 
@@ -81,14 +103,15 @@ export function whatIfProblem(row: SampleRow, batchBeta: number, setup: ShapingS
  * estimators' discounted returns. Throws when whatIfProblem says it cannot.
  */
 export function whatIfCells(row: SampleRow, batchBeta: number, setup: ShapingSetup, knobs: ShapingKnobs): KlCell[] {
-  const problem = whatIfProblem(row, batchBeta, setup);
+  const problem = whatIfProblem(row, batchBeta, setup, knobs.beta);
   if (problem) throw new Error(`what-if: ${PROBLEM_FOR_DEVELOPERS[problem]}`);
   const n = row.tokens.length;
   const logp = row.tokens.map((t) => t.oldLogprob as number);
   const ref = row.tokens.map((t) => t.refLogprob as number);
   const mask = new Float64Array(n).fill(1);
   const startScore = estimatorScore(row, batchBeta, setup) as number;
-  const { rewards, kl } = shapeRewardsRef([startScore], logp, ref, mask, 1, n, knobs.beta, setup.klEstimator);
+  const tokenBeta = klInScore(knobs.beta, setup) ? 0 : knobs.beta;
+  const { rewards, kl } = shapeRewardsRef([startScore], logp, ref, mask, 1, n, tokenBeta, setup.klEstimator);
   const returns =
     setup.advantageEstimator === 'gae'
       ? gaeRef(
@@ -101,7 +124,7 @@ export function whatIfCells(row: SampleRow, batchBeta: number, setup: ShapingSet
           knobs.lam,
         ).returns
       : discountedReturnsRef(rewards, mask, 1, n, knobs.gamma);
-  return row.tokens.map((t, i) => ({ text: t.text, penalty: -knobs.beta * kl[i], score: i === n - 1 ? row.reward : 0, ret: returns[i] }));
+  return row.tokens.map((t, i) => ({ text: t.text, penalty: -knobs.beta * kl[i], score: i === n - 1 ? startScore : 0, ret: returns[i] }));
 }
 
 /** Words for wrapping: a run of tokens up to and including the spaces after it, so lines break between words. */

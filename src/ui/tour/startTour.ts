@@ -20,11 +20,18 @@ function muteShortcuts(e: KeyboardEvent): void {
   if ([' ', 's', 'S', 'r', 'R'].includes(e.key)) e.stopPropagation();
 }
 
-function currentContext(): TourContext {
-  const name = useApp.getState().preset;
+/**
+ * The tour's words for a loaded preset, in the page's language (presets.ts keeps the English, which
+ * names it in links). The tour sets text, not HTML: the card's markup (<code>good</code>) is left out.
+ */
+export function tourPreset(name: string | null): TourContext['preset'] {
   const preset = name ? findPreset(name) : undefined;
-  // The preset's words in the page's language (presets.ts keeps the English, which names it in links).
-  return { preset: preset ? { name: t(`presets:preset.${preset.id}.name`), watch: t(`presets:preset.${preset.id}.watch`) } : null };
+  const words = (field: 'name' | 'watch') => t(`presets:preset.${preset!.id}.${field}`).replace(/<\/?[a-z]+>/g, '');
+  return preset ? { name: words('name'), watch: words('watch') } : null;
+}
+
+function currentContext(): TourContext {
+  return { preset: tourPreset(useApp.getState().preset) };
 }
 
 /** Starts the tour at its first step; resolves once it is on screen (or failed to load). */

@@ -10,9 +10,11 @@ export function stepTitle(step: TourStep): string {
 
 /** The probability ratio as the formulas write it (kept out of the translations: it is notation). */
 const RATIO = 'π_new / π_old';
+/** The command that measured each card's promise: a command, the same in every language. */
+const LEARNING = 'npm run learning';
 
 function body(step: TourStep, { preset }: TourContext): string {
-  if (step.id !== 'start') return t(`tour:steps.${step.id}.body`, { ratio: RATIO });
+  if (step.id !== 'start') return t(`tour:steps.${step.id}.body`, { ratio: RATIO, command: LEARNING });
   return preset ? t('tour:steps.start.bodyWithPreset', { name: preset.name, watch: preset.watch }) : t('tour:steps.start.bodyNoPreset');
 }
 
