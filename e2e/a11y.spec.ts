@@ -17,8 +17,24 @@ async function open(page: Page, query = '') {
   await expect(page.getByRole('tab', { name: 'Clipping' })).toBeVisible();
 }
 
+/**
+ * Waits for every finite animation and transition on the page to end: axe reads the colours of one
+ * moment, and a moment inside a fade or a colour change is not what the page settles on.
+ */
+async function settled(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().endTime !== Number.POSITIVE_INFINITY)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
+}
+
 /** Serious and critical violations, one line each: rule, impact, and the first few elements. */
 async function audit(page: Page): Promise<string[]> {
+  await settled(page);
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -47,6 +63,23 @@ test('the tour invitation and the open tour have no serious or critical violatio
   await open(page);
   await expect(page.getByTestId('tour-invite')).toBeVisible();
   expect(await audit(page)).toEqual([]);
+  // Every frame while the tour opens and moves, as a person sees it: the popover at full opacity
+  // and the Next button in its settled colours (the audits below read only settled moments).
+  await page.evaluate(() => {
+    const frames: { opacity: number; color: string; background: string }[] = [];
+    (window as unknown as { tourFrames: typeof frames }).tourFrames = frames;
+    const record = () => {
+      const popover = document.querySelector<HTMLElement>('.driver-popover.ppo-tour');
+      const next = popover?.querySelector<HTMLElement>('.driver-popover-next-btn');
+      if (popover && next && getComputedStyle(popover).display !== 'none') {
+        let opacity = 1;
+        for (let e: HTMLElement | null = next; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+        frames.push({ opacity, color: getComputedStyle(next).color, background: getComputedStyle(next).backgroundColor });
+      }
+      if (!document.body.dataset.tourFramesDone) requestAnimationFrame(record);
+    };
+    requestAnimationFrame(record);
+  });
   await page.getByTestId('tour-invite').getByRole('button', { name: 'Take the tour' }).click();
   await expect(page.getByTestId('tour-popover')).toHaveAttribute('data-settled', 'loop');
   expect(await audit(page)).toEqual([]);
@@ -58,6 +91,13 @@ test('the tour invitation and the open tour have no serious or critical violatio
     await expect(page.getByTestId('tour-popover')).toHaveAttribute('data-settled', id, { timeout: 90_000 });
   }
   expect(await audit(page)).toEqual([]);
+  const frames = await page.evaluate(() => {
+    document.body.dataset.tourFramesDone = '1';
+    return (window as unknown as { tourFrames: { opacity: number; color: string; background: string }[] }).tourFrames;
+  });
+  expect(frames.length).toBeGreaterThan(0);
+  const last = frames[frames.length - 1];
+  expect(frames.filter((f) => f.opacity < 1 || f.color !== last.color || f.background !== last.background)).toEqual([]);
 });
 
 test('every teaching tab has no serious or critical violation, before and after training', async ({ page }) => {

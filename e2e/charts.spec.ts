@@ -6,7 +6,12 @@ import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMes
 
 const TITLES = ['Policy loss', 'Value loss', 'Reward', 'Clip fraction', 'KL', 'Entropy', 'Approx KL', 'Explained variance', 'Response length', 'β'];
 
-test.beforeEach(async ({ page }) => {
+// A test that opens a URL of its own says so, and skips this page load: every load compiles the
+// trainer's kernels and evaluates the SFT model on SwiftShader (docs/testing.md).
+const OWN_URL = { annotation: { type: 'opens its own URL' } };
+
+test.beforeEach(async ({ page }, testInfo) => {
+  if (testInfo.annotations.some((a) => a.type === OWN_URL.annotation.type)) return;
   await page.goto('/');
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
 });
@@ -176,14 +181,14 @@ test('the clipping view sets SAPO and GMPO beside PPO with the minibatch’s tok
   expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 });
 
-test('the clipping view follows a geo_mean run to GMPO', async ({ page }) => {
+test('the clipping view follows a geo_mean run to GMPO', OWN_URL, async ({ page }) => {
   await page.goto('/?lossMode=geo_mean');
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
   await expect(page.getByTestId('clip-compare').getByRole('radio', { name: 'GMPO geometric mean' })).toBeChecked();
   await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (geo_mean)');
 });
 
-test('a SAPO run’s own captured ratios land on SAPO’s curves', async ({ page }) => {
+test('a SAPO run’s own captured ratios land on SAPO’s curves', OWN_URL, async ({ page }) => {
   test.setTimeout(300_000);
   await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });

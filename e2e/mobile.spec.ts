@@ -45,26 +45,35 @@ async function expectNoSidewaysOverflow(page: Page) {
   expect(o.scrollWidth).toBeLessThanOrEqual(o.width);
 }
 
+// One page per size, shared by its five tests in the order below: every page load compiles the
+// trainer's kernels and evaluates the SFT model on SwiftShader (docs/testing.md), and none of
+// these tests needs a page of its own. The first
+// two read the untouched first screen (the screenshot, then positions before anything scrolls);
+// the last two feed trainer messages and open the teaching views. A failed test restarts the
+// worker, and the tests after it get a fresh page.
 for (const size of SIZES) {
   test.describe(`${size.name} ${size.width}×${size.height}`, () => {
-    test.use({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
-
-    test('no sideways overflow, idle and with every teaching view open', async ({ page }) => {
+    let page: Page;
+    test.beforeAll(async ({ browser }, testInfo) => {
+      const context = await browser.newContext({
+        baseURL: testInfo.project.use.baseURL,
+        viewport: { width: size.width, height: size.height },
+        deviceScaleFactor: 1,
+        colorScheme: 'light',
+        reducedMotion: 'reduce',
+      });
+      page = await context.newPage();
       await openPage(page);
-      await expectNoSidewaysOverflow(page);
-      await send(page, [SAMPLE_MESSAGE, ratioMessage(400)]);
-      const tabs = page.locator('section.teaching [role="tab"]');
-      const n = await tabs.count();
-      expect(n).toBeGreaterThan(3);
-      for (let i = 0; i < n; i++) {
-        await tabs.nth(i).click();
-        await expect(tabs.nth(i)).toHaveAttribute('aria-selected', 'true');
-        await expectNoSidewaysOverflow(page);
-      }
+    });
+    test.afterAll(async () => {
+      await page?.context().close();
     });
 
-    test('Start and the first experiment near the top; charts before settings, one per row', async ({ page }) => {
-      await openPage(page);
+    test('first screen screenshot', async () => {
+      await expect(page).toHaveScreenshot(`first-screen-${size.name}.png`, { mask: [page.getByTestId('gpu-status')] });
+    });
+
+    test('Start and the first experiment near the top; charts before settings, one per row', async () => {
       const top = async (selector: string) => {
         const box = await page.locator(selector).first().boundingBox();
         if (!box) throw new Error(`${selector} has no box`);
@@ -87,27 +96,7 @@ for (const size of SIZES) {
       expect(new Set(xs).size).toBe(1);
     });
 
-    test('plot labels at least 10 px on screen', async ({ page }) => {
-      await openPage(page);
-      await send(page, [ratioMessage(400)]);
-      await expect(page.getByTestId('view-clipping')).toContainText('ratios of iteration 42');
-      // Rendered size = the text's font size × how much its SVG's viewBox is scaled.
-      const sizes = await page.locator('section.charts svg text, section.teaching svg text').evaluateAll((els) =>
-        els
-          .filter((t) => t.getBoundingClientRect().height > 0)
-          .map((t) => {
-            const svg = (t as SVGTextElement).ownerSVGElement as SVGSVGElement;
-            const vb = svg.viewBox.baseVal;
-            const scale = vb && vb.width > 0 ? svg.getBoundingClientRect().width / vb.width : 1;
-            return Number.parseFloat(getComputedStyle(t).fontSize) * scale;
-          }),
-      );
-      expect(sizes.length).toBeGreaterThan(5);
-      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(10);
-    });
-
-    test('the teaching tabs scroll within their strip, no label clipped', async ({ page }) => {
-      await openPage(page);
+    test('the teaching tabs scroll within their strip, no label clipped', async () => {
       const tablist = page.locator('section.teaching [role="tablist"]');
       const strip = await tablist.evaluate((el) => ({ overflowX: getComputedStyle(el).overflowX, wrap: getComputedStyle(el).flexWrap }));
       expect(strip.overflowX).toBe('auto');
@@ -125,9 +114,37 @@ for (const size of SIZES) {
       }
     });
 
-    test('first screen screenshot', async ({ page }) => {
-      await openPage(page);
-      await expect(page).toHaveScreenshot(`first-screen-${size.name}.png`, { mask: [page.getByTestId('gpu-status')] });
+    test('no sideways overflow, idle and with every teaching view open', async () => {
+      await expectNoSidewaysOverflow(page);
+      await send(page, [SAMPLE_MESSAGE, ratioMessage(400)]);
+      const tabs = page.locator('section.teaching [role="tab"]');
+      const n = await tabs.count();
+      expect(n).toBeGreaterThan(3);
+      for (let i = 0; i < n; i++) {
+        await tabs.nth(i).click();
+        await expect(tabs.nth(i)).toHaveAttribute('aria-selected', 'true');
+        await expectNoSidewaysOverflow(page);
+      }
+    });
+
+    test('plot labels at least 10 px on screen', async () => {
+      // The clipping view, as on a fresh page (the test before leaves the last tab open).
+      await page.getByRole('tab', { name: 'Clipping' }).click();
+      await send(page, [ratioMessage(400)]);
+      await expect(page.getByTestId('view-clipping')).toContainText('ratios of iteration 42');
+      // Rendered size = the text's font size × how much its SVG's viewBox is scaled.
+      const sizes = await page.locator('section.charts svg text, section.teaching svg text').evaluateAll((els) =>
+        els
+          .filter((t) => t.getBoundingClientRect().height > 0)
+          .map((t) => {
+            const svg = (t as SVGTextElement).ownerSVGElement as SVGSVGElement;
+            const vb = svg.viewBox.baseVal;
+            const scale = vb && vb.width > 0 ? svg.getBoundingClientRect().width / vb.width : 1;
+            return Number.parseFloat(getComputedStyle(t).fontSize) * scale;
+          }),
+      );
+      expect(sizes.length).toBeGreaterThan(5);
+      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(10);
     });
   });
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Runs every check and test suite: the typecheck, the linter and the format check (Biome, no
-// writing), Vitest (unit: pure TypeScript; integration: CPU-only runs of the model and trainer;
-// gpu: real WGSL on Dawn), the gpu tests again on wgpu (Deno's WebGPU on Mesa's lavapipe, with a
-// preset trained on both engines and compared: scripts/wgpu-tests.mjs) and Playwright (the built
-// page in Chromium with WebGPU). Checks the
-// system packages first: installs the missing ones with apt-get when it may (root, or sudo without
-// a password), otherwise prints the one command to run. Ends with one summary line:
-// "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
+// writing), Vitest's projects one after another (unit: pure TypeScript; cli: the command-line
+// tools run as processes, and the fuzz campaign; integration: CPU-only runs of the model and
+// trainer; gpu: real WGSL on Dawn), the gpu tests again on wgpu (Deno's WebGPU on Mesa's
+// lavapipe, with a preset trained on both engines and compared: scripts/wgpu-tests.mjs), the
+// production build and Playwright (the built page in Chromium with WebGPU). Checks the system
+// packages first: installs the missing ones with apt-get when it may (root, or sudo without a
+// password; only the packages named, no recommended extras), otherwise prints the one command to
+// run. Ends with a summary, one line per suite with its counts and its wall-clock time, and one
+// last line: "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 
 const REPORTS = '.reports';
 const chromium = process.env.PPO_CHROMIUM ?? '/usr/bin/chromium';
@@ -45,6 +48,8 @@ function missingSystemPackages() {
   if (process.platform === 'linux' && !process.env.PPO_WGPU_VK_ICD && !hasLavapipe())
     missing.push({ pkg: 'mesa-vulkan-drivers', why: "Mesa's lavapipe Vulkan driver (mesa-vulkan-drivers) — the wgpu tests run Deno's WebGPU on it" });
   if (process.platform === 'linux' && !hasFont()) missing.push({ pkg: 'fonts-dejavu-core', why: 'a font for the screenshot tests (fonts-dejavu-core)' });
+  if (process.platform === 'linux' && !hasItalicFont())
+    missing.push({ pkg: 'fonts-dejavu-extra', why: 'the italic DejaVu faces the screenshot baselines were made with (fonts-dejavu-extra)' });
   if (process.platform === 'linux' && !hasCjkFont()) missing.push({ pkg: 'fonts-noto-cjk', why: 'a Chinese font for the zh-CN page tests and screenshots (fonts-noto-cjk)' });
   if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0)
     missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
@@ -54,6 +59,12 @@ function missingSystemPackages() {
 function hasFont() {
   const out = spawnSync('fc-list', [], { encoding: 'utf8' });
   return out.status === 0 ? /dejavu/i.test(out.stdout) : existsSync('/usr/share/fonts/truetype/dejavu');
+}
+
+/** DejaVu Sans Oblique: without it Chromium slants the upright face, and italic text differs from the baselines. */
+function hasItalicFont() {
+  const out = spawnSync('fc-list', ['DejaVu Sans:style=Oblique', 'file'], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim() !== '' : existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans-Oblique.ttf');
 }
 
 function hasCjkFont() {
@@ -73,7 +84,9 @@ function aptInstall(pkgs) {
     const [cmd, ...rest] = [...prefix, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args];
     return spawnSync(cmd, rest, { stdio: 'inherit' }).status === 0;
   };
-  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', ...pkgs]);
+  // No recommended packages: no test needs them (with them, chromium alone pulls in systemd, avahi
+  // and printing helpers, about 300 packages).
+  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', '--no-install-recommends', ...pkgs]);
 }
 
 let missing = missingSystemPackages();
@@ -82,7 +95,7 @@ if (installable.length > 0 && aptInstall(installable)) missing = missingSystemPa
 if (missing.length > 0) {
   console.error(`Cannot run the tests; missing:\n  - ${missing.map((m) => m.why).join('\n  - ')}`);
   const pkgs = [...new Set(missing.map((m) => m.pkg).filter(Boolean))];
-  if (pkgs.length > 0) console.error(`\nOn Debian/Ubuntu:  sudo apt-get install -y ${pkgs.join(' ')}`);
+  if (pkgs.length > 0) console.error(`\nOn Debian/Ubuntu:  sudo apt-get install -y --no-install-recommends ${pkgs.join(' ')}`);
   process.exit(2);
 }
 
@@ -95,51 +108,23 @@ if (!env.VK_ICD_FILENAMES && !env.PPO_USE_SYSTEM_VULKAN && existsSync(SWIFTSHADE
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
 
+/** Vitest's projects (vitest.config.ts), each run as its own step so that each has its own time. */
+const VITEST_PROJECTS = ['unit', 'cli', 'integration', 'gpu'];
+
+/** Wall-clock time as the summary prints it: "42 s", "3 min 07 s". */
+function duration(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+/** Runs one step with its output shown; returns its exit status and its wall-clock time. */
 function run(title, cmd, args) {
   console.log(`\n=== ${title}: ${cmd} ${args.join(' ')}`);
+  const start = performance.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', env });
-  return r.status ?? 1;
+  return { status: r.status ?? 1, ms: performance.now() - start };
 }
 
-const only = process.argv[2]; // optional: "vitest", "wgpu" or "e2e"
-let status = 0;
-const checks = []; // { name, ok }: steps without a test count, one failure each
-if (!only) {
-  for (const [name, title, cmd, args] of [
-    ['typecheck', 'Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
-    ['lint', 'Lint', 'npm', ['run', '-s', 'lint']],
-    ['format', 'Format check (npm run format writes the fixes)', 'npm', ['run', '-s', 'format:check']],
-  ]) {
-    const ok = run(title, cmd, args) === 0;
-    if (!ok) console.error(`${name} failed (counted as a failure)`);
-    checks.push({ name, ok });
-  }
-}
-if (!only || only === 'vitest') {
-  status |= run('Vitest (unit + integration + gpu)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${REPORTS}/vitest.json`]);
-}
-if (!only || only === 'wgpu') {
-  status |= run("wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)", 'node', ['scripts/wgpu-tests.mjs']);
-}
-if (!only || only === 'e2e') {
-  const build = run('Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn']);
-  if (build !== 0) {
-    console.error('vite build failed; end-to-end tests cannot run');
-    status |= 1;
-  } else {
-    status |= run('Playwright (end-to-end in Chromium with WebGPU)', 'npx', ['playwright', 'test']);
-  }
-}
-
-// ---- summary from the runners' JSON reports
-let passed = 0,
-  failed = 0,
-  skipped = 0;
-const lines = [];
-for (const c of checks) {
-  lines.push(`${c.name}: ${c.ok ? 'ok' : 'failed — counted as a failure'}`);
-  if (!c.ok) failed++;
-}
 function readJson(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -147,79 +132,120 @@ function readJson(path) {
     return null;
   }
 }
-if (!only || only === 'vitest') {
-  const v = readJson(`${REPORTS}/vitest.json`);
-  if (!v) {
-    lines.push('vitest: no report (the run crashed)');
+
+const only = process.argv[2]; // optional: "vitest", one Vitest project's name, "wgpu" or "e2e"
+const wants = (suite) => !only || only === suite || (only === 'vitest' && VITEST_PROJECTS.includes(suite));
+const started = performance.now();
+let status = 0;
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const lines = []; // the summary, one line per step
+const fileTimes = []; // { file, ms }: where the time went, for the slowest-files list
+
+/** Adds a suite's counts to the totals and its line (counts and time) to the summary. */
+function report(name, p, ms, note = '') {
+  if (p.passed + p.failed === 0) {
+    lines.push(`${name}: no tests ran — counted as a failure`);
     failed++;
-  } else {
-    const byProject = {};
-    for (const file of v.testResults ?? []) {
-      const project = file.name.includes('/tests/gpu/') ? 'gpu' : file.name.includes('/tests/integration/') ? 'integration' : 'unit';
-      byProject[project] ??= { passed: 0, failed: 0, skipped: 0 };
-      const p = byProject[project];
-      for (const a of file.assertionResults ?? []) {
-        if (a.status === 'passed') p.passed++;
-        else if (a.status === 'failed') p.failed++;
-        else p.skipped++;
-      }
-      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) p.failed++; // a file that failed to load
-    }
-    for (const project of ['unit', 'integration', 'gpu']) {
-      const p = byProject[project] ?? { passed: 0, failed: 0, skipped: 0 };
-      if (p.passed + p.failed === 0) {
-        lines.push(`${project}: no tests ran — counted as a failure`);
-        failed++;
-      }
-      if (project === 'gpu' && p.skipped > 0) {
-        lines.push(`gpu: ${p.skipped} tests skipped — WebGPU tests must run, counted as failures`);
-        failed += p.skipped;
-        p.skipped = 0;
-      }
-      lines.push(`${project}: ${p.passed} passed, ${p.failed} failed${p.skipped ? `, ${p.skipped} skipped` : ''}`);
-      passed += p.passed;
-      failed += p.failed;
-      skipped += p.skipped;
-    }
   }
+  const counts = `${p.passed} passed, ${p.failed} failed${p.skipped ? `, ${p.skipped} skipped` : ''}`;
+  lines.push(`${name}: ${counts}${note ? ` ${note}` : ''} — ${duration(ms)}`);
+  passed += p.passed;
+  failed += p.failed;
+  skipped += p.skipped;
 }
-if (!only || only === 'wgpu') {
+
+/** A step without a test count (typecheck, lint, format, build): one failure when it fails. */
+function check(name, title, cmd, args) {
+  const r = run(title, cmd, args);
+  if (r.status !== 0) console.error(`${name} failed (counted as a failure)`);
+  lines.push(`${name}: ${r.status === 0 ? 'ok' : 'failed — counted as a failure'} — ${duration(r.ms)}`);
+  if (r.status !== 0) failed++;
+  return r.status === 0;
+}
+
+if (!only) {
+  check('typecheck', 'Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
+  check('lint', 'Lint', 'npm', ['run', '-s', 'lint']);
+  check('format', 'Format check (npm run format writes the fixes)', 'npm', ['run', '-s', 'format:check']);
+}
+
+for (const project of VITEST_PROJECTS.filter(wants)) {
+  const json = `${REPORTS}/vitest-${project}.json`;
+  const r = run(`Vitest ${project}`, 'npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`]);
+  status |= r.status;
+  const v = readJson(json);
+  if (!v) {
+    lines.push(`${project}: no report (the run crashed) — counted as a failure — ${duration(r.ms)}`);
+    failed++;
+    continue;
+  }
+  const p = { passed: 0, failed: 0, skipped: 0 };
+  for (const file of v.testResults ?? []) {
+    for (const a of file.assertionResults ?? []) {
+      if (a.status === 'passed') p.passed++;
+      else if (a.status === 'failed') p.failed++;
+      else p.skipped++;
+    }
+    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) p.failed++; // a file that failed to load
+    fileTimes.push({ file: relative(process.cwd(), file.name), ms: file.endTime - file.startTime });
+  }
+  if (project === 'gpu' && p.skipped > 0) {
+    lines.push(`gpu: ${p.skipped} tests skipped — WebGPU tests must run, counted as failures`);
+    p.failed += p.skipped;
+    p.skipped = 0;
+  }
+  report(project, p, r.ms);
+}
+
+if (wants('wgpu')) {
+  const r = run("wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)", 'node', ['scripts/wgpu-tests.mjs']);
+  status |= r.status;
   const w = readJson(`${REPORTS}/wgpu.json`);
   if (!w) {
-    lines.push('wgpu: no report (Deno did not start or crashed)');
+    lines.push(`wgpu: no report (Deno did not start or crashed) — counted as a failure — ${duration(r.ms)}`);
     failed++;
   } else {
-    if (w.passed + w.failed === 0) {
-      lines.push('wgpu: no tests ran — counted as a failure');
-      failed++;
-    }
-    lines.push(`wgpu: ${w.passed} passed, ${w.failed} failed${w.skipped ? `, ${w.skipped} skipped` : ''} (${w.adapter}, Deno ${w.deno}, ${Math.round(w.seconds)} s)`);
-    passed += w.passed;
-    failed += w.failed;
-    skipped += w.skipped;
+    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})`);
   }
 }
-if (!only || only === 'e2e') {
-  const pw = readJson(`${REPORTS}/playwright.json`);
-  if (!pw) {
-    lines.push('e2e: no report (the run crashed or the build failed)');
-    failed++;
+
+if (wants('e2e')) {
+  if (!check('build', 'Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn'])) {
+    console.error('vite build failed; end-to-end tests cannot run');
+    lines.push('e2e: not run (the build failed)');
   } else {
-    const s = pw.stats ?? {};
-    const p = { passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: s.unexpected ?? 0, skipped: s.skipped ?? 0 };
-    if (p.passed + p.failed === 0) {
-      lines.push('e2e: no tests ran — counted as a failure');
+    const r = run('Playwright (end-to-end in Chromium with WebGPU)', 'npx', ['playwright', 'test']);
+    status |= r.status;
+    const pw = readJson(`${REPORTS}/playwright.json`);
+    if (!pw) {
+      lines.push(`e2e: no report (the run crashed) — counted as a failure — ${duration(r.ms)}`);
       failed++;
+    } else {
+      const s = pw.stats ?? {};
+      report('e2e', { passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: s.unexpected ?? 0, skipped: s.skipped ?? 0 }, r.ms);
+      for (const suite of pw.suites ?? []) fileTimes.push({ file: `e2e/${suite.file}`, ms: playwrightMs(suite) });
     }
-    lines.push(`e2e: ${p.passed} passed, ${p.failed} failed${p.skipped ? `, ${p.skipped} skipped` : ''}`);
-    passed += p.passed;
-    failed += p.failed;
-    skipped += p.skipped;
   }
+}
+
+/** The summed durations of every test result under a Playwright suite (a spec file). */
+function playwrightMs(suite) {
+  let ms = 0;
+  for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) for (const res of t.results ?? []) ms += res.duration ?? 0;
+  for (const inner of suite.suites ?? []) ms += playwrightMs(inner);
+  return ms;
+}
+
+if (fileTimes.length > 0) {
+  console.log('\n=== Slowest test files');
+  for (const f of fileTimes.sort((a, b) => b.ms - a.ms).slice(0, 12)) console.log(`  ${duration(f.ms).padStart(10)}  ${f.file}`);
 }
 console.log('\n=== Summary');
 for (const l of lines) console.log(`  ${l}`);
 console.log(`  random inputs: TEST_SEED=${process.env.TEST_SEED} (rerun with it to reproduce)`);
+console.log(`  wall-clock: ${duration(performance.now() - started)} for every step together`);
 if (failed === 0 && status !== 0) failed = 1; // a runner failed without a failing test (e.g. a crash)
 console.log(`All: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);

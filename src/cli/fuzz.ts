@@ -84,7 +84,7 @@ async function child(a: Args): Promise<number> {
   const tried = reports.reduce((s, r) => s + r.tried, 0);
   const defects = totalDefects(reports);
   console.log(`\n${tried} inputs in ${((performance.now() - t0) / 1000).toFixed(1)} s, seed ${a.seed}: ${defects} defects`);
-  console.log('(the page-side file pre-check, src/store/checkpoints.ts, needs Vite: it is fuzzed by tests/unit/fuzz_campaign.test.ts)');
+  console.log('(the page-side file pre-check, src/store/checkpoints.ts, needs Vite: it is fuzzed by tests/cli/fuzz_campaign.test.ts)');
   return defects > 0 ? 1 : 0;
 }
 

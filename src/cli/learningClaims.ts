@@ -1,6 +1,6 @@
 // What `npm run learning` measures for each preset and how it decides whether the preset's claim
 // holds. Pure functions over recorded runs (no training here), so every checker can be shown to
-// fail on a synthetic stream that violates it (tests/unit/cli_learning.test.ts).
+// fail on a synthetic stream that violates it (tests/cli/cli_learning.test.ts).
 import type { RunRecord } from './presetRun.ts';
 
 export interface ArmRuns {

@@ -1,6 +1,6 @@
 // The playground config as an OpenRLHF 0.11.0 launch (python3 -m openrlhf.cli.train_ppo_ray with
 // dotted flags). Every knob is mapped to a flag with the same meaning or named in a `#` note.
-// Flags are checked against OpenRLHF's argument parser in tests/unit/export_keys.test.ts.
+// Flags are checked against OpenRLHF's argument parser in tests/cli/export_keys.test.ts.
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_ADV_MISSING, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';

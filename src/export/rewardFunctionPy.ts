@@ -1,7 +1,7 @@
 // A reward function written in the playground, in the exported job. Arbitrary JavaScript is not
 // translated to Python (no translator would be trustworthy, and a wrong reward trains the wrong
 // thing silently); the functions that ship with the page have hand-written Python twins, checked
-// against the JavaScript by tests/unit/export_reward_function.test.ts. Anything else exports the
+// against the JavaScript by tests/cli/export_reward_function.test.ts. Anything else exports the
 // task's rule, and the README, the launch script and reward.py say why.
 import { DEFAULT_REWARD_FUNCTION, type PpoConfig } from '../rl/config.ts';
 

@@ -1,6 +1,6 @@
 // reward.py for the exported job: the task's rule reward in Python (standard library only), with
 // the playground's score clip and no-EOS penalty, as verl's compute_score and OpenRLHF's
-// reward_func. tests/unit/export_reward.test.ts runs it through python3 against the TypeScript rule.
+// reward_func. tests/cli/export_reward.test.ts runs it through python3 against the TypeScript rule.
 import type { PpoConfig } from '../rl/config.ts';
 import { LEXICON_CLIP, NEGATIVE_WORDS, POSITIVE_WORDS } from '../tasks/sentiment.ts';
 import type { TaskName } from '../tasks/task.ts';

@@ -1,6 +1,6 @@
 // The playground config as verl Hydra overrides (python3 -m verl.trainer.main_ppo key=value …).
 // Every knob is either mapped to a key with the same meaning, or named in a `#` note that says what
-// differs. Keys are checked against verl's generated trainer config in tests/unit/export_keys.test.ts.
+// differs. Keys are checked against verl's generated trainer config in tests/cli/export_keys.test.ts.
 // A key written `+a.b` is appended with Hydra's `+` (read by verl's code, absent from its config).
 import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';

@@ -1,5 +1,5 @@
 // The page's SFT on WebGPU against the same run on the float64 CPU backend (whose bytes equal
-// `npm run pretrain`'s: tests/integration/sft_cli_page.test.ts): runSft with the same task, seed,
+// `npm run pretrain`'s: tests/cli/sft_cli_page.test.ts): runSft with the same task, seed,
 // size and a reduced step count, weights compared parameter by parameter.
 //
 // Tolerance: float32 kernels against float64 make gradients differ in the 6th–7th digit, and

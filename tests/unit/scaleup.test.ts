@@ -1,6 +1,6 @@
 // "Scale it up" carries every knob of the current config into the verl / OpenRLHF launch scripts:
 // mapped to a key with the same value, or named in a `#` note saying what differs.
-// (Key names and choices are checked against the engines in export_keys.test.ts.)
+// (Key names and choices are checked against the engines in tests/cli/export_keys.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { planJob } from '../../src/export/plan.ts';
 import { engineCommand, renderScript } from '../../src/export/script.ts';

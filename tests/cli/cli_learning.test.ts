@@ -61,8 +61,9 @@ describe('preset lookup for npm run train / npm run learning', () => {
     ['train', ['src/cli/train.ts', '--preset', 'No such preset', '--backend', 'cpu']],
     ['learning', ['src/cli/learning.ts', '--preset', 'No such preset']],
   ])('npm run %s with an unknown preset exits 2 and lists the valid names', { timeout: 120_000 }, (_name, args) => {
-    // tsx start-up alone takes seconds (tens of seconds on a loaded machine).
-    const r = spawnSync('npx', ['tsx', ...args], { encoding: 'utf8', timeout: 110_000 });
+    // tsx start-up alone takes seconds (tens of seconds on a loaded machine); node --import tsx
+    // runs what `npm run` runs without npx's own second of start-up.
+    const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], { encoding: 'utf8', timeout: 110_000 });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown preset "No such preset"');
     for (const p of PRESETS) expect(r.stderr).toContain(`"${p.name}"`);
@@ -366,7 +367,7 @@ describe('npm run learning --arm / --merge', () => {
     [['--merge', '/nonexistent/learning.json'], /--merge \/nonexistent\/learning\.json: not a file `npm run learning -- --json` wrote/],
     [['--merge', 'a.json', '--preset', 'DAPO'], /leave out --preset and --arm/],
   ])('npm run learning %j exits 2 and says why', { timeout: 120_000 }, (args, why) => {
-    const r = spawnSync('npx', ['tsx', 'src/cli/learning.ts', ...args], { encoding: 'utf8', timeout: 110_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/learning.ts', ...args], { encoding: 'utf8', timeout: 110_000 });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(why);
   });
