@@ -8,7 +8,8 @@ import { BIND_GROUP_CACHE } from '../../src/gpu/recorder.ts';
 import { declaredKernels } from '../../src/ops/registry.ts';
 import { LOSS_MODES } from '../../src/reference/policyLoss.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
-import { ADVANTAGE_ESTIMATORS } from '../../src/rl/configKnobs.ts';
+import settings from '../../src/i18n/locales/en/settings.json' with { type: 'json' };
+import { ADVANTAGE_ESTIMATORS, GROUPS } from '../../src/rl/configKnobs.ts';
 import { FORMULA_STEPS } from '../../src/rl/inspect/formulas.ts';
 import { REWARD_FUNCTION_LIMITS } from '../../src/rl/rewardFunction/problem.ts';
 import { LIGHT_PROMPTS_PER_BATCH } from '../../src/store/lightBatch.ts';
@@ -51,6 +52,12 @@ describe('docs/page.md', () => {
 
   it('the lighter default batch on minimum buffer limits', () => {
     expect(stated('docs/page.md', /the default batch is (\d+) prompts instead of (\d+)/)).toEqual([LIGHT_PROMPTS_PER_BATCH, DEFAULT_CONFIG.promptsPerBatch]);
+  });
+
+  it('the settings groups, in order', () => {
+    const listed = read('docs/page.md').match(/every knob, grouped \(([^)]*)\)/);
+    expect(listed).not.toBeNull();
+    expect(listed![1].split(', ')).toEqual(GROUPS.map((g) => settings.groups[g]));
   });
 
   it('every policy-loss mode and every outcome estimator, and no other', () => {
