@@ -53,6 +53,8 @@ function missingSystemPackages() {
   if (process.platform === 'linux' && !hasCjkFont()) missing.push({ pkg: 'fonts-noto-cjk', why: 'a Chinese font for the zh-CN page tests and screenshots (fonts-noto-cjk)' });
   if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0)
     missing.push({ pkg: 'python3', why: "python3 — the exported job's reward.py is checked by running it" });
+  if (spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0)
+    missing.push({ pkg: 'python3-numpy', why: 'numpy — an independent reader checks the BF16 shards of the synthetic model folders' });
   return missing;
 }
 
