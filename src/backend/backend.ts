@@ -3,9 +3,10 @@
 // labelled slow fallback). Model and trainer code is written once against this interface.
 import type { GpuCounters } from '../gpu/recorder.ts';
 import type { NnOps } from './nnOps.ts';
-import type { PpoOps } from './ppoOps.ts';
 import type { DecodeShape, SeqOps } from './seqOps.ts';
 import type { DType, Tensor } from './tensor.ts';
+import type { GpuRuntime } from '../gpu/runtime.ts';
+import type { GpuTensor } from './webgpu/gpuTensor.ts';
 
 export interface Backend {
   readonly kind: 'webgpu' | 'cpu';
@@ -60,7 +61,42 @@ export interface Backend {
    */
   counters(): GpuCounters;
 
-  readonly ppo: PpoOps;
+  /**
+   * Runs one op (src/ops/): checks its arguments, runs this backend's body and records the tensors
+   * it returns in the innermost scope. Call the op's function (`gae(be, { … })`), not this.
+   */
+  run<A, R>(op: OpDef<A, R>, args: A): R;
+
   readonly nn: NnOps;
   readonly seq: SeqOps;
+}
+
+/**
+ * What a backend needs of an op to run it: a check of its named arguments and one body per backend.
+ * The ops are defined in src/ops/ (a module each, beside their shader); a backend only runs them
+ * through `Backend.run`, so it never imports an op.
+ */
+export interface OpDef<A, R> {
+  /** The op's name (camelCase, e.g. `gae`). */
+  readonly name: string;
+  /**
+   * Throws a message naming the argument when `args` are invalid. It runs before either body, so a
+   * bad call fails the same way on both backends and before anything is recorded; the bodies only
+   * compute. null where the argument types say it all (stated, so a new op cannot forget it).
+   */
+  readonly check: ((args: A) => void) | null;
+  /** The float64 body, a thin call into src/reference/: runs as it is called. */
+  readonly cpu: (args: A, be: Backend) => R;
+  /** The WebGPU body: records its dispatches into the shared encoder; submits and reads nothing. */
+  readonly webgpu: (args: A, be: GpuOpsHost) => R;
+}
+
+/**
+ * What an op's WebGPU body gets: the backend (to call other ops on it), the runtime it dispatches
+ * on, and untracked pool tensors for its outputs and temporaries. WebGpuBackend implements it.
+ */
+export interface GpuOpsHost extends Backend {
+  readonly rt: GpuRuntime;
+  /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
+  empty(shape: readonly number[], dtype?: DType): GpuTensor;
 }

@@ -4,13 +4,8 @@
 // before anything is recorded; the backends themselves only compute. Every op of PpoOps, NnOps and
 // SeqOps has an entry (the tables are complete by type: a new op does not compile without one).
 import type { NnOps } from './nnOps.ts';
-import type { PpoOps } from './ppoOps.ts';
 import { kvStride, type BlockOffsets, type SeqOps } from './seqOps.ts';
 import { expectDType, expectShape, type Tensor } from './tensor.ts';
-import { checkBaselines, compactGroups } from '../reference/groupAdvantages.ts';
-import { validatePolicyLossParams, validateTisCap } from '../reference/policyLoss.ts';
-import { validateValueLossParams } from '../reference/valueLoss.ts';
-import { validateRolloutCorrectionParams } from '../reference/rolloutCorrection.ts';
 import { ATTN_MAX_DH, ATTN_MAX_S, SAMPLE_MAX_V } from './shapes.ts';
 
 /** A check per op: throws on bad arguments, returns nothing; null where the types say it all. */
@@ -51,87 +46,6 @@ function checkGather(name: string, x: Tensor, index: Tensor): void {
   if (x.dtype !== 'f32' && x.dtype !== 'i32') throw new Error(`${name}: expected dtype f32 or i32, got ${String(x.dtype)}`);
   if (x.shape.length < 1) throw new Error(`${name}: expected at least 1 dimension`);
 }
-
-// ---- PPO ops: B sequences, A action positions, V vocab ----
-
-/** Checks that the first tensor is (B, A) and the others share its shape. */
-function expectBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
-  const [name, t] = first;
-  if (t.shape.length !== 2) throw new Error(`${name}: expected shape (B, A), got [${t.shape.join(', ')}]`);
-  for (const [n, u] of rest) expectShape(n, u, t.shape);
-  return [t.shape[0], t.shape[1]];
-}
-
-function checkLogprobsArgs(logits: Tensor, tokens: Tensor, temperature: number): [number, number] {
-  if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, A, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
-  const [B, A] = logits.shape;
-  expectShape('tokens', tokens, [B, A]);
-  expectDType('tokens', tokens, 'i32');
-  if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
-  return [B, A];
-}
-
-export const PPO_CHECKS: OpChecks<PpoOps> = {
-  logprobs: checkLogprobsArgs,
-  logprobsBackward(logits, tokens, temperature, gradLogprobs, gradEntropy) {
-    const [B, A] = checkLogprobsArgs(logits, tokens, temperature);
-    expectShape('grad_logprobs', gradLogprobs, [B, A]);
-    if (gradEntropy) expectShape('grad_entropy', gradEntropy, [B, A]);
-  },
-  kl: (logprobs, refLogprobs) => expectShape('ref_logprobs', refLogprobs, logprobs.shape),
-  klGrad: (logprobs, refLogprobs) => expectShape('ref_logprobs', refLogprobs, logprobs.shape),
-  shapeRewards(scores, logprobs, refLogprobs, actionMask) {
-    const [B] = expectBA(['logprobs', logprobs], ['ref_logprobs', refLogprobs], ['action_mask', actionMask]);
-    expectShape('scores', scores, [B]);
-  },
-  gae: (rewards, values, actionMask) => void expectBA(['rewards', rewards], ['values', values], ['action_mask', actionMask]),
-  whiten: (x, actionMask) => expectShape('action_mask', actionMask, x.shape),
-  groupAdvantages(args) {
-    const [B] = expectBA(['logprobs', args.logprobs], ['ref_logprobs', args.refLogprobs], ['action_mask', args.actionMask]);
-    expectShape('scores', args.scores, [B]);
-    // A group of one sample (where the estimator needs two) is rejected here, before any work.
-    compactGroups(args.group, B, args.estimator);
-    if (args.baselines) expectShape('baselines', args.baselines, [B]);
-    checkBaselines(args.estimator, args.baselines ? { length: args.baselines.shape[0] } : null, B);
-  },
-  actorLoss(logits, start, tokens, temperature, oldLogprobs, advantages, actionMask, params, isWeights, refLogprobs) {
-    validatePolicyLossParams(params);
-    if (!(Number.isFinite(params.entropyCoef) && params.entropyCoef >= 0)) throw new Error(`entropyCoef must be a finite number ≥ 0, got ${params.entropyCoef}`);
-    if (params.kl && !Number.isFinite(params.kl.coef)) throw new Error(`kl.coef must be finite, got ${params.kl.coef}`);
-    if (logits.shape.length !== 3 || logits.shape[2] < 1) throw new Error(`logits: expected shape (B, S, V) with V ≥ 1, got [${logits.shape.join(', ')}]`);
-    const [B, A] = expectBA(['tokens', tokens], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
-    expectDType('tokens', tokens, 'i32');
-    const [LB, S] = logits.shape;
-    if (LB !== B) throw new Error(`logits: ${LB} sequences, tokens ${B}`);
-    if (!Number.isInteger(start) || start < 0 || start + A > S) throw new Error(`actorLoss: action rows [${start}, ${start + A}) outside the ${S} logits rows`);
-    if (!(Number.isFinite(temperature) && temperature > 0)) throw new Error(`temperature must be a finite number > 0, got ${temperature}`);
-    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
-    if (params.kl && !refLogprobs) throw new Error('actorLoss: a KL loss needs ref_logprobs');
-    if (refLogprobs) expectShape('ref_logprobs', refLogprobs, [B, A]);
-  },
-  policyLoss(oldLogprobs, logprobs, advantages, actionMask, params, isWeights) {
-    validatePolicyLossParams(params);
-    const [B, A] = expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
-    if (isWeights) expectShape('is_weights', isWeights, [B, A]);
-  },
-  covSelect(oldLogprobs, logprobs, advantages, actionMask, params) {
-    validatePolicyLossParams(params);
-    expectBA(['logprobs', logprobs], ['old_logprobs', oldLogprobs], ['advantages', advantages], ['action_mask', actionMask]);
-  },
-  tisWeights(oldLogprobs, rolloutLogprobs, actionMask, cap) {
-    validateTisCap(cap);
-    expectBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
-  },
-  rolloutCorrection(oldLogprobs, rolloutLogprobs, actionMask, params) {
-    validateRolloutCorrectionParams(params);
-    expectBA(['old_logprobs', oldLogprobs], ['rollout_logprobs', rolloutLogprobs], ['action_mask', actionMask]);
-  },
-  valueLoss(values, oldValues, returns, actionMask, params) {
-    validateValueLossParams(params);
-    expectBA(['values', values], ['old_values', oldValues], ['returns', returns], ['action_mask', actionMask]);
-  },
-  aggregate: (x, actionMask) => void expectBA(['x', x], ['action_mask', actionMask]),
-};
 
 // ---- dense-layer ops ----
 

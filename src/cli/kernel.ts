@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import type { Backend } from '../backend/backend.ts';
 import { makeBackend } from '../node/backend.ts';
-import { InputError } from './kernelInput.ts';
-import { KERNEL_NAMES, runKernel } from './kernelRunner.ts';
+import { InputError } from '../ops/kernelInput.ts';
+import { KERNEL_NAMES, runKernel } from '../ops/registry.ts';
 
 const USAGE = `usage: npm run kernel -- <name> <input.json|-> [--backend webgpu|cpu]\n  names: ${KERNEL_NAMES.join(', ')}`;
 

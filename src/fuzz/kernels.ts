@@ -5,10 +5,12 @@
 // whenever the inputs are moderate; after a refused input the backend must still answer a known
 // input exactly as before.
 import type { Backend } from '../backend/backend.ts';
-import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS } from '../backend/ppoOps.ts';
-import { InputError } from '../cli/kernelInput.ts';
+import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
+import { KL_ESTIMATORS } from '../reference/kl.ts';
+import { LOSS_AGGS } from '../reference/aggregate.ts';
+import { InputError } from '../ops/kernelInput.ts';
 import { GROUPED_ESTIMATORS } from '../reference/groupAdvantages.ts';
-import { KERNEL_NAMES, runKernel } from '../cli/kernelRunner.ts';
+import { KERNEL_NAMES, runKernel } from '../ops/registry.ts';
 import { Rng } from '../util/rng.ts';
 import { chance, pick, randomString, randomValue, sketch, HOSTILE_STRINGS } from './gen.ts';
 import { emptyReport, record, runCase, type CaseResult, type TargetReport } from './outcome.ts';

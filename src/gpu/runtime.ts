@@ -104,3 +104,13 @@ export class GpuRuntime {
 export function groups(n: number, wg: number): number {
   return Math.ceil(n / wg);
 }
+
+/** The most workgroups one dimension of a dispatch takes (WebGPU's maxComputeWorkgroupsPerDimension default). */
+const MAX_GROUPS_PER_DIM = 65535;
+
+/** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
+export function elementGrid(n: number, wg: number): [number, number] {
+  const g = groups(n, wg);
+  if (g <= MAX_GROUPS_PER_DIM) return [g, 1];
+  return [MAX_GROUPS_PER_DIM, Math.ceil(g / MAX_GROUPS_PER_DIM)];
+}

@@ -1,7 +1,9 @@
 // Supervised fine-tuning: next-token cross-entropy on response tokens (EOS included, prompt masked),
-// loss = −token-mean of ppo.logprobs at T = 1, so SFT runs through the same kernels as PPO:
-// aggregate weights → ppo.logprobsBackward → model backward → one gradNorm + one AdamW per step.
+// loss = −token-mean of logprobs at T = 1, so SFT runs through the same kernels as PPO:
+// aggregate weights → logprobsBackward → model backward → one gradNorm + one AdamW per step.
 import type { Tensor } from '../backend/tensor.ts';
+import { aggregate } from '../ops/aggregate.ts';
+import { logprobs, logprobsBackward } from '../ops/logprobs.ts';
 import type { CharTokenizer } from './tokenizer.ts';
 import { Rng } from '../util/rng.ts';
 import type { Gpt, OptimizerParams } from './gpt.ts';
@@ -66,12 +68,12 @@ export function sftLossAndBackward(model: Gpt, batch: SftBatch): Tensor {
 
     const { out: logits, cache } = model.forward(tokens, attnMask, positions); // (B, S, V)
     const scored = be.nn.sliceSeq(logits, 0, S - 1); // (B, S−1, V)
-    const { logprobs } = be.ppo.logprobs(scored, targets, 1);
-    const { value, weights } = be.ppo.aggregate(logprobs, lossMask, 'token-mean');
+    const { logprobs: logp } = logprobs(be, { logits: scored, tokens: targets, temperature: 1 });
+    const { value, weights } = aggregate(be, { x: logp, actionMask: lossMask, agg: 'token-mean' });
     // loss = −Σ w·logp, so ∂loss/∂logp = −w.
     be.nn.scale(weights, -1);
     be.nn.scale(value, -1);
-    const gScored = be.ppo.logprobsBackward(scored, targets, 1, weights, null); // (B, S−1, V)
+    const gScored = logprobsBackward(be, { logits: scored, tokens: targets, temperature: 1, gradLogprobs: weights }); // (B, S−1, V)
     const gLogits = be.nn.sliceSeqBackward(gScored, S, 0); // (B, S, V)
     model.backward(cache, gLogits);
     return value;

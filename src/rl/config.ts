@@ -1,6 +1,9 @@
 // One typed config with every knob of the PPO/RLHF loop, its defaults, and a validator that
 // reports every problem at once (field, given value, allowed range or choices).
-import { GROUP_ESTIMATORS, KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES, type GroupEstimator, type KlEstimator } from '../backend/ppoOps.ts';
+import { GROUP_ESTIMATORS, type GroupEstimator } from '../reference/groupAdvantages.ts';
+import { KL_ESTIMATORS, type KlEstimator } from '../reference/kl.ts';
+import { LOSS_AGGS, NORM_SCALES } from '../reference/aggregate.ts';
+import { LOSS_MODES } from '../reference/policyLoss.ts';
 import { COV_DEFAULTS, SAPO_TAU_NEG_DEFAULT, SAPO_TAU_POS_DEFAULT } from '../reference/policyLoss.ts';
 import { GROUP_KL_ORDERS, GROUPED_ESTIMATORS, type GroupKlOrder } from '../reference/groupAdvantages.ts';
 import { ROLLOUT_IS_LEVELS, ROLLOUT_RS_OPTIONS, rsCriterion, type RolloutCorrectionParams, type RolloutRsOption } from '../reference/rolloutCorrection.ts';

@@ -9,9 +9,15 @@
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
 import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { GroupEstimator } from '../backend/ppoOps.ts';
+import type { GroupEstimator } from '../reference/groupAdvantages.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt } from '../model/gpt.ts';
+import { gae } from '../ops/gae.ts';
+import { groupAdvantages } from '../ops/groupAdvantages.ts';
+import { logprobs } from '../ops/logprobs.ts';
+import { rolloutCorrection } from '../ops/rolloutCorrection.ts';
+import { shapeRewards } from '../ops/shapeRewards.ts';
+import { whiten } from '../ops/whiten.ts';
 import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 
@@ -48,7 +54,7 @@ export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tenso
   return be.scope(() => {
     const logits = model.infer(seq, attn, pos); // (B, S, V)
     const scored = be.nn.sliceSeq(logits, P - 1, A); // (B, A, V)
-    return be.ppo.logprobs(scored, tokens, T).logprobs;
+    return logprobs(be, { logits: scored, tokens, temperature: T }).logprobs;
   });
 }
 
@@ -140,22 +146,22 @@ function experienceFrom(
   // Rollout correction (verl compute_rollout_correction_and_add_to_batch): IS weights for the loss and
   // the rejection-sampled mask, which verl applies after the KL penalty and before the advantages.
   const rc = rolloutLogprobs ? rolloutCorrectionOf(cfg) : null;
-  const corrected = rc && rolloutLogprobs ? be.ppo.rolloutCorrection(oldLogprobs, rolloutLogprobs, actionMask, rc) : null;
+  const corrected = rc && rolloutLogprobs ? rolloutCorrection(be, { oldLogprobs, rolloutLogprobs, actionMask, params: rc }) : null;
   const tisWeights = corrected?.weights ?? null;
   const rsMask = rc && rc.rs.length > 0 && corrected ? corrected.keep : null;
   if (corrected && !rsMask) be.dispose(corrected.keep);
   const trainMask = rsMask ?? actionMask;
   // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
   // are computed for every estimator (the group estimators shape their own rewards internally).
-  const { rewards, kl } = be.ppo.shapeRewards(scoreT, oldLogprobs, refLogprobs, actionMask, rewardBeta, cfg.klEstimator);
+  const { rewards, kl } = shapeRewards(be, { scores: scoreT, logprobs: oldLogprobs, refLogprobs, actionMask, beta: rewardBeta, estimator: cfg.klEstimator });
   let advantages: Tensor;
   let returns: Tensor;
   if (cfg.advantageEstimator === 'gae') {
-    const g = be.ppo.gae(rewards, values, trainMask, cfg.gamma, cfg.lam);
-    advantages = be.ppo.whiten(g.advantages, trainMask, true);
+    const g = gae(be, { rewards, values, actionMask: trainMask, gamma: cfg.gamma, lam: cfg.lam });
+    advantages = whiten(be, { x: g.advantages, actionMask: trainMask, shiftMean: true });
     returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
   } else {
-    const g = be.ppo.groupAdvantages({
+    const g = groupAdvantages(be, {
       estimator: cfg.advantageEstimator as GroupEstimator,
       scores: scoreT,
       group: r.group,

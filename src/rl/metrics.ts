@@ -1,6 +1,7 @@
 // Host-side reduction of one iteration's read-back tensors into the snake_case metrics the UI,
 // the exports and the headless runner share (names as verl / TRL report them).
-import { POLICY_STATS, VALUE_STATS } from '../backend/ppoOps.ts';
+import { POLICY_STATS } from '../ops/policyLoss.ts';
+import { VALUE_STATS } from '../ops/valueLoss.ts';
 import { distinctN } from '../tasks/metrics.ts';
 import type { TaskSample } from '../tasks/task.ts';
 import { klTokenMean } from './klController.ts';

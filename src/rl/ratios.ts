@@ -1,6 +1,7 @@
 // The ratios π_new/π_old the clipping view plots, for the last minibatch of an iteration.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { tisWeights } from '../ops/tisWeights.ts';
 import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP } from '../reference/policyLoss.ts';
 
 /**
@@ -8,7 +9,7 @@ import { GSPO_LOG_RATIO_MAX, LOG_RATIO_CLAMP } from '../reference/policyLoss.ts'
  * the truncated importance weight of the two log-probs, with a cap the clamped ratio never exceeds.
  */
 export function tokenRatios(be: Backend, newLogprobs: Tensor, oldLogprobs: Tensor, actionMask: Tensor): Tensor {
-  return be.ppo.tisWeights(newLogprobs, oldLogprobs, actionMask, Math.exp(LOG_RATIO_CLAMP)); // (n, A)
+  return tisWeights(be, { oldLogprobs: newLogprobs, rolloutLogprobs: oldLogprobs, actionMask, cap: Math.exp(LOG_RATIO_CLAMP) }); // (n, A)
 }
 
 /** The masked tokens' ratios, each with its advantage. */

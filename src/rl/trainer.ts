@@ -14,7 +14,9 @@
 // counter is the whole RNG state: saveState / loadState carry it with the weights, both optimisers
 // and the KL controller (trainerSave.ts).
 import type { Backend } from '../backend/backend.ts';
-import { COV_LOSS_MODES, POLICY_STATS } from '../backend/ppoOps.ts';
+import { COV_LOSS_MODES } from '../reference/policyLoss.ts';
+import { covSelect } from '../ops/covSelect.ts';
+import { POLICY_STATS } from '../ops/policyLoss.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { DecodeShape } from '../backend/seqOps.ts';
 import type { Tensor } from '../backend/tensor.ts';
@@ -374,7 +376,7 @@ export class PpoTrainer {
     // The samples view marks the tokens clip_cov / kl_cov acted on in that step: the same op on
     // the step's own inputs and parameters (seed included) as its loss, so the same tokens.
     const covSelected = COV_LOSS_MODES.includes(cfg.lossMode)
-      ? be.ppo.covSelect(mb.oldLogprobs, actor.logprobs, mb.advantages, mb.actionMask, actorPolicyParams(cfg, covSeed))
+      ? covSelect(be, { oldLogprobs: mb.oldLogprobs, logprobs: actor.logprobs, advantages: mb.advantages, actionMask: mb.actionMask, params: actorPolicyParams(cfg, covSeed) })
       : null;
     if (covSelected) held.push(covSelected);
     return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios, covSelected };

@@ -14,6 +14,8 @@ import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { Gpt, OptimizerParams } from '../model/gpt.ts';
+import { actorLoss } from '../ops/actorLoss.ts';
+import { valueLoss } from '../ops/valueLoss.ts';
 import type { PpoConfig } from './config.ts';
 import type { Experience } from './experience.ts';
 import { actorPolicyParams } from './policyParams.ts';
@@ -92,7 +94,6 @@ export interface ActorStepStats {
 
 export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number, covSeed = 0): ActorStepStats {
   const { be } = actor;
-  const { ppo } = be;
   const T = cfg.temperature;
   // Every activation and gradient made here but the returned statistics is dropped when the scope returns.
   return be.scope((): ActorStepStats => {
@@ -101,18 +102,18 @@ export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg:
     // Log-probs of the action tokens (logits rows P−1 … S−2), policy loss, entropy bonus, KL loss
     // and ∂loss/∂logits in one op (one pass over the logits on WebGPU; src/reference/actorLoss.ts).
     // k1+ / k3+ in the KL loss take k2's gradient d (verl's straight-through estimators).
-    const r = ppo.actorLoss(
+    const r = actorLoss(be, {
       logits,
-      P - 1,
-      mb.actionTokens,
-      T,
-      mb.oldLogprobs,
-      mb.advantages,
-      mb.actionMask,
-      { ...actorPolicyParams(cfg, covSeed), entropyCoef: cfg.entropyCoef, kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null },
-      mb.tisWeights,
-      cfg.useKlLoss ? mb.refLogprobs : null,
-    );
+      start: P - 1,
+      tokens: mb.actionTokens,
+      temperature: T,
+      oldLogprobs: mb.oldLogprobs,
+      advantages: mb.advantages,
+      actionMask: mb.actionMask,
+      params: { ...actorPolicyParams(cfg, covSeed), entropyCoef: cfg.entropyCoef, kl: cfg.useKlLoss ? { coef: klLossCoef, estimator: cfg.klLossEstimator } : null },
+      isWeights: mb.tisWeights,
+      refLogprobs: cfg.useKlLoss ? mb.refLogprobs : null,
+    });
     be.dispose(logits);
     actor.backward(cache, r.gradLogits); // (n, S, V), 0 outside the action rows
     const gradNorm = actor.optimizerStep(opt);
@@ -134,7 +135,13 @@ export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg
     critic.zeroGrad();
     const { out: all, cache } = critic.forward(mb.sequences, mb.attnMask, mb.positions); // (n, S)
     const values = be.nn.sliceSeq(all, P - 1, A); // (n, A)
-    const { stats, gradValues } = be.ppo.valueLoss(values, mb.oldValues, mb.returns, mb.actionMask, { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale });
+    const { stats, gradValues } = valueLoss(be, {
+      values,
+      oldValues: mb.oldValues,
+      returns: mb.returns,
+      actionMask: mb.actionMask,
+      params: { clip: cfg.valueClip, agg: cfg.lossAgg, normScale: cfg.normScale },
+    });
     critic.backward(cache, be.nn.sliceSeqBackward(gradValues, S, P - 1)); // (n, S)
     const gradNorm = critic.optimizerStep(opt);
     return keepValues ? { value: stats, gradNorm, values } : { value: stats, gradNorm };

@@ -9,12 +9,19 @@
 // On the CPU backend actorLoss must equal, bit for bit, the per-op composition it replaced.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import { LOSS_AGGS, NORM_SCALES, POLICY_STATS, type ActorLossParams, type LossMode } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
+import type { ActorLossParams } from '../../src/reference/actorLoss.ts';
+import type { LossMode } from '../../src/reference/policyLoss.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
 import { actorLossRef } from '../../src/reference/actorLoss.ts';
 import { logprobsRef } from '../../src/reference/logprobs.ts';
 import { BACKENDS, cpuBackend } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+import { actorLoss } from '../../src/ops/actorLoss.ts';
+import { aggregate } from '../../src/ops/aggregate.ts';
+import { kl, klGrad } from '../../src/ops/kl.ts';
+import { logprobs, logprobsBackward } from '../../src/ops/logprobs.ts';
+import { POLICY_STATS, policyLoss } from '../../src/ops/policyLoss.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(Array.from(xs)));
 
@@ -64,18 +71,18 @@ function randomBatch(salt: number, B: number, A: number, V: number, T = 1, start
 
 async function run(be: Backend, x: Batch, params: ActorLossParams, withIs: boolean) {
   const t = (d: Float64Array) => be.tensor(d, [x.B, x.A]);
-  const out = be.ppo.actorLoss(
-    be.tensor(x.logits, [x.B, x.S, x.V]),
-    x.start,
-    be.tensor(x.tokens, [x.B, x.A], 'i32'),
-    x.T,
-    t(x.old),
-    t(x.adv),
-    t(x.mask),
+  const out = actorLoss(be, {
+    logits: be.tensor(x.logits, [x.B, x.S, x.V]),
+    start: x.start,
+    tokens: be.tensor(x.tokens, [x.B, x.A], 'i32'),
+    temperature: x.T,
+    oldLogprobs: t(x.old),
+    advantages: t(x.adv),
+    actionMask: t(x.mask),
     params,
-    withIs ? t(x.isW) : null,
-    params.kl ? t(x.ref) : null,
-  );
+    isWeights: withIs ? t(x.isW) : null,
+    refLogprobs: params.kl ? t(x.ref) : null,
+  });
   expect(out.gradLogits.shape).toEqual([x.B, x.S, x.V]);
   expect(out.logprobs.shape).toEqual([x.B, x.A]);
   const [grad, logprobs, policy, entropy, klLoss] = await be.readMany([out.gradLogits, out.logprobs, out.policy, out.entropy, out.klLoss]);
@@ -212,8 +219,21 @@ describe.each(BACKENDS)('actorLoss on %s', (_name, makeBackend) => {
     const t = (shape: number[]) => be.zeros(shape);
     const tok = be.zeros([2, 3], 'i32');
     const p: ActorLossParams = { ...base, agg: 'token-mean', entropyCoef: 0, kl: { coef: 1, estimator: 'k1' } };
-    expect(() => be.ppo.actorLoss(t([2, 5, 4]), 1, tok, 1, t([2, 3]), t([2, 3]), t([2, 3]), p, null, null)).toThrow(/ref_logprobs/);
-    expect(() => be.ppo.actorLoss(t([2, 5, 4]), 3, tok, 1, t([2, 3]), t([2, 3]), t([2, 3]), { ...p, kl: null }, null, null)).toThrow(/action rows \[3, 6\)/);
+    expect(() =>
+      actorLoss(be, { logits: t([2, 5, 4]), start: 1, tokens: tok, temperature: 1, oldLogprobs: t([2, 3]), advantages: t([2, 3]), actionMask: t([2, 3]), params: p }),
+    ).toThrow(/ref_logprobs/);
+    expect(() =>
+      actorLoss(be, {
+        logits: t([2, 5, 4]),
+        start: 3,
+        tokens: tok,
+        temperature: 1,
+        oldLogprobs: t([2, 3]),
+        advantages: t([2, 3]),
+        actionMask: t([2, 3]),
+        params: { ...p, kl: null },
+      }),
+    ).toThrow(/action rows \[3, 6\)/);
   });
 });
 
@@ -236,26 +256,38 @@ describe('actorLoss on cpu equals the per-op composition bit for bit', () => {
     const logits = be.tensor(x.logits, [x.B, x.S, x.V]);
     const tokens = be.tensor(x.tokens, [x.B, x.A], 'i32');
     const [old, adv, mask, isW, ref] = [x.old, x.adv, x.mask, x.isW, x.ref].map(t);
-    const fused = be.ppo.actorLoss(logits, x.start, tokens, x.T, old, adv, mask, params, isW, params.kl ? ref : null);
+    const fused = actorLoss(be, {
+      logits,
+      start: x.start,
+      tokens,
+      temperature: x.T,
+      oldLogprobs: old,
+      advantages: adv,
+      actionMask: mask,
+      params,
+      isWeights: isW,
+      refLogprobs: params.kl ? ref : null,
+    });
     // The composition actorStep ran before (src/rl/update.ts at the base of this change).
-    const { nn, ppo } = be;
+    const { nn } = be;
     const scored = nn.sliceSeq(logits, x.start, x.A);
-    const { logprobs, entropy } = ppo.logprobs(scored, tokens, x.T);
-    const { stats: policy, gradLogprobs } = ppo.policyLoss(old, logprobs, adv, mask, params, isW);
-    const ent = ppo.aggregate(entropy, mask, params.agg, params.normScale);
+    const { logprobs: logp, entropy } = logprobs(be, { logits: scored, tokens, temperature: x.T });
+    const { stats: policy, gradLogprobs } = policyLoss(be, { oldLogprobs: old, logprobs: logp, advantages: adv, actionMask: mask, params, isWeights: isW });
+    const ent = aggregate(be, { x: entropy, actionMask: mask, agg: params.agg, normScale: params.normScale });
     nn.scale(ent.weights, -params.entropyCoef);
     let klLoss: Tensor | null = null;
     if (params.kl) {
-      const agg = ppo.aggregate(ppo.kl(logprobs, ref, params.kl.estimator), mask, params.agg, params.normScale);
+      const klArgs = { logprobs: logp, refLogprobs: ref, estimator: params.kl.estimator };
+      const agg = aggregate(be, { x: kl(be, klArgs), actionMask: mask, agg: params.agg, normScale: params.normScale });
       klLoss = agg.value;
-      const dKl = ppo.klGrad(logprobs, ref, params.kl.estimator);
+      const dKl = klGrad(be, klArgs);
       nn.scale(dKl, params.kl.coef);
       nn.axpy(1, nn.mul(agg.weights, dKl), gradLogprobs);
     }
-    const grad = nn.sliceSeqBackward(ppo.logprobsBackward(scored, tokens, x.T, gradLogprobs, ent.weights), x.S, x.start);
+    const grad = nn.sliceSeqBackward(logprobsBackward(be, { logits: scored, tokens, temperature: x.T, gradLogprobs, gradEntropy: ent.weights }), x.S, x.start);
     const bits = async (a: Tensor, b: Tensor) => expect(Array.from(await be.read(a))).toEqual(Array.from(await be.read(b)));
     await bits(fused.gradLogits, grad);
-    await bits(fused.logprobs, logprobs);
+    await bits(fused.logprobs, logp);
     await bits(fused.policy, policy);
     await bits(fused.entropy, ent.value);
     if (klLoss) await bits(fused.klLoss, klLoss);

@@ -1,10 +1,11 @@
 // aggregate: masked loss aggregation (every mode, both norm scales) and its weights, on both backends, against the
 // float64 reference. Tolerances: value 1e-4 relative (a reduction), weights 1e-5 relative.
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS } from '../../src/reference/aggregate.ts';
 import { aggregateRef } from '../../src/reference/aggregate.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+import { aggregate } from '../../src/ops/aggregate.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
@@ -22,7 +23,7 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
       const mask = rightPaddedMask(r, B, A, 1);
       for (let b = 0; b < B; b += 3) for (let a = 0; a < A; a++) mask[b * A + a] = 0; // all-masked rows
       const want = aggregateRef(x, mask, B, A, agg);
-      const out = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), agg);
+      const out = aggregate(be, { x: be.tensor(x, [B, A]), actionMask: be.tensor(mask, [B, A]), agg });
       const [value, weights] = await be.readMany([out.value, out.weights]);
       expect(out.value.shape).toEqual([1]);
       expectClose(value, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} value`);
@@ -39,7 +40,7 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     const x = [1, 2, 100, 4, 0, 0];
     const mask = [1, 1, 0, 1, 0, 0]; // row 0 has two tokens, row 1 one
     const expected = { 'token-mean': 7 / 3, 'seq-mean-token-mean': (1.5 + 4) / 2, 'seq-mean-token-sum': (3 + 4) / 2, 'seq-mean-token-sum-norm': 7 / 6 }[agg];
-    const out = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), agg);
+    const out = aggregate(be, { x: be.tensor(x, [2, 3]), actionMask: be.tensor(mask, [2, 3]), agg });
     const [value] = await be.readMany([out.value]);
     expectClose(value, [expected], TOL.reduce.rtol, TOL.reduce.atol, `${agg} hand value`);
   });
@@ -54,7 +55,7 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     mask[A - 1] = 0;
     const dirty = Float64Array.from(x, (v, i) => (mask[i] ? v : i % 2 ? NaN : Infinity));
     const want = aggregateRef(x, mask, B, A, agg);
-    const out = be.ppo.aggregate(be.tensor(dirty, [B, A]), be.tensor(mask, [B, A]), agg);
+    const out = aggregate(be, { x: be.tensor(dirty, [B, A]), actionMask: be.tensor(mask, [B, A]), agg });
     const [value, weights] = await be.readMany([out.value, out.weights]);
     expectClose(value, [want.value], TOL.reduce.rtol, TOL.reduce.atol, `${agg} value`);
     expectClose(weights, want.weights, TOL.elem.rtol, TOL.elem.atol, `${agg} weights`);
@@ -65,14 +66,14 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     const B = 3,
       A = 4;
     const x = f32(randn(rng(9), B * A, 5));
-    const none = be.ppo.aggregate(be.tensor(x, [B, A]), be.zeros([B, A]), agg);
+    const none = aggregate(be, { x: be.tensor(x, [B, A]), actionMask: be.zeros([B, A]), agg });
     const [v0, w0] = await be.readMany([none.value, none.weights]);
     expect(Array.from(v0)).toEqual([0]);
     expect(Array.from(w0)).toEqual(new Array(B * A).fill(0));
 
     const one = new Float64Array(B * A);
     one[6] = 1;
-    const single = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(one, [B, A]), agg);
+    const single = aggregate(be, { x: be.tensor(x, [B, A]), actionMask: be.tensor(one, [B, A]), agg });
     const [v1, w1] = await be.readMany([single.value, single.weights]);
     const want = aggregateRef(x, one, B, A, agg);
     expect(want.value).not.toBe(0);
@@ -84,8 +85,8 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [1, 2, 100, 4, 0, 0];
     const mask = [1, 1, 0, 1, 0, 0];
-    const verl = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), 'seq-mean-token-sum-norm', 'verl');
-    const perSeq = be.ppo.aggregate(be.tensor(x, [2, 3]), be.tensor(mask, [2, 3]), 'seq-mean-token-sum-norm', 'per_seq');
+    const verl = aggregate(be, { x: be.tensor(x, [2, 3]), actionMask: be.tensor(mask, [2, 3]), agg: 'seq-mean-token-sum-norm', normScale: 'verl' });
+    const perSeq = aggregate(be, { x: be.tensor(x, [2, 3]), actionMask: be.tensor(mask, [2, 3]), agg: 'seq-mean-token-sum-norm', normScale: 'per_seq' });
     const [v, w, p] = await be.readMany([verl.value, verl.weights, perSeq.value]);
     expectClose(v, [7 / 3], TOL.reduce.rtol, TOL.reduce.atol, 'verl value');
     expectClose(w, [1 / 3, 1 / 3, 0, 1 / 3, 0, 0], TOL.elem.rtol, TOL.elem.atol, 'verl weights');
@@ -98,7 +99,7 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
     const mr = rightPaddedMask(r, B, A, 1);
     for (let a = 0; a < A; a++) mr[4 * A + a] = 0;
     const want = aggregateRef(xr, mr, B, A, 'seq-mean-token-sum-norm', 'verl');
-    const out = be.ppo.aggregate(be.tensor(xr, [B, A]), be.tensor(mr, [B, A]), 'seq-mean-token-sum-norm', 'verl');
+    const out = aggregate(be, { x: be.tensor(xr, [B, A]), actionMask: be.tensor(mr, [B, A]), agg: 'seq-mean-token-sum-norm', normScale: 'verl' });
     const [vr, wr] = await be.readMany([out.value, out.weights]);
     expectClose(vr, [want.value], TOL.reduce.rtol, TOL.reduce.atol, 'random verl value');
     expectClose(wr, want.weights, TOL.elem.rtol, TOL.elem.atol, 'random verl weights');
@@ -106,6 +107,6 @@ describe.each(BACKENDS)('aggregate on %s', (_name, makeBackend) => {
 
   it('rejects mismatched shapes', async () => {
     const be = await makeBackend();
-    expect(() => be.ppo.aggregate(be.zeros([2, 3]), be.zeros([3, 2]), 'token-mean')).toThrow(/action_mask/);
+    expect(() => aggregate(be, { x: be.zeros([2, 3]), actionMask: be.zeros([3, 2]), agg: 'token-mean' })).toThrow(/action_mask/);
   });
 });

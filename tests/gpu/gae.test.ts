@@ -4,6 +4,7 @@
 // absolute error grows like A·2^-24·|terms|; 1e-5 covers A = 37 with margin and still fails on
 // any wrong term (each is ≥ 1e-2 here).
 import { describe, expect, it } from 'vitest';
+import { gae } from '../../src/ops/gae.ts';
 import { gaeRef } from '../../src/reference/gae.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng } from '../helpers/random.ts';
@@ -33,7 +34,7 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
       const mask = rightPaddedMask(r, B, A, 0);
       for (let t = 0; t < A; t++) mask[A + t] = t % 2; // holes: every other token masked in row 1
       const want = gaeRef(rewards, values, mask, B, A, gamma, lam);
-      const out = be.ppo.gae(be.tensor(rewards, [B, A]), be.tensor(values, [B, A]), be.tensor(mask, [B, A]), gamma, lam);
+      const out = gae(be, { rewards: be.tensor(rewards, [B, A]), values: be.tensor(values, [B, A]), actionMask: be.tensor(mask, [B, A]), gamma, lam });
       expect(out.advantages.shape).toEqual([B, A]);
       const [adv, ret] = await be.readMany([out.advantages, out.returns]);
       expectClose(adv, want.advantages, SCAN.rtol, SCAN.atol, 'advantages');
@@ -55,8 +56,8 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
     const values = [0.5, 0.25, 0.75];
     const mask = [1, 1, 1];
     const t = (xs: number[]) => be.tensor(xs, [1, 3]);
-    const mc = be.ppo.gae(t(rewards), t(values), t(mask), 1, 1);
-    const td = be.ppo.gae(t(rewards), t(values), t(mask), 1, 0);
+    const mc = gae(be, { rewards: t(rewards), values: t(values), actionMask: t(mask), gamma: 1, lam: 1 });
+    const td = gae(be, { rewards: t(rewards), values: t(values), actionMask: t(mask), gamma: 1, lam: 0 });
     const [mcAdv, mcRet, tdAdv] = await be.readMany([mc.advantages, mc.returns, td.advantages]);
     expectClose(mcAdv, [0.5, 0.75, 0.25], SCAN.rtol, SCAN.atol, 'γ=λ=1 advantages');
     expectClose(mcRet, [1, 1, 1], SCAN.rtol, SCAN.atol, 'γ=λ=1 returns');
@@ -75,7 +76,7 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
     const gamma = 0.9,
       lam = 0.8;
     const t = (xs: number[]) => be.tensor(xs, [4, A]);
-    const out = be.ppo.gae(t(rewards), t(values), t(mask), gamma, lam);
+    const out = gae(be, { rewards: t(rewards), values: t(values), actionMask: t(mask), gamma, lam });
     const [adv, ret] = await be.readMany([out.advantages, out.returns]);
     const want = gaeRef(rewards, values, mask, 4, A, gamma, lam);
     expectClose(adv, want.advantages, SCAN.rtol, SCAN.atol, 'advantages');
@@ -94,7 +95,7 @@ describe.each(BACKENDS)('gae on %s', (_name, makeBackend) => {
     const B = 3,
       A = 4;
     const values = f32(randn(r, B * A));
-    const out = be.ppo.gae(be.tensor(f32(randn(r, B * A)), [B, A]), be.tensor(values, [B, A]), be.zeros([B, A]), 0.99, 0.95);
+    const out = gae(be, { rewards: be.tensor(f32(randn(r, B * A)), [B, A]), values: be.tensor(values, [B, A]), actionMask: be.zeros([B, A]), gamma: 0.99, lam: 0.95 });
     const [adv, ret] = await be.readMany([out.advantages, out.returns]);
     expectClose(adv, new Float64Array(B * A), 0, 0, 'advantages');
     expectClose(ret, values, 0, 0, 'returns');

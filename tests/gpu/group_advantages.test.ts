@@ -5,11 +5,13 @@
 // Tolerance: group statistics and whitening are reductions, so rtol 1e-4 with atol 1e-5 (TOL.reduce).
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import { GROUP_ESTIMATORS, KL_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
+import { GROUP_ESTIMATORS, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
 import { GROUPED_ESTIMATORS, groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
+import { groupAdvantages } from '../../src/ops/groupAdvantages.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 const { rtol, atol } = TOL.reduce;
@@ -57,7 +59,7 @@ function argsOf(be: Backend, estimator: GroupEstimator, c: Case) {
 }
 
 function run(be: Backend, estimator: GroupEstimator, c: Case) {
-  return be.ppo.groupAdvantages(argsOf(be, estimator, c));
+  return groupAdvantages(be, argsOf(be, estimator, c));
 }
 
 function reference(estimator: GroupEstimator, c: Case) {
@@ -310,7 +312,7 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const c = noKlCase(B, A, [1, 2, 3, 4, 5], [7, 7, 42, 9, 9]);
     const args = argsOf(be, est, c);
     const before = { ...be.counters() };
-    expect(() => be.ppo.groupAdvantages(args)).toThrow(/group 42 has 1 sample/);
+    expect(() => groupAdvantages(be, args)).toThrow(/group 42 has 1 sample/);
     expect(be.counters()).toEqual(before);
   });
 
@@ -365,8 +367,8 @@ describe.each(BACKENDS)('groupAdvantages on %s', (_name, makeBackend) => {
     const args = { ...argsOf(be, 'remax', c), baselines: null };
     const twoBaselines = be.tensor([1, 2], [2]);
     const before = { ...be.counters() };
-    expect(() => be.ppo.groupAdvantages(args)).toThrow(/needs a reward baseline/);
-    expect(() => be.ppo.groupAdvantages({ ...args, baselines: twoBaselines })).toThrow(/baselines/);
+    expect(() => groupAdvantages(be, args)).toThrow(/needs a reward baseline/);
+    expect(() => groupAdvantages(be, { ...args, baselines: twoBaselines })).toThrow(/baselines/);
     expect(be.counters()).toEqual(before);
   });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KERNEL_NAMES, runKernel } from '../../src/cli/kernelRunner.ts';
+import { KERNEL_NAMES, runKernel } from '../../src/ops/registry.ts';
 import { klGradRef, klRef } from '../../src/reference/kl.ts';
 import { groupAdvantagesRef, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { logprobsBackwardRef, logprobsRef } from '../../src/reference/logprobs.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { logprobs, logprobsBackward } from '../../src/ops/logprobs.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 const maxAbs = (xs: ArrayLike<number>) => Array.from(xs).reduce((m, v) => Math.max(m, Math.abs(v)), 0);
@@ -17,9 +18,9 @@ describe.each(BACKENDS)('logprobs on %s', (_name, makeBackend) => {
     const gE = f32(randn(r, B * A));
     const tl = be.tensor(logits, [B, A, V]);
     const tt = be.tensor(tokens, [B, A], 'i32');
-    const fwd = be.ppo.logprobs(tl, tt, T);
-    const gradBoth = be.ppo.logprobsBackward(tl, tt, T, be.tensor(gL, [B, A]), be.tensor(gE, [B, A]));
-    const gradLogp = be.ppo.logprobsBackward(tl, tt, T, be.tensor(gL, [B, A]), null);
+    const fwd = logprobs(be, { logits: tl, tokens: tt, temperature: T });
+    const gradBoth = logprobsBackward(be, { logits: tl, tokens: tt, temperature: T, gradLogprobs: be.tensor(gL, [B, A]), gradEntropy: be.tensor(gE, [B, A]) });
+    const gradLogp = logprobsBackward(be, { logits: tl, tokens: tt, temperature: T, gradLogprobs: be.tensor(gL, [B, A]) });
     const [lp, ent, g2, g1] = await be.readMany([fwd.logprobs, fwd.entropy, gradBoth, gradLogp]);
     const want = logprobsRef(logits, tokens, B, A, V, T);
     expect(fwd.logprobs.shape).toEqual([B, A]);
@@ -77,9 +78,9 @@ describe.each(BACKENDS)('logprobs on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const logits = be.zeros([2, 3, 4]);
     const tokens = be.zeros([2, 3], 'i32');
-    expect(() => be.ppo.logprobs(logits, tokens, 0)).toThrow(/temperature/);
-    expect(() => be.ppo.logprobs(logits, be.zeros([2, 3]), 1)).toThrow(/tokens/);
-    expect(() => be.ppo.logprobs(logits, be.zeros([3, 2], 'i32'), 1)).toThrow(/tokens/);
-    expect(() => be.ppo.logprobsBackward(logits, tokens, 1, be.zeros([2, 2]), null)).toThrow(/grad_logprobs/);
+    expect(() => logprobs(be, { logits, tokens, temperature: 0 })).toThrow(/temperature/);
+    expect(() => logprobs(be, { logits, tokens: be.zeros([2, 3]), temperature: 1 })).toThrow(/tokens/);
+    expect(() => logprobs(be, { logits, tokens: be.zeros([3, 2], 'i32'), temperature: 1 })).toThrow(/tokens/);
+    expect(() => logprobsBackward(be, { logits, tokens, temperature: 1, gradLogprobs: be.zeros([2, 2]) })).toThrow(/grad_logprobs/);
   });
 });

@@ -1,10 +1,13 @@
 // policyLoss on both backends against the float64 reference (src/reference/policyLoss.ts).
 // Tolerances: stats 1e-4 relative (reductions), gradLogprobs 1e-5 relative element-wise.
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS, NORM_SCALES, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
+import { POLICY_STATS, policyLoss } from '../../src/ops/policyLoss.ts';
+import type { LossMode, PolicyLossParams } from '../../src/reference/policyLoss.ts';
 import { COV_DEFAULTS, covSelectRef, LOG_RATIO_CLAMP, policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+import { covSelect } from '../../src/ops/covSelect.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
@@ -22,7 +25,7 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
   ) {
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
-    const out = be.ppo.policyLoss(t(old), t(logp), t(adv), t(mask), params, isW ? t(isW) : null);
+    const out = policyLoss(be, { oldLogprobs: t(old), logprobs: t(logp), advantages: t(adv), actionMask: t(mask), params, isWeights: isW ? t(isW) : null });
     const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
     const want = policyLossRef(old, logp, adv, mask, B, A, params, isW);
     expect(out.stats.shape).toEqual([4]);
@@ -105,7 +108,7 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     const [old, logp, adv, mask, B, A, params, what] = args;
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
-    const [sel] = await be.readMany([be.ppo.covSelect(t(old), t(logp), t(adv), t(mask), params)]);
+    const [sel] = await be.readMany([covSelect(be, { oldLogprobs: t(old), logprobs: t(logp), advantages: t(adv), actionMask: t(mask), params })]);
     const want = covSelectRef(old, logp, adv, mask, B, A, params);
     expect(Array.from(sel), `${what} picked`).toEqual(Array.from(want));
     const out = await check(...args);
@@ -367,12 +370,12 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     const z = be.zeros([2, 3]);
     const before = be.counters().dispatches;
     const base: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' };
-    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: 1 })).toThrow(/clipC must be .* > 1/);
-    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: 0.5 })).toThrow(/clipC/);
-    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipC: NaN })).toThrow(/clipC/);
-    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipLow: 0 })).toThrow(/clipLow/);
-    expect(() => be.ppo.policyLoss(z, z, z, z, { ...base, clipHigh: -0.1 })).toThrow(/clipHigh/);
-    expect(() => be.ppo.policyLoss(z, z, z, be.zeros([3, 2]), base)).toThrow(/action_mask/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: z, params: { ...base, clipC: 1 } })).toThrow(/clipC must be .* > 1/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: z, params: { ...base, clipC: 0.5 } })).toThrow(/clipC/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: z, params: { ...base, clipC: NaN } })).toThrow(/clipC/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: z, params: { ...base, clipLow: 0 } })).toThrow(/clipLow/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: z, params: { ...base, clipHigh: -0.1 } })).toThrow(/clipHigh/);
+    expect(() => policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: be.zeros([3, 2]), params: base })).toThrow(/action_mask/);
     expect(be.counters().dispatches).toBe(before);
   });
 });

@@ -3,11 +3,12 @@
 // Tolerance: element-wise, rtol 1e-5 with atol 1e-6 (TOL.elem); inputs are rounded to float32
 // first so both sides see the same numbers.
 import { describe, expect, it } from 'vitest';
-import { KL_ESTIMATORS } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
 import { klValue } from '../../src/reference/kl.ts';
 import { shapeRewardsRef } from '../../src/reference/rewards.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL, uniformArray } from '../helpers/random.ts';
+import { shapeRewards } from '../../src/ops/shapeRewards.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 const negAbs = (xs: Float64Array) => xs.map((x) => -Math.abs(x));
@@ -28,7 +29,14 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
       if (B > 3) for (let t = 0; t < A; t++) mask[2 * A + t] = t % 3 === 1 ? 1 : 0; // holes inside a row
       const beta = Math.fround(r.uniform(0.01, 0.5));
       const want = shapeRewardsRef(scores, logp, ref, mask, B, A, beta, est);
-      const out = be.ppo.shapeRewards(be.tensor(scores, [B]), be.tensor(logp, [B, A]), be.tensor(ref, [B, A]), be.tensor(mask, [B, A]), beta, est);
+      const out = shapeRewards(be, {
+        scores: be.tensor(scores, [B]),
+        logprobs: be.tensor(logp, [B, A]),
+        refLogprobs: be.tensor(ref, [B, A]),
+        actionMask: be.tensor(mask, [B, A]),
+        beta,
+        estimator: est,
+      });
       expect(out.rewards.shape).toEqual([B, A]);
       const [rewards, kl] = await be.readMany([out.rewards, out.kl]);
       expectClose(kl, want.kl, TOL.elem.rtol, TOL.elem.atol, `${est} kl`);
@@ -62,7 +70,14 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
     const beta = 0.125;
     for (const est of KL_ESTIMATORS) {
       const want = shapeRewardsRef(scores, logp, ref, mask, B, A, beta, est);
-      const out = be.ppo.shapeRewards(be.tensor(scores, [B]), be.tensor(logp, [B, A]), be.tensor(ref, [B, A]), be.tensor(mask, [B, A]), beta, est);
+      const out = shapeRewards(be, {
+        scores: be.tensor(scores, [B]),
+        logprobs: be.tensor(logp, [B, A]),
+        refLogprobs: be.tensor(ref, [B, A]),
+        actionMask: be.tensor(mask, [B, A]),
+        beta,
+        estimator: est,
+      });
       const [rewards, kl] = await be.readMany([out.rewards, out.kl]);
       expectClose(kl, want.kl, TOL.elem.rtol, TOL.elem.atol, `${est} kl`);
       expectClose(rewards, want.rewards, TOL.elem.rtol, TOL.elem.atol, `${est} rewards`);
@@ -80,17 +95,17 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
     const B = 3,
       A = 4;
     const logp = f32(uniformArray(r, B * A, -5, 0));
-    const out = be.ppo.shapeRewards(
-      be.tensor(f32(randn(r, B)), [B]),
-      be.tensor(logp, [B, A]),
-      be.tensor(
+    const out = shapeRewards(be, {
+      scores: be.tensor(f32(randn(r, B)), [B]),
+      logprobs: be.tensor(logp, [B, A]),
+      refLogprobs: be.tensor(
         logp.map((x) => x - 1),
         [B, A],
       ),
-      be.zeros([B, A]),
-      0.1,
-      'k3',
-    );
+      actionMask: be.zeros([B, A]),
+      beta: 0.1,
+      estimator: 'k3',
+    });
     const [rewards, kl] = await be.readMany([out.rewards, out.kl]);
     expectClose(rewards, new Float64Array(B * A), 0, 0, 'rewards');
     expectClose(kl, new Float64Array(B * A), 0, 0, 'kl');
@@ -99,7 +114,9 @@ describe.each(BACKENDS)('shapeRewards on %s', (_name, makeBackend) => {
   it('rejects mismatched shapes', async () => {
     const be = await makeBackend();
     const x = be.tensor([0, 0, 0, 0], [2, 2]);
-    expect(() => be.ppo.shapeRewards(be.tensor([1, 2, 3], [3]), x, x, x, 0.1, 'k1')).toThrow(/scores/);
-    expect(() => be.ppo.shapeRewards(be.tensor([1, 2], [2]), x, x, be.tensor([1, 1], [1, 2]), 0.1, 'k1')).toThrow(/action_mask/);
+    expect(() => shapeRewards(be, { scores: be.tensor([1, 2, 3], [3]), logprobs: x, refLogprobs: x, actionMask: x, beta: 0.1, estimator: 'k1' })).toThrow(/scores/);
+    expect(() => shapeRewards(be, { scores: be.tensor([1, 2], [2]), logprobs: x, refLogprobs: x, actionMask: be.tensor([1, 1], [1, 2]), beta: 0.1, estimator: 'k1' })).toThrow(
+      /action_mask/,
+    );
   });
 });

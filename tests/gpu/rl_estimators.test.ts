@@ -6,7 +6,8 @@
 // float64 recomputation and verl's functions (tests/helpers/verl.ts) on the iteration's own
 // inputs; ReMax's baselines equal the rewards of the greedy responses, one per prompt.
 import { describe, expect, it } from 'vitest';
-import { KL_ESTIMATORS, LOSS_AGGS } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
+import { LOSS_AGGS } from '../../src/reference/aggregate.ts';
 import { ADVANTAGE_ESTIMATORS, KL_LOSS_ESTIMATORS } from '../../src/rl/config.ts';
 import { appliedKl, recomputeTrace } from '../../src/rl/inspect/index.ts';
 import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';

@@ -19,6 +19,7 @@ import {
 } from '../../src/reference/rolloutCorrection.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
+import { rolloutCorrection } from '../../src/ops/rolloutCorrection.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
@@ -118,7 +119,7 @@ describe.each(BACKENDS)('rolloutCorrection on %s', (_name, makeBackend) => {
   async function check(x: Batch, p: RolloutCorrectionParams, what: string) {
     const be = await makeBackend();
     const t = (v: Float64Array) => be.tensor(v, [x.B, x.A]);
-    const out = be.ppo.rolloutCorrection(t(x.old), t(x.rollout), t(x.mask), p);
+    const out = rolloutCorrection(be, { oldLogprobs: t(x.old), rolloutLogprobs: t(x.rollout), actionMask: t(x.mask), params: p });
     const want = rolloutCorrectionRef(x.old, x.rollout, x.mask, x.B, x.A, p);
     const keep = await be.read(out.keep);
     expect(Array.from(keep), `${what} keep`).toEqual(Array.from(want.keep));
@@ -192,17 +193,31 @@ describe.each(BACKENDS)('rolloutCorrection on %s', (_name, makeBackend) => {
         tisLower: null,
         rs: ROLLOUT_RS_OPTIONS.slice(7).map((o) => ({ option: o, lower: rsIsK1(o) ? 0.5 : null, upper: 1e-3 })),
       };
-      const out = be.ppo.rolloutCorrection(be.tensor(one.old, [B, A]), be.tensor(one.rollout, [B, A]), be.tensor(one.mask, [B, A]), p);
+      const out = rolloutCorrection(be, {
+        oldLogprobs: be.tensor(one.old, [B, A]),
+        rolloutLogprobs: be.tensor(one.rollout, [B, A]),
+        actionMask: be.tensor(one.mask, [B, A]),
+        params: p,
+      });
       const [w, k] = await be.readMany([out.weights as NonNullable<typeof out.weights>, out.keep]);
       expect(Array.from(w)).toEqual(Array.from(one.mask));
       expect(Array.from(k)).toEqual(Array.from(one.mask));
     }
     // invalid parameters are refused with the knob named
     const t = be.tensor(one.old, [B, A]);
-    expect(() => be.ppo.rolloutCorrection(t, t, t, { isLevel: 'token', isUpper: 2, isLower: 3, tisLower: null, rs: [] })).toThrow(/IcePop lower bound 3 exceeds/);
-    expect(() => be.ppo.rolloutCorrection(t, t, t, { isLevel: 'token', isUpper: 2, isLower: null, tisLower: null, rs: [{ option: 'seq_max_k2', lower: 0.5, upper: 2 }] })).toThrow(
-      /upper bound only/,
-    );
-    expect(() => be.ppo.rolloutCorrection(t, t, t, { isLevel: 'token', isUpper: 0, isLower: null, tisLower: null, rs: [] })).toThrow(/rollout_is_threshold/);
+    expect(() =>
+      rolloutCorrection(be, { oldLogprobs: t, rolloutLogprobs: t, actionMask: t, params: { isLevel: 'token', isUpper: 2, isLower: 3, tisLower: null, rs: [] } }),
+    ).toThrow(/IcePop lower bound 3 exceeds/);
+    expect(() =>
+      rolloutCorrection(be, {
+        oldLogprobs: t,
+        rolloutLogprobs: t,
+        actionMask: t,
+        params: { isLevel: 'token', isUpper: 2, isLower: null, tisLower: null, rs: [{ option: 'seq_max_k2', lower: 0.5, upper: 2 }] },
+      }),
+    ).toThrow(/upper bound only/);
+    expect(() =>
+      rolloutCorrection(be, { oldLogprobs: t, rolloutLogprobs: t, actionMask: t, params: { isLevel: 'token', isUpper: 0, isLower: null, tisLower: null, rs: [] } }),
+    ).toThrow(/rollout_is_threshold/);
   });
 });

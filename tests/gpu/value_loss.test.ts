@@ -1,7 +1,9 @@
 // valueLoss on both backends against the float64 reference (src/reference/valueLoss.ts).
 // Tolerances: stats 1e-4 relative (reductions), gradValues 1e-5 relative element-wise.
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS, VALUE_STATS, type ValueLossParams } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS } from '../../src/reference/aggregate.ts';
+import { VALUE_STATS, valueLoss } from '../../src/ops/valueLoss.ts';
+import type { ValueLossParams } from '../../src/reference/valueLoss.ts';
 import { valueLossRef } from '../../src/reference/valueLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
@@ -12,7 +14,7 @@ describe.each(BACKENDS)('valueLoss on %s', (_name, makeBackend) => {
   async function check(v: Float64Array, old: Float64Array, ret: Float64Array, mask: Float64Array, B: number, A: number, params: ValueLossParams, what: string) {
     const be = await makeBackend();
     const t = (x: Float64Array) => be.tensor(x, [B, A]);
-    const out = be.ppo.valueLoss(t(v), t(old), t(ret), t(mask), params);
+    const out = valueLoss(be, { values: t(v), oldValues: t(old), returns: t(ret), actionMask: t(mask), params });
     const [stats, grad] = await be.readMany([out.stats, out.gradValues]);
     const want = valueLossRef(v, old, ret, mask, B, A, params);
     expect(out.stats.shape).toEqual([2]);
@@ -80,9 +82,9 @@ describe.each(BACKENDS)('valueLoss on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const z = be.zeros([2, 3]);
     const before = be.counters().dispatches;
-    expect(() => be.ppo.valueLoss(z, z, z, z, { clip: 0, agg: 'token-mean' })).toThrow(/clip must be/);
-    expect(() => be.ppo.valueLoss(z, z, z, z, { clip: -1, agg: 'token-mean' })).toThrow(/clip/);
-    expect(() => be.ppo.valueLoss(z, z, be.zeros([2, 2]), z, { clip: 0.2, agg: 'token-mean' })).toThrow(/returns/);
+    expect(() => valueLoss(be, { values: z, oldValues: z, returns: z, actionMask: z, params: { clip: 0, agg: 'token-mean' } })).toThrow(/clip must be/);
+    expect(() => valueLoss(be, { values: z, oldValues: z, returns: z, actionMask: z, params: { clip: -1, agg: 'token-mean' } })).toThrow(/clip/);
+    expect(() => valueLoss(be, { values: z, oldValues: z, returns: be.zeros([2, 2]), actionMask: z, params: { clip: 0.2, agg: 'token-mean' } })).toThrow(/returns/);
     expect(be.counters().dispatches).toBe(before);
   });
 });

@@ -5,11 +5,17 @@
 // finite differences of the same verl transliterations in tests/unit/ppo_grads.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import { KL_ESTIMATORS, LOSS_AGGS, POLICY_STATS, type LossAgg, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
+import { LOSS_AGGS, type LossAgg } from '../../src/reference/aggregate.ts';
+import { POLICY_STATS, policyLoss } from '../../src/ops/policyLoss.ts';
+import type { LossMode, PolicyLossParams } from '../../src/reference/policyLoss.ts';
 import { covHash, policyLossRef } from '../../src/reference/policyLoss.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 import * as verl from '../helpers/verl.ts';
+import { aggregate } from '../../src/ops/aggregate.ts';
+import { kl } from '../../src/ops/kl.ts';
+import { tisWeights } from '../../src/ops/tisWeights.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 
@@ -41,7 +47,7 @@ function policyBatch(salt: number, B: number, A: number, spread = 0.5) {
 
 async function ours(be: Backend, x: ReturnType<typeof policyBatch>, B: number, A: number, params: PolicyLossParams, withIs: boolean) {
   const t = (v: Float64Array) => be.tensor(v, [B, A]);
-  const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, withIs ? t(x.isW) : null);
+  const out = policyLoss(be, { oldLogprobs: t(x.old), logprobs: t(x.logp), advantages: t(x.adv), actionMask: t(x.mask), params, isWeights: withIs ? t(x.isW) : null });
   const [stats] = await be.readMany([out.stats]);
   return stats;
 }
@@ -119,7 +125,7 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
     for (let a = 0; a < A; a++) for (const b of [0, 1, 2]) x.mask[b * A + a] = 1;
     const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'gspo' };
     const t = (v: Float64Array) => be.tensor(v, [B, A]);
-    const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params);
+    const out = policyLoss(be, { oldLogprobs: t(x.old), logprobs: t(x.logp), advantages: t(x.adv), actionMask: t(x.mask), params });
     const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
     const want = asStats(verl.policyLossGspo(x.old, x.logp, x.logp, x.adv, x.mask, B, A, { clipRatioLow: 0.2, clipRatioHigh: 0.28, clipRatioC: 3, lossAggMode: 'token-mean' }));
     expectClose(stats, want, TOL.reduce.rtol, TOL.reduce.atol, 'gspo extreme stats');
@@ -144,7 +150,7 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
       for (const agg of LOSS_AGGS) {
         const params: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, agg, lossMode: mode, normScale: 'verl', sapoTauPos: TAU_POS, sapoTauNeg: TAU_NEG, ...COV };
         const t = (v: Float64Array) => be.tensor(v, [B, A]);
-        const out = be.ppo.policyLoss(t(x.old), t(x.logp), t(x.adv), t(x.mask), params, t(x.isW));
+        const out = policyLoss(be, { oldLogprobs: t(x.old), logprobs: t(x.logp), advantages: t(x.adv), actionMask: t(x.mask), params, isWeights: t(x.isW) });
         const [stats, grad] = await be.readMany([out.stats, out.gradLogprobs]);
         expect([...stats, ...grad].every(Number.isFinite), `${mode} ${agg}`).toBe(true);
         // verl over the two non-empty rows only (its seq means are NaN / ÷B with empty rows);
@@ -171,7 +177,7 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
       A = 17;
     const x = f32(randn(r, B * A, 2));
     const mask = fullRowsMask(r, B, A);
-    const out = be.ppo.aggregate(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), agg, 'verl');
+    const out = aggregate(be, { x: be.tensor(x, [B, A]), actionMask: be.tensor(mask, [B, A]), agg, normScale: 'verl' });
     const [value] = await be.readMany([out.value]);
     expectClose(value, [verl.aggLoss(x, mask, B, A, agg)], TOL.reduce.rtol, TOL.reduce.atol, agg);
   });
@@ -186,7 +192,7 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
     ref[0] = -40; // d = 39: k3 clamps
     logp[1] = -40;
     ref[1] = -1; // d = −39
-    const got = await be.read(be.ppo.kl(be.tensor(logp, [8, 8]), be.tensor(ref, [8, 8]), est));
+    const got = await be.read(kl(be, { logprobs: be.tensor(logp, [8, 8]), refLogprobs: be.tensor(ref, [8, 8]), estimator: est }));
     expectClose(
       got,
       Array.from(logp, (l, i) => verl.klForward(l, ref[i], est)),
@@ -216,12 +222,12 @@ describe.each(BACKENDS)('verl parity on %s', (_name, makeBackend) => {
         rollout[i] = Infinity;
       }
     for (const cap of [2, 1.2]) {
-      const got = await be.read(be.ppo.tisWeights(be.tensor(old, [B, A]), be.tensor(rollout, [B, A]), be.tensor(mask, [B, A]), cap));
+      const got = await be.read(tisWeights(be, { oldLogprobs: be.tensor(old, [B, A]), rolloutLogprobs: be.tensor(rollout, [B, A]), actionMask: be.tensor(mask, [B, A]), cap }));
       const clean = (v: Float64Array) => Float64Array.from(v, (x, i) => (mask[i] ? x : 0));
       expectClose(got, verl.tokenTis(clean(old), clean(rollout), mask, cap), TOL.elem.rtol, TOL.elem.atol, `tis cap ${cap}`);
       expect([Math.fround(cap), cap]).toContain(got[0]); // capped exactly (the cap as float32 on WebGPU)
       expect(Array.from(got).every((w, i) => (mask[i] ? w > 0 && w <= Math.fround(cap) : w === 0))).toBe(true);
     }
-    expect(() => be.ppo.tisWeights(be.tensor(old, [B, A]), be.tensor(rollout, [B, A]), be.tensor(mask, [B, A]), 0)).toThrow(/cap/);
+    expect(() => tisWeights(be, { oldLogprobs: be.tensor(old, [B, A]), rolloutLogprobs: be.tensor(rollout, [B, A]), actionMask: be.tensor(mask, [B, A]), cap: 0 })).toThrow(/cap/);
   });
 });

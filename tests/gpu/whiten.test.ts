@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { maskedMeanVar, whitenRef } from '../../src/reference/whiten.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rightPaddedMask, rng, TOL } from '../helpers/random.ts';
+import { whiten } from '../../src/ops/whiten.ts';
 
 const f32 = (xs: ArrayLike<number>) => Float64Array.from(new Float32Array(xs));
 const { rtol, atol } = TOL.reduce;
@@ -25,7 +26,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
         const mask = rightPaddedMask(r, B, A, 0);
         mask[0] = 1; // at least two action tokens
         mask[A] = 1;
-        const out = await be.read(be.ppo.whiten(be.tensor(x, [B, A]), be.tensor(mask, [B, A]), shiftMean));
+        const out = await be.read(whiten(be, { x: be.tensor(x, [B, A]), actionMask: be.tensor(mask, [B, A]), shiftMean }));
         expectClose(out, whitenRef(x, mask, shiftMean), rtol, atol, 'whitened');
         // Independent of the reference: over action tokens the result has mean 0 (or the old mean)
         // and unbiased variance var/(var + 1e-8) ≈ 1.
@@ -43,7 +44,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const n = 700;
     const x = f32(randn(r, n).map((v) => v + 100));
     const mask = new Float64Array(n).fill(1);
-    const out = await be.read(be.ppo.whiten(be.tensor(x, [7, 100]), be.tensor(mask, [7, 100]), true));
+    const out = await be.read(whiten(be, { x: be.tensor(x, [7, 100]), actionMask: be.tensor(mask, [7, 100]), shiftMean: true }));
     // The corrected two-pass mean keeps this at the element-wise float32 tolerance, not TOL.reduce.
     expectClose(out, whitenRef(x, mask, true), 1e-5, 1e-6, 'offset 100');
   });
@@ -51,7 +52,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
   it('n = 0 (all masked): mean 0, var 0, out = x·rsqrt(1e-8)', async () => {
     const be = await makeBackend();
     const x = [1.5, -2, 0, 1e-3, 3, -4];
-    const out = await be.read(be.ppo.whiten(be.tensor(x, [2, 3]), be.zeros([2, 3]), true));
+    const out = await be.read(whiten(be, { x: be.tensor(x, [2, 3]), actionMask: be.zeros([2, 3]), shiftMean: true }));
     expectClose(
       out,
       x.map((v) => v * 1e4),
@@ -59,7 +60,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
       atol,
       'n=0',
     );
-    const kept = await be.read(be.ppo.whiten(be.tensor(x, [2, 3]), be.zeros([2, 3]), false));
+    const kept = await be.read(whiten(be, { x: be.tensor(x, [2, 3]), actionMask: be.zeros([2, 3]), shiftMean: false }));
     expectClose(
       kept,
       x.map((v) => v * 1e4),
@@ -73,8 +74,8 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [1.5, -2, 7, 1e-3, 3, -4];
     const mask = [0, 0, 1, 0, 0, 0];
-    const t = () => [be.tensor(x, [2, 3]), be.tensor(mask, [2, 3])] as const;
-    const [out, kept] = await be.readMany([be.ppo.whiten(...t(), true), be.ppo.whiten(...t(), false)]);
+    const t = () => ({ x: be.tensor(x, [2, 3]), actionMask: be.tensor(mask, [2, 3]) });
+    const [out, kept] = await be.readMany([whiten(be, { ...t(), shiftMean: true }), whiten(be, { ...t(), shiftMean: false })]);
     expectClose(
       out,
       x.map((v) => (v - 7) * 1e4),
@@ -96,7 +97,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [100, 3, -1, 42];
     const mask = [0, 1, 1, 0];
-    const out = await be.read(be.ppo.whiten(be.tensor(x, [1, 4]), be.tensor(mask, [1, 4]), true));
+    const out = await be.read(whiten(be, { x: be.tensor(x, [1, 4]), actionMask: be.tensor(mask, [1, 4]), shiftMean: true }));
     // mean 1, var = ((2)² + (−2)²)/1 = 8, so (x − 1)/√(8 + 1e-8)
     const s = 1 / Math.sqrt(8 + 1e-8);
     expectClose(out, [99 * s, 2 * s, -2 * s, 41 * s], rtol, atol, 'n=2');
@@ -107,7 +108,7 @@ describe.each(BACKENDS)('whiten on %s', (_name, makeBackend) => {
     const be = await makeBackend();
     const x = [1e4, -1e4, 1e4, -1e4, 0, 5e3, -5e3, 1e4];
     const mask = [1, 1, 1, 1, 1, 1, 1, 0];
-    const out = await be.read(be.ppo.whiten(be.tensor(x, [2, 4]), be.tensor(mask, [2, 4]), false));
+    const out = await be.read(whiten(be, { x: be.tensor(x, [2, 4]), actionMask: be.tensor(mask, [2, 4]), shiftMean: false }));
     expectClose(out, whitenRef(x, mask, false), rtol, atol, 'extremes');
   });
 });

@@ -6,13 +6,15 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { gae } from '../../src/ops/gae.ts';
+import { OPS } from '../../src/ops/registry.ts';
 import { CpuNnOps } from '../../src/backend/cpu/cpuNn.ts';
-import { CpuPpoOps } from '../../src/backend/cpu/cpuPpo.ts';
 import { CpuSeqOps } from '../../src/backend/cpu/cpuSeq.ts';
-import { NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../../src/backend/checks.ts';
+import { NN_CHECKS, SEQ_CHECKS } from '../../src/backend/checks.ts';
 import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
-import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
 import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
+import { tisWeights } from '../../src/ops/tisWeights.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -27,14 +29,6 @@ function publicOps(cls: { prototype: object }, file: string): string[] {
 
 describe('one checking layer for both backends', () => {
   const families = [
-    [
-      'ppo',
-      PPO_CHECKS,
-      [
-        [CpuPpoOps, 'src/backend/cpu/cpuPpo.ts'],
-        [WebGpuPpoOps, 'src/backend/webgpu/webgpuPpo.ts'],
-      ],
-    ],
     [
       'nn',
       NN_CHECKS,
@@ -59,10 +53,16 @@ describe('one checking layer for both backends', () => {
   });
 
   it('the backends op files do not check arguments themselves', () => {
-    const files = ['cpu/cpuPpo.ts', 'cpu/cpuNn.ts', 'cpu/cpuSeq.ts', 'webgpu/webgpuPpo.ts', 'webgpu/webgpuNn.ts', 'webgpu/webgpuSeq.ts'];
+    const files = ['cpu/cpuNn.ts', 'cpu/cpuSeq.ts', 'webgpu/webgpuNn.ts', 'webgpu/webgpuSeq.ts'];
     for (const f of files) {
       const src = readFileSync(join(ROOT, 'src/backend', f), 'utf8');
       expect(src, f).not.toMatch(/\bexpect(Shape|DType|Size)\(|\bvalidate[A-Z]\w*\(/);
+    }
+  });
+
+  it("the ops' bodies do not check arguments themselves (their `check` does, in front of both)", () => {
+    for (const { def } of OPS) {
+      for (const body of [def.cpu, def.webgpu]) expect(String(body), def.name).not.toMatch(/\bexpect(Shape|DType|Size)\(|\bvalidate[A-Z]\w*\(/);
     }
   });
 
@@ -85,9 +85,11 @@ describe('one checking layer for both backends', () => {
     const be = new CpuBackend();
     const x = be.zeros([2, 3]);
     const bad = be.zeros([3, 2]);
-    expect(() => be.ppo.gae(x, bad, x, 1, 1)).toThrow('values: expected shape [2, 3], got [3, 2]');
-    expect(() => be.ppo.tisWeights(x, x, x, 0)).toThrow(/cap/);
-    expect(() => be.ppo.policyLoss(x, x, x, x, { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' })).toThrow('policyLoss: clipLow must be a finite number > 0, got 0');
+    expect(() => gae(be, { rewards: x, values: bad, actionMask: x, gamma: 1, lam: 1 })).toThrow('values: expected shape [2, 3], got [3, 2]');
+    expect(() => tisWeights(be, { oldLogprobs: x, rolloutLogprobs: x, actionMask: x, cap: 0 })).toThrow(/cap/);
+    expect(() => policyLoss(be, { oldLogprobs: x, logprobs: x, advantages: x, actionMask: x, params: { clipLow: 0, clipHigh: 0.2, clipC: null, agg: 'token-mean' } })).toThrow(
+      'policyLoss: clipLow must be a finite number > 0, got 0',
+    );
     expect(() => be.nn.adamw(x, bad, x, x, x, null, { lr: 1, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, step: 0, maxGradNorm: 0 })).toThrow(
       'adamw: step must be ≥ 1 (1-based), got 0',
     );

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { tensorsIn } from '../../src/backend/scope.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
 
 function recording(): { be: CpuBackend; disposed: Set<Tensor> } {
   const be = new CpuBackend();
@@ -27,7 +28,7 @@ describe('Backend.scope', () => {
       b = be.nn.add(a, outside);
       z = be.zeros([1, 2]);
       const m = be.tensor([1, 1], [1, 2]);
-      loss = be.ppo.policyLoss(z, z, z, m, { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean' });
+      loss = policyLoss(be, { oldLogprobs: z, logprobs: z, advantages: z, actionMask: m, params: { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean' } });
       return { sum: be.nn.add(b, b), stats: loss.stats };
     });
     expect(disposed.has(outside)).toBe(false);

@@ -7,7 +7,7 @@ import { openRlhfCommand } from '../../src/export/openrlhf.ts';
 import { planJob } from '../../src/export/plan.ts';
 import { CHOICE_RULES, CONFIG_KEYS, DEFAULT_CONFIG, KNOBS, NUMERIC_RULES, TEXT_RULES, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import type { TaskName } from '../../src/tasks/task.ts';
-import type { KlEstimator } from '../../src/backend/ppoOps.ts';
+import type { KlEstimator } from '../../src/reference/kl.ts';
 import { FIELDS } from '../../src/ui/configFields.ts';
 
 describe('one row per knob', () => {

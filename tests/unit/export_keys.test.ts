@@ -10,7 +10,9 @@ import { planJob } from '../../src/export/plan.ts';
 import { shellWord } from '../../src/export/shell.ts';
 import { ADVANTAGE_ESTIMATORS, DEFAULT_CONFIG, GROUP_KL_ORDERS, KL_CONTROLLERS, KL_LOSS_ESTIMATORS, validateConfig, type PpoConfig } from '../../src/rl/config.ts';
 import { PRESETS } from '../../src/rl/presets.ts';
-import { KL_ESTIMATORS, LOSS_AGGS, LOSS_MODES, NORM_SCALES } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
+import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
+import { LOSS_MODES } from '../../src/reference/policyLoss.ts';
 
 const verlFacts = JSON.parse(readFileSync('tests/fixtures/verl_config_keys.json', 'utf8'));
 const rlhfFacts = JSON.parse(readFileSync('tests/fixtures/openrlhf_ppo_flags.json', 'utf8'));

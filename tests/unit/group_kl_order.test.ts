@@ -4,7 +4,7 @@
 // of the raw scores, then −β·KL per token as a reward-to-go). Also REINFORCE with γ < 1, which
 // both engines discount. Tolerance 1e-9: the whitened estimators sum in another order than verl_F.masked_whiten.
 import { describe, expect, it } from 'vitest';
-import { GROUP_ESTIMATORS, type GroupEstimator } from '../../src/backend/ppoOps.ts';
+import { GROUP_ESTIMATORS, type GroupEstimator } from '../../src/reference/groupAdvantages.ts';
 import { GROUP_ESTIMATOR_SPECS, groupAdvantagesRef, type GroupKlOrder } from '../../src/reference/groupAdvantages.ts';
 import { klValue } from '../../src/reference/kl.ts';
 import { DEFAULT_CONFIG, validateConfig, type PpoConfig } from '../../src/rl/config.ts';

@@ -1,5 +1,5 @@
-// The layering rules of the house, read off the source: gpu → backend → model → rl → worker → store
-// → ui. Every `import`/`export … from`/`import()`/`new URL(…, import.meta.url)`/`import.meta.glob`
+// The layering rules of the house, read off the source: gpu → backend → ops → model → rl → worker
+// → store → ui. Every `import`/`export … from`/`import()`/`new URL(…, import.meta.url)`/`import.meta.glob`
 // in src/** (type-only imports included: the rule holds "even for types") becomes an edge, and the
 // graph is checked for the forbidden directions, for circles, and for files nothing uses.
 import { readFileSync, existsSync } from 'node:fs';
@@ -54,20 +54,23 @@ const layer = (f: string) => (f.startsWith('src/') ? f.split('/')[1] : f.split('
 
 /** Forbidden edges: importer layer → imported layers (the layer order, read downwards only). */
 const FORBIDDEN: Record<string, string[]> = {
-  gpu: ['backend', 'model', 'rl', 'worker', 'store', 'ui'],
-  reference: ['backend', 'gpu', 'model', 'rl', 'worker', 'store', 'ui'],
-  backend: ['model', 'rl', 'worker', 'store', 'ui'],
+  gpu: ['backend', 'ops', 'model', 'rl', 'worker', 'store', 'ui'],
+  reference: ['backend', 'ops', 'gpu', 'model', 'rl', 'worker', 'store', 'ui'],
+  backend: ['ops', 'model', 'rl', 'worker', 'store', 'ui'],
+  ops: ['model', 'rl', 'worker', 'store', 'ui', 'tasks', 'cli', 'bench', 'fuzz'],
   model: ['rl', 'worker', 'store', 'ui', 'tasks'],
-  tasks: ['backend', 'gpu', 'rl', 'worker', 'store', 'ui'],
+  tasks: ['backend', 'ops', 'gpu', 'rl', 'worker', 'store', 'ui'],
   rl: ['worker', 'store', 'ui'],
   worker: ['store', 'ui'],
-  store: ['ui', 'gpu', 'backend'],
-  ui: ['gpu', 'backend'],
+  store: ['ui', 'gpu', 'backend', 'ops'],
+  ui: ['gpu', 'backend', 'ops'],
   export: ['worker', 'store', 'ui'],
   // Tests may unit-test any layer (the page's pure chart helpers included); benches and CLIs run
-  // the layers below the page, never the page's own modules.
+  // the layers below the page, never the page's own modules; the fuzz campaign drives the store's
+  // parsers and the layers the CLIs drive, never a CLI itself.
   bench: ['ui', 'store'],
   cli: ['ui', 'store', 'worker'],
+  fuzz: ['ui', 'cli'],
 };
 
 /** Entry points: what index.html, package.json scripts, vitest/playwright configs start. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { denseArray, InputError, maskField, nest, numberField, choiceField } from '../../src/cli/kernelInput.ts';
+import { denseArray, InputError, maskField, nest, numberField, choiceField } from '../../src/ops/kernelInput.ts';
 
 describe('kernel CLI input validation', () => {
   it('parses rectangular arrays with their shape', () => {

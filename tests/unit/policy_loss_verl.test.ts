@@ -5,7 +5,9 @@
 // left is summation order and verl's +1e-8 in its token counts — masked_mean's Σm + 1e-8, GMPO's
 // n_b + 1e-8 — a relative 1e-8/n). Gradients: tests/unit/ppo_grads.test.ts.
 import { describe, expect, it } from 'vitest';
-import { LOSS_AGGS, POLICY_STATS, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { LOSS_AGGS } from '../../src/reference/aggregate.ts';
+import { POLICY_STATS } from '../../src/ops/policyLoss.ts';
+import type { LossMode, PolicyLossParams } from '../../src/reference/policyLoss.ts';
 import {
   COV_DEFAULTS,
   covHash,

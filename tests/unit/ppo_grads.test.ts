@@ -2,7 +2,9 @@
 // whose clip/clamp branch changes within ±h are skipped, and the test asserts that most tokens
 // were checked). Relative tolerance 1e-6 with h = 1e-5: the truncation error is O(h²).
 import { describe, expect, it } from 'vitest';
-import { KL_ESTIMATORS, LOSS_AGGS, NORM_SCALES, type LossMode, type PolicyLossParams } from '../../src/backend/ppoOps.ts';
+import { KL_ESTIMATORS } from '../../src/reference/kl.ts';
+import { LOSS_AGGS, NORM_SCALES } from '../../src/reference/aggregate.ts';
+import type { LossMode, PolicyLossParams } from '../../src/reference/policyLoss.ts';
 import { klGradValue } from '../../src/reference/kl.ts';
 import * as verl from '../helpers/verl.ts';
 import { aggregateRef } from '../../src/reference/aggregate.ts';

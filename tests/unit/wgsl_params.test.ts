@@ -12,10 +12,21 @@ import { kvStride, type DecodeModel } from '../../src/backend/seqOps.ts';
 import type { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { type UniformLayout, uniformLayout, type UniformValues } from '../../src/gpu/uniforms.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
-import { GpuTensor, type GpuOpsHost } from '../../src/backend/webgpu/gpuTensor.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { gae } from '../../src/ops/gae.ts';
 import { WebGpuNnOps } from '../../src/backend/webgpu/webgpuNn.ts';
-import { WebGpuPpoOps } from '../../src/backend/webgpu/webgpuPpo.ts';
 import { WebGpuSeqOps } from '../../src/backend/webgpu/webgpuSeq.ts';
+import { actorLoss } from '../../src/ops/actorLoss.ts';
+import { aggregate } from '../../src/ops/aggregate.ts';
+import { groupAdvantages } from '../../src/ops/groupAdvantages.ts';
+import { kl, klGrad } from '../../src/ops/kl.ts';
+import { logprobs, logprobsBackward } from '../../src/ops/logprobs.ts';
+import { policyLoss } from '../../src/ops/policyLoss.ts';
+import { rolloutCorrection } from '../../src/ops/rolloutCorrection.ts';
+import { shapeRewards } from '../../src/ops/shapeRewards.ts';
+import { tisWeights } from '../../src/ops/tisWeights.ts';
+import { valueLoss } from '../../src/ops/valueLoss.ts';
+import { whiten } from '../../src/ops/whiten.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -26,44 +37,84 @@ interface Dispatch {
   buffers: number;
 }
 
-function recordingHost(log: Dispatch[]): GpuOpsHost {
-  const make = (shape: readonly number[], dtype: DType = 'f32') => new GpuTensor({} as GPUBuffer, [...shape], dtype);
+/** A WebGPU backend on a runtime that only records dispatches (no GPU): ops run through it as on a device. */
+function recordingHost(log: Dispatch[]): WebGpuBackend {
   const rt = {
+    adapterName: 'recording',
     cpuAdapter: false,
+    pool: { acquire: () => ({}) as GPUBuffer, release() {} },
+    recorder: { write() {}, copy() {}, encoderOutsidePass: () => ({ clearBuffer() {} }) },
     dispatch(spec: KernelSpec, buffers: readonly unknown[], uniform: UniformValues | null) {
       log.push({ spec, uniform, buffers: buffers.length });
     },
   };
-  return { rt: rt as unknown as GpuRuntime, empty: make, tensor: (_d, shape, dtype) => make(shape, dtype), dispose: () => {} };
+  return new WebGpuBackend(rt as unknown as GpuRuntime);
 }
 
 /** Every op with valid arguments, covering each kernel variant (rows/tiled layer norm, prefill/decode, …). */
-function runAllOps(host: GpuOpsHost): void {
+function runAllOps(host: WebGpuBackend): void {
   const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
   const [B, A, V] = [4, 3, 5];
-  const ppo = new WebGpuPpoOps(host);
   const ba = () => t([B, A]);
-  ppo.logprobs(t([B, A, V]), t([B, A], 'i32'), 1);
-  ppo.logprobsBackward(t([B, A, V]), t([B, A], 'i32'), 1, ba(), ba());
-  ppo.logprobs(t([B, A, 300]), t([B, A], 'i32'), 1); // V > 256: a workgroup per row (small V: a thread)
-  ppo.logprobsBackward(t([B, A, 300]), t([B, A], 'i32'), 1, ba(), null);
-  ppo.kl(ba(), ba(), 'k3');
-  ppo.klGrad(ba(), ba(), 'k3');
-  ppo.shapeRewards(t([B]), ba(), ba(), ba(), 0.1, 'k1');
-  ppo.gae(ba(), ba(), ba(), 1, 0.95);
-  ppo.whiten(ba(), ba(), true);
+  logprobs(host, { logits: t([B, A, V]), tokens: t([B, A], 'i32'), temperature: 1 });
+  logprobsBackward(host, { logits: t([B, A, V]), tokens: t([B, A], 'i32'), temperature: 1, gradLogprobs: ba(), gradEntropy: ba() });
+  logprobs(host, { logits: t([B, A, 300]), tokens: t([B, A], 'i32'), temperature: 1 }); // V > 256: a workgroup per row (small V: a thread)
+  logprobsBackward(host, { logits: t([B, A, 300]), tokens: t([B, A], 'i32'), temperature: 1, gradLogprobs: ba() });
+  kl(host, { logprobs: ba(), refLogprobs: ba(), estimator: 'k3' });
+  klGrad(host, { logprobs: ba(), refLogprobs: ba(), estimator: 'k3' });
+  shapeRewards(host, { scores: t([B]), logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, estimator: 'k1' });
+  gae(host, { rewards: ba(), values: ba(), actionMask: ba(), gamma: 1, lam: 0.95 });
+  whiten(host, { x: ba(), actionMask: ba(), shiftMean: true });
   for (const estimator of ['reinforce', 'rloo'] as const) {
-    ppo.groupAdvantages({ estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
+    groupAdvantages(host, { estimator, scores: t([B]), group: [0, 0, 1, 1], logprobs: ba(), refLogprobs: ba(), actionMask: ba(), beta: 0.1, klEstimator: 'k1', gamma: 1 });
   }
-  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' }, ba());
-  ppo.policyLoss(ba(), ba(), ba(), ba(), { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' }, null); // + cov_select
-  ppo.tisWeights(ba(), ba(), ba(), 2);
-  ppo.rolloutCorrection(ba(), ba(), ba(), { isLevel: 'sequence', isUpper: 2, isLower: 0.5, tisLower: null, rs: [{ option: 'token_k1', lower: 0.5, upper: 2 }] });
-  ppo.valueLoss(ba(), ba(), ba(), ba(), { clip: 0.2, agg: 'token-mean' });
-  ppo.aggregate(ba(), ba(), 'seq-mean-token-mean');
+  policyLoss(host, {
+    oldLogprobs: ba(),
+    logprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' },
+    isWeights: ba(),
+  });
+  policyLoss(host, {
+    oldLogprobs: ba(),
+    logprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean', lossMode: 'kl_cov' },
+  }); // + cov_select
+  tisWeights(host, { oldLogprobs: ba(), rolloutLogprobs: ba(), actionMask: ba(), cap: 2 });
+  rolloutCorrection(host, {
+    oldLogprobs: ba(),
+    rolloutLogprobs: ba(),
+    actionMask: ba(),
+    params: { isLevel: 'sequence', isUpper: 2, isLower: 0.5, tisLower: null, rs: [{ option: 'token_k1', lower: 0.5, upper: 2 }] },
+  });
+  valueLoss(host, { values: ba(), oldValues: ba(), returns: ba(), actionMask: ba(), params: { clip: 0.2, agg: 'token-mean' } });
+  aggregate(host, { x: ba(), actionMask: ba(), agg: 'seq-mean-token-mean' });
   const actorParams = { clipLow: 0.2, clipHigh: 0.2, clipC: 3, agg: 'token-mean' as const, entropyCoef: 0.01, kl: { coef: 0.1, estimator: 'k3' as const } };
-  ppo.actorLoss(t([B, A + 2, V]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), actorParams, ba(), ba()); // fused
-  ppo.actorLoss(t([B, A + 2, 300]), 1, t([B, A], 'i32'), 1, ba(), ba(), ba(), { ...actorParams, kl: null }, null, null); // V > 256: per-op kernels
+  actorLoss(host, {
+    logits: t([B, A + 2, V]),
+    start: 1,
+    tokens: t([B, A], 'i32'),
+    temperature: 1,
+    oldLogprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: actorParams,
+    isWeights: ba(),
+    refLogprobs: ba(),
+  }); // fused
+  actorLoss(host, {
+    logits: t([B, A + 2, 300]),
+    start: 1,
+    tokens: t([B, A], 'i32'),
+    temperature: 1,
+    oldLogprobs: ba(),
+    advantages: ba(),
+    actionMask: ba(),
+    params: { ...actorParams, kl: null },
+  }); // V > 256: per-op kernels
 
   const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeStepKernel } from '../../src/backend/webgpu/webgpuSeq.ts';
 import '../../src/backend/webgpu/webgpuNn.ts';
-import '../../src/backend/webgpu/webgpuPpo.ts';
+import '../../src/ops/registry.ts';
 import { declaredKernels, type KernelSpec } from '../../src/gpu/pipelines.ts';
 import { shaderSource, specializeConstants } from '../../src/gpu/shaders.ts';
 import { loadShadersFromDisk, SHADER_DIR } from '../../src/node/shaders.ts';

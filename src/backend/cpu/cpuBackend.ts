@@ -1,14 +1,12 @@
 // The float64 CPU reference backend: the oracle for every kernel test and the labelled slow
 // fallback where WebGPU is missing. Each op is a thin wrapper over src/reference/.
 import { zeroCounters, type GpuCounters } from '../../gpu/recorder.ts';
-import type { Backend } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import type { Backend, OpDef } from '../backend.ts';
+import { checked, checkReshape, NN_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
-import type { PpoOps } from '../ppoOps.ts';
 import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { CpuNnOps } from './cpuNn.ts';
-import { CpuPpoOps } from './cpuPpo.ts';
 import { CpuSeqOps } from './cpuSeq.ts';
 import { cpu, CpuTensor, cpuTensor } from './cpuTensor.ts';
 import { Scopes } from '../scope.ts';
@@ -21,7 +19,6 @@ export class CpuBackend implements Backend {
   private readonly scopes = new Scopes((...ts) => this.dispose(...ts));
   private readonly track = <R>(r: R): R => this.scopes.track(r);
   // Arguments are checked once, in front of the reference math (src/backend/checks.ts).
-  readonly ppo: PpoOps = checked(new CpuPpoOps(), PPO_CHECKS, this.track);
   readonly nn: NnOps = checked(new CpuNnOps(), NN_CHECKS, this.track);
   readonly seq: SeqOps = checked(new CpuSeqOps(), SEQ_CHECKS, this.track);
 
@@ -82,5 +79,9 @@ export class CpuBackend implements Backend {
   }
   counters(): GpuCounters {
     return this.stats;
+  }
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.cpu(args, this));
   }
 }

@@ -1,5 +1,4 @@
 import type { BufferRange } from '../../gpu/recorder.ts';
-import type { GpuRuntime } from '../../gpu/runtime.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 
 /** Views must start on 256-byte boundaries (minStorageBufferOffsetAlignment): 64 elements. */
@@ -44,16 +43,4 @@ export function gpuTensor(t: Tensor): GpuTensor {
 
 export function toTyped(data: ArrayLike<number>, dtype: DType): Float32Array | Int32Array {
   return dtype === 'i32' ? Int32Array.from(data, (v) => Math.trunc(v)) : Float32Array.from(data);
-}
-
-/**
- * What the op families (webgpuNn/Ppo/Seq) need of the backend that owns them; WebGpuBackend
- * implements it, so they take this rather than importing the backend back (no import circle).
- */
-export interface GpuOpsHost {
-  readonly rt: GpuRuntime;
-  /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
-  empty(shape: readonly number[], dtype?: DType): GpuTensor;
-  tensor(data: ArrayLike<number>, shape: readonly number[], dtype?: DType): Tensor;
-  dispose(...ts: (Tensor | null | undefined)[]): void;
 }

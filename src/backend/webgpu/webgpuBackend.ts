@@ -3,22 +3,19 @@
 import { declaredKernels } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
-import type { Backend } from '../backend.ts';
-import { checked, checkReshape, NN_CHECKS, PPO_CHECKS, SEQ_CHECKS } from '../checks.ts';
+import type { Backend, GpuOpsHost, OpDef } from '../backend.ts';
+import { checked, checkReshape, NN_CHECKS, SEQ_CHECKS } from '../checks.ts';
 import type { NnOps } from '../nnOps.ts';
-import type { PpoOps } from '../ppoOps.ts';
 import type { DecodeShape, SeqOps } from '../seqOps.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
 import { WebGpuNnOps } from './webgpuNn.ts';
 import { decodeStepKernel, WebGpuSeqOps } from './webgpuSeq.ts';
-import { WebGpuPpoOps } from './webgpuPpo.ts';
 import { Scopes } from '../scope.ts';
 
-export class WebGpuBackend implements Backend {
+export class WebGpuBackend implements Backend, GpuOpsHost {
   readonly kind = 'webgpu' as const;
   readonly label: string;
-  readonly ppo: PpoOps;
   readonly nn: NnOps;
   readonly seq: SeqOps;
 
@@ -28,7 +25,6 @@ export class WebGpuBackend implements Backend {
   constructor(readonly rt: GpuRuntime) {
     this.label = `WebGPU (${rt.adapterName})`;
     // Arguments are checked once, in front of the kernels (src/backend/checks.ts).
-    this.ppo = checked(new WebGpuPpoOps(this), PPO_CHECKS, this.track);
     this.nn = checked(new WebGpuNnOps(this), NN_CHECKS, this.track);
     this.seq = checked(new WebGpuSeqOps(this), SEQ_CHECKS, this.track);
   }
@@ -137,5 +133,10 @@ export class WebGpuBackend implements Backend {
 
   counters(): GpuCounters {
     return this.rt.counters;
+  }
+
+  run<A, R>(op: OpDef<A, R>, args: A): R {
+    op.check?.(args);
+    return this.track(op.webgpu(args, this));
   }
 }

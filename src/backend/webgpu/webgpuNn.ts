@@ -1,14 +1,15 @@
 // Dense-layer ops and the optimiser on WebGPU: each op records its kernel(s) into the shared
 // encoder (no submit, no readback). Math and bindings are in the headers of shaders/matmul.wgsl,
 // layernorm.wgsl, elementwise.wgsl, embedding.wgsl, slice.wgsl and optim.wgsl.
-import { groups } from '../../gpu/runtime.ts';
+import { elementGrid, groups } from '../../gpu/runtime.ts';
 import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import type { BufferRange } from '../../gpu/recorder.ts';
 import { uniformLayout } from '../../gpu/uniforms.ts';
 import type { AdamWParams, NnOps } from '../nnOps.ts';
 import type { Tensor } from '../tensor.ts';
 import { matmulDims, rowsCols, seqDims } from '../shapes.ts';
-import { gpu, type GpuOpsHost } from './gpuTensor.ts';
+import { gpu } from './gpuTensor.ts';
+import type { GpuOpsHost } from '../backend.ts';
 
 const MM_WG = 64;
 const BIAS_GRAD_WG = 64;
@@ -20,7 +21,6 @@ const SLICE_WG = 256;
 const NORM_WG = 256;
 const ADAMW_WG = 256;
 const NORM_MAX_GROUPS = 256;
-const MAX_GROUPS_PER_DIM = 65535;
 
 // Uniform structs, in each shader's field order (tests/unit/wgsl_params.test.ts checks them by name).
 const MATMUL_UNIFORM = uniformLayout('Params', {
@@ -123,13 +123,6 @@ const LN_ROWS_FORWARD = kernel({
   constants: { WG: LN_ROWS_WG },
 });
 const LN_ROWS_BACKWARD = kernel({ ...LN_ROWS_FORWARD, entry: 'rows_backward', storage: ['read', 'read', 'read', 'read', 'read', 'rw'] });
-
-/** Workgroup grid for n one-thread-per-element threads, folded into 2-D past 65535 groups. */
-export function elementGrid(n: number, wg: number): [number, number] {
-  const g = groups(n, wg);
-  if (g <= MAX_GROUPS_PER_DIM) return [g, 1];
-  return [MAX_GROUPS_PER_DIM, Math.ceil(g / MAX_GROUPS_PER_DIM)];
-}
 
 /** The f32 or i32 bit pattern of a fill value. */
 function fillBits(value: number, dtype: Tensor['dtype']): number {

@@ -1,13 +1,13 @@
 // Sequence ops on WebGPU: attention (forward, backward, KV-cached) and the sampling step.
 // Each records its kernels into the shared encoder; nothing here reads back.
-import { groups } from '../../gpu/runtime.ts';
+import { elementGrid, groups } from '../../gpu/runtime.ts';
 import { uniformLayout, type FieldsOf } from '../../gpu/uniforms.ts';
 import { kernel, type KernelSpec } from '../../gpu/pipelines.ts';
 import { attentionDims, cachedDims, decodeStepDims, sampleDims } from '../shapes.ts';
 import type { BlockOffsets, DecodeModel, DecodeShape, SampleParams, SeqOps } from '../seqOps.ts';
 import type { Tensor } from '../tensor.ts';
-import { gpu, type GpuOpsHost } from './gpuTensor.ts';
-import { elementGrid } from './webgpuNn.ts';
+import { gpu } from './gpuTensor.ts';
+import type { GpuOpsHost } from '../backend.ts';
 
 // Every kernel here is one thread per output row or element (see the shader headers for why).
 const WG = 64;

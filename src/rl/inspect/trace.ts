@@ -6,7 +6,8 @@
 // are read), the critic's new values of each step (criticStep computes them but does not return
 // them), the TIS weights, and takes the response tokens, groups and π_rollout from the host
 // RolloutBatch.
-import { POLICY_STATS, VALUE_STATS } from '../../backend/ppoOps.ts';
+import { POLICY_STATS } from '../../ops/policyLoss.ts';
+import { VALUE_STATS } from '../../ops/valueLoss.ts';
 import { covKnobs } from '../../reference/policyLoss.ts';
 import { GROUP_ESTIMATOR_SPECS } from '../../reference/groupAdvantages.ts';
 import type { PpoConfig } from '../config.ts';

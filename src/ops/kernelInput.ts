@@ -1,5 +1,8 @@
-// Parsing and validation of `npm run kernel` inputs: every problem names the field.
-// Arrays are nested JSON arrays ([B][T] unless noted); they must be rectangular and finite.
+// Parsing and validation of `npm run kernel` inputs (each op's `json` adapter): every problem
+// names the field. Arrays are nested JSON arrays ([B][T] unless noted); they must be rectangular
+// and finite.
+import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
 
 export class InputError extends Error {}
 
@@ -99,4 +102,43 @@ export function nest(data: ArrayLike<number>, shape: readonly number[]): unknown
   const [n, ...rest] = shape;
   const stride = rest.reduce((a, b) => a * b, 1);
   return Array.from({ length: n }, (_, i) => nest(Array.prototype.slice.call(data, i * stride, (i + 1) * stride), rest));
+}
+
+/** A JSON object of named inputs, as `npm run kernel` reads it. */
+export type JsonInput = Record<string, unknown>;
+
+/** The (B,T) tensors most kernels take, all checked against the first one's shape. */
+export function bt(be: Backend, input: JsonInput, fields: string[]): { shape: number[]; tensors: Tensor[] } {
+  const first = denseArray(input, fields[0], 2);
+  const tensors = [be.tensor(first.data, first.shape)];
+  for (const f of fields.slice(1)) {
+    const d = denseArray(input, f, 2);
+    sameShape(f, d, first.shape, fields[0]);
+    tensors.push(be.tensor(d.data, d.shape));
+  }
+  return { shape: first.shape, tensors };
+}
+
+/** The `mask` field, (B,T) of 0 or 1 like `against`. */
+export function maskTensor(be: Backend, input: JsonInput, shape: number[], against: string): Tensor {
+  const m = maskField(input, 'mask', shape, against);
+  return be.tensor(m.data, m.shape);
+}
+
+/** The `scores` field, one per sequence (B). */
+export function scoresTensor(be: Backend, input: JsonInput, B: number): Tensor {
+  const s: Dense = denseArray(input, 'scores', 1);
+  if (s.shape[0] !== B) throw new InputError(`field "scores": length ${s.shape[0]} does not match the batch size ${B}`);
+  return be.tensor(s.data, s.shape);
+}
+
+/** Reads the named tensors back (one readback) as nested arrays under the same names. */
+export async function jsonOutputs(be: Backend, named: Record<string, Tensor>): Promise<Record<string, unknown>> {
+  const names = Object.keys(named);
+  const values = await be.readMany(names.map((n) => named[n]));
+  const result: Record<string, unknown> = {};
+  names.forEach((n, i) => {
+    result[n] = nest(values[i], named[n].shape);
+  });
+  return result;
 }
