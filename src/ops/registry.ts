@@ -12,6 +12,7 @@ import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
 import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
 import { policyLoss } from './policyLoss.ts';
+import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { tisWeights } from './tisWeights.ts';
@@ -39,6 +40,9 @@ export const OPS: readonly AnyOp[] = [
   rolloutCorrection,
   covSelect,
   actorLoss,
+  // Hugging Face model layers (Llama, Qwen2, Qwen3): M rows of a hidden size D
+  rmsNorm,
+  rmsNormBackward,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

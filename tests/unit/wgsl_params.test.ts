@@ -27,6 +27,7 @@ import { shapeRewards } from '../../src/ops/shapeRewards.ts';
 import { tisWeights } from '../../src/ops/tisWeights.ts';
 import { valueLoss } from '../../src/ops/valueLoss.ts';
 import { whiten } from '../../src/ops/whiten.ts';
+import { runHfOps } from '../helpers/hfOpsCalls.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -115,6 +116,7 @@ function runAllOps(host: WebGpuBackend): void {
     actionMask: ba(),
     params: { ...actorParams, kl: null },
   }); // V > 256: per-op kernels
+  runHfOps(host); // the Hugging Face model ops, each kernel variant
 
   const nn = new WebGpuNnOps(host);
   const [M, K, N] = [6, 8, 4];

@@ -1,0 +1,21 @@
+// Every Hugging Face model op once per kernel variant, with valid arguments, on a backend that
+// records dispatches (tests/unit/wgsl_params.test.ts checks each against its shader's uniform
+// struct and bindings). `cpuAdapter` flips the runtime's adapter kind to reach both variants.
+import type { Backend } from '../../src/backend/backend.ts';
+import type { DType, Tensor } from '../../src/backend/tensor.ts';
+import type { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { rmsNorm, rmsNormBackward } from '../../src/ops/rmsNorm.ts';
+
+export function runHfOps(host: WebGpuBackend): void {
+  const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
+  const rt = host.rt as unknown as { cpuAdapter: boolean };
+  const saved = rt.cpuAdapter;
+  for (const cpuAdapter of [false, true]) {
+    rt.cpuAdapter = cpuAdapter;
+    const be: Backend = host;
+    const [M, D] = [6, 8];
+    const { rstd } = rmsNorm(be, { x: t([M, D]), weight: t([D]), eps: 1e-6 });
+    rmsNormBackward(be, { gradY: t([M, D]), x: t([M, D]), weight: t([D]), rstd, gradWeight: t([D]), into: t([M, D]) });
+  }
+  rt.cpuAdapter = saved;
+}
