@@ -3,8 +3,10 @@
 // (so a bench row times the op, not the upload) at a fixed seed.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import { ropeInvFreq } from '../reference/nn/rope.ts';
 import { Rng } from '../util/rng.ts';
 import type { BenchBatch } from './benchBatch.ts';
+import { ropeFrequencyWords } from './ropeFrequencies.ts';
 
 /** The reduced shape: a quarter of SmolLM2-135M's widths (576, 1536, 9 heads of 64). */
 export const HF_BENCH = { D: 144, F: 384, H: 3, Dh: 48, V: 4096 } as const;
@@ -17,6 +19,7 @@ export interface HfBenchInputs {
   rstd: Tensor; // (M) f32
   q: Tensor; // (M, H·Dh) f32
   positions: Tensor; // (M) i32
+  frequencies: Tensor; // (Dh/2, 2) i32, θ = 10 000
   gateUp: Tensor; // (M, 2F) f32
   gate: Tensor; // (M, F) f32
   up: Tensor; // (M, F) f32
@@ -58,6 +61,7 @@ export function hfBenchInputs(be: Backend, batch: BenchBatch): HfBenchInputs {
       [M],
       'i32',
     ),
+    frequencies: be.tensor(ropeFrequencyWords(ropeInvFreq(Dh, 10000)), [Dh / 2, 2], 'i32'),
     gateUp: be.tensor(randn(M * 2 * F, 2), [M, 2 * F]),
     gate: be.tensor(randn(M * F, 2), [M, F]),
     up: be.tensor(randn(M * F), [M, F]),

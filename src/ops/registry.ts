@@ -14,6 +14,7 @@ import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
 import { policyLoss } from './policyLoss.ts';
 import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
+import { rope, ropeBackward } from './rope.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
@@ -43,6 +44,8 @@ export const OPS: readonly AnyOp[] = [
   // Hugging Face model layers (Llama, Qwen2, Qwen3): M rows of a hidden size D
   rmsNorm,
   rmsNormBackward,
+  rope,
+  ropeBackward,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

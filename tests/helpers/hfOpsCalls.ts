@@ -5,6 +5,7 @@ import type { Backend } from '../../src/backend/backend.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import type { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { rmsNorm, rmsNormBackward } from '../../src/ops/rmsNorm.ts';
+import { rope, ropeBackward } from '../../src/ops/rope.ts';
 
 export function runHfOps(host: WebGpuBackend): void {
   const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
@@ -16,6 +17,9 @@ export function runHfOps(host: WebGpuBackend): void {
     const [M, D] = [6, 8];
     const { rstd } = rmsNorm(be, { x: t([M, D]), weight: t([D]), eps: 1e-6 });
     rmsNormBackward(be, { gradY: t([M, D]), x: t([M, D]), weight: t([D]), rstd, gradWeight: t([D]), into: t([M, D]) });
+    const [H, Dh] = [2, 4];
+    rope(be, { x: t([M, H * Dh]), positions: t([M], 'i32'), frequencies: t([Dh / 2, 2], 'i32') });
+    ropeBackward(be, { gradY: t([M, H * Dh]), positions: t([M], 'i32'), frequencies: t([Dh / 2, 2], 'i32') });
   }
   rt.cpuAdapter = saved;
 }
