@@ -16,6 +16,7 @@ import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
 import { rope, ropeBackward } from './rope.ts';
 import { shapeRewards } from './shapeRewards.ts';
+import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from './swiglu.ts';
 import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
@@ -46,6 +47,10 @@ export const OPS: readonly AnyOp[] = [
   rmsNormBackward,
   rope,
   ropeBackward,
+  swiglu,
+  swigluBackward,
+  swigluFused,
+  swigluFusedBackward,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

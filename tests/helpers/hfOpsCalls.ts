@@ -6,6 +6,7 @@ import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import type { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { rmsNorm, rmsNormBackward } from '../../src/ops/rmsNorm.ts';
 import { rope, ropeBackward } from '../../src/ops/rope.ts';
+import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from '../../src/ops/swiglu.ts';
 
 export function runHfOps(host: WebGpuBackend): void {
   const t = (shape: number[], dtype: DType = 'f32'): Tensor => host.empty(shape, dtype);
@@ -20,6 +21,11 @@ export function runHfOps(host: WebGpuBackend): void {
     const [H, Dh] = [2, 4];
     rope(be, { x: t([M, H * Dh]), positions: t([M], 'i32'), frequencies: t([Dh / 2, 2], 'i32') });
     ropeBackward(be, { gradY: t([M, H * Dh]), positions: t([M], 'i32'), frequencies: t([Dh / 2, 2], 'i32') });
+    const F = 12;
+    swiglu(be, { gate: t([M, F]), up: t([M, F]) });
+    swigluBackward(be, { gradY: t([M, F]), gate: t([M, F]), up: t([M, F]) });
+    swigluFused(be, { gateUp: t([M, 2 * F]) });
+    swigluFusedBackward(be, { gradY: t([M, F]), gateUp: t([M, 2 * F]) });
   }
   rt.cpuAdapter = saved;
 }
