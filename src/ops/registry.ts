@@ -5,6 +5,7 @@ import type { Backend } from '../backend/backend.ts';
 import { actorLoss } from './actorLoss.ts';
 import { aggregate } from './aggregate.ts';
 import { covSelect } from './covSelect.ts';
+import { embeddingRows, embeddingRowsBackward } from './embeddingRows.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
@@ -51,6 +52,8 @@ export const OPS: readonly AnyOp[] = [
   swigluBackward,
   swigluFused,
   swigluFusedBackward,
+  embeddingRows,
+  embeddingRowsBackward,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

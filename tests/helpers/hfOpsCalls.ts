@@ -4,6 +4,7 @@
 import type { Backend } from '../../src/backend/backend.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import type { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { embeddingRows, embeddingRowsBackward } from '../../src/ops/embeddingRows.ts';
 import { rmsNorm, rmsNormBackward } from '../../src/ops/rmsNorm.ts';
 import { rope, ropeBackward } from '../../src/ops/rope.ts';
 import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from '../../src/ops/swiglu.ts';
@@ -26,6 +27,9 @@ export function runHfOps(host: WebGpuBackend): void {
     swigluBackward(be, { gradY: t([M, F]), gate: t([M, F]), up: t([M, F]) });
     swigluFused(be, { gateUp: t([M, 2 * F]) });
     swigluFusedBackward(be, { gradY: t([M, F]), gateUp: t([M, 2 * F]) });
+    embeddingRows(be, { tokens: t([2, 3], 'i32'), table: [t([5, D]), t([4, D])] });
+    embeddingRows(be, { tokens: t([2, 3], 'i32'), table: [t([5, D], 'f16')] });
+    embeddingRowsBackward(be, { gradOut: t([2, 3, D]), tokens: t([2, 3], 'i32'), gradTable: [t([5, D]), t([4, D])] });
   }
   rt.cpuAdapter = saved;
 }
