@@ -9,6 +9,7 @@ import { embeddingRows, embeddingRowsBackward } from './embeddingRows.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
+import { linear, linearBackward } from './linear.ts';
 import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
 import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
@@ -54,6 +55,8 @@ export const OPS: readonly AnyOp[] = [
   swigluFusedBackward,
   embeddingRows,
   embeddingRowsBackward,
+  linear,
+  linearBackward,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

@@ -5,6 +5,7 @@ import type { Backend } from '../../src/backend/backend.ts';
 import type { DType, Tensor } from '../../src/backend/tensor.ts';
 import type { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { embeddingRows, embeddingRowsBackward } from '../../src/ops/embeddingRows.ts';
+import { linear, linearBackward } from '../../src/ops/linear.ts';
 import { rmsNorm, rmsNormBackward } from '../../src/ops/rmsNorm.ts';
 import { rope, ropeBackward } from '../../src/ops/rope.ts';
 import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from '../../src/ops/swiglu.ts';
@@ -30,6 +31,10 @@ export function runHfOps(host: WebGpuBackend): void {
     embeddingRows(be, { tokens: t([2, 3], 'i32'), table: [t([5, D]), t([4, D])] });
     embeddingRows(be, { tokens: t([2, 3], 'i32'), table: [t([5, D], 'f16')] });
     embeddingRowsBackward(be, { gradOut: t([2, 3, D]), tokens: t([2, 3], 'i32'), gradTable: [t([5, D]), t([4, D])] });
+    for (const dtype of ['f16', 'f32'] as const) {
+      linear(be, { x: t([M, D]), weight: t([F, D], dtype), bias: t([F]), residual: t([M, F]) });
+      linearBackward(be, { gradY: t([M, F]), weight: t([F, D], dtype), into: t([M, D]) });
+    }
   }
   rt.cpuAdapter = saved;
 }
