@@ -54,8 +54,12 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> y_out: array<f32>;
 @group(0) @binding(5) var<storage, read> residual: array<f32>;
 
-var<workgroup> x_tile: array<vec4f, 256>; // (BK, TILE/4): x_tile[k·16 + r] = X rows 4r..4r+3 at k
-var<workgroup> w_tile: array<vec4f, 256>; // (BK, TILE/4): w_tile[k·16 + c] = W columns 4c..4c+3 at k
+// (BK, TILE/4 + 1): x_tile[k·ROW + r] = X rows 4r..4r+3 at k; w_tile[k·ROW + c] = W columns
+// 4c..4c+3 at k. The padding vec4 per k puts consecutive k of one row 68 words apart, so the 16
+// threads staging one row's k values hit 2-way rather than 16-way shared-memory bank conflicts.
+const ROW: u32 = 17u;
+var<workgroup> x_tile: array<vec4f, 272>;
+var<workgroup> w_tile: array<vec4f, 272>;
 
 /** Weight element e (counted in values). */
 fn weight(e: u32) -> f32 {
@@ -96,7 +100,7 @@ fn linear_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let k = k0 + ki;
       var xv = 0.0;
       if (m < P.M && k < P.K) { xv = x[m * P.K + k]; }
-      x_tile[ki * 16u + mi / 4u][mi % 4u] = xv;
+      x_tile[ki * ROW + mi / 4u][mi % 4u] = xv;
       var ni = e / BK;
       var kw = e % BK;
       if (w_along_n) {
@@ -107,12 +111,12 @@ fn linear_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let kk = k0 + kw;
       var wv = 0.0;
       if (n < P.N && kk < P.K) { wv = weight(n * P.wn + kk * P.wk); }
-      w_tile[kw * 16u + ni / 4u][ni % 4u] = wv;
+      w_tile[kw * ROW + ni / 4u][ni % 4u] = wv;
     }
     workgroupBarrier();
     for (var kk = 0u; kk < BK; kk++) {
-      let xr = x_tile[kk * 16u + ty];
-      let wr = w_tile[kk * 16u + tx];
+      let xr = x_tile[kk * ROW + ty];
+      let wr = w_tile[kk * ROW + tx];
       acc0 += xr.x * wr;
       acc1 += xr.y * wr;
       acc2 += xr.z * wr;

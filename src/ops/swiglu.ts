@@ -11,6 +11,7 @@ import { uniformLayout } from '../gpu/uniforms.ts';
 import { swigluBackwardRef, swigluRef } from '../reference/nn/swiglu.ts';
 import { hfBenchInputs, HF_BENCH } from './hfBench.ts';
 import { expectF32, lastDim, rowsCols } from './hfShapes.ts';
+import { linear } from './linear.ts';
 import { defineOp, type Op } from './op.ts';
 
 export interface SwigluArgs {
@@ -81,10 +82,11 @@ export const swiglu: Op<SwigluArgs, Tensor> = defineOp({
     return y;
   },
   bench: {
-    label: `swiglu (F ${HF_BENCH.F})`,
+    // The MLP's input side as two projections: compare with swigluFused's row.
+    label: `MLP in, 2 linear f16 + swiglu (${HF_BENCH.D} → ${HF_BENCH.F})`,
     run: (be, b) => {
       const h = hfBenchInputs(be, b);
-      return swiglu(be, { gate: h.gate, up: h.up });
+      return be.scope(() => swiglu(be, { gate: linear(be, { x: h.x, weight: h.wUp16 }), up: linear(be, { x: h.x, weight: h.wUp16 }) }));
     },
   },
 });
@@ -131,10 +133,11 @@ export const swigluFused: Op<SwigluFusedArgs, Tensor> = defineOp({
     return y;
   },
   bench: {
-    label: `swigluFused (2F ${2 * HF_BENCH.F})`,
+    // One projection by the stacked [gate; up] weight, then the fused activation.
+    label: `MLP in, linear f16 (2F) + swigluFused (${HF_BENCH.D} → ${HF_BENCH.F})`,
     run: (be, b) => {
       const h = hfBenchInputs(be, b);
-      return swigluFused(be, { gateUp: h.gateUp });
+      return be.scope(() => swigluFused(be, { gateUp: linear(be, { x: h.x, weight: h.wGateUp16 }) }));
     },
   },
 });
@@ -164,6 +167,13 @@ export const swigluFusedBackward: Op<SwigluFusedBackwardArgs, Tensor> = defineOp
     const grad = be.empty(gateUp.shape);
     if (M * F > 0) be.rt.dispatch(SWIGLU_FUSED_BACKWARD, [gpu(gateUp), gpu(gradY), gpu(grad)], { M, F }, elementGrid(M * F, WG));
     return grad;
+  },
+  bench: {
+    label: `swigluFusedBackward (2F ${2 * HF_BENCH.F})`,
+    run: (be, b) => {
+      const h = hfBenchInputs(be, b);
+      return swigluFusedBackward(be, { gradY: h.gradF, gateUp: h.gateUp });
+    },
   },
 });
 
