@@ -27,6 +27,9 @@
 //   linear_blocked (CPU adapters, where a barrier costs more than the loads it saves): one thread
 //     per 8×8 block of C, no workgroup memory, loading 8 + 8 operands per k for 64 products (the
 //     existing matmul_8x8's scheme); edge rows/columns load clamped elements and are not stored.
+//     An f16 weight loads one word for two values where they share it: the forward's k, k + 1
+//     (K even: 8 x + 4 word loads a step) and the backward's columns n, n + 1 (K even, a full
+//     block: 8 + 4) — on a CPU adapter every load with a computed address costs 4 scalar loads.
 //     WG threads per workgroup, consecutive threads along N: t = ⌊m/8⌋·⌈N/8⌉ + ⌊n/8⌋, grid
 //     ⌈blocks/WG⌉ folded 2-D past 65535 (t = gid.x + gid.y·num_workgroups.x·WG).
 //   Both sum k in increasing order with one accumulator per output.
@@ -158,7 +161,46 @@ fn linear_blocked(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   var acc20 = vec4f(0.0); var acc21 = vec4f(0.0); var acc30 = vec4f(0.0); var acc31 = vec4f(0.0);
   var acc40 = vec4f(0.0); var acc41 = vec4f(0.0); var acc50 = vec4f(0.0); var acc51 = vec4f(0.0);
   var acc60 = vec4f(0.0); var acc61 = vec4f(0.0); var acc70 = vec4f(0.0); var acc71 = vec4f(0.0);
-  for (var k = 0u; k < P.K; k++) {
+  var k0 = 0u;
+  if (W_F16 == 1u && P.wk == 1u && (P.K & 1u) == 0u) {
+    // The forward's f16 rows hold k and k + 1 in one word: two steps per 8 word loads.
+    for (; k0 < P.K; k0 += 2u) {
+      let p0 = unpack2x16float(w[(c0 + k0) >> 1u]); let p1 = unpack2x16float(w[(c1 + k0) >> 1u]);
+      let p2 = unpack2x16float(w[(c2 + k0) >> 1u]); let p3 = unpack2x16float(w[(c3 + k0) >> 1u]);
+      let p4 = unpack2x16float(w[(c4 + k0) >> 1u]); let p5 = unpack2x16float(w[(c5 + k0) >> 1u]);
+      let p6 = unpack2x16float(w[(c6 + k0) >> 1u]); let p7 = unpack2x16float(w[(c7 + k0) >> 1u]);
+      let lo = vec4f(p0.x, p1.x, p2.x, p3.x); let hi = vec4f(p4.x, p5.x, p6.x, p7.x);
+      let lo1 = vec4f(p0.y, p1.y, p2.y, p3.y); let hi1 = vec4f(p4.y, p5.y, p6.y, p7.y);
+      let k1 = k0 + 1u;
+      let x0 = x[r0 + k0]; acc00 += x0 * lo; acc01 += x0 * hi; let y0 = x[r0 + k1]; acc00 += y0 * lo1; acc01 += y0 * hi1;
+      let x1 = x[r1 + k0]; acc10 += x1 * lo; acc11 += x1 * hi; let y1 = x[r1 + k1]; acc10 += y1 * lo1; acc11 += y1 * hi1;
+      let x2 = x[r2 + k0]; acc20 += x2 * lo; acc21 += x2 * hi; let y2 = x[r2 + k1]; acc20 += y2 * lo1; acc21 += y2 * hi1;
+      let x3 = x[r3 + k0]; acc30 += x3 * lo; acc31 += x3 * hi; let y3 = x[r3 + k1]; acc30 += y3 * lo1; acc31 += y3 * hi1;
+      let x4 = x[r4 + k0]; acc40 += x4 * lo; acc41 += x4 * hi; let y4 = x[r4 + k1]; acc40 += y4 * lo1; acc41 += y4 * hi1;
+      let x5 = x[r5 + k0]; acc50 += x5 * lo; acc51 += x5 * hi; let y5 = x[r5 + k1]; acc50 += y5 * lo1; acc51 += y5 * hi1;
+      let x6 = x[r6 + k0]; acc60 += x6 * lo; acc61 += x6 * hi; let y6 = x[r6 + k1]; acc60 += y6 * lo1; acc61 += y6 * hi1;
+      let x7 = x[r7 + k0]; acc70 += x7 * lo; acc71 += x7 * hi; let y7 = x[r7 + k1]; acc70 += y7 * lo1; acc71 += y7 * hi1;
+    }
+  }
+  if (W_F16 == 1u && P.wn == 1u && (P.wk & 1u) == 0u) {
+    // The backward's f16 columns n, n + 1 share a word when the row stride is even: 4 word loads
+    // a step. An edge block's columns past N read the next row's values (in bounds, or WebGPU's
+    // robust access on the last row) into accumulators that are never stored.
+    for (; k0 < P.K; k0++) {
+      let e = (n0 + k0 * P.wk) >> 1u;
+      let lo = vec4f(unpack2x16float(w[e]), unpack2x16float(w[e + 1u]));
+      let hi = vec4f(unpack2x16float(w[e + 2u]), unpack2x16float(w[e + 3u]));
+      let x0 = x[r0 + k0]; acc00 += x0 * lo; acc01 += x0 * hi;
+      let x1 = x[r1 + k0]; acc10 += x1 * lo; acc11 += x1 * hi;
+      let x2 = x[r2 + k0]; acc20 += x2 * lo; acc21 += x2 * hi;
+      let x3 = x[r3 + k0]; acc30 += x3 * lo; acc31 += x3 * hi;
+      let x4 = x[r4 + k0]; acc40 += x4 * lo; acc41 += x4 * hi;
+      let x5 = x[r5 + k0]; acc50 += x5 * lo; acc51 += x5 * hi;
+      let x6 = x[r6 + k0]; acc60 += x6 * lo; acc61 += x6 * hi;
+      let x7 = x[r7 + k0]; acc70 += x7 * lo; acc71 += x7 * hi;
+    }
+  }
+  for (var k = k0; k < P.K; k++) {
     let wk = k * P.wk;
     let lo = vec4f(weight(c0 + wk), weight(c1 + wk), weight(c2 + wk), weight(c3 + wk));
     let hi = vec4f(weight(c4 + wk), weight(c5 + wk), weight(c6 + wk), weight(c7 + wk));

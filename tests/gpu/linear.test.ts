@@ -10,11 +10,12 @@
 //     half-ulp on every weight (the issue's f16 log-probs are held to 3e-2, f32 ones to 2e-3).
 // Measured worst (SwiftShader; K, N up to 1 536): 3.3u·S for y, 4.7u·S for gradX, where the
 // bounds are 52u·S and more; the f16 rounding used at most 0.12 of its 2^-11·S.
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { f16Round } from '../../src/backend/f16.ts';
 import type { DType } from '../../src/backend/tensor.ts';
 import { linear, linearBackward } from '../../src/ops/linear.ts';
 import { matmulRef } from '../../src/reference/nn/matmul.ts';
+import { webgpuBackend } from '../helpers/backends.ts';
 import { describeVariants } from '../helpers/kernelVariants.ts';
 import { randn, rng } from '../helpers/random.ts';
 import { expectWithin, f32, U32 } from '../helpers/scaled.ts';
@@ -37,6 +38,7 @@ const SHAPES: [number, number, number][] = [
   [65, 33, 70], // two tiles each way, K off BK = 16
   [130, 200, 96],
   [9, 576, 64], // SmolLM2's width
+  [3, 10, 5], // K even but not a multiple of 8: the backward's last f16 block is partial
 ];
 
 describeVariants('linear', (makeBackend, isReference) => {
@@ -135,5 +137,15 @@ describeVariants('linear', (makeBackend, isReference) => {
     expect(() => linear(be, { x, weight, residual: be.zeros([3, 4]) })).toThrow(/linear residual: expected shape \[3, 5\]/);
     expect(() => linearBackward(be, { gradY: x, weight })).toThrow(/linearBackward gradY: its last dimension 4 is not the weight's out-features 5/);
     expect(() => linearBackward(be, { gradY: be.zeros([3, 5]), weight, into: be.zeros([3, 5]) })).toThrow(/linearBackward into: expected shape \[3, 4\]/);
+  });
+});
+
+describe('linear with f16 weights on a device without shader-f16', () => {
+  it('runs: the test device asks for no shader-f16 on any engine (src/node/webgpu.ts), so every f16 test above ran through the core unpack2x16float', async () => {
+    const be = await webgpuBackend();
+    expect(be.rt.device.features.has('shader-f16')).toBe(false);
+    const weight = be.tensor([0.5, -0.25, 2 ** -24, 65504], [2, 2], 'f16'); // a subnormal and the largest f16
+    const y = linear(be, { x: be.tensor([1, 2, 1, 0], [2, 2]), weight });
+    expect(Array.from(await be.read(y))).toEqual([0, 131008, 0.5, 2 ** -24]);
   });
 });
