@@ -11,9 +11,11 @@ import { covSelect } from './covSelect.ts';
 import { decodeStep } from './decodeStep.ts';
 import { add, axpy, fill, gelu, geluBackward, mul, scale } from './elementwise.ts';
 import { embedding, embeddingBackward, embeddingWindow } from './embedding.ts';
+import { embeddingRows, embeddingRowsBackward } from './embeddingRows.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
+import { linear, linearBackward } from './linear.ts';
 import { kl, klGrad } from './kl.ts';
 import { layerNorm, layerNormBackward } from './layerNorm.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
@@ -21,10 +23,13 @@ import { matmul, matmulBackward, matmulGelu, matmulResidual } from './matmul.ts'
 import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
 import { adamw, gradNorm } from './optim.ts';
 import { policyLoss } from './policyLoss.ts';
+import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
+import { rope, ropeBackward } from './rope.ts';
 import { sampleStep } from './sampleStep.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from './slice.ts';
+import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from './swiglu.ts';
 import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
@@ -78,6 +83,19 @@ export const OPS: readonly AnyOp[] = [
   attentionCached,
   sampleStep,
   decodeStep,
+  // Hugging Face model layers (Llama, Qwen2, Qwen3): M rows of a hidden size D
+  rmsNorm,
+  rmsNormBackward,
+  rope,
+  ropeBackward,
+  swiglu,
+  swigluBackward,
+  swigluFused,
+  swigluFusedBackward,
+  embeddingRows,
+  embeddingRowsBackward,
+  linear,
+  linearBackward,
 ];
 
 /** The fixed kernels of `ops`, each once (by specKey), in registry order: what to compile ahead for them. */

@@ -37,6 +37,7 @@ import { attention, attentionBackward } from '../../src/ops/attention.ts';
 import { attentionCached } from '../../src/ops/attentionCached.ts';
 import { decodeStep } from '../../src/ops/decodeStep.ts';
 import { sampleStep } from '../../src/ops/sampleStep.ts';
+import { runHfOps } from '../helpers/hfOpsCalls.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -125,6 +126,7 @@ function runAllOps(host: WebGpuBackend): void {
     actionMask: ba(),
     params: { ...actorParams, kl: null },
   }); // V > 256: per-op kernels
+  runHfOps(host); // the Hugging Face model ops, each kernel variant
 
   const [M, K, N] = [6, 8, 4];
   matmul(host, { a: t([M, K]), b: t([K, N]), bias: t([N]) });
