@@ -7,6 +7,8 @@ import { aggregate } from './aggregate.ts';
 import { covSelect } from './covSelect.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
+import { gqaAttention, gqaAttentionBackward } from './gqaAttention.ts';
+import { gqaAttentionCached } from './gqaAttentionCached.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
 import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
@@ -39,6 +41,10 @@ export const OPS: readonly AnyOp[] = [
   rolloutCorrection,
   covSelect,
   actorLoss,
+  // Hugging Face models: grouped-query attention (full, backward, KV-cached)
+  gqaAttention,
+  gqaAttentionBackward,
+  gqaAttentionCached,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

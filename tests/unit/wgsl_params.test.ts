@@ -27,6 +27,8 @@ import { shapeRewards } from '../../src/ops/shapeRewards.ts';
 import { tisWeights } from '../../src/ops/tisWeights.ts';
 import { valueLoss } from '../../src/ops/valueLoss.ts';
 import { whiten } from '../../src/ops/whiten.ts';
+import { gqaAttention, gqaAttentionBackward } from '../../src/ops/gqaAttention.ts';
+import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -205,6 +207,14 @@ function runAllOps(host: WebGpuBackend): void {
     ],
   };
   seq.decodeStep(t([at]), dm, t([2 * kvStride(2, Smax, D)]), t([2, Smax], 'i32'), t([2, Smax], 'i32'), t([2, Smax]), 3);
+
+  // Hugging Face ops: GQA attention (4 query heads over 2 kv heads of width 8), cached prefill and decode.
+  const gqa = { q: t([2 * S, 32]), k: t([2 * S, 16]), v: t([2 * S, 16]), attnMask: t([2, S]), nHead: 4, nKvHead: 2 };
+  const fwd = gqaAttention(host, gqa);
+  gqaAttentionBackward(host, { ...gqa, gradOut: t([2 * S, 32]), out: fwd.out, lse: fwd.lse });
+  const caches = { kCache: t([2, Smax, 16]), vCache: t([2, Smax, 16]), attnMask: t([2, Smax]), nHead: 4, nKvHead: 2 };
+  gqaAttentionCached(host, { ...caches, q: t([2 * 3, 32]), k: t([2 * 3, 16]), v: t([2 * 3, 16]), start: 0 }); // prefill
+  gqaAttentionCached(host, { ...caches, q: t([2, 32]), k: t([2, 16]), v: t([2, 16]), start: 3 }); // decode
 }
 
 // ---- the WGSL side ----
