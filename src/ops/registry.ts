@@ -9,6 +9,7 @@ import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { gqaAttention, gqaAttentionBackward } from './gqaAttention.ts';
 import { gqaAttentionCached } from './gqaAttentionCached.ts';
+import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from './lmHead.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
 import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
@@ -41,10 +42,13 @@ export const OPS: readonly AnyOp[] = [
   rolloutCorrection,
   covSelect,
   actorLoss,
-  // Hugging Face models: grouped-query attention (full, backward, KV-cached)
+  // Hugging Face models: grouped-query attention (full, backward, KV-cached), the large-vocabulary head
   gqaAttention,
   gqaAttentionBackward,
   gqaAttentionCached,
+  lmHeadLogprobs,
+  lmHeadLogprobsBackward,
+  lmHeadLogits,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

@@ -29,6 +29,7 @@ import { valueLoss } from '../../src/ops/valueLoss.ts';
 import { whiten } from '../../src/ops/whiten.ts';
 import { gqaAttention, gqaAttentionBackward } from '../../src/ops/gqaAttention.ts';
 import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
+import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from '../../src/ops/lmHead.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -215,6 +216,11 @@ function runAllOps(host: WebGpuBackend): void {
   const caches = { kCache: t([2, Smax, 16]), vCache: t([2, Smax, 16]), attnMask: t([2, Smax]), nHead: 4, nKvHead: 2 };
   gqaAttentionCached(host, { ...caches, q: t([2 * 3, 32]), k: t([2 * 3, 16]), v: t([2 * 3, 16]), start: 0 }); // prefill
   gqaAttentionCached(host, { ...caches, q: t([2, 32]), k: t([2, 16]), v: t([2, 16]), start: 3 }); // decode
+  // The LM head over two row parts (hidden width 64), and its logits for sampling.
+  const head = { hidden: t([3, 64]), head: [t([10, 64]), t([6, 64])], tokens: t([3], 'i32'), temperature: 1 };
+  const h = lmHeadLogprobs(host, head);
+  lmHeadLogprobsBackward(host, { ...head, saved: h.saved, gradLogprobs: t([3]), gradEntropy: t([3]), gradHead: [t([10, 64]), t([6, 64])] });
+  lmHeadLogits(host, { hidden: t([2, 64]), head: head.head });
 }
 
 // ---- the WGSL side ----
