@@ -222,7 +222,7 @@ export const lmHeadLogprobsBackward: Op<LmHeadBackwardArgs, Tensor> = defineOp({
     if (a.gradEntropy) expectShape('gradEntropy', a.gradEntropy, [s.N]);
     if (a.gradHead) {
       if (a.gradHead.length !== a.head.length) throw new Error(`gradHead: ${a.gradHead.length} parts for a head of ${a.head.length}`);
-      a.gradHead.forEach((g, i) => expectShape(`gradHead[${i}]`, g, a.head[i].shape));
+      for (const [i, g] of a.gradHead.entries()) expectShape(`gradHead[${i}]`, g, a.head[i].shape);
     }
   },
   cpu(a) {
