@@ -10,6 +10,7 @@ import { groupAdvantages } from './groupAdvantages.ts';
 import { gqaAttention, gqaAttentionBackward } from './gqaAttention.ts';
 import { gqaAttentionCached } from './gqaAttentionCached.ts';
 import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from './lmHead.ts';
+import { sampleVocab } from './sampleVocab.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
 import { kl, klGrad } from './kl.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
@@ -42,13 +43,15 @@ export const OPS: readonly AnyOp[] = [
   rolloutCorrection,
   covSelect,
   actorLoss,
-  // Hugging Face models: grouped-query attention (full, backward, KV-cached), the large-vocabulary head
+  // Hugging Face models: grouped-query attention (full, backward, KV-cached), the large-vocabulary
+  // head (log-probs, backward, logits) and sampling
   gqaAttention,
   gqaAttentionBackward,
   gqaAttentionCached,
   lmHeadLogprobs,
   lmHeadLogprobsBackward,
   lmHeadLogits,
+  sampleVocab,
 ];
 
 const JSON_KERNELS: readonly JsonKernel[] = OPS.flatMap((op) => (op.def.json ? [op.def.json] : []));

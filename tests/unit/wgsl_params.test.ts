@@ -30,6 +30,7 @@ import { whiten } from '../../src/ops/whiten.ts';
 import { gqaAttention, gqaAttentionBackward } from '../../src/ops/gqaAttention.ts';
 import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
 import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from '../../src/ops/lmHead.ts';
+import { sampleVocab } from '../../src/ops/sampleVocab.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -221,6 +222,8 @@ function runAllOps(host: WebGpuBackend): void {
   const h = lmHeadLogprobs(host, head);
   lmHeadLogprobsBackward(host, { ...head, saved: h.saved, gradLogprobs: t([3]), gradEntropy: t([3]), gradHead: [t([10, 64]), t([6, 64])] });
   lmHeadLogits(host, { hidden: t([2, 64]), head: head.head });
+  const sampleState = { sequences: t([2, Smax], 'i32'), attnMask: t([2, Smax]), positions: t([2, Smax], 'i32'), finished: t([2], 'i32'), pos: 3 };
+  sampleVocab(host, { ...sampleState, logits: t([2, 300]), params: { temperature: 1, topK: 20, topP: 0.9, seed: 1, eosIds: [1, 2], padId: 0 }, logprobs: t([2, Smax]) });
 }
 
 // ---- the WGSL side ----
