@@ -22,15 +22,17 @@
 //           4 mask (B, Skv)        f32  1 = real token
 //           5 out  (B·L, H·DH)     f32
 //           6 lse  (B, H, L)       f32
-// Layout: one workgroup of WG = 64 threads per (b, h, tile of TQ = 16 query rows), grid
-//   B·H·⌈L/16⌉ workgroups (2-D past 65535). Four lanes per query: lane c holds dims d ≡ c (mod 4)
+// Layout: one workgroup of WG = 4·TQ threads per (b, h, tile of TQ query rows), grid B·H·⌈L/TQ⌉
+//   workgroups (2-D past 65535); TQ = 16 on a GPU, 1 on a CPU implementation of WebGPU (one SIMD
+//   group there, so barriers cost no coroutine switch). Four lanes per query: lane c holds dims d ≡ c (mod 4)
 //   of its q row and of its output accumulator in registers (NPL = ⌈DH/4⌉ each; DH, the head
 //   width, is a compile-time constant of each pipeline). Per key tile the workgroup loads TK rows
 //   of K and V into workgroup memory (rows padded with zeros to DHP = 4·NPL, coalesced), each
 //   lane writes its partial dot product with every key of the tile, and each thread adds its
 //   query's four partials in lane order, so the four lanes of a query hold the same scores bit for
 //   bit and run the same softmax. Three barriers per key tile. Sizes (set by the host,
-//   src/ops/gqaAttention.ts): TK·(2·DHP + WG + 1) ≤ 3840 words (15 KiB), TK ≤ 16.
+//   src/ops/gqaAttention.ts gqaLayout): TK·(2·DHP + WG + 1) ≤ 3840 words (15 KiB) on a GPU, 768 on
+//   a CPU adapter, TK ≤ 16.
 
 const WG: u32 = 64u;
 const TQ: u32 = 16u;
@@ -110,9 +112,9 @@ fn gqa_attention_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgro
       ks[x] = kx;
       vs[x] = vx;
     }
-    if (lid < TK) {
-      let j = j0 + lid;
-      ms[lid] = select(0.0, mask[b * P.Skv + min(j, P.Skv - 1u)], j <= i_last && j < P.Skv);
+    for (var t = lid; t < TK; t += WG) {
+      let j = j0 + t;
+      ms[t] = select(0.0, mask[b * P.Skv + min(j, P.Skv - 1u)], j <= i_last && j < P.Skv);
     }
     workgroupBarrier();
     for (var t = 0u; t < TK; t++) {

@@ -15,23 +15,24 @@
 // deterministic run to run):
 //   gqa_delta: one thread per (b, h, i): lse and δ side by side into stats (B, H, S, 2), so the
 //              other two entries read both through one binding (8 storage bindings at most).
-//   gqa_dq:    one workgroup per (b, h, tile of TQ = 16 queries), the forward's layout (4 lanes per
+//   gqa_dq:    one workgroup per (b, h, tile of TQ queries), the forward's layout (4 lanes per
 //              query, dims d ≡ lane mod 4 in registers: q, dO and the dQ accumulator); per key tile
 //              of TB keys, K and V rows in workgroup memory, partial dot products of q·k and dO·v
 //              through workgroup memory, summed in lane order.
-//   gqa_dkv:   one workgroup per (b, kh, tile of TJ = 16 keys), 4 lanes per key (k, v and the dK,
+//   gqa_dkv:   one workgroup per (b, kh, tile of TQ keys), 4 lanes per key (k, v and the dK,
 //              dV accumulators in registers); for each query head of the group in order and each
 //              query tile of TB rows from the key tile on, the Q and dO rows, their lse and δ in
 //              workgroup memory; partial dot products through workgroup memory as above.
-// Bindings: 0 uniform P {S, H, Hkv, scale, tiles = ⌈S/16⌉, total}
+// Bindings: 0 uniform P {S, H, Hkv, scale, tiles = ⌈S/TQ⌉, total}
 //   gqa_delta: 1 grad_out (B·S, H·DH), 2 out (B·S, H·DH), 3 lse (B, H, S), 4 stats (B, H, S, 2) rw
 //   gqa_dq:    1 grad_out, 2 q (B·S, H·DH), 3 k (B·S, Hkv·DH), 4 v, 5 mask (B, S) f32,
 //              6 stats (B, H, S, 2) [lse, δ], 7 grad_q (B·S, H·DH) rw
 //   gqa_dkv:   the same 1–6, 7 grad_k (B·S, Hkv·DH) rw, 8 grad_v (B·S, Hkv·DH) rw
 //   (entry points that never meet share binding numbers, as WGSL allows)
-// Grids: gqa_delta ⌈B·H·S/64⌉ (2-D past 65535 groups); gqa_dq B·H·⌈S/16⌉; gqa_dkv B·Hkv·⌈S/16⌉
-//   workgroups (2-D past 65535). Sizes (set by the host, src/ops/gqaAttention.ts):
-//   TB·(2·DHP + 2·WG + 2) ≤ 3840 words (15 KiB), TB ≤ 16.
+// Grids: gqa_delta ⌈B·H·S/WG⌉ (2-D past 65535 groups); gqa_dq B·H·⌈S/TQ⌉; gqa_dkv B·Hkv·⌈S/TQ⌉
+//   workgroups (2-D past 65535). WG = 4·TQ; TQ = 16 on a GPU, 1 on a CPU adapter (as the forward).
+//   Sizes (set by the host, src/ops/gqaAttention.ts gqaLayout): TB·(2·DHP + 2·WG + 2) ≤ 3840 words
+//   (15 KiB) on a GPU, 768 on a CPU adapter, TB ≤ 16.
 
 const WG: u32 = 64u;
 const TQ: u32 = 16u;
@@ -138,9 +139,9 @@ fn gqa_dq(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u
       ta[x] = kx;
       tb[x] = vx;
     }
-    if (lid < TB) {
-      let j = j0 + lid;
-      row_a[lid] = select(0.0, mask[b * S + min(j, S - 1u)], j <= i_last);
+    for (var t = lid; t < TB; t += WG) {
+      let j = j0 + t;
+      row_a[t] = select(0.0, mask[b * S + min(j, S - 1u)], j <= i_last);
     }
     workgroupBarrier();
     for (var t = 0u; t < TB; t++) {
@@ -216,10 +217,10 @@ fn gqa_dkv(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
         ta[x] = qx;
         tb[x] = gx;
       }
-      if (lid < TB) {
-        let i = min(i0 + lid, S - 1u);
-        row_a[lid] = stats[2u * (bh * S + i)];
-        row_b[lid] = stats[2u * (bh * S + i) + 1u];
+      for (var t = lid; t < TB; t += WG) {
+        let i = min(i0 + t, S - 1u);
+        row_a[t] = stats[2u * (bh * S + i)];
+        row_b[t] = stats[2u * (bh * S + i) + 1u];
       }
       workgroupBarrier();
       for (var t = 0u; t < TB; t++) {

@@ -18,16 +18,18 @@
 //                       5 q (B, H·Dh), 6 mask (B, Smax) f32, 7 out (B, H·Dh) rw
 //   P {L, Smax, start, H, Hkv, Dh, scale, total}: total = B·L·Hkv·Dh (kv_write), B·H (gqa_decode)
 // Layout, kv_write: one thread per copied element, ⌈total/64⌉ workgroups (2-D past 65535).
-// Layout, gqa_decode: one workgroup of WG = 64 threads per (b, h), grid B·H (2-D past 65535);
+// Layout, gqa_decode: one workgroup of WG threads per (b, h), grid B·H (2-D past 65535); WG = 64
+//   on a GPU, 4 on a CPU implementation of WebGPU (one SIMD group: its barriers switch nothing);
 //   the workgroup of the group's first head (h mod g = 0) writes the new k, v row of kv head kh.
-//   Per chunk of KC = 256 keys: thread t scores keys t, t + 64, … (a dot product over Dh from
+//   Per chunk of KC = 256 keys: thread t scores keys t, t + WG, … (a dot product over Dh from
 //   global memory, q in workgroup memory), a tree max and a tree sum (lib_tree_sum) give the
-//   chunk's max and mass, and thread t accumulates output dims t, t + 64, t + 128, t + 192 over the
-//   chunk's weights (reads of one v row coalesced across threads). Dh ≤ 256.
+//   chunk's max and mass, and thread t accumulates output dims t, t + WG, … (DPT = 256/WG of them)
+//   over the chunk's weights (reads of one v row coalesced across threads). Dh ≤ 256.
 
 const WG: u32 = 64u;
 const KC: u32 = 256u;
 const DMAX: u32 = 256u;
+const DPT: u32 = 4u; // output dims per thread: DMAX / WG
 const HIDDEN: f32 = -3.0e38; // score of a key the query does not see
 
 struct Params {
@@ -94,7 +96,7 @@ fn gqa_decode(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   var m = 0.0;
   var ell = 0.0;
   var seen = false;
-  var acc = vec4f(0.0);
+  var acc: array<f32, DPT>;
   for (var c0 = 0u; c0 <= i; c0 += KC) {
     var cmax = HIDDEN;
     for (var t = lid; t < KC; t += WG) {
@@ -128,7 +130,7 @@ fn gqa_decode(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
     let alpha = select(1.0, select(0.0, exp(m - mn), seen), visible_any);
     ell = ell * alpha + chunk_mass;
     let n = min(KC, i + 1u - c0);
-    for (var r = 0u; r < 4u; r++) {
+    for (var r = 0u; r < DPT; r++) {
       let d = lid + r * WG;
       if (d < Dh) {
         var a = acc[r] * alpha;
@@ -149,7 +151,7 @@ fn gqa_decode(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
     workgroupBarrier(); // all reads of w done before the next chunk overwrites it
   }
   let inv = select(0.0, 1.0 / ell, seen);
-  for (var r = 0u; r < 4u; r++) {
+  for (var r = 0u; r < DPT; r++) {
     let d = lid + r * WG;
     if (d < Dh) { out[e * Dh + d] = acc[r] * inv; }
   }

@@ -35,9 +35,9 @@
 //   of the V weights it adds; the weights themselves are f32 exps. Counts are sums of 1.0 (exact).
 // Layout: one workgroup of WG threads per row, grid (B). A workgroup total takes two barriers:
 //   each thread's partial, then WG/GS threads each add GS of them, then every thread adds those
-//   (a fixed order: deterministic). WG = 256, GS = 16 on a GPU; WG = 64, GS = 8 on a CPU
-//   implementation of WebGPU (SwiftShader builds workgroup memory word by word, and a barrier
-//   there costs a coroutine switch per 4 threads).
+//   (a fixed order: deterministic). WG = 256, GS = 16 on a GPU; WG = 4, GS = 2 on a CPU
+//   implementation of WebGPU (one SIMD group: SwiftShader builds workgroup memory word by word,
+//   and a barrier there costs a coroutine switch per 4 threads).
 
 const WG: u32 = 256u;
 const GS: u32 = 16u; // threads per group of the two-level workgroup sums

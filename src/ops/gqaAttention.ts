@@ -112,27 +112,33 @@ export const refDims = (s: GqaShape): GqaDims => ({ B: s.B, S: s.S, nHead: s.H, 
 
 // ---- kernels: one pipeline per head width (its registers and tiles are sized by it) ----
 
-const WG = 64;
-/** Query (and key) rows per workgroup: 16 rows × 4 lanes = WG threads. */
-export const GQA_TILE = 16;
 /**
- * f32 words of workgroup memory a kernel may use: 15 KiB on a GPU (under WebGPU's 16 KiB minimum);
- * on a CPU implementation of WebGPU 3 KiB, because SwiftShader compiles the zero-initialisation
- * of workgroup memory word by word (a 3840-word forward took ~10 s to build, a 768-word one ~1 s)
- * and its barriers cost the same whatever the tile, so small tiles lose nothing there.
+ * Workgroup sizes by adapter kind: 16 query (or key) rows × 4 lanes = 64 threads; up to 15 KiB of
+ * workgroup memory on a GPU (under WebGPU's 16 KiB minimum), 3 KiB on a CPU implementation of
+ * WebGPU, because SwiftShader compiles the zero-initialisation of workgroup memory word by word
+ * (a 3 840-word forward took ~10 s to build, a 768-word one ~1 s). One row a workgroup (a single
+ * SIMD group there) measured no faster on SwiftShader: the tiles' reuse across 16 rows paid more.
  */
-const WM_WORDS = { gpu: 3840, cpu: 768 } as const;
+const SIZES = { gpu: { TQ: 16, words: 3840 }, cpu: { TQ: 16, words: 768 } } as const;
 
-/**
- * Per-lane register count NPL, padded row width DHP, and the key tiles of the forward (TK) and
- * backward (TB), from the head width and the workgroup memory the adapter kind is given.
- */
-export function gqaLayout(Dh: number, cpuAdapter = false): { DH: number; NPL: number; DHP: number; TK: number; TB: number } {
+export interface GqaLayout {
+  DH: number; // head width
+  NPL: number; // dims per lane, ⌈DH/4⌉
+  DHP: number; // padded row width, 4·NPL
+  TQ: number; // query (key) rows per workgroup
+  WG: number; // threads per workgroup, 4·TQ
+  TK: number; // keys per tile of the forward
+  TB: number; // rows per tile of the backward
+}
+
+/** The kernels' sizes for a head width on an adapter kind: registers per lane, rows per workgroup, tiles. */
+export function gqaLayout(Dh: number, cpuAdapter = false): GqaLayout {
   const NPL = Math.ceil(Dh / 4);
   const DHP = 4 * NPL;
-  const words = WM_WORDS[cpuAdapter ? 'cpu' : 'gpu'];
+  const { TQ, words } = SIZES[cpuAdapter ? 'cpu' : 'gpu'];
+  const WG = 4 * TQ;
   const tile = (perKey: number) => Math.max(1, Math.min(16, Math.floor(words / perKey)));
-  return { DH: Dh, NPL, DHP, TK: tile(2 * DHP + WG + 1), TB: tile(2 * DHP + 2 * WG + 2) };
+  return { DH: Dh, NPL, DHP, TQ, WG, TK: tile(2 * DHP + WG + 1), TB: tile(2 * DHP + 2 * WG + 2) };
 }
 
 export const GQA_FORWARD_UNIFORM = uniformLayout('Params', { L: 'u32', Skv: 'u32', start: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', tiles: 'u32', total: 'u32' });
@@ -146,21 +152,21 @@ function memo<F extends string>(key: string, make: () => KernelSpec<F>): KernelS
 
 /** The forward kernel for head width Dh (also the KV-cached prefill's). */
 export function gqaForwardKernel(Dh: number, cpuAdapter: boolean): KernelSpec<FieldsOf<typeof GQA_FORWARD_UNIFORM>> {
-  const { DH, NPL, DHP, TK } = gqaLayout(Dh, cpuAdapter);
-  return memo(`fwd${Dh}-${TK}`, () => ({
+  const { DH, NPL, DHP, TQ, WG, TK } = gqaLayout(Dh, cpuAdapter);
+  return memo(`fwd${Dh}-${WG}-${TK}`, () => ({
     shader: 'gqa_attention',
     entry: 'gqa_attention_forward',
     uniform: GQA_FORWARD_UNIFORM,
     storage: ['read', 'read', 'read', 'read', 'rw', 'rw'],
-    constants: { DH, NPL, DHP, TK },
+    constants: { DH, NPL, DHP, TQ, WG, TK },
   }));
 }
 
 function backwardKernel(entry: 'gqa_delta' | 'gqa_dq' | 'gqa_dkv', Dh: number, cpuAdapter: boolean): KernelSpec<FieldsOf<typeof BACKWARD_UNIFORM>> {
-  const { DH, NPL, DHP, TB } = gqaLayout(Dh, cpuAdapter);
+  const { DH, NPL, DHP, TQ, WG, TB } = gqaLayout(Dh, cpuAdapter);
   const storage: ('read' | 'rw')[] =
     entry === 'gqa_delta' ? ['read', 'read', 'read', 'rw'] : entry === 'gqa_dq' ? [...Array(6).fill('read'), 'rw'] : [...Array(6).fill('read'), 'rw', 'rw'];
-  return memo(`${entry}${Dh}-${TB}`, () => ({ shader: 'gqa_attention_backward', entry, uniform: BACKWARD_UNIFORM, storage, constants: { DH, NPL, DHP, TB } }));
+  return memo(`${entry}${Dh}-${WG}-${TB}`, () => ({ shader: 'gqa_attention_backward', entry, uniform: BACKWARD_UNIFORM, storage, constants: { DH, NPL, DHP, TQ, WG, TB } }));
 }
 
 /** A grid of n workgroups, folded into 2-D past 65535 (the kernels read wid.x + wid.y·nwg.x). */
@@ -190,7 +196,7 @@ export const gqaAttention: Op<GqaAttentionArgs, GqaAttentionResult> = defineOp({
     const { B, S, H, Hkv, Dh, scale } = gqaShape(a);
     const out = be.empty([B * S, H * Dh]);
     const lse = be.empty([B, H, S]);
-    const tiles = Math.ceil(S / GQA_TILE);
+    const tiles = Math.ceil(S / gqaLayout(Dh, be.rt.cpuAdapter).TQ);
     const total = B * H * tiles;
     if (total > 0) {
       const u = { L: S, Skv: S, start: 0, H, Hkv, scale, tiles, total };
@@ -231,7 +237,8 @@ export const gqaAttentionBackward: Op<GqaAttentionBackwardArgs, GqaAttentionGrad
     if (B * S === 0) return { gradQ, gradK, gradV };
     const stats = be.empty([B, H, S, 2]); // [lse, δ] per query row
     const onCpu = be.rt.cpuAdapter;
-    const tiles = Math.ceil(S / GQA_TILE);
+    const { TQ, WG } = gqaLayout(Dh, onCpu);
+    const tiles = Math.ceil(S / TQ);
     const rows = B * H * S;
     be.rt.dispatch(backwardKernel('gqa_delta', Dh, onCpu), [gpu(a.gradOut), gpu(a.out), gpu(a.lse), gpu(stats)], { S, H, Hkv, scale, tiles, total: rows }, elementGrid(rows, WG));
     const common = [gpu(a.gradOut), gpu(a.q), gpu(a.k), gpu(a.v), gpu(a.attnMask), gpu(stats)];

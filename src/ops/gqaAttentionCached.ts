@@ -16,7 +16,7 @@ import { elementGrid } from '../gpu/runtime.ts';
 import { uniformLayout } from '../gpu/uniforms.ts';
 import { gqaAttentionCachedRef } from '../reference/seq/gqa.ts';
 import { benchInputs, randomTensor } from './benchInputs.ts';
-import { checkGqaRows, GQA_TILE, gqaForwardKernel, workgroupGrid } from './gqaAttention.ts';
+import { checkGqaRows, gqaForwardKernel, gqaLayout, workgroupGrid } from './gqaAttention.ts';
 import { defineOp, type Op } from './op.ts';
 
 export interface GqaAttentionCachedArgs {
@@ -35,13 +35,11 @@ export interface GqaAttentionCachedArgs {
 const WG = 64;
 const CACHED_UNIFORM = uniformLayout('Params', { L: 'u32', Smax: 'u32', start: 'u32', H: 'u32', Hkv: 'u32', Dh: 'u32', scale: 'f32', total: 'u32' });
 const KV_WRITE = kernel({ shader: 'gqa_attention_cached', entry: 'kv_write', uniform: CACHED_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
-const DECODE = kernel({
-  shader: 'gqa_attention_cached',
-  entry: 'gqa_decode',
-  uniform: CACHED_UNIFORM,
-  storage: ['read', 'read', 'rw', 'rw', 'read', 'read', 'rw'],
-  constants: { WG },
-});
+const DECODE_STORAGE = ['read', 'read', 'rw', 'rw', 'read', 'read', 'rw'] as const;
+// A workgroup per (sequence, head): 64 threads on a GPU; 4 on a CPU implementation of WebGPU (one
+// SIMD group, whose barriers cost no coroutine switch), each accumulating 64 output dims.
+const DECODE_GPU = kernel({ shader: 'gqa_attention_cached', entry: 'gqa_decode', uniform: CACHED_UNIFORM, storage: DECODE_STORAGE, constants: { WG: 64, DPT: 4 } }, 'gpu');
+const DECODE_CPU = kernel({ shader: 'gqa_attention_cached', entry: 'gqa_decode', uniform: CACHED_UNIFORM, storage: DECODE_STORAGE, constants: { WG: 4, DPT: 64 } }, 'cpu');
 
 interface CachedShape {
   B: number;
@@ -82,7 +80,7 @@ function cachedShape(a: GqaAttentionCachedArgs): CachedShape {
 /** Writes the new k, v into the caches and returns out (B·L, H·Dh) f32; a query with no visible key gives 0. */
 export const gqaAttentionCached: Op<GqaAttentionCachedArgs, Tensor> = defineOp({
   name: 'gqaAttentionCached',
-  kernels: [KV_WRITE, DECODE],
+  kernels: [KV_WRITE, DECODE_GPU, DECODE_CPU],
   check: (a) => void checkCached(a),
   cpu(a) {
     const { B, L, Smax, H, Hkv, Dh, scale } = cachedShape(a);
@@ -105,13 +103,13 @@ export const gqaAttentionCached: Op<GqaAttentionCachedArgs, Tensor> = defineOp({
     const base = { L, Smax, start: a.start, H, Hkv, Dh, scale };
     if (L === 1) {
       const bufs = [gpu(a.k), gpu(a.v), gpu(a.kCache), gpu(a.vCache), gpu(a.q), gpu(a.attnMask), gpu(out)];
-      be.rt.dispatch(DECODE, bufs, { ...base, total: B * H }, workgroupGrid(B * H));
+      be.rt.dispatch(be.rt.cpuAdapter ? DECODE_CPU : DECODE_GPU, bufs, { ...base, total: B * H }, workgroupGrid(B * H));
       return out;
     }
     const copies = B * L * Hkv * Dh;
     be.rt.dispatch(KV_WRITE, [gpu(a.k), gpu(a.v), gpu(a.kCache), gpu(a.vCache)], { ...base, total: copies }, elementGrid(copies, WG));
     const lse = be.empty([B, H, L]); // the forward kernel's second output, not needed here
-    const tiles = Math.ceil(L / GQA_TILE);
+    const tiles = Math.ceil(L / gqaLayout(Dh, be.rt.cpuAdapter).TQ);
     const total = B * H * tiles;
     const u = { L, Skv: Smax, start: a.start, H, Hkv, scale, tiles, total };
     be.rt.dispatch(gqaForwardKernel(Dh, be.rt.cpuAdapter), [gpu(a.q), gpu(a.kCache), gpu(a.vCache), gpu(a.attnMask), gpu(out), gpu(lse)], u, workgroupGrid(total));
