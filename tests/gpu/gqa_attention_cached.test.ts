@@ -9,6 +9,7 @@
 // evaluations of one float64 quantity, each within a few ulps of it).
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { gqaAttention } from '../../src/ops/gqaAttention.ts';
 import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
 import { gqaAttentionCachedRef } from '../../src/reference/seq/gqa.ts';
@@ -157,6 +158,28 @@ describe.each(BACKENDS)('gqaAttentionCached on %s', (_name, makeBackend) => {
     const prefill = await cachedVsRef(be, heads, B, Smax, 5, 260, mask, r);
     expectClose(prefill.o, prefill.ref, REF.rtol, REF.atol, 'prefill [260, 265)');
     expect(Array.from(prefill.kc)).toEqual(Array.from(prefill.kRef));
+  });
+
+  it('with the workgroups a GPU gets (64 threads a decode row, 16-row tiles): decode and prefill match the reference', async () => {
+    const be = await makeBackend();
+    if (!(be instanceof WebGpuBackend)) return;
+    const r = rng(64);
+    const B = 3,
+      Smax = 40;
+    const mask = new Float64Array(B * Smax).fill(1);
+    mask.fill(0, Smax, Smax + 6); // row 1: 6 padding positions
+    mask.fill(0, 2 * Smax, 3 * Smax); // row 2 sees nothing
+    be.rt.cpuAdapter = false;
+    try {
+      const heads = { H: 6, Hkv: 2, Dh: 16 };
+      const decode = await cachedVsRef(be, heads, B, Smax, 1, 33, mask, r);
+      expectClose(decode.o, decode.ref, REF.rtol, REF.atol, 'GPU decode');
+      expect(Array.from(decode.kc)).toEqual(Array.from(decode.kRef));
+      const prefill = await cachedVsRef(be, heads, B, Smax, 20, 3, mask, r);
+      expectClose(prefill.o, prefill.ref, REF.rtol, REF.atol, 'GPU prefill');
+    } finally {
+      be.rt.cpuAdapter = true;
+    }
   });
 
   it('refuses a chunk that runs past the cache and caches that do not match the heads', async () => {
