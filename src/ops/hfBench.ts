@@ -1,11 +1,12 @@
-// Inputs of the Hugging Face model ops' rows in `npm run bench -- --only kernels`: a reduced
-// transformer shape with one row per (B, A) position of the benchmark batch, made once per batch
-// (so a bench row times the op, not the upload) at a fixed seed.
+// Inputs of the Hugging Face layer ops' rows in `npm run bench -- --only kernels`: a reduced
+// transformer shape with one row per (B, A) position of the benchmark batch, made once per backend
+// and batch shape by benchInputs (so a bench row times the op, not the upload).
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { ropeInvFreq } from '../reference/nn/rope.ts';
-import { Rng } from '../util/rng.ts';
+import type { Rng } from '../util/rng.ts';
 import type { BenchBatch } from './benchBatch.ts';
+import { benchInputs } from './benchInputs.ts';
 import { ropeFrequencyWords } from './ropeFrequencies.ts';
 
 /** The reduced shape: a quarter of SmolLM2-135M's widths (576, 1536, 9 heads of 64). */
@@ -33,17 +34,16 @@ export interface HfBenchInputs {
   wDown16: Tensor; // (D, F) f16
 }
 
-const made = new WeakMap<BenchBatch, HfBenchInputs>();
-
 export function hfBenchInputs(be: Backend, batch: BenchBatch): HfBenchInputs {
-  const hit = made.get(batch);
-  if (hit) return hit;
   const [B, A] = batch.mask.shape;
+  return benchInputs(be, `hf-${B}x${A}`, (be, r) => makeInputs(be, r, B, A));
+}
+
+function makeInputs(be: Backend, r: Rng, B: number, A: number): HfBenchInputs {
   const M = B * A;
   const { D, F, H, Dh, V } = HF_BENCH;
-  const r = new Rng(11);
   const randn = (n: number, scale = 1) => Float64Array.from({ length: n }, () => r.normal() * scale);
-  const inputs: HfBenchInputs = {
+  return {
     M,
     x: be.tensor(randn(M * D), [M, D]),
     gradX: be.tensor(randn(M * D), [M, D]),
@@ -78,6 +78,4 @@ export function hfBenchInputs(be: Backend, batch: BenchBatch): HfBenchInputs {
     wGateUp16: be.tensor(randn(2 * F * D, 0.05), [2 * F, D], 'f16'),
     wDown16: be.tensor(randn(D * F, 0.05), [D, F], 'f16'),
   };
-  made.set(batch, inputs);
-  return inputs;
 }

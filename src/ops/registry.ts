@@ -14,10 +14,13 @@ import { embedding, embeddingBackward, embeddingWindow } from './embedding.ts';
 import { embeddingRows, embeddingRowsBackward } from './embeddingRows.ts';
 import { gae } from './gae.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
+import { gqaAttention, gqaAttentionBackward } from './gqaAttention.ts';
+import { gqaAttentionCached } from './gqaAttentionCached.ts';
 import { InputError, type JsonInput } from './kernelInput.ts';
 import { linear, linearBackward } from './linear.ts';
 import { kl, klGrad } from './kl.ts';
 import { layerNorm, layerNormBackward } from './layerNorm.ts';
+import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from './lmHead.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
 import { matmul, matmulBackward, matmulGelu, matmulResidual } from './matmul.ts';
 import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
@@ -27,6 +30,7 @@ import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
 import { rolloutCorrection } from './rolloutCorrection.ts';
 import { rope, ropeBackward } from './rope.ts';
 import { sampleStep } from './sampleStep.ts';
+import { sampleVocab } from './sampleVocab.ts';
 import { shapeRewards } from './shapeRewards.ts';
 import { gatherRows, gatherRowsMany, sliceSeq, sliceSeqBackward } from './slice.ts';
 import { swiglu, swigluBackward, swigluFused, swigluFusedBackward } from './swiglu.ts';
@@ -96,6 +100,15 @@ export const OPS: readonly AnyOp[] = [
   embeddingRowsBackward,
   linear,
   linearBackward,
+  // Hugging Face models: grouped-query attention (full, backward, KV-cached), the large-vocabulary
+  // head (log-probs, backward, logits) and sampling
+  gqaAttention,
+  gqaAttentionBackward,
+  gqaAttentionCached,
+  lmHeadLogprobs,
+  lmHeadLogprobsBackward,
+  lmHeadLogits,
+  sampleVocab,
 ];
 
 /** The fixed kernels of `ops`, each once (by specKey), in registry order: what to compile ahead for them. */
