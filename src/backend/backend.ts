@@ -13,7 +13,13 @@ export interface Backend {
   /** Shown in the UI and benchmark tables, e.g. "WebGPU (google swiftshader)". */
   readonly label: string;
 
+  /** A tensor of `data`; dtype f16 rounds each value to float16 and refuses one beyond ±65504. */
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype?: DType): Tensor;
+  /**
+   * An f16 tensor of float16 bit patterns as they are (safetensors' F16, readWeightF16's output),
+   * without a round trip through numbers: frozen weights at half the bytes of f32.
+   */
+  tensorF16Bits(bits: Uint16Array, shape: readonly number[]): Tensor;
   zeros(shape: readonly number[], dtype?: DType): Tensor;
   /** Overwrites a tensor's contents (length must equal its size). */
   write(t: Tensor, data: ArrayLike<number>): void;

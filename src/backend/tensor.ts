@@ -1,7 +1,8 @@
 // Tensor handles shared by both backends. Values are float32 on the GPU and float64 in the
-// reference backend; `i32` tensors hold token ids, group ids and other integers.
+// reference backend; `i32` tensors hold token ids, group ids and other integers; `f16` tensors
+// hold frozen weights as float16, two to a 32-bit word on the GPU (src/backend/f16.ts).
 
-export type DType = 'f32' | 'i32';
+export type DType = 'f32' | 'i32' | 'f16';
 
 export interface Tensor {
   readonly shape: readonly number[];
@@ -17,6 +18,11 @@ export function sizeOf(shape: readonly number[]): number {
     n *= d;
   }
   return n;
+}
+
+/** Bytes a tensor of `size` elements occupies on the GPU: 4 a value, f16 2 (rounded up to a word). */
+export function storageBytes(size: number, dtype: DType): number {
+  return dtype === 'f16' ? Math.ceil(size / 2) * 4 : size * 4;
 }
 
 export function sameShape(a: readonly number[], b: readonly number[]): boolean {

@@ -1,13 +1,13 @@
-// `npm run bench -- --only compile`: what building every WebGPU pipeline costs before the first
+// `npm run bench -- --only compile`: what building the page's pipelines costs before the first
 // iteration (on SwiftShader this, not the math, dominates "open the page → first chart"). Each
 // mode runs on a fresh device, so no pipeline or shader cache carries over: one after the other
 // with createComputePipeline (what the first iteration does when nothing is precompiled), and all
 // at once with createComputePipelineAsync (Backend.precompile). Then the slowest kernels.
-// The set is the declared kernels this adapter dispatches (as the page builds them) plus the
-// fused decode step at config S's shape (the one kernel built per model shape).
+// The set is the character model's kernels this adapter dispatches (as the page builds them) plus
+// the fused decode step at config S's shape (the one kernel built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { decodeStepKernel } from '../ops/decodeStep.ts';
-import { declaredKernels } from '../ops/registry.ts';
+import { modelKernels } from '../ops/registry.ts';
 import { specKey } from '../gpu/pipelines.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { nodeDevice } from '../node/webgpu.ts';
@@ -23,7 +23,7 @@ export async function printCompileBench(): Promise<unknown> {
   const S = BENCH_CONFIGS[0];
   const decodeS = decodeStepKernel({ dModel: S.dModel, nHead: S.nHead, seqLen: S.prompt + S.response });
   let be = await freshBackend();
-  const kernels = [...declaredKernels(be.rt.cpuAdapter), decodeS];
+  const kernels = [...modelKernels('char', be.rt.cpuAdapter), decodeS];
   const perKernel: [string, number][] = [];
   let t0 = performance.now();
   for (const k of kernels) {
@@ -36,7 +36,7 @@ export async function printCompileBench(): Promise<unknown> {
   be.rt.device.destroy();
   be = await freshBackend();
   t0 = performance.now();
-  await be.precompile([...declaredKernels(), decodeS]);
+  await be.precompile([...modelKernels('char'), decodeS]);
   const asyncMs = performance.now() - t0;
   be.rt.device.destroy();
   perKernel.sort((a, b) => b[1] - a[1]);

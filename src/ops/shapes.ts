@@ -1,6 +1,6 @@
 // Shape checks and sizes shared by the op modules. The checks throw a message naming the
 // argument; the sizes read already-checked arguments and never throw.
-import { expectShape, type Tensor } from '../backend/tensor.ts';
+import { expectShape, type DType, type Tensor } from '../backend/tensor.ts';
 
 /** Checks that the first tensor is (B, A) and the others share its shape; returns [B, A]. */
 export function expectBA(first: [string, Tensor], ...rest: [string, Tensor][]): [number, number] {
@@ -16,6 +16,17 @@ export function expectSize(name: string, t: Tensor, size: number): void {
 
 export function expectRank1Plus(name: string, t: Tensor): void {
   if (t.shape.length < 1) throw new Error(`${name}: expected at least 1 dimension`);
+}
+
+/** The last dimension of `t`, which must have at least one. */
+export function lastDim(name: string, t: Tensor): number {
+  expectRank1Plus(name, t);
+  return t.shape[t.shape.length - 1];
+}
+
+/** `t` holds one of `dtypes` (a frozen weight: f16 or f32). */
+export function expectDTypes(name: string, t: Tensor, dtypes: readonly DType[]): void {
+  if (!dtypes.includes(t.dtype)) throw new Error(`${name}: expected dtype ${dtypes.join(' or ')}, got ${t.dtype}`);
 }
 
 /** x (B,S,D) or (B,S). */

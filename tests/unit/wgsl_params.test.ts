@@ -37,6 +37,11 @@ import { attention, attentionBackward } from '../../src/ops/attention.ts';
 import { attentionCached } from '../../src/ops/attentionCached.ts';
 import { decodeStep } from '../../src/ops/decodeStep.ts';
 import { sampleStep } from '../../src/ops/sampleStep.ts';
+import { gqaAttention, gqaAttentionBackward } from '../../src/ops/gqaAttention.ts';
+import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
+import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from '../../src/ops/lmHead.ts';
+import { sampleVocab } from '../../src/ops/sampleVocab.ts';
+import { runHfOps } from '../helpers/hfOpsCalls.ts';
 
 const SHADERS = resolve(import.meta.dirname, '../../shaders');
 const source = (name: string): string => readFileSync(join(SHADERS, `${name}.wgsl`), 'utf8').replace(/\/\/.*$/gm, '');
@@ -125,6 +130,7 @@ function runAllOps(host: WebGpuBackend): void {
     actionMask: ba(),
     params: { ...actorParams, kl: null },
   }); // V > 256: per-op kernels
+  runHfOps(host); // the Hugging Face model ops, each kernel variant
 
   const [M, K, N] = [6, 8, 4];
   matmul(host, { a: t([M, K]), b: t([K, N]), bias: t([N]) });
@@ -229,6 +235,27 @@ function runAllOps(host: WebGpuBackend): void {
     attnMask: t([2, Smax]),
     pos: 3,
   });
+
+  // Hugging Face ops: GQA attention (4 query heads over 2 kv heads of width 8), cached prefill and decode.
+  const gqa = { q: t([2 * S, 32]), k: t([2 * S, 16]), v: t([2 * S, 16]), attnMask: t([2, S]), nHead: 4, nKvHead: 2 };
+  const fwd = gqaAttention(host, gqa);
+  gqaAttentionBackward(host, { ...gqa, gradOut: t([2 * S, 32]), out: fwd.out, lse: fwd.lse });
+  const caches = { kCache: t([2, Smax, 16]), vCache: t([2, Smax, 16]), attnMask: t([2, Smax]), nHead: 4, nKvHead: 2 };
+  gqaAttentionCached(host, { ...caches, q: t([2 * 3, 32]), k: t([2 * 3, 16]), v: t([2 * 3, 16]), start: 0 }); // prefill
+  gqaAttentionCached(host, { ...caches, q: t([2, 32]), k: t([2, 16]), v: t([2, 16]), start: 3 }); // decode
+  // The LM head over two row parts (hidden width 64), and its logits for sampling.
+  const head = { hidden: t([3, 64]), head: [t([10, 64]), t([6, 64])], tokens: t([3], 'i32'), temperature: 1 };
+  const h = lmHeadLogprobs(host, head);
+  lmHeadLogprobsBackward(host, { ...head, saved: h.saved, gradLogprobs: t([3]), gradEntropy: t([3]), gradHead: [t([10, 64]), t([6, 64])] });
+  lmHeadLogits(host, { hidden: t([2, 64]), head: head.head });
+  const sampleState = { sequences: t([2, Smax], 'i32'), attnMask: t([2, Smax]), positions: t([2, Smax], 'i32'), finished: t([2], 'i32'), pos: 3 };
+  const sampleParams = { temperature: 1, topK: 20, topP: 0.9, seed: 1, eosIds: [1, 2], padId: 0 };
+  sampleVocab(host, { ...sampleState, logits: t([2, 300]), params: sampleParams, logprobs: t([2, Smax]) });
+  // CPU adapters take the 4-thread decode and sampling workgroups.
+  rt.cpuAdapter = true;
+  gqaAttentionCached(host, { ...caches, q: t([2, 32]), k: t([2, 16]), v: t([2, 16]), start: 3 });
+  sampleVocab(host, { ...sampleState, logits: t([2, 300]), params: sampleParams, logprobs: t([2, Smax]) });
+  rt.cpuAdapter = false;
 }
 
 // ---- the WGSL side ----
@@ -328,8 +355,9 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
     const dispatched = new Set(log.map((d) => specKey(d.spec)));
     const declared = declaredKernels().map(specKey);
     expect(declared.filter((k) => !dispatched.has(k))).toEqual([]);
-    // The decode step's kernel is sized per model shape (precompileShape builds it), not declared.
-    expect([...dispatched].filter((k) => !declared.includes(k) && !k.startsWith('decode_step#'))).toEqual([]);
+    // Kernels sized per model shape are built on first use (the decode step's by precompileShape), not declared.
+    const perShape = ['decode_step#', 'gqa_attention#', 'gqa_attention_backward#'];
+    expect([...dispatched].filter((k) => !declared.includes(k) && !perShape.some((p) => k.startsWith(p)))).toEqual([]);
   });
 
   it.each([...seen.keys()])('%s', (key) => {

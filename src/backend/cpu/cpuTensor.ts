@@ -1,6 +1,7 @@
+import { f16Values } from '../f16.ts';
 import { sizeOf, type DType, type Tensor } from '../tensor.ts';
 
-/** Reference-backend tensor: float64 values (integers stored exactly). */
+/** Reference-backend tensor: float64 values (integers and float16 values stored exactly). */
 export class CpuTensor implements Tensor {
   readonly size: number;
   constructor(
@@ -19,13 +20,13 @@ export function cpu(t: Tensor): CpuTensor {
 }
 
 export function cpuTensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): CpuTensor {
-  const arr = Float64Array.from(data);
+  const arr = dtype === 'f16' ? f16Values(data) : Float64Array.from(data);
   if (dtype === 'i32') for (let i = 0; i < arr.length; i++) arr[i] = Math.trunc(arr[i]);
   return new CpuTensor(arr, [...shape], dtype);
 }
 
 /** dst += src, element-wise: how the CPU bodies accumulate parameter gradients. */
-export function addInto(dst: Tensor, src: Float64Array): void {
+export function addInto(dst: Tensor, src: ArrayLike<number>): void {
   const d = cpu(dst).data;
   for (let i = 0; i < src.length; i++) d[i] += src[i];
 }

@@ -4,9 +4,10 @@ import { forAdapter, type KernelSpec } from '../../gpu/pipelines.ts';
 import type { GpuCounters } from '../../gpu/recorder.ts';
 import type { GpuRuntime } from '../../gpu/runtime.ts';
 import type { Backend, GpuOpsHost, OpDef } from '../backend.ts';
+import { packF16Bits, unpackF16 } from '../f16.ts';
 import { Scopes } from '../scope.ts';
-import { checkReshape, sizeOf, type DType, type Tensor } from '../tensor.ts';
-import { gpu, GpuTensor, gpuTensor, toTyped, VIEW_ALIGN_ELEMENTS } from './gpuTensor.ts';
+import { checkReshape, sizeOf, storageBytes, type DType, type Tensor } from '../tensor.ts';
+import { gpu, GpuTensor, gpuTensor, toTyped, viewAlign } from './gpuTensor.ts';
 
 export class WebGpuBackend implements Backend, GpuOpsHost {
   readonly kind = 'webgpu' as const;
@@ -21,13 +22,21 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
 
   /** A new uninitialised tensor from the pool (ops fully overwrite their outputs). */
   empty(shape: readonly number[], dtype: DType = 'f32'): GpuTensor {
-    return new GpuTensor(this.rt.pool.acquire(sizeOf(shape) * 4), [...shape], dtype);
+    return new GpuTensor(this.rt.pool.acquire(storageBytes(sizeOf(shape), dtype)), [...shape], dtype);
   }
 
   tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
     const t = this.empty(shape, dtype);
     if (data.length !== t.size) throw new Error(`data length ${data.length} does not match shape [${shape.join(', ')}]`);
     this.write(t, data);
+    return this.track(t);
+  }
+
+  tensorF16Bits(bits: Uint16Array, shape: readonly number[]): Tensor {
+    const t = this.empty(shape, 'f16');
+    if (bits.length !== t.size) throw new Error(`f16 bits: length ${bits.length} does not match shape [${shape.join(', ')}]`);
+    const words = packF16Bits(bits);
+    if (t.size > 0) this.rt.recorder.write(t.buffer, t.offset, new Uint8Array(words.buffer, words.byteOffset, words.byteLength));
     return this.track(t);
   }
 
@@ -48,8 +57,9 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
 
   view(t: Tensor, offset: number, shape: readonly number[]): Tensor {
     const base = gpuTensor(t);
-    const v = new GpuTensor(base.buffer, [...shape], base.dtype, base.offset + offset * 4, true);
-    if (offset % VIEW_ALIGN_ELEMENTS !== 0) throw new Error(`view offset ${offset} is not a multiple of ${VIEW_ALIGN_ELEMENTS} elements`);
+    const v = new GpuTensor(base.buffer, [...shape], base.dtype, base.offset + storageBytes(offset, base.dtype), true);
+    const align = viewAlign(base.dtype);
+    if (offset % align !== 0) throw new Error(`view offset ${offset} is not a multiple of ${align} elements`);
     if (offset + v.size > base.size) throw new Error(`view [${offset}, ${offset + v.size}) exceeds tensor of ${base.size}`);
     return v;
   }
@@ -64,9 +74,10 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
 
   copy(src: Tensor, dst: Tensor): void {
     if (src.size !== dst.size) throw new Error(`copy: size ${src.size} into ${dst.size}`);
+    if ((src.dtype === 'f16') !== (dst.dtype === 'f16')) throw new Error(`copy: dtype ${src.dtype} into ${dst.dtype}`);
     const s = gpu(src),
       d = gpu(dst);
-    this.rt.recorder.copy(s.buffer, s.offset, d.buffer, d.offset, src.size * 4);
+    this.rt.recorder.copy(s.buffer, s.offset, d.buffer, d.offset, storageBytes(src.size, src.dtype));
   }
 
   async read(t: Tensor): Promise<Float64Array> {
@@ -74,13 +85,14 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
   }
 
   async readMany(ts: readonly Tensor[]): Promise<Float64Array[]> {
-    const bytes = await this.rt.readback.read(ts.map((t) => ({ ...gpu(t), bytes: t.size * 4 })));
+    const bytes = await this.rt.readback.read(ts.map((t) => ({ ...gpu(t), bytes: storageBytes(t.size, t.dtype) })));
     const out: Float64Array[] = [];
     let offset = 0;
     for (const t of ts) {
-      const view = t.dtype === 'i32' ? new Int32Array(bytes, offset, t.size) : new Float32Array(bytes, offset, t.size);
-      out.push(Float64Array.from(view));
-      offset += t.size * 4;
+      const n = storageBytes(t.size, t.dtype);
+      if (t.dtype === 'f16') out.push(unpackF16(new Uint32Array(bytes, offset, n / 4), t.size));
+      else out.push(Float64Array.from(t.dtype === 'i32' ? new Int32Array(bytes, offset, t.size) : new Float32Array(bytes, offset, t.size)));
+      offset += n;
     }
     return out;
   }
