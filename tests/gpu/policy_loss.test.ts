@@ -112,7 +112,7 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     const want = covSelectRef(old, logp, adv, mask, B, A, params);
     expect(Array.from(sel), `${what} picked`).toEqual(Array.from(want));
     const out = await check(...args);
-    return { ...out, picked: want.reduce((s, x) => s + x, 0) };
+    return { ...out, picked: want.reduce((s, x) => s + x, 0), selected: want };
   }
   /** Unclipped valid tokens whose covariance (A − Ā)(logπ − mean logπ) lies in (lb, ub), in float64. */
   function clipCovBandSize(old: Float64Array, logp: Float64Array, adv: Float64Array, mask: Float64Array, p: PolicyLossParams): number {
@@ -157,7 +157,19 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
       }
       expect(plain.want.stats[POLICY_STATS.clipfracLower]).toBe(0);
       if (params.lossMode === 'kl_cov') expect(plain.want.stats[POLICY_STATS.clipfrac]).toBe(0);
-      expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(true);
+      // A token carries gradient unless it is clipped, dual-clipped (A < 0, ratio > c) or, for
+      // clip_cov, detached by the pick; kl_cov's picks carry their KL term. On the small batch every
+      // token can be stopped for some seeds: the gradient must be all zero exactly then.
+      const carriers = Array.from(mask.keys()).filter((i) => {
+        if (!mask[i]) return false;
+        const ratio = Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logp[i] - old[i])));
+        const clipped = -adv[i] * Math.min(1 + params.clipHigh, Math.max(1 - params.clipLow, ratio)) > -adv[i] * ratio;
+        const dual = adv[i] < 0 && params.clipC !== null && ratio > params.clipC;
+        const free = !clipped && !dual;
+        return params.lossMode === 'kl_cov' ? free || plain.selected[i] > 0 : free && plain.selected[i] === 0;
+      }).length;
+      expect(Array.from(plain.grad).some((g) => g !== 0)).toBe(carriers > 0);
+      if (B * A > 1000) expect(carriers).toBeGreaterThan(0);
     });
   }
 
