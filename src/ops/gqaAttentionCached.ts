@@ -36,9 +36,23 @@ const CACHED_UNIFORM = uniformLayout('Params', { L: 'u32', Smax: 'u32', start: '
 const KV_WRITE = kernel({ shader: 'gqa_attention_cached', entry: 'kv_write', uniform: CACHED_UNIFORM, storage: ['read', 'read', 'rw', 'rw'], constants: { WG } });
 const DECODE_STORAGE = ['read', 'read', 'rw', 'rw', 'read', 'read', 'rw'] as const;
 // A workgroup per (sequence, head): 64 threads on a GPU; 4 on a CPU implementation of WebGPU (one
-// SIMD group, whose barriers cost no coroutine switch), each accumulating 64 output dims.
-const DECODE_GPU = kernel({ shader: 'gqa_attention_cached', entry: 'gqa_decode', uniform: CACHED_UNIFORM, storage: DECODE_STORAGE, constants: { WG: 64, DPT: 4 } }, 'gpu');
+// SIMD group, whose barriers cost no coroutine switch), each accumulating 64 output dims, while
+// the cache is short enough (decodeOnFourThreads). Mesa's llvmpipe (lavapipe, wgpu's software
+// Vulkan) ends the loops of an invocation after 65 535 iterations in all (LP_MAX_TGSI_LOOP_ITERATIONS,
+// shared by every loop of a shader), which then gives wrong outputs: 4 threads run ~(2·Dh + 1)/4
+// iterations per cached key (its dot product and its share of the weighted values), past the limit
+// at ~1 000 keys of width 128; 64 threads run 16 times fewer.
+const DECODE_GPU = kernel({ shader: 'gqa_attention_cached', entry: 'gqa_decode', uniform: CACHED_UNIFORM, storage: DECODE_STORAGE, constants: { WG: 64, DPT: 4 } });
 const DECODE_CPU = kernel({ shader: 'gqa_attention_cached', entry: 'gqa_decode', uniform: CACHED_UNIFORM, storage: DECODE_STORAGE, constants: { WG: 4, DPT: 64 } }, 'cpu');
+/** Loop iterations one invocation of DECODE_CPU may run: llvmpipe's 65 535, less a margin. */
+const DECODE_CPU_MAX_ITERATIONS = 60_000;
+
+/** Whether a CPU adapter's 4-thread decode stays under llvmpipe's loop limit for `keys` cached keys of width Dh. */
+export function decodeOnFourThreads(keys: number, Dh: number): boolean {
+  const perKey = (2 * Dh + 1) / 4; // the key's dot product, its weight, its share of the output dims
+  const perChunk = 64 + 16; // the DPT output loop and the workgroup reductions, per 256 keys
+  return keys * perKey + Math.ceil(keys / 256) * perChunk + Dh / 2 <= DECODE_CPU_MAX_ITERATIONS;
+}
 
 interface CachedShape {
   B: number;
@@ -102,7 +116,8 @@ export const gqaAttentionCached: Op<GqaAttentionCachedArgs, Tensor> = defineOp({
     const base = { L, Smax, start: a.start, H, Hkv, Dh, scale };
     if (L === 1) {
       const bufs = [gpu(a.k), gpu(a.v), gpu(a.kCache), gpu(a.vCache), gpu(a.q), gpu(a.attnMask), gpu(out)];
-      be.rt.dispatch(be.rt.cpuAdapter ? DECODE_CPU : DECODE_GPU, bufs, { ...base, total: B * H }, workgroupGrid(B * H));
+      const fourThreads = be.rt.cpuAdapter && decodeOnFourThreads(a.start + 1, Dh);
+      be.rt.dispatch(fourThreads ? DECODE_CPU : DECODE_GPU, bufs, { ...base, total: B * H }, workgroupGrid(B * H));
       return out;
     }
     const copies = B * L * Hkv * Dh;

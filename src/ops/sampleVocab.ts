@@ -54,9 +54,17 @@ const UNIFORM = uniformLayout('Params', {
 const STORAGE = ['read', 'rw', 'rw', 'rw', 'rw', 'rw'] as const;
 // A workgroup per row: 256 threads on a GPU; 4 on a CPU implementation of WebGPU (one SIMD group:
 // its build time grows with workgroup memory, and more threads there only add coroutine switches;
-// 1.09 s against 1.33 s with 64 for the bench case on SwiftShader).
-const SAMPLE_GPU = kernel({ shader: 'sample_vocab', entry: 'sample_vocab', uniform: UNIFORM, storage: STORAGE, constants: { WG: 256, GS: 16 } }, 'gpu');
+// 1.09 s against 1.33 s with 64 at V = 32 768 on SwiftShader) for vocabularies up to
+// SAMPLE_VOCAB_CPU_MAX_V. Past it CPU adapters take the 256 threads too: Mesa's llvmpipe (lavapipe,
+// wgpu's software Vulkan) ends the loops of an invocation after 65 535 iterations in all
+// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop of a shader) and the row's thread then writes
+// a wrong token; a thread walks its ⌈V/WG⌉ ids up to 40 times (32 bisection passes for top-k or
+// top-p, the max, the masses, the draw) plus ~170 short loops, so 4 threads stay under it only up
+// to ~6 400 ids (6 144 keeps a margin).
+const SAMPLE_GPU = kernel({ shader: 'sample_vocab', entry: 'sample_vocab', uniform: UNIFORM, storage: STORAGE, constants: { WG: 256, GS: 16 } });
 const SAMPLE_CPU = kernel({ shader: 'sample_vocab', entry: 'sample_vocab', uniform: UNIFORM, storage: STORAGE, constants: { WG: 4, GS: 2 } }, 'cpu');
+/** The largest vocabulary a CPU adapter samples with 4 threads a row: 40 walks of ⌈V/4⌉ ids and the short loops, 61 600 iterations at most. */
+export const SAMPLE_VOCAB_CPU_MAX_V = 6144;
 
 function checkSample(a: SampleVocabArgs): void {
   if (a.logits.shape.length !== 2 || a.logits.shape[1] < 1) throw new Error(`logits: expected (B, V) with V ≥ 1, got [${a.logits.shape.join(', ')}]`);
@@ -129,7 +137,7 @@ export const sampleVocab: Op<SampleVocabArgs, void> = defineOp({
     // Without a logprobs tensor the kernel writes nothing there; a one-element scratch fills the binding.
     const lp = a.logprobs ?? be.empty([1]);
     const bufs = [gpu(a.logits), gpu(a.finished), gpu(a.sequences), gpu(a.attnMask), gpu(a.positions), gpu(lp)];
-    be.rt.dispatch(be.rt.cpuAdapter ? SAMPLE_CPU : SAMPLE_GPU, bufs, u, [B]);
+    be.rt.dispatch(be.rt.cpuAdapter && V <= SAMPLE_VOCAB_CPU_MAX_V ? SAMPLE_CPU : SAMPLE_GPU, bufs, u, [B]);
     if (lp !== a.logprobs) be.dispose(lp);
   },
   bench: {

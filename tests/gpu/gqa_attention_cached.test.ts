@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
 import { gqaAttention } from '../../src/ops/gqaAttention.ts';
-import { gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
+import { decodeOnFourThreads, gqaAttentionCached } from '../../src/ops/gqaAttentionCached.ts';
 import { gqaAttentionCachedRef } from '../../src/reference/seq/gqa.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
@@ -180,6 +180,21 @@ describe.each(BACKENDS)('gqaAttentionCached on %s', (_name, makeBackend) => {
       expectClose(prefill.o, prefill.ref, REF.rtol, REF.atol, 'GPU prefill');
     } finally {
       be.rt.cpuAdapter = saved;
+    }
+  });
+
+  it('long caches at head width 128: the longest a CPU adapter decodes with 4 threads, and one past it', async () => {
+    // On lavapipe (llvmpipe) an invocation's loops stop after 65 535 iterations in all: the 4-thread
+    // decode must hand longer caches to the 64-thread one (decodeOnFourThreads) to stay right.
+    const be = await makeBackend();
+    const r = rng(128);
+    const heads = { H: 4, Hkv: 2, Dh: 128 };
+    let longest = 1;
+    while (decodeOnFourThreads(longest + 1, heads.Dh)) longest++;
+    for (const keys of [longest, 1500]) {
+      const mask = new Float64Array(keys).fill(1);
+      const res = await cachedVsRef(be, heads, 1, keys, 1, keys - 1, mask, r);
+      expectClose(res.o, res.ref, REF.rtol, REF.atol, `decode over ${keys} keys`);
     }
   });
 
