@@ -21,8 +21,9 @@ import { openHfFolder } from '../../src/model/hf/open.ts';
 import { loadReferenceWeights } from '../../src/model/hf/referenceWeights.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { type SyntheticSpec, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
-import { hfForwardRef, type RefArch, type RefWeights, responseLogprobsRef } from '../../src/reference/hf/forward.ts';
+import { responseLogprobsRef } from '../../src/reference/hf/forward.ts';
 import { BACKENDS } from '../helpers/backends.ts';
+import { referenceGreedy } from '../helpers/hfGreedy.ts';
 import { expectClose, rng } from '../helpers/random.ts';
 
 const CASES: { name: string; spec: Omit<SyntheticSpec, 'seed'> }[] = [
@@ -44,34 +45,6 @@ const PROMPTS = [
 
 function randomIds(r: ReturnType<typeof rng>, n: number, V: number): number[] {
   return Array.from({ length: n }, () => r.nextU32() % V);
-}
-
-/** The oracle's greedy continuation of one prompt, stopping at an EOS id or at a near tie (returned as `tied`). */
-function referenceGreedy(arch: RefArch, w: RefWeights, prompt: number[], maxNew: number, eos: readonly number[]): { tokens: number[]; tiedAt: number | null } {
-  const ids = [...prompt];
-  const tokens: number[] = [];
-  for (let n = 0; n < maxNew; n++) {
-    const S = ids.length;
-    const { logits } = hfForwardRef(
-      arch,
-      w,
-      ids,
-      new Float64Array(S).fill(1),
-      Int32Array.from({ length: S }, (_, i) => i),
-      1,
-      S,
-    );
-    const row = logits.subarray((S - 1) * arch.vocab, S * arch.vocab);
-    let best = 0;
-    for (let v = 1; v < arch.vocab; v++) if (row[v] > row[best]) best = v;
-    let second = -Infinity;
-    for (let v = 0; v < arch.vocab; v++) if (v !== best) second = Math.max(second, row[v]);
-    if (row[best] - second < 1e-3) return { tokens, tiedAt: n };
-    tokens.push(best);
-    ids.push(best);
-    if (eos.includes(best)) break;
-  }
-  return { tokens, tiedAt: null };
 }
 
 describe.each(BACKENDS)('HfModel on %s', (backendName, makeBackend) => {
