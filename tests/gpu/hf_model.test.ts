@@ -69,6 +69,8 @@ describe.each(BACKENDS)('HfModel on %s', (backendName, makeBackend) => {
           const got = await responseLogprobs(model, prompts, responses);
           const atol = dtype === 'f16' ? 3e-2 : gpuBackend ? 1e-4 : 1e-9;
           for (let b = 0; b < 2; b++) expectClose(got.logprobs[b], expected[b], 0, atol, `${dtype} weights, row ${b} logprobs`);
+          const worst = Math.max(...expected.flatMap((row, b) => row.map((x, j) => Math.abs(x - got.logprobs[b][j]))));
+          console.log(`[precision] ${backendName} ${name} ${dtype} weights: max |logprob − float64| ${worst.toExponential(2)}`);
           // entropy is a proper one: in (0, log V]
           for (const row of got.entropy) for (const e of row) expect(e > 0 && e <= Math.log(V) + 1e-4).toBe(true);
         } finally {
