@@ -68,7 +68,8 @@ export async function openModel(values: { model?: string; backend?: string; weig
   try {
     model = await HfModel.load(be, folder, info, dtype);
   } catch (e) {
-    throw new InputRefusal(e instanceof Error ? e.message : String(e));
+    const message = e instanceof Error ? e.message : String(e);
+    throw new InputRefusal(message.includes("beyond float16's range") ? `${message} (--weights f32)` : message);
   }
   const precision = dtype === 'f16' ? 'f16' : be.kind === 'cpu' ? 'float64' : 'f32';
   return { info, tokenizer, model, precision };

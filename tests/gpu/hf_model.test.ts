@@ -131,6 +131,37 @@ describe.each(MODEL_BACKENDS)('HfModel on %s', (backendName, makeBackend) => {
     });
   });
 
+  it('splits the embedding and the head into row parts when one binding cannot hold them', async () => {
+    const be: Backend = await makeBackend();
+    const r = rng(3500);
+    for (const spec of [
+      { family: 'qwen3', dtype: 'F32', shards: 1, tied: true },
+      { family: 'llama', dtype: 'BF16', shards: 2, tied: false },
+    ] as const) {
+      const folder = await synthesizeToMemory({ ...spec, seed: r.nextU32() });
+      const info = await openHfFolder(folder);
+      const ref = await loadReferenceWeights(folder, info);
+      const V = info.arch.vocab;
+      const prompts = [randomIds(r, 4, V), randomIds(r, 3, V)];
+      const responses = [randomIds(r, 4, V), randomIds(r, 2, V)];
+      for (const dtype of ['f32', 'f16'] as const) {
+        // 40 000 bytes: 156 rows of 64 f32 (3 parts of 384), 312 rows of 64 f16 (2 parts)
+        const model = await HfModel.load(be, folder, info, dtype, { maxTableBytes: 40_000 });
+        try {
+          expect(model.weights.embed.map((t) => t.shape[0])).toEqual(dtype === 'f32' ? [156, 156, 72] : [312, 72]);
+          expect(model.weights.head.map((t) => t.shape[0])).toEqual([156, 156, 72]);
+          const got = await responseLogprobs(model, prompts, responses);
+          const atol = dtype === 'f16' ? 3e-2 : gpuBackend ? 1e-4 : 1e-9;
+          prompts.forEach((p, b) => {
+            expectClose(got.logprobs[b], responseLogprobsRef(info.arch, ref, p, responses[b]).logprobs, 0, atol, `${spec.family} ${dtype} split tables, row ${b}`);
+          });
+        } finally {
+          model.dispose();
+        }
+      }
+    }
+  });
+
   it('refuses a prompt with no token and ids outside the vocabulary, by name', async () => {
     const be: Backend = await makeBackend();
     const folder = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: 1 });

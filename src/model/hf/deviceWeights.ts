@@ -73,6 +73,7 @@ class Uploader {
     readonly folder: ModelFolder,
     readonly info: HfFolderInfo,
     readonly dtype: WeightDType,
+    readonly bindingBytes: number,
   ) {}
 
   private count(t: Tensor): Tensor {
@@ -133,7 +134,7 @@ class Uploader {
     const [V, D] = r.shape;
     const parts: Tensor[] = [];
     let start = 0;
-    for (const rows of tableRowParts(V, D, dtype, maxBindingBytes(this.be))) {
+    for (const rows of tableRowParts(V, D, dtype, this.bindingBytes)) {
       const range = { start, end: start + rows };
       const t =
         dtype === 'f16' ? this.be.tensorF16Bits(await readWeightF16(this.folder, r, range), [rows, D]) : this.be.tensor(await readWeightF32(this.folder, r, range), [rows, D]);
@@ -144,10 +145,13 @@ class Uploader {
   }
 }
 
-/** Uploads every weight the model uses; throws naming the tensor (e.g. a value beyond f16's range). */
-export async function uploadWeights(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType): Promise<DeviceWeights> {
+/**
+ * Uploads every weight the model uses; throws naming the tensor (e.g. a value beyond f16's range).
+ * Tables are split into parts of at most `bindingBytes` (default: what one binding of `be` holds).
+ */
+export async function uploadWeights(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, bindingBytes = maxBindingBytes(be)): Promise<DeviceWeights> {
   const a: HfArch = info.arch;
-  const u = new Uploader(be, folder, info, dtype);
+  const u = new Uploader(be, folder, info, dtype, Math.min(bindingBytes, maxBindingBytes(be)));
   const layers: DeviceLayer[] = [];
   for (let l = 0; l < a.nLayer; l++) {
     const p = `layers.${l}`;

@@ -53,10 +53,13 @@ export class HfModel {
     private readonly frequencies: Tensor | null,
   ) {}
 
-  /** Uploads a folder opened by openHfFolder; `dtype` is what dense weights and the embedding live in. */
-  static async load(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType): Promise<HfModel> {
+  /**
+   * Uploads a folder opened by openHfFolder; `dtype` is what dense weights and the embedding live in.
+   * `maxTableBytes` caps the bytes of one part of the embedding and head tables (default: one binding).
+   */
+  static async load(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, opts: { maxTableBytes?: number } = {}): Promise<HfModel> {
     const a = info.arch;
-    const weights = await uploadWeights(be, folder, info, dtype);
+    const weights = await uploadWeights(be, folder, info, dtype, opts.maxTableBytes);
     const frequencies = a.rope ? ropeFrequencies(be, ropeInvFreq(a.headDim, a.rope.theta, a.rope.scaling)) : null;
     return new HfModel(be, a, weights, frequencies);
   }
