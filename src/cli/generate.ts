@@ -6,6 +6,7 @@
 // "response_ids", "text", "stopped" ("eos" or "max_new_tokens"), "precision"}.
 import { parseArgs } from 'node:util';
 import { generate } from '../model/hf/hfGenerate.ts';
+import { SAMPLE_VOCAB_MAX_EOS, SAMPLE_VOCAB_MAX_K } from '../ops/sampleVocab.ts';
 import { runCli } from '../node/runCli.ts';
 import { InputRefusal, MODEL_OPTIONS, MODEL_USAGE, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
 
@@ -47,10 +48,15 @@ async function main(): Promise<number> {
       throw new InputRefusal(`--max-new-tokens: ${prompt.length} prompt tokens + ${maxNewTokens} new exceed the model's max_position_embeddings ${model.arch.maxPositions}`);
     }
     const eosIds = tokenizer.eosIds;
+    const greedy = values.greedy! || !g.doSample;
+    if (!greedy && g.topK > SAMPLE_VOCAB_MAX_K && g.topK < model.vocab) {
+      throw new InputRefusal(`${g.source}: top_k ${g.topK} exceeds the sampler's ${SAMPLE_VOCAB_MAX_K} (0 keeps every token); or pass --greedy`);
+    }
+    if (eosIds.length > SAMPLE_VOCAB_MAX_EOS) throw new InputRefusal(`${g.source}: ${eosIds.length} eos_token_id values exceed the sampler's ${SAMPLE_VOCAB_MAX_EOS}`);
     const padId = tokenizer.padId ?? g.padTokenId ?? eosIds[0] ?? 0;
     const out = await generate(model, [prompt], {
       maxNewTokens,
-      greedy: values.greedy! || !g.doSample,
+      greedy,
       temperature: g.temperature,
       topP: g.topP,
       topK: g.topK,

@@ -6,7 +6,7 @@
 // to 3e-2 (precision "f16") —, greedy generation the oracle's argmax continuation; and the folders
 // a loader must refuse give one line naming the file or field and exit status 2.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -120,10 +120,16 @@ describe('npm run generate', { timeout: 300_000 }, () => {
     }
   });
 
-  it('refuses more new tokens than max_position_embeddings leaves, naming the flag', async () => {
+  it('refuses more new tokens than max_position_embeddings leaves, and a top_k beyond the sampler, naming them', async () => {
     const dir = await writeFolder('gen-gpt2', { family: 'gpt2', dtype: 'BF16', shards: 1, seed: 2 });
     const p = run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '1000', '--backend', 'cpu');
     expect(p.status).toBe(2);
     expect(p.stderr.trim()).toMatch(/^npm run generate: --max-new-tokens: \d+ prompt tokens \+ 1000 new exceed the model's max_position_embeddings 128$/);
+    // sampling settings the sampler cannot honour are named with their file; --greedy needs none of them
+    const file = join(dir, 'generation_config.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), do_sample: true, top_k: 100 }));
+    const topK = run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '2', '--backend', 'cpu');
+    expect([topK.status, topK.stderr.trim()]).toEqual([2, "npm run generate: generation_config.json: top_k 100 exceeds the sampler's 64 (0 keeps every token); or pass --greedy"]);
+    expect(run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '2', '--backend', 'cpu', '--greedy').status).toBe(0);
   });
 });
