@@ -1,0 +1,96 @@
+// What `npm run logprobs` and `npm run generate` share: the flags that open a model folder, and
+// opening it — config, weights' headers, tokenizer, then the weights uploaded to the backend. Every
+// refusal on the way (a missing tokenizer.json, an unsupported architecture, a truncated
+// safetensors file, a hidden size its weights do not have) is one line naming the file or field,
+// and the command exits 2 without a stack.
+import { existsSync, statSync } from 'node:fs';
+import type { Backend } from '../backend/backend.ts';
+import type { WeightDType } from '../model/hf/deviceWeights.ts';
+import { HfModel } from '../model/hf/hfModel.ts';
+import { type HfFolderInfo, openHfFolder } from '../model/hf/open.ts';
+import { HfTokenizer } from '../model/hf/tokenizer.ts';
+import { headWeight } from '../model/hf/weights.ts';
+import { makeBackend } from '../node/backend.ts';
+import { NodeFolder } from '../node/hfFolder.ts';
+
+/** The parseArgs options both commands take. */
+export const MODEL_OPTIONS = {
+  model: { type: 'string' },
+  prompt: { type: 'string' },
+  chat: { type: 'boolean', default: false },
+  backend: { type: 'string', default: 'webgpu' },
+  weights: { type: 'string' },
+} as const;
+
+export const MODEL_USAGE = '--model DIR --prompt TEXT [--chat] [--backend webgpu|cpu] [--weights f16|f32]';
+
+/** Bad input named in one line: the command prints it and exits 2. */
+export class InputRefusal extends Error {}
+
+export interface OpenedModel {
+  info: HfFolderInfo;
+  tokenizer: HfTokenizer;
+  model: HfModel;
+  /** The arithmetic the numbers carry: float64 (CPU backend, f32 weights), f32 (WebGPU), or f16 (f16 weights). */
+  precision: 'float64' | 'f32' | 'f16';
+}
+
+/**
+ * The weights' dtype on the device: --weights when given; else f16 on WebGPU for a folder stored in
+ * 16 bits (BF16/F16: half the memory, the values a float16 holds), f32 otherwise.
+ */
+function weightDType(flag: string | undefined, be: Backend, info: HfFolderInfo): WeightDType {
+  if (flag !== undefined) {
+    if (flag !== 'f16' && flag !== 'f32') throw new InputRefusal(`--weights must be f16 or f32, got ${JSON.stringify(flag)}`);
+    return flag;
+  }
+  return be.kind === 'webgpu' && headWeight(info.weights).dtype !== 'F32' ? 'f16' : 'f32';
+}
+
+/** Opens --model on --backend; every refusal becomes an InputRefusal naming what is wrong. */
+export async function openModel(values: { model?: string; backend?: string; weights?: string }): Promise<OpenedModel> {
+  const dir = values.model!;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputRefusal(`--model: no folder at ${dir}`);
+  const backend = values.backend ?? 'webgpu';
+  if (backend !== 'webgpu' && backend !== 'cpu') throw new InputRefusal(`--backend must be webgpu or cpu, got ${JSON.stringify(backend)}`);
+  const folder = new NodeFolder(dir);
+  let info: HfFolderInfo;
+  let tokenizer: HfTokenizer;
+  try {
+    info = await openHfFolder(folder);
+    tokenizer = new HfTokenizer(info.tokenizerJson, info.tokenizerConfig, info.generation);
+  } catch (e) {
+    throw new InputRefusal(e instanceof Error ? e.message : String(e));
+  }
+  const be = await makeBackend(backend);
+  const dtype = weightDType(values.weights, be, info);
+  let model: HfModel;
+  try {
+    model = await HfModel.load(be, folder, info, dtype);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new InputRefusal(message.includes("beyond float16's range") ? `${message} (--weights f32)` : message);
+  }
+  const precision = dtype === 'f16' ? 'f16' : be.kind === 'cpu' ? 'float64' : 'f32';
+  return { info, tokenizer, model, precision };
+}
+
+/** The prompt's ids: one user turn through the chat template with the generation prompt (--chat), or the text as tokenizer(text) encodes it. */
+export function promptIds(tokenizer: HfTokenizer, text: string, chat: boolean): number[] {
+  try {
+    return chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true });
+  } catch (e) {
+    throw new InputRefusal(`--chat: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Runs a command body: an InputRefusal prints `<command>: message` and gives exit status 2. */
+export async function refusingBadInput(command: string, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (e) {
+    if (!(e instanceof InputRefusal)) throw e;
+    console.error(`npm run ${command}: ${e.message}`);
+    return 2;
+  }
+}

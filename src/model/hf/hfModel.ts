@@ -1,0 +1,218 @@
+// A Hugging Face causal LM (Llama, Qwen2, Qwen3, GPT-2) on the ops, weights uploaded once
+// (deviceWeights.ts). The block is the one modeling_<family>.py writes and the float64 oracle
+// (src/reference/hf/forward.ts) composes:
+//   h   = x + o(attn(rope(qn(q(n1(x)))), rope(kn(k(n1(x)))), v(n1(x))))
+//   out = h + down(silu(gate(n2(h)))·up(n2(h)))      or GPT-2's   h + down(gelu_tanh(up(n2(h))))
+// with n1/n2 RMSNorm or LayerNorm, qn/kn Qwen3's per-head RMSNorm, rope where the family has it and
+// GPT-2's learned positions added to the embedding instead. The same block runs over full sequences
+// (gqaAttention) and over a KV cache (gqaAttentionCached: a prefill, then one row per step).
+import type { Backend } from '../../backend/backend.ts';
+import type { Tensor } from '../../backend/tensor.ts';
+import { add, gelu } from '../../ops/elementwise.ts';
+import { embeddingRows } from '../../ops/embeddingRows.ts';
+import { gqaAttention } from '../../ops/gqaAttention.ts';
+import { gqaAttentionCached } from '../../ops/gqaAttentionCached.ts';
+import { layerNorm } from '../../ops/layerNorm.ts';
+import { linear } from '../../ops/linear.ts';
+import { lmHeadLogits, lmHeadLogprobs } from '../../ops/lmHead.ts';
+import { rmsNorm } from '../../ops/rmsNorm.ts';
+import { rope } from '../../ops/rope.ts';
+import { gatherRows } from '../../ops/slice.ts';
+import { ropeFrequencies } from '../../ops/ropeFrequencies.ts';
+import { swiglu } from '../../ops/swiglu.ts';
+import { ropeInvFreq } from '../../reference/nn/rope.ts';
+import type { HfArch } from './arch.ts';
+import { type DeviceLayer, type DeviceLinear, type DeviceNorm, type DeviceWeights, uploadWeights, type WeightDType, weightTensors } from './deviceWeights.ts';
+import type { ModelFolder } from './folder.ts';
+import type { HfFolderInfo } from './open.ts';
+
+/** B rows of S tokens, left-padded (prompts) and/or right-padded (responses). */
+export interface TokenBatch {
+  tokens: Tensor; // (B, S) i32
+  attnMask: Tensor; // (B, S) f32, 1 = real token
+  positions: Tensor; // (B, S) i32, cumsum(mask) − 1, 0 on padding
+}
+
+/** A KV cache for B rows of up to Smax positions: a (B, Smax, Hkv·Dh) f32 key and value tensor per layer. */
+export interface KvCache {
+  B: number;
+  Smax: number;
+  k: Tensor[];
+  v: Tensor[];
+}
+
+/** What a decoder layer's attention is, given its q (R, H·Dh) and k, v (R, Hkv·Dh) after norms and rope. */
+type Attend = (q: Tensor, k: Tensor, v: Tensor, layer: number) => Tensor;
+
+export class HfModel {
+  private constructor(
+    readonly be: Backend,
+    readonly arch: HfArch,
+    readonly weights: DeviceWeights,
+    /** (Dh/2, 2) i32 rope frequency words; null for GPT-2. */
+    private readonly frequencies: Tensor | null,
+  ) {}
+
+  /**
+   * Uploads a folder opened by openHfFolder; `dtype` is what dense weights and the embedding live in.
+   * `maxTableBytes` caps the bytes of one part of the embedding and head tables (default: one binding).
+   */
+  static async load(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, opts: { maxTableBytes?: number } = {}): Promise<HfModel> {
+    const a = info.arch;
+    const weights = await uploadWeights(be, folder, info, dtype, opts.maxTableBytes);
+    const frequencies = a.rope ? ropeFrequencies(be, ropeInvFreq(a.headDim, a.rope.theta, a.rope.scaling)) : null;
+    return new HfModel(be, a, weights, frequencies);
+  }
+
+  get vocab(): number {
+    return this.arch.vocab;
+  }
+
+  /** Final-normed hidden states (B·S, D) f32 of a whole batch: what the LM head (and a value head) reads. */
+  hidden(batch: TokenBatch): Tensor {
+    const S = batch.tokens.shape[1];
+    const a = this.arch;
+    this.checkPositions(S);
+    return this.be.scope(() => {
+      let x = this.embed(batch.tokens, batch.positions);
+      for (let l = 0; l < a.nLayer; l++) {
+        const prev = x;
+        x = this.block(
+          x,
+          batch.positions,
+          l,
+          (q, k, v) => gqaAttention(this.be, { q, k, v, attnMask: batch.attnMask, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }).out,
+        );
+        this.be.dispose(prev);
+      }
+      return this.norm(x, this.weights.finalNorm);
+    });
+  }
+
+  /** log p(target) and the entropy of each row's next-token distribution at temperature T, block by block over the vocabulary. */
+  rowLogprobs(hidden: Tensor, targets: Tensor, temperature = 1): { logprobs: Tensor; entropy: Tensor } {
+    const { logprobs, entropy, saved } = lmHeadLogprobs(this.be, { hidden, head: this.weights.head, tokens: targets, temperature });
+    this.be.dispose(saved);
+    return { logprobs, entropy };
+  }
+
+  /** Empty caches for B rows of up to Smax positions. */
+  newCache(B: number, Smax: number): KvCache {
+    const a = this.arch;
+    this.checkPositions(Smax);
+    const width = a.nKvHead * a.headDim;
+    const make = () => Array.from({ length: a.nLayer }, () => this.be.zeros([B, Smax, width]));
+    return { B, Smax, k: make(), v: make() };
+  }
+
+  /**
+   * Runs L new positions [start, start + L) of every row through the layers, writing their keys and
+   * values into the cache; returns the final-normed hidden state of each row's last new position (B, D).
+   * tokens, positions (B, L) i32; attnMask (B, Smax) f32 with the new columns already set.
+   */
+  extend(cache: KvCache, tokens: Tensor, positions: Tensor, attnMask: Tensor, start: number): Tensor {
+    const a = this.arch;
+    const [B, L] = tokens.shape;
+    if (B !== cache.B || start + L > cache.Smax) throw new Error(`extend: rows [${start}, ${start + L}) of ${B} sequences do not fit a cache of ${cache.B} × ${cache.Smax}`);
+    return this.be.scope(() => {
+      let x = this.embed(tokens, positions);
+      for (let l = 0; l < a.nLayer; l++) {
+        const prev = x;
+        x = this.block(x, positions, l, (q, k, v, layer) =>
+          gqaAttentionCached(this.be, { q, k, v, kCache: cache.k[layer], vCache: cache.v[layer], attnMask, start, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }),
+        );
+        this.be.dispose(prev);
+      }
+      const last = L === 1 ? x : this.lastRows(x, B, L);
+      return this.norm(last, this.weights.finalNorm);
+    });
+  }
+
+  /** logits (B, V) f32 of final-normed hidden rows (B, D): what a sampling step draws from. */
+  logits(hidden: Tensor): Tensor {
+    return lmHeadLogits(this.be, { hidden, head: this.weights.head });
+  }
+
+  disposeCache(cache: KvCache): void {
+    this.be.dispose(...cache.k, ...cache.v);
+  }
+
+  dispose(): void {
+    this.be.dispose(...weightTensors(this.weights), this.frequencies);
+  }
+
+  private checkPositions(S: number): void {
+    const a = this.arch;
+    // GPT-2's learned table has maxPositions rows; RoPE models are trained up to the same limit.
+    if (S > a.maxPositions) throw new Error(`${S} positions exceed the model's max_position_embeddings ${a.maxPositions}`);
+  }
+
+  /** (R, D) f32: token rows of the embedding (+ GPT-2's position rows). */
+  private embed(tokens: Tensor, positions: Tensor): Tensor {
+    const be = this.be;
+    const R = tokens.size;
+    const D = this.arch.dModel;
+    return be.scope(() => {
+      const x = be.reshape(embeddingRows(be, { tokens, table: this.weights.embed }), [R, D]);
+      if (!this.weights.positions) return x;
+      return add(be, { a: x, b: be.reshape(embeddingRows(be, { tokens: positions, table: [this.weights.positions] }), [R, D]) });
+    });
+  }
+
+  /** Rows L−1, 2L−1, … of x (B·L, D): each sequence's last row. */
+  private lastRows(x: Tensor, B: number, L: number): Tensor {
+    const index = this.be.tensor(
+      Int32Array.from({ length: B }, (_, b) => (b + 1) * L - 1),
+      [B],
+      'i32',
+    );
+    return gatherRows(this.be, { x, index });
+  }
+
+  private norm(x: Tensor, n: DeviceNorm): Tensor {
+    const a = this.arch;
+    if (a.norm.kind === 'rms') {
+      const r = rmsNorm(this.be, { x, weight: n.w, eps: a.norm.eps });
+      this.be.dispose(r.rstd);
+      return r.y;
+    }
+    const r = layerNorm(this.be, { x, gamma: n.w, beta: n.b!, eps: a.norm.eps });
+    this.be.dispose(r.mean, r.rstd);
+    return r.y;
+  }
+
+  private lin(x: Tensor, l: DeviceLinear, residual: Tensor | null = null): Tensor {
+    return linear(this.be, { x, weight: l.w, bias: l.b, residual });
+  }
+
+  /** One decoder layer over x (R, D) → (R, D); temporaries freed. */
+  private block(x: Tensor, positions: Tensor, layer: number, attend: Attend): Tensor {
+    const L: DeviceLayer = this.weights.layers[layer];
+    const be = this.be;
+    return be.scope(() => {
+      const n1 = this.norm(x, L.inputNorm);
+      let q = this.lin(n1, L.q);
+      let k = this.lin(n1, L.k);
+      const v = this.lin(n1, L.v);
+      if (L.qNorm && L.kNorm) {
+        q = this.headNorm(q, L.qNorm);
+        k = this.headNorm(k, L.kNorm);
+      }
+      if (this.frequencies) {
+        q = rope(be, { x: q, positions, frequencies: this.frequencies });
+        k = rope(be, { x: k, positions, frequencies: this.frequencies });
+      }
+      const h = this.lin(attend(q, k, v, layer), L.o, x);
+      const n2 = this.norm(h, L.postNorm);
+      const act = L.gate ? swiglu(be, { gate: this.lin(n2, L.gate), up: this.lin(n2, L.up) }) : gelu(be, { x: this.lin(n2, L.up) });
+      return this.lin(act, L.down, h);
+    });
+  }
+
+  /** Qwen3's q_norm / k_norm: RMSNorm over each head's Dh values of (R, H·Dh). */
+  private headNorm(x: Tensor, weight: Tensor): Tensor {
+    const r = rmsNorm(this.be, { x, weight, eps: this.arch.norm.eps });
+    this.be.dispose(r.rstd);
+    return r.y;
+  }
+}
