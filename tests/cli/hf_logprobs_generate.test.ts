@@ -21,7 +21,7 @@ import { expectClose, rng } from '../helpers/random.ts';
 
 const VK = { VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' };
 const run = (script: 'logprobs' | 'generate', ...args: string[]) =>
-  spawnSync('npx', ['tsx', `src/cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...VK } });
+  spawnSync(process.execPath, ['--import', 'tsx', `src/cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...VK } });
 
 const root = mkdtempSync(join(tmpdir(), 'hf-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
