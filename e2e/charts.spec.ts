@@ -1,13 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
+
 const TITLES = ['Policy loss', 'Value loss', 'Reward', 'Clip fraction', 'KL', 'Entropy', 'Approx KL', 'Explained variance', 'Response length', 'β'];
 
-// A test that opens a URL of its own says so, and skips this page load: every load compiles the
-// trainer's kernels and evaluates the SFT model on SwiftShader (docs/testing.md).
+// A test that opens a URL of its own says so, and skips this page load: even without the trainer
+// warm-up, a load costs about 10 s of CPU on SwiftShader (docs/testing.md).
 const OWN_URL = { annotation: { type: 'opens its own URL' } };
 
 test.beforeEach(async ({ page }, testInfo) => {
@@ -188,35 +191,39 @@ test('the clipping view follows a geo_mean run to GMPO', OWN_URL, async ({ page 
   await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (geo_mean)');
 });
 
-test('a SAPO run’s own captured ratios land on SAPO’s curves', OWN_URL, async ({ page }) => {
-  test.setTimeout(300_000);
-  await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
-  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
-  const ppo = page.getByTestId('view-clipping').locator('> .clip-panels figure.clip-panel');
-  /** Tokens PPO's panel of each sign counts (0 before any token with a non-zero advantage). */
-  const counts = async () =>
-    Promise.all(
-      (['>', '<'] as const).map(async (sign, k) => {
-        const caption = (await ppo.nth(k).locator('figcaption').textContent()) ?? '';
-        return Number(new RegExp(`A ${sign} 0\\s*(\\d+) tokens`).exec(caption)?.[1] ?? 0);
-      }),
-    );
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  // Until a minibatch has tokens with a non-zero advantage (a group of equal scores has none).
-  await expect.poll(async () => (await counts()).reduce((a, b) => a + b, 0), { timeout: 180_000 }).toBeGreaterThan(0);
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
-  const compare = page.getByTestId('clip-compare');
-  await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
-  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (sapo)');
-  // Each sign's dots are the tokens PPO's panel of that sign counts, from the same captured minibatch.
-  // Read together, so a batch that lands after the pause cannot split the comparison.
-  const dots = compare.locator('figure.clip-panel');
-  await expect
-    .poll(async () => {
-      const [pos, neg] = await counts();
-      const [dotsPos, dotsNeg] = [await dots.nth(0).locator('circle').count(), await dots.nth(1).locator('circle').count()];
-      return `A > 0: ${pos} tokens, ${dotsPos} dots; A < 0: ${neg} tokens, ${dotsNeg} dots; agree ${pos === dotsPos && neg === dotsNeg && pos + neg > 0}`;
-    })
-    .toMatch(/agree true$/);
+// It trains: the page warms the trainer up as a visitor’s does.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('a SAPO run’s own captured ratios land on SAPO’s curves', OWN_URL, async ({ page }) => {
+    test.setTimeout(300_000);
+    await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
+    await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+    const ppo = page.getByTestId('view-clipping').locator('> .clip-panels figure.clip-panel');
+    /** Tokens PPO's panel of each sign counts (0 before any token with a non-zero advantage). */
+    const counts = async () =>
+      Promise.all(
+        (['>', '<'] as const).map(async (sign, k) => {
+          const caption = (await ppo.nth(k).locator('figcaption').textContent()) ?? '';
+          return Number(new RegExp(`A ${sign} 0\\s*(\\d+) tokens`).exec(caption)?.[1] ?? 0);
+        }),
+      );
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    // Until a minibatch has tokens with a non-zero advantage (a group of equal scores has none).
+    await expect.poll(async () => (await counts()).reduce((a, b) => a + b, 0), { timeout: 180_000 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
+    const compare = page.getByTestId('clip-compare');
+    await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
+    await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (sapo)');
+    // Each sign's dots are the tokens PPO's panel of that sign counts, from the same captured minibatch.
+    // Read together, so a batch that lands after the pause cannot split the comparison.
+    const dots = compare.locator('figure.clip-panel');
+    await expect
+      .poll(async () => {
+        const [pos, neg] = await counts();
+        const [dotsPos, dotsNeg] = [await dots.nth(0).locator('circle').count(), await dots.nth(1).locator('circle').count()];
+        return `A > 0: ${pos} tokens, ${dotsPos} dots; A < 0: ${neg} tokens, ${dotsNeg} dots; agree ${pos === dotsPos && neg === dotsNeg && pos + neg > 0}`;
+      })
+      .toMatch(/agree true$/);
+  });
 });

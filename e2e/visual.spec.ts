@@ -3,8 +3,12 @@
 // (recharts isAnimationActive={false}; CSS animations are stopped by toHaveScreenshot), and the
 // GPU badge masked because it names the adapter. Regenerate with
 // `npx playwright test e2e/visual.spec.ts --update-snapshots` after an intended UI change.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.use({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
 
