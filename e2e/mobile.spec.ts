@@ -5,8 +5,7 @@
 // first screen at both sizes, stabilised as in visual.spec.ts (fixed viewport, reduced motion,
 // the GPU badge masked). Regenerate with
 // `npx playwright test e2e/mobile.spec.ts --update-snapshots` after an intended layout change.
-import type { Page } from '@playwright/test';
-import { expect, skipWarmUp, test } from './fixtures.ts';
+import { expect, type Page, test } from '@playwright/test';
 import { ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 const SIZES = [
@@ -46,8 +45,8 @@ async function expectNoSidewaysOverflow(page: Page) {
   expect(o.scrollWidth).toBeLessThanOrEqual(o.width);
 }
 
-// One page per size, shared by its five tests in the order below: even without the trainer
-// warm-up, a page load costs about 10 s of CPU on SwiftShader (docs/testing.md), and none of
+// One page per size, shared by its five tests in the order below: every page load compiles the
+// trainer's kernels and evaluates the SFT model on SwiftShader (docs/testing.md), and none of
 // these tests needs a page of its own. The first
 // two read the untouched first screen (the screenshot, then positions before anything scrolls);
 // the last two feed trainer messages and open the teaching views. A failed test restarts the
@@ -63,8 +62,6 @@ for (const size of SIZES) {
         colorScheme: 'light',
         reducedMotion: 'reduce',
       });
-      // Nothing here trains: the page skips the trainer warm-up (fixtures.ts).
-      await skipWarmUp(context);
       page = await context.newPage();
       await openPage(page);
     });
