@@ -47,7 +47,7 @@ test("a run's first point reaches the page at the next frame, not a redraw inter
 });
 
 // Keeps the warm-up: without it, its runs were not back after the reload (twice, under load 13;
-// not investigated): the Reset started a cold worker just before the runs were saved.
+// not investigated; perhaps the Reset's cold worker delays the runs' save past the reload).
 test.describe(() => {
   test.use({ warmUp: true });
   test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive a reload', async ({ page }) => {
