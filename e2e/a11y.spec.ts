@@ -3,9 +3,13 @@
 // training iterations have filled the charts and views; the Inspect tab also with a trace loaded
 // and its walk-through open. Fails on any serious or critical violation. No rule is excluded.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 const TINY = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 const TABS = ['Clipping', 'KL shaping', 'Samples', 'Three policies', 'Human feedback', 'Inspect'];
@@ -100,26 +104,30 @@ test('the tour invitation and the open tour have no serious or critical violatio
   expect(frames.filter((f) => f.opacity < 1 || f.color !== last.color || f.background !== last.background)).toEqual([]);
 });
 
-test('every teaching tab has no serious or critical violation, before and after training', async ({ page }) => {
-  test.setTimeout(480_000);
-  await open(page, TINY);
-  for (const tab of TABS) {
-    await page.getByRole('tab', { name: tab }).click();
-    await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
-    expect(await audit(page), `${tab}, before training`).toEqual([]);
-  }
-  // A few iterations fill the charts, the samples and the clipping histograms.
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect
-    .poll(async () => Number(/(\d+) it/.exec((await page.getByTestId('run-list').getByRole('listitem').first().textContent()) ?? '')?.[1] ?? 0), { timeout: 120_000 })
-    .toBeGreaterThanOrEqual(3);
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
-  expect(await audit(page), 'after training').toEqual([]);
-  for (const tab of TABS) {
-    await page.getByRole('tab', { name: tab }).click();
-    expect(await audit(page), `${tab}, after training`).toEqual([]);
-  }
+// It trains: the page warms the trainer up as a visitor’s does.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('every teaching tab has no serious or critical violation, before and after training', async ({ page }) => {
+    test.setTimeout(480_000);
+    await open(page, TINY);
+    for (const tab of TABS) {
+      await page.getByRole('tab', { name: tab }).click();
+      await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
+      expect(await audit(page), `${tab}, before training`).toEqual([]);
+    }
+    // A few iterations fill the charts, the samples and the clipping histograms.
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect
+      .poll(async () => Number(/(\d+) it/.exec((await page.getByTestId('run-list').getByRole('listitem').first().textContent()) ?? '')?.[1] ?? 0), { timeout: 120_000 })
+      .toBeGreaterThanOrEqual(3);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
+    expect(await audit(page), 'after training').toEqual([]);
+    for (const tab of TABS) {
+      await page.getByRole('tab', { name: tab }).click();
+      expect(await audit(page), `${tab}, after training`).toEqual([]);
+    }
+  });
 });
 
 test('the Inspect tab with a trace loaded, and with its walk-through open, has no serious or critical violation', async ({ page }) => {

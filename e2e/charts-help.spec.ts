@@ -2,9 +2,13 @@
 // coefficient the adaptive controller moves is charted, and a chart that is zero by construction
 // says so instead of magnifying float32 rounding.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 // The page waits for WebGPU on SwiftShader, then KaTeX and an axe audit: on a loaded machine that
 // is more than the default minute.

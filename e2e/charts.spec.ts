@@ -1,13 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
+
 const TITLES = ['Policy loss', 'Value loss', 'Reward', 'Clip fraction', 'KL', 'Entropy', 'Approx KL', 'Explained variance', 'Response length', 'β'];
 
-// A test that opens a URL of its own says so, and skips this page load: every load compiles the
-// trainer's kernels and evaluates the SFT model on SwiftShader (docs/testing.md).
+// A test that opens a URL of its own says so, and skips this page load: even without the trainer
+// warm-up, a load costs about 10 s of CPU on SwiftShader (docs/testing.md).
 const OWN_URL = { annotation: { type: 'opens its own URL' } };
 
 test.beforeEach(async ({ page }, testInfo) => {
@@ -43,52 +46,57 @@ test("a run's first point reaches the page at the next frame, not a redraw inter
   expect(listed).toContain('1 it');
 });
 
-test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive a reload', async ({ page }) => {
-  await send(page, metricMessages(1000));
-  await page.getByRole('button', { name: 'Reset', exact: true }).click();
-  await send(page, metricMessages(50, 0.5, 3));
-  const runs = page.getByTestId('run-list').getByRole('listitem');
-  await expect(runs).toHaveCount(2);
-  await expect(runs.nth(0)).toContainText('1,000 it');
-  // 1000 points are downsampled to at most 300 per run.
-  const reward = page.getByTestId('chart-reward_mean');
-  const lines = reward.locator('path.recharts-line-curve');
-  await expect(lines).toHaveCount(2);
-  const d = (await lines.first().getAttribute('d')) ?? '';
-  const vertices = (d.match(/[LMC]/g) ?? []).length;
-  expect(vertices).toBeGreaterThan(50);
-  expect(vertices).toBeLessThanOrEqual(300);
+// Keeps the warm-up: without it, its runs were not back after the reload (twice, under load 13;
+// not investigated; perhaps the Reset's cold worker delays the runs' save past the reload).
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('metrics draw downsampled overlaid runs, export as CSV/JSON/PNG and survive a reload', async ({ page }) => {
+    await send(page, metricMessages(1000));
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await send(page, metricMessages(50, 0.5, 3));
+    const runs = page.getByTestId('run-list').getByRole('listitem');
+    await expect(runs).toHaveCount(2);
+    await expect(runs.nth(0)).toContainText('1,000 it');
+    // 1000 points are downsampled to at most 300 per run.
+    const reward = page.getByTestId('chart-reward_mean');
+    const lines = reward.locator('path.recharts-line-curve');
+    await expect(lines).toHaveCount(2);
+    const d = (await lines.first().getAttribute('d')) ?? '';
+    const vertices = (d.match(/[LMC]/g) ?? []).length;
+    expect(vertices).toBeGreaterThan(50);
+    expect(vertices).toBeLessThanOrEqual(300);
 
-  // Hide a run: its line disappears from every chart.
-  await runs.nth(0).getByRole('checkbox').uncheck();
-  await expect(lines).toHaveCount(1);
-  await runs.nth(0).getByRole('checkbox').check();
+    // Hide a run: its line disappears from every chart.
+    await runs.nth(0).getByRole('checkbox').uncheck();
+    await expect(lines).toHaveCount(1);
+    await runs.nth(0).getByRole('checkbox').check();
 
-  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-  const csvText = await readFile((await csv.path())!, 'utf8');
-  const rows = csvText.trim().split('\n');
-  expect(rows[0].split(',').slice(0, 3)).toEqual(['run_id', 'run_name', 'iter']);
-  expect(rows[0]).toContain('reward_mean');
-  expect(rows).toHaveLength(1 + 1000 + 50);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csvText = await readFile((await csv.path())!, 'utf8');
+    const rows = csvText.trim().split('\n');
+    expect(rows[0].split(',').slice(0, 3)).toEqual(['run_id', 'run_name', 'iter']);
+    expect(rows[0]).toContain('reward_mean');
+    expect(rows).toHaveLength(1 + 1000 + 50);
 
-  const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
-  const doc = JSON.parse(await readFile((await json.path())!, 'utf8'));
-  expect(doc.runs).toHaveLength(2);
-  expect(doc.runs[0].metrics).toHaveLength(1000);
-  expect(doc.runs[0].config.clipLow).toBe(0.2);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const doc = JSON.parse(await readFile((await json.path())!, 'utf8'));
+    expect(doc.runs).toHaveLength(2);
+    expect(doc.runs[0].metrics).toHaveLength(1000);
+    expect(doc.runs[0].config.clipLow).toBe(0.2);
 
-  const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Reward as PNG' }).click()]);
-  const bytes = await readFile((await png.path())!);
-  expect(png.suggestedFilename()).toBe('reward.png');
-  expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  expect(bytes.length).toBeGreaterThan(2000);
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Reward as PNG' }).click()]);
+    const bytes = await readFile((await png.path())!);
+    expect(png.suggestedFilename()).toBe('reward.png');
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(bytes.length).toBeGreaterThan(2000);
 
-  // IndexedDB: runs come back after a reload (saving is debounced by < 1 s).
-  await page.waitForTimeout(1500);
-  await page.reload();
-  await expect(page.getByTestId('run-list').getByRole('listitem')).toHaveCount(2);
-  await expect(page.getByTestId('run-list').getByRole('listitem').nth(0)).toContainText('1,000 it');
-  await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
+    // IndexedDB: runs come back after a reload (saving is debounced by < 1 s).
+    await page.waitForTimeout(1500);
+    await page.reload();
+    await expect(page.getByTestId('run-list').getByRole('listitem')).toHaveCount(2);
+    await expect(page.getByTestId('run-list').getByRole('listitem').nth(0)).toContainText('1,000 it');
+    await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(2);
+  });
 });
 
 test('samples, KL shaping and clipping views render trainer messages', async ({ page }) => {
@@ -188,35 +196,39 @@ test('the clipping view follows a geo_mean run to GMPO', OWN_URL, async ({ page 
   await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (geo_mean)');
 });
 
-test('a SAPO run’s own captured ratios land on SAPO’s curves', OWN_URL, async ({ page }) => {
-  test.setTimeout(300_000);
-  await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
-  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
-  const ppo = page.getByTestId('view-clipping').locator('> .clip-panels figure.clip-panel');
-  /** Tokens PPO's panel of each sign counts (0 before any token with a non-zero advantage). */
-  const counts = async () =>
-    Promise.all(
-      (['>', '<'] as const).map(async (sign, k) => {
-        const caption = (await ppo.nth(k).locator('figcaption').textContent()) ?? '';
-        return Number(new RegExp(`A ${sign} 0\\s*(\\d+) tokens`).exec(caption)?.[1] ?? 0);
-      }),
-    );
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  // Until a minibatch has tokens with a non-zero advantage (a group of equal scores has none).
-  await expect.poll(async () => (await counts()).reduce((a, b) => a + b, 0), { timeout: 180_000 }).toBeGreaterThan(0);
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
-  const compare = page.getByTestId('clip-compare');
-  await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
-  await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (sapo)');
-  // Each sign's dots are the tokens PPO's panel of that sign counts, from the same captured minibatch.
-  // Read together, so a batch that lands after the pause cannot split the comparison.
-  const dots = compare.locator('figure.clip-panel');
-  await expect
-    .poll(async () => {
-      const [pos, neg] = await counts();
-      const [dotsPos, dotsNeg] = [await dots.nth(0).locator('circle').count(), await dots.nth(1).locator('circle').count()];
-      return `A > 0: ${pos} tokens, ${dotsPos} dots; A < 0: ${neg} tokens, ${dotsNeg} dots; agree ${pos === dotsPos && neg === dotsNeg && pos + neg > 0}`;
-    })
-    .toMatch(/agree true$/);
+// It trains: the page warms the trainer up as a visitor’s does.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('a SAPO run’s own captured ratios land on SAPO’s curves', OWN_URL, async ({ page }) => {
+    test.setTimeout(300_000);
+    await page.goto('/?promptsPerBatch=4&samplesPerPrompt=4&maxResponseLength=4&ppoEpochs=2&miniBatches=1&lossMode=sapo');
+    await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+    const ppo = page.getByTestId('view-clipping').locator('> .clip-panels figure.clip-panel');
+    /** Tokens PPO's panel of each sign counts (0 before any token with a non-zero advantage). */
+    const counts = async () =>
+      Promise.all(
+        (['>', '<'] as const).map(async (sign, k) => {
+          const caption = (await ppo.nth(k).locator('figcaption').textContent()) ?? '';
+          return Number(new RegExp(`A ${sign} 0\\s*(\\d+) tokens`).exec(caption)?.[1] ?? 0);
+        }),
+      );
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    // Until a minibatch has tokens with a non-zero advantage (a group of equal scores has none).
+    await expect.poll(async () => (await counts()).reduce((a, b) => a + b, 0), { timeout: 180_000 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await expect(page.getByTestId('run-state')).toHaveText('Paused', { timeout: 60_000 });
+    const compare = page.getByTestId('clip-compare');
+    await expect(compare.getByRole('radio', { name: 'SAPO soft gate' })).toBeChecked();
+    await expect(page.getByTestId('clip-compare-follows')).toHaveText('following your run’s loss mode (sapo)');
+    // Each sign's dots are the tokens PPO's panel of that sign counts, from the same captured minibatch.
+    // Read together, so a batch that lands after the pause cannot split the comparison.
+    const dots = compare.locator('figure.clip-panel');
+    await expect
+      .poll(async () => {
+        const [pos, neg] = await counts();
+        const [dotsPos, dotsNeg] = [await dots.nth(0).locator('circle').count(), await dots.nth(1).locator('circle').count()];
+        return `A > 0: ${pos} tokens, ${dotsPos} dots; A < 0: ${neg} tokens, ${dotsNeg} dots; agree ${pos === dotsPos && neg === dotsNeg && pos + neg > 0}`;
+      })
+      .toMatch(/agree true$/);
+  });
 });

@@ -3,7 +3,8 @@
 // clip badge in view beside the fixed token column. The actions a student takes from the clipping
 // view are counted (at most 3). In the inspector each response shows its clipped tokens by side,
 // "next clipped token" visits them and the table can show only them.
-import { expect, type Locator, type Page, test } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { clipCountsByRow, clippedCells, defaultToken, nextClipped, recomputeTrace } from '../src/rl/inspect/index.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
@@ -72,42 +73,46 @@ async function openFixture(page: Page) {
 const captured = fixtureTrace(11, 0.3);
 const cells = clippedCells(recomputeTrace(captured.trace));
 
-test('each response shows its clipped tokens by side; "next clipped token" visits them in order; the table shows only them', async ({ page }) => {
-  await openFixture(page);
-  const counts = clipCountsByRow(cells, captured.trace.B);
-  expect(cells.length).toBeGreaterThan(2);
-  const options = page.getByRole('listbox').getByRole('option');
-  for (let b = 0; b < captured.trace.B; b++) {
-    const c = counts[b];
-    const opt = options.nth(b);
-    if (c.low) await expect(opt.locator('.clip-badge.clip-low')).toHaveText(`${c.low} low`);
-    if (c.high) await expect(opt.locator('.clip-badge.clip-high')).toHaveText(`${c.high} high`);
-    if (c.low + c.high + c.dual === 0) await expect(opt).toContainText('none clipped');
-  }
-  // "Next" from the first response's last action token (selected on opening), three times: the clipped tokens in order.
-  let at = { row: 0, t: defaultToken(captured.trace, 0) };
-  const list = page.getByRole('listbox');
-  for (let i = 0; i < 3; i++) {
-    await page.getByTestId('next-clipped').click();
-    const want = nextClipped(cells, at)!.cell;
-    await expect(list.getByRole('option', { selected: true }).locator('.resp-n')).toHaveText(String(want.row + 1));
-    await expect(page.locator(`table.inspect-table tbody tr[data-t="${want.t}"]`)).toHaveClass(/selected/);
-    at = { row: want.row, t: want.t };
-  }
-  // Only clipped tokens: the rows left are exactly this response's clipped positions.
-  await page.getByLabel('Only clipped tokens').check();
-  const row = Number(((await list.getByRole('option', { selected: true }).locator('.resp-n').textContent()) ?? '1').trim()) - 1;
-  const want = [...new Set(cells.filter((c) => c.row === row).map((c) => c.t))].sort((a, b) => a - b);
-  await expect(page.locator('table.inspect-table tbody tr[data-t]')).toHaveCount(want.length);
-  expect(await page.locator('table.inspect-table tbody tr[data-t]').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('data-t'))))).toEqual(want);
-  // Scrolled sideways, the token column stays where it was.
-  const wrap = page.locator('.inspect-table-wrap');
-  const sticky = page.locator('table.inspect-table tbody tr[data-t] th.sticky-col').first();
-  const before = await sticky.boundingBox();
-  await wrap.evaluate((el) => {
-    el.scrollLeft = el.scrollWidth;
+// On a fixture trace, it never trains: its page skips the trainer warm-up (fixtures.ts).
+test.describe(() => {
+  test.use({ warmUp: false });
+  test('each response shows its clipped tokens by side; "next clipped token" visits them in order; the table shows only them', async ({ page }) => {
+    await openFixture(page);
+    const counts = clipCountsByRow(cells, captured.trace.B);
+    expect(cells.length).toBeGreaterThan(2);
+    const options = page.getByRole('listbox').getByRole('option');
+    for (let b = 0; b < captured.trace.B; b++) {
+      const c = counts[b];
+      const opt = options.nth(b);
+      if (c.low) await expect(opt.locator('.clip-badge.clip-low')).toHaveText(`${c.low} low`);
+      if (c.high) await expect(opt.locator('.clip-badge.clip-high')).toHaveText(`${c.high} high`);
+      if (c.low + c.high + c.dual === 0) await expect(opt).toContainText('none clipped');
+    }
+    // "Next" from the first response's last action token (selected on opening), three times: the clipped tokens in order.
+    let at = { row: 0, t: defaultToken(captured.trace, 0) };
+    const list = page.getByRole('listbox');
+    for (let i = 0; i < 3; i++) {
+      await page.getByTestId('next-clipped').click();
+      const want = nextClipped(cells, at)!.cell;
+      await expect(list.getByRole('option', { selected: true }).locator('.resp-n')).toHaveText(String(want.row + 1));
+      await expect(page.locator(`table.inspect-table tbody tr[data-t="${want.t}"]`)).toHaveClass(/selected/);
+      at = { row: want.row, t: want.t };
+    }
+    // Only clipped tokens: the rows left are exactly this response's clipped positions.
+    await page.getByLabel('Only clipped tokens').check();
+    const row = Number(((await list.getByRole('option', { selected: true }).locator('.resp-n').textContent()) ?? '1').trim()) - 1;
+    const want = [...new Set(cells.filter((c) => c.row === row).map((c) => c.t))].sort((a, b) => a - b);
+    await expect(page.locator('table.inspect-table tbody tr[data-t]')).toHaveCount(want.length);
+    expect(await page.locator('table.inspect-table tbody tr[data-t]').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('data-t'))))).toEqual(want);
+    // Scrolled sideways, the token column stays where it was.
+    const wrap = page.locator('.inspect-table-wrap');
+    const sticky = page.locator('table.inspect-table tbody tr[data-t] th.sticky-col').first();
+    const before = await sticky.boundingBox();
+    await wrap.evaluate((el) => {
+      el.scrollLeft = el.scrollWidth;
+    });
+    expect(await wrap.evaluate((el) => el.scrollLeft)).toBeGreaterThan(500);
+    expect((await sticky.boundingBox())!.x).toBeCloseTo(before!.x, 0);
+    expect(await visibleWithin(page.locator('table.inspect-table thead th.sticky-col'), wrap)).toBe(true);
   });
-  expect(await wrap.evaluate((el) => el.scrollLeft)).toBeGreaterThan(500);
-  expect((await sticky.boundingBox())!.x).toBeCloseTo(before!.x, 0);
-  expect(await visibleWithin(page.locator('table.inspect-table thead th.sticky-col'), wrap)).toBe(true);
 });

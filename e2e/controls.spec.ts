@@ -1,4 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/');
@@ -85,18 +88,22 @@ test('a preset changes the config and explains itself', async ({ page }) => {
   await expect(page).toHaveURL(/clipLow=0\.05/);
 });
 
-test('keyboard shortcuts act on the page but not while typing in a field', async ({ page }) => {
-  const seed = page.getByLabel('Seed', { exact: true });
-  await seed.fill('');
-  await seed.pressSequentially('12');
-  await seed.press('s');
-  await seed.press('r');
-  await seed.press(' ');
-  await expect(page.getByTestId('notice')).toHaveCount(0);
-  await expect(seed).toHaveValue('12sr ');
-  await seed.fill('12');
-  await page.locator('body').click({ position: { x: 5, y: 5 } });
-  await page.keyboard.press('s');
-  // Step reached the trainer client: it either runs (trainer present) or says why it cannot.
-  await expect(page.getByTestId('notice').or(page.getByTestId('run-state').filter({ hasText: /Paused|Training/ }))).toBeVisible();
+// Its S key steps the trainer: the page warms it up as a visitor’s does.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('keyboard shortcuts act on the page but not while typing in a field', async ({ page }) => {
+    const seed = page.getByLabel('Seed', { exact: true });
+    await seed.fill('');
+    await seed.pressSequentially('12');
+    await seed.press('s');
+    await seed.press('r');
+    await seed.press(' ');
+    await expect(page.getByTestId('notice')).toHaveCount(0);
+    await expect(seed).toHaveValue('12sr ');
+    await seed.fill('12');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('s');
+    // Step reached the trainer client: it either runs (trainer present) or says why it cannot.
+    await expect(page.getByTestId('notice').or(page.getByTestId('run-state').filter({ hasText: /Paused|Training/ }))).toBeVisible();
+  });
 });

@@ -2,9 +2,12 @@
 // builds a zip in the page whose files read back (Parquet rows, reward.py, the launch script)
 // for the settings on screen. A GPU count the batch cannot split over is refused with its reason.
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { unzipSync } from 'fflate';
 import { parquetReadObjects } from 'hyparquet';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/');

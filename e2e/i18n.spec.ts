@@ -3,11 +3,15 @@
 // for English left untranslated (kept terms of src/i18n/glossary.zh-CN.json, identifiers, numbers
 // and content marked translate="no" — model samples, tokens, code — aside). The choice of language
 // survives the switch, a reload and a shared link; <html lang> follows; nothing overflows.
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, skipWarmUp, test } from './fixtures.ts';
 import { englishLeftIn } from '../tests/helpers/i18nText.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -202,6 +206,7 @@ test('the switch, a reload and a shared link keep the language', async ({ page, 
   await expect(heading).toHaveText(chinese!);
   const link = page.url();
   const other = await context.browser()!.newContext({ locale: 'en-US' });
+  await skipWarmUp(other);
   const visitor = await other.newPage();
   await visitor.goto(link);
   await expect(visitor.locator('html')).toHaveAttribute('lang', 'zh-CN');
@@ -215,6 +220,7 @@ test('the switch, a reload and a shared link keep the language', async ({ page, 
 
 test('a browser that prefers Chinese gets Chinese without ?lang=', async ({ browser }) => {
   const context = await browser.newContext({ locale: 'zh-CN' });
+  await skipWarmUp(context);
   const page = await context.newPage();
   await page.goto('/');
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN', { timeout: 45_000 });

@@ -2,11 +2,15 @@
 // trace's numbers, the walk-through follows the keyboard, "what if" moves the clip fraction, and
 // axe finds no serious or critical violation.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { recomputeTrace, tokenTable } from '../src/rl/inspect/index.ts';
 import { formatNumber } from '../src/ui/inspect/format.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { FIXTURE, fixtureTrace } from './inspectorFixture.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 // The page loads WebGPU on SwiftShader before the tab opens; axe adds its own pass.
 test.describe.configure({ timeout: 150_000 });

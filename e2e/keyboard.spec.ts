@@ -1,8 +1,11 @@
 // Keyboard and screen readers (issue #26): the skip link comes first and moves focus to the
 // charts, the teaching tabs follow the WAI-ARIA tabs pattern, the charts carry a text summary and
 // the live region says when training starts and pauses.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { metricMessages, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 const TINY = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 
@@ -60,15 +63,19 @@ test('each chart carries a text summary of the last value and trend', async ({ p
   await expect(page.getByTestId('chart-reward_mean')).toHaveAccessibleDescription(/Reward: .* at iteration 19/);
 });
 
-test('the live region says when training starts and pauses, and why (a NaN, a lost device)', async ({ page }) => {
-  const live = page.getByTestId('announcer');
-  await expect(live).toHaveAttribute('aria-live', 'polite');
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(live).toHaveText('Training started.');
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await expect(live).toHaveText('Training paused.');
-  await send(page, [{ type: 'paused', reason: 'a non-finite loss' }]);
-  await expect(live).toHaveText(/Paused: a non-finite loss/);
-  await send(page, [{ type: 'deviceLost', reason: 'a test', iter: 3 }]);
-  await expect(live).toContainText('The GPU device was lost (a test) after 3 iterations');
+// It presses Start: the page warms the trainer up as a visitor’s does.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('the live region says when training starts and pauses, and why (a NaN, a lost device)', async ({ page }) => {
+    const live = page.getByTestId('announcer');
+    await expect(live).toHaveAttribute('aria-live', 'polite');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect(live).toHaveText('Training started.');
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await expect(live).toHaveText('Training paused.');
+    await send(page, [{ type: 'paused', reason: 'a non-finite loss' }]);
+    await expect(live).toHaveText(/Paused: a non-finite loss/);
+    await send(page, [{ type: 'deviceLost', reason: 'a test', iter: 3 }]);
+    await expect(live).toContainText('The GPU device was lost (a test) after 3 iterations');
+  });
 });

@@ -2,11 +2,15 @@
 // 16-character sentence with a penalty, score and return per token; a β changed in the settings
 // adds a labelled what-if whose penalties are the reference recomputation's; a 3-token arithmetic
 // answer says it is too short and loads the reward-hacking preset.
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { SampleRow } from '../src/rl/samples.ts';
 import { whatIfCells } from '../src/ui/teach/klShaping.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.describe.configure({ timeout: 120_000 });
 

@@ -2,11 +2,14 @@
 // copy; checkpoint files are refused with a reason (the run untouched) or loaded and exported
 // back byte for byte; the human-feedback view turns clicks and keys into labelled pairs.
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { encodeSafetensors } from '../src/model/safetensors.ts';
 import { getTask } from '../src/tasks/index.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
 import { metricMessages, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/');

@@ -3,11 +3,15 @@
 // inside its own box), a header switch that works from the keyboard and stays in the link. In both
 // languages and on every view: no box overflows sideways (the sidebar included), every control and
 // the median text at least 20 px, no axis label cut; any chart fills the window and comes back.
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 import { measurePresenter } from './presenterMeasure.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.use({ viewport: { width: 1280, height: 720 } });
 // The page loads WebGPU on SwiftShader before each check; a recorded history and every view add their own.

@@ -6,7 +6,8 @@
 // training; a run trained before "Run both" is kept in the list, off the charts; a card's Start
 // begins another comparison; every chart names its lines; runs and their evaluations survive a
 // reload. `?budget=N` keeps every budget tiny.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../src/rl/config.ts';
 import { PRESETS, presetConfig, type Preset } from '../src/rl/presets.ts';
 import { configToQuery } from '../src/store/urlConfig.ts';
@@ -55,33 +56,37 @@ async function heldOutDots(page: Page): Promise<number> {
   return page.getByTestId('chart-heldout').locator('.recharts-line-dots circle, .recharts-line-dot').count();
 }
 
-test('every preset card shows its iteration budget and what its curve will do', async ({ page }) => {
-  await open(page, '');
-  for (const p of PRESETS) {
-    const card = page.getByTestId(`preset-card-${slug(p.name)}`);
-    await expect(card.getByRole('button', { name: p.name, exact: true })).toBeVisible();
-    await expect(card.getByTestId('preset-budget')).toContainText(`${p.iterations} iterations`);
-    if (p.arms && p.arms.length > 1) await expect(card.getByTestId('preset-budget')).toContainText(`× ${p.arms.length} arms`);
-    // The measured promise when there is one; otherwise the card says it is not measured.
-    await expect(card.getByTestId('preset-promise')).toHaveText(p.promise ?? 'Not measured yet: run it and see.');
-    // The estimator and critic its arms train, as the card says them.
-    const recipe = card.getByTestId('preset-recipe');
-    const estimators = new Set((p.arms ?? [{}]).map((_, i) => presetConfig(p, i).advantageEstimator));
-    await expect(recipe).toContainText(estimators.has('gae') ? 'with a critic' : 'no critic');
-    if (estimators.size === 1 && !estimators.has('gae')) await expect(recipe).not.toContainText('with a critic');
-  }
-  await expect(page.getByTestId('preset-card-tight-vs-loose-clipping').getByTestId('preset-recipe')).toHaveText('Estimator (every arm): RLOO, no\u00a0critic');
-  await expect(page.getByTestId('preset-card-ppo-vs-grpo').getByTestId('preset-recipe')).toHaveText(
-    'Estimators: PPO (GAE): GAE with a critic (value model) · GRPO: GRPO, no\u00a0critic',
-  );
-  // Choosing a paired preset opens its card: explanation, arms, Run both.
-  const paired = cheapestPaired();
-  await page.getByRole('button', { name: paired.name, exact: true }).click();
-  const detail = page.getByTestId('preset-detail');
-  await expect(detail.getByTestId('preset-explanation')).toHaveText(paired.explanation);
-  for (const arm of paired.arms!) await expect(detail).toContainText(arm.label);
-  await expect(detail.getByTestId('run-arms')).toHaveText('Run both');
-  await expect(page.getByTestId(`preset-card-${slug(paired.name)}`)).toHaveClass(/selected/);
+// It never trains: its page skips the trainer warm-up (fixtures.ts).
+test.describe(() => {
+  test.use({ warmUp: false });
+  test('every preset card shows its iteration budget and what its curve will do', async ({ page }) => {
+    await open(page, '');
+    for (const p of PRESETS) {
+      const card = page.getByTestId(`preset-card-${slug(p.name)}`);
+      await expect(card.getByRole('button', { name: p.name, exact: true })).toBeVisible();
+      await expect(card.getByTestId('preset-budget')).toContainText(`${p.iterations} iterations`);
+      if (p.arms && p.arms.length > 1) await expect(card.getByTestId('preset-budget')).toContainText(`× ${p.arms.length} arms`);
+      // The measured promise when there is one; otherwise the card says it is not measured.
+      await expect(card.getByTestId('preset-promise')).toHaveText(p.promise ?? 'Not measured yet: run it and see.');
+      // The estimator and critic its arms train, as the card says them.
+      const recipe = card.getByTestId('preset-recipe');
+      const estimators = new Set((p.arms ?? [{}]).map((_, i) => presetConfig(p, i).advantageEstimator));
+      await expect(recipe).toContainText(estimators.has('gae') ? 'with a critic' : 'no critic');
+      if (estimators.size === 1 && !estimators.has('gae')) await expect(recipe).not.toContainText('with a critic');
+    }
+    await expect(page.getByTestId('preset-card-tight-vs-loose-clipping').getByTestId('preset-recipe')).toHaveText('Estimator (every arm): RLOO, no\u00a0critic');
+    await expect(page.getByTestId('preset-card-ppo-vs-grpo').getByTestId('preset-recipe')).toHaveText(
+      'Estimators: PPO (GAE): GAE with a critic (value model) · GRPO: GRPO, no\u00a0critic',
+    );
+    // Choosing a paired preset opens its card: explanation, arms, Run both.
+    const paired = cheapestPaired();
+    await page.getByRole('button', { name: paired.name, exact: true }).click();
+    const detail = page.getByTestId('preset-detail');
+    await expect(detail.getByTestId('preset-explanation')).toHaveText(paired.explanation);
+    for (const arm of paired.arms!) await expect(detail).toContainText(arm.label);
+    await expect(detail.getByTestId('run-arms')).toHaveText('Run both');
+    await expect(page.getByTestId(`preset-card-${slug(paired.name)}`)).toHaveClass(/selected/);
+  });
 });
 
 test("a wrong ?budget= is named and ignored, and the budgets stay the presets' own", async ({ page }) => {

@@ -2,7 +2,8 @@
 // that broke it and Start waits with the reason, while the run in progress keeps its iterations;
 // one that fails only in training pauses the run with its sample and applies nothing; the fixed
 // one trains on in the same run. A function that arrives in a link runs only once accepted.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 
 const SMALL = 'promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1&evalEvery=0';
 const FN = `${SMALL}&task=sentiment&rewardSource=function`;
@@ -96,12 +97,16 @@ test('a reward function that arrives in a link is shown and runs only after the 
   await expect(page.getByTestId('start-blocked')).toHaveCount(0);
 });
 
-test('Reward source = model on a task without a learned reward model is refused where it is set', async ({ page }) => {
-  await page.goto(`/?${SMALL}&task=sentiment&rewardSource=model`);
-  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
-  await page.getByRole('combobox', { name: 'Task' }).selectOption('arithmetic');
-  const field = page.locator('.field', { has: page.getByRole('combobox', { name: 'Task' }) });
-  await expect(field.getByRole('alert')).toContainText('Not applied: Reward source = "model": task arithmetic has no learned reward model; allowed with it: "rule", "function"');
-  await expect(page.getByRole('combobox', { name: 'Task' })).toHaveValue('sentiment');
-  await expect(page.getByRole('button', { name: 'Start', exact: true })).toBeEnabled();
+// It never trains: its page skips the trainer warm-up (fixtures.ts).
+test.describe(() => {
+  test.use({ warmUp: false });
+  test('Reward source = model on a task without a learned reward model is refused where it is set', async ({ page }) => {
+    await page.goto(`/?${SMALL}&task=sentiment&rewardSource=model`);
+    await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
+    await page.getByRole('combobox', { name: 'Task' }).selectOption('arithmetic');
+    const field = page.locator('.field', { has: page.getByRole('combobox', { name: 'Task' }) });
+    await expect(field.getByRole('alert')).toContainText('Not applied: Reward source = "model": task arithmetic has no learned reward model; allowed with it: "rule", "function"');
+    await expect(page.getByRole('combobox', { name: 'Task' })).toHaveValue('sentiment');
+    await expect(page.getByRole('button', { name: 'Start', exact: true })).toBeEnabled();
+  });
 });

@@ -1,9 +1,13 @@
 // The samples view outlines the tokens clip_cov / kl_cov acted on (SampleToken.covPicked, the
 // trainer's own choice in the last minibatch step) and explains the outline in a legend, in both
 // languages; without the field (every other loss mode) neither appears.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 import type { WorkerToPage } from '../src/worker/protocol.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 const COV_MESSAGE = {
   ...SAMPLE_MESSAGE,

@@ -2,7 +2,8 @@
 // request (page and workers) goes to the page's own origin and the Content-Security-Policy reports
 // no violation; hostile links (script tags, javascript: URLs, 10 kB values, repeated keys) and a
 // hostile checkpoint file give named messages, shown as text, and a canary stays unset.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 
 const SMALL = 'promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 const PWN = 'window.__pwned=1';
@@ -97,62 +98,66 @@ const HOSTILE: { query: string; names: string }[] = [
   { query: 'toString=1&constructor=2&__proto__=3', names: 'unknown setting' },
 ];
 
-for (const { query, names } of HOSTILE) {
-  test(`hostile link ?${query.slice(0, 50)}: a named message, shown as text, no script runs`, async ({ page }) => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await watchCsp(page);
-    await page.goto(`/?${query}#<img src=x onerror="${PWN}">`);
-    const box = page.getByTestId('url-problems');
-    await expect(box).toBeVisible({ timeout: 20_000 });
-    await expect(box).toContainText(names);
-    // Shown as text: the markup appears literally, never as elements; long values are cut.
-    expect(await page.locator('img[src="x"], svg[onload], script:not([src])').count()).toBe(0);
-    expect(((await box.textContent()) ?? '').length).toBeLessThan(1_000);
-    expect(await pwned(page)).toBeUndefined();
-    expect(errors).toEqual([]);
-    // The page still works: the rest of the link applied, the trainer is ready.
+// Nothing in this block trains: its pages skip the trainer warm-up (fixtures.ts).
+test.describe(() => {
+  test.use({ warmUp: false });
+  for (const { query, names } of HOSTILE) {
+    test(`hostile link ?${query.slice(0, 50)}: a named message, shown as text, no script runs`, async ({ page }) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await watchCsp(page);
+      await page.goto(`/?${query}#<img src=x onerror="${PWN}">`);
+      const box = page.getByTestId('url-problems');
+      await expect(box).toBeVisible({ timeout: 20_000 });
+      await expect(box).toContainText(names);
+      // Shown as text: the markup appears literally, never as elements; long values are cut.
+      expect(await page.locator('img[src="x"], svg[onload], script:not([src])').count()).toBe(0);
+      expect(((await box.textContent()) ?? '').length).toBeLessThan(1_000);
+      expect(await pwned(page)).toBeUndefined();
+      expect(errors).toEqual([]);
+      // The page still works: the rest of the link applied, the trainer is ready.
+      await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
+      expect(await pwned(page)).toBeUndefined();
+    });
+  }
+
+  test('a hostile checkpoint file is refused with a message shown as text', async ({ page }) => {
+    await page.goto(`/?${SMALL}`);
     await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
+    // A well-formed safetensors file whose metadata carries markup, under a name that is markup too.
+    const header = JSON.stringify({ __metadata__: { config: '{}', alphabet: `<img src=x onerror="${PWN}">`, task: `<script>${PWN}</script>`, format_version: '1' } });
+    const json = new TextEncoder().encode(header.padEnd(Math.ceil(header.length / 8) * 8, ' '));
+    const bytes = new Uint8Array(8 + json.length);
+    new DataView(bytes.buffer).setBigUint64(0, BigInt(json.length), true);
+    bytes.set(json, 8);
+    await page.getByTestId('checkpoint-file').setInputFiles({ name: `<img src=x onerror="${PWN}">.safetensors`, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+    const notice = page.getByTestId('notice');
+    await expect(notice).toContainText('not loaded');
+    await expect(notice).toContainText('<img src=x');
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
     expect(await pwned(page)).toBeUndefined();
   });
-}
 
-test('a hostile checkpoint file is refused with a message shown as text', async ({ page }) => {
-  await page.goto(`/?${SMALL}`);
-  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 30_000 });
-  // A well-formed safetensors file whose metadata carries markup, under a name that is markup too.
-  const header = JSON.stringify({ __metadata__: { config: '{}', alphabet: `<img src=x onerror="${PWN}">`, task: `<script>${PWN}</script>`, format_version: '1' } });
-  const json = new TextEncoder().encode(header.padEnd(Math.ceil(header.length / 8) * 8, ' '));
-  const bytes = new Uint8Array(8 + json.length);
-  new DataView(bytes.buffer).setBigUint64(0, BigInt(json.length), true);
-  bytes.set(json, 8);
-  await page.getByTestId('checkpoint-file').setInputFiles({ name: `<img src=x onerror="${PWN}">.safetensors`, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
-  const notice = page.getByTestId('notice');
-  await expect(notice).toContainText('not loaded');
-  await expect(notice).toContainText('<img src=x');
-  expect(await page.locator('img[src="x"]').count()).toBe(0);
-  expect(await pwned(page)).toBeUndefined();
-});
-
-test('the CSP is in force: inline script and a request to another origin are blocked', async ({ page, baseURL }) => {
-  await watchCsp(page);
-  await page.goto(`/?${SMALL}`);
-  await expect(page.getByTestId('playground')).toBeVisible();
-  const other = new URL(baseURL!);
-  other.hostname = other.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1'; // the same server, another origin
-  const result = await page.evaluate(async (url) => {
-    const s = document.createElement('script');
-    s.textContent = 'window.__inline = 1';
-    document.head.append(s);
-    let fetched = 'blocked';
-    try {
-      await fetch(url);
-      fetched = 'reached';
-    } catch {
-      /* refused by connect-src */
-    }
-    return { inline: (window as unknown as { __inline?: unknown }).__inline, fetched };
-  }, other.href);
-  expect(result).toEqual({ inline: undefined, fetched: 'blocked' });
-  await expect.poll(() => cspViolations(page)).toEqual(expect.arrayContaining([expect.stringMatching(/^script-src/), expect.stringMatching(/^connect-src/)]));
+  test('the CSP is in force: inline script and a request to another origin are blocked', async ({ page, baseURL }) => {
+    await watchCsp(page);
+    await page.goto(`/?${SMALL}`);
+    await expect(page.getByTestId('playground')).toBeVisible();
+    const other = new URL(baseURL!);
+    other.hostname = other.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1'; // the same server, another origin
+    const result = await page.evaluate(async (url) => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = 1';
+      document.head.append(s);
+      let fetched = 'blocked';
+      try {
+        await fetch(url);
+        fetched = 'reached';
+      } catch {
+        /* refused by connect-src */
+      }
+      return { inline: (window as unknown as { __inline?: unknown }).__inline, fetched };
+    }, other.href);
+    expect(result).toEqual({ inline: undefined, fetched: 'blocked' });
+    await expect.poll(() => cspViolations(page)).toEqual(expect.arrayContaining([expect.stringMatching(/^script-src/), expect.stringMatching(/^connect-src/)]));
+  });
 });

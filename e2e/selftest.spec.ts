@@ -1,4 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test('page loads, finds a WebGPU adapter and shows the passed kernel self-test', async ({ page }) => {
   const errors: string[] = [];

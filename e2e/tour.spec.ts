@@ -4,10 +4,14 @@
 // Tour button, survives a storage that throws, and fits a phone screen.
 // A browser driven by automation gets no invitation (so the other specs see the page as before);
 // these tests pose as a person's browser where they need the first-visit path.
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import tourEn from '../src/i18n/locales/en/tour.json' with { type: 'json' };
 import { PRESETS } from '../src/rl/presets.ts';
 import { TOUR_STEPS } from '../src/ui/tour/steps.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 const asPerson = (page: Page) => page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false }));
 

@@ -3,8 +3,12 @@
 // (recharts isAnimationActive={false}; CSS animations are stopped by toHaveScreenshot), and the
 // GPU badge masked because it names the adapter. Regenerate with
 // `npx playwright test e2e/visual.spec.ts --update-snapshots` after an intended UI change.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.use({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
 
@@ -14,9 +18,13 @@ async function openPage(page: Page) {
   await page.evaluate(() => document.fonts.ready);
 }
 
-test('controls and settings before training', async ({ page }) => {
-  await openPage(page);
-  await expect(page).toHaveScreenshot('page-idle.png', { mask: [page.getByTestId('gpu-status')] });
+// The whole page’s baseline shows the adapter the warmed-up trainer reports: it keeps the warm-up.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('controls and settings before training', async ({ page }) => {
+    await openPage(page);
+    await expect(page).toHaveScreenshot('page-idle.png', { mask: [page.getByTestId('gpu-status')] });
+  });
 });
 
 test('training curves from a recorded history of two runs', async ({ page }) => {
@@ -76,10 +84,14 @@ async function openChinese(page: Page) {
   await page.evaluate(() => document.fonts.ready);
 }
 
-test('zh-CN: controls and settings before training', async ({ page }) => {
-  await openChinese(page);
-  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
-  await expect(page).toHaveScreenshot('page-idle.zh-CN.png', { mask: [page.getByTestId('gpu-status')] });
+// The whole page’s baseline shows the adapter the warmed-up trainer reports: it keeps the warm-up.
+test.describe(() => {
+  test.use({ warmUp: true });
+  test('zh-CN: controls and settings before training', async ({ page }) => {
+    await openChinese(page);
+    await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
+    await expect(page).toHaveScreenshot('page-idle.zh-CN.png', { mask: [page.getByTestId('gpu-status')] });
+  });
 });
 
 test('zh-CN: each teaching view', async ({ page }) => {

@@ -5,12 +5,16 @@
 // iteration picker follows a new run; a group estimator's s̃ has its own column; the Experience
 // view shows each field's shape and the chosen response's row of the trace's own tensors.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { dimSizes, KL_TEX, openrlhfExperience, recomputeTrace, texNumber, tokenTable, verlBatch } from '../src/rl/inspect/index.ts';
 import { formatNumber } from '../src/ui/inspect/format.ts';
 import { traceToJson } from '../src/ui/inspect/traceJson.ts';
 import type { CapturedTrace } from '../src/store/inspection.ts';
 import { FIXTURE, fixtureTrace } from './inspectorFixture.ts';
+
+// The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).
+test.use({ warmUp: false });
 
 test.describe.configure({ timeout: 180_000 });
 

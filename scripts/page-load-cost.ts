@@ -2,7 +2,9 @@
 // contexts, as Playwright opens it for each test, with the CPU seconds Chromium's processes spend
 // (renderer, GPU process, browser, utilities; from /proc) until the GPU badge says "WebGPU ready",
 // and then while the trainer warms up in the background, until the processes go idle.
-//   npx vite build && npx tsx scripts/page-load-cost.ts [--loads N] [--port P]
+//   npx vite build && npx tsx scripts/page-load-cost.ts [--loads N] [--port P] [--no-warm-up]
+// --no-warm-up: the pages set the test switch 'ppo-test-no-warm-up' (src/store/testSwitches.ts),
+// as the specs that never train do (e2e/fixtures.ts).
 // Linux only (/proc). Prints one line per load and the mean.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ const arg = (name: string, fallback: number) => {
 };
 const loads = arg('--loads', 3);
 const port = arg('--port', Number(process.env.PPO_E2E_PORT ?? 4173));
+const noWarmUp = process.argv.includes('--no-warm-up');
 const TICKS = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
 
 /** CPU seconds of every process below `root`, summed by Chromium process type. */
@@ -70,6 +73,7 @@ try {
   const sums = { ready: 0, after: 0, wall: 0 };
   for (let i = 0; i < loads; i++) {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    if (noWarmUp) await context.addInitScript(() => localStorage.setItem('ppo-test-no-warm-up', '1'));
     const page = await context.newPage();
     const c0 = cpuByType(process.pid);
     const t0 = performance.now();
@@ -97,7 +101,7 @@ try {
   await browser.close();
   const n = loads;
   console.log(
-    `mean of ${n}: ${(sums.wall / n).toFixed(1)} s to ready; CPU ${(sums.ready / n).toFixed(1)} s to ready + ${(sums.after / n).toFixed(1)} s warm-up = ${((sums.ready + sums.after) / n).toFixed(1)} s a load (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+    `${noWarmUp ? 'no warm-up (ppo-test-no-warm-up), ' : ''}mean of ${n}: ${(sums.wall / n).toFixed(1)} s to ready; CPU ${(sums.ready / n).toFixed(1)} s to ready + ${(sums.after / n).toFixed(1)} s warm-up = ${((sums.ready + sums.after) / n).toFixed(1)} s a load (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
   );
 } finally {
   server.kill();

@@ -13,6 +13,7 @@ import { presetBudget } from './presetRun.ts';
 import type { ReplyOf } from './requests.ts';
 import { startBlockedBy } from './rewardFunctionSync.ts';
 import type { RunControl } from './runFlows.ts';
+import { warmUpSuppressed } from './testSwitches.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
 
 export class RunCommands implements RunControl {
@@ -42,11 +43,14 @@ export class RunCommands implements RunControl {
    * Starts the trainer worker before the first Start (called once the WebGPU self-test passed), so
    * its device, the kernels' pipelines, the task's SFT checkpoint and the baseline evaluation are
    * ready by the time the user asks for an iteration. If it cannot initialise, it is dropped
-   * without a message, and the next command starts a fresh one that reports why.
+   * without a message, and the next command starts a fresh one that reports why. The test switch
+   * 'ppo-test-no-warm-up' (testSwitches.ts) leaves the worker to the first command.
    */
   warmUp(): void {
-    this.connection.ensure();
-    this.config.prepareAhead();
+    if (!warmUpSuppressed()) {
+      this.connection.ensure();
+      this.config.prepareAhead();
+    }
     this.config.watch();
   }
 

@@ -20,6 +20,7 @@ import { RunCommands } from './runCommands.ts';
 import { RunFlows, type ResumePoints } from './runFlows.ts';
 import { saveSequence } from './sequencePersist.ts';
 import { useSft } from './sftState.ts';
+import { testHooksOn } from './testSwitches.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
 import { sendCapture, setUpWorker } from './workerSetup.ts';
 
@@ -240,15 +241,6 @@ export class TrainerClient {
       const check = () => (this.run.discarding ? setTimeout(check, 20) : resolve());
       check();
     });
-  }
-}
-
-/** Test hooks (debug* messages) are on only when localStorage says so: a shared link cannot turn them on. */
-function testHooksOn(): boolean {
-  try {
-    return typeof localStorage !== 'undefined' && localStorage.getItem('ppo-test-hooks') === '1';
-  } catch {
-    return false;
   }
 }
 

@@ -44,6 +44,27 @@ describe('the config sent to the worker', () => {
     expect(h.worker.of('prepare')).toHaveLength(2);
   });
 
+  it("the test switch 'ppo-test-no-warm-up' leaves the worker to the first command, which gets the settled config", async () => {
+    const g = globalThis as { localStorage?: unknown };
+    const before = g.localStorage;
+    g.localStorage = { getItem: (key: string) => (key === 'ppo-test-no-warm-up' ? '1' : null) };
+    try {
+      const h = clientHarness();
+      h.client.warmUp();
+      expect(h.workers).toHaveLength(0);
+      // Settings still settle without starting a worker; Start starts one and sends them.
+      h.store.getState().setField('seed', 7);
+      await h.advance(1000);
+      expect(h.workers).toHaveLength(0);
+      await h.client.start();
+      expect(h.workers).toHaveLength(1);
+      expect(h.worker.of('setConfig').map((m) => m.config.seed)).toEqual([7]);
+      expect(h.worker.of('prepare')).toHaveLength(0);
+    } finally {
+      g.localStorage = before;
+    }
+  });
+
   it('a new worker (another backend) gets the config again', async () => {
     const h = clientHarness();
     await h.client.step();

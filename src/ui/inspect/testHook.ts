@@ -1,17 +1,10 @@
 // Test-only hook: `window.ppoPlayground.pushTrace(json)` puts a captured trace into the inspector's
 // store, for e2e specs before (or without) a real training step. Installed only when the page's
-// test hooks are on (localStorage 'ppo-test-hooks' = '1', as trainerClient's), so a link cannot.
+// test hooks are on (store/testSwitches.ts), so a link cannot.
 import { useInspection } from '../../store/inspection.ts';
+import { testHooksOn } from '../../store/testSwitches.ts';
 import '../../store/trainerClient.ts';
 import { type CapturedTraceJson, traceFromJson } from './traceJson.ts';
-
-function testHooksOn(): boolean {
-  try {
-    return typeof localStorage !== 'undefined' && localStorage.getItem('ppo-test-hooks') === '1';
-  } catch {
-    return false;
-  }
-}
 
 export function installInspectTestHook(): void {
   if (typeof window === 'undefined' || !window.ppoPlayground || !testHooksOn()) return;
