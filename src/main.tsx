@@ -3,6 +3,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { startLocale } from './i18n/choice.ts';
+import { runSelftest } from './store/selftest.ts';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
 import './ui/a11y/a11y.css';
@@ -12,12 +13,16 @@ if (import.meta.env.PROD) void import('./pwa.ts');
 
 // Chinese is fetched before the first render so the page never flashes English first; a failed
 // fetch (offline before the first visit cached it) leaves the page in English rather than blank.
+// The WebGPU self-test starts before the first render, not after it: its worker loads and the
+// browser's GPU process starts up while React renders the page (its messages are worded in the
+// language just loaded).
 void startLocale()
   .catch((e: unknown) => console.error('translations did not load', e))
-  .finally(() =>
+  .finally(() => {
+    runSelftest();
     createRoot(document.getElementById('root')!).render(
       <StrictMode>
         <App />
       </StrictMode>,
-    ),
-  );
+    );
+  });

@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile|sizes] [--sizes S,M,L] [--size-backends webgpu,cpu] [--config S|M] [--repeats n] [--max-step-s s] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile|sizes] [--sizes S,M,L] [--size-backends webgpu,cpu] [--config S|M] [--repeats n] [--against dist-dir] [--max-step-s s] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -44,7 +44,8 @@ async function main(argv: string[]): Promise<void> {
   }
   for (const [name, load] of EXTRA_SECTIONS) {
     if (only && only !== name) continue;
-    const section = await load();
+    const against = arg(argv, '--against');
+    const section = name === 'page' && against ? await sideBySide(against) : await load();
     report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device, sizes, sizeBackends });
   }
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
@@ -87,6 +88,12 @@ const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['profile', async () => (await import('./profile.ts')).printProfileBench],
   ['sizes', async () => (await import('./sizes.ts')).printSizesBench],
 ];
+
+/** `--only page --against <dist>`: only page open → first chart point, in turns with the build in that folder. */
+async function sideBySide(against: string): Promise<Section> {
+  const { printFirstPointSideBySide } = await import('./firstPointSideBySide.ts');
+  return (_gpu, _cpu, ctx) => printFirstPointSideBySide(against, ctx.repeats);
+}
 
 main(process.argv.slice(2)).then(
   () => process.exit(0),

@@ -3,12 +3,12 @@
 // must stay responsive because it only draws; a long frame here means the page does too much
 // per message. `measureFrames` drives an already running server; `printPageBench` (the `page`
 // section of `npm run bench`) builds if needed, serves dist/ with `vite preview`, measures, stops.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../node/chromium.ts';
+import { servePreview } from './preview.ts';
 import { fmt, table } from './timing.ts';
 
 export interface MeasureFramesOptions {
@@ -267,35 +267,10 @@ export async function measureFrames(opts: MeasureFramesOptions): Promise<FrameRe
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHttp(url: string, timeoutMs: number, server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`vite preview exited with code ${server.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`vite preview did not answer at ${url} within ${timeoutMs / 1000} s`);
-}
-
 /**
  * The `page` section of `npm run bench`: first-load timings, then smoothness while training, and
- * page open → first metrics point over `repeats` fresh browsers (--repeats, default 3).
+ * page open → first metrics point over `repeats` fresh browsers (--repeats, default 3). With
+ * `--against <dist>` the section is firstPointSideBySide.ts instead (bench.ts).
  */
 export async function printPageBench(_gpu?: unknown, _cpu?: unknown, ctx?: { repeats?: number }): Promise<FrameReport & { load: LoadReport; firstPoints: number[] }> {
   const root = process.cwd();
@@ -305,11 +280,9 @@ export async function printPageBench(_gpu?: unknown, _cpu?: unknown, ctx?: { rep
     const built = spawnSync(process.execPath, [vite, 'build'], { stdio: 'inherit' });
     if (built.status !== 0) throw new Error('vite build failed');
   }
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}/`;
-  const server = spawn(process.execPath, [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+  const server = await servePreview();
+  const url = server.url;
   try {
-    await waitForHttp(url, 30_000, server);
     const load = await measureLoad(url);
     console.log('## First load (headless Chromium, fresh browser context each time, median of 5; ms after navigation start)\n');
     console.log(
@@ -370,6 +343,6 @@ export async function printPageBench(_gpu?: unknown, _cpu?: unknown, ctx?: { rep
     }
     return { ...r, load, firstPoints };
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
   }
 }

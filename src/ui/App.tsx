@@ -3,7 +3,6 @@ import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
-import { runSelftest } from '../store/selftest.ts';
 import { trainer } from '../store/trainerClient.ts';
 import { Announcer } from './a11y/Announcer.tsx';
 import { SkipLink } from './a11y/SkipLink.tsx';
@@ -24,7 +23,7 @@ export function App() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.backend);
   useEffect(() => {
-    runSelftest();
+    // The WebGPU self-test started before the first render (main.tsx).
     // Another tab taking the runs over stops training here (tabOwner.ts).
     void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) });
   }, []);

@@ -37,6 +37,8 @@ export class DeviceSession {
   /** The current backend's background pipeline compilation (never rejects), and whether it is done. */
   private compilation: Promise<void> | null = null;
   private compiledAll = true;
+  /** Builds the current backend's other kernels (after the first ones); null once asked, or when there are none. */
+  private rest: (() => void) | null = null;
   /** Test hook: the next device request of a recovery fails. */
   private failReacquire = false;
 
@@ -67,6 +69,17 @@ export class DeviceSession {
 
   get compiling(): boolean {
     return this.compilation !== null && !this.compiledAll;
+  }
+
+  /**
+   * Starts building the kernels the first iteration does not need, once per backend: called when
+   * the first iteration is done or a prepared trainer waits for Start, so they never compete with
+   * it. A kernel used before then is compiled on first use.
+   */
+  compileRest(): void {
+    const rest = this.rest;
+    this.rest = null;
+    rest?.();
   }
 
   /** A fresh backend for `choice` (init), replacing any earlier one. */
@@ -121,6 +134,8 @@ export class DeviceSession {
           if (this.compilation === compilation) this.compiledAll = true;
         }) ?? null;
     this.compilation = compilation;
+    const compileRest = made.compileRest;
+    this.rest = compileRest ? () => void (compilation ?? Promise.resolve()).then(compileRest).catch(() => undefined) : null;
     this.deps.post({ type: 'ready', adapter: made.adapter, backendLabel: made.be.label });
     return made.adapter;
   }

@@ -34,14 +34,16 @@ export type CompileProgress = (done: number, total: number, ms: number) => void;
 
 /**
  * A backend made for a choice. `destroy` (WebGPU only) destroys its device, for the
- * debugDestroyDevice test hook. `compiled` (WebGPU only) settles when the kernels' pipelines,
- * compiled in the background from the moment the device exists, are built.
+ * debugDestroyDevice test hook. `compiled` (WebGPU only) settles when the pipelines of the kernels
+ * the first iteration needs, compiled in the background from the moment the device exists, are
+ * built; `compileRest` builds the others, once the first iteration no longer waits for the CPU.
  */
 export interface BackendHandle {
   be: Backend;
   adapter: string;
   destroy?: () => void;
   compiled?: Promise<void>;
+  compileRest?: () => Promise<void>;
 }
 
 export interface HostDeps {

@@ -152,6 +152,7 @@ export class RunLoop {
     stage.set('idle');
     const { iter, metrics, samples, ratios } = result;
     deps.post({ type: 'metrics', iter, values: metrics });
+    session.compileRest(); // the kernels the first iteration did not need, from now on
     deps.post({ type: 'samples', iter, rows: samples });
     const { clipLow, clipHigh, dualClip } = trainer.config; // what this update clipped with, for the page's clipping view
     deps.post({

@@ -7,8 +7,8 @@ import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice } from '../gpu/device.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
-import { modelKernels } from '../ops/registry.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
+import { kernelsInOrder } from './firstKernels.ts';
 import type { BackendHandle, CompileProgress } from './hostDeps.ts';
 import type { BackendChoice, PageToWorker, WorkerToPage } from './protocol.ts';
 import { TrainerHost } from './trainerHost.ts';
@@ -37,14 +37,15 @@ async function makeBackend(choice: BackendChoice, onLost: (reason: string) => vo
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
   const be = new WebGpuBackend(rt);
-  // Every kernel the character model (the page trains no other yet) dispatches on this adapter, at
-  // once, through createComputePipelineAsync: the browser compiles them off this thread while the
-  // page loads and the user reads, instead of one by one inside the first iteration, in the order
-  // the ops declare them; each one's completion is counted so the page can show how far
-  // compilation is.
+  // The character model's kernels (the page trains no other yet) that the first chart point dispatches, at once, through createComputePipelineAsync: the
+  // browser compiles them off this thread while the page loads and the user reads, instead of one
+  // by one inside the first iteration; each one's completion is counted so the page can show how
+  // far compilation is. The other kernels wait until the first iteration no longer competes with
+  // them for the CPU (firstKernels.ts).
+  const { first, rest } = kernelsInOrder();
   const t0 = performance.now();
-  const compiled = be.precompile(modelKernels('char'), (done, total) => onCompiled?.(done, total, performance.now() - t0));
-  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled };
+  const compiled = be.precompile(first, (done, total) => onCompiled?.(done, total, performance.now() - t0));
+  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled, compileRest: () => be.precompile(rest) };
 }
 
 /** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */

@@ -117,7 +117,7 @@ export class TrainerHost {
         this.sft.cancel(); // not queued: the run in flight polls it before each step
         return Promise.resolve();
       case 'timeSft':
-        return enqueue(() => this.sft.time(this.session.requireBackend(), this.config, msg.requestId, msg.dims), msg.requestId);
+        return enqueue(() => this.timeSft(msg.requestId, msg.dims), msg.requestId);
       case 'useShippedActor':
         return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':
@@ -220,6 +220,21 @@ export class TrainerHost {
     this.deps.post({ type: 'sftDone', requestId, bytes: buf, meta: done.meta, seconds: done.seconds }, [buf]);
   }
 
+  /**
+   * Times SFT steps for the page's estimate: work Start does not need. While the first kernels
+   * compile it queues itself again behind them, so behind the first iteration or the preparation
+   * for it when either was asked for by then, and only then lets the other kernels build.
+   */
+  private async timeSft(requestId: number, dims: ModelDims): Promise<void> {
+    const compiled = this.session.compiled;
+    if (compiled && this.session.compiling) {
+      void compiled.then(() => this.queue.run(() => this.timeSft(requestId, dims), requestId));
+      return;
+    }
+    this.session.compileRest();
+    await this.sft.time(this.session.requireBackend(), this.config, requestId, dims);
+  }
+
   /** The next trainer of `task` starts from `bytes` (null: the shipped checkpoint). */
   private useActor(bytes: Uint8Array | null, task: string): void {
     if (bytes) this.checkpoints.load('actor', bytes, task);
@@ -240,6 +255,7 @@ export class TrainerHost {
   /** See the `prepare` message: the trainer and its iteration-0 evaluation, made ahead of Start. */
   private async prepare(n: number): Promise<void> {
     const wanted = () => n === this.prepareWanted && !this.run.isRunning && this.session.usable;
+    if ((this.trainers.current?.iter ?? 0) > 0) this.session.compileRest();
     if (!wanted() || (this.trainers.current?.iter ?? 0) > 0) return;
     const compiled = this.session.compiled;
     if (compiled && this.session.compiling) {
@@ -251,11 +267,16 @@ export class TrainerHost {
       });
       return;
     }
-    const trainer = await this.trainers.ensure();
-    if (!wanted()) return;
-    if (!(await this.evals.prepare(trainer, () => this.trainers.current === trainer))) return;
-    // The first iteration's rollout too: after Start it then waits on the device once, like the rest.
-    if (wanted() && trainer.iter === 0) await trainer.sampleAhead();
+    try {
+      const trainer = await this.trainers.ensure();
+      if (!wanted()) return;
+      if (!(await this.evals.prepare(trainer, () => this.trainers.current === trainer))) return;
+      // The first iteration's rollout too: after Start it then waits on the device once, like the rest.
+      if (wanted() && trainer.iter === 0) await trainer.sampleAhead();
+    } finally {
+      // Prepared (or moot): the other kernels may build now, unless a first iteration is under way.
+      if (!this.run.isRunning) this.session.compileRest();
+    }
   }
 
   private async snapshot(requestId: number): Promise<void> {

@@ -38,6 +38,8 @@ interface Opts {
   fetchFailures?: number;
   noSecondDevice?: boolean;
   kernels?: number;
+  /** Called when the host asks for the kernels the first iteration does not need. */
+  onCompileRest?: () => void;
 }
 
 /** The host on the CPU backend with scripted trainers, a device that can be lost, and fetches that can fail. */
@@ -56,7 +58,8 @@ function harness(opts: Opts = {}) {
         onCompiled?.(i, n, i);
       }
     })();
-    return { be: cpuBackend as Backend, adapter: 'test adapter', ...(n > 0 ? { compiled } : {}) };
+    const compileRest = async () => opts.onCompileRest?.();
+    return { be: cpuBackend as Backend, adapter: 'test adapter', ...(n > 0 ? { compiled, compileRest } : {}) };
   };
   const h = workerHarness({
     makeBackend,
@@ -337,6 +340,45 @@ describe('TrainerHost', () => {
     await h.until(() => h.trainers.length === 1, 'the prepared trainer');
     expect(h.of('compiling').at(-1)!.done).toBe(400);
     expect(h.trainers[0].init.actorCheckpoint).toEqual(mine);
+  });
+
+  it('the other kernels build once the first iteration is done, not while it waits for the first ones', async () => {
+    const metricsWhenAsked: number[] = [];
+    const h: ReturnType<typeof harness> = harness({ kernels: 200, onCompileRest: () => metricsWhenAsked.push(h.of('metrics').length) });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' });
+    await h.send({ type: 'start' });
+    await h.untilMessages('metrics', 3);
+    await h.send({ type: 'pause' });
+    // Asked once (the session ignores later asks), right after the first iteration's metrics.
+    expect(metricsWhenAsked).toEqual([1]);
+  });
+
+  it('a prepared trainer waiting for Start lets the other kernels build', async () => {
+    const trainersWhenAsked: number[] = [];
+    const h: ReturnType<typeof harness> = harness({ kernels: 200, onCompileRest: () => trainersWhenAsked.push(h.trainers.length) });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' });
+    expect(trainersWhenAsked).toEqual([]);
+    await h.until(() => trainersWhenAsked.length > 0, 'the other kernels asked for');
+    expect(trainersWhenAsked).toEqual([1]);
+    expect(h.of('compiling').at(-1)!.done).toBe(200);
+  });
+
+  it('the SFT timing asked while the first kernels compile is answered after the first iteration Start asked for', async () => {
+    const h = harness({ kernels: 200 });
+    await h.send({ type: 'init', backend: 'cpu' });
+    await h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG } });
+    await h.send({ type: 'prepare' });
+    await h.send({ type: 'timeSft', requestId: 5, dims: { nLayer: 1, nHead: 2, dModel: 32 } });
+    await h.send({ type: 'start' });
+    await h.untilMessages('sftTimed');
+    await h.send({ type: 'pause' });
+    const order = h.msgs.filter((m) => m.type === 'metrics' || m.type === 'sftTimed').map((m) => m.type);
+    expect(order[0]).toBe('metrics');
+    expect(h.of('sftTimed')[0].requestId).toBe(5);
   });
 
   it("an answer echoes the requestId of the command it answers, an error reporting that command's failure too; other errors carry none", async () => {

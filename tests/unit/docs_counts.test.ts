@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIND_GROUP_CACHE } from '../../src/gpu/recorder.ts';
-import { modelKernels } from '../../src/ops/registry.ts';
+import { forAdapter } from '../../src/gpu/pipelines.ts';
+import { kernelsInOrder } from '../../src/worker/firstKernels.ts';
 import { LOSS_MODES } from '../../src/reference/policyLoss.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import settings from '../../src/i18n/locales/en/settings.json' with { type: 'json' };
@@ -36,8 +37,8 @@ function namesBetween(file: string, from: string, to: string): string[] {
 }
 
 describe('docs/page.md', () => {
-  it('the kernel count the bar shows while compiling (the character model on a CPU adapter)', () => {
-    expect(stated('docs/page.md', /"compiling GPU kernels \d+ \/ (\d+)"/)).toEqual([modelKernels('char', true).length]);
+  it("the kernel count the bar shows while compiling (the first iteration's, on a CPU adapter)", () => {
+    expect(stated('docs/page.md', /"compiling GPU kernels \d+ \/ (\d+)"/)).toEqual([forAdapter(kernelsInOrder().first, true).length]);
   });
 
   it('the stages of "Walk through this iteration"', () => {

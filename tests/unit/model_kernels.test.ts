@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { specKey } from '../../src/gpu/pipelines.ts';
+import { type KernelSpec, specKey } from '../../src/gpu/pipelines.ts';
 import { declaredKernels, modelKernels } from '../../src/ops/registry.ts';
+import { kernelsInOrder } from '../../src/worker/firstKernels.ts';
 
 /** The shaders of the character model's and the PPO math's fixed kernels (decode_step is built per shape). */
 const CHAR_SHADERS = [
@@ -63,9 +64,13 @@ describe.each(ADAPTERS)('modelKernels on %s', (_name, cpuAdapter) => {
 });
 
 describe('the trainer worker', () => {
-  it("precompiles the character model's kernels, not every declared one", () => {
+  it("precompiles the character model's kernels, the first iteration's first, and no Hugging Face one", () => {
+    const { first, rest } = kernelsInOrder();
+    const keys = (ks: readonly KernelSpec[]) => ks.map(specKey);
+    expect(new Set([...keys(first), ...keys(rest)])).toEqual(new Set(keys(modelKernels('char'))));
+    expect(first.length + rest.length).toBe(modelKernels('char').length);
     const worker = readFileSync(resolve(import.meta.dirname, '../../src/worker/trainer.worker.ts'), 'utf8');
-    expect(worker).toMatch(/be\.precompile\(modelKernels\('char'\)/);
+    expect(worker).toMatch(/kernelsInOrder\(\)/);
     expect(worker).not.toMatch(/declaredKernels/);
   });
 });

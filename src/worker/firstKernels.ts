@@ -1,0 +1,59 @@
+// The kernels the trainer worker compiles first: what the page's first chart point dispatches (the
+// held-out baseline evaluation, then the first PPO iteration at the default settings), in the
+// order they are first used. The worker compiles these, the trainer waits for them, and the
+// character model's other kernels (other estimators, losses and settings, SFT, the reward model) are compiled
+// after the first iteration or once a prepared trainer waits for Start. A kernel missing here is
+// still correct: it is compiled on first use. tests/gpu/first_kernels.test.ts checks the list
+// against what a trainer dispatches.
+import { type KernelSpec, specKey } from '../gpu/pipelines.ts';
+import { modelKernels } from '../ops/registry.ts';
+
+/** `shader#entry` of each kernel; an op's GPU-only and CPU-adapter-only variants are both listed (the backend keeps its own). */
+export const FIRST_KERNEL_NAMES: readonly string[] = [
+  // held-out evaluation: prefill and KV-cached decoding, sampling
+  'embedding#embedding_forward',
+  'layernorm_rows#rows_forward',
+  'matmul#matmul_8x8',
+  'matmul#matmul_4x4',
+  'attention_cached#kv_cache_write',
+  'attention_cached#attention_cached',
+  'slice#slice_forward',
+  'sample#sample_step',
+  // the iteration's rollout, experience (log-probabilities, rewards, GAE) and update
+  'slice#gather_rows',
+  'attention#attention_forward',
+  'logprobs#rows_forward',
+  'rewards#shape_rewards',
+  'gae#gae',
+  'whiten#whiten',
+  'slice#gather_rows_3',
+  'elementwise#fill',
+  'actor_loss#pack_inputs',
+  'actor_loss#actor_loss',
+  'layernorm_rows#rows_backward',
+  'layernorm#params_serial',
+  'layernorm#layernorm_params',
+  'matmul#bias_grad',
+  'elementwise#gelu_backward',
+  'attention_backward#attention_backward',
+  'embedding#embedding_backward',
+  'optim#norm_partial_serial',
+  'optim#norm_final_serial',
+  'optim#norm_partial',
+  'optim#norm_final',
+  'optim#adamw',
+  'value_loss#value_rows',
+  'aggregate#agg_finalize',
+  'slice#slice_backward',
+  'tis#tis_weights',
+];
+
+const nameOf = (k: KernelSpec) => specKey(k).split('|')[0];
+
+/** The character model's kernels split in two: those of FIRST_KERNEL_NAMES in that order, then the rest in registry order. */
+export function kernelsInOrder(): { first: KernelSpec[]; rest: KernelSpec[] } {
+  const declared = modelKernels('char');
+  const rank = new Map(FIRST_KERNEL_NAMES.map((n, i) => [n, i]));
+  const first = declared.filter((k) => rank.has(nameOf(k))).sort((a, b) => rank.get(nameOf(a))! - rank.get(nameOf(b))!);
+  return { first, rest: declared.filter((k) => !rank.has(nameOf(k))) };
+}
