@@ -79,8 +79,9 @@ test('a preset changes the config and explains itself', async ({ page }) => {
   await expect(page.getByLabel('Task', { exact: true })).toHaveValue('arithmetic');
   await expect(page.getByLabel('Advantage estimator')).toHaveValue('rloo');
   await expect(page.getByTestId('preset-explanation')).toContainText('sloppy student');
+  // A paired card sets its first arm's whole recipe ("PPO (GAE)"); Run both trains every arm.
   await page.getByRole('button', { name: 'PPO vs GRPO' }).click();
-  await expect(page.getByLabel('Advantage estimator')).toHaveValue('group_norm');
+  await expect(page.getByLabel('Advantage estimator')).toHaveValue('gae');
   await page.getByRole('button', { name: 'Adaptive KL' }).click();
   await expect(page.getByLabel('KL controller')).toHaveValue('adaptive');
   await page.getByRole('button', { name: 'Tight vs loose clipping' }).click();

@@ -60,10 +60,11 @@ test('a sentence with per-token penalties, and a labelled what-if when β change
   const actual = page.getByTestId('kl-actual');
   await expect(actual.getByTestId('kl-token')).toHaveCount(TEXT.length);
   await expect(actual).toContainText('This batch (iteration 0, β = 0)');
-  // β = 0: no penalty anywhere, the score at the last token only.
+  // β = 0: no penalty anywhere; at the last token the score as it enters RLOO's advantage (the
+  // baselined s̃ the returns carry, not the raw 0.8), so the r_t add up to the return.
   for (const i of [0, 7, 15]) await expect(actual.getByTestId('kl-token').nth(i)).toHaveAttribute('data-penalty', '0');
   await expect(actual.getByTestId('kl-score')).toHaveCount(1);
-  await expect(actual.getByTestId('kl-score')).toHaveText('+0.8');
+  await expect(actual.getByTestId('kl-score')).toHaveText(`+${BASELINED}`);
   await expect(page.getByTestId('kl-whatif')).toHaveCount(0);
   await expect(page.getByTestId('kl-short-hint')).toHaveCount(0);
 
