@@ -65,11 +65,10 @@ export interface ModelFlags {
   'gpu-memory'?: string;
 }
 
-/** The memory plan's refusal as one line: the plan's verdict and the flags that lower what it names. */
+/** The memory plan's refusal as one line: the plan's verdict and the flags that lower what it counts. */
 function memoryRefusalLine(e: MemoryRefusal, dtype: WeightDType): string {
-  const flags = ['the prompt or --response/--max-new-tokens (the sequence length)'];
-  if (dtype === 'f32') flags.push('--weights f16');
-  return `${e.message} (${flags.join('; ')}; --gpu-memory GiB states the GPU's memory)`;
+  const f16 = dtype === 'f32' ? '; --weights f16 halves the dense weights' : '';
+  return `${e.message} Flags: a shorter --prompt, --response or --max-new-tokens lowers the length${f16}; --gpu-memory GiB states the GPU's memory.`;
 }
 
 /**

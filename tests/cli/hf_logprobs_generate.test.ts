@@ -140,7 +140,9 @@ describe('npm run generate', { timeout: 300_000 }, () => {
     expect(lines[0]).toContain(
       `the GPU offers ${formatBytes(Math.round(gib * 2 ** 30))}. Store the weights in f16 (${formatBytes(f16.items[0].bytes)} instead of ${formatBytes(f32.items[0].bytes)})`,
     );
-    expect(lines[0]).toMatch(/--weights f16; --gpu-memory GiB states the GPU's memory\)$/);
+    expect(lines[0]).toMatch(
+      / Flags: a shorter --prompt, --response or --max-new-tokens lowers the length; --weights f16 halves the dense weights; --gpu-memory GiB states the GPU's memory\.$/,
+    );
     // the same memory holds the f16 weights; a --gpu-memory that is not a size is named
     expect(run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '40', '--weights', 'f16', '--gpu-memory', String(gib), '--greedy').status).toBe(0);
     const bad = run('generate', '--model', dir, '--prompt', 'hi', '--gpu-memory', 'lots');
