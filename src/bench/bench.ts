@@ -1,4 +1,4 @@
-// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile|sizes] [--sizes S,M,L] [--size-backends webgpu,cpu] [--config S|M] [--repeats n] [--against dist-dir] [--max-step-s s] [--json out.json]
+// npm run bench [-- --only kernels|model|trainer|transfers|peer|page|compile|profile|sizes|hf] [--sizes S,M,L] [--size-backends webgpu,cpu] [--config S|M] [--repeats n] [--against dist-dir] [--max-step-s s] [--shapes reduced|real|all] [--json out.json]
 // Times the WGSL kernels, the transformer and the PPO iteration on the current adapter beside the
 // float64 CPU reference backend in the same run. On a machine without a GPU the adapter is
 // SwiftShader (software): read the ratios and structural counts, not the absolute times.
@@ -20,6 +20,7 @@ async function main(argv: string[]): Promise<void> {
   if (!(maxStepS > 0)) throw new Error(`--max-step-s must be a positive number of seconds, got ${arg(argv, '--max-step-s')}`);
   const sizes = arg(argv, '--sizes')?.split(',');
   const sizeBackends = arg(argv, '--size-backends')?.split(',');
+  const hfShapes = arg(argv, '--shapes') ?? undefined;
   if (sizeBackends?.some((b) => b !== 'webgpu' && b !== 'cpu')) throw new Error(`--size-backends must list webgpu and/or cpu, got ${arg(argv, '--size-backends')}`);
   const { be: gpuBe, adapter, device, adapterName } = await makeWebGpuBackend();
   const cpuBe = new CpuBackend();
@@ -46,7 +47,7 @@ async function main(argv: string[]): Promise<void> {
     if (only && only !== name) continue;
     const against = arg(argv, '--against');
     const section = name === 'page' && against ? await sideBySide(against) : await load();
-    report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device, sizes, sizeBackends });
+    report[name] = await section(gpuBe, cpuBe, { configs, repeats, maxStepS, adapter, device, sizes, sizeBackends, hfShapes });
   }
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
 }
@@ -73,6 +74,8 @@ interface SectionContext {
   sizes?: string[];
   /** `--size-backends webgpu,cpu`: the backends of the `sizes` section (default both; the CPU backend at L takes an hour). */
   sizeBackends?: string[];
+  /** `--shapes reduced|real|all|NAME,…`: the `hf` section's model shapes (default: reduced on a software adapter, all on a GPU). */
+  hfShapes?: string;
 }
 
 type Section = (gpuBe: WebGpuBackend, cpuBe: CpuBackend, ctx: SectionContext) => Promise<unknown>;
@@ -87,6 +90,7 @@ const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['compile', async () => (await import('./compile.ts')).printCompileBench],
   ['profile', async () => (await import('./profile.ts')).printProfileBench],
   ['sizes', async () => (await import('./sizes.ts')).printSizesBench],
+  ['hf', async () => (await import('./hf.ts')).printHfBench],
 ];
 
 /** `--only page --against <dist>`: only page open → first chart point, in turns with the build in that folder. */

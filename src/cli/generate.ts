@@ -38,15 +38,20 @@ async function main(): Promise<number> {
     return 2;
   }
   return refusingBadInput('generate', async () => {
-    const { info, tokenizer, model, precision } = await openModel(values);
-    const g = info.generation;
-    const maxNewTokens = nonNegativeInt('max-new-tokens', values['max-new-tokens'], g.maxNewTokens ?? DEFAULT_MAX_NEW, 1);
     const seed = nonNegativeInt('seed', values.seed, 0, 0);
-    const prompt = promptIds(tokenizer, values.prompt!, values.chat!);
-    if (prompt.length === 0) throw new InputRefusal('--prompt: the prompt tokenizes to no token');
-    if (prompt.length + maxNewTokens > model.arch.maxPositions) {
-      throw new InputRefusal(`--max-new-tokens: ${prompt.length} prompt tokens + ${maxNewTokens} new exceed the model's max_position_embeddings ${model.arch.maxPositions}`);
-    }
+    let prompt: number[] = [];
+    let maxNewTokens = 0;
+    // The prompt's ids and max_new_tokens decide the run's length: the memory plan comes after them, before the upload.
+    const { info, tokenizer, model, precision } = await openModel(values, (tokenizer, info) => {
+      maxNewTokens = nonNegativeInt('max-new-tokens', values['max-new-tokens'], info.generation.maxNewTokens ?? DEFAULT_MAX_NEW, 1);
+      prompt = promptIds(tokenizer, values.prompt!, values.chat!);
+      if (prompt.length === 0) throw new InputRefusal('--prompt: the prompt tokenizes to no token');
+      if (prompt.length + maxNewTokens > info.arch.maxPositions) {
+        throw new InputRefusal(`--max-new-tokens: ${prompt.length} prompt tokens + ${maxNewTokens} new exceed the model's max_position_embeddings ${info.arch.maxPositions}`);
+      }
+      return { batch: 1, promptTokens: prompt.length, responseTokens: maxNewTokens };
+    });
+    const g = info.generation;
     const eosIds = tokenizer.eosIds;
     const greedy = values.greedy! || !g.doSample;
     if (!greedy && g.topK > SAMPLE_VOCAB_MAX_K && g.topK < model.vocab) {

@@ -2,11 +2,13 @@
 // opening it — config, weights' headers, tokenizer, then the weights uploaded to the backend. Every
 // refusal on the way (a missing tokenizer.json, an unsupported architecture, a truncated
 // safetensors file, a hidden size its weights do not have) is one line naming the file or field,
-// and the command exits 2 without a stack.
+// a run the GPU cannot hold (the memory plan, made before any upload), is one line naming the
+// file, field or limit, and the command exits 2 without a stack.
 import { existsSync, statSync } from 'node:fs';
 import type { Backend } from '../backend/backend.ts';
 import type { WeightDType } from '../model/hf/deviceWeights.ts';
 import { HfModel } from '../model/hf/hfModel.ts';
+import { type LoadRun, MemoryRefusal, SMALLEST_RUN } from '../model/hf/loadPlan.ts';
 import { type HfFolderInfo, openHfFolder } from '../model/hf/open.ts';
 import { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { headWeight } from '../model/hf/weights.ts';
@@ -20,9 +22,10 @@ export const MODEL_OPTIONS = {
   chat: { type: 'boolean', default: false },
   backend: { type: 'string', default: 'webgpu' },
   weights: { type: 'string' },
+  'gpu-memory': { type: 'string' },
 } as const;
 
-export const MODEL_USAGE = '--model DIR --prompt TEXT [--chat] [--backend webgpu|cpu] [--weights f16|f32]';
+export const MODEL_USAGE = '--model DIR --prompt TEXT [--chat] [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
 
 /** Bad input named in one line: the command prints it and exits 2. */
 export class InputRefusal extends Error {}
@@ -47,8 +50,32 @@ function weightDType(flag: string | undefined, be: Backend, info: HfFolderInfo):
   return be.kind === 'webgpu' && headWeight(info.weights).dtype !== 'F32' ? 'f16' : 'f32';
 }
 
-/** Opens --model on --backend; every refusal becomes an InputRefusal naming what is wrong. */
-export async function openModel(values: { model?: string; backend?: string; weights?: string }): Promise<OpenedModel> {
+/** --gpu-memory GiB: what the GPU has (WebGPU does not report it); the memory plan checks the run against it. */
+function gpuMemoryBytes(flag: string | undefined): number | null {
+  if (flag === undefined) return null;
+  const gib = Number(flag);
+  if (!(Number.isFinite(gib) && gib > 0)) throw new InputRefusal(`--gpu-memory must be a positive number of GiB, got ${JSON.stringify(flag)}`);
+  return Math.round(gib * 2 ** 30);
+}
+
+export interface ModelFlags {
+  model?: string;
+  backend?: string;
+  weights?: string;
+  'gpu-memory'?: string;
+}
+
+/** The memory plan's refusal as one line: the plan's verdict and the flags that lower what it counts. */
+function memoryRefusalLine(e: MemoryRefusal, dtype: WeightDType): string {
+  const f16 = dtype === 'f32' ? '; --weights f16 halves the dense weights' : '';
+  return `${e.message} Flags: a shorter --prompt, --response or --max-new-tokens lowers the length${f16}; --gpu-memory GiB states the GPU's memory.`;
+}
+
+/**
+ * Opens --model on --backend and uploads it for one row of `run(tokenizer)` tokens (the memory plan
+ * is checked before the upload); every refusal becomes an InputRefusal naming what is wrong.
+ */
+export async function openModel(values: ModelFlags, run: (tokenizer: HfTokenizer, info: HfFolderInfo) => LoadRun = () => SMALLEST_RUN): Promise<OpenedModel> {
   const dir = values.model!;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputRefusal(`--model: no folder at ${dir}`);
   const backend = values.backend ?? 'webgpu';
@@ -62,12 +89,15 @@ export async function openModel(values: { model?: string; backend?: string; weig
   } catch (e) {
     throw new InputRefusal(e instanceof Error ? e.message : String(e));
   }
+  const memoryBytes = gpuMemoryBytes(values['gpu-memory']);
+  const loadRun = run(tokenizer, info);
   const be = await makeBackend(backend);
   const dtype = weightDType(values.weights, be, info);
   let model: HfModel;
   try {
-    model = await HfModel.load(be, folder, info, dtype);
+    model = await HfModel.load(be, folder, info, dtype, { run: loadRun, memoryBytes });
   } catch (e) {
+    if (e instanceof MemoryRefusal) throw new InputRefusal(memoryRefusalLine(e, dtype));
     const message = e instanceof Error ? e.message : String(e);
     throw new InputRefusal(message.includes("beyond float16's range") ? `${message} (--weights f32)` : message);
   }

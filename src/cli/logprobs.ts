@@ -24,14 +24,19 @@ async function main(): Promise<number> {
     return 2;
   }
   return refusingBadInput('logprobs', async () => {
-    const { tokenizer, model, precision } = await openModel(values);
-    const prompt = promptIds(tokenizer, values.prompt!, values.chat!);
-    const response = tokenizer.encode(values.response!, { addSpecialTokens: false });
-    if (prompt.length === 0) throw new InputRefusal('--prompt: the prompt tokenizes to no token; the first response token is scored from the prompt');
-    if (response.length === 0) throw new InputRefusal('--response: the response tokenizes to no token');
-    if (prompt.length + response.length > model.arch.maxPositions) {
-      throw new InputRefusal(`--prompt and --response: ${prompt.length + response.length} tokens exceed the model's max_position_embeddings ${model.arch.maxPositions}`);
-    }
+    let prompt: number[] = [];
+    let response: number[] = [];
+    // The ids decide the run's length, so the memory plan is made after tokenizing and before the upload.
+    const { model, precision } = await openModel(values, (tokenizer, info) => {
+      prompt = promptIds(tokenizer, values.prompt!, values.chat!);
+      response = tokenizer.encode(values.response!, { addSpecialTokens: false });
+      if (prompt.length === 0) throw new InputRefusal('--prompt: the prompt tokenizes to no token; the first response token is scored from the prompt');
+      if (response.length === 0) throw new InputRefusal('--response: the response tokenizes to no token');
+      if (prompt.length + response.length > info.arch.maxPositions) {
+        throw new InputRefusal(`--prompt and --response: ${prompt.length + response.length} tokens exceed the model's max_position_embeddings ${info.arch.maxPositions}`);
+      }
+      return { batch: 1, promptTokens: prompt.length, responseTokens: response.length };
+    });
     const { logprobs } = await responseLogprobs(model, [prompt], [response]);
     console.log(JSON.stringify({ prompt_ids: prompt, response_ids: response, logprobs: logprobs[0], precision }));
     return 0;

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { formatBytes, planMemory } from '../../src/model/hf/memoryPlan.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { loadReferenceWeights } from '../../src/model/hf/referenceWeights.ts';
 import { type BadFolder, type SyntheticFamily, type SyntheticSpec, writeSynthetic } from '../../src/model/hf/synthetic.ts';
@@ -118,6 +119,34 @@ describe('npm run generate', { timeout: 300_000 }, () => {
       expect(out.text).toBe(tok.decode(out.response_ids, { skipSpecialTokens: true }));
       expect(out.stopped).toBe(tok.eosIds.includes(out.response_ids.at(-1)) ? 'eos' : 'max_new_tokens');
     }
+  });
+
+  it('a run the --gpu-memory cannot hold: the memory plan in one line before the upload, exit status 2', async () => {
+    const dir = await writeFolder('gen-plan', { family: 'qwen3', dtype: 'F32', shards: 1, seed: 5 });
+    const info = await openHfFolder(new NodeFolder(dir));
+    const tok = new HfTokenizer(info.tokenizerJson, info.tokenizerConfig, info.generation);
+    const shape = { batch: 1, promptTokens: tok.encode('hi').length, responseTokens: 40, trainBatch: 0, lora: null, valueHead: false };
+    // the weights' bytes do not depend on the adapter's limits at this size: plan with generous ones
+    const offer = { maxBufferSize: 2 ** 30, maxStorageBufferBindingSize: 2 ** 30, maxStorageBuffersPerShaderStage: 8, shaderF16: false };
+    const f32 = planMemory(info.arch, { ...shape, weightDtype: 'f32' }, offer);
+    const f16 = planMemory(info.arch, { ...shape, weightDtype: 'f16' }, offer);
+    const gib = (f16.totalBytes + f32.totalBytes) / 2 / 2 ** 30;
+    const p = run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '40', '--weights', 'f32', '--gpu-memory', String(gib));
+    expect(p.status).toBe(2);
+    expect(p.stdout).toBe('');
+    const lines = p.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^npm run generate: Does not fit: this run needs [\d.]+ KiB on the GPU \(weights [\d.]+ KiB in f32, kv cache /);
+    expect(lines[0]).toContain(
+      `the GPU offers ${formatBytes(Math.round(gib * 2 ** 30))}. Store the weights in f16 (${formatBytes(f16.items[0].bytes)} instead of ${formatBytes(f32.items[0].bytes)})`,
+    );
+    expect(lines[0]).toMatch(
+      / Flags: a shorter --prompt, --response or --max-new-tokens lowers the length; --weights f16 halves the dense weights; --gpu-memory GiB states the GPU's memory\.$/,
+    );
+    // the same memory holds the f16 weights; a --gpu-memory that is not a size is named
+    expect(run('generate', '--model', dir, '--prompt', 'hi', '--max-new-tokens', '40', '--weights', 'f16', '--gpu-memory', String(gib), '--greedy').status).toBe(0);
+    const bad = run('generate', '--model', dir, '--prompt', 'hi', '--gpu-memory', 'lots');
+    expect([bad.status, bad.stderr.trim()]).toEqual([2, 'npm run generate: --gpu-memory must be a positive number of GiB, got "lots"']);
   });
 
   it('refuses more new tokens than max_position_embeddings leaves, and a top_k beyond the sampler, naming them', async () => {

@@ -8,6 +8,8 @@ import { describeSynthetic, REAL_SHAPES } from '../../src/model/hf/synthetic.ts'
 
 const DEFAULT_LIMITS = { maxBufferSize: 268435456, maxStorageBufferBindingSize: 134217728, maxStorageBuffersPerShaderStage: 8 };
 const GiB = 2 ** 30;
+/** The WebGPU backend's buffer for `bytes`: the next power of two, 256 bytes at least. */
+const pow2 = (bytes: number) => Math.max(256, 2 ** Math.ceil(Math.log2(bytes)));
 
 function real(name: keyof typeof REAL_SHAPES): HfArch {
   const s = REAL_SHAPES[name];
@@ -17,33 +19,46 @@ function real(name: keyof typeof REAL_SHAPES): HfArch {
 const ISSUE_RUN: RunShape = { batch: 32, promptTokens: 48, responseTokens: 64, trainBatch: 8, lora: { rank: 8, targets: ['q', 'v'], roles: 2 }, valueHead: true };
 
 describe('planMemory', () => {
-  it('SmolLM2-135M: f16 weights are 2 bytes per parameter, the KV cache is layers × 2 × kv heads × head_dim × tokens × batch', () => {
+  it('SmolLM2-135M: f16 weights in power-of-two buffers with an f32 copy of the tied head; the KV cache is layers × 2 × kv heads × head_dim × tokens × batch', () => {
     const a = real('smollm2-135m');
     const offer: AdapterOffer = { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes: 8 * GiB };
     const p = planMemory(a, ISSUE_RUN, offer);
     expect(p.fits).toBe(true);
     expect(p.weightDtype).toBe('f16');
-    expect(p.items.find((i) => i.what === 'weights')!.bytes).toBe(2 * 134515008);
+    // Per layer: 2 norms (576 f32), q and o (576×576 f16), k and v (192×576 f16), gate, up, down
+    // (1536×576 f16), each in the pool's power-of-two buffer; then the f16 embedding (49 152×576),
+    // its f32 copy as the head, the final norm and the (32, 2) i32 rope table.
+    const layer = 2 * pow2(576 * 4) + 2 * pow2(576 * 576 * 2) + 2 * pow2(192 * 576 * 2) + 3 * pow2(1536 * 576 * 2);
+    const f16Weights = 30 * layer + pow2(49152 * 576 * 2) + pow2(49152 * 576 * 4) + pow2(576 * 4) + pow2(32 * 2 * 4);
+    expect(f16Weights).toBe(468963584);
+    expect(p.items.find((i) => i.what === 'weights')!.bytes).toBe(f16Weights);
+    expect(134515008).toBe(parameterCount(a));
     expect(p.items.find((i) => i.what === 'kv cache')!.bytes).toBe(30 * 2 * 3 * 64 * 112 * 32 * 4);
     // LoRA r 8 on q (576→576) and v (576→192), 30 layers, actor + critic, plus a value head; ×4 f32 (w, grad, m, v)
     const lora = 2 * 30 * 8 * (576 + 576 + 576 + 192) + 577;
     expect(p.items.find((i) => i.what === 'adapters')!.bytes).toBe(lora * 16);
     expect(p.splits).toEqual([]);
-    expect(p.message).toMatch(/^Fits: this run needs [\d.]+ (GiB|MiB) \(weights 256\.6 MiB in f16\); the GPU offers 8\.00 GiB\.$/);
-    // without shader-f16 the weights double
-    expect(planMemory(a, ISSUE_RUN, { ...offer, shaderF16: false }).items[0].bytes).toBe(4 * 134515008);
+    expect(p.message).toMatch(/^Fits: this run needs [\d.]+ (GiB|MiB) \(weights 447\.2 MiB in f16\); the GPU offers 8\.00 GiB\.$/);
+    // without shader-f16 the dense weights double and the head is the embedding itself
+    const f32Layer = 2 * pow2(576 * 4) + 2 * pow2(576 * 576 * 4) + 2 * pow2(192 * 576 * 4) + 3 * pow2(1536 * 576 * 4);
+    const f32Weights = 30 * f32Layer + pow2(49152 * 576 * 4) + pow2(576 * 4) + pow2(32 * 2 * 4);
+    expect(planMemory(a, ISSUE_RUN, { ...offer, shaderF16: false }).items[0].bytes).toBe(f32Weights);
   });
 
-  it('Qwen3-0.6B: the 151 936-row embedding is split by rows to fit 128 MiB bindings (3 parts in f16, 5 in f32)', () => {
+  it('Qwen3-0.6B: the 151 936-row embedding is split by rows to fit 128 MiB bindings (3 parts in f16, 5 in f32, as is the f32 head)', () => {
     const a = real('qwen3-0.6b');
     const f16 = planMemory(a, { ...ISSUE_RUN, lora: null, trainBatch: 0, valueHead: false }, { ...DEFAULT_LIMITS, shaderF16: true });
-    expect(f16.splits).toEqual([{ name: 'embedding', bytes: 151936 * 1024 * 2, parts: 3, rowsPerPart: 65536 }]);
-    expect(f16.largestBuffer).toEqual({ name: 'embedding (one of 3 parts)', bytes: 65536 * 2048 });
-    expect(planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: false }).splits[0]).toMatchObject({ parts: 5, rowsPerPart: 32768 });
+    expect(f16.splits).toEqual([
+      { name: 'embedding', bytes: 151936 * 1024 * 2, parts: 3, rowsPerPart: 65536 },
+      { name: 'lm head', bytes: 151936 * 1024 * 4, parts: 5, rowsPerPart: 32768 },
+    ]);
+    expect(f16.largestBuffer).toEqual({ name: 'embedding part 1 of 3', bytes: 65536 * 2048 });
+    const f32 = planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: false });
+    expect(f32.splits).toEqual([{ name: 'embedding', bytes: 151936 * 1024 * 4, parts: 5, rowsPerPart: 32768 }]);
     // an adapter with 1 GiB bindings holds it whole
     expect(planMemory(a, ISSUE_RUN, { maxBufferSize: GiB, maxStorageBufferBindingSize: GiB, maxStorageBuffersPerShaderStage: 10, shaderF16: true }).splits).toEqual([]);
     // untied: the head is split too
-    expect(planMemory({ ...a, tiedHead: false }, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: true }).splits.map((s) => s.name)).toEqual(['embedding', 'lm head']);
+    expect(planMemory({ ...a, tiedHead: false }, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: false }).splits.map((s) => s.name)).toEqual(['embedding', 'lm head']);
   });
 
   it('a 2 GB model on an adapter that offers 1 GB: refused, saying what it needs, what the GPU offers and what to lower', () => {
@@ -63,7 +78,7 @@ describe('planMemory', () => {
     const p = planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes: GiB });
     expect(p.fits).toBe(false);
     expect(p.message).toMatch(
-      /^Does not fit: this run needs [\d.]+ GiB on the GPU \(weights 2\.\d\d GiB in f16, adapters .* activations [\d.]+ (MiB|GiB)\); the GPU offers 1\.00 GiB\. Choose a smaller model: the weights alone need 2\.\d\d GiB\.$/,
+      /^Does not fit: this run needs [\d.]+ GiB on the GPU \(weights 3\.69 GiB in f16, adapters .* activations [\d.]+ (MiB|GiB)\); the GPU offers 1\.00 GiB\. Choose a smaller model: the weights alone need 3\.69 GiB in f16\.$/,
     );
     const f32 = planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, shaderF16: false, memoryBytes: GiB });
     expect(f32.message).toContain('(in f32: this GPU has no shader-f16)');
@@ -96,6 +111,30 @@ describe('planMemory', () => {
     ).toBe(true);
     const few = planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, maxStorageBuffersPerShaderStage: 4, shaderF16: true });
     expect(few.problems).toEqual(['the adapter offers 4 storage buffers per shader stage; the kernels need 8']);
+  });
+
+  it('an adapter whose bindings hold less than a dense weight: refused before loading, naming the weight and both sizes', () => {
+    const a = real('smollm2-135m');
+    // 1 MiB bindings: the embedding splits (rows of 576 f16 = 1 152 B), but mlp up/gate/down (1536 × 576 f16 = 1.7 MiB) cannot
+    const small = { maxBufferSize: 2 ** 20, maxStorageBufferBindingSize: 2 ** 20, maxStorageBuffersPerShaderStage: 8, shaderF16: true };
+    const p = planMemory(a, { ...ISSUE_RUN, lora: null, trainBatch: 0, valueHead: false, weightDtype: 'f16' }, small);
+    expect(p.fits).toBe(false);
+    expect(p.problems).toContain('the gate weight (1.7 MiB) is larger than one binding (1.0 MiB); dense weights are not split');
+    expect(p.message).toMatch(/^Does not fit: .*the up weight \(1\.7 MiB\) is larger than one binding \(1\.0 MiB\); dense weights are not split/);
+    expect(p.splits.find((x) => x.name === 'embedding')).toEqual({ name: 'embedding', bytes: 49152 * 576 * 2, parts: 55, rowsPerPart: 910 }); // ⌊2^20 / 1152⌋ rows, ⌈49152 / 910⌉ parts
+  });
+
+  it('f32 weights on a GPU where only f16 weights fit: says so with both sizes', () => {
+    const a = real('smollm2-135m');
+    const run: RunShape = { ...ISSUE_RUN, lora: null, trainBatch: 0, valueHead: false, batch: 1 };
+    const f16 = planMemory(a, { ...run, weightDtype: 'f16' }, { ...DEFAULT_LIMITS, shaderF16: true });
+    const f32 = planMemory(a, { ...run, weightDtype: 'f32' }, { ...DEFAULT_LIMITS, shaderF16: true });
+    const memoryBytes = Math.floor((f16.totalBytes + f32.totalBytes) / 2);
+    const p = planMemory(a, { ...run, weightDtype: 'f32' }, { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes });
+    expect(p.fits).toBe(false);
+    expect(p.message).toContain(
+      `the GPU offers ${formatBytes(memoryBytes)}. Store the weights in f16 (${formatBytes(f16.items[0].bytes)} instead of ${formatBytes(f32.items[0].bytes)}), or: `,
+    );
   });
 
   it('bad run shapes and LoRA targets the family does not have are refused by name', () => {

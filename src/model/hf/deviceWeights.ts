@@ -12,43 +12,17 @@ import type { HfArch } from './arch.ts';
 import type { ModelFolder } from './folder.ts';
 import type { HfFolderInfo } from './open.ts';
 import { readWeightF16, readWeightF32 } from './readWeights.ts';
+import { type LayerOf, type LinearOf, type NormOf, type WeightDType, type WeightsOf, weightLeaves } from './weightLayout.ts';
 import { weight, type WeightRef } from './weights.ts';
 
-/** The dtype frozen dense weights and the embedding live in on the device. */
-export type WeightDType = 'f16' | 'f32';
+export type { WeightDType } from './weightLayout.ts';
+export type DeviceLinear = LinearOf<Tensor>;
+export type DeviceNorm = NormOf<Tensor>;
+export type DeviceLayer = LayerOf<Tensor>;
 
-export interface DeviceLinear {
-  w: Tensor; // (out, in) f16 or f32
-  b: Tensor | null; // (out) f32
-}
-
-export interface DeviceNorm {
-  w: Tensor; // (D) f32 (RMSNorm weight, LayerNorm gamma)
-  b: Tensor | null; // (D) f32 LayerNorm beta; null for RMSNorm
-}
-
-export interface DeviceLayer {
-  inputNorm: DeviceNorm;
-  q: DeviceLinear; // (H·Dh, D)
-  k: DeviceLinear; // (Hkv·Dh, D)
-  v: DeviceLinear; // (Hkv·Dh, D)
-  o: DeviceLinear; // (D, H·Dh)
-  qNorm: Tensor | null; // (Dh) f32, Qwen3
-  kNorm: Tensor | null; // (Dh) f32, Qwen3
-  postNorm: DeviceNorm;
-  gate: DeviceLinear | null; // (F, D), gated MLP only
-  up: DeviceLinear; // (F, D)
-  down: DeviceLinear; // (D, F)
-}
-
-export interface DeviceWeights {
+export interface DeviceWeights extends WeightsOf<Tensor> {
   dtype: WeightDType;
-  embed: Tensor[]; // row parts (V_p, D) of the (V, D) table, dtype
-  positions: Tensor | null; // (maxPositions, D) f32, GPT-2's learned positions
-  layers: DeviceLayer[];
-  finalNorm: DeviceNorm;
-  head: Tensor[]; // row parts (V_p, D) f32 of the head (the embedding when tied)
-  /** Bytes of every tensor above, as uploaded (a shared tied head counted once). */
+  /** Bytes of every tensor, as uploaded (a shared tied head counted once). */
   bytes: number;
 }
 
@@ -199,14 +173,5 @@ export async function uploadWeights(be: Backend, folder: ModelFolder, info: HfFo
 
 /** Every tensor of the weights, each once (a tied head shares the embedding's). */
 export function weightTensors(w: DeviceWeights): Tensor[] {
-  const out = new Set<Tensor>([...w.embed, ...w.head]);
-  const add = (...ts: (Tensor | null)[]) => {
-    for (const t of ts) if (t) out.add(t);
-  };
-  add(w.positions, w.finalNorm.w, w.finalNorm.b);
-  for (const L of w.layers) {
-    add(L.inputNorm.w, L.inputNorm.b, L.qNorm, L.kNorm, L.postNorm.w, L.postNorm.b);
-    for (const lin of [L.q, L.k, L.v, L.o, L.gate, L.up, L.down]) if (lin) add(lin.w, lin.b);
-  }
-  return [...out];
+  return weightLeaves<Tensor>(w);
 }

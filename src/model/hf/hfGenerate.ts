@@ -18,6 +18,8 @@ export interface GenerateOptions {
   seed: number;
   eosIds: readonly number[];
   padId: number;
+  /** Awaited after the prefill is recorded (the bench waits for the GPU there to time prefill and decode apart). */
+  afterPrefill?: () => Promise<void>;
 }
 
 export interface Generation {
@@ -74,6 +76,7 @@ export async function generate(model: HfModel, prompts: readonly (readonly numbe
         sampleVocab(be, { logits: model.logits(last), sequences, attnMask, positions, finished, pos: start + tokens.shape[1], params, logprobs });
       });
     be.scope(() => step(be.tensor(host.tokens, [B, P], 'i32'), be.tensor(host.positions, [B, P], 'i32'), 0));
+    await opts.afterPrefill?.();
     for (let col = P + 1; col < S; col++) {
       if ((col - P) % CHECK_EVERY === 0 && (await be.read(finished)).every((f) => f !== 0)) break;
       be.scope(() => step(sliceSeq(be, { x: sequences, start: col - 1, len: 1 }), sliceSeq(be, { x: positions, start: col - 1, len: 1 }), col - 1));

@@ -24,7 +24,16 @@ import { ropeInvFreq } from '../../reference/nn/rope.ts';
 import type { HfArch } from './arch.ts';
 import { type DeviceLayer, type DeviceLinear, type DeviceNorm, type DeviceWeights, uploadWeights, type WeightDType, weightTensors } from './deviceWeights.ts';
 import type { ModelFolder } from './folder.ts';
+import { type LoadRun, MemoryRefusal, planLoad } from './loadPlan.ts';
 import type { HfFolderInfo } from './open.ts';
+
+export interface LoadOptions {
+  maxTableBytes?: number;
+  /** What the model is loaded to run (the memory plan's batch and lengths); default SMALLEST_RUN. */
+  run?: LoadRun;
+  /** GPU memory the run may use, when known (WebGPU does not report it). */
+  memoryBytes?: number | null;
+}
 
 /** B rows of S tokens, left-padded (prompts) and/or right-padded (responses). */
 export interface TokenBatch {
@@ -55,11 +64,20 @@ export class HfModel {
 
   /**
    * Uploads a folder opened by openHfFolder; `dtype` is what dense weights and the embedding live in.
-   * `maxTableBytes` caps the bytes of one part of the embedding and head tables (default: one binding).
+   * On WebGPU the memory plan of `run` (default one row of one token) is made first against the
+   * device's limits (and `memoryBytes`, when known), and a MemoryRefusal thrown before anything is
+   * allocated when it does not fit. `maxTableBytes` caps the bytes of one part of the embedding and
+   * head tables (default: one binding).
    */
-  static async load(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, opts: { maxTableBytes?: number } = {}): Promise<HfModel> {
+  static async load(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, opts: LoadOptions = {}): Promise<HfModel> {
     const a = info.arch;
-    const weights = await uploadWeights(be, folder, info, dtype, opts.maxTableBytes);
+    const plan = planLoad(be, a, dtype, opts.run, opts);
+    if (plan && !plan.fits) throw new MemoryRefusal(plan);
+    return HfModel.fromWeights(be, a, await uploadWeights(be, folder, info, dtype, opts.maxTableBytes));
+  }
+
+  /** The model on weights already on the backend (uploadWeights', or the bench's random ones); adds the rope table. */
+  static fromWeights(be: Backend, a: HfArch, weights: DeviceWeights): HfModel {
     const frequencies = a.rope ? ropeFrequencies(be, ropeInvFreq(a.headDim, a.rope.theta, a.rope.scaling)) : null;
     return new HfModel(be, a, weights, frequencies);
   }

@@ -13,7 +13,9 @@
 //   training = per layer: the block's inputs, normed inputs, q, k, v, attention probabilities
 //              (B·heads·S·S), attention output, MLP inputs and activations (all f32)
 //              + the final hidden states + one chunk of logits + gradient scratch for one layer
+import { storageBytes } from '../../backend/tensor.ts';
 import { parameterCount, type HfArch } from './arch.ts';
+import { layoutBuffers, poolBytes, uploadBytes, type WeightDType, weightLayout } from './weightLayout.ts';
 
 /** The projections a LoRA adapter may wrap (GPT-2's c_attn is `qkv`). */
 export type LoraTarget = 'q' | 'k' | 'v' | 'o' | 'qkv' | 'gate' | 'up' | 'down';
@@ -29,6 +31,8 @@ export interface AdapterOffer {
    * user's setting or what a failed allocation taught it, the tests a fake adapter's.
    */
   memoryBytes?: number | null;
+  /** Bytes one part of the embedding or head table holds at most (default, and at most: one binding). */
+  maxTableBytes?: number;
 }
 
 export interface RunShape {
@@ -44,6 +48,8 @@ export interface RunShape {
   valueHead: boolean;
   /** Tokens per chunk of the LM head's logits (the chunked log-softmax). Default 64. */
   logitChunkTokens?: number;
+  /** What dense weights and the embedding are stored in; default f16 when the adapter has shader-f16, else f32. */
+  weightDtype?: WeightDType;
 }
 
 export interface MemoryItem {
@@ -130,8 +136,7 @@ function checkRun(a: HfArch, run: RunShape): void {
 
 export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): MemoryPlan {
   checkRun(a, run);
-  const wBytes = offer.shaderF16 ? 2 : F32;
-  const weightDtype = offer.shaderF16 ? 'f16' : 'f32';
+  const weightDtype: WeightDType = run.weightDtype ?? (offer.shaderF16 ? 'f16' : 'f32');
   const binding = Math.min(offer.maxStorageBufferBindingSize, offer.maxBufferSize);
   const S = run.promptTokens + run.responseTokens;
   const D = a.dModel;
@@ -140,41 +145,49 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
   const chunk = run.logitChunkTokens ?? 64;
   const items: MemoryItem[] = [];
   const problems: string[] = [];
-  /** Weight buffers after splitting (they fit by construction). */
-  const weightBuffers: { name: string; bytes: number }[] = [];
   /** Activation buffers: each must fit one binding, or the run is too large. */
   const buffers: { name: string; bytes: number }[] = [];
 
-  // Frozen weights, and which of them one binding cannot hold.
+  // Frozen weights: every buffer the loader makes (weightLayout.ts), in the pool's power-of-two
+  // buffers; the tables split by rows to fit one binding; a dense weight is never split.
   const params = parameterCount(a);
+  const splits: SplitTensor[] = [];
+  const tableBytes = Math.min(binding, offer.maxTableBytes ?? binding);
+  const widestRow = D * F32; // a row of the LM head, f32 in every layout
+  if (widestRow > tableBytes) problems.push(`one row of the embedding or LM head (${formatBytes(widestRow)}) is larger than one binding (${formatBytes(tableBytes)})`);
+  const layout = weightLayout(a, weightDtype, Math.max(tableBytes, widestRow));
+  const all = layoutBuffers(layout);
+  const uploaded = all.reduce((n, b) => n + uploadBytes(b), 0);
+  const pooled = all.reduce((n, b) => n + poolBytes(b), 0);
+  const headCopy = a.tiedHead && weightDtype === 'f16';
   items.push({
     what: 'weights',
-    bytes: params * wBytes,
-    detail: `${params.toLocaleString('en-US')} parameters in ${weightDtype}${a.tiedHead ? ' (embedding and head tied: counted once)' : ''}`,
+    bytes: pooled,
+    detail:
+      `${params.toLocaleString('en-US')} parameters: dense weights and embedding in ${weightDtype}, norms and biases in f32, ` +
+      `${a.tiedHead ? (headCopy ? 'the LM head an f32 copy of the tied embedding' : 'the LM head the tied embedding itself') : 'the LM head in f32'}; ` +
+      `${formatBytes(uploaded)} uploaded in ${all.length} buffers of power-of-two sizes`,
   });
-  const splits: SplitTensor[] = [];
-  const tables: [string, number, number][] = [['embedding', a.vocab, D]];
-  if (!a.tiedHead) tables.push(['lm head', a.vocab, D]);
-  const mats: [string, number, number][] = [
-    ['q projection', qW, D],
-    ['mlp up', a.dFf, D],
-    ['mlp down', D, a.dFf],
-  ];
-  for (const [name, rows, cols] of [...tables, ...mats]) {
-    const bytes = rows * cols * wBytes;
-    const rowBytes = cols * wBytes;
-    if (bytes <= binding) {
-      weightBuffers.push({ name, bytes });
-      continue;
+  const w = layout.weights;
+  for (const [name, parts, dt] of [
+    ['embedding', w.embed, weightDtype],
+    ['lm head', w.head === w.embed ? [] : w.head, 'f32'],
+  ] as const) {
+    if (parts.length > 1) splits.push({ name, bytes: storageBytes(a.vocab * D, dt), parts: parts.length, rowsPerPart: parts[0].shape[0] });
+  }
+  const weightBuffers = all.map((b) => ({ name: b.name, bytes: uploadBytes(b) }));
+  const tables = new Set([...w.embed, ...w.head]);
+  const reported = new Set<string>();
+  for (const b of all) {
+    const kind = b.name.replace(/^layer \d+ /, '');
+    if (reported.has(kind)) continue;
+    if (!tables.has(b) && uploadBytes(b) > binding) {
+      reported.add(kind);
+      problems.push(`the ${kind} weight (${formatBytes(uploadBytes(b))}) is larger than one binding (${formatBytes(binding)}); dense weights are not split`);
+    } else if (poolBytes(b) > offer.maxBufferSize) {
+      reported.add(kind);
+      problems.push(`the ${kind} weight takes a ${formatBytes(poolBytes(b))} buffer, more than the adapter's largest (${formatBytes(offer.maxBufferSize)})`);
     }
-    if (rowBytes > binding) {
-      problems.push(`one row of the ${name} (${formatBytes(rowBytes)}) is larger than one binding (${formatBytes(binding)})`);
-      continue;
-    }
-    const rowsPerPart = Math.floor(binding / rowBytes);
-    const parts = Math.ceil(rows / rowsPerPart);
-    splits.push({ name, bytes, parts, rowsPerPart });
-    weightBuffers.push({ name: `${name} (one of ${parts} parts)`, bytes: rowsPerPart * rowBytes });
   }
 
   // Adapters, value head and their AdamW state (weight, gradient, m, v in f32).
@@ -231,7 +244,7 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
     const weights = items[0].bytes;
     let lower: string;
     if (fixed >= budget) {
-      lower = `Choose a smaller model: the weights alone need ${formatBytes(weights)}${offer.shaderF16 ? '' : ' (in f32: this GPU has no shader-f16)'}`;
+      lower = `Choose a smaller model: the weights alone need ${formatBytes(weights)}${weightDtype === 'f32' && run.weightDtype === undefined ? ' (in f32: this GPU has no shader-f16)' : ` in ${weightDtype}`}`;
     } else if (training > rollout) {
       const fitsAt = largestFitting(run.trainBatch, (tb) => planMemory(a, { ...run, trainBatch: tb }, { ...offer, memoryBytes: null }).totalBytes <= budget);
       lower =
@@ -245,6 +258,9 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
           ? `Lower the batch to ${fitsAt} (now ${run.batch}), or the response length (now ${run.responseTokens})`
           : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
     }
+    // f16 weights halve the dense weights and the embedding: name them when that alone makes the run fit.
+    const f16 = weightDtype === 'f32' ? planMemory(a, { ...run, weightDtype: 'f16' }, { ...offer, memoryBytes: null }) : null;
+    if (f16 && f16.totalBytes <= budget) lower = `Store the weights in f16 (${formatBytes(f16.items[0].bytes)} instead of ${formatBytes(weights)}), or: ${lower}`;
     problems.push(
       `this run needs ${formatBytes(totalBytes)} on the GPU (weights ${formatBytes(weights)} in ${weightDtype}, ${describeRest(items)}); the GPU offers ${formatBytes(budget)}. ${lower}`,
     );

@@ -1,0 +1,100 @@
+// The memory plan HfModel.load makes before it uploads (loadPlan.ts): its weight bytes are the
+// bytes the WebGPU pool hands out while loading (fresh synthetic folders of three families, f32
+// and f16 weights, tables split by a small part size), a run that does not fit is refused before
+// anything is allocated, and the hf bench section runs end to end on a tiny shape.
+import { describe, expect, it } from 'vitest';
+import { benchHfShape, type HfBenchShape } from '../../src/bench/hf.ts';
+import { settle } from '../../src/bench/timing.ts';
+import { weightTensors } from '../../src/model/hf/deviceWeights.ts';
+import { HfModel } from '../../src/model/hf/hfModel.ts';
+import { MemoryRefusal, planLoad } from '../../src/model/hf/loadPlan.ts';
+import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
+import { openHfFolder } from '../../src/model/hf/open.ts';
+import { type SyntheticSpec, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
+import { layoutBuffers, uploadBytes, weightLayout } from '../../src/model/hf/weightLayout.ts';
+import { webgpuBackend } from '../helpers/backends.ts';
+import { rng } from '../helpers/random.ts';
+
+const CASES: { name: string; spec: Omit<SyntheticSpec, 'seed'> }[] = [
+  { name: 'llama F32, separate head', spec: { family: 'llama', dtype: 'F32', shards: 1 } },
+  { name: 'qwen3 BF16 tied', spec: { family: 'qwen3', dtype: 'BF16', shards: 2 } },
+  { name: 'gpt2 BF16', spec: { family: 'gpt2', dtype: 'BF16', shards: 1 } },
+];
+
+describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
+  it.each(CASES.map((c, i) => [c.name, c.spec, i] as const))('%s: the plan counts the bytes the load allocates (f32, f16)', async (_name, spec, i) => {
+    const be = await webgpuBackend();
+    const folder = await synthesizeToMemory({ ...spec, seed: rng(4100 + i).nextU32() });
+    const info = await openHfFolder(folder);
+    const a = info.arch;
+    // a table part of at most 64 rows' f32 bytes: the 384-row embedding and head split in parts
+    const maxTableBytes = 64 * a.dModel * 4;
+    for (const dtype of ['f32', 'f16'] as const) {
+      const plan = planLoad(be, a, dtype, undefined, { maxTableBytes })!;
+      expect(plan.fits, plan.message).toBe(true);
+      await settle(be);
+      const before = be.rt.memory().tensorBytes;
+      const model = await HfModel.load(be, folder, info, dtype, { maxTableBytes });
+      await settle(be);
+      expect(be.rt.memory().tensorBytes - before, dtype).toBe(plan.items[0].bytes);
+      const layout = weightLayout(a, dtype, maxTableBytes);
+      const weights = layoutBuffers({ weights: layout.weights, frequencies: null });
+      expect(weightTensors(model.weights)).toHaveLength(weights.length);
+      expect(model.weights.bytes).toBe(weights.reduce((s, b) => s + uploadBytes(b), 0));
+      expect(model.weights.embed.map((t) => t.shape)).toEqual(layout.weights.embed.map((b) => b.shape));
+      expect(model.weights.head.map((t) => [t.shape, t.dtype])).toEqual(layout.weights.head.map((b) => [b.shape, b.dtype]));
+      expect(model.weights.head === model.weights.embed).toBe(a.tiedHead && dtype === 'f32');
+      model.dispose();
+      await settle(be);
+      expect(be.rt.memory().tensorBytes).toBe(before);
+    }
+  });
+
+  it('a run the GPU memory cannot hold is refused before anything is allocated, naming needs, offer and what to lower', async () => {
+    const be = await webgpuBackend();
+    const folder = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(4200).nextU32() });
+    const info = await openHfFolder(folder);
+    const run = { batch: 4, promptTokens: 16, responseTokens: 48 };
+    const f32 = planLoad(be, info.arch, 'f32', run)!;
+    const f16 = planLoad(be, info.arch, 'f16', run)!;
+    expect(f16.totalBytes).toBeLessThan(f32.totalBytes);
+    const memoryBytes = Math.floor((f16.totalBytes + f32.totalBytes) / 2);
+    await settle(be);
+    const before = be.rt.memory().tensorBytes;
+    const err = await HfModel.load(be, folder, info, 'f32', { run, memoryBytes }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(MemoryRefusal);
+    const message = (err as MemoryRefusal).message;
+    expect(message).toContain(`this run needs ${formatBytes(f32.totalBytes)} on the GPU (weights ${formatBytes(f32.items[0].bytes)} in f32`);
+    expect(message).toContain(`the GPU offers ${formatBytes(memoryBytes)}`);
+    expect(message).toContain(`Store the weights in f16 (${formatBytes(f16.items[0].bytes)} instead of ${formatBytes(f32.items[0].bytes)})`);
+    expect(message).toMatch(/Lower the batch to \d \(now 4\), or the response length \(now 48\)\.$/);
+    expect(be.rt.memory().tensorBytes).toBe(before);
+    // the f16 weights fit the same memory
+    const model = await HfModel.load(be, folder, info, 'f16', { run, memoryBytes });
+    model.dispose();
+  });
+
+  it('the hf bench section builds a tiny shape and times prefill and decode', async () => {
+    const be = await webgpuBackend();
+    const shape: HfBenchShape = {
+      name: 'tiny',
+      family: 'qwen3',
+      tied: true,
+      dims: { nLayer: 1, dModel: 64, nHead: 4, nKvHead: 2, headDim: 16, dFf: 128, vocab: 384, maxPositions: 64 },
+      batch: 2,
+      prompt: 4,
+      decode: 3,
+      real: false,
+    };
+    const row = await benchHfShape(be, shape, { repeats: 1 });
+    if ('skipped' in row) throw new Error(row.skipped);
+    expect(row.deviceBytes).toBe(row.planBytes);
+    for (const k of ['prefillTokensPerS', 'prefillGflops', 'decodeTokensPerS', 'decodeGflops', 'decodeMsPerStep'] as const) {
+      expect(Number.isFinite(row[k]) && row[k] > 0, k).toBe(true);
+    }
+    expect(row.prefillFlopsPerToken).toBeGreaterThan(0);
+  });
+});
