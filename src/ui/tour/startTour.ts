@@ -5,7 +5,7 @@ import { loadNamespaces, t } from '../../i18n/index.ts';
 import { findPreset } from '../../rl/presets.ts';
 import { useApp } from '../../store/appStore.ts';
 import { findAnchor, TOUR_STEPS, type TourContext } from './steps.ts';
-import { stepBody, stepTitle } from './tourText.ts';
+import { stepBodyNodes, stepTitle } from './tourText.ts';
 import { markTourSeen } from './tourMemory.ts';
 
 let opening = false;
@@ -66,7 +66,7 @@ export async function startTour(): Promise<void> {
         const step = TOUR_STEPS[tour.getActiveIndex() ?? 0];
         if (!step) return;
         popover.title.textContent = stepTitle(step);
-        popover.description.textContent = stepBody(step, ctx);
+        popover.description.replaceChildren(...stepBodyNodes(step, ctx));
         popover.description.style.display = 'block';
         popover.wrapper.setAttribute('data-testid', 'tour-popover');
         popover.wrapper.setAttribute('data-step', step.id);

@@ -11,10 +11,10 @@ export function stepTitle(step: TourStep): string {
 /** The probability ratio as the formulas write it (kept out of the translations: it is notation). */
 const RATIO = 'π_new / π_old';
 /** The command that measured each card's promise: a command, the same in every language. */
-const LEARNING = 'npm run learning';
+export const TOUR_COMMAND = 'npm run learning';
 
 function body(step: TourStep, { preset }: TourContext): string {
-  if (step.id !== 'start') return t(`tour:steps.${step.id}.body`, { ratio: RATIO, command: LEARNING });
+  if (step.id !== 'start') return t(`tour:steps.${step.id}.body`, { ratio: RATIO, command: TOUR_COMMAND });
   return preset ? t('tour:steps.start.bodyWithPreset', { name: preset.name, watch: preset.watch }) : t('tour:steps.start.bodyNoPreset');
 }
 
@@ -25,4 +25,19 @@ export function stepBody(step: TourStep, ctx: TourContext): string {
   } catch {
     return body(step, { preset: null });
   }
+}
+
+/**
+ * The step's text as DOM nodes: plain text, with the command set as code (the same in every
+ * language, so it is not read as untranslated prose). Built from text nodes: never parsed as markup.
+ */
+export function stepBodyNodes(step: TourStep, ctx: TourContext): Node[] {
+  const parts = stepBody(step, ctx).split(TOUR_COMMAND);
+  return parts.flatMap((part, i) => {
+    const text = document.createTextNode(part);
+    if (i === parts.length - 1) return [text];
+    const code = document.createElement('code');
+    code.textContent = TOUR_COMMAND;
+    return [text, code];
+  });
 }
