@@ -19,6 +19,7 @@ import { deleteResumePoint, loadResumePoint, saveResumePoint } from './resume.ts
 import { RunCommands } from './runCommands.ts';
 import { RunFlows, type ResumePoints } from './runFlows.ts';
 import { saveSequence } from './sequencePersist.ts';
+import { useHf } from './hfModel.ts';
 import { useSft } from './sftState.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
 import { sendCapture, setUpWorker } from './workerSetup.ts';
@@ -148,6 +149,8 @@ export class TrainerClient {
       case 'rewardModelTrained':
       case 'sftDone':
       case 'sftTimed':
+      case 'hfOpened':
+      case 'hfGenerated':
         // The request's own continuation acts on it; a reply nobody waits for (timed out) is dropped.
         this.connection.requests.answer(msg);
         break;
@@ -182,6 +185,9 @@ export class TrainerClient {
         break;
       case 'sftPhaseEval':
         useSft.getState().phaseEvalReceived(msg);
+        break;
+      case 'hfProgress':
+        useHf.getState().progressReceived(msg);
         break;
       case 'error':
         this.onError(msg);
