@@ -209,6 +209,7 @@ export class HfSession {
       tokens: ids.map((id, i) => ({ id, text: tokenizer.tokenText(id), logprob: out.logprobs[0][i], special: tokenizer.isSpecial(id) })),
       text: tokenizer.decode(ids, { skipSpecialTokens: true }),
       stopped: out.finished[0] ? 'eos' : 'max_new_tokens',
+      greedy: req.greedy,
       seconds: (now() - t0) / 1000,
     };
   }

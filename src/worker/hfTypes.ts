@@ -51,5 +51,7 @@ export interface HfSample {
   /** The response decoded, special tokens left out. */
   text: string;
   stopped: 'eos' | 'max_new_tokens';
+  /** Drawn greedily: the log-probs are 0 and say nothing. */
+  greedy: boolean;
   seconds: number;
 }

@@ -64,6 +64,7 @@ describe('HfSession', () => {
         { skipSpecialTokens: true },
       ),
     );
+    expect(sample.greedy).toBe(false);
     expect(sample.stopped === 'eos').toBe(tok.eosIds.includes(sample.tokens.at(-1)!.id));
   });
 

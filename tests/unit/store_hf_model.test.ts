@@ -32,6 +32,7 @@ const SAMPLE: HfSample = {
   tokens: [{ id: 5, text: ' a', logprob: -0.5, special: false }],
   text: ' a',
   stopped: 'max_new_tokens',
+  greedy: false,
   seconds: 0.1,
 };
 

@@ -35,7 +35,7 @@ function Tokens() {
           <li key={position} className={tok.special ? 'special' : undefined}>
             <span className="hf-token-text">{visibleToken(tok.text)}</span>
             <span className="hf-token-id">{tok.id}</span>
-            <span className="hf-token-lp">{tok.logprob === 0 ? '' : tok.logprob.toFixed(2)}</span>
+            <span className="hf-token-lp">{sample.greedy ? '' : tok.logprob.toFixed(2)}</span>
           </li>
         ))}
       </ol>
