@@ -4,7 +4,7 @@
 // offers it again from the browser's own copy; Forget deletes it. The bad folders (T5, a truncated
 // weights file, no tokenizer) are refused by name and the page keeps working: the PPO run steps.
 // axe on the panel; screenshots of it at 1366×900 and 390×844 under test-results/hf-model/.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -81,6 +81,12 @@ test('a picked folder is read in the tab, sampled with its tokens, kept across a
   await expect(page.getByTestId('hf-chat')).toBeChecked();
   await expect(page.getByTestId('hf-sampler')).toContainText('Defaults from generation_config.json');
   await generate(page);
+  // a setting out of range is named with its range, and Generate waits for it
+  await page.getByTestId('hf-maxNewTokens').fill('0');
+  await expect(page.getByTestId('hf-sampler')).toContainText('Max new tokens must be in 1 … 127');
+  await expect(page.getByTestId('hf-generate')).toBeDisabled();
+  await page.getByTestId('hf-maxNewTokens').fill('16');
+  await expect(page.getByTestId('hf-generate')).toBeEnabled();
   expect(await axe(page)).toEqual([]);
   for (const [w, h] of [
     [1366, 900],
@@ -120,6 +126,15 @@ test('bad folders are refused by name, and the page keeps working: PPO steps, a 
     await expect(problem).toContainText(message);
     await expect(page.getByTestId('hf-model')).toHaveCount(0);
   }
+  // Files dropped on the drop zone (loose files here: a synthetic drop carries no folder entry).
+  const config = readFileSync(join(root, 'bad-t5', 'config.json'), 'utf8');
+  const drop = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, config);
+  await page.getByTestId('hf-drop').dispatchEvent('drop', { dataTransfer: drop });
+  await expect(problem).toContainText('the dropped files was not opened: config.json: T5ForConditionalGeneration');
   expect(await axe(page)).toEqual([]);
   await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('hf-panel-refused.png') });
   await expect(page.getByTestId('hf-kept')).toHaveCount(0); // a refused folder is not kept

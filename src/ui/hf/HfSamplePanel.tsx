@@ -56,7 +56,7 @@ export function HfSamplePanel() {
   const problemOf = (f: string) => problems.find((p) => p.field === f);
   const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v));
   const g = model.generation;
-  const field = (name: 'temperature' | 'topP' | 'maxNewTokens', label: string, value: number, step: string, disabled: boolean) => {
+  const field = (name: 'temperature' | 'topP' | 'maxNewTokens', label: string, value: number, step: string, disabled: boolean, max?: number) => {
     const p = problemOf(name);
     return (
       <label className="hf-field">
@@ -64,6 +64,8 @@ export function HfSamplePanel() {
         <input
           type="number"
           step={step}
+          min={name === 'maxNewTokens' ? 1 : undefined}
+          max={max}
           value={Number.isNaN(value) ? '' : value}
           disabled={disabled}
           aria-invalid={p ? true : undefined}
@@ -104,7 +106,7 @@ export function HfSamplePanel() {
         </label>
         {field('temperature', t('hf.temperature'), s.temperature, '0.05', s.greedy)}
         {field('topP', t('hf.topP'), s.topP, '0.05', s.greedy)}
-        {field('maxNewTokens', t('hf.maxNewTokens', { max: maxNewTokensFor(model) }), s.maxNewTokens, '1', false)}
+        {field('maxNewTokens', t('hf.maxNewTokens'), s.maxNewTokens, '1', false, maxNewTokensFor(model))}
       </div>
       <div className="buttons">
         <button
