@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
-import { MemoryFolder } from '../../src/model/hf/folder.ts';
+import type { DType, Tensor } from '../../src/backend/tensor.ts';
+import { MemoryFolder, type ModelFolder } from '../../src/model/hf/folder.ts';
 import { synthesizeToMemory, type BadFolder } from '../../src/model/hf/synthetic.ts';
 import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
@@ -94,6 +95,46 @@ describe('HfSession', () => {
     const r = last('hfOpened')!;
     expect(r.model).toBeUndefined();
     expect(r.refusal).toMatch(/needs|offers|lower|smaller/i);
+    expect(s.summary).toBeNull();
+  });
+
+  it('a weights file that fails half-way through the upload is named, and leaves no tensor behind', async () => {
+    /** The CPU backend, keeping the tensors made and not yet disposed. */
+    class Tracking extends CpuBackend {
+      readonly live = new Set<Tensor>();
+      override tensor(data: ArrayLike<number>, shape: readonly number[], dtype: DType = 'f32'): Tensor {
+        const t = super.tensor(data, shape, dtype);
+        this.live.add(t);
+        return t;
+      }
+      override tensorF16Bits(bits: Uint16Array, shape: readonly number[]): Tensor {
+        const t = super.tensorF16Bits(bits, shape);
+        this.live.add(t);
+        return t;
+      }
+      override dispose(...ts: (Tensor | null | undefined)[]): void {
+        for (const t of ts) if (t) this.live.delete(t);
+        super.dispose(...ts);
+      }
+    }
+    const mem = await synthesizeToMemory({ family: 'llama', dtype: 'BF16', shards: 1, seed: seed() }, 'flaky');
+    let weightReads = 0;
+    const flaky: ModelFolder = {
+      label: mem.label,
+      list: () => mem.list(),
+      size: (n) => mem.size(n),
+      read: async (n, a, b) => {
+        // The header takes two reads; the tenth tensor's read fails, as a file removed mid-way would.
+        if (n.endsWith('.safetensors') && ++weightReads === 12) throw new Error(`${n}: the file could not be read`);
+        return mem.read(n, a, b);
+      },
+    };
+    const be = new Tracking();
+    const { s, last } = session();
+    await s.open(be, flaky, 1);
+    expect(last('hfOpened')!.refusal).toBe('model.safetensors: the file could not be read');
+    expect(weightReads).toBeGreaterThanOrEqual(12);
+    expect(be.live.size).toBe(0);
     expect(s.summary).toBeNull();
   });
 
