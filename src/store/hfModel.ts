@@ -39,7 +39,7 @@ export interface HfState {
   loading: { label: string; doneBytes: number; totalBytes: number } | null;
   model: HfModelSummary | null;
   /** Why the last folder was refused (the worker's words: the file or field and what is supported). */
-  problem: { label: string; message: string } | null;
+  problem: { label: string; message: string; lost?: boolean } | null;
   kept: KeptHfFolder | null;
   /** Why the picked folder could not be kept for a reload (the model itself opened). */
   keepProblem: string | null;
@@ -62,6 +62,8 @@ export interface HfState {
   generateFailed(message: string): void;
   /** The user forgot the model: nothing open, nothing kept. */
   forgotten(): void;
+  /** The worker or its device went, and the model with it (the kept copy stays, to open again). */
+  modelLost(): void;
 }
 
 /** max new tokens when generation_config.json sets none (as `npm run generate`). */
@@ -134,6 +136,10 @@ export const createHfStore = () =>
     generateStarted: () => set({ generating: true, sampleProblem: null }),
     generateReplied: (msg) => set({ generating: false, sample: msg.sample ?? get().sample, sampleProblem: msg.refusal ?? null }),
     generateFailed: (message) => set({ generating: false, sampleProblem: message }),
+    modelLost: () => {
+      const m = get().model;
+      if (m) set({ model: null, sample: null, generating: false, problem: { label: m.label, message: '', lost: true } });
+    },
     forgotten: () => set({ model: null, kept: null, keepProblem: null, problem: null, sample: null, sampleProblem: null, loading: null }),
   }));
 

@@ -70,6 +70,7 @@ export class TrainerClient {
       onMessage: (msg) => this.receive(msg),
       onSendFailed: (tone, text) => this.s.setNotice({ tone, text }),
       onDropped: () => {
+        useHf.getState().modelLost();
         this.deviceDown = false;
         this.config.forget();
         this.s.setCompile(null);
@@ -166,6 +167,7 @@ export class TrainerClient {
         if (msg.nonFinite) this.autosave.saveNow(); // the restored state is the last good one
         break;
       case 'deviceLost':
+        useHf.getState().modelLost();
         this.deviceGone(t('notices:reason.deviceLost'));
         s.deviceLost(msg);
         break;

@@ -201,6 +201,17 @@ describe('HF flows through the trainer client', () => {
     expect(await first.keep.read()).toBeNull();
   });
 
+  it('the model goes with the worker or its device: the page says so and offers to open it again', () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    useHf.getState().openReplied('tiny', { type: 'hfOpened', model: MODEL });
+    h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
+    expect(useHf.getState()).toMatchObject({ model: null, problem: { label: 'tiny', lost: true } });
+    useHf.getState().openReplied('tiny', { type: 'hfOpened', model: MODEL });
+    h.client.connection.drop();
+    expect(useHf.getState().model).toBeNull();
+  });
+
   it('Generate is not sent with a setting out of range or without a model', async () => {
     const { h, store, flows } = setup();
     await flows.generate();

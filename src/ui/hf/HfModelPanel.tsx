@@ -131,7 +131,7 @@ export function HfModelPanel() {
       <Loading />
       {problem ? (
         <p className="notice error" role="alert" data-testid="hf-problem">
-          {t('hf.refused', { label: problem.label, problem: problem.message })}
+          {problem.lost ? t('hf.lost', { label: problem.label }) : t('hf.refused', { label: problem.label, problem: problem.message })}
           {model ? ` ${t('hf.stillOpen', { label: model.label })}` : ''}
         </p>
       ) : null}
