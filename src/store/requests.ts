@@ -13,6 +13,8 @@ export interface ReplyOf {
   trainRewardModel: Extract<WorkerToPage, { type: 'rewardModelTrained' }>;
   trainSft: Extract<WorkerToPage, { type: 'sftDone' }>;
   timeSft: Extract<WorkerToPage, { type: 'sftTimed' }>;
+  hfOpen: Extract<WorkerToPage, { type: 'hfOpened' }>;
+  hfGenerate: Extract<WorkerToPage, { type: 'hfGenerated' }>;
 }
 export type RequestKind = keyof ReplyOf;
 export type ReplyMessage = ReplyOf[RequestKind];
@@ -25,6 +27,8 @@ export const REPLY_TYPE: { readonly [K in RequestKind]: ReplyOf[K]['type'] } = {
   trainRewardModel: 'rewardModelTrained',
   trainSft: 'sftDone',
   timeSft: 'sftTimed',
+  hfOpen: 'hfOpened',
+  hfGenerate: 'hfGenerated',
 };
 
 /**
@@ -43,6 +47,10 @@ export const REQUEST_TIMEOUT_MS: { readonly [K in RequestKind]: number } = {
   trainSft: 6 * 3_600_000,
   // A few steps, behind whatever the worker is doing (compiling the kernels, an evaluation).
   timeSft: 300_000,
+  // Reading and uploading a model of a few GB from a slow disk, behind whatever the worker is doing.
+  hfOpen: 3_600_000,
+  // Up to MAX_NEW_TOKENS_CAP steps of a model on a software adapter.
+  hfGenerate: 1_800_000,
 };
 
 /** Why a request ended without its reply; `kind` says which request. */

@@ -19,6 +19,7 @@ import { deleteResumePoint, loadResumePoint, saveResumePoint } from './resume.ts
 import { RunCommands } from './runCommands.ts';
 import { RunFlows, type ResumePoints } from './runFlows.ts';
 import { saveSequence } from './sequencePersist.ts';
+import { useHf } from './hfModel.ts';
 import { useSft } from './sftState.ts';
 import { testHooksOn } from './testSwitches.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
@@ -70,6 +71,7 @@ export class TrainerClient {
       onMessage: (msg) => this.receive(msg),
       onSendFailed: (tone, text) => this.s.setNotice({ tone, text }),
       onDropped: () => {
+        useHf.getState().modelLost();
         this.deviceDown = false;
         this.config.forget();
         this.s.setCompile(null);
@@ -149,6 +151,8 @@ export class TrainerClient {
       case 'rewardModelTrained':
       case 'sftDone':
       case 'sftTimed':
+      case 'hfOpened':
+      case 'hfGenerated':
         // The request's own continuation acts on it; a reply nobody waits for (timed out) is dropped.
         this.connection.requests.answer(msg);
         break;
@@ -164,6 +168,7 @@ export class TrainerClient {
         if (msg.nonFinite) this.autosave.saveNow(); // the restored state is the last good one
         break;
       case 'deviceLost':
+        useHf.getState().modelLost();
         this.deviceGone(t('notices:reason.deviceLost'));
         s.deviceLost(msg);
         break;
@@ -183,6 +188,9 @@ export class TrainerClient {
         break;
       case 'sftPhaseEval':
         useSft.getState().phaseEvalReceived(msg);
+        break;
+      case 'hfProgress':
+        useHf.getState().progressReceived(msg);
         break;
       case 'error':
         this.onError(msg);

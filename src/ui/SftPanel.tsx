@@ -2,14 +2,18 @@
 // task's own recipe (as `npm run pretrain`), with its loss curve, the held-out greedy metrics at
 // each phase's end, progress and ETA; the model it leaves is kept and trained by PPO (stage 2).
 // Also: download that model, load one from a file, or go back to the shipped one.
-import { useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { formatDims, formatSeconds, sftEtaSeconds } from '../store/modelSize.ts';
+import { useHf } from '../store/hfModel.ts';
 import { useSft, type SftLossPoint, type SftRunView } from '../store/sftState.ts';
 import { ModelBadge } from './ModelBadge.tsx';
 
 const flows = () => import('../store/sftFlows.ts');
+const hfFlows = () => import('../store/hfFlows.ts').then((m) => m.hfFlows());
+/** "Your own model…": loaded when first shown (a model kept in this browser shows it after a reload). */
+const HfModelPanel = lazy(() => import('./hf/HfModelPanel.tsx').then((m) => ({ default: m.HfModelPanel })));
 
 /** The loss so far as a small line chart (steps across, loss up), no chart library needed. */
 function LossCurve({ points, totalSteps }: { points: SftLossPoint[]; totalSteps: number }) {
@@ -80,7 +84,12 @@ export function SftPanel() {
   const kept = useSft((s) => s.models[config.task]);
   const problem = useSft((s) => s.problem);
   const input = useRef<HTMLInputElement>(null);
+  const hfShown = useHf((s) => s.shown);
+  const showHf = useHf((s) => s.show);
   const running = run?.status === 'running';
+  useEffect(() => {
+    void hfFlows().then((f) => f.restore());
+  }, []);
   const dims = { nLayer: config.nLayer, nHead: config.nHead, dModel: config.dModel };
   return (
     <section className="card sft-panel" aria-labelledby="sft-title" data-testid="sft-panel">
@@ -127,6 +136,9 @@ export function SftPanel() {
             {t('sft.useShipped')}
           </button>
         ) : null}
+        <button type="button" className="btn small" aria-expanded={hfShown} onClick={() => showHf(!hfShown)} data-testid="hf-show">
+          {t('sft.ownModel')}
+        </button>
       </div>
       {problem ? (
         <p className="notice error" role="alert" data-testid="sft-problem">
@@ -134,6 +146,11 @@ export function SftPanel() {
         </p>
       ) : null}
       {run ? <RunView run={run} /> : null}
+      {hfShown ? (
+        <Suspense fallback={null}>
+          <HfModelPanel />
+        </Suspense>
+      ) : null}
     </section>
   );
 }

@@ -14,6 +14,9 @@ import type { LimitShortfall } from '../gpu/limits.ts';
 export type { AboutGpu } from '../gpu/device.ts';
 export type { LimitRow, LimitShortfall } from '../gpu/limits.ts';
 import type { KnobAdvice } from './nanAdvice.ts';
+import type { HfGenerateRequest, HfModelSummary, HfSample } from './hfTypes.ts';
+
+export type { HfGenerateRequest, HfModelSummary, HfSample, HfSampleToken } from './hfTypes.ts';
 
 export type { KnobAdvice } from './nanAdvice.ts';
 
@@ -105,6 +108,17 @@ export type PageToWorker =
   /** Forgets the actor the page loaded or trained for `task`: its next trainer starts from the shipped checkpoint. */
   | { type: 'useShippedActor'; task: string }
   /**
+   * Your own model: the files at the top of a folder the visitor picked (File objects: read here,
+   * in the worker, range by range). Opened, checked against the memory plan and uploaded, posting
+   * `hfProgress`; answered by `hfOpened` (with the model's summary, or the refusal naming the file
+   * or field). The model replaces any earlier one; the PPO trainer is not touched.
+   */
+  | { type: 'hfOpen'; requestId: number; label: string; files: File[] }
+  /** A response of the opened model to one prompt; answered by `hfGenerated`. */
+  | ({ type: 'hfGenerate'; requestId: number } & HfGenerateRequest)
+  /** Frees the opened model's GPU memory (the page forgot it). */
+  | { type: 'hfClose' }
+  /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
    */
@@ -191,6 +205,12 @@ export type WorkerToPage =
   | { type: 'sftDone'; requestId?: number; bytes?: ArrayBuffer; meta?: SftMeta; cancelled?: boolean; seconds: number }
   /** Reply to `timeSft`: the measured step time and the steps of the task's whole recipe. */
   | { type: 'sftTimed'; requestId?: number; dims: ModelDims; secondsPerStep: number; recipeSteps: number }
+  /** `hfOpen` reading and uploading the weights: `doneBytes` of the `totalBytes` the model uses. */
+  | { type: 'hfProgress'; requestId?: number; doneBytes: number; totalBytes: number }
+  /** Reply to `hfOpen`: the model, or why it was refused (nothing of it stays on the device then). */
+  | { type: 'hfOpened'; requestId?: number; model?: HfModelSummary; refusal?: string }
+  /** Reply to `hfGenerate`: the sample, or why there is none. */
+  | { type: 'hfGenerated'; requestId?: number; sample?: HfSample; refusal?: string }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**
@@ -262,6 +282,9 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'sftTimed' ||
     t === 'state' ||
     t === 'stateLoaded' ||
+    t === 'hfProgress' ||
+    t === 'hfOpened' ||
+    t === 'hfGenerated' ||
     t === 'deviceLost' ||
     t === 'deviceRecovered' ||
     t === 'deviceUnavailable'

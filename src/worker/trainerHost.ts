@@ -14,6 +14,8 @@ import { CheckpointCache } from './checkpointCache.ts';
 import { CommandQueue } from './commandQueue.ts';
 import { DeviceSession, type SessionOwner } from './deviceSession.ts';
 import { HeldOutEvaluator } from './heldOutEvaluator.ts';
+import { HfSession } from './hfSession.ts';
+import { FileListFolder } from '../model/hf/browserFolder.ts';
 import type { HostDeps } from './hostDeps.ts';
 import type { BackendChoice, CheckpointRole, LabelledPair, PageToWorker } from './protocol.ts';
 import { RewardModelSlot } from './rewardModelSlot.ts';
@@ -38,6 +40,8 @@ export class TrainerHost {
   private readonly evals: HeldOutEvaluator;
   private readonly run: RunLoop;
   private readonly sft: SftStage;
+  /** The visitor's own Hugging Face model, sampled from beside the trainer. */
+  private readonly hf: HfSession;
   /** The newest `prepare` message's number: an older one still queued skips its work. */
   private prepareWanted = 0;
   private testHooks = false;
@@ -62,6 +66,7 @@ export class TrainerHost {
       () => this.session.lost,
     );
     this.sft = new SftStage(deps.post);
+    this.hf = new HfSession({ post: deps.post });
     this.run = new RunLoop({
       deps,
       queue: this.queue,
@@ -118,6 +123,14 @@ export class TrainerHost {
         return Promise.resolve();
       case 'timeSft':
         return enqueue(() => this.timeSft(msg.requestId, msg.dims), msg.requestId);
+      case 'hfOpen':
+        return enqueue(() => this.hf.open(this.session.requireBackend(), new FileListFolder(msg.files, msg.label), msg.requestId), msg.requestId);
+      case 'hfGenerate': {
+        const { type: _, requestId, ...req } = msg;
+        return enqueue(() => this.hf.generate(req, requestId), requestId);
+      }
+      case 'hfClose':
+        return enqueue(async () => this.hf.close());
       case 'useShippedActor':
         return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':
@@ -333,6 +346,7 @@ export class TrainerHost {
       forgetDevice: () => {
         this.rewardModel.forget(); // rebuilt from the page's copy or the shipped file
         this.evals.forget();
+        this.hf.forgetDevice();
         return this.trainers.drop();
       },
       rebuild: async () => this.trainers.restoreSaved(await this.trainers.ensure()),

@@ -42,6 +42,8 @@ function transposed<T extends Float32Array | Uint16Array>(x: T, rows: number, co
 
 class Uploader {
   bytes = 0;
+  /** Every tensor uploaded so far: freed together when a later one fails. */
+  readonly made: Tensor[] = [];
   constructor(
     readonly be: Backend,
     readonly folder: ModelFolder,
@@ -51,6 +53,7 @@ class Uploader {
   ) {}
 
   private count(t: Tensor): Tensor {
+    this.made.push(t);
     this.bytes += t.dtype === 'f16' ? Math.ceil(t.size / 2) * 4 : t.size * 4;
     return t;
   }
@@ -124,8 +127,17 @@ class Uploader {
  * Tables are split into parts of at most `bindingBytes` (default: what one binding of `be` holds).
  */
 export async function uploadWeights(be: Backend, folder: ModelFolder, info: HfFolderInfo, dtype: WeightDType, bindingBytes = maxBindingBytes(be)): Promise<DeviceWeights> {
-  const a: HfArch = info.arch;
   const u = new Uploader(be, folder, info, dtype, Math.min(bindingBytes, maxBindingBytes(be)));
+  try {
+    return await uploadAll(u, info.arch, dtype);
+  } catch (e) {
+    // A file that fails half-way (unreadable, a value beyond f16) leaves nothing on the device.
+    be.dispose(...u.made);
+    throw e;
+  }
+}
+
+async function uploadAll(u: Uploader, a: HfArch, dtype: WeightDType): Promise<DeviceWeights> {
   const layers: DeviceLayer[] = [];
   for (let l = 0; l < a.nLayer; l++) {
     const p = `layers.${l}`;

@@ -1,0 +1,151 @@
+// "Your own model…" in the SFT card, as a visitor meets it: a fresh synthetic Qwen3 folder
+// (random weights, written by the project's generator to a temp folder) is picked through the
+// folder input, read and uploaded in the worker, sampled from with its BPE tokens shown; a reload
+// offers it again from the browser's own copy; Forget deletes it. The bad folders (T5, a truncated
+// weights file, no tokenizer) are refused by name and the page keeps working: the PPO run steps.
+// axe on the panel; screenshots of it at 1366×900 and 390×844 under test-results/hf-model/.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
+import { type BadFolder, writeSynthetic } from '../src/model/hf/synthetic.ts';
+import { nodeFolderSink } from '../src/node/hfFolder.ts';
+
+const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
+const GOOD = 'tiny-qwen3';
+const BAD: [BadFolder, RegExp][] = [
+  ['t5', /config\.json: T5ForConditionalGeneration is an encoder-decoder/],
+  ['truncated', /model\.safetensors: tensor \S+ ends at byte \d+ but the file has \d+ bytes/],
+  ['no-tokenizer', /tokenizer\.json is missing from/],
+];
+
+let root = '';
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'hf-e2e-'));
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  console.log(`hf-model.spec: synthetic seed ${seed}`);
+  await writeSynthetic({ family: 'qwen3', dtype: 'BF16', shards: 1, seed }, await nodeFolderSink(join(root, GOOD)));
+  for (const [bad] of BAD) await writeSynthetic({ family: 'qwen3', dtype: 'F32', shards: 1, seed: seed + 1, bad }, await nodeFolderSink(join(root, `bad-${bad}`)));
+});
+
+test.afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+async function open(page: Page) {
+  await page.goto(`/${SMALL}`);
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+}
+
+async function pick(page: Page, folder: string) {
+  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await page.getByTestId('hf-folder').setInputFiles(join(root, folder));
+}
+
+async function generate(page: Page) {
+  await page.getByTestId('hf-prompt').fill('12+7=');
+  await page.getByTestId('hf-generate').click();
+  const tokens = page.getByTestId('hf-tokens').getByRole('listitem');
+  await expect(tokens.first()).toBeVisible({ timeout: 120_000 });
+  const n = await tokens.count();
+  expect(n).toBeGreaterThanOrEqual(1);
+  expect(n).toBeLessThanOrEqual(Number(await page.getByTestId('hf-maxNewTokens').inputValue()));
+  // each token shows an id of the vocabulary
+  for (const id of await page.locator('.hf-token-id').allTextContents()) expect(Number(id)).toBeGreaterThanOrEqual(0);
+  // sampled (the folder's generation_config.json says do_sample): each token's log-prob, ≤ 0
+  await expect(page.getByTestId('hf-greedy')).not.toBeChecked();
+  for (const lp of await page.locator('.hf-token-lp').allTextContents()) expect(Number(lp)).toBeLessThanOrEqual(0);
+  expect(await page.locator('.hf-token-lp').allTextContents()).not.toContain('');
+  await expect(page.getByTestId('hf-sample')).toContainText(`${n} tokens after`);
+}
+
+async function axe(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).include('[data-testid="hf-panel"]').withTags(['wcag2a', 'wcag2aa']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+test('a picked folder is read in the tab, sampled with its tokens, kept across a reload, and forgotten', async ({ page }) => {
+  test.setTimeout(420_000);
+  await open(page);
+  await pick(page, GOOD);
+  const model = page.getByTestId('hf-model');
+  await expect(model).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
+  await expect(model).toContainText('on the GPU in f16');
+  await expect(page.getByTestId('hf-kept')).toContainText(`Kept in this browser: ${GOOD}`, { timeout: 30_000 });
+  // the chat template is on: the tokenizer has one; defaults from the folder's generation_config.json
+  await expect(page.getByTestId('hf-chat')).toBeChecked();
+  await expect(page.getByTestId('hf-sampler')).toContainText('Defaults from generation_config.json');
+  await generate(page);
+  // a setting out of range is named with its range, and Generate waits for it
+  await page.getByTestId('hf-maxNewTokens').fill('0');
+  await expect(page.getByTestId('hf-sampler')).toContainText('Max new tokens must be in 1 … 127');
+  await expect(page.getByTestId('hf-generate')).toBeDisabled();
+  await page.getByTestId('hf-maxNewTokens').fill('16');
+  await expect(page.getByTestId('hf-generate')).toBeEnabled();
+  expect(await axe(page)).toEqual([]);
+  for (const [w, h] of [
+    [1366, 900],
+    [390, 844],
+  ]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.getByTestId('hf-panel').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: test.info().outputPath(`hf-panel-${w}x${h}.png`), fullPage: false });
+    await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath(`hf-panel-element-${w}x${h}.png`) });
+  }
+  await page.setViewportSize({ width: 1360, height: 900 });
+
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  const again = page.getByTestId('hf-open-kept');
+  await expect(again).toHaveText(`Open ${GOOD} again`);
+  await again.click();
+  await expect(model).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
+  await generate(page);
+
+  await page.getByTestId('hf-forget').click();
+  await expect(page.getByTestId('hf-kept')).toHaveCount(0);
+  await expect(model).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await expect(page.getByTestId('hf-show')).toBeVisible();
+  await expect(page.getByTestId('hf-open-kept')).toHaveCount(0);
+});
+
+test('bad folders are refused by name, and the page keeps working: PPO steps, a good folder opens', async ({ page }) => {
+  test.setTimeout(420_000);
+  await open(page);
+  const problem = page.getByTestId('hf-problem');
+  for (const [bad, message] of BAD) {
+    await pick(page, `bad-${bad}`);
+    await expect(problem).toContainText(`bad-${bad} was not opened:`, { timeout: 60_000 });
+    await expect(problem).toContainText(message);
+    await expect(page.getByTestId('hf-model')).toHaveCount(0);
+  }
+  // Files dropped on the drop zone (loose files here: a synthetic drop carries no folder entry).
+  const config = readFileSync(join(root, 'bad-t5', 'config.json'), 'utf8');
+  const drop = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, config);
+  await page.getByTestId('hf-drop').dispatchEvent('drop', { dataTransfer: drop });
+  await expect(problem).toContainText('the dropped files was not opened: config.json: T5ForConditionalGeneration');
+  expect(await axe(page)).toEqual([]);
+  await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('hf-panel-refused.png') });
+  await expect(page.getByTestId('hf-kept')).toHaveCount(0); // a refused folder is not kept
+
+  const runs = page.getByTestId('run-list').getByRole('listitem');
+  const before = await runs.count();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await expect.poll(() => runs.count(), { timeout: 120_000, message: 'a PPO step after the refusals' }).toBeGreaterThan(before);
+
+  await pick(page, GOOD);
+  await expect(page.getByTestId('hf-model')).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
+  await expect(problem).toHaveCount(0);
+  await page.getByTestId('hf-forget').click();
+});

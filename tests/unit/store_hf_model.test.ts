@@ -1,0 +1,223 @@
+// The page's side of "Your own model": the HF store's actions (progress only while loading, the
+// generation defaults seeding the settings, a refusal keeping the model the worker still holds,
+// settings out of range named with their range) and the flows through the trainer client to a fake
+// worker: the picked File objects go to the worker, the opened model is kept for a reload, the kept
+// copy is offered and opened again, Generate sends the settings, Forget frees and deletes; a
+// refusal or a worker's error lands as a message and the PPO run is untouched.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { topLevelFiles } from '../../src/store/hfFolderFiles.ts';
+import { HfFlows } from '../../src/store/hfFlows.ts';
+import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
+import type { HfModelSummary, HfSample } from '../../src/worker/protocol.ts';
+import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
+
+const MODEL: HfModelSummary = {
+  label: 'tiny',
+  architecture: 'Qwen3ForCausalLM',
+  nLayer: 2,
+  dModel: 64,
+  nHead: 4,
+  nKvHead: 2,
+  vocab: 384,
+  maxPositions: 128,
+  parameters: 60_000,
+  deviceBytes: 240_000,
+  weightDtype: 'f32',
+  hasChatTemplate: true,
+  generation: { source: 'generation_config.json', doSample: true, temperature: 0.7, topP: 0.8, topK: 20, maxNewTokens: 500, eosTokenIds: [2] },
+};
+const SAMPLE: HfSample = {
+  promptIds: [1, 2],
+  promptText: 'hi',
+  tokens: [{ id: 5, text: ' a', logprob: -0.5, special: false }],
+  text: ' a',
+  stopped: 'max_new_tokens',
+  greedy: false,
+  seconds: 0.1,
+};
+
+function fakeKeep() {
+  let kept: { meta: KeptHfFolder; files: File[] } | null = null;
+  const keep = {
+    fail: null as Error | null,
+    save: vi.fn(async (label: string, files: readonly File[]) => {
+      if (keep.fail) throw keep.fail;
+      kept = { meta: { label, files: files.length, bytes: files.reduce((n, f) => n + f.size, 0), savedAt: 1 }, files: [...files] };
+      return kept.meta;
+    }),
+    read: vi.fn(async () => kept?.meta ?? null),
+    files: vi.fn(async () => kept?.files ?? []),
+    forget: vi.fn(async () => {
+      kept = null;
+    }),
+  };
+  return keep;
+}
+
+function setup() {
+  const h = clientHarness();
+  const store = createHfStore();
+  const keep = fakeKeep();
+  const flows = new HfFlows({ store, connection: () => h.client.connection, keep, seed: () => 42 });
+  return { h, store, keep, flows };
+}
+
+const files = () => [new File(['{}'], 'config.json'), new File(['x'.repeat(10)], 'model.safetensors')];
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('HF store', () => {
+  it('settings come from the generation defaults, capped by the positions, the prompt kept', () => {
+    expect(settingsFor(MODEL, 'q')).toEqual({ prompt: 'q', chat: true, greedy: false, temperature: 0.7, topP: 0.8, maxNewTokens: 127 });
+    const plain = { ...MODEL, hasChatTemplate: false, generation: { ...MODEL.generation, doSample: false, maxNewTokens: null } };
+    expect(settingsFor(plain, '')).toMatchObject({ chat: false, greedy: true, maxNewTokens: DEFAULT_MAX_NEW_TOKENS });
+  });
+
+  it('names each setting out of range with its range; greedy ignores temperature and top-p', () => {
+    const ok = settingsFor(MODEL, 'q');
+    expect(settingProblems(ok, MODEL)).toEqual([]);
+    const bad = { ...ok, prompt: '  ', temperature: 0, topP: Number.NaN, maxNewTokens: 128 };
+    expect(settingProblems(bad, MODEL)).toEqual([
+      { field: 'prompt', range: '' },
+      { field: 'temperature', range: '(0, 10]' },
+      { field: 'topP', range: '(0, 1]' },
+      { field: 'maxNewTokens', range: '1 … 127' },
+    ]);
+    expect(settingProblems({ ...bad, prompt: 'q', greedy: true, maxNewTokens: 1.5 }, MODEL).map((p) => p.field)).toEqual(['maxNewTokens']);
+  });
+
+  it('progress counts only while a folder loads; a refusal keeps the model the worker still holds', () => {
+    const s = createHfStore();
+    s.getState().progressReceived({ type: 'hfProgress', doneBytes: 1, totalBytes: 2 });
+    expect(s.getState().loading).toBeNull();
+    s.getState().loadStarted('a');
+    s.getState().progressReceived({ type: 'hfProgress', doneBytes: 5, totalBytes: 10 });
+    expect(s.getState().loading).toEqual({ label: 'a', doneBytes: 5, totalBytes: 10 });
+    s.getState().openReplied('a', { type: 'hfOpened', model: MODEL });
+    expect(s.getState()).toMatchObject({ loading: null, model: MODEL, problem: null });
+    s.getState().generateReplied({ type: 'hfGenerated', sample: SAMPLE });
+    s.getState().loadStarted('b');
+    s.getState().openReplied('b', { type: 'hfOpened', refusal: 'config.json: T5 is not', model: MODEL });
+    expect(s.getState()).toMatchObject({ loading: null, model: MODEL, sample: SAMPLE, problem: { label: 'b', message: 'config.json: T5 is not' } });
+    s.getState().openReplied('c', { type: 'hfOpened', refusal: 'upload failed' });
+    expect(s.getState()).toMatchObject({ model: null, sample: null });
+  });
+
+  it('keeps only the files directly inside the picked folder, named after it', () => {
+    const f = (n: string) => new File([''], n);
+    const picked = topLevelFiles(
+      [
+        { file: f('config.json'), path: 'SmolLM2/config.json' },
+        { file: f('x.json'), path: 'SmolLM2/onnx/x.json' },
+        { file: f('tokenizer.json'), path: 'SmolLM2/tokenizer.json' },
+      ],
+      'loose',
+    );
+    expect(picked.label).toBe('SmolLM2');
+    expect(picked.files.map((x) => x.name)).toEqual(['config.json', 'tokenizer.json']);
+    expect(topLevelFiles([{ file: f('a'), path: 'a' }], 'loose').label).toBe('loose');
+  });
+});
+
+describe('HF flows through the trainer client', () => {
+  it('sends the File objects, shows progress, keeps the opened folder, generates with the settings', async () => {
+    const { h, store, keep, flows } = setup();
+    const picked = { label: 'tiny', files: files() };
+    const opening = flows.openPicked(picked);
+    const sent = h.worker.of('hfOpen')[0];
+    expect(sent.label).toBe('tiny');
+    expect(sent.files).toEqual(picked.files);
+    // The client hands progress to the page's store (this test's flows draw into their own).
+    useHf.getState().loadStarted('tiny');
+    h.worker.reply({ type: 'hfProgress', requestId: sent.requestId, doneBytes: 3, totalBytes: 10 });
+    expect(useHf.getState().loading).toEqual({ label: 'tiny', doneBytes: 3, totalBytes: 10 });
+    h.worker.reply({ type: 'hfOpened', requestId: sent.requestId, model: MODEL });
+    await opening;
+    expect(store.getState().model).toEqual(MODEL);
+    expect(keep.save).toHaveBeenCalledWith('tiny', picked.files);
+    expect(store.getState().kept).toMatchObject({ label: 'tiny', files: 2, bytes: 12 });
+
+    store.getState().setSettings({ prompt: 'hello' });
+    const gen = flows.generate();
+    const g = h.worker.of('hfGenerate')[0];
+    expect(g).toMatchObject({ prompt: 'hello', chat: true, greedy: false, temperature: 0.7, topP: 0.8, maxNewTokens: 127, seed: 42 });
+    expect(store.getState().generating).toBe(true);
+    h.worker.reply({ type: 'hfGenerated', requestId: g.requestId, sample: SAMPLE });
+    await gen;
+    expect(store.getState()).toMatchObject({ generating: false, sample: SAMPLE, sampleProblem: null });
+    expect(h.store.getState().runs).toEqual([]);
+  });
+
+  it('a refused folder is not kept; its message names the folder; the worker error of a request is a message too', async () => {
+    const { h, store, keep, flows } = setup();
+    const opening = flows.openPicked({ label: 't5-small', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), refusal: 'config.json: T5ForConditionalGeneration is an encoder-decoder' });
+    await opening;
+    expect(keep.save).not.toHaveBeenCalled();
+    expect(store.getState().problem).toEqual({ label: 't5-small', message: 'config.json: T5ForConditionalGeneration is an encoder-decoder' });
+
+    const again = flows.openPicked({ label: 'x', files: files() });
+    h.worker.reply({ type: 'error', requestId: h.worker.idOf('hfOpen'), message: 'the trainer is not initialised yet' });
+    await again;
+    expect(store.getState()).toMatchObject({ loading: null, model: null, problem: { label: 'x', message: 'the trainer is not initialised yet' } });
+  });
+
+  it('a folder that cannot be kept still opens, saying why it is not kept', async () => {
+    const { h, store, keep, flows } = setup();
+    keep.fail = new Error('QuotaExceededError');
+    const opening = flows.openPicked({ label: 'big', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    expect(store.getState()).toMatchObject({ model: MODEL, kept: null, keepProblem: 'QuotaExceededError' });
+  });
+
+  it('after a reload the kept folder is offered (once), opened again from its copy, and forgotten', async () => {
+    const first = setup();
+    const opening = first.flows.openPicked({ label: 'tiny', files: files() });
+    first.h.worker.reply({ type: 'hfOpened', requestId: first.h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+
+    // A new page: a fresh store and client over the same kept copy.
+    const h = clientHarness();
+    const store = createHfStore();
+    const flows = new HfFlows({ store, connection: () => h.client.connection, keep: first.keep, seed: () => 1 });
+    await flows.restore();
+    await flows.restore();
+    expect(first.keep.read).toHaveBeenCalledTimes(1);
+    expect(store.getState()).toMatchObject({ shown: true, model: null, kept: { label: 'tiny', files: 2 } });
+    const reopening = flows.openKept();
+    await h.advance();
+    const sent = h.worker.of('hfOpen')[0];
+    expect(sent.files.map((f) => f.name)).toEqual(['config.json', 'model.safetensors']);
+    h.worker.reply({ type: 'hfOpened', requestId: sent.requestId, model: MODEL });
+    await reopening;
+    expect(store.getState().model).toEqual(MODEL);
+
+    await flows.forget();
+    expect(h.worker.of('hfClose')).toHaveLength(1);
+    expect(first.keep.forget).toHaveBeenCalled();
+    expect(store.getState()).toMatchObject({ model: null, kept: null });
+    expect(await first.keep.read()).toBeNull();
+  });
+
+  it('the model goes with the worker or its device: the page says so and offers to open it again', () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    useHf.getState().openReplied('tiny', { type: 'hfOpened', model: MODEL });
+    h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
+    expect(useHf.getState()).toMatchObject({ model: null, problem: { label: 'tiny', lost: true } });
+    useHf.getState().openReplied('tiny', { type: 'hfOpened', model: MODEL });
+    h.client.connection.drop();
+    expect(useHf.getState().model).toBeNull();
+  });
+
+  it('Generate is not sent with a setting out of range or without a model', async () => {
+    const { h, store, flows } = setup();
+    await flows.generate();
+    store.getState().openReplied('tiny', { type: 'hfOpened', model: MODEL });
+    store.getState().setSettings({ prompt: 'q', topP: 2 });
+    await flows.generate();
+    expect(h.workers.flatMap((w) => w.of('hfGenerate'))).toEqual([]);
+  });
+});
