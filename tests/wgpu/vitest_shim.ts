@@ -102,7 +102,10 @@ function makeIt(skipped: boolean) {
 }
 
 function makeDescribe(skipped: boolean) {
-  const f = (name: string, body: () => unknown) => withSuite(newSuite(name, skipped || current.skipped), body);
+  // Vitest's describe(name, body) and describe(name, options, body); the options (a timeout) do not
+  // apply here: every test already runs under the gpu project's timeout.
+  const f = (name: string, optsOrBody: object | (() => unknown), maybeBody?: () => unknown) =>
+    withSuite(newSuite(name, skipped || current.skipped), typeof optsOrBody === 'function' ? (optsOrBody as () => unknown) : (maybeBody as () => unknown));
   f.each = (table: readonly unknown[]) => (name: string, body: (...a: unknown[]) => unknown) => {
     table.forEach((row, i) => {
       const a = rowArgs(row);
