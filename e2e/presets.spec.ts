@@ -335,6 +335,9 @@ test('a trainer error in the middle of Run both says which arm stopped and what 
   await expect.poll(async () => (await runList(page))[0]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   await expect(page.getByTestId('notice')).toContainText('Paused: paused by the user', { timeout: 60_000 });
+  // The iteration the pause let finish reaches the run list on the metric feed's next animation
+  // frame (metricFeed.ts), after the notice: read the count once two frames have passed.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   const done = (await runList(page))[0].its;
   // The error as the worker reports it (the message hook feeds the page exactly what the worker would post).
   await page.evaluate(() => window.ppoPlayground!.receive({ type: 'error', message: 'buffer mapping failed (test)', stage: 'update' }));
