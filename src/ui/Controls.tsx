@@ -128,7 +128,7 @@ export function Controls() {
         </span>
         <TrainingProgress />
         {/* The worker's label names the adapter as the adapter names itself. */}
-        <span className="muted small" translate={trainerLabel ? 'no' : undefined}>
+        <span className="muted small" translate={trainerLabel ? 'no' : undefined} data-testid="trainer-backend">
           {trainerLabel ?? (backend === 'cpu' ? t('controls.cpuBackend') : t('controls.webgpuBackend'))}
         </span>
         <span className="muted small kbd-hint">
