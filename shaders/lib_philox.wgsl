@@ -1,6 +1,6 @@
 // Philox-4x32-10 (Salmon et al., SC 2011), included with `// @include lib_philox`: the draw for
-// (seed, row, position) is a pure function, the same as src/util/philox.ts (sampleUniform) and
-// shaders/sample.wgsl, so a kernel and the CPU reference draw the very same uniform.
+// (seed, row, position) is a pure function, the same as src/util/philox.ts (sampleUniform), so a
+// kernel (sample.wgsl, sample_vocab.wgsl) and the CPU reference draw the very same uniform.
 
 fn philox_mulhi(a: u32, b: u32) -> u32 {
   let a_lo = a & 0xffffu;

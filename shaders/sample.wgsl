@@ -62,32 +62,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> positions: array<i32>;
 @group(0) @binding(7) var<storage, read_write> logprobs: array<f32>;
 
-fn mulhi(a: u32, b: u32) -> u32 {
-  let a_lo = a & 0xffffu;
-  let a_hi = a >> 16u;
-  let b_lo = b & 0xffffu;
-  let b_hi = b >> 16u;
-  let ll = a_lo * b_lo;
-  let lh = a_lo * b_hi;
-  let hl = a_hi * b_lo;
-  let hh = a_hi * b_hi;
-  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-  return hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
-}
-
-fn philox4x32_10(counter: vec4u, key: vec2u) -> vec4u {
-  var c = counter;
-  var k = key;
-  for (var r = 0u; r < 10u; r++) {
-    let hi0 = mulhi(0xd2511f53u, c.x);
-    let lo0 = 0xd2511f53u * c.x;
-    let hi1 = mulhi(0xcd9e8d57u, c.z);
-    let lo1 = 0xcd9e8d57u * c.z;
-    c = vec4u(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
-    k = k + vec2u(0x9e3779b9u, 0xbb67ae85u);
-  }
-  return c;
-}
+// @include lib_philox
 
 fn filtering() -> bool {
   return (P.top_k > 0u && P.top_k < P.V) || P.top_p < 1.0;
