@@ -338,11 +338,15 @@ test('a trainer error in the middle of Run both says which arm stopped and what 
   // The iteration the pause let finish reaches the run list on the metric feed's next animation
   // frame (metricFeed.ts), after the notice: read the count once two frames have passed.
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  const done = (await runList(page))[0].its;
+  // The pause may land after the first arm's last iteration, when the second arm is the one in
+  // progress: the sequence's own line says which arm holds, and the run list its iterations.
+  const arm = Number(/Arm (\d+) of/.exec((await page.getByTestId('sequence-status').textContent()) ?? '')?.[1] ?? NaN);
+  expect(arm).toBeGreaterThanOrEqual(1);
+  const done = (await runList(page)).find((r) => r.name === labels[arm - 1])?.its ?? 0;
   // The error as the worker reports it (the message hook feeds the page exactly what the worker would post).
   await page.evaluate(() => window.ppoPlayground!.receive({ type: 'error', message: 'buffer mapping failed (test)', stage: 'update' }));
   const notice = page.locator('[data-testid="notice"].error');
-  await expect(notice).toContainText(`“${paired.name}” (Run both) stopped at arm 1 of ${labels.length}, “${labels[0]}”, after ${done} of 2 iterations.`);
+  await expect(notice).toContainText(`“${paired.name}” (Run both) stopped at arm ${arm} of ${labels.length}, “${labels[arm - 1]}”, after ${done} of 2 iterations.`);
   await expect(notice).toContainText('Trainer error during update: buffer mapping failed (test).');
   await expect(notice).toContainText(`Start retries this arm from iteration ${done}; Reset ends Run both (finished arms are kept).`);
   await expect(page.getByTestId('sequence-status')).toContainText('stopped by a trainer error (buffer mapping failed (test))');

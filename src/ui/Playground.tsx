@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Controls } from './Controls.tsx';
+import { usePresenter } from './presenter.ts';
 import { Presets } from './Presets.tsx';
 import { ResumeBanner } from './ResumeBanner.tsx';
 import { SftPanel } from './SftPanel.tsx';
@@ -24,6 +25,7 @@ const loading = (text: string) => (
 export function Playground() {
   const { t } = useTranslation('common');
   const urlProblems = useUrlSync();
+  const presenting = usePresenter();
   return (
     <div className="playground" data-testid="playground">
       {urlProblems.length > 0 ? (
@@ -45,13 +47,15 @@ export function Playground() {
           <ConfigPanel />
         </aside>
         <div className="content" id="charts-and-views" tabIndex={-1}>
-          <SftPanel />
+          {presenting ? null : <SftPanel />}
           <Suspense fallback={loading(t('playground.loadingCharts'))}>
             <ChartsPanel />
           </Suspense>
           <Suspense fallback={loading(t('playground.loadingTeachingViews'))}>
             <TeachingViews />
           </Suspense>
+          {/* A lecture opens on the charts and the teaching views; stage 1 (SFT) follows them. */}
+          {presenting ? <SftPanel /> : null}
           <Suspense fallback={loading(t('playground.loadingScaleUp'))}>
             <ScaleUpPanel />
           </Suspense>

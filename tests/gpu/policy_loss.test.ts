@@ -43,6 +43,10 @@ describe.each(BACKENDS)('policyLoss on %s', (_name, makeBackend) => {
     // token 0 (never masked: rows hold at least one token) has ratio > 3; with A > 0 it is always
     // clipped, so even the small batch exercises the clip whatever the seed
     adv[0] = Math.fround(Math.abs(adv[0]) + 0.1);
+    // row 1's first token (never masked either) has ratio < e^-0.5 and A < 0: GMPO's lower clip
+    // (d < −ε_low with A < 0) is exercised whatever the seed
+    logp[A] = Math.fround(old[A] - 0.5 - r.next());
+    adv[A] = Math.fround(-Math.abs(adv[A]) - 0.1);
     const mask = rightPaddedMask(r, B, A, 1);
     for (let a = 0; a < A; a++) mask[(B - 1) * A + a] = 0; // an all-masked row
     for (let i = 0; i < B * A; i++)

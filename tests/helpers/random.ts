@@ -35,10 +35,10 @@ export function rightPaddedMask(r: Rng, B: number, A: number, minLen = 1): Float
 }
 
 /**
- * Element-wise |actual − expected| ≤ atol + rtol·|expected|, and no NaN/Inf in actual.
- * Reports the worst element on failure.
+ * Element-wise |actual − expected| ≤ atol + rtol·|expected|, and no NaN/Inf in actual; atol is one
+ * number or one per element. Reports the worst element on failure.
  */
-export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, rtol: number, atol: number, what = 'value'): void {
+export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, rtol: number, atol: number | ArrayLike<number>, what = 'value'): void {
   expect(actual.length, `${what}: length`).toBe(expected.length);
   let worst = -1;
   let worstExcess = 0;
@@ -48,7 +48,7 @@ export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<numbe
     if (!Number.isFinite(a)) {
       throw new Error(`${what}[${i}] is ${a} (expected ${e})`);
     }
-    const excess = Math.abs(a - e) - (atol + rtol * Math.abs(e));
+    const excess = Math.abs(a - e) - ((typeof atol === 'number' ? atol : atol[i]) + rtol * Math.abs(e));
     if (excess > worstExcess) {
       worstExcess = excess;
       worst = i;
@@ -57,7 +57,7 @@ export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<numbe
   if (worst >= 0) {
     throw new Error(
       `${what}[${worst}] = ${actual[worst]} but reference = ${expected[worst]} ` +
-        `(|diff| ${Math.abs(actual[worst] - expected[worst]).toExponential(3)} > atol ${atol} + rtol ${rtol}·|ref|)`,
+        `(|diff| ${Math.abs(actual[worst] - expected[worst]).toExponential(3)} > atol ${typeof atol === 'number' ? atol : atol[worst]} + rtol ${rtol}·|ref|)`,
     );
   }
 }
