@@ -12,7 +12,11 @@
 //   equal in exact arithmetic).
 //
 // Three entry points, each output element written by exactly one thread (no atomics:
-// deterministic run to run):
+// deterministic run to run). gqa_dq and gqa_dkv take one range of the summed index per dispatch
+// (keys [lo, hi) for dQ, queries [lo, hi) for dK and dV): the host splits a long sequence into
+// passes, in order, the first writing and the later ones adding, so no thread runs an unbounded
+// loop (lavapipe returned zeros from threads past ~830 tiles of a loop) and the sums stay in one
+// fixed order.
 //   gqa_delta: one thread per (b, h, i): lse and δ side by side into stats (B, H, S, 2), so the
 //              other two entries read both through one binding (8 storage bindings at most).
 //   gqa_dq:    one workgroup per (b, h, tile of TQ queries), the forward's layout (4 lanes per
@@ -23,14 +27,14 @@
 //              dV accumulators in registers); for each query head of the group in order and each
 //              query tile of TB rows from the key tile on, the Q and dO rows, their lse and δ in
 //              workgroup memory; partial dot products through workgroup memory as above.
-// Bindings: 0 uniform P {S, H, Hkv, scale, tiles = ⌈S/TQ⌉, total}
+// Bindings: 0 uniform P {S, H, Hkv, scale, tiles = ⌈S/TQ⌉, total, lo, hi (the pass's range), first (1 = write, 0 = add)}
 //   gqa_delta: 1 grad_out (B·S, H·DH), 2 out (B·S, H·DH), 3 lse (B, H, S), 4 stats (B, H, S, 2) rw
 //   gqa_dq:    1 grad_out, 2 q (B·S, H·DH), 3 k (B·S, Hkv·DH), 4 v, 5 mask (B, S) f32,
 //              6 stats (B, H, S, 2) [lse, δ], 7 grad_q (B·S, H·DH) rw
 //   gqa_dkv:   the same 1–6, 7 grad_k (B·S, Hkv·DH) rw, 8 grad_v (B·S, Hkv·DH) rw
 //   (entry points that never meet share binding numbers, as WGSL allows)
 // Grids: gqa_delta ⌈B·H·S/WG⌉ (2-D past 65535 groups); gqa_dq B·H·⌈S/TQ⌉; gqa_dkv B·Hkv·⌈S/TQ⌉
-//   workgroups (2-D past 65535). WG = 4·TQ; TQ = 16 on a GPU, 1 on a CPU adapter (as the forward).
+//   workgroups (2-D past 65535), once per pass. WG = 4·TQ; TQ = 16 on a GPU, 1 on a CPU adapter (as the forward).
 //   Sizes (set by the host, src/ops/gqaAttention.ts gqaLayout): TB·(2·DHP + 2·WG + 2) ≤ 3840 words
 //   (15 KiB) on a GPU, 768 on a CPU adapter, TB ≤ 16.
 
@@ -49,6 +53,9 @@ struct Params {
   scale: f32,
   tiles: u32,
   total: u32,
+  lo: u32,
+  hi: u32,
+  first: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -125,13 +132,14 @@ fn gqa_dq(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u
   var dq: array<f32, NPL>;
   let pq = qi * LANES;
 
-  for (var j0 = 0u; j0 <= i_last; j0 += TB) {
+  let j_last = min(i_last, P.hi - 1u); // this pass's keys: [lo, j_last]
+  for (var j0 = P.lo; j0 <= j_last; j0 += TB) {
     for (var x = lid; x < TB * DHP; x += WG) {
       let j = j0 + x / DHP;
       let d = x % DHP;
       var kx = 0.0;
       var vx = 0.0;
-      if (d < DH && j <= i_last) {
+      if (d < DH && j <= j_last) {
         let at = (b * S + j) * kvw + kh * DH + d;
         kx = k[at];
         vx = v[at];
@@ -141,7 +149,7 @@ fn gqa_dq(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u
     }
     for (var t = lid; t < TB; t += WG) {
       let j = j0 + t;
-      row_a[t] = select(0.0, mask[b * S + min(j, S - 1u)], j <= i_last);
+      row_a[t] = select(0.0, mask[b * S + min(j, S - 1u)], j <= j_last);
     }
     workgroupBarrier();
     for (var t = 0u; t < TB; t++) {
@@ -168,7 +176,10 @@ fn gqa_dq(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u
   if (l >= S) { return; }
   for (var c = 0u; c < NPL; c++) {
     let d = c * LANES + lane;
-    if (d < DH) { grad_q[row + d] = dq[c] * P.scale; }
+    if (d < DH) {
+      let g = dq[c] * P.scale;
+      grad_q[row + d] = select(grad_q[row + d] + g, g, P.first == 1u);
+    }
   }
 }
 
@@ -200,16 +211,17 @@ fn gqa_dkv(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
   var dv: array<f32, NPL>;
   let pk = kj * LANES;
 
+  let i_end = min(S, P.hi); // this pass's queries: [max(j0, lo), i_end)
   for (var hh = 0u; hh < g; hh++) {
     let h = kh * g + hh;
     let bh = b * P.H + h;
-    for (var i0 = j0; i0 < S; i0 += TB) {
+    for (var i0 = max(j0, P.lo); i0 < i_end; i0 += TB) {
       for (var x = lid; x < TB * DHP; x += WG) {
         let i = i0 + x / DHP;
         let d = x % DHP;
         var qx = 0.0;
         var gx = 0.0;
-        if (d < DH && i < S) {
+        if (d < DH && i < i_end) {
           let at = (b * S + i) * qw + h * DH + d;
           qx = q[at];
           gx = grad_out[at];
@@ -236,7 +248,7 @@ fn gqa_dkv(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
       workgroupBarrier();
       for (var t = 0u; t < TB; t++) {
         let i = i0 + t;
-        if (key_visible && i < S && j <= i) {
+        if (key_visible && i < i_end && j <= i) {
           let s = (((part_s[t * WG + pk] + part_s[t * WG + pk + 1u]) + part_s[t * WG + pk + 2u]) + part_s[t * WG + pk + 3u]) * P.scale;
           let dp = ((part_p[t * WG + pk] + part_p[t * WG + pk + 1u]) + part_p[t * WG + pk + 2u]) + part_p[t * WG + pk + 3u];
           let p = exp(s - row_a[t]);
@@ -254,8 +266,9 @@ fn gqa_dkv(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
   for (var c = 0u; c < NPL; c++) {
     let d = c * LANES + lane;
     if (d < DH) {
-      grad_k[krow + d] = dk[c] * P.scale;
-      grad_v[krow + d] = dv[c];
+      let gk = dk[c] * P.scale;
+      grad_k[krow + d] = select(grad_k[krow + d] + gk, gk, P.first == 1u);
+      grad_v[krow + d] = select(grad_v[krow + d] + dv[c], dv[c], P.first == 1u);
     }
   }
 }

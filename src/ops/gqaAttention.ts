@@ -141,7 +141,23 @@ export function gqaLayout(Dh: number, cpuAdapter = false): GqaLayout {
 }
 
 export const GQA_FORWARD_UNIFORM = uniformLayout('Params', { L: 'u32', Skv: 'u32', start: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', tiles: 'u32', total: 'u32' });
-const BACKWARD_UNIFORM = uniformLayout('Params', { S: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', tiles: 'u32', total: 'u32' });
+const BACKWARD_UNIFORM = uniformLayout('Params', { S: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', tiles: 'u32', total: 'u32', lo: 'u32', hi: 'u32', first: 'u32' });
+
+/**
+ * Query rows (over all heads of a group) one backward thread sums in one pass: the host splits the
+ * summed index into passes of this many (lavapipe returned zeros from threads that looped over
+ * ~1 660 rows; a GPU's watchdog likewise ends a long dispatch).
+ */
+export function gqaPassRows(cpuAdapter: boolean): number {
+  return cpuAdapter ? 512 : 4096;
+}
+
+/** [from, to) ranges of `chunk` covering 0…n−1, in order. */
+export function gqaPasses(n: number, chunk: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let from = 0; from < n; from += chunk) out.push([from, Math.min(n, from + chunk)]);
+  return out;
+}
 
 const specs = new Map<string, KernelSpec>();
 function memo<F extends string>(key: string, make: () => KernelSpec<F>): KernelSpec<F> {
@@ -239,12 +255,18 @@ export const gqaAttentionBackward: Op<GqaAttentionBackwardArgs, GqaAttentionGrad
     const { TQ, WG } = gqaLayout(Dh, onCpu);
     const tiles = Math.ceil(S / TQ);
     const rows = B * H * S;
-    be.rt.dispatch(backwardKernel('gqa_delta', Dh, onCpu), [gpu(a.gradOut), gpu(a.out), gpu(a.lse), gpu(stats)], { S, H, Hkv, scale, tiles, total: rows }, elementGrid(rows, WG));
+    be.rt.dispatch(backwardKernel('gqa_delta', Dh, onCpu), [gpu(a.gradOut), gpu(a.out), gpu(a.lse), gpu(stats)], { S, H, Hkv, scale, tiles, total: rows, lo: 0, hi: S, first: 1 }, elementGrid(rows, WG));
     const common = [gpu(a.gradOut), gpu(a.q), gpu(a.k), gpu(a.v), gpu(a.attnMask), gpu(stats)];
+    const passRows = gqaPassRows(onCpu);
     const nq = B * H * tiles;
-    be.rt.dispatch(backwardKernel('gqa_dq', Dh, onCpu), [...common, gpu(gradQ)], { S, H, Hkv, scale, tiles, total: nq }, workgroupGrid(nq));
+    gqaPasses(S, passRows).forEach(([lo, hi], p) => {
+      be.rt.dispatch(backwardKernel('gqa_dq', Dh, onCpu), [...common, gpu(gradQ)], { S, H, Hkv, scale, tiles, total: nq, lo, hi, first: p === 0 ? 1 : 0 }, workgroupGrid(nq));
+    });
+    // dK and dV sum over the queries of every head in the group: passes of passRows / g queries.
     const nk = B * Hkv * tiles;
-    be.rt.dispatch(backwardKernel('gqa_dkv', Dh, onCpu), [...common, gpu(gradK), gpu(gradV)], { S, H, Hkv, scale, tiles, total: nk }, workgroupGrid(nk));
+    gqaPasses(S, Math.max(1, Math.floor(passRows / (H / Hkv)))).forEach(([lo, hi], p) => {
+      be.rt.dispatch(backwardKernel('gqa_dkv', Dh, onCpu), [...common, gpu(gradK), gpu(gradV)], { S, H, Hkv, scale, tiles, total: nk, lo, hi, first: p === 0 ? 1 : 0 }, workgroupGrid(nk));
+    });
     // Later users of the pooled buffer are recorded after these dispatches, so they run after them.
     be.dispose(stats);
     return { gradQ, gradK, gradV };
