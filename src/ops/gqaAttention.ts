@@ -255,7 +255,12 @@ export const gqaAttentionBackward: Op<GqaAttentionBackwardArgs, GqaAttentionGrad
     const { TQ, WG } = gqaLayout(Dh, onCpu);
     const tiles = Math.ceil(S / TQ);
     const rows = B * H * S;
-    be.rt.dispatch(backwardKernel('gqa_delta', Dh, onCpu), [gpu(a.gradOut), gpu(a.out), gpu(a.lse), gpu(stats)], { S, H, Hkv, scale, tiles, total: rows, lo: 0, hi: S, first: 1 }, elementGrid(rows, WG));
+    be.rt.dispatch(
+      backwardKernel('gqa_delta', Dh, onCpu),
+      [gpu(a.gradOut), gpu(a.out), gpu(a.lse), gpu(stats)],
+      { S, H, Hkv, scale, tiles, total: rows, lo: 0, hi: S, first: 1 },
+      elementGrid(rows, WG),
+    );
     const common = [gpu(a.gradOut), gpu(a.q), gpu(a.k), gpu(a.v), gpu(a.attnMask), gpu(stats)];
     const passRows = gqaPassRows(onCpu);
     const nq = B * H * tiles;
@@ -265,7 +270,12 @@ export const gqaAttentionBackward: Op<GqaAttentionBackwardArgs, GqaAttentionGrad
     // dK and dV sum over the queries of every head in the group: passes of passRows / g queries.
     const nk = B * Hkv * tiles;
     gqaPasses(S, Math.max(1, Math.floor(passRows / (H / Hkv)))).forEach(([lo, hi], p) => {
-      be.rt.dispatch(backwardKernel('gqa_dkv', Dh, onCpu), [...common, gpu(gradK), gpu(gradV)], { S, H, Hkv, scale, tiles, total: nk, lo, hi, first: p === 0 ? 1 : 0 }, workgroupGrid(nk));
+      be.rt.dispatch(
+        backwardKernel('gqa_dkv', Dh, onCpu),
+        [...common, gpu(gradK), gpu(gradV)],
+        { S, H, Hkv, scale, tiles, total: nk, lo, hi, first: p === 0 ? 1 : 0 },
+        workgroupGrid(nk),
+      );
     });
     // Later users of the pooled buffer are recorded after these dispatches, so they run after them.
     be.dispose(stats);

@@ -26,6 +26,7 @@ import { type DeviceLayer, type DeviceLinear, type DeviceNorm, type DeviceWeight
 import type { ModelFolder } from './folder.ts';
 import { type LoadRun, MemoryRefusal, planLoad } from './loadPlan.ts';
 import type { HfFolderInfo } from './open.ts';
+import { LORA_TARGET_WEIGHT, type LoraAdapter, loraLinear, loraModulePath, type LoraTarget, type ModelAdapters } from './lora.ts';
 
 export interface LoadOptions {
   maxTableBytes?: number;
@@ -80,6 +81,33 @@ export class HfModel {
   static fromWeights(be: Backend, a: HfArch, weights: DeviceWeights): HfModel {
     const frequencies = a.rope ? ropeFrequencies(be, ropeInvFreq(a.headDim, a.rope.theta, a.rope.scaling)) : null;
     return new HfModel(be, a, weights, frequencies);
+  }
+
+  private adapters: ModelAdapters | null = null;
+
+  /**
+   * LoRA adapters on the decoder layers' projections (PEFT's lora.Linear), or null for the base
+   * model alone. The model does not own them: the caller disposes them. GPT-2's fused Conv1D
+   * c_attn is not adapted here.
+   */
+  setAdapters(adapters: ModelAdapters | null): void {
+    if (adapters) {
+      if (this.arch.family === 'gpt2') throw new Error("LoRA adapters: GPT-2's Conv1D layers (c_attn, c_proj, c_fc) are not supported; Llama, Qwen2 and Qwen3 are");
+      if (adapters.layers.length !== this.arch.nLayer) throw new Error(`LoRA adapters: ${adapters.layers.length} layers for a model of ${this.arch.nLayer}`);
+      adapters.layers.forEach((layer, l) => {
+        for (const [target, ad] of Object.entries(layer) as [LoraTarget, LoraAdapter][]) {
+          const w = this.weights.layers[l][LORA_TARGET_WEIGHT[target]];
+          if (!w) throw new Error(`LoRA adapters: layer ${l} has no ${target}`);
+          const [out, inF] = w.w.shape;
+          const r = adapters.settings.r;
+          if (ad.a.shape[0] !== r || ad.a.shape[1] !== inF || ad.b.shape[0] !== out || ad.b.shape[1] !== r)
+            throw new Error(
+              `LoRA adapters: ${loraModulePath(l, target)} takes A (${r}, ${inF}) and B (${out}, ${r}), got A (${ad.a.shape.join(', ')}) and B (${ad.b.shape.join(', ')})`,
+            );
+        }
+      });
+    }
+    this.adapters = adapters;
   }
 
   get vocab(): number {
@@ -199,8 +227,13 @@ export class HfModel {
     return r.y;
   }
 
-  private lin(x: Tensor, l: DeviceLinear, residual: Tensor | null = null): Tensor {
-    return linear(this.be, { x, weight: l.w, bias: l.b, residual });
+  /** x·Wᵀ (+ bias) (+ residual), plus the LoRA term when `target` of `layer` has an adapter. */
+  private lin(x: Tensor, l: DeviceLinear, residual: Tensor | null, layer: number, target: LoraTarget): Tensor {
+    const adapter = this.adapters?.layers[layer][target];
+    if (!adapter) return linear(this.be, { x, weight: l.w, bias: l.b, residual });
+    const { y, scaledDown } = loraLinear(this.be, { x, weight: l.w, bias: l.b, residual, adapter });
+    this.be.dispose(scaledDown);
+    return y;
   }
 
   /** One decoder layer over x (R, D) → (R, D); temporaries freed. */
@@ -209,9 +242,9 @@ export class HfModel {
     const be = this.be;
     return be.scope(() => {
       const n1 = this.norm(x, L.inputNorm);
-      let q = this.lin(n1, L.q);
-      let k = this.lin(n1, L.k);
-      const v = this.lin(n1, L.v);
+      let q = this.lin(n1, L.q, null, layer, 'q_proj');
+      let k = this.lin(n1, L.k, null, layer, 'k_proj');
+      const v = this.lin(n1, L.v, null, layer, 'v_proj');
       if (L.qNorm && L.kNorm) {
         q = this.headNorm(q, L.qNorm);
         k = this.headNorm(k, L.kNorm);
@@ -220,10 +253,12 @@ export class HfModel {
         q = rope(be, { x: q, positions, frequencies: this.frequencies });
         k = rope(be, { x: k, positions, frequencies: this.frequencies });
       }
-      const h = this.lin(attend(q, k, v, layer), L.o, x);
+      const h = this.lin(attend(q, k, v, layer), L.o, x, layer, 'o_proj');
       const n2 = this.norm(h, L.postNorm);
-      const act = L.gate ? swiglu(be, { gate: this.lin(n2, L.gate), up: this.lin(n2, L.up) }) : gelu(be, { x: this.lin(n2, L.up) });
-      return this.lin(act, L.down, h);
+      const act = L.gate
+        ? swiglu(be, { gate: this.lin(n2, L.gate, null, layer, 'gate_proj'), up: this.lin(n2, L.up, null, layer, 'up_proj') })
+        : gelu(be, { x: this.lin(n2, L.up, null, layer, 'up_proj') });
+      return this.lin(act, L.down, h, layer, 'down_proj');
     });
   }
 

@@ -47,6 +47,8 @@ export interface LoraLinearArgs {
   x: Tensor; // (…, in) f32
   weight: Tensor; // (out, in) f16 or f32, frozen
   bias?: Tensor | null; // (out) f32, frozen
+  /** (…, out) f32 added to the output: the residual stream's x + o_proj(…) */
+  residual?: Tensor | null;
   adapter: LoraAdapter;
 }
 
@@ -55,10 +57,10 @@ export interface LoraLinearResult {
   scaledDown: Tensor; // (…, r) f32, s·x·Aᵀ: the backward's input to gradB
 }
 
-export function loraLinear(be: Backend, { x, weight, bias, adapter }: LoraLinearArgs): LoraLinearResult {
+export function loraLinear(be: Backend, { x, weight, bias, residual, adapter }: LoraLinearArgs): LoraLinearResult {
   const scaledDown = matmul(be, { a: x, b: adapter.a, transB: true });
   scale(be, { x: scaledDown, alpha: adapter.scaling });
-  const base = linear(be, { x, weight, bias: bias ?? null });
+  const base = linear(be, { x, weight, bias: bias ?? null, residual: residual ?? null });
   const y = matmulResidual(be, { a: scaledDown, b: adapter.b, transB: true, residual: base });
   be.dispose(base);
   return { y, scaledDown };
@@ -84,6 +86,24 @@ export function loraLinearBackward(be: Backend, { gradY, x, weight, adapter, sca
   return linearBackward(be, { gradY, weight, into: gradX });
 }
 
+/** The canonical layer weight (src/model/hf/weightLayout.ts) each PEFT target adapts. */
+export const LORA_TARGET_WEIGHT = { q_proj: 'q', k_proj: 'k', v_proj: 'v', o_proj: 'o', gate_proj: 'gate', up_proj: 'up', down_proj: 'down' } as const satisfies Record<
+  LoraTarget,
+  string
+>;
+
+/** The transformers module path of a target in decoder layer `layer` (Llama, Qwen2, Qwen3). */
+export function loraModulePath(layer: number, target: LoraTarget): string {
+  return `model.layers.${layer}.${ATTENTION_TARGETS.has(target) ? 'self_attn' : 'mlp'}.${target}`;
+}
+const ATTENTION_TARGETS: ReadonlySet<LoraTarget> = new Set(['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+
+/** Adapters of a whole model: per decoder layer, the adapted targets. */
+export interface ModelAdapters {
+  settings: LoraSettings;
+  layers: Partial<Record<LoraTarget, LoraAdapter>>[];
+}
+
 /** A module's key in PEFT's adapter_model.safetensors (adapter name dropped, as PEFT saves). */
 export function peftAdapterKey(modulePath: string, which: 'A' | 'B'): string {
   return `base_model.model.${modulePath}.lora_${which}.weight`;
@@ -105,4 +125,39 @@ export function peftAdapterConfig(s: LoraSettings, baseModel: string): Record<st
     init_lora_weights: true,
     inference_mode: true,
   };
+}
+
+/** Host values of one adapter: A (r, in), B (out, r). */
+export interface AdapterValues {
+  a: ArrayLike<number>;
+  b: ArrayLike<number>;
+}
+
+/**
+ * Adapters on the backend from host values, per layer and target; `dims(layer, target)` gives the
+ * adapted weight's (out, in). Values past f32 are rounded by the upload.
+ */
+export function uploadAdapters(
+  be: Backend,
+  settings: LoraSettings,
+  values: readonly Partial<Record<LoraTarget, AdapterValues>>[],
+  dims: (layer: number, target: LoraTarget) => { out: number; in: number },
+): ModelAdapters {
+  const scaling = loraScaling(settings);
+  const layers = values.map((layer, l) => {
+    const out: Partial<Record<LoraTarget, LoraAdapter>> = {};
+    for (const target of settings.targets) {
+      const v = layer[target];
+      if (!v) continue;
+      const d = dims(l, target);
+      out[target] = { a: be.tensor(v.a, [settings.r, d.in]), b: be.tensor(v.b, [d.out, settings.r]), scaling };
+    }
+    return out;
+  });
+  return { settings, layers };
+}
+
+/** Every tensor of `adapters`, for dispose. */
+export function adapterTensors(adapters: ModelAdapters): Tensor[] {
+  return adapters.layers.flatMap((layer) => Object.values(layer).flatMap((ad) => [ad.a, ad.b]));
 }
