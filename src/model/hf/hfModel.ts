@@ -51,8 +51,44 @@ export interface KvCache {
   v: Tensor[];
 }
 
-/** What a decoder layer's attention is, given its q (R, H·Dh) and k, v (R, Hkv·Dh) after norms and rope. */
-type Attend = (q: Tensor, k: Tensor, v: Tensor, layer: number) => Tensor;
+/**
+ * What a decoder layer's attention is, given its q (R, H·Dh) and k, v (R, Hkv·Dh) after norms and
+ * rope: the output (R, H·Dh), and the logsumexp (B, H, S) when the backward will need it.
+ */
+type Attend = (q: Tensor, k: Tensor, v: Tensor, layer: number) => { out: Tensor; lse?: Tensor };
+
+/** A norm's output and what its backward reads: rstd (and LayerNorm's mean). */
+interface NormOut {
+  y: Tensor;
+  rstd: Tensor;
+  mean: Tensor | null;
+}
+
+/**
+ * Every tensor of one decoder layer's forward that its backward reads (src/model/hf/hfBackward.ts).
+ * Shapes: R = B·S rows; D model width; H·Dh, Hkv·Dh the attention widths; F the MLP width.
+ */
+export interface LayerTape {
+  x: Tensor; // (R, D) the layer's input (residual stream)
+  n1: NormOut; // input norm of x
+  qLin: Tensor; // (R, H·Dh) q_proj(n1), before q_norm and rope
+  kLin: Tensor; // (R, Hkv·Dh)
+  qNormed: NormOut | null; // Qwen3's q_norm over each head (null otherwise)
+  kNormed: NormOut | null;
+  q: Tensor; // (R, H·Dh) what attention read (after q_norm and rope)
+  k: Tensor; // (R, Hkv·Dh)
+  v: Tensor; // (R, Hkv·Dh)
+  attn: Tensor; // (R, H·Dh) attention's output
+  lse: Tensor | null; // (B, H, S)
+  h: Tensor; // (R, D) x + o_proj(attn)
+  n2: NormOut; // post-attention norm of h
+  gate: Tensor | null; // (R, F) gate_proj(n2), gated MLPs
+  up: Tensor; // (R, F)
+  act: Tensor; // (R, F) swiglu(gate, up) or gelu(up)
+  y: Tensor; // (R, D) h + down_proj(act): the next layer's input
+  /** s·x·Aᵀ of each adapted projection, for its adapter's gradient. */
+  scaledDown: Partial<Record<LoraTarget, Tensor>>;
+}
 
 export class HfModel {
   private constructor(
@@ -110,6 +146,16 @@ export class HfModel {
     this.adapters = adapters;
   }
 
+  /** The adapters set by setAdapters (null: the base model). */
+  get loraAdapters(): ModelAdapters | null {
+    return this.adapters;
+  }
+
+  /** (Dh/2, 2) i32 rope frequency words (null for GPT-2): what ropeBackward reads. */
+  get ropeTable(): Tensor | null {
+    return this.frequencies;
+  }
+
   get vocab(): number {
     return this.arch.vocab;
   }
@@ -120,15 +166,10 @@ export class HfModel {
     const a = this.arch;
     this.checkPositions(S);
     return this.be.scope(() => {
-      let x = this.embed(batch.tokens, batch.positions);
+      let x = this.embedTokens(batch.tokens, batch.positions);
       for (let l = 0; l < a.nLayer; l++) {
         const prev = x;
-        x = this.block(
-          x,
-          batch.positions,
-          l,
-          (q, k, v) => gqaAttention(this.be, { q, k, v, attnMask: batch.attnMask, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }).out,
-        );
+        x = this.block(x, batch.positions, l, (q, k, v) => gqaAttention(this.be, { q, k, v, attnMask: batch.attnMask, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }));
         this.be.dispose(prev);
       }
       return this.norm(x, this.weights.finalNorm);
@@ -161,12 +202,12 @@ export class HfModel {
     const [B, L] = tokens.shape;
     if (B !== cache.B || start + L > cache.Smax) throw new Error(`extend: rows [${start}, ${start + L}) of ${B} sequences do not fit a cache of ${cache.B} × ${cache.Smax}`);
     return this.be.scope(() => {
-      let x = this.embed(tokens, positions);
+      let x = this.embedTokens(tokens, positions);
       for (let l = 0; l < a.nLayer; l++) {
         const prev = x;
-        x = this.block(x, positions, l, (q, k, v, layer) =>
-          gqaAttentionCached(this.be, { q, k, v, kCache: cache.k[layer], vCache: cache.v[layer], attnMask, start, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }),
-        );
+        x = this.block(x, positions, l, (q, k, v, layer) => ({
+          out: gqaAttentionCached(this.be, { q, k, v, kCache: cache.k[layer], vCache: cache.v[layer], attnMask, start, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }),
+        }));
         this.be.dispose(prev);
       }
       const last = L === 1 ? x : this.lastRows(x, B, L);
@@ -194,7 +235,7 @@ export class HfModel {
   }
 
   /** (R, D) f32: token rows of the embedding (+ GPT-2's position rows). */
-  private embed(tokens: Tensor, positions: Tensor): Tensor {
+  embedTokens(tokens: Tensor, positions: Tensor): Tensor {
     const be = this.be;
     const R = tokens.size;
     const D = this.arch.dModel;
@@ -216,56 +257,59 @@ export class HfModel {
   }
 
   private norm(x: Tensor, n: DeviceNorm): Tensor {
-    const a = this.arch;
-    if (a.norm.kind === 'rms') {
-      const r = rmsNorm(this.be, { x, weight: n.w, eps: a.norm.eps });
-      this.be.dispose(r.rstd);
-      return r.y;
-    }
-    const r = layerNorm(this.be, { x, gamma: n.w, beta: n.b!, eps: a.norm.eps });
-    this.be.dispose(r.mean, r.rstd);
+    const r = this.normed(x, n);
+    this.be.dispose(r.rstd, r.mean);
     return r.y;
   }
 
-  /** x·Wᵀ (+ bias) (+ residual), plus the LoRA term when `target` of `layer` has an adapter. */
-  private lin(x: Tensor, l: DeviceLinear, residual: Tensor | null, layer: number, target: LoraTarget): Tensor {
-    const adapter = this.adapters?.layers[layer][target];
-    if (!adapter) return linear(this.be, { x, weight: l.w, bias: l.b, residual });
-    const { y, scaledDown } = loraLinear(this.be, { x, weight: l.w, bias: l.b, residual, adapter });
-    this.be.dispose(scaledDown);
-    return y;
+  /** The family's norm of x (RMSNorm or LayerNorm) with what its backward reads. */
+  normed(x: Tensor, n: DeviceNorm): NormOut {
+    const a = this.arch;
+    if (a.norm.kind === 'rms') return { ...rmsNorm(this.be, { x, weight: n.w, eps: a.norm.eps }), mean: null };
+    return layerNorm(this.be, { x, gamma: n.w, beta: n.b!, eps: a.norm.eps });
   }
 
   /** One decoder layer over x (R, D) → (R, D); temporaries freed. */
   private block(x: Tensor, positions: Tensor, layer: number, attend: Attend): Tensor {
-    const L: DeviceLayer = this.weights.layers[layer];
-    const be = this.be;
-    return be.scope(() => {
-      const n1 = this.norm(x, L.inputNorm);
-      let q = this.lin(n1, L.q, null, layer, 'q_proj');
-      let k = this.lin(n1, L.k, null, layer, 'k_proj');
-      const v = this.lin(n1, L.v, null, layer, 'v_proj');
-      if (L.qNorm && L.kNorm) {
-        q = this.headNorm(q, L.qNorm);
-        k = this.headNorm(k, L.kNorm);
-      }
-      if (this.frequencies) {
-        q = rope(be, { x: q, positions, frequencies: this.frequencies });
-        k = rope(be, { x: k, positions, frequencies: this.frequencies });
-      }
-      const h = this.lin(attend(q, k, v, layer), L.o, x, layer, 'o_proj');
-      const n2 = this.norm(h, L.postNorm);
-      const act = L.gate
-        ? swiglu(be, { gate: this.lin(n2, L.gate, null, layer, 'gate_proj'), up: this.lin(n2, L.up, null, layer, 'up_proj') })
-        : gelu(be, { x: this.lin(n2, L.up, null, layer, 'up_proj') });
-      return this.lin(act, L.down, h, layer, 'down_proj');
-    });
+    return this.be.scope(() => this.layerForward(x, positions, layer, attend).y);
   }
 
-  /** Qwen3's q_norm / k_norm: RMSNorm over each head's Dh values of (R, H·Dh). */
-  private headNorm(x: Tensor, weight: Tensor): Tensor {
-    const r = rmsNorm(this.be, { x, weight, eps: this.arch.norm.eps });
-    this.be.dispose(r.rstd);
-    return r.y;
+  /**
+   * One decoder layer over x (R, D), every intermediate kept (the caller's scope frees what it does
+   * not return). GPT-2's layers have LayerNorm and GELU in place of RMSNorm and SwiGLU.
+   */
+  layerForward(x: Tensor, positions: Tensor, layer: number, attend: Attend): LayerTape {
+    const L: DeviceLayer = this.weights.layers[layer];
+    const be = this.be;
+    const scaledDown: Partial<Record<LoraTarget, Tensor>> = {};
+    const lin = (input: Tensor, l: DeviceLinear, residual: Tensor | null, target: LoraTarget): Tensor => {
+      const adapter = this.adapters?.layers[layer][target];
+      if (!adapter) return linear(be, { x: input, weight: l.w, bias: l.b, residual });
+      const r = loraLinear(be, { x: input, weight: l.w, bias: l.b, residual, adapter });
+      scaledDown[target] = r.scaledDown;
+      return r.y;
+    };
+    const n1 = this.normed(x, L.inputNorm);
+    const qLin = lin(n1.y, L.q, null, 'q_proj');
+    const kLin = lin(n1.y, L.k, null, 'k_proj');
+    const v = lin(n1.y, L.v, null, 'v_proj');
+    // Qwen3's q_norm / k_norm: RMSNorm over each head's Dh values of (R, H·Dh).
+    const eps = this.arch.norm.eps;
+    const qNormed = L.qNorm ? { ...rmsNorm(be, { x: qLin, weight: L.qNorm, eps }), mean: null } : null;
+    const kNormed = L.kNorm ? { ...rmsNorm(be, { x: kLin, weight: L.kNorm, eps }), mean: null } : null;
+    let q = qNormed?.y ?? qLin;
+    let k = kNormed?.y ?? kLin;
+    if (this.frequencies) {
+      q = rope(be, { x: q, positions, frequencies: this.frequencies });
+      k = rope(be, { x: k, positions, frequencies: this.frequencies });
+    }
+    const { out: attn, lse } = attend(q, k, v, layer);
+    const h = lin(attn, L.o, x, 'o_proj');
+    const n2 = this.normed(h, L.postNorm);
+    const gate = L.gate ? lin(n2.y, L.gate, null, 'gate_proj') : null;
+    const up = lin(n2.y, L.up, null, 'up_proj');
+    const act = gate ? swiglu(be, { gate, up }) : gelu(be, { x: up });
+    const y = lin(act, L.down, h, 'down_proj');
+    return { x, n1, qLin, kLin, qNormed, kNormed, q, k, v, attn, lse: lse ?? null, h, n2, gate, up, act, y, scaledDown };
   }
 }

@@ -1,0 +1,210 @@
+// The gradient of a loss on response log-probs with respect to an HfModel's LoRA adapters, back
+// through the frozen layers (Llama, Qwen2, Qwen3): the forward of scoring.ts with every layer's
+// intermediates kept (HfModel.layerForward), then, from the LM head down, each layer's backward:
+//   y = h + down(act):       gAct = down'(gy);  (gGate, gUp) = swiglu'(gAct)
+//                            gh = gy + postNorm'(gate'(gGate) + up'(gUp))
+//   h = x + o(attn):         gAttn = o'(gh);  (gQ, gK, gV) = attention'(gAttn)
+//                            gQ, gK through rope' and (Qwen3) q_norm', k_norm'
+//                            gx = gh + inputNorm'(q'(gQ) + k'(gK) + v'(gV))
+// where p'(g) of a projection is g·W (+ its adapter's s·(g·B)·A, accumulating gradA and gradB).
+// Frozen weights get no gradient and the embedding none either: only adapters train.
+import type { Tensor } from '../../backend/tensor.ts';
+import { axpy } from '../../ops/elementwise.ts';
+import { gqaAttention, gqaAttentionBackward } from '../../ops/gqaAttention.ts';
+import { linearBackward } from '../../ops/linear.ts';
+import { lmHeadLogprobs, lmHeadLogprobsBackward } from '../../ops/lmHead.ts';
+import { rmsNormBackward } from '../../ops/rmsNorm.ts';
+import { ropeBackward } from '../../ops/rope.ts';
+import { sliceSeq, sliceSeqBackward } from '../../ops/slice.ts';
+import { swigluBackward } from '../../ops/swiglu.ts';
+import type { DeviceLinear } from './deviceWeights.ts';
+import type { HfModel, LayerTape, TokenBatch } from './hfModel.ts';
+import { type LoraTarget, loraLinearBackward, type ModelAdapters } from './lora.ts';
+import { batchTensors, packBatch, uploadBatch } from './scoring.ts';
+
+/** gradA (r, in) and gradB (out, r) of each adapter, in the adapters' layout. */
+export type AdapterGrads = Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>[];
+
+export function zeroAdapterGrads(model: HfModel, adapters: ModelAdapters): AdapterGrads {
+  const be = model.be;
+  return adapters.layers.map((layer) => {
+    const out: Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>> = {};
+    for (const [target, ad] of Object.entries(layer) as [LoraTarget, { a: Tensor; b: Tensor }][]) out[target] = { a: be.zeros(ad.a.shape), b: be.zeros(ad.b.shape) };
+    return out;
+  });
+}
+
+/** Everything the backward of one scored batch reads; dispose with disposeTape. */
+export interface ResponseTape {
+  B: number;
+  S: number;
+  P: number; // prompts' padded width
+  A: number; // responses' padded width
+  batch: TokenBatch;
+  layers: LayerTape[];
+  last: Tensor; // (B·S, D) the last layer's output
+  final: { rows: Tensor; rstd: Tensor }; // final norm of `last`, (B, S, D), and its rstd
+  scored: Tensor; // (B·A, D) final-normed rows that score each response column
+  targets: Tensor; // (B·A) i32, response ids (0 past a response's end)
+  saved: Tensor; // the LM head's (B·A, 4)
+  temperature: number;
+}
+
+export interface TapedScores {
+  logprobs: Tensor; // (B·A) f32, row-major (B, A); columns past a response's end score token 0 (mask them)
+  entropy: Tensor; // (B·A) f32
+  tape: ResponseTape;
+}
+
+/** Response log-probs as scoring.ts computes them, keeping what backwardToAdapters needs. */
+export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[], temperature = 1): TapedScores {
+  if (model.arch.norm.kind !== 'rms') throw new Error(`the adapter gradient takes Llama, Qwen2 and Qwen3 models, not ${model.arch.family}`);
+  prompts.forEach((p, b) => {
+    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
+  });
+  const be = model.be;
+  const a = model.arch;
+  const h = packBatch(prompts, responses, 0);
+  const A = h.S - h.P;
+  if (A === 0) throw new Error('no response holds a token: nothing to score');
+  const batch = uploadBatch(model, h);
+  const ids = new Int32Array(h.B * A);
+  responses.forEach((r, b) => r.forEach((id, j) => (ids[b * A + j] = id)));
+  // No scope: every tensor made here is kept in the tape (a scope keeps only two levels of a result).
+  const layers: LayerTape[] = [];
+  let x = model.embedTokens(batch.tokens, batch.positions);
+  for (let l = 0; l < a.nLayer; l++) {
+    const t = model.layerForward(x, batch.positions, l, (q, k, v) =>
+      gqaAttention(be, { q, k, v, attnMask: batch.attnMask, nHead: a.nHead, nKvHead: a.nKvHead, scale: a.attnScale }),
+    );
+    layers.push(t);
+    x = t.y;
+  }
+  const fin = model.normed(x, model.weights.finalNorm);
+  // reshape hands the storage to the new handle: the tape keeps the handles that own it.
+  const finalRows = be.reshape(fin.y, [h.B, h.S, a.dModel]);
+  const scored = be.reshape(sliceSeq(be, { x: finalRows, start: h.P - 1, len: A }), [h.B * A, a.dModel]);
+  const targets = be.tensor(ids, [h.B * A], 'i32');
+  const r = lmHeadLogprobs(be, { hidden: scored, head: model.weights.head, tokens: targets, temperature });
+  const tape: ResponseTape = { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd }, scored, targets, saved: r.saved, temperature };
+  return { logprobs: r.logprobs, entropy: r.entropy, tape };
+}
+
+/**
+ * Adds ∂L/∂A and ∂L/∂B of every adapter into `grads`, for L with ∂L/∂logprobs = gradLogprobs
+ * (B·A) f32 (0 on columns past a response's end) — e.g. PPO's per-token policy-loss gradient.
+ */
+export function backwardToAdapters(model: HfModel, tape: ResponseTape, gradLogprobs: Tensor, grads: AdapterGrads): void {
+  const be = model.be;
+  const a = model.arch;
+  const adapters = model.loraAdapters;
+  if (!adapters) throw new Error('backwardToAdapters: the model has no adapters (setAdapters)');
+  const { B, S, P, A } = tape;
+  const D = a.dModel;
+  be.scope(() => {
+    const gScored = lmHeadLogprobsBackward(be, {
+      hidden: tape.scored,
+      head: model.weights.head,
+      tokens: tape.targets,
+      temperature: tape.temperature,
+      saved: tape.saved,
+      gradLogprobs,
+    });
+    const gFinal = be.reshape(sliceSeqBackward(be, { grad: be.reshape(gScored, [B, A, D]), seqLen: S, start: P - 1 }), [B * S, D]);
+    let gy = rmsNormBackward(be, { gradY: gFinal, x: tape.last, weight: model.weights.finalNorm.w, rstd: tape.final.rstd, gradWeight: null });
+    for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, grads);
+  });
+}
+
+/** Adds one layer's adapter gradients; gy (R, D), the gradient at the layer's output, becomes the one at its input (in place). */
+function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Tensor, grads: AdapterGrads): Tensor {
+  const be = model.be;
+  const a = model.arch;
+  const t = tape.layers[layer];
+  const L = model.weights.layers[layer];
+  const adapters = model.loraAdapters!.layers[layer];
+  /** g·W of a projection, plus its adapter's term (gradients accumulated). */
+  const back = (g: Tensor, lin: DeviceLinear, input: Tensor, target: LoraTarget): Tensor => {
+    const adapter = adapters[target];
+    const grad = grads[layer][target];
+    if (!adapter || !grad) return linearBackward(be, { gradY: g, weight: lin.w });
+    return loraLinearBackward(be, { gradY: g, x: input, weight: lin.w, adapter, scaledDown: t.scaledDown[target]!, gradA: grad.a, gradB: grad.b });
+  };
+  const sum = (parts: Tensor[]): Tensor => {
+    for (const p of parts.slice(1)) axpy(be, { alpha: 1, x: p, y: parts[0] });
+    return parts[0];
+  };
+  return be.scope(() => {
+    // MLP: y = h + down(swiglu(gate(n2), up(n2))), n2 = postNorm(h)
+    const gAct = back(gy, L.down, t.act, 'down_proj');
+    const { gradGate, gradUp } = swigluBackward(be, { gradY: gAct, gate: t.gate!, up: t.up });
+    const gN2 = sum([back(gradGate, L.gate!, t.n2.y, 'gate_proj'), back(gradUp, L.up, t.n2.y, 'up_proj')]);
+    rmsNormBackward(be, { gradY: gN2, x: t.h, weight: L.postNorm.w, rstd: t.n2.rstd, gradWeight: null, into: gy });
+    // attention: h = x + o(attention(q, k, v)), q, k through norm and rope, n1 = inputNorm(x)
+    const gAttn = back(gy, L.o, t.attn, 'o_proj');
+    const g = gqaAttentionBackward(be, {
+      q: t.q,
+      k: t.k,
+      v: t.v,
+      attnMask: tape.batch.attnMask,
+      nHead: a.nHead,
+      nKvHead: a.nKvHead,
+      scale: a.attnScale,
+      gradOut: gAttn,
+      out: t.attn,
+      lse: t.lse!,
+    });
+    let gQ = g.gradQ;
+    let gK = g.gradK;
+    const frequencies = model.ropeTable;
+    if (frequencies) {
+      gQ = ropeBackward(be, { gradY: gQ, positions: tape.batch.positions, frequencies });
+      gK = ropeBackward(be, { gradY: gK, positions: tape.batch.positions, frequencies });
+    }
+    if (t.qNormed && L.qNorm) gQ = rmsNormBackward(be, { gradY: gQ, x: t.qLin, weight: L.qNorm, rstd: t.qNormed.rstd, gradWeight: null });
+    if (t.kNormed && L.kNorm) gK = rmsNormBackward(be, { gradY: gK, x: t.kLin, weight: L.kNorm, rstd: t.kNormed.rstd, gradWeight: null });
+    const gN1 = sum([back(gQ, L.q, t.n1.y, 'q_proj'), back(gK, L.k, t.n1.y, 'k_proj'), back(g.gradV, L.v, t.n1.y, 'v_proj')]);
+    rmsNormBackward(be, { gradY: gN1, x: t.x, weight: L.inputNorm.w, rstd: t.n1.rstd, gradWeight: null, into: gy });
+    return gy;
+  });
+}
+
+/** Frees a tape (the batch's tensors included). */
+export function disposeTape(model: HfModel, tape: ResponseTape): void {
+  const be = model.be;
+  const layerTensors = (t: LayerTape): (Tensor | null)[] => [
+    t.n1.y,
+    t.n1.rstd,
+    t.qLin,
+    t.kLin,
+    t.qNormed?.y ?? null,
+    t.qNormed?.rstd ?? null,
+    t.kNormed?.y ?? null,
+    t.kNormed?.rstd ?? null,
+    t.q,
+    t.k,
+    t.v,
+    t.attn,
+    t.lse,
+    t.h,
+    t.n2.y,
+    t.n2.rstd,
+    t.gate,
+    t.up,
+    t.act,
+    t.y,
+    ...Object.values(t.scaledDown),
+  ];
+  // Each layer's input is the previous layer's y (the first one's, the embedding).
+  const all = new Set([
+    tape.layers[0]?.x,
+    ...tape.layers.flatMap(layerTensors),
+    tape.final.rows,
+    tape.final.rstd,
+    tape.scored,
+    tape.targets,
+    tape.saved,
+    ...batchTensors(tape.batch),
+  ]);
+  be.dispose(...all);
+}
