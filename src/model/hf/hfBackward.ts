@@ -44,10 +44,10 @@ export interface ResponseTape {
   layers: LayerTape[];
   last: Tensor; // (B·S, D) the last layer's output
   final: { rows: Tensor; rstd: Tensor }; // final norm of `last`, (B, S, D), and its rstd
-  scored: Tensor; // (B·A, D) final-normed rows that score each response column
+  scored: Tensor; // (B·A, D) final-normed rows that score each response column (the heads' input)
   targets: Tensor; // (B·A) i32, response ids (0 past a response's end)
-  saved: Tensor; // the LM head's (B·A, 4)
-  temperature: number;
+  /** The LM head's (B·A, 4) and temperature, when the tape scored log-probs. */
+  head: { saved: Tensor; temperature: number } | null;
 }
 
 export interface TapedScores {
@@ -58,6 +58,17 @@ export interface TapedScores {
 
 /** Response log-probs as scoring.ts computes them, keeping what backwardToAdapters needs. */
 export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[], temperature = 1): TapedScores {
+  const tape = responseRowsTaped(model, prompts, responses);
+  const r = lmHeadLogprobs(model.be, { hidden: tape.scored, head: model.weights.head, tokens: tape.targets, temperature });
+  tape.head = { saved: r.saved, temperature };
+  return { logprobs: r.logprobs, entropy: r.entropy, tape };
+}
+
+/**
+ * The final-normed hidden rows that score each response column (tape.scored, (B·A, D)), every
+ * layer's intermediates kept: what a value head, or the LM head (responseLogprobsTaped), reads.
+ */
+export function responseRowsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): ResponseTape {
   if (model.arch.norm.kind !== 'rms') throw new Error(`the adapter gradient takes Llama, Qwen2 and Qwen3 models, not ${model.arch.family}`);
   prompts.forEach((p, b) => {
     if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
@@ -85,9 +96,7 @@ export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonl
   const finalRows = be.reshape(fin.y, [h.B, h.S, a.dModel]);
   const scored = be.reshape(sliceSeq(be, { x: finalRows, start: h.P - 1, len: A }), [h.B * A, a.dModel]);
   const targets = be.tensor(ids, [h.B * A], 'i32');
-  const r = lmHeadLogprobs(be, { hidden: scored, head: model.weights.head, tokens: targets, temperature });
-  const tape: ResponseTape = { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd }, scored, targets, saved: r.saved, temperature };
-  return { logprobs: r.logprobs, entropy: r.entropy, tape };
+  return { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd }, scored, targets, head: null };
 }
 
 /**
@@ -96,20 +105,29 @@ export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonl
  */
 export function backwardToAdapters(model: HfModel, tape: ResponseTape, gradLogprobs: Tensor, grads: AdapterGrads): void {
   const be = model.be;
-  const a = model.arch;
-  const adapters = model.loraAdapters;
-  if (!adapters) throw new Error('backwardToAdapters: the model has no adapters (setAdapters)');
-  const { B, S, P, A } = tape;
-  const D = a.dModel;
+  if (!tape.head) throw new Error('backwardToAdapters: the tape scored no log-probs (responseLogprobsTaped makes one that did)');
+  const head = tape.head;
   be.scope(() => {
     const gScored = lmHeadLogprobsBackward(be, {
       hidden: tape.scored,
       head: model.weights.head,
       tokens: tape.targets,
-      temperature: tape.temperature,
-      saved: tape.saved,
+      temperature: head.temperature,
+      saved: head.saved,
       gradLogprobs,
     });
+    backwardFromRows(model, tape, gScored, grads);
+  });
+}
+
+/** Adds the adapters' gradients for ∂L/∂scored = gScored (B·A, D), a head's gradient at its input rows (consumed: its storage is freed). */
+export function backwardFromRows(model: HfModel, tape: ResponseTape, gScored: Tensor, grads: AdapterGrads): void {
+  const be = model.be;
+  const a = model.arch;
+  if (!model.loraAdapters) throw new Error('backwardFromRows: the model has no adapters (setAdapters)');
+  const { B, S, P, A } = tape;
+  const D = a.dModel;
+  be.scope(() => {
     const gFinal = be.reshape(sliceSeqBackward(be, { grad: be.reshape(gScored, [B, A, D]), seqLen: S, start: P - 1 }), [B * S, D]);
     let gy = rmsNormBackward(be, { gradY: gFinal, x: tape.last, weight: model.weights.finalNorm.w, rstd: tape.final.rstd, gradWeight: null });
     for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, grads);
@@ -203,7 +221,7 @@ export function disposeTape(model: HfModel, tape: ResponseTape): void {
     tape.final.rstd,
     tape.scored,
     tape.targets,
-    tape.saved,
+    tape.head?.saved,
     ...batchTensors(tape.batch),
   ]);
   be.dispose(...all);
