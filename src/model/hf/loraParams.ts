@@ -9,6 +9,8 @@ import { adamw, gradNorm } from '../../ops/optim.ts';
 import { NO_CLIP, type OptimizerParams } from '../gpt.ts';
 import type { AdapterGrads } from './hfBackward.ts';
 import type { HfModel } from './hfModel.ts';
+import type { ValueHead } from './valueHead.ts';
+import { valueHeadInit } from './valueHead.ts';
 import { LORA_TARGET_WEIGHT, loraInitValues, loraScaling, type LoraAdapter, type LoraSettings, type LoraTarget, type ModelAdapters } from './lora.ts';
 
 const ALIGN = 64;
@@ -24,6 +26,8 @@ export interface LoraTrainable {
   decayMask: Tensor; // (size) f32: 1 on A and B (HF Trainer decays every weight matrix), 0 on padding
   adapters: ModelAdapters; // views of params
   adapterGrads: AdapterGrads; // views of grads
+  /** The critic's value head w (1, D) and b (1), after the adapters in the same buffers (null for an actor). */
+  valueHead: { params: ValueHead; grads: ValueHead } | null;
   steps: number;
 }
 
@@ -56,12 +60,23 @@ function layout(model: HfModel, s: LoraSettings): { slots: Slot[]; size: number 
   return { slots, size: at };
 }
 
-/** Fresh adapters with PEFT's init (A uniform ±1/√in from `seed`, B = 0), zero moments and gradients. */
-export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: number): LoraTrainable {
+/**
+ * Fresh adapters with PEFT's init (A uniform ±1/√in from `seed`, B = 0), zero moments and gradients;
+ * with `valueHead`, a critic's head after them (weight N(0, 0.02²) decayed, bias 0 not decayed).
+ */
+export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: number, valueHead = false): LoraTrainable {
   const be: Backend = model.be;
-  const { slots, size } = layout(model, settings);
+  const { slots, size: adaptersSize } = layout(model, settings);
+  const D = model.arch.dModel;
+  const headW = adaptersSize;
+  const headB = headW + padded(D);
+  const size = valueHead ? headB + ALIGN : adaptersSize;
   const host = new Float64Array(size);
   const decay = new Float64Array(size);
+  if (valueHead) {
+    host.set(valueHeadInit(D, (seed ^ 0x5bd1e995) >>> 0).w, headW);
+    decay.fill(1, headW, headW + D);
+  }
   slots.forEach((slot, i) => {
     const init = loraInitValues(settings.r, slot.in, slot.out, (seed + i * 0x9e3779b9) >>> 0);
     host.set(init.a, slot.aAt);
@@ -77,7 +92,20 @@ export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: n
     layers[slot.layer][slot.target] = { a: be.view(params, slot.aAt, [settings.r, slot.in]), b: be.view(params, slot.bAt, [slot.out, settings.r]), scaling };
     adapterGrads[slot.layer][slot.target] = { a: be.view(grads, slot.aAt, [settings.r, slot.in]), b: be.view(grads, slot.bAt, [slot.out, settings.r]) };
   }
-  return { settings, size, params, grads, m: be.zeros([size]), v: be.zeros([size]), decayMask: be.tensor(decay, [size]), adapters: { settings, layers }, adapterGrads, steps: 0 };
+  const head = (buf: Tensor): ValueHead => ({ w: be.view(buf, headW, [1, D]), b: be.view(buf, headB, [1]) });
+  return {
+    settings,
+    size,
+    params,
+    grads,
+    m: be.zeros([size]),
+    v: be.zeros([size]),
+    decayMask: be.tensor(decay, [size]),
+    adapters: { settings, layers },
+    adapterGrads,
+    valueHead: valueHead ? { params: head(params), grads: head(grads) } : null,
+    steps: 0,
+  };
 }
 
 /** Zeroes the gradients before a new accumulation. */
