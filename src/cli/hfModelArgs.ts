@@ -12,6 +12,8 @@ import { type LoadRun, MemoryRefusal, SMALLEST_RUN } from '../model/hf/loadPlan.
 import { type HfFolderInfo, openHfFolder } from '../model/hf/open.ts';
 import { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { headWeight } from '../model/hf/weights.ts';
+import { uploadAdapters } from '../model/hf/lora.ts';
+import { type PeftAdapter, readPeftAdapter, targetDims } from '../model/hf/peftAdapter.ts';
 import { makeBackend } from '../node/backend.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 
@@ -23,9 +25,10 @@ export const MODEL_OPTIONS = {
   backend: { type: 'string', default: 'webgpu' },
   weights: { type: 'string' },
   'gpu-memory': { type: 'string' },
+  adapter: { type: 'string' },
 } as const;
 
-export const MODEL_USAGE = '--model DIR --prompt TEXT [--chat] [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
+export const MODEL_USAGE = '--model DIR --prompt TEXT [--chat] [--adapter DIR] [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
 
 /** Bad input named in one line: the command prints it and exits 2. */
 export class InputRefusal extends Error {}
@@ -63,6 +66,7 @@ export interface ModelFlags {
   backend?: string;
   weights?: string;
   'gpu-memory'?: string;
+  adapter?: string;
 }
 
 /** The memory plan's refusal as one line: the plan's verdict and the flags that lower what it counts. */
@@ -101,8 +105,21 @@ export async function openModel(values: ModelFlags, run: (tokenizer: HfTokenizer
     const message = e instanceof Error ? e.message : String(e);
     throw new InputRefusal(message.includes("beyond float16's range") ? `${message} (--weights f32)` : message);
   }
+  if (values.adapter !== undefined) await attachAdapter(model, info, values.adapter);
   const precision = dtype === 'f16' ? 'f16' : be.kind === 'cpu' ? 'float64' : 'f32';
   return { info, tokenizer, model, precision };
+}
+
+/** --adapter DIR: a PEFT LoRA adapter folder on the same base, checked and put on the model's projections. */
+async function attachAdapter(model: HfModel, info: HfFolderInfo, dir: string): Promise<void> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputRefusal(`--adapter: no folder at ${dir}`);
+  let adapter: PeftAdapter;
+  try {
+    adapter = await readPeftAdapter(new NodeFolder(dir), info.arch);
+  } catch (e) {
+    throw new InputRefusal(`--adapter: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  model.setAdapters(uploadAdapters(model.be, adapter.settings, adapter.values, (_l, target) => targetDims(info.arch, target)));
 }
 
 /** The prompt's ids: one user turn through the chat template with the generation prompt (--chat), or the text as tokenizer(text) encodes it. */
