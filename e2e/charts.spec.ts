@@ -36,7 +36,9 @@ test('teaching views show friendly empty states before data arrives', async ({ p
 test("a run's first point reaches the page at the next frame, not a redraw interval later", async ({ page }) => {
   // Redraws are at most 5 a second (MIN_FLUSH_INTERVAL_MS = 200), but a new run's first point used
   // to start that interval with an empty flush and wait it out. The run list counts iterations from
-  // the same store update the charts draw from.
+  // the same store update the charts draw from. The charts arrive in their own chunk after the
+  // first paint: the frames are counted once they are on the page (a slow load had not yet).
+  await expect(page.getByTestId('chart-reward_mean')).toBeVisible();
   const listed = await page.evaluate(async (msg) => {
     await window.ppoPlayground!.settled();
     window.ppoPlayground!.receive(msg);
