@@ -51,7 +51,9 @@ async function setup(be: Backend, family: SyntheticFamily, seed: number): Promis
   const responses = [ids(2), ids(4)]; // row 0 padded past 2: c is 0 there
   const A = 4;
   const c = new Float64Array(2 * A);
-  responses.forEach((resp, b) => resp.forEach((_, j) => (c[b * A + j] = r.normal())));
+  responses.forEach((resp, b) => {
+    for (let j = 0; j < resp.length; j++) c[b * A + j] = r.normal();
+  });
   const dims = (l: number, t: LoraTarget) => {
     const [out, inF] = model.weights.layers[l][LORA_TARGET_WEIGHT[t]]!.w.shape;
     return { out, in: inF };

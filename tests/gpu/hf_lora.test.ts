@@ -89,7 +89,7 @@ describe.each(BACKENDS)('HfModel with LoRA adapters on %s', (name, makeBackend) 
       const got = await responseLogprobs(model, prompts, responses);
       const want = merged(ref, trained, loraScaling(SETTINGS), SETTINGS.r);
       const atol = name === 'webgpu' ? 1e-4 : 1e-9;
-      prompts.forEach((p, b) => expectClose(got.logprobs[b], responseLogprobsRef(info.arch, want, p, responses[b]).logprobs, 0, atol, `row ${b}`));
+      for (const [b, p] of prompts.entries()) expectClose(got.logprobs[b], responseLogprobsRef(info.arch, want, p, responses[b]).logprobs, 0, atol, `row ${b}`);
       // the adapters moved the log-probs well past the tolerance: the comparison above has teeth
       expect(Math.max(...got.logprobs.flatMap((row, b) => row.map((x, j) => Math.abs(x - base.logprobs[b][j]))))).toBeGreaterThan(1e-2);
       model.setAdapters(fresh);

@@ -68,7 +68,7 @@ describe('LoRA supervised steps on an HfModel (Qwen3)', () => {
       console.log(`[lora-sft] mean log-prob ${first.toFixed(4)} → ${last.toFixed(4)} over ${STEPS} steps`);
       expect(last - first).toBeGreaterThan(3);
     }
-    gpu.curve.forEach((x, i) => expect(Math.abs(x - ref.curve[i]), `step ${i}: ${x} vs ${ref.curve[i]}`).toBeLessThanOrEqual(1e-3));
+    for (const [i, x] of gpu.curve.entries()) expect(Math.abs(x - ref.curve[i]), `step ${i}: ${x} vs ${ref.curve[i]}`).toBeLessThanOrEqual(1e-3);
   });
 });
 
@@ -88,11 +88,11 @@ describe('the flat adapter buffer (loraParams.ts)', () => {
       expect(decay.reduce((s, x) => s + x, 0)).toBe(entries);
       // Marking each view's elements through the flat buffer: every element once, none shared.
       be.write(t.params, new Float64Array(t.size));
-      views.forEach((v, i) => be.write(v, new Float64Array(v.size).fill(i + 1)));
+      for (const [i, v] of views.entries()) be.write(v, new Float64Array(v.size).fill(i + 1));
       const marked = await be.read(t.params);
       const counts = new Map<number, number>();
       for (const x of marked) counts.set(x, (counts.get(x) ?? 0) + 1);
-      views.forEach((v, i) => expect(counts.get(i + 1), `view ${i}`).toBe(v.size));
+      for (const [i, v] of views.entries()) expect(counts.get(i + 1), `view ${i}`).toBe(v.size);
       expect(Array.from(marked).every((x, i) => (x === 0) === (decay[i] === 0))).toBe(true);
       // PEFT's init, read before the marking: A within ±1/√in, B zero.
       t.adapters.layers.forEach((layer) => {

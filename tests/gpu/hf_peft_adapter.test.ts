@@ -43,7 +43,7 @@ describe.each(BACKENDS)('PEFT adapter folders on %s', (_name, makeBackend) => {
       const views = t.adapters.layers.flatMap((layer) => SETTINGS.targets.flatMap((tg) => [layer[tg]!.a, layer[tg]!.b]));
       const want = await be.readMany(views);
       const got = back.values.flatMap((layer) => SETTINGS.targets.flatMap((tg) => [layer[tg]!.a, layer[tg]!.b]));
-      got.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(want[i])));
+      for (const [i, v] of got.entries()) expect(Array.from(v)).toEqual(Array.from(want[i]));
       const prompts = [[1, 2, 3]];
       const responses = [[4, 5]];
       model.setAdapters(t.adapters);

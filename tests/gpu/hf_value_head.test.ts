@@ -46,7 +46,9 @@ async function critic(be: Backend, family: SyntheticFamily, seed: number): Promi
   const headGrads = { w: be.zeros([1, info.arch.dModel]), b: be.zeros([1]) };
   const responses = [ids(3), ids(1)];
   const c = new Float64Array(6);
-  responses.forEach((resp, b) => resp.forEach((_, j) => (c[b * 3 + j] = r.normal())));
+  responses.forEach((resp, b) => {
+    for (let j = 0; j < resp.length; j++) c[b * 3 + j] = r.normal();
+  });
   return { be, model, t, head, headGrads, prompts: [ids(2), ids(4)], responses, c };
 }
 

@@ -80,7 +80,9 @@ export function responseRowsTaped(model: HfModel, prompts: readonly (readonly nu
   if (A === 0) throw new Error('no response holds a token: nothing to score');
   const batch = uploadBatch(model, h);
   const ids = new Int32Array(h.B * A);
-  responses.forEach((r, b) => r.forEach((id, j) => (ids[b * A + j] = id)));
+  responses.forEach((r, b) => {
+    ids.set(r, b * A);
+  });
   // No scope: every tensor made here is kept in the tape (a scope keeps only two levels of a result).
   const layers: LayerTape[] = [];
   let x = model.embedTokens(batch.tokens, batch.positions);

@@ -122,7 +122,8 @@ export async function readPeftAdapter(folder: ModelFolder, arch: HfArch): Promis
       throw new Error(`${ADAPTER_WEIGHTS}: tensor ${key} is [${e.shape.join(', ')}]; this model and r = ${settings.r} take [${want.shape.join(', ')}]`);
     if (e.dtype !== 'F32' && e.dtype !== 'F16' && e.dtype !== 'BF16') throw new Error(`${ADAPTER_WEIGHTS}: tensor ${key} is ${e.dtype}; F32, F16 or BF16 is expected`);
     const v = decodeToF32(await folder.read(ADAPTER_WEIGHTS, e.begin, e.end), e.dtype as HfDtype);
-    const slot = (values[want.l][want.target] ??= { a: new Float32Array(0), b: new Float32Array(0) });
+    values[want.l][want.target] ??= { a: new Float32Array(0), b: new Float32Array(0) };
+    const slot = values[want.l][want.target]!;
     slot[want.which] = v;
   }
   return { settings, values };

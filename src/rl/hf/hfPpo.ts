@@ -94,10 +94,14 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
   const scores = prompts.map((p, b) => score(p, responses[b]));
   const A = Math.max(...responses.map((r) => r.length));
   const mask = new Float64Array(B * A);
-  responses.forEach((r, b) => mask.fill(1, b * A, b * A + r.length));
+  responses.forEach((r, b) => {
+    mask.fill(1, b * A, b * A + r.length);
+  });
   const pack = (rows: number[][]) => {
     const out = new Float64Array(B * A);
-    rows.forEach((row, b) => out.set(row, b * A));
+    rows.forEach((row, b) => {
+      out.set(row, b * A);
+    });
     return out;
   };
 
