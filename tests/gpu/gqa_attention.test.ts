@@ -82,6 +82,17 @@ const CASES: [string, Case][] = [
   ['one kv head for 4 query heads, Dh 10 (not a multiple of 4)', { B: 2, S: 11, H: 4, Hkv: 1, Dh: 10 }],
 ];
 
+/** One left-padded sequence of S positions, 2 query heads over 1 kv head of width 128, both passes against the reference. */
+async function longSequence(be: Backend, S: number): Promise<void> {
+  const r = rng(S);
+  const c = { B: 1, S, H: 2, Hkv: 1, Dh: 128 };
+  const R = c.B * c.S;
+  const mask = new Float64Array(R).fill(1);
+  mask.fill(0, 0, 7); // left padding
+  const res = await runBoth(be, c, f32(randn(r, R * c.H * c.Dh)), f32(randn(r, R * c.Dh)), f32(randn(r, R * c.Dh)), mask, f32(randn(r, R * c.H * c.Dh)));
+  expectMatches(res, `S ${S}`);
+}
+
 describe.each(BACKENDS)('gqaAttention on %s', (_name, makeBackend) => {
   it.each(CASES)('%s: forward and backward match the float64 reference', async (_label, c) => {
     const be = await makeBackend();
@@ -130,14 +141,7 @@ describe.each(BACKENDS)('gqaAttention on %s', (_name, makeBackend) => {
   });
 
   it('256 positions at head width 128 (prompt + response of a real rollout)', async () => {
-    const be = await makeBackend();
-    const r = rng(256);
-    const c = { B: 1, S: 256, H: 2, Hkv: 1, Dh: 128 };
-    const R = c.B * c.S;
-    const mask = new Float64Array(R).fill(1);
-    mask.fill(0, 0, 7); // left padding
-    const res = await runBoth(be, c, f32(randn(r, R * c.H * c.Dh)), f32(randn(r, R * c.Dh)), f32(randn(r, R * c.Dh)), mask, f32(randn(r, R * c.H * c.Dh)));
-    expectMatches(res, 'S 256');
+    await longSequence(await makeBackend(), 256);
   });
 
   it('extreme scores: exact integer dot products of ±1e4 give one-hot rows, finite gradients', async () => {
@@ -201,13 +205,6 @@ describe('gqaAttention on webgpu, long sequences', () => {
   it('1 024 positions at head width 128: the backward sums in passes, every key row right', async () => {
     // One pass of 1 024 queries × 2 heads gave zeros for keys 7–191 on lavapipe (the longest loops);
     // passes of gqaPassRows bound every thread's loop.
-    const be = await webgpuBackend();
-    const r = rng(1024);
-    const c = { B: 1, S: 1024, H: 2, Hkv: 1, Dh: 128 };
-    const R = c.B * c.S;
-    const mask = new Float64Array(R).fill(1);
-    mask.fill(0, 0, 7); // left padding
-    const res = await runBoth(be, c, f32(randn(r, R * c.H * c.Dh)), f32(randn(r, R * c.Dh)), f32(randn(r, R * c.Dh)), mask, f32(randn(r, R * c.H * c.Dh)));
-    expectMatches(res, 'S 1024');
+    await longSequence(await webgpuBackend(), 1024);
   });
 });
