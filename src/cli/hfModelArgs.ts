@@ -12,8 +12,7 @@ import { type LoadRun, MemoryRefusal, SMALLEST_RUN } from '../model/hf/loadPlan.
 import { type HfFolderInfo, openHfFolder } from '../model/hf/open.ts';
 import { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { headWeight } from '../model/hf/weights.ts';
-import { uploadAdapters } from '../model/hf/lora.ts';
-import { type PeftAdapter, readPeftAdapter, targetDims } from '../model/hf/peftAdapter.ts';
+import { type PeftAdapter, readPeftAdapter, uploadPeftAdapter } from '../model/hf/peftAdapter.ts';
 import { makeBackend } from '../node/backend.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 
@@ -119,7 +118,7 @@ async function attachAdapter(model: HfModel, info: HfFolderInfo, dir: string): P
   } catch (e) {
     throw new InputRefusal(`--adapter: ${e instanceof Error ? e.message : String(e)}`);
   }
-  model.setAdapters(uploadAdapters(model.be, adapter.settings, adapter.values, (_l, target) => targetDims(info.arch, target)));
+  model.setAdapters(uploadPeftAdapter(model.be, adapter, info.arch.nLayer));
 }
 
 /** The prompt's ids: one user turn through the chat template with the generation prompt (--chat), or the text as tokenizer(text) encodes it. */

@@ -1,6 +1,7 @@
 // The adapter gradient through an HfModel's frozen layers (src/model/hf/hfBackward.ts), on fresh
 // synthetic folders (TEST_SEED) of the families LoRA takes — Llama 3 (rope scaling), Qwen2 (q/k/v
-// bias), Qwen3 (q/k norm, head_dim × heads ≠ hidden), each with grouped-query attention:
+// bias), Qwen3 (q/k norm, head_dim × heads ≠ hidden), each with grouped-query attention, and GPT-2
+// (LayerNorm, gelu, learned positions; its c_attn adapter's one A shared by q, k and v):
 // - on the float64 backend, against central finite differences of L = Σ c·logprob (random c on the
 //   response tokens, 0 on padding), h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at entries of A and B of
 //   every adapted projection of every layer;
@@ -21,6 +22,7 @@ import {
   type ModelAdapters,
   uploadAdapters,
 } from '../../src/model/hf/lora.ts';
+import { disposeLoraTrainable, newLoraTrainable, zeroLoraGrads } from '../../src/model/hf/loraParams.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
@@ -29,10 +31,11 @@ import { expectClose, randn, rng } from '../helpers/random.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
 const SETTINGS: LoraSettings = { r: 2, alpha: 4, rslora: false, targets: LORA_TARGETS };
-const FAMILIES: SyntheticFamily[] = ['llama3', 'qwen2', 'qwen3'];
+const FAMILIES: SyntheticFamily[] = ['llama3', 'qwen2', 'qwen3', 'gpt2'];
 
 interface Setup {
   model: HfModel;
+  targets: LoraTarget[]; // the projections the family has (GPT-2: no gate_proj)
   adapters: ModelAdapters;
   values: Partial<Record<LoraTarget, AdapterValues>>[];
   prompts: number[][];
@@ -58,12 +61,13 @@ async function setup(be: Backend, family: SyntheticFamily, seed: number): Promis
     const [out, inF] = model.weights.layers[l][LORA_TARGET_WEIGHT[t]]!.w.shape;
     return { out, in: inF };
   };
+  const targets = LORA_TARGETS.filter((t) => model.weights.layers[0][LORA_TARGET_WEIGHT[t]]);
   const values = model.weights.layers.map((_, l) =>
-    Object.fromEntries(LORA_TARGETS.map((t) => [t, { a: f32(randn(r, SETTINGS.r * dims(l, t).in, 0.3)), b: f32(randn(r, dims(l, t).out * SETTINGS.r, 0.3)) }])),
+    Object.fromEntries(targets.map((t) => [t, { a: f32(randn(r, SETTINGS.r * dims(l, t).in, 0.3)), b: f32(randn(r, dims(l, t).out * SETTINGS.r, 0.3)) }])),
   ) as Partial<Record<LoraTarget, AdapterValues>>[];
   const adapters = uploadAdapters(be, SETTINGS, values, dims);
   model.setAdapters(adapters);
-  return { model, adapters, values, prompts, responses, c };
+  return { model, targets, adapters, values, prompts, responses, c };
 }
 
 /** The gradients of L = Σ c·logprob as host arrays per layer and target. */
@@ -72,7 +76,7 @@ async function gradients(s: Setup): Promise<{ grads: { a: Float64Array; b: Float
   const taped = responseLogprobsTaped(s.model, s.prompts, s.responses);
   const grads: AdapterGrads = zeroAdapterGrads(s.model, s.adapters);
   backwardToAdapters(s.model, taped.tape, be.tensor(s.c, [s.c.length]), grads);
-  const flat = grads.flatMap((layer) => LORA_TARGETS.flatMap((t) => [layer[t]!.a, layer[t]!.b]));
+  const flat = grads.flatMap((layer) => s.targets.flatMap((t) => [layer[t]!.a, layer[t]!.b]));
   const [lp, ...values] = await be.readMany([taped.logprobs, ...flat]);
   disposeTape(s.model, taped.tape);
   be.dispose(taped.logprobs, taped.entropy, ...flat);
@@ -80,7 +84,7 @@ async function gradients(s: Setup): Promise<{ grads: { a: Float64Array; b: Float
   let at = 0;
   for (let l = 0; l < grads.length; l++) {
     out.push([]);
-    for (let i = 0; i < LORA_TARGETS.length; i++) {
+    for (let i = 0; i < s.targets.length; i++) {
       out[l].push({ a: values[at], b: values[at + 1] });
       at += 2;
     }
@@ -110,7 +114,7 @@ describe('adapter gradients through an HfModel', () => {
       const pick = rng(77);
       const h = 1e-5;
       for (let l = 0; l < grads.length; l++)
-        for (const [ti, target] of LORA_TARGETS.entries())
+        for (const [ti, target] of s.targets.entries())
           for (const which of ['a', 'b'] as const) {
             const tensor = s.adapters.layers[l][target]![which];
             const host = Float64Array.from(s.values[l][target]![which]);
@@ -145,7 +149,7 @@ describe('adapter gradients through an HfModel', () => {
       const want = await gradients(ref);
       let worst = 0;
       for (let l = 0; l < want.grads.length; l++)
-        for (const [ti, target] of LORA_TARGETS.entries())
+        for (const [ti, target] of ref.targets.entries())
           for (const which of ['a', 'b'] as const) {
             const w = want.grads[l][ti][which];
             const size = w.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
@@ -159,6 +163,53 @@ describe('adapter gradients through an HfModel', () => {
       gpu.model.dispose();
       cpuBackend.dispose(...adapterTensors(ref.adapters));
       ref.model.dispose();
+    }
+  });
+
+  it("GPT-2's c_attn adapter: one A shared by q, k and v gets the sum of their gradients (float64, finite differences)", async () => {
+    const be = cpuBackend;
+    const r = rng(5300);
+    const folder = await synthesizeToMemory({ family: 'gpt2', dtype: 'F32', shards: 1, seed: r.nextU32() });
+    const info = await openHfFolder(folder);
+    const model = await HfModel.load(be, folder, info, 'f32');
+    const t = newLoraTrainable(model, { r: 2, alpha: 4, rslora: false, targets: ['c_attn', 'c_proj', 'c_fc'] }, r.nextU32());
+    try {
+      be.write(t.params, f32(randn(r, t.size, 0.3)));
+      model.setAdapters(t.adapters);
+      const V = info.arch.vocab;
+      const ids = (n: number) => Array.from({ length: n }, () => r.nextU32() % V);
+      const prompts = [ids(2), ids(3)];
+      const responses = [ids(3), ids(2)];
+      const c = Float64Array.from({ length: 6 }, (_, i) => (i === 5 ? 0 : r.normal()));
+      const taped = responseLogprobsTaped(model, prompts, responses);
+      zeroLoraGrads(be, t);
+      backwardToAdapters(model, taped.tape, be.tensor(c, [6]), t.adapterGrads);
+      disposeTape(model, taped.tape);
+      be.dispose(taped.logprobs, taped.entropy);
+      const grads = await be.read(t.grads);
+      const host = await be.read(t.params);
+      const lossAt = async (x: Float64Array) => {
+        be.write(t.params, x);
+        const { logprobs } = await responseLogprobs(model, prompts, responses);
+        return logprobs.reduce((sum, row, b) => sum + row.reduce((acc, lp, j) => acc + lp * c[b * 3 + j], 0), 0);
+      };
+      // layer 0's c_attn A sits first in the flat buffer; the rest are drawn over every module.
+      const cAttnA = t.modules[0].a.size;
+      expect(t.modules[0].module.path).toBe('transformer.h.0.attn.c_attn');
+      const picks = [...Array.from({ length: 3 }, () => r.int(0, cAttnA)), ...Array.from({ length: 5 }, () => r.int(0, t.size))];
+      const h = 1e-5;
+      for (const i of picks) {
+        const plus = Float64Array.from(host);
+        plus[i] += h;
+        const minus = Float64Array.from(host);
+        minus[i] -= h;
+        const fd = ((await lossAt(plus)) - (await lossAt(minus))) / (2 * h);
+        expect(Math.abs(fd - grads[i]), `flat ${i}: fd ${fd} vs ${grads[i]}`).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(grads[i])));
+      }
+      expect(Math.max(...Array.from(grads.subarray(0, cAttnA), Math.abs))).toBeGreaterThan(1e-3);
+    } finally {
+      disposeLoraTrainable(be, t);
+      model.dispose();
     }
   });
 });

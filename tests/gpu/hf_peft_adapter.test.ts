@@ -1,6 +1,6 @@
 // PEFT adapter folders (src/model/hf/peftAdapter.ts): trained adapters written as PEFT saves them and
 // read back give the same values (f32, exactly) and the same log-probs (bit for bit), on both
-// backends; the shapes the config implies are the loaded weights' for every family LoRA takes;
+// backends, for a Llama-family model and for GPT-2's Conv1D modules; the shapes the config implies are the loaded weights' for every family LoRA takes;
 // every field and tensor this page cannot run is refused, naming it.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
@@ -9,7 +9,8 @@ import { HfModel } from '../../src/model/hf/hfModel.ts';
 import { LORA_TARGET_WEIGHT, LORA_TARGETS, type LoraSettings, peftAdapterKey } from '../../src/model/hf/lora.ts';
 import { disposeLoraTrainable, newLoraTrainable } from '../../src/model/hf/loraParams.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
-import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter, targetDims } from '../../src/model/hf/peftAdapter.ts';
+import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter } from '../../src/model/hf/peftAdapter.ts';
+import { targetDims } from '../../src/model/hf/loraModules.ts';
 import { encodeHfSafetensors } from '../../src/model/hf/safetensorsWrite.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
@@ -17,6 +18,11 @@ import { BACKENDS, cpuBackend } from '../helpers/backends.ts';
 import { randn, rng } from '../helpers/random.ts';
 
 const SETTINGS: LoraSettings = { r: 3, alpha: 6, rslora: true, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] };
+const GPT2_SETTINGS: LoraSettings = { r: 3, alpha: 6, rslora: false, targets: ['c_attn', 'c_proj'] };
+const ROUND_TRIPS = [
+  ['qwen3', SETTINGS],
+  ['gpt2', GPT2_SETTINGS],
+] as const;
 
 async function loaded(be: Backend, family: SyntheticFamily, seed: number) {
   const folder = await synthesizeToMemory({ family, dtype: 'F32', shards: 1, seed });
@@ -25,25 +31,44 @@ async function loaded(be: Backend, family: SyntheticFamily, seed: number) {
 }
 
 describe.each(BACKENDS)('PEFT adapter folders on %s', (_name, makeBackend) => {
-  it('written and read back: same settings, same values, same log-probs', async () => {
+  it.each(ROUND_TRIPS)('%s: written and read back: same settings, same values, same log-probs', async (family, settings) => {
     const be = await makeBackend();
     const r = rng(7100);
-    const { info, model } = await loaded(be, 'qwen3', r.nextU32());
-    const t = newLoraTrainable(model, SETTINGS, 5);
-    const t2 = newLoraTrainable(model, SETTINGS, 6);
-    const t3 = newLoraTrainable(model, { ...SETTINGS, r: 2 }, 1);
+    const { info, model } = await loaded(be, family, r.nextU32());
+    const t = newLoraTrainable(model, settings, 5);
+    const t2 = newLoraTrainable(model, settings, 6);
+    const t3 = newLoraTrainable(model, { ...settings, r: 2 }, 1);
     try {
       be.write(t.params, Float64Array.from(new Float32Array(randn(r, t.size, 0.2)))); // a "trained" adapter, B ≠ 0
-      const files = await exportPeftAdapter(model, t, 'synthetic/qwen3');
+      const files = await exportPeftAdapter(model, t, `synthetic/${family}`);
       const config = JSON.parse(files[ADAPTER_CONFIG]);
-      expect(config).toMatchObject({ peft_type: 'LORA', r: 3, lora_alpha: 6, use_rslora: true, target_modules: SETTINGS.targets, base_model_name_or_path: 'synthetic/qwen3' });
+      expect(config).toMatchObject({
+        peft_type: 'LORA',
+        r: 3,
+        lora_alpha: 6,
+        use_rslora: settings.rslora,
+        target_modules: settings.targets,
+        base_model_name_or_path: `synthetic/${family}`,
+        fan_in_fan_out: family === 'gpt2',
+      });
       const folder = new MemoryFolder('adapter', Object.entries({ [ADAPTER_CONFIG]: new TextEncoder().encode(files[ADAPTER_CONFIG]), [ADAPTER_WEIGHTS]: files[ADAPTER_WEIGHTS] }));
       const back = await readPeftAdapter(folder, info.arch);
-      expect(back.settings).toEqual(SETTINGS);
-      const views = t.adapters.layers.flatMap((layer) => SETTINGS.targets.flatMap((tg) => [layer[tg]!.a, layer[tg]!.b]));
-      const want = await be.readMany(views);
-      const got = back.values.flatMap((layer) => SETTINGS.targets.flatMap((tg) => [layer[tg]!.a, layer[tg]!.b]));
-      for (const [i, v] of got.entries()) expect(Array.from(v)).toEqual(Array.from(want[i]));
+      expect(back.settings).toEqual(settings);
+      // Per PEFT module: A, and lora_B = the projections' B blocks stacked (GPT-2's c_attn: q, k, v).
+      expect(back.modules.map((m) => m.module.path)).toEqual(t.modules.map((m) => m.module.path));
+      for (const [i, m] of t.modules.entries()) {
+        const [a, ...bs] = await be.readMany([m.a, ...m.b]);
+        expect(Array.from(back.modules[i].a)).toEqual(Array.from(a));
+        expect(Array.from(back.modules[i].b)).toEqual(bs.flatMap((b) => Array.from(b)));
+      }
+      if (family === 'gpt2') {
+        const keys = Object.keys(
+          JSON.parse(new TextDecoder().decode(files[ADAPTER_WEIGHTS].subarray(8, 8 + Number(new DataView(files[ADAPTER_WEIGHTS].buffer).getBigUint64(0, true))))),
+        );
+        expect(keys).toContain(peftAdapterKey('transformer.h.0.attn.c_attn', 'B'));
+        expect(keys).toContain(peftAdapterKey('transformer.h.1.mlp.c_proj', 'A'));
+        expect(back.modules[0].b.length).toBe(3 * info.arch.dModel * 3);
+      }
       const prompts = [[1, 2, 3]];
       const responses = [[4, 5]];
       model.setAdapters(t.adapters);
@@ -92,7 +117,7 @@ describe('PEFT adapter folders: shapes and refusals', () => {
     await refused(folder({ ...cfg, bias: 'all' }), 'bias is "all"');
     await refused(folder({ ...cfg, modules_to_save: ['lm_head'] }), 'modules_to_save lists ["lm_head"]');
     await refused(folder({ ...cfg, layers_to_transform: [0] }), 'layers_to_transform restricts the layers');
-    await refused(folder({ ...cfg, target_modules: ['c_attn'] }), 'target_modules is ["c_attn"]');
+    await refused(folder({ ...cfg, target_modules: ['c_attn'] }), 'target_modules is ["c_attn"]; for a llama model a list of q_proj');
     // r = 3 in the config for tensors of rank 2: the shapes are named
     await refused(folder({ ...cfg, r: 3 }), /lora_A\.weight is \[2, \d+\]; this model and r = 3 take \[3, \d+\]/);
     // an extra tensor, and a missing one
@@ -100,8 +125,8 @@ describe('PEFT adapter folders: shapes and refusals', () => {
     const extra = encodeHfSafetensors([{ key: 'base_model.model.lm_head.lora_A.weight', dtype: 'F32', shape: [2, D], values: new Float64Array(2 * D) }]);
     await refused(folder(cfg, extra), 'tensor base_model.model.lm_head.lora_A.weight is not a lora_A/lora_B weight');
     await refused(folder(cfg, encodeHfSafetensors([])), `tensor ${peftAdapterKey('model.layers.0.self_attn.q_proj', 'A')} is missing`);
-    // GPT-2's Conv1D layers
+    // a Llama-family adapter on GPT-2, whose modules are c_attn, c_proj and c_fc
     const g = await openHfFolder(await synthesizeToMemory({ family: 'gpt2', dtype: 'F32', shards: 1, seed: 1 }));
-    await expect(readPeftAdapter(folder(cfg), g.arch)).rejects.toThrow(/GPT-2's Conv1D/);
+    await expect(readPeftAdapter(folder(cfg), g.arch)).rejects.toThrow('target_modules is ["q_proj"]; for a gpt2 model a list of c_attn, c_proj, c_fc');
   });
 });

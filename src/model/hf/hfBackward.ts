@@ -1,15 +1,18 @@
 // The gradient of a loss on response log-probs with respect to an HfModel's LoRA adapters, back
-// through the frozen layers (Llama, Qwen2, Qwen3): the forward of scoring.ts with every layer's
-// intermediates kept (HfModel.layerForward), then, from the LM head down, each layer's backward:
+// through the frozen layers (Llama, Qwen2, Qwen3, GPT-2): the forward of scoring.ts with every
+// layer's intermediates kept (HfModel.layerForward), then, from the LM head down, each layer's backward:
 //   y = h + down(act):       gAct = down'(gy);  (gGate, gUp) = swiglu'(gAct)
 //                            gh = gy + postNorm'(gate'(gGate) + up'(gUp))
+//                            (GPT-2: gUp = gelu'(gAct), gh = gy + postNorm'(up'(gUp)))
 //   h = x + o(attn):         gAttn = o'(gh);  (gQ, gK, gV) = attention'(gAttn)
 //                            gQ, gK through rope' and (Qwen3) q_norm', k_norm'
 //                            gx = gh + inputNorm'(q'(gQ) + k'(gK) + v'(gV))
-// where p'(g) of a projection is g·W (+ its adapter's s·(g·B)·A, accumulating gradA and gradB).
-// Frozen weights get no gradient and the embedding none either: only adapters train.
+// where p'(g) of a projection is g·W (+ its adapter's s·(g·B)·A, accumulating gradA and gradB),
+// and a norm' is RMSNorm's or (GPT-2) LayerNorm's. Frozen weights get no gradient and the
+// embedding none either: only adapters train.
 import type { Tensor } from '../../backend/tensor.ts';
-import { axpy } from '../../ops/elementwise.ts';
+import { axpy, geluBackward } from '../../ops/elementwise.ts';
+import { layerNormBackward } from '../../ops/layerNorm.ts';
 import { gqaAttention, gqaAttentionBackward } from '../../ops/gqaAttention.ts';
 import { linearBackward } from '../../ops/linear.ts';
 import { lmHeadLogprobs, lmHeadLogprobsBackward } from '../../ops/lmHead.ts';
@@ -17,7 +20,7 @@ import { rmsNormBackward } from '../../ops/rmsNorm.ts';
 import { ropeBackward } from '../../ops/rope.ts';
 import { sliceSeq, sliceSeqBackward } from '../../ops/slice.ts';
 import { swigluBackward } from '../../ops/swiglu.ts';
-import type { DeviceLinear } from './deviceWeights.ts';
+import type { DeviceLinear, DeviceNorm } from './deviceWeights.ts';
 import type { HfModel, LayerTape, TokenBatch } from './hfModel.ts';
 import { type LoraTarget, loraLinearBackward, type ModelAdapters } from './lora.ts';
 import { batchTensors, packBatch, uploadBatch } from './scoring.ts';
@@ -43,7 +46,7 @@ export interface ResponseTape {
   batch: TokenBatch;
   layers: LayerTape[];
   last: Tensor; // (B·S, D) the last layer's output
-  final: { rows: Tensor; rstd: Tensor }; // final norm of `last`, (B, S, D), and its rstd
+  final: { rows: Tensor; rstd: Tensor; mean: Tensor | null }; // final norm of `last`, (B, S, D), its rstd (and LayerNorm's mean)
   scored: Tensor; // (B·A, D) final-normed rows that score each response column (the heads' input)
   targets: Tensor; // (B·A) i32, response ids (0 past a response's end)
   /** The LM head's (B·A, 4) and temperature, when the tape scored log-probs. */
@@ -69,7 +72,6 @@ export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonl
  * layer's intermediates kept: what a value head, or the LM head (responseLogprobsTaped), reads.
  */
 export function responseRowsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): ResponseTape {
-  if (model.arch.norm.kind !== 'rms') throw new Error(`the adapter gradient takes Llama, Qwen2 and Qwen3 models, not ${model.arch.family}`);
   prompts.forEach((p, b) => {
     if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
   });
@@ -98,7 +100,7 @@ export function responseRowsTaped(model: HfModel, prompts: readonly (readonly nu
   const finalRows = be.reshape(fin.y, [h.B, h.S, a.dModel]);
   const scored = be.reshape(sliceSeq(be, { x: finalRows, start: h.P - 1, len: A }), [h.B * A, a.dModel]);
   const targets = be.tensor(ids, [h.B * A], 'i32');
-  return { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd }, scored, targets, head: null };
+  return { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd, mean: fin.mean }, scored, targets, head: null };
 }
 
 /**
@@ -131,13 +133,27 @@ export function backwardFromRows(model: HfModel, tape: ResponseTape, gScored: Te
   const D = a.dModel;
   be.scope(() => {
     const gFinal = be.reshape(sliceSeqBackward(be, { grad: be.reshape(gScored, [B, A, D]), seqLen: S, start: P - 1 }), [B * S, D]);
-    let gy = rmsNormBackward(be, { gradY: gFinal, x: tape.last, weight: model.weights.finalNorm.w, rstd: tape.final.rstd, gradWeight: null });
-    for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, grads);
+    const normBack = frozenNormBackward(model);
+    let gy = normBack(gFinal, tape.last, model.weights.finalNorm, tape.final, null);
+    for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, grads, normBack);
   });
 }
 
+/** x's gradient through a frozen norm (added into `into` when given); the norm's own gradients are dropped. */
+type NormBackward = (gradY: Tensor, x: Tensor, norm: DeviceNorm, saved: { rstd: Tensor; mean: Tensor | null }, into: Tensor | null) => Tensor;
+
+/** RMSNorm's backward, or LayerNorm's with scratch γ/β gradients (freed with the caller's scope). */
+function frozenNormBackward(model: HfModel): NormBackward {
+  const be = model.be;
+  if (model.arch.norm.kind === 'rms') return (gradY, x, norm, saved, into) => rmsNormBackward(be, { gradY, x, weight: norm.w, rstd: saved.rstd, gradWeight: null, into });
+  const D = model.arch.dModel;
+  const gradGamma = be.zeros([D]);
+  const gradBeta = be.zeros([D]);
+  return (gradY, x, norm, saved, into) => layerNormBackward(be, { gradY, x, gamma: norm.w, mean: saved.mean!, rstd: saved.rstd, gradGamma, gradBeta, into });
+}
+
 /** Adds one layer's adapter gradients; gy (R, D), the gradient at the layer's output, becomes the one at its input (in place). */
-function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Tensor, grads: AdapterGrads): Tensor {
+function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Tensor, grads: AdapterGrads, normBack: NormBackward): Tensor {
   const be = model.be;
   const a = model.arch;
   const t = tape.layers[layer];
@@ -155,11 +171,16 @@ function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Te
     return parts[0];
   };
   return be.scope(() => {
-    // MLP: y = h + down(swiglu(gate(n2), up(n2))), n2 = postNorm(h)
+    // MLP: y = h + down(swiglu(gate(n2), up(n2))), or GPT-2's h + down(gelu(up(n2))); n2 = postNorm(h)
     const gAct = back(gy, L.down, t.act, 'down_proj');
-    const { gradGate, gradUp } = swigluBackward(be, { gradY: gAct, gate: t.gate!, up: t.up });
-    const gN2 = sum([back(gradGate, L.gate!, t.n2.y, 'gate_proj'), back(gradUp, L.up, t.n2.y, 'up_proj')]);
-    rmsNormBackward(be, { gradY: gN2, x: t.h, weight: L.postNorm.w, rstd: t.n2.rstd, gradWeight: null, into: gy });
+    let gN2: Tensor;
+    if (t.gate && L.gate) {
+      const { gradGate, gradUp } = swigluBackward(be, { gradY: gAct, gate: t.gate, up: t.up });
+      gN2 = sum([back(gradGate, L.gate, t.n2.y, 'gate_proj'), back(gradUp, L.up, t.n2.y, 'up_proj')]);
+    } else {
+      gN2 = back(geluBackward(be, { gradY: gAct, x: t.up }), L.up, t.n2.y, 'up_proj');
+    }
+    normBack(gN2, t.h, L.postNorm, t.n2, gy);
     // attention: h = x + o(attention(q, k, v)), q, k through norm and rope, n1 = inputNorm(x)
     const gAttn = back(gy, L.o, t.attn, 'o_proj');
     const g = gqaAttentionBackward(be, {
@@ -184,7 +205,7 @@ function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Te
     if (t.qNormed && L.qNorm) gQ = rmsNormBackward(be, { gradY: gQ, x: t.qLin, weight: L.qNorm, rstd: t.qNormed.rstd, gradWeight: null });
     if (t.kNormed && L.kNorm) gK = rmsNormBackward(be, { gradY: gK, x: t.kLin, weight: L.kNorm, rstd: t.kNormed.rstd, gradWeight: null });
     const gN1 = sum([back(gQ, L.q, t.n1.y, 'q_proj'), back(gK, L.k, t.n1.y, 'k_proj'), back(g.gradV, L.v, t.n1.y, 'v_proj')]);
-    rmsNormBackward(be, { gradY: gN1, x: t.x, weight: L.inputNorm.w, rstd: t.n1.rstd, gradWeight: null, into: gy });
+    normBack(gN1, t.x, L.inputNorm, t.n1, gy);
     return gy;
   });
 }
@@ -195,6 +216,7 @@ export function disposeTape(model: HfModel, tape: ResponseTape): void {
   const layerTensors = (t: LayerTape): (Tensor | null)[] => [
     t.n1.y,
     t.n1.rstd,
+    t.n1.mean,
     t.qLin,
     t.kLin,
     t.qNormed?.y ?? null,
@@ -209,6 +231,7 @@ export function disposeTape(model: HfModel, tape: ResponseTape): void {
     t.h,
     t.n2.y,
     t.n2.rstd,
+    t.n2.mean,
     t.gate,
     t.up,
     t.act,
@@ -221,6 +244,7 @@ export function disposeTape(model: HfModel, tape: ResponseTape): void {
     ...tape.layers.flatMap(layerTensors),
     tape.final.rows,
     tape.final.rstd,
+    tape.final.mean,
     tape.scored,
     tape.targets,
     tape.head?.saved,

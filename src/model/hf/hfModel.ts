@@ -26,7 +26,7 @@ import { type DeviceLayer, type DeviceLinear, type DeviceNorm, type DeviceWeight
 import type { ModelFolder } from './folder.ts';
 import { type LoadRun, MemoryRefusal, planLoad } from './loadPlan.ts';
 import type { HfFolderInfo } from './open.ts';
-import { LORA_TARGET_WEIGHT, type LoraAdapter, loraLinear, loraModulePath, type LoraTarget, type ModelAdapters } from './lora.ts';
+import { LORA_TARGET_WEIGHT, type LoraAdapter, loraLinear, type LoraTarget, type ModelAdapters } from './lora.ts';
 
 export interface LoadOptions {
   maxTableBytes?: number;
@@ -123,12 +123,11 @@ export class HfModel {
 
   /**
    * LoRA adapters on the decoder layers' projections (PEFT's lora.Linear), or null for the base
-   * model alone. The model does not own them: the caller disposes them. GPT-2's fused Conv1D
-   * c_attn is not adapted here.
+   * model alone. The model does not own them: the caller disposes them. GPT-2's c_attn adapter is
+   * three here, on q, k and v, sharing one A (loraModules.ts).
    */
   setAdapters(adapters: ModelAdapters | null): void {
     if (adapters) {
-      if (this.arch.family === 'gpt2') throw new Error("LoRA adapters: GPT-2's Conv1D layers (c_attn, c_proj, c_fc) are not supported; Llama, Qwen2 and Qwen3 are");
       if (adapters.layers.length !== this.arch.nLayer) throw new Error(`LoRA adapters: ${adapters.layers.length} layers for a model of ${this.arch.nLayer}`);
       adapters.layers.forEach((layer, l) => {
         for (const [target, ad] of Object.entries(layer) as [LoraTarget, LoraAdapter][]) {
@@ -137,9 +136,7 @@ export class HfModel {
           const [out, inF] = w.w.shape;
           const r = adapters.settings.r;
           if (ad.a.shape[0] !== r || ad.a.shape[1] !== inF || ad.b.shape[0] !== out || ad.b.shape[1] !== r)
-            throw new Error(
-              `LoRA adapters: ${loraModulePath(l, target)} takes A (${r}, ${inF}) and B (${out}, ${r}), got A (${ad.a.shape.join(', ')}) and B (${ad.b.shape.join(', ')})`,
-            );
+            throw new Error(`LoRA adapters: layer ${l}'s ${target} takes A (${r}, ${inF}) and B (${out}, ${r}), got A (${ad.a.shape.join(', ')}) and B (${ad.b.shape.join(', ')})`);
         }
       });
     }

@@ -16,11 +16,18 @@ import { Rng } from '../../util/rng.ts';
 export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
 export type LoraTarget = (typeof LORA_TARGETS)[number];
 
+/** GPT-2's Conv1D modules PEFT targets by name (loraModules.ts maps them onto the projections). */
+export const GPT2_LORA_MODULES = ['c_attn', 'c_proj', 'c_fc'] as const;
+export type Gpt2LoraModule = (typeof GPT2_LORA_MODULES)[number];
+
+/** A target_modules name: a Llama-family projection or a GPT-2 module. */
+export type LoraModuleName = LoraTarget | Gpt2LoraModule;
+
 export interface LoraSettings {
   r: number; // rank ≥ 1
   alpha: number; // lora_alpha
   rslora: boolean; // scaling alpha/√r instead of alpha/r
-  targets: readonly LoraTarget[];
+  targets: readonly LoraModuleName[]; // target_modules, of the model's family
 }
 
 /** PEFT's scaling: lora_alpha / r, or lora_alpha / √r with use_rslora. */
@@ -109,8 +116,11 @@ export function peftAdapterKey(modulePath: string, which: 'A' | 'B'): string {
   return `base_model.model.${modulePath}.lora_${which}.weight`;
 }
 
-/** PEFT's adapter_config.json for these settings (dropout 0, no bias trained, a causal LM). */
-export function peftAdapterConfig(s: LoraSettings, baseModel: string): Record<string, unknown> {
+/**
+ * PEFT's adapter_config.json for these settings (dropout 0, no bias trained, a causal LM);
+ * fanInFanOut for GPT-2's Conv1D weights, stored (in, out).
+ */
+export function peftAdapterConfig(s: LoraSettings, baseModel: string, fanInFanOut = false): Record<string, unknown> {
   return {
     peft_type: 'LORA',
     task_type: 'CAUSAL_LM',
@@ -121,7 +131,7 @@ export function peftAdapterConfig(s: LoraSettings, baseModel: string): Record<st
     target_modules: [...s.targets],
     lora_dropout: 0,
     bias: 'none',
-    fan_in_fan_out: false,
+    fan_in_fan_out: fanInFanOut,
     init_lora_weights: true,
     inference_mode: true,
   };
@@ -134,8 +144,8 @@ export interface AdapterValues {
 }
 
 /**
- * Adapters on the backend from host values, per layer and target; `dims(layer, target)` gives the
- * adapted weight's (out, in). Values past f32 are rounded by the upload.
+ * Adapters on the backend from host values, per layer and projection; `dims(layer, target)` gives
+ * the adapted weight's (out, in). Values past f32 are rounded by the upload.
  */
 export function uploadAdapters(
   be: Backend,
@@ -146,9 +156,7 @@ export function uploadAdapters(
   const scaling = loraScaling(settings);
   const layers = values.map((layer, l) => {
     const out: Partial<Record<LoraTarget, LoraAdapter>> = {};
-    for (const target of settings.targets) {
-      const v = layer[target];
-      if (!v) continue;
+    for (const [target, v] of Object.entries(layer) as [LoraTarget, AdapterValues][]) {
       const d = dims(l, target);
       out[target] = { a: be.tensor(v.a, [settings.r, d.in]), b: be.tensor(v.b, [d.out, settings.r]), scaling };
     }
@@ -157,7 +165,7 @@ export function uploadAdapters(
   return { settings, layers };
 }
 
-/** Every tensor of `adapters`, for dispose. */
+/** Every tensor of `adapters`, once each (GPT-2's q, k and v share one A), for dispose. */
 export function adapterTensors(adapters: ModelAdapters): Tensor[] {
-  return adapters.layers.flatMap((layer) => Object.values(layer).flatMap((ad) => [ad.a, ad.b]));
+  return [...new Set(adapters.layers.flatMap((layer) => Object.values(layer).flatMap((ad) => [ad.a, ad.b])))];
 }

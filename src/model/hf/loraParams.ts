@@ -1,7 +1,8 @@
 // A model's LoRA adapters as one trainable parameter set: every A and B a view into one flat f32
 // buffer (each padded to 64 elements, the views' alignment), their gradients views into a second,
 // so one gradNorm and one AdamW step update them all, as the character model's flat buffer does.
-// Layout: for each layer, for each target in the settings' order, A (r, in) then B (out, r).
+// Layout: for each adapted module (loraModules.ts), A (r, in) then the B rows of each projection it
+// feeds (GPT-2's c_attn: q's, k's, v's), each block padded.
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import { fill } from '../../ops/elementwise.ts';
@@ -11,7 +12,8 @@ import type { AdapterGrads } from './hfBackward.ts';
 import type { HfModel } from './hfModel.ts';
 import type { ValueHead } from './valueHead.ts';
 import { valueHeadInit } from './valueHead.ts';
-import { LORA_TARGET_WEIGHT, loraInitValues, loraScaling, type LoraAdapter, type LoraSettings, type LoraTarget, type ModelAdapters } from './lora.ts';
+import { loraInitValues, loraScaling, type LoraAdapter, type LoraSettings, type LoraTarget, type ModelAdapters } from './lora.ts';
+import { type AdapterModule, adapterModules } from './loraModules.ts';
 
 const ALIGN = 64;
 const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
@@ -26,37 +28,39 @@ export interface LoraTrainable {
   decayMask: Tensor; // (size) f32: 1 on A and B (HF Trainer decays every weight matrix), 0 on padding
   adapters: ModelAdapters; // views of params
   adapterGrads: AdapterGrads; // views of grads
+  /** Per adapted module (PEFT's unit), its A and its projections' B row blocks: what an export writes. */
+  modules: TrainableModule[];
   /** The critic's value head w (1, D) and b (1), after the adapters in the same buffers (null for an actor). */
   valueHead: { params: ValueHead; grads: ValueHead } | null;
   steps: number;
 }
 
-/** Where each adapter's A and B sit in the flat buffers. */
+export interface TrainableModule {
+  module: AdapterModule;
+  a: Tensor; // (r, in) view of params
+  b: Tensor[]; // per module.slots entry, (to − from, r) views of params; stacked they are lora_B
+}
+
+/** Where a module's A and each of its projections' B rows sit in the flat buffers. */
 interface Slot {
-  layer: number;
-  target: LoraTarget;
-  out: number;
-  in: number;
+  module: AdapterModule;
   aAt: number;
-  bAt: number;
+  bAt: number[]; // per module.slots entry
 }
 
 function layout(model: HfModel, s: LoraSettings): { slots: Slot[]; size: number } {
-  if (model.arch.family === 'gpt2') throw new Error("LoRA adapters: GPT-2's Conv1D layers (c_attn, c_proj, c_fc) are not supported; Llama, Qwen2 and Qwen3 are");
   const slots: Slot[] = [];
   let at = 0;
-  model.weights.layers.forEach((layer, l) => {
-    for (const target of s.targets) {
-      const w = layer[LORA_TARGET_WEIGHT[target]];
-      if (!w) throw new Error(`LoRA adapters: layer ${l} has no ${target}`);
-      const [out, inF] = w.w.shape;
-      const aAt = at;
-      at += padded(s.r * inF);
-      const bAt = at;
-      at += padded(out * s.r);
-      slots.push({ layer: l, target, out, in: inF, aAt, bAt });
-    }
-  });
+  for (const module of adapterModules(model.arch, s.targets)) {
+    const aAt = at;
+    at += padded(s.r * module.in);
+    const bAt = module.slots.map((p) => {
+      const here = at;
+      at += padded((p.to - p.from) * s.r);
+      return here;
+    });
+    slots.push({ module, aAt, bAt });
+  }
   return { slots, size: at };
 }
 
@@ -77,20 +81,33 @@ export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: n
     host.set(valueHeadInit(D, (seed ^ 0x5bd1e995) >>> 0).w, headW);
     decay.fill(1, headW, headW + D);
   }
-  slots.forEach((slot, i) => {
-    const init = loraInitValues(settings.r, slot.in, slot.out, (seed + i * 0x9e3779b9) >>> 0);
-    host.set(init.a, slot.aAt);
-    decay.fill(1, slot.aAt, slot.aAt + settings.r * slot.in);
-    decay.fill(1, slot.bAt, slot.bAt + slot.out * settings.r);
+  const r = settings.r;
+  slots.forEach(({ module, aAt, bAt }, i) => {
+    const init = loraInitValues(r, module.in, module.out, (seed + i * 0x9e3779b9) >>> 0);
+    host.set(init.a, aAt);
+    decay.fill(1, aAt, aAt + r * module.in);
+    module.slots.forEach((p, j) => {
+      decay.fill(1, bAt[j], bAt[j] + (p.to - p.from) * r);
+    });
   });
   const params = be.tensor(host, [size]);
   const grads = be.zeros([size]);
   const scaling = loraScaling(settings);
   const layers: Partial<Record<LoraTarget, LoraAdapter>>[] = model.weights.layers.map(() => ({}));
   const adapterGrads: AdapterGrads = model.weights.layers.map(() => ({}));
-  for (const slot of slots) {
-    layers[slot.layer][slot.target] = { a: be.view(params, slot.aAt, [settings.r, slot.in]), b: be.view(params, slot.bAt, [slot.out, settings.r]), scaling };
-    adapterGrads[slot.layer][slot.target] = { a: be.view(grads, slot.aAt, [settings.r, slot.in]), b: be.view(grads, slot.bAt, [slot.out, settings.r]) };
+  const modules: TrainableModule[] = [];
+  for (const { module, aAt, bAt } of slots) {
+    // One A view per module, shared by the projections it feeds (their gradients add up in one gradA).
+    const a = be.view(params, aAt, [r, module.in]);
+    const gradA = be.view(grads, aAt, [r, module.in]);
+    const bs = module.slots.map((p, j) => {
+      const rows = p.to - p.from;
+      const b = be.view(params, bAt[j], [rows, r]);
+      layers[module.layer][p.target] = { a, b, scaling };
+      adapterGrads[module.layer][p.target] = { a: gradA, b: be.view(grads, bAt[j], [rows, r]) };
+      return b;
+    });
+    modules.push({ module, a, b: bs });
   }
   const head = (buf: Tensor): ValueHead => ({ w: be.view(buf, headW, [1, D]), b: be.view(buf, headB, [1]) });
   return {
@@ -103,6 +120,7 @@ export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: n
     decayMask: be.tensor(decay, [size]),
     adapters: { settings, layers },
     adapterGrads,
+    modules,
     valueHead: valueHead ? { params: head(params), grads: head(grads) } : null,
     steps: 0,
   };
