@@ -1,11 +1,12 @@
-// One PPO iteration on a Hugging Face model with LoRA, the three roles on one frozen base: the
-// actor is the base plus its adapters, the critic the base plus its own adapters and a value head,
-// the reference the base alone (no adapters — so at iteration 0, with B = 0, the actor equals it
-// and the KL is exactly 0). The same ops as the character model's trainer: rollout (KV-cached
-// sampling), shapeRewards (KL penalty, score on the last token), gae, whiten, policyLoss and
-// valueLoss; gradients reach the adapters through hfBackward.ts; AdamW over each role's flat buffer.
-// One minibatch (the whole batch) per epoch; the playground's trainer (minibatches, the inspector,
-// the page) is not yet on this path.
+// One PPO iteration on a Hugging Face model with LoRA, the roles on one frozen base: the actor is
+// the base plus its adapters, the critic (GAE only) the base plus its own adapters and a value
+// head, the reference the base alone (no adapters — so at iteration 0, with B = 0, the actor equals
+// it and the KL is exactly 0). The same ops as the character model's trainer: rollout (KV-cached
+// sampling), shapeRewards (KL penalty, score on the last token), then gae + whiten with a critic,
+// or groupAdvantages (GRPO, RLOO, …: samplesPerPrompt responses per prompt, no critic), then
+// policyLoss and valueLoss; gradients reach the adapters through hfBackward.ts; AdamW over each
+// role's flat buffer. One minibatch (the whole batch) per epoch; the playground's trainer
+// (minibatches, the inspector, the page) is not yet on this path.
 import type { Tensor } from '../../backend/tensor.ts';
 import type { OptimizerParams } from '../../model/gpt.ts';
 import { backwardFromRows, backwardToAdapters, disposeTape, responseLogprobsTaped, responseRowsTaped } from '../../model/hf/hfBackward.ts';
@@ -15,15 +16,23 @@ import { type LoraTrainable, loraOptimizerStep, zeroLoraGrads } from '../../mode
 import { responseLogprobs } from '../../model/hf/scoring.ts';
 import { valueHeadBackward, valueHeadForward } from '../../model/hf/valueHead.ts';
 import { gae } from '../../ops/gae.ts';
+import { groupAdvantages } from '../../ops/groupAdvantages.ts';
 import { POLICY_STATS, policyLoss } from '../../ops/policyLoss.ts';
 import { shapeRewards } from '../../ops/shapeRewards.ts';
 import { VALUE_STATS, valueLoss } from '../../ops/valueLoss.ts';
 import { whiten } from '../../ops/whiten.ts';
+import { BASELINE_ESTIMATORS, GROUP_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
 import type { PolicyLossParams } from '../../reference/policyLoss.ts';
 import type { ValueLossParams } from '../../reference/valueLoss.ts';
 
+/** 'gae' (a critic) or an outcome-reward group estimator (no critic). */
+export type HfEstimator = 'gae' | GroupEstimator;
+
 export interface HfPpoConfig {
+  estimator: HfEstimator;
+  /** Responses sampled per prompt (group estimators compare them; ≥ 2 there). */
+  samplesPerPrompt: number;
   maxNewTokens: number;
   temperature: number;
   topP: number;
@@ -42,13 +51,13 @@ export interface HfPpoConfig {
 export interface HfPpoRoles {
   model: HfModel; // the frozen base, shared
   actor: LoraTrainable;
-  critic: LoraTrainable; // with a value head
+  critic: LoraTrainable | null; // with a value head; GAE only
   eosIds: readonly number[];
   padId: number;
 }
 
-/** Scores a finished response (the rule-based reward of a task). */
-export type HfScore = (prompt: readonly number[], response: readonly number[]) => number;
+/** Scores a batch of finished responses (a task's rule, or the user's reward function), one score each. */
+export type HfScore = (prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]) => ArrayLike<number> | Promise<ArrayLike<number>>;
 
 export interface HfPpoMetrics {
   responses: number[][];
@@ -58,7 +67,7 @@ export interface HfPpoMetrics {
   responseLength: number;
   policyLoss: number; // last epoch
   clipfrac: number;
-  valueLoss: number;
+  valueLoss: number | null; // null without a critic
 }
 
 const maskedMean = (x: Float64Array, mask: Float64Array) => {
@@ -71,12 +80,33 @@ const maskedMean = (x: Float64Array, mask: Float64Array) => {
   return n > 0 ? s / n : 0;
 };
 
-/** Rolls out, scores and updates actor and critic once; `iteration` varies the sampling seed. */
-export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (readonly number[])[], score: HfScore, cfg: HfPpoConfig, iteration: number): Promise<HfPpoMetrics> {
-  const { model, actor, critic } = roles;
+/** Why these roles and settings cannot run together, or null. */
+export function hfPpoProblem(roles: HfPpoRoles, cfg: HfPpoConfig): string | null {
+  if (cfg.estimator === 'gae') {
+    if (!roles.critic?.valueHead) return 'the gae estimator needs a critic with a value head (newLoraTrainable(…, true))';
+    return null;
+  }
+  if (BASELINE_ESTIMATORS.has(cfg.estimator))
+    return `the ${cfg.estimator} estimator needs a greedy baseline per prompt, which this path does not sample; use ${GROUP_ESTIMATORS.filter((e) => !BASELINE_ESTIMATORS.has(e)).join(', ')} or gae`;
+  if (GROUPED_ESTIMATORS.has(cfg.estimator) && cfg.samplesPerPrompt < 2)
+    return `samplesPerPrompt = ${cfg.samplesPerPrompt}: the ${cfg.estimator} estimator compares samples of the same prompt, so it needs at least 2`;
+  return null;
+}
+
+/**
+ * Rolls out samplesPerPrompt responses to each prompt, scores them and updates the actor (and the
+ * critic) once; `iteration` varies the sampling seed.
+ */
+export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly (readonly number[])[], score: HfScore, cfg: HfPpoConfig, iteration: number): Promise<HfPpoMetrics> {
+  const problem = hfPpoProblem(roles, cfg);
+  if (problem) throw new Error(`hfPpoIteration: ${problem}`);
+  const { model, actor } = roles;
+  const critic = cfg.estimator === 'gae' ? roles.critic : null;
+  const head = critic?.valueHead ?? null;
   const be = model.be;
-  const head = critic.valueHead;
-  if (!head) throw new Error('hfPpoIteration: the critic needs a value head (newLoraTrainable(…, true))');
+  const G = cfg.samplesPerPrompt;
+  const prompts = uniquePrompts.flatMap((p) => Array.from({ length: G }, () => p));
+  const group = Int32Array.from(prompts, (_, i) => Math.floor(i / G));
   const B = prompts.length;
 
   model.setAdapters(actor.adapters);
@@ -91,7 +121,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
     padId: roles.padId,
   });
   const responses = gen.tokens;
-  const scores = prompts.map((p, b) => score(p, responses[b]));
+  const scores = Array.from(await score(prompts, responses));
   const A = Math.max(...responses.map((r) => r.length));
   const mask = new Float64Array(B * A);
   responses.forEach((r, b) => {
@@ -109,26 +139,45 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
   const old = pack((await responseLogprobs(model, prompts, responses)).logprobs);
   model.setAdapters(null);
   const ref = pack((await responseLogprobs(model, prompts, responses)).logprobs);
-  model.setAdapters(critic.adapters);
-  const valueTape = responseRowsTaped(model, prompts, responses);
-  const v0 = valueHeadForward(be, head.params, valueTape.scored);
-  const oldValues = await be.read(v0);
-  be.dispose(v0);
-  disposeTape(model, valueTape);
 
   const t = (x: Float64Array) => be.tensor(x, [B, A]);
   const actionMask = t(mask);
   const oldT = t(old);
-  const valuesT = t(oldValues);
   const scoresT = be.tensor(scores, [B]);
   const refT = t(ref);
+  // The shaped rewards' KL is the metric for every estimator (the group ones shape their own too).
   const shaped = shapeRewards(be, { scores: scoresT, logprobs: oldT, refLogprobs: refT, actionMask, beta: cfg.klCoef, estimator: cfg.klEstimator });
-  const g = gae(be, { rewards: shaped.rewards, values: valuesT, actionMask, gamma: cfg.gamma, lam: cfg.lam });
-  const advantages = whiten(be, { x: g.advantages, actionMask, shiftMean: true });
   const kl = await be.read(shaped.kl);
+  let valuesT: Tensor | null = null;
+  let returns: Tensor | null = null;
+  let advantages: Tensor;
+  if (critic && head) {
+    model.setAdapters(critic.adapters);
+    const valueTape = responseRowsTaped(model, prompts, responses);
+    valuesT = be.reshape(valueHeadForward(be, head.params, valueTape.scored), [B, A]);
+    disposeTape(model, valueTape);
+    const g = gae(be, { rewards: shaped.rewards, values: valuesT, actionMask, gamma: cfg.gamma, lam: cfg.lam });
+    advantages = whiten(be, { x: g.advantages, actionMask, shiftMean: true });
+    returns = g.returns; // before whitening, as the character model's trainer
+    be.dispose(g.advantages);
+  } else {
+    const g = groupAdvantages(be, {
+      estimator: cfg.estimator as GroupEstimator,
+      scores: scoresT,
+      group,
+      logprobs: oldT,
+      refLogprobs: refT,
+      actionMask,
+      beta: cfg.klCoef,
+      klEstimator: cfg.klEstimator,
+      gamma: cfg.gamma,
+    });
+    advantages = g.advantages;
+    be.dispose(g.returns);
+  }
 
   let policyStats: ArrayLike<number> = [0, 0, 0, 0];
-  let valueStats: ArrayLike<number> = [0, 0];
+  let valueStats: ArrayLike<number> | null = null;
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     model.setAdapters(actor.adapters);
     const taped = responseLogprobsTaped(model, prompts, responses);
@@ -142,10 +191,11 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
     be.dispose(logprobs, gradLogprobs, pl.stats, taped.entropy, actorNorm);
     disposeTape(model, taped.tape);
 
+    if (!critic || !head || !valuesT || !returns) continue;
     model.setAdapters(critic.adapters);
     const rows = responseRowsTaped(model, prompts, responses);
     const values = be.reshape(valueHeadForward(be, head.params, rows.scored), [B, A]);
-    const vl = valueLoss(be, { values, oldValues: valuesT, returns: g.returns, actionMask, params: cfg.value });
+    const vl = valueLoss(be, { values, oldValues: valuesT, returns, actionMask, params: cfg.value });
     zeroLoraGrads(be, critic);
     const gradValues: Tensor = be.reshape(vl.gradValues, [B * A]);
     const gRows = valueHeadBackward(be, head.params, rows.scored, gradValues, head.grads);
@@ -155,7 +205,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
     be.dispose(values, vl.stats, gradValues, criticNorm);
     disposeTape(model, rows);
   }
-  be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, g.advantages, g.returns, advantages);
+  be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
   return {
     responses,
@@ -165,6 +215,6 @@ export async function hfPpoIteration(roles: HfPpoRoles, prompts: readonly (reado
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
     policyLoss: policyStats[POLICY_STATS.loss],
     clipfrac: policyStats[POLICY_STATS.clipfrac],
-    valueLoss: valueStats[VALUE_STATS.loss],
+    valueLoss: valueStats ? valueStats[VALUE_STATS.loss] : null,
   };
 }
