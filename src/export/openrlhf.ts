@@ -5,7 +5,8 @@ import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator, PpoConfig } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, OPENRLHF_ADV, OPENRLHF_ADV_MISSING, OPENRLHF_KL, OPENRLHF_KL_LOSS, OPENRLHF_VERSION } from './engines.ts';
 import { ENGINE_KEYS } from './engineKeys.ts';
-import { playgroundModelText, type JobPlan } from './plan.ts';
+import { modelNote, type JobPlan } from './plan.ts';
+import { isAllLinear, OPENRLHF_LORA_FLAGS } from './model.ts';
 
 export interface OpenRlhfFlag {
   flag: string;
@@ -30,9 +31,21 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   const f: OpenRlhfFlag[] = [];
   const set = (flag: string, ...values: (string | number)[]) => f.push({ flag, values: values.map((v) => (typeof v === 'number' ? num(v) : v)) });
   const gae = c.advantageEstimator === 'gae';
+  const lora = plan.options.model?.lora ?? null;
 
   // Placement: one node, actor/ref/critic and the vLLM engines share the same GPUs.
   set('--actor.model_name_or_path', '$MODEL');
+  if (lora) {
+    // One set of LoRA flags for actor and critic; the reference model loads the actor's path without adapters.
+    set(OPENRLHF_LORA_FLAGS.rank, lora.r);
+    set(OPENRLHF_LORA_FLAGS.alpha, lora.alpha);
+    // The flag takes a list (nargs="*"), and PEFT expands all-linear only as a bare string: the
+    // parser's default is that string, so all-linear is left to it.
+    if (!isAllLinear(lora.targets)) set(OPENRLHF_LORA_FLAGS.targets, ...lora.targets);
+    notes.push(
+      `# LoRA rank ${lora.r}, alpha ${lora.alpha} (scale ${num(lora.alpha / lora.r)}) on ${lora.targets.join(', ')}: only the adapters train${gae ? ', in the critic too (OpenRLHF shares --ds.lora.* between them)' : ''}; the reference model is the base model${isAllLinear(lora.targets) ? `; ${OPENRLHF_LORA_FLAGS.targets} is left at its default all-linear, since the flag would pass it as a list, which PEFT reads as a module name` : ''}`,
+    );
+  }
   set('--actor.num_nodes', 1);
   set('--actor.num_gpus_per_node', gpus);
   set('--ref.num_nodes', 1);
@@ -228,6 +241,6 @@ export function openRlhfCommand(plan: JobPlan): OpenRlhfCommand {
   set('--ckpt.output_dir', '$JOB_DIR/output');
   set('--ckpt.save_steps', -1);
   set('--logger.logging_steps', 1);
-  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
+  notes.push(modelNote(plan));
   return { engine: 'openrlhf', notes, program: 'python3 -m openrlhf.cli.train_ppo_ray', flags: f };
 }

@@ -3,6 +3,7 @@ import { type ConfigProblem, validateConfig, type PpoConfig } from '../rl/config
 import { SFT_MODEL_DIMS } from '../model/config.ts';
 import type { ActorModel } from '../rl/sftRun.ts';
 import type { Engine } from './engines.ts';
+import { type JobModel, type ModelField, modelProblems } from './model.ts';
 
 export interface JobOptions {
   engine: Engine;
@@ -12,6 +13,8 @@ export interface JobOptions {
   trainRows: number;
   /** The model the playground run trained (its size and origin); the shipped SFT model when absent. */
   actor?: ActorModel;
+  /** The Hugging Face model the job trains, with or without LoRA; the script's default model when absent. */
+  model?: JobModel;
 }
 
 /** The model a job describes when the page says nothing else: the shipped SFT checkpoint. */
@@ -28,6 +31,13 @@ export function playgroundModelText(a: ActorModel = SHIPPED_ACTOR, knobs?: Pick<
   return `${text}; its settings asked for ${knobs.nLayer} layers, ${knobs.nHead} heads, d_model ${knobs.dModel}, which did not apply to that model`;
 }
 
+/** The script's `# model:` line: what the run trained, and what the job trains instead. */
+export function modelNote(plan: JobPlan): string {
+  const m = plan.options.model;
+  const here = m ? `${m.modelPath} (chosen at export), ${m.lora ? 'with LoRA adapters' : 'every weight trained'}` : 'a pretrained instruct model';
+  return `# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is ${here}`;
+}
+
 export const DEFAULT_JOB_OPTIONS: Omit<JobOptions, 'engine'> = { gpus: 1, trainRows: 2048 };
 export const GPU_RANGE = { min: 1, max: 64 };
 export const TRAIN_ROWS_RANGE = { min: 1, max: 200_000 };
@@ -41,7 +51,8 @@ export type JobProblem =
   | { kind: 'range'; field: string; value: number; min: number; max: number }
   | { kind: 'trainRowsBelowBatch'; trainRows: number; promptsPerBatch: number }
   | { kind: 'gpuSplit'; gpus: number; sequences: number; allowed: readonly number[] }
-  | { kind: 'verlGpuSplit'; gpus: number; sequences: number };
+  | { kind: 'verlGpuSplit'; gpus: number; sequences: number }
+  | { kind: 'model'; field: ModelField; value: string; allowed: string };
 
 /** The problem in English, for the CLI and the error's message. */
 export function jobProblemMessage(p: JobProblem): string {
@@ -56,6 +67,8 @@ export function jobProblemMessage(p: JobProblem): string {
       return `gpus = ${p.gpus}: a minibatch of ${p.sequences} sequences must split evenly over the GPUs; allowed: ${p.allowed.join(', ')}`;
     case 'verlGpuSplit':
       return `gpus = ${p.gpus}: verl's minibatch of ${p.sequences} sequences must split evenly over the GPUs`;
+    case 'model':
+      return `${p.field} = ${JSON.stringify(p.value)}: allowed: ${p.allowed}`;
   }
 }
 
@@ -89,6 +102,8 @@ export function planJob(config: PpoConfig, options: JobOptions): JobPlan {
   if (problems.length > 0) throw new JobError({ kind: 'config', problems });
   checkInt('gpus', options.gpus, GPU_RANGE);
   checkInt('trainRows', options.trainRows, TRAIN_ROWS_RANGE);
+  const modelProblem = options.model ? modelProblems(options.model)[0] : undefined;
+  if (modelProblem) throw new JobError({ kind: 'model', ...modelProblem });
   if (options.trainRows < config.promptsPerBatch) {
     throw new JobError({ kind: 'trainRowsBelowBatch', trainRows: options.trainRows, promptsPerBatch: config.promptsPerBatch });
   }

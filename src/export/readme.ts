@@ -2,7 +2,8 @@
 import { rewardExport, UNTRANSLATED_WHY } from './rewardFunctionPy.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { getTask } from '../tasks/index.ts';
-import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, OPENRLHF_VERSION, VERL_TARGET, VERL_VERSION } from './engines.ts';
+import { ENGINE_TITLES, OPENRLHF_TARGET, OPENRLHF_VERSION, VERL_TARGET, VERL_VERSION } from './engines.ts';
+import { isAllLinear, jobModelPath, OPENRLHF_LORA_FLAGS, VERL_LORA_KEYS, VERL_LORA_LOAD_FORMAT } from './model.ts';
 import { playgroundModelText, type JobPlan } from './plan.ts';
 
 const EXPECT: Record<string, string> = {
@@ -41,10 +42,10 @@ Columns: \`data_source\`, \`prompt\` (system instruction + the playground prompt
 
 \`\`\`bash
 ${install}
-bash ${script}                       # uses ${DEFAULT_MODEL}
+bash ${script}                       # uses ${jobModelPath(plan.options.model)}
 MODEL=/path/to/your/model bash ${script}   # any Hugging Face chat model
 \`\`\`
-
+${modelSection(plan)}
 The script was checked for ${plan.options.gpus} GPU(s) on one node; extra arguments are passed on to
 ${ENGINE_TITLES[engine]} (${engine === 'verl' ? 'e.g. `trainer.logger=\'["console","wandb"]\'`' : 'e.g. `--logger.wandb.key True`'}).
 Check the reward by hand: \`python3 reward.py "RESPONSE" "GROUND_TRUTH"\`.
@@ -76,6 +77,23 @@ ${EXPECT[c.task]}
 - End of sequence: ${engine === 'verl' ? "verl hands the reward function responses without special tokens, so a response cut at the length limit cannot be told from one that stopped; the no-EOS penalty and the stop task's −1 only apply where that is known." : 'OpenRLHF passes the decoded query with its end token, so reward.py sees whether a response stopped.'}
 - Every other difference is a \`#\` line at the top of \`${script}\`.
 ${rewardReadmeLine(c)}`;
+}
+
+/** The README's paragraph on a model chosen at export (--model) and its LoRA settings; nothing without one. */
+function modelSection(plan: JobPlan): string {
+  const m = plan.options.model;
+  if (!m) return '';
+  const intro = `\nThe model, chosen at export: \`${m.modelPath}\` (the script's default MODEL; it is not checked here, so it must exist where the job runs).`;
+  const l = m.lora;
+  if (!l) return `${intro} Every weight is trained (no LoRA).\n`;
+  const verl = plan.options.engine === 'verl';
+  const keys = verl
+    ? `\`actor_rollout_ref.model.${VERL_LORA_KEYS.rank}\`, \`${VERL_LORA_KEYS.alpha}\` and \`${VERL_LORA_KEYS.targets}\` (and the same under \`critic.model\` for GAE), with \`${VERL_LORA_LOAD_FORMAT.key}=${VERL_LORA_LOAD_FORMAT.value}\``
+    : `\`${OPENRLHF_LORA_FLAGS.rank}\`, \`${OPENRLHF_LORA_FLAGS.alpha}\` and \`${OPENRLHF_LORA_FLAGS.targets}\`${isAllLinear(l.targets) ? ' (left at its default all-linear)' : ''}, shared by actor and critic`;
+  return `${intro}
+LoRA: rank ${l.r}, alpha ${l.alpha} (the update is scaled by alpha / rank = ${l.alpha / l.r}), target modules ${l.targets.map((t) => `\`${t}\``).join(', ')}.
+Only the adapters train; the reference model is the base model without them. Set by ${keys}.
+`;
 }
 
 /** The README's line on a reward the job does not carry as the run had it. */

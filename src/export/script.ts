@@ -11,6 +11,6 @@ export function engineCommand(plan: JobPlan): VerlCommand | OpenRlhfCommand {
 }
 
 export function renderScript(plan: JobPlan, command: VerlCommand | OpenRlhfCommand): string {
-  const header = { task: plan.config.task, gpus: plan.options.gpus };
+  const header = { task: plan.config.task, gpus: plan.options.gpus, model: plan.options.model };
   return command.engine === 'verl' ? renderVerl(command, header) : renderOpenRlhf(command, header);
 }

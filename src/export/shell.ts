@@ -2,6 +2,7 @@
 // variables in double quotes, anything with brackets, spaces or quotes (Hydra lists such as
 // '[0.9,0.999]', which zsh would glob) in single quotes, plain words bare.
 import { DEFAULT_MODEL, ENGINE_TITLES, OPENRLHF_TARGET, VERL_TARGET } from './engines.ts';
+import { type JobModel, jobModelPath } from './model.ts';
 import type { OpenRlhfCommand } from './openrlhf.ts';
 import type { VerlCommand } from './verl.ts';
 
@@ -27,6 +28,8 @@ function verlArg(key: string, value: string): string {
 export interface ScriptHeader {
   task: string;
   gpus: number;
+  /** The job's model section; the default model when absent. */
+  model?: JobModel;
 }
 
 function preamble(engine: 'verl' | 'openrlhf', h: ScriptHeader, notes: string[]): string[] {
@@ -36,8 +39,11 @@ function preamble(engine: 'verl' | 'openrlhf', h: ScriptHeader, notes: string[])
     `# Targets ${engine === 'verl' ? VERL_TARGET : OPENRLHF_TARGET}.`,
     'set -euo pipefail',
     'JOB_DIR="$(cd "$(dirname "$0")" && pwd)"',
-    `# The policy (and critic, for GAE): any Hugging Face chat model. Default: ${DEFAULT_MODEL}, 0.5B parameters, one 24 GB GPU.`,
-    `MODEL="\${MODEL:-${DEFAULT_MODEL}}"`,
+    h.model
+      ? `# The policy (and critic, for GAE): ${h.model.modelPath}, chosen at export; MODEL=… picks another Hugging Face chat model.`
+      : `# The policy (and critic, for GAE): any Hugging Face chat model. Default: ${DEFAULT_MODEL}, 0.5B parameters, one 24 GB GPU.`,
+    // The path is plain (model.ts checks it), so double quotes are enough.
+    `MODEL="\${MODEL:-${jobModelPath(h.model)}}"`,
     `# GPUs on this one node: ${h.gpus}. Every batch size below was checked against this count; re-export with --gpus N for another.`,
     '# What differs from the playground, knob by knob:',
     ...notes,

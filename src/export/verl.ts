@@ -6,7 +6,8 @@ import { rewardScriptNote } from './rewardFunctionPy.ts';
 import type { AdvantageEstimator } from '../rl/config.ts';
 import { divisorAtMost, groupKlOrderNote, klNearestNote, NO_CLIP, num, VERL_ADV, VERL_KL, VERL_KL_LOSS } from './engines.ts';
 import { ENGINE_KEYS } from './engineKeys.ts';
-import { JobError, playgroundModelText, type JobPlan } from './plan.ts';
+import { JobError, modelNote, type JobPlan } from './plan.ts';
+import { isAllLinear, type JobLora, VERL_LORA_KEYS, VERL_LORA_LOAD_FORMAT } from './model.ts';
 import { covKnobs, sapoTemperatures } from '../reference/policyLoss.ts';
 
 export interface VerlOverride {
@@ -32,6 +33,16 @@ export interface VerlCommand {
  */
 export const VERL_MAIN = 'python3 -m verl.trainer.main_ppo';
 
+/** PEFT's settings under a verl model block (actor_rollout_ref.model or critic.model): all-linear as a bare string, names as a Hydra list. */
+function loraOverrides(block: string, l: JobLora): VerlOverride[] {
+  const targets = isAllLinear(l.targets) ? l.targets[0] : `[${l.targets.join(',')}]`;
+  return [
+    { key: `${block}.${VERL_LORA_KEYS.rank}`, value: num(l.r) },
+    { key: `${block}.${VERL_LORA_KEYS.alpha}`, value: num(l.alpha) },
+    { key: `${block}.${VERL_LORA_KEYS.targets}`, value: targets },
+  ];
+}
+
 /** Every estimator but GAE works from one score per sequence and its group. */
 const isGroup = (e: AdvantageEstimator) => e !== 'gae';
 const bool = (b: boolean) => (b ? 'True' : 'False');
@@ -45,6 +56,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   const o: VerlOverride[] = [];
   const set = (key: string, value: string | number) => o.push({ key, value: typeof value === 'number' ? num(value) : value });
   const gae = c.advantageEstimator === 'gae';
+  const lora = plan.options.model?.lora ?? null;
 
   // Data: the exported Parquet files; prompts are chat messages, so verl applies the model's template.
   set('data.train_files', '$JOB_DIR/train.parquet');
@@ -78,6 +90,13 @@ export function verlCommand(plan: JobPlan): VerlCommand {
 
   // Model and rollout engine.
   set('actor_rollout_ref.model.path', '$MODEL');
+  if (lora) {
+    o.push(...loraOverrides('actor_rollout_ref.model', lora));
+    set(VERL_LORA_LOAD_FORMAT.key, VERL_LORA_LOAD_FORMAT.value);
+    notes.push(
+      `# LoRA rank ${lora.r}, alpha ${lora.alpha} (scale ${num(lora.alpha / lora.r)}) on ${lora.targets.join(', ')}: only the adapters train${gae ? ', in the critic too' : ''}; the reference policy is the base model with the adapters off (verl's ref_in_actor), and vLLM loads the base weights from safetensors and takes the adapters after each step`,
+    );
+  }
   set('actor_rollout_ref.rollout.name', 'vllm');
   set('actor_rollout_ref.rollout.tensor_model_parallel_size', 1);
   set('actor_rollout_ref.rollout.gpu_memory_utilization', 0.5);
@@ -226,6 +245,7 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // The critic exists only for GAE in verl.
   if (gae) {
     set('critic.model.path', '$MODEL');
+    if (lora) o.push(...loraOverrides('critic.model', lora));
     set('critic.ppo_micro_batch_size_per_gpu', micro);
     set(ENGINE_KEYS.criticLr.verl, c.criticLr);
     set('critic.optim.lr_warmup_steps', c.warmupSteps);
@@ -283,6 +303,6 @@ export function verlCommand(plan: JobPlan): VerlCommand {
   // Held-out evaluation every N iterations (verl: -1 = never).
   set(ENGINE_KEYS.evalEvery.verl, c.evalEvery > 0 ? c.evalEvery : -1);
   set('trainer.val_before_train', bool(c.evalEvery > 0));
-  notes.push(`# model: the playground run trained ${playgroundModelText(plan.options.actor, plan.config)}; here MODEL is a pretrained instruct model`);
+  notes.push(modelNote(plan));
   return { engine: 'verl', notes, setup: [], program: VERL_MAIN, overrides: o };
 }

@@ -2,7 +2,7 @@
 // (the CLI prints the same problems in English). Worded at call time from the `exportJob` namespace,
 // which the panel loads before it renders.
 import { formatNumber, t } from '../i18n/index.ts';
-import { JobError, type JobProblem } from '../export/plan.ts';
+import { JobError, jobProblemMessage, type JobProblem } from '../export/plan.ts';
 import { problemText } from './settingsText.ts';
 
 /** A job problem in the page's language. */
@@ -23,6 +23,10 @@ export function jobProblemText(p: JobProblem): string {
       });
     case 'verlGpuSplit':
       return t('exportJob:problem.verlGpuSplit', { key: 'gpus', gpus: p.gpus, sequences: p.sequences });
+    case 'model':
+      // Only the CLI sets a model section (the panel exports with the script's default model), so
+      // this English message never reaches the page.
+      return jobProblemMessage(p);
   }
 }
 

@@ -149,4 +149,79 @@ describe('npm run export-job', { timeout: 60_000 }, () => {
     expect(odd.stderr).toMatch(/gpus = 3: a minibatch of 16 sequences must split evenly/);
     expect(existsSync(join(dir, 'odd'))).toBe(false);
   });
+
+  it('writes a LoRA job for --model, alpha 2·rank and all-linear by default, valid bash for both engines', () => {
+    const verl = join(dir, 'cli-lora-verl');
+    const r = cli('--engine', 'verl', '--task', 'arithmetic', '--rows', '64', '--out', verl, '--model', 'Qwen/Qwen2.5-1.5B-Instruct', '--lora-rank', '32');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const script = readFileSync(join(verl, 'run_verl.sh'), 'utf8');
+    expect(script).toContain(`MODEL="\${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}"`);
+    expect(script).toContain('actor_rollout_ref.model.lora_rank=32 \\');
+    expect(script).toContain('actor_rollout_ref.model.lora_alpha=64 \\');
+    expect(script).toContain('actor_rollout_ref.model.target_modules=all-linear \\');
+    expect(script).toContain('critic.model.lora_rank=32 \\');
+    expect(spawnSync('bash', ['-n', join(verl, 'run_verl.sh')]).status).toBe(0);
+    expect(readFileSync(join(verl, 'README.md'), 'utf8')).toMatch(/LoRA: rank 32, alpha 64/);
+
+    const rlhf = join(dir, 'cli-lora-openrlhf');
+    const o = cli(
+      '--engine',
+      'openrlhf',
+      '--task',
+      'stop',
+      '--rows',
+      '64',
+      '--out',
+      rlhf,
+      '--model',
+      'gpt2',
+      '--lora-rank',
+      '8',
+      '--lora-alpha',
+      '16',
+      '--lora-targets',
+      'c_attn,c_proj,c_fc',
+    );
+    expect(o.stderr).toBe('');
+    expect(o.status).toBe(0);
+    const flags = readFileSync(join(rlhf, 'run_openrlhf.sh'), 'utf8');
+    expect(flags).toContain(`MODEL="\${MODEL:-gpt2}"`);
+    expect(flags).toContain('--ds.lora.rank 8 \\');
+    expect(flags).toContain('--ds.lora.alpha 16 \\');
+    expect(flags).toContain('--ds.lora.target_modules c_attn c_proj c_fc \\');
+    expect(spawnSync('bash', ['-n', join(rlhf, 'run_openrlhf.sh')]).status).toBe(0);
+  });
+
+  it('exits 2 naming each bad model or LoRA flag, and LoRA flags without --model', () => {
+    const bad = cli(
+      '--engine',
+      'verl',
+      '--task',
+      'arithmetic',
+      '--out',
+      join(dir, 'bad-lora'),
+      '--model',
+      'my model',
+      '--lora-rank',
+      '0',
+      '--lora-alpha',
+      '2000',
+      '--lora-targets',
+      'all-linear,q_proj',
+    );
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/invalid settings \(4\)/);
+    expect(bad.stderr).toMatch(/--model = "my model": allowed: a Hub id or path/);
+    expect(bad.stderr).toMatch(/--lora-rank = "0": allowed: an integer from 1 to 512/);
+    expect(bad.stderr).toMatch(/--lora-alpha = "2000": allowed: an integer from 1 to 1024/);
+    expect(bad.stderr).toMatch(/--lora-targets = "all-linear,q_proj": allowed: all-linear alone/);
+    const noModel = cli('--engine', 'openrlhf', '--task', 'arithmetic', '--out', join(dir, 'no-model'), '--lora-rank', '8');
+    expect(noModel.status).toBe(2);
+    expect(noModel.stderr).toMatch(/--lora-rank: needs --model/);
+    const noRank = cli('--engine', 'openrlhf', '--task', 'arithmetic', '--out', join(dir, 'no-rank'), '--model', 'gpt2', '--lora-targets', 'c_attn');
+    expect(noRank.status).toBe(2);
+    expect(noRank.stderr).toMatch(/--lora-targets: needs --lora-rank/);
+    for (const d of ['bad-lora', 'no-model', 'no-rank']) expect(existsSync(join(dir, d))).toBe(false);
+  });
 });
