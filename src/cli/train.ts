@@ -1,4 +1,6 @@
 // Headless PPO runs in Node (WebGPU through Dawn, or the float64 CPU reference):
+//   npm run train -- --model DIR --prompts FILE --reward-function FILE.js --lora-rank R ...
+//                    (a Hugging Face model with LoRA: src/cli/trainHf.ts)
 //   npm run train -- --preset "Learn arithmetic" [--arm LABEL] [--iters N] [--seed S] [--out f.jsonl] [--backend webgpu|cpu]
 //   npm run train -- --task arithmetic --iters 50 [--seed S] [--config file.json]
 //                    [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file] [--eval-count N] [--eval-samples K]
@@ -19,12 +21,15 @@ import { buildConfig } from '../rl/configMerge.ts';
 import { makeBackend, resolvePresetArm, runPreset } from './presetRun.ts';
 import { readConfigFile } from './configFile.ts';
 import { runCli } from '../node/runCli.ts';
+import { HF_TRAIN_USAGE, trainHf } from './trainHf.ts';
 
 const USAGE =
+  `${HF_TRAIN_USAGE}\n` +
   'usage: npm run train -- --preset "<name>" [--arm LABEL] [--iters N] [--seed S] [--out metrics.jsonl] [--backend webgpu|cpu]\n' +
   '       npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--reward-model file.safetensors] [--quiet]';
 
 async function main(): Promise<number> {
+  if (process.argv.some((a) => a === '--model' || a.startsWith('--model='))) return trainHf();
   const { values } = parseArgs({
     options: {
       preset: { type: 'string' },

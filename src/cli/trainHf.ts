@@ -1,0 +1,224 @@
+// npm run train -- --model DIR: PPO or GRPO with LoRA on a Hugging Face model folder, headless.
+// The prompts come from a file (one a line), the scores from the user's JavaScript reward function
+// `(prompt, response) => number` run in the QuickJS sandbox the page uses; the actor (and, for
+// GAE, the critic with a value head) are LoRA adapters on the one frozen base, the reference is the
+// base (src/rl/hf/hfPpo.ts). One JSON line of metrics per iteration (--out and stdout); at the end
+// --save-adapter writes the actor's adapter as PEFT saves it, for `npm run logprobs -- --adapter`
+// or PeftModel.from_pretrained. Bad input: one line naming the flag and what is allowed, exit 2.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type LoraSettings, loraScaling } from '../model/hf/lora.ts';
+import { checkLoraTargets, loraModulesOf } from '../model/hf/loraModules.ts';
+import { disposeLoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
+import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter } from '../model/hf/peftAdapter.ts';
+import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
+import { type HfEstimator, type HfPpoConfig, hfPpoIteration, hfPpoProblem } from '../rl/hf/hfPpo.ts';
+import { actorPolicyParams } from '../rl/policyParams.ts';
+import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
+import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
+import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
+import { NodeFolder } from '../node/hfFolder.ts';
+import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
+
+export const HF_TRAIN_USAGE =
+  'usage: npm run train -- --model DIR --prompts FILE --reward-function FILE.js --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
+  '       [--iters N] [--estimator gae|group_norm|...] [--samples-per-prompt G] [--batch N] [--max-new-tokens T] [--temperature X] [--kl-coef B]\n' +
+  '       [--lr X] [--epochs E] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
+  '       [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
+
+const ESTIMATORS: readonly HfEstimator[] = ['gae', ...GROUP_ESTIMATORS];
+
+const parse = () =>
+  parseArgs({
+    options: {
+      model: { type: 'string' },
+      prompts: { type: 'string' },
+      'reward-function': { type: 'string' },
+      'lora-rank': { type: 'string' },
+      'lora-alpha': { type: 'string' },
+      'lora-targets': { type: 'string' },
+      rslora: { type: 'boolean', default: false },
+      iters: { type: 'string', default: '10' },
+      estimator: { type: 'string', default: 'group_norm' },
+      'samples-per-prompt': { type: 'string' },
+      batch: { type: 'string', default: '8' },
+      'max-new-tokens': { type: 'string', default: '64' },
+      temperature: { type: 'string', default: '1' },
+      'kl-coef': { type: 'string', default: String(DEFAULT_CONFIG.klCoef) },
+      lr: { type: 'string', default: '1e-4' },
+      epochs: { type: 'string', default: '1' },
+      seed: { type: 'string', default: '1' },
+      'save-adapter': { type: 'string' },
+      adapter: { type: 'string' },
+      chat: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      backend: { type: 'string', default: 'webgpu' },
+      weights: { type: 'string' },
+      'gpu-memory': { type: 'string' },
+    },
+  }).values;
+type Flags = ReturnType<typeof parse>;
+
+/** A number flag in [min, max] (an integer when asked), or an InputRefusal naming the flag and the range. */
+function numberFlag(flags: Flags, name: keyof Flags, min: number, max: number, integer = false): number {
+  const raw = flags[name];
+  const x = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(x) || x < min || x > max || (integer && !Number.isInteger(x)))
+    throw new InputRefusal(`--${name} = ${JSON.stringify(raw)}: allowed: ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
+  return x;
+}
+
+function readText(flag: string, path: string | undefined): string {
+  if (path === undefined) throw new InputRefusal(`--${flag} is required\n${HF_TRAIN_USAGE}`);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new InputRefusal(`--${flag}: no file at ${path}`);
+  return readFileSync(path, 'utf8');
+}
+
+export async function trainHf(): Promise<number> {
+  let flags: Flags;
+  try {
+    flags = parse();
+  } catch (e) {
+    console.error(`npm run train: ${(e as Error).message}\n${HF_TRAIN_USAGE}`);
+    return 2;
+  }
+  return refusingBadInput('train', () => run(flags));
+}
+
+async function run(flags: Flags): Promise<number> {
+  // Everything that can be checked without the model is checked first.
+  const promptLines = readText('prompts', flags.prompts)
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+  if (promptLines.length === 0) throw new InputRefusal(`--prompts: ${flags.prompts} holds no prompt (one a line; blank lines are skipped)`);
+  const source = readText('reward-function', flags['reward-function']);
+  const sandbox = await loadRewardSandbox();
+  const compiled = sandbox.compile(source);
+  if (!(compiled instanceof CompiledReward)) throw new InputRefusal(`--reward-function: ${compiled.message}`);
+  compiled.dispose();
+  if (flags['lora-rank'] === undefined) throw new InputRefusal(`--lora-rank is required (the adapters' rank; 8 is a common choice)\n${HF_TRAIN_USAGE}`);
+  const rank = numberFlag(flags, 'lora-rank', 1, 1024, true);
+  const alpha = flags['lora-alpha'] === undefined ? 2 * rank : numberFlag(flags, 'lora-alpha', 1e-6, 1e6);
+  const estimator = flags.estimator as HfEstimator;
+  if (!ESTIMATORS.includes(estimator)) throw new InputRefusal(`--estimator = ${JSON.stringify(flags.estimator)}: allowed: ${ESTIMATORS.join(', ')}`);
+  const samplesPerPrompt = flags['samples-per-prompt'] === undefined ? (estimator === 'gae' ? 1 : 4) : numberFlag(flags, 'samples-per-prompt', 1, 64, true);
+  const iters = numberFlag(flags, 'iters', 0, 100_000, true);
+  const batch = Math.min(numberFlag(flags, 'batch', 1, 1024, true), promptLines.length);
+  const maxNewTokens = numberFlag(flags, 'max-new-tokens', 1, 4096, true);
+  const temperature = numberFlag(flags, 'temperature', 0.01, 10);
+  const klCoef = numberFlag(flags, 'kl-coef', 0, 10);
+  const lr = numberFlag(flags, 'lr', 1e-12, 1);
+  const ppoEpochs = numberFlag(flags, 'epochs', 1, 16, true);
+  const seed = numberFlag(flags, 'seed', 0, 2 ** 32 - 1, true);
+  const saveTo = flags['save-adapter'];
+  if (saveTo !== undefined && existsSync(saveTo) && !statSync(saveTo).isDirectory()) throw new InputRefusal(`--save-adapter: ${saveTo} is a file, not a folder`);
+
+  let prompts: number[][] = [];
+  let longest = 0;
+  const { model, info, tokenizer, precision } = await openModel({ ...flags, adapter: undefined }, (tok, folderInfo) => {
+    prompts = promptLines.map((line) => promptIds(tok, line, flags.chat));
+    prompts.forEach((p, i) => {
+      if (p.length === 0) throw new InputRefusal(`--prompts: line ${i + 1} tokenizes to no token`);
+    });
+    longest = Math.max(...prompts.map((p) => p.length));
+    if (longest + maxNewTokens > folderInfo.arch.maxPositions)
+      throw new InputRefusal(`--prompts and --max-new-tokens: ${longest} + ${maxNewTokens} tokens exceed the model's max_position_embeddings ${folderInfo.arch.maxPositions}`);
+    return { batch: batch * samplesPerPrompt, promptTokens: longest, responseTokens: maxNewTokens };
+  });
+  const family = info.arch.family;
+  const targets = flags['lora-targets'] === undefined ? [...loraModulesOf(family)] : flags['lora-targets'].split(',').map((t) => t.trim());
+  try {
+    checkLoraTargets(family, targets);
+  } catch (e) {
+    throw new InputRefusal(`--lora-targets: ${(e as Error).message}`);
+  }
+  const settings: LoraSettings = { r: rank, alpha, rslora: flags.rslora, targets };
+  const be = model.be;
+  const actor = newLoraTrainable(model, settings, seed);
+  const critic = estimator === 'gae' ? newLoraTrainable(model, settings, (seed ^ 0x2545f491) >>> 0, true) : null;
+  try {
+    if (flags.adapter !== undefined) {
+      let adapter: Awaited<ReturnType<typeof readPeftAdapter>>;
+      try {
+        adapter = await readPeftAdapter(new NodeFolder(flags.adapter), info.arch);
+        loadPeftValues(model, actor, adapter);
+      } catch (e) {
+        throw new InputRefusal(`--adapter: ${(e as Error).message}`);
+      }
+    }
+    const hp = { lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: DEFAULT_CONFIG.maxGradNorm };
+    const cfg: HfPpoConfig = {
+      estimator,
+      samplesPerPrompt,
+      maxNewTokens,
+      temperature,
+      topP: 1,
+      seed,
+      klCoef,
+      klEstimator: DEFAULT_CONFIG.klEstimator,
+      gamma: 1,
+      lam: DEFAULT_CONFIG.lam,
+      ppoEpochs,
+      policy: actorPolicyParams(DEFAULT_CONFIG, seed),
+      value: { clip: DEFAULT_CONFIG.valueClip, agg: DEFAULT_CONFIG.lossAgg },
+      actorHp: hp,
+      criticHp: { ...hp, lr: lr * 5 },
+    };
+    const eosIds = info.generation.eosTokenIds;
+    const roles = { model, actor, critic, eosIds, padId: eosIds[0] ?? 0 };
+    const problem = hfPpoProblem(roles, cfg);
+    if (problem) throw new InputRefusal(`--estimator ${estimator}: ${problem.replace('samplesPerPrompt', '--samples-per-prompt')}`);
+
+    const lineOf = new Map(prompts.map((p, i) => [p, promptLines[i]]));
+    const score = (ps: readonly (readonly number[])[], responses: readonly (readonly number[])[]) =>
+      scoreWithFunction(
+        sandbox,
+        source,
+        ps.map((p, b) => ({ prompt: lineOf.get(p as number[]) ?? '', response: tokenizer.decode(responses[b], { skipSpecialTokens: true }) })),
+      );
+    if (flags.out) writeFileSync(flags.out, '');
+    const emit = (row: Record<string, unknown>) => {
+      const line = JSON.stringify(row);
+      if (flags.out) appendFileSync(flags.out, `${line}\n`);
+      if (!flags.quiet || !flags.out) console.log(line);
+    };
+    console.error(
+      `${estimator === 'gae' ? 'PPO (GAE, a critic)' : `${estimator} (no critic)`} with LoRA r ${rank}, α ${alpha} (scale ${loraScaling(settings)}) on ${targets.join(', ')} of ${info.arch.architecture} on ${be.label} (${precision}), ` +
+        `${iters} iterations of ${batch} prompts × ${samplesPerPrompt} sample${samplesPerPrompt === 1 ? '' : 's'}, ≤ ${maxNewTokens} new tokens, seed ${seed}; reward: ${flags['reward-function']} (QuickJS sandbox)`,
+    );
+    for (let it = 0; it < iters; it++) {
+      const start = (it * batch) % prompts.length;
+      const chosen = Array.from({ length: batch }, (_, i) => prompts[(start + i) % prompts.length]);
+      const t0 = performance.now();
+      const m = await hfPpoIteration(roles, chosen, score, cfg, it);
+      emit({
+        iter: it + 1,
+        reward_mean: m.scoreMean,
+        kl: m.klMean,
+        response_length_mean: m.responseLength,
+        policy_loss: m.policyLoss,
+        clipfrac: m.clipfrac,
+        ...(m.valueLoss === null ? {} : { value_loss: m.valueLoss }),
+        time_s: (performance.now() - t0) / 1000,
+      });
+    }
+    if (saveTo !== undefined) {
+      const files = await exportPeftAdapter(model, actor, flags.model!);
+      mkdirSync(saveTo, { recursive: true });
+      writeFileSync(join(saveTo, ADAPTER_CONFIG), files[ADAPTER_CONFIG]);
+      writeFileSync(join(saveTo, ADAPTER_WEIGHTS), files[ADAPTER_WEIGHTS]);
+      console.error(`adapter saved to ${saveTo} (${ADAPTER_CONFIG}, ${ADAPTER_WEIGHTS}: ${files[ADAPTER_WEIGHTS].length} bytes)`);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof RewardFunctionError) throw new InputRefusal(`--reward-function: ${e.problem.message}`);
+    throw e;
+  } finally {
+    disposeLoraTrainable(be, actor);
+    if (critic) disposeLoraTrainable(be, critic);
+    model.dispose();
+  }
+}
