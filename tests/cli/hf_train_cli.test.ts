@@ -1,0 +1,139 @@
+// npm run train -- --model DIR as a process, as issue #32 checks it: fresh synthetic folders (Qwen3
+// with GRPO on WebGPU, Llama with GAE and a critic on WebGPU, GPT-2 on the float64 CPU backend;
+// TEST_SEED) trained 3 iterations from a prompts file and a JavaScript reward function. Every
+// metric is finite and the GAE run reports a value loss. The saved adapter is merged into the base
+// by independent code with PEFT's rule (tests/helpers/peftMerge.ts: W + α/r·B·A, transposed for
+// Conv1D); the merged folder's log-probs (`npm run logprobs`, no adapter) must equal
+// `npm run logprobs --adapter` on the base within 2e-3 (the issue's bound; f32 weights), and differ
+// from the base's (training moved them). Bad flags are refused in one line, exit status 2.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SyntheticFamily } from '../../src/model/hf/synthetic.ts';
+import { writeSynthetic } from '../../src/model/hf/synthetic.ts';
+import { nodeFolderSink } from '../../src/node/hfFolder.ts';
+import { mergePeftAdapter } from '../helpers/peftMerge.ts';
+import { rng } from '../helpers/random.ts';
+
+const VK = { VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' };
+const tsx = (script: string, args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...VK } });
+
+const root = mkdtempSync(join(tmpdir(), 'hf-train-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const PROMPTS = ['the cat sat', 'hello there', 'what is two plus two', 'say something kind', 'a b c'];
+// The share of vowels in the response: a score that varies between samples, so advantages are not all 0.
+const REWARD = '(prompt, response) => response.length === 0 ? 0 : (response.match(/[aeiou]/g) || []).length / response.length';
+
+const CASES: [SyntheticFamily, string, 'webgpu' | 'cpu'][] = [
+  ['qwen3', 'group_norm', 'webgpu'],
+  ['llama', 'gae', 'webgpu'],
+  ['gpt2', 'group_norm', 'cpu'],
+];
+
+async function folderWith(family: SyntheticFamily, seed: number): Promise<string> {
+  const dir = join(root, `${family}-${seed}`);
+  await writeSynthetic({ family, dtype: 'F32', shards: 1, seed }, await nodeFolderSink(dir));
+  return dir;
+}
+
+function files(): { prompts: string; reward: string } {
+  const prompts = join(root, 'prompts.txt');
+  const reward = join(root, 'reward.js');
+  writeFileSync(prompts, `${PROMPTS.join('\n')}\n\n`);
+  writeFileSync(reward, REWARD);
+  return { prompts, reward };
+}
+
+const logprobsOf = (model: string, backend: string, extra: string[] = []) => {
+  const r = tsx('src/cli/logprobs.ts', ['--model', model, '--backend', backend, '--weights', 'f32', '--prompt', 'what is two plus two', '--response', 'four, i think', ...extra]);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim()).logprobs as number[];
+};
+
+describe('npm run train -- --model', { timeout: 600_000 }, () => {
+  it.each(CASES)('%s, %s on %s: 3 iterations, finite metrics; the saved adapter merged by PEFT’s rule scores as --adapter', async (family, estimator, backend) => {
+    const seed = rng(9500 + CASES.findIndex((c) => c[0] === family)).nextU32();
+    const model = await folderWith(family, seed);
+    const { prompts, reward } = files();
+    const adapter = join(root, `${family}-adapter`);
+    const out = join(root, `${family}.jsonl`);
+    const args = ['--model', model, '--prompts', prompts, '--reward-function', reward, '--lora-rank', '4', '--iters', '3', '--estimator', estimator];
+    const r = tsx('src/cli/train.ts', [
+      ...args,
+      '--batch',
+      '3',
+      '--max-new-tokens',
+      '6',
+      '--lr',
+      '1e-2',
+      '--backend',
+      backend,
+      '--weights',
+      'f32',
+      '--save-adapter',
+      adapter,
+      '--out',
+      out,
+      '--quiet',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number>);
+    expect(rows.map((row) => row.iter)).toEqual([1, 2, 3]);
+    const keys = ['reward_mean', 'kl', 'response_length_mean', 'policy_loss', 'clipfrac', ...(estimator === 'gae' ? ['value_loss'] : [])];
+    for (const row of rows) {
+      for (const k of keys) expect(Number.isFinite(row[k]), `${k} = ${row[k]}`).toBe(true);
+      if (estimator !== 'gae') expect(row).not.toHaveProperty('value_loss');
+    }
+    expect(rows[0].kl).toBe(0); // iteration 0's actor is the reference (B = 0)
+
+    const merged = join(root, `${family}-merged`);
+    const { merged: changed } = mergePeftAdapter(model, adapter, merged);
+    expect(changed.length).toBeGreaterThan(0);
+    const base = logprobsOf(model, backend);
+    const withAdapter = logprobsOf(model, backend, ['--adapter', adapter]);
+    const fromMerged = logprobsOf(merged, backend);
+    const diff = (x: number[], y: number[]) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
+    console.log(
+      `[hf-train] ${family} ${estimator} ${backend}: |merged − adapter| ${diff(fromMerged, withAdapter).toExponential(2)}, |adapter − base| ${diff(withAdapter, base).toExponential(2)}`,
+    );
+    expect(fromMerged.length).toBe(withAdapter.length);
+    expect(diff(fromMerged, withAdapter)).toBeLessThanOrEqual(2e-3);
+    // training moved the log-probs well past that tolerance
+    expect(diff(withAdapter, base)).toBeGreaterThan(1e-2);
+  });
+
+  it('bad flags are refused in one line naming the flag, exit status 2', async () => {
+    const model = await folderWith('gpt2', 1);
+    const { prompts, reward } = files();
+    const bad = join(root, 'bad.js');
+    writeFileSync(bad, '(prompt, response) => {');
+    const empty = join(root, 'empty.txt');
+    writeFileSync(empty, '\n \n');
+    const base = ['--model', model, '--backend', 'cpu', '--prompts', prompts, '--reward-function', reward, '--lora-rank', '2', '--iters', '1'];
+    const refused = (args: string[], message: string | RegExp) => {
+      const r = tsx('src/cli/train.ts', args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack
+    };
+    refused(
+      base.filter((a, i) => a !== '--lora-rank' && base[i - 1] !== '--lora-rank'),
+      '--lora-rank is required',
+    );
+    refused([...base, '--lora-targets', 'q_proj'], /--lora-targets: .*q_proj is not a module of a gpt2 model \(allowed: c_attn, c_proj, c_fc\)/);
+    refused([...base, '--estimator', 'ppo'], '--estimator = "ppo": allowed: gae, ');
+    refused([...base, '--estimator', 'grpo_typo'], '--estimator = "grpo_typo"');
+    refused([...base, '--samples-per-prompt', '1'], '--samples-per-prompt = 1: the group_norm estimator');
+    refused([...base, '--lora-rank', '0'], '--lora-rank = "0": allowed: an integer from 1 to 1024');
+    refused(['--model', model, '--backend', 'cpu', '--prompts', empty, '--reward-function', reward, '--lora-rank', '2'], '--prompts: ');
+    refused(['--model', model, '--backend', 'cpu', '--prompts', prompts, '--reward-function', bad, '--lora-rank', '2'], '--reward-function: ');
+    refused(['--model', join(root, 'nowhere'), '--prompts', prompts, '--reward-function', reward, '--lora-rank', '2'], '--model: no folder at');
+  });
+});
