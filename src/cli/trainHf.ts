@@ -1,11 +1,13 @@
 // npm run train -- --model DIR: PPO or GRPO with LoRA on a Hugging Face model folder, headless.
-// The prompts come from a file (one a line), the scores from the user's JavaScript reward function
-// `(prompt, response) => number` run in the QuickJS sandbox the page uses; the actor (and, for
+// The prompts come from a file (one a line) and the scores from the user's JavaScript reward
+// function `(prompt, response) => number` run in the QuickJS sandbox the page uses, or both from a
+// task for chat models (--task chat-arithmetic, with greedy held-out accuracy before and after:
+// hfRewardSource.ts); the actor (and, for
 // GAE, the critic with a value head) are LoRA adapters on the one frozen base, the reference is the
 // base (src/rl/hf/hfPpo.ts). One JSON line of metrics per iteration (--out and stdout); at the end
 // --save-adapter writes the actor's adapter as PEFT saves it, for `npm run logprobs -- --adapter`
 // or PeftModel.from_pretrained. Bad input: one line naming the flag and what is allowed, exit 2.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type LoraSettings, loraScaling } from '../model/hf/lora.ts';
@@ -15,14 +17,14 @@ import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, rea
 import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
 import { type HfEstimator, type HfPpoConfig, hfPpoIteration, hfPpoProblem } from '../rl/hf/hfPpo.ts';
 import { actorPolicyParams } from '../rl/policyParams.ts';
-import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
-import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
+import { greedyEvaluation } from '../rl/hf/hfEval.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
+import { rewardSource } from './hfRewardSource.ts';
 
 export const HF_TRAIN_USAGE =
-  'usage: npm run train -- --model DIR --prompts FILE --reward-function FILE.js --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
+  'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic [--eval-count N]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
   '       [--iters N] [--estimator gae|group_norm|...] [--samples-per-prompt G] [--batch N] [--max-new-tokens T] [--temperature X] [--kl-coef B]\n' +
   '       [--lr X] [--epochs E] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
   '       [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
@@ -35,6 +37,8 @@ const parse = () =>
       model: { type: 'string' },
       prompts: { type: 'string' },
       'reward-function': { type: 'string' },
+      task: { type: 'string' },
+      'eval-count': { type: 'string', default: '32' },
       'lora-rank': { type: 'string' },
       'lora-alpha': { type: 'string' },
       'lora-targets': { type: 'string' },
@@ -70,12 +74,6 @@ function numberFlag(flags: Flags, name: keyof Flags, min: number, max: number, i
   return x;
 }
 
-function readText(flag: string, path: string | undefined): string {
-  if (path === undefined) throw new InputRefusal(`--${flag} is required\n${HF_TRAIN_USAGE}`);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new InputRefusal(`--${flag}: no file at ${path}`);
-  return readFileSync(path, 'utf8');
-}
-
 export async function trainHf(): Promise<number> {
   let flags: Flags;
   try {
@@ -89,41 +87,38 @@ export async function trainHf(): Promise<number> {
 
 async function run(flags: Flags): Promise<number> {
   // Everything that can be checked without the model is checked first.
-  const promptLines = readText('prompts', flags.prompts)
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0);
-  if (promptLines.length === 0) throw new InputRefusal(`--prompts: ${flags.prompts} holds no prompt (one a line; blank lines are skipped)`);
-  const source = readText('reward-function', flags['reward-function']);
-  const sandbox = await loadRewardSandbox();
-  const compiled = sandbox.compile(source);
-  if (!(compiled instanceof CompiledReward)) throw new InputRefusal(`--reward-function: ${compiled.message}`);
-  compiled.dispose();
+  const seed = numberFlag(flags, 'seed', 0, 2 ** 32 - 1, true);
+  const iters = numberFlag(flags, 'iters', 0, 100_000, true);
+  const batchFlag = numberFlag(flags, 'batch', 1, 1024, true);
+  const evalCount = flags.task === undefined ? 0 : numberFlag(flags, 'eval-count', 0, 1000, true);
+  const source = await rewardSource(flags, { seed, prompts: iters * batchFlag, evalCount });
+  const chat = flags.chat || source.chat;
   if (flags['lora-rank'] === undefined) throw new InputRefusal(`--lora-rank is required (the adapters' rank; 8 is a common choice)\n${HF_TRAIN_USAGE}`);
   const rank = numberFlag(flags, 'lora-rank', 1, 1024, true);
   const alpha = flags['lora-alpha'] === undefined ? 2 * rank : numberFlag(flags, 'lora-alpha', 1e-6, 1e6);
   const estimator = flags.estimator as HfEstimator;
   if (!ESTIMATORS.includes(estimator)) throw new InputRefusal(`--estimator = ${JSON.stringify(flags.estimator)}: allowed: ${ESTIMATORS.join(', ')}`);
   const samplesPerPrompt = flags['samples-per-prompt'] === undefined ? (estimator === 'gae' ? 1 : 4) : numberFlag(flags, 'samples-per-prompt', 1, 64, true);
-  const iters = numberFlag(flags, 'iters', 0, 100_000, true);
-  const batch = Math.min(numberFlag(flags, 'batch', 1, 1024, true), promptLines.length);
+  const batch = Math.min(batchFlag, source.train.length);
   const maxNewTokens = numberFlag(flags, 'max-new-tokens', 1, 4096, true);
   const temperature = numberFlag(flags, 'temperature', 0.01, 10);
   const klCoef = numberFlag(flags, 'kl-coef', 0, 10);
   const lr = numberFlag(flags, 'lr', 1e-12, 1);
   const ppoEpochs = numberFlag(flags, 'epochs', 1, 16, true);
-  const seed = numberFlag(flags, 'seed', 0, 2 ** 32 - 1, true);
   const saveTo = flags['save-adapter'];
   if (saveTo !== undefined && existsSync(saveTo) && !statSync(saveTo).isDirectory()) throw new InputRefusal(`--save-adapter: ${saveTo} is a file, not a folder`);
 
   let prompts: number[][] = [];
-  let longest = 0;
+  let heldOut: number[][] = [];
   const { model, info, tokenizer, precision } = await openModel({ ...flags, adapter: undefined }, (tok, folderInfo) => {
-    prompts = promptLines.map((line) => promptIds(tok, line, flags.chat));
+    if (chat && !tok.hasChatTemplate)
+      throw new InputRefusal(`${flags.task !== undefined ? `--task ${flags.task}` : '--chat'}: the model's tokenizer_config.json has no chat_template`);
+    prompts = source.train.map((line) => promptIds(tok, line, chat));
     prompts.forEach((p, i) => {
       if (p.length === 0) throw new InputRefusal(`--prompts: line ${i + 1} tokenizes to no token`);
     });
-    longest = Math.max(...prompts.map((p) => p.length));
+    heldOut = source.heldOut.map((line) => promptIds(tok, line, chat));
+    const longest = Math.max(...prompts.map((p) => p.length), ...heldOut.map((p) => p.length));
     if (longest + maxNewTokens > folderInfo.arch.maxPositions)
       throw new InputRefusal(`--prompts and --max-new-tokens: ${longest} + ${maxNewTokens} tokens exceed the model's max_position_embeddings ${folderInfo.arch.maxPositions}`);
     return { batch: batch * samplesPerPrompt, promptTokens: longest, responseTokens: maxNewTokens };
@@ -172,13 +167,23 @@ async function run(flags: Flags): Promise<number> {
     const problem = hfPpoProblem(roles, cfg);
     if (problem) throw new InputRefusal(`--estimator ${estimator}: ${problem.replace('samplesPerPrompt', '--samples-per-prompt')}`);
 
-    const lineOf = new Map(prompts.map((p, i) => [p, promptLines[i]]));
+    const lineOf = new Map(prompts.map((p, i) => [p, source.train[i]]));
+    const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
     const score = (ps: readonly (readonly number[])[], responses: readonly (readonly number[])[]) =>
-      scoreWithFunction(
-        sandbox,
-        source,
-        ps.map((p, b) => ({ prompt: lineOf.get(p as number[]) ?? '', response: tokenizer.decode(responses[b], { skipSpecialTokens: true }) })),
+      source.score(ps.map((p, b) => ({ prompt: lineOf.get(p as number[]) ?? '', response: decode(responses[b]) })));
+    const evaluate = async () => {
+      const rule = source.rule;
+      if (!rule || heldOut.length === 0) return null;
+      const r = await greedyEvaluation(
+        model,
+        actor.adapters,
+        heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] })),
+        decode,
+        rule,
+        { maxNewTokens, eosIds, padId: roles.padId, batch: Math.max(batch * samplesPerPrompt, 1) },
       );
+      return { greedy_accuracy: r.accuracy, greedy_score_mean: r.scoreMean, count: r.samples.length, example: r.samples[0] };
+    };
     if (flags.out) writeFileSync(flags.out, '');
     const emit = (row: Record<string, unknown>) => {
       const line = JSON.stringify(row);
@@ -187,8 +192,11 @@ async function run(flags: Flags): Promise<number> {
     };
     console.error(
       `${estimator === 'gae' ? 'PPO (GAE, a critic)' : `${estimator} (no critic)`} with LoRA r ${rank}, α ${alpha} (scale ${loraScaling(settings)}) on ${targets.join(', ')} of ${info.arch.architecture} on ${be.label} (${precision}), ` +
-        `${iters} iterations of ${batch} prompts × ${samplesPerPrompt} sample${samplesPerPrompt === 1 ? '' : 's'}, ≤ ${maxNewTokens} new tokens, seed ${seed}; reward: ${flags['reward-function']} (QuickJS sandbox)`,
+        `${iters} iterations of ${batch} prompts × ${samplesPerPrompt} sample${samplesPerPrompt === 1 ? '' : 's'}, ≤ ${maxNewTokens} new tokens, seed ${seed}; reward: ${source.label}` +
+        (source.heldOut.length > 0 ? `; greedy held-out accuracy on ${source.heldOut.length} prompts before and after` : ''),
     );
+    const before = await evaluate();
+    if (before) emit({ eval_before: before });
     for (let it = 0; it < iters; it++) {
       const start = (it * batch) % prompts.length;
       const chosen = Array.from({ length: batch }, (_, i) => prompts[(start + i) % prompts.length]);
@@ -205,6 +213,8 @@ async function run(flags: Flags): Promise<number> {
         time_s: (performance.now() - t0) / 1000,
       });
     }
+    const after = iters > 0 ? await evaluate() : null;
+    if (after) emit({ eval: after, iter: iters });
     if (saveTo !== undefined) {
       const files = await exportPeftAdapter(model, actor, flags.model!);
       mkdirSync(saveTo, { recursive: true });
@@ -213,9 +223,6 @@ async function run(flags: Flags): Promise<number> {
       console.error(`adapter saved to ${saveTo} (${ADAPTER_CONFIG}, ${ADAPTER_WEIGHTS}: ${files[ADAPTER_WEIGHTS].length} bytes)`);
     }
     return 0;
-  } catch (e) {
-    if (e instanceof RewardFunctionError) throw new InputRefusal(`--reward-function: ${e.problem.message}`);
-    throw e;
   } finally {
     disposeLoraTrainable(be, actor);
     if (critic) disposeLoraTrainable(be, critic);

@@ -5,7 +5,8 @@
 // by independent code with PEFT's rule (tests/helpers/peftMerge.ts: W + α/r·B·A, transposed for
 // Conv1D); the merged folder's log-probs (`npm run logprobs`, no adapter) must equal
 // `npm run logprobs --adapter` on the base within 2e-3 (the issue's bound; f32 weights), and differ
-// from the base's (training moved them). Bad flags are refused in one line, exit status 2.
+// from the base's (training moved them). The chat arithmetic task reports greedy held-out accuracy
+// before and after. Bad flags are refused in one line, exit status 2.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,35 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
     expect(diff(fromMerged, withAdapter)).toBeLessThanOrEqual(2e-3);
     // training moved the log-probs well past that tolerance
     expect(diff(withAdapter, base)).toBeGreaterThan(1e-2);
+  });
+
+  it('--task chat-arithmetic: chat-template prompts, greedy held-out accuracy before and after', async () => {
+    const model = await folderWith('qwen3', 2);
+    const out = join(root, 'task.jsonl');
+    const args = ['--model', model, '--backend', 'cpu', '--task', 'chat-arithmetic', '--lora-rank', '2', '--iters', '1', '--batch', '2', '--max-new-tokens', '4'];
+    const r = tsx('src/cli/train.ts', [...args, '--eval-count', '3', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('task chat-arithmetic');
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((row) => Object.keys(row)[0])).toEqual(['eval_before', 'iter', 'eval']);
+    for (const e of [rows[0].eval_before, rows[2].eval]) {
+      expect(e.count).toBe(3);
+      expect(e.greedy_accuracy).toBeGreaterThanOrEqual(0);
+      expect(e.greedy_accuracy).toBeLessThanOrEqual(1);
+      expect(e.example.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
+    }
+    const { prompts, reward } = files();
+    const refused = (extra: string[], message: string) => {
+      const bad = tsx('src/cli/train.ts', [...args, ...extra]);
+      expect(bad.status, bad.stderr).toBe(2);
+      expect(bad.stderr).toContain(message);
+    };
+    refused(['--prompts', prompts, '--reward-function', reward], '--task chat-arithmetic brings its own prompts and reward');
+    refused(['--task', 'arithmetic'], '--task = "arithmetic": allowed with --model: chat-arithmetic');
+    refused(['--eval-count', '5000'], '--eval-count = "5000": allowed: an integer from 0 to 1000');
   });
 
   it('bad flags are refused in one line naming the flag, exit status 2', async () => {
