@@ -21,6 +21,7 @@ import { randomDeviceWeights } from '../model/hf/randomWeights.ts';
 import { describeSynthetic, REAL_SHAPES, type SyntheticDims, type SyntheticFamily } from '../model/hf/synthetic.ts';
 import type { WeightDType } from '../model/hf/weightLayout.ts';
 import { Rng } from '../util/rng.ts';
+import type { HfRlRow, HfRlSizes } from './hfRl.ts';
 import { settle, table } from './timing.ts';
 
 export interface HfBenchShape {
@@ -33,15 +34,30 @@ export interface HfBenchShape {
   prompt: number;
   decode: number;
   real: boolean;
+  /** The RL rows' batch (hfRl.ts); none: no RL rows at this shape. */
+  rl?: HfRlSizes;
 }
+
+/** The issue's RL batch: 8 prompts × 4 samples, 48-token prompts, 64 new tokens. */
+const RL_REAL: HfRlSizes = { prompts: 8, samples: 4, prompt: 48, newTokens: 64 };
 
 const SMOL = REAL_SHAPES['smollm2-135m'];
 const QWEN = REAL_SHAPES['qwen3-0.6b'];
 
 export const HF_BENCH_SHAPES: HfBenchShape[] = [
-  { name: 'reduced (SmolLM2 widths, 2 layers, V 4096)', family: 'llama', tied: true, dims: { ...SMOL.dims, nLayer: 2, vocab: 4096 }, batch: 4, prompt: 32, decode: 5, real: false },
-  { name: 'smollm2-135m', family: SMOL.family, tied: SMOL.tied, dims: SMOL.dims, batch: 32, prompt: 64, decode: 33, real: true },
-  { name: 'qwen3-0.6b', family: QWEN.family, tied: QWEN.tied, dims: QWEN.dims, batch: 32, prompt: 64, decode: 33, real: true },
+  {
+    name: 'reduced (SmolLM2 widths, 2 layers, V 4096)',
+    family: 'llama',
+    tied: true,
+    dims: { ...SMOL.dims, nLayer: 2, vocab: 4096 },
+    batch: 4,
+    prompt: 32,
+    decode: 5,
+    real: false,
+    rl: { prompts: 2, samples: 4, prompt: 16, newTokens: 8, reduced: 'reduced for SwiftShader' },
+  },
+  { name: 'smollm2-135m', family: SMOL.family, tied: SMOL.tied, dims: SMOL.dims, batch: 32, prompt: 64, decode: 33, real: true, rl: RL_REAL },
+  { name: 'qwen3-0.6b', family: QWEN.family, tied: QWEN.tied, dims: QWEN.dims, batch: 32, prompt: 64, decode: 33, real: true, rl: RL_REAL },
 ];
 
 export function shapeArch(s: Pick<HfBenchShape, 'family' | 'tied' | 'dims'>): HfArch {
@@ -194,11 +210,17 @@ export function selectHfShapes(flag: string | undefined, softwareAdapter: boolea
   return { shapes, note: `--shapes ${flag}` };
 }
 
-export async function printHfBench(gpuBe: Backend, _cpuBe: Backend, ctx: { repeats: number; hfShapes?: string }): Promise<(HfBenchRow | { shape: string; skipped: string })[]> {
+type Skipped = { shape: string; skipped: string };
+
+export async function printHfBench(
+  gpuBe: Backend,
+  _cpuBe: Backend,
+  ctx: { repeats: number; hfShapes?: string },
+): Promise<{ generation: (HfBenchRow | Skipped)[]; rl: (HfRlRow | (Skipped & { run: string }))[] }> {
   const be = gpuBe as WebGpuBackend;
   const { shapes, note } = selectHfShapes(ctx.hfShapes, be.rt.cpuAdapter);
   console.log(`## Hugging Face models, random weights, f16 dense weights (${note})\n`);
-  const rows: (HfBenchRow | { shape: string; skipped: string })[] = [];
+  const rows: (HfBenchRow | Skipped)[] = [];
   for (const s of shapes) rows.push(await benchHfShape(be, s, { repeats: ctx.repeats }));
   const done = rows.filter((r): r is HfBenchRow => !('skipped' in r));
   console.log(
@@ -232,6 +254,12 @@ export async function printHfBench(gpuBe: Backend, _cpuBe: Backend, ctx: { repea
     ),
   );
   for (const r of rows) if ('skipped' in r) console.log(`\n${r.shape}: not run. ${r.skipped}`);
+  console.log('\n## One PPO-LoRA and one GRPO-LoRA iteration (LoRA r 8 on every projection; seconds after one warm-up iteration)\n');
+  const { benchHfRl, hfRlTable } = await import('./hfRl.ts'); // hfRl.ts imports this module's FLOP counts
+  const rl: (HfRlRow | (Skipped & { run: string }))[] = [];
+  for (const s of shapes) if (s.rl) rl.push(...(await benchHfRl(be, { ...s, rl: s.rl })));
+  console.log(hfRlTable(rl.filter((r): r is HfRlRow => !('skipped' in r))));
+  for (const r of rl) if ('skipped' in r) console.log(`\n${r.shape} ${r.run}: not run. ${r.skipped}`);
   console.log('');
-  return rows;
+  return { generation: rows, rl };
 }
