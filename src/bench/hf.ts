@@ -1,4 +1,4 @@
-// npm run bench -- --only hf [--shapes reduced|real|all|NAME,…]
+// npm run bench -- --only hf [--shapes reduced|real|all|NAME,…] (this file's generation rows, then hfRl.ts's RL rows)
 // Hugging Face models with random weights at real shapes (SmolLM2-135M, Qwen3-0.6B) and a reduced
 // one (2 layers at SmolLM2's widths, a 4 096-token vocabulary), built on the device in the layout
 // a folder would get (randomWeights.ts), f16 dense weights and embedding. Each row: bytes on the
@@ -21,7 +21,6 @@ import { randomDeviceWeights } from '../model/hf/randomWeights.ts';
 import { describeSynthetic, REAL_SHAPES, type SyntheticDims, type SyntheticFamily } from '../model/hf/synthetic.ts';
 import type { WeightDType } from '../model/hf/weightLayout.ts';
 import { Rng } from '../util/rng.ts';
-import type { HfRlRow, HfRlSizes } from './hfRl.ts';
 import { settle, table } from './timing.ts';
 
 export interface HfBenchShape {
@@ -36,6 +35,16 @@ export interface HfBenchShape {
   real: boolean;
   /** The RL rows' batch (hfRl.ts); none: no RL rows at this shape. */
   rl?: HfRlSizes;
+}
+
+/** One RL iteration's batch (hfRl.ts): `prompts` × `samples` responses of `newTokens` after `prompt` tokens. */
+export interface HfRlSizes {
+  prompts: number;
+  samples: number;
+  prompt: number;
+  newTokens: number;
+  /** Why these sizes are smaller than the issue's 8 × 4, 48 + 64 (a software adapter), if they are. */
+  reduced?: string;
 }
 
 /** The issue's RL batch: 8 prompts × 4 samples, 48-token prompts, 64 new tokens. */
@@ -210,17 +219,11 @@ export function selectHfShapes(flag: string | undefined, softwareAdapter: boolea
   return { shapes, note: `--shapes ${flag}` };
 }
 
-type Skipped = { shape: string; skipped: string };
-
-export async function printHfBench(
-  gpuBe: Backend,
-  _cpuBe: Backend,
-  ctx: { repeats: number; hfShapes?: string },
-): Promise<{ generation: (HfBenchRow | Skipped)[]; rl: (HfRlRow | (Skipped & { run: string }))[] }> {
+export async function printHfBench(gpuBe: Backend, _cpuBe: Backend, ctx: { repeats: number; hfShapes?: string }): Promise<(HfBenchRow | { shape: string; skipped: string })[]> {
   const be = gpuBe as WebGpuBackend;
   const { shapes, note } = selectHfShapes(ctx.hfShapes, be.rt.cpuAdapter);
   console.log(`## Hugging Face models, random weights, f16 dense weights (${note})\n`);
-  const rows: (HfBenchRow | Skipped)[] = [];
+  const rows: (HfBenchRow | { shape: string; skipped: string })[] = [];
   for (const s of shapes) rows.push(await benchHfShape(be, s, { repeats: ctx.repeats }));
   const done = rows.filter((r): r is HfBenchRow => !('skipped' in r));
   console.log(
@@ -254,12 +257,6 @@ export async function printHfBench(
     ),
   );
   for (const r of rows) if ('skipped' in r) console.log(`\n${r.shape}: not run. ${r.skipped}`);
-  console.log('\n## One PPO-LoRA and one GRPO-LoRA iteration (LoRA r 8 on every projection; seconds after one warm-up iteration)\n');
-  const { benchHfRl, hfRlTable } = await import('./hfRl.ts'); // hfRl.ts imports this module's FLOP counts
-  const rl: (HfRlRow | (Skipped & { run: string }))[] = [];
-  for (const s of shapes) if (s.rl) rl.push(...(await benchHfRl(be, { ...s, rl: s.rl })));
-  console.log(hfRlTable(rl.filter((r): r is HfRlRow => !('skipped' in r))));
-  for (const r of rl) if ('skipped' in r) console.log(`\n${r.shape} ${r.run}: not run. ${r.skipped}`);
   console.log('');
-  return { generation: rows, rl };
+  return rows;
 }

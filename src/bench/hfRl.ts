@@ -2,10 +2,12 @@
 // head) and one GRPO-LoRA (group_norm, no critic) iteration of hfPpo.ts on the hf bench's shapes,
 // random device weights, LoRA r 8 on every projection, random prompt ids, no EOS (every response
 // runs its full length), a rule reward on the ids. One warm-up iteration (pipelines compiled, pool
-// filled), then one timed with hfPpoIteration's stage clock, which syncs the device at each stage's
-// end. Bytes: the pool's tensor bytes after building the base, the actor (adapters + gradients +
-// AdamW m, v + decay mask) and the critic (the same + its head), and the pool's peak during the
-// timed iteration, against the memory plan of the training run.
+// filled), then `repeats` timed with hfPpoIteration's stage clock, which syncs the device at each
+// stage's end; the row is the iteration of median time with its own stages (so they add up).
+// Bytes: the pool's tensor bytes after building the base, the actor (adapters + gradients + AdamW
+// m, v + decay mask) and the critic (the same + its head), and the pool's peak over the timed
+// iterations, beside the memory plan of the training run.
+import type { Backend } from '../backend/backend.ts';
 import type { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import type { HfArch } from '../model/hf/arch.ts';
 import { maxBindingBytes } from '../model/hf/deviceWeights.ts';
@@ -17,18 +19,8 @@ import { formatBytes, planMemory } from '../model/hf/memoryPlan.ts';
 import { randomDeviceWeights } from '../model/hf/randomWeights.ts';
 import { type HfPpoConfig, type HfPpoStage, hfPpoIteration } from '../rl/hf/hfPpo.ts';
 import { Rng } from '../util/rng.ts';
-import { decodeFlops, type HfBenchShape, prefillFlops, shapeArch, tokenFlops } from './hf.ts';
+import { decodeFlops, type HfBenchRow, type HfBenchShape, type HfRlSizes, prefillFlops, printHfBench, selectHfShapes, shapeArch, tokenFlops } from './hf.ts';
 import { settle, table } from './timing.ts';
-
-/** One RL iteration's batch: `prompts` × `samples` responses of `newTokens` after `prompt` tokens. */
-export interface HfRlSizes {
-  prompts: number;
-  samples: number;
-  prompt: number;
-  newTokens: number;
-  /** Why these sizes are smaller than the issue's 8 × 4, 48 + 64 (a software adapter), if they are. */
-  reduced?: string;
-}
 
 export const RL_ESTIMATORS = [
   ['PPO-LoRA', 'gae'],
@@ -51,7 +43,7 @@ export interface HfRlRow {
   baseBytes: number;
   actorBytes: number;
   criticBytes: number;
-  /** The pool's most tensor bytes at once over the timed iteration (base and roles included). */
+  /** The pool's most tensor bytes at once over the timed iterations (base and roles included). */
   peakBytes: number;
   planBytes: number;
 }
@@ -84,7 +76,7 @@ const ruleReward = (V: number) => (_p: readonly (readonly number[])[], responses
   responses.map((r) => r.filter((id) => id < V / 2).length / Math.max(1, r.length));
 
 /** Times one PPO-LoRA and one GRPO-LoRA iteration at shape `s`; a plan's verdict instead where it does not fit. */
-export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlSizes }, seed = 7): Promise<(HfRlRow | { shape: string; run: string; skipped: string })[]> {
+export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlSizes }, repeats = 1, seed = 7): Promise<(HfRlRow | (Skipped & { run: string }))[]> {
   const a = shapeArch(s);
   const { prompts: nPrompts, samples, prompt, newTokens } = s.rl;
   const B = nPrompts * samples;
@@ -115,7 +107,7 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
   const uniquePrompts = Array.from({ length: nPrompts }, () => Array.from({ length: prompt }, () => r.int(0, a.vocab)));
   const settings = { r: 8, alpha: 16, rslora: false, targets: LORA_TARGETS };
   const hp = { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
-  const rows: (HfRlRow | { shape: string; run: string; skipped: string })[] = [];
+  const rows: (HfRlRow | (Skipped & { run: string }))[] = [];
   try {
     for (const [i, [run, estimator]] of RL_ESTIMATORS.entries()) {
       if (!plans[i].fits) {
@@ -131,7 +123,6 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
       const b1 = await bytesNow();
       const critic = estimator === 'gae' ? newLoraTrainable(model, settings, seed + 2, true) : null;
       const b2 = await bytesNow();
-      const stageMs = Object.fromEntries(RL_STAGES.map((x) => [x, 0])) as Record<HfPpoStage, number>;
       const cfg: HfPpoConfig = {
         estimator,
         samplesPerPrompt: samples,
@@ -154,9 +145,14 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
         await hfPpoIteration(roles, uniquePrompts, ruleReward(a.vocab), cfg, 0); // warm-up
         await settle(be);
         be.rt.pool.resetPeak();
-        const t0 = performance.now();
-        await hfPpoIteration(roles, uniquePrompts, ruleReward(a.vocab), { ...cfg, onStage: (x, ms) => (stageMs[x] += ms) }, 1);
-        const iterationS = (performance.now() - t0) / 1000;
+        const timed: { iterationS: number; stageMs: Record<HfPpoStage, number> }[] = [];
+        for (let i = 1; i <= repeats; i++) {
+          const stageMs = Object.fromEntries(RL_STAGES.map((x) => [x, 0])) as Record<HfPpoStage, number>;
+          const t0 = performance.now();
+          await hfPpoIteration(roles, uniquePrompts, ruleReward(a.vocab), { ...cfg, onStage: (x, ms) => (stageMs[x] += ms) }, i);
+          timed.push({ iterationS: (performance.now() - t0) / 1000, stageMs });
+        }
+        const { iterationS, stageMs } = timed.sort((x, y) => x.iterationS - y.iterationS)[Math.floor(repeats / 2)];
         const updateMs = stageMs['actor update'] + stageMs['critic update'];
         const passFlops = updateFlops(a, B, prompt, newTokens, true) + (critic ? updateFlops(a, B, prompt, newTokens, false) : 0);
         const rolloutFlops = prefillFlops(a, B, prompt) + decodeFlops(a, B, prompt, newTokens);
@@ -229,4 +225,24 @@ export function hfRlTable(rows: HfRlRow[]): string {
       formatBytes(r.planBytes),
     ]),
   );
+}
+
+type Skipped = { shape: string; skipped: string };
+
+/** `--only hf`: the generation rows (hf.ts), then a PPO-LoRA and a GRPO-LoRA iteration at each shape that has an RL batch. */
+export async function printHfSection(
+  gpuBe: Backend,
+  cpuBe: Backend,
+  ctx: { repeats: number; hfShapes?: string },
+): Promise<{ generation: (HfBenchRow | Skipped)[]; rl: (HfRlRow | (Skipped & { run: string }))[] }> {
+  const generation = await printHfBench(gpuBe, cpuBe, ctx);
+  const be = gpuBe as WebGpuBackend;
+  const { shapes } = selectHfShapes(ctx.hfShapes, be.rt.cpuAdapter);
+  console.log('## One PPO-LoRA and one GRPO-LoRA iteration (LoRA r 8 on every projection; the median of --repeats iterations after one warm-up)\n');
+  const rl: (HfRlRow | (Skipped & { run: string }))[] = [];
+  for (const s of shapes) if (s.rl) rl.push(...(await benchHfRl(be, { ...s, rl: s.rl }, ctx.repeats)));
+  console.log(hfRlTable(rl.filter((r): r is HfRlRow => !('skipped' in r))));
+  for (const r of rl) if ('skipped' in r) console.log(`\n${r.shape} ${r.run}: not run. ${r.skipped}`);
+  console.log('');
+  return { generation, rl };
 }
