@@ -90,7 +90,7 @@ const EXTRA_SECTIONS: [string, () => Promise<Section>][] = [
   ['compile', async () => (await import('./compile.ts')).printCompileBench],
   ['profile', async () => (await import('./profile.ts')).printProfileBench],
   ['sizes', async () => (await import('./sizes.ts')).printSizesBench],
-  ['hf', async () => (await import('./hf.ts')).printHfBench],
+  ['hf', async () => (await import('./hfRl.ts')).printHfSection],
 ];
 
 /** `--only page --against <dist>`: only page open → first chart point, in turns with the build in that folder. */

@@ -1,4 +1,4 @@
-// npm run bench -- --only hf [--shapes reduced|real|all|NAME,…]
+// npm run bench -- --only hf [--shapes reduced|real|all|NAME,…] (this file's generation rows, then hfRl.ts's RL rows)
 // Hugging Face models with random weights at real shapes (SmolLM2-135M, Qwen3-0.6B) and a reduced
 // one (2 layers at SmolLM2's widths, a 4 096-token vocabulary), built on the device in the layout
 // a folder would get (randomWeights.ts), f16 dense weights and embedding. Each row: bytes on the
@@ -33,15 +33,40 @@ export interface HfBenchShape {
   prompt: number;
   decode: number;
   real: boolean;
+  /** The RL rows' batch (hfRl.ts); none: no RL rows at this shape. */
+  rl?: HfRlSizes;
 }
+
+/** One RL iteration's batch (hfRl.ts): `prompts` × `samples` responses of `newTokens` after `prompt` tokens. */
+export interface HfRlSizes {
+  prompts: number;
+  samples: number;
+  prompt: number;
+  newTokens: number;
+  /** Why these sizes are smaller than the issue's 8 × 4, 48 + 64 (a software adapter), if they are. */
+  reduced?: string;
+}
+
+/** The issue's RL batch: 8 prompts × 4 samples, 48-token prompts, 64 new tokens. */
+const RL_REAL: HfRlSizes = { prompts: 8, samples: 4, prompt: 48, newTokens: 64 };
 
 const SMOL = REAL_SHAPES['smollm2-135m'];
 const QWEN = REAL_SHAPES['qwen3-0.6b'];
 
 export const HF_BENCH_SHAPES: HfBenchShape[] = [
-  { name: 'reduced (SmolLM2 widths, 2 layers, V 4096)', family: 'llama', tied: true, dims: { ...SMOL.dims, nLayer: 2, vocab: 4096 }, batch: 4, prompt: 32, decode: 5, real: false },
-  { name: 'smollm2-135m', family: SMOL.family, tied: SMOL.tied, dims: SMOL.dims, batch: 32, prompt: 64, decode: 33, real: true },
-  { name: 'qwen3-0.6b', family: QWEN.family, tied: QWEN.tied, dims: QWEN.dims, batch: 32, prompt: 64, decode: 33, real: true },
+  {
+    name: 'reduced (SmolLM2 widths, 2 layers, V 4096)',
+    family: 'llama',
+    tied: true,
+    dims: { ...SMOL.dims, nLayer: 2, vocab: 4096 },
+    batch: 4,
+    prompt: 32,
+    decode: 5,
+    real: false,
+    rl: { prompts: 2, samples: 4, prompt: 16, newTokens: 8, reduced: 'reduced for SwiftShader' },
+  },
+  { name: 'smollm2-135m', family: SMOL.family, tied: SMOL.tied, dims: SMOL.dims, batch: 32, prompt: 64, decode: 33, real: true, rl: RL_REAL },
+  { name: 'qwen3-0.6b', family: QWEN.family, tied: QWEN.tied, dims: QWEN.dims, batch: 32, prompt: 64, decode: 33, real: true, rl: RL_REAL },
 ];
 
 export function shapeArch(s: Pick<HfBenchShape, 'family' | 'tied' | 'dims'>): HfArch {

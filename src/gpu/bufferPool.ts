@@ -30,6 +30,8 @@ export class BufferPool {
   /** Buffers handed out and not yet released: tensors alive right now. */
   private inUse = 0;
   private inUseBytes = 0;
+  /** The most bytes in use at once since the last resetPeak(): what a benchmarked stretch needed. */
+  peakInUseBytes = 0;
 
   constructor(private readonly device: GPUDevice) {}
 
@@ -39,6 +41,7 @@ export class BufferPool {
     const reused = list?.pop();
     this.inUse++;
     this.inUseBytes += cls;
+    if (this.inUseBytes > this.peakInUseBytes) this.peakInUseBytes = this.inUseBytes;
     if (reused) return reused;
     const buffer = this.device.createBuffer({ size: cls, usage: STORAGE_USAGE });
     this.ids.set(buffer, this.nextId++);
@@ -70,6 +73,11 @@ export class BufferPool {
       inUseBuffers: this.inUse,
       inUseBytes: this.inUseBytes,
     };
+  }
+
+  /** Starts a new peak from the bytes in use now. */
+  resetPeak(): void {
+    this.peakInUseBytes = this.inUseBytes;
   }
 
   /** A stable small integer per buffer, used to key cached bind groups. */

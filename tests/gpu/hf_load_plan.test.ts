@@ -1,9 +1,11 @@
 // The memory plan HfModel.load makes before it uploads (loadPlan.ts): its weight bytes are the
 // bytes the WebGPU pool hands out while loading (fresh synthetic folders of three families, f32
 // and f16 weights, tables split by a small part size), a run that does not fit is refused before
-// anything is allocated, and the hf bench section runs end to end on a tiny shape.
+// anything is allocated, and the hf bench section runs end to end on a tiny shape (generation, and
+// one PPO-LoRA and one GRPO-LoRA iteration with their stage times and bytes).
 import { describe, expect, it } from 'vitest';
 import { benchHfShape, type HfBenchShape } from '../../src/bench/hf.ts';
+import { benchHfRl, type HfRlRow, RL_STAGES } from '../../src/bench/hfRl.ts';
 import { settle } from '../../src/bench/timing.ts';
 import { weightTensors } from '../../src/model/hf/deviceWeights.ts';
 import { HfModel } from '../../src/model/hf/hfModel.ts';
@@ -77,7 +79,7 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
     model.dispose();
   });
 
-  it('the hf bench section builds a tiny shape and times prefill and decode', async () => {
+  it('the hf bench section builds a tiny shape, times prefill and decode, and a PPO-LoRA and a GRPO-LoRA iteration', async () => {
     const be = await webgpuBackend();
     const shape: HfBenchShape = {
       name: 'tiny',
@@ -96,5 +98,28 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       expect(Number.isFinite(row[k]) && row[k] > 0, k).toBe(true);
     }
     expect(row.prefillFlopsPerToken).toBeGreaterThan(0);
+
+    const before = be.rt.memory().tensorBytes;
+    const rl = await benchHfRl(be, { ...shape, rl: { prompts: 2, samples: 2, prompt: 3, newTokens: 2 } });
+    expect(rl.map((r) => r.run)).toEqual(['PPO-LoRA', 'GRPO-LoRA']);
+    for (const r of rl) {
+      if ('skipped' in r) throw new Error(r.skipped);
+      const critic = r.run === 'PPO-LoRA';
+      const ms = RL_STAGES.map((x) => r.stageMs[x]);
+      expect(ms.every((x) => x >= 0)).toBe(true);
+      // the stage clock starts inside the iteration: its stages add up to at most its time
+      expect(ms.reduce((s, x) => s + x, 0)).toBeLessThanOrEqual(r.iterationS * 1000 + 1);
+      for (const x of ['rollout', 'logprobs', 'actor update'] as const) expect(r.stageMs[x], x).toBeGreaterThan(0);
+      expect(r.stageMs.values > 0 && r.stageMs['critic update'] > 0).toBe(critic);
+      for (const k of ['rolloutTokensPerS', 'updateTokensPerS', 'rolloutGflops', 'updateGflops'] as const) expect(Number.isFinite(r[k]) && r[k] > 0, k).toBe(true);
+      expect(r.baseBytes).toBe(row.deviceBytes);
+      expect(r.actorBytes).toBeGreaterThan(0);
+      expect(r.criticBytes > 0).toBe(critic);
+      expect(r.peakBytes).toBeGreaterThan(r.baseBytes + r.actorBytes + r.criticBytes);
+    }
+    const [ppo, grpo] = rl as HfRlRow[];
+    expect(ppo.criticBytes).toBeGreaterThan(ppo.actorBytes); // the same adapters and a value head
+    expect(grpo.actorBytes).toBe(ppo.actorBytes);
+    expect(be.rt.memory().tensorBytes).toBe(before); // the model and the roles are freed
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parameterCount } from '../../src/model/hf/arch.ts';
 import { decodeFlops, HF_BENCH_SHAPES, prefillFlops, selectHfShapes, shapeArch, tokenFlops } from '../../src/bench/hf.ts';
+import { updateFlops } from '../../src/bench/hfRl.ts';
 
 const TINY = { family: 'llama' as const, tied: true, dims: { nLayer: 1, dModel: 8, nHead: 2, nKvHead: 1, headDim: 4, dFf: 16, vocab: 384, maxPositions: 64 } };
 
@@ -21,6 +22,16 @@ describe('hf bench FLOPs', () => {
     // GPT-2's plain MLP has two projections
     const g = shapeArch({ family: 'gpt2', tied: true, dims: { ...TINY.dims, nKvHead: 2, dFf: 32 } });
     expect(tokenFlops(g, 1, false)).toBe(4 * 2 * 8 * 8 + 2 * 2 * 8 * 32 + 4 * 2 * 4 * 1);
+  });
+
+  it('an update pass counts forward, a backward of the same size and the attention once more', () => {
+    const a = shapeArch(TINY);
+    const proj = 1152;
+    // 2 rows of 1 prompt token + 2 response tokens: positions 0, 1, 2 attend to 1, 2, 3; the logits
+    // of positions 0 and 1 predict the response (2·8·384 = 6144 each, forward and backward)
+    expect(updateFlops(a, 2, 1, 2, true)).toBe(2 * (3 * 2 * proj + 3 * 32 * (1 + 2 + 3) + 2 * 2 * 6144));
+    // the critic's pass: no logits
+    expect(updateFlops(a, 2, 1, 2, false)).toBe(2 * (3 * 2 * proj + 3 * 32 * (1 + 2 + 3)));
   });
 
   it('at the real shapes, a token without attention or logits costs twice the dense parameters', () => {

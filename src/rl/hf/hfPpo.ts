@@ -7,6 +7,7 @@
 // policyLoss and valueLoss; gradients reach the adapters through hfBackward.ts; AdamW over each
 // role's flat buffer. One minibatch (the whole batch) per epoch; the playground's trainer
 // (minibatches, the inspector, the page) is not yet on this path.
+import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import type { OptimizerParams } from '../../model/gpt.ts';
 import { backwardFromRows, backwardToAdapters, disposeTape, responseLogprobsTaped, responseRowsTaped } from '../../model/hf/hfBackward.ts';
@@ -46,6 +47,25 @@ export interface HfPpoConfig {
   value: ValueLossParams;
   actorHp: OptimizerParams;
   criticHp: OptimizerParams;
+  /**
+   * Benchmarks only: called at the end of each stage with its wall time, the device synced first so
+   * the work is counted where it was recorded (a stage may come more than once: each epoch's updates,
+   * advantages after the KL read and after the values). Unset, nothing waits on the device.
+   */
+  onStage?: (stage: HfPpoStage, ms: number) => void;
+}
+
+export type HfPpoStage = 'rollout' | 'reward' | 'logprobs' | 'values' | 'advantages' | 'actor update' | 'critic update';
+
+/** The stage clock of `onStage`: each call syncs the device and reports the time since the last. */
+function stageClock(be: Backend, onStage: NonNullable<HfPpoConfig['onStage']>): (stage: HfPpoStage) => Promise<void> {
+  let t0 = performance.now();
+  return async (stage) => {
+    await be.flushThen(() => {});
+    const t1 = performance.now();
+    onStage(stage, t1 - t0);
+    t0 = t1;
+  };
 }
 
 export interface HfPpoRoles {
@@ -108,6 +128,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   const prompts = uniquePrompts.flatMap((p) => Array.from({ length: G }, () => p));
   const group = Int32Array.from(prompts, (_, i) => Math.floor(i / G));
   const B = prompts.length;
+  const stageDone = cfg.onStage ? stageClock(be, cfg.onStage) : null;
 
   model.setAdapters(actor.adapters);
   const gen = await generate(model, prompts, {
@@ -121,7 +142,9 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     padId: roles.padId,
   });
   const responses = gen.tokens;
+  await stageDone?.('rollout');
   const scores = Array.from(await score(prompts, responses));
+  await stageDone?.('reward');
   const A = Math.max(...responses.map((r) => r.length));
   const mask = new Float64Array(B * A);
   responses.forEach((r, b) => {
@@ -139,6 +162,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   const old = pack((await responseLogprobs(model, prompts, responses)).logprobs);
   model.setAdapters(null);
   const ref = pack((await responseLogprobs(model, prompts, responses)).logprobs);
+  await stageDone?.('logprobs');
 
   const t = (x: Float64Array) => be.tensor(x, [B, A]);
   const actionMask = t(mask);
@@ -148,6 +172,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   // The shaped rewards' KL is the metric for every estimator (the group ones shape their own too).
   const shaped = shapeRewards(be, { scores: scoresT, logprobs: oldT, refLogprobs: refT, actionMask, beta: cfg.klCoef, estimator: cfg.klEstimator });
   const kl = await be.read(shaped.kl);
+  await stageDone?.('advantages');
   let valuesT: Tensor | null = null;
   let returns: Tensor | null = null;
   let advantages: Tensor;
@@ -156,6 +181,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     const valueTape = responseRowsTaped(model, prompts, responses);
     valuesT = be.reshape(valueHeadForward(be, head.params, valueTape.scored), [B, A]);
     disposeTape(model, valueTape);
+    await stageDone?.('values');
     const g = gae(be, { rewards: shaped.rewards, values: valuesT, actionMask, gamma: cfg.gamma, lam: cfg.lam });
     advantages = whiten(be, { x: g.advantages, actionMask, shiftMean: true });
     returns = g.returns; // before whitening, as the character model's trainer
@@ -175,6 +201,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     advantages = g.advantages;
     be.dispose(g.returns);
   }
+  await stageDone?.('advantages');
 
   let policyStats: ArrayLike<number> = [0, 0, 0, 0];
   let valueStats: ArrayLike<number> | null = null;
@@ -190,6 +217,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     policyStats = await be.read(pl.stats);
     be.dispose(logprobs, gradLogprobs, pl.stats, taped.entropy, actorNorm);
     disposeTape(model, taped.tape);
+    await stageDone?.('actor update');
 
     if (!critic || !head || !valuesT || !returns) continue;
     model.setAdapters(critic.adapters);
@@ -204,6 +232,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     valueStats = await be.read(vl.stats);
     be.dispose(values, vl.stats, gradValues, criticNorm);
     disposeTape(model, rows);
+    await stageDone?.('critic update');
   }
   be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
