@@ -149,3 +149,54 @@ test('bad folders are refused by name, and the page keeps working: PPO steps, a 
   await expect(problem).toHaveCount(0);
   await page.getByTestId('hf-forget').click();
 });
+
+test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop, a bad setting named, the adapter downloaded as PEFT files', async ({ page }) => {
+  test.setTimeout(600_000);
+  await open(page);
+  await pick(page, GOOD);
+  await expect(page.getByTestId('hf-model')).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
+  const trainer = page.getByTestId('hf-trainer');
+  await expect(trainer).toContainText('Train it with LoRA');
+  // the page's reward function on typed prompts, a small run
+  await page.getByTestId('hf-train-reward').selectOption('function');
+  await page.getByTestId('hf-train-prompts').fill('hello there\nthe cat sat');
+  for (const [name, value] of [
+    ['loraRank', '2'],
+    ['iterations', '2'],
+    ['promptsPerBatch', '2'],
+    ['samplesPerPrompt', '2'],
+    ['maxNewTokens', '4'],
+  ] as const)
+    await page.getByTestId(`hf-train-${name}`).fill(value);
+  // a bad setting is named with its range, and Train waits for it
+  await page.getByTestId('hf-train-loraRank').fill('0');
+  await expect(trainer).toContainText('LoRA rank r: an integer from 1 to 64');
+  await expect(page.getByTestId('hf-train-start')).toBeDisabled();
+  await page.getByTestId('hf-train-loraRank').fill('2');
+  await expect(page.getByTestId('hf-train-download')).toBeDisabled(); // nothing trained yet
+  await page.getByTestId('hf-train-start').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 2 iterations', { timeout: 300_000 });
+  const rows = page.getByTestId('hf-train-table').locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  for (const cell of await rows.locator('td').allTextContents()) expect(cell === '–' || Number.isFinite(Number(cell))).toBe(true);
+  await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, first response to');
+  expect(await axe(page)).toEqual([]);
+  await trainer.screenshot({ path: test.info().outputPath('hf-trainer.png') });
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('hf-train-download').click()]);
+  expect(download.suggestedFilename()).toBe(`${GOOD}-lora.zip`);
+  const zip = readFileSync(await download.path());
+  // a zip's local file headers name both PEFT files inside the folder
+  const text = zip.toString('latin1');
+  expect(text).toContain(`${GOOD}-lora/adapter_config.json`);
+  expect(text).toContain(`${GOOD}-lora/adapter_model.safetensors`);
+
+  // Stop ends a longer run after the iteration in flight
+  await page.getByTestId('hf-train-iterations').fill('1000');
+  await page.getByTestId('hf-train-start').click();
+  await expect.poll(() => rows.count(), { timeout: 300_000, intervals: [100] }).toBeGreaterThan(0);
+  await page.getByTestId('hf-train-stop').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText(/Stopped after \d+ iterations/, { timeout: 300_000 });
+  expect(await rows.count()).toBeLessThan(1000);
+  await page.getByTestId('hf-forget').click();
+});

@@ -1,17 +1,25 @@
 // What the "Your own model" panel asks of the worker and of the browser's storage: open a picked
 // folder (the File objects go to the worker, which reads them; nothing leaves the machine), keep
-// it in this browser for a reload, open the kept copy again, sample from the model, forget it.
-// Every failure lands in the HF store as a message the panel shows; none touches the PPO run.
+// it in this browser for a reload, open the kept copy again, sample from the model, train it with
+// LoRA and download the adapter, forget it. Every failure lands in the HF stores as a message the
+// panel shows; none touches the PPO run.
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
+import { hfTrainProblems } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
+import { type HfTrainState, useHfTrain } from './hfTrain.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
 
 export interface HfFlowDeps {
   store: StoreApi<HfState>;
+  train: StoreApi<HfTrainState>;
+  /** The page's written reward function (the one in force; a link's waits for acceptance elsewhere). */
+  rewardFunction: () => string;
+  /** Saves a file the visitor downloads. */
+  download: (blob: Blob, filename: string) => void;
   connection: () => TrainerConnection;
   keep: { save: typeof keepFolder; read: typeof readKept; files: typeof keptFiles; forget: typeof forgetKept };
   /** A seed per sample: a new one each Generate. */
@@ -31,13 +39,19 @@ export class HfFlows {
     return this.deps.store.getState();
   }
 
+  private get tr(): HfTrainState {
+    return this.deps.train.getState();
+  }
+
   /** Sends the folder to the worker; true when the model opened. */
   private async openFiles(folder: PickedFolder): Promise<boolean> {
     this.s.loadStarted(folder.label);
     try {
       const reply = await this.deps.connection().request('hfOpen', { label: folder.label, files: folder.files });
       this.s.openReplied(folder.label, reply);
-      return reply.refusal === undefined && reply.model !== undefined;
+      const opened = reply.refusal === undefined && reply.model !== undefined;
+      if (opened) this.tr.modelChanged();
+      return opened;
     } catch (e) {
       this.s.openFailed(folder.label, message(e));
       return false;
@@ -93,10 +107,54 @@ export class HfFlows {
     }
   }
 
+  /** Trains the open model with LoRA; rows and evaluations arrive as the worker posts them. */
+  async train(): Promise<void> {
+    const model = this.s.model;
+    const tr = this.tr;
+    if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0) return;
+    tr.started();
+    try {
+      this.tr.finished(await this.deps.connection().request('hfTrain', { settings: tr.settings, rewardFunction: this.deps.rewardFunction() }));
+    } catch (e) {
+      this.tr.failed(message(e));
+    }
+  }
+
+  /** Ends the training run before its next iteration. */
+  stopTraining(): void {
+    if (!this.tr.running) return;
+    this.tr.stopAsked();
+    this.deps.connection().quietSend({ type: 'hfTrainStop' });
+  }
+
+  /** The trained adapter as a zip of PEFT's two files, in a folder named after the model. */
+  async downloadAdapter(): Promise<void> {
+    const model = this.s.model;
+    if (!model || !this.tr.trained) return;
+    this.tr.setDownloadProblem(null);
+    try {
+      const reply = await this.deps.connection().request('hfExportAdapter', {});
+      if (reply.refusal !== undefined || reply.config === undefined || reply.weights === undefined) {
+        this.tr.setDownloadProblem(reply.refusal ?? '');
+        return;
+      }
+      const { zipJob } = await import('../export/zip.ts');
+      const name = `${adapterFolderName(model.label)}-lora`;
+      const zip = zipJob(name, [
+        { path: 'adapter_config.json', data: new TextEncoder().encode(reply.config), mode: 0o644 },
+        { path: 'adapter_model.safetensors', data: reply.weights, mode: 0o644 },
+      ]);
+      this.deps.download(new Blob([zip as BlobPart], { type: 'application/zip' }), `${name}.zip`);
+    } catch (e) {
+      this.tr.setDownloadProblem(message(e));
+    }
+  }
+
   /** Frees the model in the worker and deletes the kept copy. */
   async forget(): Promise<void> {
     this.deps.connection().quietSend({ type: 'hfClose' });
     this.s.forgotten();
+    this.tr.modelChanged();
     try {
       await this.deps.keep.forget();
     } catch (e) {
@@ -105,14 +163,24 @@ export class HfFlows {
   }
 }
 
+/** A folder name from a model's label: letters, digits, dot, dash and underscore kept. */
+export function adapterFolderName(label: string): string {
+  const name = label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '');
+  return name === '' ? 'model' : name;
+}
+
 let flows: HfFlows | null = null;
 
 /** The page's flows, on the page's one trainer connection (loaded with the panel's first use). */
 export async function hfFlows(): Promise<HfFlows> {
   if (!flows) {
     const { trainer } = await import('./trainerClient.ts');
+    const [{ useApp }, { downloadBlob }] = await Promise.all([import('./appStore.ts'), import('./download.ts')]);
     flows = new HfFlows({
       store: useHf,
+      train: useHfTrain,
+      rewardFunction: () => useApp.getState().config.rewardFunction,
+      download: downloadBlob,
       connection: () => trainer.connection,
       keep: { save: keepFolder, read: readKept, files: keptFiles, forget: forgetKept },
       seed: () => Math.floor(Math.random() * 0x1_0000_0000),

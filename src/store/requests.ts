@@ -15,6 +15,8 @@ export interface ReplyOf {
   timeSft: Extract<WorkerToPage, { type: 'sftTimed' }>;
   hfOpen: Extract<WorkerToPage, { type: 'hfOpened' }>;
   hfGenerate: Extract<WorkerToPage, { type: 'hfGenerated' }>;
+  hfTrain: Extract<WorkerToPage, { type: 'hfTrained' }>;
+  hfExportAdapter: Extract<WorkerToPage, { type: 'hfAdapter' }>;
 }
 export type RequestKind = keyof ReplyOf;
 export type ReplyMessage = ReplyOf[RequestKind];
@@ -29,6 +31,8 @@ export const REPLY_TYPE: { readonly [K in RequestKind]: ReplyOf[K]['type'] } = {
   timeSft: 'sftTimed',
   hfOpen: 'hfOpened',
   hfGenerate: 'hfGenerated',
+  hfTrain: 'hfTrained',
+  hfExportAdapter: 'hfAdapter',
 };
 
 /**
@@ -51,6 +55,10 @@ export const REQUEST_TIMEOUT_MS: { readonly [K in RequestKind]: number } = {
   hfOpen: 3_600_000,
   // Up to MAX_NEW_TOKENS_CAP steps of a model on a software adapter.
   hfGenerate: 1_800_000,
+  // Up to 1000 iterations of a real model on a software adapter; the panel's Stop ends it sooner.
+  hfTrain: 6 * 3_600_000,
+  // Reading the adapter back, behind whatever the worker is doing.
+  hfExportAdapter: 300_000,
 };
 
 /** Why a request ended without its reply; `kind` says which request. */

@@ -20,6 +20,7 @@ import { RunCommands } from './runCommands.ts';
 import { RunFlows, type ResumePoints } from './runFlows.ts';
 import { saveSequence } from './sequencePersist.ts';
 import { useHf } from './hfModel.ts';
+import { useHfTrain } from './hfTrain.ts';
 import { useSft } from './sftState.ts';
 import { testHooksOn } from './testSwitches.ts';
 import { TrainerConnection, type WorkerLike } from './trainerConnection.ts';
@@ -153,6 +154,8 @@ export class TrainerClient {
       case 'sftTimed':
       case 'hfOpened':
       case 'hfGenerated':
+      case 'hfTrained':
+      case 'hfAdapter':
         // The request's own continuation acts on it; a reply nobody waits for (timed out) is dropped.
         this.connection.requests.answer(msg);
         break;
@@ -169,6 +172,7 @@ export class TrainerClient {
         break;
       case 'deviceLost':
         useHf.getState().modelLost();
+        useHfTrain.getState().modelChanged();
         this.deviceGone(t('notices:reason.deviceLost'));
         s.deviceLost(msg);
         break;
@@ -191,6 +195,12 @@ export class TrainerClient {
         break;
       case 'hfProgress':
         useHf.getState().progressReceived(msg);
+        break;
+      case 'hfTrainRow':
+        useHfTrain.getState().rowReceived(msg);
+        break;
+      case 'hfTrainEval':
+        useHfTrain.getState().evalReceived(msg);
         break;
       case 'error':
         this.onError(msg);

@@ -14,6 +14,7 @@ import { type HfFolderInfo, openHfFolder } from '../model/hf/open.ts';
 import { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { headWeight } from '../model/hf/weights.ts';
 import { SAMPLE_VOCAB_MAX_EOS, SAMPLE_VOCAB_MAX_K } from '../ops/sampleVocab.ts';
+import { type HfTrainRequest, type HfTrainTarget, HfTraining } from './hfTraining.ts';
 import type { HfGenerateRequest, HfModelSummary, HfSample } from './hfTypes.ts';
 import type { WorkerToPage } from './protocol.ts';
 
@@ -86,8 +87,30 @@ interface Opened {
 
 export class HfSession {
   private opened: Opened | null = null;
+  private readonly training: HfTraining;
 
-  constructor(private readonly deps: HfSessionDeps) {}
+  constructor(private readonly deps: HfSessionDeps) {
+    this.training = new HfTraining((msg) => deps.post(msg));
+  }
+
+  private get target(): HfTrainTarget | null {
+    const o = this.opened;
+    return o ? { model: o.model, tokenizer: o.tokenizer, label: o.summary.label } : null;
+  }
+
+  /** LoRA training of the opened model (hfTraining.ts). */
+  train(req: HfTrainRequest, requestId: number): Promise<void> {
+    return this.training.train(this.target, req, requestId);
+  }
+
+  /** Ends a training run before its next iteration (not queued). */
+  stopTraining(): void {
+    this.training.stop();
+  }
+
+  exportAdapter(requestId: number): Promise<void> {
+    return this.training.exportAdapter(this.target, requestId);
+  }
 
   get summary(): HfModelSummary | null {
     return this.opened?.summary ?? null;
@@ -214,14 +237,16 @@ export class HfSession {
     };
   }
 
-  /** Frees the model's device memory. */
+  /** Frees the model's device memory (and a trained adapter's). */
   close(): void {
+    this.training.dropActor(this.opened?.model);
     this.opened?.model.dispose();
     this.opened = null;
   }
 
   /** The device went: the model's buffers went with it (nothing to free); the page opens it again. */
   forgetDevice(): void {
+    this.training.forgetDevice();
     this.opened = null;
   }
 }

@@ -14,6 +14,7 @@ import type { LimitShortfall } from '../gpu/limits.ts';
 export type { AboutGpu } from '../gpu/device.ts';
 export type { LimitRow, LimitShortfall } from '../gpu/limits.ts';
 import type { KnobAdvice } from './nanAdvice.ts';
+import type { HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import type { HfGenerateRequest, HfModelSummary, HfSample } from './hfTypes.ts';
 
 export type { HfGenerateRequest, HfModelSummary, HfSample, HfSampleToken } from './hfTypes.ts';
@@ -119,6 +120,16 @@ export type PageToWorker =
   /** Frees the opened model's GPU memory (the page forgot it). */
   | { type: 'hfClose' }
   /**
+   * Trains the opened model with LoRA (GRPO or PPO with a critic), posting `hfTrainRow` per
+   * iteration and `hfTrainEval` (the task's greedy held-out accuracy); answered by `hfTrained`.
+   * `rewardFunction` is the page's written reward function (used when settings.reward is 'function').
+   */
+  | { type: 'hfTrain'; requestId: number; settings: HfTrainSettings; rewardFunction: string }
+  /** Ends an `hfTrain` in progress before its next iteration (it answers `hfTrained` with `stopped`). Not queued. */
+  | { type: 'hfTrainStop' }
+  /** The trained actor's adapter as PEFT saves it; answered by `hfAdapter`. */
+  | { type: 'hfExportAdapter'; requestId: number }
+  /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
    */
@@ -211,6 +222,14 @@ export type WorkerToPage =
   | { type: 'hfOpened'; requestId?: number; model?: HfModelSummary; refusal?: string }
   /** Reply to `hfGenerate`: the sample, or why there is none. */
   | { type: 'hfGenerated'; requestId?: number; sample?: HfSample; refusal?: string }
+  /** One iteration of an `hfTrain` run: the trainer's numbers and the batch's first response. */
+  | { type: 'hfTrainRow'; requestId?: number; row: HfTrainRow }
+  /** The task's greedy held-out accuracy before or after an `hfTrain` run. */
+  | { type: 'hfTrainEval'; requestId?: number; eval: HfTrainEval }
+  /** Reply to `hfTrain`: iterations done, whether Stop ended it, or why it could not run. */
+  | { type: 'hfTrained'; requestId?: number; iterations: number; stopped: boolean; refusal?: string }
+  /** Reply to `hfExportAdapter`: adapter_config.json and adapter_model.safetensors, or why not. */
+  | { type: 'hfAdapter'; requestId?: number; config?: string; weights?: Uint8Array; refusal?: string }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**
@@ -285,6 +304,10 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'hfProgress' ||
     t === 'hfOpened' ||
     t === 'hfGenerated' ||
+    t === 'hfTrainRow' ||
+    t === 'hfTrainEval' ||
+    t === 'hfTrained' ||
+    t === 'hfAdapter' ||
     t === 'deviceLost' ||
     t === 'deviceRecovered' ||
     t === 'deviceUnavailable'

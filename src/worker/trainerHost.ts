@@ -131,6 +131,13 @@ export class TrainerHost {
       }
       case 'hfClose':
         return enqueue(async () => this.hf.close());
+      case 'hfTrain':
+        return enqueue(() => this.hf.train({ settings: msg.settings, rewardFunction: msg.rewardFunction }, msg.requestId), msg.requestId);
+      case 'hfTrainStop':
+        this.hf.stopTraining(); // not queued: the run in flight polls it before each iteration
+        return Promise.resolve();
+      case 'hfExportAdapter':
+        return enqueue(() => this.hf.exportAdapter(msg.requestId), msg.requestId);
       case 'useShippedActor':
         return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':

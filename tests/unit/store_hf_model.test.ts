@@ -7,6 +7,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { topLevelFiles } from '../../src/store/hfFolderFiles.ts';
 import { HfFlows } from '../../src/store/hfFlows.ts';
+import { useHfTrain } from '../../src/store/hfTrain.ts';
+import { DEFAULT_HF_TRAIN, hfTrainProblems } from '../../src/rl/hf/hfTrainSettings.ts';
+import { unzipSync } from 'fflate';
 import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
 import type { HfModelSummary, HfSample } from '../../src/worker/protocol.ts';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
@@ -54,12 +57,20 @@ function fakeKeep() {
   return keep;
 }
 
+// The trainer client routes the worker's rows to the page's one train store.
+const trainDeps = () => {
+  useHfTrain.getState().modelChanged();
+  useHfTrain.getState().setSettings(DEFAULT_HF_TRAIN);
+  return { train: useHfTrain, rewardFunction: () => '(p, r) => r.length', download: vi.fn() };
+};
+
 function setup() {
   const h = clientHarness();
   const store = createHfStore();
   const keep = fakeKeep();
-  const flows = new HfFlows({ store, connection: () => h.client.connection, keep, seed: () => 42 });
-  return { h, store, keep, flows };
+  const extra = trainDeps();
+  const flows = new HfFlows({ store, connection: () => h.client.connection, keep, seed: () => 42, ...extra });
+  return { h, store, keep, flows, train: extra.train, download: extra.download };
 }
 
 const files = () => [new File(['{}'], 'config.json'), new File(['x'.repeat(10)], 'model.safetensors')];
@@ -181,7 +192,7 @@ describe('HF flows through the trainer client', () => {
     // A new page: a fresh store and client over the same kept copy.
     const h = clientHarness();
     const store = createHfStore();
-    const flows = new HfFlows({ store, connection: () => h.client.connection, keep: first.keep, seed: () => 1 });
+    const flows = new HfFlows({ store, connection: () => h.client.connection, keep: first.keep, seed: () => 1, ...trainDeps() });
     await flows.restore();
     await flows.restore();
     expect(first.keep.read).toHaveBeenCalledTimes(1);
@@ -219,5 +230,89 @@ describe('HF flows through the trainer client', () => {
     store.getState().setSettings({ prompt: 'q', topP: 2 });
     await flows.generate();
     expect(h.workers.flatMap((w) => w.of('hfGenerate'))).toEqual([]);
+  });
+
+  it('Train sends the settings and the reward function; rows and evaluations fill the store; Stop is sent at once; the adapter downloads as a zip of PEFT files', async () => {
+    const { h, store, flows, train, download } = setup();
+    const opening = flows.openPicked({ label: 'tiny qwen', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'tiny qwen' } });
+    await opening;
+    train.getState().setSettings({ iterations: 3, loraRank: 4 });
+    const running = flows.train();
+    const req = h.worker.of('hfTrain')[0];
+    expect(req).toMatchObject({ settings: { ...DEFAULT_HF_TRAIN, iterations: 3, loraRank: 4 }, rewardFunction: '(p, r) => r.length' });
+    expect(train.getState().running).toBe(true);
+    const row = {
+      iter: 1,
+      reward_mean: 0.5,
+      kl: 0,
+      response_length_mean: 4,
+      policy_loss: 0.1,
+      clipfrac: 0,
+      value_loss: null,
+      seconds: 1,
+      sample: { prompt: 'p', response: 'r', score: 1 },
+    };
+    h.worker.reply({ type: 'hfTrainEval', requestId: req.requestId, eval: { when: 'before', greedyAccuracy: 0.25, count: 16 } });
+    h.worker.reply({ type: 'hfTrainRow', requestId: req.requestId, row });
+    expect(train.getState()).toMatchObject({ rows: [row], evals: [{ when: 'before', greedyAccuracy: 0.25 }] });
+    flows.stopTraining();
+    expect(h.worker.of('hfTrainStop')).toHaveLength(1);
+    expect(train.getState().stopping).toBe(true);
+    h.worker.reply({ type: 'hfTrained', requestId: req.requestId, iterations: 1, stopped: true });
+    await running;
+    expect(train.getState()).toMatchObject({ running: false, stopping: false, ended: { iterations: 1, stopped: true }, problem: null, trained: true });
+
+    const downloading = flows.downloadAdapter();
+    await h.advance();
+    const weights = new Uint8Array([1, 2, 3]);
+    h.worker.reply({ type: 'hfAdapter', requestId: h.worker.idOf('hfExportAdapter'), config: '{"peft_type":"LORA"}', weights });
+    await downloading;
+    expect(download).toHaveBeenCalledTimes(1);
+    const [blob, name] = download.mock.calls[0] as [Blob, string];
+    expect(name).toBe('tiny-qwen-lora.zip');
+    const unzipped = unzipSync(new Uint8Array(await blob.arrayBuffer()));
+    expect(Object.keys(unzipped).sort()).toEqual(['tiny-qwen-lora/adapter_config.json', 'tiny-qwen-lora/adapter_model.safetensors']);
+    expect(Array.from(unzipped['tiny-qwen-lora/adapter_model.safetensors'])).toEqual([1, 2, 3]);
+    expect(h.store.getState().runs).toEqual([]); // the PPO run is untouched
+
+    // Forget drops the adapter with the model
+    await flows.forget();
+    expect(train.getState()).toMatchObject({ trained: false, rows: [] });
+    expect(store.getState().model).toBeNull();
+  });
+
+  it('settings out of range are named with their range, and Train sends nothing then; a refusal lands as the problem', async () => {
+    const { h, flows, train } = setup();
+    const opening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const model = { maxPositions: 128, hasChatTemplate: true };
+    expect(hfTrainProblems(DEFAULT_HF_TRAIN, model)).toEqual([]);
+    const fields = (s: typeof DEFAULT_HF_TRAIN, m = model) => hfTrainProblems(s, m).map(({ field, range, rule, params }) => ({ field, range, rule, params }));
+    expect(fields({ ...DEFAULT_HF_TRAIN, loraRank: 0, lr: Number.NaN })).toEqual([
+      { field: 'loraRank', range: 'an integer from 1 to 64', rule: 'integer', params: { min: 1, max: 64 } },
+      { field: 'lr', range: 'a number from 1e-7 to 0.1', rule: 'number', params: { min: 1e-7, max: 0.1 } },
+    ]);
+    expect(fields({ ...DEFAULT_HF_TRAIN, loraRank: 2.5 })[0]).toMatchObject({ field: 'loraRank', rule: 'integer' });
+    expect(fields({ ...DEFAULT_HF_TRAIN, samplesPerPrompt: 1 })).toEqual([
+      { field: 'samplesPerPrompt', range: 'at least 2: GRPO compares the samples of one prompt', rule: 'groupSamples', params: {} },
+    ]);
+    expect(fields({ ...DEFAULT_HF_TRAIN, samplesPerPrompt: 1, estimator: 'gae' })).toEqual([]);
+    expect(fields({ ...DEFAULT_HF_TRAIN, reward: 'function', prompts: ' \n ' })).toEqual([{ field: 'prompts', range: 'one prompt a line', rule: 'prompts', params: {} }]);
+    expect(fields(DEFAULT_HF_TRAIN, { ...model, hasChatTemplate: false })).toEqual([
+      { field: 'chat', range: "a chat template in the model's tokenizer_config.json", rule: 'chatTemplate', params: {} },
+    ]);
+    expect(fields({ ...DEFAULT_HF_TRAIN, maxNewTokens: 128 })).toEqual([
+      { field: 'maxNewTokens', range: "below the model's 128 positions", rule: 'belowPositions', params: { positions: 128 } },
+    ]);
+    train.getState().setSettings({ loraRank: 0 });
+    await flows.train();
+    expect(h.worker.of('hfTrain')).toHaveLength(0);
+    train.getState().setSettings({ loraRank: 8 });
+    const running = flows.train();
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: false, refusal: 'reward function: SyntaxError' });
+    await running;
+    expect(train.getState()).toMatchObject({ running: false, problem: 'reward function: SyntaxError', trained: false });
   });
 });

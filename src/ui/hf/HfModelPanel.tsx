@@ -9,6 +9,7 @@ import { useHf } from '../../store/hfModel.ts';
 import { formatBytes } from '../../model/hf/memoryPlan.ts';
 import { droppedFolder } from './droppedFolder.ts';
 import { HfSamplePanel } from './HfSamplePanel.tsx';
+import { HfTrainPanel } from './HfTrainPanel.tsx';
 import './hf.css';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
@@ -142,6 +143,7 @@ export function HfModelPanel() {
       ) : null}
       <ModelLine />
       {model ? <HfSamplePanel /> : null}
+      {model ? <HfTrainPanel /> : null}
     </section>
   );
 }

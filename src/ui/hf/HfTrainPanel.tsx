@@ -1,0 +1,208 @@
+// "Train it with LoRA": GRPO (or PPO with a critic) on the open model, LoRA adapters on its one
+// frozen base, rewarded by the chat arithmetic task or by the reward function of "2 · Reward" on
+// prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
+// greedy held-out accuracy before and after, Stop, and the trained adapter as PEFT's two files.
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
+import { useHf } from '../../store/hfModel.ts';
+import { useHfTrain } from '../../store/hfTrain.ts';
+
+const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
+
+/** The columns named as verl logs them (src/rl/metricNames.ts's vocabulary). */
+const METRIC_COLUMNS = ['reward_mean', 'kl', 'policy_loss', 'clipfrac', 'value_loss'] as const satisfies readonly (keyof HfTrainRow)[];
+
+const fmt = (x: number | null, digits = 3) => (x === null ? '–' : Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(digits) : x.toExponential(1));
+
+function Results() {
+  const { t } = useTranslation('notices');
+  const rows = useHfTrain((s) => s.rows);
+  const evals = useHfTrain((s) => s.evals);
+  const last = rows.at(-1);
+  return (
+    <div data-testid="hf-train-results">
+      {evals.map((e) => (
+        <p key={e.when} className="small" data-testid={`hf-train-eval-${e.when}`}>
+          {t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
+        </p>
+      ))}
+      {rows.length > 0 ? (
+        <div className="table-scroll">
+          <table className="hf-train-table" data-testid="hf-train-table">
+            <caption className="small muted">{t('hf.train.tableCaption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('hf.train.colIter')}</th>
+                {METRIC_COLUMNS.map((name) => (
+                  <th key={name} scope="col">
+                    {name}
+                  </th>
+                ))}
+                <th scope="col">{t('hf.train.colLength')}</th>
+                <th scope="col">{t('hf.train.colSeconds')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.iter}>
+                  <th scope="row">{r.iter}</th>
+                  <td>{fmt(r.reward_mean)}</td>
+                  <td>{fmt(r.kl, 4)}</td>
+                  <td>{fmt(r.policy_loss, 4)}</td>
+                  <td>{fmt(r.clipfrac)}</td>
+                  <td>{fmt(r.value_loss, 4)}</td>
+                  <td>{r.response_length_mean.toFixed(1)}</td>
+                  <td>{r.seconds.toFixed(1)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {last ? (
+        <p className="small hf-train-sample" data-testid="hf-train-sample">
+          {t('hf.train.sample', { iter: last.iter, prompt: last.sample.prompt, score: fmt(last.sample.score) })} <q>{last.sample.response}</q>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function HfTrainPanel() {
+  const { t } = useTranslation('notices');
+  const id = useId();
+  const model = useHf((s) => s.model)!;
+  const s = useHfTrain((st) => st.settings);
+  const set = useHfTrain((st) => st.setSettings);
+  const running = useHfTrain((st) => st.running);
+  const stopping = useHfTrain((st) => st.stopping);
+  const ended = useHfTrain((st) => st.ended);
+  const problem = useHfTrain((st) => st.problem);
+  const trained = useHfTrain((st) => st.trained);
+  const downloadProblem = useHfTrain((st) => st.downloadProblem);
+  const problems = hfTrainProblems(s, model);
+  const problemOf = (f: string) => problems.find((p) => p.field === f);
+  const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v));
+  const field = (name: HfTrainNumber, step: string) => {
+    const p = problemOf(name);
+    const label = t(`hf.train.${name}`);
+    const r = HF_TRAIN_RANGES[name];
+    return (
+      <label className="hf-field">
+        <span>{label}</span>
+        <input
+          type="number"
+          step={step}
+          min={r.min}
+          max={r.max}
+          value={Number.isNaN(s[name]) ? '' : s[name]}
+          disabled={running}
+          aria-invalid={p ? true : undefined}
+          aria-describedby={p ? `${id}-${name}` : undefined}
+          onChange={(e) => set({ [name]: num(e.target.value) })}
+          data-testid={`hf-train-${name}`}
+        />
+        {p ? (
+          <span className="field-problem small" id={`${id}-${name}`}>
+            {t(`hf.train.rule.${p.rule}`, { field: label, ...p.params })}
+          </span>
+        ) : null}
+      </label>
+    );
+  };
+  const other = problems.filter((p) => p.field === 'prompts' || p.field === 'chat');
+  return (
+    <section className="hf-trainer" aria-labelledby={`${id}-title`} data-testid="hf-trainer">
+      <h4 id={`${id}-title`}>{t('hf.train.title')}</h4>
+      <p className="small muted">{t('hf.train.intro')}</p>
+      <div className="hf-knobs">
+        <label className="hf-field">
+          <span>{t('hf.train.reward')}</span>
+          <select value={s.reward} disabled={running} onChange={(e) => set({ reward: e.target.value as HfTrainReward })} data-testid="hf-train-reward">
+            <option value="chat-arithmetic">{t('hf.train.rewardTask')}</option>
+            <option value="function">{t('hf.train.rewardFunction')}</option>
+          </select>
+        </label>
+        <label className="hf-field">
+          <span>{t('hf.train.estimator')}</span>
+          <select value={s.estimator} disabled={running} onChange={(e) => set({ estimator: e.target.value as 'group_norm' | 'gae' })} data-testid="hf-train-estimator">
+            <option value="group_norm">{t('hf.train.estimatorGrpo')}</option>
+            <option value="gae">{t('hf.train.estimatorGae')}</option>
+          </select>
+        </label>
+      </div>
+      {s.reward === 'function' ? (
+        <>
+          <label className="hf-prompt">
+            <span>{t('hf.train.prompts')}</span>
+            <textarea
+              rows={3}
+              value={s.prompts}
+              disabled={running}
+              aria-invalid={problemOf('prompts') ? true : undefined}
+              onChange={(e) => set({ prompts: e.target.value })}
+              data-testid="hf-train-prompts"
+            />
+          </label>
+          <p className="small muted">{t('hf.train.functionHelp')}</p>
+          <label className="hf-check">
+            <input type="checkbox" checked={s.chat && model.hasChatTemplate} disabled={running || !model.hasChatTemplate} onChange={(e) => set({ chat: e.target.checked })} />
+            <span>{model.hasChatTemplate ? t('hf.chat') : t('hf.noChatTemplate')}</span>
+          </label>
+        </>
+      ) : (
+        <p className="small muted">{t('hf.train.taskHelp')}</p>
+      )}
+      <div className="hf-knobs">
+        {field('loraRank', '1')}
+        {field('iterations', '1')}
+        {field('promptsPerBatch', '1')}
+        {field('samplesPerPrompt', '1')}
+        {field('maxNewTokens', '1')}
+        {field('lr', '0.00001')}
+        {field('klCoef', '0.001')}
+        {field('seed', '1')}
+      </div>
+      {other.map((p) => (
+        <p key={p.field} className="field-problem small" data-testid={`hf-train-problem-${p.field}`}>
+          {t(`hf.train.rule.${p.rule}`, p.params)}
+        </p>
+      ))}
+      <div className="buttons">
+        {running ? (
+          <button type="button" className="btn small" disabled={stopping} onClick={() => void flows().then((f) => f.stopTraining())} data-testid="hf-train-stop">
+            {stopping ? t('hf.train.stopping') : t('hf.train.stop')}
+          </button>
+        ) : (
+          <button type="button" className="btn primary small" disabled={problems.length > 0} onClick={() => void flows().then((f) => f.train())} data-testid="hf-train-start">
+            {t('hf.train.start')}
+          </button>
+        )}
+        <button type="button" className="btn small" disabled={running || !trained} onClick={() => void flows().then((f) => f.downloadAdapter())} data-testid="hf-train-download">
+          {t('hf.train.download')}
+        </button>
+      </div>
+      {running ? (
+        <p className="small" role="status" data-testid="hf-train-status">
+          {t('hf.train.running')}
+        </p>
+      ) : ended && !problem ? (
+        <p className="small" role="status" data-testid="hf-train-status">
+          {t(ended.stopped ? 'hf.train.endedStopped' : 'hf.train.ended', { iterations: ended.iterations })}
+        </p>
+      ) : null}
+      {problem ? (
+        <p className="notice error" role="alert" data-testid="hf-train-problem">
+          {t('hf.train.refused', { problem })}
+        </p>
+      ) : null}
+      {downloadProblem !== null ? (
+        <p className="notice error" role="alert">
+          {t('hf.train.downloadRefused', { problem: downloadProblem })}
+        </p>
+      ) : null}
+      <Results />
+    </section>
+  );
+}

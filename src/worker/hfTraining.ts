@@ -1,0 +1,202 @@
+// Training the visitor's own model in the worker: GRPO (group_norm, no critic) or PPO with a critic,
+// LoRA adapters on the one frozen base the sampler uses (src/rl/hf/hfPpo.ts), rewarded by the chat
+// arithmetic task or by the page's written reward function (in the QuickJS sandbox) on the
+// visitor's prompts. One `hfTrainRow` per iteration, the task's greedy held-out accuracy before and
+// after, `hfTrained` at the end; Stop ends it between iterations. The trained actor stays on the
+// device for sampling (its adapters on the model) and for the PEFT download until the next run,
+// Forget, or a new folder.
+import type { Backend } from '../backend/backend.ts';
+import type { HfModel } from '../model/hf/hfModel.ts';
+import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
+import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
+import { exportPeftAdapter } from '../model/hf/peftAdapter.ts';
+import type { HfTokenizer } from '../model/hf/tokenizer.ts';
+import { greedyEvaluation } from '../rl/hf/hfEval.ts';
+import { type HfPpoConfig, hfPpoIteration } from '../rl/hf/hfPpo.ts';
+import { HF_TRAIN_EVAL_COUNT, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
+import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
+import { actorPolicyParams } from '../rl/policyParams.ts';
+import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
+import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
+import { chatArithmeticEvalPrompts, chatArithmeticScore, chatArithmeticTrainPrompt } from '../tasks/chatArithmetic.ts';
+import { Rng } from '../util/rng.ts';
+import type { WorkerToPage } from './protocol.ts';
+
+export interface HfTrainTarget {
+  model: HfModel;
+  tokenizer: HfTokenizer;
+  label: string;
+}
+
+export interface HfTrainRequest {
+  settings: HfTrainSettings;
+  /** The page's reward function source (reward 'function' only). */
+  rewardFunction: string;
+}
+
+function message(e: unknown): string {
+  if (e instanceof RewardFunctionError) return `reward function: ${e.problem.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class HfTraining {
+  private actor: LoraTrainable | null = null;
+  private be: Backend | null = null;
+  private stopWanted = false;
+  private running = false;
+
+  constructor(private readonly post: (msg: WorkerToPage) => void) {}
+
+  /** Ends the run in flight before its next iteration (not queued). */
+  stop(): void {
+    if (this.running) this.stopWanted = true;
+  }
+
+  /** Trains; answers `hfTrained` (with the refusal when it could not start or failed). */
+  async train(target: HfTrainTarget | null, req: HfTrainRequest, requestId: number): Promise<void> {
+    const done = (body: { iterations: number; stopped: boolean; refusal?: string }) => this.post({ type: 'hfTrained', requestId, ...body });
+    if (!target) return done({ iterations: 0, stopped: false, refusal: 'no model is open: pick a folder first' });
+    const { model, tokenizer } = target;
+    const s = req.settings;
+    const problems = hfTrainProblems(s, { maxPositions: model.arch.maxPositions, hasChatTemplate: tokenizer.hasChatTemplate });
+    if (problems.length > 0) return done({ iterations: 0, stopped: false, refusal: problems.map((p) => `${p.field}: ${p.range}`).join('; ') });
+    const task = s.reward === 'chat-arithmetic';
+    const chat = task || s.chat;
+    const encode = (text: string) => (chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true }));
+    const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
+    const rng = new Rng(s.seed);
+    const userPrompts = promptLines(s.prompts);
+    const nextPrompts = (it: number): string[] =>
+      Array.from({ length: s.promptsPerBatch }, (_, i) => (task ? chatArithmeticTrainPrompt(rng) : userPrompts[(it * s.promptsPerBatch + i) % userPrompts.length]));
+    let score: (samples: { prompt: string; response: string }[]) => ArrayLike<number>;
+    if (task) {
+      score = (samples) => samples.map((x) => chatArithmeticScore(x.prompt, x.response));
+    } else {
+      const sandbox = await loadRewardSandbox();
+      const compiled = sandbox.compile(req.rewardFunction);
+      if (!(compiled instanceof CompiledReward)) return done({ iterations: 0, stopped: false, refusal: `reward function: ${compiled.message}` });
+      compiled.dispose();
+      score = (samples) => scoreWithFunction(sandbox, req.rewardFunction, samples);
+    }
+
+    this.dropActor(model);
+    const be = model.be;
+    const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
+    const settings = { r: s.loraRank, alpha: 2 * s.loraRank, rslora: false, targets };
+    const actor = newLoraTrainable(model, settings, s.seed);
+    const critic = s.estimator === 'gae' ? newLoraTrainable(model, settings, (s.seed ^ 0x2545f491) >>> 0, true) : null;
+    this.actor = actor;
+    this.be = be;
+    const eosIds = tokenizer.eosIds;
+    const padId = tokenizer.padId ?? eosIds[0] ?? 0;
+    const hp = { lr: s.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: DEFAULT_CONFIG.maxGradNorm };
+    const cfg: HfPpoConfig = {
+      estimator: s.estimator,
+      samplesPerPrompt: s.samplesPerPrompt,
+      maxNewTokens: s.maxNewTokens,
+      temperature: 1,
+      topP: 1,
+      seed: s.seed,
+      klCoef: s.klCoef,
+      klEstimator: DEFAULT_CONFIG.klEstimator,
+      gamma: 1,
+      lam: DEFAULT_CONFIG.lam,
+      ppoEpochs: 1,
+      policy: actorPolicyParams(DEFAULT_CONFIG, s.seed),
+      value: { clip: DEFAULT_CONFIG.valueClip, agg: DEFAULT_CONFIG.lossAgg },
+      actorHp: hp,
+      criticHp: { ...hp, lr: 5 * s.lr },
+    };
+    const evaluate = async (when: 'before' | 'after') => {
+      if (!task) return;
+      const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
+      const r = await greedyEvaluation(
+        model,
+        actor.adapters,
+        texts.map((text) => ({ ids: encode(text), text })),
+        decode,
+        chatArithmeticScore,
+        { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: s.promptsPerBatch * s.samplesPerPrompt },
+      );
+      this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.accuracy, count: r.samples.length } });
+    };
+
+    this.running = true;
+    this.stopWanted = false;
+    let it = 0;
+    try {
+      await evaluate('before');
+      for (; it < s.iterations && !this.stopWanted; it++) {
+        const texts = nextPrompts(it);
+        const ids = texts.map(encode);
+        const textOf = new Map(ids.map((p, i) => [p, texts[i]]));
+        let first: { prompt: string; response: string; score: number } | null = null;
+        const t0 = performance.now();
+        const m = await hfPpoIteration(
+          { model, actor, critic, eosIds, padId },
+          ids,
+          (ps, responses) => {
+            const samples = ps.map((p, b) => ({ prompt: textOf.get(p as number[]) ?? '', response: decode(responses[b]) }));
+            const scores = score(samples);
+            first = { ...samples[0], score: scores[0] };
+            return scores;
+          },
+          cfg,
+          it,
+        );
+        this.post({
+          type: 'hfTrainRow',
+          requestId,
+          row: {
+            iter: it + 1,
+            reward_mean: m.scoreMean,
+            kl: m.klMean,
+            response_length_mean: m.responseLength,
+            policy_loss: m.policyLoss,
+            clipfrac: m.clipfrac,
+            value_loss: m.valueLoss,
+            seconds: (performance.now() - t0) / 1000,
+            sample: first ?? { prompt: '', response: '', score: 0 },
+          },
+        });
+      }
+      await evaluate('after');
+      done({ iterations: it, stopped: this.stopWanted });
+    } catch (e) {
+      done({ iterations: it, stopped: false, refusal: message(e) });
+    } finally {
+      this.running = false;
+      this.stopWanted = false;
+      if (critic) disposeLoraTrainable(be, critic);
+      model.setAdapters(actor.adapters); // samples now come from the trained actor
+    }
+  }
+
+  /** The actor's adapter as PEFT saves it; answers `hfAdapter`. */
+  async exportAdapter(target: HfTrainTarget | null, requestId: number): Promise<void> {
+    const reply = (body: { config?: string; weights?: Uint8Array; refusal?: string }) => this.post({ type: 'hfAdapter', requestId, ...body });
+    if (!target || !this.actor) return reply({ refusal: 'no trained adapter: train the model first' });
+    try {
+      const files = await exportPeftAdapter(target.model, this.actor, target.label);
+      reply({ config: files['adapter_config.json'], weights: files['adapter_model.safetensors'] });
+    } catch (e) {
+      reply({ refusal: message(e) });
+    }
+  }
+
+  get hasAdapter(): boolean {
+    return this.actor !== null;
+  }
+
+  /** Frees the trained actor (a new folder, Forget, the next run). */
+  dropActor(model?: HfModel | null): void {
+    if (this.actor && this.be) disposeLoraTrainable(this.be, this.actor);
+    model?.setAdapters(null);
+    this.actor = null;
+  }
+
+  /** The device went with the buffers: nothing to free. */
+  forgetDevice(): void {
+    this.actor = null;
+  }
+}

@@ -1,0 +1,121 @@
+// Training the visitor's own model in the worker (src/worker/hfTraining.ts through HfSession), on
+// the float64 CPU backend and a fresh synthetic Qwen3 folder: the page's reward function on typed
+// prompts trains 2 GRPO iterations, one row each whose sample's score is the function's own value,
+// then the adapter exports as PEFT files; the chat arithmetic task reports greedy held-out accuracy
+// before and after; Stop ends the run after the iteration in flight; bad settings, a broken
+// reward function and a missing model are refused by name, with no row posted.
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
+import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
+import { DEFAULT_HF_TRAIN, HF_TRAIN_EVAL_COUNT, type HfTrainSettings } from '../../src/rl/hf/hfTrainSettings.ts';
+import { HfSession } from '../../src/worker/hfSession.ts';
+import type { WorkerToPage } from '../../src/worker/protocol.ts';
+import { rng } from '../helpers/random.ts';
+
+const VOWELS = '(prompt, response) => response.length === 0 ? 0 : (response.match(/[aeiou]/g) || []).length / response.length';
+const vowelShare = (r: string) => (r.length === 0 ? 0 : (r.match(/[aeiou]/g) || []).length / r.length);
+const SMALL: HfTrainSettings = {
+  ...DEFAULT_HF_TRAIN,
+  reward: 'function',
+  prompts: 'hello there\nthe cat\n',
+  chat: false,
+  loraRank: 2,
+  iterations: 2,
+  promptsPerBatch: 2,
+  samplesPerPrompt: 2,
+  maxNewTokens: 4,
+  lr: 1e-2,
+};
+
+async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void) {
+  const posted: WorkerToPage[] = [];
+  const box: { s?: HfSession } = {};
+  const s = new HfSession({
+    post: (m) => {
+      posted.push(m);
+      onPost?.(m, box.s!);
+    },
+    now: () => 0,
+  });
+  box.s = s;
+  const mem = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(41).nextU32() }, 'tiny-qwen3');
+  await s.open(
+    new CpuBackend(),
+    new FileListFolder(
+      [...mem.files].map(([n, b]) => new File([b.slice()], n)),
+      'tiny-qwen3',
+    ),
+    1,
+  );
+  const of = <T extends WorkerToPage['type']>(type: T) => posted.filter((m) => m.type === type) as Extract<WorkerToPage, { type: T }>[];
+  return { s, of };
+}
+
+describe('HfSession training', () => {
+  it('trains with the page’s reward function, one row per iteration, and exports the adapter as PEFT files', async () => {
+    const { s, of } = await opened();
+    await s.train({ settings: SMALL, rewardFunction: VOWELS }, 7);
+    expect(of('hfTrained')).toEqual([{ type: 'hfTrained', requestId: 7, iterations: 2, stopped: false }]);
+    const rows = of('hfTrainRow').map((m) => m.row);
+    expect(rows.map((r) => r.iter)).toEqual([1, 2]);
+    for (const r of rows) {
+      for (const x of [r.reward_mean, r.kl, r.response_length_mean, r.policy_loss, r.clipfrac]) expect(Number.isFinite(x)).toBe(true);
+      expect(r.value_loss).toBeNull();
+      expect(['hello there', 'the cat']).toContain(r.sample.prompt);
+      expect(r.sample.score).toBeCloseTo(vowelShare(r.sample.response), 12);
+    }
+    expect(rows[0].kl).toBe(0);
+    expect(of('hfTrainEval')).toEqual([]); // no held-out set for typed prompts
+    await s.exportAdapter(8);
+    const a = of('hfAdapter')[0];
+    expect(a.refusal).toBeUndefined();
+    expect(JSON.parse(a.config!)).toMatchObject({ peft_type: 'LORA', r: 2, lora_alpha: 4, base_model_name_or_path: 'tiny-qwen3' });
+    const headerLength = Number(new DataView(a.weights!.buffer, a.weights!.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(a.weights!.subarray(8, 8 + headerLength)));
+    expect(header['base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight'].shape).toEqual([2, 64]);
+    s.close();
+    await s.exportAdapter(9);
+    expect(of('hfAdapter')[1].refusal).toMatch(/no trained adapter/);
+  });
+
+  it('the chat arithmetic task reports greedy held-out accuracy before and after; a GAE run reports a value loss', async () => {
+    const { s, of } = await opened();
+    await s.train({ settings: { ...SMALL, reward: 'chat-arithmetic', estimator: 'gae', samplesPerPrompt: 1, iterations: 1 }, rewardFunction: '' }, 3);
+    expect(of('hfTrained')[0]).toMatchObject({ iterations: 1, stopped: false });
+    expect(of('hfTrainEval').map((m) => m.eval.when)).toEqual(['before', 'after']);
+    for (const { eval: e } of of('hfTrainEval')) {
+      expect(e.count).toBe(HF_TRAIN_EVAL_COUNT);
+      expect(e.greedyAccuracy).toBeGreaterThanOrEqual(0);
+      expect(e.greedyAccuracy).toBeLessThanOrEqual(1);
+    }
+    const row = of('hfTrainRow')[0].row;
+    expect(row.sample.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
+    expect(Number.isFinite(row.value_loss)).toBe(true);
+  });
+
+  it('Stop ends the run after the iteration in flight', async () => {
+    const { s, of } = await opened((m, session) => {
+      if (m.type === 'hfTrainRow') session.stopTraining();
+    });
+    await s.train({ settings: { ...SMALL, iterations: 5 }, rewardFunction: VOWELS }, 4);
+    expect(of('hfTrained')).toEqual([{ type: 'hfTrained', requestId: 4, iterations: 1, stopped: true }]);
+  });
+
+  it('bad settings, a broken reward function and a missing model are refused by name', async () => {
+    const none = new HfSession({ post: () => {} });
+    const posted: WorkerToPage[] = [];
+    const bare = new HfSession({ post: (m) => posted.push(m) });
+    await bare.train({ settings: SMALL, rewardFunction: VOWELS }, 1);
+    expect(posted).toEqual([{ type: 'hfTrained', requestId: 1, iterations: 0, stopped: false, refusal: 'no model is open: pick a folder first' }]);
+    none.stopTraining(); // nothing running: nothing happens
+    const { s, of } = await opened();
+    await s.train({ settings: { ...SMALL, loraRank: 0, samplesPerPrompt: 1 }, rewardFunction: VOWELS }, 2);
+    expect(of('hfTrained')[0].refusal).toBe('loraRank: an integer from 1 to 64; samplesPerPrompt: at least 2: GRPO compares the samples of one prompt');
+    await s.train({ settings: SMALL, rewardFunction: '(prompt, response) => {' }, 3);
+    expect(of('hfTrained')[1].refusal).toMatch(/^reward function: /);
+    await s.train({ settings: SMALL, rewardFunction: '(prompt, response) => { throw new Error("boom") }' }, 5);
+    expect(of('hfTrained')[2]).toMatchObject({ iterations: 0, refusal: expect.stringMatching(/^reward function: .*boom/) });
+    expect(of('hfTrainRow')).toEqual([]);
+  });
+});
