@@ -135,6 +135,7 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
         gamma: 1,
         lam: 0.95,
         ppoEpochs: 1,
+        miniBatches: 1,
         policy: { clipLow: 0.2, clipHigh: 0.2, clipC: null, agg: 'token-mean' },
         value: { clip: 0.5, agg: 'token-mean' },
         actorHp: hp,

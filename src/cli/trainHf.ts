@@ -15,8 +15,8 @@ import { checkLoraTargets, loraModulesOf } from '../model/hf/loraModules.ts';
 import { disposeLoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
-import { type HfEstimator, type HfPpoConfig, hfPpoIteration, hfPpoProblem } from '../rl/hf/hfPpo.ts';
-import { actorPolicyParams } from '../rl/policyParams.ts';
+import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
+import { type HfEstimator, hfPpoIteration, hfPpoProblem } from '../rl/hf/hfPpo.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
@@ -26,7 +26,7 @@ import { rewardSource } from './hfRewardSource.ts';
 export const HF_TRAIN_USAGE =
   'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic [--eval-count N]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
   '       [--iters N] [--estimator gae|group_norm|...] [--samples-per-prompt G] [--batch N] [--max-new-tokens T] [--temperature X] [--kl-coef B]\n' +
-  '       [--lr X] [--epochs E] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
+  '       [--lr X] [--epochs E] [--mini-batches M] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
   '       [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
 
 const ESTIMATORS: readonly HfEstimator[] = ['gae', ...GROUP_ESTIMATORS];
@@ -52,6 +52,7 @@ const parse = () =>
       'kl-coef': { type: 'string', default: String(DEFAULT_CONFIG.klCoef) },
       lr: { type: 'string', default: '1e-4' },
       epochs: { type: 'string', default: '1' },
+      'mini-batches': { type: 'string', default: '1' },
       seed: { type: 'string', default: '1' },
       'save-adapter': { type: 'string' },
       adapter: { type: 'string' },
@@ -105,6 +106,7 @@ async function run(flags: Flags): Promise<number> {
   const klCoef = numberFlag(flags, 'kl-coef', 0, 10);
   const lr = numberFlag(flags, 'lr', 1e-12, 1);
   const ppoEpochs = numberFlag(flags, 'epochs', 1, 16, true);
+  const miniBatches = numberFlag(flags, 'mini-batches', 1, 1024, true);
   const saveTo = flags['save-adapter'];
   if (saveTo !== undefined && existsSync(saveTo) && !statSync(saveTo).isDirectory()) throw new InputRefusal(`--save-adapter: ${saveTo} is a file, not a folder`);
 
@@ -144,28 +146,14 @@ async function run(flags: Flags): Promise<number> {
         throw new InputRefusal(`--adapter: ${(e as Error).message}`);
       }
     }
-    const hp = { lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: DEFAULT_CONFIG.maxGradNorm };
-    const cfg: HfPpoConfig = {
-      estimator,
-      samplesPerPrompt,
-      maxNewTokens,
-      temperature,
-      topP: 1,
-      seed,
-      klCoef,
-      klEstimator: DEFAULT_CONFIG.klEstimator,
-      gamma: 1,
-      lam: DEFAULT_CONFIG.lam,
-      ppoEpochs,
-      policy: actorPolicyParams(DEFAULT_CONFIG, seed),
-      value: { clip: DEFAULT_CONFIG.valueClip, agg: DEFAULT_CONFIG.lossAgg },
-      actorHp: hp,
-      criticHp: { ...hp, lr: lr * 5 },
-    };
+    const cfg = hfPpoConfig({ estimator, samplesPerPrompt, maxNewTokens, temperature, seed, klCoef, lr, ppoEpochs, miniBatches });
     const eosIds = info.generation.eosTokenIds;
     const roles = { model, actor, critic, eosIds, padId: eosIds[0] ?? 0 };
-    const problem = hfPpoProblem(roles, cfg);
-    if (problem) throw new InputRefusal(`--estimator ${estimator}: ${problem.replace('samplesPerPrompt', '--samples-per-prompt')}`);
+    const problem = hfPpoProblem(roles, cfg, batch * samplesPerPrompt);
+    if (problem)
+      throw new InputRefusal(
+        problem.startsWith('miniBatches') ? `--mini-batches: ${problem}` : `--estimator ${estimator}: ${problem.replace('samplesPerPrompt', '--samples-per-prompt')}`,
+      );
 
     const lineOf = new Map(prompts.map((p, i) => [p, source.train[i]]));
     const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });

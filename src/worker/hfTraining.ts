@@ -12,10 +12,9 @@ import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../m
 import { exportPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
-import { type HfPpoConfig, hfPpoIteration } from '../rl/hf/hfPpo.ts';
+import { hfPpoIteration } from '../rl/hf/hfPpo.ts';
+import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HF_TRAIN_EVAL_COUNT, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
-import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
-import { actorPolicyParams } from '../rl/policyParams.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
 import { chatArithmeticEvalPrompts, chatArithmeticScore, chatArithmeticTrainPrompt } from '../tasks/chatArithmetic.ts';
@@ -89,24 +88,7 @@ export class HfTraining {
     this.be = be;
     const eosIds = tokenizer.eosIds;
     const padId = tokenizer.padId ?? eosIds[0] ?? 0;
-    const hp = { lr: s.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: DEFAULT_CONFIG.maxGradNorm };
-    const cfg: HfPpoConfig = {
-      estimator: s.estimator,
-      samplesPerPrompt: s.samplesPerPrompt,
-      maxNewTokens: s.maxNewTokens,
-      temperature: 1,
-      topP: 1,
-      seed: s.seed,
-      klCoef: s.klCoef,
-      klEstimator: DEFAULT_CONFIG.klEstimator,
-      gamma: 1,
-      lam: DEFAULT_CONFIG.lam,
-      ppoEpochs: 1,
-      policy: actorPolicyParams(DEFAULT_CONFIG, s.seed),
-      value: { clip: DEFAULT_CONFIG.valueClip, agg: DEFAULT_CONFIG.lossAgg },
-      actorHp: hp,
-      criticHp: { ...hp, lr: 5 * s.lr },
-    };
+    const cfg = hfPpoConfig({ estimator: s.estimator, samplesPerPrompt: s.samplesPerPrompt, maxNewTokens: s.maxNewTokens, seed: s.seed, klCoef: s.klCoef, lr: s.lr });
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
       const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);

@@ -29,10 +29,10 @@ const PROMPTS = ['the cat sat', 'hello there', 'what is two plus two', 'say some
 // The share of vowels in the response: a score that varies between samples, so advantages are not all 0.
 const REWARD = '(prompt, response) => response.length === 0 ? 0 : (response.match(/[aeiou]/g) || []).length / response.length';
 
-const CASES: [SyntheticFamily, string, 'webgpu' | 'cpu'][] = [
-  ['qwen3', 'group_norm', 'webgpu'],
-  ['llama', 'gae', 'webgpu'],
-  ['gpt2', 'group_norm', 'cpu'],
+const CASES: [SyntheticFamily, string, 'webgpu' | 'cpu', string[]][] = [
+  ['qwen3', 'group_norm', 'webgpu', ['--mini-batches', '2']],
+  ['llama', 'gae', 'webgpu', []],
+  ['gpt2', 'group_norm', 'cpu', []],
 ];
 
 async function folderWith(family: SyntheticFamily, seed: number): Promise<string> {
@@ -56,7 +56,7 @@ const logprobsOf = (model: string, backend: string, extra: string[] = []) => {
 };
 
 describe('npm run train -- --model', { timeout: 600_000 }, () => {
-  it.each(CASES)('%s, %s on %s: 3 iterations, finite metrics; the saved adapter merged by PEFT’s rule scores as --adapter', async (family, estimator, backend) => {
+  it.each(CASES)('%s, %s on %s %j: 3 iterations, finite metrics; the saved adapter merged by PEFT’s rule scores as --adapter', async (family, estimator, backend, extra) => {
     const seed = rng(9500 + CASES.findIndex((c) => c[0] === family)).nextU32();
     const model = await folderWith(family, seed);
     const { prompts, reward } = files();
@@ -80,6 +80,7 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
       '--out',
       out,
       '--quiet',
+      ...extra,
     ]);
     expect(r.status, r.stderr).toBe(0);
     const rows = readFileSync(out, 'utf8')
@@ -162,6 +163,7 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
     refused([...base, '--estimator', 'grpo_typo'], '--estimator = "grpo_typo"');
     refused([...base, '--samples-per-prompt', '1'], '--samples-per-prompt = 1: the group_norm estimator');
     refused([...base, '--lora-rank', '0'], '--lora-rank = "0": allowed: an integer from 1 to 1024');
+    refused([...base, '--mini-batches', '3'], '--mini-batches: miniBatches = 3: the batch of 20 responses does not split into 3 equal minibatches');
     refused(['--model', model, '--backend', 'cpu', '--prompts', empty, '--reward-function', reward, '--lora-rank', '2'], '--prompts: ');
     refused(['--model', model, '--backend', 'cpu', '--prompts', prompts, '--reward-function', bad, '--lora-rank', '2'], '--reward-function: ');
     refused(['--model', join(root, 'nowhere'), '--prompts', prompts, '--reward-function', reward, '--lora-rank', '2'], '--model: no folder at');

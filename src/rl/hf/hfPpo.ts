@@ -17,6 +17,7 @@ import { type LoraTrainable, loraOptimizerStep, zeroLoraGrads } from '../../mode
 import { responseLogprobs } from '../../model/hf/scoring.ts';
 import { valueHeadBackward, valueHeadForward } from '../../model/hf/valueHead.ts';
 import { gae } from '../../ops/gae.ts';
+import { epochMinibatches } from '../minibatch.ts';
 import { groupAdvantages } from '../../ops/groupAdvantages.ts';
 import { POLICY_STATS, policyLoss } from '../../ops/policyLoss.ts';
 import { shapeRewards } from '../../ops/shapeRewards.ts';
@@ -43,6 +44,8 @@ export interface HfPpoConfig {
   gamma: number;
   lam: number;
   ppoEpochs: number;
+  /** Optimizer steps per epoch, each on an equal shuffled share of the batch (the playground's miniBatches); the tape holds one minibatch. */
+  miniBatches: number;
   policy: PolicyLossParams;
   value: ValueLossParams;
   actorHp: OptimizerParams;
@@ -100,8 +103,30 @@ const maskedMean = (x: Float64Array, mask: Float64Array) => {
   return n > 0 ? s / n : 0;
 };
 
+/** The rows of one minibatch: their prompts and responses, and a gather of (B, A) host rows into (rows, A_m), A_m their longest response. */
+function minibatchOf(rows: Int32Array, prompts: readonly (readonly number[])[], responses: readonly number[][], A: number) {
+  const mbResponses = Array.from(rows, (i) => responses[i]);
+  const Am = Math.max(...mbResponses.map((r) => r.length));
+  return {
+    B: rows.length,
+    A: Am,
+    prompts: Array.from(rows, (i) => prompts[i]),
+    responses: mbResponses,
+    gather: (host: ArrayLike<number>) => {
+      const out = new Float64Array(rows.length * Am);
+      rows.forEach((i, r) => {
+        for (let j = 0; j < Am; j++) out[r * Am + j] = host[i * A + j];
+      });
+      return out;
+    },
+  };
+}
+
 /** Why these roles and settings cannot run together, or null. */
-export function hfPpoProblem(roles: HfPpoRoles, cfg: HfPpoConfig): string | null {
+export function hfPpoProblem(roles: HfPpoRoles, cfg: HfPpoConfig, batch?: number): string | null {
+  if (!Number.isInteger(cfg.miniBatches) || cfg.miniBatches < 1) return `miniBatches = ${cfg.miniBatches}: an integer ≥ 1 is required`;
+  if (batch !== undefined && batch % cfg.miniBatches !== 0)
+    return `miniBatches = ${cfg.miniBatches}: the batch of ${batch} responses does not split into ${cfg.miniBatches} equal minibatches`;
   if (cfg.estimator === 'gae') {
     if (!roles.critic?.valueHead) return 'the gae estimator needs a critic with a value head (newLoraTrainable(…, true))';
     return null;
@@ -118,7 +143,7 @@ export function hfPpoProblem(roles: HfPpoRoles, cfg: HfPpoConfig): string | null
  * critic) once; `iteration` varies the sampling seed.
  */
 export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly (readonly number[])[], score: HfScore, cfg: HfPpoConfig, iteration: number): Promise<HfPpoMetrics> {
-  const problem = hfPpoProblem(roles, cfg);
+  const problem = hfPpoProblem(roles, cfg, uniquePrompts.length * cfg.samplesPerPrompt);
   if (problem) throw new Error(`hfPpoIteration: ${problem}`);
   const { model, actor } = roles;
   const critic = cfg.estimator === 'gae' ? roles.critic : null;
@@ -203,36 +228,54 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   }
   await stageDone?.('advantages');
 
-  let policyStats: ArrayLike<number> = [0, 0, 0, 0];
-  let valueStats: ArrayLike<number> | null = null;
+  // The update reads these per minibatch: host copies (exact: f32 both ways), gathered by row.
+  const [advHost, returnsHost, valuesHost] = await be.readMany([advantages, ...(returns && valuesT ? [returns, valuesT] : [])]);
+  let policySum = [0, 0];
+  let valueSum: number[] | null = null;
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
-    model.setAdapters(actor.adapters);
-    const taped = responseLogprobsTaped(model, prompts, responses);
-    const logprobs = be.reshape(taped.logprobs, [B, A]);
-    const pl = policyLoss(be, { oldLogprobs: oldT, logprobs, advantages, actionMask, params: cfg.policy });
-    zeroLoraGrads(be, actor);
-    const gradLogprobs = be.reshape(pl.gradLogprobs, [B * A]);
-    backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);
-    const actorNorm = loraOptimizerStep(be, actor, cfg.actorHp);
-    policyStats = await be.read(pl.stats);
-    be.dispose(logprobs, gradLogprobs, pl.stats, taped.entropy, actorNorm);
-    disposeTape(model, taped.tape);
-    await stageDone?.('actor update');
+    const minibatches = cfg.miniBatches === 1 ? [Int32Array.from({ length: B }, (_, i) => i)] : epochMinibatches(B, cfg.miniBatches, cfg.seed, iteration, epoch);
+    policySum = [0, 0];
+    valueSum = critic ? [0] : null;
+    for (const rows of minibatches) {
+      const mb = minibatchOf(rows, prompts, responses, A);
+      const up = (host: Float64Array) => be.tensor(mb.gather(host), [mb.B, mb.A]);
+      const maskM = up(mask);
+      const oldM = up(old);
+      const advM = up(advHost);
 
-    if (!critic || !head || !valuesT || !returns) continue;
-    model.setAdapters(critic.adapters);
-    const rows = responseRowsTaped(model, prompts, responses);
-    const values = be.reshape(valueHeadForward(be, head.params, rows.scored), [B, A]);
-    const vl = valueLoss(be, { values, oldValues: valuesT, returns, actionMask, params: cfg.value });
-    zeroLoraGrads(be, critic);
-    const gradValues: Tensor = be.reshape(vl.gradValues, [B * A]);
-    const gRows = valueHeadBackward(be, head.params, rows.scored, gradValues, head.grads);
-    backwardFromRows(model, rows, gRows, critic.adapterGrads);
-    const criticNorm = loraOptimizerStep(be, critic, cfg.criticHp);
-    valueStats = await be.read(vl.stats);
-    be.dispose(values, vl.stats, gradValues, criticNorm);
-    disposeTape(model, rows);
-    await stageDone?.('critic update');
+      model.setAdapters(actor.adapters);
+      const taped = responseLogprobsTaped(model, mb.prompts, mb.responses);
+      const logprobs = be.reshape(taped.logprobs, [mb.B, mb.A]);
+      const pl = policyLoss(be, { oldLogprobs: oldM, logprobs, advantages: advM, actionMask: maskM, params: cfg.policy });
+      zeroLoraGrads(be, actor);
+      const gradLogprobs = be.reshape(pl.gradLogprobs, [mb.B * mb.A]);
+      backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);
+      const actorNorm = loraOptimizerStep(be, actor, cfg.actorHp);
+      const ps = await be.read(pl.stats);
+      policySum = [policySum[0] + ps[POLICY_STATS.loss], policySum[1] + ps[POLICY_STATS.clipfrac]];
+      be.dispose(logprobs, gradLogprobs, pl.stats, taped.entropy, actorNorm, oldM, advM);
+      disposeTape(model, taped.tape);
+      await stageDone?.('actor update');
+
+      if (critic && head && valueSum) {
+        model.setAdapters(critic.adapters);
+        const tape = responseRowsTaped(model, mb.prompts, mb.responses);
+        const values = be.reshape(valueHeadForward(be, head.params, tape.scored), [mb.B, mb.A]);
+        const oldValuesM = up(valuesHost);
+        const returnsM = up(returnsHost);
+        const vl = valueLoss(be, { values, oldValues: oldValuesM, returns: returnsM, actionMask: maskM, params: cfg.value });
+        zeroLoraGrads(be, critic);
+        const gradValues: Tensor = be.reshape(vl.gradValues, [mb.B * mb.A]);
+        const gRows = valueHeadBackward(be, head.params, tape.scored, gradValues, head.grads);
+        backwardFromRows(model, tape, gRows, critic.adapterGrads);
+        const criticNorm = loraOptimizerStep(be, critic, cfg.criticHp);
+        valueSum = [valueSum[0] + (await be.read(vl.stats))[VALUE_STATS.loss]];
+        be.dispose(values, vl.stats, gradValues, criticNorm, oldValuesM, returnsM);
+        disposeTape(model, tape);
+        await stageDone?.('critic update');
+      }
+      be.dispose(maskM);
+    }
   }
   be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
@@ -242,8 +285,8 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     scoreMean: scores.reduce((s, x) => s + x, 0) / B,
     klMean: maskedMean(kl, mask),
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
-    policyLoss: policyStats[POLICY_STATS.loss],
-    clipfrac: policyStats[POLICY_STATS.clipfrac],
-    valueLoss: valueStats ? valueStats[VALUE_STATS.loss] : null,
+    policyLoss: policySum[0] / cfg.miniBatches,
+    clipfrac: policySum[1] / cfg.miniBatches,
+    valueLoss: valueSum ? valueSum[0] / cfg.miniBatches : null,
   };
 }
