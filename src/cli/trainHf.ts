@@ -16,7 +16,8 @@ import { disposeLoraTrainable, newLoraTrainable } from '../model/hf/loraParams.t
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
-import { type HfEstimator, hfPpoIteration, hfPpoProblem } from '../rl/hf/hfPpo.ts';
+import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
+import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
@@ -185,11 +186,20 @@ async function run(flags: Flags): Promise<number> {
     );
     const before = await evaluate();
     if (before) emit({ eval_before: before });
+    const guard = new HfNanGuard(be);
+    let failed = false;
     for (let it = 0; it < iters; it++) {
       const start = (it * batch) % prompts.length;
       const chosen = Array.from({ length: batch }, (_, i) => prompts[(start + i) % prompts.length]);
       const t0 = performance.now();
-      const m = await hfPpoIteration(roles, chosen, score, cfg, it);
+      const guarded = await guard.iteration(roles, chosen, score, cfg, it);
+      if (guarded.nonFinite) {
+        // The adapters are as after the last good iteration: they are still saved below.
+        console.error(`npm run train: ${nonFiniteMessage(guarded.nonFinite)}`);
+        failed = true;
+        break;
+      }
+      const m = guarded.metrics;
       emit({
         iter: it + 1,
         reward_mean: m.scoreMean,
@@ -201,7 +211,8 @@ async function run(flags: Flags): Promise<number> {
         time_s: (performance.now() - t0) / 1000,
       });
     }
-    const after = iters > 0 ? await evaluate() : null;
+    guard.dispose();
+    const after = iters > 0 && !failed ? await evaluate() : null;
     if (after) emit({ eval: after, iter: iters });
     if (saveTo !== undefined) {
       const files = await exportPeftAdapter(model, actor, flags.model!);
@@ -210,7 +221,7 @@ async function run(flags: Flags): Promise<number> {
       writeFileSync(join(saveTo, ADAPTER_WEIGHTS), files[ADAPTER_WEIGHTS]);
       console.error(`adapter saved to ${saveTo} (${ADAPTER_CONFIG}, ${ADAPTER_WEIGHTS}: ${files[ADAPTER_WEIGHTS].length} bytes)`);
     }
-    return 0;
+    return failed ? 1 : 0;
   } finally {
     disposeLoraTrainable(be, actor);
     if (critic) disposeLoraTrainable(be, critic);

@@ -2,7 +2,8 @@
 // LoRA adapters on the one frozen base the sampler uses (src/rl/hf/hfPpo.ts), rewarded by the chat
 // arithmetic task or by the page's written reward function (in the QuickJS sandbox) on the
 // visitor's prompts. One `hfTrainRow` per iteration, the task's greedy held-out accuracy before and
-// after, `hfTrained` at the end; Stop ends it between iterations. The trained actor stays on the
+// after, `hfTrained` at the end; Stop ends it between iterations; a NaN or Inf puts the adapters
+// back as they were before the iteration and ends the run with the guard's report (hfGuard.ts). The trained actor stays on the
 // device for sampling (its adapters on the model) and for the PEFT download until the next run,
 // Forget, or a new folder.
 import type { Backend } from '../backend/backend.ts';
@@ -12,7 +13,7 @@ import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../m
 import { exportPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
-import { hfPpoIteration } from '../rl/hf/hfPpo.ts';
+import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HF_TRAIN_EVAL_COUNT, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
@@ -103,6 +104,7 @@ export class HfTraining {
       this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.accuracy, count: r.samples.length } });
     };
 
+    const guard = new HfNanGuard(be);
     this.running = true;
     this.stopWanted = false;
     let it = 0;
@@ -114,7 +116,7 @@ export class HfTraining {
         const textOf = new Map(ids.map((p, i) => [p, texts[i]]));
         let first: { prompt: string; response: string; score: number } | null = null;
         const t0 = performance.now();
-        const m = await hfPpoIteration(
+        const guarded = await guard.iteration(
           { model, actor, critic, eosIds, padId },
           ids,
           (ps, responses) => {
@@ -126,6 +128,11 @@ export class HfTraining {
           cfg,
           it,
         );
+        if (guarded.nonFinite) {
+          done({ iterations: it, stopped: false, refusal: nonFiniteMessage(guarded.nonFinite) });
+          return;
+        }
+        const m = guarded.metrics;
         this.post({
           type: 'hfTrainRow',
           requestId,
@@ -147,6 +154,7 @@ export class HfTraining {
     } catch (e) {
       done({ iterations: it, stopped: false, refusal: message(e) });
     } finally {
+      guard.dispose();
       this.running = false;
       this.stopWanted = false;
       if (critic) disposeLoraTrainable(be, critic);

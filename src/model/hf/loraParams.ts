@@ -144,3 +144,33 @@ export function loraOptimizerStep(be: Backend, t: LoraTrainable, hp: OptimizerPa
 export function disposeLoraTrainable(be: Backend, t: LoraTrainable): void {
   be.dispose(t.params, t.grads, t.m, t.v, t.decayMask);
 }
+
+/** A trainable's moving state copied on the device: what the NaN guard puts back. */
+export interface LoraSnapshot {
+  params: Tensor;
+  m: Tensor;
+  v: Tensor;
+  steps: number;
+}
+
+/** Copies `t`'s parameters, moments and step count into `into` (allocated on first use). */
+export function saveLora(be: Backend, t: LoraTrainable, into: LoraSnapshot | null): LoraSnapshot {
+  const snap = into ?? { params: be.zeros([t.size]), m: be.zeros([t.size]), v: be.zeros([t.size]), steps: 0 };
+  be.copy(t.params, snap.params);
+  be.copy(t.m, snap.m);
+  be.copy(t.v, snap.v);
+  snap.steps = t.steps;
+  return snap;
+}
+
+/** Puts a saved state back (the views see it at once: they share the flat buffers). */
+export function restoreLora(be: Backend, t: LoraTrainable, snap: LoraSnapshot): void {
+  be.copy(snap.params, t.params);
+  be.copy(snap.m, t.m);
+  be.copy(snap.v, t.v);
+  t.steps = snap.steps;
+}
+
+export function disposeLoraSnapshot(be: Backend, snap: LoraSnapshot | null): void {
+  if (snap) be.dispose(snap.params, snap.m, snap.v);
+}
