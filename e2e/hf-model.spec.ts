@@ -191,6 +191,29 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   expect(text).toContain(`${GOOD}-lora/adapter_config.json`);
   expect(text).toContain(`${GOOD}-lora/adapter_model.safetensors`);
 
+  // A reload offers the adapter kept in this browser once the model is open again; put back, the
+  // run's rows return and Continue trains on from iteration 2.
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await page.getByTestId('hf-open-kept').click();
+  await expect(page.getByTestId('hf-model')).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
+  await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
+  await page.getByTestId('hf-train-continue-kept').click();
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('kept in this browser: r 2, α 4', { timeout: 60_000 });
+  await expect(rows).toHaveCount(2);
+  await page.getByTestId('hf-train-iterations').fill('1');
+  await page.getByTestId('hf-train-continue').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(2).locator('th')).toHaveText('3');
+
+  // The downloaded zip loads back
+  await page.getByTestId('hf-train-load').setInputFiles(await download.path());
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('loaded from a file: r 2, α 4', { timeout: 60_000 });
+  // a file that is not an adapter is refused by name
+  await page.getByTestId('hf-train-load').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
+  await expect(page.getByTestId('hf-train-load-problem')).toContainText('adapter_config.json and adapter_model.safetensors are missing');
+
   // Stop ends a longer run after the iteration in flight
   await page.getByTestId('hf-train-iterations').fill('1000');
   await page.getByTestId('hf-train-start').click();

@@ -9,6 +9,8 @@ import type { HfGenerateRequest } from '../worker/protocol.ts';
 import { hfTrainProblems } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
 import { type HfTrainState, useHfTrain } from './hfTrain.ts';
+import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
+import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
@@ -20,6 +22,8 @@ export interface HfFlowDeps {
   rewardFunction: () => string;
   /** Saves a file the visitor downloads. */
   download: (blob: Blob, filename: string) => void;
+  /** The trained adapter kept in this browser for a reload (hfAdapterKeep.ts). */
+  adapterKeep: { save: typeof keepAdapter; read: typeof readKeptAdapter; forget: typeof forgetKeptAdapter };
   connection: () => TrainerConnection;
   keep: { save: typeof keepFolder; read: typeof readKept; files: typeof keptFiles; forget: typeof forgetKept };
   /** A seed per sample: a new one each Generate. */
@@ -50,7 +54,10 @@ export class HfFlows {
       const reply = await this.deps.connection().request('hfOpen', { label: folder.label, files: folder.files });
       this.s.openReplied(folder.label, reply);
       const opened = reply.refusal === undefined && reply.model !== undefined;
-      if (opened) this.tr.modelChanged();
+      if (opened) {
+        this.tr.modelChanged();
+        await this.offerKeptAdapter(folder.label);
+      }
       return opened;
     } catch (e) {
       this.s.openFailed(folder.label, message(e));
@@ -107,16 +114,86 @@ export class HfFlows {
     }
   }
 
-  /** Trains the open model with LoRA; rows and evaluations arrive as the worker posts them. */
-  async train(): Promise<void> {
+  /** An adapter of the model just opened, kept in this browser by an earlier visit: offered, not loaded. */
+  private async offerKeptAdapter(label: string): Promise<void> {
+    const kept = await this.deps.adapterKeep.read();
+    this.tr.setKeptOffer(kept && kept.record.label === label ? { label, iterations: kept.record.iterations } : null);
+  }
+
+  /**
+   * Trains the open model with LoRA (fresh adapters, or `resume`: on from the adapter it holds);
+   * rows and evaluations arrive as the worker posts them; the adapter is then kept for a reload.
+   */
+  async train(resume = false): Promise<void> {
     const model = this.s.model;
     const tr = this.tr;
-    if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0) return;
-    tr.started();
+    if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0 || (resume && !tr.trained)) return;
+    tr.started(resume);
+    let ran = false;
     try {
-      this.tr.finished(await this.deps.connection().request('hfTrain', { settings: tr.settings, rewardFunction: this.deps.rewardFunction() }));
+      const reply = await this.deps.connection().request('hfTrain', {
+        settings: tr.settings,
+        rewardFunction: this.deps.rewardFunction(),
+        ...(resume ? { resume: { fromIter: tr.iterationsDone } } : {}),
+      });
+      this.tr.finished(reply);
+      ran = reply.iterations > 0;
     } catch (e) {
       this.tr.failed(message(e));
+    }
+    if (ran) await this.keepTrained(model.label);
+  }
+
+  /** The adapter just trained, kept in this browser with its run so a reload can continue it. */
+  private async keepTrained(label: string): Promise<void> {
+    try {
+      const reply = await this.deps.connection().request('hfExportAdapter', {});
+      if (reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
+      const tr = this.tr;
+      await this.deps.adapterKeep.save(
+        { label, iterations: tr.iterationsDone, settings: tr.settings, rows: tr.rows, evals: tr.evals, savedAt: Date.now() },
+        reply.config,
+        reply.weights,
+      );
+      this.tr.setKeepProblem(null);
+    } catch (e) {
+      this.tr.setKeepProblem(message(e));
+    }
+  }
+
+  /** The kept adapter put back on the model with its run's rows: Continue trains on from it. */
+  async continueKept(): Promise<void> {
+    const kept = await this.deps.adapterKeep.read();
+    if (!kept || !this.s.model || kept.record.label !== this.s.model.label) {
+      this.tr.setKeptOffer(null);
+      return;
+    }
+    await this.loadAdapter({ config: kept.config, weights: kept.weights }, 'kept', kept.record);
+  }
+
+  /** A PEFT adapter the visitor picked (the page's zip, or its two files), put on the model. */
+  async loadAdapterFiles(files: readonly File[]): Promise<void> {
+    let picked: AdapterFiles;
+    try {
+      picked = await adapterFromFiles(files);
+    } catch (e) {
+      this.tr.setLoadProblem(message(e));
+      return;
+    }
+    await this.loadAdapter(picked, 'loaded');
+  }
+
+  private async loadAdapter(files: AdapterFiles, source: 'loaded' | 'kept', kept?: KeptAdapterRecord): Promise<void> {
+    if (!this.s.model || this.tr.running) return;
+    try {
+      const reply = await this.deps.connection().request('hfLoadAdapter', files, [files.weights.buffer as ArrayBuffer]);
+      if (reply.refusal !== undefined || !reply.adapter) {
+        this.tr.setLoadProblem(reply.refusal ?? '');
+        return;
+      }
+      this.tr.adapterLoaded(reply.adapter, source, kept);
+    } catch (e) {
+      this.tr.setLoadProblem(message(e));
     }
   }
 
@@ -156,6 +233,11 @@ export class HfFlows {
     this.s.forgotten();
     this.tr.modelChanged();
     try {
+      await this.deps.adapterKeep.forget();
+    } catch {
+      // nothing kept, or no private file system: nothing to forget
+    }
+    try {
       await this.deps.keep.forget();
     } catch (e) {
       this.s.setKept(null, message(e));
@@ -181,6 +263,7 @@ export async function hfFlows(): Promise<HfFlows> {
       train: useHfTrain,
       rewardFunction: () => useApp.getState().config.rewardFunction,
       download: downloadBlob,
+      adapterKeep: { save: keepAdapter, read: readKeptAdapter, forget: forgetKeptAdapter },
       connection: () => trainer.connection,
       keep: { save: keepFolder, read: readKept, files: keptFiles, forget: forgetKept },
       seed: () => Math.floor(Math.random() * 0x1_0000_0000),

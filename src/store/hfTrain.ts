@@ -3,7 +3,7 @@
 // per iteration, the task's held-out accuracy before and after, and how the run ended. The
 // commands that send anything are in hfFlows.ts.
 import { create } from 'zustand';
-import { DEFAULT_HF_TRAIN, type HfTrainEval, type HfTrainRow, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
+import { DEFAULT_HF_TRAIN, type HfAdapterInfo, type HfTrainEval, type HfTrainRow, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import type { WorkerToPage } from '../worker/protocol.ts';
 
 export interface HfTrainState {
@@ -16,12 +16,27 @@ export interface HfTrainState {
   ended: { iterations: number; stopped: boolean } | null;
   /** Why the last run could not start or failed (the worker's words). */
   problem: string | null;
-  /** The model holds a trained adapter (sampling uses it; it can be downloaded). */
+  /** The model holds a trained or loaded adapter (sampling uses it; it can be downloaded and trained on). */
   trained: boolean;
+  /** Where the adapter the model holds came from, and its settings when loaded. */
+  adapter: { source: 'trained' | 'loaded' | 'kept'; info: HfAdapterInfo | null } | null;
+  /** The last iteration the held adapter was trained to (a continued run counts on from it). */
+  iterationsDone: number;
   downloadProblem: string | null;
+  /** Why a picked adapter was not loaded. */
+  loadProblem: string | null;
+  /** An adapter of this model kept in this browser, offered to continue (label, iterations). */
+  keptOffer: { label: string; iterations: number } | null;
+  /** Why the trained adapter could not be kept for a reload (the run itself is fine). */
+  keepProblem: string | null;
 
   setSettings(patch: Partial<HfTrainSettings>): void;
-  started(): void;
+  /** A run starts; a continued one keeps the rows so far. */
+  started(resume?: boolean): void;
+  adapterLoaded(info: HfAdapterInfo, source: 'loaded' | 'kept', kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings }): void;
+  setLoadProblem(message: string | null): void;
+  setKeptOffer(offer: { label: string; iterations: number } | null): void;
+  setKeepProblem(message: string | null): void;
   stopAsked(): void;
   rowReceived(msg: Extract<WorkerToPage, { type: 'hfTrainRow' }>): void;
   evalReceived(msg: Extract<WorkerToPage, { type: 'hfTrainEval' }>): void;
@@ -42,24 +57,73 @@ export const createHfTrainStore = () =>
     ended: null,
     problem: null,
     trained: false,
+    adapter: null,
+    iterationsDone: 0,
     downloadProblem: null,
+    loadProblem: null,
+    keptOffer: null,
+    keepProblem: null,
 
     setSettings: (patch) => set({ settings: { ...get().settings, ...patch } }),
-    started: () => set({ running: true, stopping: false, rows: [], evals: [], ended: null, problem: null, downloadProblem: null }),
+    started: (resume = false) =>
+      set({
+        running: true,
+        stopping: false,
+        ended: null,
+        problem: null,
+        downloadProblem: null,
+        loadProblem: null,
+        ...(resume ? {} : { rows: [], evals: [], iterationsDone: 0 }),
+      }),
+    adapterLoaded: (info, source, kept) =>
+      set({
+        trained: true,
+        adapter: { source, info },
+        loadProblem: null,
+        keptOffer: null,
+        ended: null,
+        problem: null,
+        rows: kept?.rows ?? [],
+        evals: kept?.evals ?? [],
+        iterationsDone: kept?.iterations ?? 0,
+        settings: { ...(kept?.settings ?? get().settings), loraRank: info.r },
+      }),
+    setLoadProblem: (message) => set({ loadProblem: message }),
+    setKeptOffer: (offer) => set({ keptOffer: offer }),
+    setKeepProblem: (message) => set({ keepProblem: message }),
     stopAsked: () => set({ stopping: true }),
     rowReceived: (msg) => set({ rows: [...get().rows, msg.row] }),
     evalReceived: (msg) => set({ evals: [...get().evals, msg.eval] }),
-    finished: (msg) =>
+    finished: (msg) => {
+      const ran = msg.iterations > 0;
+      const held = get().trained;
       set({
         running: false,
         stopping: false,
         ended: { iterations: msg.iterations, stopped: msg.stopped },
         problem: msg.refusal ?? null,
-        trained: msg.refusal === undefined || msg.iterations > 0,
-      }),
+        trained: held || ran || msg.refusal === undefined,
+        ...(ran ? { adapter: { source: 'trained' as const, info: null }, iterationsDone: get().rows.at(-1)?.iter ?? get().iterationsDone } : {}),
+      });
+    },
     failed: (message) => set({ running: false, stopping: false, problem: message }),
     setDownloadProblem: (message) => set({ downloadProblem: message }),
-    modelChanged: () => set({ running: false, stopping: false, rows: [], evals: [], ended: null, problem: null, trained: false, downloadProblem: null }),
+    modelChanged: () =>
+      set({
+        running: false,
+        stopping: false,
+        rows: [],
+        evals: [],
+        ended: null,
+        problem: null,
+        trained: false,
+        adapter: null,
+        iterationsDone: 0,
+        downloadProblem: null,
+        loadProblem: null,
+        keptOffer: null,
+        keepProblem: null,
+      }),
   }));
 
 export const useHfTrain = createHfTrainStore();

@@ -17,6 +17,7 @@ export interface ReplyOf {
   hfGenerate: Extract<WorkerToPage, { type: 'hfGenerated' }>;
   hfTrain: Extract<WorkerToPage, { type: 'hfTrained' }>;
   hfExportAdapter: Extract<WorkerToPage, { type: 'hfAdapter' }>;
+  hfLoadAdapter: Extract<WorkerToPage, { type: 'hfAdapterLoaded' }>;
 }
 export type RequestKind = keyof ReplyOf;
 export type ReplyMessage = ReplyOf[RequestKind];
@@ -33,6 +34,7 @@ export const REPLY_TYPE: { readonly [K in RequestKind]: ReplyOf[K]['type'] } = {
   hfGenerate: 'hfGenerated',
   hfTrain: 'hfTrained',
   hfExportAdapter: 'hfAdapter',
+  hfLoadAdapter: 'hfAdapterLoaded',
 };
 
 /**
@@ -59,6 +61,8 @@ export const REQUEST_TIMEOUT_MS: { readonly [K in RequestKind]: number } = {
   hfTrain: 6 * 3_600_000,
   // Reading the adapter back, behind whatever the worker is doing.
   hfExportAdapter: 300_000,
+  // Reading and uploading an adapter (a few MB), behind whatever the worker is doing.
+  hfLoadAdapter: 300_000,
 };
 
 /** Why a request ended without its reply; `kind` says which request. */

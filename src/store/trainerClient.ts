@@ -156,6 +156,7 @@ export class TrainerClient {
       case 'hfGenerated':
       case 'hfTrained':
       case 'hfAdapter':
+      case 'hfAdapterLoaded':
         // The request's own continuation acts on it; a reply nobody waits for (timed out) is dropped.
         this.connection.requests.answer(msg);
         break;

@@ -108,6 +108,10 @@ export class HfSession {
     this.training.stop();
   }
 
+  loadAdapter(files: { config: string; weights: Uint8Array }, requestId: number): Promise<void> {
+    return this.training.loadAdapter(this.target, files, requestId);
+  }
+
   exportAdapter(requestId: number): Promise<void> {
     return this.training.exportAdapter(this.target, requestId);
   }

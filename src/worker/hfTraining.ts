@@ -10,12 +10,13 @@ import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
 import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
 import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
-import { exportPeftAdapter } from '../model/hf/peftAdapter.ts';
+import { MemoryFolder } from '../model/hf/folder.ts';
+import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, type PeftAdapter, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
-import { HF_TRAIN_EVAL_COUNT, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
+import { HF_TRAIN_EVAL_COUNT, type HfAdapterInfo, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
 import { chatArithmeticEvalPrompts, chatArithmeticScore, chatArithmeticTrainPrompt } from '../tasks/chatArithmetic.ts';
@@ -32,6 +33,8 @@ export interface HfTrainRequest {
   settings: HfTrainSettings;
   /** The page's reward function source (reward 'function' only). */
   rewardFunction: string;
+  /** Continue the adapter the model holds (trained or loaded) after iteration `fromIter`, instead of fresh adapters. */
+  resume?: { fromIter: number };
 }
 
 function message(e: unknown): string {
@@ -79,11 +82,21 @@ export class HfTraining {
       score = (samples) => scoreWithFunction(sandbox, req.rewardFunction, samples);
     }
 
-    this.dropActor(model);
     const be = model.be;
-    const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
-    const settings = { r: s.loraRank, alpha: 2 * s.loraRank, rslora: false, targets };
-    const actor = newLoraTrainable(model, settings, s.seed);
+    const from = req.resume ? req.resume.fromIter : 0;
+    let actor: LoraTrainable;
+    if (req.resume) {
+      if (!this.actor) return done({ iterations: 0, stopped: false, refusal: 'no adapter to continue: train or load one first' });
+      if (this.actor.settings.r !== s.loraRank)
+        return done({ iterations: 0, stopped: false, refusal: `loraRank: the adapter to continue has rank ${this.actor.settings.r}, not ${s.loraRank}` });
+      actor = this.actor;
+    } else {
+      this.dropActor(model);
+      const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
+      actor = newLoraTrainable(model, { r: s.loraRank, alpha: 2 * s.loraRank, rslora: false, targets }, s.seed);
+    }
+    const settings = actor.settings;
+    // A continued run's critic starts afresh: only the actor's adapter is kept and handed out.
     const critic = s.estimator === 'gae' ? newLoraTrainable(model, settings, (s.seed ^ 0x2545f491) >>> 0, true) : null;
     this.actor = actor;
     this.be = be;
@@ -111,7 +124,7 @@ export class HfTraining {
     try {
       await evaluate('before');
       for (; it < s.iterations && !this.stopWanted; it++) {
-        const texts = nextPrompts(it);
+        const texts = nextPrompts(from + it);
         const ids = texts.map(encode);
         const textOf = new Map(ids.map((p, i) => [p, texts[i]]));
         let first: { prompt: string; response: string; score: number } | null = null;
@@ -126,7 +139,7 @@ export class HfTraining {
             return scores;
           },
           cfg,
-          it,
+          from + it,
         );
         if (guarded.nonFinite) {
           done({ iterations: it, stopped: false, refusal: nonFiniteMessage(guarded.nonFinite) });
@@ -137,7 +150,7 @@ export class HfTraining {
           type: 'hfTrainRow',
           requestId,
           row: {
-            iter: it + 1,
+            iter: from + it + 1,
             reward_mean: m.scoreMean,
             kl: m.klMean,
             response_length_mean: m.responseLength,
@@ -160,6 +173,34 @@ export class HfTraining {
       if (critic) disposeLoraTrainable(be, critic);
       model.setAdapters(actor.adapters); // samples now come from the trained actor
     }
+  }
+
+  /** A PEFT adapter folder's two files put on the model as the actor (to sample from or continue); answers `hfAdapterLoaded`. */
+  async loadAdapter(target: HfTrainTarget | null, files: { config: string; weights: Uint8Array }, requestId: number): Promise<void> {
+    const reply = (body: { adapter?: HfAdapterInfo; refusal?: string }) => this.post({ type: 'hfAdapterLoaded', requestId, ...body });
+    if (!target) return reply({ refusal: 'no model is open: pick a folder first' });
+    if (this.running) return reply({ refusal: 'a training run is in progress: stop it first' });
+    const { model } = target;
+    let adapter: PeftAdapter;
+    try {
+      adapter = await readPeftAdapter(
+        new MemoryFolder('the adapter', [
+          [ADAPTER_CONFIG, new TextEncoder().encode(files.config)],
+          [ADAPTER_WEIGHTS, files.weights],
+        ]),
+        model.arch,
+      );
+    } catch (e) {
+      return reply({ refusal: message(e) });
+    }
+    this.dropActor(model);
+    const actor = newLoraTrainable(model, adapter.settings, 0);
+    loadPeftValues(model, actor, adapter);
+    this.actor = actor;
+    this.be = model.be;
+    model.setAdapters(actor.adapters);
+    const { r, alpha, rslora, targets } = adapter.settings;
+    reply({ adapter: { r, alpha, rslora, targets: [...targets] } });
   }
 
   /** The actor's adapter as PEFT saves it; answers `hfAdapter`. */

@@ -14,7 +14,7 @@ import type { LimitShortfall } from '../gpu/limits.ts';
 export type { AboutGpu } from '../gpu/device.ts';
 export type { LimitRow, LimitShortfall } from '../gpu/limits.ts';
 import type { KnobAdvice } from './nanAdvice.ts';
-import type { HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
+import type { HfAdapterInfo, HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import type { HfGenerateRequest, HfModelSummary, HfSample } from './hfTypes.ts';
 
 export type { HfGenerateRequest, HfModelSummary, HfSample, HfSampleToken } from './hfTypes.ts';
@@ -124,7 +124,9 @@ export type PageToWorker =
    * iteration and `hfTrainEval` (the task's greedy held-out accuracy); answered by `hfTrained`.
    * `rewardFunction` is the page's written reward function (used when settings.reward is 'function').
    */
-  | { type: 'hfTrain'; requestId: number; settings: HfTrainSettings; rewardFunction: string }
+  | { type: 'hfTrain'; requestId: number; settings: HfTrainSettings; rewardFunction: string; resume?: { fromIter: number } }
+  /** A PEFT adapter (its two files) put on the opened model as the actor; answered by `hfAdapterLoaded`. */
+  | { type: 'hfLoadAdapter'; requestId: number; config: string; weights: Uint8Array }
   /** Ends an `hfTrain` in progress before its next iteration (it answers `hfTrained` with `stopped`). Not queued. */
   | { type: 'hfTrainStop' }
   /** The trained actor's adapter as PEFT saves it; answered by `hfAdapter`. */
@@ -230,6 +232,8 @@ export type WorkerToPage =
   | { type: 'hfTrained'; requestId?: number; iterations: number; stopped: boolean; refusal?: string }
   /** Reply to `hfExportAdapter`: adapter_config.json and adapter_model.safetensors, or why not. */
   | { type: 'hfAdapter'; requestId?: number; config?: string; weights?: Uint8Array; refusal?: string }
+  /** Reply to `hfLoadAdapter`: the adapter's settings, or why it was refused (the model keeps its adapter then). */
+  | { type: 'hfAdapterLoaded'; requestId?: number; adapter?: HfAdapterInfo; refusal?: string }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */
   | { type: 'deviceLost'; reason: string; stage?: TrainerStage; iter: number | null }
   /**
@@ -308,6 +312,7 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'hfTrainEval' ||
     t === 'hfTrained' ||
     t === 'hfAdapter' ||
+    t === 'hfAdapterLoaded' ||
     t === 'deviceLost' ||
     t === 'deviceRecovered' ||
     t === 'deviceUnavailable'

@@ -132,7 +132,9 @@ export class TrainerHost {
       case 'hfClose':
         return enqueue(async () => this.hf.close());
       case 'hfTrain':
-        return enqueue(() => this.hf.train({ settings: msg.settings, rewardFunction: msg.rewardFunction }, msg.requestId), msg.requestId);
+        return enqueue(() => this.hf.train({ settings: msg.settings, rewardFunction: msg.rewardFunction, resume: msg.resume }, msg.requestId), msg.requestId);
+      case 'hfLoadAdapter':
+        return enqueue(() => this.hf.loadAdapter({ config: msg.config, weights: msg.weights }, msg.requestId), msg.requestId);
       case 'hfTrainStop':
         this.hf.stopTraining(); // not queued: the run in flight polls it before each iteration
         return Promise.resolve();

@@ -118,4 +118,32 @@ describe('HfSession training', () => {
     expect(of('hfTrained')[2]).toMatchObject({ iterations: 0, refusal: expect.stringMatching(/^reward function: .*boom/) });
     expect(of('hfTrainRow')).toEqual([]);
   });
+
+  it('an exported adapter loads back on the model (same log-probs) and a continued run counts on from its iteration', async () => {
+    const { s, of } = await opened();
+    await s.train({ settings: SMALL, rewardFunction: VOWELS }, 1);
+    await s.exportAdapter(2);
+    const { config, weights } = of('hfAdapter')[0];
+    await s.generate({ prompt: 'the cat', chat: false, greedy: true, temperature: 1, topP: 1, maxNewTokens: 4, seed: 0 }, 3);
+    const trainedSample = of('hfGenerated')[0].sample!;
+
+    const other = await opened();
+    await other.s.loadAdapter({ config: config!, weights: weights! }, 4);
+    expect(other.of('hfAdapterLoaded')[0]).toEqual({
+      type: 'hfAdapterLoaded',
+      requestId: 4,
+      adapter: { r: 2, alpha: 4, rslora: false, targets: expect.arrayContaining(['q_proj', 'down_proj']) },
+    });
+    await other.s.generate({ prompt: 'the cat', chat: false, greedy: true, temperature: 1, topP: 1, maxNewTokens: 4, seed: 0 }, 5);
+    expect(other.of('hfGenerated')[0].sample!.tokens.map((t) => t.id)).toEqual(trainedSample.tokens.map((t) => t.id));
+
+    await other.s.train({ settings: { ...SMALL, iterations: 1 }, rewardFunction: VOWELS, resume: { fromIter: 2 } }, 6);
+    expect(other.of('hfTrained')[0]).toMatchObject({ iterations: 1, stopped: false });
+    expect(other.of('hfTrainRow').map((m) => m.row.iter)).toEqual([3]);
+    // a rank other than the adapter's is refused for a continued run; a bad adapter is refused by name
+    await other.s.train({ settings: { ...SMALL, loraRank: 4 }, rewardFunction: VOWELS, resume: { fromIter: 3 } }, 7);
+    expect(other.of('hfTrained')[1].refusal).toBe('loraRank: the adapter to continue has rank 2, not 4');
+    await other.s.loadAdapter({ config: '{"peft_type":"IA3"}', weights: weights! }, 8);
+    expect(other.of('hfAdapterLoaded')[1].refusal).toMatch(/peft_type is "IA3"; only "LORA"/);
+  });
 });

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { topLevelFiles } from '../../src/store/hfFolderFiles.ts';
 import { HfFlows } from '../../src/store/hfFlows.ts';
 import { useHfTrain } from '../../src/store/hfTrain.ts';
+import type { KeptAdapter, KeptAdapterRecord } from '../../src/store/hfAdapterKeep.ts';
+import { zipSync } from 'fflate';
 import { DEFAULT_HF_TRAIN, hfTrainProblems } from '../../src/rl/hf/hfTrainSettings.ts';
 import { unzipSync } from 'fflate';
 import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
@@ -57,11 +59,25 @@ function fakeKeep() {
   return keep;
 }
 
+/** The adapter kept in this browser, in memory: shared by the "pages" of one test. */
+function fakeAdapterKeep() {
+  let kept: KeptAdapter | null = null;
+  return {
+    save: vi.fn(async (record: KeptAdapterRecord, config: string, weights: Uint8Array) => {
+      kept = { record: structuredClone(record), config, weights: weights.slice() };
+    }),
+    read: vi.fn(async () => kept),
+    forget: vi.fn(async () => {
+      kept = null;
+    }),
+  };
+}
+
 // The trainer client routes the worker's rows to the page's one train store.
-const trainDeps = () => {
+const trainDeps = (adapterKeep = fakeAdapterKeep()) => {
   useHfTrain.getState().modelChanged();
   useHfTrain.getState().setSettings(DEFAULT_HF_TRAIN);
-  return { train: useHfTrain, rewardFunction: () => '(p, r) => r.length', download: vi.fn() };
+  return { train: useHfTrain, rewardFunction: () => '(p, r) => r.length', download: vi.fn(), adapterKeep };
 };
 
 function setup() {
@@ -70,7 +86,7 @@ function setup() {
   const keep = fakeKeep();
   const extra = trainDeps();
   const flows = new HfFlows({ store, connection: () => h.client.connection, keep, seed: () => 42, ...extra });
-  return { h, store, keep, flows, train: extra.train, download: extra.download };
+  return { h, store, keep, flows, train: extra.train, download: extra.download, adapterKeep: extra.adapterKeep };
 }
 
 const files = () => [new File(['{}'], 'config.json'), new File(['x'.repeat(10)], 'model.safetensors')];
@@ -260,6 +276,9 @@ describe('HF flows through the trainer client', () => {
     expect(h.worker.of('hfTrainStop')).toHaveLength(1);
     expect(train.getState().stopping).toBe(true);
     h.worker.reply({ type: 'hfTrained', requestId: req.requestId, iterations: 1, stopped: true });
+    await h.advance();
+    // the trained adapter is kept in this browser for a reload
+    h.worker.reply({ type: 'hfAdapter', requestId: h.worker.idOf('hfExportAdapter'), config: '{"r":4}', weights: new Uint8Array([9]) });
     await running;
     expect(train.getState()).toMatchObject({ running: false, stopping: false, ended: { iterations: 1, stopped: true }, problem: null, trained: true });
 
@@ -314,5 +333,73 @@ describe('HF flows through the trainer client', () => {
     h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: false, refusal: 'reward function: SyntaxError' });
     await running;
     expect(train.getState()).toMatchObject({ running: false, problem: 'reward function: SyntaxError', trained: false });
+  });
+
+  it('a reload offers the kept adapter of the same model; Continue puts it back with its rows and trains on from its last iteration; a picked zip loads', async () => {
+    const first = setup();
+    const opening = first.flows.openPicked({ label: 'tiny', files: files() });
+    first.h.worker.reply({ type: 'hfOpened', requestId: first.h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const row = (iter: number) => ({
+      iter,
+      reward_mean: 0.5,
+      kl: 0,
+      response_length_mean: 4,
+      policy_loss: 0,
+      clipfrac: 0,
+      value_loss: null,
+      seconds: 1,
+      sample: { prompt: 'p', response: 'r', score: 1 },
+    });
+    const running = first.flows.train();
+    const id = first.h.worker.idOf('hfTrain');
+    first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(1) });
+    first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(2) });
+    first.h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false });
+    await first.h.advance();
+    first.h.worker.reply({ type: 'hfAdapter', requestId: first.h.worker.idOf('hfExportAdapter'), config: '{"r":8}', weights: new Uint8Array([1, 2]) });
+    await running;
+    expect(first.adapterKeep.save).toHaveBeenCalledTimes(1);
+    expect(first.adapterKeep.save.mock.calls[0][0]).toMatchObject({ label: 'tiny', iterations: 2, rows: [row(1), row(2)] });
+
+    // A new page over the same browser storage: the model opened again offers its adapter.
+    const h = clientHarness();
+    const store = createHfStore();
+    const extra = trainDeps(first.adapterKeep);
+    const flows = new HfFlows({ store, connection: () => h.client.connection, keep: first.keep, seed: () => 1, ...extra });
+    const reopening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await reopening;
+    expect(useHfTrain.getState().keptOffer).toEqual({ label: 'tiny', iterations: 2 });
+    const continuing = flows.continueKept();
+    await h.advance();
+    const load = h.worker.of('hfLoadAdapter')[0];
+    expect(load.config).toBe('{"r":8}');
+    expect(Array.from(load.weights)).toEqual([1, 2]);
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] } });
+    await continuing;
+    expect(useHfTrain.getState()).toMatchObject({ trained: true, adapter: { source: 'kept' }, iterationsDone: 2, keptOffer: null, rows: [row(1), row(2)] });
+    const resumed = flows.train(true);
+    const req = h.worker.of('hfTrain')[0];
+    expect(req.resume).toEqual({ fromIter: 2 });
+    h.worker.reply({ type: 'hfTrainRow', requestId: req.requestId, row: row(3) });
+    h.worker.reply({ type: 'hfTrained', requestId: req.requestId, iterations: 1, stopped: false });
+    await h.advance();
+    h.worker.reply({ type: 'hfAdapter', requestId: h.worker.idOf('hfExportAdapter'), config: '{"r":8}', weights: new Uint8Array([3]) });
+    await resumed;
+    expect(useHfTrain.getState()).toMatchObject({ iterationsDone: 3, rows: [row(1), row(2), row(3)] });
+
+    // a picked zip (the page's own download) loads; a zip without the weights is refused by name
+    const zip = zipSync({ 'tiny-lora/adapter_config.json': new TextEncoder().encode('{"r":2}'), 'tiny-lora/adapter_model.safetensors': new Uint8Array([7]) });
+    const picking = flows.loadAdapterFiles([new File([zip], 'tiny-lora.zip')]);
+    await h.advance();
+    const picked = h.worker.of('hfLoadAdapter')[1];
+    expect(picked.config).toBe('{"r":2}');
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: picked.requestId, refusal: 'adapter_config.json: peft_type is undefined' });
+    await picking;
+    expect(useHfTrain.getState().loadProblem).toBe('adapter_config.json: peft_type is undefined');
+    await flows.loadAdapterFiles([new File([zipSync({ 'a/adapter_config.json': new Uint8Array([123, 125]) })], 'a.zip')]);
+    expect(useHfTrain.getState().loadProblem).toBe('adapter_model.safetensors is missing: pick the adapter’s zip, or both of its files'.replace('’', "'"));
+    expect(h.worker.of('hfLoadAdapter')).toHaveLength(2);
   });
 });

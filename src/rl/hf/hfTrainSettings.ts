@@ -120,3 +120,11 @@ export interface HfTrainEval {
   greedyAccuracy: number;
   count: number;
 }
+
+/** A loaded or trained adapter's settings, as the page shows them. */
+export interface HfAdapterInfo {
+  r: number;
+  alpha: number;
+  rslora: boolean;
+  targets: string[];
+}

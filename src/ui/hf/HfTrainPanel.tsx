@@ -81,6 +81,11 @@ export function HfTrainPanel() {
   const problem = useHfTrain((st) => st.problem);
   const trained = useHfTrain((st) => st.trained);
   const downloadProblem = useHfTrain((st) => st.downloadProblem);
+  const adapter = useHfTrain((st) => st.adapter);
+  const iterationsDone = useHfTrain((st) => st.iterationsDone);
+  const loadProblem = useHfTrain((st) => st.loadProblem);
+  const keepProblem = useHfTrain((st) => st.keepProblem);
+  const keptOffer = useHfTrain((st) => st.keptOffer);
   const problems = hfTrainProblems(s, model);
   const problemOf = (f: string) => problems.find((p) => p.field === f);
   const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v));
@@ -116,6 +121,27 @@ export function HfTrainPanel() {
     <section className="hf-trainer" aria-labelledby={`${id}-title`} data-testid="hf-trainer">
       <h4 id={`${id}-title`}>{t('hf.train.title')}</h4>
       <p className="small muted">{t('hf.train.intro')}</p>
+      {keptOffer && !running ? (
+        <p className="small" data-testid="hf-train-kept">
+          {t('hf.train.keptOffer', { iterations: keptOffer.iterations })}{' '}
+          <button type="button" className="btn small" onClick={() => void flows().then((f) => f.continueKept())} data-testid="hf-train-continue-kept">
+            {t('hf.train.continueKept')}
+          </button>
+        </p>
+      ) : null}
+      {adapter ? (
+        <p className="small" data-testid="hf-train-adapter">
+          {adapter.info
+            ? t('hf.train.adapterInfo', {
+                source: t(`hf.train.source.${adapter.source}`),
+                r: adapter.info.r,
+                alpha: adapter.info.alpha,
+                targets: adapter.info.targets.join(', '),
+                iterations: iterationsDone,
+              })
+            : t('hf.train.adapterTrained', { iterations: iterationsDone })}
+        </p>
+      ) : null}
       <div className="hf-knobs">
         <label className="hf-field">
           <span>{t('hf.train.reward')}</span>
@@ -179,9 +205,34 @@ export function HfTrainPanel() {
             {t('hf.train.start')}
           </button>
         )}
+        <button
+          type="button"
+          className="btn small"
+          disabled={running || !trained || problems.length > 0}
+          onClick={() => void flows().then((f) => f.train(true))}
+          data-testid="hf-train-continue"
+        >
+          {t('hf.train.continue')}
+        </button>
         <button type="button" className="btn small" disabled={running || !trained} onClick={() => void flows().then((f) => f.downloadAdapter())} data-testid="hf-train-download">
           {t('hf.train.download')}
         </button>
+        <label className="btn small hf-train-load">
+          {t('hf.train.load')}
+          <input
+            type="file"
+            accept=".zip,.json,.safetensors"
+            multiple
+            disabled={running}
+            className="visually-hidden"
+            onChange={(e) => {
+              const picked = [...(e.target.files ?? [])];
+              e.target.value = '';
+              if (picked.length > 0) void flows().then((f) => f.loadAdapterFiles(picked));
+            }}
+            data-testid="hf-train-load"
+          />
+        </label>
       </div>
       {running ? (
         <p className="small" role="status" data-testid="hf-train-status">
@@ -189,7 +240,7 @@ export function HfTrainPanel() {
         </p>
       ) : ended && !problem ? (
         <p className="small" role="status" data-testid="hf-train-status">
-          {t(ended.stopped ? 'hf.train.endedStopped' : 'hf.train.ended', { iterations: ended.iterations })}
+          {t(ended.stopped ? 'hf.train.endedStopped' : 'hf.train.ended', { count: ended.iterations })}
         </p>
       ) : null}
       {problem ? (
@@ -197,6 +248,12 @@ export function HfTrainPanel() {
           {t('hf.train.refused', { problem })}
         </p>
       ) : null}
+      {loadProblem !== null ? (
+        <p className="notice error" role="alert" data-testid="hf-train-load-problem">
+          {t('hf.train.loadRefused', { problem: loadProblem })}
+        </p>
+      ) : null}
+      {keepProblem !== null ? <p className="small muted">{t('hf.train.keepRefused', { problem: keepProblem })}</p> : null}
       {downloadProblem !== null ? (
         <p className="notice error" role="alert">
           {t('hf.train.downloadRefused', { problem: downloadProblem })}

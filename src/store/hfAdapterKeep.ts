@@ -1,0 +1,77 @@
+// The trained adapter of the visitor's own model kept in this browser, so a reload can continue the
+// run: PEFT's two files in the origin-private file system beside the kept model folder (hfKeep.ts),
+// and a record of the run (the model's label, its iterations, rows, evaluations and settings)
+// written last, so a copy cut short is never offered.
+import type { HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
+
+const DIR = 'hf-adapter';
+const RECORD = 'hf-adapter.json';
+const CONFIG = 'adapter_config.json';
+const WEIGHTS = 'adapter_model.safetensors';
+
+/** What a kept adapter was trained on and how far. */
+export interface KeptAdapterRecord {
+  label: string; // the model folder's label it belongs to
+  iterations: number;
+  settings: HfTrainSettings;
+  rows: HfTrainRow[];
+  evals: HfTrainEval[];
+  savedAt: number;
+}
+
+export interface KeptAdapter {
+  record: KeptAdapterRecord;
+  config: string;
+  weights: Uint8Array;
+}
+
+async function root(): Promise<FileSystemDirectoryHandle> {
+  if (typeof navigator === 'undefined' || !navigator.storage?.getDirectory) throw new Error('this browser has no origin-private file system');
+  return navigator.storage.getDirectory();
+}
+
+async function removeIfThere(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
+  try {
+    await dir.removeEntry(name, { recursive: true });
+  } catch (e) {
+    if ((e as DOMException).name !== 'NotFoundError') throw e;
+  }
+}
+
+async function write(dir: FileSystemDirectoryHandle, name: string, data: string | Uint8Array): Promise<void> {
+  const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+  await w.write(data as FileSystemWriteChunkType);
+  await w.close();
+}
+
+/** Keeps the adapter in place of any kept before. */
+export async function keepAdapter(record: KeptAdapterRecord, config: string, weights: Uint8Array): Promise<void> {
+  const r = await root();
+  await removeIfThere(r, RECORD);
+  await removeIfThere(r, DIR);
+  const dir = await r.getDirectoryHandle(DIR, { create: true });
+  await write(dir, CONFIG, config);
+  await write(dir, WEIGHTS, weights);
+  await write(r, RECORD, JSON.stringify(record));
+}
+
+/** The kept adapter with its record, or null (none, or one that does not read). */
+export async function readKeptAdapter(): Promise<KeptAdapter | null> {
+  try {
+    const r = await root();
+    const record = JSON.parse(await (await (await r.getFileHandle(RECORD)).getFile()).text()) as KeptAdapterRecord;
+    if (typeof record.label !== 'string' || typeof record.iterations !== 'number' || !Array.isArray(record.rows) || typeof record.settings !== 'object') return null;
+    const dir = await r.getDirectoryHandle(DIR);
+    const config = await (await (await dir.getFileHandle(CONFIG)).getFile()).text();
+    const weights = new Uint8Array(await (await (await dir.getFileHandle(WEIGHTS)).getFile()).arrayBuffer());
+    return { record, config, weights };
+  } catch {
+    return null;
+  }
+}
+
+export async function forgetKeptAdapter(): Promise<void> {
+  const r = await root();
+  await removeIfThere(r, RECORD);
+  await removeIfThere(r, DIR);
+}
