@@ -180,6 +180,11 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(rows).toHaveCount(2);
   for (const cell of await rows.locator('td').allTextContents()) expect(cell === '–' || Number.isFinite(Number(cell))).toBe(true);
   await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, first response to');
+  // its BPE tokens in the last epoch's update, each with its ratio and advantage
+  const tokens = page.getByTestId('hf-train-tokens').getByRole('listitem');
+  expect(await tokens.count()).toBeGreaterThanOrEqual(1);
+  for (const text of await tokens.allTextContents()) expect(text).toMatch(/r \d+\.\d{3}A -?\d+\.\d{2}/);
+  await expect(page.getByTestId('hf-train-tokens-box')).toContainText(/\d+ of \d+ tokens clipped/);
   expect(await axe(page)).toEqual([]);
   await trainer.screenshot({ path: test.info().outputPath('hf-trainer.png') });
 

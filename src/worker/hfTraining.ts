@@ -102,7 +102,19 @@ export class HfTraining {
     this.be = be;
     const eosIds = tokenizer.eosIds;
     const padId = tokenizer.padId ?? eosIds[0] ?? 0;
-    const cfg = hfPpoConfig({ estimator: s.estimator, samplesPerPrompt: s.samplesPerPrompt, maxNewTokens: s.maxNewTokens, seed: s.seed, klCoef: s.klCoef, lr: s.lr });
+    const cfg = {
+      ...hfPpoConfig({
+        estimator: s.estimator,
+        samplesPerPrompt: s.samplesPerPrompt,
+        maxNewTokens: s.maxNewTokens,
+        seed: s.seed,
+        klCoef: s.klCoef,
+        lr: s.lr,
+        ppoEpochs: s.ppoEpochs,
+        miniBatches: s.miniBatches,
+      }),
+      inspect: true,
+    };
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
       const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
@@ -159,6 +171,12 @@ export class HfTraining {
             value_loss: m.valueLoss,
             seconds: (performance.now() - t0) / 1000,
             sample: first ?? { prompt: '', response: '', score: 0 },
+            tokens: m.inspected
+              ? m.inspected.ids.map((id, j) => {
+                  const x = m.inspected!;
+                  return { id, text: tokenizer.tokenText(id), old: x.old[j], ref: x.ref[j], logprob: x.logprobs[j], advantage: x.advantages[j], clip: x.clip[j] };
+                })
+              : [],
           },
         });
       }

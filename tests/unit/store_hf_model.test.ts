@@ -268,6 +268,7 @@ describe('HF flows through the trainer client', () => {
       value_loss: null,
       seconds: 1,
       sample: { prompt: 'p', response: 'r', score: 1 },
+      tokens: [],
     };
     h.worker.reply({ type: 'hfTrainEval', requestId: req.requestId, eval: { when: 'before', greedyAccuracy: 0.25, count: 16 } });
     h.worker.reply({ type: 'hfTrainRow', requestId: req.requestId, row });
@@ -350,6 +351,7 @@ describe('HF flows through the trainer client', () => {
       value_loss: null,
       seconds: 1,
       sample: { prompt: 'p', response: 'r', score: 1 },
+      tokens: [],
     });
     const running = first.flows.train();
     const id = first.h.worker.idOf('hfTrain');

@@ -25,7 +25,7 @@ import { VALUE_STATS, valueLoss } from '../../ops/valueLoss.ts';
 import { whiten } from '../../ops/whiten.ts';
 import { BASELINE_ESTIMATORS, GROUP_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
-import type { PolicyLossParams } from '../../reference/policyLoss.ts';
+import { type PolicyLossParams, policyTokenRef } from '../../reference/policyLoss.ts';
 import type { ValueLossParams } from '../../reference/valueLoss.ts';
 
 /** 'gae' (a critic) or an outcome-reward group estimator (no critic). */
@@ -46,6 +46,8 @@ export interface HfPpoConfig {
   ppoEpochs: number;
   /** Optimizer steps per epoch, each on an equal shuffled share of the batch (the playground's miniBatches); the tape holds one minibatch. */
   miniBatches: number;
+  /** Return the first response's per-token numbers (HfInspectedRow) from the last epoch. */
+  inspect?: boolean;
   policy: PolicyLossParams;
   value: ValueLossParams;
   actorHp: OptimizerParams;
@@ -91,6 +93,23 @@ export interface HfPpoMetrics {
   policyLoss: number; // last epoch
   clipfrac: number;
   valueLoss: number | null; // null without a critic
+  /** With cfg.inspect: the first response's tokens as the last epoch's update saw them. */
+  inspected: HfInspectedRow | null;
+}
+
+/**
+ * One response's tokens in the update: the trainer's old, reference and (before the step of the
+ * last epoch's minibatch holding it) new log-probs and its advantages; the clip side per token by
+ * the loss's own rule (policyTokenRef) on those numbers: 'upper' where r > 1 + ε_high with A > 0,
+ * 'lower' where r < 1 − ε_low with A < 0, 'dual' where the dual clip bounds a negative advantage.
+ */
+export interface HfInspectedRow {
+  ids: number[];
+  old: number[];
+  ref: number[];
+  logprobs: number[];
+  advantages: number[];
+  clip: ('upper' | 'lower' | 'dual' | null)[];
 }
 
 const maskedMean = (x: Float64Array, mask: Float64Array) => {
@@ -102,6 +121,18 @@ const maskedMean = (x: Float64Array, mask: Float64Array) => {
   });
   return n > 0 ? s / n : 0;
 };
+
+/** Row 0's numbers (host copies of the trainer's tensors; row 0 starts each (B, A) array) and each token's clip side. */
+function inspectRow(ids: number[], old: Float64Array, ref: Float64Array, adv: ArrayLike<number>, logprobs: ArrayLike<number>, p: PolicyLossParams): HfInspectedRow {
+  const n = ids.length;
+  const row = (x: ArrayLike<number>) => Array.from({ length: n }, (_, j) => x[j]);
+  const advantages = Array.from({ length: n }, (_, j) => adv[j]);
+  const clip = ids.map((_, j) => {
+    const t = policyTokenRef(old[j], logprobs[j], advantages[j], p);
+    return t.lower ? ('dual' as const) : t.clipped ? (advantages[j] > 0 ? ('upper' as const) : ('lower' as const)) : null;
+  });
+  return { ids: [...ids], old: row(old), ref: row(ref), logprobs: row(logprobs), advantages, clip };
+}
 
 /** The rows of one minibatch: their prompts and responses, and a gather of (B, A) host rows into (rows, A_m), A_m their longest response. */
 function minibatchOf(rows: Int32Array, prompts: readonly (readonly number[])[], responses: readonly number[][], A: number) {
@@ -232,6 +263,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   const [advHost, returnsHost, valuesHost] = await be.readMany([advantages, ...(returns && valuesT ? [returns, valuesT] : [])]);
   let policySum = [0, 0];
   let valueSum: number[] | null = null;
+  let inspected: HfInspectedRow | null = null;
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     const minibatches = cfg.miniBatches === 1 ? [Int32Array.from({ length: B }, (_, i) => i)] : epochMinibatches(B, cfg.miniBatches, cfg.seed, iteration, epoch);
     policySum = [0, 0];
@@ -247,6 +279,9 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       const taped = responseLogprobsTaped(model, mb.prompts, mb.responses);
       const logprobs = be.reshape(taped.logprobs, [mb.B, mb.A]);
       const pl = policyLoss(be, { oldLogprobs: oldM, logprobs, advantages: advM, actionMask: maskM, params: cfg.policy });
+      const at = rows.indexOf(0);
+      if (cfg.inspect && epoch === cfg.ppoEpochs - 1 && at >= 0)
+        inspected = inspectRow(responses[0], old, ref, advHost, (await be.read(logprobs)).subarray(at * mb.A, at * mb.A + responses[0].length), cfg.policy);
       zeroLoraGrads(be, actor);
       const gradLogprobs = be.reshape(pl.gradLogprobs, [mb.B * mb.A]);
       backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);
@@ -288,5 +323,6 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     policyLoss: policySum[0] / cfg.miniBatches,
     clipfrac: policySum[1] / cfg.miniBatches,
     valueLoss: valueSum ? valueSum[0] / cfg.miniBatches : null,
+    inspected,
   };
 }

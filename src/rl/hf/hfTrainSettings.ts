@@ -23,12 +23,14 @@ export interface HfTrainSettings {
   promptsPerBatch: number;
   samplesPerPrompt: number;
   maxNewTokens: number;
+  ppoEpochs: number;
+  miniBatches: number;
   lr: number;
   klCoef: number;
   seed: number;
 }
 
-export type HfTrainNumber = 'loraRank' | 'iterations' | 'promptsPerBatch' | 'samplesPerPrompt' | 'maxNewTokens' | 'lr' | 'klCoef' | 'seed';
+export type HfTrainNumber = 'loraRank' | 'iterations' | 'promptsPerBatch' | 'samplesPerPrompt' | 'maxNewTokens' | 'ppoEpochs' | 'miniBatches' | 'lr' | 'klCoef' | 'seed';
 
 /** Each number's allowed range (integer or not). */
 export const HF_TRAIN_RANGES: Record<HfTrainNumber, { min: number; max: number; integer: boolean }> = {
@@ -37,6 +39,8 @@ export const HF_TRAIN_RANGES: Record<HfTrainNumber, { min: number; max: number; 
   promptsPerBatch: { min: 1, max: 64, integer: true },
   samplesPerPrompt: { min: 1, max: 16, integer: true },
   maxNewTokens: { min: 1, max: 512, integer: true },
+  ppoEpochs: { min: 1, max: 8, integer: true },
+  miniBatches: { min: 1, max: 64, integer: true },
   lr: { min: 1e-7, max: 0.1, integer: false },
   klCoef: { min: 0, max: 10, integer: false },
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
@@ -52,6 +56,9 @@ export const DEFAULT_HF_TRAIN: HfTrainSettings = {
   promptsPerBatch: 4,
   samplesPerPrompt: 4,
   maxNewTokens: 16,
+  // Two epochs of two minibatches: the later steps see a moved policy, so clipping can show.
+  ppoEpochs: 2,
+  miniBatches: 2,
   lr: 1e-4,
   klCoef: 0.01,
   seed: 1,
@@ -61,7 +68,7 @@ export const DEFAULT_HF_TRAIN: HfTrainSettings = {
 export const HF_TRAIN_EVAL_COUNT = 16;
 
 /** Which rule a setting breaks: its range (integer or number), or one of the rules between settings. */
-export type HfTrainRule = 'integer' | 'number' | 'belowPositions' | 'groupSamples' | 'prompts' | 'chatTemplate';
+export type HfTrainRule = 'integer' | 'number' | 'belowPositions' | 'groupSamples' | 'miniBatchSplit' | 'prompts' | 'chatTemplate';
 
 export interface HfTrainProblem {
   field: HfTrainNumber | 'prompts' | 'chat';
@@ -94,6 +101,9 @@ export function hfTrainProblems(s: HfTrainSettings, model: { maxPositions: numbe
     out.push({ field: 'maxNewTokens', range: `below the model's ${model.maxPositions} positions`, rule: 'belowPositions', params: { positions: model.maxPositions } });
   if (s.estimator === 'group_norm' && s.samplesPerPrompt < 2)
     out.push({ field: 'samplesPerPrompt', range: 'at least 2: GRPO compares the samples of one prompt', rule: 'groupSamples', params: {} });
+  const batch = s.promptsPerBatch * s.samplesPerPrompt;
+  if (Number.isInteger(batch) && Number.isInteger(s.miniBatches) && s.miniBatches >= 1 && batch % s.miniBatches !== 0)
+    out.push({ field: 'miniBatches', range: `a divisor of the batch's ${batch} responses`, rule: 'miniBatchSplit', params: { batch } });
   if (s.reward === 'function' && promptLines(s.prompts).length === 0) out.push({ field: 'prompts', range: 'one prompt a line', rule: 'prompts', params: {} });
   if ((s.reward === 'chat-arithmetic' || s.chat) && !model.hasChatTemplate)
     out.push({ field: 'chat', range: "a chat template in the model's tokenizer_config.json", rule: 'chatTemplate', params: {} });
@@ -112,6 +122,19 @@ export interface HfTrainRow {
   seconds: number;
   /** The batch's first response, decoded, with its score. */
   sample: { prompt: string; response: string; score: number };
+  /** That response's tokens as the last epoch's update saw them (hfPpo.ts HfInspectedRow). */
+  tokens: HfTrainToken[];
+}
+
+/** One token of the inspected response: the trainer's numbers and the side the clip bound it on. */
+export interface HfTrainToken {
+  id: number;
+  text: string;
+  old: number; // log π_old
+  ref: number; // log π_ref (the base)
+  logprob: number; // log π_θ before this token's last optimizer step
+  advantage: number;
+  clip: 'upper' | 'lower' | 'dual' | null;
 }
 
 /** Greedy held-out accuracy of the task (chat-arithmetic only). */

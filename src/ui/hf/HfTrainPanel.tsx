@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
+import { visibleToken } from './tokenText.ts';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
 
@@ -65,6 +66,31 @@ function Results() {
           {t('hf.train.sample', { iter: last.iter, prompt: last.sample.prompt, score: fmt(last.sample.score) })} <q>{last.sample.response}</q>
         </p>
       ) : null}
+      {last && last.tokens.length > 0 ? <UpdateTokens row={last} /> : null}
+    </div>
+  );
+}
+
+/** The inspected response's BPE tokens in the last epoch's update: ratio, advantage, and the side the clip bound. */
+function UpdateTokens({ row }: { row: HfTrainRow }) {
+  const { t } = useTranslation('notices');
+  const clipped = row.tokens.filter((x) => x.clip !== null).length;
+  return (
+    <div data-testid="hf-train-tokens-box">
+      <p className="small muted">{t('hf.train.tokensHelp', { clipped, count: row.tokens.length })}</p>
+      <ol className="hf-tokens hf-update-tokens" aria-label={t('hf.train.tokensLabel')} data-testid="hf-train-tokens">
+        {row.tokens
+          .map((x, i) => ({ x, position: i }))
+          .map(({ x, position }) => (
+            <li key={position} className={x.clip ? `clipped clip-${x.clip}` : undefined} data-clip={x.clip ?? undefined}>
+              <span className="hf-token-text">{visibleToken(x.text)}</span>
+              <span className="hf-token-id">{x.id}</span>
+              <span className="hf-token-lp">r {Math.exp(x.logprob - x.old).toFixed(3)}</span>
+              <span className="hf-token-lp">A {x.advantage.toFixed(2)}</span>
+              {x.clip ? <span className="hf-token-clip">{t(`hf.train.clip.${x.clip}`)}</span> : null}
+            </li>
+          ))}
+      </ol>
     </div>
   );
 }
@@ -186,6 +212,8 @@ export function HfTrainPanel() {
         {field('promptsPerBatch', '1')}
         {field('samplesPerPrompt', '1')}
         {field('maxNewTokens', '1')}
+        {field('ppoEpochs', '1')}
+        {field('miniBatches', '1')}
         {field('lr', '0.00001')}
         {field('klCoef', '0.001')}
         {field('seed', '1')}

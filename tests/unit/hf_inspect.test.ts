@@ -1,0 +1,67 @@
+// The first response's tokens as a Hugging Face model's update saw them (hfPpo.ts cfg.inspect), on
+// the float64 CPU backend: with one epoch of one minibatch the new log-probs are the old ones (the
+// same forward) and nothing clips; with several epochs and a large step the later epochs' ratios
+// leave [1 − ε, 1 + ε] and the clip sides follow PPO's rule on the shown numbers (upper with A > 0,
+// lower with A < 0); the old and reference log-probs are the scorer's own.
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { HfModel } from '../../src/model/hf/hfModel.ts';
+import { LORA_TARGETS } from '../../src/model/hf/lora.ts';
+import { newLoraTrainable } from '../../src/model/hf/loraParams.ts';
+import { openHfFolder } from '../../src/model/hf/open.ts';
+import { responseLogprobs } from '../../src/model/hf/scoring.ts';
+import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
+import { hfPpoIteration } from '../../src/rl/hf/hfPpo.ts';
+import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
+import { rng } from '../helpers/random.ts';
+
+async function setup() {
+  const be = new CpuBackend();
+  const folder = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(5900).nextU32() });
+  const info = await openHfFolder(folder);
+  const model = await HfModel.load(be, folder, info, 'f32');
+  const actor = newLoraTrainable(model, { r: 2, alpha: 4, rslora: false, targets: LORA_TARGETS }, 3);
+  return { model, roles: { model, actor, critic: null, eosIds: [], padId: 0 } };
+}
+
+const prompts = [
+  [1, 2, 3],
+  [4, 5],
+];
+const rule = (_p: readonly (readonly number[])[], rs: readonly (readonly number[])[]) => rs.map((x) => x.filter((id) => id % 2 === 0).length / x.length);
+
+describe('the inspected response of an iteration', () => {
+  it('one epoch, one minibatch: new = old, reference = the base’s, nothing clipped', async () => {
+    const { model, roles } = await setup();
+    const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 1e-2 }), inspect: true };
+    await hfPpoIteration(roles, prompts, rule, cfg, 0); // the actor moves away from the base
+    const m = await hfPpoIteration(roles, prompts, rule, cfg, 1);
+    const x = m.inspected!;
+    expect(x.ids).toEqual(m.responses[0]);
+    for (const [j, lp] of x.logprobs.entries()) expect(Math.abs(lp - x.old[j])).toBeLessThanOrEqual(1e-12);
+    expect(x.clip.every((c) => c === null)).toBe(true);
+    model.setAdapters(null);
+    const base = await responseLogprobs(model, [prompts[0]], [x.ids]);
+    for (const [j, lp] of base.logprobs[0].entries()) expect(Math.abs(lp - x.ref[j])).toBeLessThanOrEqual(1e-12);
+    expect(x.advantages.some((a) => a !== 0)).toBe(true);
+    model.dispose();
+  });
+
+  it('several epochs with a large step: tokens clip, on the side the advantage’s sign says', async () => {
+    const { model, roles } = await setup();
+    const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 0.2, ppoEpochs: 4 }), inspect: true };
+    const sides: string[] = [];
+    for (let it = 0; it < 4; it++) {
+      const x = (await hfPpoIteration(roles, prompts, rule, cfg, it)).inspected!;
+      x.clip.forEach((c, j) => {
+        if (c === null) return;
+        sides.push(c);
+        const ratio = Math.exp(x.logprobs[j] - x.old[j]);
+        if (c === 'upper') expect(x.advantages[j] > 0 && ratio > 1 + cfg.policy.clipHigh).toBe(true);
+        if (c === 'lower') expect(x.advantages[j] < 0 && ratio < 1 - cfg.policy.clipLow).toBe(true);
+      });
+    }
+    expect(sides.length).toBeGreaterThan(0);
+    model.dispose();
+  });
+});
