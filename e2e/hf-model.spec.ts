@@ -187,6 +187,11 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-tokens-box')).toContainText(/\d+ of \d+ tokens clipped/);
   expect(await axe(page)).toEqual([]);
   await trainer.screenshot({ path: test.info().outputPath('hf-trainer.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await trainer.screenshot({ path: test.info().outputPath('hf-trainer-390.png') });
+  // nothing of the panel runs past a phone's width (the table scrolls inside its own box)
+  expect(await trainer.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  await page.setViewportSize({ width: 1366, height: 900 });
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('hf-train-download').click()]);
   expect(download.suggestedFilename()).toBe(`${GOOD}-lora.zip`);

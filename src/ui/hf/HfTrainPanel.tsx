@@ -18,6 +18,7 @@ const fmt = (x: number | null, digits = 3) => (x === null ? '–' : Math.abs(x) 
 
 function Results() {
   const { t } = useTranslation('notices');
+  const captionId = useId();
   const rows = useHfTrain((s) => s.rows);
   const evals = useHfTrain((s) => s.evals);
   const last = rows.at(-1);
@@ -29,9 +30,13 @@ function Results() {
         </p>
       ))}
       {rows.length > 0 ? (
+        <p className="small muted" id={captionId}>
+          {t('hf.train.tableCaption')}
+        </p>
+      ) : null}
+      {rows.length > 0 ? (
         <div className="table-scroll">
-          <table className="hf-train-table" data-testid="hf-train-table">
-            <caption className="small muted">{t('hf.train.tableCaption')}</caption>
+          <table className="hf-train-table" aria-describedby={`${captionId}`} data-testid="hf-train-table">
             <thead>
               <tr>
                 <th scope="col">{t('hf.train.colIter')}</th>
