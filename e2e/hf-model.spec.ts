@@ -178,6 +178,8 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-status')).toContainText('Trained 2 iterations', { timeout: 300_000 });
   const rows = page.getByTestId('hf-train-table').locator('tbody tr');
   await expect(rows).toHaveCount(2);
+  // the curves of the run: one chart each for reward_mean and kl, drawn from the same rows
+  for (const name of ['reward_mean', 'kl']) await expect(page.getByTestId(`hf-train-chart-${name}`).locator('path.recharts-line-curve')).toHaveCount(1);
   for (const cell of await rows.locator('td').allTextContents()) expect(cell === '–' || Number.isFinite(Number(cell))).toBe(true);
   await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, first response to');
   // its BPE tokens in the last epoch's update, each with its ratio and advantage

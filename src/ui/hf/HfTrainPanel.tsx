@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
+import { HfTrainCharts } from './HfTrainCharts.tsx';
 import { visibleToken } from './tokenText.ts';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
@@ -29,6 +30,7 @@ function Results() {
           {t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
         </p>
       ))}
+      <HfTrainCharts rows={rows} />
       {rows.length > 0 ? (
         <p className="small muted" id={captionId}>
           {t('hf.train.tableCaption')}
