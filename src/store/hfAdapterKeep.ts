@@ -3,6 +3,7 @@
 // and a record of the run (the model's label, its iterations, rows, evaluations and settings)
 // written last, so a copy cut short is never offered.
 import type { HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
+import { removeIfThere, root } from './hfKeep.ts';
 
 const DIR = 'hf-adapter';
 const RECORD = 'hf-adapter.json';
@@ -23,19 +24,6 @@ export interface KeptAdapter {
   record: KeptAdapterRecord;
   config: string;
   weights: Uint8Array;
-}
-
-async function root(): Promise<FileSystemDirectoryHandle> {
-  if (typeof navigator === 'undefined' || !navigator.storage?.getDirectory) throw new Error('this browser has no origin-private file system');
-  return navigator.storage.getDirectory();
-}
-
-async function removeIfThere(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
-  try {
-    await dir.removeEntry(name, { recursive: true });
-  } catch (e) {
-    if ((e as DOMException).name !== 'NotFoundError') throw e;
-  }
 }
 
 async function write(dir: FileSystemDirectoryHandle, name: string, data: string | Uint8Array): Promise<void> {

@@ -7,12 +7,14 @@ import type { KeptHfFolder } from './hfModel.ts';
 const DIR = 'hf-model';
 const RECORD = 'hf-model.json';
 
-async function root(): Promise<FileSystemDirectoryHandle> {
+/** The origin-private file system's root; throws where the browser has none. */
+export async function root(): Promise<FileSystemDirectoryHandle> {
   if (typeof navigator === 'undefined' || !navigator.storage?.getDirectory) throw new Error('this browser has no origin-private file system');
   return navigator.storage.getDirectory();
 }
 
-async function removeIfThere(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
+/** Removes `name` (a file or a folder) from `dir`; nothing there is fine. */
+export async function removeIfThere(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
   try {
     await dir.removeEntry(name, { recursive: true });
   } catch (e) {

@@ -47,22 +47,27 @@ export interface HfTrainState {
   modelChanged(): void;
 }
 
+/** No run and no adapter: the state before any run, and after the model went or changed. */
+const NO_RUN = {
+  running: false,
+  stopping: false,
+  rows: [],
+  evals: [],
+  ended: null,
+  problem: null,
+  trained: false,
+  adapter: null,
+  iterationsDone: 0,
+  downloadProblem: null,
+  loadProblem: null,
+  keptOffer: null,
+  keepProblem: null,
+} as const satisfies Partial<HfTrainState>;
+
 export const createHfTrainStore = () =>
   create<HfTrainState>()((set, get) => ({
     settings: DEFAULT_HF_TRAIN,
-    running: false,
-    stopping: false,
-    rows: [],
-    evals: [],
-    ended: null,
-    problem: null,
-    trained: false,
-    adapter: null,
-    iterationsDone: 0,
-    downloadProblem: null,
-    loadProblem: null,
-    keptOffer: null,
-    keepProblem: null,
+    ...NO_RUN,
 
     setSettings: (patch) => set({ settings: { ...get().settings, ...patch } }),
     started: (resume = false) =>
@@ -108,22 +113,7 @@ export const createHfTrainStore = () =>
     },
     failed: (message) => set({ running: false, stopping: false, problem: message }),
     setDownloadProblem: (message) => set({ downloadProblem: message }),
-    modelChanged: () =>
-      set({
-        running: false,
-        stopping: false,
-        rows: [],
-        evals: [],
-        ended: null,
-        problem: null,
-        trained: false,
-        adapter: null,
-        iterationsDone: 0,
-        downloadProblem: null,
-        loadProblem: null,
-        keptOffer: null,
-        keepProblem: null,
-      }),
+    modelChanged: () => set(NO_RUN),
   }));
 
 export const useHfTrain = createHfTrainStore();

@@ -261,13 +261,15 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
 
   // The update reads these per minibatch: host copies (exact: f32 both ways), gathered by row.
   const [advHost, returnsHost, valuesHost] = await be.readMany([advantages, ...(returns && valuesT ? [returns, valuesT] : [])]);
-  let policySum = [0, 0];
-  let valueSum: number[] | null = null;
+  // The last epoch's loss stats, read back once after the update (no readback per optimizer step).
+  let policyStats: Tensor[] = [];
+  let valueStats: Tensor[] = [];
   let inspected: HfInspectedRow | null = null;
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     const minibatches = cfg.miniBatches === 1 ? [Int32Array.from({ length: B }, (_, i) => i)] : epochMinibatches(B, cfg.miniBatches, cfg.seed, iteration, epoch);
-    policySum = [0, 0];
-    valueSum = critic ? [0] : null;
+    be.dispose(...policyStats, ...valueStats);
+    policyStats = [];
+    valueStats = [];
     for (const rows of minibatches) {
       const mb = minibatchOf(rows, prompts, responses, A);
       const up = (host: Float64Array) => be.tensor(mb.gather(host), [mb.B, mb.A]);
@@ -286,13 +288,12 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       const gradLogprobs = be.reshape(pl.gradLogprobs, [mb.B * mb.A]);
       backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);
       const actorNorm = loraOptimizerStep(be, actor, cfg.actorHp);
-      const ps = await be.read(pl.stats);
-      policySum = [policySum[0] + ps[POLICY_STATS.loss], policySum[1] + ps[POLICY_STATS.clipfrac]];
-      be.dispose(logprobs, gradLogprobs, pl.stats, taped.entropy, actorNorm, oldM, advM);
+      policyStats.push(pl.stats);
+      be.dispose(logprobs, gradLogprobs, taped.entropy, actorNorm, oldM, advM);
       disposeTape(model, taped.tape);
       await stageDone?.('actor update');
 
-      if (critic && head && valueSum) {
+      if (critic && head) {
         model.setAdapters(critic.adapters);
         const tape = responseRowsTaped(model, mb.prompts, mb.responses);
         const values = be.reshape(valueHeadForward(be, head.params, tape.scored), [mb.B, mb.A]);
@@ -304,14 +305,19 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
         const gRows = valueHeadBackward(be, head.params, tape.scored, gradValues, head.grads);
         backwardFromRows(model, tape, gRows, critic.adapterGrads);
         const criticNorm = loraOptimizerStep(be, critic, cfg.criticHp);
-        valueSum = [valueSum[0] + (await be.read(vl.stats))[VALUE_STATS.loss]];
-        be.dispose(values, vl.stats, gradValues, criticNorm, oldValuesM, returnsM);
+        valueStats.push(vl.stats);
+        be.dispose(values, gradValues, criticNorm, oldValuesM, returnsM);
         disposeTape(model, tape);
         await stageDone?.('critic update');
       }
       be.dispose(maskM);
     }
   }
+  const stats = await be.readMany([...policyStats, ...valueStats]);
+  const mean = (rows: Float64Array[], at: number) => rows.reduce((sum, r) => sum + r[at], 0) / rows.length;
+  const policyRows = stats.slice(0, policyStats.length);
+  const valueRows = stats.slice(policyStats.length);
+  be.dispose(...policyStats, ...valueStats);
   be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
   return {
@@ -320,9 +326,9 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     scoreMean: scores.reduce((s, x) => s + x, 0) / B,
     klMean: maskedMean(kl, mask),
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
-    policyLoss: policySum[0] / cfg.miniBatches,
-    clipfrac: policySum[1] / cfg.miniBatches,
-    valueLoss: valueSum ? valueSum[0] / cfg.miniBatches : null,
+    policyLoss: mean(policyRows, POLICY_STATS.loss),
+    clipfrac: mean(policyRows, POLICY_STATS.clipfrac),
+    valueLoss: valueRows.length > 0 ? mean(valueRows, VALUE_STATS.loss) : null,
     inspected,
   };
 }
