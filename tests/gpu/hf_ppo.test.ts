@@ -39,7 +39,9 @@ describe('PPO with LoRA on an HfModel (Qwen3, WebGPU)', () => {
       const prompts = Array.from({ length: nPrompts }, () => Array.from({ length: 2 + r.int(0, 2) }, () => r.nextU32() % V));
       const score = (_p: readonly (readonly number[])[], responses: readonly (readonly number[])[]) =>
         responses.map((resp) => resp.filter((id) => id < V / 2).length / resp.length);
-      const hp = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
+      // lr per optimizer step: with k minibatches an epoch takes k Adam steps of about lr each, so
+      // lr/k keeps an iteration's move the same (at 1e-2 × 4 steps the score oscillated and stalled).
+      const hp = { lr: 1e-2 / miniBatches, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
       const cfg: HfPpoConfig = {
         estimator,
         samplesPerPrompt,
