@@ -8,13 +8,18 @@
 //                            gQ, gK through rope' and (Qwen3) q_norm', k_norm'
 //                            gx = gh + inputNorm'(q'(gQ) + k'(gK) + v'(gV))
 // where p'(g) of a projection is g·W (+ its adapter's s·(g·B)·A, accumulating gradA and gradB),
-// and a norm' is RMSNorm's or (GPT-2) LayerNorm's. Frozen weights get no gradient and the
-// embedding none either: only adapters train.
+// and a norm' is RMSNorm's or (GPT-2) LayerNorm's. Two ways to train: adapters only (LoRA; the
+// weights are frozen and get no gradient), or every weight (full training, f32 weights: each
+// projection also adds gradW += gᵀ·x and gradBias += Σ g, each norm its weight's gradient, the
+// embedding rows Σ of their rows' gradients, the head's parts theirs; a tied head's gradient lands
+// in the embedding's own parts, being the same tensors).
 import type { Tensor } from '../../backend/tensor.ts';
 import { axpy, geluBackward } from '../../ops/elementwise.ts';
 import { layerNormBackward } from '../../ops/layerNorm.ts';
 import { gqaAttention, gqaAttentionBackward } from '../../ops/gqaAttention.ts';
+import { embeddingRowsBackward } from '../../ops/embeddingRows.ts';
 import { linearBackward } from '../../ops/linear.ts';
+import { matmulBackward } from '../../ops/matmul.ts';
 import { lmHeadLogprobs, lmHeadLogprobsBackward } from '../../ops/lmHead.ts';
 import { rmsNormBackward } from '../../ops/rmsNorm.ts';
 import { ropeBackward } from '../../ops/rope.ts';
@@ -23,10 +28,17 @@ import { swigluBackward } from '../../ops/swiglu.ts';
 import type { DeviceLinear, DeviceNorm } from './deviceWeights.ts';
 import type { HfModel, LayerTape, TokenBatch } from './hfModel.ts';
 import { type LoraTarget, loraLinearBackward, type ModelAdapters } from './lora.ts';
+import type { LinearOf, NormOf, WeightsOf } from './weightLayout.ts';
 import { batchTensors, packBatch, uploadBatch } from './scoring.ts';
 
 /** gradA (r, in) and gradB (out, r) of each adapter, in the adapters' layout. */
 export type AdapterGrads = Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>[];
+
+/** Every weight's gradient, in the weights' own layout (a tied head's parts are the embedding's). */
+export type WeightGrads = WeightsOf<Tensor>;
+
+/** Where a backward adds parameter gradients: LoRA adapters', or every weight's (full training). */
+type GradSink = { adapters: AdapterGrads; weights: null } | { adapters: null; weights: WeightGrads };
 
 export function zeroAdapterGrads(model: HfModel, adapters: ModelAdapters): AdapterGrads {
   const be = model.be;
@@ -108,8 +120,23 @@ export function responseRowsTaped(model: HfModel, prompts: readonly (readonly nu
  * (B·A) f32 (0 on columns past a response's end) — e.g. PPO's per-token policy-loss gradient.
  */
 export function backwardToAdapters(model: HfModel, tape: ResponseTape, gradLogprobs: Tensor, grads: AdapterGrads): void {
+  if (!model.loraAdapters) throw new Error('backwardToAdapters: the model has no adapters (setAdapters)');
+  backwardFromLogprobs(model, tape, gradLogprobs, { adapters: grads, weights: null });
+}
+
+/**
+ * Adds ∂L/∂W of every weight into `grads` (full training: f32 weights, no adapters), for L with
+ * ∂L/∂logprobs = gradLogprobs (B·A) f32 — e.g. supervised fine-tuning's −1/N on each response token.
+ */
+export function backwardToWeights(model: HfModel, tape: ResponseTape, gradLogprobs: Tensor, grads: WeightGrads): void {
+  if (model.weights.dtype !== 'f32') throw new Error(`backwardToWeights: training every weight needs f32 weights, the model holds ${model.weights.dtype}`);
+  if (model.loraAdapters) throw new Error('backwardToWeights: the model has LoRA adapters set; full training takes the weights alone');
+  backwardFromLogprobs(model, tape, gradLogprobs, { adapters: null, weights: grads });
+}
+
+function backwardFromLogprobs(model: HfModel, tape: ResponseTape, gradLogprobs: Tensor, sink: GradSink): void {
   const be = model.be;
-  if (!tape.head) throw new Error('backwardToAdapters: the tape scored no log-probs (responseLogprobsTaped makes one that did)');
+  if (!tape.head) throw new Error('backward: the tape scored no log-probs (responseLogprobsTaped makes one that did)');
   const head = tape.head;
   be.scope(() => {
     const gScored = lmHeadLogprobsBackward(be, {
@@ -119,50 +146,70 @@ export function backwardToAdapters(model: HfModel, tape: ResponseTape, gradLogpr
       temperature: head.temperature,
       saved: head.saved,
       gradLogprobs,
+      gradHead: sink.weights?.head ?? null,
     });
-    backwardFromRows(model, tape, gScored, grads);
+    backwardThroughLayers(model, tape, gScored, sink);
   });
 }
 
 /** Adds the adapters' gradients for ∂L/∂scored = gScored (B·A, D), a head's gradient at its input rows (consumed: its storage is freed). */
 export function backwardFromRows(model: HfModel, tape: ResponseTape, gScored: Tensor, grads: AdapterGrads): void {
+  if (!model.loraAdapters) throw new Error('backwardFromRows: the model has no adapters (setAdapters)');
+  backwardThroughLayers(model, tape, gScored, { adapters: grads, weights: null });
+}
+
+function backwardThroughLayers(model: HfModel, tape: ResponseTape, gScored: Tensor, sink: GradSink): void {
   const be = model.be;
   const a = model.arch;
-  if (!model.loraAdapters) throw new Error('backwardFromRows: the model has no adapters (setAdapters)');
   const { B, S, P, A } = tape;
   const D = a.dModel;
   be.scope(() => {
     const gFinal = be.reshape(sliceSeqBackward(be, { grad: be.reshape(gScored, [B, A, D]), seqLen: S, start: P - 1 }), [B * S, D]);
-    const normBack = frozenNormBackward(model);
-    let gy = normBack(gFinal, tape.last, model.weights.finalNorm, tape.final, null);
-    for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, grads, normBack);
+    const normBack = normBackward(model);
+    let gy = normBack(gFinal, tape.last, model.weights.finalNorm, tape.final, null, sink.weights?.finalNorm ?? null);
+    for (let l = a.nLayer - 1; l >= 0; l--) gy = layerBackward(model, tape, l, gy, sink, normBack);
+    if (sink.weights) {
+      // the embedding's rows (and GPT-2's position rows) take the gradient at the first layer's input
+      const gEmbed = be.reshape(gy, [B, S, D]);
+      embeddingRowsBackward(be, { gradOut: gEmbed, tokens: tape.batch.tokens, gradTable: sink.weights.embed });
+      if (sink.weights.positions) embeddingRowsBackward(be, { gradOut: gEmbed, tokens: tape.batch.positions, gradTable: [sink.weights.positions] });
+    }
   });
 }
 
-/** x's gradient through a frozen norm (added into `into` when given); the norm's own gradients are dropped. */
-type NormBackward = (gradY: Tensor, x: Tensor, norm: DeviceNorm, saved: { rstd: Tensor; mean: Tensor | null }, into: Tensor | null) => Tensor;
+/**
+ * x's gradient through a norm (added into `into` when given); the norm weight's (and LayerNorm
+ * bias') gradient added into `grad` when given, else dropped (a frozen norm).
+ */
+type NormBackward = (gradY: Tensor, x: Tensor, norm: DeviceNorm, saved: { rstd: Tensor; mean: Tensor | null }, into: Tensor | null, grad: NormOf<Tensor> | null) => Tensor;
 
-/** RMSNorm's backward, or LayerNorm's with scratch γ/β gradients (freed with the caller's scope). */
-function frozenNormBackward(model: HfModel): NormBackward {
+/** RMSNorm's backward, or LayerNorm's (a frozen one's γ/β gradients go to scratch freed with the caller's scope). */
+function normBackward(model: HfModel): NormBackward {
   const be = model.be;
-  if (model.arch.norm.kind === 'rms') return (gradY, x, norm, saved, into) => rmsNormBackward(be, { gradY, x, weight: norm.w, rstd: saved.rstd, gradWeight: null, into });
+  if (model.arch.norm.kind === 'rms') return (gradY, x, norm, saved, into, grad) => rmsNormBackward(be, { gradY, x, weight: norm.w, rstd: saved.rstd, gradWeight: grad?.w ?? null, into });
   const D = model.arch.dModel;
-  const gradGamma = be.zeros([D]);
-  const gradBeta = be.zeros([D]);
-  return (gradY, x, norm, saved, into) => layerNormBackward(be, { gradY, x, gamma: norm.w, mean: saved.mean!, rstd: saved.rstd, gradGamma, gradBeta, into });
+  // made here, in the caller's scope: a layer's inner scope would free it before the next layer
+  const scratch = { gamma: be.zeros([D]), beta: be.zeros([D]) };
+  return (gradY, x, norm, saved, into, grad) => {
+    const gradGamma = grad ? grad.w : scratch.gamma;
+    const gradBeta = grad?.b ?? scratch.beta;
+    return layerNormBackward(be, { gradY, x, gamma: norm.w, mean: saved.mean!, rstd: saved.rstd, gradGamma, gradBeta, into });
+  };
 }
 
-/** Adds one layer's adapter gradients; gy (R, D), the gradient at the layer's output, becomes the one at its input (in place). */
-function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Tensor, grads: AdapterGrads, normBack: NormBackward): Tensor {
+/** Adds one layer's parameter gradients; gy (R, D), the gradient at the layer's output, becomes the one at its input (in place). */
+function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Tensor, sink: GradSink, normBack: NormBackward): Tensor {
   const be = model.be;
   const a = model.arch;
   const t = tape.layers[layer];
   const L = model.weights.layers[layer];
-  const adapters = model.loraAdapters!.layers[layer];
-  /** g·W of a projection, plus its adapter's term (gradients accumulated). */
-  const back = (g: Tensor, lin: DeviceLinear, input: Tensor, target: LoraTarget): Tensor => {
+  const adapters = model.loraAdapters?.layers[layer] ?? {};
+  const wg = sink.weights?.layers[layer] ?? null;
+  /** g·W of a projection; adds its adapter's gradients (LoRA) or its own (full training). */
+  const back = (g: Tensor, lin: DeviceLinear, input: Tensor, target: LoraTarget, gradLin: LinearOf<Tensor> | null): Tensor => {
+    if (gradLin) return matmulBackward(be, { gradOut: g, a: input, b: lin.w, transB: true, gradB: gradLin.w, gradBias: gradLin.b, needGradA: true })!;
     const adapter = adapters[target];
-    const grad = grads[layer][target];
+    const grad = sink.adapters?.[layer][target];
     if (!adapter || !grad) return linearBackward(be, { gradY: g, weight: lin.w });
     return loraLinearBackward(be, { gradY: g, x: input, weight: lin.w, adapter, scaledDown: t.scaledDown[target]!, gradA: grad.a, gradB: grad.b });
   };
@@ -172,17 +219,17 @@ function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Te
   };
   return be.scope(() => {
     // MLP: y = h + down(swiglu(gate(n2), up(n2))), or GPT-2's h + down(gelu(up(n2))); n2 = postNorm(h)
-    const gAct = back(gy, L.down, t.act, 'down_proj');
+    const gAct = back(gy, L.down, t.act, 'down_proj', wg?.down ?? null);
     let gN2: Tensor;
     if (t.gate && L.gate) {
       const { gradGate, gradUp } = swigluBackward(be, { gradY: gAct, gate: t.gate, up: t.up });
-      gN2 = sum([back(gradGate, L.gate, t.n2.y, 'gate_proj'), back(gradUp, L.up, t.n2.y, 'up_proj')]);
+      gN2 = sum([back(gradGate, L.gate, t.n2.y, 'gate_proj', wg?.gate ?? null), back(gradUp, L.up, t.n2.y, 'up_proj', wg?.up ?? null)]);
     } else {
-      gN2 = back(geluBackward(be, { gradY: gAct, x: t.up }), L.up, t.n2.y, 'up_proj');
+      gN2 = back(geluBackward(be, { gradY: gAct, x: t.up }), L.up, t.n2.y, 'up_proj', wg?.up ?? null);
     }
-    normBack(gN2, t.h, L.postNorm, t.n2, gy);
+    normBack(gN2, t.h, L.postNorm, t.n2, gy, wg?.postNorm ?? null);
     // attention: h = x + o(attention(q, k, v)), q, k through norm and rope, n1 = inputNorm(x)
-    const gAttn = back(gy, L.o, t.attn, 'o_proj');
+    const gAttn = back(gy, L.o, t.attn, 'o_proj', wg?.o ?? null);
     const g = gqaAttentionBackward(be, {
       q: t.q,
       k: t.k,
@@ -202,10 +249,10 @@ function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Te
       gQ = ropeBackward(be, { gradY: gQ, positions: tape.batch.positions, frequencies });
       gK = ropeBackward(be, { gradY: gK, positions: tape.batch.positions, frequencies });
     }
-    if (t.qNormed && L.qNorm) gQ = rmsNormBackward(be, { gradY: gQ, x: t.qLin, weight: L.qNorm, rstd: t.qNormed.rstd, gradWeight: null });
-    if (t.kNormed && L.kNorm) gK = rmsNormBackward(be, { gradY: gK, x: t.kLin, weight: L.kNorm, rstd: t.kNormed.rstd, gradWeight: null });
-    const gN1 = sum([back(gQ, L.q, t.n1.y, 'q_proj'), back(gK, L.k, t.n1.y, 'k_proj'), back(g.gradV, L.v, t.n1.y, 'v_proj')]);
-    normBack(gN1, t.x, L.inputNorm, t.n1, gy);
+    if (t.qNormed && L.qNorm) gQ = rmsNormBackward(be, { gradY: gQ, x: t.qLin, weight: L.qNorm, rstd: t.qNormed.rstd, gradWeight: wg?.qNorm ?? null });
+    if (t.kNormed && L.kNorm) gK = rmsNormBackward(be, { gradY: gK, x: t.kLin, weight: L.kNorm, rstd: t.kNormed.rstd, gradWeight: wg?.kNorm ?? null });
+    const gN1 = sum([back(gQ, L.q, t.n1.y, 'q_proj', wg?.q ?? null), back(gK, L.k, t.n1.y, 'k_proj', wg?.k ?? null), back(g.gradV, L.v, t.n1.y, 'v_proj', wg?.v ?? null)]);
+    normBack(gN1, t.x, L.inputNorm, t.n1, gy, wg?.inputNorm ?? null);
     return gy;
   });
 }
