@@ -5,6 +5,8 @@
 //                       [--layers 2] [--heads 2] [--width 64]   (the model size; default the shipped one)
 //                       [--steps N] [--lr x] [--batch n]        (override the recipe's last phase)
 //                       [--phase-steps N]                       (cap every phase: a reduced run)
+//   npm run pretrain -- --task chat-arithmetic [--seed 1] [--steps N] [--batch n] [--lr x] [--out dir]
+//                       (the shipped small chat model, a Hugging Face folder: src/cli/pretrainChat.ts)
 // The run itself is src/rl/sftRun.ts, the same function the page's "1 · SFT" stage calls. On the
 // default CPU backend (float64) the same command writes the same bytes on any machine: that is how
 // the shipped checkpoints were made.
@@ -17,8 +19,10 @@ import { TASK_NAMES, getTask } from '../tasks/index.ts';
 import { makeBackend } from '../node/backend.ts';
 import { modelDimsProblems, runSft, sftPhases, type SftRunOptions } from '../rl/sftRun.ts';
 import { runCli } from '../node/runCli.ts';
+import { CHAT_ARITHMETIC_NAME } from '../tasks/chatArithmetic.ts';
+import { pretrainChat } from './pretrainChat.ts';
 
-const USAGE = `usage: npm run pretrain -- --task <${TASK_NAMES.join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--layers L] [--heads H] [--width D] [--steps N] [--lr x] [--batch n] [--phase-steps N]`;
+const USAGE = `usage: npm run pretrain -- --task <${[...TASK_NAMES, CHAT_ARITHMETIC_NAME].join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--layers L] [--heads H] [--width D] [--steps N] [--lr x] [--batch n] [--phase-steps N]`;
 
 /** A flag's integer value (NaN when it is not one, which the size check names), or its default when absent. */
 function intFlag(v: string | undefined, fallback: number): number {
@@ -52,6 +56,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  if (values.task === CHAT_ARITHMETIC_NAME) return pretrainChat(values);
   const task = getTask(values.task);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`);

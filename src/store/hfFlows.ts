@@ -14,6 +14,7 @@ import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
+import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 
 export interface HfFlowDeps {
   store: StoreApi<HfState>;
@@ -77,6 +78,28 @@ export class HfFlows {
     } catch (e) {
       this.s.setKept(null, message(e));
     }
+  }
+
+  /**
+   * The small chat model shipped with the page (public/models/chat-arithmetic/), fetched from the
+   * page's own origin and opened as a picked folder would be (and kept the same way for a reload).
+   */
+  async openShipped(baseUrl: string): Promise<void> {
+    const { label, path, files } = SHIPPED_CHAT_MODEL;
+    let picked: File[];
+    try {
+      picked = await Promise.all(
+        files.map(async (name) => {
+          const res = await fetch(`${baseUrl}${path}${name}`);
+          if (!res.ok) throw new Error(t('notices:hf.shippedMissing', { file: name, status: res.status }));
+          return new File([await res.blob()], name);
+        }),
+      );
+    } catch (e) {
+      this.s.openFailed(label, message(e));
+      return;
+    }
+    await this.openPicked({ label, files: picked });
   }
 
   /** The copy kept in this browser, opened again. */

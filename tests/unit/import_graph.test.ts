@@ -18,7 +18,11 @@ const SPEC_RES = [
 ];
 
 function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  // whole-line // comments first: one may hold a "/*" (a glob such as src/tasks/*) that would open a block
+  return src
+    .replace(/^\s*\/\/.*$/gm, '')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
 /** Resolves a relative specifier to a repo path, or undefined for a package or a non-source file. */

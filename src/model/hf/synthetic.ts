@@ -17,7 +17,7 @@ import { trainByteLevelBpe, type PreTokenizerStyle } from './bpeTrain.ts';
 import { parseHfConfig } from './config.ts';
 import type { HfDtype } from './dtype.ts';
 import { MemoryFolder } from './folder.ts';
-import { SINGLE_WEIGHTS, WEIGHTS_INDEX } from './open.ts';
+import { maxTokenizerId, SINGLE_WEIGHTS, WEIGHTS_INDEX } from './open.ts';
 import { safetensorsHeaderBytes } from './safetensorsHeader.ts';
 import { streamHfSafetensors, tensorBytes, type ByteSink, type TensorSpec } from './safetensorsWrite.ts';
 
@@ -53,6 +53,10 @@ export interface SyntheticSpec {
   /** GPT-2 only: also write the h.{l}.attn.bias causal-mask buffers old checkpoints carry (the loader ignores them). */
   gpt2MaskBuffers?: boolean;
   bad?: BadFolder;
+  /** A tokenizer.json to write instead of the family's synthetic one (its added tokens must hold SPECIAL_TOKENS). */
+  tokenizer?: Record<string, unknown>;
+  /** The weights' values by safetensors key instead of random ones: how a trained model (the shipped chat model) is written. */
+  values?: (key: string) => ArrayLike<number>;
 }
 
 /** Real shapes for the bench (random weights; the tokenizer stays the small one). */
@@ -133,10 +137,14 @@ export function familyTokenizerJson(family: SyntheticFamily): Record<string, unk
 const baseFamily = (f: SyntheticFamily): HfFamily => (f === 'llama3' ? 'llama' : f);
 const styleOf = (f: SyntheticFamily): PreTokenizerStyle => (f === 'qwen2' || f === 'qwen3' ? 'qwen2' : 'gpt2');
 
-/** Ids of <|endoftext|> and <|im_end|> in the synthetic tokenizer of a family. */
-export function syntheticSpecialIds(family: SyntheticFamily): { endoftext: number; imStart: number; imEnd: number } {
-  const added = syntheticTokenizerJson(styleOf(family)).added_tokens as { id: number; content: string }[];
-  const id = (c: string) => added.find((t) => t.content === c)!.id;
+/** Ids of <|endoftext|>, <|im_start|> and <|im_end|> in the synthetic tokenizer of a family (or in `tokenizer`). */
+export function syntheticSpecialIds(family: SyntheticFamily, tokenizer?: Record<string, unknown>): { endoftext: number; imStart: number; imEnd: number } {
+  const added = (tokenizer ?? syntheticTokenizerJson(styleOf(family))).added_tokens as { id: number; content: string }[];
+  const id = (c: string) => {
+    const t = added.find((x) => x.content === c);
+    if (!t) throw new Error(`the tokenizer has no ${c} among its added tokens`);
+    return t.id;
+  };
   return { endoftext: id('<|endoftext|>'), imStart: id('<|im_start|>'), imEnd: id('<|im_end|>') };
 }
 
@@ -157,8 +165,8 @@ export function resolveDims(spec: SyntheticSpec): SyntheticDims {
     maxPositions: d.maxPositions ?? 128,
   };
   for (const [k, v] of Object.entries(dims)) if (!Number.isSafeInteger(v) || v < 1) throw new Error(`synthetic dims: ${k} must be a positive integer, got ${v}`);
-  if (dims.vocab < SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length)
-    throw new Error(`synthetic dims: vocab must be ≥ ${SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length} (the tokenizer's ids)`);
+  const ids = spec.tokenizer ? maxTokenizerId(spec.tokenizer) + 1 : SYNTHETIC_BPE_SIZE + SPECIAL_TOKENS.length;
+  if (dims.vocab < ids) throw new Error(`synthetic dims: vocab must be ≥ ${ids} (the tokenizer's ids)`);
   return dims;
 }
 
@@ -169,7 +177,7 @@ export function syntheticConfig(spec: SyntheticSpec): Record<string, unknown> {
   const dims = resolveDims(spec);
   const f = baseFamily(spec.family);
   const torchDtype = { BF16: 'bfloat16', F16: 'float16', F32: 'float32' }[spec.dtype];
-  const ids = syntheticSpecialIds(spec.family);
+  const ids = syntheticSpecialIds(spec.family, spec.tokenizer);
   const common = {
     architectures: [ARCHITECTURE_OF[f]],
     model_type: f,
@@ -430,9 +438,10 @@ export async function writeSynthetic(spec: SyntheticSpec, sink: FolderSink, bloc
     written.push(name);
   };
   await put('config.json', enc(desc.config));
-  if (spec.bad !== 'no-tokenizer') await put('tokenizer.json', new TextEncoder().encode(JSON.stringify(familyTokenizerJson(spec.family))));
+  const tokenizer = spec.tokenizer ?? familyTokenizerJson(spec.family);
+  if (spec.bad !== 'no-tokenizer') await put('tokenizer.json', new TextEncoder().encode(JSON.stringify(tokenizer)));
   await put('tokenizer_config.json', enc(tokenizerConfigOf(spec)));
-  const ids = syntheticSpecialIds(spec.family);
+  const ids = syntheticSpecialIds(spec.family, spec.tokenizer);
   await put(
     'generation_config.json',
     enc({ bos_token_id: ids.endoftext, eos_token_id: [ids.imEnd, ids.endoftext], pad_token_id: ids.endoftext, do_sample: true, temperature: 0.7, top_p: 0.8, top_k: 20 }),
@@ -440,6 +449,7 @@ export async function writeSynthetic(spec: SyntheticSpec, sink: FolderSink, bloc
 
   const rngs = new Map<string, Rng>();
   const fill = (t: TensorSpec, start: number, count: number): Float64Array => {
+    if (spec.values) return trainedValues(spec.values, t).subarray(start, start + count);
     if (start === 0) rngs.set(t.key, new Rng((spec.seed ^ hashKey(t.key)) >>> 0));
     const r = rngs.get(t.key)!;
     const out = new Float64Array(count);
@@ -469,6 +479,14 @@ export async function writeSynthetic(spec: SyntheticSpec, sink: FolderSink, bloc
     await put(WEIGHTS_INDEX, enc({ metadata: { total_size: desc.weightBytes }, weight_map: weightMap }));
   }
   return written;
+}
+
+/** A trained tensor's values, checked against the size its key takes in the file. */
+function trainedValues(values: (key: string) => ArrayLike<number>, t: TensorSpec): Float64Array {
+  const v = Float64Array.from(values(t.key));
+  const n = t.shape.reduce((a, d) => a * d, 1);
+  if (v.length !== n) throw new Error(`${t.key}: ${v.length} trained values for a tensor of ${t.shape.join(' × ')}`);
+  return v;
 }
 
 /** The folder of `spec` in memory (tests). */

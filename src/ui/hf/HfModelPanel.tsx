@@ -7,6 +7,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { pickedFiles, topLevelFiles } from '../../store/hfFolderFiles.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { formatBytes } from '../../model/hf/memoryPlan.ts';
+import { SHIPPED_CHAT_MODEL } from '../../model/hf/shippedModel.ts';
 import { droppedFolder } from './droppedFolder.ts';
 import { HfSamplePanel } from './HfSamplePanel.tsx';
 import { HfTrainPanel } from './HfTrainPanel.tsx';
@@ -109,6 +110,18 @@ export function HfModelPanel() {
             void flows().then((f) => f.openPicked(folder));
           }}
         />
+      </div>
+      <div className="buttons hf-shipped">
+        <button
+          type="button"
+          className="btn small"
+          disabled={loading}
+          onClick={() => void flows().then((f) => f.openShipped(import.meta.env.BASE_URL))}
+          data-testid="hf-open-shipped"
+        >
+          {t('hf.openShipped')}
+        </button>
+        <span className="muted small">{t('hf.shippedHint', { size: formatBytes(SHIPPED_CHAT_MODEL.bytes) })}</span>
       </div>
       {kept ? (
         <div className="buttons hf-kept" data-testid="hf-kept">
