@@ -181,7 +181,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   // the curves of the run: one chart each for reward_mean and kl, drawn from the same rows
   for (const name of ['reward_mean', 'kl']) await expect(page.getByTestId(`hf-train-chart-${name}`).locator('path.recharts-line-curve')).toHaveCount(1);
   for (const cell of await rows.locator('td').allTextContents()) expect(cell === '–' || Number.isFinite(Number(cell))).toBe(true);
-  await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, first response to');
+  await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, response 1 to');
   // its BPE tokens in the last epoch's update, each with its ratio and advantage
   const tokens = page.getByTestId('hf-train-tokens').getByRole('listitem');
   expect(await tokens.count()).toBeGreaterThanOrEqual(1);
@@ -233,5 +233,60 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-train-stop').click();
   await expect(page.getByTestId('hf-train-status')).toContainText(/Stopped after \d+ iterations/, { timeout: 300_000 });
   expect(await rows.count()).toBeLessThan(1000);
+  await page.getByTestId('hf-forget').click();
+});
+
+test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a reload', async ({ page }) => {
+  test.setTimeout(600_000);
+  await open(page);
+  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await expect(page.getByTestId('hf-panel')).toContainText('a 500.6 KiB Qwen3-architecture model');
+  await page.getByTestId('hf-open-shipped').click();
+  await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM, 2 layers, width 96, 4 heads (2 key/value), vocabulary 320', { timeout: 180_000 });
+  // asked through its chat template, greedy, it answers with digit tokens and its end of turn
+  await page.getByTestId('hf-prompt').fill('What is 12 + 7? Answer with the number.');
+  await page.getByTestId('hf-greedy').check();
+  await page.getByTestId('hf-generate').click();
+  const sampled = page.getByTestId('hf-tokens').getByRole('listitem');
+  await expect(sampled.first()).toBeVisible({ timeout: 120_000 });
+  const texts = await page.locator('[data-testid="hf-tokens"] .hf-token-text').allTextContents();
+  expect(texts.length).toBeGreaterThanOrEqual(2);
+  for (const x of texts.slice(0, -1)) expect(x).toMatch(/^\d$/);
+  expect(texts[texts.length - 1]).toBe('<|im_end|>');
+
+  // GRPO-LoRA on the task (the panel's default reward), a run short enough for SwiftShader
+  for (const [name, value] of [
+    ['iterations', '2'],
+    ['promptsPerBatch', '4'],
+    ['samplesPerPrompt', '4'],
+    ['maxNewTokens', '6'],
+    ['lr', '0.005'],
+    ['seed', '3'],
+  ] as const)
+    await page.getByTestId(`hf-train-${name}`).fill(value);
+  await page.getByTestId('hf-train-start').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 2 iterations', { timeout: 300_000 });
+  // every response of the last batch can be shown; the page finds one with a token the clip stopped
+  await expect(page.getByTestId('hf-train-response').locator('option')).toHaveCount(16);
+  await expect(page.getByTestId('hf-train-batch-clipped')).toContainText(/^[1-9]\d* of the batch's 16 responses have a token the clip stopped/);
+  if ((await page.getByTestId('hf-train-show-clipped').count()) > 0) await page.getByTestId('hf-train-show-clipped').click();
+  const tokens = page.getByTestId('hf-train-tokens').getByRole('listitem');
+  expect(await tokens.count()).toBeGreaterThanOrEqual(2);
+  // its BPE tokens: digits, then the end of the turn
+  const trained = await page.locator('[data-testid="hf-train-tokens"] .hf-token-text').allTextContents();
+  for (const x of trained.slice(0, -1)) expect(x).toMatch(/^\d$/);
+  const clippedTokens = page.getByTestId('hf-train-tokens').locator('li[data-clip]');
+  expect(await clippedTokens.count()).toBeGreaterThanOrEqual(1);
+  await expect(page.getByTestId('hf-train-tokens-box')).toContainText(/[1-9]\d* of \d+ tokens clipped/);
+  expect(await axe(page)).toEqual([]);
+  await page.getByTestId('hf-trainer').screenshot({ path: test.info().outputPath('hf-shipped-trainer.png') });
+
+  // after a reload the shipped model is offered from this browser's copy, with its adapter
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await page.getByTestId('hf-open-kept').click();
+  await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM', { timeout: 180_000 });
+  await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
   await page.getByTestId('hf-forget').click();
 });

@@ -2,7 +2,7 @@
 // run: PEFT's two files in the origin-private file system beside the kept model folder (hfKeep.ts),
 // and a record of the run (the model's label, its iterations, rows, evaluations and settings)
 // written last, so a copy cut short is never offered.
-import type { HfTrainEval, HfTrainRow, HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
+import { type HfTrainEval, type HfTrainRow, type HfTrainSettings, upgradeHfTrainRow } from '../rl/hf/hfTrainSettings.ts';
 import { removeIfThere, root } from './hfKeep.ts';
 
 const DIR = 'hf-adapter';
@@ -49,6 +49,7 @@ export async function readKeptAdapter(): Promise<KeptAdapter | null> {
     const r = await root();
     const record = JSON.parse(await (await (await r.getFileHandle(RECORD)).getFile()).text()) as KeptAdapterRecord;
     if (typeof record.label !== 'string' || typeof record.iterations !== 'number' || !Array.isArray(record.rows) || typeof record.settings !== 'object') return null;
+    record.rows = record.rows.map(upgradeHfTrainRow);
     const dir = await r.getDirectoryHandle(DIR);
     const config = await (await (await dir.getFileHandle(CONFIG)).getFile()).text();
     const weights = new Uint8Array(await (await (await dir.getFileHandle(WEIGHTS)).getFile()).arrayBuffer());

@@ -139,7 +139,7 @@ export class HfTraining {
         const texts = nextPrompts(from + it);
         const ids = texts.map(encode);
         const textOf = new Map(ids.map((p, i) => [p, texts[i]]));
-        let first: { prompt: string; response: string; score: number } | null = null;
+        let scored: { prompt: string; response: string; score: number }[] = [];
         const t0 = performance.now();
         const guarded = await guard.iteration(
           { model, actor, critic, eosIds, padId },
@@ -147,7 +147,7 @@ export class HfTraining {
           (ps, responses) => {
             const samples = ps.map((p, b) => ({ prompt: textOf.get(p as number[]) ?? '', response: decode(responses[b]) }));
             const scores = score(samples);
-            first = { ...samples[0], score: scores[0] };
+            scored = samples.map((x, b) => ({ ...x, score: scores[b] }));
             return scores;
           },
           cfg,
@@ -170,13 +170,13 @@ export class HfTraining {
             clipfrac: m.clipfrac,
             value_loss: m.valueLoss,
             seconds: (performance.now() - t0) / 1000,
-            sample: first ?? { prompt: '', response: '', score: 0 },
-            tokens: m.inspected
-              ? m.inspected.ids.map((id, j) => {
-                  const x = m.inspected!;
-                  return { id, text: tokenizer.tokenText(id), old: x.old[j], ref: x.ref[j], logprob: x.logprobs[j], advantage: x.advantages[j], clip: x.clip[j] };
-                })
-              : [],
+            responses: scored.map((x, b) => {
+              const rowOf = m.inspected?.[b];
+              const tokens = rowOf
+                ? rowOf.ids.map((id, j) => ({ id, text: tokenizer.tokenText(id), old: rowOf.old[j], ref: rowOf.ref[j], logprob: rowOf.logprobs[j], advantage: rowOf.advantages[j], clip: rowOf.clip[j] }))
+                : [];
+              return { ...x, tokens };
+            }),
           },
         });
       }

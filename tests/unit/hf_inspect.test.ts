@@ -1,6 +1,7 @@
-// The first response's tokens as a Hugging Face model's update saw them (hfPpo.ts cfg.inspect), on
+// Every response's tokens as a Hugging Face model's update saw them (hfPpo.ts cfg.inspect), on
 // the float64 CPU backend: with one epoch of one minibatch the new log-probs are the old ones (the
-// same forward) and nothing clips; with several epochs and a large step the later epochs' ratios
+// same forward) and nothing clips; in minibatches, each response's numbers are read from its own
+// minibatch; with several epochs and a large step the later epochs' ratios
 // leave [1 − ε, 1 + ε] and the clip sides follow PPO's rule on the shown numbers (upper with A > 0,
 // lower with A < 0); the old and reference log-probs are the scorer's own.
 import { describe, expect, it } from 'vitest';
@@ -31,19 +32,36 @@ const prompts = [
 const rule = (_p: readonly (readonly number[])[], rs: readonly (readonly number[])[]) => rs.map((x) => x.filter((id) => id % 2 === 0).length / x.length);
 
 describe('the inspected response of an iteration', () => {
-  it('one epoch, one minibatch: new = old, reference = the base’s, nothing clipped', async () => {
+  it('one epoch, one minibatch: every response inspected, new = old, reference = the base’s, nothing clipped', async () => {
     const { model, roles } = await setup();
     const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 1e-2 }), inspect: true };
     await hfPpoIteration(roles, prompts, rule, cfg, 0); // the actor moves away from the base
     const m = await hfPpoIteration(roles, prompts, rule, cfg, 1);
-    const x = m.inspected!;
-    expect(x.ids).toEqual(m.responses[0]);
-    for (const [j, lp] of x.logprobs.entries()) expect(Math.abs(lp - x.old[j])).toBeLessThanOrEqual(1e-12);
-    expect(x.clip.every((c) => c === null)).toBe(true);
+    const rows = m.inspected!;
+    expect(rows).toHaveLength(m.responses.length);
     model.setAdapters(null);
-    const base = await responseLogprobs(model, [prompts[0]], [x.ids]);
-    for (const [j, lp] of base.logprobs[0].entries()) expect(Math.abs(lp - x.ref[j])).toBeLessThanOrEqual(1e-12);
-    expect(x.advantages.some((a) => a !== 0)).toBe(true);
+    for (const [b, x] of rows.entries()) {
+      expect(x.ids).toEqual(m.responses[b]);
+      for (const [j, lp] of x.logprobs.entries()) expect(Math.abs(lp - x.old[j])).toBeLessThanOrEqual(1e-12);
+      expect(x.clip.every((c) => c === null)).toBe(true);
+      // response b answers prompt ⌊b / 2⌋ (2 samples a prompt)
+      const base = await responseLogprobs(model, [prompts[Math.floor(b / 2)]], [x.ids]);
+      for (const [j, lp] of base.logprobs[0].entries()) expect(Math.abs(lp - x.ref[j])).toBeLessThanOrEqual(1e-12);
+    }
+    expect(rows.some((x) => x.advantages.some((a) => a !== 0))).toBe(true);
+    model.dispose();
+  });
+
+  it('in 2 minibatches of one epoch, each response’s new log-probs are the old ones before its minibatch’s step, or moved after the first step', async () => {
+    const { model, roles } = await setup();
+    const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 1e-2, miniBatches: 2 }), inspect: true };
+    const m = await hfPpoIteration(roles, prompts, rule, cfg, 0);
+    const rows = m.inspected!;
+    expect(rows).toHaveLength(4);
+    // the first minibatch sees the rollout's policy (r = 1 exactly), the second one the policy after one step
+    const same = rows.map((x) => x.logprobs.every((lp, j) => Math.abs(lp - x.old[j]) <= 1e-12));
+    expect(same.filter(Boolean)).toHaveLength(2);
+    for (const [b, x] of rows.entries()) expect(x.ids).toEqual(m.responses[b]);
     model.dispose();
   });
 
@@ -52,14 +70,14 @@ describe('the inspected response of an iteration', () => {
     const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 0.2, ppoEpochs: 4 }), inspect: true };
     const sides: string[] = [];
     for (let it = 0; it < 4; it++) {
-      const x = (await hfPpoIteration(roles, prompts, rule, cfg, it)).inspected!;
-      x.clip.forEach((c, j) => {
-        if (c === null) return;
-        sides.push(c);
-        const ratio = Math.exp(x.logprobs[j] - x.old[j]);
-        if (c === 'upper') expect(x.advantages[j] > 0 && ratio > 1 + cfg.policy.clipHigh).toBe(true);
-        if (c === 'lower') expect(x.advantages[j] < 0 && ratio < 1 - cfg.policy.clipLow).toBe(true);
-      });
+      for (const x of (await hfPpoIteration(roles, prompts, rule, cfg, it)).inspected!)
+        x.clip.forEach((c, j) => {
+          if (c === null) return;
+          sides.push(c);
+          const ratio = Math.exp(x.logprobs[j] - x.old[j]);
+          if (c === 'upper') expect(x.advantages[j] > 0 && ratio > 1 + cfg.policy.clipHigh).toBe(true);
+          if (c === 'lower') expect(x.advantages[j] < 0 && ratio < 1 - cfg.policy.clipLow).toBe(true);
+        });
     }
     expect(sides.length).toBeGreaterThan(0);
     model.dispose();

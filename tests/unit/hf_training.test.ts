@@ -62,8 +62,13 @@ describe('HfSession training', () => {
     for (const r of rows) {
       for (const x of [r.reward_mean, r.kl, r.response_length_mean, r.policy_loss, r.clipfrac]) expect(Number.isFinite(x)).toBe(true);
       expect(r.value_loss).toBeNull();
-      expect(['hello there', 'the cat']).toContain(r.sample.prompt);
-      expect(r.sample.score).toBeCloseTo(vowelShare(r.sample.response), 12);
+      // every response of the batch (2 prompts × SMALL's samples), each scored by the function, with its inspected tokens
+      expect(r.responses.length).toBe(2 * SMALL.samplesPerPrompt);
+      for (const x of r.responses) {
+        expect(['hello there', 'the cat']).toContain(x.prompt);
+        expect(x.score).toBeCloseTo(vowelShare(x.response), 12);
+        expect(x.tokens.length).toBeGreaterThan(0);
+      }
     }
     expect(rows[0].kl).toBe(0);
     expect(of('hfTrainEval')).toEqual([]); // no held-out set for typed prompts
@@ -90,7 +95,7 @@ describe('HfSession training', () => {
       expect(e.greedyAccuracy).toBeLessThanOrEqual(1);
     }
     const row = of('hfTrainRow')[0].row;
-    expect(row.sample.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
+    for (const x of row.responses) expect(x.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
     expect(Number.isFinite(row.value_loss)).toBe(true);
   });
 

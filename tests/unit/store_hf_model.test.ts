@@ -10,7 +10,8 @@ import { HfFlows } from '../../src/store/hfFlows.ts';
 import { useHfTrain } from '../../src/store/hfTrain.ts';
 import type { KeptAdapter, KeptAdapterRecord } from '../../src/store/hfAdapterKeep.ts';
 import { zipSync } from 'fflate';
-import { DEFAULT_HF_TRAIN, hfTrainProblems } from '../../src/rl/hf/hfTrainSettings.ts';
+import { DEFAULT_HF_TRAIN, hfTrainProblems, upgradeHfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
+import { SHIPPED_CHAT_MODEL } from '../../src/model/hf/shippedModel.ts';
 import { unzipSync } from 'fflate';
 import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
 import type { HfModelSummary, HfSample } from '../../src/worker/protocol.ts';
@@ -176,6 +177,49 @@ describe('HF flows through the trainer client', () => {
     expect(h.store.getState().runs).toEqual([]);
   });
 
+  it('the shipped chat model: its five files fetched from the page’s own base URL and opened as a picked folder; a file that does not come is named', async () => {
+    const { h, store, keep, flows } = setup();
+    const asked: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(url);
+        return new Response(`bytes of ${url}`, { status: 200 });
+      }),
+    );
+    try {
+      const opening = flows.openShipped('/ppo/');
+      await h.advance();
+      const sent = h.worker.of('hfOpen')[0];
+      expect(asked).toEqual(SHIPPED_CHAT_MODEL.files.map((f) => `/ppo/${SHIPPED_CHAT_MODEL.path}${f}`));
+      expect(sent.label).toBe('chat-arithmetic');
+      expect(sent.files.map((f: File) => f.name)).toEqual([...SHIPPED_CHAT_MODEL.files]);
+      expect(await sent.files[2].text()).toBe(`bytes of /ppo/${SHIPPED_CHAT_MODEL.path}model.safetensors`);
+      h.worker.reply({ type: 'hfOpened', requestId: sent.requestId, model: { ...MODEL, label: 'chat-arithmetic' } });
+      await opening;
+      expect(store.getState().model?.label).toBe('chat-arithmetic');
+      expect(keep.save).toHaveBeenCalledWith('chat-arithmetic', sent.files);
+
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (url: string) => new Response('', { status: url.endsWith('tokenizer.json') ? 404 : 200 })),
+      );
+      await flows.openShipped('/');
+      expect(h.worker.of('hfOpen')).toHaveLength(1); // nothing sent
+      expect(store.getState().problem).toEqual({ label: 'chat-arithmetic', message: "the page's copy of tokenizer.json could not be fetched (HTTP 404)" });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a row an earlier version kept (its first response only) reads as today’s row', () => {
+    const old = { iter: 3, reward_mean: 0.5, kl: 0, response_length_mean: 2, policy_loss: 0, clipfrac: 0, value_loss: null, seconds: 1 };
+    const token = { id: 7, text: '4', old: -1, ref: -1, logprob: -0.9, advantage: 0.5, clip: null };
+    expect(upgradeHfTrainRow({ ...old, sample: { prompt: 'p', response: '4', score: 1 }, tokens: [token] })).toEqual({ ...old, responses: [{ prompt: 'p', response: '4', score: 1, tokens: [token] }] });
+    const today = { ...old, responses: [] };
+    expect(upgradeHfTrainRow(today)).toBe(today);
+  });
+
   it('a refused folder is not kept; its message names the folder; the worker error of a request is a message too', async () => {
     const { h, store, keep, flows } = setup();
     const opening = flows.openPicked({ label: 't5-small', files: files() });
@@ -267,8 +311,7 @@ describe('HF flows through the trainer client', () => {
       clipfrac: 0,
       value_loss: null,
       seconds: 1,
-      sample: { prompt: 'p', response: 'r', score: 1 },
-      tokens: [],
+      responses: [{ prompt: 'p', response: 'r', score: 1, tokens: [] }],
     };
     h.worker.reply({ type: 'hfTrainEval', requestId: req.requestId, eval: { when: 'before', greedyAccuracy: 0.25, count: 16 } });
     h.worker.reply({ type: 'hfTrainRow', requestId: req.requestId, row });
@@ -350,8 +393,7 @@ describe('HF flows through the trainer client', () => {
       clipfrac: 0,
       value_loss: null,
       seconds: 1,
-      sample: { prompt: 'p', response: 'r', score: 1 },
-      tokens: [],
+      responses: [{ prompt: 'p', response: 'r', score: 1, tokens: [] }],
     });
     const running = first.flows.train();
     const id = first.h.worker.idOf('hfTrain');

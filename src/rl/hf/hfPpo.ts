@@ -93,8 +93,8 @@ export interface HfPpoMetrics {
   policyLoss: number; // last epoch
   clipfrac: number;
   valueLoss: number | null; // null without a critic
-  /** With cfg.inspect: the first response's tokens as the last epoch's update saw them. */
-  inspected: HfInspectedRow | null;
+  /** With cfg.inspect: every response's tokens as the last epoch's update saw them, in batch order. */
+  inspected: HfInspectedRow[] | null;
 }
 
 /**
@@ -122,8 +122,8 @@ const maskedMean = (x: Float64Array, mask: Float64Array) => {
   return n > 0 ? s / n : 0;
 };
 
-/** Row 0's numbers (host copies of the trainer's tensors; row 0 starts each (B, A) array) and each token's clip side. */
-function inspectRow(ids: number[], old: Float64Array, ref: Float64Array, adv: ArrayLike<number>, logprobs: ArrayLike<number>, p: PolicyLossParams): HfInspectedRow {
+/** One row's numbers (host copies of the trainer's tensors, that row's columns) and each token's clip side. */
+function inspectRow(ids: number[], old: ArrayLike<number>, ref: ArrayLike<number>, adv: ArrayLike<number>, logprobs: ArrayLike<number>, p: PolicyLossParams): HfInspectedRow {
   const n = ids.length;
   const row = (x: ArrayLike<number>) => Array.from({ length: n }, (_, j) => x[j]);
   const advantages = Array.from({ length: n }, (_, j) => adv[j]);
@@ -264,7 +264,7 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   // The last epoch's loss stats, read back once after the update (no readback per optimizer step).
   let policyStats: Tensor[] = [];
   let valueStats: Tensor[] = [];
-  let inspected: HfInspectedRow | null = null;
+  const inspected: HfInspectedRow[] | null = cfg.inspect ? new Array(B) : null;
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     const minibatches = cfg.miniBatches === 1 ? [Int32Array.from({ length: B }, (_, i) => i)] : epochMinibatches(B, cfg.miniBatches, cfg.seed, iteration, epoch);
     be.dispose(...policyStats, ...valueStats);
@@ -281,9 +281,15 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       const taped = responseLogprobsTaped(model, mb.prompts, mb.responses);
       const logprobs = be.reshape(taped.logprobs, [mb.B, mb.A]);
       const pl = policyLoss(be, { oldLogprobs: oldM, logprobs, advantages: advM, actionMask: maskM, params: cfg.policy });
-      const at = rows.indexOf(0);
-      if (cfg.inspect && epoch === cfg.ppoEpochs - 1 && at >= 0)
-        inspected = inspectRow(responses[0], old, ref, advHost, (await be.read(logprobs)).subarray(at * mb.A, at * mb.A + responses[0].length), cfg.policy);
+      if (inspected && epoch === cfg.ppoEpochs - 1) {
+        // one readback per minibatch of the last epoch: each of its rows' log-probs before this step
+        const lp = await be.read(logprobs);
+        rows.forEach((i, r) => {
+          const n = responses[i].length;
+          const at = (x: ArrayLike<number>) => Array.from({ length: n }, (_, j) => x[i * A + j]);
+          inspected[i] = inspectRow(responses[i], at(old), at(ref), at(advHost), lp.subarray(r * mb.A, r * mb.A + n), cfg.policy);
+        });
+      }
       zeroLoraGrads(be, actor);
       const gradLogprobs = be.reshape(pl.gradLogprobs, [mb.B * mb.A]);
       backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);

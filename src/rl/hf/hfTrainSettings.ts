@@ -120,10 +120,23 @@ export interface HfTrainRow {
   clipfrac: number;
   value_loss: number | null;
   seconds: number;
-  /** The batch's first response, decoded, with its score. */
-  sample: { prompt: string; response: string; score: number };
-  /** That response's tokens as the last epoch's update saw them (hfPpo.ts HfInspectedRow). */
+  /** Every response of the batch, in batch order. */
+  responses: HfTrainResponse[];
+}
+
+/** One response of an iteration: decoded, its score, its tokens as the last epoch's update saw them (hfPpo.ts HfInspectedRow). */
+export interface HfTrainResponse {
+  prompt: string;
+  response: string;
+  score: number;
   tokens: HfTrainToken[];
+}
+
+/** A row as an earlier version of the page kept it (the first response only), read into today's shape. */
+export function upgradeHfTrainRow(row: HfTrainRow | (Omit<HfTrainRow, 'responses'> & { sample: Omit<HfTrainResponse, 'tokens'>; tokens: HfTrainToken[] })): HfTrainRow {
+  if ('responses' in row) return row;
+  const { sample, tokens, ...rest } = row;
+  return { ...rest, responses: [{ ...sample, tokens }] };
 }
 
 /** One token of the inspected response: the trainer's numbers and the side the clip bound it on. */

@@ -2,9 +2,9 @@
 // frozen base, rewarded by the chat arithmetic task or by the reward function of "2 · Reward" on
 // prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
 // greedy held-out accuracy before and after, Stop, and the trained adapter as PEFT's two files.
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
+import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainResponse, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfTrainCharts } from './HfTrainCharts.tsx';
@@ -68,25 +68,65 @@ function Results() {
           </table>
         </div>
       ) : null}
-      {last ? (
-        <p className="small hf-train-sample" data-testid="hf-train-sample">
-          {t('hf.train.sample', { iter: last.iter, prompt: last.sample.prompt, score: fmt(last.sample.score) })} <q>{last.sample.response}</q>
-        </p>
-      ) : null}
-      {last && last.tokens.length > 0 ? <UpdateTokens row={last} /> : null}
+      {last && last.responses.length > 0 ? <LastBatch row={last} /> : null}
+    </div>
+  );
+}
+
+const clippedIn = (r: HfTrainResponse) => r.tokens.filter((x) => x.clip !== null).length;
+
+/**
+ * The last iteration's responses, one at a time (a select lists them with their scores and clipped
+ * tokens): the chosen one decoded, then its BPE tokens in the last epoch's update.
+ */
+function LastBatch({ row }: { row: HfTrainRow }) {
+  const { t } = useTranslation('notices');
+  const id = useId();
+  const [chosen, setChosen] = useState(0);
+  const at = Math.min(chosen, row.responses.length - 1);
+  const r = row.responses[at];
+  const clippedResponses = row.responses.filter((x) => clippedIn(x) > 0).length;
+  const firstClipped = row.responses.findIndex((x) => clippedIn(x) > 0);
+  return (
+    <div className="hf-last-batch">
+      <div className="buttons">
+        <label className="hf-field">
+          <span>{t('hf.train.responsePick', { iter: row.iter })}</span>
+          <select id={id} value={at} onChange={(e) => setChosen(Number(e.target.value))} data-testid="hf-train-response">
+            {row.responses.map((x, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the batch's order is the response's identity
+              <option key={i} value={i}>
+                {t('hf.train.responseOption', { n: i + 1, response: x.response, score: fmt(x.score), clipped: clippedIn(x) })}
+              </option>
+            ))}
+          </select>
+        </label>
+        {firstClipped >= 0 && firstClipped !== at ? (
+          <button type="button" className="btn small ghost" onClick={() => setChosen(firstClipped)} data-testid="hf-train-show-clipped">
+            {t('hf.train.showClipped')}
+          </button>
+        ) : null}
+      </div>
+      <p className="small muted" data-testid="hf-train-batch-clipped">
+        {t('hf.train.batchClipped', { responses: clippedResponses, count: row.responses.length })}
+      </p>
+      <p className="small hf-train-sample" data-testid="hf-train-sample">
+        {t('hf.train.sample', { iter: row.iter, n: at + 1, prompt: r.prompt, score: fmt(r.score) })} <q>{r.response}</q>
+      </p>
+      {r.tokens.length > 0 ? <UpdateTokens response={r} /> : null}
     </div>
   );
 }
 
 /** The inspected response's BPE tokens in the last epoch's update: ratio, advantage, and the side the clip bound. */
-function UpdateTokens({ row }: { row: HfTrainRow }) {
+function UpdateTokens({ response }: { response: HfTrainResponse }) {
   const { t } = useTranslation('notices');
-  const clipped = row.tokens.filter((x) => x.clip !== null).length;
+  const clipped = clippedIn(response);
   return (
     <div data-testid="hf-train-tokens-box">
-      <p className="small muted">{t('hf.train.tokensHelp', { clipped, count: row.tokens.length })}</p>
+      <p className="small muted">{t('hf.train.tokensHelp', { clipped, count: response.tokens.length })}</p>
       <ol className="hf-tokens hf-update-tokens" aria-label={t('hf.train.tokensLabel')} data-testid="hf-train-tokens">
-        {row.tokens
+        {response.tokens
           .map((x, i) => ({ x, position: i }))
           .map(({ x, position }) => (
             <li key={position} className={x.clip ? `clipped clip-${x.clip}` : undefined} data-clip={x.clip ?? undefined}>
