@@ -5,7 +5,7 @@
 //                       [--layers 2] [--heads 2] [--width 64]   (the model size; default the shipped one)
 //                       [--steps N] [--lr x] [--batch n]        (override the recipe's last phase)
 //                       [--phase-steps N]                       (cap every phase: a reduced run)
-//   npm run pretrain -- --task chat-arithmetic [--seed 1] [--steps N] [--batch n] [--lr x] [--out dir]
+//   npm run pretrain -- --task chat-arithmetic [--seed 1] [--steps N] [--sloppy-steps N] [--batch n] [--lr x] [--out dir]
 //                       (the shipped small chat model, a Hugging Face folder: src/cli/pretrainChat.ts)
 // The run itself is src/rl/sftRun.ts, the same function the page's "1 · SFT" stage calls. On the
 // default CPU backend (float64) the same command writes the same bytes on any machine: that is how
@@ -49,6 +49,7 @@ async function main(): Promise<number> {
       lr: { type: 'string' },
       batch: { type: 'string' },
       'phase-steps': { type: 'string' },
+      'sloppy-steps': { type: 'string' },
       out: { type: 'string' },
     },
   });

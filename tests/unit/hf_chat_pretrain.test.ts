@@ -1,6 +1,6 @@
 // The shipped chat model's recipe (src/rl/hf/chatPretrain.ts) at a reduced size on the float64
 // backend: its tokenizer (trained on the task's chat turns, held-out pairs excluded) splits numbers
-// into digits and knows the ChatML specials; full training lowers the answer loss; the written
+// into digits and knows the ChatML specials; full training (a tutor, then a sloppy student) lowers the answer loss; the written
 // folder is a BF16 Qwen3 folder in transformers' layout;
 // the same seed writes the same bytes. And the shipped folder in public/ is what the page says.
 import { readFileSync, statSync } from 'node:fs';
@@ -48,9 +48,9 @@ describe('the shipped chat model’s recipe', () => {
   });
 
   it('a reduced run: the loss falls, the folder is a BF16 Qwen3 folder with the digit-by-digit tokenizer, the same seed writes the same bytes', async () => {
-    const run = () => pretrainChatModel(cpuBackend, { seed: 7, steps: 12, batch: 8, lr: 1e-2, warmup: 2, dims: TINY, evalPrompts: 4 });
+    const run = () => pretrainChatModel(cpuBackend, { seed: 7, steps: 10, batch: 8, lr: 1e-2, warmup: 2, sloppySteps: 2, sloppyLr: 1e-3, dims: TINY, evalPrompts: 4 });
     const r = await run();
-    expect(r.losses).toHaveLength(12);
+    expect(r.losses).toHaveLength(12); // 10 tutor + 2 sloppy
     for (const l of r.losses) expect(Number.isFinite(l)).toBe(true);
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     expect(mean(r.losses.slice(-3))).toBeLessThan(mean(r.losses.slice(0, 3)) - 1);
@@ -74,7 +74,7 @@ describe('the shipped chat model’s recipe', () => {
   });
 
   it('valuesByKey names every key of a Qwen3 folder and refuses one it has no weight for', async () => {
-    const r = await pretrainChatModel(cpuBackend, { seed: 3, steps: 1, batch: 2, lr: 1e-3, warmup: 1, dims: TINY, evalPrompts: 1 });
+    const r = await pretrainChatModel(cpuBackend, { seed: 3, steps: 1, batch: 2, lr: 1e-3, warmup: 1, sloppySteps: 0, sloppyLr: 1e-3, dims: TINY, evalPrompts: 1 });
     const info = await openHfFolder(r.folder);
     const fake = (n: number) => new Float64Array(n);
     const a = info.arch;

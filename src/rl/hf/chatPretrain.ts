@@ -3,8 +3,12 @@
 // own byte-level BPE tokenizer (Qwen2's pre-tokenizer: digits one by one) and ChatML template,
 // trained from random weights by supervised fine-tuning on the chat arithmetic task written as
 // chat turns: the user asks "What is 23 + 48? Answer with the number.", the assistant answers
-// "71<|im_end|>". Full training (every weight, hfBackward.ts backwardToWeights), AdamW with linear
-// warm-up and cosine decay, loss = mean −log p over the answer tokens (EOS included).
+// "71<|im_end|>". Full training (every weight, hfBackward.ts backwardToWeights), loss = mean −log p
+// over the answer tokens (EOS included), in the two phases of the character model's arithmetic
+// recipe (src/tasks/arithmetic.ts): a tutor (every answer right; AdamW with linear warm-up and cosine
+// decay), then a sloppy student who forgets the units' carry FORGET_CARRY_RATE of the time (29 + 57
+// → "76"; constant lr): the model keeps some of the carry it learned but answers without it, which
+// is what RL with a verifiable reward can fix by moving probability, not by teaching addition anew.
 // Held-out operand pairs (chatArithmetic.ts) never appear in training; the greedy held-out accuracy
 // is measured on the written folder's weights, as a visitor will load them.
 import type { Backend } from '../../backend/backend.ts';
@@ -18,7 +22,7 @@ import { memorySink, SPECIAL_TOKENS, type SyntheticDims, type SyntheticSpec, wri
 import { HfTokenizer } from '../../model/hf/tokenizer.ts';
 import { valuesByKey } from '../../model/hf/trainedValues.ts';
 import { chatArithmeticEvalPrompts, chatArithmeticPrompt, chatArithmeticScore, chatArithmeticTrainPrompt, parseChatArithmetic } from '../../tasks/chatArithmetic.ts';
-import { isHeldOutPair } from '../../tasks/arithmetic.ts';
+import { FORGET_CARRY_RATE, hasCarry, isHeldOutPair } from '../../tasks/arithmetic.ts';
 import { Rng } from '../../util/rng.ts';
 import { greedyEvaluation, type HfEvalResult } from './hfEval.ts';
 
@@ -29,17 +33,21 @@ export const CHAT_BPE_SIZE = 300;
 
 export interface ChatPretrainOptions {
   seed: number;
+  /** The tutor phase's steps, peak lr and warm-up. */
   steps: number;
   batch: number;
   lr: number;
   warmup: number;
+  /** The sloppy student's steps (0: none) and its constant lr. */
+  sloppySteps: number;
+  sloppyLr: number;
   dims?: SyntheticDims;
   /** Held-out prompts of the final greedy evaluation. */
   evalPrompts: number;
-  onStep?: (p: { step: number; steps: number; loss: number; lr: number }) => void;
+  onStep?: (p: { phase: 'tutor' | 'sloppy'; step: number; steps: number; loss: number; lr: number }) => void;
 }
 
-export const CHAT_PRETRAIN_DEFAULTS: Omit<ChatPretrainOptions, 'seed'> = { steps: 600, batch: 32, lr: 3e-3, warmup: 50, evalPrompts: 200 };
+export const CHAT_PRETRAIN_DEFAULTS: Omit<ChatPretrainOptions, 'seed'> = { steps: 600, batch: 32, lr: 3e-3, warmup: 50, sloppySteps: 300, sloppyLr: 1e-3, evalPrompts: 200 };
 
 export interface ChatPretrainResult {
   /** The folder as written (BF16 weights), ready for openHfFolder or a directory. */
@@ -91,12 +99,15 @@ export async function pretrainChatModel(be: Backend, o: ChatPretrainOptions): Pr
   };
   const rng = new Rng(o.seed ^ 0x5eed);
   const losses: number[] = [];
+  const total = o.steps + o.sloppySteps;
   try {
-    for (let step = 0; step < o.steps; step++) {
+    for (let step = 0; step < total; step++) {
+      const phase = step < o.steps ? 'tutor' : 'sloppy';
       const prompts = Array.from({ length: o.batch }, () => chatArithmeticTrainPrompt(rng));
       const answers = prompts.map((p) => {
         const { a, b } = parseChatArithmetic(p)!;
-        return [...tok.encode(String(a + b), { addSpecialTokens: false }), imEnd];
+        const forgot = phase === 'sloppy' && hasCarry(a, b) && rng.next() < FORGET_CARRY_RATE;
+        return [...tok.encode(String(a + b - (forgot ? 10 : 0)), { addSpecialTokens: false }), imEnd];
       });
       const A = Math.max(...answers.map((r) => r.length));
       const N = answers.reduce((n, r) => n + r.length, 0);
@@ -109,7 +120,7 @@ export async function pretrainChatModel(be: Backend, o: ChatPretrainOptions): Pr
       const gradT = be.tensor(grad, [grad.length]);
       backwardToWeights(t.model, taped.tape, gradT, t.weightGrads);
       disposeTape(t.model, taped.tape);
-      const lr = chatLr(o, step);
+      const lr = phase === 'tutor' ? chatLr(o, step) : o.sloppyLr;
       be.dispose(fullOptimizerStep(be, t, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 }));
       const lp = await be.read(taped.logprobs);
       be.dispose(taped.logprobs, taped.entropy, gradT);
@@ -117,7 +128,7 @@ export async function pretrainChatModel(be: Backend, o: ChatPretrainOptions): Pr
       let loss = 0;
       for (let i = 0; i < lp.length; i++) loss += lp[i] * grad[i];
       losses.push(loss);
-      o.onStep?.({ step: step + 1, steps: o.steps, loss, lr });
+      o.onStep?.({ phase, step: step + 1, steps: total, loss, lr });
     }
     const values = await fullWeightValues(t);
     const folder = new MemoryFolder('chat-arithmetic');
