@@ -254,6 +254,13 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   for (const x of texts.slice(0, -1)) expect(x).toMatch(/^\d$/);
   expect(texts[texts.length - 1]).toBe('<|im_end|>');
 
+  // a preset sets every setting and says what it does
+  await page.getByTestId('hf-train-preset-ppoCritic').click();
+  await expect(page.getByTestId('hf-train-estimator')).toHaveValue('gae');
+  await page.getByTestId('hf-train-preset-grpo').click();
+  await expect(page.getByTestId('hf-train-estimator')).toHaveValue('group_norm');
+  await expect(page.getByTestId('hf-train-iterations')).toHaveValue('40');
+  await expect(page.getByTestId('hf-train-preset-about')).toContainText('GRPO with LoRA r 8');
   // GRPO-LoRA on the task (the panel's default reward), a run short enough for SwiftShader
   for (const [name, value] of [
     ['iterations', '2'],
@@ -280,6 +287,16 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await expect(page.getByTestId('hf-train-tokens-box')).toContainText(/[1-9]\d* of \d+ tokens clipped/);
   expect(await axe(page)).toEqual([]);
   await page.getByTestId('hf-trainer').screenshot({ path: test.info().outputPath('hf-shipped-trainer.png') });
+  for (const [width, height] of [
+    [1280, 720],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.getByTestId('hf-trainer').screenshot({ path: test.info().outputPath(`hf-shipped-trainer-${width}.png`) });
+    // the list of responses and the token boxes stay inside the panel
+    expect(await page.getByTestId('hf-trainer').evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  }
+  await page.setViewportSize({ width: 1366, height: 900 });
 
   // after a reload the shipped model is offered from this browser's copy, with its adapter
   await page.reload();

@@ -32,8 +32,9 @@ export const HF_TRAIN_USAGE =
 
 const ESTIMATORS: readonly HfEstimator[] = ['gae', ...GROUP_ESTIMATORS];
 
-const parse = () =>
+const parse = (args?: string[]) =>
   parseArgs({
+    ...(args ? { args } : {}),
     options: {
       model: { type: 'string' },
       prompts: { type: 'string' },
@@ -76,10 +77,11 @@ function numberFlag(flags: Flags, name: keyof Flags, min: number, max: number, i
   return x;
 }
 
-export async function trainHf(): Promise<number> {
+/** `args`: the flags as on the command line (default: this process's); `npm run learning -- --model` passes its own. */
+export async function trainHf(args?: string[]): Promise<number> {
   let flags: Flags;
   try {
-    flags = parse();
+    flags = parse(args);
   } catch (e) {
     console.error(`npm run train: ${(e as Error).message}\n${HF_TRAIN_USAGE}`);
     return 2;

@@ -4,7 +4,8 @@
 // greedy held-out accuracy before and after, Stop, and the trained adapter as PEFT's two files.
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainResponse, type HfTrainReward, type HfTrainRow, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
+import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
+import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainResponse, type HfTrainReward, type HfTrainRow, type HfTrainSettings, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfTrainCharts } from './HfTrainCharts.tsx';
@@ -72,6 +73,9 @@ function Results() {
     </div>
   );
 }
+
+/** Whether the settings are a preset's as it set them (what it does is shown while they are). */
+const sameSettings = (a: HfTrainSettings, b: HfTrainSettings) => (Object.keys(a) as (keyof HfTrainSettings)[]).every((k) => k === 'seed' || a[k] === b[k]);
 
 const clippedIn = (r: HfTrainResponse) => r.tokens.filter((x) => x.clip !== null).length;
 
@@ -215,6 +219,19 @@ export function HfTrainPanel() {
             : t('hf.train.adapterTrained', { iterations: iterationsDone })}
         </p>
       ) : null}
+      <fieldset className="buttons hf-presets">
+        <legend className="small">{t('hf.train.presetsLabel')}</legend>
+        {HF_PRESETS.map((p) => (
+          <button key={p.id} type="button" className="btn small" disabled={running} onClick={() => set(p.settings)} data-testid={`hf-train-preset-${p.id}`}>
+            {t(`hf.train.preset.${p.id}.name`)}
+          </button>
+        ))}
+      </fieldset>
+      {HF_PRESETS.filter((p) => sameSettings(p.settings, s)).map((p) => (
+        <p key={p.id} className="small muted" data-testid="hf-train-preset-about">
+          {t(`hf.train.preset.${p.id}.about`)}
+        </p>
+      ))}
       <div className="hf-knobs">
         <label className="hf-field">
           <span>{t('hf.train.reward')}</span>

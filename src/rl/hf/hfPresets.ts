@@ -1,0 +1,73 @@
+// Presets for a real model: the "Your own model" panel's two starting points, each a set of
+// training settings and the claim `npm run learning -- --model public/models/chat-arithmetic`
+// checks on 3 seeds of the shipped chat model (src/cli/learningHf.ts), as for every card of the
+// playground. The page shows a claim only once it holds (docs/learning.md, "Presets for a real
+// model", has the measurements); until then it says what the preset does. Free of backend imports
+// (the page reads it).
+import { DEFAULT_HF_TRAIN, type HfTrainSettings } from './hfTrainSettings.ts';
+
+export interface HfPresetClaim {
+  /** The training reward (mean over the last 10 iterations against the first 10) must rise by at least this much, mean over seeds… */
+  minMeanRise: number;
+  /** …and on every seed by at least this much… */
+  minSeedRise: number;
+  /** …while the greedy held-out accuracy falls by at most this much on any seed. */
+  maxHeldOutDrop: number;
+}
+
+export interface HfPreset {
+  /** Name and i18n key (teach:hfPresets.<id>). */
+  id: 'grpo' | 'ppoCritic';
+  name: string;
+  settings: HfTrainSettings;
+  claim: HfPresetClaim;
+}
+
+export const HF_PRESETS: readonly HfPreset[] = [
+  {
+    id: 'grpo',
+    name: 'GRPO on your own model',
+    settings: {
+      ...DEFAULT_HF_TRAIN,
+      reward: 'chat-arithmetic',
+      chat: true,
+      estimator: 'group_norm',
+      loraRank: 8,
+      iterations: 40,
+      promptsPerBatch: 8,
+      samplesPerPrompt: 4,
+      maxNewTokens: 6,
+      ppoEpochs: 2,
+      miniBatches: 2,
+      lr: 3e-4,
+      klCoef: 0.01,
+      seed: 1,
+    },
+    claim: { minMeanRise: 0.06, minSeedRise: 0.02, maxHeldOutDrop: 0.05 },
+  },
+  {
+    id: 'ppoCritic',
+    name: 'PPO with a critic on your own model',
+    settings: {
+      ...DEFAULT_HF_TRAIN,
+      reward: 'chat-arithmetic',
+      chat: true,
+      estimator: 'gae',
+      loraRank: 8,
+      iterations: 40,
+      promptsPerBatch: 32,
+      samplesPerPrompt: 1,
+      maxNewTokens: 6,
+      ppoEpochs: 2,
+      miniBatches: 2,
+      lr: 3e-4,
+      klCoef: 0.01,
+      seed: 1,
+    },
+    claim: { minMeanRise: 0.06, minSeedRise: 0.02, maxHeldOutDrop: 0.05 },
+  },
+];
+
+export function hfPreset(name: string): HfPreset | undefined {
+  return HF_PRESETS.find((p) => p.name === name || p.id === name);
+}
