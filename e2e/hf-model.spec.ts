@@ -236,7 +236,9 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
-test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a reload', async ({ page }) => {
+test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a reload', async ({
+  page,
+}) => {
   test.setTimeout(600_000);
   await open(page);
   if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();

@@ -74,7 +74,9 @@ async function main(): Promise<number> {
     const seeds = Array.from({ length: nSeeds }, (_, i) => seedBase + i);
     const started = new Date().toISOString();
     const results = await measureHfPresets({ model: values.model, presets: values.preset, seeds, evalCount, backend: values.backend! }, (s) => console.error(s));
-    console.log(`\nnpm run learning --model ${values.model}: ${values.backend} backend, seeds ${seeds.join(', ')}, greedy held-out accuracy on ${evalCount} prompts, started ${started}\n`);
+    console.log(
+      `\nnpm run learning --model ${values.model}: ${values.backend} backend, seeds ${seeds.join(', ')}, greedy held-out accuracy on ${evalCount} prompts, started ${started}\n`,
+    );
     console.log(formatHfTable(results));
     console.log('\nClaims:');
     for (const r of results) console.log(`  ${r.preset}: ${r.claim.text}`);

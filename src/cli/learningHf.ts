@@ -97,7 +97,9 @@ export async function measureHfPresets(o: HfLearningOptions, log: (s: string) =>
       const runs: HfSeedRun[] = [];
       for (const seed of o.seeds) {
         const r = await runSeed(p, o, seed, dir);
-        log(`${p.name}, seed ${seed}: reward ${r.rewardFirst.toFixed(3)} → ${r.rewardLast.toFixed(3)}, held-out ${r.before.toFixed(3)} → ${r.after.toFixed(3)}, ${r.secondsPerIter.toFixed(1)} s/iteration`);
+        log(
+          `${p.name}, seed ${seed}: reward ${r.rewardFirst.toFixed(3)} → ${r.rewardLast.toFixed(3)}, held-out ${r.before.toFixed(3)} → ${r.after.toFixed(3)}, ${r.secondsPerIter.toFixed(1)} s/iteration`,
+        );
         runs.push(r);
       }
       results.push({ preset: p.name, runs, claim: judgeClaim(p, runs) });

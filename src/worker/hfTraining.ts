@@ -173,7 +173,15 @@ export class HfTraining {
             responses: scored.map((x, b) => {
               const rowOf = m.inspected?.[b];
               const tokens = rowOf
-                ? rowOf.ids.map((id, j) => ({ id, text: tokenizer.tokenText(id), old: rowOf.old[j], ref: rowOf.ref[j], logprob: rowOf.logprobs[j], advantage: rowOf.advantages[j], clip: rowOf.clip[j] }))
+                ? rowOf.ids.map((id, j) => ({
+                    id,
+                    text: tokenizer.tokenText(id),
+                    old: rowOf.old[j],
+                    ref: rowOf.ref[j],
+                    logprob: rowOf.logprobs[j],
+                    advantage: rowOf.advantages[j],
+                    clip: rowOf.clip[j],
+                  }))
                 : [];
               return { ...x, tokens };
             }),

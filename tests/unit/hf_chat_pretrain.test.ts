@@ -81,7 +81,21 @@ describe('the shipped chat model’s recipe', () => {
     const w = {
       embed: [fake(1)],
       positions: null,
-      layers: [{ inputNorm: { w: fake(2), b: null }, q: { w: fake(3), b: null }, k: { w: fake(4), b: null }, v: { w: fake(5), b: null }, o: { w: fake(6), b: null }, qNorm: fake(7), kNorm: fake(8), postNorm: { w: fake(9), b: null }, gate: { w: fake(10), b: null }, up: { w: fake(11), b: null }, down: { w: fake(12), b: null } }],
+      layers: [
+        {
+          inputNorm: { w: fake(2), b: null },
+          q: { w: fake(3), b: null },
+          k: { w: fake(4), b: null },
+          v: { w: fake(5), b: null },
+          o: { w: fake(6), b: null },
+          qNorm: fake(7),
+          kNorm: fake(8),
+          postNorm: { w: fake(9), b: null },
+          gate: { w: fake(10), b: null },
+          up: { w: fake(11), b: null },
+          down: { w: fake(12), b: null },
+        },
+      ],
       finalNorm: { w: fake(13), b: null },
       head: [fake(1)],
     };

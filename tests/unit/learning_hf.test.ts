@@ -6,7 +6,6 @@ import { judgeClaim, presetFlags } from '../../src/cli/learningHf.ts';
 import { HF_PRESETS, hfPreset } from '../../src/rl/hf/hfPresets.ts';
 import { hfTrainProblems } from '../../src/rl/hf/hfTrainSettings.ts';
 
-
 describe('the presets for a real model', () => {
   it('two presets, GRPO without a critic and PPO with one, both LoRA r 8 on the chat arithmetic task, settings the page accepts', () => {
     expect(HF_PRESETS.map((p) => p.name)).toEqual(['GRPO on your own model', 'PPO with a critic on your own model']);
@@ -18,7 +17,24 @@ describe('the presets for a real model', () => {
   it("a preset's run is `npm run train` with every one of its settings", () => {
     const p = hfPreset('grpo')!;
     const flags = presetFlags(p, { model: 'M', seed: 3, evalCount: 100, backend: 'cpu', out: 'o.jsonl' });
-    const names = ['model', 'task', 'eval-count', 'estimator', 'lora-rank', 'iters', 'batch', 'samples-per-prompt', 'max-new-tokens', 'epochs', 'mini-batches', 'lr', 'kl-coef', 'seed', 'backend', 'out'];
+    const names = [
+      'model',
+      'task',
+      'eval-count',
+      'estimator',
+      'lora-rank',
+      'iters',
+      'batch',
+      'samples-per-prompt',
+      'max-new-tokens',
+      'epochs',
+      'mini-batches',
+      'lr',
+      'kl-coef',
+      'seed',
+      'backend',
+      'out',
+    ];
     const options = Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ['quiet', { type: 'boolean' as const }]]);
     const { values } = parseArgs({ args: flags, options });
     const s = p.settings;

@@ -215,7 +215,10 @@ describe('HF flows through the trainer client', () => {
   it('a row an earlier version kept (its first response only) reads as today’s row', () => {
     const old = { iter: 3, reward_mean: 0.5, kl: 0, response_length_mean: 2, policy_loss: 0, clipfrac: 0, value_loss: null, seconds: 1 };
     const token = { id: 7, text: '4', old: -1, ref: -1, logprob: -0.9, advantage: 0.5, clip: null };
-    expect(upgradeHfTrainRow({ ...old, sample: { prompt: 'p', response: '4', score: 1 }, tokens: [token] })).toEqual({ ...old, responses: [{ prompt: 'p', response: '4', score: 1, tokens: [token] }] });
+    expect(upgradeHfTrainRow({ ...old, sample: { prompt: 'p', response: '4', score: 1 }, tokens: [token] })).toEqual({
+      ...old,
+      responses: [{ prompt: 'p', response: '4', score: 1, tokens: [token] }],
+    });
     const today = { ...old, responses: [] };
     expect(upgradeHfTrainRow(today)).toBe(today);
   });

@@ -59,7 +59,9 @@ export async function newFullTrainable(model: HfModel): Promise<FullTrainable> {
   const { at, decayed, size } = layout(w);
   const bytes = size * 4;
   if (bytes > maxBindingBytes(be))
-    throw new Error(`full training holds every weight in one buffer of ${(bytes / 2 ** 20).toFixed(1)} MiB, past this GPU's ${(maxBindingBytes(be) / 2 ** 20).toFixed(0)} MiB per binding: train LoRA adapters instead`);
+    throw new Error(
+      `full training holds every weight in one buffer of ${(bytes / 2 ** 20).toFixed(1)} MiB, past this GPU's ${(maxBindingBytes(be) / 2 ** 20).toFixed(0)} MiB per binding: train LoRA adapters instead`,
+    );
   const leaves = weightLeaves(w);
   const values = await be.readMany(leaves);
   const host = new Float64Array(size);

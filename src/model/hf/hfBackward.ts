@@ -186,7 +186,8 @@ type NormBackward = (gradY: Tensor, x: Tensor, norm: DeviceNorm, saved: { rstd: 
 /** RMSNorm's backward, or LayerNorm's (a frozen one's γ/β gradients go to scratch freed with the caller's scope). */
 function normBackward(model: HfModel): NormBackward {
   const be = model.be;
-  if (model.arch.norm.kind === 'rms') return (gradY, x, norm, saved, into, grad) => rmsNormBackward(be, { gradY, x, weight: norm.w, rstd: saved.rstd, gradWeight: grad?.w ?? null, into });
+  if (model.arch.norm.kind === 'rms')
+    return (gradY, x, norm, saved, into, grad) => rmsNormBackward(be, { gradY, x, weight: norm.w, rstd: saved.rstd, gradWeight: grad?.w ?? null, into });
   const D = model.arch.dModel;
   // made here, in the caller's scope: a layer's inner scope would free it before the next layer
   const scratch = { gamma: be.zeros([D]), beta: be.zeros([D]) };

@@ -5,7 +5,15 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
-import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainResponse, type HfTrainReward, type HfTrainRow, type HfTrainSettings, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
+import {
+  HF_TRAIN_RANGES,
+  type HfTrainNumber,
+  type HfTrainResponse,
+  type HfTrainReward,
+  type HfTrainRow,
+  type HfTrainSettings,
+  hfTrainProblems,
+} from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfTrainCharts } from './HfTrainCharts.tsx';
