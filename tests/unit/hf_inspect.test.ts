@@ -14,6 +14,7 @@ import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { hfPpoIteration } from '../../src/rl/hf/hfPpo.ts';
 import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
+import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { rng } from '../helpers/random.ts';
 
 async function setup() {
@@ -52,16 +53,20 @@ describe('the inspected response of an iteration', () => {
     model.dispose();
   });
 
-  it('in 2 minibatches of one epoch, each response’s new log-probs are the old ones before its minibatch’s step, or moved after the first step', async () => {
+  it('in 2 minibatches of one epoch, each response’s numbers come from its own minibatch: the first sees the rollout’s policy, the second the policy after one step', async () => {
     const { model, roles } = await setup();
     const cfg = { ...hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 2, klCoef: 0.01, lr: 1e-2, miniBatches: 2 }), inspect: true };
     const m = await hfPpoIteration(roles, prompts, rule, cfg, 0);
     const rows = m.inspected!;
     expect(rows).toHaveLength(4);
-    // the first minibatch sees the rollout's policy (r = 1 exactly), the second one the policy after one step
-    const same = rows.map((x) => x.logprobs.every((lp, j) => Math.abs(lp - x.old[j]) <= 1e-12));
-    expect(same.filter(Boolean)).toHaveLength(2);
     for (const [b, x] of rows.entries()) expect(x.ids).toEqual(m.responses[b]);
+    const [first, second] = epochMinibatches(4, 2, cfg.seed, 0, 0);
+    const unmoved = (b: number) => rows[b].logprobs.every((lp, j) => Math.abs(lp - rows[b].old[j]) <= 1e-12);
+    // the first minibatch is scored before any step: r = 1 exactly
+    for (const b of first) expect(unmoved(b), `row ${b}`).toBe(true);
+    // the second after the first's step, which moved the policy unless all its advantages were 0
+    const stepped = Array.from(first).some((b) => rows[b].advantages.some((a) => a !== 0));
+    expect(Array.from(second).every(unmoved)).toBe(!stepped);
     model.dispose();
   });
 
