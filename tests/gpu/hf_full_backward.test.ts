@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
 import { backwardToWeights, disposeTape, responseLogprobsTaped } from '../../src/model/hf/hfBackward.ts';
-import { disposeFullTrainable, type FullTrainable, fullOptimizerStep, newFullTrainable, zeroFullGrads } from '../../src/model/hf/fullParams.ts';
+import { flatOptimizerStep, zeroFlatGrads } from '../../src/model/hf/flatOptimizer.ts';
+import { disposeFullTrainable, type FullTrainable, newFullTrainable } from '../../src/model/hf/fullParams.ts';
 import { HfModel } from '../../src/model/hf/hfModel.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
@@ -54,7 +55,7 @@ async function setup(be: Backend, family: SyntheticFamily, seed: number): Promis
 /** Every weight's gradient of L = Σ c·logprob, per weight view (in weightLeaves order). */
 async function gradients(s: Setup): Promise<Float64Array[]> {
   const be = s.t.model.be;
-  zeroFullGrads(be, s.t);
+  zeroFlatGrads(be, s.t);
   const taped = responseLogprobsTaped(s.t.model, s.prompts, s.responses);
   backwardToWeights(s.t.model, taped.tape, be.tensor(s.c, [s.c.length]), s.t.weightGrads);
   disposeTape(s.t.model, taped.tape);
@@ -171,7 +172,7 @@ describe('every weight’s gradient through an HfModel (full training)', () => {
       const hp = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
       for (let step = 0; step < 5; step++) {
         await gradients(s);
-        be.dispose(fullOptimizerStep(be, s.t, hp));
+        be.dispose(flatOptimizerStep(be, s.t, hp));
       }
       const after = await loss(s);
       expect(s.t.steps).toBe(5);

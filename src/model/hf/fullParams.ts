@@ -1,16 +1,14 @@
 // Every weight of a small Hugging Face model as one trainable parameter set (full training, e.g.
 // the shipped chat model's pretraining): each weight a view into one flat f32 buffer (padded to
 // 64 elements, the views' alignment), its gradient a view into a second, so one gradNorm and one
-// AdamW step update them all, as the character model's flat buffer and the LoRA adapters' do.
+// AdamW step update them all (flatOptimizer.ts), as for the LoRA adapters.
 // A tied head is the embedding's own views, so its gradient lands in the embedding's.
 // Weight decay as the HF Trainer applies it: on dense weights and the embedding, not on biases,
 // norms or GPT-2's positions.
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
-import { fill } from '../../ops/elementwise.ts';
-import { adamw, gradNorm } from '../../ops/optim.ts';
-import { NO_CLIP, type OptimizerParams } from '../gpt.ts';
 import { maxBindingBytes, type DeviceWeights } from './deviceWeights.ts';
+import type { FlatTrainable } from './flatOptimizer.ts';
 import type { WeightGrads } from './hfBackward.ts';
 import { HfModel } from './hfModel.ts';
 import { mapWeights, weightLeaves, type WeightsOf } from './weightLayout.ts';
@@ -18,7 +16,7 @@ import { mapWeights, weightLeaves, type WeightsOf } from './weightLayout.ts';
 const ALIGN = 64;
 const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
-export interface FullTrainable {
+export interface FullTrainable extends FlatTrainable {
   size: number; // elements of the flat buffers (padding included)
   params: Tensor; // (size) f32: every weight
   grads: Tensor; // (size) f32
@@ -92,20 +90,6 @@ export async function newFullTrainable(model: HfModel): Promise<FullTrainable> {
     offsets,
     steps: 0,
   };
-}
-
-/** Zeroes the gradients before a new accumulation. */
-export function zeroFullGrads(be: Backend, t: FullTrainable): void {
-  fill(be, { x: t.grads, value: 0 });
-}
-
-/** One AdamW step over every weight (global-norm clipping when hp.maxGradNorm > 0); returns the pre-clip gradient norm (1). */
-export function fullOptimizerStep(be: Backend, t: FullTrainable, hp: OptimizerParams): Tensor {
-  const norm = gradNorm(be, { grads: t.grads });
-  t.steps++;
-  const maxGradNorm = hp.maxGradNorm > 0 ? hp.maxGradNorm : NO_CLIP;
-  adamw(be, { params: t.params, grads: t.grads, m: t.m, v: t.v, decayMask: t.decayMask, gradNorm: norm, hp: { ...hp, maxGradNorm, step: t.steps } });
-  return norm;
 }
 
 /** The trained weights as host arrays, in the model's layout (what a folder writer reads). */

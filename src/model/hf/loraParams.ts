@@ -5,9 +5,7 @@
 // feeds (GPT-2's c_attn: q's, k's, v's), each block padded.
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
-import { fill } from '../../ops/elementwise.ts';
-import { adamw, gradNorm } from '../../ops/optim.ts';
-import { NO_CLIP, type OptimizerParams } from '../gpt.ts';
+import type { FlatTrainable } from './flatOptimizer.ts';
 import type { AdapterGrads } from './hfBackward.ts';
 import type { HfModel } from './hfModel.ts';
 import type { ValueHead } from './valueHead.ts';
@@ -18,7 +16,7 @@ import { type AdapterModule, adapterModules } from './loraModules.ts';
 const ALIGN = 64;
 const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
-export interface LoraTrainable {
+export interface LoraTrainable extends FlatTrainable {
   settings: LoraSettings;
   size: number; // elements of the flat buffers (padding included)
   params: Tensor; // (size) f32: every adapter's A and B
@@ -126,19 +124,8 @@ export function newLoraTrainable(model: HfModel, settings: LoraSettings, seed: n
   };
 }
 
-/** Zeroes the gradients before a new accumulation. */
-export function zeroLoraGrads(be: Backend, t: LoraTrainable): void {
-  fill(be, { x: t.grads, value: 0 });
-}
-
-/** One AdamW step over every adapter (global-norm clipping when hp.maxGradNorm > 0); returns the pre-clip gradient norm (1). */
-export function loraOptimizerStep(be: Backend, t: LoraTrainable, hp: OptimizerParams): Tensor {
-  const norm = gradNorm(be, { grads: t.grads });
-  t.steps++;
-  const maxGradNorm = hp.maxGradNorm > 0 ? hp.maxGradNorm : NO_CLIP;
-  adamw(be, { params: t.params, grads: t.grads, m: t.m, v: t.v, decayMask: t.decayMask, gradNorm: norm, hp: { ...hp, maxGradNorm, step: t.steps } });
-  return norm;
-}
+/** Zeroes the adapters' gradients; one AdamW step over them (flatOptimizer.ts). */
+export { flatOptimizerStep as loraOptimizerStep, zeroFlatGrads as zeroLoraGrads } from './flatOptimizer.ts';
 
 /** Frees the flat buffers (the views go with them). */
 export function disposeLoraTrainable(be: Backend, t: LoraTrainable): void {

@@ -14,7 +14,8 @@
 import type { Backend } from '../../backend/backend.ts';
 import { trainByteLevelBpe } from '../../model/hf/bpeTrain.ts';
 import { MemoryFolder } from '../../model/hf/folder.ts';
-import { disposeFullTrainable, fullOptimizerStep, fullWeightValues, newFullTrainable, zeroFullGrads } from '../../model/hf/fullParams.ts';
+import { flatOptimizerStep, zeroFlatGrads } from '../../model/hf/flatOptimizer.ts';
+import { disposeFullTrainable, fullWeightValues, newFullTrainable } from '../../model/hf/fullParams.ts';
 import { backwardToWeights, disposeTape, responseLogprobsTaped } from '../../model/hf/hfBackward.ts';
 import { HfModel } from '../../model/hf/hfModel.ts';
 import { openHfFolder } from '../../model/hf/open.ts';
@@ -115,13 +116,13 @@ export async function pretrainChatModel(be: Backend, o: ChatPretrainOptions): Pr
       answers.forEach((r, b) => {
         grad.fill(-1 / N, b * A, b * A + r.length);
       });
-      zeroFullGrads(be, t);
+      zeroFlatGrads(be, t);
       const taped = responseLogprobsTaped(t.model, prompts.map(idsOf), answers);
       const gradT = be.tensor(grad, [grad.length]);
       backwardToWeights(t.model, taped.tape, gradT, t.weightGrads);
       disposeTape(t.model, taped.tape);
       const lr = phase === 'tutor' ? chatLr(o, step) : o.sloppyLr;
-      be.dispose(fullOptimizerStep(be, t, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 }));
+      be.dispose(flatOptimizerStep(be, t, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 }));
       const lp = await be.read(taped.logprobs);
       be.dispose(taped.logprobs, taped.entropy, gradT);
       // mean −log p over the answer tokens: Σ lp·grad with grad = −1/N on them

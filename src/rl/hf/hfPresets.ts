@@ -23,49 +23,25 @@ export interface HfPreset {
   claim: HfPresetClaim;
 }
 
+/** What both presets share: the chat arithmetic task, LoRA r 8, 40 iterations of 2 epochs × 2 minibatches. */
+const COMMON: HfTrainSettings = {
+  ...DEFAULT_HF_TRAIN,
+  reward: 'chat-arithmetic',
+  chat: true,
+  loraRank: 8,
+  iterations: 40,
+  maxNewTokens: 6,
+  ppoEpochs: 2,
+  miniBatches: 2,
+  lr: 3e-4,
+  klCoef: 0.01,
+  seed: 1,
+};
+const CLAIM: HfPresetClaim = { minMeanRise: 0.06, minSeedRise: 0.02, maxHeldOutDrop: 0.05 };
+
 export const HF_PRESETS: readonly HfPreset[] = [
-  {
-    id: 'grpo',
-    name: 'GRPO on your own model',
-    settings: {
-      ...DEFAULT_HF_TRAIN,
-      reward: 'chat-arithmetic',
-      chat: true,
-      estimator: 'group_norm',
-      loraRank: 8,
-      iterations: 40,
-      promptsPerBatch: 8,
-      samplesPerPrompt: 4,
-      maxNewTokens: 6,
-      ppoEpochs: 2,
-      miniBatches: 2,
-      lr: 3e-4,
-      klCoef: 0.01,
-      seed: 1,
-    },
-    claim: { minMeanRise: 0.06, minSeedRise: 0.02, maxHeldOutDrop: 0.05 },
-  },
-  {
-    id: 'ppoCritic',
-    name: 'PPO with a critic on your own model',
-    settings: {
-      ...DEFAULT_HF_TRAIN,
-      reward: 'chat-arithmetic',
-      chat: true,
-      estimator: 'gae',
-      loraRank: 8,
-      iterations: 40,
-      promptsPerBatch: 32,
-      samplesPerPrompt: 1,
-      maxNewTokens: 6,
-      ppoEpochs: 2,
-      miniBatches: 2,
-      lr: 3e-4,
-      klCoef: 0.01,
-      seed: 1,
-    },
-    claim: { minMeanRise: 0.06, minSeedRise: 0.02, maxHeldOutDrop: 0.05 },
-  },
+  { id: 'grpo', name: 'GRPO on your own model', settings: { ...COMMON, estimator: 'group_norm', promptsPerBatch: 8, samplesPerPrompt: 4 }, claim: CLAIM },
+  { id: 'ppoCritic', name: 'PPO with a critic on your own model', settings: { ...COMMON, estimator: 'gae', promptsPerBatch: 32, samplesPerPrompt: 1 }, claim: CLAIM },
 ];
 
 export function hfPreset(name: string): HfPreset | undefined {
