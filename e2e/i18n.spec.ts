@@ -98,6 +98,8 @@ const DESKTOPS = [
   { width: 1280, height: 720 },
 ] as const;
 
+/** The six teaching views' tabs; the views load lazily, so callers wait for them with toHaveCount. */
+const TEACHING_TAB_COUNT = 6;
 const teachingTabs = (page: Page) => page.getByRole('tablist').first().getByRole('tab');
 
 test('?lang=zh-CN: the main page and every teaching view are in Chinese, with nothing overflowing', async ({ page }) => {
@@ -111,8 +113,8 @@ test('?lang=zh-CN: the main page and every teaching view are in Chinese, with no
     await expectNothingOverflows(page, `main page at ${size.width}×${size.height}`);
   }
   const tabs = teachingTabs(page);
-  const n = await tabs.count();
-  expect(n).toBeGreaterThanOrEqual(5);
+  await expect(tabs).toHaveCount(TEACHING_TAB_COUNT);
+  const n = TEACHING_TAB_COUNT;
   for (let i = 0; i < n; i++) {
     const tab = tabs.nth(i);
     await tab.click();
@@ -131,6 +133,7 @@ test('English too: nothing overflows on the main page or in a teaching view at 1
   await open(page, '?lang=en');
   await send(page, [...metricMessages(30), ...evalMessages(30, 10), ratioMessage(30), SAMPLE_MESSAGE]);
   const tabs = teachingTabs(page);
+  await expect(tabs).toHaveCount(TEACHING_TAB_COUNT);
   for (const size of DESKTOPS) {
     await page.setViewportSize(size);
     await expectNothingOverflows(page, `English main page at ${size.width}×${size.height}`);

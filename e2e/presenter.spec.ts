@@ -120,7 +120,9 @@ for (const lang of ['en', 'zh-CN'] as const) {
     await expect(page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(1);
     await expectPresenterFits(page, `${lang} main page`);
     const tabs = page.getByRole('tab');
-    const n = await tabs.count();
+    // The teaching views load lazily: wait for all six before walking them.
+    await expect(tabs).toHaveCount(6);
+    const n = 6;
     for (let i = 1; i < n; i++) {
       await tabs.nth(i).click();
       await expect(tabs.nth(i)).toHaveAttribute('aria-selected', 'true');
