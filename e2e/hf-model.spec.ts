@@ -40,8 +40,20 @@ async function open(page: Page) {
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
 }
 
+/**
+ * The own-model panel open. The page opens it by itself once it has read a kept model, so the
+ * button is pressed only while it says the panel is closed, and again if that raced the page's own.
+ */
+async function showHfPanel(page: Page) {
+  const show = page.getByTestId('hf-show');
+  await expect(async () => {
+    if ((await show.getAttribute('aria-expanded')) !== 'true') await show.click();
+    await expect(page.getByTestId('hf-panel')).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
 async function pick(page: Page, folder: string) {
-  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await showHfPanel(page);
   await page.getByTestId('hf-folder').setInputFiles(join(root, folder));
 }
 
@@ -241,7 +253,7 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
 }) => {
   test.setTimeout(600_000);
   await open(page);
-  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await showHfPanel(page);
   await expect(page.getByTestId('hf-panel')).toContainText('a 500.6 KiB Qwen3-architecture model');
   await page.getByTestId('hf-open-shipped').click();
   await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM, 2 layers, width 96, 4 heads (2 key/value), vocabulary 320', { timeout: 180_000 });
@@ -303,7 +315,7 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   // after a reload the shipped model is offered from this browser's copy, with its adapter
   await page.reload();
   await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
-  if ((await page.getByTestId('hf-panel').count()) === 0) await page.getByTestId('hf-show').click();
+  await showHfPanel(page);
   await page.getByTestId('hf-open-kept').click();
   await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM', { timeout: 180_000 });
   await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
