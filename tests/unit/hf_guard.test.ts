@@ -44,7 +44,9 @@ describe('HfNanGuard', () => {
         'iteration 2: reward_mean became Infinity; the adapters were put back as they were before it. Lower the learning rate, or check the reward for non-finite scores',
       );
 
-      const overflow = await guard.iteration(roles, prompts, rule, { ...cfg, actorHp: { ...cfg.actorHp, lr: 1e300, maxGradNorm: 0 } }, 2);
+      // Every response scored apart, so no group's advantages are all 0 and the step moves the adapters.
+      const distinct = (_p: readonly (readonly number[])[], rs: readonly (readonly number[])[]) => rs.map((_x, i) => i);
+      const overflow = await guard.iteration(roles, prompts, distinct, { ...cfg, actorHp: { ...cfg.actorHp, lr: 1e300, maxGradNorm: 0 } }, 2);
       expect(overflow.nonFinite).toMatchObject({ iter: 3 });
       expect(await state()).toEqual(before);
 
