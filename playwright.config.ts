@@ -25,6 +25,9 @@ export default defineConfig({
     viewport: { width: 1360, height: 900 },
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     trace: 'off',
+    // The page's offline worker precaches every asset on each fresh context: about 2 s of CPU a
+    // test (scripts/page-load-cost.ts --service-worker). Only the specs that test it allow it.
+    serviceWorkers: 'block',
   },
   // Serves the built dist/ (`npm run test:e2e` runs `vite build` first).
   webServer: {

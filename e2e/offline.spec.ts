@@ -3,6 +3,9 @@
 // gone, a reload still opens the page and the real trainer trains an iteration.
 import { expect, test } from '@playwright/test';
 
+// The config blocks service workers for the other specs (playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
+
 const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 
 test('after one visit the page loads and trains with the network off', async ({ page, context }) => {

@@ -27,6 +27,8 @@ const TYPES: Record<string, string> = {
 // while their service worker changes leaves Chromium's GPU process rasterising text a pixel apart,
 // which the screenshot baselines of later specs would read as a change.
 test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] } });
+// The config blocks service workers for the other specs (playwright.config.ts).
+test.use({ serviceWorkers: 'allow' });
 
 let root: string;
 let server: Server;

@@ -4,6 +4,7 @@
 // GPU badge masked because it names the adapter. Regenerate with
 // `npx playwright test e2e/visual.spec.ts --update-snapshots` after an intended UI change.
 import type { Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, SOFTWARE_COMPOSITING } from '../src/node/chromium.ts';
 import { expect, test } from './fixtures.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
@@ -11,6 +12,8 @@ import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from
 test.use({ warmUp: false });
 
 test.use({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+// The baselines were drawn with GL compositing, the one whose pixels repeat run after run (chromium.ts).
+test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => a !== SOFTWARE_COMPOSITING) } });
 
 async function openPage(page: Page) {
   await page.goto('/');

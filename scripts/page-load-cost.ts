@@ -3,13 +3,16 @@
 // (renderer, GPU process, browser, utilities; from /proc) until the GPU badge says "WebGPU ready",
 // and then while the trainer warms up in the background, until the processes go idle.
 //   npx vite build && npx tsx scripts/page-load-cost.ts [--loads N] [--port P] [--no-warm-up]
+//     [--service-worker] [--gl-compositing]
 // --no-warm-up: the pages set the test switch 'ppo-test-no-warm-up' (src/store/testSwitches.ts),
-// as the specs that never train do (e2e/fixtures.ts).
+// as the specs that never train do (e2e/fixtures.ts). --service-worker lets the page install its
+// offline worker (the specs block it unless they test it); --gl-compositing composites through
+// SwiftShader's GL instead of in software (src/node/chromium.ts), as the screenshot tests do.
 // Linux only (/proc). Prints one line per load and the mean.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../src/node/chromium.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, SOFTWARE_COMPOSITING } from '../src/node/chromium.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -18,6 +21,8 @@ const arg = (name: string, fallback: number) => {
 const loads = arg('--loads', 3);
 const port = arg('--port', Number(process.env.PPO_E2E_PORT ?? 4173));
 const noWarmUp = process.argv.includes('--no-warm-up');
+const serviceWorker = process.argv.includes('--service-worker');
+const glCompositing = process.argv.includes('--gl-compositing');
 const TICKS = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
 
 /** CPU seconds of every process below `root`, summed by Chromium process type. */
@@ -69,10 +74,11 @@ try {
       await new Promise((r) => setTimeout(r, 500));
     }
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const args = glCompositing ? CHROMIUM_ARGS.filter((a) => a !== SOFTWARE_COMPOSITING) : CHROMIUM_ARGS;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   const sums = { ready: 0, after: 0, wall: 0 };
   for (let i = 0; i < loads; i++) {
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, serviceWorkers: serviceWorker ? 'allow' : 'block' });
     if (noWarmUp) await context.addInitScript(() => localStorage.setItem('ppo-test-no-warm-up', '1'));
     const page = await context.newPage();
     const c0 = cpuByType(process.pid);
@@ -101,7 +107,7 @@ try {
   await browser.close();
   const n = loads;
   console.log(
-    `${noWarmUp ? 'no warm-up (ppo-test-no-warm-up), ' : ''}mean of ${n}: ${(sums.wall / n).toFixed(1)} s to ready; CPU ${(sums.ready / n).toFixed(1)} s to ready + ${(sums.after / n).toFixed(1)} s warm-up = ${((sums.ready + sums.after) / n).toFixed(1)} s a load (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+    `${[noWarmUp && 'no warm-up', serviceWorker && 'service worker', glCompositing && 'GL compositing'].filter(Boolean).join(', ') || 'defaults'}: mean of ${n}: ${(sums.wall / n).toFixed(1)} s to ready; CPU ${(sums.ready / n).toFixed(1)} s to ready + ${(sums.after / n).toFixed(1)} s warm-up = ${((sums.ready + sums.after) / n).toFixed(1)} s a load (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
   );
 } finally {
   server.kill();
