@@ -5,7 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 
 // The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).

@@ -6,7 +6,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { clipCountsByRow, clippedCells, defaultToken, nextClipped, recomputeTrace } from '../src/rl/inspect/index.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 
 test.describe.configure({ timeout: 300_000 });

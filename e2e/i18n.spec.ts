@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import { expect, skipWarmUp, test } from './fixtures.ts';
 import { englishLeftIn } from '../tests/helpers/i18nText.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 // The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).

@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { recomputeTrace, tokenTable } from '../src/rl/inspect/index.ts';
 import { formatNumber } from '../src/ui/inspect/format.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import { FIXTURE, fixtureTrace } from './inspectorFixture.ts';
 
 // The pages skip the trainer warm-up unless a test below asks for it (fixtures.ts).

@@ -5,7 +5,7 @@
 // the median text at least 20 px, no axis label cut; any chart fills the window and comes back.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 import { measurePresenter } from './presenterMeasure.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';

@@ -9,7 +9,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { dimSizes, KL_TEX, openrlhfExperience, recomputeTrace, texNumber, tokenTable, verlBatch } from '../src/rl/inspect/index.ts';
 import { formatNumber } from '../src/ui/inspect/format.ts';
-import { traceToJson } from '../src/ui/inspect/traceJson.ts';
+import { traceToJson } from '../src/store/traceJson.ts';
 import type { CapturedTrace } from '../src/store/inspection.ts';
 import { FIXTURE, fixtureTrace } from './inspectorFixture.ts';
 

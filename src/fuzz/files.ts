@@ -7,6 +7,7 @@ import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { DEFAULT_CONFIG } from '../rl/config.ts';
 import type { Backend } from '../backend/backend.ts';
 import { csvText, metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
+import { readRunFile, RunFileError, runFileText } from '../store/runFile.ts';
 import { candidatePairs } from '../store/feedbackPairing.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
@@ -118,6 +119,52 @@ function checkExports(runs: RunRecord[]): string | null {
   return null;
 }
 
+/**
+ * A run file's text damaged the ways files are: cut short, a byte changed, a value replaced by a
+ * hostile one (another type, a huge number, text where a number goes), a field dropped.
+ */
+export function mutatedRunFile(rng: Rng, text: string): string {
+  const cut = () => text.slice(0, rng.int(0, text.length));
+  const flip = () => {
+    const i = rng.int(0, text.length);
+    return text.slice(0, i) + String.fromCharCode(rng.int(32, 127)) + text.slice(i + 1);
+  };
+  const value = () => {
+    const doc = JSON.parse(text);
+    const paths: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
+    const walk = (x: unknown) => {
+      if (Array.isArray(x)) {
+        for (const [i, v] of x.entries()) {
+          paths.push({ parent: x, key: i });
+          walk(v);
+        }
+      } else if (x && typeof x === 'object') {
+        for (const [k, v] of Object.entries(x)) {
+          paths.push({ parent: x as Record<string, unknown>, key: k });
+          walk(v);
+        }
+      }
+    };
+    walk(doc);
+    const { parent, key } = pick(rng, paths);
+    if (chance(rng, 0.3) && !Array.isArray(parent)) delete parent[key as string];
+    else (parent as Record<string | number, unknown>)[key] = pick(rng, [randomNumber(rng), hostileText(rng), null, true, [], {}, 1e308, -1, 2 ** 53, '__proto__']);
+    return JSON.stringify(doc);
+  };
+  return pick(rng, [cut, flip, value, value, value])();
+}
+
+/** null when a mutated run file is refused with a RunFileError or read whole with finite metrics, else what went wrong. */
+function checkRunFile(text: string): string | null {
+  try {
+    const back = readRunFile(text);
+    for (const p of back.run.metrics) for (const [k, v] of Object.entries(p.values)) if (!Number.isFinite(v)) return `read a non-finite ${sketch(k)} = ${v}`;
+    return null;
+  } catch (e) {
+    return e instanceof RunFileError ? null : `escaped the checks: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
+  }
+}
+
 /** Labels as the feedback view sends them: mostly in-alphabet text, sometimes not. */
 function randomLabels(rng: Rng, alphabet: string): PreferencePair[] {
   const chars = [...alphabet];
@@ -141,18 +188,35 @@ function checkPairs(rows: SampleRow[]): string | null {
   return null;
 }
 
+/** A run the metric vocabulary knows (the random runs' keys include hostile ones, which a run file refuses whole). */
+const VALID_RUN: RunRecord = {
+  id: 'run-1',
+  name: 'run',
+  color: '#0072B2',
+  visible: true,
+  config: { ...DEFAULT_CONFIG },
+  backend: 'webgpu',
+  createdAt: 0,
+  metrics: Array.from({ length: 4 }, (_, i) => ({ iter: i, values: { reward_mean: i / 4, kl: 0.01 * i, policy_loss: -0.1 } })),
+  evals: [{ iter: 0, values: { accuracy: 0.5 } }],
+};
+
 const TINY_RM: Omit<GptConfig, 'vocabSize' | 'head'> = { nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16 };
 
 export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Backend): Promise<TargetReport[]> {
   const exp = emptyReport('files: exported metrics read back (CSV, JSON)');
   const pairs = emptyReport('files: feedback pairs offered');
   const labels = emptyReport('files: feedback labels → reward model fine-tuning');
+  const runFiles = emptyReport('files: damaged run files refused by name');
   const task = getTask('sentiment');
   const rm = RewardModel.fresh(be, { ...TINY_RM, vocabSize: new CharTokenizer(task.alphabet).vocabSize, head: 'reward' }, task.alphabet, task.name, 5);
   try {
     for (let i = 0; i < count; i++) {
       const runs = randomRuns(rng);
       record(exp, await runCase(() => checkExports(runs), limitMs), `case ${i} ${sketch(runs.map((r) => [r.id, r.name]))}`);
+      const saved = runFileText({ ...VALID_RUN, name: runs[0]?.name ?? 'run' }, null, []);
+      const mutated = mutatedRunFile(rng, saved);
+      record(runFiles, await runCase(() => checkRunFile(mutated), limitMs), `case ${i} ${sketch(mutated)}`);
       const rows: SampleRow[] = Array.from({ length: rng.int(0, 10) }, () => ({
         prompt: pick(rng, ['a', 'b', hostileText(rng)]),
         response: pick(rng, ['x', 'y', 'z', hostileText(rng)]),
@@ -186,5 +250,5 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
   } finally {
     rm.dispose();
   }
-  return [exp, pairs, labels];
+  return [exp, pairs, labels, runFiles];
 }

@@ -7,6 +7,8 @@ import { findPreset } from '../rl/presets.ts';
 import { adviceNumber, type KnobAdvice } from '../worker/nanAdvice.ts';
 import { type NonFiniteReport, type PageToWorker, type RewardFunctionReport, type TrainerStage, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
 import type { RunSequence } from './statusTypes.ts';
+import { formatBytes } from '../model/hf/memoryPlan.ts';
+import { RUN_FILE_MAX_BYTES, RUN_FILE_VERSION, RunFileError } from './runFile.ts';
 
 type Msg<T extends WorkerToPage['type']> = Extract<WorkerToPage, { type: T }>;
 
@@ -217,6 +219,23 @@ export function actorExported(fileName: string, byteLength: number): string {
 
 export function checkpointRefused(fileName: string, problem: string): string {
   return t('notices:checkpointRefused', { fileName, problem });
+}
+
+export function runFileSaved(name: string, fileName: string, bytes: number, iterations: number, traces: number): string {
+  return t('notices:runFileSaved', { name, fileName, size: formatBytes(bytes), iterations, traces });
+}
+
+export function runFileOpened(name: string, fileName: string, iterations: number, savedAt: string): string {
+  return t('notices:runFileOpened', { name, fileName, iterations, date: new Date(savedAt).toLocaleString(currentLocale()) });
+}
+
+/** Why a run file was not opened, in the page's language; the page is untouched. */
+export function runFileRefused(fileName: string, e: unknown): string {
+  const why =
+    e instanceof RunFileError
+      ? t(`notices:runFileWhy.${e.reason}`, { found: e.found, want: RUN_FILE_VERSION, field: e.field, detail: e.message, mib: RUN_FILE_MAX_BYTES / 2 ** 20 })
+      : String(e);
+  return t('notices:runFileRefused', { fileName, why });
 }
 
 export function actorLoaded(fileName: string): string {

@@ -51,6 +51,8 @@ export interface RunRecord {
   preset?: string;
   /** The comparison it was begun in (comparisons.ts); absent in runs saved before comparisons: 0. */
   comparison?: number;
+  /** A run opened from a run file (runFile.ts): shown as recorded, never trained further here. */
+  recorded?: { file: string; savedAt: string };
 }
 
 /** Colour-blind-friendly palette (Okabe–Ito, minus black and yellow that vanish on white). */

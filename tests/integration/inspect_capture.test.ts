@@ -6,6 +6,9 @@ import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { CAPTURE_CASES, expectTraceMatches, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
 import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
+import { readRunFile, runFileText } from '../../src/store/runFile.ts';
+import { traceToJson } from '../../src/store/traceJson.ts';
+import type { RunRecord } from '../../src/store/runs.ts';
 
 const be = new CpuBackend();
 const F64: CaptureTolerances = {
@@ -20,6 +23,19 @@ describe('iteration capture (cpu)', () => {
     const traces = await runCapturedIterations(be, over, F64);
     // The second iteration's policy has moved from the reference, so its KL terms are not all 0.
     expect(traces[1].stored.kl.some((x) => x !== 0)).toBe(true);
+  });
+
+  it.each(CAPTURE_CASES)('%s: the traces read back from a run file equal the captured ones, every field', async (_name, over) => {
+    const traces = await runCapturedIterations(be, over, F64);
+    const run: RunRecord = { id: 'r', name: 'n', color: '#0072B2', visible: true, config: tinyConfig(over), backend: 'cpu', createdAt: 0, metrics: [] };
+    const captured = traces.map((trace) => ({
+      runId: 'r',
+      trace,
+      prompts: Array.from({ length: trace.B }, () => 'p'),
+      tokenText: Array.from({ length: trace.B * trace.A }, () => 't'),
+    }));
+    const back = readRunFile(runFileText(run, null, captured)).traces;
+    expect(back.map((t) => traceToJson({ ...t, runId: 'r' }))).toEqual(captured.map(traceToJson));
   });
 
   it('a captured iteration trains exactly as an uncaptured one; without capture there is no trace', async () => {

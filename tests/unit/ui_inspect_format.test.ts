@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { recomputeTrace } from '../../src/rl/inspect/index.ts';
 import { differs, formatNumber, parseKnob, responseText, sameKnobs } from '../../src/ui/inspect/format.ts';
 import { scanStepTex, STEP_COLUMNS } from '../../src/ui/inspect/steps.ts';
-import { traceFromJson, traceToJson } from '../../src/ui/inspect/traceJson.ts';
+import { traceFromJson, traceToJson } from '../../src/store/traceJson.ts';
 import { FORMULA_STEPS, gaeScanSteps } from '../../src/rl/inspect/index.ts';
 import { buildTrace, knobs } from '../helpers/inspectTrace.ts';
 import { rng } from '../helpers/random.ts';

@@ -8,6 +8,7 @@ import { keepBatches, shownRunId, withBatch, type BatchRatios, type BatchSamples
 import { hideAll, latestComparison, showOnly, toggled, withNewRun } from '../comparisons.ts';
 import { defaultRunName, makeRunId, switchRunBackend, truncateRunRecord, type EvalPoint, type MetricPoint, type RunRecord } from '../runs.ts';
 import type { BackendChoice } from '../../worker/protocol.ts';
+import type { RecordedRun } from '../runFile.ts';
 import type { ConfigSlice } from './configSlice.ts';
 
 /** What a new run is started as (a preset arm's label and budget); all optional. */
@@ -35,6 +36,11 @@ export interface RunsSlice {
 
   /** Starts a new run record from the current config and makes it active. */
   beginRun(start?: RunStart): RunRecord;
+  /**
+   * A run read from a run file (`file` its name), added as a new run of the current comparison with
+   * its batch; the teaching views show it. The run training, if any, goes on untouched.
+   */
+  addRecordedRun(rec: RecordedRun, file: string): RunRecord;
   /** No run is active any more (it stays in the list). */
   closeRun(): void;
   appendMetrics(runId: string, points: readonly MetricPoint[]): void;
@@ -117,6 +123,17 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
     // The views follow the new run (empty until its first batch); the student's pick ends here.
     const next = { runs: withNewRun(runs, begun), activeRunId: begun.id, viewRunId: null, batches: get().batches };
     set({ ...next, ...shownBatch(next) });
+    return next.runs.at(-1)!;
+  },
+  addRecordedRun(rec, file) {
+    const { runs, comparison, batches } = get();
+    const added: Omit<RunRecord, 'color'> = { ...rec.run, id: makeRunId(), visible: true, comparison, recorded: { file, savedAt: rec.savedAt } };
+    const next = {
+      runs: withNewRun(runs, added),
+      viewRunId: added.id,
+      batches: rec.batch ? withBatch(batches, added.id, rec.batch) : batches,
+    };
+    set({ ...next, ...shownBatch({ ...get(), ...next }) });
     return next.runs.at(-1)!;
   },
   closeRun: () => set({ activeRunId: null, ...shownBatch({ ...get(), activeRunId: null }) }),

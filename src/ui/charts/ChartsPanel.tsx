@@ -13,6 +13,7 @@ import { comparisonOf } from '../../store/comparisons.ts';
 import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { downloadBlob } from '../../store/download.ts';
+import { openRunFile, saveRunFile } from '../../store/runFiles.ts';
 import { downloadChartPng } from './exportPng.ts';
 import { usePresenter } from '../presenter.ts';
 import { FullscreenButton, useChartFullscreen } from './ChartFullscreen.tsx';
@@ -252,12 +253,48 @@ function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
             })
           : t('runs.iterations', { n: formatNumber(r.metrics.length) })}
       </span>
+      {r.recorded ? (
+        <span className="badge recorded-badge" title={t('runs.recordedFrom', { file: r.recorded.file })} data-testid="recorded-badge">
+          {t('runs.recorded')}
+        </span>
+      ) : null}
+      <button type="button" className="btn ghost small" aria-label={t('runs.save', { name: r.name })} title={t('runs.saveHint')} onClick={() => saveRunFile(r.id)}>
+        ⤓
+      </button>
       <button type="button" className="btn ghost small" aria-label={t('runs.delete', { name: r.name })} disabled={active} onClick={() => deleteRun(r.id)}>
         ×
       </button>
     </li>
   );
 }
+
+/** "Open run…": a run file (runFiles.ts) from the disk; the panel also takes one dropped on it. */
+function OpenRunButton() {
+  const { t } = useTranslation('charts');
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" className="btn small" data-testid="open-run" title={t('runs.openHint')} onClick={() => input.current?.click()}>
+        {t('runs.open')}
+      </button>
+      <input
+        ref={input}
+        type="file"
+        accept=".json,application/json"
+        hidden
+        data-testid="open-run-input"
+        onChange={(e) => {
+          const file = e.currentTarget.files?.[0];
+          e.currentTarget.value = '';
+          if (file) void openRunFile(file);
+        }}
+      />
+    </>
+  );
+}
+
+/** A file dragged over the panel: the drop opens it as a run file. */
+const draggingFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
 /** "New comparison" and "Clear…" (which asks first: it deletes for good), in the panel's toolbar once there are runs. */
 function RunActions() {
@@ -357,7 +394,19 @@ export function ChartsPanel() {
   const charts = useMemo(() => chartsFor(visible, config, present), [visible, config, present]);
   const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return (
-    <section className="charts card" aria-labelledby="charts-title">
+    <section
+      className="charts card"
+      aria-labelledby="charts-title"
+      onDragOver={(e) => {
+        if (draggingFiles(e.nativeEvent)) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const file = e.dataTransfer.files?.[0];
+        if (!file) return;
+        e.preventDefault();
+        void openRunFile(file);
+      }}
+    >
       <div className="card-head">
         <h2 id="charts-title">{t('panel.title')}</h2>
         <div className="toolbar">
@@ -369,6 +418,7 @@ export function ChartsPanel() {
             </span>
           </label>
           <RunActions />
+          <OpenRunButton />
           <button
             type="button"
             className="btn small"

@@ -1,0 +1,271 @@
+// A run as one file: its config, every metric, the held-out evaluations, its latest batch (the
+// samples and ratios the teaching views show) and the iterations the inspector captured, with their
+// full token tables. Written as JSON with a format name and version; read back through checks that
+// refuse a file of another format or version, or a damaged one, naming what is wrong. Nothing of
+// the page changes until a file has passed every check (the caller adds it as a new run).
+import { checkConfig } from '../rl/config.ts';
+import { recomputeTrace } from '../rl/inspect/index.ts';
+import { isMetricName, type MetricValues } from '../rl/metricNames.ts';
+import type { SampleRow, SampleToken } from '../rl/samples.ts';
+import type { BatchRatios, BatchSamples, RunBatch } from './batches.ts';
+import type { CapturedTrace } from './inspection.ts';
+import type { EvalPoint, MetricPoint, RunRecord } from './runs.ts';
+import { type CapturedTraceJson, traceFromJson, traceToJson } from './traceJson.ts';
+
+export const RUN_FILE_FORMAT = 'ppo-playground-run';
+/** Bumped when a field changes meaning; a file of another version is refused by name. */
+export const RUN_FILE_VERSION = 1;
+/** The largest file read (a 300-iteration run with five traces is about 1 MB). */
+export const RUN_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** What a run file holds once read: the run as it was recorded, its batch and its traces. */
+export interface RecordedRun {
+  /** The run's record; its id, colour and comparison are the page's to give when it is opened. */
+  run: Omit<RunRecord, 'id' | 'color' | 'visible' | 'comparison'>;
+  batch: RunBatch | null;
+  /** Traces of the run's inspected iterations, oldest first (runId is the page's to give). */
+  traces: Omit<CapturedTrace, 'runId'>[];
+  /** When the file was written (ISO 8601). */
+  savedAt: string;
+}
+
+/**
+ * Why a file was refused: `field` names the part (`run.metrics[3].values.kl`), `found` what stood
+ * there (the format or version a foreign file has), `message` says it in English (notices.ts words
+ * it in the page's language).
+ */
+export class RunFileError extends Error {
+  constructor(
+    readonly reason: 'not-json' | 'not-a-run' | 'version' | 'damaged' | 'too-large',
+    readonly field: string,
+    message: string,
+    readonly found = '',
+  ) {
+    super(message);
+    this.name = 'RunFileError';
+  }
+}
+
+interface RunFileJson {
+  format: typeof RUN_FILE_FORMAT;
+  version: typeof RUN_FILE_VERSION;
+  savedAt: string;
+  run: RecordedRun['run'];
+  batch: RunBatch | null;
+  traces: Omit<CapturedTraceJson, 'runId'>[];
+}
+
+/** The file's text for `run` with its batch and traces (those of other runs are left out). */
+export function runFileText(run: RunRecord, batch: RunBatch | null | undefined, traces: readonly CapturedTrace[], savedAt = new Date()): string {
+  const { id: _id, color: _color, visible: _visible, comparison: _comparison, ...record } = run;
+  const doc: RunFileJson = {
+    format: RUN_FILE_FORMAT,
+    version: RUN_FILE_VERSION,
+    savedAt: savedAt.toISOString(),
+    run: record,
+    batch: batch ?? null,
+    traces: traces
+      .filter((t) => t.runId === run.id)
+      .map((t) => {
+        const { runId: _r, ...rest } = traceToJson(t);
+        return rest;
+      }),
+  };
+  return JSON.stringify(doc);
+}
+
+const damaged = (field: string, what: string) => new RunFileError('damaged', field, `${field}: ${what}`);
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+
+function num(x: unknown, field: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw damaged(field, `expected a finite number, found ${shown(x)}`);
+  return x;
+}
+
+function count(x: unknown, field: string): number {
+  if (!isCount(x)) throw damaged(field, `expected a whole number ≥ 0, found ${shown(x)}`);
+  return x;
+}
+
+function str(x: unknown, field: string, max = 10_000): string {
+  if (typeof x !== 'string' || x.length > max) throw damaged(field, `expected text of at most ${max} characters, found ${shown(x)}`);
+  return x;
+}
+
+function list(x: unknown, field: string): unknown[] {
+  if (!Array.isArray(x)) throw damaged(field, `expected a list, found ${shown(x)}`);
+  return x;
+}
+
+function shown(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  const s = JSON.stringify(x) ?? String(x);
+  return s.length > 40 ? `${s.slice(0, 37)}…` : s;
+}
+
+function readMetrics(x: unknown): MetricPoint[] {
+  return list(x, 'run.metrics').map((p, i) => {
+    const f = `run.metrics[${i}]`;
+    if (!isObject(p) || !isCount(p.iter) || !isObject(p.values)) throw damaged(f, 'expected { iter, values }');
+    const values: MetricValues = {};
+    for (const [k, v] of Object.entries(p.values)) {
+      if (!isMetricName(k)) throw damaged(`${f}.values`, `${shown(k)} is not a metric this page knows`);
+      values[k] = num(v, `${f}.values.${k}`);
+    }
+    return { iter: p.iter, values };
+  });
+}
+
+function readEvals(x: unknown): EvalPoint[] {
+  return list(x, 'run.evals').map((p, i) => {
+    const f = `run.evals[${i}]`;
+    if (!isObject(p) || !isCount(p.iter) || !isObject(p.values)) throw damaged(f, 'expected { iter, values }');
+    const values = Object.fromEntries(Object.entries(p.values).map(([k, v]) => [str(k, `${f}.values`, 100), num(v, `${f}.values.${k}`)]));
+    return {
+      iter: p.iter,
+      values,
+      ...(p.prompts !== undefined ? { prompts: count(p.prompts, `${f}.prompts`) } : {}),
+      ...(p.seconds !== undefined ? { seconds: num(p.seconds, `${f}.seconds`) } : {}),
+    };
+  });
+}
+
+const TOKEN_NUMBERS = ['advantage', 'kl', 'ratio', 'value'] as const;
+const TOKEN_OPTIONAL_NUMBERS = ['reward', 'return', 'rolloutLogprob', 'oldLogprob', 'newLogprob', 'refLogprob'] as const;
+
+function readToken(x: unknown, f: string): SampleToken {
+  if (!isObject(x)) throw damaged(f, 'expected a token');
+  const t: SampleToken = { text: str(x.text, `${f}.text`, 200), advantage: 0, kl: 0, ratio: 0, value: 0 };
+  for (const k of TOKEN_NUMBERS) t[k] = num(x[k], `${f}.${k}`);
+  for (const k of TOKEN_OPTIONAL_NUMBERS) if (x[k] !== undefined) t[k] = num(x[k], `${f}.${k}`);
+  for (const k of ['covPicked', 'rejected'] as const) {
+    if (x[k] === undefined) continue;
+    if (typeof x[k] !== 'boolean') throw damaged(`${f}.${k}`, `expected true or false, found ${shown(x[k])}`);
+    t[k] = x[k];
+  }
+  return t;
+}
+
+function readSamples(x: unknown): BatchSamples | null {
+  if (x === null || x === undefined) return null;
+  if (!isObject(x) || !isCount(x.iter)) throw damaged('batch.samples', 'expected { iter, rows }');
+  const rows = list(x.rows, 'batch.samples.rows').map((r, i): SampleRow => {
+    const f = `batch.samples.rows[${i}]`;
+    if (!isObject(r) || typeof r.endedWithEos !== 'boolean') throw damaged(f, 'expected a sample row');
+    return {
+      prompt: str(r.prompt, `${f}.prompt`),
+      response: str(r.response, `${f}.response`),
+      reward: num(r.reward, `${f}.reward`),
+      endedWithEos: r.endedWithEos,
+      tokens: list(r.tokens, `${f}.tokens`).map((t, j) => readToken(t, `${f}.tokens[${j}]`)),
+    };
+  });
+  return { iter: x.iter, rows };
+}
+
+function readRatios(x: unknown): BatchRatios | null {
+  if (x === null || x === undefined) return null;
+  if (!isObject(x) || !isCount(x.iter) || !isObject(x.clip)) throw damaged('batch.ratios', 'expected { iter, ratios, advantages, clip }');
+  const nums = (y: unknown, f: string) => list(y, f).map((v, i) => num(v, `${f}[${i}]`));
+  const ratios = nums(x.ratios, 'batch.ratios.ratios');
+  const advantages = nums(x.advantages, 'batch.ratios.advantages');
+  if (ratios.length !== advantages.length) throw damaged('batch.ratios', `${ratios.length} ratios but ${advantages.length} advantages`);
+  const seqRatios = x.seqRatios === undefined ? undefined : nums(x.seqRatios, 'batch.ratios.seqRatios');
+  const seqAdvantages = x.seqAdvantages === undefined ? undefined : nums(x.seqAdvantages, 'batch.ratios.seqAdvantages');
+  const c = x.clip;
+  const clip = {
+    clipLow: num(c.clipLow, 'batch.ratios.clip.clipLow'),
+    clipHigh: num(c.clipHigh, 'batch.ratios.clip.clipHigh'),
+    dualClip: c.dualClip === null ? null : num(c.dualClip, 'batch.ratios.clip.dualClip'),
+  };
+  return { iter: x.iter, ratios, advantages, ...(seqRatios ? { seqRatios } : {}), ...(seqAdvantages ? { seqAdvantages } : {}), clip };
+}
+
+/**
+ * Every leaf of a trace is a finite number, text or true/false; null only stands for a whole
+ * absent field (JSON writes NaN as null, which a typed array would read as 0: refused in a list).
+ */
+function checkLeaves(x: unknown, f: string, inList = false): void {
+  if ((x === null && !inList) || typeof x === 'string' || typeof x === 'boolean') return;
+  if (typeof x === 'number') {
+    num(x, f);
+    return;
+  }
+  if (x === null) throw damaged(f, 'expected a finite number, found null');
+  if (Array.isArray(x)) for (const [i, v] of x.entries()) checkLeaves(v, `${f}[${i}]`, true);
+  else if (isObject(x)) for (const [k, v] of Object.entries(x)) checkLeaves(v, `${f}.${k}`);
+  else throw damaged(f, `unexpected ${shown(x)}`);
+}
+
+function readTrace(x: unknown, i: number): Omit<CapturedTrace, 'runId'> {
+  const f = `traces[${i}]`;
+  if (!isObject(x) || !isObject(x.trace)) throw damaged(f, 'expected { trace, prompts, tokenText }');
+  checkLeaves(x.trace, `${f}.trace`);
+  const t = x.trace;
+  if (!isCount(t.B) || !isCount(t.A) || t.B === 0 || t.A === 0 || !isCount(t.iter)) throw damaged(`${f}.trace`, 'B, A and iter must be counts');
+  const prompts = list(x.prompts, `${f}.prompts`).map((p, j) => str(p, `${f}.prompts[${j}]`));
+  const tokenText = list(x.tokenText, `${f}.tokenText`).map((p, j) => str(p, `${f}.tokenText[${j}]`, 200));
+  if (prompts.length !== t.B || tokenText.length !== t.B * t.A) throw damaged(f, `prompts and tokenText must hold B = ${t.B} and B·A = ${t.B * t.A} entries`);
+  let captured: CapturedTrace;
+  try {
+    captured = traceFromJson({ ...(x as unknown as CapturedTraceJson), runId: '' });
+    // The inspector recomputes every stage from these tensors: a trace it cannot read is refused here, not in the view.
+    const rec = recomputeTrace(captured.trace);
+    if (!rec.advantages.every(Number.isFinite) || !rec.minibatches.every((m) => m.tokenLoss.every(Number.isFinite)))
+      throw new Error('its advantages or losses recompute to non-finite numbers');
+  } catch (e) {
+    throw damaged(`${f}.trace`, e instanceof Error ? e.message : String(e));
+  }
+  const { runId: _r, ...rest } = captured;
+  return rest;
+}
+
+/** The run in `text`, or a RunFileError naming why it is refused. */
+export function readRunFile(text: string): RecordedRun {
+  if (text.length > RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 1024 / 1024} MiB`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new RunFileError('not-json', 'file', `not JSON (${e instanceof Error ? e.message : String(e)}): the file is damaged or not a run file`);
+  }
+  if (!isObject(doc) || doc.format !== RUN_FILE_FORMAT) {
+    const found = shown(isObject(doc) ? doc.format : doc);
+    throw new RunFileError('not-a-run', 'format', `not a run file: its format is ${found}, a run file's is "${RUN_FILE_FORMAT}"`, found);
+  }
+  if (doc.version !== RUN_FILE_VERSION)
+    throw new RunFileError('version', 'version', `written in run-file version ${shown(doc.version)}; this page reads version ${RUN_FILE_VERSION}`, shown(doc.version));
+  const savedAt = str(doc.savedAt, 'savedAt', 40);
+  if (Number.isNaN(Date.parse(savedAt))) throw damaged('savedAt', `not a date: ${shown(savedAt)}`);
+  const r = doc.run;
+  if (!isObject(r)) throw damaged('run', 'missing');
+  const checked = checkConfig(r.config);
+  if (!checked.config) throw damaged('run.config', checked.problems.map((p) => p.message).join('; '));
+  if (r.backend !== 'webgpu' && r.backend !== 'cpu') throw damaged('run.backend', `expected "webgpu" or "cpu", found ${shown(r.backend)}`);
+  const backends =
+    r.backends === undefined
+      ? undefined
+      : list(r.backends, 'run.backends').map((b, i) => {
+          if (!isObject(b) || !isCount(b.fromIter) || (b.backend !== 'webgpu' && b.backend !== 'cpu')) throw damaged(`run.backends[${i}]`, 'expected { fromIter, backend }');
+          return { fromIter: b.fromIter, backend: b.backend as 'webgpu' | 'cpu' };
+        });
+  const run: RecordedRun['run'] = {
+    name: str(r.name, 'run.name', 200),
+    config: checked.config,
+    backend: r.backend,
+    ...(backends ? { backends } : {}),
+    createdAt: num(r.createdAt, 'run.createdAt'),
+    metrics: readMetrics(r.metrics),
+    ...(r.evals !== undefined ? { evals: readEvals(r.evals) } : {}),
+    ...(r.budget !== undefined ? { budget: count(r.budget, 'run.budget') } : {}),
+    ...(r.preset !== undefined ? { preset: str(r.preset, 'run.preset', 200) } : {}),
+  };
+  let batch: RunBatch | null = null;
+  if (doc.batch !== null && doc.batch !== undefined) {
+    if (!isObject(doc.batch)) throw damaged('batch', `expected { samples, ratios }, found ${shown(doc.batch)}`);
+    batch = { samples: readSamples(doc.batch.samples), ratios: readRatios(doc.batch.ratios) };
+  }
+  const traces = doc.traces === undefined ? [] : list(doc.traces, 'traces').map(readTrace);
+  return { run, batch, traces, savedAt };
+}

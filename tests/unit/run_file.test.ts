@@ -1,0 +1,258 @@
+// Run files (src/store/runFile.ts, runFiles.ts): a run with its metrics, evaluations, latest batch
+// and inspected iterations written to one file reads back equal, field by field and array by array;
+// a file of another format or version, or a damaged one, is refused naming why and where, and the
+// page's runs, batches and traces stay as they were.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { recomputeTrace } from '../../src/rl/inspect/index.ts';
+import { ITERATION_METRICS, type MetricName } from '../../src/rl/metricNames.ts';
+import { useApp } from '../../src/store/appStore.ts';
+import type { RunBatch } from '../../src/store/batches.ts';
+import { metricsToJson } from '../../src/store/exportMetrics.ts';
+import { type CapturedTrace, useInspection } from '../../src/store/inspection.ts';
+import { RUN_FILE_VERSION, RunFileError, readRunFile, runFileText } from '../../src/store/runFile.ts';
+import { openRunFile, runFileName } from '../../src/store/runFiles.ts';
+import type { RunRecord } from '../../src/store/runs.ts';
+import { mutatedRunFile } from '../../src/fuzz/files.ts';
+import { buildTrace } from '../helpers/inspectTrace.ts';
+import { rng } from '../helpers/random.ts';
+import type { Rng } from '../../src/util/rng.ts';
+
+const METRICS = ITERATION_METRICS.filter((m) => m !== 'iter') as MetricName[];
+
+function recordedRun(r: Rng, id = 'run-a'): RunRecord {
+  return {
+    id,
+    name: 'GAE, seed 3 — “tight” clip',
+    color: '#0072B2',
+    visible: true,
+    comparison: 2,
+    config: checked({ ...DEFAULT_CONFIG, clipLow: 0.1, clipHigh: 0.1, seed: 3 }),
+    backend: 'cpu',
+    backends: [
+      { fromIter: 0, backend: 'webgpu' },
+      { fromIter: 4, backend: 'cpu' },
+    ],
+    createdAt: 1_790_000_000_000,
+    metrics: Array.from({ length: 12 }, (_, i) => ({ iter: i, values: Object.fromEntries(METRICS.slice(0, 20).map((m) => [m, r.normal() * 10 ** r.int(-6, 4)])) })),
+    evals: [
+      { iter: 0, values: { accuracy: 0.25, greedy_accuracy: 0.3 }, prompts: 38, seconds: 1.5 },
+      { iter: 10, values: { accuracy: 0.5, greedy_accuracy: 0.55 } },
+    ],
+    budget: 300,
+    preset: 'Tight vs loose clipping',
+  };
+}
+
+function batchOf(r: Rng): RunBatch {
+  const token = () => ({
+    text: 'x',
+    advantage: r.normal(),
+    kl: r.normal() * 0.01,
+    ratio: 1 + r.normal() * 0.1,
+    value: r.normal(),
+    refLogprob: -r.next(),
+    rejected: r.next() < 0.5,
+  });
+  return {
+    samples: { iter: 11, rows: [{ prompt: '12+3=', response: '15', reward: 1, endedWithEos: true, tokens: [token(), token(), token()] }] },
+    ratios: { iter: 11, ratios: [1.02, 0.7, 1.4], advantages: [0.5, -1, 2], clip: { clipLow: 0.1, clipHigh: 0.1, dualClip: 3 } },
+  };
+}
+
+function tracesOf(r: Rng, runId: string): CapturedTrace[] {
+  return [0, 1].map((k) => {
+    const trace = { ...buildTrace(r, { allMaskedRow: 0, lengthOneRow: 1, holeRow: 2 }), iter: 10 + k };
+    return {
+      runId,
+      trace,
+      prompts: Array.from({ length: trace.B }, (_, b) => `p${b}`),
+      tokenText: Array.from({ length: trace.B * trace.A }, (_, j) => String.fromCharCode(97 + (j % 26))),
+    };
+  });
+}
+
+/** A parsed run file, edited freely (what JSON.parse returns). */
+type Doc = ReturnType<typeof JSON.parse>;
+
+/** A run file with `edit` applied to its parsed JSON. */
+function edited(text: string, edit: (doc: Doc) => void): string {
+  const doc = JSON.parse(text);
+  edit(doc);
+  return JSON.stringify(doc);
+}
+
+function refusal(text: string, what = 'the file'): RunFileError {
+  try {
+    readRunFile(text);
+  } catch (e) {
+    expect(e).toBeInstanceOf(RunFileError);
+    return e as RunFileError;
+  }
+  throw new Error(`${what} was read, not refused`);
+}
+
+describe('a run file', () => {
+  it('reads back the run, its batch and its traces exactly (every typed array, every recomputed stage)', () => {
+    const r = rng(1);
+    const run = recordedRun(r);
+    const batch = batchOf(r);
+    const traces = tracesOf(r, run.id);
+    const other = tracesOf(r, 'run-b');
+    const text = runFileText(run, batch, [...traces, ...other], new Date('2026-11-29T10:00:00Z'));
+    const back = readRunFile(text);
+    const { id: _i, color: _c, visible: _v, comparison: _k, ...rest } = run;
+    expect(back.run).toEqual(rest);
+    expect(back.batch).toEqual(batch);
+    expect(back.savedAt).toBe('2026-11-29T10:00:00.000Z');
+    // Only the run's own traces, in order.
+    expect(back.traces).toHaveLength(2);
+    back.traces.forEach((t, k) => {
+      const want = traces[k];
+      expect(t.prompts).toEqual(want.prompts);
+      expect(t.tokenText).toEqual(want.tokenText);
+      expect(t.trace.responseTokens).toEqual(want.trace.responseTokens);
+      expect(t.trace.oldLogprobs).toEqual(want.trace.oldLogprobs);
+      expect(t.trace.stored.advantages).toEqual(want.trace.stored.advantages);
+      expect(t.trace.minibatches.map((m) => Array.from(m.newLogprobs))).toEqual(want.trace.minibatches.map((m) => Array.from(m.newLogprobs)));
+      // What the inspector shows is recomputed from these tensors: equal to the last float bit.
+      const a = recomputeTrace(t.trace);
+      const b = recomputeTrace(want.trace);
+      expect(Array.from(a.advantages)).toEqual(Array.from(b.advantages));
+      expect(a.minibatches.map((m) => Array.from(m.tokenLoss))).toEqual(b.minibatches.map((m) => Array.from(m.tokenLoss)));
+    });
+  });
+
+  it('reads a run without evaluations, batch or traces, and a batch with only samples', () => {
+    const r = rng(2);
+    const { evals: _e, backends: _b, budget: _u, preset: _p, ...bare } = recordedRun(r);
+    const back = readRunFile(runFileText(bare as RunRecord, { samples: batchOf(r).samples, ratios: null }, []));
+    expect(back.run.evals).toBeUndefined();
+    expect(back.batch?.ratios).toBeNull();
+    expect(back.traces).toEqual([]);
+    expect(readRunFile(runFileText(bare as RunRecord, null, [])).batch).toBeNull();
+  });
+
+  it('is refused by name when it is not JSON, another kind of file, or another version', () => {
+    const text = runFileText(recordedRun(rng(3)), null, []);
+    expect(refusal(text.slice(0, text.length / 2)).reason).toBe('not-json');
+    const metrics = refusal(metricsToJson([recordedRun(rng(3))]));
+    expect(metrics.reason).toBe('not-a-run');
+    expect(refusal('[1, 2]').reason).toBe('not-a-run');
+    const v2 = refusal(edited(text, (d) => (d.version = 2)));
+    expect([v2.reason, v2.found]).toEqual(['version', '2']);
+    expect(v2.message).toContain(`reads version ${RUN_FILE_VERSION}`);
+  });
+
+  it('is refused naming the damaged field', () => {
+    const r = rng(4);
+    const run = recordedRun(r);
+    const text = runFileText(run, batchOf(r), tracesOf(r, run.id));
+    const cases: [string, (d: Doc) => void][] = [
+      ['run.metrics[1].values.reward_mean', (d) => (d.run.metrics[1].values.reward_mean = 'high')],
+      ['run.metrics[2].values.kl', (d) => (d.run.metrics[2].values.kl = null)],
+      ['run.metrics[0].values', (d) => (d.run.metrics[0].values.not_a_metric = 1)],
+      ['run.metrics[3]', (d) => (d.run.metrics[3].iter = -1)],
+      ['run.config', (d) => (d.run.config.clipLow = -1)],
+      ['run.config', (d) => (d.run.config.learningRate = 'fast')],
+      ['run.backend', (d) => (d.run.backend = 'tpu')],
+      ['run.evals[1].values.accuracy', (d) => (d.run.evals[1].values.accuracy = '1')],
+      ['run.budget', (d) => (d.run.budget = 2.5)],
+      ['run.name', (d) => (d.run.name = 7)],
+      ['savedAt', (d) => (d.savedAt = 'yesterday')],
+      ['batch.ratios', (d) => d.batch.ratios.advantages.pop()],
+      ['batch.samples.rows[0].tokens[1].ratio', (d) => (d.batch.samples.rows[0].tokens[1].ratio = null)],
+      ['batch.samples.rows[0].tokens[0].rejected', (d) => (d.batch.samples.rows[0].tokens[0].rejected = 'yes')],
+      ['traces[1].trace', (d) => d.traces[1].trace.oldLogprobs.pop()],
+      ['traces[0].trace.refLogprobs[3]', (d) => (d.traces[0].trace.refLogprobs[3] = null)],
+      ['traces[0]', (d) => d.traces[0].prompts.pop()],
+      ['traces[1].trace', (d) => (d.traces[1].trace.minibatches[0].rows[0] = 999)],
+    ];
+    for (const [field, edit] of cases) {
+      const e = refusal(edited(text, edit), `the file damaged at ${field}`);
+      expect([e.reason, e.field], field).toEqual(['damaged', field]);
+      expect(e.message.startsWith(field)).toBe(true);
+    }
+  });
+
+  it('never escapes its checks: a mutated file is read whole or refused with a RunFileError', () => {
+    const r = rng(5);
+    const run = recordedRun(r);
+    const text = runFileText(run, batchOf(r), tracesOf(r, run.id).slice(0, 1));
+    let refused = 0;
+    for (let i = 0; i < 300; i++) {
+      const bad = mutatedRunFile(r, text);
+      try {
+        const back = readRunFile(bad);
+        // Read whole: every metric value a finite number.
+        for (const p of back.run.metrics) for (const v of Object.values(p.values)) expect(Number.isFinite(v)).toBe(true);
+      } catch (e) {
+        expect(e, String(e)).toBeInstanceOf(RunFileError);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it('has a file name every system keeps', () => {
+    expect(runFileName({ name: 'GAE, seed 3 — “tight” clip' }, new Date('2026-11-29T10:00:00Z'))).toBe('ppo-run-GAE-seed-3-tight-clip-2026-11-29-10-00-00.json');
+    expect(runFileName({ name: '../../etc/passwd' }, new Date('2026-11-29T10:00:00Z'))).toBe('ppo-run-etc-passwd-2026-11-29-10-00-00.json');
+    expect(runFileName({ name: '紧的裁剪' }, new Date(0))).toBe('ppo-run-紧的裁剪-1970-01-01-00-00-00.json');
+    expect(runFileName({ name: '///' }, new Date(0))).toBe('ppo-run-run-1970-01-01-00-00-00.json');
+  });
+});
+
+describe('opening a run file in the page', () => {
+  beforeEach(() => {
+    useApp.setState({ runs: [], batches: {}, activeRunId: null, viewRunId: null, notice: null });
+    useInspection.setState({ traces: [] });
+  });
+
+  const asFile = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
+
+  it('adds a new run marked recorded, with its batch on the teaching views and its traces in the inspector', async () => {
+    const r = rng(6);
+    const run = recordedRun(r);
+    const batch = batchOf(r);
+    const text = runFileText(run, batch, tracesOf(r, run.id));
+    const training = useApp.getState().beginRun();
+    const opened = (await openRunFile(asFile('tight.json', text))).run;
+    const s = useApp.getState();
+    expect(opened).not.toBeNull();
+    expect(opened!.id).not.toBe(run.id);
+    expect(s.runs.map((x) => x.id)).toEqual([training.id, opened!.id]);
+    expect(s.activeRunId).toBe(training.id);
+    expect(opened!.recorded?.file).toBe('tight.json');
+    expect(opened!.metrics).toEqual(run.metrics);
+    expect(s.batchRunId).toBe(opened!.id);
+    expect(s.ratios).toEqual(batch.ratios);
+    expect(useInspection.getState().traces.map((t) => [t.runId, t.trace.iter])).toEqual([
+      [opened!.id, 10],
+      [opened!.id, 11],
+    ]);
+    expect(s.notice?.tone).toBe('info');
+    expect(s.notice?.text).toContain('tight.json');
+  });
+
+  it('refuses a damaged file naming the file and the field, and leaves runs, batches and traces as they were', async () => {
+    const r = rng(7);
+    const run = recordedRun(r);
+    await openRunFile(asFile('good.json', runFileText(run, batchOf(r), tracesOf(r, run.id))));
+    const before = { app: useApp.getState(), traces: useInspection.getState().traces };
+    const bad = edited(runFileText(run, batchOf(r), []), (d) => (d.run.metrics[5].values.kl = 'NaN'));
+    const refused = await openRunFile(asFile('bad.json', bad));
+    expect(refused.run).toBeNull();
+    expect(refused.message).toBe(useApp.getState().notice?.text);
+    const s = useApp.getState();
+    expect(s.runs).toBe(before.app.runs);
+    expect(s.batches).toBe(before.app.batches);
+    expect(useInspection.getState().traces).toBe(before.traces);
+    expect(s.notice?.tone).toBe('error');
+    expect(s.notice?.text).toContain('bad.json');
+    expect(s.notice?.text).toContain('run.metrics[5].values.kl');
+    const huge = { name: 'huge.json', size: 65 * 2 ** 20, text: async () => '' };
+    expect((await openRunFile(huge)).run).toBeNull();
+    expect(useApp.getState().notice?.text).toContain('64 MiB');
+    expect(useApp.getState().runs).toBe(before.app.runs);
+  });
+});
