@@ -240,8 +240,13 @@ export function readRunFile(text: string): RecordedRun {
   if (Number.isNaN(Date.parse(savedAt))) throw damaged('savedAt', `not a date: ${shown(savedAt)}`);
   const r = doc.run;
   if (!isObject(r)) throw damaged('run', 'missing');
+  if (!isObject(r.config)) throw damaged('run.config', `expected the run's settings, found ${shown(r.config)}`);
   const checked = checkConfig(r.config);
-  if (!checked.config) throw damaged('run.config', checked.problems.map((p) => p.message).join('; '));
+  if (!checked.config) {
+    const said = checked.problems.slice(0, 2).map((p) => p.message);
+    if (checked.problems.length > 2) said.push(`and ${checked.problems.length - 2} more`);
+    throw damaged('run.config', said.join('; '));
+  }
   if (r.backend !== 'webgpu' && r.backend !== 'cpu') throw damaged('run.backend', `expected "webgpu" or "cpu", found ${shown(r.backend)}`);
   const backends =
     r.backends === undefined

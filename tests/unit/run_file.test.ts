@@ -154,6 +154,7 @@ describe('a run file', () => {
       ['run.metrics[0].values', (d) => (d.run.metrics[0].values.not_a_metric = 1)],
       ['run.metrics[3]', (d) => (d.run.metrics[3].iter = -1)],
       ['run.config', (d) => (d.run.config.clipLow = -1)],
+      ['run.config', (d) => (d.run.config = null)],
       ['run.config', (d) => (d.run.config.learningRate = 'fast')],
       ['run.backend', (d) => (d.run.backend = 'tpu')],
       ['run.evals[1].values.accuracy', (d) => (d.run.evals[1].values.accuracy = '1')],
