@@ -15,7 +15,7 @@ import { type CapturedTraceJson, traceFromJson, traceToJson } from './traceJson.
 export const RUN_FILE_FORMAT = 'ppo-playground-run';
 /** Bumped when a field changes meaning; a file of another version is refused by name. */
 export const RUN_FILE_VERSION = 1;
-/** The largest file read (a 300-iteration run with five traces is about 1 MB). */
+/** The largest file read; a file the page writes stays far below it (docs/page.md gives sizes). */
 export const RUN_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** What a run file holds once read: the run as it was recorded, its batch and its traces. */
