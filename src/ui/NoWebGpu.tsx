@@ -1,11 +1,11 @@
 // Shown instead of the playground when WebGPU cannot be used: why (each WebGPU limit the GPU lacks
 // named with both values), how to switch WebGPU on in this browser (the others a click away), and
 // the slow CPU fallback. A blank page is the worst answer to a missing GPU.
-import { type ReactNode, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { useApp, type GpuStatus } from '../store/appStore.ts';
 import { SMALL_CPU_PRESET } from '../rl/presets.ts';
-import { openRunFile } from '../store/runFiles.ts';
+import { RunFilePicker } from './RunFilePicker.tsx';
 import type { LimitShortfall } from '../worker/protocol.ts';
 import { currentBrowser } from './browserGuess.ts';
 import { shortfallMessageText, shortfallText } from './gpuStatusText.ts';
@@ -82,24 +82,14 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
 /** A run file needs no GPU: opened here, the page shows its charts and views (on the CPU backend, which trains nothing until asked). */
 function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
   const { t } = useTranslation('gpu');
-  const input = useRef<HTMLInputElement>(null);
   const [refused, setRefused] = useState<string | null>(null);
   return (
     <>
-      <button type="button" className="btn" data-testid="no-webgpu-open-run" onClick={() => input.current?.click()}>
-        {t('noWebGpu.openRun')}
-      </button>
-      <input
-        ref={input}
-        type="file"
-        accept=".json,application/json"
-        hidden
-        data-testid="no-webgpu-open-run-input"
-        onChange={async (e) => {
-          const file = e.currentTarget.files?.[0];
-          e.currentTarget.value = '';
-          if (!file) return;
-          const { run, message } = await openRunFile(file);
+      <RunFilePicker
+        label={t('noWebGpu.openRun')}
+        className="btn"
+        testId="no-webgpu-open-run"
+        onResult={({ run, message }) => {
           setRefused(run ? null : message);
           if (run) onOpened();
         }}

@@ -14,6 +14,7 @@ import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { openRunFile, saveRunFile } from '../../store/runFiles.ts';
+import { RunFilePicker } from '../RunFilePicker.tsx';
 import { downloadChartPng } from './exportPng.ts';
 import { usePresenter } from '../presenter.ts';
 import { FullscreenButton, useChartFullscreen } from './ChartFullscreen.tsx';
@@ -271,26 +272,7 @@ function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
 /** "Open run…": a run file (runFiles.ts) from the disk; the panel also takes one dropped on it. */
 function OpenRunButton() {
   const { t } = useTranslation('charts');
-  const input = useRef<HTMLInputElement>(null);
-  return (
-    <>
-      <button type="button" className="btn small" data-testid="open-run" title={t('runs.openHint')} onClick={() => input.current?.click()}>
-        {t('runs.open')}
-      </button>
-      <input
-        ref={input}
-        type="file"
-        accept=".json,application/json"
-        hidden
-        data-testid="open-run-input"
-        onChange={(e) => {
-          const file = e.currentTarget.files?.[0];
-          e.currentTarget.value = '';
-          if (file) void openRunFile(file);
-        }}
-      />
-    </>
-  );
+  return <RunFilePicker label={t('runs.open')} className="btn small" title={t('runs.openHint')} testId="open-run" />;
 }
 
 /** A file dragged over the panel: the drop opens it as a run file. */

@@ -1,0 +1,42 @@
+// A button that picks a run file (store/runFiles.ts) from the disk and opens it as a recorded run;
+// `onResult` hears what opening it gave (the run, or null and the refusal's words).
+import { useRef } from 'react';
+import { openRunFile } from '../store/runFiles.ts';
+import type { RunRecord } from '../store/runs.ts';
+
+export function RunFilePicker({
+  label,
+  className,
+  title,
+  testId,
+  onResult,
+}: {
+  label: string;
+  className: string;
+  title?: string;
+  testId: string;
+  onResult?: (r: { run: RunRecord | null; message: string }) => void;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" className={className} data-testid={testId} title={title} onClick={() => input.current?.click()}>
+        {label}
+      </button>
+      <input
+        ref={input}
+        type="file"
+        accept=".json,application/json"
+        hidden
+        data-testid={`${testId}-input`}
+        onChange={async (e) => {
+          const file = e.currentTarget.files?.[0];
+          e.currentTarget.value = '';
+          if (!file) return;
+          const r = await openRunFile(file);
+          onResult?.(r);
+        }}
+      />
+    </>
+  );
+}
