@@ -209,10 +209,14 @@ describe("clip_cov, kl_cov references equal verl's functions in float64 (the ref
       A = 12;
     const x = batch(77, B, A, 0.8);
     const p: PolicyLossParams = { clipLow: 0.2, clipHigh: 0.28, clipC: null, agg: 'token-mean', lossMode: 'clip_cov', clipCovRatio: 0.02, clipCovLb: 0, clipCovUb: 50 };
-    const picks = [0, 1, 2, 3].map((covSeed) => covSelectRef(x.old, x.logp, x.adv, x.mask, B, A, { ...p, covSeed }));
+    const picks = Array.from({ length: 16 }, (_, covSeed) => covSelectRef(x.old, x.logp, x.adv, x.mask, B, A, { ...p, covSeed }));
     const counts = picks.map((s) => s.reduce((a, m) => a + m, 0));
     expect(new Set(counts).size).toBe(1);
     expect(counts[0]).toBeGreaterThan(0);
+    // The band (every token a ratio of 1 would pick) holds more than the picks, so a seed has a choice:
+    // with 16 seeds all picking the same tokens of a band of n > k, the hash would be broken.
+    const band = covSelectRef(x.old, x.logp, x.adv, x.mask, B, A, { ...p, clipCovRatio: 1 }).reduce((a, m) => a + m, 0);
+    expect(band).toBeGreaterThan(counts[0]);
     expect(new Set(picks.map((s) => Array.from(s).join(''))).size).toBeGreaterThan(1);
   });
 
