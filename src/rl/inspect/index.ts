@@ -8,3 +8,4 @@ export * from './formulas.ts';
 export * from './hackedSample.ts';
 export * from './clipped.ts';
 export * from './experienceFields.ts';
+export * from './questions.ts';

@@ -28,6 +28,7 @@ import { columnFrameworkNames, STEP_COLUMNS, type ColumnKey } from './steps.ts';
 import { installInspectTestHook } from './testHook.ts';
 import { TokenTable, GroupPanel } from './TokenTable.tsx';
 import { WalkThrough } from './WalkThrough.tsx';
+import { CheckYourself } from './CheckYourself.tsx';
 import { WhatIf } from './WhatIf.tsx';
 import './inspector.css';
 
@@ -144,6 +145,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: (Inspe
   const [row, setRow] = useState(0);
   const [t, setT] = useState(() => Math.max(0, defaultToken(trace, 0)));
   const [walking, setWalking] = useState(false);
+  const [checking, setChecking] = useState(false);
   const [step, setStep] = useState(0);
   const [scanAt, setScanAt] = useState(0);
   const [update, setUpdate] = useState(0);
@@ -269,8 +271,16 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: (Inspe
         >
           {walking ? tr('walk.stop') : tr('walk.start')}
         </button>
+        <button type="button" className="btn" aria-expanded={checking} aria-controls="check-yourself" onClick={() => setChecking(!checking)} data-testid="check-toggle">
+          {checking ? tr('check.close') : tr('check.open')}
+        </button>
         {walking && <span className="muted small">{tr('walk.keys')}</span>}
       </div>
+      {checking && (
+        <div id="check-yourself">
+          <CheckYourself trace={trace} rec={rec} tokenText={tokenText} />
+        </div>
+      )}
       {walking && (
         <section ref={walkRegion} tabIndex={-1} className="walk-region" aria-label={tr('walk.region')}>
           <WalkThrough
