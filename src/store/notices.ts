@@ -221,12 +221,18 @@ export function checkpointRefused(fileName: string, problem: string): string {
   return t('notices:checkpointRefused', { fileName, problem });
 }
 
-export function runFileSaved(name: string, fileName: string, bytes: number, iterations: number, traces: number): string {
-  return t('notices:runFileSaved', { name, fileName, size: formatBytes(bytes), iterations, traces });
+export function runFileSaved(name: string, fileName: string, bytes: number, iterations: number, traces: number, stateIter: number | null = null): string {
+  const said = t('notices:runFileSaved', { name, fileName, size: formatBytes(bytes), iterations, traces });
+  return stateIter === null ? said : sentences([said, t('notices:runFileWithState', { iter: stateIter })]);
 }
 
-export function runFileOpened(name: string, fileName: string, iterations: number, savedAt: string): string {
-  return t('notices:runFileOpened', { name, fileName, iterations, date: new Date(savedAt).toLocaleString(currentLocale()) });
+export function runFileOpened(name: string, fileName: string, iterations: number, savedAt: string, stateIter: number | null = null): string {
+  const said = t('notices:runFileOpened', { name, fileName, iterations, date: new Date(savedAt).toLocaleString(currentLocale()) });
+  return sentences([said, stateIter === null ? t('notices:runFileNotTrained') : t('notices:runFileCanContinue', { iter: stateIter })]);
+}
+
+export function runFileNotContinued(name: string, e: unknown): string {
+  return t('notices:runFileNotContinued', { name, why: e instanceof Error ? e.message : String(e) });
 }
 
 /** Why a run file was not opened, in the page's language; the page is untouched. */

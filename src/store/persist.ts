@@ -48,16 +48,21 @@ async function reloadFromDatabase(): Promise<void> {
   await checkResumePoint();
 }
 
-let started = false;
+let starting: Promise<void> | null = null;
 
 /**
  * Restores saved runs, then keeps the database in step with the store. Returns when restored.
  * Only the tab that owns the runs writes (tabOwner.ts); `pause` stops training when another tab
  * takes them over.
  */
-export async function startPersistence(opts: { pause?: () => void } = {}): Promise<void> {
-  if (started || typeof indexedDB === 'undefined') return;
-  started = true;
+export function startPersistence(opts: { pause?: () => void } = {}): Promise<void> {
+  if (typeof indexedDB === 'undefined') return Promise.resolve();
+  // A second call (React's development double effect) waits for the first.
+  starting ??= persist(opts);
+  return starting;
+}
+
+async function persist(opts: { pause?: () => void }): Promise<void> {
   await claimRuns({
     reload: reloadFromDatabase,
     pause: () => {

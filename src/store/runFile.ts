@@ -1,10 +1,12 @@
 // A run as one file: its config, every metric, the held-out evaluations, its latest batch (the
-// samples and ratios the teaching views show) and the iterations the inspector captured, with their
-// full token tables. Written as JSON with a format name and version; read back through checks that
+// samples and ratios the teaching views show), the iterations the inspector captured, with their
+// full token tables, and, when the page had one, the trainer's saved state (every weight and
+// optimiser moment: "Continue training" goes on from it). Written as JSON with a format name and version; read back through checks that
 // refuse a file of another format or version, or a damaged one, naming what is wrong. Nothing of
 // the page changes until a file has passed every check (the caller adds it as a new run).
 import { checkConfig } from '../rl/config.ts';
 import { recomputeTrace } from '../rl/inspect/index.ts';
+import { decodeTrainerState } from '../rl/trainerState.ts';
 import { isMetricName, type MetricValues } from '../rl/metricNames.ts';
 import type { SampleRow, SampleToken } from '../rl/samples.ts';
 import type { BatchRatios, BatchSamples, RunBatch } from './batches.ts';
@@ -27,6 +29,14 @@ export interface RecordedRun {
   traces: Omit<CapturedTrace, 'runId'>[];
   /** When the file was written (ISO 8601). */
   savedAt: string;
+  /** The trainer's state after `iter` iterations (trainerState.ts bytes), or null when the file has none. */
+  state: RecordedState | null;
+}
+
+/** A trainer state kept in a run file: training goes on with iteration `iter`. */
+export interface RecordedState {
+  iter: number;
+  bytes: Uint8Array;
 }
 
 /**
@@ -36,7 +46,7 @@ export interface RecordedRun {
  */
 export class RunFileError extends Error {
   constructor(
-    readonly reason: 'not-json' | 'not-a-run' | 'version' | 'damaged' | 'too-large',
+    readonly reason: 'not-json' | 'not-a-run' | 'version' | 'damaged' | 'too-large' | 'not-served',
     readonly field: string,
     message: string,
     readonly found = '',
@@ -53,10 +63,18 @@ interface RunFileJson {
   run: RecordedRun['run'];
   batch: RunBatch | null;
   traces: Omit<CapturedTraceJson, 'runId'>[];
+  /** Absent in files written without a state. */
+  state?: { iter: number; base64: string } | null;
 }
 
-/** The file's text for `run` with its batch and traces (those of other runs are left out). */
-export function runFileText(run: RunRecord, batch: RunBatch | null | undefined, traces: readonly CapturedTrace[], savedAt = new Date()): string {
+/** The file's text for `run` with its batch, traces (those of other runs are left out) and trainer state. */
+export function runFileText(
+  run: RunRecord,
+  batch: RunBatch | null | undefined,
+  traces: readonly CapturedTrace[],
+  savedAt = new Date(),
+  state: RecordedState | null = null,
+): string {
   const { id: _id, color: _color, visible: _visible, comparison: _comparison, ...record } = run;
   const doc: RunFileJson = {
     format: RUN_FILE_FORMAT,
@@ -70,6 +88,7 @@ export function runFileText(run: RunRecord, batch: RunBatch | null | undefined, 
         const { runId: _r, ...rest } = traceToJson(t);
         return rest;
       }),
+    ...(state ? { state: { iter: state.iter, base64: toBase64(state.bytes) } } : {}),
   };
   return JSON.stringify(doc);
 }
@@ -272,5 +291,38 @@ export function readRunFile(text: string): RecordedRun {
     batch = { samples: readSamples(doc.batch.samples), ratios: readRatios(doc.batch.ratios) };
   }
   const traces = doc.traces === undefined ? [] : list(doc.traces, 'traces').map(readTrace);
-  return { run, batch, traces, savedAt };
+  return { run, batch, traces, savedAt, state: readState(doc.state) };
+}
+
+/** The trainer state of a file: decoded and checked as the worker will check it, its iteration matching. */
+function readState(x: unknown): RecordedState | null {
+  if (x === null || x === undefined) return null;
+  if (!isObject(x) || typeof x.base64 !== 'string') throw damaged('state', 'expected { iter, base64 }');
+  const iter = count(x.iter, 'state.iter');
+  const bytes = fromBase64(x.base64);
+  if (bytes === null) throw damaged('state.base64', 'not base64');
+  let decoded: ReturnType<typeof decodeTrainerState>;
+  try {
+    decoded = decodeTrainerState(bytes);
+  } catch (e) {
+    throw damaged('state.base64', e instanceof Error ? e.message : String(e));
+  }
+  if (decoded.iteration !== iter) throw damaged('state.iter', `${iter}, but the state is at iteration ${decoded.iteration}`);
+  return { iter, bytes };
+}
+
+/** Bytes as base64, in chunks (String.fromCharCode takes a bounded number of arguments). */
+export function toBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** base64 back to bytes; null when the text is not base64. */
+export function fromBase64(text: string): Uint8Array | null {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }

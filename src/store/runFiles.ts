@@ -1,12 +1,23 @@
-// "Save run" and "Open run…": a run, its latest batch and its inspected iterations to one file
-// (runFile.ts) and back. An opened run is a new run marked recorded: its charts, teaching views and
-// inspector show what was recorded, and nothing trains it. A refused file changes nothing.
+// "Save run", "Open run…" and `?run=`: a run, its latest batch, its inspected iterations and its
+// saved trainer state to one file (runFile.ts) and back. An opened run is a new run marked
+// recorded: its charts, teaching views and inspector show what was recorded, and nothing trains it
+// until "Continue training" loads the file's state (as a resume after a reload does). A refused
+// file changes nothing.
+import { create } from 'zustand';
 import { useApp } from './appStore.ts';
 import { downloadBlob } from './download.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
-import { RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
+import { type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
+import { loadResumePoint, saveResumePoint } from './resume.ts';
 import type { RunRecord } from './runs.ts';
+import { trainer } from './trainerClient.ts';
+
+/**
+ * The trainer states of the recorded runs opened in this page, by run id: held in memory only (a
+ * run opened from the disk needs its file again after a reload; a `?run=` link reopens it).
+ */
+export const useRecordedStates = create<{ states: Record<string, RecordedState> }>(() => ({ states: {} }));
 
 /** A file name from the run's name: letters, digits and dashes, so every system keeps it as it is. */
 export function runFileName(run: Pick<RunRecord, 'name'>, at = new Date()): string {
@@ -18,17 +29,61 @@ export function runFileName(run: Pick<RunRecord, 'name'>, at = new Date()): stri
   return `ppo-run-${stem || 'run'}-${at.toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`;
 }
 
+/**
+ * The trainer state to save with run `runId`: the one the page keeps for resuming when it is this
+ * run's (saved every few iterations and at Pause), or the state of a recorded run's file.
+ */
+async function stateOf(runId: string): Promise<RecordedState | null> {
+  const held = useRecordedStates.getState().states[runId];
+  if (held) return held;
+  try {
+    const point = await loadResumePoint();
+    return point && point.runId === runId ? { iter: point.iter, bytes: new Uint8Array(point.bytes) } : null;
+  } catch {
+    return null; // no storage: the run is saved without its state, as the notice says
+  }
+}
+
 /** Downloads run `runId` as a run file and says its size; false when no such run exists. */
-export function saveRunFile(runId: string): boolean {
+export async function saveRunFile(runId: string): Promise<boolean> {
   const s = useApp.getState();
   const run = s.runs.find((r) => r.id === runId);
   if (!run) return false;
   const traces = useInspection.getState().traces.filter((t) => t.runId === runId);
-  const text = runFileText(run, s.batches[runId], traces);
+  const state = await stateOf(runId);
+  const text = runFileText(run, s.batches[runId], traces, new Date(), state);
   const blob = new Blob([text], { type: 'application/json' });
   const fileName = runFileName(run);
   downloadBlob(blob, fileName);
-  s.setNotice({ tone: 'info', text: notices.runFileSaved(run.name, fileName, blob.size, run.metrics.length, traces.length) });
+  useApp.getState().setNotice({ tone: 'info', text: notices.runFileSaved(run.name, fileName, blob.size, run.metrics.length, traces.length, state?.iter ?? null) });
+  return true;
+}
+
+/**
+ * "Continue training" on a recorded run whose file holds a trainer state: the state becomes the
+ * page's resume point and is resumed as after a reload (the run active again, its curve cut at the
+ * state's iteration, training going on in the same record), and the run is no longer marked
+ * recorded. A state the worker refuses is named and the run stays recorded.
+ */
+export async function continueRecorded(runId: string): Promise<boolean> {
+  const s = useApp.getState();
+  const run = s.runs.find((r) => r.id === runId);
+  const state = useRecordedStates.getState().states[runId];
+  if (!run || !state) return false;
+  const savedAt = Date.now();
+  try {
+    await saveResumePoint(run, { runId, iter: state.iter, savedAt, backend: s.backend, wasRunning: false, bytes: state.bytes.slice().buffer });
+  } catch (e) {
+    s.setNotice({ tone: 'error', text: notices.runFileNotContinued(run.name, e) });
+    return false;
+  }
+  s.setResume({ runId, runName: run.name, iter: state.iter, savedAt, wasRunning: false });
+  if (!(await trainer.resume())) return false;
+  useApp.getState().liveAgain(runId);
+  useRecordedStates.setState(({ states }) => {
+    const { [runId]: _done, ...rest } = states;
+    return { states: rest };
+  });
   return true;
 }
 
@@ -37,18 +92,58 @@ export function saveRunFile(runId: string): boolean {
  * page as it was. `message` is the notice's text (the no-WebGPU guide shows it inline).
  */
 export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<{ run: RunRecord | null; message: string }> {
+  return showRecorded(file.name, async () => {
+    if (file.size > RUN_FILE_MAX_BYTES) throw tooLarge();
+    return readRunFile(await file.text());
+  });
+}
+
+/** The page's own copy of a run file served with it (`?run=`, viewLink.ts), as text. */
+export async function fetchServedRunFile(path: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin' });
+  } catch (e) {
+    throw new RunFileError('not-served', 'file', e instanceof Error ? e.message : String(e));
+  }
+  if (!res.ok) throw new RunFileError('not-served', 'file', `HTTP ${res.status}`);
+  if (Number(res.headers.get('content-length') ?? 0) > RUN_FILE_MAX_BYTES) throw tooLarge();
+  const text = await res.text();
+  if (text.length > RUN_FILE_MAX_BYTES) throw tooLarge();
+  return text;
+}
+
+/**
+ * Opens the run file at `path` served with the page (`?run=`). A link opened again (a reload)
+ * shows the run it added the first time, with the file's inspected iterations, rather than a
+ * second copy; a file changed since is added as a new run.
+ */
+export async function openServedRunFile(path: string, load: (path: string) => Promise<string> = fetchServedRunFile): Promise<{ run: RunRecord | null; message: string }> {
+  return showRecorded(path, async () => readRunFile(await load(path)));
+}
+
+const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
+
+/** Reads a run (`read` throws RunFileError to refuse it), adds it as a recorded run, and says which. */
+async function showRecorded(fileName: string, read: () => Promise<RecordedRun>): Promise<{ run: RunRecord | null; message: string }> {
   const s = useApp.getState();
   try {
-    if (file.size > RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
-    const rec = readRunFile(await file.text());
-    const run = s.addRecordedRun(rec, file.name);
+    const rec = await read();
+    const same = s.runs.find((r) => r.recorded?.file === fileName && r.recorded.savedAt === rec.savedAt);
+    const run = same ?? s.addRecordedRun(rec, fileName);
+    if (rec.state) useRecordedStates.setState(({ states }) => ({ states: { ...states, [run.id]: rec.state! } }));
     const inspection = useInspection.getState();
-    for (const t of rec.traces) inspection.pushTrace({ ...t, runId: run.id });
-    const message = notices.runFileOpened(run.name, file.name, run.metrics.length, rec.savedAt);
+    // The inspected iterations are not kept across a reload: the file brings them back.
+    if (!inspection.traces.some((t) => t.runId === run.id)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId: run.id });
+    if (same) {
+      if (!same.visible) s.toggleRun(same.id);
+      s.viewRun(same.id);
+    }
+    const message = notices.runFileOpened(run.name, fileName, run.metrics.length, rec.savedAt, rec.state?.iter ?? null);
     s.setNotice({ tone: 'info', text: message });
     return { run, message };
   } catch (e) {
-    const message = notices.runFileRefused(file.name, e);
+    const message = notices.runFileRefused(fileName, e);
     s.setNotice({ tone: 'error', text: message });
     return { run: null, message };
   }

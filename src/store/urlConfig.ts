@@ -5,7 +5,8 @@
 // presenter mode (large type, the four charts a lecture needs). A written reward function travels
 // in the link only while Reward source = function; one that arrives is held for the visitor to
 // accept (rewardFunctionLink.ts) and is not in the parsed config. `?lang=en|zh-CN` is the page's
-// language (src/i18n/choice.ts), written back so a shared link keeps it.
+// language (src/i18n/choice.ts), written back so a shared link keeps it. `?run=` and `?embed=`
+// choose what the page shows (viewLink.ts).
 import { MAX_BUDGET } from './presetRun.ts';
 import {
   CHOICE_RULES,
@@ -27,6 +28,7 @@ import {
 } from '../rl/config.ts';
 import { LANG_PARAM, LOCALES, localeOf } from '../i18n/locales.ts';
 import { needsAcceptance } from './rewardFunctionLink.ts';
+import { EMBED_CHOICES, EMBED_PARAM, type EmbedView, embedViewOf, RUN_PARAM, RUN_PATH_MAX, runPathOf } from './viewLink.ts';
 
 export const HIDE_PARAM = 'hide';
 export const BUDGET_PARAM = 'budget';
@@ -49,7 +51,14 @@ export function configToQuery(config: PpoConfig, hidden: Iterable<string> = [], 
 }
 
 /** What is wrong with a link's own parameters (?present=, ?lang=, ?budget=, ?hide=), as settings:problems.<kind> words it. */
-export type LinkDetail = { kind: 'present' } | { kind: 'lang'; choices: readonly string[] } | { kind: 'budget'; max: number } | { kind: 'hideUnknown' } | { kind: 'notInUrl' };
+export type LinkDetail =
+  | { kind: 'present' }
+  | { kind: 'lang'; choices: readonly string[] }
+  | { kind: 'budget'; max: number }
+  | { kind: 'hideUnknown' }
+  | { kind: 'notInUrl' }
+  | { kind: 'runPath'; max: number }
+  | { kind: 'embed'; choices: string };
 
 /** One ignored parameter of a link: `field` is the parameter, `message` the problem in English. */
 export interface LinkProblem {
@@ -69,6 +78,10 @@ export interface ParsedUrl {
   budget: number | null;
   /** `?present=1` / `?present=0`: presenter mode on or off; null when absent or invalid. */
   present: boolean | null;
+  /** `?run=`: a run file served with the page to open as a recorded run (viewLink.ts); null when absent or invalid. */
+  run: string | null;
+  /** `?embed=`: the one view the page shows, for a frame (viewLink.ts); null when absent or invalid. */
+  embed: EmbedView | null;
   /** One English line per ignored parameter. */
   problems: string[];
   /** The same problems with their structure, for the page to word in the visitor's language. */
@@ -106,7 +119,31 @@ export function parseQuery(search: string, base: CheckedConfig = DEFAULT_CHECKED
   const hidden: (keyof PpoConfig)[] = [];
   let budget: number | null = null;
   let present: boolean | null = null;
+  let run: string | null = null;
+  let embed: EmbedView | null = null;
   for (const [key, raw] of q) {
+    if (key === RUN_PARAM) {
+      run = runPathOf(raw);
+      if (run === null)
+        problems.push({
+          field: RUN_PARAM,
+          value: raw,
+          message: `${RUN_PARAM} = ${shown(raw)}: allowed: the path of a run file served with the page, relative to it (letters, digits, . _ - and /, ending in .json, at most ${RUN_PATH_MAX} characters)`,
+          detail: { kind: 'runPath', max: RUN_PATH_MAX },
+        });
+      continue;
+    }
+    if (key === EMBED_PARAM) {
+      embed = embedViewOf(raw);
+      if (embed === null)
+        problems.push({
+          field: EMBED_PARAM,
+          value: raw,
+          message: `${EMBED_PARAM} = ${shown(raw)}: allowed: ${EMBED_CHOICES} (e.g. chart:reward_mean)`,
+          detail: { kind: 'embed', choices: EMBED_CHOICES },
+        });
+      continue;
+    }
     if (key === PRESENT_PARAM) {
       const v = raw.trim().toLowerCase();
       if (v === '1' || v === 'true' || v === '') present = true;
@@ -181,6 +218,8 @@ export function parseQuery(search: string, base: CheckedConfig = DEFAULT_CHECKED
     hidden: [...new Set(hidden)],
     budget,
     present,
+    run,
+    embed,
     problems: linkProblems.map((p) => p.message),
     linkProblems,
     pendingRewardFunction,

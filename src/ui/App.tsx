@@ -1,9 +1,10 @@
 // Page shell: header with the WebGPU status, then either the playground or the no-WebGPU guide.
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { trainer } from '../store/trainerClient.ts';
+import { EMBED_PARAM, embedViewOf, RUN_PARAM, runPathOf } from '../store/viewLink.ts';
 import { Announcer } from './a11y/Announcer.tsx';
 import { SkipLink } from './a11y/SkipLink.tsx';
 import { GpuStatusBadge } from './GpuStatus.tsx';
@@ -17,15 +18,31 @@ import { UpdatePrompt } from './UpdatePrompt.tsx';
 
 // Only a browser without usable WebGPU sees the guide: it is not part of the first load.
 const NoWebGpu = lazy(() => import('./NoWebGpu.tsx').then((m) => ({ default: m.NoWebGpu })));
+// Only a link with ?embed= shows one view alone (viewLink.ts).
+const EmbedPage = lazy(() => import('./embed/EmbedPage.tsx').then((m) => ({ default: m.EmbedPage })));
+
+const linkParam = (name: string) => new URLSearchParams(window.location.search).get(name) ?? '';
+
+/** `?run=`: the run file served with the page that the link opens, once the saved runs are back. */
+async function openLinkedRun(): Promise<boolean> {
+  const path = runPathOf(linkParam(RUN_PARAM));
+  if (path === null) return false;
+  const { openServedRunFile } = await import('../store/runFiles.ts');
+  return (await openServedRunFile(path)).run !== null;
+}
 
 export function App() {
   const { t } = useTranslation();
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.backend);
+  const embed = useMemo(() => embedViewOf(linkParam(EMBED_PARAM)), []);
+  const [linkedRun, setLinkedRun] = useState(false);
   useEffect(() => {
     // The WebGPU self-test started before the first render (main.tsx).
     // Another tab taking the runs over stops training here (tabOwner.ts).
-    void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) });
+    void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) })
+      .then(openLinkedRun)
+      .then(setLinkedRun);
   }, []);
   // The trainer worker starts as soon as WebGPU passed its self-test, so the kernels compile, the
   // SFT checkpoint arrives and the baseline is evaluated while the user reads the page rather
@@ -33,14 +50,29 @@ export function App() {
   // the self-test's one in the browser's GPU process and delayed "WebGPU ready" by seconds
   // (SwiftShader), for at most ~0.2 s of head start.
   const gpuReady = gpu.kind === 'ready';
+  // An embedded recorded run (a slide) trains nothing unless asked: no warm-up behind it.
+  const embedsRecorded = useMemo(() => embed !== null && runPathOf(linkParam(RUN_PARAM)) !== null, [embed]);
   useEffect(() => {
-    if (gpuReady && backend === 'webgpu') trainer.warmUp();
-  }, [gpuReady, backend]);
+    if (gpuReady && backend === 'webgpu' && !embedsRecorded) trainer.warmUp();
+  }, [gpuReady, backend, embedsRecorded]);
   // The SFT models kept from an earlier visit go to the worker before the first trainer is built.
   useEffect(() => {
     void import('../store/sftFlows.ts').then((f) => f.restoreSftModels());
   }, []);
   const blocked = backend === 'webgpu' && (gpu.kind === 'unavailable' || gpu.kind === 'error');
+  // A recorded run from the link needs no GPU: without WebGPU the page shows it on the CPU backend
+  // (which trains nothing until asked), as the guide's "Open a recorded run…" does.
+  const setBackend = useApp((s) => s.setBackend);
+  useEffect(() => {
+    if (blocked && linkedRun) setBackend('cpu');
+  }, [blocked, linkedRun, setBackend]);
+  if (embed)
+    return (
+      <Suspense fallback={null}>
+        <Announcer />
+        <EmbedPage view={embed} />
+      </Suspense>
+    );
   return (
     <div className="app">
       {blocked ? null : <SkipLink target="charts-and-views">{t('app.skipToCharts')}</SkipLink>}

@@ -82,7 +82,10 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
 /** A run file needs no GPU: opened here, the page shows its charts and views (on the CPU backend, which trains nothing until asked). */
 function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
   const { t } = useTranslation('gpu');
-  const [refused, setRefused] = useState<string | null>(null);
+  const [picked, setRefused] = useState<string | null>(null);
+  // A run file the link named (?run=) and the page refused: said here, where a visitor without WebGPU looks.
+  const linked = useApp((s) => (s.notice?.tone === 'error' ? s.notice.text : null));
+  const refused = picked ?? linked;
   return (
     <>
       <RunFilePicker

@@ -23,11 +23,12 @@ function apply(): void {
 }
 apply();
 
-export function setPresenter(next: boolean): void {
+/** Turns presenter mode on or off; `remember`: for the rest of the tab's visit (an embedded view's is not). */
+export function setPresenter(next: boolean, remember = true): void {
   if (next === on) return;
   on = next;
   try {
-    sessionStorage.setItem(KEY, on ? '1' : '0');
+    if (remember) sessionStorage.setItem(KEY, on ? '1' : '0');
   } catch {
     // Storage blocked (private mode, a sandboxed frame): the mode still works for this page.
   }

@@ -97,6 +97,10 @@ export function problemText(p: LinkProblem, labelled = false): string {
       return t('settings:problems.hideUnknown', { param: p.field, value });
     case 'notInUrl':
       return t('settings:problems.notInUrl', { field });
+    case 'runPath':
+      return t('settings:problems.runPath', { param: p.field, value, max: d.max });
+    case 'embed':
+      return t('settings:problems.embed', { param: p.field, value, choices: d.choices, example: 'chart:reward_mean' });
   }
 }
 

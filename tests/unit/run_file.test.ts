@@ -2,7 +2,7 @@
 // and inspected iterations written to one file reads back equal, field by field and array by array;
 // a file of another format or version, or a damaged one, is refused naming why and where, and the
 // page's runs, batches and traces stay as they were.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { recomputeTrace } from '../../src/rl/inspect/index.ts';
 import { ITERATION_METRICS, type MetricName } from '../../src/rl/metricNames.ts';
@@ -10,8 +10,11 @@ import { useApp } from '../../src/store/appStore.ts';
 import type { RunBatch } from '../../src/store/batches.ts';
 import { metricsToJson } from '../../src/store/exportMetrics.ts';
 import { type CapturedTrace, useInspection } from '../../src/store/inspection.ts';
-import { RUN_FILE_VERSION, RunFileError, readRunFile, runFileText } from '../../src/store/runFile.ts';
-import { openRunFile, runFileName } from '../../src/store/runFiles.ts';
+import { fromBase64, RUN_FILE_VERSION, RunFileError, readRunFile, runFileText, toBase64 } from '../../src/store/runFile.ts';
+import { decodeTrainerState, encodeTrainerState } from '../../src/rl/trainerState.ts';
+import { paramLayout } from '../../src/model/params.ts';
+import { getTask } from '../../src/tasks/index.ts';
+import { fetchServedRunFile, openRunFile, openServedRunFile, runFileName } from '../../src/store/runFiles.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { mutatedRunFile } from '../../src/fuzz/files.ts';
 import { buildTrace } from '../helpers/inspectTrace.ts';
@@ -255,5 +258,158 @@ describe('opening a run file in the page', () => {
     expect((await openRunFile(huge)).run).toBeNull();
     expect(useApp.getState().notice?.text).toContain('64 MiB');
     expect(useApp.getState().runs).toBe(before.app.runs);
+  });
+});
+
+describe('a run file served with the page (?run=)', () => {
+  beforeEach(() => {
+    useApp.setState({ runs: [], batches: {}, activeRunId: null, viewRunId: null, notice: null });
+    useInspection.setState({ traces: [] });
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('opens as a recorded run; opened again (a reload) it shows that run and brings back its traces, never a second copy', async () => {
+    const r = rng(8);
+    const run = recordedRun(r);
+    const text = runFileText(run, batchOf(r), tracesOf(r, run.id));
+    const load = vi.fn(async () => text);
+    const first = (await openServedRunFile('runs/tight.json', load)).run!;
+    expect(load).toHaveBeenCalledWith('runs/tight.json');
+    expect(first.recorded).toEqual({ file: 'runs/tight.json', savedAt: JSON.parse(text).savedAt });
+    expect(useInspection.getState().traces).toHaveLength(2);
+    // The traces are not saved across a reload; the runs are.
+    useInspection.setState({ traces: [] });
+    useApp.getState().toggleRun(first.id);
+    useApp.getState().viewRun(null);
+    const again = (await openServedRunFile('runs/tight.json', load)).run!;
+    const s = useApp.getState();
+    expect(again.id).toBe(first.id);
+    expect(s.runs).toHaveLength(1);
+    expect(s.runs[0].visible).toBe(true);
+    expect(s.batchRunId).toBe(first.id);
+    expect(useInspection.getState().traces.map((t) => [t.runId, t.trace.iter])).toEqual([
+      [first.id, 10],
+      [first.id, 11],
+    ]);
+    // Still there: not pushed twice.
+    await openServedRunFile('runs/tight.json', load);
+    expect(useInspection.getState().traces).toHaveLength(2);
+    // The file replaced on the site (another recording): a new run beside the old one.
+    const newer = runFileText(run, batchOf(r), [], new Date('2026-12-01T00:00:00Z'));
+    const replaced = (await openServedRunFile('runs/tight.json', async () => newer)).run!;
+    expect(replaced.id).not.toBe(first.id);
+    expect(useApp.getState().runs.map((x) => x.id)).toEqual([first.id, replaced.id]);
+  });
+
+  it('a missing or damaged served file is refused naming the path and why; the runs stay as they were', async () => {
+    const r = rng(9);
+    const run = recordedRun(r);
+    await openServedRunFile('runs/good.json', async () => runFileText(run, null, []));
+    const before = useApp.getState().runs;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('no such file', { status: 404 })),
+    );
+    const missing = await openServedRunFile('runs/nope.json');
+    expect(missing.run).toBeNull();
+    expect(missing.message).toContain('runs/nope.json');
+    expect(missing.message).toContain('HTTP 404');
+    expect(useApp.getState().runs).toBe(before);
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
+    expect((await openServedRunFile('runs/nope.json')).message).toContain('Failed to fetch');
+    const damaged = await openServedRunFile('runs/bad.json', async () => edited(runFileText(run, null, []), (d) => (d.version = 99)));
+    expect(damaged.run).toBeNull();
+    expect(damaged.message).toContain('runs/bad.json');
+    expect(damaged.message).toContain('99');
+    expect(useApp.getState().runs).toBe(before);
+  });
+
+  it('fetches from the page’s own site, refusing what is larger than a run file may be', async () => {
+    const text = runFileText(recordedRun(rng(10)), null, []);
+    const fetch = vi.fn(async () => new Response(text, { status: 200 }));
+    vi.stubGlobal('fetch', fetch);
+    expect(await fetchServedRunFile('runs/a.json')).toBe(text);
+    expect(fetch).toHaveBeenCalledWith('runs/a.json', { credentials: 'same-origin' });
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('{}', { status: 200, headers: { 'content-length': String(65 * 2 ** 20) } })),
+    );
+    await expect(fetchServedRunFile('runs/a.json')).rejects.toMatchObject({ reason: 'too-large' });
+  });
+});
+
+/** A small trainer state of `config` after `iteration` iterations (random weights and moments). */
+function trainerStateBytes(r: Rng, config: RunRecord['config'], iteration: number): Uint8Array {
+  const modelConfig = { vocabSize: 24, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16, head: 'lm' as const };
+  const model = (head: 'lm' | 'value') => {
+    const n = paramLayout({ ...modelConfig, head }).total;
+    return {
+      params: Float64Array.from({ length: n }, () => r.normal()),
+      m: Float64Array.from({ length: n }, () => r.normal()),
+      v: Float64Array.from({ length: n }, () => r.next()),
+      steps: 3,
+    };
+  };
+  const task = getTask(config.task);
+  return encodeTrainerState({
+    task: config.task,
+    alphabet: task.alphabet,
+    config,
+    modelConfig,
+    iteration,
+    klBeta: 0.05,
+    actor: model('lm'),
+    critic: model('value'),
+    reference: Float32Array.from({ length: paramLayout(modelConfig).total }, () => r.normal()),
+  });
+}
+
+describe('a run file with the trainer’s state', () => {
+  it('carries the state byte for byte; a damaged state or one at another iteration is refused naming it', () => {
+    const r = rng(11);
+    const run = recordedRun(r);
+    const bytes = trainerStateBytes(r, run.config, 12);
+    const text = runFileText(run, null, [], new Date(), { iter: 12, bytes });
+    const read = readRunFile(text);
+    expect(read.state?.iter).toBe(12);
+    expect(read.state?.bytes).toEqual(bytes);
+    expect(decodeTrainerState(read.state!.bytes).iteration).toBe(12);
+    // A file without one reads as before.
+    expect(readRunFile(runFileText(run, null, [])).state).toBeNull();
+    expect(refusal(edited(text, (d) => (d.state.iter = 11))).field).toBe('state.iter');
+    expect(refusal(edited(text, (d) => (d.state.base64 = `${d.state.base64.slice(0, 40)}!!!!`))).field).toBe('state.base64');
+    const notAState = refusal(edited(text, (d) => (d.state.base64 = toBase64(new TextEncoder().encode('{"not":"safetensors"}')))));
+    expect(notAState.field).toBe('state.base64');
+    expect(refusal(edited(text, (d) => (d.state = { iter: 12 }))).field).toBe('state');
+  });
+
+  it('base64 both ways on every length, and only base64 is read', () => {
+    const r = rng(12);
+    for (const n of [0, 1, 2, 3, 4, 5, 0x8000 - 1, 0x8000, 0x8000 * 2 + 7]) {
+      const bytes = Uint8Array.from({ length: n }, () => r.int(0, 256));
+      expect(fromBase64(toBase64(bytes))).toEqual(bytes);
+    }
+    for (const bad of ['abc', 'ab=c', '====', 'a b=', 'ab\ncd==']) expect(fromBase64(bad), bad).toBeNull();
+  });
+
+  it('an opened file offers to continue from its state; the notice says which iteration', async () => {
+    const { useRecordedStates } = await import('../../src/store/runFiles.ts');
+    useApp.setState({ runs: [], batches: {}, activeRunId: null, viewRunId: null, notice: null });
+    const r = rng(13);
+    const run = recordedRun(r);
+    const bytes = trainerStateBytes(r, run.config, 7);
+    const text = runFileText(run, null, [], new Date(), { iter: 7, bytes });
+    const opened = (await openRunFile({ name: 'state.json', size: text.length, text: async () => text })).run!;
+    expect(useRecordedStates.getState().states[opened.id]).toEqual({ iter: 7, bytes });
+    expect(useApp.getState().notice?.text).toContain('the trainer’s state at iteration 7');
+    const plain = runFileText(run, null, []);
+    const other = (await openRunFile({ name: 'plain.json', size: plain.length, text: async () => plain })).run!;
+    expect(useRecordedStates.getState().states[other.id]).toBeUndefined();
+    expect(useApp.getState().notice?.text).toContain('It is not trained further here: its file holds no trainer state.');
   });
 });

@@ -41,6 +41,8 @@ export interface RunsSlice {
    * its batch; the teaching views show it. The run training, if any, goes on untouched.
    */
   addRecordedRun(rec: RecordedRun, file: string): RunRecord;
+  /** A recorded run trains here from now on (Continue training): it is no longer marked recorded. */
+  liveAgain(id: string): void;
   /** No run is active any more (it stays in the list). */
   closeRun(): void;
   appendMetrics(runId: string, points: readonly MetricPoint[]): void;
@@ -136,6 +138,10 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
     set({ ...next, ...shownBatch({ ...get(), ...next }) });
     return next.runs.at(-1)!;
   },
+  liveAgain: (id) =>
+    set({
+      runs: mapRun(get().runs, id, ({ recorded: _recorded, ...live }) => live),
+    }),
   closeRun: () => set({ activeRunId: null, ...shownBatch({ ...get(), activeRunId: null }) }),
   appendMetrics(runId, points) {
     if (points.length === 0) return;

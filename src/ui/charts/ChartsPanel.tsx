@@ -13,7 +13,7 @@ import { comparisonOf } from '../../store/comparisons.ts';
 import { describeRunBackend, type RunRecord } from '../../store/runs.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { downloadBlob } from '../../store/download.ts';
-import { openRunFile, saveRunFile } from '../../store/runFiles.ts';
+import { continueRecorded, openRunFile, saveRunFile, useRecordedStates } from '../../store/runFiles.ts';
 import { RunFilePicker } from '../RunFilePicker.tsx';
 import { downloadChartPng } from './exportPng.ts';
 import { usePresenter } from '../presenter.ts';
@@ -49,7 +49,7 @@ const OFFSCREEN_REFRESH_MS = 2000;
  * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
  * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
  */
-function MetricChart(props: { title: string; metric: MetricName; runs: readonly RunRecord[]; smoothing: number; present: boolean }) {
+export function MetricChart(props: { title: string; metric: MetricName; runs: readonly RunRecord[]; smoothing: number; present: boolean; height?: number }) {
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
@@ -80,7 +80,7 @@ function MetricChart(props: { title: string; metric: MetricName; runs: readonly 
     );
     return () => clearTimeout(t);
   }, [stale]);
-  return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} present={props.present} />;
+  return <ChartFigure figRef={ref} title={props.title} metric={props.metric} runs={shown.current} smoothing={props.smoothing} present={props.present} height={props.height} />;
 }
 
 const ChartFigure = memo(function ChartFigure({
@@ -90,6 +90,7 @@ const ChartFigure = memo(function ChartFigure({
   runs,
   smoothing,
   present,
+  height,
 }: {
   figRef: RefObject<HTMLElement | null>;
   title: string;
@@ -97,6 +98,8 @@ const ChartFigure = memo(function ChartFigure({
   runs: readonly RunRecord[];
   smoothing: number;
   present: boolean;
+  /** The plot's height in px (an embedded chart fills its frame); the style's otherwise. */
+  height?: number;
 }) {
   const { t, i18n } = useTranslation('charts');
   const language = i18n.language;
@@ -189,7 +192,7 @@ const ChartFigure = memo(function ChartFigure({
       </div>
       {data.length === 0 ? <div className="chart-empty">{t('panel.empty')}</div> : <ChartLegend title={title} runs={runs.filter((r) => (counts.get(r.id) ?? 0) > 0)} />}
       {data.length === 0 ? null : (
-        <ResponsiveContainer width="100%" height={fs.full ? fs.height : style.height}>
+        <ResponsiveContainer width="100%" height={fs.full ? fs.height : (height ?? style.height)}>
           <LineChart data={data} margin={{ top: 4, right: style.right, bottom: 0, left: 0 }}>
             <CartesianGrid stroke={style.grid} vertical={false} />
             <XAxis dataKey="iter" type="number" domain={['dataMin', 'dataMax']} tick={style.tick} tickLine={false} allowDecimals={false} tickFormatter={formatIteration} />
@@ -240,6 +243,7 @@ function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
   const toggleRun = useApp((s) => s.toggleRun);
   const renameRun = useApp((s) => s.renameRun);
   const deleteRun = useApp((s) => s.deleteRun);
+  const state = useRecordedStates((s) => s.states[r.id]);
   return (
     <li className={`run-chip${r.visible ? '' : ' hidden-run'}${active ? ' active' : ''}`}>
       <span className="swatch" style={{ background: r.color }} aria-hidden="true" />
@@ -259,7 +263,12 @@ function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
           {t('runs.recorded')}
         </span>
       ) : null}
-      <button type="button" className="btn ghost small" aria-label={t('runs.save', { name: r.name })} title={t('runs.saveHint')} onClick={() => saveRunFile(r.id)}>
+      {state ? (
+        <button type="button" className="btn small" title={t('runs.continueHint')} onClick={() => void continueRecorded(r.id)} data-testid="continue-recorded">
+          {t('runs.continue', { iter: formatNumber(state.iter) })}
+        </button>
+      ) : null}
+      <button type="button" className="btn ghost small" aria-label={t('runs.save', { name: r.name })} title={t('runs.saveHint')} onClick={() => void saveRunFile(r.id)}>
         ⤓
       </button>
       <button type="button" className="btn ghost small" aria-label={t('runs.delete', { name: r.name })} disabled={active} onClick={() => deleteRun(r.id)}>
