@@ -113,10 +113,18 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
       expect(box.y + box.height, view).toBeLessThanOrEqual(450);
       expect(box.height, view).toBeGreaterThan(300); // the plot takes the frame
     } else {
-      // Scaled to fit, or at the smallest readable scale with the rest a scroll away inside the frame.
-      const zoom = Number(await frame.getByTestId('embed-body').getAttribute('data-zoom'));
-      expect(zoom, view).toBeGreaterThanOrEqual(0.55);
-      expect(zoom, view).toBeLessThanOrEqual(1);
+      // The frame's width, never wider; what is below its height scrolls inside it, by keyboard too.
+      const body = frame.getByTestId('embed-body');
+      expect(await body.evaluate((el) => el.scrollWidth - el.clientWidth), view).toBeLessThanOrEqual(0);
+      await expect(body).toHaveAttribute('tabindex', '0');
+      if (view === 'clipping') {
+        // The view's point, its two objective plots with the ratios, is above the fold.
+        const plots = body.locator('svg');
+        for (const i of [0, 1]) {
+          const box = (await plots.nth(i).boundingBox())!;
+          expect(box.y + box.height, `clipping plot ${i}`).toBeLessThanOrEqual(450);
+        }
+      }
     }
     await frame.screenshot({ path: test.info().outputPath(`embed-${view.replace(':', '-')}-800x450.png`) });
   }

@@ -1,8 +1,9 @@
 // `?embed=<view>`: one teaching view or one metric's chart alone, for an iframe in slides. A bar
 // names the view and the run it shows (a recorded run from `?run=`, or the page's own runs, live
-// with Start and Pause) and links to the full page; the view below scales down to fit the frame
-// (never below MIN_ZOOM: below that it scrolls). Presenter styling applies, for the back row.
-import { lazy, type ReactNode, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+// with Start and Pause) and links to the full page; the view below takes the frame's width, its
+// plots growing with it, and what lies below the frame's height scrolls inside the frame (the
+// view's main plot comes first). Presenter styling applies, for the back row.
+import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { trainer } from '../../store/trainerClient.ts';
@@ -19,9 +20,6 @@ const VIEWS: Record<EmbedViewId, ReturnType<typeof lazy>> = {
   inspect: lazy(() => import('../inspect/Inspector.tsx').then((m) => ({ default: m.Inspector }))),
 };
 const EmbedChart = lazy(() => import('./EmbedChart.tsx'));
-
-/** Text smaller than this share of presenter size is no longer readable on a slide: scroll instead. */
-const MIN_ZOOM = 0.55;
 
 /** The page's link without `?embed=`: the full page on the same runs and settings. */
 function fullPageHref(): string {
@@ -59,9 +57,9 @@ export function EmbedPage({ view }: { view: EmbedView }) {
         {view.kind === 'chart' ? (
           <EmbedChart metric={view.metric} />
         ) : (
-          <FitToFrame>
+          <FrameBody label={t('embed.viewRegion')}>
             <EmbeddedView id={view.view} />
-          </FitToFrame>
+          </FrameBody>
         )}
       </Suspense>
     </div>
@@ -122,54 +120,13 @@ function LiveControls() {
   );
 }
 
-/**
- * Its child scaled down (never up) until it fits the space under the bar: laid out at the width it
- * will have once scaled, then scaled with a transform. The scale only shrinks while the frame keeps
- * its size (content that grows shrinks it further), so it settles; a resized frame starts over at 1.
- */
-function FitToFrame({ children }: { children: ReactNode }) {
-  const outer = useRef<HTMLDivElement>(null);
-  const inner = useRef<HTMLDivElement>(null);
-  const [zoom, setZoom] = useState(1);
-  // The child's layout height (before the transform), which the scaled box takes times the zoom.
-  const [natural, setNatural] = useState(0);
-  const [frame, setFrame] = useState({ w: 0, h: 0 });
-  useLayoutEffect(() => {
-    const el = outer.current;
-    if (!el) return;
-    const measure = () => {
-      const next = { w: el.clientWidth, h: el.clientHeight };
-      setFrame((f) => (f.w === next.w && f.h === next.h ? f : next));
-    };
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-  useLayoutEffect(() => {
-    const el = inner.current;
-    if (!el || frame.h === 0) return;
-    // A new frame size: start over from full size.
-    setZoom(1);
-    const refit = () => {
-      const h = el.offsetHeight;
-      if (h === 0) return;
-      setNatural(h);
-      // Scaled by z the child is h·z tall (its height at the new width is close to h): z ≤ frame / h.
-      setZoom((z) => Math.max(MIN_ZOOM, Math.min(z, frame.h / h)));
-    };
-    refit();
-    const ro = new ResizeObserver(refit);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [frame]);
+/** The view under the bar: the frame's width, scrolling inside the frame below its height. */
+function FrameBody({ children, label }: { children: ReactNode; label: string }) {
   return (
-    <div className="embed-fit" ref={outer} data-testid="embed-body" data-zoom={zoom.toFixed(3)}>
-      <div className="embed-fit-box" style={natural > 0 ? { height: Math.ceil(natural * zoom) } : undefined}>
-        <div ref={inner} className="embed-fit-inner" style={zoom < 1 ? { width: `${100 / zoom}%`, transform: `scale(${zoom})` } : undefined}>
-          {children}
-        </div>
-      </div>
-    </div>
+    // A region that scrolls is reached by keyboard too (tabIndex), and named for a screen reader.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be focusable to scroll by keyboard
+    <section className="embed-body" tabIndex={0} aria-label={label} data-testid="embed-body">
+      {children}
+    </section>
   );
 }
