@@ -29,7 +29,8 @@ async function prepare(page: Page, { withoutWebGpu = false, file = null as strin
 /** A run recorded on a page: synthetic trainer messages, an inspected iteration, saved with ⤓. */
 async function recordRun(page: Page): Promise<string> {
   await prepare(page);
-  await page.goto('/');
+  // Trained with a tight clip, not the page's default ε = 0.2.
+  await page.goto('/?clipLow=0.1&clipHigh=0.1');
   await send(page, [...metricMessages(40), ...evalMessages(40, 10), ratioMessage(40), SAMPLE_MESSAGE]);
   // The inspector's hook arrives with its lazily loaded chunk.
   await page.waitForFunction(() => typeof (window.ppoPlayground as unknown as Partial<Hook> | undefined)?.runIds === 'function');
@@ -118,6 +119,9 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
       expect(await body.evaluate((el) => el.scrollWidth - el.clientWidth), view).toBeLessThanOrEqual(0);
       await expect(body).toHaveAttribute('tabindex', '0');
       if (view === 'clipping') {
+        // The frame takes the recorded run's settings: no "what if" against settings it does not show.
+        await expect(body).toContainText('A > 0');
+        await expect(body.getByText(/what if/)).toHaveCount(0);
         // The view's point, its two objective plots with the ratios, is above the fold.
         const plots = body.locator('svg');
         for (const i of [0, 1]) {

@@ -5,6 +5,7 @@
 // view's main plot comes first). Presenter styling applies, for the back row.
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { checkConfig } from '../../rl/config.ts';
 import { useApp } from '../../store/appStore.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { EMBED_PARAM, type EmbedView, type EmbedViewId } from '../../store/viewLink.ts';
@@ -36,6 +37,7 @@ export function EmbedPage({ view }: { view: EmbedView }) {
     document.documentElement.classList.add('embed');
   }, []);
   const notice = useApp((s) => s.notice);
+  useRecordedSettings();
   return (
     <div className="embed" data-testid="embed" data-embed={view.kind === 'view' ? view.view : `chart:${view.metric}`}>
       <div className="embed-bar">
@@ -64,6 +66,24 @@ export function EmbedPage({ view }: { view: EmbedView }) {
       </Suspense>
     </div>
   );
+}
+
+/**
+ * A frame showing a recorded run takes that run's settings, so its views count and draw with them
+ * and no "what if" against settings nobody in the frame can see appears. The page's own reward
+ * function stays: a file's code is never taken as the page's.
+ */
+function useRecordedSettings(): void {
+  const recorded = useApp((s) => s.runs.find((r) => r.id === s.batchRunId && r.recorded !== undefined) ?? null);
+  const id = recorded?.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per recorded run shown (its config does not change)
+  useEffect(() => {
+    if (!recorded) return;
+    const s = useApp.getState();
+    const ownCode = recorded.config.rewardSource === 'function' ? { rewardSource: s.config.rewardSource } : {};
+    const { config } = checkConfig({ ...recorded.config, ...ownCode, rewardFunction: s.config.rewardFunction });
+    if (config) s.takeCheckedConfig(config);
+  }, [id]);
 }
 
 function EmbeddedView({ id }: { id: EmbedViewId }) {
