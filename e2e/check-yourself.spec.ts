@@ -4,10 +4,12 @@
 // page. In English and Chinese, with no serious or critical axe violation.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures.ts';
+import { expect, skipWarmUp as skipWarmUpIn, test } from './fixtures.ts';
 import { traceToJson } from '../src/store/traceJson.ts';
 import type { CapturedTrace } from '../src/store/inspection.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
+import { metricMessages, send } from './trainerMessages.ts';
+import { readFileSync } from 'node:fs';
 
 test.use({ warmUp: false });
 test.describe.configure({ timeout: 150_000 });
@@ -122,4 +124,37 @@ test('GRPO: the response’s advantage from its group’s scores, in Chinese', a
     .poll(() => panel.evaluate((el) => Math.max(el.scrollWidth - el.clientWidth, Math.ceil(el.getBoundingClientRect().right) - window.innerWidth)))
     .toBeLessThanOrEqual(0);
   await panel.screenshot({ path: test.info().outputPath('check-yourself-zh-390.png') });
+});
+
+test('a teacher saves the run with the questions on screen; a student who opens the file gets those questions', async ({ page, browser }) => {
+  await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1'));
+  await page.goto('/');
+  await send(page, metricMessages(5));
+  await page.getByRole('tab', { name: 'Inspect' }).click();
+  await page.waitForFunction(() => typeof (window.ppoPlayground as unknown as { runIds?: unknown } | undefined)?.runIds === 'function');
+  const runId = await page.evaluate(() => (window.ppoPlayground as unknown as { runIds(): string[] }).runIds()[0]);
+  await page.evaluate((json) => (window.ppoPlayground as unknown as { pushTrace(j: unknown): void }).pushTrace(json), traceToJson({ ...fixtureTrace(), runId }));
+  await page.getByTestId('check-toggle').click();
+  // Two draws on, the teacher settles on the set on screen.
+  const panel = page.getByTestId('check-yourself');
+  for (let i = 0; i < 2; i++) await panel.getByRole('button', { name: 'New questions' }).click();
+  const chosen = await page.getByTestId('check-given').getAttribute('data-given');
+  const [download] = await Promise.all([page.waitForEvent('download'), panel.getByTestId('check-save-class').click()]);
+  const text = readFileSync((await download.path())!, 'utf8');
+  expect((JSON.parse(text) as { questions: unknown }).questions).toEqual([{ iter: fixtureTrace().trace.iter, draw: 2 }]);
+  await expect(page.getByTestId('check-class')).toHaveCount(0); // the teacher is not told their own choice is the teacher's
+
+  const context = await browser.newContext({ viewport: page.viewportSize()!, serviceWorkers: 'block' });
+  await skipWarmUpIn(context);
+  const student = await context.newPage();
+  await student.goto('/');
+  await student.getByTestId('open-run-input').setInputFiles({ name: 'lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await student.getByRole('tab', { name: 'Inspect' }).click();
+  await student.getByTestId('check-toggle').click();
+  await expect(student.getByTestId('check-class')).toHaveText('Your teacher chose these questions for this iteration.');
+  await expect(student.getByTestId('check-given')).toHaveAttribute('data-given', chosen!);
+  // Other questions are a click away; the teacher's set is named only while it is on screen.
+  await student.getByTestId('check-yourself').getByRole('button', { name: 'New questions' }).click();
+  await expect(student.getByTestId('check-class')).toHaveCount(0);
+  await context.close();
 });

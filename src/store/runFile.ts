@@ -31,6 +31,26 @@ export interface RecordedRun {
   savedAt: string;
   /** The trainer's state after `iter` iterations (trainerState.ts bytes), or null when the file has none. */
   state: RecordedState | null;
+  /** The teacher's question sets, each for one of the traces' iterations. */
+  questions: ClassQuestions[];
+}
+
+/** What a run file may hold besides the run, its batch and traces. */
+export interface RunFileExtras {
+  /** When it is written (default: now). */
+  savedAt?: Date;
+  state?: RecordedState | null;
+  /** A teacher's question sets, one per inspected iteration at most. */
+  questions?: readonly ClassQuestions[];
+}
+
+/**
+ * The questions a teacher chose for a class on inspected iteration `iter`: the draw of Check
+ * yourself's questionsFor (rl/inspect/questions.ts) the teacher settled on.
+ */
+export interface ClassQuestions {
+  iter: number;
+  draw: number;
 }
 
 /** A trainer state kept in a run file: training goes on with iteration `iter`. */
@@ -65,16 +85,13 @@ interface RunFileJson {
   traces: Omit<CapturedTraceJson, 'runId'>[];
   /** Absent in files written without a state. */
   state?: { iter: number; base64: string } | null;
+  /** Absent when no question set was chosen. */
+  questions?: ClassQuestions[];
 }
 
 /** The file's text for `run` with its batch, traces (those of other runs are left out) and trainer state. */
-export function runFileText(
-  run: RunRecord,
-  batch: RunBatch | null | undefined,
-  traces: readonly CapturedTrace[],
-  savedAt = new Date(),
-  state: RecordedState | null = null,
-): string {
+export function runFileText(run: RunRecord, batch: RunBatch | null | undefined, traces: readonly CapturedTrace[], extras: RunFileExtras = {}): string {
+  const { savedAt = new Date(), state = null, questions = [] } = extras;
   const { id: _id, color: _color, visible: _visible, comparison: _comparison, ...record } = run;
   const doc: RunFileJson = {
     format: RUN_FILE_FORMAT,
@@ -89,6 +106,7 @@ export function runFileText(
         return rest;
       }),
     ...(state ? { state: { iter: state.iter, base64: toBase64(state.bytes) } } : {}),
+    ...(questions.length > 0 ? { questions: questions.map(({ iter, draw }) => ({ iter, draw })) } : {}),
   };
   return JSON.stringify(doc);
 }
@@ -291,7 +309,24 @@ export function readRunFile(text: string): RecordedRun {
     batch = { samples: readSamples(doc.batch.samples), ratios: readRatios(doc.batch.ratios) };
   }
   const traces = doc.traces === undefined ? [] : list(doc.traces, 'traces').map(readTrace);
-  return { run, batch, traces, savedAt, state: readState(doc.state) };
+  return { run, batch, traces, savedAt, state: readState(doc.state), questions: readQuestions(doc.questions, traces) };
+}
+
+/** The question sets: each names an inspected iteration of the file, once, and a draw. */
+function readQuestions(x: unknown, traces: readonly Omit<CapturedTrace, 'runId'>[]): ClassQuestions[] {
+  if (x === undefined || x === null) return [];
+  const iters = new Set(traces.map((t) => t.trace.iter));
+  const seen = new Set<number>();
+  return list(x, 'questions').map((q, i) => {
+    const f = `questions[${i}]`;
+    if (!isObject(q)) throw damaged(f, 'expected { iter, draw }');
+    const iter = count(q.iter, `${f}.iter`);
+    const draw = count(q.draw, `${f}.draw`);
+    if (!iters.has(iter)) throw damaged(`${f}.iter`, `iteration ${iter} is not one of the file’s inspected iterations`);
+    if (seen.has(iter)) throw damaged(`${f}.iter`, `a second set for iteration ${iter}`);
+    seen.add(iter);
+    return { iter, draw };
+  });
 }
 
 /** The trainer state of a file: decoded and checked as the worker will check it, its iteration matching. */

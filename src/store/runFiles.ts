@@ -8,7 +8,7 @@ import { useApp } from './appStore.ts';
 import { downloadBlob } from './download.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
-import { type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
+import { type ClassQuestions, type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
 import { loadResumePoint, saveResumePoint } from './resume.ts';
 import type { RunRecord } from './runs.ts';
 import { trainer } from './trainerClient.ts';
@@ -18,6 +18,14 @@ import { trainer } from './trainerClient.ts';
  * run opened from the disk needs its file again after a reload; a `?run=` link reopens it).
  */
 export const useRecordedStates = create<{ states: Record<string, RecordedState> }>(() => ({ states: {} }));
+
+/** The question sets a teacher chose (Check yourself), by run id, saved with the run; in memory only. */
+export const useClassQuestions = create<{ byRun: Record<string, ClassQuestions[]> }>(() => ({ byRun: {} }));
+
+/** Run `runId`'s question set for inspected iteration `iter` becomes `draw` (replacing one chosen before). */
+export function chooseClassQuestions(runId: string, iter: number, draw: number): void {
+  useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [runId]: [...(byRun[runId] ?? []).filter((q) => q.iter !== iter), { iter, draw }] } }));
+}
 
 /** A file name from the run's name: letters, digits and dashes, so every system keeps it as it is. */
 export function runFileName(run: Pick<RunRecord, 'name'>, at = new Date()): string {
@@ -51,7 +59,9 @@ export async function saveRunFile(runId: string): Promise<boolean> {
   if (!run) return false;
   const traces = useInspection.getState().traces.filter((t) => t.runId === runId);
   const state = await stateOf(runId);
-  const text = runFileText(run, s.batches[runId], traces, new Date(), state);
+  // A set only for an iteration the file holds.
+  const questions = (useClassQuestions.getState().byRun[runId] ?? []).filter((q) => traces.some((t) => t.trace.iter === q.iter));
+  const text = runFileText(run, s.batches[runId], traces, { state, questions });
   const blob = new Blob([text], { type: 'application/json' });
   const fileName = runFileName(run);
   downloadBlob(blob, fileName);
@@ -132,6 +142,7 @@ async function showRecorded(fileName: string, read: () => Promise<RecordedRun>):
     const same = s.runs.find((r) => r.recorded?.file === fileName && r.recorded.savedAt === rec.savedAt);
     const run = same ?? s.addRecordedRun(rec, fileName);
     if (rec.state) useRecordedStates.setState(({ states }) => ({ states: { ...states, [run.id]: rec.state! } }));
+    if (rec.questions.length > 0) useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [run.id]: rec.questions } }));
     const inspection = useInspection.getState();
     // The inspected iterations are not kept across a reload: the file brings them back.
     if (!inspection.traces.some((t) => t.runId === run.id)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId: run.id });

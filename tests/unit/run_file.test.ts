@@ -102,7 +102,7 @@ describe('a run file', () => {
     const batch = batchOf(r);
     const traces = tracesOf(r, run.id);
     const other = tracesOf(r, 'run-b');
-    const text = runFileText(run, batch, [...traces, ...other], new Date('2026-11-29T10:00:00Z'));
+    const text = runFileText(run, batch, [...traces, ...other], { savedAt: new Date('2026-11-29T10:00:00Z') });
     const back = readRunFile(text);
     const { id: _i, color: _c, visible: _v, comparison: _k, ...rest } = run;
     expect(back.run).toEqual(rest);
@@ -295,7 +295,7 @@ describe('a run file served with the page (?run=)', () => {
     await openServedRunFile('runs/tight.json', load);
     expect(useInspection.getState().traces).toHaveLength(2);
     // The file replaced on the site (another recording): a new run beside the old one.
-    const newer = runFileText(run, batchOf(r), [], new Date('2026-12-01T00:00:00Z'));
+    const newer = runFileText(run, batchOf(r), [], { savedAt: new Date('2026-12-01T00:00:00Z') });
     const replaced = (await openServedRunFile('runs/tight.json', async () => newer)).run!;
     expect(replaced.id).not.toBe(first.id);
     expect(useApp.getState().runs.map((x) => x.id)).toEqual([first.id, replaced.id]);
@@ -374,7 +374,7 @@ describe('a run file with the trainer’s state', () => {
     const r = rng(11);
     const run = recordedRun(r);
     const bytes = trainerStateBytes(r, run.config, 12);
-    const text = runFileText(run, null, [], new Date(), { iter: 12, bytes });
+    const text = runFileText(run, null, [], { state: { iter: 12, bytes } });
     const read = readRunFile(text);
     expect(read.state?.iter).toBe(12);
     expect(read.state?.bytes).toEqual(bytes);
@@ -403,7 +403,7 @@ describe('a run file with the trainer’s state', () => {
     const r = rng(13);
     const run = recordedRun(r);
     const bytes = trainerStateBytes(r, run.config, 7);
-    const text = runFileText(run, null, [], new Date(), { iter: 7, bytes });
+    const text = runFileText(run, null, [], { state: { iter: 7, bytes } });
     const opened = (await openRunFile({ name: 'state.json', size: text.length, text: async () => text })).run!;
     expect(useRecordedStates.getState().states[opened.id]).toEqual({ iter: 7, bytes });
     expect(useApp.getState().notice?.text).toContain('the trainer’s state at iteration 7');
@@ -411,5 +411,25 @@ describe('a run file with the trainer’s state', () => {
     const other = (await openRunFile({ name: 'plain.json', size: plain.length, text: async () => plain })).run!;
     expect(useRecordedStates.getState().states[other.id]).toBeUndefined();
     expect(useApp.getState().notice?.text).toContain('It is not trained further here: its file holds no trainer state.');
+  });
+});
+
+describe('a teacher’s question sets in a run file', () => {
+  it('travel with the file, each for one of its inspected iterations, and arrive with the opened run', async () => {
+    const { useClassQuestions } = await import('../../src/store/runFiles.ts');
+    useApp.setState({ runs: [], batches: {}, activeRunId: null, viewRunId: null, notice: null });
+    useInspection.setState({ traces: [] });
+    const r = rng(14);
+    const run = recordedRun(r);
+    const traces = tracesOf(r, run.id); // iterations 10 and 11
+    const text = runFileText(run, null, traces, { questions: [{ iter: 11, draw: 3 }] });
+    expect(readRunFile(text).questions).toEqual([{ iter: 11, draw: 3 }]);
+    expect(readRunFile(runFileText(run, null, traces)).questions).toEqual([]);
+    const opened = (await openRunFile({ name: 'class.json', size: text.length, text: async () => text })).run!;
+    expect(useClassQuestions.getState().byRun[opened.id]).toEqual([{ iter: 11, draw: 3 }]);
+    expect(refusal(edited(text, (d) => (d.questions[0].iter = 12))).message).toContain('iteration 12 is not one of the file’s inspected iterations');
+    expect(refusal(edited(text, (d) => d.questions.push({ iter: 11, draw: 1 }))).field).toBe('questions[1].iter');
+    expect(refusal(edited(text, (d) => (d.questions[0].draw = -1))).field).toBe('questions[0].draw');
+    expect(refusal(edited(text, (d) => (d.questions = { iter: 11 }))).field).toBe('questions');
   });
 });

@@ -2,6 +2,7 @@
 // A number is typed and judged against the iteration's own number within ANSWER_TOLERANCE; the
 // clip question asks, for a few tokens of one update step, whether the clip stopped each and on
 // which side. Once answered, the walk-through step's formula and its worked numbers are shown.
+// A teacher saves the run with the questions on screen; a student who opens that file gets them.
 import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
@@ -20,6 +21,8 @@ import {
 } from '../../rl/inspect/index.ts';
 import { formatNumber } from '../../i18n/index.ts';
 import { FittedFormula, Formula } from '../math/Formula.tsx';
+import { useApp } from '../../store/appStore.ts';
+import { chooseClassQuestions, saveRunFile, useClassQuestions } from '../../store/runFiles.ts';
 import { localiseTex } from './text.ts';
 
 /** What the student answered: a typed number, or a side per listed token. */
@@ -28,9 +31,13 @@ type Answer = { typed: string; value: number } | { sides: ClipSide[] };
 const fixed4 = (x: number) => formatNumber(x, { minimumFractionDigits: 4, maximumFractionDigits: 4 });
 const texValue = (x: number) => (x < 0 ? `-${Math.abs(x)}` : String(x));
 
-export function CheckYourself({ trace, rec, tokenText }: { trace: IterationTrace; rec: RecomputedTrace; tokenText: readonly string[] }) {
+export function CheckYourself({ runId, trace, rec, tokenText }: { runId: string; trace: IterationTrace; rec: RecomputedTrace; tokenText: readonly string[] }) {
   const { t: tr } = useTranslation('inspect');
-  const [draw, setDraw] = useState(0);
+  const classDraw = useClassQuestions((s) => s.byRun[runId]?.find((q) => q.iter === trace.iter)?.draw ?? null);
+  const [draw, setDraw] = useState(classDraw ?? 0);
+  // Said to whoever opened the teacher's file, not to the teacher who chose them.
+  const run = useApp((s) => s.runs.find((r) => r.id === runId) ?? null);
+  const fromFile = run?.recorded !== undefined;
   const questions = useMemo(() => questionsFor(trace, rec, trace.iter * 7919 + draw), [trace, rec, draw]);
   const [at, setAt] = useState(0);
   const [answers, setAnswers] = useState<Record<number, Answer>>({});
@@ -52,6 +59,11 @@ export function CheckYourself({ trace, rec, tokenText }: { trace: IterationTrace
         </span>
       </div>
       <p className="muted small">{tr('check.intro', { abs: ANSWER_TOLERANCE.abs, rel: ANSWER_TOLERANCE.rel * 100 })}</p>
+      {fromFile && classDraw === draw ? (
+        <p className="notice info small" data-testid="check-class">
+          {tr('check.classSet')}
+        </p>
+      ) : null}
       <div className="check-nav">
         <button type="button" className="btn small" disabled={at === 0} onClick={() => setAt(at - 1)}>
           {tr('walk.prev')}
@@ -72,6 +84,20 @@ export function CheckYourself({ trace, rec, tokenText }: { trace: IterationTrace
           }}
         >
           {tr('check.newQuestions')}
+        </button>
+        <button
+          type="button"
+          className="btn ghost small"
+          title={tr('check.saveForClassHint')}
+          data-testid="check-save-class"
+          // A trace whose run was deleted has nothing to save it with.
+          disabled={run === null}
+          onClick={() => {
+            chooseClassQuestions(runId, trace.iter, draw);
+            void saveRunFile(runId);
+          }}
+        >
+          {tr('check.saveForClass')}
         </button>
       </div>
       <QuestionCard key={`${draw}:${at}`} q={q} trace={trace} rec={rec} tokenText={tokenText} answer={answers[at]} onAnswer={(a) => setAnswers((all) => ({ ...all, [at]: a }))} />

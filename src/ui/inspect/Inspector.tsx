@@ -278,7 +278,7 @@ function TraceView({ captured, focus }: { captured: CapturedTrace; focus: (Inspe
       </div>
       {checking && (
         <div id="check-yourself">
-          <CheckYourself trace={trace} rec={rec} tokenText={tokenText} />
+          <CheckYourself runId={captured.runId} trace={trace} rec={rec} tokenText={tokenText} />
         </div>
       )}
       {walking && (
