@@ -342,7 +342,19 @@ test('a trainer error in the middle of Run both says which arm stopped and what 
   // progress: the sequence's own line says which arm holds, and the run list its iterations.
   const arm = Number(/Arm (\d+) of/.exec((await page.getByTestId('sequence-status').textContent()) ?? '')?.[1] ?? NaN);
   expect(arm).toBeGreaterThanOrEqual(1);
-  const done = (await runList(page)).find((r) => r.name === labels[arm - 1])?.its ?? 0;
+  // The run list may still be a frame behind the paused iteration under load: read it once it stops changing.
+  let done = -1;
+  await expect
+    .poll(
+      async () => {
+        const now = (await runList(page)).find((r) => r.name === labels[arm - 1])?.its ?? 0;
+        const same = now === done;
+        done = now;
+        return same;
+      },
+      { intervals: [500] },
+    )
+    .toBe(true);
   // The error as the worker reports it (the message hook feeds the page exactly what the worker would post).
   await page.evaluate(() => window.ppoPlayground!.receive({ type: 'error', message: 'buffer mapping failed (test)', stage: 'update' }));
   const notice = page.locator('[data-testid="notice"].error');
