@@ -3,7 +3,7 @@
 // bias), Qwen3 (q/k norm, head_dim × heads ≠ hidden), each with grouped-query attention, and GPT-2
 // (LayerNorm, gelu, learned positions; its c_attn adapter's one A shared by q, k and v):
 // - on the float64 backend, against central finite differences of L = Σ c·logprob (random c on the
-//   response tokens, 0 on padding), h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at entries of A and B of
+//   response tokens, 0 on padding), five-point stencil at h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at entries of A and B of
 //   every adapted projection of every layer;
 // - on WebGPU, every gradient against the float64 backend's: normwise |Δ| ≤ 2e-4·max|g| per
 //   adapter matrix (f32 through every layer and the LM head; worst seen 3.6e-5 over 6 seeds on lavapipe, printed).
@@ -27,6 +27,7 @@ import { openHfFolder } from '../../src/model/hf/open.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
+import { centralDifference } from '../helpers/finiteDifference.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
@@ -126,7 +127,7 @@ describe('adapter gradients through an HfModel', () => {
                 be.write(tensor, nudged);
                 return loss(s);
               };
-              const fd = ((await at(h)) - (await at(-h))) / (2 * h);
+              const fd = await centralDifference(at, h);
               be.write(tensor, host);
               const g = grads[l][ti][which][i];
               expect(Math.abs(fd - g), `layer ${l} ${target} ${which}[${i}]: fd ${fd} vs ${g}`).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(g)));
@@ -199,11 +200,11 @@ describe('adapter gradients through an HfModel', () => {
       const picks = [...Array.from({ length: 3 }, () => r.int(0, cAttnA)), ...Array.from({ length: 5 }, () => r.int(0, t.size))];
       const h = 1e-5;
       for (const i of picks) {
-        const plus = Float64Array.from(host);
-        plus[i] += h;
-        const minus = Float64Array.from(host);
-        minus[i] -= h;
-        const fd = ((await lossAt(plus)) - (await lossAt(minus))) / (2 * h);
+        const fd = await centralDifference((d) => {
+          const nudged = Float64Array.from(host);
+          nudged[i] += d;
+          return lossAt(nudged);
+        }, h);
         expect(Math.abs(fd - grads[i]), `flat ${i}: fd ${fd} vs ${grads[i]}`).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(grads[i])));
       }
       expect(Math.max(...Array.from(grads.subarray(0, cAttnA), Math.abs))).toBeGreaterThan(1e-3);

@@ -3,7 +3,7 @@
 // (TEST_SEED) of Llama 3 (rope scaling, untied head), Qwen2 (q/k/v bias), Qwen3 (q/k norm, tied
 // head), GPT-2 (LayerNorm with biases, learned positions, tied head):
 // - on the float64 backend, against central finite differences of L = Σ c·logprob (random c on the
-//   response tokens, 0 on padding), h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at two entries of every
+//   response tokens, 0 on padding), five-point stencil at h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at two entries of every
 //   weight (dense weights, biases, norms, q/k norms, positions, the embedding at a row the batch
 //   reads, the head); a tied head's gradient (LM head + embedding rows) is one sum;
 // - on WebGPU, every weight's gradient against the float64 backend's: normwise
@@ -22,6 +22,7 @@ import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { weightLeaves } from '../../src/model/hf/weightLayout.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
+import { centralDifference } from '../helpers/finiteDifference.ts';
 import { expectClose, rng } from '../helpers/random.ts';
 
 const FAMILIES: SyntheticFamily[] = ['llama3', 'qwen2', 'qwen3', 'gpt2'];
@@ -113,11 +114,11 @@ describe('every weight’s gradient through an HfModel (full training)', () => {
           const rows = [...embedRows];
           const i = isEmbed ? rows[pick.int(0, rows.length)] * D + pick.int(0, D) : pick.int(0, leaf.size);
           const at = s.t.offsets.get(leaf)! + i;
-          const plus = Float64Array.from(host);
-          plus[at] += h;
-          const minus = Float64Array.from(host);
-          minus[at] -= h;
-          const fd = ((await lossAt(plus)) - (await lossAt(minus))) / (2 * h);
+          const fd = await centralDifference((d) => {
+            const nudged = Float64Array.from(host);
+            nudged[at] += d;
+            return lossAt(nudged);
+          }, h);
           const g = grads[li][i];
           expect(Math.abs(fd - g), `${label.get(leaf)}[${i}]: fd ${fd} vs ${g}`).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(g)));
         }

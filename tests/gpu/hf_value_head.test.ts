@@ -2,7 +2,7 @@
 // response column, its gradient and the critic adapters' (hfBackward.ts backwardFromRows), on
 // fresh synthetic Qwen3 and Qwen2 folders (TEST_SEED):
 // - float64 backend: L = Σ c·value (c random on response tokens, 0 on padding) against central
-//   finite differences at entries of the head and of every adapter, |fd − g| ≤ 1e-6·(1 + |g|);
+//   finite differences (five-point stencil) at entries of the head and of every adapter, |fd − g| ≤ 1e-6·(1 + |g|);
 // - WebGPU against the float64 backend: values |Δ| ≤ 1e-4, every gradient normwise ≤ 2e-4·max|g|.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
@@ -15,6 +15,7 @@ import { openHfFolder } from '../../src/model/hf/open.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { type ValueHead, valueHeadBackward, valueHeadForward, valueHeadInit } from '../../src/model/hf/valueHead.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
+import { centralDifference } from '../helpers/finiteDifference.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 
 const f32 = (x: ArrayLike<number>) => Float64Array.from(new Float32Array(x));
@@ -94,7 +95,7 @@ describe('the critic on an HfModel: value head and adapters', () => {
           cpuBackend.write(tensor, nudged);
           return loss();
         };
-        const fd = ((await at(h)) - (await at(-h))) / (2 * h);
+        const fd = await centralDifference(at, h);
         cpuBackend.write(tensor, host);
         expect(Math.abs(fd - analytic), `${what}[${i}]: fd ${fd} vs ${analytic}`).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(analytic)));
       };
