@@ -41,11 +41,14 @@ async function makeBackend(choice: BackendChoice, onLost: (reason: string) => vo
   // browser compiles them off this thread while the page loads and the user reads, instead of one
   // by one inside the first iteration; each one's completion is counted so the page can show how
   // far compilation is. The other kernels wait until the first iteration no longer competes with
-  // them for the CPU (firstKernels.ts).
+  // them for the CPU (firstKernels.ts). On a software adapter (SwiftShader, lavapipe) the GPU is
+  // the CPU the training runs on: building kernels the run may never use would slow every
+  // iteration that overlaps it, so there they are built on first use only.
   const { first, rest } = kernelsInOrder();
   const t0 = performance.now();
   const compiled = be.precompile(first, (done, total) => onCompiled?.(done, total, performance.now() - t0));
-  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled, compileRest: () => be.precompile(rest) };
+  const compileRest = rt.cpuAdapter ? undefined : () => be.precompile(rest);
+  return { be, adapter: acquired.adapterName, destroy: () => acquired.device.destroy(), compiled, compileRest };
 }
 
 /** A macrotask boundary that, unlike setTimeout(0), is not clamped to 4 ms after nesting. */
