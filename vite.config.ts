@@ -15,9 +15,9 @@ function noCspInDev(): Plugin {
 const FIRST_LOAD_CHUNK_BUDGET = 250_000;
 
 /**
- * Prints what the first paint loads (the entry chunk and its static imports) and fails the build
- * when one of those chunks is over budget. Charts, teaching views and the job export are dynamic
- * imports (src/ui/Playground.tsx) and load right after.
+ * Prints what the first paint loads (the entry chunk and every chunk it imports statically, through
+ * any depth) and fails the build when one of those chunks is over budget. Charts, teaching views
+ * and the job export are dynamic imports (src/ui/Playground.tsx) and load right after.
  */
 function firstLoadBudget(): Plugin {
   return {
@@ -27,7 +27,14 @@ function firstLoadBudget(): Plugin {
       const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
       const entry = chunks.find((c) => c.isEntry && c.facadeModuleId?.endsWith('index.html'));
       if (!entry) return;
-      const first = [entry, ...entry.imports.map((f) => chunks.find((c) => c.fileName === f)!).filter(Boolean)];
+      const byName = new Map(chunks.map((c) => [c.fileName, c]));
+      const first: typeof chunks = [];
+      const add = (c: (typeof chunks)[number] | undefined) => {
+        if (!c || first.includes(c)) return;
+        first.push(c);
+        for (const f of c.imports) add(byName.get(f));
+      };
+      add(entry);
       const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
       const size = (c: (typeof chunks)[number]) => Buffer.byteLength(c.code);
       const total = first.reduce((s, c) => s + size(c), 0);

@@ -79,7 +79,8 @@ const FORBIDDEN: Record<string, string[]> = {
 
 /** Entry points: what index.html, package.json scripts, vitest/playwright configs start. */
 function entryPoints(): Set<string> {
-  const e = new Set<string>(['src/main.tsx', 'vite.config.ts', 'vitest.config.ts', 'playwright.config.ts']);
+  const e = new Set<string>(['vite.config.ts', 'vitest.config.ts', 'playwright.config.ts']);
+  for (const m of readFileSync(join(ROOT, 'index.html'), 'utf8').matchAll(/<script type="module" src="\/(src\/[^"]+)"/g)) e.add(m[1]);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   for (const cmd of Object.values(pkg.scripts)) for (const m of cmd.matchAll(/(src\/\S+\.ts|scripts\/\S+\.mjs)/g)) e.add(m[1]);
   return e;
