@@ -3,8 +3,8 @@
 // bias), Qwen3 (q/k norm, head_dim × heads ≠ hidden), each with grouped-query attention, and GPT-2
 // (LayerNorm, gelu, learned positions; its c_attn adapter's one A shared by q, k and v):
 // - on the float64 backend, against central finite differences of L = Σ c·logprob (random c on the
-//   response tokens, 0 on padding), five-point stencil at h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at entries of A and B of
-//   every adapted projection of every layer;
+//   response tokens, 0 on padding; the five-point stencil at h = 1e-5), |fd − g| ≤ 1e-6·(1 + |g|),
+//   at entries of A and B of every adapted projection of every layer;
 // - on WebGPU, every gradient against the float64 backend's: normwise |Δ| ≤ 2e-4·max|g| per
 //   adapter matrix (f32 through every layer and the LM head; worst seen 3.6e-5 over 6 seeds on lavapipe, printed).
 // The taped forward gives the same log-probs as scoring.ts's responseLogprobs.

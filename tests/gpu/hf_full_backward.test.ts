@@ -3,9 +3,10 @@
 // (TEST_SEED) of Llama 3 (rope scaling, untied head), Qwen2 (q/k/v bias), Qwen3 (q/k norm, tied
 // head), GPT-2 (LayerNorm with biases, learned positions, tied head):
 // - on the float64 backend, against central finite differences of L = Σ c·logprob (random c on the
-//   response tokens, 0 on padding), five-point stencil at h = 1e-5, |fd − g| ≤ 1e-6·(1 + |g|), at two entries of every
-//   weight (dense weights, biases, norms, q/k norms, positions, the embedding at a row the batch
-//   reads, the head); a tied head's gradient (LM head + embedding rows) is one sum;
+//   response tokens, 0 on padding; the five-point stencil at h = 1e-5), |fd − g| ≤ 1e-6·(1 + |g|),
+//   at two entries of every weight (dense weights, biases, norms, q/k norms, positions, the
+//   embedding at a row the batch reads, the head); a tied head's gradient (LM head + embedding
+//   rows) is one sum;
 // - on WebGPU, every weight's gradient against the float64 backend's: normwise
 //   |Δ| ≤ 2e-4·max|g| per weight (as the adapter gradients; worst seen printed); GPT-2's key bias,
 //   whose gradient is 0 in exact arithmetic (no rope: softmax ignores q·b_k), on the model's max|g|.

@@ -2,7 +2,8 @@
 // response column, its gradient and the critic adapters' (hfBackward.ts backwardFromRows), on
 // fresh synthetic Qwen3 and Qwen2 folders (TEST_SEED):
 // - float64 backend: L = Σ c·value (c random on response tokens, 0 on padding) against central
-//   finite differences (five-point stencil) at entries of the head and of every adapter, |fd − g| ≤ 1e-6·(1 + |g|);
+//   finite differences (five-point stencil) at entries of the head and of every adapter,
+//   |fd − g| ≤ 1e-6·(1 + |g|);
 // - WebGPU against the float64 backend: values |Δ| ≤ 1e-4, every gradient normwise ≤ 2e-4·max|g|.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
