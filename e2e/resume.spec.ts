@@ -4,7 +4,7 @@
 // 0, 1, 2, … and keep growing past what they held before the reload. A state that cannot be loaded
 // (another format version) and a storage quota error are reported by name; the run's charts stay.
 import { expect, test } from '@playwright/test';
-import { contiguous, iterations, SMALL, stored, trainUntilStateAt } from './storedState.ts';
+import { contiguous, iterations, pausedStateSaved, SMALL, stored, trainUntilStateAt } from './storedState.ts';
 
 test('reload mid-run, "Resume from iteration k": the counter goes on from k and the same stored run record keeps growing', async ({ page }) => {
   test.setTimeout(240_000);
@@ -60,7 +60,7 @@ test('a saved state from another format version is refused by name; the run and 
   await trainUntilStateAt(page, 1);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   await expect(page.getByTestId('run-state')).toHaveText('Paused');
-  await page.waitForTimeout(1_500); // the pause's state lands
+  await pausedStateSaved(page);
   // Rewrite the stored file's header: format_version "1" → "9" (same length, so offsets stay valid).
   await page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -94,7 +94,8 @@ test('a saved state from another format version is refused by name; the run and 
   await expect(notice).toContainText('format_version 9 is not supported');
   await expect(notice).toContainText('charts are kept');
   await expect(page.getByTestId('run-state')).not.toHaveText('Training');
-  expect(await iterations(page)).toBe(itBefore);
+  // The run list draws the kept run once the stored runs are read back after the reload.
+  await expect.poll(() => iterations(page), { timeout: 20_000 }).toBe(itBefore);
   const line = page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve').first();
   await expect(line).toHaveAttribute('d', /L/);
 });

@@ -54,3 +54,21 @@ export async function trainUntilStateAt(page: Page, atLeast: number): Promise<St
   await expect.poll(async () => (await stored(page)).state?.iter ?? 0, { timeout: 90_000, message: 'a saved trainer state' }).toBeGreaterThanOrEqual(atLeast);
   return stored(page);
 }
+
+/**
+ * Waits until the stored trainer state is the one Pause saved: the state of the run record's last
+ * iteration. Just after Pause an earlier automatic save can still be the stored one, and the
+ * pause's own lands a moment later (over anything written in between).
+ */
+export async function pausedStateSaved(page: Page): Promise<Stored> {
+  await expect
+    .poll(
+      async () => {
+        const st = await stored(page);
+        return st.state !== null && st.runs.length === 1 && st.state.iter === st.runs[0].iters.length ? st.state.iter : -1;
+      },
+      { timeout: 60_000, message: 'the state saved at Pause, at the record’s last iteration' },
+    )
+    .toBeGreaterThanOrEqual(1);
+  return stored(page);
+}
