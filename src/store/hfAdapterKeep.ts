@@ -1,7 +1,8 @@
 // The trained adapter of the visitor's own model kept in this browser, so a reload can continue the
-// run: PEFT's two files in the origin-private file system beside the kept model folder (hfKeep.ts),
-// and a record of the run (the model's label, its iterations, rows, evaluations and settings)
-// written last, so a copy cut short is never offered.
+// run: PEFT's two files and the run's training state (moments, critic: trainingState.ts) in the
+// origin-private file system beside the kept model folder (hfKeep.ts), and a record of the run (the
+// model's label, its iterations, rows, evaluations and settings) written last, so a copy cut short
+// is never offered.
 import { type HfTrainEval, type HfTrainRow, type HfTrainSettings, upgradeHfTrainRow } from '../rl/hf/hfTrainSettings.ts';
 import { removeIfThere, root } from './hfKeep.ts';
 
@@ -9,6 +10,7 @@ const DIR = 'hf-adapter';
 const RECORD = 'hf-adapter.json';
 const CONFIG = 'adapter_config.json';
 const WEIGHTS = 'adapter_model.safetensors';
+const STATE = 'training_state.safetensors';
 
 /** What a kept adapter was trained on and how far. */
 export interface KeptAdapterRecord {
@@ -24,6 +26,8 @@ export interface KeptAdapter {
   record: KeptAdapterRecord;
   config: string;
   weights: Uint8Array;
+  /** Absent for an adapter kept before training states were (it continues with fresh moments and critic). */
+  state?: Uint8Array;
 }
 
 async function write(dir: FileSystemDirectoryHandle, name: string, data: string | Uint8Array): Promise<void> {
@@ -33,13 +37,14 @@ async function write(dir: FileSystemDirectoryHandle, name: string, data: string 
 }
 
 /** Keeps the adapter in place of any kept before. */
-export async function keepAdapter(record: KeptAdapterRecord, config: string, weights: Uint8Array): Promise<void> {
+export async function keepAdapter(record: KeptAdapterRecord, config: string, weights: Uint8Array, state?: Uint8Array): Promise<void> {
   const r = await root();
   await removeIfThere(r, RECORD);
   await removeIfThere(r, DIR);
   const dir = await r.getDirectoryHandle(DIR, { create: true });
   await write(dir, CONFIG, config);
   await write(dir, WEIGHTS, weights);
+  if (state) await write(dir, STATE, state);
   await write(r, RECORD, JSON.stringify(record));
 }
 
@@ -53,7 +58,11 @@ export async function readKeptAdapter(): Promise<KeptAdapter | null> {
     const dir = await r.getDirectoryHandle(DIR);
     const config = await (await (await dir.getFileHandle(CONFIG)).getFile()).text();
     const weights = new Uint8Array(await (await (await dir.getFileHandle(WEIGHTS)).getFile()).arrayBuffer());
-    return { record, config, weights };
+    const state = await dir
+      .getFileHandle(STATE)
+      .then(async (h) => new Uint8Array(await (await h.getFile()).arrayBuffer()))
+      .catch(() => undefined);
+    return { record, config, weights, ...(state ? { state } : {}) };
   } catch {
     return null;
   }

@@ -170,13 +170,14 @@ export class HfFlows {
   /** The adapter just trained, kept in this browser with its run so a reload can continue it. */
   private async keepTrained(label: string): Promise<void> {
     try {
-      const reply = await this.deps.connection().request('hfExportAdapter', {});
+      const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
       if (reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
       const tr = this.tr;
       await this.deps.adapterKeep.save(
         { label, iterations: tr.iterationsDone, settings: tr.settings, rows: tr.rows, evals: tr.evals, savedAt: Date.now() },
         reply.config,
         reply.weights,
+        reply.state,
       );
       this.tr.setKeepProblem(null);
     } catch (e) {
@@ -191,7 +192,7 @@ export class HfFlows {
       this.tr.setKeptOffer(null);
       return;
     }
-    await this.loadAdapter({ config: kept.config, weights: kept.weights }, 'kept', kept.record);
+    await this.loadAdapter({ config: kept.config, weights: kept.weights, ...(kept.state ? { state: kept.state } : {}) }, 'kept', kept.record);
   }
 
   /** A PEFT adapter the visitor picked (the page's zip, or its two files), put on the model. */
@@ -206,7 +207,7 @@ export class HfFlows {
     await this.loadAdapter(picked, 'loaded');
   }
 
-  private async loadAdapter(files: AdapterFiles, source: 'loaded' | 'kept', kept?: KeptAdapterRecord): Promise<void> {
+  private async loadAdapter(files: AdapterFiles & { state?: Uint8Array }, source: 'loaded' | 'kept', kept?: KeptAdapterRecord): Promise<void> {
     if (!this.s.model || this.tr.running) return;
     try {
       const reply = await this.deps.connection().request('hfLoadAdapter', files, [files.weights.buffer as ArrayBuffer]);

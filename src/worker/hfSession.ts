@@ -108,12 +108,12 @@ export class HfSession {
     this.training.stop();
   }
 
-  loadAdapter(files: { config: string; weights: Uint8Array }, requestId: number): Promise<void> {
+  loadAdapter(files: { config: string; weights: Uint8Array; state?: Uint8Array }, requestId: number): Promise<void> {
     return this.training.loadAdapter(this.target, files, requestId);
   }
 
-  exportAdapter(requestId: number): Promise<void> {
-    return this.training.exportAdapter(this.target, requestId);
+  exportAdapter(requestId: number, trainingState = false): Promise<void> {
+    return this.training.exportAdapter(this.target, requestId, trainingState);
   }
 
   get summary(): HfModelSummary | null {

@@ -5,7 +5,9 @@
 // after, `hfTrained` at the end; Stop ends it between iterations; a NaN or Inf puts the adapters
 // back as they were before the iteration and ends the run with the guard's report (hfGuard.ts). The trained actor stays on the
 // device for sampling (its adapters on the model) and for the PEFT download until the next run,
-// Forget, or a new folder.
+// Forget, or a new folder; the critic stays beside it. A continued run takes the steps the run
+// would have taken had it not stopped: the same prompts, the roles with their AdamW moments
+// (across a reload too, with the training state file: trainingState.ts).
 import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
 import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
@@ -13,6 +15,7 @@ import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../m
 import { MemoryFolder } from '../model/hf/folder.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, type PeftAdapter, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
+import { applyTrainingState, encodeTrainingState } from '../model/hf/trainingState.ts';
 import { greedyEvaluation } from '../rl/hf/hfEval.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
@@ -44,6 +47,8 @@ function message(e: unknown): string {
 
 export class HfTraining {
   private actor: LoraTrainable | null = null;
+  /** The last GAE run's critic, kept for a run that continues it. */
+  private critic: LoraTrainable | null = null;
   private be: Backend | null = null;
   private stopWanted = false;
   private running = false;
@@ -67,7 +72,10 @@ export class HfTraining {
     const chat = task || s.chat;
     const encode = (text: string) => (chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true }));
     const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
+    const from = req.resume ? req.resume.fromIter : 0;
     const rng = new Rng(s.seed);
+    // A continued run draws the task's prompts on from where the run stopped, not again from the first.
+    if (task) for (let i = 0; i < from * s.promptsPerBatch; i++) chatArithmeticTrainPrompt(rng);
     const userPrompts = promptLines(s.prompts);
     const nextPrompts = (it: number): string[] =>
       Array.from({ length: s.promptsPerBatch }, (_, i) => (task ? chatArithmeticTrainPrompt(rng) : userPrompts[(it * s.promptsPerBatch + i) % userPrompts.length]));
@@ -83,7 +91,6 @@ export class HfTraining {
     }
 
     const be = model.be;
-    const from = req.resume ? req.resume.fromIter : 0;
     let actor: LoraTrainable;
     if (req.resume) {
       if (!this.actor) return done({ iterations: 0, stopped: false, refusal: 'no adapter to continue: train or load one first' });
@@ -96,8 +103,10 @@ export class HfTraining {
       actor = newLoraTrainable(model, { r: s.loraRank, alpha: 2 * s.loraRank, rslora: false, targets }, s.seed);
     }
     const settings = actor.settings;
-    // A continued run's critic starts afresh: only the actor's adapter is kept and handed out.
-    const critic = s.estimator === 'gae' ? newLoraTrainable(model, settings, (s.seed ^ 0x2545f491) >>> 0, true) : null;
+    // A continued run goes on with the critic it had; a fresh run, or one without, starts one.
+    if (!req.resume || s.estimator !== 'gae') this.dropCritic();
+    if (s.estimator === 'gae' && !this.critic) this.critic = newLoraTrainable(model, settings, (s.seed ^ 0x2545f491) >>> 0, true);
+    const critic = this.critic;
     this.actor = actor;
     this.be = be;
     const eosIds = tokenizer.eosIds;
@@ -196,13 +205,15 @@ export class HfTraining {
       guard.dispose();
       this.running = false;
       this.stopWanted = false;
-      if (critic) disposeLoraTrainable(be, critic);
       model.setAdapters(actor.adapters); // samples now come from the trained actor
     }
   }
 
-  /** A PEFT adapter folder's two files put on the model as the actor (to sample from or continue); answers `hfAdapterLoaded`. */
-  async loadAdapter(target: HfTrainTarget | null, files: { config: string; weights: Uint8Array }, requestId: number): Promise<void> {
+  /**
+   * A PEFT adapter folder's two files put on the model as the actor (to sample from or continue),
+   * with the run's training state when it comes along (its moments and critic); answers `hfAdapterLoaded`.
+   */
+  async loadAdapter(target: HfTrainTarget | null, files: { config: string; weights: Uint8Array; state?: Uint8Array }, requestId: number): Promise<void> {
     const reply = (body: { adapter?: HfAdapterInfo; refusal?: string }) => this.post({ type: 'hfAdapterLoaded', requestId, ...body });
     if (!target) return reply({ refusal: 'no model is open: pick a folder first' });
     if (this.running) return reply({ refusal: 'a training run is in progress: stop it first' });
@@ -219,23 +230,34 @@ export class HfTraining {
     } catch (e) {
       return reply({ refusal: message(e) });
     }
-    this.dropActor(model);
     const actor = newLoraTrainable(model, adapter.settings, 0);
     loadPeftValues(model, actor, adapter);
+    let critic: LoraTrainable | null = null;
+    if (files.state) {
+      try {
+        critic = await applyTrainingState(model, actor, files.state);
+      } catch (e) {
+        disposeLoraTrainable(model.be, actor);
+        return reply({ refusal: message(e) });
+      }
+    }
+    this.dropActor(model);
     this.actor = actor;
+    this.critic = critic;
     this.be = model.be;
     model.setAdapters(actor.adapters);
     const { r, alpha, rslora, targets } = adapter.settings;
     reply({ adapter: { r, alpha, rslora, targets: [...targets] } });
   }
 
-  /** The actor's adapter as PEFT saves it; answers `hfAdapter`. */
-  async exportAdapter(target: HfTrainTarget | null, requestId: number): Promise<void> {
-    const reply = (body: { config?: string; weights?: Uint8Array; refusal?: string }) => this.post({ type: 'hfAdapter', requestId, ...body });
+  /** The actor's adapter as PEFT saves it, with `trainingState` the state a continued run needs too; answers `hfAdapter`. */
+  async exportAdapter(target: HfTrainTarget | null, requestId: number, trainingState = false): Promise<void> {
+    const reply = (body: { config?: string; weights?: Uint8Array; state?: Uint8Array; refusal?: string }) => this.post({ type: 'hfAdapter', requestId, ...body });
     if (!target || !this.actor) return reply({ refusal: 'no trained adapter: train the model first' });
     try {
       const files = await exportPeftAdapter(target.model, this.actor, target.label);
-      reply({ config: files['adapter_config.json'], weights: files['adapter_model.safetensors'] });
+      const state = trainingState ? await encodeTrainingState(target.model.be, this.actor, this.critic) : undefined;
+      reply({ config: files['adapter_config.json'], weights: files['adapter_model.safetensors'], ...(state ? { state } : {}) });
     } catch (e) {
       reply({ refusal: message(e) });
     }
@@ -245,15 +267,22 @@ export class HfTraining {
     return this.actor !== null;
   }
 
-  /** Frees the trained actor (a new folder, Forget, the next run). */
+  /** Frees the trained actor and its critic (a new folder, Forget, the next run). */
   dropActor(model?: HfModel | null): void {
     if (this.actor && this.be) disposeLoraTrainable(this.be, this.actor);
+    this.dropCritic();
     model?.setAdapters(null);
     this.actor = null;
+  }
+
+  private dropCritic(): void {
+    if (this.critic && this.be) disposeLoraTrainable(this.be, this.critic);
+    this.critic = null;
   }
 
   /** The device went with the buffers: nothing to free. */
   forgetDevice(): void {
     this.actor = null;
+    this.critic = null;
   }
 }

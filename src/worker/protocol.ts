@@ -125,12 +125,15 @@ export type PageToWorker =
    * `rewardFunction` is the page's written reward function (used when settings.reward is 'function').
    */
   | { type: 'hfTrain'; requestId: number; settings: HfTrainSettings; rewardFunction: string; resume?: { fromIter: number } }
-  /** A PEFT adapter (its two files) put on the opened model as the actor; answered by `hfAdapterLoaded`. */
-  | { type: 'hfLoadAdapter'; requestId: number; config: string; weights: Uint8Array }
+  /**
+   * A PEFT adapter (its two files) put on the opened model as the actor, with `state` the run's
+   * training state (moments, critic: trainingState.ts) when it continues; answered by `hfAdapterLoaded`.
+   */
+  | { type: 'hfLoadAdapter'; requestId: number; config: string; weights: Uint8Array; state?: Uint8Array }
   /** Ends an `hfTrain` in progress before its next iteration (it answers `hfTrained` with `stopped`). Not queued. */
   | { type: 'hfTrainStop' }
-  /** The trained actor's adapter as PEFT saves it; answered by `hfAdapter`. */
-  | { type: 'hfExportAdapter'; requestId: number }
+  /** The trained actor's adapter as PEFT saves it, with `trainingState` the run's training state too; answered by `hfAdapter`. */
+  | { type: 'hfExportAdapter'; requestId: number; trainingState?: boolean }
   /**
    * Test hook (refused unless init had testHooks): destroys the WebGPU device now, mid-iteration if
    * one is in flight; with `failReacquire`, the recovery's new adapter request fails as if no GPU came back.
@@ -230,8 +233,8 @@ export type WorkerToPage =
   | { type: 'hfTrainEval'; requestId?: number; eval: HfTrainEval }
   /** Reply to `hfTrain`: iterations done, whether Stop ended it, or why it could not run. */
   | { type: 'hfTrained'; requestId?: number; iterations: number; stopped: boolean; refusal?: string }
-  /** Reply to `hfExportAdapter`: adapter_config.json and adapter_model.safetensors, or why not. */
-  | { type: 'hfAdapter'; requestId?: number; config?: string; weights?: Uint8Array; refusal?: string }
+  /** Reply to `hfExportAdapter`: adapter_config.json and adapter_model.safetensors (and the training state when asked), or why not. */
+  | { type: 'hfAdapter'; requestId?: number; config?: string; weights?: Uint8Array; state?: Uint8Array; refusal?: string }
   /** Reply to `hfLoadAdapter`: the adapter's settings, or why it was refused (the model keeps its adapter then). */
   | { type: 'hfAdapterLoaded'; requestId?: number; adapter?: HfAdapterInfo; refusal?: string }
   /** The GPU device was lost (`iter` = iterations done then); a recovery follows unless the backend is the CPU. */

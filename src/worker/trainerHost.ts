@@ -134,12 +134,12 @@ export class TrainerHost {
       case 'hfTrain':
         return enqueue(() => this.hf.train({ settings: msg.settings, rewardFunction: msg.rewardFunction, resume: msg.resume }, msg.requestId), msg.requestId);
       case 'hfLoadAdapter':
-        return enqueue(() => this.hf.loadAdapter({ config: msg.config, weights: msg.weights }, msg.requestId), msg.requestId);
+        return enqueue(() => this.hf.loadAdapter({ config: msg.config, weights: msg.weights, state: msg.state }, msg.requestId), msg.requestId);
       case 'hfTrainStop':
         this.hf.stopTraining(); // not queued: the run in flight polls it before each iteration
         return Promise.resolve();
       case 'hfExportAdapter':
-        return enqueue(() => this.hf.exportAdapter(msg.requestId), msg.requestId);
+        return enqueue(() => this.hf.exportAdapter(msg.requestId, msg.trainingState === true), msg.requestId);
       case 'useShippedActor':
         return enqueue(async () => this.useActor(null, msg.task));
       case 'debugDestroyDevice':

@@ -3,7 +3,8 @@
 // prompts trains 2 GRPO iterations, one row each whose sample's score is the function's own value,
 // then the adapter exports as PEFT files; the chat arithmetic task reports greedy held-out accuracy
 // before and after; Stop ends the run after the iteration in flight; bad settings, a broken
-// reward function and a missing model are refused by name, with no row posted.
+// reward function and a missing model are refused by name, with no row posted; a continued run,
+// in the session or from the exported training state, ends exactly where an unbroken one does.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
@@ -150,5 +151,70 @@ describe('HfSession training', () => {
     expect(other.of('hfTrained')[1].refusal).toBe('loraRank: the adapter to continue has rank 2, not 4');
     await other.s.loadAdapter({ config: '{"peft_type":"IA3"}', weights: weights! }, 8);
     expect(other.of('hfAdapterLoaded')[1].refusal).toMatch(/peft_type is "IA3"; only "LORA"/);
+  });
+  it('a continued run takes the steps the run that never stopped takes: in one session, and after a reload with the training state', async () => {
+    // GAE on the task: the prompts drawn on from where the run stopped, the critic and both roles'
+    // AdamW moments carried; every number of the three runs' last states compared exactly.
+    const GAE: HfTrainSettings = { ...SMALL, reward: 'chat-arithmetic', estimator: 'gae', samplesPerPrompt: 1, iterations: 3 };
+    const exported = async (x: Awaited<ReturnType<typeof opened>>, requestId: number) => {
+      await x.s.exportAdapter(requestId, true);
+      const reply = x.of('hfAdapter').at(-1)!;
+      expect(reply.refusal).toBeUndefined();
+      return { config: reply.config!, weights: reply.weights!, state: reply.state! };
+    };
+    const straight = await opened();
+    await straight.s.train({ settings: GAE, rewardFunction: '' }, 1);
+    const want = await exported(straight, 2);
+    const lastRow = (x: Awaited<ReturnType<typeof opened>>) => {
+      const { seconds: _, ...row } = x.of('hfTrainRow').at(-1)!.row;
+      return row;
+    };
+
+    const paused = await opened();
+    await paused.s.train({ settings: { ...GAE, iterations: 2 }, rewardFunction: '' }, 1);
+    const atTwo = await exported(paused, 2);
+    await paused.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 3);
+    expect(paused.of('hfTrained').map((m) => m.iterations)).toEqual([2, 1]);
+    expect(lastRow(paused)).toEqual(lastRow(straight));
+    const inSession = await exported(paused, 4);
+    expect(inSession.weights).toEqual(want.weights);
+    expect(inSession.state).toEqual(want.state);
+
+    const reloaded = await opened();
+    await reloaded.s.loadAdapter(atTwo, 1);
+    expect(reloaded.of('hfAdapterLoaded')[0].refusal).toBeUndefined();
+    await reloaded.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 2);
+    expect(lastRow(reloaded)).toEqual(lastRow(straight));
+    const afterReload = await exported(reloaded, 3);
+    expect(afterReload.weights).toEqual(want.weights);
+    expect(afterReload.state).toEqual(want.state);
+
+    // Without the state the adapter still loads and continues (fresh moments and critic): other steps.
+    const peftOnly = await opened();
+    await peftOnly.s.loadAdapter({ config: atTwo.config, weights: atTwo.weights }, 1);
+    await peftOnly.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 2);
+    expect((await exported(peftOnly, 3)).weights).not.toEqual(want.weights);
+  });
+
+  it('a training state that is not the adapter’s, or not one at all, is refused by name and the model keeps its adapter', async () => {
+    const { s, of } = await opened();
+    await s.train({ settings: { ...SMALL, estimator: 'gae', iterations: 1 }, rewardFunction: VOWELS }, 1);
+    await s.exportAdapter(2, true);
+    const one = of('hfAdapter')[0];
+    await s.train({ settings: { ...SMALL, estimator: 'gae', iterations: 1 }, rewardFunction: VOWELS, resume: { fromIter: 1 } }, 3);
+    await s.exportAdapter(4, true);
+    const two = of('hfAdapter')[1];
+    expect(one.state!.length).toBe(two.state!.length);
+
+    // Refused on the session that holds `two`: the model keeps that adapter, state and all.
+    await s.loadAdapter({ config: one.config!, weights: one.weights!, state: two.state! }, 5);
+    expect(of('hfAdapterLoaded')[0].refusal).toMatch(/^the training state: its actor differs from the adapter's weights at element \d+/);
+    await s.loadAdapter({ config: one.config!, weights: one.weights!, state: one.weights! }, 6);
+    expect(of('hfAdapterLoaded')[1].refusal).toBe('the training state: format is "pt", not ppo-playground-lora-training-state');
+    await s.loadAdapter({ config: one.config!, weights: one.weights!, state: new Uint8Array(3) }, 7);
+    expect(of('hfAdapterLoaded')[2].refusal).toMatch(/^the training state: safetensors file truncated/);
+    await s.exportAdapter(8, true);
+    expect(of('hfAdapter')[2].weights).toEqual(two.weights);
+    expect(of('hfAdapter')[2].state).toEqual(two.state);
   });
 });
