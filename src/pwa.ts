@@ -5,19 +5,27 @@ import { registerSW } from 'virtual:pwa-register';
 import { useAppUpdate } from './store/appUpdate.ts';
 
 if ('serviceWorker' in navigator) {
+  let reloading = false;
+  /** One reload for one new version: the page's listener and registerSW's may both see it take over. */
+  const reloadOnce = () => {
+    if (reloading) return;
+    reloading = true;
+    window.location.reload();
+  };
+
   const update = registerSW({
     onNeedRefresh: () => useAppUpdate.getState().setReload(reloadIntoNewVersion),
+    onNeedReload: reloadOnce,
     onOfflineReady: () => useAppUpdate.getState().setOfflineReady(),
   });
 
   /**
    * The user pressed Reload: the waiting worker takes over, then the page reloads. registerSW
-   * reloads by itself only for a version found during this page's life; one that was already
-   * waiting when the page loaded (found before, and "Later" pressed) takes over without a reload,
-   * so the page reloads itself when its controller changes.
+   * reloads only when the page had a controller at registration; the page's own listener covers
+   * the rest, and reloadOnce keeps the two from starting a second navigation over the first.
    */
   async function reloadIntoNewVersion(): Promise<void> {
-    navigator.serviceWorker.addEventListener('controllerchange', () => window.location.reload(), { once: true });
+    navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
     await update(true);
   }
 }
