@@ -222,6 +222,15 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-open-kept').click();
   await expect(page.getByTestId('hf-model')).toContainText(`${GOOD}: Qwen3ForCausalLM`, { timeout: 180_000 });
   await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
+  // beside PEFT's files, the run's training state: the actor's moments and step count, F32 from the GPU
+  const state = await page.evaluate(async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('hf-adapter');
+    const bytes = new Uint8Array(await (await (await dir.getFileHandle('training_state.safetensors')).getFile()).arrayBuffer());
+    const headerLength = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+    return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+  });
+  expect(state.__metadata__).toMatchObject({ format: 'ppo-playground-lora-training-state', actor_steps: expect.stringMatching(/^[1-9]\d*$/), critic_steps: '' });
+  for (const part of ['params', 'm', 'v']) expect(state[`actor.${part}`].dtype).toBe('F32');
   await page.getByTestId('hf-train-continue-kept').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('kept in this browser: r 2, α 4', { timeout: 60_000 });
   await expect(rows).toHaveCount(2);
