@@ -14,6 +14,11 @@ const PARTS = ['params', 'm', 'v'] as const;
 
 type Role = 'actor' | 'critic';
 
+/** The LoRA settings a state belongs to, in one string (targets as a set: PEFT's list has no order). */
+function loraKey({ r, alpha, rslora, targets }: LoraTrainable['settings']): string {
+  return JSON.stringify({ r, alpha, rslora, targets: [...targets].sort() });
+}
+
 async function roleTensors(be: Backend, role: Role, t: LoraTrainable): Promise<SafeTensor[]> {
   const out: SafeTensor[] = [];
   for (const part of PARTS) {
@@ -28,12 +33,11 @@ async function roleTensors(be: Backend, role: Role, t: LoraTrainable): Promise<S
 export async function encodeTrainingState(be: Backend, actor: LoraTrainable, critic: LoraTrainable | null): Promise<Uint8Array> {
   const tensors = await roleTensors(be, 'actor', actor);
   if (critic) tensors.push(...(await roleTensors(be, 'critic', critic)));
-  const { r, alpha, rslora, targets } = actor.settings;
   return encodeSafetensors(tensors, {
     format: FORMAT,
     actor_steps: String(actor.steps),
     critic_steps: critic ? String(critic.steps) : '',
-    lora: JSON.stringify({ r, alpha, rslora, targets }),
+    lora: loraKey(actor.settings),
   });
 }
 
@@ -61,8 +65,7 @@ export async function applyTrainingState(model: HfModel, actor: LoraTrainable, b
     fail((e as Error).message);
   }
   if (file.metadata.format !== FORMAT) fail(`format is ${JSON.stringify(file.metadata.format)}, not ${FORMAT}`);
-  const { r, alpha, rslora, targets } = actor.settings;
-  if (file.metadata.lora !== JSON.stringify({ r, alpha, rslora, targets })) fail(`it belongs to another adapter (${file.metadata.lora}), not rank ${r} on ${targets.join(', ')}`);
+  if (file.metadata.lora !== loraKey(actor.settings)) fail(`it belongs to another adapter (${file.metadata.lora}), not this one (${loraKey(actor.settings)})`);
   const part = (role: Role, name: (typeof PARTS)[number], size: number): Float64Array => {
     const t = file.tensors.get(`${role}.${name}`);
     if (!t) fail(`tensor ${role}.${name} is missing`);
