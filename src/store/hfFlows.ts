@@ -215,7 +215,7 @@ export class HfFlows {
         this.tr.setLoadProblem(reply.refusal ?? '');
         return;
       }
-      this.tr.adapterLoaded(reply.adapter, source, kept);
+      this.tr.adapterLoaded(reply.adapter, source, kept, files.state !== undefined);
     } catch (e) {
       this.tr.setLoadProblem(message(e));
     }

@@ -18,8 +18,11 @@ export interface HfTrainState {
   problem: string | null;
   /** The model holds a trained or loaded adapter (sampling uses it; it can be downloaded and trained on). */
   trained: boolean;
-  /** Where the adapter the model holds came from, and its settings when loaded. */
-  adapter: { source: 'trained' | 'loaded' | 'kept'; info: HfAdapterInfo | null } | null;
+  /**
+   * Where the adapter the model holds came from, its settings when loaded, and whether Continue
+   * carries the run's AdamW moments and critic (trained here, or kept with its training state).
+   */
+  adapter: { source: 'trained' | 'loaded' | 'kept'; info: HfAdapterInfo | null; withMoments: boolean } | null;
   /** The last iteration the held adapter was trained to (a continued run counts on from it). */
   iterationsDone: number;
   downloadProblem: string | null;
@@ -33,7 +36,12 @@ export interface HfTrainState {
   setSettings(patch: Partial<HfTrainSettings>): void;
   /** A run starts; a continued one keeps the rows so far. */
   started(resume?: boolean): void;
-  adapterLoaded(info: HfAdapterInfo, source: 'loaded' | 'kept', kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings }): void;
+  adapterLoaded(
+    info: HfAdapterInfo,
+    source: 'loaded' | 'kept',
+    kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings },
+    withMoments?: boolean,
+  ): void;
   setLoadProblem(message: string | null): void;
   setKeptOffer(offer: { label: string; iterations: number } | null): void;
   setKeepProblem(message: string | null): void;
@@ -80,10 +88,10 @@ export const createHfTrainStore = () =>
         loadProblem: null,
         ...(resume ? {} : { rows: [], evals: [], iterationsDone: 0 }),
       }),
-    adapterLoaded: (info, source, kept) =>
+    adapterLoaded: (info, source, kept, withMoments = false) =>
       set({
         trained: true,
-        adapter: { source, info },
+        adapter: { source, info, withMoments },
         loadProblem: null,
         keptOffer: null,
         ended: null,
@@ -108,7 +116,7 @@ export const createHfTrainStore = () =>
         ended: { iterations: msg.iterations, stopped: msg.stopped },
         problem: msg.refusal ?? null,
         trained: held || ran || msg.refusal === undefined,
-        ...(ran ? { adapter: { source: 'trained' as const, info: null }, iterationsDone: get().rows.at(-1)?.iter ?? get().iterationsDone } : {}),
+        ...(ran ? { adapter: { source: 'trained' as const, info: null, withMoments: true }, iterationsDone: get().rows.at(-1)?.iter ?? get().iterationsDone } : {}),
       });
     },
     failed: (message) => set({ running: false, stopping: false, problem: message }),

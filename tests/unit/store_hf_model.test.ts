@@ -64,8 +64,8 @@ function fakeKeep() {
 function fakeAdapterKeep() {
   let kept: KeptAdapter | null = null;
   return {
-    save: vi.fn(async (record: KeptAdapterRecord, config: string, weights: Uint8Array) => {
-      kept = { record: structuredClone(record), config, weights: weights.slice() };
+    save: vi.fn(async (record: KeptAdapterRecord, config: string, weights: Uint8Array, state?: Uint8Array) => {
+      kept = { record: structuredClone(record), config, weights: weights.slice(), ...(state ? { state: state.slice() } : {}) };
     }),
     read: vi.fn(async () => kept),
     forget: vi.fn(async () => {
@@ -404,8 +404,16 @@ describe('HF flows through the trainer client', () => {
     first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(2) });
     first.h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false });
     await first.h.advance();
-    first.h.worker.reply({ type: 'hfAdapter', requestId: first.h.worker.idOf('hfExportAdapter'), config: '{"r":8}', weights: new Uint8Array([1, 2]) });
+    expect(first.h.worker.of('hfExportAdapter')[0].trainingState).toBe(true);
+    first.h.worker.reply({
+      type: 'hfAdapter',
+      requestId: first.h.worker.idOf('hfExportAdapter'),
+      config: '{"r":8}',
+      weights: new Uint8Array([1, 2]),
+      state: new Uint8Array([9]),
+    });
     await running;
+    expect(useHfTrain.getState().adapter).toEqual({ source: 'trained', info: null, withMoments: true });
     expect(first.adapterKeep.save).toHaveBeenCalledTimes(1);
     expect(first.adapterKeep.save.mock.calls[0][0]).toMatchObject({ label: 'tiny', iterations: 2, rows: [row(1), row(2)] });
 
@@ -423,9 +431,10 @@ describe('HF flows through the trainer client', () => {
     const load = h.worker.of('hfLoadAdapter')[0];
     expect(load.config).toBe('{"r":8}');
     expect(Array.from(load.weights)).toEqual([1, 2]);
+    expect(Array.from(load.state ?? [])).toEqual([9]); // the run's training state comes back with it
     h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] } });
     await continuing;
-    expect(useHfTrain.getState()).toMatchObject({ trained: true, adapter: { source: 'kept' }, iterationsDone: 2, keptOffer: null, rows: [row(1), row(2)] });
+    expect(useHfTrain.getState()).toMatchObject({ trained: true, adapter: { source: 'kept', withMoments: true }, iterationsDone: 2, keptOffer: null, rows: [row(1), row(2)] });
     const resumed = flows.train(true);
     const req = h.worker.of('hfTrain')[0];
     expect(req.resume).toEqual({ fromIter: 2 });
@@ -448,5 +457,13 @@ describe('HF flows through the trainer client', () => {
     await flows.loadAdapterFiles([new File([zipSync({ 'a/adapter_config.json': new Uint8Array([123, 125]) })], 'a.zip')]);
     expect(useHfTrain.getState().loadProblem).toBe('adapter_model.safetensors is missing: pick the adapter’s zip, or both of its files'.replace('’', "'"));
     expect(h.worker.of('hfLoadAdapter')).toHaveLength(2);
+    // a good zip: PEFT's files only, so Continue starts fresh moments and critic
+    const good = flows.loadAdapterFiles([new File([zip], 'tiny-lora.zip')]);
+    await h.advance();
+    const third = h.worker.of('hfLoadAdapter')[2];
+    expect(third.state).toBeUndefined();
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: third.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
+    await good;
+    expect(useHfTrain.getState().adapter).toEqual({ source: 'loaded', info: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] }, withMoments: false });
   });
 });

@@ -224,7 +224,8 @@ export function HfTrainPanel() {
                 targets: adapter.info.targets.join(', '),
                 iterations: iterationsDone,
               })
-            : t('hf.train.adapterTrained', { iterations: iterationsDone })}
+            : t('hf.train.adapterTrained', { iterations: iterationsDone })}{' '}
+          {t(adapter.withMoments ? 'hf.train.continueExact' : 'hf.train.continueFresh')}
         </p>
       ) : null}
       <fieldset className="buttons hf-presets">
