@@ -335,8 +335,10 @@ test('a trainer error in the middle of Run both says which arm stopped and what 
   await expect.poll(async () => (await runList(page))[0]?.its ?? 0, { timeout: 90_000 }).toBeGreaterThanOrEqual(1);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   await expect(page.getByTestId('notice')).toContainText('Paused: paused by the user', { timeout: 60_000 });
-  // The iteration the pause let finish reaches the run list on the metric feed's next animation
-  // frame (metricFeed.ts), after the notice: read the count once two frames have passed.
+  // The worker says "paused" at once and lets the iteration in flight finish: its stage turns idle
+  // just before its metrics, which reach the run list on the metric feed's next animation frame
+  // (metricFeed.ts). Read the count once the trainer is idle and two frames have passed.
+  await expect(page.locator('ol.pipeline')).toHaveAttribute('data-stage', 'idle', { timeout: 60_000 });
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   // The pause may land after the first arm's last iteration, when the second arm is the one in
   // progress: the sequence's own line says which arm holds, and the run list its iterations.
