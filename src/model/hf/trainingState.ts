@@ -19,20 +19,27 @@ function loraKey({ r, alpha, rslora, targets }: LoraTrainable['settings']): stri
   return JSON.stringify({ r, alpha, rslora, targets: [...targets].sort() });
 }
 
-async function roleTensors(be: Backend, role: Role, t: LoraTrainable): Promise<SafeTensor[]> {
-  const out: SafeTensor[] = [];
-  for (const part of PARTS) {
-    const values = await be.read(t[part]); // (size) float64 on the host
-    const f32 = values.every((x) => Math.fround(x) === x);
-    out.push({ name: `${role}.${part}`, dtype: f32 ? 'F32' : 'F64', shape: [t.size], data: f32 ? Float32Array.from(values) : values });
-  }
-  return out;
+/** Each role's parameters and moments as tensors of the file, read back together. */
+async function roleTensors(be: Backend, roles: [Role, LoraTrainable][]): Promise<SafeTensor[]> {
+  const parts = roles.flatMap(([role, t]) => PARTS.map((part) => ({ name: `${role}.${part}`, tensor: t[part], size: t.size })));
+  const values = await be.readMany(parts.map((p) => p.tensor)); // each (size) float64 on the host
+  return parts.map(({ name, size }, i) => {
+    const f32 = values[i].every((x) => Math.fround(x) === x);
+    return { name, dtype: f32 ? 'F32' : 'F64', shape: [size], data: f32 ? Float32Array.from(values[i]) : values[i] };
+  });
 }
 
 /** The actor's (and the critic's, when there is one) parameters, moments and step counts. */
 export async function encodeTrainingState(be: Backend, actor: LoraTrainable, critic: LoraTrainable | null): Promise<Uint8Array> {
-  const tensors = await roleTensors(be, 'actor', actor);
-  if (critic) tensors.push(...(await roleTensors(be, 'critic', critic)));
+  const tensors = await roleTensors(
+    be,
+    critic
+      ? [
+          ['actor', actor],
+          ['critic', critic],
+        ]
+      : [['actor', actor]],
+  );
   return encodeSafetensors(tensors, {
     format: FORMAT,
     actor_steps: String(actor.steps),
