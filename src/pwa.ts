@@ -3,6 +3,7 @@
 // Builds only: main.tsx imports this module when import.meta.env.PROD.
 import { registerSW } from 'virtual:pwa-register';
 import { useAppUpdate } from './store/appUpdate.ts';
+import { afterStartup } from './store/startup.ts';
 
 if ('serviceWorker' in navigator) {
   let reloading = false;
@@ -13,10 +14,15 @@ if ('serviceWorker' in navigator) {
     window.location.reload();
   };
 
-  const update = registerSW({
-    onNeedRefresh: () => useAppUpdate.getState().setReload(reloadIntoNewVersion),
-    onNeedReload: reloadOnce,
-    onOfflineReady: () => useAppUpdate.getState().setOfflineReady(),
+  // Registered once start-up is over: a first visit's precache then does not compete with the
+  // kernels' compilation for the first chart point.
+  let update: ((reloadPage?: boolean) => Promise<void>) | null = null;
+  afterStartup(() => {
+    update = registerSW({
+      onNeedRefresh: () => useAppUpdate.getState().setReload(reloadIntoNewVersion),
+      onNeedReload: reloadOnce,
+      onOfflineReady: () => useAppUpdate.getState().setOfflineReady(),
+    });
   });
 
   /**
@@ -26,6 +32,6 @@ if ('serviceWorker' in navigator) {
    */
   async function reloadIntoNewVersion(): Promise<void> {
     navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
-    await update(true);
+    await update?.(true);
   }
 }
