@@ -40,6 +40,15 @@ export class RunCommands implements RunControl {
   }
 
   /**
+   * Makes the trainer worker as the page opens, so its script loads while the page renders and the
+   * self-test runs; the warm-up then only sends it work (TrainerConnection.preload). Not where the
+   * warm-up is switched off: there a worker starts on the first command only.
+   */
+  preload(): void {
+    if (!warmUpSuppressed()) this.connection.preload();
+  }
+
+  /**
    * Starts the trainer worker before the first Start (called once the WebGPU self-test passed), so
    * its device, the kernels' pipelines, the task's SFT checkpoint and the baseline evaluation are
    * ready by the time the user asks for an iteration. If it cannot initialise, it is dropped

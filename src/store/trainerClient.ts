@@ -233,6 +233,7 @@ export class TrainerClient {
   }
 
   // The page's names for the run commands (runCommands.ts) and the flows made of them (runFlows.ts).
+  readonly preload = () => this.run.preload();
   readonly warmUp = () => this.run.warmUp();
   readonly start = (start?: RunStart) => this.run.start(start);
   readonly pause = (opts?: { captureInFlight?: boolean }) => this.run.pause(opts);

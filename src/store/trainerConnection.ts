@@ -39,6 +39,8 @@ export class TrainerConnection {
   private ready = false;
   /** A command other than the warm-up's has been sent to this worker. */
   private commanded = false;
+  /** A worker made ahead (preload), not yet told its backend: the next ensure() adopts it. */
+  private preloaded: WorkerLike | null = null;
 
   constructor(private readonly deps: ConnectionDeps) {}
 
@@ -71,6 +73,28 @@ export class TrainerConnection {
     this.deps.onDropped();
   }
 
+  /**
+   * Makes the worker before it is wanted, so the browser loads and parses its script (~0.7 MB)
+   * while the page renders and the WebGPU self-test runs; it is sent nothing, and so starts no
+   * device, until ensure() adopts it. A worker that cannot start now is left to ensure().
+   */
+  preload(): void {
+    if (this.worker || this.preloaded) return;
+    let w: WorkerLike;
+    try {
+      w = this.deps.createWorker();
+    } catch {
+      return;
+    }
+    // A script that fails to load before the worker is adopted: ensure() makes another, which reports it.
+    w.onerror = () => {
+      if (this.preloaded !== w) return;
+      w.terminate();
+      this.preloaded = null;
+    };
+    this.preloaded = w;
+  }
+
   /** The worker for the backend wanted now, started if needed; null when none can start. */
   ensure(): WorkerLike | null {
     const backend = this.deps.backend();
@@ -78,9 +102,11 @@ export class TrainerConnection {
     this.drop();
     let w: WorkerLike;
     try {
-      w = this.deps.createWorker();
+      w = this.preloaded ?? this.deps.createWorker();
     } catch {
       return null;
+    } finally {
+      this.preloaded = null;
     }
     // A dropped worker's last messages are not this page's business any more.
     w.onmessage = (ev) => {

@@ -42,6 +42,12 @@ export function embedViewOf(raw: string): EmbedView | null {
   return null;
 }
 
+/** Whether the page's query (`location.search`) embeds one view of a run file it opens: nothing trains behind it unless asked. */
+export function embedsRecordedRun(search: string): boolean {
+  const q = new URLSearchParams(search);
+  return embedViewOf(q.get(EMBED_PARAM) ?? '') !== null && runPathOf(q.get(RUN_PARAM) ?? '') !== null;
+}
+
 /** The `?embed=` value that names `view` (embedViewOf's inverse). */
 export function embedParam(view: EmbedView): string {
   return view.kind === 'view' ? view.view : `chart:${view.metric}`;

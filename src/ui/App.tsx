@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useApp } from '../store/appStore.ts';
 import { startPersistence } from '../store/persist.ts';
 import { trainer } from '../store/trainerClient.ts';
-import { EMBED_PARAM, embedViewOf, RUN_PARAM, runPathOf } from '../store/viewLink.ts';
+import { EMBED_PARAM, embedsRecordedRun, embedViewOf, RUN_PARAM, runPathOf } from '../store/viewLink.ts';
 import { Announcer } from './a11y/Announcer.tsx';
 import { SkipLink } from './a11y/SkipLink.tsx';
 import { GpuStatusBadge } from './GpuStatus.tsx';
@@ -51,7 +51,7 @@ export function App() {
   // (SwiftShader), for at most ~0.2 s of head start.
   const gpuReady = gpu.kind === 'ready';
   // An embedded recorded run (a slide) trains nothing unless asked: no warm-up behind it.
-  const embedsRecorded = useMemo(() => embed !== null && runPathOf(linkParam(RUN_PARAM)) !== null, [embed]);
+  const embedsRecorded = useMemo(() => embedsRecordedRun(window.location.search), []);
   useEffect(() => {
     if (gpuReady && backend === 'webgpu' && !embedsRecorded) trainer.warmUp();
   }, [gpuReady, backend, embedsRecorded]);

@@ -194,3 +194,43 @@ describe('trainer client: the worker goes', () => {
     expect(h.store.getState().notice?.text).toMatch(/out of memory/);
   });
 });
+
+describe('trainer client: the worker made as the page opens (preload)', () => {
+  it('is sent nothing until the warm-up adopts it: one worker, whose first message is init', async () => {
+    const h = clientHarness();
+    h.client.preload();
+    h.client.preload(); // once
+    expect(h.workers).toHaveLength(1);
+    expect(h.worker.sent).toEqual([]);
+    h.client.warmUp();
+    expect(h.workers).toHaveLength(1);
+    expect(h.worker.sent[0]).toEqual(expect.objectContaining({ type: 'init', backend: 'webgpu' }));
+    h.worker.reply({ type: 'ready', adapter: 'test', backendLabel: 'WebGPU' });
+    const snap = h.client.models.snapshot();
+    h.worker.reply({ type: 'snapshot', bytes: bytes(7), requestId: h.worker.idOf('snapshot') });
+    expect([...new Uint8Array((await snap)!)]).toEqual([7]);
+  });
+
+  it('one whose script failed to load before it was adopted is let go: the next command starts a fresh one', async () => {
+    const h = clientHarness();
+    h.client.preload();
+    const first = h.worker;
+    first.crash('script failed to load');
+    expect(first.terminated).toBe(true);
+    expect(h.store.getState().notice).toBeNull(); // nobody asked for it yet: nothing to report
+    const snap = h.client.models.snapshot();
+    expect(h.workers).toHaveLength(2);
+    expect(first.sent).toEqual([]);
+    h.worker.reply({ type: 'snapshot', bytes: bytes(9), requestId: h.worker.idOf('snapshot') });
+    expect([...new Uint8Array((await snap)!)]).toEqual([9]);
+  });
+
+  it('no worker can start now: preload leaves it to the first command, which says why', async () => {
+    const h = clientHarness();
+    h.refuseWorkers();
+    h.client.preload();
+    expect(h.workers).toHaveLength(0);
+    expect(await h.client.models.trainRewardModel(pairs)).toBeNull();
+    expect(h.store.getState().notice).toEqual({ tone: 'warn', text: `Train reward model requested. ${TRAINER_MISSING}` });
+  });
+});
