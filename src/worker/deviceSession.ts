@@ -4,6 +4,7 @@
 // it (`deviceRecovered`, with the iterations replayed); if none comes back it reports
 // `deviceUnavailable` and stays lost, and the page offers the CPU backend with its saved state.
 import type { Backend } from '../backend/backend.ts';
+import type { KernelSpec } from '../gpu/pipelines.ts';
 import type { HostDeps } from './hostDeps.ts';
 import type { BackendChoice } from './protocol.ts';
 import type { StageReporter } from './stageReporter.ts';
@@ -22,6 +23,8 @@ export interface SessionOwner {
   savedIter(): number | null;
   /** Trains on after a recovery. */
   resume(): void;
+  /** Kernels to build before the first ones on a new device (makeBackend's `ahead`). */
+  kernelsAhead(): readonly KernelSpec[];
 }
 
 /** A WebGPU device refusing a readback can come before its device.lost: turns to wait for that. */
@@ -121,6 +124,7 @@ export class DeviceSession {
         // At most ~20 messages however many kernels: the page shows a counter, not a log.
         if (gen === this.generation && (done === total || done % Math.max(1, Math.ceil(total / 20)) === 0)) this.deps.post({ type: 'compiling', done, total, seconds: ms / 1000 });
       },
+      () => this.owner.kernelsAhead(),
     );
     this.be = made.be;
     this.destroyDevice = made.destroy ?? null;

@@ -6,7 +6,12 @@
 // still correct: it is compiled on first use. tests/gpu/first_kernels.test.ts checks the list
 // against what a trainer dispatches.
 import { type KernelSpec, specKey } from '../gpu/pipelines.ts';
+import { parseCheckpoint } from '../model/checkpoint.ts';
+import { SFT_MODEL_DIMS } from '../model/config.ts';
+import { decodeStepKernel } from '../ops/decodeStep.ts';
 import { modelKernels } from '../ops/registry.ts';
+import type { PpoConfig } from '../rl/config.ts';
+import { decodeShapeOf } from '../rl/trainer.ts';
 
 /** `shader#entry` of each kernel; an op's GPU-only and CPU-adapter-only variants are both listed (the backend keeps its own). */
 export const FIRST_KERNEL_NAMES: readonly string[] = [
@@ -56,4 +61,24 @@ export function kernelsInOrder(): { first: KernelSpec[]; rest: KernelSpec[] } {
   const rank = new Map(FIRST_KERNEL_NAMES.map((n, i) => [n, i]));
   const first = declared.filter((k) => rank.has(nameOf(k))).sort((a, b) => rank.get(nameOf(a))! - rank.get(nameOf(b))!);
   return { first, rest: declared.filter((k) => !rank.has(nameOf(k))) };
+}
+
+/**
+ * The fused decode step a trainer for `config` dispatches in every rollout and evaluation, for the
+ * page's own actor of that task when it sent one (`actor`), else the shipped checkpoint (whose
+ * sizes are SFT_MODEL_DIMS). Sized per model shape, it is not in FIRST_KERNEL_NAMES, and it is the
+ * slowest kernel to build (~1.2 s of ~3 s on SwiftShader): asked for ahead of the fixed kernels it
+ * builds beside them instead of after them. A wrong guess builds one pipeline in vain; the trainer
+ * builds the right one when it is made.
+ */
+export function decodeKernelAhead(config: PpoConfig, actor?: Uint8Array): KernelSpec {
+  let dims: { dModel: number; nHead: number } = SFT_MODEL_DIMS;
+  if (actor) {
+    try {
+      dims = parseCheckpoint(actor).config;
+    } catch {
+      // a damaged file is refused where it is loaded; the guess stays the shipped model's
+    }
+  }
+  return decodeStepKernel(decodeShapeOf(config, dims));
 }

@@ -2,6 +2,7 @@
 // (a backend, the page's static files, the trainer itself, yielding to the event loop) is injected,
 // so Node tests drive the host without a Worker.
 import type { Backend } from '../backend/backend.ts';
+import type { KernelSpec } from '../gpu/pipelines.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import type { IterationOptions, IterationResult, TrainerInit } from '../rl/trainer.ts';
 import type { BackendChoice, WorkerToPage } from './protocol.ts';
@@ -48,8 +49,12 @@ export interface BackendHandle {
 
 export interface HostDeps {
   post(msg: WorkerToPage, transfer?: Transferable[]): void;
-  /** A backend for the choice; `onLost` is called if its device goes away later, `onCompiled` as each pipeline is built. */
-  makeBackend(choice: BackendChoice, onLost: (reason: string) => void, onCompiled?: CompileProgress): Promise<BackendHandle>;
+  /**
+   * A backend for the choice; `onLost` is called if its device goes away later, `onCompiled` as each
+   * pipeline is built; `ahead`, asked once the device exists, names kernels to build before the first
+   * ones (the decode step of the model the page is about to train).
+   */
+  makeBackend(choice: BackendChoice, onLost: (reason: string) => void, onCompiled?: CompileProgress, ahead?: () => readonly KernelSpec[]): Promise<BackendHandle>;
   /** Bytes of a shipped checkpoint by file stem, e.g. "sentiment" or "sentiment_rm". */
   fetchCheckpoint(stem: string): Promise<Uint8Array>;
   createTrainer(init: TrainerInit): Promise<TrainerLike>;

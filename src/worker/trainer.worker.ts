@@ -6,6 +6,7 @@ import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice } from '../gpu/device.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
+import type { KernelSpec } from '../gpu/pipelines.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
 import { kernelsInOrder } from './firstKernels.ts';
@@ -32,7 +33,7 @@ async function fetchCheckpoint(stem: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-async function makeBackend(choice: BackendChoice, onLost: (reason: string) => void, onCompiled?: CompileProgress): Promise<BackendHandle> {
+async function makeBackend(choice: BackendChoice, onLost: (reason: string) => void, onCompiled?: CompileProgress, ahead?: () => readonly KernelSpec[]): Promise<BackendHandle> {
   if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
   const acquired = await acquireDevice({ onLost: (info) => onLost(`${info.reason}: ${info.message}`) });
   const rt = new GpuRuntime(acquired.device, acquired.adapterName);
@@ -45,6 +46,8 @@ async function makeBackend(choice: BackendChoice, onLost: (reason: string) => vo
   // the CPU the training runs on: building kernels the run may never use would slow every
   // iteration that overlaps it, so there they are built on first use only.
   const { first, rest } = kernelsInOrder();
+  // Asked for first, so the browser starts on the slowest kernel while it builds the others.
+  void be.precompile(ahead?.() ?? []).catch(() => undefined);
   const t0 = performance.now();
   const compiled = be.precompile(first, (done, total) => onCompiled?.(done, total, performance.now() - t0));
   const compileRest = rt.cpuAdapter ? undefined : () => be.precompile(rest);

@@ -13,6 +13,7 @@ import { decodeTrainerState } from '../rl/trainerState.ts';
 import { CheckpointCache } from './checkpointCache.ts';
 import { CommandQueue } from './commandQueue.ts';
 import { DeviceSession, type SessionOwner } from './deviceSession.ts';
+import { decodeKernelAhead } from './firstKernels.ts';
 import { HeldOutEvaluator } from './heldOutEvaluator.ts';
 import { HfSession } from './hfSession.ts';
 import { FileListFolder } from '../model/hf/browserFolder.ts';
@@ -45,6 +46,11 @@ export class TrainerHost {
   /** The newest `prepare` message's number: an older one still queued skips its work. */
   private prepareWanted = 0;
   private testHooks = false;
+  /**
+   * The newest config and the actors the page has sent, recorded as they arrive, before the
+   * command queue applies them: what a device connecting meanwhile builds its first kernels for.
+   */
+  private readonly announced = { config: null as PpoConfig | null, actors: new Map<string, Uint8Array>() };
 
   constructor(private readonly deps: HostDeps) {
     this.stage = new StageReporter(deps.post);
@@ -96,9 +102,18 @@ export class TrainerHost {
         this.run.capture = msg.on === true; // not queued: the next iteration reads it
         return Promise.resolve();
       case 'setConfig':
-        return enqueue(() => this.setConfig(msg.config));
-      case 'loadCheckpoint':
-        return enqueue(() => this.loadCheckpoint(msg.role, new Uint8Array(msg.bytes), msg.task ?? this.config.task));
+        this.announced.config = msg.config;
+        return enqueue(() => this.setConfig(msg.config)).finally(() => {
+          if (this.announced.config === msg.config) this.announced.config = null;
+        });
+      case 'loadCheckpoint': {
+        const bytes = new Uint8Array(msg.bytes);
+        const task = msg.task ?? this.announced.config?.task ?? this.config.task;
+        if (msg.role === 'actor') this.announced.actors.set(task, bytes);
+        return enqueue(() => this.loadCheckpoint(msg.role, bytes, msg.task ?? this.config.task)).finally(() => {
+          if (this.announced.actors.get(task) === bytes) this.announced.actors.delete(task);
+        });
+      }
       case 'reset':
         this.run.halt();
         return enqueue(() => this.reset()).then(() => this.deps.post({ type: 'resetDone' }));
@@ -361,6 +376,10 @@ export class TrainerHost {
       rebuild: async () => this.trainers.restoreSaved(await this.trainers.ensure()),
       savedIter: () => this.trainers.savedIter,
       resume: () => this.run.resume(),
+      kernelsAhead: () => {
+        const config = this.announced.config ?? this.config;
+        return [decodeKernelAhead(config, this.announced.actors.get(config.task) ?? this.checkpoints.loadedActor(config.task))];
+      },
     };
   }
 }

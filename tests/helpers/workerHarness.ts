@@ -43,9 +43,9 @@ export function workerHarness(opts: HarnessOptions = {}) {
       msgs.push(m);
       opts.onPost?.(m, host);
     },
-    makeBackend: (choice, onLost, onCompiled) => {
+    makeBackend: (choice, onLost, onCompiled, ahead) => {
       made.push(choice);
-      return makeBackend(choice, onLost, onCompiled);
+      return makeBackend(choice, onLost, onCompiled, ahead);
     },
     fetchCheckpoint:
       opts.fetchCheckpoint ??

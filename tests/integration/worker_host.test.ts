@@ -5,7 +5,9 @@
 // a scripted stand-in here (its own tests cover the math); worker_ppo.test.ts runs the real one.
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
-import type { DecodeShape } from '../../src/ops/decodeStep.ts';
+import { type KernelSpec, specKey } from '../../src/gpu/pipelines.ts';
+import { SFT_MODEL_DIMS } from '../../src/model/config.ts';
+import { decodeStepKernel, type DecodeShape } from '../../src/ops/decodeStep.ts';
 import { parseCheckpoint } from '../../src/model/checkpoint.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
@@ -40,6 +42,8 @@ interface Opts {
   kernels?: number;
   /** Called when the host asks for the kernels the first iteration does not need. */
   onCompileRest?: () => void;
+  /** Sees the kernels a new device is asked to build ahead, once the device exists. */
+  onAhead?: (kernels: readonly KernelSpec[]) => void;
 }
 
 /** The host on the CPU backend with scripted trainers, a device that can be lost, and fetches that can fail. */
@@ -47,9 +51,11 @@ function harness(opts: Opts = {}) {
   const trainers: FakeTrainer[] = [];
   const fetched: string[] = [];
   let lose: ((r: string) => void) | null = null;
-  const makeBackend: HostDeps['makeBackend'] = async (_choice, onLost, onCompiled) => {
+  const makeBackend: HostDeps['makeBackend'] = async (_choice, onLost, onCompiled, ahead) => {
     if (lose && opts.noSecondDevice) throw new Error('no adapter');
     lose = onLost;
+    await new Promise((r) => setTimeout(r, 0)); // the device arrives later: the page's next messages are in by then
+    opts.onAhead?.(ahead?.() ?? []);
     // A stand-in for the worker's pipeline compilation: `kernels` pipelines built one by one.
     const n = opts.kernels ?? 0;
     const compiled = (async () => {
@@ -264,6 +270,33 @@ describe('TrainerHost', () => {
     expect(sft.dModel).toBe(32);
     expect(shapes[0]).toEqual({ dModel: sft.dModel, nHead: sft.nHead, seqLen: promptWidth(arithmetic) + 5 });
     expect(h.fetched).toEqual(['arithmetic']);
+  });
+
+  it('a device asks for the decode step ahead for the config and actor the page sent after init, before the queue applied them', async () => {
+    const asked: (readonly KernelSpec[])[] = [];
+    const h = harness({ onAhead: (k) => asked.push(k) });
+    const config = { ...DEFAULT_CONFIG, maxResponseLength: 5 };
+    const actor = await sftBytes('arithmetic'); // dModel 32: not the shipped sizes
+    // As the page sends them to a new worker: init, its kept actor, its config, without waiting.
+    await Promise.all([
+      h.send({ type: 'init', backend: 'cpu' }),
+      h.send({ type: 'loadCheckpoint', role: 'actor', bytes: actor.slice().buffer }),
+      h.send({ type: 'setConfig', config }),
+    ]);
+    const shape = { dModel: 32, nHead: 2, seqLen: promptWidth(arithmetic) + 5 };
+    expect(asked.map((ks) => ks.map(specKey))).toEqual([[specKey(decodeStepKernel(shape))]]);
+    // Applied since: a new device (after a loss) asks for the same from the host's own state.
+    h.lose('test');
+    await h.untilMessages('deviceRecovered');
+    expect(asked.map((ks) => ks.map(specKey))).toEqual([[specKey(decodeStepKernel(shape))], [specKey(decodeStepKernel(shape))]]);
+  });
+
+  it('without an actor of its own the page trains the shipped checkpoint: its sizes are the ones asked for ahead', async () => {
+    const asked: (readonly KernelSpec[])[] = [];
+    const h = harness({ onAhead: (k) => asked.push(k) });
+    await Promise.all([h.send({ type: 'init', backend: 'cpu' }), h.send({ type: 'setConfig', config: { ...DEFAULT_CONFIG, task: 'sentiment', maxResponseLength: 7 } })]);
+    const shape = { dModel: SFT_MODEL_DIMS.dModel, nHead: SFT_MODEL_DIMS.nHead, seqLen: promptWidth(getTask('sentiment')) + 7 };
+    expect(asked.map((ks) => ks.map(specKey))).toEqual([[specKey(decodeStepKernel(shape))]]);
   });
 
   it('a prefetch that failed is not kept: the step fetches again and trains', async () => {

@@ -7,7 +7,16 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type KernelSpec, specKey } from '../../src/gpu/pipelines.ts';
 import { declaredKernels, modelKernels } from '../../src/ops/registry.ts';
-import { kernelsInOrder } from '../../src/worker/firstKernels.ts';
+import { parseCheckpoint } from '../../src/model/checkpoint.ts';
+import { SFT_MODEL_DIMS } from '../../src/model/config.ts';
+import { decodeStepKernel } from '../../src/ops/decodeStep.ts';
+import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { decodeShapeOf } from '../../src/rl/trainer.ts';
+import { getTask, TASK_NAMES } from '../../src/tasks/index.ts';
+import { Gpt } from '../../src/model/gpt.ts';
+import { saveCheckpoint } from '../../src/model/checkpoint.ts';
+import { cpuBackend } from '../helpers/backends.ts';
+import { decodeKernelAhead, kernelsInOrder } from '../../src/worker/firstKernels.ts';
 
 /** The shaders of the character model's and the PPO math's fixed kernels (decode_step is built per shape). */
 const CHAR_SHADERS = [
@@ -72,5 +81,31 @@ describe('the trainer worker', () => {
     const worker = readFileSync(resolve(import.meta.dirname, '../../src/worker/trainer.worker.ts'), 'utf8');
     expect(worker).toMatch(/kernelsInOrder\(\)/);
     expect(worker).not.toMatch(/declaredKernels/);
+  });
+});
+
+describe('the decode step asked for ahead', () => {
+  const actorFile = (task: string) => new Uint8Array(readFileSync(resolve(import.meta.dirname, `../../public/checkpoints/${task}.safetensors`)));
+
+  it("is, for every task's shipped checkpoint, the one its trainer dispatches (the shipped sizes are SFT_MODEL_DIMS)", () => {
+    expect(TASK_NAMES.length).toBeGreaterThan(2);
+    for (const task of TASK_NAMES) {
+      const config = { ...DEFAULT_CONFIG, task, maxResponseLength: 9 };
+      const shipped = parseCheckpoint(actorFile(task)).config;
+      expect({ nHead: shipped.nHead, dModel: shipped.dModel }, task).toEqual({ nHead: SFT_MODEL_DIMS.nHead, dModel: SFT_MODEL_DIMS.dModel });
+      expect(specKey(decodeKernelAhead(config)), task).toBe(specKey(decodeStepKernel(decodeShapeOf(config, shipped))));
+    }
+  });
+
+  it("follows the page's own actor, and keeps the shipped guess for bytes that are no checkpoint", async () => {
+    const config = { ...DEFAULT_CONFIG, maxResponseLength: 4 };
+    const shipped = specKey(decodeKernelAhead(config));
+    const task = getTask('arithmetic');
+    const own = new Gpt(cpuBackend, { vocabSize: 3 + task.alphabet.length, nLayer: 1, nHead: 4, dModel: 32, maxSeq: 40, head: 'lm' }, 1);
+    const bytes = await saveCheckpoint(own, { alphabet: task.alphabet, task: task.name });
+    own.dispose();
+    expect(specKey(decodeKernelAhead(config, bytes))).toBe(specKey(decodeStepKernel(decodeShapeOf(config, { dModel: 32, nHead: 4 }))));
+    expect(specKey(decodeKernelAhead(config, bytes))).not.toBe(shipped);
+    expect(specKey(decodeKernelAhead(config, new Uint8Array([1, 2, 3])))).toBe(shipped);
   });
 });
