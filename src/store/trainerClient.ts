@@ -66,7 +66,8 @@ export class TrainerClient {
     const now = deps.now ?? (() => performance.now());
     this.feed = new MetricFeed(this.store, now);
     this.connection = new TrainerConnection({
-      createWorker: () => setUpWorker(deps.createWorker(), inspection),
+      createWorker: deps.createWorker,
+      setUp: (w) => void setUpWorker(w, inspection),
       backend: () => this.s.backend,
       testHooks: deps.testHooks === true,
       onMessage: (msg) => this.receive(msg),

@@ -17,6 +17,11 @@ export interface WorkerLike {
 export interface ConnectionDeps {
   /** A new trainer worker; throws when none can start. */
   createWorker(): WorkerLike;
+  /**
+   * What a worker is told before its `init`, when it is put to use (a preloaded one later than it
+   * was made): the inspector's capture switch and the SFT models the page keeps, as they are then.
+   */
+  setUp(w: WorkerLike): void;
   /** The backend the page wants now: a worker made for another is replaced. */
   backend(): BackendChoice;
   /** Turns on the worker's debug* messages. */
@@ -118,6 +123,7 @@ export class TrainerConnection {
       this.requests.failAll((kind) => new WorkerGoneError(kind, message));
       this.deps.onMessage({ type: 'error', message });
     };
+    this.deps.setUp(w);
     w.postMessage({ type: 'init', backend, testHooks: this.deps.testHooks }, []);
     this.worker = w;
     this.workerBackend = backend;

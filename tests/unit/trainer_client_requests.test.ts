@@ -7,6 +7,7 @@ import { TRAINER_MISSING } from '../../src/store/notices.ts';
 import { STATE_SAVE_INTERVAL_MS } from '../../src/store/resume.ts';
 import { vi } from 'vitest';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
+import { type KeptSftModel, useSft } from '../../src/store/sftState.ts';
 
 const bytes = (...b: number[]) => new Uint8Array(b).buffer as ArrayBuffer;
 const pairs = [{ prompt: '1+1=', chosen: '2', rejected: '3' }];
@@ -209,6 +210,22 @@ describe('trainer client: the worker made as the page opens (preload)', () => {
     const snap = h.client.models.snapshot();
     h.worker.reply({ type: 'snapshot', bytes: bytes(7), requestId: h.worker.idOf('snapshot') });
     expect([...new Uint8Array((await snap)!)]).toEqual([7]);
+  });
+
+  it('is told the SFT models the page kept when it is put to use, before its init, not when it was made', async () => {
+    const h = clientHarness();
+    h.client.preload();
+    // The kept models come back from the database after the worker was made (sftFlows.restoreSftModels).
+    useSft.setState({ models: {} });
+    useSft.getState().setModel({ task: 'arithmetic', origin: 'tab', dims: { nLayer: 2, nHead: 4, dModel: 128 }, meta: null, bytes: bytes(5, 6), savedAt: 0 } as KeptSftModel);
+    try {
+      h.client.warmUp();
+      expect(h.workers).toHaveLength(1);
+      expect(h.worker.sent.map((m) => m.type).slice(0, 2)).toEqual(['loadCheckpoint', 'init']);
+      expect(h.worker.of('loadCheckpoint')[0]).toMatchObject({ role: 'actor', task: 'arithmetic' });
+    } finally {
+      useSft.setState({ models: {} });
+    }
   });
 
   it('one whose script failed to load before it was adopted is let go: the next command starts a fresh one', async () => {
