@@ -82,8 +82,36 @@ test('a saved run opens without WebGPU, recorded, with the same chart lines and 
   await expect(other.getByTestId('notice')).toContainText('written in run-file version 9; this page reads version 1');
   await expect(chip).toHaveCount(1);
   expect((await drawn(other)).reward).toEqual(live.reward);
+
+  // A reload keeps the recorded run with its file: the guide offers it first, and its chart lines
+  // and inspected iteration come back as they were (the inspector's traces live in memory).
+  await expect.poll(() => keptCounts(other)).toEqual({ runs: 1, recorded: 1 });
+  await other.reload();
+  await other.getByTestId('no-webgpu-show-kept').click();
+  await expect(chip.getByTestId('recorded-badge')).toHaveText('recorded');
+  expect(await drawn(other)).toEqual(live);
   await context.close();
 });
+
+/** Records in the page's database: saved runs, and the files kept with recorded runs. */
+function keptCounts(page: Page): Promise<{ runs: number; recorded: number }> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('ppo-playground');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(['runs', 'recorded'], 'readonly');
+          const runs = tx.objectStore('runs').count();
+          const recorded = tx.objectStore('recorded').count();
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve({ runs: runs.result, recorded: recorded.result });
+          };
+        };
+      }),
+  );
+}
 
 test('the no-WebGPU guide says why a file is refused, and stays', async ({ page }) => {
   await open(page, true);

@@ -1,16 +1,19 @@
 // The page's IndexedDB database: `runs` (one record per run: config + metric history, persist.ts),
 // `states` (the active run's full trainer state for resume after a reload, resume.ts), `batches`
-// (each run's latest iteration for the teaching views, batchPersist.ts) and `sft` (the SFT model
-// trained or loaded in the tab, one per task, sftModels.ts).
-// Version 2 added `states`, version 3 `batches` and `sft`; an upgrade keeps every saved run and state.
+// (each run's latest iteration for the teaching views, batchPersist.ts), `sft` (the SFT model
+// trained or loaded in the tab, one per task, sftModels.ts) and `recorded` (the file each recorded
+// run was opened from, recordedPersist.ts).
+// Version 2 added `states`, version 3 `batches` and `sft`, version 4 `recorded`; an upgrade keeps
+// every saved run and state.
 import { t } from '../i18n/index.ts';
 
 export const DB_NAME = 'ppo-playground';
-export const DB_VERSION = 3;
+export const DB_VERSION = 4;
 export const RUNS = 'runs';
 export const STATES = 'states';
 export const BATCHES = 'batches';
 export const SFT = 'sft';
+export const RECORDED = 'recorded';
 
 export function openDb(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
@@ -21,6 +24,7 @@ export function openDb(): Promise<IDBDatabase> {
       if (!db.objectStoreNames.contains(STATES)) db.createObjectStore(STATES, { keyPath: 'key' });
       if (!db.objectStoreNames.contains(BATCHES)) db.createObjectStore(BATCHES, { keyPath: 'runId' });
       if (!db.objectStoreNames.contains(SFT)) db.createObjectStore(SFT, { keyPath: 'task' });
+      if (!db.objectStoreNames.contains(RECORDED)) db.createObjectStore(RECORDED, { keyPath: 'runId' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);

@@ -9,17 +9,18 @@ import { downloadBlob } from './download.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
 import { type ClassQuestions, type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
+import { dropRecordedFiles, followRecordedRuns, keepRecordedFile, loadRecordedFiles } from './recordedPersist.ts';
 import { loadResumePoint, saveResumePoint } from './resume.ts';
 import type { RunRecord } from './runs.ts';
 import { trainer } from './trainerClient.ts';
 
 /**
- * The trainer states of the recorded runs opened in this page, by run id: held in memory only (a
- * run opened from the disk needs its file again after a reload; a `?run=` link reopens it).
+ * The trainer states of the recorded runs, by run id: from the file, in memory (after a reload the
+ * file kept with the run brings it back, recordedPersist.ts).
  */
 export const useRecordedStates = create<{ states: Record<string, RecordedState> }>(() => ({ states: {} }));
 
-/** The question sets a teacher chose (Check yourself), by run id, saved with the run; in memory only. */
+/** The question sets a teacher chose (Check yourself), by run id, saved with the run; in memory (a recorded run's come back with its file). */
 export const useClassQuestions = create<{ byRun: Record<string, ClassQuestions[]> }>(() => ({ byRun: {} }));
 
 /** Run `runId`'s question set for inspected iteration `iter` becomes `draw` (replacing one chosen before). */
@@ -94,6 +95,8 @@ export async function continueRecorded(runId: string): Promise<boolean> {
     const { [runId]: _done, ...rest } = states;
     return { states: rest };
   });
+  // A live run again: its state is the page's resume point now, not the file's.
+  await dropRecordedFiles([runId]).catch(() => undefined);
   return true;
 }
 
@@ -104,7 +107,7 @@ export async function continueRecorded(runId: string): Promise<boolean> {
 export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<{ run: RunRecord | null; message: string }> {
   return showRecorded(file.name, async () => {
     if (file.size > RUN_FILE_MAX_BYTES) throw tooLarge();
-    return readRunFile(await file.text());
+    return file.text();
   });
 }
 
@@ -129,23 +132,71 @@ export async function fetchServedRunFile(path: string): Promise<string> {
  * second copy; a file changed since is added as a new run.
  */
 export async function openServedRunFile(path: string, load: (path: string) => Promise<string> = fetchServedRunFile): Promise<{ run: RunRecord | null; message: string }> {
-  return showRecorded(path, async () => readRunFile(await load(path)));
+  return showRecorded(path, () => load(path));
 }
 
 const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
 
-/** Reads a run (`read` throws RunFileError to refuse it), adds it as a recorded run, and says which. */
-async function showRecorded(fileName: string, read: () => Promise<RecordedRun>): Promise<{ run: RunRecord | null; message: string }> {
+/** What a recorded run's file brings besides its record: its state, question sets and inspected iterations (unless the run has its traces). */
+function attachRecorded(runId: string, rec: RecordedRun): void {
+  if (rec.state) useRecordedStates.setState(({ states }) => ({ states: { ...states, [runId]: rec.state! } }));
+  if (rec.questions.length > 0) useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [runId]: rec.questions } }));
+  const inspection = useInspection.getState();
+  if (!inspection.traces.some((t) => t.runId === runId)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId });
+}
+
+let following = false;
+/** Deleting a recorded run forgets its kept file, from the first recorded run of this page on. */
+function followDeletions(): void {
+  if (following) return;
+  following = true;
+  followRecordedRuns(useApp, (e) => console.warn('a deleted run’s file was not forgotten', e));
+}
+
+/**
+ * After the saved runs are restored: each recorded run gets back what its kept file brings; a
+ * kept file whose run is gone, or that no longer reads, is forgotten.
+ */
+export async function restoreRecordedRuns(): Promise<void> {
+  let kept: Awaited<ReturnType<typeof loadRecordedFiles>>;
+  try {
+    kept = await loadRecordedFiles();
+  } catch {
+    return; // no storage: the runs show without their inspected iterations, as before
+  }
+  const runs = new Set(useApp.getState().runs.map((r) => r.id));
+  const stale: string[] = [];
+  for (const { runId, text } of kept) {
+    if (!runs.has(runId)) {
+      stale.push(runId);
+      continue;
+    }
+    try {
+      attachRecorded(runId, readRunFile(text));
+    } catch {
+      stale.push(runId);
+    }
+  }
+  followDeletions();
+  await dropRecordedFiles(stale).catch(() => undefined);
+}
+
+/**
+ * Reads a run (`read` gives the file's text; it and readRunFile throw RunFileError to refuse it),
+ * adds it as a recorded run, keeps the file with it, and says which.
+ */
+async function showRecorded(fileName: string, read: () => Promise<string>): Promise<{ run: RunRecord | null; message: string }> {
   const s = useApp.getState();
   try {
-    const rec = await read();
+    const text = await read();
+    const rec = readRunFile(text);
     const same = s.runs.find((r) => r.recorded?.file === fileName && r.recorded.savedAt === rec.savedAt);
     const run = same ?? s.addRecordedRun(rec, fileName);
-    if (rec.state) useRecordedStates.setState(({ states }) => ({ states: { ...states, [run.id]: rec.state! } }));
-    if (rec.questions.length > 0) useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [run.id]: rec.questions } }));
-    const inspection = useInspection.getState();
-    // The inspected iterations are not kept across a reload: the file brings them back.
-    if (!inspection.traces.some((t) => t.runId === run.id)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId: run.id });
+    attachRecorded(run.id, rec);
+    followDeletions();
+    // Kept with the run, so a reload brings back what the record alone does not hold. A failed
+    // write leaves the run as it is for this visit.
+    if (!same) await keepRecordedFile(run.id, text).catch((e: unknown) => console.warn('the run file was not kept for the next visit', e));
     if (same) {
       if (!same.visible) s.toggleRun(same.id);
       s.viewRun(same.id);

@@ -23,6 +23,13 @@ const EmbedPage = lazy(() => import('./embed/EmbedPage.tsx').then((m) => ({ defa
 
 const linkParam = (name: string) => new URLSearchParams(window.location.search).get(name) ?? '';
 
+/** Recorded runs among the saved ones get back what their kept files bring (inspected iterations, state). */
+async function restoreRecorded(): Promise<void> {
+  if (!useApp.getState().runs.some((r) => r.recorded)) return;
+  const { restoreRecordedRuns } = await import('../store/runFiles.ts');
+  await restoreRecordedRuns();
+}
+
 /** `?run=`: the run file served with the page that the link opens, once the saved runs are back. */
 async function openLinkedRun(): Promise<boolean> {
   const path = runPathOf(linkParam(RUN_PARAM));
@@ -41,6 +48,7 @@ export function App() {
     // The WebGPU self-test started before the first render (main.tsx).
     // Another tab taking the runs over stops training here (tabOwner.ts).
     void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) })
+      .then(restoreRecorded)
       .then(openLinkedRun)
       .then(setLinkedRun);
   }, []);

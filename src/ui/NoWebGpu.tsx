@@ -83,11 +83,18 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
 function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
   const { t } = useTranslation('gpu');
   const [picked, setRefused] = useState<string | null>(null);
+  // Recorded runs opened on an earlier visit are kept with their files: the first thing to offer.
+  const kept = useApp((s) => s.runs.filter((r) => r.recorded).length);
   // A run file the link named (?run=) and the page refused: said here, where a visitor without WebGPU looks.
   const linked = useApp((s) => (s.notice?.tone === 'error' ? s.notice.text : null));
   const refused = picked ?? linked;
   return (
     <>
+      {kept > 0 ? (
+        <button type="button" className="btn" data-testid="no-webgpu-show-kept" onClick={onOpened}>
+          {t('noWebGpu.showKept', { count: kept })}
+        </button>
+      ) : null}
       <RunFilePicker
         label={t('noWebGpu.openRun')}
         className="btn"

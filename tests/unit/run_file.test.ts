@@ -14,7 +14,9 @@ import { fromBase64, RUN_FILE_VERSION, RunFileError, readRunFile, runFileText, t
 import { decodeTrainerState, encodeTrainerState } from '../../src/rl/trainerState.ts';
 import { paramLayout } from '../../src/model/params.ts';
 import { getTask } from '../../src/tasks/index.ts';
-import { fetchServedRunFile, openRunFile, openServedRunFile, runFileName } from '../../src/store/runFiles.ts';
+import { fetchServedRunFile, openRunFile, openServedRunFile, restoreRecordedRuns, runFileName, useClassQuestions, useRecordedStates } from '../../src/store/runFiles.ts';
+import { BATCHES, DB_NAME, openDb, RECORDED, RUNS, SFT, STATES, withStores } from '../../src/store/db.ts';
+import { installMemoryIndexedDb, type MemoryIndexedDb } from '../helpers/memoryIndexedDb.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
 import { mutatedRunFile } from '../../src/fuzz/files.ts';
 import { buildTrace } from '../helpers/inspectTrace.ts';
@@ -431,5 +433,92 @@ describe('a teacher’s question sets in a run file', () => {
     expect(refusal(edited(text, (d) => d.questions.push({ iter: 11, draw: 1 }))).field).toBe('questions[1].iter');
     expect(refusal(edited(text, (d) => (d.questions[0].draw = -1))).field).toBe('questions[0].draw');
     expect(refusal(edited(text, (d) => (d.questions = { iter: 11 }))).field).toBe('questions');
+  });
+});
+
+describe('a recorded run after a reload', () => {
+  let env: { idb: MemoryIndexedDb; uninstall: () => void };
+  const asFile = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
+  /** What a reload loses: everything held in memory only; the runs come back from the database. */
+  const reload = () => {
+    useInspection.setState({ traces: [] });
+    useRecordedStates.setState({ states: {} });
+    useClassQuestions.setState({ byRun: {} });
+  };
+  const kept = async () => (await withStores([RECORDED], 'readonly', (tx) => tx.objectStore(RECORDED).getAllKeys())).result.map(String).sort();
+
+  beforeEach(() => {
+    env = installMemoryIndexedDb();
+    useApp.setState({ runs: [], batches: {}, activeRunId: null, viewRunId: null, notice: null });
+    reload();
+  });
+  afterEach(() => env.uninstall());
+
+  it('gets back its inspected iterations, its trainer state and its question sets from the file kept with it', async () => {
+    const r = rng(21);
+    const run = recordedRun(r);
+    const state = { iter: 12, bytes: trainerStateBytes(r, run.config, 12) };
+    const text = runFileText(run, null, tracesOf(r, run.id), { state, questions: [{ iter: 11, draw: 2 }] });
+    const opened = (await openRunFile(asFile('class.json', text))).run!;
+    const before = {
+      traces: useInspection.getState().traces,
+      state: useRecordedStates.getState().states[opened.id],
+      questions: useClassQuestions.getState().byRun[opened.id],
+    };
+    expect(before.traces).toHaveLength(2);
+    expect(await kept()).toEqual([opened.id]);
+
+    reload();
+    expect(useInspection.getState().traces).toEqual([]);
+    await restoreRecordedRuns();
+    expect(useInspection.getState().traces).toEqual(before.traces);
+    expect(useRecordedStates.getState().states[opened.id]).toEqual(before.state);
+    expect(useRecordedStates.getState().states[opened.id].bytes).toEqual(state.bytes);
+    expect(useClassQuestions.getState().byRun[opened.id]).toEqual([{ iter: 11, draw: 2 }]);
+  });
+
+  it('forgets the file of a run deleted, of a run no longer saved, and a kept text that no longer reads', async () => {
+    const r = rng(22);
+    const a = (await openRunFile(asFile('a.json', runFileText(recordedRun(r), null, tracesOf(r, 'x'))))).run!;
+    const b = (await openRunFile(asFile('b.json', runFileText(recordedRun(r), null, [])))).run!;
+    expect(await kept()).toEqual([a.id, b.id].sort());
+    useApp.getState().deleteRun(b.id);
+    await vi.waitFor(async () => expect(await kept()).toEqual([a.id]));
+
+    // Kept files of a run the page no longer has, and one damaged in storage.
+    await withStores([RECORDED], 'readwrite', (tx) => {
+      tx.objectStore(RECORDED).put({ runId: 'run-gone', text: '{}' });
+      tx.objectStore(RECORDED).put({ runId: a.id, text: '{"format":"ppo-playground-run"' });
+    });
+    reload();
+    await restoreRecordedRuns();
+    expect(useInspection.getState().traces).toEqual([]);
+    expect(useApp.getState().runs.map((x) => x.id)).toEqual([a.id]); // the run itself stays
+    expect(await kept()).toEqual([]);
+  });
+
+  it("an older page's version-3 database keeps its runs and gains the recorded store", async () => {
+    await new Promise<void>((resolve) => {
+      const req = env.idb.open(DB_NAME, 3);
+      req.onupgradeneeded = () => {
+        for (const [name, keyPath] of [
+          [RUNS, 'id'],
+          [STATES, 'key'],
+          [BATCHES, 'runId'],
+          [SFT, 'task'],
+        ])
+          req.result.createObjectStore(name, { keyPath });
+      };
+      req.onsuccess = () => {
+        const tx = req.result.transaction([RUNS], 'readwrite');
+        tx.objectStore(RUNS).put({ id: 'run-old', config: DEFAULT_CONFIG });
+        tx.oncomplete = () => resolve();
+      };
+    });
+    const db = await openDb();
+    expect(db.objectStoreNames.contains(RECORDED)).toBe(true);
+    db.close();
+    const runs = await withStores([RUNS], 'readonly', (tx) => tx.objectStore(RUNS).getAll());
+    expect((runs.result as { id: string }[]).map((x) => x.id)).toEqual(['run-old']);
   });
 });
