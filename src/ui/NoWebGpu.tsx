@@ -45,6 +45,8 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
   const { t } = useTranslation('gpu');
   const setBackend = useApp((s) => s.setBackend);
   const browser = useMemo(currentBrowser, []);
+  // Recorded runs opened on an earlier visit are kept with their files: offered first, they need no GPU.
+  const kept = useApp((s) => s.runs.filter((r) => r.recorded).length);
   const chooseCpu = () => {
     const s = useApp.getState();
     s.applyConfig({ ...s.config, ...SMALL_CPU_PRESET });
@@ -56,6 +58,13 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
       <p className="lead">
         <Trans i18nKey="noWebGpu.lead" ns="gpu" components={{ b: <strong /> }} />
       </p>
+      {kept > 0 ? (
+        <p>
+          <button type="button" className="btn primary" data-testid="no-webgpu-show-kept" onClick={() => setBackend('cpu')}>
+            {t('noWebGpu.showKept', { count: kept })}
+          </button>
+        </p>
+      ) : null}
       <p className="detail" data-testid="no-webgpu-reason">
         <strong>{t('noWebGpu.whatHappened')}</strong> {whatHappened(reason, message, shortfalls, browserError)}
       </p>
@@ -83,18 +92,11 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
 function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
   const { t } = useTranslation('gpu');
   const [picked, setRefused] = useState<string | null>(null);
-  // Recorded runs opened on an earlier visit are kept with their files: the first thing to offer.
-  const kept = useApp((s) => s.runs.filter((r) => r.recorded).length);
   // A run file the link named (?run=) and the page refused: said here, where a visitor without WebGPU looks.
   const linked = useApp((s) => (s.notice?.tone === 'error' ? s.notice.text : null));
   const refused = picked ?? linked;
   return (
     <>
-      {kept > 0 ? (
-        <button type="button" className="btn" data-testid="no-webgpu-show-kept" onClick={onOpened}>
-          {t('noWebGpu.showKept', { count: kept })}
-        </button>
-      ) : null}
       <RunFilePicker
         label={t('noWebGpu.openRun')}
         className="btn"
