@@ -90,7 +90,10 @@ export class HfSession {
   private readonly training: HfTraining;
 
   constructor(private readonly deps: HfSessionDeps) {
-    this.training = new HfTraining((msg) => deps.post(msg));
+    this.training = new HfTraining(
+      (msg) => deps.post(msg),
+      (be, dtype) => (deps.offer ?? deviceOffer)(be, dtype),
+    );
   }
 
   private get target(): HfTrainTarget | null {

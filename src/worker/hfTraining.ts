@@ -10,7 +10,9 @@
 // (across a reload too, with the training state file: trainingState.ts).
 import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
-import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
+import { GPT2_LORA_MODULES, type Gpt2LoraModule, LORA_TARGETS, type LoraTarget } from '../model/hf/lora.ts';
+import { type AdapterOffer, type LoraTarget as PlannedTarget, planMemory } from '../model/hf/memoryPlan.ts';
+import type { WeightDType } from '../model/hf/weightLayout.ts';
 import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
 import { MemoryFolder } from '../model/hf/folder.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, type PeftAdapter, readPeftAdapter } from '../model/hf/peftAdapter.ts';
@@ -40,6 +42,20 @@ export interface HfTrainRequest {
   resume?: { fromIter: number };
 }
 
+/** The planner's names of a module the adapters wrap (PEFT's `c_proj` target wraps GPT-2's attention and MLP output projections). */
+const PLANNED: Record<LoraTarget | Gpt2LoraModule, PlannedTarget[]> = {
+  q_proj: ['q'],
+  k_proj: ['k'],
+  v_proj: ['v'],
+  o_proj: ['o'],
+  gate_proj: ['gate'],
+  up_proj: ['up'],
+  down_proj: ['down'],
+  c_attn: ['qkv'],
+  c_proj: ['o', 'down'],
+  c_fc: ['up'],
+};
+
 function message(e: unknown): string {
   if (e instanceof RewardFunctionError) return `reward function: ${e.problem.message}`;
   return e instanceof Error ? e.message : String(e);
@@ -53,7 +69,11 @@ export class HfTraining {
   private stopWanted = false;
   private running = false;
 
-  constructor(private readonly post: (msg: WorkerToPage) => void) {}
+  constructor(
+    private readonly post: (msg: WorkerToPage) => void,
+    /** The device's limits for the memory plan (hfSession.ts deviceOffer; tests pass a small adapter's). */
+    private readonly offer: (be: Backend, dtype: WeightDType) => AdapterOffer,
+  ) {}
 
   /** Ends the run in flight before its next iteration (not queued). */
   stop(): void {
@@ -91,6 +111,25 @@ export class HfTraining {
     }
 
     const be = model.be;
+    // The memory plan before any adapter or optimiser state is made: a run with a buffer larger
+    // than one binding is refused naming what to lower, instead of failing inside an iteration.
+    const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
+    const rows = s.promptsPerBatch * s.samplesPerPrompt;
+    const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
+    const plan = planMemory(
+      model.arch,
+      {
+        batch: rows,
+        promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
+        responseTokens: s.maxNewTokens,
+        trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
+        lora: { rank: s.loraRank, targets: [...new Set(targets.flatMap((t) => PLANNED[t]))], roles: s.estimator === 'gae' ? 2 : 1 },
+        valueHead: s.estimator === 'gae',
+        weightDtype: model.weights.dtype,
+      },
+      this.offer(be, model.weights.dtype),
+    );
+    if (!plan.fits) return done({ iterations: 0, stopped: false, refusal: plan.message });
     let actor: LoraTrainable;
     if (req.resume) {
       if (!this.actor) return done({ iterations: 0, stopped: false, refusal: 'no adapter to continue: train or load one first' });
@@ -99,7 +138,6 @@ export class HfTraining {
       actor = this.actor;
     } else {
       this.dropActor(model);
-      const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
       actor = newLoraTrainable(model, { r: s.loraRank, alpha: 2 * s.loraRank, rslora: false, targets }, s.seed);
     }
     const settings = actor.settings;

@@ -11,7 +11,7 @@ import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
 import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { decodeSafetensors, encodeSafetensors } from '../../src/model/safetensors.ts';
 import { DEFAULT_HF_TRAIN, HF_TRAIN_EVAL_COUNT, type HfTrainSettings } from '../../src/rl/hf/hfTrainSettings.ts';
-import { HfSession } from '../../src/worker/hfSession.ts';
+import { HfSession, type HfSessionDeps } from '../../src/worker/hfSession.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import { rng } from '../helpers/random.ts';
 
@@ -30,7 +30,7 @@ const SMALL: HfTrainSettings = {
   lr: 1e-2,
 };
 
-async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void) {
+async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: HfSessionDeps['offer']) {
   const posted: WorkerToPage[] = [];
   const box: { s?: HfSession } = {};
   const s = new HfSession({
@@ -39,6 +39,7 @@ async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void) {
       onPost?.(m, box.s!);
     },
     now: () => 0,
+    offer,
   });
   box.s = s;
   const mem = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(41).nextU32() }, 'tiny-qwen3');
@@ -99,6 +100,24 @@ describe('HfSession training', () => {
     const row = of('hfTrainRow')[0].row;
     for (const x of row.responses) expect(x.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
     expect(Number.isFinite(row.value_loss)).toBe(true);
+  });
+
+  it('a run whose buffers exceed one binding of the device is refused by the memory plan before anything is made', async () => {
+    // A small adapter: the model opens (its plan is one row of up to 512 tokens) but a minibatch of
+    // 128 responses of 64 tokens keeps MLP activations larger than one binding.
+    const binding = 2 * 2 ** 20;
+    const small = () => ({ maxBufferSize: binding, maxStorageBufferBindingSize: binding, maxStorageBuffersPerShaderStage: 8, shaderF16: false });
+    const { s, of } = await opened(undefined, small);
+    expect(of('hfOpened')[0].refusal).toBeUndefined();
+    await s.train({ settings: { ...SMALL, promptsPerBatch: 16, samplesPerPrompt: 8, maxNewTokens: 64, miniBatches: 1, iterations: 1 }, rewardFunction: VOWELS }, 3);
+    const [trained] = of('hfTrained');
+    expect(trained).toMatchObject({ requestId: 3, iterations: 0, stopped: false });
+    expect(trained.refusal).toMatch(
+      /^Does not fit: the MLP activations of one training layer take [\d.]+ MiB, more than one binding \(2\.0 MiB\): lower the batch or the sequence length/,
+    );
+    expect(of('hfTrainRow')).toEqual([]);
+    await s.exportAdapter(4); // nothing was made: no adapter to export
+    expect(of('hfAdapter')[0].refusal).toBe('no trained adapter: train the model first');
   });
 
   it('Stop ends the run after the iteration in flight', async () => {

@@ -10,9 +10,12 @@
 // a forward without a cache: less than either).
 //   rollout  = KV cache (layers × 2 × kvHeads × headDim × (prompt + response) × batch, f32)
 //              + one layer's prefill temporaries + one chunk of logits
-//   training = per layer: the block's inputs, normed inputs, q, k, v, attention probabilities
-//              (B·heads·S·S), attention output, MLP inputs and activations (all f32)
-//              + the final hidden states + one chunk of logits + gradient scratch for one layer
+//   training = per layer, what HfModel.layerForward keeps for backward (layerTapeWords: the
+//              layer's input, its norms with their statistics, q/k before and after q/k norm and
+//              rope, v, the attention output and its log-sum-exp — attention keeps no B·heads·S²
+//              probabilities, its backward recomputes them — the MLP's inputs and activations, and
+//              each adapted projection's s·x·Aᵀ; all f32) + the final hidden states + one chunk of
+//              logits + one layer's gradients (at most its tape)
 import { storageBytes } from '../../backend/tensor.ts';
 import { parameterCount, type HfArch } from './arch.ts';
 import { layoutBuffers, poolBytes, uploadBytes, type WeightDType, weightLayout } from './weightLayout.ts';
@@ -134,6 +137,29 @@ function checkRun(a: HfArch, run: RunShape): void {
   }
 }
 
+/** Projections a LoRA target adapts in one layer (GPT-2's c_attn is q, k and v). */
+const adaptedProjections = (targets: readonly LoraTarget[]) => targets.reduce((n, t) => n + (t === 'qkv' ? 3 : 1), 0);
+
+/**
+ * f32 words HfModel.layerForward keeps per token of one layer for backward (its LayerTape without
+ * the output, which is the next layer's input), with `adapted` projections of LoRA rank `rank`.
+ */
+export function layerTapeWords(a: HfArch, adapted: number, rank: number): number {
+  const qW = a.nHead * a.headDim;
+  const kvW = a.nKvHead * a.headDim;
+  const stats = a.norm.kind === 'layer' ? 2 : 1; // rstd (and LayerNorm's mean) per row
+  const rope = a.positions === 'rope';
+  let w = a.dModel; // the layer's input
+  w += 2 * (a.dModel + stats); // input and post-attention norms
+  w += qW + 2 * kvW; // q_proj, k_proj, v_proj
+  if (a.qkNorm) w += qW + a.nHead + kvW + a.nKvHead; // q_norm, k_norm over each head, with rstd per head
+  if (rope) w += qW + kvW; // q and k after rope
+  w += qW + a.nHead; // attention output and its log-sum-exp per head
+  w += a.dModel; // after attention, with the residual
+  w += (a.mlp === 'gated' ? 3 : 2) * a.dFf; // gate, up and SwiGLU; GPT-2's c_fc and GELU
+  return w + adapted * rank;
+}
+
 export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): MemoryPlan {
   checkRun(a, run);
   const weightDtype: WeightDType = run.weightDtype ?? (offer.shaderF16 ? 'f16' : 'f32');
@@ -202,9 +228,8 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
   const kv = a.nLayer * kvPerLayer;
   buffers.push({ name: 'KV cache of one layer (k or v)', bytes: kvPerLayer / 2 });
   const Rp = run.batch * run.promptTokens;
-  const prefillProbs = run.batch * a.nHead * run.promptTokens * run.promptTokens * F32;
-  const rolloutScratch = Rp * (2 * D + qW + 2 * kvW + 2 * a.dFf) * F32 + prefillProbs;
-  buffers.push({ name: 'prefill attention probabilities', bytes: prefillProbs });
+  const rolloutScratch = Rp * (2 * D + qW + 2 * kvW + 2 * a.dFf + a.nHead) * F32;
+  buffers.push({ name: 'prefill MLP activations', bytes: Rp * a.dFf * F32 });
   const logitsChunk = Math.min(chunk, Math.max(run.batch, run.trainBatch) * S) * a.vocab * F32;
   if (logitsChunk > binding)
     problems.push(`a chunk of ${chunk} tokens of logits (${formatBytes(logitsChunk)}) exceeds one binding (${formatBytes(binding)}): lower the logits chunk`);
@@ -215,14 +240,11 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
   let trainingDetail = 'inference only';
   if (run.trainBatch > 0) {
     const R = run.trainBatch * S;
-    const probs = run.trainBatch * a.nHead * S * S * F32;
-    const qk = a.qkNorm ? qW + kvW : 0;
-    const mlp = a.mlp === 'gated' ? 3 * a.dFf : 2 * a.dFf;
-    const perLayer = R * (4 * D + 2 * qW + 2 * kvW + qk + mlp) * F32 + probs;
-    const gradScratch = R * (2 * D + qW + 2 * kvW + mlp) * F32 + probs;
-    training = a.nLayer * perLayer + R * D * F32 + logitsChunk + gradScratch;
-    trainingDetail = `${a.nLayer} layers × ${formatBytes(perLayer)} kept for backward (minibatch ${run.trainBatch} × ${S} tokens) + one layer of gradient scratch`;
-    buffers.push({ name: 'training attention probabilities (one layer)', bytes: probs });
+    const perLayer = R * layerTapeWords(a, run.lora ? adaptedProjections(run.lora.targets) : 0, run.lora?.rank ?? 0) * F32;
+    const finalRows = R * (2 * D + (a.norm.kind === 'layer' ? 2 : 1)) * F32; // the last layer's output, and its final norm
+    training = a.nLayer * perLayer + finalRows + logitsChunk + perLayer;
+    trainingDetail = `${a.nLayer} layers × ${formatBytes(perLayer)} kept for backward (minibatch ${run.trainBatch} × ${S} tokens) + one layer of gradients`;
+    buffers.push({ name: 'MLP activations of one training layer', bytes: R * a.dFf * F32 });
   }
 
   items.push({ what: 'kv cache', bytes: kv, detail: `${a.nLayer} layers × 2 × ${a.nKvHead} kv heads × ${a.headDim} × ${S} tokens × batch ${run.batch}, f32` });
