@@ -10,7 +10,8 @@
 // (across a reload too, with the training state file: trainingState.ts).
 import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
-import { GPT2_LORA_MODULES, type Gpt2LoraModule, LORA_TARGETS, type LoraTarget } from '../model/hf/lora.ts';
+import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
+import { adapterModules } from '../model/hf/loraModules.ts';
 import { type AdapterOffer, type LoraTarget as PlannedTarget, planMemory } from '../model/hf/memoryPlan.ts';
 import type { WeightDType } from '../model/hf/weightLayout.ts';
 import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
@@ -41,20 +42,6 @@ export interface HfTrainRequest {
   /** Continue the adapter the model holds (trained or loaded) after iteration `fromIter`, instead of fresh adapters. */
   resume?: { fromIter: number };
 }
-
-/** The planner's names of a module the adapters wrap (PEFT's `c_proj` target wraps GPT-2's attention and MLP output projections). */
-const PLANNED: Record<LoraTarget | Gpt2LoraModule, PlannedTarget[]> = {
-  q_proj: ['q'],
-  k_proj: ['k'],
-  v_proj: ['v'],
-  o_proj: ['o'],
-  gate_proj: ['gate'],
-  up_proj: ['up'],
-  down_proj: ['down'],
-  c_attn: ['qkv'],
-  c_proj: ['o', 'down'],
-  c_fc: ['up'],
-};
 
 function message(e: unknown): string {
   if (e instanceof RewardFunctionError) return `reward function: ${e.problem.message}`;
@@ -115,6 +102,10 @@ export class HfTraining {
     // than one binding is refused naming what to lower, instead of failing inside an iteration.
     const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
     const rows = s.promptsPerBatch * s.samplesPerPrompt;
+    // The planner's name of each adapted module of a layer: a module feeding several projections (GPT-2's c_attn) is `qkv`.
+    const plannedTargets = adapterModules(model.arch, targets)
+      .filter((m) => m.layer === 0)
+      .map((m): PlannedTarget => (m.slots.length > 1 ? 'qkv' : (m.slots[0].target.replace('_proj', '') as PlannedTarget)));
     const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(
       model.arch,
@@ -123,7 +114,7 @@ export class HfTraining {
         promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
         responseTokens: s.maxNewTokens,
         trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
-        lora: { rank: s.loraRank, targets: [...new Set(targets.flatMap((t) => PLANNED[t]))], roles: s.estimator === 'gae' ? 2 : 1 },
+        lora: { rank: s.loraRank, targets: plannedTargets, roles: s.estimator === 'gae' ? 2 : 1 },
         valueHead: s.estimator === 'gae',
         weightDtype: model.weights.dtype,
       },
