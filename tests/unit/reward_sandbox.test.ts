@@ -117,4 +117,25 @@ describe('reward function sandbox', () => {
     expect(c).toBeInstanceOf(CompiledReward);
     (c as CompiledReward).dispose();
   });
+
+  it('every code unit of prompt and response arrives: NUL tokens, lone surrogates, the escape mark itself', () => {
+    // a hash of both strings' code units, the same text run here and inside the sandbox
+    const hashSource =
+      '(p, r) => { let h = p.length * 1000 + r.length; for (const s of [p, r]) for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) % 1000003; return h; }';
+    const hash = new Function(`return ${hashSource}`)() as (p: string, r: string) => number;
+    const texts = ['ee\0\0', '\0', '\u0001', '\u00010041', '\u0001\u0001\0', 'a\uD800b', '\uDC00', 'x\uDBFF', '\uDE00\uD83D', '😀 ok', 'plain ascii', ''];
+    const samples = texts.flatMap((response) => [
+      { prompt: 'hello there', response },
+      { prompt: response, response: 'the cat' },
+    ]);
+    expect(Array.from(scoreWithFunction(sandbox, hashSource, samples))).toEqual(samples.map((x) => hash(x.prompt, x.response)));
+    expect(Array.from(scoreWithFunction(sandbox, '(p, r) => r.length', [{ prompt: '', response: 'ee\0\0' }]))).toEqual([4]);
+  });
+
+  it('a function that breaks String.prototype.replace is refused by name on a sample that needs escaping, not crashed', () => {
+    const source = '(String.prototype.replace = () => { throw new Error("no replace") }, (p, r) => r.length)';
+    expect(Array.from(scoreWithFunction(sandbox, source, [SAMPLE]))).toEqual([SAMPLE.response.length]);
+    const sample = { prompt: 'p', response: 'a\0' };
+    expect(checkRewardFunction(sandbox, source, sample)).toEqual({ problem: { kind: 'threw', message: 'passing the sample in threw Error: no replace', sample } });
+  });
 });

@@ -34,6 +34,17 @@ export function loadRewardSandbox(): Promise<RewardSandbox> {
   return modulePromise.then((m) => new RewardSandbox(m));
 }
 
+/** The code units the bridge cannot carry: NUL, a lone surrogate, and the escape mark U+0001 itself. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and U+0001 are exactly what must be found
+const UNSAFE = /[\0\u0001]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Each unsafe code unit as U+0001 and its four hex digits; RESTORE_SOURCE undoes it. */
+function escapeForBridge(text: string): string {
+  return text.replace(UNSAFE, (c) => `\u0001${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const RESTORE_SOURCE = '(s) => s.replace(/\\u0001([0-9a-f]{4})/g, (_, h) => String.fromCharCode(parseInt(h, 16)))';
+
 /** A message shown as text, cut so a hostile value cannot flood the page. */
 function cut(s: string, max = 120): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
@@ -59,6 +70,7 @@ export class CompiledReward {
     private readonly runtime: QuickJSRuntime,
     private readonly vm: QuickJSContext,
     private readonly fn: QuickJSHandle,
+    private readonly restoreEscaped: QuickJSHandle,
     private readonly limits: RewardLimits,
   ) {
     runtime.setInterruptHandler(() => {
@@ -73,7 +85,10 @@ export class CompiledReward {
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(limits.stackBytes);
     const vm = runtime.newContext();
+    // Made before the user's source runs: its top-level code cannot replace it.
+    const restoreEscaped = vm.unwrapResult(vm.evalCode(RESTORE_SOURCE, 'restore.js'));
     const fail = (p: RewardFunctionProblem) => {
+      restoreEscaped.dispose();
       vm.dispose();
       runtime.dispose();
       return p;
@@ -99,7 +114,7 @@ export class CompiledReward {
         message: `the source must be one function (prompt, response) => number; it evaluates to ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`,
       });
     }
-    return new CompiledReward(runtime, vm, result.value, limits);
+    return new CompiledReward(runtime, vm, result.value, restoreEscaped, limits);
   }
 
   /**
@@ -118,14 +133,39 @@ export class CompiledReward {
     return out;
   }
 
+  /**
+   * `text` as a string inside the interpreter, every code unit kept. The bridge copies strings as
+   * NUL-terminated UTF-8, which would end a response at its first NUL token and turn a lone
+   * surrogate into U+FFFD; such code units cross escaped (escapeForBridge) and are restored inside.
+   */
+  private string(text: string): { handle: QuickJSHandle } | { error: string } {
+    const { vm } = this;
+    const escaped = escapeForBridge(text);
+    if (escaped === text) return { handle: vm.newString(text) };
+    const passed = vm.newString(escaped);
+    const restored = vm.callFunction(this.restoreEscaped, vm.undefined, passed);
+    passed.dispose();
+    if (!restored.error) return { handle: restored.value };
+    // Only the function's own top-level code can break it (by replacing a built-in).
+    const err = describeError(vm, restored.error);
+    restored.error.dispose();
+    return { error: err.text };
+  }
+
   /** One call: its score, or the problem. */
   call(sample: RewardSample, batchEnd = Infinity): number | RewardFunctionProblem {
     const { vm, limits } = this;
     const callEnd = performance.now() + limits.callMs;
     this.deadline = Math.min(callEnd, batchEnd);
     this.interrupted = false;
-    const prompt = vm.newString(sample.prompt);
-    const response = vm.newString(sample.response);
+    const args = [this.string(sample.prompt), this.string(sample.response)];
+    const broken = args.find((a) => 'error' in a);
+    if (broken) {
+      for (const a of args) if ('handle' in a) a.handle.dispose();
+      this.deadline = Infinity;
+      return { kind: 'threw', message: `passing the sample in threw ${cut(broken.error)}`, sample };
+    }
+    const [prompt, response] = args.map((a) => (a as { handle: QuickJSHandle }).handle);
     const result = vm.callFunction(this.fn, vm.undefined, prompt, response);
     prompt.dispose();
     response.dispose();
@@ -156,6 +196,7 @@ export class CompiledReward {
 
   dispose(): void {
     this.fn.dispose();
+    this.restoreEscaped.dispose();
     this.vm.dispose();
     this.runtime.dispose();
   }
