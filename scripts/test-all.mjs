@@ -4,13 +4,14 @@
 // tools run as processes, and the fuzz campaign; integration: CPU-only runs of the model and
 // trainer; gpu: real WGSL on Dawn), the gpu tests again on wgpu (Deno's WebGPU on Mesa's
 // lavapipe, with a preset trained on both engines and compared: scripts/wgpu-tests.mjs), the
-// production build and Playwright (the built page in Chromium with WebGPU). Checks the system
+// production build and Playwright (the built page in Chromium with WebGPU); the wgpu suite runs
+// beside Playwright, which leaves part of the machine idle (`beside`). Checks the system
 // packages first: installs the missing ones with apt-get when it may (root, or sudo without a
 // password; only the packages named, no recommended extras), otherwise prints the one command to
 // run. Ends with a summary, one line per suite with its counts and its wall-clock time, and one
 // last line: "All: N passed, N failed[, N skipped]"; a failed check counts as one failure.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 
 const REPORTS = '.reports';
@@ -167,10 +168,59 @@ function check(name, title, cmd, args) {
   return r.status === 0;
 }
 
+/** Runs argv[1..] and writes its wall-clock milliseconds to $PPO_TIMED_MS_FILE. */
+const TIMED =
+  "const t = performance.now(); const r = require('node:child_process').spawnSync(process.argv[1], process.argv.slice(2), { stdio: 'inherit' });" +
+  " require('node:fs').writeFileSync(process.env.PPO_TIMED_MS_FILE, String(performance.now() - t)); process.exit(r.status ?? 1);";
+
+/**
+ * A step started beside the next ones: its output goes to a file and is printed when `finish()` is
+ * awaited, with its exit status and its own wall-clock time. Only worth it beside a step that
+ * leaves a core idle: the typecheck beside the unit tests (nearly two cores busy) took as long as
+ * the two one after the other.
+ */
+function beside(title, cmd, args, logName) {
+  const log = `${REPORTS}/${logName}.log`;
+  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — started beside the next steps; its output follows when it ends`);
+  const fd = openSync(log, 'w');
+  const start = performance.now();
+  // Timed by a wrapper: this process notices the exit only when its own step (spawnSync) ends.
+  const msFile = `${log}.ms`;
+  const child = spawn(process.execPath, ['-e', TIMED, cmd, ...args], { stdio: ['ignore', fd, fd], env: { ...env, PPO_TIMED_MS_FILE: msFile } });
+  closeSync(fd);
+  const done = new Promise((resolve) => {
+    const ms = () => Number(readJson(msFile) ?? performance.now() - start);
+    child.on('error', () => resolve({ status: 1, ms: ms() }));
+    child.on('exit', (code) => resolve({ status: code ?? 1, ms: ms() }));
+  });
+  return async () => {
+    const r = await done;
+    console.log(`\n=== ${title} (ran beside other steps)`);
+    console.log(readFileSync(log, 'utf8'));
+    return r;
+  };
+}
+
 if (!only) {
   check('typecheck', 'Typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
   check('lint', 'Lint', 'npm', ['run', '-s', 'lint']);
   check('format', 'Format check (npm run format writes the fixes)', 'npm', ['run', '-s', 'format:check']);
+}
+
+const WGPU_TITLE = "wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)";
+const WGPU_ARGS = ['scripts/wgpu-tests.mjs'];
+
+/** Adds the wgpu suite's report to the summary, at line `at`. */
+function reportWgpu(r, at) {
+  status |= r.status;
+  const w = readJson(`${REPORTS}/wgpu.json`);
+  if (!w) {
+    lines.push(`wgpu: no report (Deno did not start or crashed) — counted as a failure — ${duration(r.ms)}`);
+    failed++;
+  } else {
+    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})${r.beside ? ', beside Playwright' : ''}`);
+  }
+  lines[at] = lines.pop();
 }
 
 for (const project of VITEST_PROJECTS.filter(wants)) {
@@ -201,19 +251,16 @@ for (const project of VITEST_PROJECTS.filter(wants)) {
   report(project, p, r.ms);
 }
 
-if (wants('wgpu')) {
-  const r = run("wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)", 'node', ['scripts/wgpu-tests.mjs']);
-  status |= r.status;
-  const w = readJson(`${REPORTS}/wgpu.json`);
-  if (!w) {
-    lines.push(`wgpu: no report (Deno did not start or crashed) — counted as a failure — ${duration(r.ms)}`);
-    failed++;
-  } else {
-    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})`);
-  }
-}
+// The wgpu suite (about one core busy) runs beside Playwright, which leaves about 0.45 of the 2
+// cores idle over its 16 minutes; on six specs it made them 53 s slower and hid its own 163 s
+// (beside the gpu project, which keeps nearly two cores busy, it hid 82 s). Its summary line keeps
+// its place after gpu's.
+const wgpuBesideE2e = wants('wgpu') && wants('e2e');
+const wgpuAt = wants('wgpu') ? lines.push('wgpu: not run') - 1 : -1;
+if (wants('wgpu') && !wgpuBesideE2e) reportWgpu(run(WGPU_TITLE, 'node', WGPU_ARGS), wgpuAt);
 
 if (wants('e2e')) {
+  const wgpu = wgpuBesideE2e ? beside(WGPU_TITLE, 'node', WGPU_ARGS, 'wgpu') : null;
   if (!check('build', 'Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn'])) {
     console.error('vite build failed; end-to-end tests cannot run');
     lines.push('e2e: not run (the build failed)');
@@ -230,6 +277,7 @@ if (wants('e2e')) {
       for (const suite of pw.suites ?? []) fileTimes.push({ file: `e2e/${suite.file}`, ms: playwrightMs(suite) });
     }
   }
+  if (wgpu) reportWgpu({ ...(await wgpu()), beside: true }, wgpuAt);
 }
 
 /** The summed durations of every test result under a Playwright suite (a spec file). */
