@@ -4,8 +4,8 @@
 // tools run as processes, and the fuzz campaign; integration: CPU-only runs of the model and
 // trainer; gpu: real WGSL on Dawn), the gpu tests again on wgpu (Deno's WebGPU on Mesa's
 // lavapipe, with a preset trained on both engines and compared: scripts/wgpu-tests.mjs), the
-// production build and Playwright (the built page in Chromium with WebGPU); the wgpu suite runs
-// beside Playwright, which leaves part of the machine idle (`beside`). Checks the system
+// production build and Playwright (the built page in Chromium with WebGPU); the wgpu suite and
+// the integration project run beside Playwright, which leaves part of the machine idle. Checks the system
 // packages first: installs the missing ones with apt-get when it may (root, or sudo without a
 // password; only the packages named, no recommended extras), otherwise prints the one command to
 // run. Ends with a summary, one line per suite with its counts and its wall-clock time, and one
@@ -174,17 +174,17 @@ const TIMED =
   " require('node:fs').writeFileSync(process.env.PPO_TIMED_MS_FILE, String(performance.now() - t)); process.exit(r.status ?? 1);";
 
 /**
- * A step started beside the next ones: its output goes to a file and is printed when `finish()` is
- * awaited, with its exit status and its own wall-clock time. Only worth it beside a step that
- * leaves a core idle: the typecheck beside the unit tests (nearly two cores busy) took as long as
- * the two one after the other.
+ * A step started in the background: its output goes to a file, printed by `print()` once the
+ * foreground step's output is done; `done` gives its exit status and its own wall-clock time.
+ * Only worth it beside a step that leaves a core idle (Playwright): beside the unit tests, which
+ * keep both cores busy, the typecheck took as long as the two one after the other.
  */
-function beside(title, cmd, args, logName) {
+function background(title, cmd, args, logName) {
   const log = `${REPORTS}/${logName}.log`;
-  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — started beside the next steps; its output follows when it ends`);
+  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — in the background beside Playwright; its output follows at the end`);
   const fd = openSync(log, 'w');
   const start = performance.now();
-  // Timed by a wrapper: this process notices the exit only when its own step (spawnSync) ends.
+  // Timed by a wrapper: this process notices an exit only between its own synchronous steps.
   const msFile = `${log}.ms`;
   const child = spawn(process.execPath, ['-e', TIMED, cmd, ...args], { stdio: ['ignore', fd, fd], env: { ...env, PPO_TIMED_MS_FILE: msFile } });
   closeSync(fd);
@@ -193,11 +193,33 @@ function beside(title, cmd, args, logName) {
     child.on('error', () => resolve({ status: 1, ms: ms() }));
     child.on('exit', (code) => resolve({ status: code ?? 1, ms: ms() }));
   });
-  return async () => {
-    const r = await done;
-    console.log(`\n=== ${title} (ran beside other steps)`);
+  const print = () => {
+    console.log(`\n=== ${title} (ran in the background beside Playwright)`);
     console.log(readFileSync(log, 'utf8'));
-    return r;
+  };
+  return { done, print };
+}
+
+/** Like `run`, but the event loop stays free meanwhile (background steps start and end on time). */
+function runAsync(title, cmd, args) {
+  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')}`);
+  const start = performance.now();
+  const child = spawn(cmd, args, { stdio: 'inherit', env });
+  return new Promise((resolve) => {
+    child.on('error', () => resolve({ status: 1, ms: performance.now() - start }));
+    child.on('exit', (code) => resolve({ status: code ?? 1, ms: performance.now() - start }));
+  });
+}
+
+/** A summary line kept in its place for a step that reports later; `fill` runs the report into it. */
+function reserveLine(name) {
+  const token = `${name}: not run`;
+  lines.push(token);
+  return (fill) => {
+    const before = lines.length;
+    fill();
+    const added = lines.splice(before);
+    lines.splice(lines.indexOf(token), 1, ...added);
   };
 }
 
@@ -210,28 +232,26 @@ if (!only) {
 const WGPU_TITLE = "wgpu (the gpu tests on Deno's WebGPU, Mesa lavapipe; a preset trained on Dawn and wgpu, compared)";
 const WGPU_ARGS = ['scripts/wgpu-tests.mjs'];
 
-/** Adds the wgpu suite's report to the summary, at line `at`. */
-function reportWgpu(r, at) {
+/** Adds the wgpu suite's report to the summary. */
+function reportWgpu(r) {
   status |= r.status;
   const w = readJson(`${REPORTS}/wgpu.json`);
   if (!w) {
     lines.push(`wgpu: no report (Deno did not start or crashed) — counted as a failure — ${duration(r.ms)}`);
     failed++;
   } else {
-    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})${r.beside ? ', beside Playwright' : ''}`);
+    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})${r.background ? ', beside Playwright' : ''}`);
   }
-  lines[at] = lines.pop();
 }
 
-for (const project of VITEST_PROJECTS.filter(wants)) {
-  const json = `${REPORTS}/vitest-${project}.json`;
-  const r = run(`Vitest ${project}`, 'npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`]);
+/** Adds a Vitest project's report (its JSON file) to the summary. */
+function reportVitest(project, r, json, note = '') {
   status |= r.status;
   const v = readJson(json);
   if (!v) {
     lines.push(`${project}: no report (the run crashed) — counted as a failure — ${duration(r.ms)}`);
     failed++;
-    continue;
+    return;
   }
   const p = { passed: 0, failed: 0, skipped: 0 };
   for (const file of v.testResults ?? []) {
@@ -248,24 +268,50 @@ for (const project of VITEST_PROJECTS.filter(wants)) {
     p.failed += p.skipped;
     p.skipped = 0;
   }
-  report(project, p, r.ms);
+  report(project, p, r.ms, note);
 }
 
-// The wgpu suite (about one core busy) runs beside Playwright, which leaves about 0.45 of the 2
-// cores idle over its 16 minutes; on six specs it made them 53 s slower and hid its own 163 s
-// (beside the gpu project, which keeps nearly two cores busy, it hid 82 s). Its summary line keeps
-// its place after gpu's.
-const wgpuBesideE2e = wants('wgpu') && wants('e2e');
-const wgpuAt = wants('wgpu') ? lines.push('wgpu: not run') - 1 : -1;
-if (wants('wgpu') && !wgpuBesideE2e) reportWgpu(run(WGPU_TITLE, 'node', WGPU_ARGS), wgpuAt);
+const vitestArgs = (project, json) => ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`];
+
+// Beside Playwright, which keeps about 1.55 of the 2 cores busy over its 17 minutes, run one
+// after the other: the wgpu suite (Deno on lavapipe, about one core) and the integration project
+// on one worker. Measured on 2 cores, 2026-11-30: six specs took 175 s alone, 228 s beside either,
+// which took 163 s and 112 s on their own; beside the gpu project (nearly two cores busy) the wgpu
+// suite saved 82 s of 534. Their summary lines keep their places.
+const besideE2e = wants('e2e') ? ['integration', 'wgpu'].filter(wants) : [];
+const later = {}; // project → the function that fills its reserved summary line
+for (const project of VITEST_PROJECTS.filter(wants)) {
+  if (besideE2e.includes(project)) {
+    later[project] = reserveLine(project);
+    continue;
+  }
+  const json = `${REPORTS}/vitest-${project}.json`;
+  reportVitest(project, run(`Vitest ${project}`, 'npx', vitestArgs(project, json)), json);
+}
+if (besideE2e.includes('wgpu')) later.wgpu = reserveLine('wgpu');
+else if (wants('wgpu')) reportWgpu(run(WGPU_TITLE, 'node', WGPU_ARGS));
+
+/** The steps beside Playwright, one after the other; each one's result as it ends. */
+async function runBesideE2e() {
+  const steps = [];
+  for (const name of besideE2e) {
+    const json = `${REPORTS}/vitest-${name}.json`;
+    const step =
+      name === 'wgpu'
+        ? background(WGPU_TITLE, 'node', WGPU_ARGS, 'wgpu')
+        : background(`Vitest ${name}, one worker`, 'npx', [...vitestArgs(name, json), '--maxWorkers=1'], `vitest-${name}`);
+    steps.push({ name, json, step, r: await step.done });
+  }
+  return steps;
+}
 
 if (wants('e2e')) {
-  const wgpu = wgpuBesideE2e ? beside(WGPU_TITLE, 'node', WGPU_ARGS, 'wgpu') : null;
+  const beside = runBesideE2e();
   if (!check('build', 'Build the page', 'npx', ['vite', 'build', '--logLevel', 'warn'])) {
     console.error('vite build failed; end-to-end tests cannot run');
     lines.push('e2e: not run (the build failed)');
   } else {
-    const r = run('Playwright (end-to-end in Chromium with WebGPU)', 'npx', ['playwright', 'test']);
+    const r = await runAsync('Playwright (end-to-end in Chromium with WebGPU)', 'npx', ['playwright', 'test']);
     status |= r.status;
     const pw = readJson(`${REPORTS}/playwright.json`);
     if (!pw) {
@@ -277,7 +323,10 @@ if (wants('e2e')) {
       for (const suite of pw.suites ?? []) fileTimes.push({ file: `e2e/${suite.file}`, ms: playwrightMs(suite) });
     }
   }
-  if (wgpu) reportWgpu({ ...(await wgpu()), beside: true }, wgpuAt);
+  for (const { name, json, step, r } of await beside) {
+    step.print();
+    later[name](() => (name === 'wgpu' ? reportWgpu({ ...r, background: true }) : reportVitest(name, r, json, '(one worker, beside Playwright)')));
+  }
 }
 
 /** The summed durations of every test result under a Playwright suite (a spec file). */
