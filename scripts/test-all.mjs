@@ -168,14 +168,18 @@ function check(name, title, cmd, args) {
   return r.status === 0;
 }
 
-/** Runs argv[1..] and writes its wall-clock milliseconds to $PPO_TIMED_MS_FILE. */
-const TIMED =
-  "const t = performance.now(); const r = require('node:child_process').spawnSync(process.argv[1], process.argv.slice(2), { stdio: 'inherit' });" +
-  " require('node:fs').writeFileSync(process.env.PPO_TIMED_MS_FILE, String(performance.now() - t)); process.exit(r.status ?? 1);";
+/** The exit status and wall-clock time of `child`, started at `start`, once it ends. */
+function exited(child, start) {
+  return new Promise((resolve) => {
+    child.on('error', () => resolve({ status: 1, ms: performance.now() - start }));
+    child.on('exit', (code) => resolve({ status: code ?? 1, ms: performance.now() - start }));
+  });
+}
 
 /**
  * A step started in the background: its output goes to a file, printed by `print()` once the
- * foreground step's output is done; `done` gives its exit status and its own wall-clock time.
+ * foreground step's output is done; `done` gives its exit status and its own wall-clock time
+ * (Playwright runs with `runAsync`, so an exit is noticed when it happens).
  * Only worth it beside a step that leaves a core idle (Playwright): beside the unit tests, which
  * keep both cores busy, the typecheck took as long as the two one after the other.
  */
@@ -183,16 +187,8 @@ function background(title, cmd, args, logName) {
   const log = `${REPORTS}/${logName}.log`;
   console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — in the background beside Playwright; its output follows at the end`);
   const fd = openSync(log, 'w');
-  const start = performance.now();
-  // Timed by a wrapper: this process notices an exit only between its own synchronous steps.
-  const msFile = `${log}.ms`;
-  const child = spawn(process.execPath, ['-e', TIMED, cmd, ...args], { stdio: ['ignore', fd, fd], env: { ...env, PPO_TIMED_MS_FILE: msFile } });
+  const done = exited(spawn(cmd, args, { stdio: ['ignore', fd, fd], env }), performance.now());
   closeSync(fd);
-  const done = new Promise((resolve) => {
-    const ms = () => Number(readJson(msFile) ?? performance.now() - start);
-    child.on('error', () => resolve({ status: 1, ms: ms() }));
-    child.on('exit', (code) => resolve({ status: code ?? 1, ms: ms() }));
-  });
   const print = () => {
     console.log(`\n=== ${title} (ran in the background beside Playwright)`);
     console.log(readFileSync(log, 'utf8'));
@@ -203,12 +199,7 @@ function background(title, cmd, args, logName) {
 /** Like `run`, but the event loop stays free meanwhile (background steps start and end on time). */
 function runAsync(title, cmd, args) {
   console.log(`\n=== ${title}: ${cmd} ${args.join(' ')}`);
-  const start = performance.now();
-  const child = spawn(cmd, args, { stdio: 'inherit', env });
-  return new Promise((resolve) => {
-    child.on('error', () => resolve({ status: 1, ms: performance.now() - start }));
-    child.on('exit', (code) => resolve({ status: code ?? 1, ms: performance.now() - start }));
-  });
+  return exited(spawn(cmd, args, { stdio: 'inherit', env }), performance.now());
 }
 
 /** A summary line kept in its place for a step that reports later; `fill` runs the report into it. */
