@@ -65,9 +65,7 @@ export default defineConfig({
       {
         // 30 s, not Vitest's 5 s: the scans of every source file (i18n, imports) took over 5 s on
         // a 2-core machine shared with other work; a test that hangs still fails.
-        // Not isolated: the files share one module graph per worker, importing each module once
-        // (67 → 34 s on 2 cores); a file that stubs a global restores it in its afterEach.
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000, isolate: false },
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
       },
       {
         test: {
