@@ -38,6 +38,8 @@ export interface OpenedModel {
   model: HfModel;
   /** The arithmetic the numbers carry: float64 (CPU backend, f32 weights), f32 (WebGPU), or f16 (f16 weights). */
   precision: 'float64' | 'f32' | 'f16';
+  /** --gpu-memory in bytes, or null when not given. */
+  memoryBytes: number | null;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function openModel(values: ModelFlags, run: (tokenizer: HfTokenizer
   }
   if (values.adapter !== undefined) await attachAdapter(model, info, values.adapter);
   const precision = dtype === 'f16' ? 'f16' : be.kind === 'cpu' ? 'float64' : 'f32';
-  return { info, tokenizer, model, precision };
+  return { info, tokenizer, model, precision, memoryBytes };
 }
 
 /** --adapter DIR: a PEFT LoRA adapter folder on the same base, checked and put on the model's projections. */

@@ -11,7 +11,9 @@ import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type LoraSettings, loraScaling } from '../model/hf/lora.ts';
-import { checkLoraTargets, loraModulesOf } from '../model/hf/loraModules.ts';
+import { checkLoraTargets, loraModulesOf, plannedLoraTargets } from '../model/hf/loraModules.ts';
+import { backendOffer, type LoadRun, SMALLEST_RUN } from '../model/hf/loadPlan.ts';
+import { planMemory } from '../model/hf/memoryPlan.ts';
 import { disposeLoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
@@ -115,7 +117,8 @@ async function run(flags: Flags): Promise<number> {
 
   let prompts: number[][] = [];
   let heldOut: number[][] = [];
-  const { model, info, tokenizer, precision } = await openModel({ ...flags, adapter: undefined }, (tok, folderInfo) => {
+  let loadRun: LoadRun = SMALLEST_RUN;
+  const { model, info, tokenizer, precision, memoryBytes } = await openModel({ ...flags, adapter: undefined }, (tok, folderInfo) => {
     if (chat && !tok.hasChatTemplate)
       throw new InputRefusal(`${flags.task !== undefined ? `--task ${flags.task}` : '--chat'}: the model's tokenizer_config.json has no chat_template`);
     prompts = source.train.map((line) => promptIds(tok, line, chat));
@@ -126,7 +129,8 @@ async function run(flags: Flags): Promise<number> {
     const longest = Math.max(...prompts.map((p) => p.length), ...heldOut.map((p) => p.length));
     if (longest + maxNewTokens > folderInfo.arch.maxPositions)
       throw new InputRefusal(`--prompts and --max-new-tokens: ${longest} + ${maxNewTokens} tokens exceed the model's max_position_embeddings ${folderInfo.arch.maxPositions}`);
-    return { batch: batch * samplesPerPrompt, promptTokens: longest, responseTokens: maxNewTokens };
+    loadRun = { batch: batch * samplesPerPrompt, promptTokens: longest, responseTokens: maxNewTokens };
+    return loadRun;
   });
   const family = info.arch.family;
   const targets = flags['lora-targets'] === undefined ? [...loraModulesOf(family)] : flags['lora-targets'].split(',').map((t) => t.trim());
@@ -137,6 +141,29 @@ async function run(flags: Flags): Promise<number> {
   }
   const settings: LoraSettings = { r: rank, alpha, rslora: flags.rslora, targets };
   const be = model.be;
+  // The whole run planned before any adapter or optimiser state is made: the load planned one
+  // rollout; training adds the adapters, their moments, the critic and one minibatch's tape.
+  const offer = backendOffer(be, memoryBytes);
+  if (offer) {
+    const rows = loadRun.batch;
+    const plan = planMemory(
+      info.arch,
+      {
+        ...loadRun,
+        trainBatch: Math.max(1, Math.floor(rows / miniBatches)),
+        lora: { rank, targets: plannedLoraTargets(info.arch, targets), roles: estimator === 'gae' ? 2 : 1 },
+        valueHead: estimator === 'gae',
+        weightDtype: model.weights.dtype,
+      },
+      offer,
+    );
+    if (!plan.fits) {
+      model.dispose();
+      throw new InputRefusal(
+        `${plan.message} Flags: more --mini-batches keeps a smaller tape; a smaller --batch, --samples-per-prompt or --max-new-tokens, or a lower --lora-rank, lowers the rest; --gpu-memory GiB states the GPU's memory.`,
+      );
+    }
+  }
   const actor = newLoraTrainable(model, settings, seed);
   const critic = estimator === 'gae' ? newLoraTrainable(model, settings, (seed ^ 0x2545f491) >>> 0, true) : null;
   try {

@@ -11,8 +11,8 @@
 import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
 import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
-import { adapterModules } from '../model/hf/loraModules.ts';
-import { type AdapterOffer, type LoraTarget as PlannedTarget, planMemory } from '../model/hf/memoryPlan.ts';
+import { plannedLoraTargets } from '../model/hf/loraModules.ts';
+import { type AdapterOffer, planMemory } from '../model/hf/memoryPlan.ts';
 import type { WeightDType } from '../model/hf/weightLayout.ts';
 import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../model/hf/loraParams.ts';
 import { MemoryFolder } from '../model/hf/folder.ts';
@@ -102,10 +102,6 @@ export class HfTraining {
     // than one binding is refused naming what to lower, instead of failing inside an iteration.
     const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
     const rows = s.promptsPerBatch * s.samplesPerPrompt;
-    // The planner's name of each adapted module of a layer: a module feeding several projections (GPT-2's c_attn) is `qkv`.
-    const plannedTargets = adapterModules(model.arch, targets)
-      .filter((m) => m.layer === 0)
-      .map((m): PlannedTarget => (m.slots.length > 1 ? 'qkv' : (m.slots[0].target.replace('_proj', '') as PlannedTarget)));
     const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(
       model.arch,
@@ -114,7 +110,7 @@ export class HfTraining {
         promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
         responseTokens: s.maxNewTokens,
         trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
-        lora: { rank: s.loraRank, targets: plannedTargets, roles: s.estimator === 'gae' ? 2 : 1 },
+        lora: { rank: s.loraRank, targets: plannedLoraTargets(model.arch, targets), roles: s.estimator === 'gae' ? 2 : 1 },
         valueHead: s.estimator === 'gae',
         weightDtype: model.weights.dtype,
       },

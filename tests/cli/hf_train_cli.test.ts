@@ -15,6 +15,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SyntheticFamily } from '../../src/model/hf/synthetic.ts';
 import { writeSynthetic } from '../../src/model/hf/synthetic.ts';
 import { nodeFolderSink } from '../../src/node/hfFolder.ts';
+import { promptIds } from '../../src/cli/hfModelArgs.ts';
+import { plannedLoraTargets } from '../../src/model/hf/loraModules.ts';
+import { planMemory } from '../../src/model/hf/memoryPlan.ts';
+import { openHfFolder } from '../../src/model/hf/open.ts';
+import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
+import { NodeFolder } from '../../src/node/hfFolder.ts';
 import { mergePeftAdapter } from '../helpers/peftMerge.ts';
 import { rng } from '../helpers/random.ts';
 
@@ -138,6 +144,50 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
     refused(['--prompts', prompts, '--reward-function', reward], '--task chat-arithmetic brings its own prompts and reward');
     refused(['--task', 'arithmetic'], '--task = "arithmetic": allowed with --model: chat-arithmetic');
     refused(['--eval-count', '5000'], '--eval-count = "5000": allowed: an integer from 0 to 1000');
+  });
+
+  it('the whole run is planned before training: memory for the rollout but not the tape is refused naming --mini-batches', async () => {
+    const model = await folderWith('qwen3', 2);
+    const { prompts, reward } = files();
+    const info = await openHfFolder(new NodeFolder(model));
+    const tok = new HfTokenizer(info.tokenizerJson, info.tokenizerConfig, info.generation);
+    const rollout = { batch: PROMPTS.length * 4, promptTokens: Math.max(...PROMPTS.map((p) => promptIds(tok, p, false).length)), responseTokens: 8 };
+    const offer = { maxBufferSize: 2 ** 30, maxStorageBufferBindingSize: 2 ** 30, maxStorageBuffersPerShaderStage: 10, shaderF16: false };
+    const plan = (trainBatch: number, rank: number | null) =>
+      planMemory(
+        info.arch,
+        {
+          ...rollout,
+          trainBatch,
+          lora: rank === null ? null : { rank, targets: plannedLoraTargets(info.arch, ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']), roles: 1 },
+          valueHead: false,
+          weightDtype: 'f32',
+        },
+        offer,
+      ).totalBytes;
+    const loaded = plan(0, null);
+    const training = plan(rollout.batch, 2);
+    expect(training).toBeGreaterThan(loaded * 1.05);
+    const gib = (loaded + training) / 2 / 2 ** 30;
+    const r = tsx('src/cli/train.ts', [
+      '--model',
+      model,
+      '--prompts',
+      prompts,
+      '--reward-function',
+      reward,
+      '--lora-rank',
+      '2',
+      '--iters',
+      '1',
+      '--max-new-tokens',
+      '8',
+      '--gpu-memory',
+      gib.toPrecision(12),
+    ]);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/more --mini-batches keeps a smaller tape/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('bad flags are refused in one line naming the flag, exit status 2', async () => {

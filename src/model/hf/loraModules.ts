@@ -8,6 +8,7 @@
 // into the stored (in, out) weight (fan_in_fan_out).
 import type { HfArch, HfFamily } from './arch.ts';
 import { GPT2_LORA_MODULES, LORA_TARGETS, type LoraModuleName, loraModulePath, type LoraTarget } from './lora.ts';
+import type { LoraTarget as PlannedTarget } from './memoryPlan.ts';
 
 /** The names target_modules may list for a family ("all-linear" means all of them). */
 export function loraModulesOf(family: HfFamily): readonly LoraModuleName[] {
@@ -84,4 +85,11 @@ export function adapterModules(a: HfArch, targets: readonly LoraModuleName[]): A
     }
   }
   return out;
+}
+
+/** The memory plan's name (memoryPlan.ts) of each module `targets` adapts in a layer: a module feeding several projections (GPT-2's c_attn) is `qkv`. */
+export function plannedLoraTargets(a: HfArch, targets: readonly LoraModuleName[]): PlannedTarget[] {
+  return adapterModules(a, targets)
+    .filter((m) => m.layer === 0)
+    .map((m): PlannedTarget => (m.slots.length > 1 ? 'qkv' : (m.slots[0].target.replace('_proj', '') as PlannedTarget)));
 }
