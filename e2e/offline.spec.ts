@@ -1,7 +1,10 @@
 // Works offline after one visit: the built page's service worker (vite-plugin-pwa, vite.config.ts)
-// precaches the page, its bundled shaders, the QuickJS wasm and the checkpoints; with the network
+// precaches the page, its bundled shaders, the QuickJS wasm, the checkpoints and the cards' recorded
+// runs; with the network
 // gone, a reload still opens the page and the real trainer trains an iteration.
+import { readdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { precached } from './serviceWorker.ts';
 
 // The config blocks service workers for the other specs (playwright.config.ts).
 test.use({ serviceWorkers: 'allow' });
@@ -11,19 +14,12 @@ const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpoc
 test('after one visit the page loads and trains with the network off', async ({ page, context }) => {
   test.setTimeout(150_000);
   await page.goto(`/${SMALL}`);
-  // The service worker is installed (its precache filled: install waits for every file) and active.
-  const precached = await page.evaluate(async () => {
-    const reg = await navigator.serviceWorker.ready;
-    // ready resolves once a worker is active, which may still be 'activating': wait for the end
-    const sw = reg.active;
-    if (sw && sw.state !== 'activated') await new Promise<void>((done) => sw.addEventListener('statechange', () => sw.state === 'activated' && done()));
-    const names = await caches.keys();
-    const urls = await Promise.all(names.map(async (c) => (await (await caches.open(c)).keys()).map((r) => r.url)));
-    return { active: reg.active?.state, urls: urls.flat() };
-  });
-  expect(precached.active).toBe('activated');
-  expect(precached.urls.some((u) => u.includes('checkpoints/arithmetic.safetensors'))).toBe(true);
-  expect(precached.urls.some((u) => /\.wasm/.test(u))).toBe(true);
+  const cache = await precached(page);
+  expect(cache.active).toBe('activated');
+  expect(cache.urls.some((u) => u.includes('checkpoints/arithmetic.safetensors'))).toBe(true);
+  expect(cache.urls.some((u) => /\.wasm/.test(u))).toBe(true);
+  // every card's recorded run (public/runs/presets/)
+  expect(cache.urls.filter((u) => u.includes('runs/presets/'))).toHaveLength(readdirSync('public/runs/presets').length);
 
   await context.setOffline(true);
   await page.reload();

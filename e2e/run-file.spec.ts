@@ -1,9 +1,12 @@
-// A run is a file (#34): saved with its run's ⤓, it opens on a page without WebGPU, marked
-// recorded, and draws the same chart lines and the same inspector numbers as the page it was
-// saved on; a damaged file or another kind of file is refused by name, the runs untouched.
+// A run is a file (#34): saved with its run's ⤓, it opens on a page without WebGPU and without the
+// network (a laptop that opened the page once), marked recorded, and draws the same chart lines
+// and the same inspector numbers as the page it was saved on; a damaged file or another kind of
+// file is refused by name, the runs untouched; a card's recorded runs open there too.
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
+import { drawn } from './drawnRun.ts';
+import { precached } from './serviceWorker.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 import { traceToJson } from '../src/store/traceJson.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
@@ -20,22 +23,7 @@ async function open(page: Page, withoutWebGpu = false) {
   await page.goto('/');
 }
 
-/** The reward chart's line as drawn (its SVG path), and the inspector's token table as text. */
-async function drawn(page: Page) {
-  const line = page.getByTestId('chart-reward_mean').locator('path.recharts-line-curve');
-  await expect(line).toHaveCount(1);
-  const heldOut = page.getByTestId('chart-heldout').locator('path.recharts-line-curve');
-  await page.getByRole('tab', { name: 'Inspect' }).click();
-  const table = page.locator('table.inspect-table');
-  await expect(table).toBeVisible();
-  return {
-    reward: await line.getAttribute('d'),
-    heldOut: await heldOut.evaluateAll((ps) => ps.map((p) => p.getAttribute('d'))),
-    table: await table.textContent(),
-  };
-}
-
-test('a saved run opens without WebGPU, recorded, with the same chart lines and inspector numbers', async ({ page, browser }) => {
+test('a saved run opens offline without WebGPU, recorded, with the same chart lines and inspector numbers', async ({ page, browser }) => {
   await open(page);
   await expect(page.locator('[data-testid="gpu-status"].ok')).toBeVisible({ timeout: 45_000 });
   await send(page, [...metricMessages(40), ...evalMessages(40, 10), ratioMessage(40), SAMPLE_MESSAGE]);
@@ -51,10 +39,15 @@ test('a saved run opens without WebGPU, recorded, with the same chart lines and 
   await expect(page.getByTestId('notice')).toContainText(`as ${download.suggestedFilename()}`);
   await expect(page.getByTestId('notice')).toContainText('40 iterations, 1 inspected');
 
-  // Another machine: no WebGPU, nothing stored. The guide offers the file first-hand.
-  const context = await browser.newContext({ viewport: page.viewportSize()!, serviceWorkers: 'block' });
+  // Another machine: no WebGPU, nothing stored; it opened the page once, and now the network is
+  // gone. The guide offers the file first-hand.
+  const context = await browser.newContext({ viewport: page.viewportSize()!, serviceWorkers: 'allow' });
   const other = await context.newPage();
   await open(other, true);
+  expect((await precached(other)).active).toBe('activated');
+  await context.setOffline(true);
+  await other.reload();
+  expect(await other.evaluate(() => navigator.onLine)).toBe(false);
   await expect(other.getByTestId('no-webgpu')).toBeVisible();
   await other.getByTestId('no-webgpu-open-run-input').setInputFiles({ name: 'class-run.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   const chip = other.getByTestId('run-list').getByRole('listitem');
@@ -90,6 +83,13 @@ test('a saved run opens without WebGPU, recorded, with the same chart lines and 
   await other.getByTestId('no-webgpu-show-kept').click();
   await expect(chip.getByTestId('recorded-badge')).toHaveText('recorded');
   expect(await drawn(other)).toEqual(live);
+
+  // A card's recorded runs come from the precache, offline.
+  const card = other.getByTestId('preset-card-tight-vs-loose-clipping');
+  await card.getByRole('button', { name: 'Tight vs loose clipping', exact: true }).click();
+  await card.getByTestId('preset-show-result').click();
+  await expect(chip.getByTestId('recorded-badge')).toHaveCount(2);
+  await expect(other.getByTestId('notice')).toContainText('The recorded runs of “Tight vs loose clipping” are on the charts');
   await context.close();
 });
 

@@ -231,6 +231,15 @@ export function runFileOpened(name: string, fileName: string, iterations: number
   return sentences([said, stateIter === null ? t('notices:runFileNotTrained') : t('notices:runFileCanContinue', { iter: stateIter })]);
 }
 
+/** The card's recorded runs are on the charts ("Show the result"): which preset, which arms, how long, when. */
+export function presetResultOpened(presetId: string, armNames: readonly string[], iterations: number, savedAt: string, seed: number): string {
+  const preset = t(`presets:preset.${presetId}.name`);
+  const date = new Date(savedAt).toLocaleDateString(currentLocale());
+  return armNames.length > 1
+    ? t('notices:presetResultOpenedArms', { preset, arms: joined(armNames, 'armsJoin'), iterations, date, seed })
+    : t('notices:presetResultOpened', { preset, iterations, date, seed });
+}
+
 export function runFileNotContinued(name: string, e: unknown): string {
   return t('notices:runFileNotContinued', { name, why: e instanceof Error ? e.message : String(e) });
 }

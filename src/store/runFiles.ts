@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import { useApp } from './appStore.ts';
 import { downloadBlob } from './download.ts';
+import { hackedOfferFor } from './hackedOffer.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
 import { type ClassQuestions, type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, RunFileError, readRunFile, runFileText } from './runFile.ts';
@@ -143,6 +144,10 @@ function attachRecorded(runId: string, rec: RecordedRun): void {
   if (rec.questions.length > 0) useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [runId]: rec.questions } }));
   const inspection = useInspection.getState();
   if (!inspection.traces.some((t) => t.runId === runId)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId });
+  // The reward-hacking card's β = 0 run ends on a hack: offered as when the run was trained here.
+  const run = useApp.getState().runs.find((r) => r.id === runId);
+  const offer = rec.traces.map((t) => hackedOfferFor(run, t.trace)).find((o) => o !== null);
+  if (offer) inspection.setHacked(offer);
 }
 
 let following = false;

@@ -4,7 +4,8 @@
 import { type ReactNode, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { useApp, type GpuStatus } from '../store/appStore.ts';
-import { SMALL_CPU_PRESET } from '../rl/presets.ts';
+import { PRESETS, SMALL_CPU_PRESET } from '../rl/presets.ts';
+import { ShowResultButton } from './ShowResultButton.tsx';
 import { RunFilePicker } from './RunFilePicker.tsx';
 import type { LimitShortfall } from '../worker/protocol.ts';
 import { currentBrowser } from './browserGuess.ts';
@@ -65,6 +66,7 @@ export function NoWebGpu({ reason, message, shortfalls = [], browserError }: { r
           </button>
         </p>
       ) : null}
+      <PresetResults onShown={() => setBackend('cpu')} />
       <p className="detail" data-testid="no-webgpu-reason">
         <strong>{t('noWebGpu.whatHappened')}</strong> {whatHappened(reason, message, shortfalls, browserError)}
       </p>
@@ -113,5 +115,36 @@ function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
         </p>
       ) : null}
     </>
+  );
+}
+
+/** Every card's recorded run, offered first: they need no GPU and open at once (store/presetResults.ts). */
+function PresetResults({ onShown }: { onShown: () => void }) {
+  const { t } = useTranslation(['gpu', 'presets']);
+  const [refused, setRefused] = useState<string | null>(null);
+  return (
+    <div className="preset-results" data-testid="no-webgpu-preset-results">
+      <h3>{t('gpu:noWebGpu.recordedTitle')}</h3>
+      <p className="hint">{t('gpu:noWebGpu.recordedHint')}</p>
+      <ul>
+        {PRESETS.map((p) => (
+          <li key={p.name}>
+            <ShowResultButton
+              preset={p}
+              label={t(`presets:preset.${p.id}.name`)}
+              onShown={(runs, message) => {
+                setRefused(runs.length === (p.arms?.length || 1) ? null : message);
+                if (runs.length > 0) onShown();
+              }}
+            />
+          </li>
+        ))}
+      </ul>
+      {refused ? (
+        <p className="field-error" role="alert" data-testid="no-webgpu-preset-result-error">
+          {refused}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -10,6 +10,7 @@ import { runArmsLabel } from '../store/notices.ts';
 import './presets.css';
 import { trainer } from '../store/trainerClient.ts';
 import { loadPreset } from './loadPreset.ts';
+import { ShowResultButton } from './ShowResultButton.tsx';
 import { recipeText } from './presetRecipe.ts';
 
 /** A test id from a preset name: "PPO vs GRPO" → "ppo-vs-grpo". */
@@ -122,7 +123,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
           <PresetText preset={preset} field="whyNoCritic" />
         </p>
       ) : null}
-      <p className="small muted">{t(override !== null ? 'startTrainsLink' : 'startTrains', { n: budget })}</p>
+      <p className="small muted">{t(arms ? (override !== null ? 'startTrainsLink' : 'startTrains') : override !== null ? 'trainItTrainsLink' : 'trainItTrains', { n: budget })}</p>
       {arms ? null : (
         <div className="preset-arms">
           <button
@@ -135,6 +136,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
           >
             {t('start')}
           </button>
+          <ShowResultButton preset={preset} />
         </div>
       )}
       {arms ? (
@@ -155,6 +157,7 @@ function PresetDetail({ preset }: { preset: Preset }) {
           >
             {runArmsLabel(arms.length)}
           </button>
+          <ShowResultButton preset={preset} />
         </div>
       ) : null}
       {mine ? (

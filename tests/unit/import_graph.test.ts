@@ -75,6 +75,7 @@ const FORBIDDEN: Record<string, string[]> = {
   bench: ['ui', 'store'],
   cli: ['ui', 'store', 'worker'],
   fuzz: ['ui', 'cli'],
+  record: ['ui', 'cli'],
 };
 
 /** Entry points: what index.html, package.json scripts, vitest/playwright configs start. */

@@ -1,0 +1,66 @@
+// `npm run record-runs`: trains every preset's arms (or those named) with the page's own worker code
+// and writes each as the run file the card's "Show the result" opens (public/runs/presets/):
+//   npm run record-runs [-- --preset NAME …] [--arm LABEL …] [--seed 1] [--backend cpu|webgpu] [--out public/runs/presets] [--iters N]
+// Seed 1 is the first seed of the claim tables in docs/learning.md: the same config and seed train
+// the same iterations as `npm run learning`'s run of that seed (recordArm.ts says why).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCli } from '../node/runCli.ts';
+import { PRESETS, presetArms } from '../rl/presets.ts';
+import { presetRunPath } from '../store/presetResults.ts';
+import { recordArm } from './recordArm.ts';
+
+const USAGE = 'usage: npm run record-runs [-- --preset NAME …] [--arm LABEL …] [--seed 1] [--backend cpu|webgpu] [--out public/runs/presets] [--iters N]';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      preset: { type: 'string', multiple: true },
+      arm: { type: 'string', multiple: true },
+      seed: { type: 'string', default: '1' },
+      backend: { type: 'string', default: 'cpu' },
+      out: { type: 'string', default: join('public', 'runs', 'presets') },
+      iters: { type: 'string' },
+    },
+  });
+  const problems: string[] = [];
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) problems.push(`--seed = ${JSON.stringify(values.seed)}: a whole number ≥ 0 is required`);
+  const iters = values.iters === undefined ? undefined : Number(values.iters);
+  if (iters !== undefined && (!Number.isSafeInteger(iters) || iters < 1)) problems.push(`--iters = ${JSON.stringify(values.iters)}: a whole number ≥ 1 is required`);
+  const backend = values.backend;
+  if (backend !== 'cpu' && backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(backend)}: allowed: cpu, webgpu`);
+  const presets = values.preset ? values.preset.map((n) => PRESETS.find((p) => p.name === n) ?? n) : PRESETS;
+  for (const p of presets) if (typeof p === 'string') problems.push(`--preset = ${JSON.stringify(p)}: allowed: ${PRESETS.map((x) => JSON.stringify(x.name)).join(', ')}`);
+  if (problems.length > 0) {
+    console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
+    return 2;
+  }
+  mkdirSync(values.out!, { recursive: true });
+  for (const preset of presets) {
+    if (typeof preset === 'string') continue;
+    for (const [i, arm] of presetArms(preset).entries()) {
+      if (values.arm && !values.arm.includes(arm.label)) continue;
+      const file = join(values.out!, basename(presetRunPath(preset, i)));
+      console.error(`[record-runs] ${preset.name} / ${arm.label}: ${iters ?? preset.iterations} iterations, seed ${seed}, ${backend} backend`);
+      const rec = await recordArm({
+        preset,
+        arm: i,
+        seed,
+        backend: backend as 'cpu' | 'webgpu',
+        iterations: iters,
+        onMessage: (m) => {
+          if (m.type === 'metrics' && m.iter % 10 === 0) console.error(`[record-runs]   iteration ${m.iter}`);
+        },
+      });
+      writeFileSync(file, rec.text);
+      console.log(
+        `${file}: ${(rec.text.length / 1024).toFixed(0)} KiB, ${rec.recorder.metrics.length} iterations, ${rec.recorder.evals.length} evaluations, ${rec.recorder.traces.length} inspected, ${rec.seconds.toFixed(0)} s`,
+      );
+    }
+  }
+  return 0;
+}
+
+runCli(main);
