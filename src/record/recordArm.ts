@@ -42,7 +42,10 @@ export interface RecordedArm {
   seconds: number;
 }
 
-/** The config arm `arm` of `preset` trains with `seed` (defaults under the preset's values): what the page's "Run both" sends. */
+/**
+ * The config arm `arm` of `preset` trains with `seed` (defaults under the preset's values): what the
+ * page's "Train it yourself" or "Run both" sends with the shipped model and the default seed, 1.
+ */
 export function armRecipe(preset: Preset, arm: number, seed: number): CheckedConfig {
   const config: PpoConfig = { ...presetConfig(preset, arm), seed };
   return checked(config);

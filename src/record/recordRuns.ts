@@ -13,8 +13,8 @@ import { recordArm } from './recordArm.ts';
 
 const USAGE = 'usage: npm run record-runs [-- --preset NAME …] [--arm LABEL …] [--seed 1] [--backend cpu|webgpu] [--out public/runs/presets] [--iters N]';
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
+function parse() {
+  return parseArgs({
     options: {
       preset: { type: 'string', multiple: true },
       arm: { type: 'string', multiple: true },
@@ -24,6 +24,17 @@ async function main(): Promise<number> {
       iters: { type: 'string' },
     },
   });
+}
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
   const problems: string[] = [];
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) problems.push(`--seed = ${JSON.stringify(values.seed)}: a whole number ≥ 0 is required`);
@@ -33,6 +44,12 @@ async function main(): Promise<number> {
   if (backend !== 'cpu' && backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(backend)}: allowed: cpu, webgpu`);
   const presets = values.preset ? values.preset.map((n) => PRESETS.find((p) => p.name === n) ?? n) : PRESETS;
   for (const p of presets) if (typeof p === 'string') problems.push(`--preset = ${JSON.stringify(p)}: allowed: ${PRESETS.map((x) => JSON.stringify(x.name)).join(', ')}`);
+  const chosen = presets.filter((p) => typeof p !== 'string');
+  for (const label of values.arm ?? [])
+    if (!chosen.some((p) => presetArms(p).some((a) => a.label === label)))
+      problems.push(
+        `--arm = ${JSON.stringify(label)}: no chosen preset has that arm; their arms: ${chosen.flatMap((p) => presetArms(p).map((a) => JSON.stringify(a.label))).join(', ')}`,
+      );
   if (problems.length > 0) {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;
