@@ -93,6 +93,7 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
         lora: { rank: 8, targets: [...PLAN_TARGETS], roles: est === 'gae' ? 2 : 1 },
         valueHead: est === 'gae',
         weightDtype: 'f16',
+        nanGuard: false, // the bench times hfPpoIteration itself, without HfNanGuard's copies
       },
       offer,
     ),

@@ -1,7 +1,8 @@
 // The memory plan HfModel.load makes before it uploads (loadPlan.ts): its weight bytes are the
 // bytes the WebGPU pool hands out while loading (fresh synthetic folders of three families, f32
 // and f16 weights, tables split by a small part size), a run that does not fit is refused before
-// anything is allocated, and the hf bench section runs end to end on a tiny shape (generation, and
+// anything is allocated, its adapter bytes are what the trained roles and the NaN guard's copies
+// take (three ranks), and the hf bench section runs end to end on a tiny shape (generation, and
 // one PPO-LoRA and one GRPO-LoRA iteration with their stage times and bytes).
 import { describe, expect, it } from 'vitest';
 import { benchHfShape, type HfBenchShape } from '../../src/bench/hf.ts';
@@ -9,8 +10,10 @@ import { benchHfRl, type HfRlRow, RL_STAGES } from '../../src/bench/hfRl.ts';
 import { settle } from '../../src/bench/timing.ts';
 import { weightTensors } from '../../src/model/hf/deviceWeights.ts';
 import { HfModel } from '../../src/model/hf/hfModel.ts';
-import { MemoryRefusal, planLoad } from '../../src/model/hf/loadPlan.ts';
-import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
+import { backendOffer, MemoryRefusal, planLoad } from '../../src/model/hf/loadPlan.ts';
+import { loraModulesOf, plannedLoraTargets } from '../../src/model/hf/loraModules.ts';
+import { disposeLoraSnapshot, disposeLoraTrainable, newLoraTrainable, saveLora } from '../../src/model/hf/loraParams.ts';
+import { formatBytes, loraFlatElements, planMemory } from '../../src/model/hf/memoryPlan.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { type SyntheticSpec, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { layoutBuffers, uploadBytes, weightLayout } from '../../src/model/hf/weightLayout.ts';
@@ -51,6 +54,41 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       expect(be.rt.memory().tensorBytes).toBe(before);
     }
   });
+
+  it.each(CASES.map((c, i) => [c.name, c.spec, i] as const))(
+    '%s: the plan counts the bytes the actor, the critic with its value head and the NaN guard’s copies take',
+    async (_name, spec, i) => {
+      const be = await webgpuBackend();
+      const folder = await synthesizeToMemory({ ...spec, seed: rng(4150 + i).nextU32() });
+      const info = await openHfFolder(folder);
+      const a = info.arch;
+      const model = await HfModel.load(be, folder, info, 'f32');
+      const modules = loraModulesOf(a.family);
+      for (const rank of [1, 3, 8]) {
+        const plan = planMemory(
+          a,
+          { batch: 1, promptTokens: 1, responseTokens: 0, trainBatch: 0, lora: { rank, targets: plannedLoraTargets(a, modules), roles: 2 }, valueHead: true, weightDtype: 'f32' },
+          backendOffer(be)!,
+        );
+        await settle(be);
+        const before = be.rt.memory().tensorBytes;
+        const settings = { r: rank, alpha: 2 * rank, rslora: false, targets: [...modules] };
+        const actor = newLoraTrainable(model, settings, 1);
+        const critic = newLoraTrainable(model, settings, 2, true);
+        const copies = [saveLora(be, actor, null), saveLora(be, critic, null)];
+        await settle(be);
+        expect(be.rt.memory().tensorBytes - before, `rank ${rank}`).toBe(plan.items.find((x) => x.what === 'adapters')!.bytes);
+        expect([actor.size, critic.size]).toEqual([
+          loraFlatElements(a, rank, plannedLoraTargets(a, modules), false),
+          loraFlatElements(a, rank, plannedLoraTargets(a, modules), true),
+        ]);
+        for (const c of copies) disposeLoraSnapshot(be, c);
+        disposeLoraTrainable(be, actor);
+        disposeLoraTrainable(be, critic);
+      }
+      model.dispose();
+    },
+  );
 
   it('a run the GPU memory cannot hold is refused before anything is allocated, naming needs, offer and what to lower', async () => {
     const be = await webgpuBackend();

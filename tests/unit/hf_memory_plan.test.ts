@@ -42,9 +42,17 @@ describe('planMemory', () => {
     expect(p.items.find((i) => i.what === 'weights')!.bytes).toBe(f16Weights);
     expect(134515008).toBe(parameterCount(a));
     expect(p.items.find((i) => i.what === 'kv cache')!.bytes).toBe(30 * 2 * 3 * 64 * 112 * 32 * 4);
-    // LoRA r 8 on q (576→576) and v (576→192), 30 layers, actor + critic, plus a value head; ×4 f32 (w, grad, m, v)
-    const lora = 2 * 30 * 8 * (576 + 576 + 576 + 192) + 577;
-    expect(p.items.find((i) => i.what === 'adapters')!.bytes).toBe(lora * 16);
+    // LoRA r 8 on q (576→576) and v (576→192), 30 layers: per layer A and B of q (8·576 each) and
+    // of v (8·576, 192·8), every block a multiple of 64 already; the critic's flat buffer adds the
+    // value head (576, then the bias in a block of 64). Per role 8 buffers (w, grad, m, v, decay
+    // mask, and the NaN guard's copies of w, m, v), each in the pool's power-of-two buffer.
+    const actor = 30 * (8 * 576 + 576 * 8 + 8 * 576 + 192 * 8);
+    const critic = actor + 576 + 64;
+    expect([actor, critic]).toEqual([460800, 461440]);
+    expect(p.items.find((i) => i.what === 'adapters')!.bytes).toBe(8 * (pow2(actor * 4) + pow2(critic * 4)));
+    expect(8 * (pow2(actor * 4) + pow2(critic * 4))).toBe(32 * 2 ** 20);
+    // without the guard (the bench times the iteration alone) five buffers a role
+    expect(planMemory(a, { ...ISSUE_RUN, nanGuard: false }, offer).items.find((i) => i.what === 'adapters')!.bytes).toBe(5 * (pow2(actor * 4) + pow2(critic * 4)));
     expect(p.splits).toEqual([]);
     expect(p.message).toMatch(/^Fits: this run needs [\d.]+ (GiB|MiB) \(weights 447\.2 MiB in f16\); the GPU offers 8\.00 GiB\.$/);
     // without shader-f16 the dense weights double and the head is the embedding itself
@@ -118,6 +126,13 @@ describe('planMemory', () => {
     expect(planMemory(a, { ...long, trainBatch: 4 }, { ...DEFAULT_LIMITS, shaderF16: true }).fits).toBe(true);
     const few = planMemory(a, ISSUE_RUN, { ...DEFAULT_LIMITS, maxStorageBuffersPerShaderStage: 4, shaderF16: true });
     expect(few.problems).toEqual(['the adapter offers 4 storage buffers per shader stage; the kernels need 8']);
+    // a role's flat adapter buffer is bound whole by the optimiser: 1.8 MiB against 1 MiB bindings
+    const small = planMemory(
+      a,
+      { ...ISSUE_RUN, trainBatch: 1, batch: 1, promptTokens: 4, responseTokens: 4 },
+      { ...DEFAULT_LIMITS, maxStorageBufferBindingSize: 2 ** 20, shaderF16: true },
+    );
+    expect(small.problems).toContain("a role's flat adapter buffer (1.8 MiB) is larger than one binding (1.0 MiB): lower the LoRA rank or adapt fewer projections");
   });
 
   it('an adapter whose bindings hold less than a dense weight: refused before loading, naming the weight and both sizes', () => {

@@ -16,8 +16,11 @@
 //              probabilities, its backward recomputes them — the MLP's inputs and activations, and
 //              each adapted projection's s·x·Aᵀ; all f32) + the final hidden states + one chunk of
 //              logits + one layer's gradients (at most its tape)
+//   adapters = per trained role, 5 flat f32 buffers and the NaN guard's 3 copies (loraFlatElements
+//              each, pool-rounded)
 import { storageBytes } from '../../backend/tensor.ts';
 import { parameterCount, type HfArch } from './arch.ts';
+import { sizeClass } from '../../gpu/bufferPool.ts';
 import { layoutBuffers, poolBytes, uploadBytes, type WeightDType, weightLayout } from './weightLayout.ts';
 
 /** The projections a LoRA adapter may wrap (GPT-2's c_attn is `qkv`). */
@@ -49,6 +52,8 @@ export interface RunShape {
   lora: { rank: number; targets: LoraTarget[]; roles: 1 | 2 } | null;
   /** A value head (critic) on the last hidden state. */
   valueHead: boolean;
+  /** The NaN guard's device copies of each role's weights and moments (hfGuard.ts); default true, as the page and the CLI keep them. */
+  nanGuard?: boolean;
   /** Tokens per chunk of the LM head's logits (the chunked log-softmax). Default 64. */
   logitChunkTokens?: number;
   /** What dense weights and the embedding are stored in; default f16 when the adapter has shader-f16, else f32. */
@@ -137,6 +142,30 @@ function checkRun(a: HfArch, run: RunShape): void {
   }
 }
 
+/** Flat buffers a trained role keeps (loraParams.ts: params, grads, m, v, decayMask), and the NaN guard's copies (params, m, v). */
+const ROLE_BUFFERS = 5;
+const GUARD_COPIES = 3;
+
+/** The alignment of every block of a role's flat buffer (loraParams.ts). */
+const FLAT_ALIGN = 64;
+const aligned = (n: number) => Math.ceil(n / FLAT_ALIGN) * FLAT_ALIGN;
+
+/**
+ * Elements of one role's flat buffer, laid out as loraParams.ts lays it out: per layer and adapted
+ * module, A (r, in) then each projection's B rows (r per row; GPT-2's c_attn feeds q, k and v, one
+ * block each), every block 64-aligned; a critic's value head (D weights, then the bias) after them.
+ */
+export function loraFlatElements(a: HfArch, rank: number, targets: readonly LoraTarget[], valueHead: boolean): number {
+  const q = a.nHead * a.headDim;
+  const kv = a.nKvHead * a.headDim;
+  let perLayer = 0;
+  for (const t of targets) {
+    const [inF, out] = loraShape(a, t);
+    perLayer += aligned(rank * inF) + (t === 'qkv' ? aligned(q * rank) + 2 * aligned(kv * rank) : aligned(out * rank));
+  }
+  return a.nLayer * perLayer + (valueHead ? aligned(a.dModel) + FLAT_ALIGN : 0);
+}
+
 /** Projections a LoRA target adapts in one layer (GPT-2's c_attn is q, k and v). */
 const adaptedProjections = (targets: readonly LoraTarget[]) => targets.reduce((n, t) => n + (t === 'qkv' ? 3 : 1), 0);
 
@@ -216,12 +245,27 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
     }
   }
 
-  // Adapters, value head and their AdamW state (weight, gradient, m, v in f32).
-  let adapterParams = 0;
-  if (run.lora) for (const t of run.lora.targets) adapterParams += run.lora.roles * a.nLayer * run.lora.rank * loraShape(a, t).reduce((x, y) => x + y, 0);
-  if (run.valueHead) adapterParams += D + 1;
-  if (adapterParams > 0)
-    items.push({ what: 'adapters', bytes: adapterParams * 4 * F32, detail: `${adapterParams.toLocaleString('en-US')} trained parameters × (weight, gradient, Adam m, v) in f32` });
+  // Adapters, value head and their AdamW state: per role, the flat buffers of loraParams.ts
+  // (weights, gradients, Adam m and v, the decay mask) and the NaN guard's copies of weights, m
+  // and v (hfGuard.ts), each in the pool's power-of-two buffer.
+  const roles: number[] = [];
+  if (run.lora) {
+    roles.push(loraFlatElements(a, run.lora.rank, run.lora.targets, false));
+    if (run.lora.roles === 2) roles.push(loraFlatElements(a, run.lora.rank, run.lora.targets, run.valueHead));
+  } else if (run.valueHead) roles.push(loraFlatElements(a, 1, [], true));
+  for (const e of roles)
+    if (e * F32 > binding)
+      problems.push(`a role's flat adapter buffer (${formatBytes(e * F32)}) is larger than one binding (${formatBytes(binding)}): lower the LoRA rank or adapt fewer projections`);
+  if (roles.length > 0) {
+    const guard = run.nanGuard ?? true;
+    const perRole = ROLE_BUFFERS + (guard ? GUARD_COPIES : 0);
+    const bytes = roles.reduce((n, e) => n + perRole * sizeClass(e * F32), 0);
+    items.push({
+      what: 'adapters',
+      bytes,
+      detail: `${roles.map((e) => e.toLocaleString('en-US')).join(' + ')} f32 elements (64-aligned blocks${run.valueHead ? ', the value head with the critic' : ''}) × ${perRole} buffers: weights, gradients, Adam m and v, decay mask${guard ? ", and the NaN guard's copies of weights, m and v" : ''}`,
+    });
+  }
 
   // Rollout: KV cache, one layer of prefill temporaries, one chunk of logits.
   const kvPerLayer = 2 * kvW * S * run.batch * F32;
