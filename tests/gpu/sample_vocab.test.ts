@@ -8,8 +8,9 @@
 // Tolerance: log-probs |Δ| ≤ 1e-5 + 1e-5·|ref| (f32 logs of a weight and of a sum of ≤ V weights,
 // ~1e-6 here). Tokens, masks, positions and flags exactly. A draw could differ from the reference
 // only where u·Σw falls within f32 rounding (~1e-7 relative) of a CDF step, or where a top-p
-// boundary is that close to p: the inputs below keep every top-p boundary ≥ 1e-3 away, and the
-// chance of a CDF-step collision over all draws here is below 1e-4.
+// boundary is that close to p: the tie rows below put p halfway inside a tie group, a random row
+// with a boundary within 1e-4 of p is drawn again, and the chance of a CDF-step collision over
+// all draws here is below 1e-4.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
@@ -101,6 +102,25 @@ async function expectSameAsReference(be: Backend, logits: Float64Array, V: numbe
   return got;
 }
 
+/** How far every top-p boundary of a random row stays from p: 1e-4, some 1 000× the f32 error of a sum of 300 weights. */
+const TOP_P_MARGIN = 1e-4;
+
+/** The least |mass before a token − p| over the row's kept tokens, in its sorted order; Infinity without top-p. */
+function topPMargin(row: ArrayLike<number>, p: VocabSampleParams): number {
+  if (p.topP >= 1) return Number.POSITIVE_INFINITY;
+  const probs = keptProbabilitiesSorted(row, { ...p, topP: 1 });
+  const sorted = Array.from(probs)
+    .filter((q) => q > 0)
+    .sort((x, y) => y - x);
+  let before = 0;
+  let margin = Number.POSITIVE_INFINITY;
+  for (const q of sorted) {
+    margin = Math.min(margin, Math.abs(before - p.topP));
+    before += q;
+  }
+  return margin;
+}
+
 const SETTINGS: [string, Partial<VocabSampleParams>][] = [
   ['plain', {}],
   ['temperature 0.7, top-k 10', { temperature: 0.7, topK: 10 }],
@@ -136,8 +156,15 @@ describe.each(BACKENDS)('sampleVocab on %s', (_name, makeBackend) => {
     const B = 48,
       V = 300,
       S = 4;
-    const logits = f32(randn(r, B * V, 2));
     const p = params({ ...extra, seed: r.nextU32() });
+    const logits = f32(randn(r, B * V, 2));
+    // A row whose top-p boundary falls within f32 rounding of p keeps one token more or less in
+    // f32 (TEST_SEED=1007218613 drew one 1.2e-8 from 0.8): such a row is drawn again.
+    for (let b = 0; b < B; b++)
+      for (let tries = 0; topPMargin(logits.subarray(b * V, (b + 1) * V), p) < TOP_P_MARGIN; tries++) {
+        expect(tries, `row ${b}: a top-p boundary ${TOP_P_MARGIN} from p within 20 draws`).toBeLessThan(20);
+        logits.set(f32(randn(r, V, 2)), b * V);
+      }
     const a = await expectSameAsReference(be, logits, V, S, 2, p);
     // The same seed gives the same tokens again; another gives others.
     const again = await step(be, logits, V, S, 2, p, initialState(B, S, 2));
