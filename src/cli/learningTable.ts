@@ -1,9 +1,9 @@
 // The table `npm run learning` prints: per preset and arm, the headline metric SFT → final over
 // seeds, iterations to half the gain, wall time and whether the preset's claim holds; and the
 // loop that trains one preset's every arm on every seed. The command itself is learning.ts.
-import { presetArms, type Preset } from '../rl/presets.ts';
+import { armConfig, presetArms, type Preset } from '../rl/presets.ts';
 import { claimFor, itersToHalfGain, mean, sd, startFinal, type ArmRuns, type ClaimResult, type MetricSpec } from './learningClaims.ts';
-import { armConfig, makeBackend, runPreset, type BackendKind } from './presetRun.ts';
+import { makeBackend, runPreset, type BackendKind } from './presetRun.ts';
 
 export interface ArmSummary {
   label: string;
@@ -90,7 +90,7 @@ export async function measurePreset(
     const runs: ArmRuns['runs'] = [];
     for (const seed of o.seeds) {
       const be = await makeBackend(o.backend);
-      const config = armConfig(arm.values, seed);
+      const config = armConfig(preset, all.indexOf(arm), seed);
       o.log(`[learning] ${preset.name} / ${arm.label} / seed ${seed}: ${iterations} iterations on ${be.label}`);
       const run = await runPreset({ be, config, iters: iterations, evalCount: o.evalCount, evalSamples: o.evalSamples });
       const sf = startFinal(run, spec.metric);
@@ -107,7 +107,7 @@ function resultOf(preset: Preset, iterations: number, arms: ArmRuns[], partial: 
   const spec = claimFor(preset.name);
   const claim: ClaimResult = partial
     ? { ok: null, reason: `${arms.length} of ${presetArms(preset).length} arms: put the runs together with --merge to check the claim` }
-    : spec.check(arms, { klTarget: armConfig(preset.values, 1).klTarget });
+    : spec.check(arms, { klTarget: armConfig(preset, 0, 1).klTarget });
   return {
     preset: preset.name,
     iterations,

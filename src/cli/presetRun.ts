@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Backend } from '../backend/backend.ts';
-import { checked, DEFAULT_CONFIG, type CheckedConfig, type PpoConfig } from '../rl/config.ts';
+import type { PpoConfig } from '../rl/config.ts';
 import { PRESETS, findPreset, presetArms, type Preset } from '../rl/presets.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
@@ -25,6 +25,8 @@ export interface ResolvedArm {
   preset: Preset;
   /** The arm's label (the preset's name when it has no arms). */
   label: string;
+  /** The arm's index in presetArms(preset). */
+  arm: number;
   /** Preset values with the arm's values on top (not yet merged with the defaults). */
   values: Partial<PpoConfig>;
 }
@@ -37,14 +39,10 @@ export function resolvePresetArm(name: string, armLabel?: string): ResolvedArm |
   const preset = findPreset(name);
   if (!preset) return { error: unknownPresetMessage(name) };
   const arms = presetArms(preset);
-  const arm = armLabel === undefined ? arms[0] : arms.find((a) => a.label === armLabel);
+  const index = armLabel === undefined ? 0 : arms.findIndex((a) => a.label === armLabel);
+  const arm = arms[index];
   if (!arm) return { error: `preset "${name}" has no arm ${JSON.stringify(armLabel)}; its arms: ${arms.map((a) => `"${a.label}"`).join(', ')}` };
-  return { preset, label: arm.label, values: arm.values };
-}
-
-/** The full config of an arm: defaults ← preset ← arm ← seed, checked here (the flags' entry); throws naming every problem. */
-export function armConfig(values: Partial<PpoConfig>, seed: number): CheckedConfig {
-  return checked({ ...DEFAULT_CONFIG, ...values, seed });
+  return { preset, label: arm.label, arm: index, values: arm.values };
 }
 
 export interface EvalRow {

@@ -7,14 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CpuBackend } from '../backend/cpu/cpuBackend.ts';
-import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../gpu/runtime.ts';
-import { nodeDevice } from '../node/webgpu.ts';
-import { checked, type CheckedConfig, type PpoConfig } from '../rl/config.ts';
-import { presetArms, presetConfig, type Preset } from '../rl/presets.ts';
+import { hostBackend } from '../node/backend.ts';
+import type { CheckedConfig } from '../rl/config.ts';
+import { armConfig, presetArms, type Preset } from '../rl/presets.ts';
 import { PpoTrainer } from '../rl/trainer.ts';
-import type { HostDeps } from '../worker/hostDeps.ts';
 import type { BackendChoice, WorkerToPage } from '../worker/protocol.ts';
 import { TrainerHost } from '../worker/trainerHost.ts';
 import { RunRecorder } from './runRecorder.ts';
@@ -42,27 +38,12 @@ export interface RecordedArm {
   seconds: number;
 }
 
-/**
- * The config arm `arm` of `preset` trains with `seed` (defaults under the preset's values): what the
- * page's "Train it yourself" or "Run both" sends with the shipped model and the default seed, 1.
- */
-export function armRecipe(preset: Preset, arm: number, seed: number): CheckedConfig {
-  const config: PpoConfig = { ...presetConfig(preset, arm), seed };
-  return checked(config);
-}
-
-async function nodeBackend(choice: BackendChoice, onLost: (reason: string) => void): ReturnType<HostDeps['makeBackend']> {
-  if (choice === 'cpu') return { be: new CpuBackend(), adapter: 'none (CPU reference backend)' };
-  const acquired = await nodeDevice((info) => onLost(`${info.reason}: ${info.message}`));
-  return { be: new WebGpuBackend(new GpuRuntime(acquired.device, acquired.adapterName)), adapter: acquired.adapterName, destroy: () => acquired.device.destroy() };
-}
-
 /** Trains the arm for its budget and returns its run file; rejects with the worker's words if the run pauses or fails. */
 export async function recordArm(o: RecordArmOptions): Promise<RecordedArm> {
   const arms = presetArms(o.preset);
   const label = arms[o.arm]?.label;
   if (label === undefined) throw new Error(`preset "${o.preset.name}" has no arm ${o.arm} (it has ${arms.length})`);
-  const config = armRecipe(o.preset, o.arm, o.seed);
+  const config = armConfig(o.preset, o.arm, o.seed);
   const budget = o.iterations ?? o.preset.iterations;
   const recorder = new RunRecorder();
   let resolveEnd!: () => void;
@@ -85,7 +66,7 @@ export async function recordArm(o: RecordArmOptions): Promise<RecordedArm> {
       if (msg.type === 'paused' || msg.type === 'error' || msg.type === 'deviceLost' || msg.type === 'deviceUnavailable')
         rejectEnd(new Error(`${o.preset.name} / ${label}: the worker stopped the run: ${'reason' in msg ? msg.reason : msg.message}`));
     },
-    makeBackend: nodeBackend,
+    makeBackend: (choice, onLost) => hostBackend(choice, onLost),
     fetchCheckpoint: async (stem) => new Uint8Array(await readFile(join(CHECKPOINT_DIR, `${stem}.safetensors`))),
     createTrainer: (init) => PpoTrainer.create(init),
     tick: () => new Promise((r) => setImmediate(r)),

@@ -7,7 +7,7 @@
 // there is what the CLIs print and what `name` (a preset's identity in the store and the link) holds;
 // the page shows each text in the visitor's language (presets:preset.<id>.<field>).
 import english from '../i18n/locales/en/presets.json' with { type: 'json' };
-import { DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, type PpoConfig } from './config.ts';
+import { checked, DEFAULT_CONFIG, DEFAULT_REWARD_FUNCTION, type CheckedConfig, type PpoConfig } from './config.ts';
 
 export interface PresetArm {
   /** Short label shown in legends and tables, e.g. "ε = 0.05". */
@@ -324,6 +324,15 @@ export function presetConfig(preset: Preset, arm = 0, base: PpoConfig = DEFAULT_
   const chosen = arms[arm];
   if (!chosen) throw new Error(`preset "${preset.name}" has no arm ${arm} (it has ${arms.length})`);
   return { ...base, ...chosen.values };
+}
+
+/**
+ * The checked config arm `arm` of `preset` trains with `seed`: what "Train it yourself" or "Run
+ * both" sends with the default seed, what `npm run learning` measures and `npm run record-runs`
+ * records. Throws naming every problem (a preset's values are checked like a user's).
+ */
+export function armConfig(preset: Preset, arm: number, seed: number): CheckedConfig {
+  return checked({ ...presetConfig(preset, arm), seed });
 }
 
 /** The config values of each arm of `preset` (one arm, the preset's own values, when unpaired). */

@@ -12,8 +12,8 @@ import type { RunRecord } from './runs.ts';
 export const PRESET_RUNS_DIR = 'runs/presets';
 
 /** The run file of arm `arm` of `preset`, relative to the page: `runs/presets/clipping-1.json`, or `…/dapo.json` without arms. */
-export function presetRunPath(preset: Pick<Preset, 'id' | 'name' | 'arms' | 'values'>, arm: number): string {
-  const n = presetArms(preset as Preset).length;
+export function presetRunPath(preset: Preset, arm: number): string {
+  const n = presetArms(preset).length;
   return `${PRESET_RUNS_DIR}/${preset.id}${n > 1 ? `-${arm + 1}` : ''}.json`;
 }
 
@@ -24,8 +24,9 @@ export function presetRunPaths(preset: Preset): string[] {
 
 /**
  * "Show the result": the preset's recorded runs, one per arm, on the charts as a new comparison
- * (the runs already there stay in the list), or as the comparison they were shown in before. A file the page cannot read is named in the notice
- * bar, as any run file is (runFiles.ts), and the arms before it stay open.
+ * (the runs already there stay in the list), or as the comparison they were shown in before. A
+ * file the page cannot read is named in the notice bar, as any run file is (runFiles.ts), and the
+ * arms before it stay open.
  */
 export async function showPresetResult(name: string): Promise<{ runs: RunRecord[]; message: string }> {
   const preset = findPreset(name);

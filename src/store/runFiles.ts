@@ -138,12 +138,17 @@ export async function openServedRunFile(path: string, load: (path: string) => Pr
 
 const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
 
-/** What a recorded run's file brings besides its record: its state, question sets and inspected iterations (unless the run has its traces). */
-function attachRecorded(runId: string, rec: RecordedRun): void {
+/**
+ * What a recorded run's file brings besides its record: its state, question sets and inspected
+ * iterations (unless the run has its traces) and, when the file is `opened` (not restored after a
+ * reload, where a live run's offer is not kept either), the hacked response to inspect.
+ */
+function attachRecorded(runId: string, rec: RecordedRun, opened: boolean): void {
   if (rec.state) useRecordedStates.setState(({ states }) => ({ states: { ...states, [runId]: rec.state! } }));
   if (rec.questions.length > 0) useClassQuestions.setState(({ byRun }) => ({ byRun: { ...byRun, [runId]: rec.questions } }));
   const inspection = useInspection.getState();
   if (!inspection.traces.some((t) => t.runId === runId)) for (const t of rec.traces) inspection.pushTrace({ ...t, runId });
+  if (!opened) return;
   // The reward-hacking card's β = 0 run ends on a hack: offered as when the run was trained here.
   const run = useApp.getState().runs.find((r) => r.id === runId);
   const offer = rec.traces.map((t) => hackedOfferFor(run, t.trace)).find((o) => o !== null);
@@ -177,7 +182,7 @@ export async function restoreRecordedRuns(): Promise<void> {
       continue;
     }
     try {
-      attachRecorded(runId, readRunFile(text));
+      attachRecorded(runId, readRunFile(text), false);
     } catch {
       stale.push(runId);
     }
@@ -197,7 +202,7 @@ async function showRecorded(fileName: string, read: () => Promise<string>): Prom
     const rec = readRunFile(text);
     const same = s.runs.find((r) => r.recorded?.file === fileName && r.recorded.savedAt === rec.savedAt);
     const run = same ?? s.addRecordedRun(rec, fileName);
-    attachRecorded(run.id, rec);
+    attachRecorded(run.id, rec, true);
     followDeletions();
     // Kept with the run, so a reload brings back what the record alone does not hold. A failed
     // write leaves the run as it is for this visit.

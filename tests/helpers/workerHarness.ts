@@ -2,11 +2,9 @@
 // real PpoTrainer, the float64 CPU backend for `init` with 'cpu' and WebGPU on Dawn for 'webgpu'),
 // every message it posts collected, and waits on those messages.
 import type { Backend } from '../../src/backend/backend.ts';
-import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
-import { GpuRuntime } from '../../src/gpu/runtime.ts';
 import { saveCheckpoint } from '../../src/model/checkpoint.ts';
 import { Gpt } from '../../src/model/gpt.ts';
-import { nodeDevice } from '../../src/node/webgpu.ts';
+import { hostBackend } from '../../src/node/backend.ts';
 import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { getTask } from '../../src/tasks/index.ts';
@@ -78,12 +76,8 @@ export function workerHarness(opts: HarnessOptions = {}) {
   };
 }
 
-/** The CPU reference backend, or a fresh WebGPU device on Dawn whose loss is reported and which the test hook can destroy. */
-export async function realBackend(choice: BackendChoice, onLost: (reason: string) => void): ReturnType<HostDeps['makeBackend']> {
-  if (choice === 'cpu') return { be: cpuBackend as Backend, adapter: 'none' };
-  const acq = await nodeDevice((info) => onLost(`${info.reason}: ${info.message}`));
-  return { be: new WebGpuBackend(new GpuRuntime(acq.device, acq.adapterName)), adapter: acq.adapterName, destroy: () => acq.device.destroy() };
-}
+/** The shared CPU reference backend, or a fresh WebGPU device on Dawn whose loss is reported and which the test hook can destroy. */
+export const realBackend: HostDeps['makeBackend'] = (choice, onLost) => hostBackend(choice, onLost, () => cpuBackend as Backend);
 
 /** The sizes of the tiny models the worker tests train: one layer, d = 32. */
 export const tinyShape = (alphabet: string) => ({ vocabSize: 3 + alphabet.length, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 40 });

@@ -7,8 +7,8 @@
 // last batch and the inspected first and last iterations.
 import { describe, expect, it } from 'vitest';
 import { runPreset } from '../../src/cli/presetRun.ts';
-import { armRecipe, recordArm } from '../../src/record/recordArm.ts';
-import { findPreset, presetArms } from '../../src/rl/presets.ts';
+import { recordArm } from '../../src/record/recordArm.ts';
+import { armConfig, findPreset, presetArms } from '../../src/rl/presets.ts';
 import { readRunFile } from '../../src/store/runFile.ts';
 import { evalSize } from '../../src/worker/evalSchedule.ts';
 import { cpuBackend } from '../helpers/backends.ts';
@@ -22,7 +22,7 @@ describe('a recorded preset run', () => {
     expect(arm).toBeGreaterThan(0);
     const seed = 2;
     const recorded = await recordArm({ preset, arm, seed, backend: 'cpu', iterations: ITERS });
-    const config = armRecipe(preset, arm, seed);
+    const config = armConfig(preset, arm, seed);
     const measured = await runPreset({ be: cpuBackend, config, iters: ITERS, evalCount: 4, evalSamples: 1 });
 
     expect(recorded.recorder.metrics.map((p) => p.iter)).toEqual([0, 1, 2]);

@@ -6,13 +6,13 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { armRecipe } from '../../src/record/recordArm.ts';
-import { PRESETS, presetArms } from '../../src/rl/presets.ts';
+import { armConfig, PRESETS, presetArms } from '../../src/rl/presets.ts';
 import { useApp } from '../../src/store/appStore.ts';
 import { comparisonOf } from '../../src/store/comparisons.ts';
 import { useInspection } from '../../src/store/inspection.ts';
 import { PRESET_RUNS_DIR, presetRunPath, presetRunPaths, showPresetResult } from '../../src/store/presetResults.ts';
 import { readRunFile } from '../../src/store/runFile.ts';
+import { restoreRecordedRuns } from '../../src/store/runFiles.ts';
 import { evalDue } from '../../src/worker/evalSchedule.ts';
 import { installMemoryIndexedDb } from '../helpers/memoryIndexedDb.ts';
 import { ROOT } from '../helpers/sourceFiles.ts';
@@ -44,7 +44,7 @@ describe('the cards’ recorded runs', () => {
       it(`${preset.name} / ${label}: the card's recipe with seed 1, its budget, evaluations, batch and inspected iterations`, () => {
         const rec = readRunFile(readFileSync(join(PUBLIC, presetRunPath(preset, arm)), 'utf8'));
         const budget = preset.iterations;
-        expect(rec.run.config).toEqual(armRecipe(preset, arm, 1));
+        expect(rec.run.config).toEqual(armConfig(preset, arm, 1));
         expect(rec.run.name).toBe(presetArms(preset).length > 1 ? label : preset.name);
         expect(rec.run).toMatchObject({ preset: preset.name, budget, backend: 'cpu' });
         expect(rec.run.metrics.map((p) => p.iter)).toEqual(Array.from({ length: budget }, (_, i) => i));
@@ -121,6 +121,16 @@ describe('Show the result', () => {
     const hacked = useInspection.getState().hacked;
     expect(hacked).toMatchObject({ runId: runs[0].id, iter: 19 });
     expect(runs[0].config.klCoef).toBe(0);
+    // After a reload the run's inspected iterations come back, not the offer (a live run's is not kept either).
+    useInspection.setState({ traces: [], hacked: null });
+    await restoreRecordedRuns();
+    expect(
+      useInspection
+        .getState()
+        .traces.filter((t) => t.runId === runs[0].id)
+        .map((t) => t.trace.iter),
+    ).toEqual([0, 19]);
+    expect(useInspection.getState().hacked).toBeNull();
   });
 
   it('names a missing file and keeps the arms that opened', async () => {

@@ -10,7 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { armConfig, checkpointPath, resolvePresetArm } from '../../src/cli/presetRun.ts';
+import { checkpointPath, resolvePresetArm } from '../../src/cli/presetRun.ts';
+import { armConfig } from '../../src/rl/presets.ts';
 import { makeWebGpuBackend } from '../../src/node/backend.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 
@@ -44,7 +45,7 @@ export async function crossRun(seed: number, iters = CROSS_ITERS): Promise<Cross
   const t0 = performance.now();
   const arm = resolvePresetArm(CROSS_PRESET);
   if ('error' in arm) throw new Error(arm.error);
-  const config = armConfig(arm.values, seed);
+  const config = armConfig(arm.preset, arm.arm, seed);
   const { be, adapterName } = await makeWebGpuBackend();
   const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(checkpointPath(config.task))) });
   try {
