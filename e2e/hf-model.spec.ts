@@ -3,6 +3,8 @@
 // folder input, read and uploaded in the worker, sampled from with its BPE tokens shown; a reload
 // offers it again from the browser's own copy; Forget deletes it. The bad folders (T5, a truncated
 // weights file, no tokenizer) are refused by name and the page keeps working: the PPO run steps.
+// A trained run is saved as one file and opened again: without its model as recorded (the same
+// rows and tokens), then on its model with its adapter and training state put back.
 // axe on the panel; screenshots of it at 1366×900 and 390×844 under test-results/hf-model/.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,7 +164,9 @@ test('bad folders are refused by name, and the page keeps working: PPO steps, a 
   await page.getByTestId('hf-forget').click();
 });
 
-test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop, a bad setting named, the adapter downloaded as PEFT files', async ({ page }) => {
+test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop, a bad setting named, the adapter downloaded as PEFT files, the run saved and opened again', async ({
+  page,
+}) => {
   test.setTimeout(600_000);
   await open(page);
   await pick(page, GOOD);
@@ -239,6 +243,40 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(2).locator('th')).toHaveText('3');
+
+  // Save the run: one file with the model's name and shape, the rows, and the adapter with its state.
+  const live = { rows: await rows.allTextContents(), tokens: await page.getByTestId('hf-train-tokens').allTextContents() };
+  const [saved] = await Promise.all([page.waitForEvent('download'), page.getByTestId('hf-train-save-run').click()]);
+  expect(saved.suggestedFilename()).toBe(`${GOOD}-run-3.json`);
+  const runPath = await saved.path();
+  const doc = JSON.parse(readFileSync(runPath, 'utf8'));
+  expect(doc).toMatchObject({ format: 'ppo-playground-lora-run', version: 1, iterations: 3, model: { label: GOOD, architecture: 'Qwen3ForCausalLM' } });
+  expect(doc.rows.map((r: { iter: number }) => r.iter)).toEqual([1, 2, 3]);
+  expect(typeof doc.adapter.state).toBe('string');
+  await expect(page.getByTestId('hf-run-file-notice')).toContainText(`Saved the run as ${GOOD}-run-3.json`);
+  // Without the model the file shows the run as recorded: the same rows and tokens.
+  await page.getByTestId('hf-forget').click();
+  await page.getByTestId('hf-run-open').setInputFiles({ name: 'damaged.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...doc, iterations: 4 })) });
+  await expect(page.getByTestId('hf-run-file-notice')).toContainText('“damaged.json” not opened: it is damaged at iterations (iterations: 4, but the last row is iteration 3)');
+  const runFile = { name: saved.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(runPath) };
+  await page.getByTestId('hf-run-open').setInputFiles(runFile);
+  const recorded = page.getByTestId('hf-recorded');
+  await expect(recorded.getByRole('heading')).toContainText(`Recorded run: ${GOOD}-run-3.json`);
+  await expect(recorded).toContainText(`Trained on “${GOOD}” (Qwen3ForCausalLM, 2 layers)`);
+  await expect(recorded).toContainText('Open that model folder to continue training it');
+  expect(await recorded.getByTestId('hf-train-table').locator('tbody tr').allTextContents()).toEqual(live.rows);
+  expect(await recorded.getByTestId('hf-train-tokens').allTextContents()).toEqual(live.tokens);
+  expect(await axe(page)).toEqual([]);
+  await recorded.screenshot({ path: test.info().outputPath('hf-recorded.png') });
+  // Its model opened: the adapter and training state go back on it, and Continue goes on from 3.
+  await pick(page, GOOD);
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 2, α 4', { timeout: 180_000 });
+  await expect(page.getByTestId('hf-train-recorded')).toHaveText('recorded');
+  await expect(page.getByTestId('hf-train-adapter')).toContainText(`Recorded in ${GOOD}-run-3.json`);
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('as if the run had not stopped');
+  await expect(recorded).toHaveCount(0);
+  expect(await rows.allTextContents()).toEqual(live.rows);
+  await trainer.screenshot({ path: test.info().outputPath('hf-trainer-recorded.png') });
 
   // The downloaded zip loads back
   await page.getByTestId('hf-train-load').setInputFiles(await download.path());

@@ -1,6 +1,7 @@
 // Files and labels the page accepts or writes: human-feedback labels (pairs a person picked,
 // sent to the reward model's fine-tuning) and exported metrics (CSV and JSON), which must read
-// back to the same numbers whatever the run names and metric keys hold.
+// back to the same numbers whatever the run names and metric keys hold; run files of both kinds,
+// damaged, read whole or refused by name.
 import { CharTokenizer } from '../model/tokenizer.ts';
 import type { GptConfig } from '../model/config.ts';
 import { RewardModel } from '../rl/rewardModel/rewardModel.ts';
@@ -8,6 +9,9 @@ import { DEFAULT_CONFIG } from '../rl/config.ts';
 import type { Backend } from '../backend/backend.ts';
 import { csvText, metricsToCsv, metricsToJson } from '../store/exportMetrics.ts';
 import { readRunFile, runFileText } from '../store/runFile.ts';
+import { type HfRecordedRun, hfRunFileText, readHfRunFile } from '../store/hfRunFile.ts';
+import { encodeSafetensors } from '../model/safetensors.ts';
+import { DEFAULT_HF_TRAIN, type HfTrainRow, type HfTrainToken } from '../rl/hf/hfTrainSettings.ts';
 import { candidatePairs } from '../store/feedbackPairing.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
@@ -197,6 +201,53 @@ const VALID_RUN: RunRecord = {
   evals: [{ iter: 0, values: { accuracy: 0.5 } }],
 };
 
+/** A run of a model of your own (hfRunFile.ts): two rows of two responses, an adapter and its state. */
+function validHfRun(): HfRecordedRun {
+  const token = (id: number, clip: HfTrainToken['clip']): HfTrainToken => ({ id, text: ` ${id}`, old: -1.5, ref: -1.25, logprob: -1.4, advantage: id % 2 ? 0.7 : -0.7, clip });
+  const row = (iter: number): HfTrainRow => ({
+    iter,
+    reward_mean: 0.5,
+    kl: 1e-3 * iter,
+    response_length_mean: 2,
+    policy_loss: -0.02,
+    clipfrac: 0.25,
+    value_loss: null,
+    seconds: 1.5,
+    responses: [0, 1].map((j) => ({ prompt: `What is ${j} + ${iter}?`, response: ` ${j + iter}`, score: j, tokens: [token(j + 3, null), token(j + 4, j ? 'upper' : 'lower')] })),
+  });
+  const tensor = (name: string, n: number) => ({ name, dtype: 'F32' as const, shape: [n], data: Float32Array.from({ length: n }, (_, i) => i / n - 0.5) });
+  return {
+    savedAt: '2026-11-30T10:00:00.000Z',
+    model: { label: 'tiny', architecture: 'Qwen3ForCausalLM', nLayer: 2, dModel: 64, vocab: 384 },
+    settings: { ...DEFAULT_HF_TRAIN, iterations: 2 },
+    iterations: 2,
+    rows: [row(1), row(2)],
+    evals: [{ when: 'before', greedyAccuracy: 0.25, count: 16 }],
+    adapter: {
+      config: JSON.stringify({ peft_type: 'LORA', r: 8, lora_alpha: 16, target_modules: ['q_proj', 'v_proj'] }),
+      weights: encodeSafetensors([tensor('base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', 8)], { format: 'pt' }),
+      state: encodeSafetensors([tensor('actor.params', 16)]),
+    },
+  };
+}
+
+/** null when a mutated run file of a model of your own is read whole with finite numbers; a refusal is thrown (a RunFileError, named). */
+function checkHfRunFile(text: string): string | null {
+  const back = readHfRunFile(text);
+  for (const row of back.rows) {
+    const numbers = [
+      row.reward_mean,
+      row.kl,
+      row.policy_loss,
+      row.clipfrac,
+      row.seconds,
+      ...row.responses.flatMap((r) => [r.score, ...r.tokens.flatMap((t) => [t.old, t.ref, t.logprob, t.advantage])]),
+    ];
+    if (!numbers.every(Number.isFinite)) return `read a non-finite number in row ${row.iter}`;
+  }
+  return null;
+}
+
 const TINY_RM: Omit<GptConfig, 'vocabSize' | 'head'> = { nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16 };
 
 export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Backend): Promise<TargetReport[]> {
@@ -204,6 +255,8 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
   const pairs = emptyReport('files: feedback pairs offered');
   const labels = emptyReport('files: feedback labels → reward model fine-tuning');
   const runFiles = emptyReport('files: damaged run files refused by name');
+  const hfRunFiles = emptyReport('files: damaged run files of your own model refused by name');
+  const hfSaved = hfRunFileText(validHfRun());
   const task = getTask('sentiment');
   const rm = RewardModel.fresh(be, { ...TINY_RM, vocabSize: new CharTokenizer(task.alphabet).vocabSize, head: 'reward' }, task.alphabet, task.name, 5);
   try {
@@ -213,6 +266,8 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
       const saved = runFileText({ ...VALID_RUN, name: runs[0]?.name ?? 'run' }, null, []);
       const mutated = mutatedRunFile(rng, saved);
       record(runFiles, await runCase(() => checkRunFile(mutated), limitMs), `case ${i} ${sketch(mutated)}`);
+      const hfMutated = mutatedRunFile(rng, hfSaved);
+      record(hfRunFiles, await runCase(() => checkHfRunFile(hfMutated), limitMs), `case ${i} ${sketch(hfMutated)}`);
       const rows: SampleRow[] = Array.from({ length: rng.int(0, 10) }, () => ({
         prompt: pick(rng, ['a', 'b', hostileText(rng)]),
         response: pick(rng, ['x', 'y', 'z', hostileText(rng)]),
@@ -246,5 +301,5 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
   } finally {
     rm.dispose();
   }
-  return [exp, pairs, labels, runFiles];
+  return [exp, pairs, labels, runFiles, hfRunFiles];
 }

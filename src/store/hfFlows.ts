@@ -8,12 +8,15 @@ import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
 import { hfTrainProblems } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
-import { type HfTrainState, useHfTrain } from './hfTrain.ts';
+import { type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
 import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
 import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
+import { RunFileError } from './fileChecks.ts';
+import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
+import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 
 export interface HfFlowDeps {
@@ -58,6 +61,7 @@ export class HfFlows {
       if (opened) {
         this.tr.modelChanged();
         await this.offerKeptAdapter(folder.label);
+        await this.putRecordedOnModel();
       }
       return opened;
     } catch (e) {
@@ -207,18 +211,96 @@ export class HfFlows {
     await this.loadAdapter(picked, 'loaded');
   }
 
-  private async loadAdapter(files: AdapterFiles & { state?: Uint8Array }, source: 'loaded' | 'kept', kept?: KeptAdapterRecord): Promise<void> {
-    if (!this.s.model || this.tr.running) return;
+  /** Puts an adapter on the open model; true when the worker took it. */
+  private async loadAdapter(
+    files: AdapterFiles & { state?: Uint8Array },
+    source: 'loaded' | 'kept' | 'recorded',
+    kept?: Pick<KeptAdapterRecord, 'iterations' | 'rows' | 'evals' | 'settings'>,
+    file?: RecordedFile,
+  ): Promise<boolean> {
+    if (!this.s.model || this.tr.running) return false;
     try {
-      const reply = await this.deps.connection().request('hfLoadAdapter', files, [files.weights.buffer as ArrayBuffer]);
+      // A copy goes to the worker: the bytes sent are transferred, and a recorded run keeps its own.
+      const sent = { ...files, weights: files.weights.slice(), ...(files.state ? { state: files.state.slice() } : {}) };
+      const reply = await this.deps.connection().request('hfLoadAdapter', sent, [sent.weights.buffer as ArrayBuffer]);
       if (reply.refusal !== undefined || !reply.adapter) {
         this.tr.setLoadProblem(reply.refusal ?? '');
-        return;
+        return false;
       }
-      this.tr.adapterLoaded(reply.adapter, source, kept, files.state !== undefined);
+      this.tr.adapterLoaded(reply.adapter, source, kept, files.state !== undefined, file);
+      return true;
     } catch (e) {
       this.tr.setLoadProblem(message(e));
+      return false;
     }
+  }
+
+  /**
+   * Save the run: the open model's name and shape, the settings, every row and evaluation, and the
+   * adapter with its training state, as one JSON file (hfRunFile.ts).
+   */
+  async saveRun(): Promise<void> {
+    const model = this.s.model;
+    const tr = this.tr;
+    if (!model || !tr.trained || tr.running || tr.rows.length === 0) return;
+    try {
+      const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
+      if (reply.refusal !== undefined || reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
+      const { rows, evals, settings, iterationsDone } = this.tr;
+      const text = hfRunFileText({
+        savedAt: new Date().toISOString(),
+        model: runModelOf(model),
+        settings,
+        iterations: iterationsDone,
+        rows,
+        evals,
+        adapter: { config: reply.config, weights: reply.weights, ...(reply.state ? { state: reply.state } : {}) },
+      });
+      const fileName = `${adapterFolderName(model.label)}-run-${iterationsDone}.json`;
+      const blob = new Blob([text], { type: 'application/json' });
+      this.deps.download(blob, fileName);
+      this.tr.setRunFileNotice({ tone: 'info', text: notices.hfRunFileSaved(fileName, blob.size, iterationsDone, reply.state !== undefined) });
+    } catch (e) {
+      this.tr.setRunFileNotice({ tone: 'error', text: t('notices:hf.train.runNotSaved', { problem: message(e) }) });
+    }
+  }
+
+  /**
+   * Open a saved run: checked whole (a refusal names the field; nothing changes), then shown as
+   * recorded; on its own model (open now or later) its adapter and training state go on the model
+   * and its rows become the panel's, so Continue trains on from its last iteration.
+   */
+  async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<void> {
+    if (this.tr.running) return;
+    let run: HfRecordedRun;
+    try {
+      if (file.size > HF_RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${HF_RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
+      run = readHfRunFile(await file.text());
+    } catch (e) {
+      this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(file.name, e, HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES) });
+      return;
+    }
+    this.tr.recordedOpened({ fileName: file.name, savedAt: run.savedAt }, run);
+    this.tr.setRunFileNotice(null);
+    await this.putRecordedOnModel();
+  }
+
+  /** The opened run file's adapter on the open model, when it is the run's model. */
+  private async putRecordedOnModel(): Promise<void> {
+    const rec = this.tr.recorded;
+    const model = this.s.model;
+    if (!rec || !model || otherModel(rec.run.model, model) !== null) return;
+    const { run, fileName, savedAt } = rec;
+    const put = await this.loadAdapter(run.adapter, 'recorded', run, { fileName, savedAt });
+    if (!put) return;
+    this.tr.recordedClosed();
+    this.tr.setRunFileNotice({ tone: 'info', text: notices.hfRunFileOpened(fileName, savedAt, run.iterations) });
+  }
+
+  /** Closes a run file shown as recorded (its model never opened). */
+  closeRecorded(): void {
+    this.tr.recordedClosed();
+    this.tr.setRunFileNotice(null);
   }
 
   /** Ends the training run before its next iteration. */

@@ -5,6 +5,15 @@
 import { create } from 'zustand';
 import { DEFAULT_HF_TRAIN, type HfAdapterInfo, type HfTrainEval, type HfTrainRow, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import type { WorkerToPage } from '../worker/protocol.ts';
+import type { HfRecordedRun } from './hfRunFile.ts';
+
+export type HfAdapterSource = 'trained' | 'loaded' | 'kept' | 'recorded';
+
+/** A run file the visitor opened: its name and when it was saved. */
+export interface RecordedFile {
+  fileName: string;
+  savedAt: string;
+}
 
 export interface HfTrainState {
   settings: HfTrainSettings;
@@ -22,7 +31,7 @@ export interface HfTrainState {
    * Where the adapter the model holds came from, its settings when loaded, and whether Continue
    * carries the run's AdamW moments and critic (trained here, or kept with its training state).
    */
-  adapter: { source: 'trained' | 'loaded' | 'kept'; info: HfAdapterInfo | null; withMoments: boolean } | null;
+  adapter: { source: HfAdapterSource; info: HfAdapterInfo | null; withMoments: boolean; file?: RecordedFile } | null;
   /** The last iteration the held adapter was trained to (a continued run counts on from it). */
   iterationsDone: number;
   downloadProblem: string | null;
@@ -32,16 +41,27 @@ export interface HfTrainState {
   keptOffer: { label: string; iterations: number } | null;
   /** Why the trained adapter could not be kept for a reload (the run itself is fine). */
   keepProblem: string | null;
+  /**
+   * A run file opened while its model is not the open one: shown as recorded until that model is
+   * opened (its adapter is then put on it and its rows become the panel's) or it is closed.
+   */
+  recorded: (RecordedFile & { run: HfRecordedRun }) | null;
+  /** What Save the run or Open a saved run last said (the file saved, or why one was refused). */
+  runFileNotice: { tone: 'info' | 'error'; text: string } | null;
 
   setSettings(patch: Partial<HfTrainSettings>): void;
   /** A run starts; a continued one keeps the rows so far. */
   started(resume?: boolean): void;
   adapterLoaded(
     info: HfAdapterInfo,
-    source: 'loaded' | 'kept',
+    source: 'loaded' | 'kept' | 'recorded',
     kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings },
     withMoments?: boolean,
+    file?: RecordedFile,
   ): void;
+  recordedOpened(file: RecordedFile, run: HfRecordedRun): void;
+  recordedClosed(): void;
+  setRunFileNotice(notice: HfTrainState['runFileNotice']): void;
   setLoadProblem(message: string | null): void;
   setKeptOffer(offer: { label: string; iterations: number } | null): void;
   setKeepProblem(message: string | null): void;
@@ -76,6 +96,8 @@ export const createHfTrainStore = () =>
   create<HfTrainState>()((set, get) => ({
     settings: DEFAULT_HF_TRAIN,
     ...NO_RUN,
+    recorded: null,
+    runFileNotice: null,
 
     setSettings: (patch) => set({ settings: { ...get().settings, ...patch } }),
     started: (resume = false) =>
@@ -88,10 +110,10 @@ export const createHfTrainStore = () =>
         loadProblem: null,
         ...(resume ? {} : { rows: [], evals: [], iterationsDone: 0 }),
       }),
-    adapterLoaded: (info, source, kept, withMoments = false) =>
+    adapterLoaded: (info, source, kept, withMoments = false, file) =>
       set({
         trained: true,
-        adapter: { source, info, withMoments },
+        adapter: { source, info, withMoments, ...(file ? { file } : {}) },
         loadProblem: null,
         keptOffer: null,
         ended: null,
@@ -102,6 +124,9 @@ export const createHfTrainStore = () =>
         settings: { ...(kept?.settings ?? get().settings), loraRank: info.r },
       }),
     setLoadProblem: (message) => set({ loadProblem: message }),
+    recordedOpened: (file, run) => set({ recorded: { ...file, run } }),
+    recordedClosed: () => set({ recorded: null }),
+    setRunFileNotice: (notice) => set({ runFileNotice: notice }),
     setKeptOffer: (offer) => set({ keptOffer: offer }),
     setKeepProblem: (message) => set({ keepProblem: message }),
     stopAsked: () => set({ stopping: true }),

@@ -8,7 +8,8 @@ import { adviceNumber, type KnobAdvice } from '../worker/nanAdvice.ts';
 import { type NonFiniteReport, type PageToWorker, type RewardFunctionReport, type TrainerStage, USER_PAUSE_REASON, type WorkerToPage } from '../worker/protocol.ts';
 import type { RunSequence } from './statusTypes.ts';
 import { formatBytes } from '../model/hf/memoryPlan.ts';
-import { RUN_FILE_MAX_BYTES, RUN_FILE_VERSION, RunFileError } from './runFile.ts';
+import { RunFileError } from './fileChecks.ts';
+import { RUN_FILE_MAX_BYTES, RUN_FILE_VERSION } from './runFile.ts';
 
 type Msg<T extends WorkerToPage['type']> = Extract<WorkerToPage, { type: T }>;
 
@@ -245,12 +246,31 @@ export function runFileNotContinued(name: string, e: unknown): string {
 }
 
 /** Why a run file was not opened, in the page's language; the page is untouched. */
+/** Why a run file was refused, in the page's language (`want`, `maxBytes`: the version and size the reader takes). */
+function runFileWhy(e: unknown, want: number, maxBytes: number): string {
+  if (!(e instanceof RunFileError)) return e instanceof Error ? e.message : String(e);
+  return t(`notices:runFileWhy.${e.reason}`, { found: e.found, want, field: e.field, detail: e.message, mib: maxBytes / 2 ** 20 });
+}
+
 export function runFileRefused(fileName: string, e: unknown): string {
-  const why =
-    e instanceof RunFileError
-      ? t(`notices:runFileWhy.${e.reason}`, { found: e.found, want: RUN_FILE_VERSION, field: e.field, detail: e.message, mib: RUN_FILE_MAX_BYTES / 2 ** 20 })
-      : String(e);
-  return t('notices:runFileRefused', { fileName, why });
+  return t('notices:runFileRefused', { fileName, why: runFileWhy(e, RUN_FILE_VERSION, RUN_FILE_MAX_BYTES) });
+}
+
+/**
+ * A run file of the visitor's own model refused (`want`, `maxBytes`: the version and size its
+ * reader takes, hfRunFile.ts): the model and its adapter stay as they were.
+ */
+export function hfRunFileRefused(fileName: string, e: unknown, want: number, maxBytes: number): string {
+  return t('notices:hf.train.runRefused', { fileName, why: runFileWhy(e, want, maxBytes) });
+}
+
+export function hfRunFileSaved(fileName: string, bytes: number, iterations: number, withState: boolean): string {
+  return t(withState ? 'notices:hf.train.runSaved' : 'notices:hf.train.runSavedNoState', { fileName, size: formatBytes(bytes), iterations });
+}
+
+/** A run file's adapter put on the open model: its rows shown, Continue going on from its last iteration. */
+export function hfRunFileOpened(fileName: string, savedAt: string, iterations: number): string {
+  return t('notices:hf.train.runOpened', { fileName, iterations, date: new Date(savedAt).toLocaleString(currentLocale()) });
 }
 
 export function actorLoaded(fileName: string): string {

@@ -12,9 +12,10 @@ import type { SampleRow, SampleToken } from '../rl/samples.ts';
 import type { BatchRatios, BatchSamples, RunBatch } from './batches.ts';
 import type { CapturedTrace } from './inspection.ts';
 import type { EvalPoint, MetricPoint, RunRecord } from './runs.ts';
+import { count, damaged, date, fromBase64, isCount, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
 import { type CapturedTraceJson, traceFromJson, traceToJson } from './traceJson.ts';
 
-export const RUN_FILE_FORMAT = 'ppo-playground-run';
+export const RUN_FILE_FORMAT = RUN_FILE_FORMATS.playground;
 /** Bumped when a field changes meaning; a file of another version is refused by name. */
 export const RUN_FILE_VERSION = 1;
 /** The largest file read; a file the page writes stays far below it (docs/page.md gives sizes). */
@@ -59,23 +60,6 @@ export interface RecordedState {
   bytes: Uint8Array;
 }
 
-/**
- * Why a file was refused: `field` names the part (`run.metrics[3].values.kl`), `found` what stood
- * there (the format or version a foreign file has), `message` says it in English (notices.ts words
- * it in the page's language).
- */
-export class RunFileError extends Error {
-  constructor(
-    readonly reason: 'not-json' | 'not-a-run' | 'version' | 'damaged' | 'too-large' | 'not-served',
-    readonly field: string,
-    message: string,
-    readonly found = '',
-  ) {
-    super(message);
-    this.name = 'RunFileError';
-  }
-}
-
 interface RunFileJson {
   format: typeof RUN_FILE_FORMAT;
   version: typeof RUN_FILE_VERSION;
@@ -109,36 +93,6 @@ export function runFileText(run: RunRecord, batch: RunBatch | null | undefined, 
     ...(questions.length > 0 ? { questions: questions.map(({ iter, draw }) => ({ iter, draw })) } : {}),
   };
   return JSON.stringify(doc);
-}
-
-const damaged = (field: string, what: string) => new RunFileError('damaged', field, `${field}: ${what}`);
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
-
-function num(x: unknown, field: string): number {
-  if (typeof x !== 'number' || !Number.isFinite(x)) throw damaged(field, `expected a finite number, found ${shown(x)}`);
-  return x;
-}
-
-function count(x: unknown, field: string): number {
-  if (!isCount(x)) throw damaged(field, `expected a whole number ≥ 0, found ${shown(x)}`);
-  return x;
-}
-
-function str(x: unknown, field: string, max = 10_000): string {
-  if (typeof x !== 'string' || x.length > max) throw damaged(field, `expected text of at most ${max} characters, found ${shown(x)}`);
-  return x;
-}
-
-function list(x: unknown, field: string): unknown[] {
-  if (!Array.isArray(x)) throw damaged(field, `expected a list, found ${shown(x)}`);
-  return x;
-}
-
-function shown(x: unknown): string {
-  if (x === undefined) return 'nothing';
-  const s = JSON.stringify(x) ?? String(x);
-  return s.length > 40 ? `${s.slice(0, 37)}…` : s;
 }
 
 function readMetrics(x: unknown): MetricPoint[] {
@@ -260,21 +214,8 @@ function readTrace(x: unknown, i: number): Omit<CapturedTrace, 'runId'> {
 
 /** The run in `text`, or a RunFileError naming why it is refused. */
 export function readRunFile(text: string): RecordedRun {
-  if (text.length > RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 1024 / 1024} MiB`);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new RunFileError('not-json', 'file', `not JSON (${e instanceof Error ? e.message : String(e)}): the file is damaged or not a run file`);
-  }
-  if (!isObject(doc) || doc.format !== RUN_FILE_FORMAT) {
-    const found = shown(isObject(doc) ? doc.format : doc);
-    throw new RunFileError('not-a-run', 'format', `not a run file: its format is ${found}, a run file's is "${RUN_FILE_FORMAT}"`, found);
-  }
-  if (doc.version !== RUN_FILE_VERSION)
-    throw new RunFileError('version', 'version', `written in run-file version ${shown(doc.version)}; this page reads version ${RUN_FILE_VERSION}`, shown(doc.version));
-  const savedAt = str(doc.savedAt, 'savedAt', 40);
-  if (Number.isNaN(Date.parse(savedAt))) throw damaged('savedAt', `not a date: ${shown(savedAt)}`);
+  const doc = readRunDocument(text, 'playground', RUN_FILE_VERSION, RUN_FILE_MAX_BYTES);
+  const savedAt = date(doc.savedAt, 'savedAt');
   const r = doc.run;
   if (!isObject(r)) throw damaged('run', 'missing');
   if (!isObject(r.config)) throw damaged('run.config', `expected the run's settings, found ${shown(r.config)}`);
@@ -344,20 +285,4 @@ function readState(x: unknown): RecordedState | null {
   }
   if (decoded.iteration !== iter) throw damaged('state.iter', `${iter}, but the state is at iteration ${decoded.iteration}`);
   return { iter, bytes };
-}
-
-/** Bytes as base64, in chunks (String.fromCharCode takes a bounded number of arguments). */
-export function toBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
-
-/** base64 back to bytes; null when the text is not base64. */
-export function fromBase64(text: string): Uint8Array | null {
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }

@@ -1,5 +1,5 @@
 // A short fuzzing campaign on every target (configs, URLs, checkpoint files, kernel JSON,
-// feedback labels, metric exports), once with a fixed seed and once with the run's TEST_SEED:
+// feedback labels, metric exports, run files of both kinds), once with a fixed seed and once with the run's TEST_SEED:
 // every input must give a valid result or a named error. `npm run fuzz` runs the long campaign.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,13 @@ describe('fuzzing campaign', () => {
     // Every target ran, the page check included, and each saw both outcomes where both exist.
     expect(reports.map((r) => r.target)).toContain('checkpoints: page file check (checkActorFile)');
     for (const r of reports) expect(r.tried, r.target).toBeGreaterThan(0);
-    for (const t of ['checkpoints: safetensors decode', 'checkpoints: page file check (checkActorFile)', 'kernels (CPU float64)', 'configs: page URL (parseQuery)']) {
+    for (const t of [
+      'checkpoints: safetensors decode',
+      'checkpoints: page file check (checkActorFile)',
+      'kernels (CPU float64)',
+      'configs: page URL (parseQuery)',
+      'files: damaged run files of your own model refused by name',
+    ]) {
       const r = reports.find((x) => x.target === t)!;
       expect(r.counts.ok, t).toBeGreaterThan(0);
       expect(r.counts.named, t).toBeGreaterThan(0);

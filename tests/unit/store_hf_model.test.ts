@@ -16,6 +16,12 @@ import { unzipSync } from 'fflate';
 import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
 import type { HfModelSummary, HfSample } from '../../src/worker/protocol.ts';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
+import { hfRecordedRun, hfRunRow } from '../helpers/hfRunFixture.ts';
+import { rng } from '../helpers/random.ts';
+import { hfRunFileText, readHfRunFile } from '../../src/store/hfRunFile.ts';
+import { runFileText } from '../../src/store/runFile.ts';
+import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
 
 const MODEL: HfModelSummary = {
   label: 'tiny',
@@ -77,6 +83,8 @@ function fakeAdapterKeep() {
 // The trainer client routes the worker's rows to the page's one train store.
 const trainDeps = (adapterKeep = fakeAdapterKeep()) => {
   useHfTrain.getState().modelChanged();
+  useHfTrain.getState().recordedClosed();
+  useHfTrain.getState().setRunFileNotice(null);
   useHfTrain.getState().setSettings(DEFAULT_HF_TRAIN);
   return { train: useHfTrain, rewardFunction: () => '(p, r) => r.length', download: vi.fn(), adapterKeep };
 };
@@ -465,5 +473,114 @@ describe('HF flows through the trainer client', () => {
     h.worker.reply({ type: 'hfAdapterLoaded', requestId: third.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
     await good;
     expect(useHfTrain.getState().adapter).toEqual({ source: 'loaded', info: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] }, withMoments: false });
+  });
+});
+
+describe('a saved run of your own model', () => {
+  /** A file the visitor picks. */
+  const asFile = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
+
+  it('Save the run writes the model, settings, rows, evaluations and the adapter with its state; opened on a fresh page it is shown as recorded until its model opens, then put back and continued', async () => {
+    const first = setup();
+    const opening = first.flows.openPicked({ label: 'tiny qwen', files: files() });
+    first.h.worker.reply({ type: 'hfOpened', requestId: first.h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'tiny qwen' } });
+    await opening;
+    const r = rng(31);
+    const recorded = hfRecordedRun(r, 2);
+    first.train.getState().setSettings(recorded.settings);
+    const running = first.flows.train();
+    const id = first.h.worker.idOf('hfTrain');
+    first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[0] });
+    for (const row of recorded.rows) first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row });
+    first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[1] });
+    first.h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false });
+    await first.h.advance();
+    first.h.worker.reply({ type: 'hfAdapter', requestId: first.h.worker.idOf('hfExportAdapter'), config: recorded.adapter.config, weights: recorded.adapter.weights.slice() });
+    await running;
+
+    const saving = first.flows.saveRun();
+    await first.h.advance();
+    const exported = first.h.worker.of('hfExportAdapter');
+    expect(exported.at(-1)?.trainingState).toBe(true);
+    first.h.worker.reply({
+      type: 'hfAdapter',
+      requestId: exported.at(-1)!.requestId,
+      config: recorded.adapter.config,
+      weights: recorded.adapter.weights.slice(),
+      state: recorded.adapter.state!.slice(),
+    });
+    await saving;
+    const [blob, fileName] = first.download.mock.calls.at(-1) as [Blob, string];
+    expect(fileName).toBe('tiny-qwen-run-2.json');
+    const text = await blob.text();
+    const saved = readHfRunFile(text);
+    expect({ ...saved, savedAt: recorded.savedAt }).toEqual(recorded);
+    expect(first.train.getState().runFileNotice).toEqual({ tone: 'info', text: expect.stringContaining(`Saved the run as tiny-qwen-run-2.json (${formatBytes(blob.size)})`) });
+
+    // A fresh page, no model open: the run is shown as recorded.
+    const h = clientHarness();
+    const store = createHfStore();
+    const extra = trainDeps();
+    const flows = new HfFlows({ store, connection: () => h.client.connection, keep: fakeKeep(), seed: () => 1, ...extra });
+    await flows.openRunFile(asFile(fileName, text));
+    expect(useHfTrain.getState().recorded).toMatchObject({ fileName, savedAt: saved.savedAt, run: saved });
+    expect(useHfTrain.getState()).toMatchObject({ rows: [], trained: false });
+
+    // Another model opened: the run stays recorded, its adapter off that model.
+    const other = flows.openPicked({ label: 'other', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'other' } });
+    await other;
+    expect(h.worker.of('hfLoadAdapter')).toHaveLength(0);
+    expect(useHfTrain.getState().recorded?.fileName).toBe(fileName);
+
+    // Its model opened: the adapter and its training state go on it; the rows are the panel's.
+    const own = flows.openPicked({ label: 'tiny qwen', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'tiny qwen' } });
+    await h.advance();
+    const load = h.worker.of('hfLoadAdapter')[0];
+    expect(load.config).toBe(recorded.adapter.config);
+    expect(Array.from(load.weights)).toEqual(Array.from(recorded.adapter.weights));
+    expect(Array.from(load.state ?? [])).toEqual(Array.from(recorded.adapter.state!));
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
+    await own;
+    expect(useHfTrain.getState()).toMatchObject({
+      trained: true,
+      adapter: { source: 'recorded', withMoments: true, file: { fileName, savedAt: saved.savedAt } },
+      iterationsDone: 2,
+      rows: recorded.rows,
+      evals: recorded.evals,
+      settings: recorded.settings,
+      recorded: null,
+      runFileNotice: { tone: 'info' },
+    });
+    const resumed = flows.train(true);
+    expect(h.worker.of('hfTrain')[0].resume).toEqual({ fromIter: 2 });
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });
+    await resumed;
+  });
+
+  it('a damaged or foreign file is refused naming the field; the model, its adapter and rows stay as they were', async () => {
+    const { h, flows, train } = setup();
+    const opening = flows.openPicked({ label: 'tiny qwen', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'tiny qwen' } });
+    await opening;
+    const rows = [hfRunRow(rng(32), 1)];
+    train.setState({ rows, trained: true });
+    const text = hfRunFileText(hfRecordedRun(rng(33)));
+    const doc = JSON.parse(text);
+    doc.rows[1].responses[0].tokens[0].advantage = null;
+    await flows.openRunFile(asFile('class.json', JSON.stringify(doc)));
+    expect(train.getState().runFileNotice).toEqual({
+      tone: 'error',
+      text: '“class.json” not opened: it is damaged at rows[1].responses[0].tokens[0].advantage (rows[1].responses[0].tokens[0].advantage: expected a finite number, found null). The model and its adapter are untouched.',
+    });
+    await flows.openRunFile(
+      asFile('arith.json', runFileText({ id: 'r', name: 'r', color: '#000', visible: true, config: checked(DEFAULT_CONFIG), backend: 'cpu', createdAt: 0, metrics: [] }, null, [])),
+    );
+    expect(train.getState().runFileNotice?.text).toBe(
+      '“arith.json” not opened: it is a playground run: open it with the charts’ “Open run…”. The model and its adapter are untouched.',
+    );
+    expect(train.getState()).toMatchObject({ rows, trained: true, recorded: null });
+    expect(h.worker.of('hfLoadAdapter')).toHaveLength(0);
   });
 });

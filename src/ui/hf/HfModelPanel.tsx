@@ -1,7 +1,8 @@
 // "Your own model…": a Hugging Face model folder picked (a folder picker or a drop), read in the
 // worker (nothing leaves the machine), with a progress bar while its weights are read and
 // uploaded; the refusal naming the file or field when it cannot be opened; the copy kept in this
-// browser offered after a reload, and forgotten on request; then the sampling panel.
+// browser offered after a reload, and forgotten on request; then the sampling panel. A saved run
+// opens here too, shown as recorded until its model is open (HfRecordedRun.tsx).
 import { type DragEvent, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { pickedFiles, topLevelFiles } from '../../store/hfFolderFiles.ts';
@@ -9,6 +10,7 @@ import { useHf } from '../../store/hfModel.ts';
 import { formatBytes } from '../../model/hf/memoryPlan.ts';
 import { SHIPPED_CHAT_MODEL } from '../../model/hf/shippedModel.ts';
 import { droppedFolder } from './droppedFolder.ts';
+import { HfOpenRunButton, HfRecordedRun, HfRunFileNotice } from './HfRecordedRun.tsx';
 import { HfSamplePanel } from './HfSamplePanel.tsx';
 import { HfTrainPanel } from './HfTrainPanel.tsx';
 import './hf.css';
@@ -123,6 +125,11 @@ export function HfModelPanel() {
         </button>
         <span className="muted small">{t('hf.shippedHint', { size: formatBytes(SHIPPED_CHAT_MODEL.bytes) })}</span>
       </div>
+      <div className="buttons hf-shipped">
+        <HfOpenRunButton />
+        <span className="muted small">{t('hf.train.runOpenHint')}</span>
+      </div>
+      {model ? null : <HfRunFileNotice />}
       {kept ? (
         <div className="buttons hf-kept" data-testid="hf-kept">
           <span className="small">{t('hf.kept', { label: kept.label, files: kept.files, bytes: formatBytes(kept.bytes) })}</span>
@@ -155,6 +162,7 @@ export function HfModelPanel() {
         </p>
       ) : null}
       <ModelLine />
+      <HfRecordedRun />
       {model ? <HfSamplePanel /> : null}
       {model ? <HfTrainPanel /> : null}
     </section>

@@ -1,161 +1,24 @@
 // "Train it with LoRA": GRPO (or PPO with a critic) on the open model, LoRA adapters on its one
 // frozen base, rewarded by the chat arithmetic task or by the reward function of "2 · Reward" on
 // prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
-// greedy held-out accuracy before and after, Stop, and the trained adapter as PEFT's two files.
-import { useId, useState } from 'react';
+// greedy held-out accuracy before and after, Stop, the trained adapter as PEFT's two files, and
+// the whole run as one file (hfRunFile.ts) that opens again with its adapter and training state.
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
-import {
-  HF_TRAIN_RANGES,
-  type HfTrainNumber,
-  type HfTrainResponse,
-  type HfTrainReward,
-  type HfTrainRow,
-  type HfTrainSettings,
-  hfTrainProblems,
-} from '../../rl/hf/hfTrainSettings.ts';
+import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainSettings, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
-import { HfTrainCharts } from './HfTrainCharts.tsx';
-import { visibleToken } from './tokenText.ts';
+import { HfRunFileNotice } from './HfRecordedRun.tsx';
+import { HfTrainResults } from './HfTrainResults.tsx';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
-
-/** The columns named as verl logs them (src/rl/metricNames.ts's vocabulary). */
-const METRIC_COLUMNS = ['reward_mean', 'kl', 'policy_loss', 'clipfrac', 'value_loss'] as const satisfies readonly (keyof HfTrainRow)[];
-
-const fmt = (x: number | null, digits = 3) => (x === null ? '–' : Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(digits) : x.toExponential(1));
-
-function Results() {
-  const { t } = useTranslation('notices');
-  const captionId = useId();
-  const rows = useHfTrain((s) => s.rows);
-  const evals = useHfTrain((s) => s.evals);
-  const last = rows.at(-1);
-  return (
-    <div data-testid="hf-train-results">
-      {evals.map((e) => (
-        <p key={e.when} className="small" data-testid={`hf-train-eval-${e.when}`}>
-          {t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
-        </p>
-      ))}
-      <HfTrainCharts rows={rows} />
-      {rows.length > 0 ? (
-        <p className="small muted" id={captionId}>
-          {t('hf.train.tableCaption')}
-        </p>
-      ) : null}
-      {rows.length > 0 ? (
-        <div className="table-scroll">
-          <table className="hf-train-table" aria-describedby={`${captionId}`} data-testid="hf-train-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('hf.train.colIter')}</th>
-                {METRIC_COLUMNS.map((name) => (
-                  <th key={name} scope="col">
-                    {name}
-                  </th>
-                ))}
-                <th scope="col">{t('hf.train.colLength')}</th>
-                <th scope="col">{t('hf.train.colSeconds')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.iter}>
-                  <th scope="row">{r.iter}</th>
-                  <td>{fmt(r.reward_mean)}</td>
-                  <td>{fmt(r.kl, 4)}</td>
-                  <td>{fmt(r.policy_loss, 4)}</td>
-                  <td>{fmt(r.clipfrac)}</td>
-                  <td>{fmt(r.value_loss, 4)}</td>
-                  <td>{r.response_length_mean.toFixed(1)}</td>
-                  <td>{r.seconds.toFixed(1)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      {last && last.responses.length > 0 ? <LastBatch row={last} /> : null}
-    </div>
-  );
-}
 
 /** Whether the settings are a preset's as it set them (what it does is shown while they are). */
 const sameSettings = (a: HfTrainSettings, b: HfTrainSettings) => (Object.keys(a) as (keyof HfTrainSettings)[]).every((k) => k === 'seed' || a[k] === b[k]);
 
-const clippedIn = (r: HfTrainResponse) => r.tokens.filter((x) => x.clip !== null).length;
-
-/**
- * The last iteration's responses, one at a time (a select lists them with their scores and clipped
- * tokens): the chosen one decoded, then its BPE tokens in the last epoch's update.
- */
-function LastBatch({ row }: { row: HfTrainRow }) {
-  const { t } = useTranslation('notices');
-  const id = useId();
-  const [chosen, setChosen] = useState(0);
-  const at = Math.min(chosen, row.responses.length - 1);
-  const r = row.responses[at];
-  const clippedResponses = row.responses.filter((x) => clippedIn(x) > 0).length;
-  const firstClipped = row.responses.findIndex((x) => clippedIn(x) > 0);
-  return (
-    <div className="hf-last-batch">
-      <div className="buttons">
-        <label className="hf-field">
-          <span>{t('hf.train.responsePick', { iter: row.iter })}</span>
-          <select id={id} value={at} onChange={(e) => setChosen(Number(e.target.value))} data-testid="hf-train-response">
-            {row.responses.map((x, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the batch's order is the response's identity
-              <option key={i} value={i}>
-                {t('hf.train.responseOption', { n: i + 1, response: x.response, score: fmt(x.score), clipped: clippedIn(x) })}
-              </option>
-            ))}
-          </select>
-        </label>
-        {firstClipped >= 0 && firstClipped !== at ? (
-          <button type="button" className="btn small ghost" onClick={() => setChosen(firstClipped)} data-testid="hf-train-show-clipped">
-            {t('hf.train.showClipped')}
-          </button>
-        ) : null}
-      </div>
-      <p className="small muted" data-testid="hf-train-batch-clipped">
-        {t('hf.train.batchClipped', { responses: clippedResponses, count: row.responses.length })}
-      </p>
-      <p className="small hf-train-sample" data-testid="hf-train-sample">
-        {t('hf.train.sample', { iter: row.iter, n: at + 1, prompt: r.prompt, score: fmt(r.score) })} <q>{r.response}</q>
-      </p>
-      {r.tokens.length > 0 ? <UpdateTokens response={r} /> : null}
-    </div>
-  );
-}
-
-/** The inspected response's BPE tokens in the last epoch's update: ratio, advantage, and the side the clip bound. */
-function UpdateTokens({ response }: { response: HfTrainResponse }) {
-  const { t } = useTranslation('notices');
-  const clipped = clippedIn(response);
-  return (
-    <div data-testid="hf-train-tokens-box">
-      <p className="small muted">{t('hf.train.tokensHelp', { clipped, count: response.tokens.length })}</p>
-      <ol className="hf-tokens hf-update-tokens" aria-label={t('hf.train.tokensLabel')} data-testid="hf-train-tokens">
-        {response.tokens
-          .map((x, i) => ({ x, position: i }))
-          .map(({ x, position }) => (
-            <li key={position} className={x.clip ? `clipped clip-${x.clip}` : undefined} data-clip={x.clip ?? undefined}>
-              <span className="hf-token-text">{visibleToken(x.text)}</span>
-              <span className="hf-token-id">{x.id}</span>
-              <span className="hf-token-lp">r {Math.exp(x.logprob - x.old).toFixed(3)}</span>
-              <span className="hf-token-lp">A {x.advantage.toFixed(2)}</span>
-              {x.clip ? <span className="hf-token-clip">{t(`hf.train.clip.${x.clip}`)}</span> : null}
-            </li>
-          ))}
-      </ol>
-    </div>
-  );
-}
-
 export function HfTrainPanel() {
-  const { t } = useTranslation('notices');
+  const { t, i18n } = useTranslation('notices');
   const id = useId();
   const model = useHf((s) => s.model)!;
   const s = useHfTrain((st) => st.settings);
@@ -171,6 +34,8 @@ export function HfTrainPanel() {
   const loadProblem = useHfTrain((st) => st.loadProblem);
   const keepProblem = useHfTrain((st) => st.keepProblem);
   const keptOffer = useHfTrain((st) => st.keptOffer);
+  const rows = useHfTrain((st) => st.rows);
+  const evals = useHfTrain((st) => st.evals);
   const problems = hfTrainProblems(s, model);
   const problemOf = (f: string) => problems.find((p) => p.field === f);
   const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v));
@@ -225,6 +90,14 @@ export function HfTrainPanel() {
                 iterations: iterationsDone,
               })
             : t('hf.train.adapterTrained', { iterations: iterationsDone })}{' '}
+          {adapter.file ? (
+            <>
+              <span className="badge recorded-badge" data-testid="hf-train-recorded">
+                {t('hf.train.recordedBadge')}
+              </span>{' '}
+              {t('hf.train.recordedFrom', { fileName: adapter.file.fileName, date: new Date(adapter.file.savedAt).toLocaleString(i18n.language) })}{' '}
+            </>
+          ) : null}
           {t(adapter.withMoments ? 'hf.train.continueExact' : 'hf.train.continueFresh')}
         </p>
       ) : null}
@@ -318,6 +191,15 @@ export function HfTrainPanel() {
         <button type="button" className="btn small" disabled={running || !trained} onClick={() => void flows().then((f) => f.downloadAdapter())} data-testid="hf-train-download">
           {t('hf.train.download')}
         </button>
+        <button
+          type="button"
+          className="btn small"
+          disabled={running || !trained || rows.length === 0}
+          onClick={() => void flows().then((f) => f.saveRun())}
+          data-testid="hf-train-save-run"
+        >
+          {t('hf.train.runSave')}
+        </button>
         <label className="btn small hf-train-load">
           {t('hf.train.load')}
           <input
@@ -354,13 +236,14 @@ export function HfTrainPanel() {
           {t('hf.train.loadRefused', { problem: loadProblem })}
         </p>
       ) : null}
+      <HfRunFileNotice />
       {keepProblem !== null ? <p className="small muted">{t('hf.train.keepRefused', { problem: keepProblem })}</p> : null}
       {downloadProblem !== null ? (
         <p className="notice error" role="alert">
           {t('hf.train.downloadRefused', { problem: downloadProblem })}
         </p>
       ) : null}
-      <Results />
+      <HfTrainResults rows={rows} evals={evals} />
     </section>
   );
 }

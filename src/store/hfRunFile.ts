@@ -1,0 +1,191 @@
+// A LoRA run of the visitor's own model as one file: the model it was trained on (named, not
+// included: a base model stays on the visitor's disk), the settings, the trainer's rows (every
+// response of each batch with its tokens' numbers), the held-out evaluations, and the adapter
+// as PEFT's two files with the run's training state (AdamW moments, a GAE run's critic:
+// model/hf/trainingState.ts), so "Continue training" on the same model goes on exactly. Read back
+// through checks that name the field they refuse; the adapter's fit to a model is checked by the
+// worker when it is put on one, as a picked adapter is.
+import { decodeSafetensors } from '../model/safetensors.ts';
+import {
+  HF_TRAIN_ESTIMATORS,
+  HF_TRAIN_RANGES,
+  HF_TRAIN_REWARDS,
+  type HfTrainEval,
+  type HfTrainNumber,
+  type HfTrainResponse,
+  type HfTrainRow,
+  type HfTrainSettings,
+  type HfTrainToken,
+  hfTrainProblems,
+} from '../rl/hf/hfTrainSettings.ts';
+import type { HfModelSummary } from '../worker/hfTypes.ts';
+import { count, damaged, date, fromBase64, isCount, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
+
+/** Bumped when a field changes meaning; a file of another version is refused by name. */
+export const HF_RUN_FILE_VERSION = 1;
+/** The largest file read: a Qwen3-0.6B adapter of rank 64 with its moments is ~0.4 GiB, beyond a page's reach anyway. */
+export const HF_RUN_FILE_MAX_BYTES = 256 * 1024 * 1024;
+
+/** The model a run was trained on, as the page names it: a file is put back only on a model like it. */
+export type HfRunModel = Pick<HfModelSummary, 'label' | 'architecture' | 'nLayer' | 'dModel' | 'vocab'>;
+
+/** A run of the visitor's own model, as a file holds it. */
+export interface HfRecordedRun {
+  savedAt: string;
+  model: HfRunModel;
+  settings: HfTrainSettings;
+  /** The iteration the adapter was trained to (a continued run counts on from it). */
+  iterations: number;
+  rows: HfTrainRow[];
+  evals: HfTrainEval[];
+  /** PEFT's adapter_config.json text and adapter_model.safetensors, and the run's training state. */
+  adapter: { config: string; weights: Uint8Array; state?: Uint8Array };
+}
+
+const MODEL_NUMBERS = ['nLayer', 'dModel', 'vocab'] as const;
+
+/** The model's identity a file keeps. */
+export const runModelOf = (m: HfModelSummary): HfRunModel => ({ label: m.label, architecture: m.architecture, nLayer: m.nLayer, dModel: m.dModel, vocab: m.vocab });
+
+/** Why `run` does not go on `model` (its name, architecture or shape differ), or null when it does. */
+export function otherModel(run: HfRunModel, model: HfModelSummary): string | null {
+  const differs = (['label', 'architecture', ...MODEL_NUMBERS] as const).filter((k) => run[k] !== model[k]);
+  return differs.length === 0 ? null : differs.map((k) => `${k} ${shown(run[k])} ≠ ${shown(model[k])}`).join(', ');
+}
+
+export function hfRunFileText(run: HfRecordedRun): string {
+  const { config, weights, state } = run.adapter;
+  return JSON.stringify({
+    format: RUN_FILE_FORMATS.ownModel,
+    version: HF_RUN_FILE_VERSION,
+    savedAt: run.savedAt,
+    model: run.model,
+    settings: run.settings,
+    iterations: run.iterations,
+    rows: run.rows,
+    evals: run.evals,
+    adapter: { config, weights: toBase64(weights), ...(state ? { state: toBase64(state) } : {}) },
+  });
+}
+
+function readModel(x: unknown): HfRunModel {
+  if (!isObject(x)) throw damaged('model', `expected the model's name and shape, found ${shown(x)}`);
+  const model: HfRunModel = { label: str(x.label, 'model.label', 200), architecture: str(x.architecture, 'model.architecture', 200), nLayer: 0, dModel: 0, vocab: 0 };
+  for (const k of MODEL_NUMBERS) model[k] = count(x[k], `model.${k}`);
+  return model;
+}
+
+/** The settings, each in the panel's range (the rules that need the model are checked when it trains). */
+function readSettings(x: unknown): HfTrainSettings {
+  if (!isObject(x)) throw damaged('settings', `expected the run's settings, found ${shown(x)}`);
+  const oneOf = <T extends string>(v: unknown, allowed: readonly T[], field: string): T => {
+    if (!allowed.includes(v as T)) throw damaged(field, `expected one of ${allowed.join(', ')}, found ${shown(v)}`);
+    return v as T;
+  };
+  if (typeof x.chat !== 'boolean') throw damaged('settings.chat', `expected true or false, found ${shown(x.chat)}`);
+  const s = {
+    reward: oneOf(x.reward, HF_TRAIN_REWARDS, 'settings.reward'),
+    prompts: str(x.prompts, 'settings.prompts', 100_000),
+    chat: x.chat,
+    estimator: oneOf(x.estimator, HF_TRAIN_ESTIMATORS, 'settings.estimator'),
+  } as HfTrainSettings;
+  for (const k of Object.keys(HF_TRAIN_RANGES) as HfTrainNumber[]) s[k] = num(x[k], `settings.${k}`);
+  const problem = hfTrainProblems(s, { maxPositions: Number.POSITIVE_INFINITY, hasChatTemplate: true })[0];
+  if (problem) throw damaged(`settings.${problem.field}`, `${shown(s[problem.field as keyof HfTrainSettings])}: ${problem.range} is expected`);
+  return s;
+}
+
+const CLIP_SIDES = ['upper', 'lower', 'dual'] as const;
+const TOKEN_NUMBERS = ['old', 'ref', 'logprob', 'advantage'] as const;
+
+function readToken(x: unknown, f: string): HfTrainToken {
+  if (!isObject(x)) throw damaged(f, 'expected a token');
+  const t: HfTrainToken = { id: count(x.id, `${f}.id`), text: str(x.text, `${f}.text`, 200), old: 0, ref: 0, logprob: 0, advantage: 0, clip: null };
+  for (const k of TOKEN_NUMBERS) t[k] = num(x[k], `${f}.${k}`);
+  if (x.clip !== null && !CLIP_SIDES.includes(x.clip as (typeof CLIP_SIDES)[number]))
+    throw damaged(`${f}.clip`, `expected null or one of ${CLIP_SIDES.join(', ')}, found ${shown(x.clip)}`);
+  t.clip = x.clip as HfTrainToken['clip'];
+  return t;
+}
+
+function readResponse(x: unknown, f: string): HfTrainResponse {
+  if (!isObject(x)) throw damaged(f, 'expected a response');
+  return {
+    prompt: str(x.prompt, `${f}.prompt`),
+    response: str(x.response, `${f}.response`),
+    score: num(x.score, `${f}.score`),
+    tokens: list(x.tokens, `${f}.tokens`).map((t, i) => readToken(t, `${f}.tokens[${i}]`)),
+  };
+}
+
+const ROW_NUMBERS = ['reward_mean', 'kl', 'response_length_mean', 'policy_loss', 'clipfrac', 'seconds'] as const;
+
+/** The rows, one per iteration, their iterations counting up by one to `iterations`. */
+function readRows(x: unknown, iterations: number): HfTrainRow[] {
+  const rows = list(x, 'rows').map((r, i): HfTrainRow => {
+    const f = `rows[${i}]`;
+    if (!isObject(r) || !isCount(r.iter)) throw damaged(f, 'expected { iter, reward_mean, …, responses }');
+    const row = { iter: r.iter, value_loss: r.value_loss === null ? null : num(r.value_loss, `${f}.value_loss`) } as HfTrainRow;
+    for (const k of ROW_NUMBERS) row[k] = num(r[k], `${f}.${k}`);
+    row.responses = list(r.responses, `${f}.responses`).map((v, j) => readResponse(v, `${f}.responses[${j}]`));
+    if (i > 0 && r.iter !== (x as { iter: number }[])[i - 1].iter + 1) throw damaged(`${f}.iter`, `${r.iter} does not follow iteration ${(x as { iter: number }[])[i - 1].iter}`);
+    return row;
+  });
+  const last = rows.at(-1)?.iter;
+  if (last !== undefined && last !== iterations) throw damaged('iterations', `${iterations}, but the last row is iteration ${last}`);
+  return rows;
+}
+
+function readEvals(x: unknown): HfTrainEval[] {
+  const seen = new Set<string>();
+  return list(x, 'evals').map((e, i) => {
+    const f = `evals[${i}]`;
+    if (!isObject(e) || (e.when !== 'before' && e.when !== 'after')) throw damaged(f, 'expected { when: "before" or "after", greedyAccuracy, count }');
+    if (seen.has(e.when)) throw damaged(`${f}.when`, `a second "${e.when}" evaluation`);
+    seen.add(e.when);
+    const greedyAccuracy = num(e.greedyAccuracy, `${f}.greedyAccuracy`);
+    if (greedyAccuracy < 0 || greedyAccuracy > 1) throw damaged(`${f}.greedyAccuracy`, `${greedyAccuracy} is not a fraction from 0 to 1`);
+    return { when: e.when, greedyAccuracy, count: count(e.count, `${f}.count`) };
+  });
+}
+
+/** Base64 bytes at `field` that decode as a safetensors file. */
+function safetensorsBytes(x: unknown, field: string): Uint8Array {
+  const bytes = typeof x === 'string' ? fromBase64(x) : null;
+  if (bytes === null) throw damaged(field, `expected the file's bytes as base64, found ${shown(x)}`);
+  try {
+    decodeSafetensors(bytes);
+  } catch (e) {
+    throw damaged(field, e instanceof Error ? e.message : String(e));
+  }
+  return bytes;
+}
+
+function readAdapter(x: unknown): HfRecordedRun['adapter'] {
+  if (!isObject(x)) throw damaged('adapter', `expected { config, weights, state }, found ${shown(x)}`);
+  const config = str(x.config, 'adapter.config', 100_000);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(config);
+  } catch {
+    parsed = null;
+  }
+  if (!isObject(parsed)) throw damaged('adapter.config', 'not the JSON object of an adapter_config.json');
+  const weights = safetensorsBytes(x.weights, 'adapter.weights');
+  return { config, weights, ...(x.state !== undefined ? { state: safetensorsBytes(x.state, 'adapter.state') } : {}) };
+}
+
+/** The run in `text`, or a RunFileError naming why it is refused. */
+export function readHfRunFile(text: string): HfRecordedRun {
+  const doc = readRunDocument(text, 'ownModel', HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES);
+  const iterations = count(doc.iterations, 'iterations');
+  return {
+    savedAt: date(doc.savedAt, 'savedAt'),
+    model: readModel(doc.model),
+    settings: readSettings(doc.settings),
+    iterations,
+    rows: readRows(doc.rows, iterations),
+    evals: readEvals(doc.evals),
+    adapter: readAdapter(doc.adapter),
+  };
+}

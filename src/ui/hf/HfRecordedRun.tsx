@@ -1,0 +1,78 @@
+// A saved run of the visitor's own model (hfRunFile.ts): "Open a saved run…", what opening or
+// saving one said, and the run shown as recorded while its model is not the open one — where it
+// was trained, its evaluations, curves, rows and last batch's tokens, as the file holds them.
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useHf } from '../../store/hfModel.ts';
+import { otherModel } from '../../store/hfRunFile.ts';
+import { useHfTrain } from '../../store/hfTrain.ts';
+import { HfTrainResults } from './HfTrainResults.tsx';
+
+const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
+
+export function HfOpenRunButton() {
+  const { t } = useTranslation('notices');
+  const running = useHfTrain((s) => s.running);
+  return (
+    <label className="btn small hf-train-load">
+      {t('hf.train.runOpen')}
+      <input
+        type="file"
+        accept=".json,application/json"
+        disabled={running}
+        className="visually-hidden"
+        onChange={(e) => {
+          const picked = e.target.files?.[0];
+          e.target.value = '';
+          if (picked) void flows().then((f) => f.openRunFile(picked));
+        }}
+        data-testid="hf-run-open"
+      />
+    </label>
+  );
+}
+
+/** What Save the run or Open a saved run last said. */
+export function HfRunFileNotice() {
+  const notice = useHfTrain((s) => s.runFileNotice);
+  if (!notice) return null;
+  return (
+    <p className={`notice ${notice.tone} small`} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="hf-run-file-notice">
+      {notice.text}
+    </p>
+  );
+}
+
+/** The opened run file, while its model is not the open one. */
+export function HfRecordedRun() {
+  const { t, i18n } = useTranslation('notices');
+  const id = useId();
+  const recorded = useHfTrain((s) => s.recorded);
+  const model = useHf((s) => s.model);
+  if (!recorded) return null;
+  const { run, fileName, savedAt } = recorded;
+  const differs = model ? otherModel(run.model, model) : null;
+  return (
+    <section className="hf-recorded" aria-labelledby={`${id}-title`} data-testid="hf-recorded">
+      <h4 id={`${id}-title`}>
+        {t('hf.train.recordedTitle', { fileName })} <span className="badge recorded-badge">{t('hf.train.recordedBadge')}</span>
+      </h4>
+      <p className="small">
+        {t('hf.train.recordedAbout', {
+          label: run.model.label,
+          architecture: run.model.architecture,
+          layers: run.model.nLayer,
+          date: new Date(savedAt).toLocaleString(i18n.language),
+          iterations: run.iterations,
+        })}{' '}
+        {differs ? t('hf.train.recordedOtherModel', { differs }) : t('hf.train.recordedOpenModel')}
+      </p>
+      <div className="buttons">
+        <button type="button" className="btn small ghost" onClick={() => void flows().then((f) => f.closeRecorded())} data-testid="hf-recorded-close">
+          {t('hf.train.recordedClose')}
+        </button>
+      </div>
+      <HfTrainResults rows={run.rows} evals={run.evals} />
+    </section>
+  );
+}

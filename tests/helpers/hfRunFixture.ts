@@ -1,0 +1,66 @@
+// A saved run of the visitor's own model as the panel would save it (hfRunFile.ts): random rows of
+// every response's tokens, both evaluations, and an adapter whose PEFT weights and training state
+// are real safetensors files of random values.
+import { encodeSafetensors } from '../../src/model/safetensors.ts';
+import { DEFAULT_HF_TRAIN, type HfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
+import type { HfRecordedRun } from '../../src/store/hfRunFile.ts';
+import type { Rng } from '../../src/util/rng.ts';
+
+const CLIP = [null, null, null, 'upper', 'lower', 'dual'] as const;
+
+export function hfRunRow(r: Rng, iter: number, responses = 3): HfTrainRow {
+  return {
+    iter,
+    reward_mean: r.next(),
+    kl: r.next() * 1e-3,
+    response_length_mean: 1 + r.int(0, 8),
+    policy_loss: r.normal() * 0.1,
+    clipfrac: r.next() * 0.2,
+    value_loss: r.next() < 0.5 ? null : r.next(),
+    seconds: 0.5 + r.next(),
+    responses: Array.from({ length: responses }, (_, j) => ({
+      prompt: `What is ${j} + ${iter}? Answer with the number.`,
+      response: ` ${j + iter}`,
+      score: r.next() < 0.5 ? 0 : 1,
+      tokens: Array.from({ length: 1 + r.int(0, 4) }, () => ({
+        id: r.int(0, 384),
+        text: r.next() < 0.2 ? '\n' : ` ${r.int(0, 99)}`,
+        old: -r.next() * 3,
+        ref: -r.next() * 3,
+        logprob: -r.next() * 3,
+        advantage: r.normal(),
+        clip: CLIP[r.int(0, CLIP.length)],
+      })),
+    })),
+  };
+}
+
+export function hfRecordedRun(r: Rng, iterations = 3, withState = true): HfRecordedRun {
+  const f32 = (n: number) => Float32Array.from({ length: n }, () => r.normal());
+  const weights = encodeSafetensors(
+    [
+      { name: 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', dtype: 'F32', shape: [2, 8], data: f32(16) },
+      { name: 'base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight', dtype: 'F32', shape: [8, 2], data: f32(16) },
+    ],
+    { format: 'pt' },
+  );
+  const state = encodeSafetensors([{ name: 'actor.params', dtype: 'F64', shape: [32], data: Float64Array.from({ length: 32 }, () => r.normal()) }], {
+    format: 'ppo-playground-lora-training-state',
+  });
+  return {
+    savedAt: '2026-11-30T10:00:00.000Z',
+    model: { label: 'tiny qwen', architecture: 'Qwen3ForCausalLM', nLayer: 2, dModel: 64, vocab: 384 },
+    settings: { ...DEFAULT_HF_TRAIN, iterations: 3, loraRank: 2, seed: 7 },
+    iterations,
+    rows: Array.from({ length: iterations }, (_, i) => hfRunRow(r, i + 1)),
+    evals: [
+      { when: 'before', greedyAccuracy: 0.25, count: 16 },
+      { when: 'after', greedyAccuracy: 0.5, count: 16 },
+    ],
+    adapter: {
+      config: JSON.stringify({ peft_type: 'LORA', r: 2, lora_alpha: 4, target_modules: ['q_proj'], base_model_name_or_path: 'tiny qwen' }),
+      weights,
+      ...(withState ? { state } : {}),
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// A run of the visitor's own model as one file (src/store/hfRunFile.ts): written and read back it
+// is the same run — model, settings, every row with every response's tokens, the evaluations, the
+// adapter's PEFT files and training state byte for byte; a playground run file and this one each
+// name where the other opens; another version, a damaged field and a file too large are refused
+// naming the field; a run goes back only on the model it was trained on.
+import { describe, expect, it } from 'vitest';
+import { mutatedRunFile } from '../../src/fuzz/files.ts';
+import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
+import { RunFileError } from '../../src/store/fileChecks.ts';
+import { HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile } from '../../src/store/hfRunFile.ts';
+import { runFileRefused } from '../../src/store/notices.ts';
+import { readRunFile, runFileText } from '../../src/store/runFile.ts';
+import type { HfModelSummary } from '../../src/worker/hfTypes.ts';
+import { hfRecordedRun } from '../helpers/hfRunFixture.ts';
+import { rng } from '../helpers/random.ts';
+
+/** The refusal `read` throws, as { reason, field }. */
+function refusal(read: () => unknown): { reason: string; field: string } {
+  try {
+    read();
+  } catch (e) {
+    if (!(e instanceof RunFileError)) throw e;
+    return { reason: e.reason, field: e.field };
+  }
+  throw new Error('the file was read, not refused');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a saved file's JSON, damaged at will
+type Doc = Record<string, any>;
+
+/** The saved text of `run` with `edit` applied to its JSON document. */
+function edited(run: HfRecordedRun, edit: (doc: Doc) => void): string {
+  const doc = JSON.parse(hfRunFileText(run));
+  edit(doc);
+  return JSON.stringify(doc);
+}
+
+const MODEL: HfModelSummary = {
+  label: 'tiny qwen',
+  architecture: 'Qwen3ForCausalLM',
+  nLayer: 2,
+  dModel: 64,
+  nHead: 4,
+  nKvHead: 2,
+  vocab: 384,
+  maxPositions: 128,
+  parameters: 60_000,
+  deviceBytes: 240_000,
+  weightDtype: 'f32',
+  hasChatTemplate: true,
+  generation: { source: 'generation_config.json', doSample: true, temperature: 0.7, topP: 0.8, topK: 20, maxNewTokens: 500, eosTokenIds: [2] },
+};
+
+describe('a run of your own model as a file', () => {
+  it('reads back as the run it was written from, the adapter and training state byte for byte', () => {
+    for (const [seed, withState] of [
+      [1, true],
+      [2, false],
+    ] as const) {
+      const run = hfRecordedRun(rng(seed), 4, withState);
+      const back = readHfRunFile(hfRunFileText(run));
+      expect(back).toEqual(run);
+      expect(Array.from(back.adapter.weights)).toEqual(Array.from(run.adapter.weights));
+      if (withState) expect(Array.from(back.adapter.state!)).toEqual(Array.from(run.adapter.state!));
+      else expect(back.adapter.state).toBeUndefined();
+    }
+    // A run with no row yet (an adapter loaded, not trained) is not one the panel saves, but reads.
+    const empty = { ...hfRecordedRun(rng(3), 0), evals: [] };
+    expect(readHfRunFile(hfRunFileText(empty))).toEqual(empty);
+  });
+
+  it('each kind of run file names where the other opens; another format and version are refused by name', () => {
+    const own = hfRunFileText(hfRecordedRun(rng(4)));
+    expect(refusal(() => readRunFile(own))).toEqual({ reason: 'own-model-run', field: 'format' });
+    let said = '';
+    try {
+      readRunFile(own);
+    } catch (e) {
+      said = runFileRefused('tiny-run-3.json', e);
+    }
+    expect(said).toBe(
+      '“tiny-run-3.json” not opened: it is a run of a model of your own: open it under “Your own model” with “Open a saved run…”. The runs on the page are untouched.',
+    );
+    const playground = runFileText({ id: 'r', name: 'r', color: '#000', visible: true, config: checked(DEFAULT_CONFIG), backend: 'cpu', createdAt: 0, metrics: [] }, null, []);
+    expect(refusal(() => readHfRunFile(playground))).toEqual({ reason: 'playground-run', field: 'format' });
+    expect(refusal(() => readHfRunFile('{"format":"safetensors"}'))).toEqual({ reason: 'not-a-run', field: 'format' });
+    expect(refusal(() => readHfRunFile('[1,2'))).toEqual({ reason: 'not-json', field: 'file' });
+    const run = hfRecordedRun(rng(5));
+    expect(refusal(() => readHfRunFile(edited(run, (d) => (d.version = HF_RUN_FILE_VERSION + 1))))).toEqual({ reason: 'version', field: 'version' });
+    expect(refusal(() => readHfRunFile(' '.repeat(256 * 1024 * 1024 + 1)))).toEqual({ reason: 'too-large', field: 'file' });
+  });
+
+  it('a damaged field is refused naming it', () => {
+    const run = hfRecordedRun(rng(6), 3);
+    const cases: [string, (d: Doc) => void][] = [
+      ['savedAt', (d) => (d.savedAt = 'yesterday')],
+      ['model', (d) => delete d.model],
+      ['model.nLayer', (d) => (d.model.nLayer = -1)],
+      ['model.label', (d) => (d.model.label = 7)],
+      ['settings.loraRank', (d) => (d.settings.loraRank = 0)],
+      ['settings.lr', (d) => (d.settings.lr = 'fast')],
+      ['settings.estimator', (d) => (d.settings.estimator = 'ppo')],
+      ['settings.reward', (d) => (d.settings.reward = 'gsm8k')],
+      ['settings.chat', (d) => (d.settings.chat = 'yes')],
+      ['settings.samplesPerPrompt', (d) => (d.settings.samplesPerPrompt = 1)], // GRPO compares a prompt's samples
+      ['settings.miniBatches', (d) => (d.settings.miniBatches = 3)], // 16 responses
+      ['iterations', (d) => (d.iterations = 5)],
+      ['rows', (d) => (d.rows = {})],
+      ['rows[1].iter', (d) => (d.rows[1].iter = 7)],
+      ['rows[0].kl', (d) => (d.rows[0].kl = null)], // NaN as JSON writes it
+      ['rows[2].value_loss', (d) => (d.rows[2].value_loss = '0.1')],
+      ['rows[0].responses[1].score', (d) => (d.rows[0].responses[1].score = '1')],
+      ['rows[1].responses[0].tokens[0].advantage', (d) => (d.rows[1].responses[0].tokens[0].advantage = null)],
+      ['rows[1].responses[0].tokens[0].clip', (d) => (d.rows[1].responses[0].tokens[0].clip = 'left')],
+      ['rows[1].responses[0].tokens[0].id', (d) => (d.rows[1].responses[0].tokens[0].id = 1.5)],
+      ['evals[1].greedyAccuracy', (d) => (d.evals[1].greedyAccuracy = 1.5)],
+      ['evals[1].when', (d) => (d.evals[1].when = 'before')],
+      ['adapter', (d) => delete d.adapter],
+      ['adapter.config', (d) => (d.adapter.config = '{"r": 2')],
+      ['adapter.weights', (d) => (d.adapter.weights = 'not base64!')],
+      ['adapter.weights', (d) => (d.adapter.weights = btoa('PK\x03\x04 a zip, not safetensors'))],
+      ['adapter.state', (d) => (d.adapter.state = d.adapter.state.slice(0, 40))],
+    ];
+    for (const [field, edit] of cases) expect({ case: field, ...refusal(() => readHfRunFile(edited(run, edit))) }).toEqual({ case: field, reason: 'damaged', field });
+    // A number too large for a double reads as Infinity: refused, not shown.
+    const huge = edited(run, (d) => (d.rows[0].responses[1].score = 0.125)).replace('"score":0.125', '"score":1e400');
+    expect(refusal(() => readHfRunFile(huge))).toEqual({ reason: 'damaged', field: 'rows[0].responses[1].score' });
+  });
+
+  it('damaged at random, a file reads whole with finite numbers or is refused by name', () => {
+    const r = rng(7);
+    const text = hfRunFileText(hfRecordedRun(r, 2));
+    let refused = 0;
+    for (let i = 0; i < 300; i++) {
+      const mutated = mutatedRunFile(r, text);
+      try {
+        const back = readHfRunFile(mutated);
+        for (const row of back.rows)
+          for (const x of [row.reward_mean, row.kl, ...row.responses.flatMap((v) => v.tokens.map((t) => t.advantage))]) expect(Number.isFinite(x)).toBe(true);
+      } catch (e) {
+        expect(e).toBeInstanceOf(RunFileError);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it('goes back only on the model it was trained on, naming what differs', () => {
+    const run = hfRecordedRun(rng(8));
+    expect(otherModel(run.model, MODEL)).toBeNull();
+    expect(otherModel(run.model, { ...MODEL, label: 'other' })).toBe('label "tiny qwen" ≠ "other"');
+    expect(otherModel(run.model, { ...MODEL, nLayer: 28, vocab: 151_936 })).toBe('nLayer 2 ≠ 28, vocab 384 ≠ 151936');
+  });
+});
