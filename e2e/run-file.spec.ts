@@ -1,7 +1,8 @@
 // A run is a file (#34): saved with its run's ⤓, it opens on a page without WebGPU and without the
 // network (a laptop that opened the page once), marked recorded, and draws the same chart lines
 // and the same inspector numbers as the page it was saved on; a damaged file or another kind of
-// file is refused by name, the runs untouched; a card's recorded runs open there too.
+// file is refused by name, the runs untouched; a card's recorded runs open there too, and so does
+// a run of a model of your own (under "Your own model").
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
@@ -9,6 +10,9 @@ import { drawn } from './drawnRun.ts';
 import { precached } from './serviceWorker.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
 import { traceToJson } from '../src/store/traceJson.ts';
+import { hfRunFileText } from '../src/store/hfRunFile.ts';
+import { Rng } from '../src/util/rng.ts';
+import { hfRecordedRun } from '../tests/helpers/hfRunFixture.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 test.use({ warmUp: false });
@@ -118,4 +122,16 @@ test('the no-WebGPU guide says why a file is refused, and stays', async ({ page 
   await page.getByTestId('no-webgpu-open-run-input').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
   await expect(page.getByTestId('no-webgpu-open-run-error')).toContainText('“notes.json” not opened: it is not JSON');
   await expect(page.getByTestId('no-webgpu')).toBeVisible();
+});
+
+test('without WebGPU the guide opens a run of a model of your own under “Your own model”, as recorded', async ({ page }) => {
+  await open(page, true);
+  const run = hfRecordedRun(new Rng(11), 3);
+  await page.getByTestId('no-webgpu-open-run-input').setInputFiles({ name: 'tiny-run-3.json', mimeType: 'application/json', buffer: Buffer.from(hfRunFileText(run)) });
+  const recorded = page.getByTestId('hf-recorded');
+  await expect(recorded).toContainText('Recorded run: tiny-run-3.json', { timeout: 30_000 });
+  await expect(recorded).toBeInViewport();
+  await expect(page.getByTestId('notice')).toContainText('Opened tiny-run-3.json under “1 · SFT” → “Your own model”');
+  await expect(recorded.getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(3);
+  await expect(recorded.getByTestId('hf-train-tokens').getByRole('listitem')).toHaveCount(run.rows[2].responses[0].tokens.length);
 });

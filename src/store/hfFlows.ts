@@ -282,6 +282,7 @@ export class HfFlows {
     }
     this.tr.recordedOpened({ fileName: file.name, savedAt: run.savedAt }, run);
     this.tr.setRunFileNotice(null);
+    this.s.show(true);
     await this.putRecordedOnModel();
   }
 

@@ -264,6 +264,11 @@ export function hfRunFileRefused(fileName: string, e: unknown, want: number, max
   return t('notices:hf.train.runRefused', { fileName, why: runFileWhy(e, want, maxBytes) });
 }
 
+/** A run of a model of your own opened from the charts' Open run… (or the no-WebGPU guide): where it went. */
+export function ownModelRunOpened(fileName: string): string {
+  return t('notices:ownModelRunOpened', { fileName });
+}
+
 export function hfRunFileSaved(fileName: string, bytes: number, iterations: number, withState: boolean): string {
   return t(withState ? 'notices:hf.train.runSaved' : 'notices:hf.train.runSavedNoState', { fileName, size: formatBytes(bytes), iterations });
 }

@@ -106,7 +106,7 @@ export async function continueRecorded(runId: string): Promise<boolean> {
  * Opens a run file as a new recorded run, and says so in the notice bar; a refused file leaves the
  * page as it was. `message` is the notice's text (the no-WebGPU guide shows it inline).
  */
-export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<{ run: RunRecord | null; message: string }> {
+export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<OpenedRunFile> {
   return showRecorded(file.name, async () => {
     if (file.size > RUN_FILE_MAX_BYTES) throw tooLarge();
     return file.text();
@@ -133,7 +133,7 @@ export async function fetchServedRunFile(path: string): Promise<string> {
  * shows the run it added the first time, with the file's inspected iterations, rather than a
  * second copy; a file changed since is added as a new run.
  */
-export async function openServedRunFile(path: string, load: (path: string) => Promise<string> = fetchServedRunFile): Promise<{ run: RunRecord | null; message: string }> {
+export async function openServedRunFile(path: string, load: (path: string) => Promise<string> = fetchServedRunFile): Promise<OpenedRunFile> {
   return showRecorded(path, () => load(path));
 }
 
@@ -192,14 +192,23 @@ export async function restoreRecordedRuns(): Promise<void> {
   await dropRecordedFiles(stale).catch(() => undefined);
 }
 
+/** What opening a run file gave: the run added, or null and the refusal's words; `ownModel` when the file went to "Your own model". */
+export interface OpenedRunFile {
+  run: RunRecord | null;
+  message: string;
+  ownModel?: boolean;
+}
+
 /**
  * Reads a run (`read` gives the file's text; it and readRunFile throw RunFileError to refuse it),
- * adds it as a recorded run, keeps the file with it, and says which.
+ * adds it as a recorded run, keeps the file with it, and says which. A run of a model of your own
+ * goes to the panel that shows those (hfFlows.ts), shown there, which says what it made of it.
  */
-async function showRecorded(fileName: string, read: () => Promise<string>): Promise<{ run: RunRecord | null; message: string }> {
+async function showRecorded(fileName: string, read: () => Promise<string>): Promise<OpenedRunFile> {
   const s = useApp.getState();
+  let text = '';
   try {
-    const text = await read();
+    text = await read();
     const rec = readRunFile(text);
     const same = s.runs.find((r) => r.recorded?.file === fileName && r.recorded.savedAt === rec.savedAt);
     const run = same ?? s.addRecordedRun(rec, fileName);
@@ -216,8 +225,21 @@ async function showRecorded(fileName: string, read: () => Promise<string>): Prom
     s.setNotice({ tone: 'info', text: message });
     return { run, message };
   } catch (e) {
+    if (e instanceof RunFileError && e.reason === 'own-model-run') return openOwnModelRun(fileName, text);
     const message = notices.runFileRefused(fileName, e);
     s.setNotice({ tone: 'error', text: message });
     return { run: null, message };
   }
+}
+
+/** A run of a model of your own, opened where the page shows those ("Your own model", hfFlows.ts). */
+async function openOwnModelRun(fileName: string, text: string): Promise<OpenedRunFile> {
+  const { hfFlows } = await import('./hfFlows.ts');
+  const { useHfTrain } = await import('./hfTrain.ts');
+  await (await hfFlows()).openRunFile({ name: fileName, size: text.length, text: async () => text });
+  const said = useHfTrain.getState().runFileNotice;
+  const opened = said?.tone !== 'error';
+  const message = opened ? notices.ownModelRunOpened(fileName) : (said?.text ?? '');
+  useApp.getState().setNotice({ tone: opened ? 'info' : 'error', text: message });
+  return { run: null, message, ownModel: opened };
 }

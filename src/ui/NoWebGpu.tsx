@@ -103,9 +103,10 @@ function OpenRecordedRun({ onOpened }: { onOpened: () => void }) {
         label={t('noWebGpu.openRun')}
         className="btn"
         testId="no-webgpu-open-run"
-        onResult={({ run, message }) => {
-          setRefused(run ? null : message);
-          if (run) onOpened();
+        onResult={({ run, message, ownModel }) => {
+          const opened = run !== null || ownModel === true;
+          setRefused(opened ? null : message);
+          if (opened) onOpened();
         }}
       />
       <p className="hint">{t('noWebGpu.openRunHint')}</p>

@@ -1,8 +1,7 @@
 // A button that picks a run file (store/runFiles.ts) from the disk and opens it as a recorded run;
 // `onResult` hears what opening it gave (the run, or null and the refusal's words).
 import { useRef } from 'react';
-import { openRunFile } from '../store/runFiles.ts';
-import type { RunRecord } from '../store/runs.ts';
+import { type OpenedRunFile, openRunFile } from '../store/runFiles.ts';
 
 export function RunFilePicker({
   label,
@@ -15,7 +14,7 @@ export function RunFilePicker({
   className: string;
   title?: string;
   testId: string;
-  onResult?: (r: { run: RunRecord | null; message: string }) => void;
+  onResult?: (r: OpenedRunFile) => void;
 }) {
   const input = useRef<HTMLInputElement>(null);
   return (

@@ -152,3 +152,34 @@ describe('a run of your own model as a file', () => {
     expect(otherModel(run.model, { ...MODEL, nLayer: 28, vocab: 151_936 })).toBe('nLayer 2 ≠ 28, vocab 384 ≠ 151936');
   });
 });
+
+describe('a run of your own model opened with the charts’ Open run…', () => {
+  it('goes to “Your own model”, shown there as recorded, and the notice says where', async () => {
+    const { openRunFile } = await import('../../src/store/runFiles.ts');
+    const { useHfTrain } = await import('../../src/store/hfTrain.ts');
+    const { useHf } = await import('../../src/store/hfModel.ts');
+    const { useApp } = await import('../../src/store/appStore.ts');
+    const run = hfRecordedRun(rng(9));
+    const text = hfRunFileText(run);
+    const runsBefore = useApp.getState().runs;
+    const opened = await openRunFile({ name: 'tiny-run-3.json', size: text.length, text: async () => text });
+    expect(opened).toEqual({
+      run: null,
+      ownModel: true,
+      message: 'Opened tiny-run-3.json under “1 · SFT” → “Your own model”: a run of a model of your own, shown there as recorded.',
+    });
+    expect(useHfTrain.getState().recorded).toEqual({ fileName: 'tiny-run-3.json', savedAt: run.savedAt, run });
+    expect(useHf.getState().shown).toBe(true);
+    expect(useApp.getState().notice).toEqual({ tone: 'info', text: opened.message });
+    expect(useApp.getState().runs).toBe(runsBefore);
+    // A damaged one is refused there, in that panel's words, and nothing is shown.
+    useHfTrain.getState().recordedClosed();
+    const damaged = edited(run, (d) => (d.iterations = 4));
+    const refused = await openRunFile({ name: 'bad.json', size: damaged.length, text: async () => damaged });
+    expect(refused.run).toBeNull();
+    expect(refused.ownModel).toBe(false);
+    expect(refused.message).toBe('“bad.json” not opened: it is damaged at iterations (iterations: 4, but the last row is iteration 3). The model and its adapter are untouched.');
+    expect(useApp.getState().notice?.tone).toBe('error');
+    expect(useHfTrain.getState().recorded).toBeNull();
+  });
+});

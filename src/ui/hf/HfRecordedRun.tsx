@@ -1,7 +1,7 @@
 // A saved run of the visitor's own model (hfRunFile.ts): "Open a saved run…", what opening or
 // saving one said, and the run shown as recorded while its model is not the open one — where it
 // was trained, its evaluations, curves, rows and last batch's tokens, as the file holds them.
-import { useId } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useHf } from '../../store/hfModel.ts';
 import { otherModel } from '../../store/hfRunFile.ts';
@@ -49,11 +49,17 @@ export function HfRecordedRun() {
   const id = useId();
   const recorded = useHfTrain((s) => s.recorded);
   const model = useHf((s) => s.model);
+  const section = useRef<HTMLElement>(null);
+  const opened = recorded ? `${recorded.fileName} ${recorded.savedAt}` : null;
+  // A file just opened (here, from the charts' Open run… or the no-WebGPU guide) is brought into view.
+  useEffect(() => {
+    if (opened) section.current?.scrollIntoView({ block: 'start' });
+  }, [opened]);
   if (!recorded) return null;
   const { run, fileName, savedAt } = recorded;
   const differs = model ? otherModel(run.model, model) : null;
   return (
-    <section className="hf-recorded" aria-labelledby={`${id}-title`} data-testid="hf-recorded">
+    <section ref={section} className="hf-recorded" aria-labelledby={`${id}-title`} data-testid="hf-recorded">
       <h4 id={`${id}-title`}>
         {t('hf.train.recordedTitle', { fileName })} <span className="badge recorded-badge">{t('hf.train.recordedBadge')}</span>
       </h4>
