@@ -366,5 +366,17 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await page.getByTestId('hf-open-kept').click();
   await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM', { timeout: 180_000 });
   await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
+
+  // A preset's recorded run (npm run record-runs) goes on the open shipped model, its 40 rows shown.
+  await page.getByTestId('hf-preset-result-grpo').click();
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');
+  await expect(page.getByTestId('hf-trainer').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
+  // Without a model open, the other one is shown as recorded.
   await page.getByTestId('hf-forget').click();
+  await page.getByTestId('hf-preset-result-ppoCritic').click();
+  await expect(page.getByTestId('hf-recorded')).toContainText('Trained on “chat-arithmetic” (Qwen3ForCausalLM, 2 layers)');
+  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
+  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('td').nth(4)).not.toHaveText('–'); // GAE: a value loss
+  expect(await axe(page)).toEqual([]);
 });

@@ -1,5 +1,6 @@
 // `npm run record-runs`: trains every preset's arms (or those named) with the page's own worker code
-// and writes each as the run file the card's "Show the result" opens (public/runs/presets/):
+// and writes each as the run file the card's "Show the result" opens (public/runs/presets/); the
+// "Your own model" presets train the shipped chat model (recordHfPreset.ts):
 //   npm run record-runs [-- --preset NAME …] [--arm LABEL …] [--seed 1] [--backend cpu|webgpu] [--out public/runs/presets] [--iters N]
 // Seed 1 is the first seed of the claim tables in docs/learning.md: the same config and seed train
 // the same iterations as `npm run learning`'s run of that seed (recordArm.ts says why).
@@ -7,9 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../node/runCli.ts';
-import { PRESETS, presetArms } from '../rl/presets.ts';
-import { presetRunPath } from '../store/presetResults.ts';
+import { makeBackend } from '../node/backend.ts';
+import { HF_PRESETS, type HfPreset } from '../rl/hf/hfPresets.ts';
+import { PRESETS, type Preset, presetArms } from '../rl/presets.ts';
+import { hfPresetRunPath, presetRunPath } from '../store/presetResults.ts';
 import { recordArm } from './recordArm.ts';
+import { recordHfPreset } from './recordHfPreset.ts';
+
+const isHfPreset = (p: Preset | HfPreset): p is HfPreset => 'settings' in p;
 
 const USAGE = 'usage: npm run record-runs [-- --preset NAME …] [--arm LABEL …] [--seed 1] [--backend cpu|webgpu] [--out public/runs/presets] [--iters N]';
 
@@ -42,9 +48,11 @@ async function main(): Promise<number> {
   if (iters !== undefined && (!Number.isSafeInteger(iters) || iters < 1)) problems.push(`--iters = ${JSON.stringify(values.iters)}: a whole number ≥ 1 is required`);
   const backend = values.backend;
   if (backend !== 'cpu' && backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(backend)}: allowed: cpu, webgpu`);
-  const presets = values.preset ? values.preset.map((n) => PRESETS.find((p) => p.name === n) ?? n) : PRESETS;
-  for (const p of presets) if (typeof p === 'string') problems.push(`--preset = ${JSON.stringify(p)}: allowed: ${PRESETS.map((x) => JSON.stringify(x.name)).join(', ')}`);
-  const chosen = presets.filter((p) => typeof p !== 'string');
+  const named = (n: string) => PRESETS.find((p) => p.name === n) ?? HF_PRESETS.find((p) => p.name === n) ?? n;
+  const all = [...PRESETS, ...HF_PRESETS];
+  const presets = values.preset ? values.preset.map(named) : all;
+  for (const p of presets) if (typeof p === 'string') problems.push(`--preset = ${JSON.stringify(p)}: allowed: ${all.map((x) => JSON.stringify(x.name)).join(', ')}`);
+  const chosen = presets.filter((p): p is Preset => typeof p !== 'string' && !isHfPreset(p));
   for (const label of values.arm ?? [])
     if (!chosen.some((p) => presetArms(p).some((a) => a.label === label)))
       problems.push(
@@ -57,6 +65,23 @@ async function main(): Promise<number> {
   mkdirSync(values.out!, { recursive: true });
   for (const preset of presets) {
     if (typeof preset === 'string') continue;
+    if (isHfPreset(preset)) {
+      if (values.arm) continue;
+      const file = join(values.out!, basename(hfPresetRunPath(preset)));
+      console.error(`[record-runs] ${preset.name}: ${iters ?? preset.settings.iterations} iterations of the shipped chat model, ${backend} backend`);
+      const rec = await recordHfPreset({
+        preset,
+        be: await makeBackend(backend!),
+        iterations: iters,
+        onRow: (row) => console.error(`[record-runs]   iteration ${row.iter}: reward_mean ${row.reward_mean.toFixed(3)}`),
+      });
+      writeFileSync(file, rec.text);
+      const [before, after] = [rec.evals.find((e) => e.when === 'before'), rec.evals.find((e) => e.when === 'after')];
+      console.log(
+        `${file}: ${(rec.text.length / 1024).toFixed(0)} KiB, ${rec.rows.length} iterations, greedy held-out ${before?.greedyAccuracy ?? '–'} → ${after?.greedyAccuracy ?? '–'}, ${rec.seconds.toFixed(0)} s`,
+      );
+      continue;
+    }
     for (const [i, arm] of presetArms(preset).entries()) {
       if (values.arm && !values.arm.includes(arm.label)) continue;
       const file = join(values.out!, basename(presetRunPath(preset, i)));

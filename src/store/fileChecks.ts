@@ -79,6 +79,22 @@ export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMAT
   return doc;
 }
 
+/** The text of a file the page's own site serves at `path` (a run file beside the page), at most `maxBytes`. */
+export async function fetchServedFile(path: string, maxBytes: number): Promise<string> {
+  const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${maxBytes / 2 ** 20} MiB`);
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin' });
+  } catch (e) {
+    throw new RunFileError('not-served', 'file', e instanceof Error ? e.message : String(e));
+  }
+  if (!res.ok) throw new RunFileError('not-served', 'file', `HTTP ${res.status}`);
+  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  const text = await res.text();
+  if (text.length > maxBytes) throw tooLarge();
+  return text;
+}
+
 /** An ISO 8601 date at `field`. */
 export function date(x: unknown, field: string): string {
   const d = str(x, field, 40);

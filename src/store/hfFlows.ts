@@ -14,7 +14,7 @@ import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
-import { RunFileError } from './fileChecks.ts';
+import { fetchServedFile, RunFileError } from './fileChecks.ts';
 import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
@@ -271,16 +271,27 @@ export class HfFlows {
    * and its rows become the panel's, so Continue trains on from its last iteration.
    */
   async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<void> {
+    await this.showRecorded(file.name, async () => {
+      if (file.size > HF_RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${HF_RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
+      return file.text();
+    });
+  }
+
+  /** A run file the page's own site serves (a "Your own model" preset's recorded run: presetResults.ts), opened as a picked one. */
+  async openServedRunFile(path: string): Promise<void> {
+    await this.showRecorded(path.slice(path.lastIndexOf('/') + 1), () => fetchServedFile(path, HF_RUN_FILE_MAX_BYTES));
+  }
+
+  private async showRecorded(fileName: string, read: () => Promise<string>): Promise<void> {
     if (this.tr.running) return;
     let run: HfRecordedRun;
     try {
-      if (file.size > HF_RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${HF_RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
-      run = readHfRunFile(await file.text());
+      run = readHfRunFile(await read());
     } catch (e) {
-      this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(file.name, e, HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES) });
+      this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(fileName, e, HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES) });
       return;
     }
-    this.tr.recordedOpened({ fileName: file.name, savedAt: run.savedAt }, run);
+    this.tr.recordedOpened({ fileName, savedAt: run.savedAt }, run);
     this.tr.setRunFileNotice(null);
     this.s.show(true);
     await this.putRecordedOnModel();

@@ -1,6 +1,7 @@
 // Every card's recorded run, shipped with the page in public/runs/presets/ (written by
 // `npm run record-runs`, src/record/): one run file per arm, so "Show the result" opens a paired
 // preset's arms overlaid as one comparison, on any device, without training.
+import type { HfPreset } from '../rl/hf/hfPresets.ts';
 import { findPreset, presetArms, type Preset } from '../rl/presets.ts';
 import { useApp } from './appStore.ts';
 import { comparisonOf } from './comparisons.ts';
@@ -15,6 +16,11 @@ export const PRESET_RUNS_DIR = 'runs/presets';
 export function presetRunPath(preset: Preset, arm: number): string {
   const n = presetArms(preset).length;
   return `${PRESET_RUNS_DIR}/${preset.id}${n > 1 ? `-${arm + 1}` : ''}.json`;
+}
+
+/** The run file of a "Your own model" preset (rl/hf/hfPresets.ts), trained on the shipped chat model. */
+export function hfPresetRunPath(preset: Pick<HfPreset, 'id'>): string {
+  return `${PRESET_RUNS_DIR}/own-model-${preset.id}.json`;
 }
 
 /** Every arm's run file of `preset`, in the arms' order. */

@@ -9,7 +9,7 @@ import { downloadBlob } from './download.ts';
 import { hackedOfferFor } from './hackedOffer.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
-import { RunFileError } from './fileChecks.ts';
+import { fetchServedFile, RunFileError } from './fileChecks.ts';
 import { type ClassQuestions, type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, readRunFile, runFileText } from './runFile.ts';
 import { dropRecordedFiles, followRecordedRuns, keepRecordedFile, loadRecordedFiles } from './recordedPersist.ts';
 import { loadResumePoint, saveResumePoint } from './resume.ts';
@@ -114,19 +114,7 @@ export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): P
 }
 
 /** The page's own copy of a run file served with it (`?run=`, viewLink.ts), as text. */
-export async function fetchServedRunFile(path: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(path, { credentials: 'same-origin' });
-  } catch (e) {
-    throw new RunFileError('not-served', 'file', e instanceof Error ? e.message : String(e));
-  }
-  if (!res.ok) throw new RunFileError('not-served', 'file', `HTTP ${res.status}`);
-  if (Number(res.headers.get('content-length') ?? 0) > RUN_FILE_MAX_BYTES) throw tooLarge();
-  const text = await res.text();
-  if (text.length > RUN_FILE_MAX_BYTES) throw tooLarge();
-  return text;
-}
+export const fetchServedRunFile = (path: string): Promise<string> => fetchServedFile(path, RUN_FILE_MAX_BYTES);
 
 /**
  * Opens the run file at `path` served with the page (`?run=`). A link opened again (a reload)

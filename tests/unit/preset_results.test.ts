@@ -2,7 +2,8 @@
 // file per arm at the path "Show the result" opens, read by the page's own reader (every check of
 // a run file applies), trained with the card's whole recipe and seed 1 for the card's budget, with
 // the evaluations of the page's schedule, its last batch and the inspected first and last
-// iterations; the cards' files together stay small enough to precache for offline use.
+// iterations; the cards' files together stay small enough to precache for offline use. The two
+// "Your own model" presets' runs of the shipped chat model are there too, with their adapters.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -10,7 +11,14 @@ import { armConfig, PRESETS, presetArms } from '../../src/rl/presets.ts';
 import { useApp } from '../../src/store/appStore.ts';
 import { comparisonOf } from '../../src/store/comparisons.ts';
 import { useInspection } from '../../src/store/inspection.ts';
-import { PRESET_RUNS_DIR, presetRunPath, presetRunPaths, showPresetResult } from '../../src/store/presetResults.ts';
+import { hfPresetRunPath, PRESET_RUNS_DIR, presetRunPath, presetRunPaths, showPresetResult } from '../../src/store/presetResults.ts';
+import { HF_PRESETS } from '../../src/rl/hf/hfPresets.ts';
+import { HF_TRAIN_EVAL_COUNT } from '../../src/rl/hf/hfTrainSettings.ts';
+import { SHIPPED_CHAT_MODEL } from '../../src/model/hf/shippedModel.ts';
+import { readHfRunFile } from '../../src/store/hfRunFile.ts';
+import { HfFlows } from '../../src/store/hfFlows.ts';
+import { useHfTrain } from '../../src/store/hfTrain.ts';
+import { createHfStore } from '../../src/store/hfModel.ts';
 import { readRunFile } from '../../src/store/runFile.ts';
 import { restoreRecordedRuns } from '../../src/store/runFiles.ts';
 import { evalDue } from '../../src/worker/evalSchedule.ts';
@@ -34,7 +42,7 @@ describe('the cards’ recorded runs', () => {
   it('ship nothing but the cards’ files, within the precache budget', () => {
     const dir = join(PUBLIC, PRESET_RUNS_DIR);
     const shipped = readdirSync(dir).map((f) => `${PRESET_RUNS_DIR}/${f}`);
-    expect(shipped.sort()).toEqual(PRESETS.flatMap(presetRunPaths).sort());
+    expect(shipped.sort()).toEqual([...PRESETS.flatMap(presetRunPaths), ...HF_PRESETS.map(hfPresetRunPath)].sort());
     const total = shipped.reduce((sum, f) => sum + statSync(join(PUBLIC, f)).size, 0);
     expect(total).toBeLessThanOrEqual(MAX_TOTAL_BYTES);
   });
@@ -56,6 +64,58 @@ describe('the cards’ recorded runs', () => {
         expect(rec.traces.map((t) => t.trace.iter)).toEqual([0, budget - 1]);
         expect(rec.state).toBeNull();
       });
+});
+
+describe('the “Your own model” presets’ recorded runs', () => {
+  const config = JSON.parse(readFileSync(join(PUBLIC, SHIPPED_CHAT_MODEL.path, 'config.json'), 'utf8'));
+  for (const preset of HF_PRESETS)
+    it(`${preset.name}: the preset's settings on the shipped chat model, every iteration, both evaluations, the adapter with its state`, () => {
+      const run = readHfRunFile(readFileSync(join(PUBLIC, hfPresetRunPath(preset)), 'utf8'));
+      expect(run.settings).toEqual(preset.settings);
+      expect(run.model).toEqual({
+        label: SHIPPED_CHAT_MODEL.label,
+        architecture: config.architectures[0],
+        nLayer: config.num_hidden_layers,
+        dModel: config.hidden_size,
+        vocab: config.vocab_size,
+      });
+      expect(run.rows.map((r) => r.iter)).toEqual(Array.from({ length: preset.settings.iterations }, (_, i) => i + 1));
+      expect(run.iterations).toBe(preset.settings.iterations);
+      for (const r of run.rows) expect(r.responses).toHaveLength(preset.settings.promptsPerBatch * preset.settings.samplesPerPrompt);
+      expect(run.rows.every((r) => (r.value_loss === null) === (preset.settings.estimator === 'group_norm'))).toBe(true);
+      expect(run.evals.map((e) => [e.when, e.count])).toEqual([
+        ['before', HF_TRAIN_EVAL_COUNT],
+        ['after', HF_TRAIN_EVAL_COUNT],
+      ]);
+      expect(JSON.parse(run.adapter.config)).toMatchObject({ peft_type: 'LORA', r: preset.settings.loraRank });
+      expect(run.adapter.state).toBeDefined();
+    });
+
+  it('open from “Show the result” as a picked file would: shown as recorded without a model', async () => {
+    const served = vi.fn(async (path: string) => new Response(readFileSync(join(PUBLIC, path))));
+    vi.stubGlobal('fetch', served);
+    try {
+      const flows = new HfFlows({
+        store: createHfStore(),
+        train: useHfTrain,
+        rewardFunction: () => '',
+        download: () => undefined,
+        adapterKeep: { save: async () => undefined, read: async () => null, forget: async () => undefined },
+        connection: () => {
+          throw new Error('nothing is sent to the worker without a model');
+        },
+        keep: { save: async () => ({ label: '', files: 0, bytes: 0, savedAt: 0 }), read: async () => null, files: async () => [], forget: async () => undefined },
+        seed: () => 1,
+      });
+      await flows.openServedRunFile(hfPresetRunPath(HF_PRESETS[0]));
+      expect(served).toHaveBeenCalledWith('runs/presets/own-model-grpo.json', { credentials: 'same-origin' });
+      expect(useHfTrain.getState().recorded).toMatchObject({ fileName: 'own-model-grpo.json', run: { settings: HF_PRESETS[0].settings } });
+      expect(useHfTrain.getState().runFileNotice).toBeNull();
+    } finally {
+      useHfTrain.getState().recordedClosed();
+      vi.unstubAllGlobals();
+    }
+  });
 });
 
 describe('Show the result', () => {

@@ -10,7 +10,7 @@ import { useHf } from '../../store/hfModel.ts';
 import { formatBytes } from '../../model/hf/memoryPlan.ts';
 import { SHIPPED_CHAT_MODEL } from '../../model/hf/shippedModel.ts';
 import { droppedFolder } from './droppedFolder.ts';
-import { HfOpenRunButton, HfRecordedRun, HfRunFileNotice } from './HfRecordedRun.tsx';
+import { HfOpenRunButton, HfPresetResults, HfRecordedRun, HfRunFileNotice } from './HfRecordedRun.tsx';
 import { HfSamplePanel } from './HfSamplePanel.tsx';
 import { HfTrainPanel } from './HfTrainPanel.tsx';
 import './hf.css';
@@ -129,6 +129,7 @@ export function HfModelPanel() {
         <HfOpenRunButton />
         <span className="muted small">{t('hf.train.runOpenHint')}</span>
       </div>
+      <HfPresetResults />
       {model ? null : <HfRunFileNotice />}
       {kept ? (
         <div className="buttons hf-kept" data-testid="hf-kept">

@@ -3,7 +3,9 @@
 // was trained, its evaluations, curves, rows and last batch's tokens, as the file holds them.
 import { useEffect, useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
 import { useHf } from '../../store/hfModel.ts';
+import { hfPresetRunPath } from '../../store/presetResults.ts';
 import { otherModel } from '../../store/hfRunFile.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfTrainResults } from './HfTrainResults.tsx';
@@ -29,6 +31,29 @@ export function HfOpenRunButton() {
         data-testid="hf-run-open"
       />
     </label>
+  );
+}
+
+/** Each "Your own model" preset's recorded run on the shipped chat model (`npm run record-runs`), shown at once. */
+export function HfPresetResults() {
+  const { t } = useTranslation('notices');
+  const running = useHfTrain((s) => s.running);
+  return (
+    <div className="buttons hf-shipped" data-testid="hf-preset-results">
+      <span className="small">{t('hf.train.presetResults')}</span>
+      {HF_PRESETS.map((p) => (
+        <button
+          key={p.id}
+          type="button"
+          className="btn small"
+          disabled={running}
+          onClick={() => void flows().then((f) => f.openServedRunFile(hfPresetRunPath(p)))}
+          data-testid={`hf-preset-result-${p.id}`}
+        >
+          {t(`hf.train.preset.${p.id}.name`)}
+        </button>
+      ))}
+    </div>
   );
 }
 
