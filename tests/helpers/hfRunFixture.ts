@@ -1,10 +1,30 @@
 // A saved run of the visitor's own model as the panel would save it (hfRunFile.ts): random rows of
 // every response's tokens, both evaluations, and an adapter whose PEFT weights and training state
-// are real safetensors files of random values.
+// are real safetensors files of random values; the model it names, as the worker reports one.
 import { encodeSafetensors } from '../../src/model/safetensors.ts';
 import { DEFAULT_HF_TRAIN, type HfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
 import type { HfRecordedRun } from '../../src/store/hfRunFile.ts';
 import type { Rng } from '../../src/util/rng.ts';
+import type { HfModelSummary } from '../../src/worker/hfTypes.ts';
+
+/** A tiny Qwen3 as the worker reports it once open (HfModelSummary), named `label`. */
+export function tinyModelSummary(label: string): HfModelSummary {
+  return {
+    label,
+    architecture: 'Qwen3ForCausalLM',
+    nLayer: 2,
+    dModel: 64,
+    nHead: 4,
+    nKvHead: 2,
+    vocab: 384,
+    maxPositions: 128,
+    parameters: 60_000,
+    deviceBytes: 240_000,
+    weightDtype: 'f32',
+    hasChatTemplate: true,
+    generation: { source: 'generation_config.json', doSample: true, temperature: 0.7, topP: 0.8, topK: 20, maxNewTokens: 500, eosTokenIds: [2] },
+  };
+}
 
 const CLIP = [null, null, null, 'upper', 'lower', 'dual'] as const;
 

@@ -10,8 +10,7 @@ import { RunFileError } from '../../src/store/fileChecks.ts';
 import { HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile } from '../../src/store/hfRunFile.ts';
 import { runFileRefused } from '../../src/store/notices.ts';
 import { readRunFile, runFileText } from '../../src/store/runFile.ts';
-import type { HfModelSummary } from '../../src/worker/hfTypes.ts';
-import { hfRecordedRun } from '../helpers/hfRunFixture.ts';
+import { hfRecordedRun, tinyModelSummary } from '../helpers/hfRunFixture.ts';
 import { rng } from '../helpers/random.ts';
 
 /** The refusal `read` throws, as { reason, field }. */
@@ -35,21 +34,7 @@ function edited(run: HfRecordedRun, edit: (doc: Doc) => void): string {
   return JSON.stringify(doc);
 }
 
-const MODEL: HfModelSummary = {
-  label: 'tiny qwen',
-  architecture: 'Qwen3ForCausalLM',
-  nLayer: 2,
-  dModel: 64,
-  nHead: 4,
-  nKvHead: 2,
-  vocab: 384,
-  maxPositions: 128,
-  parameters: 60_000,
-  deviceBytes: 240_000,
-  weightDtype: 'f32',
-  hasChatTemplate: true,
-  generation: { source: 'generation_config.json', doSample: true, temperature: 0.7, topP: 0.8, topK: 20, maxNewTokens: 500, eosTokenIds: [2] },
-};
+const MODEL = tinyModelSummary('tiny qwen');
 
 describe('a run of your own model as a file', () => {
   it('reads back as the run it was written from, the adapter and training state byte for byte', () => {

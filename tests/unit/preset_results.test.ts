@@ -118,6 +118,13 @@ describe('the “Your own model” presets’ recorded runs', () => {
   });
 });
 
+/** The iterations of `runId` the inspector holds. */
+const tracedIters = (runId: string) =>
+  useInspection
+    .getState()
+    .traces.filter((t) => t.runId === runId)
+    .map((t) => t.trace.iter);
+
 describe('Show the result', () => {
   let uninstall: () => void;
   beforeEach(() => {
@@ -150,12 +157,7 @@ describe('Show the result', () => {
     expect(s.notice).toEqual({ tone: 'info', text: message });
     expect(s.runs.filter((r) => r.visible).map((r) => r.name)).toEqual(['ε = 0.05', 'ε = 0.5']);
     expect(comparisonOf(s.runs.find((r) => r.id === mine.id)!)).not.toBe(comparisonOf(runs[0]));
-    expect(
-      useInspection
-        .getState()
-        .traces.filter((t) => t.runId === runs[1].id)
-        .map((t) => t.trace.iter),
-    ).toEqual([0, 59]);
+    expect(tracedIters(runs[1].id)).toEqual([0, 59]);
 
     await showPresetResult('DAPO');
     expect(
@@ -184,12 +186,7 @@ describe('Show the result', () => {
     // After a reload the run's inspected iterations come back, not the offer (a live run's is not kept either).
     useInspection.setState({ traces: [], hacked: null });
     await restoreRecordedRuns();
-    expect(
-      useInspection
-        .getState()
-        .traces.filter((t) => t.runId === runs[0].id)
-        .map((t) => t.trace.iter),
-    ).toEqual([0, 19]);
+    expect(tracedIters(runs[0].id)).toEqual([0, 19]);
     expect(useInspection.getState().hacked).toBeNull();
   });
 

@@ -14,30 +14,16 @@ import { DEFAULT_HF_TRAIN, hfTrainProblems, upgradeHfTrainRow } from '../../src/
 import { SHIPPED_CHAT_MODEL } from '../../src/model/hf/shippedModel.ts';
 import { unzipSync } from 'fflate';
 import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settingProblems, settingsFor } from '../../src/store/hfModel.ts';
-import type { HfModelSummary, HfSample } from '../../src/worker/protocol.ts';
+import type { HfSample } from '../../src/worker/protocol.ts';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
-import { hfRecordedRun, hfRunRow } from '../helpers/hfRunFixture.ts';
+import { hfRecordedRun, hfRunRow, tinyModelSummary } from '../helpers/hfRunFixture.ts';
 import { rng } from '../helpers/random.ts';
 import { hfRunFileText, readHfRunFile } from '../../src/store/hfRunFile.ts';
 import { runFileText } from '../../src/store/runFile.ts';
 import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
 
-const MODEL: HfModelSummary = {
-  label: 'tiny',
-  architecture: 'Qwen3ForCausalLM',
-  nLayer: 2,
-  dModel: 64,
-  nHead: 4,
-  nKvHead: 2,
-  vocab: 384,
-  maxPositions: 128,
-  parameters: 60_000,
-  deviceBytes: 240_000,
-  weightDtype: 'f32',
-  hasChatTemplate: true,
-  generation: { source: 'generation_config.json', doSample: true, temperature: 0.7, topP: 0.8, topK: 20, maxNewTokens: 500, eosTokenIds: [2] },
-};
+const MODEL = tinyModelSummary('tiny');
 const SAMPLE: HfSample = {
   promptIds: [1, 2],
   promptText: 'hi',
