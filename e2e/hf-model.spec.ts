@@ -372,11 +372,17 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');
   await expect(page.getByTestId('hf-trainer').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
-  // Without a model open, the other one is shown as recorded.
-  await page.getByTestId('hf-forget').click();
+  // The other one, while the model holds that adapter: shown as recorded, put on only when asked.
   await page.getByTestId('hf-preset-result-ppoCritic').click();
-  await expect(page.getByTestId('hf-recorded')).toContainText('Trained on “chat-arithmetic” (Qwen3ForCausalLM, 2 layers)');
-  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
+  await expect(page.getByTestId('hf-recorded')).toContainText('it holds another adapter (40 iterations)');
   await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('td').nth(4)).not.toHaveText('–'); // GAE: a value loss
   expect(await axe(page)).toEqual([]);
+  await page.getByTestId('hf-recorded-put').click();
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-ppoCritic.json', { timeout: 60_000 });
+  await expect(page.getByTestId('hf-recorded')).toHaveCount(0);
+  // Without a model open, a result is shown as recorded.
+  await page.getByTestId('hf-forget').click();
+  await page.getByTestId('hf-preset-result-grpo').click();
+  await expect(page.getByTestId('hf-recorded')).toContainText('Trained on “chat-arithmetic” (Qwen3ForCausalLM, 2 layers)');
+  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
 });

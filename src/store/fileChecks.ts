@@ -19,6 +19,9 @@ export class RunFileError extends Error {
   }
 }
 
+/** A file over `maxBytes` (checked before it is read whole, and again on its text). */
+export const tooLarge = (maxBytes: number) => new RunFileError('too-large', 'file', `the file is over ${maxBytes / 2 ** 20} MiB`);
+
 export const damaged = (field: string, what: string) => new RunFileError('damaged', field, `${field}: ${what}`);
 export const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 export const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
@@ -58,7 +61,7 @@ export const RUN_FILE_FORMATS = { playground: 'ppo-playground-run', ownModel: 'p
  * another format, another version.
  */
 export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMATS, version: number, maxBytes: number): Record<string, unknown> {
-  if (text.length > maxBytes) throw new RunFileError('too-large', 'file', `the file is over ${maxBytes / 1024 / 1024} MiB`);
+  if (text.length > maxBytes) throw tooLarge(maxBytes);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -81,7 +84,6 @@ export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMAT
 
 /** The text of a file the page's own site serves at `path` (a run file beside the page), at most `maxBytes`. */
 export async function fetchServedFile(path: string, maxBytes: number): Promise<string> {
-  const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${maxBytes / 2 ** 20} MiB`);
   let res: Response;
   try {
     res = await fetch(path, { credentials: 'same-origin' });
@@ -89,9 +91,9 @@ export async function fetchServedFile(path: string, maxBytes: number): Promise<s
     throw new RunFileError('not-served', 'file', e instanceof Error ? e.message : String(e));
   }
   if (!res.ok) throw new RunFileError('not-served', 'file', `HTTP ${res.status}`);
-  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
   const text = await res.text();
-  if (text.length > maxBytes) throw tooLarge();
+  if (text.length > maxBytes) throw tooLarge(maxBytes);
   return text;
 }
 

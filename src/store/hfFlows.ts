@@ -14,7 +14,7 @@ import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
-import { fetchServedFile, RunFileError } from './fileChecks.ts';
+import { fetchServedFile, tooLarge } from './fileChecks.ts';
 import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
@@ -272,7 +272,7 @@ export class HfFlows {
    */
   async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<void> {
     await this.showRecorded(file.name, async () => {
-      if (file.size > HF_RUN_FILE_MAX_BYTES) throw new RunFileError('too-large', 'file', `the file is over ${HF_RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
+      if (file.size > HF_RUN_FILE_MAX_BYTES) throw tooLarge(HF_RUN_FILE_MAX_BYTES);
       return file.text();
     });
   }
@@ -283,7 +283,10 @@ export class HfFlows {
   }
 
   private async showRecorded(fileName: string, read: () => Promise<string>): Promise<void> {
-    if (this.tr.running) return;
+    if (this.tr.running) {
+      this.tr.setRunFileNotice({ tone: 'error', text: t('notices:hf.train.runBusy', { fileName }) });
+      return;
+    }
     let run: HfRecordedRun;
     try {
       run = readHfRunFile(await read());
@@ -297,16 +300,25 @@ export class HfFlows {
     await this.putRecordedOnModel();
   }
 
-  /** The opened run file's adapter on the open model, when it is the run's model. */
-  private async putRecordedOnModel(): Promise<void> {
+  /**
+   * The opened run file's adapter on the open model, when it is the run's model. An adapter the
+   * model already holds is not replaced unasked (`replace`: the visitor chose to): the run stays
+   * shown as recorded and offers to.
+   */
+  private async putRecordedOnModel(replace = false): Promise<void> {
     const rec = this.tr.recorded;
     const model = this.s.model;
-    if (!rec || !model || otherModel(rec.run.model, model) !== null) return;
+    if (!rec || !model || otherModel(rec.run.model, model) !== null || (this.tr.trained && !replace)) return;
     const { run, fileName, savedAt } = rec;
     const put = await this.loadAdapter(run.adapter, 'recorded', run, { fileName, savedAt });
     if (!put) return;
     this.tr.recordedClosed();
     this.tr.setRunFileNotice({ tone: 'info', text: notices.hfRunFileOpened(fileName, savedAt, run.iterations) });
+  }
+
+  /** The recorded run's adapter on the open model in place of the one it holds. */
+  async putRecordedAdapter(): Promise<void> {
+    await this.putRecordedOnModel(true);
   }
 
   /** Closes a run file shown as recorded (its model never opened). */

@@ -9,7 +9,7 @@ import { downloadBlob } from './download.ts';
 import { hackedOfferFor } from './hackedOffer.ts';
 import { useInspection } from './inspection.ts';
 import * as notices from './notices.ts';
-import { fetchServedFile, RunFileError } from './fileChecks.ts';
+import { fetchServedFile, RunFileError, tooLarge } from './fileChecks.ts';
 import { type ClassQuestions, type RecordedRun, type RecordedState, RUN_FILE_MAX_BYTES, readRunFile, runFileText } from './runFile.ts';
 import { dropRecordedFiles, followRecordedRuns, keepRecordedFile, loadRecordedFiles } from './recordedPersist.ts';
 import { loadResumePoint, saveResumePoint } from './resume.ts';
@@ -108,7 +108,7 @@ export async function continueRecorded(runId: string): Promise<boolean> {
  */
 export async function openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<OpenedRunFile> {
   return showRecorded(file.name, async () => {
-    if (file.size > RUN_FILE_MAX_BYTES) throw tooLarge();
+    if (file.size > RUN_FILE_MAX_BYTES) throw tooLarge(RUN_FILE_MAX_BYTES);
     return file.text();
   });
 }
@@ -124,8 +124,6 @@ export const fetchServedRunFile = (path: string): Promise<string> => fetchServed
 export async function openServedRunFile(path: string, load: (path: string) => Promise<string> = fetchServedRunFile): Promise<OpenedRunFile> {
   return showRecorded(path, () => load(path));
 }
-
-const tooLarge = () => new RunFileError('too-large', 'file', `the file is over ${RUN_FILE_MAX_BYTES / 2 ** 20} MiB`);
 
 /**
  * What a recorded run's file brings besides its record: its state, question sets and inspected

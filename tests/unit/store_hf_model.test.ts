@@ -545,7 +545,7 @@ describe('a saved run of your own model', () => {
     await resumed;
   });
 
-  it('a damaged or foreign file is refused naming the field; the model, its adapter and rows stay as they were', async () => {
+  it('a damaged or foreign file is refused naming the field, the model, its adapter and rows untouched; a good one does not replace the adapter the model holds unasked', async () => {
     const { h, flows, train } = setup();
     const opening = flows.openPicked({ label: 'tiny qwen', files: files() });
     h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: { ...MODEL, label: 'tiny qwen' } });
@@ -568,5 +568,23 @@ describe('a saved run of your own model', () => {
     );
     expect(train.getState()).toMatchObject({ rows, trained: true, recorded: null });
     expect(h.worker.of('hfLoadAdapter')).toHaveLength(0);
+
+    // While the model trains nothing is opened, and the panel says why.
+    const good = hfRecordedRun(rng(34));
+    train.setState({ running: true });
+    await flows.openRunFile(asFile('good.json', hfRunFileText(good)));
+    expect(train.getState()).toMatchObject({ recorded: null, runFileNotice: { tone: 'error', text: '“good.json” not opened: the model is training; open it once the run ends.' } });
+    train.setState({ running: false });
+    // A good file of this model while it holds an adapter: shown as recorded, put on only when asked.
+    await flows.openRunFile(asFile('good.json', hfRunFileText(good)));
+    expect(h.worker.of('hfLoadAdapter')).toHaveLength(0);
+    expect(train.getState()).toMatchObject({ rows, trained: true, recorded: { fileName: 'good.json' } });
+    const putting = flows.putRecordedAdapter();
+    await h.advance();
+    const load = h.worker.of('hfLoadAdapter')[0];
+    expect(Array.from(load.state ?? [])).toEqual(Array.from(good.adapter.state!));
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
+    await putting;
+    expect(train.getState()).toMatchObject({ rows: good.rows, iterationsDone: 3, recorded: null, adapter: { source: 'recorded', file: { fileName: 'good.json' } } });
   });
 });

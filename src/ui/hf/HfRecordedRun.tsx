@@ -73,6 +73,9 @@ export function HfRecordedRun() {
   const { t, i18n } = useTranslation('notices');
   const id = useId();
   const recorded = useHfTrain((s) => s.recorded);
+  const trained = useHfTrain((s) => s.trained);
+  const running = useHfTrain((s) => s.running);
+  const iterationsDone = useHfTrain((s) => s.iterationsDone);
   const model = useHf((s) => s.model);
   const section = useRef<HTMLElement>(null);
   const opened = recorded ? `${recorded.fileName} ${recorded.savedAt}` : null;
@@ -83,6 +86,8 @@ export function HfRecordedRun() {
   if (!recorded) return null;
   const { run, fileName, savedAt } = recorded;
   const differs = model ? otherModel(run.model, model) : null;
+  // Its own model is open but holds another adapter: put on only when asked (putRecordedOnModel).
+  const replaces = model !== null && differs === null && trained;
   return (
     <section ref={section} className="hf-recorded" aria-labelledby={`${id}-title`} data-testid="hf-recorded">
       <h4 id={`${id}-title`}>
@@ -96,9 +101,14 @@ export function HfRecordedRun() {
           date: new Date(savedAt).toLocaleString(i18n.language),
           iterations: run.iterations,
         })}{' '}
-        {differs ? t('hf.train.recordedOtherModel', { differs }) : t('hf.train.recordedOpenModel')}
+        {differs ? t('hf.train.recordedOtherModel', { differs }) : replaces ? t('hf.train.recordedReplaces', { iterations: iterationsDone }) : t('hf.train.recordedOpenModel')}
       </p>
       <div className="buttons">
+        {replaces ? (
+          <button type="button" className="btn small" disabled={running} onClick={() => void flows().then((f) => f.putRecordedAdapter())} data-testid="hf-recorded-put">
+            {t('hf.train.recordedPut')}
+          </button>
+        ) : null}
         <button type="button" className="btn small ghost" onClick={() => void flows().then((f) => f.closeRecorded())} data-testid="hf-recorded-close">
           {t('hf.train.recordedClose')}
         </button>
