@@ -56,16 +56,18 @@ export async function trainUntilStateAt(page: Page, atLeast: number): Promise<St
 }
 
 /**
- * Waits until the stored trainer state is the one Pause saved: the state of the run record's last
- * iteration. Just after Pause an earlier automatic save can still be the stored one, and the
- * pause's own lands a moment later (over anything written in between).
+ * Waits until the stored trainer state is the one Pause saved: the state after the run's last
+ * iteration as the page counts it (final once Paused), with the stored record written up to it.
+ * Just after Pause an earlier automatic save can still be the stored one, with a record written up
+ * to that save as well, and the pause's own lands a moment later (over anything written between).
  */
 export async function pausedStateSaved(page: Page): Promise<Stored> {
   await expect
     .poll(
       async () => {
         const st = await stored(page);
-        return st.state !== null && st.runs.length === 1 && st.state.iter === st.runs[0].iters.length ? st.state.iter : -1;
+        const shown = await iterations(page);
+        return st.state !== null && st.runs.length === 1 && st.state.iter === shown && st.runs[0].iters.length === shown ? st.state.iter : -1;
       },
       { timeout: 60_000, message: 'the state saved at Pause, at the record’s last iteration' },
     )
