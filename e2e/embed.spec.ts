@@ -145,6 +145,10 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
   await frame.goto(`/?run=${RUN}&embed=kl&lang=zh-CN`);
   await expect(frame.getByTestId('embed').locator('.embed-title')).toHaveText('KL 奖励塑形');
   await expect(frame.getByTestId('embed-run').locator('.recorded-badge')).toHaveText('已记录');
+  // A run of a model of your own is no playground run: the frame says where the full page shows it.
+  await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=chart:reward_mean');
+  await expect(frame.getByTestId('embed-notice')).toContainText('own-model-grpo.json is a run of a model of your own');
+  await expect(frame.getByTestId('embed-notice')).toContainText('“1 · SFT” → “Your own model”');
   await context.close();
 });
 

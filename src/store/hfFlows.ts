@@ -1,7 +1,7 @@
 // What the "Your own model" panel asks of the worker and of the browser's storage: open a picked
 // folder (the File objects go to the worker, which reads them; nothing leaves the machine), keep
 // it in this browser for a reload, open the kept copy again, sample from the model, train it with
-// LoRA and download the adapter, forget it. Every failure lands in the HF stores as a message the
+// LoRA and download the adapter, save the run as a file and open one again, forget it. Every failure lands in the HF stores as a message the
 // panel shows; none touches the PPO run.
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
@@ -270,34 +270,36 @@ export class HfFlows {
    * recorded; on its own model (open now or later) its adapter and training state go on the model
    * and its rows become the panel's, so Continue trains on from its last iteration.
    */
-  async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<void> {
-    await this.showRecorded(file.name, async () => {
+  /** Whether the file was opened (a refusal is the panel's notice). */
+  async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<boolean> {
+    return this.showRecorded(file.name, async () => {
       if (file.size > HF_RUN_FILE_MAX_BYTES) throw tooLarge(HF_RUN_FILE_MAX_BYTES);
       return file.text();
     });
   }
 
   /** A run file the page's own site serves (a "Your own model" preset's recorded run: presetResults.ts), opened as a picked one. */
-  async openServedRunFile(path: string): Promise<void> {
-    await this.showRecorded(path.slice(path.lastIndexOf('/') + 1), () => fetchServedFile(path, HF_RUN_FILE_MAX_BYTES));
+  async openServedRunFile(path: string): Promise<boolean> {
+    return this.showRecorded(path.slice(path.lastIndexOf('/') + 1), () => fetchServedFile(path, HF_RUN_FILE_MAX_BYTES));
   }
 
-  private async showRecorded(fileName: string, read: () => Promise<string>): Promise<void> {
+  private async showRecorded(fileName: string, read: () => Promise<string>): Promise<boolean> {
     if (this.tr.running) {
       this.tr.setRunFileNotice({ tone: 'error', text: t('notices:hf.train.runBusy', { fileName }) });
-      return;
+      return false;
     }
     let run: HfRecordedRun;
     try {
       run = readHfRunFile(await read());
     } catch (e) {
       this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(fileName, e, HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES) });
-      return;
+      return false;
     }
     this.tr.recordedOpened({ fileName, savedAt: run.savedAt }, run);
     this.tr.setRunFileNotice(null);
     this.s.show(true);
     await this.putRecordedOnModel();
+    return true;
   }
 
   /**

@@ -222,10 +222,8 @@ async function showRecorded(fileName: string, read: () => Promise<string>): Prom
 async function openOwnModelRun(fileName: string, text: string): Promise<OpenedRunFile> {
   const { hfFlows } = await import('./hfFlows.ts');
   const { useHfTrain } = await import('./hfTrain.ts');
-  await (await hfFlows()).openRunFile({ name: fileName, size: text.length, text: async () => text });
-  const said = useHfTrain.getState().runFileNotice;
-  const opened = said?.tone !== 'error';
-  const message = opened ? notices.ownModelRunOpened(fileName) : (said?.text ?? '');
+  const opened = await (await hfFlows()).openRunFile({ name: fileName, size: text.length, text: async () => text });
+  const message = opened ? notices.ownModelRunOpened(fileName) : (useHfTrain.getState().runFileNotice?.text ?? '');
   useApp.getState().setNotice({ tone: opened ? 'info' : 'error', text: message });
   return { run: null, message, ownModel: opened };
 }

@@ -30,12 +30,20 @@ async function restoreRecorded(): Promise<void> {
   await restoreRecordedRuns();
 }
 
+interface LinkedRun {
+  /** A playground run was opened (charts and views show it). */
+  run: boolean;
+  /** The file's name when it held a run of a model of your own (the own-model panel shows it). */
+  ownModelFile: string | null;
+}
+
 /** `?run=`: the run file served with the page that the link opens, once the saved runs are back. */
-async function openLinkedRun(): Promise<boolean> {
+async function openLinkedRun(): Promise<LinkedRun> {
   const path = runPathOf(linkParam(RUN_PARAM));
-  if (path === null) return false;
+  if (path === null) return { run: false, ownModelFile: null };
   const { openServedRunFile } = await import('../store/runFiles.ts');
-  return (await openServedRunFile(path)).run !== null;
+  const opened = await openServedRunFile(path);
+  return { run: opened.run !== null, ownModelFile: opened.ownModel ? path.slice(path.lastIndexOf('/') + 1) : null };
 }
 
 export function App() {
@@ -43,14 +51,14 @@ export function App() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.backend);
   const embed = useMemo(() => embedViewOf(linkParam(EMBED_PARAM)), []);
-  const [linkedRun, setLinkedRun] = useState(false);
+  const [linked, setLinked] = useState<LinkedRun>({ run: false, ownModelFile: null });
   useEffect(() => {
     // The WebGPU self-test started before the first render (main.tsx).
     // Another tab taking the runs over stops training here (tabOwner.ts).
     void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) })
       .then(restoreRecorded)
       .then(openLinkedRun)
-      .then(setLinkedRun);
+      .then(setLinked);
   }, []);
   // The trainer worker starts as soon as WebGPU passed its self-test, so the kernels compile, the
   // SFT checkpoint arrives and the baseline is evaluated while the user reads the page rather
@@ -72,13 +80,13 @@ export function App() {
   // (which trains nothing until asked), as the guide's "Open a recorded run…" does.
   const setBackend = useApp((s) => s.setBackend);
   useEffect(() => {
-    if (blocked && linkedRun) setBackend('cpu');
-  }, [blocked, linkedRun, setBackend]);
+    if (blocked && linked.run) setBackend('cpu');
+  }, [blocked, linked.run, setBackend]);
   if (embed)
     return (
       <Suspense fallback={null}>
         <Announcer />
-        <EmbedPage view={embed} />
+        <EmbedPage view={embed} ownModelFile={linked.ownModelFile} />
       </Suspense>
     );
   return (

@@ -2,7 +2,8 @@
 // names the view and the run it shows (a recorded run from `?run=`, or the page's own runs, live
 // with Start and Pause) and links to the full page; the view below takes the frame's width, its
 // plots growing with it, and what lies below the frame's height scrolls inside the frame (the
-// view's main plot comes first). Presenter styling applies, for the back row.
+// view's main plot comes first). Presenter styling applies, for the back row. A linked run of a
+// model of your own is not a playground run: the frame says so and points to the full page.
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkConfig } from '../../rl/config.ts';
@@ -29,7 +30,8 @@ function fullPageHref(): string {
   return `${window.location.pathname}?${q.toString()}`;
 }
 
-export function EmbedPage({ view }: { view: EmbedView }) {
+/** `ownModelFile`: the link's `?run=` file held a run of a model of your own, which no embedded view shows. */
+export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownModelFile?: string | null }) {
   const { t } = useTranslation('common');
   const problems = useUrlSync();
   useEffect(() => {
@@ -50,9 +52,9 @@ export function EmbedPage({ view }: { view: EmbedView }) {
           {t('embed.openFull')}
         </a>
       </div>
-      {problems.length > 0 || notice?.tone === 'error' ? (
+      {problems.length > 0 || notice?.tone === 'error' || ownModelFile !== null ? (
         <p className="notice warn embed-notice" role="alert" data-testid="embed-notice">
-          {[...problems, ...(notice?.tone === 'error' ? [notice.text] : [])].join(' ')}
+          {[...problems, ...(notice?.tone === 'error' ? [notice.text] : []), ...(ownModelFile !== null ? [t('embed.ownModelRun', { file: ownModelFile })] : [])].join(' ')}
         </p>
       ) : null}
       <Suspense fallback={<p className="muted small">{t('embed.loading')}</p>}>
