@@ -20,14 +20,14 @@ import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
-import { greedyEvaluation } from '../rl/hf/hfEval.ts';
+import { greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
 import { rewardSource } from './hfRewardSource.ts';
 
 export const HF_TRAIN_USAGE =
-  'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic [--eval-count N]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
+  'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic [--eval-count N] [--eval-samples K]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
   '       [--iters N] [--estimator gae|group_norm|...] [--samples-per-prompt G] [--batch N] [--max-new-tokens T] [--temperature X] [--kl-coef B]\n' +
   '       [--lr X] [--epochs E] [--mini-batches M] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
   '       [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
@@ -43,6 +43,7 @@ const parse = (args?: string[]) =>
       'reward-function': { type: 'string' },
       task: { type: 'string' },
       'eval-count': { type: 'string', default: '32' },
+      'eval-samples': { type: 'string', default: '4' },
       'lora-rank': { type: 'string' },
       'lora-alpha': { type: 'string' },
       'lora-targets': { type: 'string' },
@@ -97,6 +98,7 @@ async function run(flags: Flags): Promise<number> {
   const iters = numberFlag(flags, 'iters', 0, 100_000, true);
   const batchFlag = numberFlag(flags, 'batch', 1, 1024, true);
   const evalCount = flags.task === undefined ? 0 : numberFlag(flags, 'eval-count', 0, 1000, true);
+  const evalSamples = numberFlag(flags, 'eval-samples', 0, 64, true);
   const source = await rewardSource(flags, { seed, prompts: iters * batchFlag, evalCount });
   const chat = flags.chat || source.chat;
   if (flags['lora-rank'] === undefined) throw new InputRefusal(`--lora-rank is required (the adapters' rank; 8 is a common choice)\n${HF_TRAIN_USAGE}`);
@@ -192,15 +194,19 @@ async function run(flags: Flags): Promise<number> {
     const evaluate = async () => {
       const rule = source.rule;
       if (!rule || heldOut.length === 0) return null;
-      const r = await greedyEvaluation(
-        model,
-        actor.adapters,
-        heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] })),
-        decode,
-        rule,
-        { maxNewTokens, eosIds, padId: roles.padId, batch: Math.max(batch * samplesPerPrompt, 1) },
-      );
-      return { greedy_accuracy: r.accuracy, greedy_score_mean: r.scoreMean, count: r.samples.length, example: r.samples[0] };
+      const held = heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] }));
+      const opts = { maxNewTokens, eosIds, padId: roles.padId, batch: Math.max(batch * samplesPerPrompt, 1) };
+      const r = await greedyEvaluation(model, actor.adapters, held, decode, rule, opts);
+      // the same draws before and after (one seed), so the two differ by the adapters only
+      const sampled =
+        evalSamples > 0 ? await sampledEvaluation(model, actor.adapters, held, decode, rule, { ...opts, samples: evalSamples, temperature, seed: (seed ^ 0x5eed) >>> 0 }) : null;
+      return {
+        ...(sampled ? { accuracy: sampled.accuracy, score_mean: sampled.scoreMean, samples_per_prompt: evalSamples } : {}),
+        greedy_accuracy: r.accuracy,
+        greedy_score_mean: r.scoreMean,
+        count: r.samples.length,
+        example: r.samples[0],
+      };
     };
     if (flags.out) writeFileSync(flags.out, '');
     const emit = (row: Record<string, unknown>) => {
@@ -211,7 +217,9 @@ async function run(flags: Flags): Promise<number> {
     console.error(
       `${estimator === 'gae' ? 'PPO (GAE, a critic)' : `${estimator} (no critic)`} with LoRA r ${rank}, α ${alpha} (scale ${loraScaling(settings)}) on ${targets.join(', ')} of ${info.arch.architecture} on ${be.label} (${precision}), ` +
         `${iters} iterations of ${batch} prompts × ${samplesPerPrompt} sample${samplesPerPrompt === 1 ? '' : 's'}, ≤ ${maxNewTokens} new tokens, seed ${seed}; reward: ${source.label}` +
-        (source.heldOut.length > 0 ? `; greedy held-out accuracy on ${source.heldOut.length} prompts before and after` : ''),
+        (source.heldOut.length > 0
+          ? `; held-out accuracy on ${source.heldOut.length} prompts before and after, greedy${evalSamples > 0 ? ` and over ${evalSamples} samples a prompt at temperature ${temperature}` : ''}`
+          : ''),
     );
     const before = await evaluate();
     if (before) emit({ eval_before: before });

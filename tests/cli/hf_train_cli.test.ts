@@ -117,7 +117,7 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
     expect(diff(withAdapter, base)).toBeGreaterThan(1e-2);
   });
 
-  it('--task chat-arithmetic: chat-template prompts, greedy held-out accuracy before and after', async () => {
+  it('--task chat-arithmetic: chat-template prompts, held-out accuracy (greedy, and over 4 draws a prompt) before and after', async () => {
     const model = await folderWith('qwen3', 2);
     const out = join(root, 'task.jsonl');
     const args = ['--model', model, '--backend', 'cpu', '--task', 'chat-arithmetic', '--lora-rank', '2', '--iters', '1', '--batch', '2', '--max-new-tokens', '4'];
@@ -133,6 +133,10 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
       expect(e.count).toBe(3);
       expect(e.greedy_accuracy).toBeGreaterThanOrEqual(0);
       expect(e.greedy_accuracy).toBeLessThanOrEqual(1);
+      // over the default 4 draws of each of the 3 prompts
+      expect(e.samples_per_prompt).toBe(4);
+      expect(Number.isInteger(e.accuracy * 12)).toBe(true);
+      expect(e.accuracy).toBeLessThanOrEqual(1);
       expect(e.example.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
     }
     const { prompts, reward } = files();
@@ -144,6 +148,7 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
     refused(['--prompts', prompts, '--reward-function', reward], '--task chat-arithmetic brings its own prompts and reward');
     refused(['--task', 'arithmetic'], '--task = "arithmetic": allowed with --model: chat-arithmetic');
     refused(['--eval-count', '5000'], '--eval-count = "5000": allowed: an integer from 0 to 1000');
+    refused(['--eval-samples', '100'], '--eval-samples = "100": allowed: an integer from 0 to 64');
   });
 
   it('the whole run is planned before training: memory for the rollout but not the tape is refused naming --mini-batches', async () => {

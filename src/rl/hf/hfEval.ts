@@ -1,5 +1,8 @@
-// Held-out accuracy of a Hugging Face model with its actor's adapters: greedy answers to fixed
-// prompts, scored by the task's rule, as the character model's evaluation reports `greedy_accuracy`.
+// Held-out accuracy of a Hugging Face model with its actor's adapters, scored by the task's rule:
+// greedy answers to fixed prompts (`greedy_accuracy`, as the character model's evaluation reports
+// it), and K answers a prompt drawn at the rollout's temperature (`accuracy`: what the policy the
+// rollouts sample from gets right, the number RL moves first). The same prompts and the same seed
+// before and after training, so the two evaluations differ only by the adapters.
 import { generate } from '../../model/hf/hfGenerate.ts';
 import type { HfModel } from '../../model/hf/hfModel.ts';
 import type { ModelAdapters } from '../../model/hf/lora.ts';
@@ -12,37 +15,87 @@ export interface HfEvalOptions {
   batch: number;
 }
 
+export interface HfSampledEvalOptions extends HfEvalOptions {
+  /** Answers drawn per prompt. */
+  samples: number;
+  temperature: number;
+  /** The draws' seed: the same seed and batch draw the same answers from the same policy. */
+  seed: number;
+}
+
 export interface HfEvalResult {
-  accuracy: number; // share of prompts scored ≥ 0.5
+  accuracy: number; // share of answers scored ≥ 0.5
   scoreMean: number;
   samples: { prompt: string; response: string; score: number }[];
 }
+
+type HeldOutPrompt = { ids: readonly number[]; text: string };
+type Score = (prompt: string, response: string) => number;
 
 /**
  * Greedy responses to `prompts` (their ids and texts) with `adapters` on (null: the base model),
  * decoded by `decode` and scored by `score(promptText, responseText)`; the model's adapters are
  * left as they were.
  */
-export async function greedyEvaluation(
+export function greedyEvaluation(
   model: HfModel,
   adapters: ModelAdapters | null,
-  prompts: { ids: readonly number[]; text: string }[],
+  prompts: HeldOutPrompt[],
   decode: (ids: readonly number[]) => string,
-  score: (prompt: string, response: string) => number,
+  score: Score,
   opts: HfEvalOptions,
+): Promise<HfEvalResult> {
+  return evaluation(model, adapters, prompts, decode, score, opts, { greedy: true, temperature: 1, seed: 0 });
+}
+
+/**
+ * `opts.samples` responses to each prompt drawn at `opts.temperature` (top-p and top-k off, as
+ * the rollouts draw), scored as `greedyEvaluation` scores; `accuracy` is over every draw.
+ */
+export function sampledEvaluation(
+  model: HfModel,
+  adapters: ModelAdapters | null,
+  prompts: HeldOutPrompt[],
+  decode: (ids: readonly number[]) => string,
+  score: Score,
+  opts: HfSampledEvalOptions,
+): Promise<HfEvalResult> {
+  if (!Number.isInteger(opts.samples) || opts.samples < 1) throw new Error(`samples must be a positive integer, got ${opts.samples}`);
+  const repeated = prompts.flatMap((p) => Array.from({ length: opts.samples }, () => p));
+  return evaluation(model, adapters, repeated, decode, score, opts, { greedy: false, temperature: opts.temperature, seed: opts.seed });
+}
+
+async function evaluation(
+  model: HfModel,
+  adapters: ModelAdapters | null,
+  prompts: HeldOutPrompt[],
+  decode: (ids: readonly number[]) => string,
+  score: Score,
+  opts: HfEvalOptions,
+  draw: { greedy: boolean; temperature: number; seed: number },
 ): Promise<HfEvalResult> {
   const before = model.loraAdapters;
   model.setAdapters(adapters);
   const samples: HfEvalResult['samples'] = [];
   try {
-    for (let at = 0; at < prompts.length; at += opts.batch) {
-      const chunk = prompts.slice(at, at + opts.batch);
+    for (let at = 0, chunk = 0; at < prompts.length; at += opts.batch, chunk++) {
+      const part = prompts.slice(at, at + opts.batch);
       const gen = await generate(
         model,
-        chunk.map((p) => p.ids),
-        { maxNewTokens: opts.maxNewTokens, greedy: true, temperature: 1, topP: 1, topK: 0, seed: 0, eosIds: opts.eosIds, padId: opts.padId },
+        part.map((p) => p.ids),
+        {
+          maxNewTokens: opts.maxNewTokens,
+          greedy: draw.greedy,
+          temperature: draw.temperature,
+          topP: 1,
+          topK: 0,
+          // each chunk its own stream of draws (one seed for all would repeat a chunk's rows)
+          seed: draw.greedy ? 0 : (draw.seed + chunk) >>> 0,
+          eosIds: opts.eosIds,
+          padId: opts.padId,
+        },
       );
-      chunk.forEach((p, i) => {
+      part.forEach((p, i) => {
         const response = decode(gen.tokens[i]);
         samples.push({ prompt: p.text, response, score: score(p.text, response) });
       });
