@@ -4,7 +4,9 @@
 // offers it again from the browser's own copy; Forget deletes it. The bad folders (T5, a truncated
 // weights file, no tokenizer) are refused by name and the page keeps working: the PPO run steps.
 // A trained run is saved as one file and opened again: without its model as recorded (the same
-// rows and tokens), then on its model with its adapter and training state put back.
+// rows and tokens), then on its model with its adapter and training state put back. The shipped
+// chat model trains, and comes back after the GPU device is lost mid-run (the test hook destroys
+// it): opened again from the browser's copy with the run's last checkpoint.
 // axe on the panel; screenshots of it at 1366×900 and 390×844 under test-results/hf-model/.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -295,10 +297,11 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
-test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a reload', async ({
+test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a lost GPU device', async ({
   page,
 }) => {
   test.setTimeout(600_000);
+  await page.addInitScript(() => localStorage.setItem('ppo-test-hooks', '1')); // the device's destroy hook
   await open(page);
   await showHfPanel(page);
   await expect(page.getByTestId('hf-panel')).toContainText('a 500.6 KiB Qwen3-architecture model');
@@ -359,19 +362,34 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   }
   await page.setViewportSize({ width: 1366, height: 900 });
 
-  // after a reload the shipped model is offered from this browser's copy, with its adapter
-  await page.reload();
-  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
-  await showHfPanel(page);
-  await page.getByTestId('hf-open-kept').click();
-  await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM', { timeout: 180_000 });
-  await expect(page.getByTestId('hf-train-kept')).toContainText('trained 2 iterations on this model is kept in this browser', { timeout: 30_000 });
+  // The GPU device lost mid-run: the model opens again on a new one from this browser's copy, with
+  // the checkpoint kept after the last iteration that got one (2 or 3) and the rows up to it.
+  const rows = page.getByTestId('hf-trainer').getByTestId('hf-train-table').locator('tbody tr');
+  await page.getByTestId('hf-train-iterations').fill('3');
+  await page.getByTestId('hf-train-continue').click();
+  await expect(rows).toHaveCount(3, { timeout: 300_000 });
+  await page.evaluate(() => window.ppoPlayground!.debug!.destroyDevice());
+  const recovered = page.getByTestId('hf-recovered');
+  await expect(recovered).toContainText('The GPU device was lost, and chat-arithmetic with it', { timeout: 180_000 });
+  const kept = Number(/after iteration (\d+)/.exec((await recovered.textContent()) ?? '')?.[1]);
+  expect([2, 3]).toContain(kept);
+  await expect(page.getByTestId('hf-model')).toContainText('chat-arithmetic: Qwen3ForCausalLM');
+  await expect(rows).toHaveCount(kept);
+  await expect(page.getByTestId('hf-train-adapter')).toContainText('as if the run had not stopped');
+  await page.getByTestId('hf-train-iterations').fill('1');
+  await page.getByTestId('hf-train-continue').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
+  await expect(rows.last().locator('th')).toHaveText(String(kept + 1));
+  expect(await axe(page)).toEqual([]);
 
-  // A preset's recorded run (npm run record-runs) goes on the open shipped model, its 40 rows shown.
+  // A preset's recorded run (npm run record-runs): the model holds the recovered adapter, so the run
+  // is shown as recorded and goes on the model when asked, its 40 rows shown.
   await page.getByTestId('hf-preset-result-grpo').click();
+  await expect(page.getByTestId('hf-recorded')).toContainText(`it holds another adapter (${kept + 1} iterations)`);
+  await page.getByTestId('hf-recorded-put').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');
-  await expect(page.getByTestId('hf-trainer').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
+  await expect(rows).toHaveCount(40);
   // The other one, while the model holds that adapter: shown as recorded, put on only when asked.
   await page.getByTestId('hf-preset-result-ppoCritic').click();
   await expect(page.getByTestId('hf-recorded')).toContainText('it holds another adapter (40 iterations)');

@@ -1,14 +1,16 @@
 // What the "Your own model" panel asks of the worker and of the browser's storage: open a picked
 // folder (the File objects go to the worker, which reads them; nothing leaves the machine), keep
 // it in this browser for a reload, open the kept copy again, sample from the model, train it with
-// LoRA and download the adapter, save the run as a file and open one again, forget it. Every failure lands in the HF stores as a message the
-// panel shows; none touches the PPO run.
+// LoRA (its checkpoints kept as they come) and download the adapter, save the run as a file and
+// open one again, forget it. A model lost with the GPU device is opened again on the new one from
+// the kept copy, its last kept adapter and rows put back. Every failure lands in the HF stores as
+// a message the panel shows; none touches the PPO run.
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
 import { hfTrainProblems } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
-import { type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
+import { type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
 import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
 import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
@@ -40,8 +42,17 @@ function message(e: unknown): string {
 
 export class HfFlows {
   private restored = false;
+  /** Writes of the kept adapter, one after another (a checkpoint never lands after a later one). */
+  private keeping: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: HfFlowDeps) {}
+  constructor(private readonly deps: HfFlowDeps) {
+    deps.train.subscribe((now, before) => {
+      if (now.checkpoint && now.checkpoint !== before.checkpoint) this.keepCheckpoint(now.checkpoint);
+    });
+    deps.store.subscribe((now, before) => {
+      if (now.recovering && now.recovering !== before.recovering) void this.recoverLostModel(now.recovering);
+    });
+  }
 
   private get s(): HfState {
     return this.deps.store.getState();
@@ -163,6 +174,8 @@ export class HfFlows {
         rewardFunction: this.deps.rewardFunction(),
         ...(resume ? { resume: { fromIter: tr.iterationsDone } } : {}),
       });
+      // Lost with the GPU device mid-run: the last checkpoint comes back with the model (recoverLostModel).
+      if (this.s.model === null) return;
       this.tr.finished(reply);
       ran = reply.iterations > 0;
     } catch (e) {
@@ -173,7 +186,7 @@ export class HfFlows {
 
   /** The adapter just trained, kept in this browser with its run so a reload can continue it. */
   private async keepTrained(label: string): Promise<void> {
-    try {
+    await this.keepWith(async () => {
       const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
       if (reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
       const tr = this.tr;
@@ -183,9 +196,57 @@ export class HfFlows {
         reply.weights,
         reply.state,
       );
-      this.tr.setKeepProblem(null);
-    } catch (e) {
-      this.tr.setKeepProblem(message(e));
+    });
+  }
+
+  /**
+   * A checkpoint of the run in flight, kept with the rows up to its iteration: a reload, or a lost
+   * device, continues from there.
+   */
+  private keepCheckpoint(checkpoint: HfTrainCheckpoint): void {
+    // The store lets go of the bytes once they are written (not from inside its own listener).
+    const release = () => {
+      if (this.tr.checkpoint === checkpoint) this.tr.checkpointTaken();
+    };
+    const model = this.s.model;
+    if (!model) return void queueMicrotask(release);
+    const tr = this.tr;
+    const record = {
+      label: model.label,
+      iterations: checkpoint.iter,
+      settings: tr.settings,
+      rows: tr.rows.filter((r) => r.iter <= checkpoint.iter),
+      evals: tr.evals,
+      savedAt: Date.now(),
+    };
+    void this.keepWith(() => this.deps.adapterKeep.save(record, checkpoint.config, checkpoint.weights, checkpoint.state)).then(release);
+  }
+
+  /** One write of the kept adapter after the ones before it; its failure is the panel's keep problem. */
+  private keepWith(write: () => Promise<void>): Promise<void> {
+    this.keeping = this.keeping.then(write).then(
+      () => this.tr.setKeepProblem(null),
+      (e) => this.tr.setKeepProblem(message(e)),
+    );
+    return this.keeping;
+  }
+
+  /**
+   * After a lost GPU device: the model that went with it, opened again from this browser's copy on
+   * the new device, and the adapter last kept for it (a checkpoint of the run in flight, or the
+   * last run's) put back with its rows. Continue trains on from there.
+   */
+  private async recoverLostModel(label: string): Promise<void> {
+    let recovered: { label: string; iterations: number | null } | null = null;
+    try {
+      await this.keeping; // the last checkpoint written first
+      await this.openKept();
+      if (this.s.model?.label !== label) return;
+      const kept = await this.deps.adapterKeep.read();
+      if (kept && kept.record.label === label) await this.continueKept();
+      recovered = { label, iterations: this.tr.trained ? this.tr.iterationsDone : null };
+    } finally {
+      this.s.recoveryEnded(recovered);
     }
   }
 
@@ -365,6 +426,7 @@ export class HfFlows {
     this.s.forgotten();
     this.tr.modelChanged();
     try {
+      await this.keeping; // a checkpoint on its way lands before it is forgotten, not after
       await this.deps.adapterKeep.forget();
     } catch {
       // nothing kept, or no private file system: nothing to forget

@@ -47,6 +47,10 @@ export interface HfState {
   generating: boolean;
   sample: HfSample | null;
   sampleProblem: string | null;
+  /** The model lost with the GPU device, being opened again from this browser's copy on the new one (its label). */
+  recovering: string | null;
+  /** The model opened again after a lost device, and the iteration its adapter came back at (null: no adapter came back). */
+  recovered: { label: string; iterations: number | null } | null;
 
   show(on: boolean): void;
   loadStarted(label: string): void;
@@ -64,6 +68,9 @@ export interface HfState {
   forgotten(): void;
   /** The worker or its device went, and the model with it (the kept copy stays, to open again). */
   modelLost(): void;
+  /** A new GPU device is ready: a model lost with the old one and kept in this browser is to be opened again (hfFlows.ts does). */
+  deviceRecovered(): void;
+  recoveryEnded(recovered: HfState['recovered']): void;
 }
 
 /** max new tokens when generation_config.json sets none (as `npm run generate`). */
@@ -115,6 +122,8 @@ export const createHfStore = () =>
     generating: false,
     sample: null,
     sampleProblem: null,
+    recovering: null,
+    recovered: null,
 
     show: (on) => set({ shown: on }),
     loadStarted: (label) => set({ shown: true, loading: { label, doneBytes: 0, totalBytes: 0 }, problem: null, keepProblem: null }),
@@ -138,9 +147,14 @@ export const createHfStore = () =>
     generateFailed: (message) => set({ generating: false, sampleProblem: message }),
     modelLost: () => {
       const m = get().model;
-      if (m) set({ model: null, sample: null, generating: false, problem: { label: m.label, message: '', lost: true } });
+      if (m) set({ model: null, sample: null, generating: false, recovered: null, problem: { label: m.label, message: '', lost: true } });
     },
-    forgotten: () => set({ model: null, kept: null, keepProblem: null, problem: null, sample: null, sampleProblem: null, loading: null }),
+    deviceRecovered: () => {
+      const { problem, kept } = get();
+      if (problem?.lost && kept?.label === problem.label) set({ recovering: problem.label });
+    },
+    recoveryEnded: (recovered) => set({ recovering: null, recovered }),
+    forgotten: () => set({ model: null, kept: null, keepProblem: null, problem: null, sample: null, sampleProblem: null, loading: null, recovered: null }),
   }));
 
 export const useHf = createHfStore();

@@ -9,6 +9,9 @@ import type { HfRecordedRun } from './hfRunFile.ts';
 
 export type HfAdapterSource = 'trained' | 'loaded' | 'kept' | 'recorded';
 
+/** The adapter and training state after an iteration of the run in flight, until the page keeps it (hfFlows.ts). */
+export type HfTrainCheckpoint = Omit<Extract<WorkerToPage, { type: 'hfTrainCheckpoint' }>, 'type' | 'requestId'>;
+
 /** A run file the visitor opened: its name and when it was saved. */
 export interface RecordedFile {
   fileName: string;
@@ -41,6 +44,8 @@ export interface HfTrainState {
   keptOffer: { label: string; iterations: number } | null;
   /** Why the trained adapter could not be kept for a reload (the run itself is fine). */
   keepProblem: string | null;
+  /** The run's latest checkpoint not yet kept in this browser. */
+  checkpoint: HfTrainCheckpoint | null;
   /**
    * A run file opened while its model is not the open one: shown as recorded until that model is
    * opened (its adapter is then put on it and its rows become the panel's) or it is closed.
@@ -67,6 +72,9 @@ export interface HfTrainState {
   setKeepProblem(message: string | null): void;
   stopAsked(): void;
   rowReceived(msg: Extract<WorkerToPage, { type: 'hfTrainRow' }>): void;
+  checkpointReceived(msg: Extract<WorkerToPage, { type: 'hfTrainCheckpoint' }>): void;
+  /** The checkpoint is kept: the store lets go of its bytes. */
+  checkpointTaken(): void;
   evalReceived(msg: Extract<WorkerToPage, { type: 'hfTrainEval' }>): void;
   finished(msg: Extract<WorkerToPage, { type: 'hfTrained' }>): void;
   failed(message: string): void;
@@ -90,6 +98,7 @@ const NO_RUN = {
   loadProblem: null,
   keptOffer: null,
   keepProblem: null,
+  checkpoint: null,
 } as const satisfies Partial<HfTrainState>;
 
 export const createHfTrainStore = () =>
@@ -131,6 +140,8 @@ export const createHfTrainStore = () =>
     setKeepProblem: (message) => set({ keepProblem: message }),
     stopAsked: () => set({ stopping: true }),
     rowReceived: (msg) => set({ rows: [...get().rows, msg.row] }),
+    checkpointReceived: ({ iter, config, weights, state }) => set({ checkpoint: { iter, config, weights, state } }),
+    checkpointTaken: () => set({ checkpoint: null }),
     evalReceived: (msg) => set({ evals: [...get().evals, msg.eval] }),
     finished: (msg) => {
       const ran = msg.iterations > 0;

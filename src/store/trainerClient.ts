@@ -184,6 +184,7 @@ export class TrainerClient {
         // The replayed iterations report again: their first copies go, so the curve stays one line.
         if (s.activeRunId) this.inspection.getState().truncateRun(s.activeRunId, msg.fromIter);
         s.deviceRecovered(msg);
+        useHf.getState().deviceRecovered();
         break;
       case 'deviceUnavailable':
         this.deviceGone(null);
@@ -200,6 +201,9 @@ export class TrainerClient {
         break;
       case 'hfTrainRow':
         useHfTrain.getState().rowReceived(msg);
+        break;
+      case 'hfTrainCheckpoint':
+        useHfTrain.getState().checkpointReceived(msg);
         break;
       case 'hfTrainEval':
         useHfTrain.getState().evalReceived(msg);

@@ -7,7 +7,10 @@
 // device for sampling (its adapters on the model) and for the PEFT download until the next run,
 // Forget, or a new folder; the critic stays beside it. A continued run takes the steps the run
 // would have taken had it not stopped: the same prompts, the roles with their AdamW moments
-// (across a reload too, with the training state file: trainingState.ts).
+// (across a reload too, with the training state file: trainingState.ts). During a run,
+// `hfTrainCheckpoint` carries the adapter with its training state to the page, which keeps it
+// for a reload or a lost device: a small adapter's after every iteration, a large one's (a
+// readback of the adapters and both moments) at most every CHECKPOINT_SECONDS.
 import type { Backend } from '../backend/backend.ts';
 import type { HfModel } from '../model/hf/hfModel.ts';
 import { GPT2_LORA_MODULES, LORA_TARGETS } from '../model/hf/lora.ts';
@@ -41,6 +44,16 @@ export interface HfTrainRequest {
   rewardFunction: string;
   /** Continue the adapter the model holds (trained or loaded) after iteration `fromIter`, instead of fresh adapters. */
   resume?: { fromIter: number };
+}
+
+/** Adapter and training-state bytes (f32 params and both moments, every role) read back after every iteration, at most. */
+export const CHECKPOINT_EVERY_ITERATION_BYTES = 16 << 20;
+/** Seconds between a larger run's checkpoints, at least. */
+export const CHECKPOINT_SECONDS = 30;
+
+/** Whether a checkpoint of `stateBytes` is due `secondsSince` the run's start or its last one. */
+export function checkpointDue(stateBytes: number, secondsSince: number): boolean {
+  return stateBytes <= CHECKPOINT_EVERY_ITERATION_BYTES || secondsSince >= CHECKPOINT_SECONDS;
 }
 
 function message(e: unknown): string {
@@ -166,6 +179,8 @@ export class HfTraining {
     const guard = new HfNanGuard(be);
     this.running = true;
     this.stopWanted = false;
+    const stateBytes = 3 * 4 * (actor.size + (critic?.size ?? 0));
+    let checkpointAt = performance.now();
     let it = 0;
     try {
       await evaluate('before');
@@ -221,6 +236,11 @@ export class HfTraining {
             }),
           },
         });
+        // The run's end keeps its adapter anyway (the page asks for it): no checkpoint after the last iteration.
+        if (checkpointDue(stateBytes, (performance.now() - checkpointAt) / 1000) && it + 1 < s.iterations && !this.stopWanted) {
+          await this.postCheckpoint(target, actor, critic, requestId, from + it + 1);
+          checkpointAt = performance.now();
+        }
       }
       await evaluate('after');
       done({ iterations: it, stopped: this.stopWanted });
@@ -273,6 +293,13 @@ export class HfTraining {
     model.setAdapters(actor.adapters);
     const { r, alpha, rslora, targets } = adapter.settings;
     reply({ adapter: { r, alpha, rslora, targets: [...targets] } });
+  }
+
+  /** The adapter and training state after iteration `iter` of the run in flight, for the page to keep. */
+  private async postCheckpoint(target: HfTrainTarget, actor: LoraTrainable, critic: LoraTrainable | null, requestId: number, iter: number): Promise<void> {
+    const files = await exportPeftAdapter(target.model, actor, target.label);
+    const state = await encodeTrainingState(target.model.be, actor, critic);
+    this.post({ type: 'hfTrainCheckpoint', requestId, iter, config: files[ADAPTER_CONFIG], weights: files[ADAPTER_WEIGHTS], state });
   }
 
   /** The actor's adapter as PEFT saves it, with `trainingState` the state a continued run needs too; answers `hfAdapter`. */

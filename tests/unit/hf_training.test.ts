@@ -4,7 +4,8 @@
 // then the adapter exports as PEFT files; the chat arithmetic task reports greedy held-out accuracy
 // before and after; Stop ends the run after the iteration in flight; bad settings, a broken
 // reward function and a missing model are refused by name, with no row posted; a continued run,
-// in the session or from the exported training state, ends exactly where an unbroken one does.
+// in the session or from the exported training state (or a checkpoint the run posted), ends
+// exactly where an unbroken one does; a large adapter's checkpoints wait CHECKPOINT_SECONDS.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
@@ -12,6 +13,7 @@ import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { decodeSafetensors, encodeSafetensors } from '../../src/model/safetensors.ts';
 import { DEFAULT_HF_TRAIN, HF_TRAIN_EVAL_COUNT, type HfTrainSettings } from '../../src/rl/hf/hfTrainSettings.ts';
 import { HfSession, type HfSessionDeps } from '../../src/worker/hfSession.ts';
+import { CHECKPOINT_EVERY_ITERATION_BYTES, CHECKPOINT_SECONDS, checkpointDue } from '../../src/worker/hfTraining.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import { rng } from '../helpers/random.ts';
 
@@ -54,6 +56,15 @@ async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: 
   const of = <T extends WorkerToPage['type']>(type: T) => posted.filter((m) => m.type === type) as Extract<WorkerToPage, { type: T }>[];
   return { s, of };
 }
+
+describe('checkpoints of a run in flight', () => {
+  it('a small adapter after every iteration; a large one (a long readback) at most every CHECKPOINT_SECONDS', () => {
+    expect(checkpointDue(CHECKPOINT_EVERY_ITERATION_BYTES, 0)).toBe(true);
+    expect(checkpointDue(CHECKPOINT_EVERY_ITERATION_BYTES + 1, 0)).toBe(false);
+    expect(checkpointDue(CHECKPOINT_EVERY_ITERATION_BYTES + 1, CHECKPOINT_SECONDS - 0.001)).toBe(false);
+    expect(checkpointDue(CHECKPOINT_EVERY_ITERATION_BYTES + 1, CHECKPOINT_SECONDS)).toBe(true);
+  });
+});
 
 describe('HfSession training', () => {
   it('trains with the page’s reward function, one row per iteration, and exports the adapter as PEFT files', async () => {
@@ -185,6 +196,7 @@ describe('HfSession training', () => {
     const straight = await opened();
     await straight.s.train({ settings: GAE, rewardFunction: '' }, 1);
     const want = await exported(straight, 2);
+    // Its checkpoints (a small adapter: after every iteration but the last, which the run's end keeps).
     const lastRow = (x: Awaited<ReturnType<typeof opened>>) => {
       const { seconds: _, ...row } = x.of('hfTrainRow').at(-1)!.row;
       return row;
@@ -193,6 +205,13 @@ describe('HfSession training', () => {
     const paused = await opened();
     await paused.s.train({ settings: { ...GAE, iterations: 2 }, rewardFunction: '' }, 1);
     const atTwo = await exported(paused, 2);
+    // The checkpoint after iteration 2 of the unbroken run is that state, byte for byte: the page
+    // keeps it, and a reload or a lost device continues from it as from `atTwo` below.
+    const checkpoints = straight.of('hfTrainCheckpoint');
+    expect(checkpoints.map((c) => c.iter)).toEqual([1, 2]);
+    expect(checkpoints[1].config).toBe(atTwo.config);
+    expect(checkpoints[1].weights).toEqual(atTwo.weights);
+    expect(checkpoints[1].state).toEqual(atTwo.state);
     await paused.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 3);
     expect(paused.of('hfTrained').map((m) => m.iterations)).toEqual([2, 1]);
     expect(lastRow(paused)).toEqual(lastRow(straight));

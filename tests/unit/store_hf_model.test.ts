@@ -462,6 +462,88 @@ describe('HF flows through the trainer client', () => {
   });
 });
 
+describe('a run of your own model through a lost GPU device', () => {
+  it('its checkpoints are kept with their rows; after the loss the model opens again from its copy with the last one, and Continue goes on from there', async () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    useHf.getState().forgotten();
+    const keep = fakeKeep();
+    const extra = trainDeps();
+    const flows = new HfFlows({ store: useHf, connection: () => h.client.connection, keep, seed: () => 1, ...extra });
+    const opening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const r = rng(8120);
+    const rows = [1, 2, 3].map((iter) => hfRunRow(r, iter));
+    const running = flows.train();
+    const id = h.worker.idOf('hfTrain');
+    const checkpoint = (iter: number) => ({
+      type: 'hfTrainCheckpoint' as const,
+      requestId: id,
+      iter,
+      config: `{"r":${iter}}`,
+      weights: new Uint8Array([iter]),
+      state: new Uint8Array([10 + iter]),
+    });
+    h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[0] });
+    h.worker.reply(checkpoint(1));
+    h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[1] });
+    h.worker.reply(checkpoint(2));
+    await h.advance();
+    // kept one after the other, each with the rows up to its iteration; the store lets the bytes go
+    expect(extra.adapterKeep.save.mock.calls.map((c) => [c[0].iterations, c[0].rows.map((r) => r.iter), c[1]])).toEqual([
+      [1, [1], '{"r":1}'],
+      [2, [1, 2], '{"r":2}'],
+    ]);
+    expect(useHfTrain.getState().checkpoint).toBeNull();
+
+    // The device goes during iteration 3: the model and the run's rows with it, the run ends refused.
+    h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[2] });
+    h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
+    expect(useHf.getState()).toMatchObject({ model: null, problem: { label: 'tiny', lost: true }, recovered: null });
+    h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false, refusal: 'the device was lost' });
+    await running;
+    expect(h.worker.of('hfExportAdapter')).toEqual([]); // nothing to export from a lost device
+    expect(useHfTrain.getState()).toMatchObject({ trained: false, rows: [], running: false });
+
+    // A new device: the kept copy opens on it, the last checkpoint goes back on with its rows.
+    h.worker.reply({ type: 'deviceRecovered', adapter: 'test adapter', fromIter: 0, lostAt: null, replayed: 0, resumed: false });
+    expect(useHf.getState().recovering).toBe('tiny');
+    await h.advance();
+    expect(h.worker.of('hfOpen')).toHaveLength(2);
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await h.advance();
+    const load = h.worker.of('hfLoadAdapter')[0];
+    expect([load.config, Array.from(load.weights), Array.from(load.state ?? [])]).toEqual(['{"r":2}', [2], [12]]);
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
+    await h.advance();
+    expect(useHf.getState()).toMatchObject({ model: { label: 'tiny' }, problem: null, recovering: null, recovered: { label: 'tiny', iterations: 2 } });
+    expect(useHfTrain.getState()).toMatchObject({ trained: true, adapter: { source: 'kept', withMoments: true }, iterationsDone: 2 });
+    expect(useHfTrain.getState().rows.map((r) => r.iter)).toEqual([1, 2]);
+    const resumed = flows.train(true);
+    expect(h.worker.of('hfTrain').at(-1)!.resume).toEqual({ fromIter: 2 });
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });
+    await resumed;
+  });
+
+  it('a model lost with its device and not kept in this browser is not opened again: the page asks for it', async () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    useHf.getState().forgotten();
+    const keep = fakeKeep();
+    keep.fail = new Error('quota');
+    const flows = new HfFlows({ store: useHf, connection: () => h.client.connection, keep, seed: () => 1, ...trainDeps() });
+    const opening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
+    h.worker.reply({ type: 'deviceRecovered', adapter: 'test adapter', fromIter: 0, lostAt: null, replayed: 0, resumed: false });
+    await h.advance();
+    expect(useHf.getState()).toMatchObject({ model: null, recovering: null, problem: { label: 'tiny', lost: true } });
+    expect(h.worker.of('hfOpen')).toHaveLength(1);
+  });
+});
+
 describe('a saved run of your own model', () => {
   /** A file the visitor picks. */
   const asFile = (name: string, text: string) => ({ name, size: text.length, text: async () => text });

@@ -62,6 +62,7 @@ export function HfModelPanel() {
   const model = useHf((s) => s.model);
   const kept = useHf((s) => s.kept);
   const problem = useHf((s) => s.problem);
+  const recovered = useHf((s) => s.recovered);
   const keepProblem = useHf((s) => s.keepProblem);
   // The directory picker's attribute is not in React's types.
   const dirAttrs = { webkitdirectory: '', directory: '' } as Record<string, string>;
@@ -155,6 +156,11 @@ export function HfModelPanel() {
         <p className="notice error" role="alert" data-testid="hf-problem">
           {problem.lost ? t('hf.lost', { label: problem.label }) : t('hf.refused', { label: problem.label, problem: problem.message })}
           {model ? ` ${t('hf.stillOpen', { label: model.label })}` : ''}
+        </p>
+      ) : null}
+      {recovered ? (
+        <p className="notice info small" role="status" data-testid="hf-recovered">
+          {recovered.iterations === null ? t('hf.recovered', { label: recovered.label }) : t('hf.recoveredWithAdapter', { label: recovered.label, iter: recovered.iterations })}
         </p>
       ) : null}
       {keepProblem ? (
