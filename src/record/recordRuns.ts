@@ -78,7 +78,8 @@ async function main(): Promise<number> {
       writeFileSync(file, rec.text);
       const [before, after] = [rec.evals.find((e) => e.when === 'before'), rec.evals.find((e) => e.when === 'after')];
       console.log(
-        `${file}: ${(rec.text.length / 1024).toFixed(0)} KiB, ${rec.rows.length} iterations, greedy held-out ${before?.greedyAccuracy ?? '–'} → ${after?.greedyAccuracy ?? '–'}, ${rec.seconds.toFixed(0)} s`,
+        `${file}: ${(rec.text.length / 1024).toFixed(0)} KiB, ${rec.rows.length} iterations, held-out greedy ${before?.greedyAccuracy ?? '–'} → ${after?.greedyAccuracy ?? '–'}, ` +
+          `sampled ${before?.sampled?.accuracy ?? '–'} → ${after?.sampled?.accuracy ?? '–'}, ${rec.seconds.toFixed(0)} s`,
       );
       continue;
     }

@@ -143,9 +143,18 @@ function readEvals(x: unknown): HfTrainEval[] {
     if (!isObject(e) || (e.when !== 'before' && e.when !== 'after')) throw damaged(f, 'expected { when: "before" or "after", greedyAccuracy, count }');
     if (seen.has(e.when)) throw damaged(`${f}.when`, `a second "${e.when}" evaluation`);
     seen.add(e.when);
-    const greedyAccuracy = num(e.greedyAccuracy, `${f}.greedyAccuracy`);
-    if (greedyAccuracy < 0 || greedyAccuracy > 1) throw damaged(`${f}.greedyAccuracy`, `${greedyAccuracy} is not a fraction from 0 to 1`);
-    return { when: e.when, greedyAccuracy, count: count(e.count, `${f}.count`) };
+    const fraction = (v: unknown, field: string) => {
+      const x = num(v, field);
+      if (x < 0 || x > 1) throw damaged(field, `${x} is not a fraction from 0 to 1`);
+      return x;
+    };
+    const greedyAccuracy = fraction(e.greedyAccuracy, `${f}.greedyAccuracy`);
+    const out: HfTrainEval = { when: e.when, greedyAccuracy, count: count(e.count, `${f}.count`) };
+    if (e.sampled !== undefined) {
+      if (!isObject(e.sampled)) throw damaged(`${f}.sampled`, 'expected { accuracy, samples }');
+      out.sampled = { accuracy: fraction(e.sampled.accuracy, `${f}.sampled.accuracy`), samples: count(e.sampled.samples, `${f}.sampled.samples`) };
+    }
+    return out;
   });
 }
 

@@ -142,7 +142,8 @@ export const createHfTrainStore = () =>
     rowReceived: (msg) => set({ rows: [...get().rows, msg.row] }),
     checkpointReceived: ({ iter, config, weights, state }) => set({ checkpoint: { iter, config, weights, state } }),
     checkpointTaken: () => set({ checkpoint: null }),
-    evalReceived: (msg) => set({ evals: [...get().evals, msg.eval] }),
+    // A continued run's evaluation after replaces the one before it: "before" is before any training.
+    evalReceived: (msg) => set({ evals: [...get().evals.filter((e) => e.when !== msg.eval.when), msg.eval] }),
     finished: (msg) => {
       const ran = msg.iterations > 0;
       const held = get().trained;

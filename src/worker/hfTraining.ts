@@ -22,10 +22,10 @@ import { MemoryFolder } from '../model/hf/folder.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, type PeftAdapter, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { applyTrainingState, encodeTrainingState } from '../model/hf/trainingState.ts';
-import { greedyEvaluation } from '../rl/hf/hfEval.ts';
+import { greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
-import { HF_TRAIN_EVAL_COUNT, type HfAdapterInfo, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
+import { HF_TRAIN_EVAL_COUNT, HF_TRAIN_EVAL_SAMPLES, type HfAdapterInfo, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
 import { chatArithmeticEvalPrompts, chatArithmeticScore, chatArithmeticTrainPrompt } from '../tasks/chatArithmetic.ts';
@@ -115,11 +115,14 @@ export class HfTraining {
     // than one binding is refused naming what to lower, instead of failing inside an iteration.
     const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
     const rows = s.promptsPerBatch * s.samplesPerPrompt;
+    // The held-out problems are answered at least all at once (the sampled evaluation draws 8 answers
+    // to each): the memory plan counts that batch too.
+    const evalBatch = task ? Math.max(rows, HF_TRAIN_EVAL_COUNT) : rows;
     const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(
       model.arch,
       {
-        batch: rows,
+        batch: evalBatch,
         promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
         responseTokens: s.maxNewTokens,
         trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
@@ -165,15 +168,18 @@ export class HfTraining {
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
       const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
-      const r = await greedyEvaluation(
-        model,
-        actor.adapters,
-        texts.map((text) => ({ ids: encode(text), text })),
-        decode,
-        chatArithmeticScore,
-        { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: s.promptsPerBatch * s.samplesPerPrompt },
-      );
-      this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.accuracy, count: r.samples.length } });
+      const held = texts.map((text) => ({ ids: encode(text), text }));
+      const opts = { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: evalBatch };
+      const r = await greedyEvaluation(model, actor.adapters, held, decode, chatArithmeticScore, opts);
+      // the same draws before and after (one seed): the two differ by what training changed
+      const drawn = await sampledEvaluation(model, actor.adapters, held, decode, chatArithmeticScore, {
+        ...opts,
+        samples: HF_TRAIN_EVAL_SAMPLES,
+        temperature: cfg.temperature,
+        seed: (s.seed ^ 0x5eed) >>> 0,
+      });
+      const sampled = { accuracy: drawn.accuracy, samples: HF_TRAIN_EVAL_SAMPLES };
+      this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.accuracy, sampled, count: r.samples.length } });
     };
 
     const guard = new HfNanGuard(be);
@@ -183,7 +189,8 @@ export class HfTraining {
     let checkpointAt = performance.now();
     let it = 0;
     try {
-      await evaluate('before');
+      // a continued run starts where the last one's 'after' evaluation was taken: not measured again
+      if (!req.resume) await evaluate('before');
       for (; it < s.iterations && !this.stopWanted; it++) {
         const texts = nextPrompts(from + it);
         const ids = texts.map(encode);

@@ -11,7 +11,7 @@ import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
 import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { decodeSafetensors, encodeSafetensors } from '../../src/model/safetensors.ts';
-import { DEFAULT_HF_TRAIN, HF_TRAIN_EVAL_COUNT, type HfTrainSettings } from '../../src/rl/hf/hfTrainSettings.ts';
+import { DEFAULT_HF_TRAIN, HF_TRAIN_EVAL_COUNT, HF_TRAIN_EVAL_SAMPLES, type HfTrainSettings } from '../../src/rl/hf/hfTrainSettings.ts';
 import { HfSession, type HfSessionDeps } from '../../src/worker/hfSession.ts';
 import { CHECKPOINT_EVERY_ITERATION_BYTES, CHECKPOINT_SECONDS, checkpointDue } from '../../src/worker/hfTraining.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
@@ -98,7 +98,7 @@ describe('HfSession training', () => {
     expect(of('hfAdapter')[1].refusal).toMatch(/no trained adapter/);
   });
 
-  it('the chat arithmetic task reports greedy held-out accuracy before and after; a GAE run reports a value loss', async () => {
+  it('the chat arithmetic task reports held-out accuracy before and after, greedy and over sampled answers; a GAE run reports a value loss', async () => {
     const { s, of } = await opened();
     await s.train({ settings: { ...SMALL, reward: 'chat-arithmetic', estimator: 'gae', samplesPerPrompt: 1, iterations: 1 }, rewardFunction: '' }, 3);
     expect(of('hfTrained')[0]).toMatchObject({ iterations: 1, stopped: false });
@@ -107,6 +107,10 @@ describe('HfSession training', () => {
       expect(e.count).toBe(HF_TRAIN_EVAL_COUNT);
       expect(e.greedyAccuracy).toBeGreaterThanOrEqual(0);
       expect(e.greedyAccuracy).toBeLessThanOrEqual(1);
+      // over HF_TRAIN_EVAL_SAMPLES answers to each problem: a whole count of the draws
+      expect(e.sampled!.samples).toBe(HF_TRAIN_EVAL_SAMPLES);
+      expect(Number.isInteger(e.sampled!.accuracy * HF_TRAIN_EVAL_COUNT * HF_TRAIN_EVAL_SAMPLES)).toBe(true);
+      expect(e.sampled!.accuracy).toBeLessThanOrEqual(1);
     }
     const row = of('hfTrainRow')[0].row;
     for (const x of row.responses) expect(x.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
@@ -214,6 +218,8 @@ describe('HfSession training', () => {
     expect(checkpoints[1].state).toEqual(atTwo.state);
     await paused.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 3);
     expect(paused.of('hfTrained').map((m) => m.iterations)).toEqual([2, 1]);
+    // the continued run starts where the last evaluation after training was taken: only "after" again
+    expect(paused.of('hfTrainEval').map((m) => m.eval.when)).toEqual(['before', 'after', 'after']);
     expect(lastRow(paused)).toEqual(lastRow(straight));
     const inSession = await exported(paused, 4);
     expect(inSession.weights).toEqual(want.weights);
@@ -233,7 +239,7 @@ describe('HfSession training', () => {
     await peftOnly.s.loadAdapter({ config: atTwo.config, weights: atTwo.weights }, 1);
     await peftOnly.s.train({ settings: { ...GAE, iterations: 1 }, rewardFunction: '', resume: { fromIter: 2 } }, 2);
     expect((await exported(peftOnly, 3)).weights).not.toEqual(want.weights);
-  });
+  }, 120_000); // five runs on the float64 backend, each with its held-out evaluations before and after
 
   it('a training state that is not the adapter’s, or not one at all, is refused by name and the model keeps its adapter', async () => {
     const { s, of } = await opened();

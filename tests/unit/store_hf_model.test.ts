@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { topLevelFiles } from '../../src/store/hfFolderFiles.ts';
 import { HfFlows } from '../../src/store/hfFlows.ts';
-import { useHfTrain } from '../../src/store/hfTrain.ts';
+import { createHfTrainStore, useHfTrain } from '../../src/store/hfTrain.ts';
 import type { KeptAdapter, KeptAdapterRecord } from '../../src/store/hfAdapterKeep.ts';
 import { zipSync } from 'fflate';
 import { DEFAULT_HF_TRAIN, hfTrainProblems, upgradeHfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
@@ -459,6 +459,24 @@ describe('HF flows through the trainer client', () => {
     h.worker.reply({ type: 'hfAdapterLoaded', requestId: third.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
     await good;
     expect(useHfTrain.getState().adapter).toEqual({ source: 'loaded', info: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] }, withMoments: false });
+  });
+});
+
+describe('the held-out evaluations of a run', () => {
+  it('a continued run’s evaluation after training replaces the last one; “before” stays the first run’s', () => {
+    const tr = createHfTrainStore();
+    const evalOf = (when: 'before' | 'after', greedyAccuracy: number) => ({
+      type: 'hfTrainEval' as const,
+      eval: { when, greedyAccuracy, sampled: { accuracy: greedyAccuracy / 2, samples: 8 }, count: 16 },
+    });
+    tr.getState().started();
+    tr.getState().evalReceived(evalOf('before', 0.25));
+    tr.getState().evalReceived(evalOf('after', 0.5));
+    tr.getState().started(true);
+    tr.getState().evalReceived(evalOf('after', 0.75));
+    expect(tr.getState().evals).toEqual([evalOf('before', 0.25).eval, evalOf('after', 0.75).eval]);
+    tr.getState().started();
+    expect(tr.getState().evals).toEqual([]);
   });
 });
 

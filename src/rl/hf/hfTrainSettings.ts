@@ -66,6 +66,8 @@ export const DEFAULT_HF_TRAIN: HfTrainSettings = {
 
 /** Held-out prompts the task's greedy accuracy is measured on, before and after. */
 export const HF_TRAIN_EVAL_COUNT = 16;
+/** Answers drawn per held-out problem for the sampled accuracy (the presets' claims: npm run learning -- --model). */
+export const HF_TRAIN_EVAL_SAMPLES = 8;
 
 /** Which rule a setting breaks: its range (integer or number), or one of the rules between settings. */
 export type HfTrainRule = 'integer' | 'number' | 'belowPositions' | 'groupSamples' | 'miniBatchSplit' | 'prompts' | 'chatTemplate';
@@ -150,10 +152,12 @@ export interface HfTrainToken {
   clip: 'upper' | 'lower' | 'dual' | null;
 }
 
-/** Greedy held-out accuracy of the task (chat-arithmetic only). */
+/** Held-out accuracy of the task (chat-arithmetic only): greedy, and over sampled answers. */
 export interface HfTrainEval {
   when: 'before' | 'after';
   greedyAccuracy: number;
+  /** Over `samples` answers a problem drawn as the rollouts draw (absent in runs kept before it was measured). */
+  sampled?: { accuracy: number; samples: number };
   count: number;
 }
 

@@ -22,7 +22,14 @@ export function HfTrainResults({ rows, evals }: { rows: readonly HfTrainRow[]; e
     <div data-testid="hf-train-results">
       {evals.map((e) => (
         <p key={e.when} className="small" data-testid={`hf-train-eval-${e.when}`}>
-          {t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
+          {e.sampled
+            ? t(e.when === 'before' ? 'hf.train.evalBeforeSampled' : 'hf.train.evalAfterSampled', {
+                accuracy: (100 * e.greedyAccuracy).toFixed(0),
+                sampled: (100 * e.sampled.accuracy).toFixed(0),
+                samples: e.sampled.samples,
+                count: e.count,
+              })
+            : t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
         </p>
       ))}
       <HfTrainCharts rows={rows} />
