@@ -2,7 +2,7 @@
 // one) for several seeds with the project's own trainer and prints one table:
 //   npm run learning [-- --seeds 3 --seed-base 1 --backend cpu|webgpu --preset NAME --arm LABEL --iters N --json out.json]
 //   npm run learning -- --merge a.json --merge b.json …   (runs of some arms or seeds each, put together)
-//   npm run learning -- --model public/models/chat-arithmetic [--preset NAME] [--seeds 3] [--eval-count 100]
+//   npm run learning -- --model public/models/chat-arithmetic [--preset NAME] [--seeds 3] [--eval-count 100] [--eval-samples 8]
 //                                                         (the presets for a real model: learningHf.ts)
 // Columns: preset, arm, headline metric, SFT value → final value (mean ± sd over seeds),
 // iterations until half of the final gain, wall time per run, and whether the preset's claim holds
@@ -21,7 +21,7 @@ import { formatHfTable, measureHfPresets } from './learningHf.ts';
 const USAGE =
   'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--preset NAME] [--arm LABEL] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]\n' +
   '       npm run learning -- --merge a.json --merge b.json [--json merged.json]\n' +
-  '       npm run learning -- --model DIR [--preset NAME] [--seeds 3] [--seed-base 1] [--eval-count 100] [--backend webgpu|cpu]';
+  '       npm run learning -- --model DIR [--preset NAME] [--seeds 3] [--seed-base 1] [--eval-count 100] [--eval-samples 8] [--backend webgpu|cpu]';
 
 /** What --json writes and --merge reads. */
 interface LearningJson {
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
       merge: { type: 'string', multiple: true },
       iters: { type: 'string' },
       'eval-count': { type: 'string' },
-      'eval-samples': { type: 'string', default: '4' },
+      'eval-samples': { type: 'string' },
       json: { type: 'string' },
       model: { type: 'string' },
     },
@@ -58,9 +58,9 @@ async function main(): Promise<number> {
   const nSeeds = int('seeds', values.seeds, 1);
   const seedBase = int('seed-base', values['seed-base'], 0);
   const iters = values.iters === undefined ? undefined : int('iters', values.iters, 1);
-  // held-out prompts: 64 × 4 draws for the character presets, 100 greedy answers for a real model's
+  // held-out prompts: 64 × 4 draws for the character presets, 100 × 8 (and greedy) for a real model's
   const evalCount = int('eval-count', values['eval-count'] ?? (values.model === undefined ? '64' : '100'), 1);
-  const evalSamples = int('eval-samples', values['eval-samples'], 1);
+  const evalSamples = int('eval-samples', values['eval-samples'] ?? (values.model === undefined ? '4' : '8'), 1);
   if (values.backend !== 'cpu' && values.backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: cpu, webgpu`);
   if (problems.length > 0) {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
@@ -73,9 +73,9 @@ async function main(): Promise<number> {
     }
     const seeds = Array.from({ length: nSeeds }, (_, i) => seedBase + i);
     const started = new Date().toISOString();
-    const results = await measureHfPresets({ model: values.model, presets: values.preset, seeds, evalCount, backend: values.backend! }, (s) => console.error(s));
+    const results = await measureHfPresets({ model: values.model, presets: values.preset, seeds, evalCount, evalSamples, backend: values.backend! }, (s) => console.error(s));
     console.log(
-      `\nnpm run learning --model ${values.model}: ${values.backend} backend, seeds ${seeds.join(', ')}, greedy held-out accuracy on ${evalCount} prompts, started ${started}\n`,
+      `\nnpm run learning --model ${values.model}: ${values.backend} backend, seeds ${seeds.join(', ')}, held-out accuracy on ${evalCount} prompts (× ${evalSamples} draws, and greedy), started ${started}\n`,
     );
     console.log(formatHfTable(results));
     console.log('\nClaims:');

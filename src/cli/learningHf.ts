@@ -1,10 +1,10 @@
 // `npm run learning -- --model DIR`: the presets for a real model (src/rl/hf/hfPresets.ts) trained
 // on a Hugging Face chat model folder (the shipped one: public/models/chat-arithmetic) for several
 // seeds, each run exactly as `npm run train -- --model DIR --task chat-arithmetic …` with the
-// preset's settings (the same function, in this process), and one table: the training reward over
-// the first and the last 10 iterations, greedy held-out accuracy before → after (mean ± sd over
-// seeds), seconds per iteration, and whether the card's claim holds (✓ / ✗ with the reason).
-// Exit 1 when a claim fails.
+// preset's settings (the same function, in this process), and one table: held-out accuracy before
+// → after over K sampled answers a prompt (the same draws' seed before and after) and greedy, the
+// training reward over the first and the last 10 iterations (mean ± sd over seeds), seconds per
+// iteration, and whether the card's claim holds (✓ / ✗ with the reason). Exit 1 when a claim fails.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +16,16 @@ export interface HfLearningOptions {
   presets: string[] | undefined;
   seeds: number[];
   evalCount: number;
+  /** Answers drawn per held-out prompt for the sampled accuracy. */
+  evalSamples: number;
   backend: string;
 }
 
 export interface HfSeedRun {
   seed: number;
+  /** Held-out accuracy over the sampled answers, before and after. */
+  sampledBefore: number;
+  sampledAfter: number;
   /** Greedy held-out accuracy before and after. */
   before: number;
   after: number;
@@ -37,10 +42,10 @@ export interface HfPresetResult {
 }
 
 /** The `npm run train` flags of a preset's run. */
-export function presetFlags(p: HfPreset, o: { model: string; seed: number; evalCount: number; backend: string; out: string }): string[] {
+export function presetFlags(p: HfPreset, o: { model: string; seed: number; evalCount: number; evalSamples: number; backend: string; out: string }): string[] {
   const s = p.settings;
   return [
-    ...['--model', o.model, '--task', 'chat-arithmetic', '--eval-count', String(o.evalCount)],
+    ...['--model', o.model, '--task', 'chat-arithmetic', '--eval-count', String(o.evalCount), '--eval-samples', String(o.evalSamples)],
     ...['--estimator', s.estimator, '--lora-rank', String(s.loraRank), '--iters', String(s.iterations), '--batch', String(s.promptsPerBatch)],
     ...['--samples-per-prompt', String(s.samplesPerPrompt), '--max-new-tokens', String(s.maxNewTokens), '--epochs', String(s.ppoEpochs)],
     ...['--mini-batches', String(s.miniBatches), '--lr', String(s.lr), '--kl-coef', String(s.klCoef), '--seed', String(o.seed)],
@@ -51,15 +56,18 @@ export function presetFlags(p: HfPreset, o: { model: string; seed: number; evalC
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(xs.length, 1);
 const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 
-/** The card's claim: the training reward rises, and the greedy held-out accuracy does not fall by more than the card allows. */
+/**
+ * The card's claim: the held-out accuracy over sampled answers rises, and the greedy held-out
+ * accuracy does not fall by more than the card allows.
+ */
 export function judgeClaim(p: HfPreset, runs: HfSeedRun[]): { ok: boolean; text: string } {
-  const rises = runs.map((r) => r.rewardLast - r.rewardFirst);
+  const rises = runs.map((r) => r.sampledAfter - r.sampledBefore);
   const drops = runs.map((r) => r.before - r.after);
   const m = mean(rises);
   const least = Math.min(...rises);
   const worstDrop = Math.max(...drops);
   const c = p.claim;
-  const want = `training reward (last 10 iterations vs the first 10) rises ≥ ${c.minMeanRise} on average and ≥ ${c.minSeedRise} on every seed; greedy held-out accuracy falls ≤ ${c.maxHeldOutDrop}`;
+  const want = `held-out accuracy over sampled answers rises ≥ ${c.minMeanRise} on average and ≥ ${c.minSeedRise} on every seed; greedy held-out accuracy falls ≤ ${c.maxHeldOutDrop}`;
   if (m < c.minMeanRise) return { ok: false, text: `✗ ${want}: mean rise ${m.toFixed(3)}` };
   if (least < c.minSeedRise) return { ok: false, text: `✗ ${want}: seed ${runs[rises.indexOf(least)].seed} rose ${least.toFixed(3)}` };
   if (worstDrop > c.maxHeldOutDrop) return { ok: false, text: `✗ ${want}: seed ${runs[drops.indexOf(worstDrop)].seed} fell ${worstDrop.toFixed(3)}` };
@@ -69,18 +77,29 @@ export function judgeClaim(p: HfPreset, runs: HfSeedRun[]): { ok: boolean; text:
 async function runSeed(p: HfPreset, o: HfLearningOptions, seed: number, dir: string): Promise<HfSeedRun> {
   const out = join(dir, `${p.id}-${seed}.jsonl`);
   const t0 = performance.now();
-  const code = await trainHf(presetFlags(p, { model: o.model, seed, evalCount: o.evalCount, backend: o.backend, out }));
+  const code = await trainHf(presetFlags(p, { model: o.model, seed, evalCount: o.evalCount, evalSamples: o.evalSamples, backend: o.backend, out }));
   if (code !== 0) throw new Error(`${p.name}, seed ${seed}: npm run train exited ${code}`);
   const lines = readFileSync(out, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-  const before = (lines.find((l) => l.eval_before)?.eval_before as { greedy_accuracy: number } | undefined)?.greedy_accuracy;
-  const after = (lines.find((l) => l.eval)?.eval as { greedy_accuracy: number } | undefined)?.greedy_accuracy;
+  type Eval = { greedy_accuracy: number; accuracy?: number };
+  const before = lines.find((l) => l.eval_before)?.eval_before as Eval | undefined;
+  const after = lines.find((l) => l.eval)?.eval as Eval | undefined;
   const iters = lines.filter((l) => typeof l.iter === 'number' && l.reward_mean !== undefined);
-  if (before === undefined || after === undefined || iters.length === 0) throw new Error(`${p.name}, seed ${seed}: the run logged no evaluation or no iteration`);
+  if (before?.accuracy === undefined || after?.accuracy === undefined || iters.length === 0)
+    throw new Error(`${p.name}, seed ${seed}: the run logged no evaluation or no iteration`);
   const rewards = iters.map((l) => l.reward_mean as number);
-  return { seed, before, after, rewardFirst: mean(rewards.slice(0, 10)), rewardLast: mean(rewards.slice(-10)), secondsPerIter: (performance.now() - t0) / 1000 / iters.length };
+  return {
+    seed,
+    sampledBefore: before.accuracy,
+    sampledAfter: after.accuracy,
+    before: before.greedy_accuracy,
+    after: after.greedy_accuracy,
+    rewardFirst: mean(rewards.slice(0, 10)),
+    rewardLast: mean(rewards.slice(-10)),
+    secondsPerIter: (performance.now() - t0) / 1000 / iters.length,
+  };
 }
 
 export async function measureHfPresets(o: HfLearningOptions, log: (s: string) => void): Promise<HfPresetResult[]> {
@@ -98,7 +117,8 @@ export async function measureHfPresets(o: HfLearningOptions, log: (s: string) =>
       for (const seed of o.seeds) {
         const r = await runSeed(p, o, seed, dir);
         log(
-          `${p.name}, seed ${seed}: reward ${r.rewardFirst.toFixed(3)} → ${r.rewardLast.toFixed(3)}, held-out ${r.before.toFixed(3)} → ${r.after.toFixed(3)}, ${r.secondsPerIter.toFixed(1)} s/iteration`,
+          `${p.name}, seed ${seed}: held-out sampled ${r.sampledBefore.toFixed(3)} → ${r.sampledAfter.toFixed(3)}, greedy ${r.before.toFixed(3)} → ${r.after.toFixed(3)}; ` +
+            `reward ${r.rewardFirst.toFixed(3)} → ${r.rewardLast.toFixed(3)}, ${r.secondsPerIter.toFixed(1)} s/iteration`,
         );
         runs.push(r);
       }
@@ -111,14 +131,24 @@ export async function measureHfPresets(o: HfLearningOptions, log: (s: string) =>
 }
 
 export function formatHfTable(results: HfPresetResult[]): string {
-  const rows = [['preset', 'reward first 10', 'reward last 10', 'rise', 'held-out before', 'held-out after', 's/iter', 'claim']];
+  const rows = [['preset', 'sampled before', 'sampled after', 'rise', 'greedy before', 'greedy after', 'reward first 10', 'reward last 10', 's/iter', 'claim']];
   for (const r of results) {
-    const b = r.runs.map((x) => x.before);
-    const a = r.runs.map((x) => x.after);
-    const f = r.runs.map((x) => x.rewardFirst);
-    const l = r.runs.map((x) => x.rewardLast);
+    const col = (key: keyof HfSeedRun) => r.runs.map((x) => x[key]);
+    const sb = col('sampledBefore');
+    const sa = col('sampledAfter');
     const pm = (xs: number[]) => `${mean(xs).toFixed(3)} ± ${sd(xs).toFixed(3)}`;
-    rows.push([r.preset, pm(f), pm(l), pm(l.map((x, i) => x - f[i])), pm(b), pm(a), mean(r.runs.map((x) => x.secondsPerIter)).toFixed(1), r.claim.ok ? '✓' : '✗']);
+    rows.push([
+      r.preset,
+      pm(sb),
+      pm(sa),
+      pm(sa.map((x, i) => x - sb[i])),
+      pm(col('before')),
+      pm(col('after')),
+      pm(col('rewardFirst')),
+      pm(col('rewardLast')),
+      mean(col('secondsPerIter')).toFixed(1),
+      r.claim.ok ? '✓' : '✗',
+    ]);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   return rows.map((row) => row.map((x, c) => x.padEnd(widths[c])).join('  ')).join('\n');

@@ -20,7 +20,8 @@ import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
-import { greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
+import { accuracyByGroup, greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
+import { chatArithmeticCarries } from '../tasks/chatArithmetic.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
@@ -200,11 +201,17 @@ async function run(flags: Flags): Promise<number> {
       // the same draws before and after (one seed), so the two differ by the adapters only
       const sampled =
         evalSamples > 0 ? await sampledEvaluation(model, actor.adapters, held, decode, rule, { ...opts, samples: evalSamples, temperature, seed: (seed ^ 0x5eed) >>> 0 }) : null;
+      // the task's two kinds of problem apart: with and without the units' carry
+      const carry = (prompt: string) => {
+        const c = chatArithmeticCarries(prompt);
+        return c === null ? null : c ? 'carry' : 'no_carry';
+      };
       return {
         ...(sampled ? { accuracy: sampled.accuracy, score_mean: sampled.scoreMean, samples_per_prompt: evalSamples } : {}),
         greedy_accuracy: r.accuracy,
         greedy_score_mean: r.scoreMean,
         count: r.samples.length,
+        ...(flags.task === undefined ? {} : { by_carry: { greedy: accuracyByGroup(r, carry), ...(sampled ? { sampled: accuracyByGroup(sampled, carry) } : {}) } }),
         example: r.samples[0],
       };
     };

@@ -23,6 +23,12 @@ export function parseChatArithmetic(prompt: string): { a: number; b: number } | 
   return m ? { a: Number(m[1]), b: Number(m[2]) } : null;
 }
 
+/** Whether a prompt's sum needs the units' carry (29 + 57: 9 + 7 ≥ 10), the step a sloppy student forgets; null for any other text. */
+export function chatArithmeticCarries(prompt: string): boolean | null {
+  const p = parseChatArithmetic(prompt);
+  return p === null ? null : (p.a % 10) + (p.b % 10) >= 10;
+}
+
 /** The last integer written in `text` (a leading minus sign counts), or null when there is none. */
 export function lastInteger(text: string): number | null {
   const all = text.match(/-?\d+/g);

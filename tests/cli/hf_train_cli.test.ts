@@ -137,6 +137,10 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
       expect(e.samples_per_prompt).toBe(4);
       expect(Number.isInteger(e.accuracy * 12)).toBe(true);
       expect(e.accuracy).toBeLessThanOrEqual(1);
+      // the problems with and without a carry apart, their answers adding up to all of them
+      const { greedy, sampled } = e.by_carry;
+      expect(Object.values(greedy as Record<string, { count: number }>).reduce((n, g) => n + g.count, 0)).toBe(3);
+      expect(Object.values(sampled as Record<string, { count: number }>).reduce((n, g) => n + g.count, 0)).toBe(12);
       expect(e.example.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
     }
     const { prompts, reward } = files();

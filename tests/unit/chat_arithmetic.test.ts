@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHeldOutPair } from '../../src/tasks/arithmetic.ts';
 import {
+  chatArithmeticCarries,
   chatArithmeticEvalPrompts,
   chatArithmeticPrompt,
   chatArithmeticScore,
@@ -13,6 +14,17 @@ import {
 import { Rng } from '../../src/util/rng.ts';
 
 describe('chat arithmetic', () => {
+  it('a problem carries when its units add up to ten or more; other text is no problem of the task', () => {
+    expect(chatArithmeticCarries(chatArithmeticPrompt(29, 57))).toBe(true);
+    expect(chatArithmeticCarries(chatArithmeticPrompt(25, 75))).toBe(true); // 5 + 5 = 10
+    expect(chatArithmeticCarries(chatArithmeticPrompt(24, 75))).toBe(false);
+    expect(chatArithmeticCarries(chatArithmeticPrompt(0, 9))).toBe(false);
+    expect(chatArithmeticCarries(chatArithmeticPrompt(91, 9))).toBe(true); // into the hundreds
+    expect(chatArithmeticCarries('What is 2 + 2?')).toBeNull();
+    // every pair by the definition: the sum's units are not the units' sum
+    for (let a = 0; a < 100; a += 7) for (let b = 0; b < 100; b += 3) expect(chatArithmeticCarries(chatArithmeticPrompt(a, b))).toBe((a % 10) + (b % 10) !== (a + b) % 10);
+  });
+
   it('scores the last integer of the answer against the sum', () => {
     const p = chatArithmeticPrompt(23, 48);
     expect(p).toBe('What is 23 + 48? Answer with the number.');

@@ -9,7 +9,7 @@ import { LORA_TARGETS } from '../../src/model/hf/lora.ts';
 import { newLoraTrainable } from '../../src/model/hf/loraParams.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
-import { greedyEvaluation, sampledEvaluation } from '../../src/rl/hf/hfEval.ts';
+import { accuracyByGroup, greedyEvaluation, sampledEvaluation } from '../../src/rl/hf/hfEval.ts';
 import { rng } from '../helpers/random.ts';
 
 async function setup() {
@@ -62,5 +62,17 @@ describe('held-out evaluation of a Hugging Face model', () => {
     expect(model.loraAdapters).toBe(null);
     const sampledBase = await sampledEvaluation(model, null, prompts, decode, score, { ...opts, batch: 6, samples: 2, temperature: 1, seed });
     expect((await sampledEvaluation(model, actor.adapters, prompts, decode, score, { ...opts, batch: 6, samples: 2, temperature: 1, seed })).samples).toEqual(sampledBase.samples);
+  });
+
+  it('splits an evaluation’s accuracy by a group of its prompts, leaving out those of none', () => {
+    const samples = [
+      { prompt: 'a1', response: '', score: 1 },
+      { prompt: 'a2', response: '', score: 0 },
+      { prompt: 'b1', response: '', score: 0.5 },
+      { prompt: 'x', response: '', score: 1 },
+      { prompt: 'a3', response: '', score: 1 },
+    ];
+    const byLetter = accuracyByGroup({ accuracy: 0, scoreMean: 0, samples }, (p) => (p === 'x' ? null : p[0]));
+    expect(byLetter).toEqual({ a: { accuracy: 2 / 3, count: 3 }, b: { accuracy: 1, count: 1 } });
   });
 });

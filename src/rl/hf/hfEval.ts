@@ -110,3 +110,17 @@ async function evaluation(
     samples,
   };
 }
+
+/** The accuracy of each group of an evaluation's answers (`groupOf` a prompt; null leaves it out), with its answers' count. */
+export function accuracyByGroup(result: HfEvalResult, groupOf: (prompt: string) => string | null): Record<string, { accuracy: number; count: number }> {
+  const out: Record<string, { accuracy: number; count: number }> = {};
+  for (const x of result.samples) {
+    const g = groupOf(x.prompt);
+    if (g === null) continue;
+    out[g] ??= { accuracy: 0, count: 0 };
+    out[g].accuracy += x.score >= 0.5 ? 1 : 0;
+    out[g].count++;
+  }
+  for (const o of Object.values(out)) o.accuracy /= o.count;
+  return out;
+}

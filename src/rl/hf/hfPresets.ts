@@ -7,7 +7,10 @@
 import { DEFAULT_HF_TRAIN, type HfTrainSettings } from './hfTrainSettings.ts';
 
 export interface HfPresetClaim {
-  /** The training reward (mean over the last 10 iterations against the first 10) must rise by at least this much, mean over seeds… */
+  /**
+   * The held-out accuracy over sampled answers (100 prompts × 8 draws at the rollout's temperature,
+   * the same draws' seed before and after) must rise by at least this much, mean over seeds…
+   */
   minMeanRise: number;
   /** …and on every seed by at least this much… */
   minSeedRise: number;
