@@ -115,8 +115,8 @@ export class HfTraining {
     // than one binding is refused naming what to lower, instead of failing inside an iteration.
     const targets = model.arch.family === 'gpt2' ? [...GPT2_LORA_MODULES] : [...LORA_TARGETS];
     const rows = s.promptsPerBatch * s.samplesPerPrompt;
-    // The held-out problems are answered at least all at once (the sampled evaluation draws 8 answers
-    // to each): the memory plan counts that batch too.
+    // The held-out problems are answered at least all at once (the sampled evaluation draws several
+    // answers to each): the memory plan counts that batch too.
     const evalBatch = task ? Math.max(rows, HF_TRAIN_EVAL_COUNT) : rows;
     const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(

@@ -66,8 +66,12 @@ export const DEFAULT_HF_TRAIN: HfTrainSettings = {
 
 /** Held-out prompts the task's greedy accuracy is measured on, before and after. */
 export const HF_TRAIN_EVAL_COUNT = 16;
-/** Answers drawn per held-out problem for the sampled accuracy (the presets' claims: npm run learning -- --model). */
-export const HF_TRAIN_EVAL_SAMPLES = 8;
+/**
+ * Answers drawn per held-out problem for the page's sampled accuracy (64 draws over the 16 problems;
+ * `npm run learning -- --model` judges the presets on 100 × 8). Each draw costs what a rollout
+ * sequence does: on a software adapter, 8 made a run's two evaluations take seconds longer.
+ */
+export const HF_TRAIN_EVAL_SAMPLES = 4;
 
 /** Which rule a setting breaks: its range (integer or number), or one of the rules between settings. */
 export type HfTrainRule = 'integer' | 'number' | 'belowPositions' | 'groupSamples' | 'miniBatchSplit' | 'prompts' | 'chatTemplate';
