@@ -195,12 +195,11 @@ async function run(flags: Flags): Promise<number> {
     const evaluate = async () => {
       const rule = source.rule;
       if (!rule || heldOut.length === 0) return null;
-      const held = heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] }));
+      const held = { prompts: heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] })), decode, score: rule };
       const opts = { maxNewTokens, eosIds, padId: roles.padId, batch: Math.max(batch * samplesPerPrompt, 1) };
-      const r = await greedyEvaluation(model, actor.adapters, held, decode, rule, opts);
+      const r = await greedyEvaluation(model, actor.adapters, held, opts);
       // the same draws before and after (one seed), so the two differ by the adapters only
-      const sampled =
-        evalSamples > 0 ? await sampledEvaluation(model, actor.adapters, held, decode, rule, { ...opts, samples: evalSamples, temperature, seed: (seed ^ 0x5eed) >>> 0 }) : null;
+      const sampled = evalSamples > 0 ? await sampledEvaluation(model, actor.adapters, held, { ...opts, samples: evalSamples, temperature, seed: (seed ^ 0x5eed) >>> 0 }) : null;
       // the task's two kinds of problem apart: with and without the units' carry
       const carry = (prompt: string) => {
         const c = chatArithmeticCarries(prompt);

@@ -168,11 +168,11 @@ export class HfTraining {
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
       const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
-      const held = texts.map((text) => ({ ids: encode(text), text }));
+      const held = { prompts: texts.map((text) => ({ ids: encode(text), text })), decode, score: chatArithmeticScore };
       const opts = { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: evalBatch };
-      const r = await greedyEvaluation(model, actor.adapters, held, decode, chatArithmeticScore, opts);
+      const r = await greedyEvaluation(model, actor.adapters, held, opts);
       // the same draws before and after (one seed): the two differ by what training changed
-      const drawn = await sampledEvaluation(model, actor.adapters, held, decode, chatArithmeticScore, {
+      const drawn = await sampledEvaluation(model, actor.adapters, held, {
         ...opts,
         samples: HF_TRAIN_EVAL_SAMPLES,
         temperature: cfg.temperature,

@@ -29,11 +29,12 @@ const decode = (ids: readonly number[]) => ids.join(' ');
 /** 1 when the answer's first token is even: about half the draws of a random model. */
 const score = (_prompt: string, response: string) => (Number(response.split(' ')[0]) % 2 === 0 ? 1 : 0);
 const opts = { maxNewTokens: 4, eosIds: [], padId: 0 };
+const held = { prompts, decode, score };
 
 describe('held-out evaluation of a Hugging Face model', () => {
   it('draws K answers a prompt in order, the same for one seed, each from its own stream, counted over every draw', async () => {
     const { model, seed } = await setup();
-    const run = (batch: number, s = seed) => sampledEvaluation(model, null, prompts, decode, score, { ...opts, batch, samples: 5, temperature: 1, seed: s });
+    const run = (batch: number, s = seed) => sampledEvaluation(model, null, held, { ...opts, batch, samples: 5, temperature: 1, seed: s });
     const a = await run(15);
     expect(a.samples.map((x) => x.prompt)).toEqual(prompts.flatMap((p) => Array(5).fill(p.text)));
     expect(a.accuracy).toBe(a.samples.filter((x) => x.score >= 0.5).length / 15);
@@ -46,22 +47,20 @@ describe('held-out evaluation of a Hugging Face model', () => {
     for (const p of prompts) expect(new Set(one.samples.filter((x) => x.prompt === p.text).map((x) => x.response)).size).toBeGreaterThan(1);
     // another seed, other draws
     expect((await run(15, (seed + 1) >>> 0)).samples).not.toEqual(a.samples);
-    expect(() => sampledEvaluation(model, null, prompts, decode, score, { ...opts, batch: 3, samples: 0, temperature: 1, seed })).toThrow(
-      'samples must be a positive integer, got 0',
-    );
+    expect(() => sampledEvaluation(model, null, held, { ...opts, batch: 3, samples: 0, temperature: 1, seed })).toThrow('samples must be a positive integer, got 0');
   });
 
   it('evaluates with the adapters asked for and leaves the model’s own in place', async () => {
     const { model, actor, seed } = await setup();
     model.setAdapters(actor.adapters);
-    const base = await greedyEvaluation(model, null, prompts, decode, score, { ...opts, batch: 3 });
+    const base = await greedyEvaluation(model, null, held, { ...opts, batch: 3 });
     expect(model.loraAdapters).toBe(actor.adapters);
     model.setAdapters(null);
     // LoRA's B starts at zero (PEFT's init): the actor answers as the base does
-    expect((await greedyEvaluation(model, actor.adapters, prompts, decode, score, { ...opts, batch: 3 })).samples).toEqual(base.samples);
+    expect((await greedyEvaluation(model, actor.adapters, held, { ...opts, batch: 3 })).samples).toEqual(base.samples);
     expect(model.loraAdapters).toBe(null);
-    const sampledBase = await sampledEvaluation(model, null, prompts, decode, score, { ...opts, batch: 6, samples: 2, temperature: 1, seed });
-    expect((await sampledEvaluation(model, actor.adapters, prompts, decode, score, { ...opts, batch: 6, samples: 2, temperature: 1, seed })).samples).toEqual(sampledBase.samples);
+    const sampledBase = await sampledEvaluation(model, null, held, { ...opts, batch: 6, samples: 2, temperature: 1, seed });
+    expect((await sampledEvaluation(model, actor.adapters, held, { ...opts, batch: 6, samples: 2, temperature: 1, seed })).samples).toEqual(sampledBase.samples);
   });
 
   it('splits an evaluation’s accuracy by a group of its prompts, leaving out those of none', () => {

@@ -147,12 +147,17 @@ export async function evaluateChatModel(be: Backend, folder: MemoryFolder, count
   const model = await HfModel.load(be, folder, info, 'f32');
   try {
     const prompts = chatArithmeticEvalPrompts(count).map((text) => ({ text, ids: tok.encodeChat(text) }));
-    return await greedyEvaluation(model, null, prompts, (ids) => tok.decode(ids, { skipSpecialTokens: true }), chatArithmeticScore, {
-      maxNewTokens: 6,
-      eosIds: tok.eosIds,
-      padId: tok.padId ?? 0,
-      batch: 50,
-    });
+    return await greedyEvaluation(
+      model,
+      null,
+      { prompts, decode: (ids) => tok.decode(ids, { skipSpecialTokens: true }), score: chatArithmeticScore },
+      {
+        maxNewTokens: 6,
+        eosIds: tok.eosIds,
+        padId: tok.padId ?? 0,
+        batch: 50,
+      },
+    );
   } finally {
     model.dispose();
   }

@@ -29,48 +29,35 @@ export interface HfEvalResult {
   samples: { prompt: string; response: string; score: number }[];
 }
 
-type HeldOutPrompt = { ids: readonly number[]; text: string };
-type Score = (prompt: string, response: string) => number;
+/** The held-out problems (their ids and texts), how a response's ids read, and the task's rule. */
+export interface HeldOut {
+  prompts: { ids: readonly number[]; text: string }[];
+  decode: (ids: readonly number[]) => string;
+  score: (prompt: string, response: string) => number;
+}
 
 /**
- * Greedy responses to `prompts` (their ids and texts) with `adapters` on (null: the base model),
- * decoded by `decode` and scored by `score(promptText, responseText)`; the model's adapters are
- * left as they were.
+ * Greedy responses to the held-out prompts with `adapters` on (null: the base model), decoded and
+ * scored by the task's rule (prompt text, response text); the model's adapters are left as they were.
  */
-export function greedyEvaluation(
-  model: HfModel,
-  adapters: ModelAdapters | null,
-  prompts: HeldOutPrompt[],
-  decode: (ids: readonly number[]) => string,
-  score: Score,
-  opts: HfEvalOptions,
-): Promise<HfEvalResult> {
-  return evaluation(model, adapters, prompts, decode, score, opts, { greedy: true, temperature: 1, seed: 0 });
+export function greedyEvaluation(model: HfModel, adapters: ModelAdapters | null, heldOut: HeldOut, opts: HfEvalOptions): Promise<HfEvalResult> {
+  return evaluation(model, adapters, heldOut, opts, { greedy: true, temperature: 1, seed: 0 });
 }
 
 /**
  * `opts.samples` responses to each prompt drawn at `opts.temperature` (top-p and top-k off, as
  * the rollouts draw), scored as `greedyEvaluation` scores; `accuracy` is over every draw.
  */
-export function sampledEvaluation(
-  model: HfModel,
-  adapters: ModelAdapters | null,
-  prompts: HeldOutPrompt[],
-  decode: (ids: readonly number[]) => string,
-  score: Score,
-  opts: HfSampledEvalOptions,
-): Promise<HfEvalResult> {
+export function sampledEvaluation(model: HfModel, adapters: ModelAdapters | null, heldOut: HeldOut, opts: HfSampledEvalOptions): Promise<HfEvalResult> {
   if (!Number.isInteger(opts.samples) || opts.samples < 1) throw new Error(`samples must be a positive integer, got ${opts.samples}`);
-  const repeated = prompts.flatMap((p) => Array.from({ length: opts.samples }, () => p));
-  return evaluation(model, adapters, repeated, decode, score, opts, { greedy: false, temperature: opts.temperature, seed: opts.seed });
+  const prompts = heldOut.prompts.flatMap((p) => Array.from({ length: opts.samples }, () => p));
+  return evaluation(model, adapters, { ...heldOut, prompts }, opts, { greedy: false, temperature: opts.temperature, seed: opts.seed });
 }
 
 async function evaluation(
   model: HfModel,
   adapters: ModelAdapters | null,
-  prompts: HeldOutPrompt[],
-  decode: (ids: readonly number[]) => string,
-  score: Score,
+  { prompts, decode, score }: HeldOut,
   opts: HfEvalOptions,
   draw: { greedy: boolean; temperature: number; seed: number },
 ): Promise<HfEvalResult> {
