@@ -329,9 +329,9 @@ export class HfFlows {
   /**
    * Open a saved run: checked whole (a refusal names the field; nothing changes), then shown as
    * recorded; on its own model (open now or later) its adapter and training state go on the model
-   * and its rows become the panel's, so Continue trains on from its last iteration.
+   * and its rows become the panel's, so Continue trains on from its last iteration. Whether the
+   * file was opened (a refusal is the panel's notice).
    */
-  /** Whether the file was opened (a refusal is the panel's notice). */
   async openRunFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<boolean> {
     return this.showRecorded(file.name, async () => {
       if (file.size > HF_RUN_FILE_MAX_BYTES) throw tooLarge(HF_RUN_FILE_MAX_BYTES);

@@ -126,7 +126,7 @@ export const createHfStore = () =>
     recovered: null,
 
     show: (on) => set({ shown: on }),
-    loadStarted: (label) => set({ shown: true, loading: { label, doneBytes: 0, totalBytes: 0 }, problem: null, keepProblem: null }),
+    loadStarted: (label) => set({ shown: true, loading: { label, doneBytes: 0, totalBytes: 0 }, problem: null, keepProblem: null, recovered: null }),
     progressReceived: (msg) => {
       const l = get().loading;
       if (l) set({ loading: { ...l, doneBytes: msg.doneBytes, totalBytes: msg.totalBytes } });
