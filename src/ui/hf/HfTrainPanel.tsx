@@ -87,9 +87,9 @@ export function HfTrainPanel() {
                 r: adapter.info.r,
                 alpha: adapter.info.alpha,
                 targets: adapter.info.targets.join(', '),
-                iterations: iterationsDone,
+                count: iterationsDone,
               })
-            : t('hf.train.adapterTrained', { iterations: iterationsDone })}{' '}
+            : t('hf.train.adapterTrained', { count: iterationsDone })}{' '}
           {adapter.file ? (
             <>
               <span className="badge recorded-badge" data-testid="hf-train-recorded">
