@@ -20,7 +20,7 @@ import { DEFAULT_CONFIG } from '../rl/configKnobs.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
-import { accuracyByGroup, greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
+import { accuracyByGroup, heldOutEvaluation } from '../rl/hf/hfEval.ts';
 import { chatArithmeticCarries } from '../tasks/chatArithmetic.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
@@ -197,9 +197,7 @@ async function run(flags: Flags): Promise<number> {
       if (!rule || heldOut.length === 0) return null;
       const held = { prompts: heldOut.map((ids, i) => ({ ids, text: source.heldOut[i] })), decode, score: rule };
       const opts = { maxNewTokens, eosIds, padId: roles.padId, batch: Math.max(batch * samplesPerPrompt, 1) };
-      const r = await greedyEvaluation(model, actor.adapters, held, opts);
-      // the same draws before and after (one seed), so the two differ by the adapters only
-      const sampled = evalSamples > 0 ? await sampledEvaluation(model, actor.adapters, held, { ...opts, samples: evalSamples, temperature, seed: (seed ^ 0x5eed) >>> 0 }) : null;
+      const { greedy: r, sampled } = await heldOutEvaluation(model, actor.adapters, held, opts, { samples: evalSamples, temperature, runSeed: seed });
       // the task's two kinds of problem apart: with and without the units' carry
       const carry = (prompt: string) => {
         const c = chatArithmeticCarries(prompt);

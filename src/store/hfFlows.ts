@@ -189,13 +189,7 @@ export class HfFlows {
     await this.keepWith(async () => {
       const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
       if (reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
-      const tr = this.tr;
-      await this.deps.adapterKeep.save(
-        { label, iterations: tr.iterationsDone, settings: tr.settings, rows: tr.rows, evals: tr.evals, savedAt: Date.now() },
-        reply.config,
-        reply.weights,
-        reply.state,
-      );
+      await this.deps.adapterKeep.save(this.keptRecord(label, this.tr.iterationsDone), reply.config, reply.weights, reply.state);
     });
   }
 
@@ -210,16 +204,14 @@ export class HfFlows {
     };
     const model = this.s.model;
     if (!model) return void queueMicrotask(release);
-    const tr = this.tr;
-    const record = {
-      label: model.label,
-      iterations: checkpoint.iter,
-      settings: tr.settings,
-      rows: tr.rows.filter((r) => r.iter <= checkpoint.iter),
-      evals: tr.evals,
-      savedAt: Date.now(),
-    };
+    const record = this.keptRecord(model.label, checkpoint.iter);
     void this.keepWith(() => this.deps.adapterKeep.save(record, checkpoint.config, checkpoint.weights, checkpoint.state)).then(release);
+  }
+
+  /** What is kept beside an adapter trained to iteration `iterations`: the run's settings, its rows up to there and its evaluations. */
+  private keptRecord(label: string, iterations: number): KeptAdapterRecord {
+    const tr = this.tr;
+    return { label, iterations, settings: tr.settings, rows: tr.rows.filter((r) => r.iter <= iterations), evals: tr.evals, savedAt: Date.now() };
   }
 
   /** One write of the kept adapter after the ones before it; its failure is the panel's keep problem. */

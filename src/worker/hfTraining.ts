@@ -22,7 +22,7 @@ import { MemoryFolder } from '../model/hf/folder.ts';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, exportPeftAdapter, loadPeftValues, type PeftAdapter, readPeftAdapter } from '../model/hf/peftAdapter.ts';
 import type { HfTokenizer } from '../model/hf/tokenizer.ts';
 import { applyTrainingState, encodeTrainingState } from '../model/hf/trainingState.ts';
-import { greedyEvaluation, sampledEvaluation } from '../rl/hf/hfEval.ts';
+import { heldOutEvaluation } from '../rl/hf/hfEval.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HF_TRAIN_EVAL_COUNT, HF_TRAIN_EVAL_SAMPLES, type HfAdapterInfo, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
@@ -59,6 +59,20 @@ export function checkpointDue(stateBytes: number, secondsSince: number): boolean
 function message(e: unknown): string {
   if (e instanceof RewardFunctionError) return `reward function: ${e.problem.message}`;
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The actor's adapter as PEFT saves it and, unless `critic` is undefined (null: a run without one),
+ * the run's training state beside it.
+ */
+async function adapterFiles(
+  target: HfTrainTarget,
+  actor: LoraTrainable,
+  critic: LoraTrainable | null | undefined,
+): Promise<{ config: string; weights: Uint8Array; state?: Uint8Array }> {
+  const files = await exportPeftAdapter(target.model, actor, target.label);
+  const state = critic === undefined ? undefined : await encodeTrainingState(target.model.be, actor, critic);
+  return { config: files[ADAPTER_CONFIG], weights: files[ADAPTER_WEIGHTS], ...(state ? { state } : {}) };
 }
 
 export class HfTraining {
@@ -170,16 +184,9 @@ export class HfTraining {
       const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
       const held = { prompts: texts.map((text) => ({ ids: encode(text), text })), decode, score: chatArithmeticScore };
       const opts = { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: evalBatch };
-      const r = await greedyEvaluation(model, actor.adapters, held, opts);
-      // the same draws before and after (one seed): the two differ by what training changed
-      const drawn = await sampledEvaluation(model, actor.adapters, held, {
-        ...opts,
-        samples: HF_TRAIN_EVAL_SAMPLES,
-        temperature: cfg.temperature,
-        seed: (s.seed ^ 0x5eed) >>> 0,
-      });
-      const sampled = { accuracy: drawn.accuracy, samples: HF_TRAIN_EVAL_SAMPLES };
-      this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.accuracy, sampled, count: r.samples.length } });
+      const r = await heldOutEvaluation(model, actor.adapters, held, opts, { samples: HF_TRAIN_EVAL_SAMPLES, temperature: cfg.temperature, runSeed: s.seed });
+      const sampled = { accuracy: r.sampled!.accuracy, samples: HF_TRAIN_EVAL_SAMPLES };
+      this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.greedy.accuracy, sampled, count: r.greedy.samples.length } });
     };
 
     const guard = new HfNanGuard(be);
@@ -304,9 +311,8 @@ export class HfTraining {
 
   /** The adapter and training state after iteration `iter` of the run in flight, for the page to keep. */
   private async postCheckpoint(target: HfTrainTarget, actor: LoraTrainable, critic: LoraTrainable | null, requestId: number, iter: number): Promise<void> {
-    const files = await exportPeftAdapter(target.model, actor, target.label);
-    const state = await encodeTrainingState(target.model.be, actor, critic);
-    this.post({ type: 'hfTrainCheckpoint', requestId, iter, config: files[ADAPTER_CONFIG], weights: files[ADAPTER_WEIGHTS], state });
+    const { config, weights, state } = await adapterFiles(target, actor, critic);
+    this.post({ type: 'hfTrainCheckpoint', requestId, iter, config, weights, state: state! });
   }
 
   /** The actor's adapter as PEFT saves it, with `trainingState` the state a continued run needs too; answers `hfAdapter`. */
@@ -314,9 +320,7 @@ export class HfTraining {
     const reply = (body: { config?: string; weights?: Uint8Array; state?: Uint8Array; refusal?: string }) => this.post({ type: 'hfAdapter', requestId, ...body });
     if (!target || !this.actor) return reply({ refusal: 'no trained adapter: train the model first' });
     try {
-      const files = await exportPeftAdapter(target.model, this.actor, target.label);
-      const state = trainingState ? await encodeTrainingState(target.model.be, this.actor, this.critic) : undefined;
-      reply({ config: files['adapter_config.json'], weights: files['adapter_model.safetensors'], ...(state ? { state } : {}) });
+      reply(await adapterFiles(target, this.actor, trainingState ? this.critic : undefined));
     } catch (e) {
       reply({ refusal: message(e) });
     }

@@ -54,6 +54,30 @@ export function sampledEvaluation(model: HfModel, adapters: ModelAdapters | null
   return evaluation(model, adapters, { ...heldOut, prompts }, opts, { greedy: false, temperature: opts.temperature, seed: opts.seed });
 }
 
+/** What a run reports before and after training: greedy, and over sampled answers unless `draws.samples` is 0. */
+export interface HeldOutEvaluation {
+  greedy: HfEvalResult;
+  sampled: HfEvalResult | null;
+}
+
+/**
+ * The evaluation a run reports before and after training: greedy, and `draws.samples` answers a
+ * prompt at `draws.temperature`, drawn from a seed derived from the run's, so that the draws before
+ * and after are the same ones and the two evaluations differ only by the adapters.
+ */
+export async function heldOutEvaluation(
+  model: HfModel,
+  adapters: ModelAdapters | null,
+  heldOut: HeldOut,
+  opts: HfEvalOptions,
+  draws: { samples: number; temperature: number; runSeed: number },
+): Promise<HeldOutEvaluation> {
+  const greedy = await greedyEvaluation(model, adapters, heldOut, opts);
+  if (draws.samples === 0) return { greedy, sampled: null };
+  const seed = (draws.runSeed ^ 0x5eed) >>> 0;
+  return { greedy, sampled: await sampledEvaluation(model, adapters, heldOut, { ...opts, samples: draws.samples, temperature: draws.temperature, seed }) };
+}
+
 async function evaluation(
   model: HfModel,
   adapters: ModelAdapters | null,
