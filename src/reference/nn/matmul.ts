@@ -1,11 +1,6 @@
 // float64 reference of the dense layer y = a·op(b) + bias and its backward (oracle for shaders/matmul.wgsl).
 // a (M,K); b (K,N), or (N,K) when transB (the tied LM head: logits = x·wteᵀ); bias (N) or null.
 
-/** b[k][n] of the logical (K,N) operand, whichever way b is stored. */
-function bAt(b: ArrayLike<number>, k: number, n: number, K: number, N: number, transB: boolean): number {
-  return transB ? b[n * K + k] : b[k * N + n];
-}
-
 export function matmulRef(
   a: ArrayLike<number>, // (M,K)
   b: ArrayLike<number>, // (K,N) or (N,K)
@@ -16,13 +11,70 @@ export function matmulRef(
   transB: boolean,
 ): Float64Array {
   const y = new Float64Array(M * N); // (M,N)
-  for (let m = 0; m < M; m++) {
-    for (let n = 0; n < N; n++) {
-      let s = bias ? bias[n] : 0;
-      for (let k = 0; k < K; k++) s += a[m * K + k] * bAt(b, k, n, K, N, transB);
-      y[m * N + n] = s;
+  if (transB) {
+    // b (N,K): dot products of rows, four columns of y a pass so each a[m][k] is read once for them
+    for (let m = 0; m < M; m++) {
+      const aRow = m * K;
+      let n = 0;
+      for (; n + 4 <= N; n += 4) {
+        let s0 = bias ? bias[n] : 0;
+        let s1 = bias ? bias[n + 1] : 0;
+        let s2 = bias ? bias[n + 2] : 0;
+        let s3 = bias ? bias[n + 3] : 0;
+        const b0 = n * K;
+        const b1 = b0 + K;
+        const b2 = b1 + K;
+        const b3 = b2 + K;
+        for (let k = 0; k < K; k++) {
+          const amk = a[aRow + k];
+          s0 += amk * b[b0 + k];
+          s1 += amk * b[b1 + k];
+          s2 += amk * b[b2 + k];
+          s3 += amk * b[b3 + k];
+        }
+        y[m * N + n] = s0;
+        y[m * N + n + 1] = s1;
+        y[m * N + n + 2] = s2;
+        y[m * N + n + 3] = s3;
+      }
+      for (; n < N; n++) {
+        let s = bias ? bias[n] : 0;
+        for (let k = 0; k < K; k++) s += a[aRow + k] * b[n * K + k];
+        y[m * N + n] = s;
+      }
+    }
+    return y;
+  }
+  // b (K,N) is read row by row, and each row serves four rows of a at once (the plain loop's
+  // column walk was 3× slower in the CPU backend); every y[m][n] still adds its K products in the
+  // order k = 0, 1, …, so the bits are the plain loop's (tests/unit/reference_loop_order.test.ts).
+  if (bias) for (let m = 0; m < M; m++) y.set(bias, m * N);
+  let m = 0;
+  for (; m + 4 <= M; m += 4) {
+    const y0 = m * N;
+    const y1 = y0 + N;
+    const y2 = y1 + N;
+    const y3 = y2 + N;
+    for (let k = 0; k < K; k++) {
+      const a0 = a[m * K + k];
+      const a1 = a[(m + 1) * K + k];
+      const a2 = a[(m + 2) * K + k];
+      const a3 = a[(m + 3) * K + k];
+      const bRow = k * N;
+      for (let n = 0; n < N; n++) {
+        const bkn = b[bRow + n];
+        y[y0 + n] += a0 * bkn;
+        y[y1 + n] += a1 * bkn;
+        y[y2 + n] += a2 * bkn;
+        y[y3 + n] += a3 * bkn;
+      }
     }
   }
+  for (; m < M; m++)
+    for (let k = 0; k < K; k++) {
+      const amk = a[m * K + k];
+      for (let n = 0; n < N; n++) y[m * N + n] += amk * b[k * N + n];
+    }
   return y;
 }
 
@@ -46,13 +98,27 @@ export function matmulBackwardRef(
   const gradB = new Float64Array(K * N);
   const gradBias = new Float64Array(N);
   for (let m = 0; m < M; m++) {
-    for (let n = 0; n < N; n++) {
-      const g = gradOut[m * N + n];
-      gradBias[n] += g;
-      for (let k = 0; k < K; k++) {
-        gradA[m * K + k] += g * bAt(b, k, n, K, N, transB);
-        gradB[transB ? n * K + k : k * N + n] += g * a[m * K + k];
+    const gRow = m * N;
+    for (let n = 0; n < N; n++) gradBias[n] += gradOut[gRow + n];
+    if (transB) {
+      for (let n = 0; n < N; n++) {
+        const g = gradOut[gRow + n];
+        for (let k = 0; k < K; k++) {
+          gradA[m * K + k] += g * b[n * K + k];
+          gradB[n * K + k] += g * a[m * K + k];
+        }
       }
+      continue;
+    }
+    // b (K,N) row by row, as in matmulRef; every sum still adds its terms in the order of the
+    // loop above (gradA over n, gradB over m), so the bits are the same.
+    for (let k = 0; k < K; k++) {
+      const bRow = k * N;
+      let s = 0;
+      for (let n = 0; n < N; n++) s += gradOut[gRow + n] * b[bRow + n];
+      gradA[m * K + k] = s;
+      const amk = a[m * K + k];
+      for (let n = 0; n < N; n++) gradB[bRow + n] += gradOut[gRow + n] * amk;
     }
   }
   return { gradA, gradB, gradBias };

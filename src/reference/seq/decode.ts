@@ -52,7 +52,7 @@ export function kvStride(B: number, Smax: number, D: number): number {
  * position `pos` of every layer is written in place (the caches hold positions < pos already).
  */
 export function decodeStepRef(
-  params: ArrayLike<number>,
+  params: Float64Array | Float32Array,
   m: DecodeModel,
   kv: Float64Array,
   sequences: ArrayLike<number>,
@@ -65,7 +65,7 @@ export function decodeStepRef(
   const D = m.dModel;
   const V = m.vocabSize;
   const P = m.maxPos;
-  const at = (off: number, n: number) => Array.prototype.slice.call(params, off, off + n) as number[];
+  const at = (off: number, n: number) => params.subarray(off, off + n); // views: copying wte every step cost more than the matmuls
   const col = (src: ArrayLike<number>) => Array.from({ length: B }, (_, b) => src[b * Smax + pos]);
   let x = embeddingRef(col(sequences), col(positions), at(m.wte, V * D), at(m.wpe, P * D), V, P, D); // (B, D)
   const stride = kvStride(B, Smax, D);
