@@ -14,7 +14,7 @@ import { type HfEstimator, type HfPpoConfig, hfPpoIteration, hfPpoProblem } from
 import { webgpuBackend } from '../helpers/backends.ts';
 import { rng } from '../helpers/random.ts';
 
-const ITERATIONS = 12;
+const ITERATIONS = 8;
 
 const CASES: [HfEstimator, number, number, number][] = [
   // estimator, unique prompts, samples per prompt (16 responses a batch either way), minibatches
@@ -77,11 +77,14 @@ describe('PPO with LoRA on an HfModel (Qwen3, WebGPU)', () => {
         expect(kls[0]).toBe(0);
         const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
         // 16 responses × ≤ 4 tokens a batch: the last 4 iterations against the first 2. A rise of 0.15
-        // is over 3 standard deviations of the sampling noise (runs seen rise 0.25–0.5; some seeds
-        // plateau near 0.8, so no fixed target is asked).
+        // is over 3 standard deviations of the sampling noise; a seed whose random model starts near
+        // the ceiling (0.8–0.9) cannot rise that much, and passes when the share it misses halves.
+        // The last CI runs' 24 curves (Dawn and wgpu, 12 iterations then), iterations 4–7 against 0–1:
+        // rises 0.16–0.51; the share missed fell to 0.10–0.46 of what it was.
         const first = mean(curve.slice(0, 2));
         const last = mean(curve.slice(-4));
-        expect(last).toBeGreaterThanOrEqual(first + 0.15);
+        const learned = last >= first + 0.15 || 1 - last <= 0.5 * (1 - first);
+        expect(learned, `score ${first.toFixed(3)} → ${last.toFixed(3)}`).toBe(true);
         expect(Math.abs(kls[kls.length - 1])).toBeGreaterThan(0);
       } finally {
         disposeLoraTrainable(be, actor);
