@@ -323,7 +323,7 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await expect(page.getByTestId('hf-train-estimator')).toHaveValue('gae');
   await page.getByTestId('hf-train-preset-grpo').click();
   await expect(page.getByTestId('hf-train-estimator')).toHaveValue('group_norm');
-  await expect(page.getByTestId('hf-train-iterations')).toHaveValue('40');
+  await expect(page.getByTestId('hf-train-iterations')).toHaveValue('120');
   await expect(page.getByTestId('hf-train-preset-about')).toContainText('GRPO with LoRA r 8');
   // GRPO-LoRA on the task (the panel's default reward), a run short enough for SwiftShader
   for (const [name, value] of [
@@ -383,16 +383,16 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   expect(await axe(page)).toEqual([]);
 
   // A preset's recorded run (npm run record-runs): the model holds the recovered adapter, so the run
-  // is shown as recorded and goes on the model when asked, its 40 rows shown.
+  // is shown as recorded and goes on the model when asked, its 120 rows shown.
   await page.getByTestId('hf-preset-result-grpo').click();
   await expect(page.getByTestId('hf-recorded')).toContainText(`it holds another adapter (${kept + 1} iterations)`);
   await page.getByTestId('hf-recorded-put').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');
-  await expect(rows).toHaveCount(40);
+  await expect(rows).toHaveCount(120);
   // The other one, while the model holds that adapter: shown as recorded, put on only when asked.
   await page.getByTestId('hf-preset-result-ppoCritic').click();
-  await expect(page.getByTestId('hf-recorded')).toContainText('it holds another adapter (40 iterations)');
+  await expect(page.getByTestId('hf-recorded')).toContainText('it holds another adapter (120 iterations)');
   await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('td').nth(4)).not.toHaveText('–'); // GAE: a value loss
   expect(await axe(page)).toEqual([]);
   await page.getByTestId('hf-recorded-put').click();
@@ -402,5 +402,5 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await page.getByTestId('hf-forget').click();
   await page.getByTestId('hf-preset-result-grpo').click();
   await expect(page.getByTestId('hf-recorded')).toContainText('Trained on “chat-arithmetic” (Qwen3ForCausalLM, 2 layers)');
-  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(40);
+  await expect(page.getByTestId('hf-recorded').getByTestId('hf-train-table').locator('tbody tr')).toHaveCount(120);
 });

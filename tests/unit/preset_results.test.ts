@@ -26,8 +26,11 @@ import { installMemoryIndexedDb } from '../helpers/memoryIndexedDb.ts';
 import { ROOT } from '../helpers/sourceFiles.ts';
 
 const PUBLIC = join(ROOT, 'public');
-/** The most the cards' files may weigh together: they are precached with the page (vite.config.ts). */
-const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
+/**
+ * The most the cards' files may weigh together: they are precached with the page (vite.config.ts).
+ * "GRPO on your own model" alone is 5.8 MiB: 120 iterations × 64 answers, every token's numbers.
+ */
+const MAX_TOTAL_BYTES = 12 * 1024 * 1024;
 
 describe('the cards’ recorded runs', () => {
   it('name one file per arm under runs/presets/, distinct, with the arm number only for a paired card', () => {
