@@ -15,6 +15,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { type BadFolder, writeSynthetic } from '../src/model/hf/synthetic.ts';
 import { nodeFolderSink } from '../src/node/hfFolder.ts';
+import { HF_RUN_FILE_VERSION } from '../src/store/hfRunFile.ts';
 
 const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 const GOOD = 'tiny-qwen3';
@@ -252,7 +253,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   expect(saved.suggestedFilename()).toBe(`${GOOD}-run-3.json`);
   const runPath = await saved.path();
   const doc = JSON.parse(readFileSync(runPath, 'utf8'));
-  expect(doc).toMatchObject({ format: 'ppo-playground-lora-run', version: 1, iterations: 3, model: { label: GOOD, architecture: 'Qwen3ForCausalLM' } });
+  expect(doc).toMatchObject({ format: 'ppo-playground-lora-run', version: HF_RUN_FILE_VERSION, iterations: 3, model: { label: GOOD, architecture: 'Qwen3ForCausalLM' } });
   expect(doc.rows.map((r: { iter: number }) => r.iter)).toEqual([1, 2, 3]);
   expect(typeof doc.adapter.state).toBe('string');
   await expect(page.getByTestId('hf-run-file-notice')).toContainText(`Saved the run as ${GOOD}-run-3.json`);

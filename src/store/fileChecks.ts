@@ -56,11 +56,11 @@ export function shown(x: unknown): string {
 export const RUN_FILE_FORMATS = { playground: 'ppo-playground-run', ownModel: 'ppo-playground-lora-run' } as const;
 
 /**
- * The JSON document of a run file of `kind` at `version`. Refuses, naming why: a text over
+ * The JSON document of a run file of `kind` at one of `versions`. Refuses, naming why: a text over
  * `maxBytes`, not JSON, a run file of the other kind (each opens in its own place on the page),
  * another format, another version.
  */
-export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMATS, version: number, maxBytes: number): Record<string, unknown> {
+export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMATS, versions: readonly number[], maxBytes: number): Record<string, unknown> {
   if (text.length > maxBytes) throw tooLarge(maxBytes);
   let doc: unknown;
   try {
@@ -77,8 +77,8 @@ export function readRunDocument(text: string, kind: keyof typeof RUN_FILE_FORMAT
       throw new RunFileError('playground-run', 'format', 'a playground run: it opens with the charts’ “Open run…”', found);
     throw new RunFileError('not-a-run', 'format', `not a run file: its format is ${found}, a run file's is "${format}"`, found);
   }
-  if (doc.version !== version)
-    throw new RunFileError('version', 'version', `written in run-file version ${shown(doc.version)}; this page reads version ${version}`, shown(doc.version));
+  if (!versions.includes(doc.version as number))
+    throw new RunFileError('version', 'version', `written in run-file version ${shown(doc.version)}; this page reads version ${versions.join(' or ')}`, shown(doc.version));
   return doc;
 }
 

@@ -17,7 +17,7 @@ import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
 import { fetchServedFile, tooLarge } from './fileChecks.ts';
-import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
+import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 
@@ -345,7 +345,7 @@ export class HfFlows {
     try {
       run = readHfRunFile(await read());
     } catch (e) {
-      this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(fileName, e, HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES) });
+      this.tr.setRunFileNotice({ tone: 'error', text: notices.hfRunFileRefused(fileName, e, HF_RUN_FILE_VERSIONS_READ, HF_RUN_FILE_MAX_BYTES) });
       return false;
     }
     this.tr.recordedOpened({ fileName, savedAt: run.savedAt }, run);

@@ -1,10 +1,10 @@
 // A LoRA run of the visitor's own model as one file: the model it was trained on (named, not
 // included: a base model stays on the visitor's disk), the settings, the trainer's rows (every
-// response of each batch with its tokens' numbers), the held-out evaluations, and the adapter
-// as PEFT's two files with the run's training state (AdamW moments, a GAE run's critic:
-// model/hf/trainingState.ts), so "Continue training" on the same model goes on exactly. Read back
-// through checks that name the field they refuse; the adapter's fit to a model is checked by the
-// worker when it is put on one, as a picked adapter is.
+// response of each batch with its tokens' numbers, by column: hfRunRows.ts), the held-out
+// evaluations, and the adapter as PEFT's two files with the run's training state (AdamW moments,
+// a GAE run's critic: model/hf/trainingState.ts), so "Continue training" on the same model goes
+// on exactly. Read back through checks that name the field they refuse; the adapter's fit to a
+// model is checked by the worker when it is put on one, as a picked adapter is.
 import { decodeSafetensors } from '../model/safetensors.ts';
 import {
   HF_TRAIN_ESTIMATORS,
@@ -12,17 +12,17 @@ import {
   HF_TRAIN_REWARDS,
   type HfTrainEval,
   type HfTrainNumber,
-  type HfTrainResponse,
   type HfTrainRow,
   type HfTrainSettings,
-  type HfTrainToken,
   hfTrainProblems,
 } from '../rl/hf/hfTrainSettings.ts';
 import type { HfModelSummary } from '../worker/hfTypes.ts';
-import { count, damaged, date, fromBase64, isCount, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
+import { count, damaged, date, fromBase64, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
+import { readRows, rowColumns } from './hfRunRows.ts';
 
-/** Bumped when a field changes meaning; a file of another version is refused by name. */
-export const HF_RUN_FILE_VERSION = 1;
+/** Bumped when a field changes meaning: the version written, and those read (others are refused by name). */
+export const HF_RUN_FILE_VERSION = 2;
+export const HF_RUN_FILE_VERSIONS_READ = [1, 2] as const;
 /** The largest file read: a Qwen3-0.6B adapter of rank 64 with its moments is ~0.4 GiB, beyond a page's reach anyway. */
 export const HF_RUN_FILE_MAX_BYTES = 256 * 1024 * 1024;
 
@@ -62,7 +62,7 @@ export function hfRunFileText(run: HfRecordedRun): string {
     model: run.model,
     settings: run.settings,
     iterations: run.iterations,
-    rows: run.rows,
+    rows: run.rows.map(rowColumns),
     evals: run.evals,
     adapter: { config, weights: toBase64(weights), ...(state ? { state: toBase64(state) } : {}) },
   });
@@ -93,47 +93,6 @@ function readSettings(x: unknown): HfTrainSettings {
   const problem = hfTrainProblems(s, { maxPositions: Number.POSITIVE_INFINITY, hasChatTemplate: true })[0];
   if (problem) throw damaged(`settings.${problem.field}`, `${shown(s[problem.field as keyof HfTrainSettings])}: ${problem.range} is expected`);
   return s;
-}
-
-const CLIP_SIDES = ['upper', 'lower', 'dual'] as const;
-const TOKEN_NUMBERS = ['old', 'ref', 'logprob', 'advantage'] as const;
-
-function readToken(x: unknown, f: string): HfTrainToken {
-  if (!isObject(x)) throw damaged(f, 'expected a token');
-  const t: HfTrainToken = { id: count(x.id, `${f}.id`), text: str(x.text, `${f}.text`, 200), old: 0, ref: 0, logprob: 0, advantage: 0, clip: null };
-  for (const k of TOKEN_NUMBERS) t[k] = num(x[k], `${f}.${k}`);
-  if (x.clip !== null && !CLIP_SIDES.includes(x.clip as (typeof CLIP_SIDES)[number]))
-    throw damaged(`${f}.clip`, `expected null or one of ${CLIP_SIDES.join(', ')}, found ${shown(x.clip)}`);
-  t.clip = x.clip as HfTrainToken['clip'];
-  return t;
-}
-
-function readResponse(x: unknown, f: string): HfTrainResponse {
-  if (!isObject(x)) throw damaged(f, 'expected a response');
-  return {
-    prompt: str(x.prompt, `${f}.prompt`),
-    response: str(x.response, `${f}.response`),
-    score: num(x.score, `${f}.score`),
-    tokens: list(x.tokens, `${f}.tokens`).map((t, i) => readToken(t, `${f}.tokens[${i}]`)),
-  };
-}
-
-const ROW_NUMBERS = ['reward_mean', 'kl', 'response_length_mean', 'policy_loss', 'clipfrac', 'seconds'] as const;
-
-/** The rows, one per iteration, their iterations counting up by one to `iterations`. */
-function readRows(x: unknown, iterations: number): HfTrainRow[] {
-  const rows = list(x, 'rows').map((r, i): HfTrainRow => {
-    const f = `rows[${i}]`;
-    if (!isObject(r) || !isCount(r.iter)) throw damaged(f, 'expected { iter, reward_mean, …, responses }');
-    const row = { iter: r.iter, value_loss: r.value_loss === null ? null : num(r.value_loss, `${f}.value_loss`) } as HfTrainRow;
-    for (const k of ROW_NUMBERS) row[k] = num(r[k], `${f}.${k}`);
-    row.responses = list(r.responses, `${f}.responses`).map((v, j) => readResponse(v, `${f}.responses[${j}]`));
-    if (i > 0 && r.iter !== (x as { iter: number }[])[i - 1].iter + 1) throw damaged(`${f}.iter`, `${r.iter} does not follow iteration ${(x as { iter: number }[])[i - 1].iter}`);
-    return row;
-  });
-  const last = rows.at(-1)?.iter;
-  if (last !== undefined && last !== iterations) throw damaged('iterations', `${iterations}, but the last row is iteration ${last}`);
-  return rows;
 }
 
 function readEvals(x: unknown): HfTrainEval[] {
@@ -186,14 +145,14 @@ function readAdapter(x: unknown): HfRecordedRun['adapter'] {
 
 /** The run in `text`, or a RunFileError naming why it is refused. */
 export function readHfRunFile(text: string): HfRecordedRun {
-  const doc = readRunDocument(text, 'ownModel', HF_RUN_FILE_VERSION, HF_RUN_FILE_MAX_BYTES);
+  const doc = readRunDocument(text, 'ownModel', HF_RUN_FILE_VERSIONS_READ, HF_RUN_FILE_MAX_BYTES);
   const iterations = count(doc.iterations, 'iterations');
   return {
     savedAt: date(doc.savedAt, 'savedAt'),
     model: readModel(doc.model),
     settings: readSettings(doc.settings),
     iterations,
-    rows: readRows(doc.rows, iterations),
+    rows: readRows(doc.rows, iterations, doc.version as (typeof HF_RUN_FILE_VERSIONS_READ)[number]),
     evals: readEvals(doc.evals),
     adapter: readAdapter(doc.adapter),
   };

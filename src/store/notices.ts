@@ -245,23 +245,24 @@ export function runFileNotContinued(name: string, e: unknown): string {
   return t('notices:runFileNotContinued', { name, why: e instanceof Error ? e.message : String(e) });
 }
 
-/** Why a run file was not opened, in the page's language; the page is untouched. */
-/** Why a run file was refused, in the page's language (`want`, `maxBytes`: the version and size the reader takes). */
-function runFileWhy(e: unknown, want: number, maxBytes: number): string {
+/** Why a run file was refused, in the page's language (`versions`, `maxBytes`: the versions and size the reader takes). */
+function runFileWhy(e: unknown, versions: readonly number[], maxBytes: number): string {
   if (!(e instanceof RunFileError)) return e instanceof Error ? e.message : String(e);
+  const want = new Intl.ListFormat(currentLocale(), { type: 'disjunction' }).format(versions.map(String));
   return t(`notices:runFileWhy.${e.reason}`, { found: e.found, want, field: e.field, detail: e.message, mib: maxBytes / 2 ** 20 });
 }
 
+/** Why a run file was not opened, in the page's language; the page is untouched. */
 export function runFileRefused(fileName: string, e: unknown): string {
-  return t('notices:runFileRefused', { fileName, why: runFileWhy(e, RUN_FILE_VERSION, RUN_FILE_MAX_BYTES) });
+  return t('notices:runFileRefused', { fileName, why: runFileWhy(e, [RUN_FILE_VERSION], RUN_FILE_MAX_BYTES) });
 }
 
 /**
- * A run file of the visitor's own model refused (`want`, `maxBytes`: the version and size its
+ * A run file of the visitor's own model refused (`versions`, `maxBytes`: the versions and size its
  * reader takes, hfRunFile.ts): the model and its adapter stay as they were.
  */
-export function hfRunFileRefused(fileName: string, e: unknown, want: number, maxBytes: number): string {
-  return t('notices:hf.train.runRefused', { fileName, why: runFileWhy(e, want, maxBytes) });
+export function hfRunFileRefused(fileName: string, e: unknown, versions: readonly number[], maxBytes: number): string {
+  return t('notices:hf.train.runRefused', { fileName, why: runFileWhy(e, versions, maxBytes) });
 }
 
 /** A run of a model of your own opened from the charts' Open run… (or the no-WebGPU guide): where it went. */

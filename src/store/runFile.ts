@@ -214,7 +214,7 @@ function readTrace(x: unknown, i: number): Omit<CapturedTrace, 'runId'> {
 
 /** The run in `text`, or a RunFileError naming why it is refused. */
 export function readRunFile(text: string): RecordedRun {
-  const doc = readRunDocument(text, 'playground', RUN_FILE_VERSION, RUN_FILE_MAX_BYTES);
+  const doc = readRunDocument(text, 'playground', [RUN_FILE_VERSION], RUN_FILE_MAX_BYTES);
   const savedAt = date(doc.savedAt, 'savedAt');
   const r = doc.run;
   if (!isObject(r)) throw damaged('run', 'missing');

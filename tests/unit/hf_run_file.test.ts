@@ -1,5 +1,6 @@
 // A run of the visitor's own model as one file (src/store/hfRunFile.ts): written and read back it
-// is the same run — model, settings, every row with every response's tokens, the evaluations, the
+// is the same run — model, settings, every row with every response's tokens (by column, each
+// number bit for bit; a version 1 file reads as the same run), the evaluations, the
 // adapter's PEFT files and training state byte for byte; a playground run file and this one each
 // name where the other opens; another version, a damaged field and a file too large are refused
 // naming the field; a run goes back only on the model it was trained on.
@@ -7,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { mutatedRunFile } from '../../src/fuzz/files.ts';
 import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { RunFileError } from '../../src/store/fileChecks.ts';
-import { HF_RUN_FILE_VERSION, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile } from '../../src/store/hfRunFile.ts';
-import { runFileRefused } from '../../src/store/notices.ts';
+import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSION, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile } from '../../src/store/hfRunFile.ts';
+import { hfRunFileRefused, runFileRefused } from '../../src/store/notices.ts';
 import { readRunFile, runFileText } from '../../src/store/runFile.ts';
-import { hfRecordedRun, tinyModelSummary } from '../helpers/hfRunFixture.ts';
+import { hfRecordedRun, hfRunRow, tinyModelSummary } from '../helpers/hfRunFixture.ts';
 import { rng } from '../helpers/random.ts';
 
 /** The refusal `read` throws, as { reason, field }. */
@@ -26,6 +27,13 @@ function refusal(read: () => unknown): { reason: string; field: string } {
 
 // biome-ignore lint/suspicious/noExplicitAny: a saved file's JSON, damaged at will
 type Doc = Record<string, any>;
+
+/** A base64 float64 column with its first number made NaN. */
+function nanFirst(column: string): string {
+  const bytes = Uint8Array.from(atob(column), (c) => c.charCodeAt(0));
+  new DataView(bytes.buffer).setFloat64(0, Number.NaN, true);
+  return btoa(String.fromCharCode(...bytes));
+}
 
 /** The saved text of `run` with `edit` applied to its JSON document. */
 function edited(run: HfRecordedRun, edit: (doc: Doc) => void): string {
@@ -54,6 +62,29 @@ describe('a run of your own model as a file', () => {
     expect(readHfRunFile(hfRunFileText(empty))).toEqual(empty);
   });
 
+  it('keeps every token number bit for bit by column, and reads a version 1 file (a token an object) as the same run', () => {
+    const plain = hfRecordedRun(rng(10), 3);
+    const run = structuredClone(plain);
+    // the numbers a float64 trainer writes, and the edges: −0 (JSON's numbers write it 0), subnormal, the largest double
+    const edges = [-0, 5e-324, -Number.MAX_VALUE, 0.1 + 0.2, -1e-300];
+    run.rows[0].responses[0].tokens.push(...edges.map((x, i) => ({ id: i, text: `t${i}`, old: x, ref: -x, logprob: x / 3, advantage: x, clip: null })));
+    const text = hfRunFileText(run);
+    const doc = JSON.parse(text);
+    expect(doc.version).toBe(HF_RUN_FILE_VERSION);
+    expect(Object.keys(doc.rows[0].responses).sort()).toEqual(['advantage', 'clip', 'id', 'length', 'logprob', 'old', 'prompt', 'ref', 'response', 'score', 'text']);
+    const back = readHfRunFile(text);
+    const bits = (x: HfRecordedRun) =>
+      x.rows.flatMap((row) => row.responses.flatMap((v) => v.tokens.flatMap((t) => [t.old, t.ref, t.logprob, t.advantage].map((n) => (Object.is(n, -0) ? '-0' : n.toString(16))))));
+    expect(bits(back)).toEqual(bits(run));
+    expect(back).toEqual(run);
+    const v1 = JSON.stringify({ ...JSON.parse(hfRunFileText(plain)), version: 1, rows: plain.rows });
+    expect(readHfRunFile(v1)).toEqual(plain);
+    // 64 answers a row, as "GRPO on your own model" records: under half of version 1's bytes
+    const big = { ...run, rows: [hfRunRow(rng(11), 1, 64)], iterations: 1 };
+    const v2Bytes = JSON.stringify(JSON.parse(hfRunFileText(big)).rows).length;
+    expect(v2Bytes).toBeLessThan(JSON.stringify(big.rows).length / 2);
+  });
+
   it('each kind of run file names where the other opens; another format and version are refused by name', () => {
     const own = hfRunFileText(hfRecordedRun(rng(4)));
     expect(refusal(() => readRunFile(own))).toEqual({ reason: 'own-model-run', field: 'format' });
@@ -72,6 +103,14 @@ describe('a run of your own model as a file', () => {
     expect(refusal(() => readHfRunFile('[1,2'))).toEqual({ reason: 'not-json', field: 'file' });
     const run = hfRecordedRun(rng(5));
     expect(refusal(() => readHfRunFile(edited(run, (d) => (d.version = HF_RUN_FILE_VERSION + 1))))).toEqual({ reason: 'version', field: 'version' });
+    expect(refusal(() => readHfRunFile(edited(run, (d) => (d.version = 0))))).toEqual({ reason: 'version', field: 'version' });
+    let saidLater = '';
+    try {
+      readHfRunFile(edited(run, (d) => (d.version = 3)));
+    } catch (e) {
+      saidLater = hfRunFileRefused('later.json', e, HF_RUN_FILE_VERSIONS_READ, HF_RUN_FILE_MAX_BYTES);
+    }
+    expect(saidLater).toContain('it was written in run-file version 3; this page reads version 1 or 2');
     expect(refusal(() => readHfRunFile(' '.repeat(256 * 1024 * 1024 + 1)))).toEqual({ reason: 'too-large', field: 'file' });
   });
 
@@ -94,10 +133,18 @@ describe('a run of your own model as a file', () => {
       ['rows[1].iter', (d) => (d.rows[1].iter = 7)],
       ['rows[0].kl', (d) => (d.rows[0].kl = null)], // NaN as JSON writes it
       ['rows[2].value_loss', (d) => (d.rows[2].value_loss = '0.1')],
-      ['rows[0].responses[1].score', (d) => (d.rows[0].responses[1].score = '1')],
-      ['rows[1].responses[0].tokens[0].advantage', (d) => (d.rows[1].responses[0].tokens[0].advantage = null)],
-      ['rows[1].responses[0].tokens[0].clip', (d) => (d.rows[1].responses[0].tokens[0].clip = 'left')],
-      ['rows[1].responses[0].tokens[0].id', (d) => (d.rows[1].responses[0].tokens[0].id = 1.5)],
+      ['rows[0].responses', (d) => (d.rows[0].responses = [])],
+      ['rows[0].responses.score[1]', (d) => (d.rows[0].responses.score[1] = '1')],
+      ['rows[0].responses.response', (d) => d.rows[0].responses.response.pop()],
+      ['rows[0].responses.length[2]', (d) => (d.rows[0].responses.length[2] = -1)],
+      ['rows[0].responses.id', (d) => (d.rows[0].responses.length[0] += 1)], // a token more than the columns hold
+      ['rows[1].responses.advantage', (d) => (d.rows[1].responses.advantage = 'not base64!')],
+      ['rows[1].responses.advantage', (d) => (d.rows[1].responses.advantage = d.rows[1].responses.advantage.slice(0, -12))], // a token's bytes short
+      ['rows[1].responses.old[0]', (d) => (d.rows[1].responses.old = nanFirst(d.rows[1].responses.old))],
+      ['rows[1].responses.clip', (d) => (d.rows[1].responses.clip = `x${d.rows[1].responses.clip.slice(1)}`)],
+      ['rows[1].responses.clip', (d) => (d.rows[1].responses.clip += '-')],
+      ['rows[1].responses.id[0]', (d) => (d.rows[1].responses.id[0] = 1.5)],
+      ['rows[1].responses.text[0]', (d) => (d.rows[1].responses.text[0] = 3)],
       ['evals[1].greedyAccuracy', (d) => (d.evals[1].greedyAccuracy = 1.5)],
       ['evals[1].when', (d) => (d.evals[1].when = 'before')],
       ['evals[1].sampled', (d) => (d.evals[1].sampled = 0.5)],
@@ -111,8 +158,20 @@ describe('a run of your own model as a file', () => {
     ];
     for (const [field, edit] of cases) expect({ case: field, ...refusal(() => readHfRunFile(edited(run, edit))) }).toEqual({ case: field, reason: 'damaged', field });
     // A number too large for a double reads as Infinity: refused, not shown.
-    const huge = edited(run, (d) => (d.rows[0].responses[1].score = 0.125)).replace('"score":0.125', '"score":1e400');
-    expect(refusal(() => readHfRunFile(huge))).toEqual({ reason: 'damaged', field: 'rows[0].responses[1].score' });
+    const huge = edited(run, (d) => (d.rows[0].responses.score[1] = 0.125)).replace(',0.125', ',1e400');
+    expect(refusal(() => readHfRunFile(huge))).toEqual({ reason: 'damaged', field: 'rows[0].responses.score[1]' });
+    // Version 1's tokens are checked as they were.
+    const v1 = (edit: (d: Doc) => void) =>
+      edited(run, (d) => {
+        d.version = 1;
+        d.rows = structuredClone(run.rows);
+        edit(d);
+      });
+    expect(refusal(() => readHfRunFile(v1((d) => (d.rows[1].responses[0].tokens[0].advantage = null))))).toEqual({
+      reason: 'damaged',
+      field: 'rows[1].responses[0].tokens[0].advantage',
+    });
+    expect(refusal(() => readHfRunFile(v1((d) => (d.rows[1].responses[0].tokens[0].clip = 'left'))))).toEqual({ reason: 'damaged', field: 'rows[1].responses[0].tokens[0].clip' });
   });
 
   it('damaged at random, a file reads whole with finite numbers or is refused by name', () => {

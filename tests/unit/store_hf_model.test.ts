@@ -654,11 +654,11 @@ describe('a saved run of your own model', () => {
     train.setState({ rows, trained: true });
     const text = hfRunFileText(hfRecordedRun(rng(33)));
     const doc = JSON.parse(text);
-    doc.rows[1].responses[0].tokens[0].advantage = null;
+    doc.rows[1].responses.score[0] = null;
     await flows.openRunFile(asFile('class.json', JSON.stringify(doc)));
     expect(train.getState().runFileNotice).toEqual({
       tone: 'error',
-      text: '“class.json” not opened: it is damaged at rows[1].responses[0].tokens[0].advantage (rows[1].responses[0].tokens[0].advantage: expected a finite number, found null). The model and its adapter are untouched.',
+      text: '“class.json” not opened: it is damaged at rows[1].responses.score[0] (rows[1].responses.score[0]: expected a finite number, found null). The model and its adapter are untouched.',
     });
     await flows.openRunFile(
       asFile('arith.json', runFileText({ id: 'r', name: 'r', color: '#000', visible: true, config: checked(DEFAULT_CONFIG), backend: 'cpu', createdAt: 0, metrics: [] }, null, [])),
