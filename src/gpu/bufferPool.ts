@@ -32,6 +32,9 @@ export class BufferPool {
   private inUseBytes = 0;
   /** The most bytes in use at once since the last resetPeak(): what a benchmarked stretch needed. */
   peakInUseBytes = 0;
+  /** Buffers in use now, and the most at once since the last resetPeak(), per size class. */
+  private readonly inUseByClass = new Map<number, number>();
+  private peakByClass = new Map<number, number>();
 
   constructor(private readonly device: GPUDevice) {}
 
@@ -42,6 +45,9 @@ export class BufferPool {
     this.inUse++;
     this.inUseBytes += cls;
     if (this.inUseBytes > this.peakInUseBytes) this.peakInUseBytes = this.inUseBytes;
+    const n = (this.inUseByClass.get(cls) ?? 0) + 1;
+    this.inUseByClass.set(cls, n);
+    if (n > (this.peakByClass.get(cls) ?? 0)) this.peakByClass.set(cls, n);
     if (reused) return reused;
     const buffer = this.device.createBuffer({ size: cls, usage: STORAGE_USAGE });
     this.ids.set(buffer, this.nextId++);
@@ -54,6 +60,7 @@ export class BufferPool {
     const cls = buffer.size;
     this.inUse--;
     this.inUseBytes -= cls;
+    this.inUseByClass.set(cls, (this.inUseByClass.get(cls) ?? 1) - 1);
     let list = this.free.get(cls);
     if (!list) {
       list = [];
@@ -78,6 +85,17 @@ export class BufferPool {
   /** Starts a new peak from the bytes in use now. */
   resetPeak(): void {
     this.peakInUseBytes = this.inUseBytes;
+    this.peakByClass = new Map(this.inUseByClass);
+  }
+
+  /**
+   * The bytes a pool that was empty at the last resetPeak() (but for the buffers in use then) would
+   * hold now: it keeps every buffer it made, so each size class as many times as it was in use at once.
+   */
+  heldSincePeakReset(): number {
+    let bytes = 0;
+    for (const [cls, n] of this.peakByClass) bytes += cls * n;
+    return bytes;
   }
 
   /** A stable small integer per buffer, used to key cached bind groups. */

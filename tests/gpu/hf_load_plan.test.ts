@@ -3,18 +3,24 @@
 // and f16 weights, tables split by a small part size), a run that does not fit is refused before
 // anything is allocated, its adapter bytes are what the trained roles and the NaN guard's copies
 // take (three ranks), and the hf bench section runs end to end on a tiny shape (generation, and
-// one PPO-LoRA and one GRPO-LoRA iteration with their stage times and bytes).
+// one PPO-LoRA and one GRPO-LoRA iteration with their stage times and bytes); over a whole PPO or
+// GRPO iteration (four families, one to three minibatches) the pool holds at most what the plan
+// says, and the plan says at most 5 % more.
 import { describe, expect, it } from 'vitest';
-import { benchHfShape, type HfBenchShape } from '../../src/bench/hf.ts';
+import { benchHfShape, type HfBenchShape, shapeArch } from '../../src/bench/hf.ts';
 import { benchHfRl, type HfRlRow, RL_STAGES } from '../../src/bench/hfRl.ts';
 import { settle } from '../../src/bench/timing.ts';
-import { weightTensors } from '../../src/model/hf/deviceWeights.ts';
+import { maxBindingBytes, weightTensors } from '../../src/model/hf/deviceWeights.ts';
 import { HfModel } from '../../src/model/hf/hfModel.ts';
 import { backendOffer, MemoryRefusal, planLoad } from '../../src/model/hf/loadPlan.ts';
 import { loraModulesOf, plannedLoraTargets } from '../../src/model/hf/loraModules.ts';
 import { disposeLoraSnapshot, disposeLoraTrainable, newLoraTrainable, saveLora } from '../../src/model/hf/loraParams.ts';
 import { formatBytes, loraFlatElements, planMemory } from '../../src/model/hf/memoryPlan.ts';
+import { LORA_TARGETS } from '../../src/model/hf/lora.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
+import { randomDeviceWeights } from '../../src/model/hf/randomWeights.ts';
+import { hfPpoIteration } from '../../src/rl/hf/hfPpo.ts';
+import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
 import { type SyntheticSpec, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { layoutBuffers, uploadBytes, weightLayout } from '../../src/model/hf/weightLayout.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
@@ -116,6 +122,67 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
     const model = await HfModel.load(be, folder, info, 'f16', { run, memoryBytes });
     model.dispose();
   });
+
+  // The plan against the pool, over a whole PPO / GRPO iteration on random weights: what a pool
+  // empty before the model would hold after it (each size class as often as it was in use at once)
+  // is at most the plan's total, and the plan at most 5 % above it.
+  const ITERATION_CASES = [
+    { family: 'qwen3', dims: [2, 64, 4, 2, 16, 128, 384], run: [2, 4, 16, 8, 1], estimator: 'gae' },
+    { family: 'llama', dims: [2, 64, 4, 2, 16, 160, 384], run: [2, 4, 12, 8, 2], estimator: 'gae' },
+    { family: 'gpt2', dims: [2, 64, 4, 4, 16, 256, 384], run: [2, 4, 12, 8, 1], estimator: 'group_norm' },
+    { family: 'qwen2', dims: [2, 80, 5, 1, 16, 200, 700], run: [3, 3, 10, 5, 3], estimator: 'gae' },
+  ] as const;
+  it.each(ITERATION_CASES.map((c) => [`${c.family} ${c.estimator}, ${c.run[4]} minibatch(es)`, c] as const))(
+    '%s: the plan bounds what the pool holds after an iteration, and by at most 5 per cent',
+    async (_name, c) => {
+      const be = await webgpuBackend();
+      const [nLayer, dModel, nHead, nKvHead, headDim, dFf, vocab] = c.dims;
+      const a = shapeArch({ family: c.family, tied: true, dims: { nLayer, dModel, nHead, nKvHead, headDim, dFf, vocab, maxPositions: 64 } });
+      const [prompts, samples, promptTokens, newTokens, miniBatches] = c.run;
+      const batch = prompts * samples;
+      const gpt2 = c.family === 'gpt2';
+      const plan = planMemory(
+        a,
+        {
+          batch,
+          promptTokens,
+          responseTokens: newTokens,
+          trainBatch: batch / miniBatches,
+          lora: { rank: 8, targets: gpt2 ? ['qkv', 'o', 'up', 'down'] : ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], roles: c.estimator === 'gae' ? 2 : 1 },
+          valueHead: c.estimator === 'gae',
+          weightDtype: 'f32',
+          nanGuard: false,
+        },
+        backendOffer(be)!,
+      );
+      await settle(be);
+      be.rt.pool.resetPeak();
+      const inUse = be.rt.pool.stats().inUseBytes;
+      const model = HfModel.fromWeights(be, a, randomDeviceWeights(be, a, 'f32', 3, maxBindingBytes(be)));
+      const settings = { r: 8, alpha: 16, rslora: false, targets: gpt2 ? (['c_attn', 'c_proj', 'c_fc'] as const) : LORA_TARGETS };
+      const actor = newLoraTrainable(model, settings, 1);
+      const critic = c.estimator === 'gae' ? newLoraTrainable(model, settings, 2, true) : null;
+      const r = rng(4300 + c.family.length);
+      const ids = Array.from({ length: prompts }, () => Array.from({ length: promptTokens }, () => r.int(0, vocab)));
+      try {
+        await hfPpoIteration(
+          { model, actor, critic, eosIds: [], padId: 0 },
+          ids,
+          (_p, responses) => responses.map((x) => x.length % 2),
+          hfPpoConfig({ estimator: c.estimator, samplesPerPrompt: samples, maxNewTokens: newTokens, miniBatches, seed: 1, klCoef: 0.05, lr: 1e-4 }),
+          0,
+        );
+        await settle(be);
+        const held = be.rt.pool.heldSincePeakReset() - inUse;
+        expect(held, `held ${formatBytes(held)}, plan ${formatBytes(plan.totalBytes)}`).toBeLessThanOrEqual(plan.totalBytes);
+        expect(plan.totalBytes).toBeLessThanOrEqual(1.05 * held);
+      } finally {
+        disposeLoraTrainable(be, actor);
+        if (critic) disposeLoraTrainable(be, critic);
+        model.dispose();
+      }
+    },
+  );
 
   it('the hf bench section builds a tiny shape, times prefill and decode, and a PPO-LoRA and a GRPO-LoRA iteration', async () => {
     const be = await webgpuBackend();

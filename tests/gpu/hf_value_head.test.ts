@@ -4,7 +4,8 @@
 // - float64 backend: L = Σ c·value (c random on response tokens, 0 on padding) against central
 //   finite differences (five-point stencil) at entries of the head and of every adapter,
 //   |fd − g| ≤ 1e-6·(1 + |g|);
-// - WebGPU against the float64 backend: values |Δ| ≤ 1e-4, every gradient normwise ≤ 2e-4·max|g|.
+// - WebGPU against the float64 backend: values |Δ| ≤ 1e-4, every gradient normwise ≤ 2e-4·max|g|;
+// - the experience's rows (scoring.ts responseRows, no tape kept) equal the tape's bit for bit.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
@@ -13,6 +14,7 @@ import { HfModel } from '../../src/model/hf/hfModel.ts';
 import { LORA_TARGETS } from '../../src/model/hf/lora.ts';
 import { disposeLoraTrainable, type LoraTrainable, newLoraTrainable } from '../../src/model/hf/loraParams.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
+import { responseRows } from '../../src/model/hf/scoring.ts';
 import { type SyntheticFamily, synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
 import { type ValueHead, valueHeadBackward, valueHeadForward, valueHeadInit } from '../../src/model/hf/valueHead.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
@@ -145,6 +147,23 @@ describe('the critic on an HfModel: value head and adapters', () => {
     } finally {
       dispose(gpu);
       dispose(ref);
+    }
+  });
+
+  it.each(FAMILIES)('%s: the experience’s rows without a tape are the tape’s rows bit for bit, on both backends', async (family) => {
+    for (const be of [cpuBackend, await webgpuBackend()]) {
+      const k = await critic(be, family, 8300 + FAMILIES.indexOf(family));
+      try {
+        const tape = responseRowsTaped(k.model, k.prompts, k.responses);
+        const rows = responseRows(k.model, k.prompts, k.responses);
+        expect(rows.shape).toEqual(tape.scored.shape);
+        const [got, want] = await be.readMany([rows, tape.scored]);
+        expect(Array.from(got)).toEqual(Array.from(want));
+        be.dispose(rows);
+        disposeTape(k.model, tape);
+      } finally {
+        dispose(k);
+      }
     }
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parameterCount, type HfArch } from '../../src/model/hf/arch.ts';
 import { parseHfConfig } from '../../src/model/hf/config.ts';
-import { formatBytes, layerTapeWords, loraShape, planMemory, type AdapterOffer, type RunShape } from '../../src/model/hf/memoryPlan.ts';
+import { formatBytes, layerTapeTensors, layerTapeWords, loraShape, planMemory, type AdapterOffer, type RunShape } from '../../src/model/hf/memoryPlan.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
 import { responseLogprobsTaped } from '../../src/model/hf/hfBackward.ts';
@@ -27,7 +27,7 @@ function real(name: keyof typeof REAL_SHAPES): HfArch {
 const ISSUE_RUN: RunShape = { batch: 32, promptTokens: 48, responseTokens: 64, trainBatch: 8, lora: { rank: 8, targets: ['q', 'v'], roles: 2 }, valueHead: true };
 
 describe('planMemory', () => {
-  it('SmolLM2-135M: f16 weights in power-of-two buffers with an f32 copy of the tied head; the KV cache is layers × 2 × kv heads × head_dim × tokens × batch', () => {
+  it('SmolLM2-135M: f16 weights in power-of-two buffers with an f32 copy of the tied head; the KV cache a k and a v a layer, each batch × tokens × kv heads × head_dim in its power-of-two buffer', () => {
     const a = real('smollm2-135m');
     const offer: AdapterOffer = { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes: 8 * GiB };
     const p = planMemory(a, ISSUE_RUN, offer);
@@ -41,7 +41,9 @@ describe('planMemory', () => {
     expect(f16Weights).toBe(468963584);
     expect(p.items.find((i) => i.what === 'weights')!.bytes).toBe(f16Weights);
     expect(134515008).toBe(parameterCount(a));
-    expect(p.items.find((i) => i.what === 'kv cache')!.bytes).toBe(30 * 2 * 3 * 64 * 112 * 32 * 4);
+    // 32 × 112 × 192 f32 = 2.6 MiB in a 4 MiB buffer
+    expect(p.items.find((i) => i.what === 'kv cache')!.bytes).toBe(30 * 2 * pow2(3 * 64 * 112 * 32 * 4));
+    expect(30 * 2 * pow2(3 * 64 * 112 * 32 * 4)).toBe(240 * 2 ** 20);
     // LoRA r 8 on q (576→576) and v (576→192), 30 layers: per layer A and B of q (8·576 each) and
     // of v (8·576, 192·8), every block a multiple of 64 already; the critic's flat buffer adds the
     // value head (576, then the bias in a block of 64). Per role 8 buffers (w, grad, m, v, decay
@@ -102,12 +104,15 @@ describe('planMemory', () => {
 
   it('when activations are what does not fit, it names the largest minibatch (or batch) that does', () => {
     const a = real('smollm2-135m');
-    const offer: AdapterOffer = { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes: GiB };
+    // a GPU that holds the run at a minibatch of 4, not of 8
+    const memoryBytes = planMemory(a, { ...ISSUE_RUN, trainBatch: 4 }, { ...DEFAULT_LIMITS, shaderF16: true }).totalBytes;
+    const offer: AdapterOffer = { ...DEFAULT_LIMITS, shaderF16: true, memoryBytes };
     const p = planMemory(a, ISSUE_RUN, offer);
     expect(p.fits).toBe(false);
     const m = /Lower the training minibatch to (\d+) \(now 8\), or the response length \(now 64\)/.exec(p.message);
     expect(m).not.toBeNull();
     const n = Number(m![1]);
+    expect(n).toBeGreaterThanOrEqual(4);
     expect(planMemory(a, { ...ISSUE_RUN, trainBatch: n }, offer).fits).toBe(true);
     expect(planMemory(a, { ...ISSUE_RUN, trainBatch: n + 1 }, offer).fits).toBe(false);
     // inference only: the rollout batch is what to lower
@@ -179,7 +184,7 @@ describe('planMemory', () => {
 });
 
 describe('the training tape the plan counts', () => {
-  // layerTapeWords against what HfModel.layerForward keeps: every tensor of a real tape's layer
+  // layerTapeTensors against what HfModel.layerForward keeps: every tensor of a real tape's layer
   // (its output excepted: the next layer's input), counted once, on fresh synthetic folders.
   const FAMILIES = [
     { family: 'llama', targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], planned: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
@@ -187,7 +192,7 @@ describe('the training tape the plan counts', () => {
     { family: 'qwen2', targets: [], planned: [] },
     { family: 'gpt2', targets: ['c_attn', 'c_proj', 'c_fc'], planned: ['qkv', 'o', 'down', 'up'] },
   ] as const;
-  it.each(FAMILIES.map((f) => [f.family, f] as const))('%s: every layer keeps layerTapeWords per token', async (_name, f) => {
+  it.each(FAMILIES.map((f) => [f.family, f] as const))('%s: every layer keeps the tensors of layerTapeTensors, layerTapeWords per token', async (_name, f) => {
     const be = new CpuBackend();
     const folder = await synthesizeToMemory({ family: f.family, dtype: 'F32', shards: 1, seed: rng(5200 + f.family.length).nextU32() });
     const info = await openHfFolder(folder);
@@ -207,6 +212,8 @@ describe('the training tape the plan counts', () => {
     const adapted = (f.planned as readonly string[]).reduce((n, t) => n + (t === 'qkv' ? 3 : 1), 0);
     expect(adapted).toBe(Object.keys(tape.layers[0].scaledDown).length);
     const want = R * layerTapeWords(model.arch, adapted, rank);
+    const widths = (xs: number[]) => [...xs].sort((x, y) => x - y);
+    const wantTensors = widths(layerTapeTensors(model.arch, adapted, rank));
     for (const [l, layer] of tape.layers.entries()) {
       const kept = new Set<Tensor>();
       const add = (t: Tensor | null | undefined) => t && kept.add(t);
@@ -218,6 +225,8 @@ describe('the training tape the plan counts', () => {
         [...kept].reduce((s, t) => s + t.size, 0),
         `layer ${l}`,
       ).toBe(want);
+      // tensor by tensor, as the plan rounds each to its pool buffer: every one R rows of its width
+      expect(widths([...kept].map((t) => t.size / R)), `layer ${l}`).toEqual(wantTensors);
     }
   });
 });

@@ -118,8 +118,9 @@ describe('HfSession training', () => {
   });
 
   it('a run whose buffers exceed one binding of the device is refused by the memory plan before anything is made', async () => {
-    // A small adapter: the model opens (its plan is one row of up to 512 tokens) but a minibatch of
-    // 128 responses of 64 tokens keeps MLP activations larger than one binding.
+    // A small adapter: the model opens (its plan is one row of up to 512 tokens) but the experience's
+    // forward over 128 responses of 64 tokens, the same rows as a minibatch of all of them, makes
+    // MLP activations larger than one binding (named once).
     const binding = 2 * 2 ** 20;
     const small = () => ({ maxBufferSize: binding, maxStorageBufferBindingSize: binding, maxStorageBuffersPerShaderStage: 8, shaderF16: false });
     const { s, of } = await opened(undefined, small);
@@ -128,7 +129,7 @@ describe('HfSession training', () => {
     const [trained] = of('hfTrained');
     expect(trained).toMatchObject({ requestId: 3, iterations: 0, stopped: false });
     expect(trained.refusal).toMatch(
-      /^Does not fit: the MLP activations of one training layer take [\d.]+ MiB, more than one binding \(2\.0 MiB\): lower the batch or the sequence length/,
+      /^Does not fit: the MLP activations of the experience forward take [\d.]+ MiB, more than one binding \(2\.0 MiB\): lower the batch or the sequence length\.$/,
     );
     expect(of('hfTrainRow')).toEqual([]);
     await s.exportAdapter(4); // nothing was made: no adapter to export

@@ -5,22 +5,29 @@
 // when it is known), with the tensors that must be split because one binding is too small, and a
 // verdict in words: what is needed, what the GPU offers, what to lower.
 //
-// Peak = weights + adapters/optimiser + max(rollout, training), because a rollout's KV cache and a
-// training step's activations are never alive together (make_experience runs between them, and it is
-// a forward without a cache: less than either).
-//   rollout  = KV cache (layers × 2 × kvHeads × headDim × (prompt + response) × batch, f32)
-//              + one layer's prefill temporaries + one chunk of logits
-//   training = per layer, what HfModel.layerForward keeps for backward (layerTapeWords: the
-//              layer's input, its norms with their statistics, q/k before and after q/k norm and
-//              rope, v, the attention output and its log-sum-exp — attention keeps no B·heads·S²
-//              probabilities, its backward recomputes them — the MLP's inputs and activations, and
-//              each adapted projection's s·x·Aᵀ; all f32) + the final hidden states + one chunk of
-//              logits + one layer's gradients (at most its tape)
-//   adapters = per trained role, 5 flat f32 buffers and the NaN guard's 3 copies (loraFlatElements
-//              each, pool-rounded)
+// Every tensor is counted in the buffer the WebGPU pool gives it (the next power of two,
+// gpu/bufferPool.ts), one tensor at a time, as the code allocates them: a 3 584 × 576 f32 tensor
+// takes 8 MiB, not 7.9. Peak = weights + adapters/optimiser + the largest of three phases, which
+// are never alive together:
+//   rollout    = the KV cache (per layer a k and a v of batch × (prompt + response) × kvHeads·headDim)
+//                + one layer of prefill over batch × prompt rows + the batch's ids and mask + the
+//                sampled rows' logits
+//   experience = one layer of a forward over every sequence of the batch (old, reference log-probs
+//                and the critic's values: no tape) + the scored rows + one block of head logits
+//   training   = per layer, what HfModel.layerForward keeps for backward (layerTapeTensors: the
+//                layer's input, its norms with their statistics, q/k before and after q/k norm and
+//                rope, v, the attention output and its log-sum-exp — attention keeps no B·heads·S²
+//                probabilities, its backward recomputes them — the MLP's inputs and activations, and
+//                each adapted projection's s·x·Aᵀ) over one minibatch + the final rows + the larger
+//                of one layer's backward (layerBackwardTensors) and the head's backward (a block of
+//                logits and its gradient)
+//   adapters   = per trained role, 5 flat f32 buffers and the NaN guard's 3 copies (loraFlatElements
+//                each)
+// tests/gpu/hf_load_plan.test.ts checks the plan against the pool's peak over whole iterations.
 import { storageBytes } from '../../backend/tensor.ts';
 import { parameterCount, type HfArch } from './arch.ts';
 import { sizeClass } from '../../gpu/bufferPool.ts';
+import { HEAD_BLOCK_LOGITS } from '../../ops/lmHead.ts';
 import { layoutBuffers, poolBytes, uploadBytes, type WeightDType, weightLayout } from './weightLayout.ts';
 
 /** The projections a LoRA adapter may wrap (GPT-2's c_attn is `qkv`). */
@@ -54,14 +61,12 @@ export interface RunShape {
   valueHead: boolean;
   /** The NaN guard's device copies of each role's weights and moments (hfGuard.ts); default true, as the page and the CLI keep them. */
   nanGuard?: boolean;
-  /** Tokens per chunk of the LM head's logits (the chunked log-softmax). Default 64. */
-  logitChunkTokens?: number;
   /** What dense weights and the embedding are stored in; default f16 when the adapter has shader-f16, else f32. */
   weightDtype?: WeightDType;
 }
 
 export interface MemoryItem {
-  what: 'weights' | 'adapters' | 'kv cache' | 'rollout scratch' | 'activations' | 'logits chunk';
+  what: 'weights' | 'adapters' | 'kv cache' | 'rollout scratch' | 'experience' | 'activations';
   bytes: number;
   /** How it was counted, in words. */
   detail: string;
@@ -170,24 +175,103 @@ export function loraFlatElements(a: HfArch, rank: number, targets: readonly Lora
 const adaptedProjections = (targets: readonly LoraTarget[]) => targets.reduce((n, t) => n + (t === 'qkv' ? 3 : 1), 0);
 
 /**
- * f32 words HfModel.layerForward keeps per token of one layer for backward (its LayerTape without
+ * f32 words per token of each tensor HfModel.layerForward keeps for backward (its LayerTape without
  * the output, which is the next layer's input), with `adapted` projections of LoRA rank `rank`.
  */
-export function layerTapeWords(a: HfArch, adapted: number, rank: number): number {
+export function layerTapeTensors(a: HfArch, adapted: number, rank: number): number[] {
   const qW = a.nHead * a.headDim;
   const kvW = a.nKvHead * a.headDim;
-  const stats = a.norm.kind === 'layer' ? 2 : 1; // rstd (and LayerNorm's mean) per row
-  const rope = a.positions === 'rope';
-  let w = a.dModel; // the layer's input
-  w += 2 * (a.dModel + stats); // input and post-attention norms
-  w += qW + 2 * kvW; // q_proj, k_proj, v_proj
-  if (a.qkNorm) w += qW + a.nHead + kvW + a.nKvHead; // q_norm, k_norm over each head, with rstd per head
-  if (rope) w += qW + kvW; // q and k after rope
-  w += qW + a.nHead; // attention output and its log-sum-exp per head
-  w += a.dModel; // after attention, with the residual
-  w += (a.mlp === 'gated' ? 3 : 2) * a.dFf; // gate, up and SwiGLU; GPT-2's c_fc and GELU
-  return w + adapted * rank;
+  const norm = a.norm.kind === 'layer' ? [a.dModel, 1, 1] : [a.dModel, 1]; // y, rstd (and LayerNorm's mean) per row
+  return [
+    a.dModel, // the layer's input
+    ...norm, // input norm
+    qW, // q_proj, k_proj, v_proj
+    kvW,
+    kvW,
+    ...(a.qkNorm ? [qW, a.nHead, kvW, a.nKvHead] : []), // q_norm, k_norm over each head, with rstd per head
+    ...(a.positions === 'rope' ? [qW, kvW] : []), // q and k after rope
+    qW, // attention output and its log-sum-exp per head
+    a.nHead,
+    a.dModel, // after attention, with the residual
+    ...norm, // post-attention norm
+    ...(a.mlp === 'gated' ? [a.dFf, a.dFf, a.dFf] : [a.dFf, a.dFf]), // gate, up and SwiGLU; GPT-2's c_fc and GELU
+    ...Array.from({ length: adapted }, () => rank), // s·x·Aᵀ of each adapted projection
+  ];
 }
+
+/** f32 words per token HfModel.layerForward keeps for backward: the sum of layerTapeTensors. */
+export function layerTapeWords(a: HfArch, adapted: number, rank: number): number {
+  return layerTapeTensors(a, adapted, rank).reduce((s, w) => s + w, 0);
+}
+
+/** A layer's forward inside its scope (prefill, experience): the tape's tensors and the o and down projections' outputs before their residual adds. */
+const layerForwardTensors = (a: HfArch, adapted: number, rank: number): number[] => [...layerTapeTensors(a, adapted, rank), a.dModel, a.dModel];
+
+/**
+ * f32 words per token of what one layer's backward holds at once (hfBackward.ts layerBackward,
+ * freed with its scope): the MLP's gradients, the norm inputs' gradient parts, attention's q, k, v
+ * gradients and what rope and q/k norm make of them, and one adapter's temporary.
+ */
+function layerBackwardTensors(a: HfArch, adapted: number, rank: number): number[] {
+  const qW = a.nHead * a.headDim;
+  const kvW = a.nKvHead * a.headDim;
+  return [
+    ...(a.mlp === 'gated' ? [a.dFf, a.dFf, a.dFf, a.dModel, a.dModel] : [a.dFf, a.dFf, a.dModel]), // g·down, the activation's backward, g·gate + g·up
+    qW, // g·o
+    qW, // dQ, dK, dV
+    kvW,
+    kvW,
+    ...(a.positions === 'rope' ? [qW, kvW] : []),
+    ...(a.qkNorm ? [qW, kvW] : []),
+    a.dModel, // g·q + g·k + g·v
+    a.dModel,
+    a.dModel,
+    ...(adapted > 0 ? [rank] : []),
+  ];
+}
+
+/** The pool's buffers a phase holds at its peak: how many of each power-of-two size (gpu/bufferPool.ts). */
+class PoolBuffers {
+  readonly counts = new Map<number, number>();
+  /** Tensors of `rows` rows and these f32 widths, `times` over. */
+  tensors(rows: number, widths: readonly number[], times = 1): this {
+    for (const w of widths) this.bytes(rows * w * F32, times);
+    return this;
+  }
+  bytes(n: number, times = 1): this {
+    const c = sizeClass(Math.max(4, n));
+    this.counts.set(c, (this.counts.get(c) ?? 0) + times);
+    return this;
+  }
+  with(other: PoolBuffers): PoolBuffers {
+    const out = new PoolBuffers();
+    for (const m of [this, other]) for (const [c, n] of m.counts) out.counts.set(c, (out.counts.get(c) ?? 0) + n);
+    return out;
+  }
+  get total(): number {
+    let t = 0;
+    for (const [c, n] of this.counts) t += c * n;
+    return t;
+  }
+}
+
+/**
+ * What the pool holds once every phase has run: it keeps a freed buffer for reuse by a tensor of
+ * the same size class, so each size is held as many times as the phase that needs most of it.
+ */
+function heldAfter(phases: readonly PoolBuffers[]): number {
+  const most = new Map<number, number>();
+  for (const p of phases) for (const [c, n] of p.counts) most.set(c, Math.max(most.get(c) ?? 0, n));
+  let t = 0;
+  for (const [c, n] of most) t += c * n;
+  return t;
+}
+
+/** Per-token tensors of the batch an iteration holds from its experience to its update (see planMemory). */
+const PER_TOKEN_TENSORS = 16;
+
+/** Bytes of the head's largest block of logits over `rows` scored rows (ops/lmHead.ts: at most HEAD_BLOCK_LOGITS a block). */
+const headBlockBytes = (rows: number, vocab: number) => Math.min(Math.max(rows, 1) * vocab, HEAD_BLOCK_LOGITS) * F32;
 
 export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): MemoryPlan {
   checkRun(a, run);
@@ -195,9 +279,7 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
   const binding = Math.min(offer.maxStorageBufferBindingSize, offer.maxBufferSize);
   const S = run.promptTokens + run.responseTokens;
   const D = a.dModel;
-  const qW = a.nHead * a.headDim;
   const kvW = a.nKvHead * a.headDim;
-  const chunk = run.logitChunkTokens ?? 64;
   const items: MemoryItem[] = [];
   const problems: string[] = [];
   /** Activation buffers: each must fit one binding, or the run is too large. */
@@ -267,41 +349,79 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
     });
   }
 
-  // Rollout: KV cache, one layer of prefill temporaries, one chunk of logits.
-  const kvPerLayer = 2 * kvW * S * run.batch * F32;
-  const kv = a.nLayer * kvPerLayer;
-  buffers.push({ name: 'KV cache of one layer (k or v)', bytes: kvPerLayer / 2 });
+  // Rollout: the KV cache, one layer of prefill, the batch's ids, positions and mask, the logits the
+  // sampler draws from (B, V).
+  const adapted = run.lora ? adaptedProjections(run.lora.targets) : 0;
+  const rank = run.lora?.rank ?? 0;
+  const kvTensor = run.batch * S * kvW * F32;
+  const kvCache = new PoolBuffers().bytes(kvTensor, 2 * a.nLayer);
+  buffers.push({ name: 'KV cache of one layer (k or v)', bytes: kvTensor });
   const Rp = run.batch * run.promptTokens;
-  const rolloutScratch = Rp * (2 * D + qW + 2 * kvW + 2 * a.dFf + a.nHead) * F32;
-  buffers.push({ name: 'prefill MLP activations', bytes: Rp * a.dFf * F32 });
-  const logitsChunk = Math.min(chunk, Math.max(run.batch, run.trainBatch) * S) * a.vocab * F32;
-  if (logitsChunk > binding)
-    problems.push(`a chunk of ${chunk} tokens of logits (${formatBytes(logitsChunk)}) exceeds one binding (${formatBytes(binding)}): lower the logits chunk`);
-  const rollout = kv + rolloutScratch + logitsChunk;
+  const prefill = new PoolBuffers()
+    .tensors(Rp, [...layerForwardTensors(a, adapted, rank), 1, 1]) // a layer, the prompts' ids and positions
+    .tensors(run.batch * S, [1]) // the mask
+    .tensors(run.batch, [a.vocab]); // the logits the sampler draws from
+  buffers.push({ name: 'prefill MLP activations', bytes: Rp * a.dFf * F32 }, { name: 'sampled logits (batch × vocabulary)', bytes: run.batch * a.vocab * F32 });
+  // each decode step: one layer over the batch's new positions, and the logits drawn from
+  const decode = new PoolBuffers().tensors(run.batch, [...layerForwardTensors(a, adapted, rank), 1, 1, a.vocab]).tensors(run.batch * S, [1]);
+  const phases = [kvCache.with(prefill), kvCache.with(decode)];
+  // The batch's per-token numbers (log-probs old and reference, values, rewards, advantages,
+  // returns, masks, the update's ratios and losses), alive from the experience to the update,
+  // and the per-sequence ones (scores, lengths, statistics), and ids, positions and masks of the whole batch.
+  const perToken = new PoolBuffers()
+    .tensors(run.batch * run.responseTokens, [1], PER_TOKEN_TENSORS)
+    .tensors(run.batch, [1], 8)
+    .tensors(run.batch * S, [1], 4);
 
-  // Training: activations kept for backward over one minibatch.
-  let training = 0;
+  // Experience: a forward of the whole batch without a tape, one layer at a time, then the head.
+  const R = run.batch * S;
+  const N = run.batch * run.responseTokens;
+  const logitsBlock = headBlockBytes(N, a.vocab);
+  const experience = new PoolBuffers()
+    .tensors(R, [...layerForwardTensors(a, adapted, rank), 1, 1, 1])
+    .tensors(N, [D])
+    .bytes(logitsBlock)
+    .with(perToken);
+  buffers.push({ name: 'MLP activations of the experience forward', bytes: R * a.dFf * F32 });
+  phases.push(experience);
+
+  // Training: the tape of one minibatch, then one layer's backward at a time, or the head's.
+  let training: PoolBuffers | null = null;
   let trainingDetail = 'inference only';
   if (run.trainBatch > 0) {
-    const R = run.trainBatch * S;
-    const perLayer = R * layerTapeWords(a, run.lora ? adaptedProjections(run.lora.targets) : 0, run.lora?.rank ?? 0) * F32;
-    const finalRows = R * (2 * D + (a.norm.kind === 'layer' ? 2 : 1)) * F32; // the last layer's output, and its final norm
-    training = a.nLayer * perLayer + finalRows + logitsChunk + perLayer;
-    trainingDetail = `${a.nLayer} layers × ${formatBytes(perLayer)} kept for backward (minibatch ${run.trainBatch} × ${S} tokens) + one layer of gradients`;
-    buffers.push({ name: 'MLP activations of one training layer', bytes: R * a.dFf * F32 });
+    const Rt = run.trainBatch * S;
+    const Nt = run.trainBatch * run.responseTokens;
+    const layer = new PoolBuffers().tensors(Rt, layerTapeTensors(a, adapted, rank));
+    const stats = a.norm.kind === 'layer' ? [1, 1] : [1];
+    const tape = perToken
+      .with(new PoolBuffers())
+      .tensors(Rt, layerTapeTensors(a, adapted, rank), a.nLayer)
+      .tensors(Rt, [D, D, ...stats, 1, 1, 1]) // the last layer's output, the final norm, the batch's ids, positions and mask
+      .tensors(Nt, [D, D, 1, 4]); // the scored rows, their gradient, the targets, the head's saved statistics
+    const layerBack = tape.with(new PoolBuffers().tensors(Rt, [...layerBackwardTensors(a, adapted, rank), D, D]));
+    const headBack = tape.with(new PoolBuffers().bytes(headBlockBytes(Nt, a.vocab), 2).tensors(Nt, [D]));
+    phases.push(layerBack, headBack);
+    training = layerBack.total >= headBack.total ? layerBack : headBack;
+    trainingDetail = `${a.nLayer} layers × ${formatBytes(layer.total)} kept for backward (minibatch ${run.trainBatch} × ${S} tokens) + one layer's backward`;
+    buffers.push({ name: 'MLP activations of one training layer', bytes: Rt * a.dFf * F32 });
   }
 
-  items.push({ what: 'kv cache', bytes: kv, detail: `${a.nLayer} layers × 2 × ${a.nKvHead} kv heads × ${a.headDim} × ${S} tokens × batch ${run.batch}, f32` });
-  items.push({ what: 'rollout scratch', bytes: rolloutScratch, detail: `one layer of prefill at batch ${run.batch} × ${run.promptTokens} prompt tokens` });
-  items.push({ what: 'logits chunk', bytes: logitsChunk, detail: `${chunk} tokens × ${a.vocab.toLocaleString('en-US')} vocabulary, f32` });
-  if (training > 0) items.push({ what: 'activations', bytes: training, detail: trainingDetail });
+  items.push({ what: 'kv cache', bytes: kvCache.total, detail: `${a.nLayer} layers × k and v of batch ${run.batch} × ${S} tokens × ${a.nKvHead} kv heads × ${a.headDim}, f32` });
+  items.push({ what: 'rollout scratch', bytes: prefill.total, detail: `one layer of prefill at batch ${run.batch} × ${run.promptTokens} prompt tokens, and the sampled logits` });
+  items.push({ what: 'experience', bytes: experience.total, detail: `one layer of a forward over batch ${run.batch} × ${S} tokens, and a block of head logits` });
+  if (training) items.push({ what: 'activations', bytes: training.total, detail: trainingDetail });
 
   const fixed = items.filter((i) => i.what === 'weights' || i.what === 'adapters').reduce((s, i) => s + i.bytes, 0);
-  const totalBytes = fixed + Math.max(rollout, training);
+  // What the GPU must hold: the pool keeps what each phase freed for the next iteration.
+  const totalBytes = fixed + heldAfter(phases);
 
-  const largestBuffer = [...weightBuffers, ...buffers, { name: 'logits chunk', bytes: logitsChunk }].reduce((m, b) => (b.bytes > m.bytes ? b : m), { name: '', bytes: 0 });
+  const largestBuffer = [...weightBuffers, ...buffers, { name: 'block of head logits', bytes: logitsBlock }].reduce((m, b) => (b.bytes > m.bytes ? b : m), { name: '', bytes: 0 });
+  // (a training layer's MLP rows are the experience's when one minibatch is the whole batch: named once)
+  const named = new Set<number>();
   for (const b of buffers) {
-    if (b.bytes > binding) problems.push(`the ${b.name} take ${formatBytes(b.bytes)}, more than one binding (${formatBytes(binding)}): lower the batch or the sequence length`);
+    if (b.bytes > binding && !(b.name.includes('MLP') && named.has(b.bytes)))
+      problems.push(`the ${b.name} take ${formatBytes(b.bytes)}, more than one binding (${formatBytes(binding)}): lower the batch or the sequence length`);
+    if (b.bytes > binding && b.name.includes('MLP')) named.add(b.bytes);
   }
   // The kernels bind up to 8 storage buffers (the optimiser and loss kernels); every adapter offers 8.
   if (offer.maxStorageBuffersPerShaderStage < 8) problems.push(`the adapter offers ${offer.maxStorageBuffersPerShaderStage} storage buffers per shader stage; the kernels need 8`);
@@ -311,18 +431,18 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
     let lower: string;
     if (fixed >= budget) {
       lower = `Choose a smaller model: the weights alone need ${formatBytes(weights)}${weightDtype === 'f32' && run.weightDtype === undefined ? ' (in f32: this GPU has no shader-f16)' : ` in ${weightDtype}`}`;
-    } else if (training > rollout) {
-      const fitsAt = largestFitting(run.trainBatch, (tb) => planMemory(a, { ...run, trainBatch: tb }, { ...offer, memoryBytes: null }).totalBytes <= budget);
-      lower =
-        fitsAt > 0
-          ? `Lower the training minibatch to ${fitsAt} (now ${run.trainBatch}), or the response length (now ${run.responseTokens})`
-          : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
     } else {
-      const fitsAt = largestFitting(run.batch, (b) => planMemory(a, { ...run, batch: b }, { ...offer, memoryBytes: null }).totalBytes <= budget);
+      const fitsWith = (r: RunShape) => planMemory(a, r, { ...offer, memoryBytes: null }).totalBytes <= budget;
+      // the minibatch first when training is the largest phase; the batch (and the minibatch with it) otherwise, or when no minibatch fits
+      const minibatch =
+        training && training.total > Math.max(...phases.slice(0, 3).map((p) => p.total)) ? largestFitting(run.trainBatch, (tb) => fitsWith({ ...run, trainBatch: tb })) : 0;
+      const fitsAt = minibatch > 0 ? 0 : largestFitting(run.batch, (b) => fitsWith({ ...run, batch: b, trainBatch: Math.min(run.trainBatch, b) }));
       lower =
-        fitsAt > 0
-          ? `Lower the batch to ${fitsAt} (now ${run.batch}), or the response length (now ${run.responseTokens})`
-          : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
+        minibatch > 0
+          ? `Lower the training minibatch to ${minibatch} (now ${run.trainBatch}), or the response length (now ${run.responseTokens})`
+          : fitsAt > 0
+            ? `Lower the batch to ${fitsAt} (now ${run.batch}), or the response length (now ${run.responseTokens})`
+            : `Lower the response length (now ${run.responseTokens}) or the prompt length (now ${run.promptTokens})`;
     }
     // f16 weights halve the dense weights and the embedding: name them when that alone makes the run fit.
     const f16 = weightDtype === 'f32' ? planMemory(a, { ...run, weightDtype: 'f16' }, { ...offer, memoryBytes: null }) : null;

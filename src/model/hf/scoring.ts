@@ -4,7 +4,7 @@
 // token scores it. Only the scored rows reach the LM head, which works block by block over the
 // vocabulary, so no (B, S, V) logits are ever held.
 import type { Tensor } from '../../backend/tensor.ts';
-import { gatherRows } from '../../ops/slice.ts';
+import { gatherRows, sliceSeq } from '../../ops/slice.ts';
 import type { HfModel, TokenBatch } from './hfModel.ts';
 
 /** A batch on the host: (B, S) row-major token ids, mask and position ids. */
@@ -110,6 +110,29 @@ export async function responseLogprobs(
     });
   };
   return { logprobs: split(lp), entropy: split(ent) };
+}
+
+/**
+ * The final-normed hidden rows that score each response column (B·A, D), columns past a response's
+ * end included, with no layer's intermediates kept (hfBackward.ts responseRowsTaped keeps them for
+ * a backward): what a critic's value head reads for the experience. The same numbers as the tape's
+ * `scored`, from the same kernels.
+ */
+export function responseRows(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): Tensor {
+  prompts.forEach((p, b) => {
+    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
+  });
+  const h = packBatch(prompts, responses, 0);
+  const A = h.S - h.P;
+  if (A === 0) throw new Error('no response holds a token: nothing to score');
+  const be = model.be;
+  const batch = uploadBatch(model, h);
+  const rows = be.scope(() => {
+    const hidden = be.reshape(model.hidden(batch), [h.B, h.S, model.arch.dModel]);
+    return be.reshape(sliceSeq(be, { x: hidden, start: h.P - 1, len: A }), [h.B * A, model.arch.dModel]);
+  });
+  be.dispose(...batchTensors(batch));
+  return rows;
 }
 
 /** Tensors of a TokenBatch, for disposal. */

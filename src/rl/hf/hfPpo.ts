@@ -14,7 +14,7 @@ import { backwardFromRows, backwardToAdapters, disposeTape, responseLogprobsTape
 import { generate } from '../../model/hf/hfGenerate.ts';
 import type { HfModel } from '../../model/hf/hfModel.ts';
 import { type LoraTrainable, loraOptimizerStep, zeroLoraGrads } from '../../model/hf/loraParams.ts';
-import { responseLogprobs } from '../../model/hf/scoring.ts';
+import { responseLogprobs, responseRows } from '../../model/hf/scoring.ts';
 import { valueHeadBackward, valueHeadForward } from '../../model/hf/valueHead.ts';
 import { gae } from '../../ops/gae.ts';
 import { epochMinibatches } from '../minibatch.ts';
@@ -234,9 +234,9 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   let advantages: Tensor;
   if (critic && head) {
     model.setAdapters(critic.adapters);
-    const valueTape = responseRowsTaped(model, prompts, responses);
-    valuesT = be.reshape(valueHeadForward(be, head.params, valueTape.scored), [B, A]);
-    disposeTape(model, valueTape);
+    const rows = responseRows(model, prompts, responses);
+    valuesT = be.reshape(valueHeadForward(be, head.params, rows), [B, A]);
+    be.dispose(rows);
     await stageDone?.('values');
     const g = gae(be, { rewards: shaped.rewards, values: valuesT, actionMask, gamma: cfg.gamma, lam: cfg.lam });
     advantages = whiten(be, { x: g.advantages, actionMask, shiftMean: true });
