@@ -39,7 +39,8 @@ export function HfTrainResults({ rows, evals }: { rows: readonly HfTrainRow[]; e
         </p>
       ) : null}
       {rows.length > 0 ? (
-        <div className="table-scroll">
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so the keyboard can scroll it (a phone's width)
+        <section className="table-scroll" tabIndex={0} aria-labelledby={captionId}>
           <table className="hf-train-table" aria-describedby={`${captionId}`} data-testid="hf-train-table">
             <thead>
               <tr>
@@ -68,7 +69,7 @@ export function HfTrainResults({ rows, evals }: { rows: readonly HfTrainRow[]; e
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       ) : null}
       {last && last.responses.length > 0 ? <LastBatch row={last} /> : null}
     </div>
