@@ -62,16 +62,16 @@ function message(e: unknown): string {
 }
 
 /**
- * The actor's adapter as PEFT saves it and, unless `critic` is undefined (null: a run without one),
- * the run's training state beside it.
+ * The actor's adapter as PEFT saves it and, when `training` is given, the run's training state
+ * beside it (its critic null for a run without one).
  */
 async function adapterFiles(
   target: HfTrainTarget,
   actor: LoraTrainable,
-  critic: LoraTrainable | null | undefined,
+  training: { critic: LoraTrainable | null } | null,
 ): Promise<{ config: string; weights: Uint8Array; state?: Uint8Array }> {
   const files = await exportPeftAdapter(target.model, actor, target.label);
-  const state = critic === undefined ? undefined : await encodeTrainingState(target.model.be, actor, critic);
+  const state = training ? await encodeTrainingState(target.model.be, actor, training.critic) : undefined;
   return { config: files[ADAPTER_CONFIG], weights: files[ADAPTER_WEIGHTS], ...(state ? { state } : {}) };
 }
 
@@ -311,7 +311,7 @@ export class HfTraining {
 
   /** The adapter and training state after iteration `iter` of the run in flight, for the page to keep. */
   private async postCheckpoint(target: HfTrainTarget, actor: LoraTrainable, critic: LoraTrainable | null, requestId: number, iter: number): Promise<void> {
-    const { config, weights, state } = await adapterFiles(target, actor, critic);
+    const { config, weights, state } = await adapterFiles(target, actor, { critic });
     this.post({ type: 'hfTrainCheckpoint', requestId, iter, config, weights, state: state! });
   }
 
@@ -320,7 +320,7 @@ export class HfTraining {
     const reply = (body: { config?: string; weights?: Uint8Array; state?: Uint8Array; refusal?: string }) => this.post({ type: 'hfAdapter', requestId, ...body });
     if (!target || !this.actor) return reply({ refusal: 'no trained adapter: train the model first' });
     try {
-      reply(await adapterFiles(target, this.actor, trainingState ? this.critic : undefined));
+      reply(await adapterFiles(target, this.actor, trainingState ? { critic: this.critic } : null));
     } catch (e) {
       reply({ refusal: message(e) });
     }

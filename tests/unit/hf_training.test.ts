@@ -89,6 +89,7 @@ describe('HfSession training', () => {
     await s.exportAdapter(8);
     const a = of('hfAdapter')[0];
     expect(a.refusal).toBeUndefined();
+    expect(a.state).toBeUndefined(); // PEFT's two files only: the training state is asked for by name
     expect(JSON.parse(a.config!)).toMatchObject({ peft_type: 'LORA', r: 2, lora_alpha: 4, base_model_name_or_path: 'tiny-qwen3' });
     const headerLength = Number(new DataView(a.weights!.buffer, a.weights!.byteOffset).getBigUint64(0, true));
     const header = JSON.parse(new TextDecoder().decode(a.weights!.subarray(8, 8 + headerLength)));
