@@ -5,8 +5,9 @@
 // filled), then `repeats` timed with hfPpoIteration's stage clock, which syncs the device at each
 // stage's end; the row is the iteration of median time with its own stages (so they add up).
 // Bytes: the pool's tensor bytes after building the base, the actor (adapters + gradients + AdamW
-// m, v + decay mask) and the critic (the same + its head), and the pool's peak over the timed
-// iterations, beside the memory plan of the training run.
+// m, v + decay mask) and the critic (the same + its head), the pool's peak over the timed
+// iterations and what it holds after them (each size as often as it was in use at once), beside
+// the memory plan of the training run.
 import type { Backend } from '../backend/backend.ts';
 import type { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import type { HfArch } from '../model/hf/arch.ts';
@@ -45,6 +46,8 @@ export interface HfRlRow {
   criticBytes: number;
   /** The pool's most tensor bytes at once over the timed iterations (base and roles included). */
   peakBytes: number;
+  /** What a pool holding only the base and roles before the timed iterations holds after them: each size as often as it was in use at once. */
+  heldBytes: number;
   planBytes: number;
 }
 
@@ -172,6 +175,7 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
           actorBytes: b1 - b0,
           criticBytes: b2 - b1,
           peakBytes: be.rt.pool.peakInUseBytes - before,
+          heldBytes: be.rt.pool.heldSincePeakReset() - before,
           planBytes: plans[i].totalBytes,
         });
       } finally {
@@ -206,6 +210,7 @@ export function hfRlTable(rows: HfRlRow[]): string {
       'peak',
       'roles / base',
       'peak / base',
+      'held',
       'plan',
     ],
     rows.map((r) => [
@@ -224,6 +229,7 @@ export function hfRlTable(rows: HfRlRow[]): string {
       formatBytes(r.peakBytes),
       (r.baseBytes + r.actorBytes + r.criticBytes) / r.baseBytes,
       r.peakBytes / r.baseBytes,
+      formatBytes(r.heldBytes),
       formatBytes(r.planBytes),
     ]),
   );

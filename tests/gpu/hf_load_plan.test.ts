@@ -221,6 +221,8 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       expect(r.actorBytes).toBeGreaterThan(0);
       expect(r.criticBytes > 0).toBe(critic);
       expect(r.peakBytes).toBeGreaterThan(r.baseBytes + r.actorBytes + r.criticBytes);
+      expect(r.heldBytes).toBeGreaterThanOrEqual(r.peakBytes); // the pool keeps what each stage freed
+      expect(r.heldBytes).toBeLessThanOrEqual(r.planBytes);
     }
     const [ppo, grpo] = rl as HfRlRow[];
     expect(ppo.criticBytes).toBeGreaterThan(ppo.actorBytes); // the same adapters and a value head
