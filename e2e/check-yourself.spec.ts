@@ -148,13 +148,23 @@ test('a teacher saves the run with the questions on screen; a student who opens 
   await skipWarmUpIn(context);
   const student = await context.newPage();
   await student.goto('/');
-  await student.getByTestId('open-run-input').setInputFiles({ name: 'lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
-  await student.getByRole('tab', { name: 'Inspect' }).click();
-  await student.getByTestId('check-toggle').click();
-  await expect(student.getByTestId('check-class')).toHaveText('Your teacher chose these questions for this iteration.');
-  await expect(student.getByTestId('check-given')).toHaveAttribute('data-given', chosen!);
-  // Other questions are a click away; the teacher's set is named only while it is on screen.
-  await student.getByTestId('check-yourself').getByRole('button', { name: 'New questions' }).click();
-  await expect(student.getByTestId('check-class')).toHaveCount(0);
-  await context.close();
+  try {
+    await student.getByTestId('open-run-input').setInputFiles({ name: 'lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await expect(student.getByTestId('notice')).toContainText('Opened');
+    await student.getByRole('tab', { name: 'Inspect' }).click();
+    // Waited for by an expectation (not the click's own wait), so a failure reaches the catch below.
+    await expect(student.getByTestId('check-toggle')).toBeVisible();
+    await student.getByTestId('check-toggle').click();
+    await expect(student.getByTestId('check-class')).toHaveText('Your teacher chose these questions for this iteration.');
+    await expect(student.getByTestId('check-given')).toHaveAttribute('data-given', chosen!);
+    // Other questions are a click away; the teacher's set is named only while it is on screen.
+    await student.getByTestId('check-yourself').getByRole('button', { name: 'New questions' }).click();
+    await expect(student.getByTestId('check-class')).toHaveCount(0);
+  } catch (e) {
+    // Playwright keeps the first page's snapshot only: what the student saw is kept beside it.
+    await student.screenshot({ path: test.info().outputPath('student-on-failure.png'), fullPage: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await context.close();
+  }
 });
