@@ -29,7 +29,7 @@ import type { DeviceLinear, DeviceNorm } from './deviceWeights.ts';
 import type { HfModel, LayerTape, TokenBatch } from './hfModel.ts';
 import { type LoraTarget, loraLinearBackward, type ModelAdapters } from './lora.ts';
 import type { LinearOf, NormOf, WeightsOf } from './weightLayout.ts';
-import { batchTensors, packBatch, uploadBatch } from './scoring.ts';
+import { batchTensors, packScored, uploadBatch } from './scoring.ts';
 
 /** gradA (r, in) and gradB (out, r) of each adapter, in the adapters' layout. */
 export type AdapterGrads = Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>[];
@@ -84,14 +84,10 @@ export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonl
  * layer's intermediates kept: what a value head, or the LM head (responseLogprobsTaped), reads.
  */
 export function responseRowsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): ResponseTape {
-  prompts.forEach((p, b) => {
-    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
-  });
   const be = model.be;
   const a = model.arch;
-  const h = packBatch(prompts, responses, 0);
+  const h = packScored(prompts, responses);
   const A = h.S - h.P;
-  if (A === 0) throw new Error('no response holds a token: nothing to score');
   const batch = uploadBatch(model, h);
   const ids = new Int32Array(h.B * A);
   responses.forEach((r, b) => {

@@ -58,6 +58,24 @@ export function uploadBatch(model: HfModel, h: HostBatch): TokenBatch {
   };
 }
 
+/**
+ * packBatch for scoring responses: every prompt must hold a token, since the prompt's last scores
+ * the first response token. Pad id 0 (the mask keeps padding out).
+ */
+export function packResponses(prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): HostBatch {
+  prompts.forEach((p, b) => {
+    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
+  });
+  return packBatch(prompts, responses, 0);
+}
+
+/** packResponses where at least one response must hold a token (a forward whose rows are kept). */
+export function packScored(prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): HostBatch {
+  const h = packResponses(prompts, responses);
+  if (h.S === h.P) throw new Error('no response holds a token: nothing to score');
+  return h;
+}
+
 export interface ResponseScores {
   /** Per row: log p(response[j] | prompt, response[<j]) at temperature T. */
   logprobs: number[][];
@@ -75,13 +93,10 @@ export async function responseLogprobs(
   responses: readonly (readonly number[])[],
   temperature = 1,
 ): Promise<ResponseScores> {
-  prompts.forEach((p, b) => {
-    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
-  });
+  const h = packResponses(prompts, responses);
   const vocab = model.vocab;
   for (const ids of [...prompts, ...responses])
     for (const id of ids) if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new Error(`token id ${id} is outside [0, ${vocab})`);
-  const h = packBatch(prompts, responses, 0);
   const rows: number[] = [];
   const targets: number[] = [];
   responses.forEach((r, b) => {
@@ -119,12 +134,8 @@ export async function responseLogprobs(
  * `scored`, from the same kernels.
  */
 export function responseRows(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): Tensor {
-  prompts.forEach((p, b) => {
-    if (p.length === 0) throw new Error(`prompt ${b} holds no token; the first response token is scored from the prompt's last`);
-  });
-  const h = packBatch(prompts, responses, 0);
+  const h = packScored(prompts, responses);
   const A = h.S - h.P;
-  if (A === 0) throw new Error('no response holds a token: nothing to score');
   const be = model.be;
   const batch = uploadBatch(model, h);
   const rows = be.scope(() => {
