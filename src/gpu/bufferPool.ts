@@ -10,6 +10,13 @@ export function sizeClass(bytes: number): number {
   return c;
 }
 
+/** Bytes of `count` buffers per size class. */
+export function classBytes(counts: ReadonlyMap<number, number>): number {
+  let bytes = 0;
+  for (const [cls, n] of counts) bytes += cls * n;
+  return bytes;
+}
+
 export interface PoolStats {
   buffers: number;
   bytes: number;
@@ -93,9 +100,7 @@ export class BufferPool {
    * hold now: it keeps every buffer it made, so each size class as many times as it was in use at once.
    */
   heldSincePeakReset(): number {
-    let bytes = 0;
-    for (const [cls, n] of this.peakByClass) bytes += cls * n;
-    return bytes;
+    return classBytes(this.peakByClass);
   }
 
   /** A stable small integer per buffer, used to key cached bind groups. */
