@@ -8,12 +8,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../node/runCli.ts';
-import { makeBackend } from '../node/backend.ts';
+import { hostBackend } from '../node/backend.ts';
 import { HF_PRESETS, type HfPreset } from '../rl/hf/hfPresets.ts';
 import { PRESETS, type Preset, presetArms } from '../rl/presets.ts';
 import { hfPresetRunPath, presetRunPath } from '../store/presetResults.ts';
 import { recordArm } from './recordArm.ts';
 import { recordHfPreset } from './recordHfPreset.ts';
+import type { BackendChoice } from '../worker/protocol.ts';
 
 const isHfPreset = (p: Preset | HfPreset): p is HfPreset => 'settings' in p;
 
@@ -69,11 +70,19 @@ async function main(): Promise<number> {
       if (values.arm) continue;
       const file = join(values.out!, basename(hfPresetRunPath(preset)));
       console.error(`[record-runs] ${preset.name}: ${iters ?? preset.settings.iterations} iterations of the shipped chat model, ${backend} backend`);
+      // A device of its own per preset, ended after it (a lost one ends the recording with its reason).
+      let ended = false;
+      const host = await hostBackend(backend as BackendChoice, (reason) => {
+        if (!ended) console.error(`[record-runs] the GPU device was lost: ${reason}`);
+      });
       const rec = await recordHfPreset({
         preset,
-        be: await makeBackend(backend!),
+        be: host.be,
         iterations: iters,
         onRow: (row) => console.error(`[record-runs]   iteration ${row.iter}: reward_mean ${row.reward_mean.toFixed(3)}`),
+      }).finally(() => {
+        ended = true;
+        host.destroy?.();
       });
       writeFileSync(file, rec.text);
       const [before, after] = [rec.evals.find((e) => e.when === 'before'), rec.evals.find((e) => e.when === 'after')];
