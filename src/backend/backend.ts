@@ -69,6 +69,13 @@ export interface Backend {
   counters(): GpuCounters;
 
   /**
+   * Bounds the memory kept for tensors to `bytes` beyond what tensors use now (null: unbounded,
+   * the default). A tensor's storage is never refused: only storage freed tensors left for reuse
+   * is given up, that of the sizes asked for longest ago first. The CPU backend keeps none.
+   */
+  boundMemory(bytes: number | null): void;
+
+  /**
    * Runs one op (src/ops/): checks its arguments, runs this backend's body and records the tensors
    * it returns in the innermost scope. Call the op's function (`gae(be, { … })`), not this.
    */

@@ -166,6 +166,9 @@ async function run(flags: Flags): Promise<number> {
         `${plan.message} Flags: more --mini-batches keeps a smaller tape; a smaller --batch, --samples-per-prompt or --max-new-tokens, or a lower --lora-rank, lowers the rest; --gpu-memory GiB states the GPU's memory.`,
       );
     }
+    // Beyond the weights (in use now) and the adapters, the pool keeps at most what the plan's
+    // phases need, so iterations of other lengths do not pile their sizes up.
+    be.boundMemory(plan.workingBytes + plan.items.filter((i) => i.what === 'adapters').reduce((n, i) => n + i.bytes, 0));
   }
   const actor = newLoraTrainable(model, settings, seed);
   const critic = estimator === 'gae' ? newLoraTrainable(model, settings, (seed ^ 0x2545f491) >>> 0, true) : null;

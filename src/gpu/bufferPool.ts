@@ -1,5 +1,8 @@
 // Storage buffers recycled by size class, so a training loop that frees and re-allocates the
-// same shapes every iteration allocates nothing after the first one.
+// same shapes every iteration allocates nothing after the first one. A bound on what the pool
+// keeps (holdLimit) stops runs whose shapes change (a later iteration's shorter responses) from
+// keeping every size they ever made: past it, the free buffers of the sizes asked for longest ago
+// are destroyed before a new one is created. A buffer a tensor holds is never taken.
 
 const STORAGE_USAGE = 0x80 /* STORAGE */ | 0x4 /* COPY_SRC */ | 0x8; /* COPY_DST */
 
@@ -31,7 +34,7 @@ export class BufferPool {
   /** Buffers created (and bytes), over the pool's life. */
   allocated = 0;
   allocatedBytes = 0;
-  /** Buffers destroyed by destroyAll (and bytes). */
+  /** Buffers the pool no longer keeps, destroyed by destroyAll or retired past holdLimit (and bytes). */
   private destroyed = 0;
   private destroyedBytes = 0;
   /** Buffers handed out and not yet released: tensors alive right now. */
@@ -42,13 +45,26 @@ export class BufferPool {
   /** Buffers in use now, and the most at once since the last resetPeak(), per size class. */
   private readonly inUseByClass = new Map<number, number>();
   private peakByClass = new Map<number, number>();
+  /**
+   * The most bytes the pool keeps, in use and free (null: no bound). Acquire may create a buffer
+   * past it only when no free buffer is left to destroy, so the pool holds at most
+   * max(holdLimit, bytes in use) + one buffer.
+   */
+  holdLimit: number | null = null;
+  /** When each size class was last asked for (acquire's count): the oldest are destroyed first. */
+  private readonly lastAsked = new Map<number, number>();
+  private asked = 0;
+  /** Free buffers taken out of the pool, destroyed once the commands recorded so far are submitted (destroyRetired). */
+  private retired: GPUBuffer[] = [];
 
   constructor(private readonly device: GPUDevice) {}
 
   acquire(bytes: number): GPUBuffer {
     const cls = sizeClass(Math.max(4, bytes));
+    this.lastAsked.set(cls, ++this.asked);
     const list = this.free.get(cls);
     const reused = list?.pop();
+    if (!reused && this.holdLimit !== null) this.makeRoom(cls, this.holdLimit);
     this.inUse++;
     this.inUseBytes += cls;
     if (this.inUseBytes > this.peakInUseBytes) this.peakInUseBytes = this.inUseBytes;
@@ -103,6 +119,31 @@ export class BufferPool {
     return classBytes(this.peakByClass);
   }
 
+  /** Retires free buffers, of the sizes asked for longest ago first, until `cls` more bytes fit `limit` or none is left. */
+  private makeRoom(cls: number, limit: number): void {
+    const held = () => this.allocatedBytes - this.destroyedBytes;
+    if (held() + cls <= limit) return;
+    const oldestFirst = [...this.free.entries()].filter(([, l]) => l.length > 0).sort(([a], [b]) => (this.lastAsked.get(a) ?? 0) - (this.lastAsked.get(b) ?? 0));
+    for (const [size, list] of oldestFirst) {
+      while (list.length > 0 && held() + cls > limit) {
+        const b = list.pop()!;
+        this.destroyed++;
+        this.destroyedBytes += size;
+        this.retired.push(b);
+      }
+      if (held() + cls <= limit) return;
+    }
+  }
+
+  /**
+   * Destroys the retired buffers: called once the commands recorded so far are submitted, since
+   * a buffer released by a tensor may still be bound by a dispatch recorded before it.
+   */
+  destroyRetired(): void {
+    for (const b of this.retired) b.destroy();
+    this.retired = [];
+  }
+
   /** A stable small integer per buffer, used to key cached bind groups. */
   idOf(buffer: GPUBuffer): number {
     let id = this.ids.get(buffer);
@@ -122,5 +163,6 @@ export class BufferPool {
       }
     }
     this.free.clear();
+    this.destroyRetired();
   }
 }

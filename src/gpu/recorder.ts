@@ -228,7 +228,10 @@ export class Recorder {
 
   /** Submits everything recorded so far as one command buffer. */
   submit(): void {
-    if (!this.encoder) return;
+    if (!this.encoder) {
+      this.pool.destroyRetired(); // nothing recorded is waiting: no dispatch binds them
+      return;
+    }
     if (this.pass) {
       this.pass.end();
       this.pass = null;
@@ -239,5 +242,6 @@ export class Recorder {
     this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
     this.counters.submits++;
+    this.pool.destroyRetired();
   }
 }

@@ -189,6 +189,9 @@ export class HfTraining {
       this.post({ type: 'hfTrainEval', requestId, eval: { when, greedyAccuracy: r.greedy.accuracy, sampled, count: r.greedy.samples.length } });
     };
 
+    // Beyond the weights and adapters in use now, the pool keeps at most what the plan's phases
+    // need: a later iteration's shorter responses do not add their sizes to the longer ones'.
+    be.boundMemory(plan.workingBytes);
     const guard = new HfNanGuard(be);
     this.running = true;
     this.stopWanted = false;
@@ -262,6 +265,7 @@ export class HfTraining {
       done({ iterations: it, stopped: false, refusal: message(e) });
     } finally {
       guard.dispose();
+      be.boundMemory(null);
       this.running = false;
       this.stopWanted = false;
       model.setAdapters(actor.adapters); // samples now come from the trained actor

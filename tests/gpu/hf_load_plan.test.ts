@@ -15,7 +15,7 @@ import { HfModel } from '../../src/model/hf/hfModel.ts';
 import { backendOffer, MemoryRefusal, planLoad } from '../../src/model/hf/loadPlan.ts';
 import { loraModulesOf, plannedLoraTargets } from '../../src/model/hf/loraModules.ts';
 import { disposeLoraSnapshot, disposeLoraTrainable, newLoraTrainable, saveLora } from '../../src/model/hf/loraParams.ts';
-import { formatBytes, loraFlatElements, planMemory } from '../../src/model/hf/memoryPlan.ts';
+import { formatBytes, loraFlatElements, planMemory, type RunShape } from '../../src/model/hf/memoryPlan.ts';
 import { LORA_TARGETS } from '../../src/model/hf/lora.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { randomDeviceWeights } from '../../src/model/hf/randomWeights.ts';
@@ -183,6 +183,54 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       }
     },
   );
+
+  // A later iteration whose prompts and responses are shorter asks for smaller sizes: a pool that
+  // kept every size would hold more than the plan (the bookkeeping's count of it says so); with
+  // the plan as the pool's bound (what a training session sets), it holds at most the plan.
+  it('the plan as the pool’s bound: a long iteration, then a shorter one, held within the plan', async () => {
+    const be = await webgpuBackend();
+    const a = shapeArch({ family: 'qwen3', tied: true, dims: { nLayer: 2, dModel: 64, nHead: 4, nKvHead: 2, headDim: 16, dFf: 128, vocab: 384, maxPositions: 64 } });
+    const [prompts, samples, promptTokens, newTokens] = [2, 4, 16, 8];
+    const batch = prompts * samples;
+    const lora = { rank: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], roles: 2 } satisfies RunShape['lora'];
+    const run: RunShape = { batch, promptTokens, responseTokens: newTokens, trainBatch: batch, lora, valueHead: true, weightDtype: 'f32', nanGuard: false };
+    const plan = planMemory(a, run, backendOffer(be)!);
+    await settle(be);
+    be.rt.pool.destroyAll(); // what earlier tests left free is not this run's
+    be.rt.pool.resetPeak();
+    const inUse = be.rt.pool.stats().inUseBytes;
+    be.rt.pool.holdLimit = inUse + plan.totalBytes;
+    const model = HfModel.fromWeights(be, a, randomDeviceWeights(be, a, 'f32', 3, maxBindingBytes(be)));
+    const settings = { r: 8, alpha: 16, rslora: false, targets: LORA_TARGETS };
+    const actor = newLoraTrainable(model, settings, 1);
+    const critic = newLoraTrainable(model, settings, 2, true);
+    const r = rng(4400);
+    try {
+      for (const [it, [P, N]] of [
+        [promptTokens, newTokens],
+        [promptTokens / 4, newTokens / 4],
+      ].entries()) {
+        const ids = Array.from({ length: prompts }, () => Array.from({ length: P }, () => r.int(0, a.vocab)));
+        await hfPpoIteration(
+          { model, actor, critic, eosIds: [], padId: 0 },
+          ids,
+          (_p, responses) => responses.map((x) => x.length % 2),
+          hfPpoConfig({ estimator: 'gae', samplesPerPrompt: samples, maxNewTokens: N, miniBatches: 1, seed: 1, klCoef: 0.05, lr: 1e-4 }),
+          it,
+        );
+        await settle(be);
+      }
+      const unbounded = be.rt.pool.heldSincePeakReset() - inUse;
+      const held = be.rt.pool.stats().bytes - inUse;
+      expect(unbounded, `a pool keeping every size: ${formatBytes(unbounded)}, plan ${formatBytes(plan.totalBytes)}`).toBeGreaterThan(plan.totalBytes);
+      expect(held, `held ${formatBytes(held)}, plan ${formatBytes(plan.totalBytes)}`).toBeLessThanOrEqual(plan.totalBytes);
+    } finally {
+      be.rt.pool.holdLimit = null;
+      disposeLoraTrainable(be, actor);
+      disposeLoraTrainable(be, critic);
+      model.dispose();
+    }
+  });
 
   it('the hf bench section builds a tiny shape, times prefill and decode, and a PPO-LoRA and a GRPO-LoRA iteration', async () => {
     const be = await webgpuBackend();

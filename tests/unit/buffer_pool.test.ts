@@ -5,15 +5,21 @@
 import { describe, expect, it } from 'vitest';
 import { BufferPool, sizeClass } from '../../src/gpu/bufferPool.ts';
 
-function pool(): { pool: BufferPool; created: number[] } {
+function pool(): { pool: BufferPool; created: number[]; destroyed: number[] } {
   const created: number[] = [];
+  const destroyed: number[] = [];
   const device = {
     createBuffer: ({ size }: { size: number }) => {
       created.push(size);
-      return { size, destroy() {} };
+      return {
+        size,
+        destroy() {
+          destroyed.push(size);
+        },
+      };
     },
   } as unknown as GPUDevice;
-  return { pool: new BufferPool(device), created };
+  return { pool: new BufferPool(device), created, destroyed };
 }
 
 describe('BufferPool', () => {
@@ -44,5 +50,35 @@ describe('BufferPool', () => {
     p.acquire(100);
     expect(p.heldSincePeakReset()).toBe(4096 + 256);
     p.release(e);
+  });
+
+  it('with a bound on what it keeps: the free buffers of the sizes asked for longest ago go first, after the next submit, never one in use', () => {
+    const { pool: p, created, destroyed } = pool();
+    p.holdLimit = 8192;
+    // a long iteration: two 2 KiB and one 4 KiB buffers, all released
+    const long = [p.acquire(2000), p.acquire(2000), p.acquire(4000)];
+    for (const b of long) p.release(b);
+    expect(p.stats().bytes).toBe(8192);
+    // a shorter one asks for 1 KiB buffers: the 2 KiB ones, asked for before the 4 KiB one, go first
+    const held = p.acquire(4000); // reuses the 4 KiB buffer, which is now the newest asked
+    const short = p.acquire(1000);
+    expect(created).toEqual([2048, 2048, 4096, 1024]);
+    expect(p.stats()).toEqual({ buffers: 3, bytes: 2048 + 4096 + 1024, inUseBuffers: 2, inUseBytes: 4096 + 1024 });
+    // retired, not destroyed: a dispatch recorded before the release may still bind it
+    expect(destroyed).toEqual([]);
+    p.destroyRetired();
+    expect(destroyed).toEqual([2048]);
+    // in-use buffers are never taken: past the bound with nothing free, the pool grows
+    const more = p.acquire(8000);
+    p.destroyRetired();
+    expect(destroyed).toEqual([2048, 2048]);
+    expect(p.stats()).toEqual({ buffers: 3, bytes: 4096 + 1024 + 8192, inUseBuffers: 3, inUseBytes: 4096 + 1024 + 8192 });
+    for (const b of [held, short, more]) p.release(b);
+    // without a bound nothing is destroyed
+    p.holdLimit = null;
+    p.acquire(100);
+    p.destroyRetired();
+    expect(destroyed).toEqual([2048, 2048]);
+    expect(p.stats().buffers).toBe(4);
   });
 });

@@ -32,7 +32,7 @@ const SMALL: HfTrainSettings = {
   lr: 1e-2,
 };
 
-async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: HfSessionDeps['offer']) {
+async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: HfSessionDeps['offer'], be: CpuBackend = new CpuBackend()) {
   const posted: WorkerToPage[] = [];
   const box: { s?: HfSession } = {};
   const s = new HfSession({
@@ -46,7 +46,7 @@ async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: 
   box.s = s;
   const mem = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(41).nextU32() }, 'tiny-qwen3');
   await s.open(
-    new CpuBackend(),
+    be,
     new FileListFolder(
       [...mem.files].map(([n, b]) => new File([b.slice()], n)),
       'tiny-qwen3',
@@ -135,6 +135,28 @@ describe('HfSession training', () => {
     expect(of('hfTrainRow')).toEqual([]);
     await s.exportAdapter(4); // nothing was made: no adapter to export
     expect(of('hfAdapter')[0].refusal).toBe('no trained adapter: train the model first');
+  });
+
+  it('the pool is bounded by the plan while the run trains, and unbounded after it', async () => {
+    const bounds: (number | null)[] = [];
+    const be = new (class extends CpuBackend {
+      override boundMemory(bytes: number | null): void {
+        bounds.push(bytes);
+      }
+    })();
+    let duringRun: (number | null)[] = [];
+    const { s, of } = await opened(
+      (m) => {
+        if (m.type === 'hfTrainRow' && duringRun.length === 0) duringRun = [...bounds];
+      },
+      undefined,
+      be,
+    );
+    await s.train({ settings: { ...SMALL, iterations: 1 }, rewardFunction: VOWELS }, 1);
+    expect(of('hfTrained').at(-1)!.refusal).toBeUndefined();
+    expect(duringRun).toHaveLength(1);
+    expect(duringRun[0]).toBeGreaterThan(0);
+    expect(bounds).toEqual([duringRun[0], null]);
   });
 
   it('Stop ends the run after the iteration in flight', async () => {

@@ -81,6 +81,7 @@ export class CpuBackend implements Backend {
   counters(): GpuCounters {
     return this.stats;
   }
+  boundMemory(_bytes: number | null): void {} // freed arrays go to the garbage collector: nothing is kept
   run<A, R>(op: OpDef<A, R>, args: A): R {
     op.check?.(args);
     return this.track(op.cpu(args, this));

@@ -131,6 +131,10 @@ export class WebGpuBackend implements Backend, GpuOpsHost {
     return this.rt.counters;
   }
 
+  boundMemory(bytes: number | null): void {
+    this.rt.pool.holdLimit = bytes === null ? null : this.rt.pool.stats().inUseBytes + bytes;
+  }
+
   run<A, R>(op: OpDef<A, R>, args: A): R {
     op.check?.(args);
     return this.track(op.webgpu(args, this));

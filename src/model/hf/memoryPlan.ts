@@ -85,6 +85,8 @@ export interface MemoryPlan {
   items: MemoryItem[];
   /** Peak bytes (see the header). */
   totalBytes: number;
+  /** What the phases need beyond the weights and adapters: what the pool keeps once every phase has run (the pool's bound while training). */
+  workingBytes: number;
   /** Frozen weights larger than one binding, split by rows. */
   splits: SplitTensor[];
   /** The largest single buffer the run needs after splitting. */
@@ -410,7 +412,8 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
 
   const fixed = items.filter((i) => i.what === 'weights' || i.what === 'adapters').reduce((s, i) => s + i.bytes, 0);
   // What the GPU must hold: the pool keeps what each phase freed for the next iteration.
-  const totalBytes = fixed + heldAfter(phases);
+  const workingBytes = heldAfter(phases);
+  const totalBytes = fixed + workingBytes;
 
   const largestBuffer = [...weightBuffers, ...buffers, { name: 'block of head logits', bytes: logitsBlock }].reduce((m, b) => (b.bytes > m.bytes ? b : m), { name: '', bytes: 0 });
   for (const b of buffers)
@@ -447,7 +450,7 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
   const needs = `needs ${formatBytes(totalBytes)} (weights ${formatBytes(items[0].bytes)} in ${weightDtype}${splits.length ? `; ${splits.map((s) => `${s.name} split in ${s.parts} parts`).join(', ')}` : ''})`;
   const offers = budget !== null ? `the GPU offers ${formatBytes(budget)}` : `the GPU does not report its memory; one binding holds ${formatBytes(binding)}`;
   const message = fits ? `Fits: this run ${needs}; ${offers}.` : `Does not fit: ${problems.join('. ')}.`;
-  return { weightDtype, items, totalBytes, splits, largestBuffer, fits, problems, message };
+  return { weightDtype, items, totalBytes, workingBytes, splits, largestBuffer, fits, problems, message };
 }
 
 /** The largest n in [1, now) with fits(n) (the plan grows with n), or 0 when none. */
