@@ -7,7 +7,9 @@
 // Bytes: the pool's tensor bytes after building the base, the actor (adapters + gradients + AdamW
 // m, v + decay mask) and the critic (the same + its head), the pool's peak over the timed
 // iterations and what it holds after them (each size as often as it was in use at once), beside
-// the memory plan of the training run.
+// the memory plan of the training run. Checkpoint: what the page's worker posts during a run
+// (hfTraining.ts adapterFiles: the actor's PEFT files and the training state, critic included),
+// made after the timed iterations, the median of `repeats`, with the bytes it hands the page.
 import type { Backend } from '../backend/backend.ts';
 import type { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import type { HfArch } from '../model/hf/arch.ts';
@@ -20,6 +22,7 @@ import { formatBytes, planMemory } from '../model/hf/memoryPlan.ts';
 import { randomDeviceWeights } from '../model/hf/randomWeights.ts';
 import { type HfPpoConfig, type HfPpoStage, hfPpoIteration } from '../rl/hf/hfPpo.ts';
 import { Rng } from '../util/rng.ts';
+import { adapterFiles } from '../worker/hfTraining.ts';
 import { decodeFlops, type HfBenchRow, type HfBenchShape, type HfRlSizes, prefillFlops, printHfBench, selectHfShapes, shapeArch, tokenFlops } from './hf.ts';
 import { settle, table } from './timing.ts';
 
@@ -49,6 +52,9 @@ export interface HfRlRow {
   /** What a pool holding only the base and roles before the timed iterations holds after them: each size as often as it was in use at once. */
   heldBytes: number;
   planBytes: number;
+  /** The worker's checkpoint after an iteration: seconds to read and encode it, and its bytes (PEFT config and weights, training state). */
+  checkpointS: number;
+  checkpointBytes: number;
 }
 
 /** LORA_TARGETS under the memory plan's names. */
@@ -158,6 +164,14 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
           timed.push({ iterationS: (performance.now() - t0) / 1000, stageMs });
         }
         const { iterationS, stageMs } = timed.sort((x, y) => x.iterationS - y.iterationS)[Math.floor(repeats / 2)];
+        const checkpoints: { s: number; bytes: number }[] = [];
+        for (let i = 0; i < repeats; i++) {
+          await settle(be);
+          const t0 = performance.now();
+          const files = await adapterFiles({ model, label: s.name }, actor, { critic });
+          checkpoints.push({ s: (performance.now() - t0) / 1000, bytes: files.config.length + files.weights.length + (files.state?.length ?? 0) });
+        }
+        const checkpoint = checkpoints.sort((x, y) => x.s - y.s)[Math.floor(repeats / 2)];
         const updateMs = stageMs['actor update'] + stageMs['critic update'];
         const passFlops = updateFlops(a, B, prompt, newTokens, true) + (critic ? updateFlops(a, B, prompt, newTokens, false) : 0);
         const rolloutFlops = prefillFlops(a, B, prompt) + decodeFlops(a, B, prompt, newTokens);
@@ -177,6 +191,8 @@ export async function benchHfRl(be: WebGpuBackend, s: HfBenchShape & { rl: HfRlS
           peakBytes: be.rt.pool.peakInUseBytes - before,
           heldBytes: be.rt.pool.heldSincePeakReset() - before,
           planBytes: plans[i].totalBytes,
+          checkpointS: checkpoint.s,
+          checkpointBytes: checkpoint.bytes,
         });
       } finally {
         disposeLoraTrainable(be, actor);
@@ -212,6 +228,8 @@ export function hfRlTable(rows: HfRlRow[]): string {
       'peak / base',
       'held',
       'plan',
+      'checkpoint s',
+      'checkpoint',
     ],
     rows.map((r) => [
       r.shape,
@@ -231,6 +249,8 @@ export function hfRlTable(rows: HfRlRow[]): string {
       r.peakBytes / r.baseBytes,
       formatBytes(r.heldBytes),
       formatBytes(r.planBytes),
+      r.checkpointS,
+      formatBytes(r.checkpointBytes),
     ]),
   );
 }

@@ -65,8 +65,8 @@ function message(e: unknown): string {
  * The actor's adapter as PEFT saves it and, when `training` is given, the run's training state
  * beside it (its critic null for a run without one).
  */
-async function adapterFiles(
-  target: HfTrainTarget,
+export async function adapterFiles(
+  target: Pick<HfTrainTarget, 'model' | 'label'>,
   actor: LoraTrainable,
   training: { critic: LoraTrainable | null } | null,
 ): Promise<{ config: string; weights: Uint8Array; state?: Uint8Array }> {

@@ -271,10 +271,14 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       expect(r.peakBytes).toBeGreaterThan(r.baseBytes + r.actorBytes + r.criticBytes);
       expect(r.heldBytes).toBeGreaterThanOrEqual(r.peakBytes); // the pool keeps what each stage freed
       expect(r.heldBytes).toBeLessThanOrEqual(r.planBytes);
+      expect(r.checkpointS).toBeGreaterThan(0);
     }
     const [ppo, grpo] = rl as HfRlRow[];
     expect(ppo.criticBytes).toBeGreaterThan(ppo.actorBytes); // the same adapters and a value head
     expect(grpo.actorBytes).toBe(ppo.actorBytes);
+    // the worker's checkpoint: the actor's PEFT files and training state, and with a critic its state too
+    expect(grpo.checkpointBytes).toBeGreaterThan(0);
+    expect(ppo.checkpointBytes).toBeGreaterThan(grpo.checkpointBytes);
     expect(be.rt.memory().tensorBytes).toBe(before); // the model and the roles are freed
   });
 });
