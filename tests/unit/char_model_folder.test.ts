@@ -1,0 +1,99 @@
+// The character model as a Hugging Face GPT-2 folder (src/model/hf/charModelFolder.ts): the folder
+// opens as a GPT2LMHeadModel of the model's shape, its tokenizer gives CharTokenizer's ids (BOS
+// first for a prompt, none for a response) and decodes them back, and HfModel on it scores
+// responses with the log-probs the character model's own forward gives (both on the float64 CPU
+// backend, fresh random weights of a scale that makes the logits far from uniform; the weights
+// rounded to f32 first, as the folder stores them). A value-head model and a mismatched alphabet are
+// refused by name.
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import type { GptConfig } from '../../src/model/config.ts';
+import { Gpt } from '../../src/model/gpt.ts';
+import { charModelFolderFiles } from '../../src/model/hf/charModelFolder.ts';
+import { MemoryFolder } from '../../src/model/hf/folder.ts';
+import { HfModel } from '../../src/model/hf/hfModel.ts';
+import { openHfFolder } from '../../src/model/hf/open.ts';
+import { responseLogprobs } from '../../src/model/hf/scoring.ts';
+import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
+import { paramLayout } from '../../src/model/params.ts';
+import { CharTokenizer } from '../../src/model/tokenizer.ts';
+import { expectClose, rng } from '../helpers/random.ts';
+
+const ALPHABET = '0123456789+= ab';
+
+function randomModel(salt: number): { cfg: GptConfig; params: Float64Array } {
+  const r = rng(salt);
+  const cfg: GptConfig = { vocabSize: new CharTokenizer(ALPHABET).vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 24, head: 'lm' };
+  const layout = paramLayout(cfg);
+  const params = new Float64Array(layout.total);
+  // LayerNorm gains near 1, everything else of a scale that spreads the logits over several nats
+  for (const e of layout.entries)
+    for (let i = 0; i < e.size; i++) params[e.offset + i] = Math.fround(e.name.includes('ln') && e.name.endsWith('weight') ? 1 + 0.2 * r.normal() : 0.3 * r.normal());
+  return { cfg, params };
+}
+
+/** log p(response[j] | prompt, response[<j]) from the character model's forward over one unpadded row. */
+async function charLogprobs(be: CpuBackend, gpt: Gpt, prompt: number[], response: number[]): Promise<number[]> {
+  const ids = [...prompt, ...response];
+  const S = ids.length;
+  const logits = await be.read(
+    gpt.infer(be.tensor(Int32Array.from(ids), [1, S], 'i32'), be.tensor(new Float32Array(S).fill(1), [1, S]), be.tensor(Int32Array.from(ids.map((_, i) => i)), [1, S], 'i32')),
+  );
+  const V = gpt.cfg.vocabSize;
+  return response.map((id, j) => {
+    const row = logits.subarray((prompt.length + j - 1) * V, (prompt.length + j) * V);
+    const max = Math.max(...row);
+    const lse = max + Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
+    return row[id] - lse;
+  });
+}
+
+describe('the character model as a GPT-2 folder', () => {
+  it('opens as a GPT2LMHeadModel whose tokenizer gives the character ids and whose log-probs are the character model’s', async () => {
+    const { cfg, params } = randomModel(5100);
+    const folder = new MemoryFolder('char-model', charModelFolderFiles(cfg, params, ALPHABET));
+    const info = await openHfFolder(folder);
+    expect(info.arch).toMatchObject({ family: 'gpt2', nLayer: 2, dModel: 32, nHead: 2, nKvHead: 2, headDim: 16, dFf: 128, vocab: cfg.vocabSize, maxPositions: 24, tiedHead: true });
+
+    const chars = new CharTokenizer(ALPHABET);
+    const hfTok = new HfTokenizer(info.tokenizerJson, info.tokenizerConfig, info.generation);
+    const pairs = [
+      ['12+3=', '15'],
+      ['7+ab=', ' 9'],
+      ['0=', '0000'],
+      ['99+99=', '198'],
+    ] as const;
+    for (const [p, a] of pairs) {
+      expect(hfTok.encode(p)).toEqual(chars.encodePrompt(p));
+      expect(hfTok.encode(a, { addSpecialTokens: false })).toEqual(chars.encode(a));
+      expect(hfTok.decode(chars.encodePrompt(p), { skipSpecialTokens: true })).toBe(p);
+    }
+    expect(hfTok.eosIds).toEqual([chars.eosId]);
+    expect(hfTok.padId).toBe(chars.padId);
+
+    const be = new CpuBackend();
+    const model = await HfModel.load(be, folder, info, 'f32');
+    const gpt = new Gpt(be, cfg, params);
+    try {
+      const prompts = pairs.map(([p]) => chars.encodePrompt(p));
+      const responses = pairs.map(([, a]) => [...chars.encode(a), chars.eosId]);
+      const hf = await responseLogprobs(model, prompts, responses);
+      for (let b = 0; b < pairs.length; b++) {
+        const own = await charLogprobs(be, gpt, prompts[b], responses[b]);
+        // far from uniform (log 1/V ≈ −2.9): the comparison tells weights apart
+        expect(Math.max(...own.map((x) => Math.abs(x + Math.log(cfg.vocabSize))))).toBeGreaterThan(0.5);
+        expectClose(hf.logprobs[b], own, 0, 1e-9, `row ${b} log-probs`);
+      }
+    } finally {
+      model.dispose();
+      gpt.dispose();
+    }
+  });
+
+  it('refuses a model without the LM head and an alphabet of another vocabulary, by name', () => {
+    const { cfg, params } = randomModel(5200);
+    expect(() => charModelFolderFiles({ ...cfg, head: 'value' }, params, ALPHABET)).toThrow('only a model with the LM head is a GPT2LMHeadModel; this one has the value head');
+    expect(() => charModelFolderFiles(cfg, params, `${ALPHABET}xyz`)).toThrow(`the alphabet gives ${cfg.vocabSize + 3} token ids; the model's vocabulary has ${cfg.vocabSize}`);
+    expect(() => charModelFolderFiles(cfg, params.subarray(1), ALPHABET)).toThrow('the parameters hold');
+  });
+});
