@@ -298,6 +298,23 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
+test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>', async ({ page }) => {
+  await open(page);
+  await showHfPanel(page);
+  await page.getByTestId('hf-open-playground').click();
+  await expect(page.getByTestId('hf-model')).toContainText('arithmetic-sft-gpt2: GPT2LMHeadModel, 2 layers, width 64, 2 heads (2 key/value)', { timeout: 120_000 });
+  await page.getByTestId('hf-prompt').fill('12+34=');
+  await page.getByTestId('hf-greedy').check();
+  await page.getByTestId('hf-generate').click();
+  await expect(page.getByTestId('hf-tokens').getByRole('listitem').first()).toBeVisible({ timeout: 120_000 });
+  const texts = await page.locator('[data-testid="hf-tokens"] .hf-token-text').allTextContents();
+  expect(texts.length).toBeGreaterThanOrEqual(2);
+  for (const x of texts.slice(0, -1)) expect([...x]).toHaveLength(1);
+  expect(texts[texts.length - 1]).toBe('<eos>');
+  await expect(page.getByTestId('hf-response')).toHaveText(texts.slice(0, -1).join(''));
+  await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('playground-model-as-gpt2.png') });
+});
+
 test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a lost GPU device', async ({
   page,
 }) => {

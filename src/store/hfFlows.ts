@@ -20,6 +20,7 @@ import { fetchServedFile, tooLarge } from './fileChecks.ts';
 import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
+import { playgroundCheckpoint, playgroundModelFolder } from './playgroundModelFolder.ts';
 
 export interface HfFlowDeps {
   store: StoreApi<HfState>;
@@ -34,6 +35,8 @@ export interface HfFlowDeps {
   keep: { save: typeof keepFolder; read: typeof readKept; files: typeof keptFiles; forget: typeof forgetKept };
   /** A seed per sample: a new one each Generate. */
   seed: () => number;
+  /** The current task and its character model's checkpoint: 1 · SFT's kept one, else the one served under `baseUrl`. */
+  playgroundModel: (baseUrl: string) => Promise<{ task: string; bytes: Uint8Array }>;
 }
 
 function message(e: unknown): string {
@@ -115,6 +118,22 @@ export class HfFlows {
       return;
     }
     await this.openPicked({ label, files: picked });
+  }
+
+  /**
+   * The playground's character model of the current task as the GPT-2 folder it is
+   * (playgroundModelFolder.ts), opened and kept as a picked folder would be.
+   */
+  async openPlaygroundModel(baseUrl: string): Promise<void> {
+    let folder: PickedFolder;
+    try {
+      const { task, bytes } = await this.deps.playgroundModel(baseUrl);
+      folder = playgroundModelFolder(task, bytes);
+    } catch (e) {
+      this.s.openFailed(t('notices:hf.playgroundModelLabel'), message(e));
+      return;
+    }
+    await this.openPicked(folder);
   }
 
   /** The copy kept in this browser, opened again. */
@@ -443,7 +462,7 @@ let flows: HfFlows | null = null;
 export async function hfFlows(): Promise<HfFlows> {
   if (!flows) {
     const { trainer } = await import('./trainerClient.ts');
-    const [{ useApp }, { downloadBlob }] = await Promise.all([import('./appStore.ts'), import('./download.ts')]);
+    const [{ useApp }, { downloadBlob }, { useSft }] = await Promise.all([import('./appStore.ts'), import('./download.ts'), import('./sftState.ts')]);
     flows = new HfFlows({
       store: useHf,
       train: useHfTrain,
@@ -453,6 +472,10 @@ export async function hfFlows(): Promise<HfFlows> {
       connection: () => trainer.connection,
       keep: { save: keepFolder, read: readKept, files: keptFiles, forget: forgetKept },
       seed: () => Math.floor(Math.random() * 0x1_0000_0000),
+      playgroundModel: async (baseUrl) => {
+        const task = useApp.getState().config.task;
+        return { task, bytes: await playgroundCheckpoint(baseUrl, task, useSft.getState().models[task]) };
+      },
     });
   }
   return flows;

@@ -108,6 +108,9 @@ describe('the “Your own model” presets’ recorded runs', () => {
         connection: () => {
           throw new Error('nothing is sent to the worker without a model');
         },
+        playgroundModel: async () => {
+          throw new Error('no playground model is asked for');
+        },
         keep: { save: async () => ({ label: '', files: 0, bytes: 0, savedAt: 0 }), read: async () => null, files: async () => [], forget: async () => undefined },
         seed: () => 1,
       });

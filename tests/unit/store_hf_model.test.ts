@@ -22,6 +22,11 @@ import { hfRunFileText, readHfRunFile } from '../../src/store/hfRunFile.ts';
 import { runFileText } from '../../src/store/runFile.ts';
 import { checked, DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
+import { readFileSync } from 'node:fs';
+import { playgroundCheckpoint } from '../../src/store/playgroundModelFolder.ts';
+import type { KeptSftModel } from '../../src/store/sftState.ts';
+
+const ARITHMETIC_CHECKPOINT = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
 
 const MODEL = tinyModelSummary('tiny');
 const SAMPLE: HfSample = {
@@ -72,7 +77,13 @@ const trainDeps = (adapterKeep = fakeAdapterKeep()) => {
   useHfTrain.getState().recordedClosed();
   useHfTrain.getState().setRunFileNotice(null);
   useHfTrain.getState().setSettings(DEFAULT_HF_TRAIN);
-  return { train: useHfTrain, rewardFunction: () => '(p, r) => r.length', download: vi.fn(), adapterKeep };
+  return {
+    train: useHfTrain,
+    rewardFunction: () => '(p, r) => r.length',
+    download: vi.fn(),
+    adapterKeep,
+    playgroundModel: vi.fn(async () => ({ task: 'arithmetic', bytes: ARITHMETIC_CHECKPOINT })),
+  };
 };
 
 function setup() {
@@ -201,6 +212,56 @@ describe('HF flows through the trainer client', () => {
       await flows.openShipped('/');
       expect(h.worker.of('hfOpen')).toHaveLength(1); // nothing sent
       expect(store.getState().problem).toEqual({ label: 'chat-arithmetic', message: "the page's copy of tokenizer.json could not be fetched (HTTP 404)" });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('the playground’s character model: its checkpoint as a GPT-2 folder, opened and kept as a picked one; a checkpoint that does not come is named', async () => {
+    const { h, store, keep, flows } = setup();
+    const opening = flows.openPlaygroundModel('/');
+    await h.advance();
+    const sent = h.worker.of('hfOpen')[0];
+    expect(sent.label).toBe('arithmetic-sft-gpt2');
+    expect(sent.files.map((f: File) => f.name)).toEqual(['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']);
+    expect(JSON.parse(await sent.files[0].text())).toMatchObject({ architectures: ['GPT2LMHeadModel'], n_layer: 2, n_head: 2, n_embd: 64 });
+    h.worker.reply({ type: 'hfOpened', requestId: sent.requestId, model: { ...MODEL, label: 'arithmetic-sft-gpt2' } });
+    await opening;
+    expect(store.getState().model?.label).toBe('arithmetic-sft-gpt2');
+    expect(keep.save).toHaveBeenCalledWith('arithmetic-sft-gpt2', sent.files);
+
+    const failing = setup();
+    failing.flows = new HfFlows({
+      store: failing.store,
+      connection: () => failing.h.client.connection,
+      keep: failing.keep,
+      seed: () => 42,
+      ...trainDeps(),
+      playgroundModel: async () => ({ task: 'arithmetic', bytes: ARITHMETIC_CHECKPOINT.subarray(0, 100) }),
+    });
+    await failing.flows.openPlaygroundModel('/');
+    // refused on the page (no worker was asked), with the safetensors reader's own words
+    expect(() => failing.h.worker).toThrow('no worker was started');
+    expect(failing.store.getState().model).toBeNull();
+    expect(failing.store.getState().problem).toEqual({ label: "the playground's model", message: expect.stringMatching(/safetensors|header|bytes/) });
+  });
+
+  it('the playground’s checkpoint: 1 · SFT’s kept model first, else the page’s own copy, whose absence is named', async () => {
+    const kept = { task: 'arithmetic', bytes: ARITHMETIC_CHECKPOINT.slice().buffer } as KeptSftModel;
+    const asked: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(url);
+        return url.includes('stop') ? new Response('', { status: 404 }) : new Response(ARITHMETIC_CHECKPOINT.slice());
+      }),
+    );
+    try {
+      expect(await playgroundCheckpoint('/ppo/', 'arithmetic', kept)).toEqual(ARITHMETIC_CHECKPOINT);
+      expect(asked).toEqual([]);
+      expect(await playgroundCheckpoint('/ppo/', 'sentiment', undefined)).toEqual(ARITHMETIC_CHECKPOINT);
+      expect(asked).toEqual(['/ppo/checkpoints/sentiment.safetensors']);
+      await expect(playgroundCheckpoint('/', 'stop', undefined)).rejects.toThrow("the page's copy of checkpoints/stop.safetensors could not be fetched (HTTP 404)");
     } finally {
       vi.unstubAllGlobals();
     }

@@ -6,6 +6,7 @@
 import { type DragEvent, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { pickedFiles, topLevelFiles } from '../../store/hfFolderFiles.ts';
+import { useApp } from '../../store/appStore.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { formatBytes } from '../../model/hf/memoryPlan.ts';
 import { SHIPPED_CHAT_MODEL } from '../../model/hf/shippedModel.ts';
@@ -64,6 +65,7 @@ export function HfModelPanel() {
   const problem = useHf((s) => s.problem);
   const recovered = useHf((s) => s.recovered);
   const keepProblem = useHf((s) => s.keepProblem);
+  const task = useApp((s) => s.config.task);
   // The directory picker's attribute is not in React's types.
   const dirAttrs = { webkitdirectory: '', directory: '' } as Record<string, string>;
 
@@ -125,6 +127,18 @@ export function HfModelPanel() {
           {t('hf.openShipped')}
         </button>
         <span className="muted small">{t('hf.shippedHint', { size: formatBytes(SHIPPED_CHAT_MODEL.bytes) })}</span>
+      </div>
+      <div className="buttons hf-shipped">
+        <button
+          type="button"
+          className="btn small"
+          disabled={loading}
+          onClick={() => void flows().then((f) => f.openPlaygroundModel(import.meta.env.BASE_URL))}
+          data-testid="hf-open-playground"
+        >
+          {t('hf.openPlaygroundModel')}
+        </button>
+        <span className="muted small">{t('hf.playgroundModelHint', { task })}</span>
       </div>
       <div className="buttons hf-shipped">
         <HfOpenRunButton />
