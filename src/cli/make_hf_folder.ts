@@ -6,7 +6,12 @@
 //        [--dims layers=2,hidden=64,heads=4,kv=2,head_dim=16,ff=128,vocab=384,positions=128]
 //        [--shape smollm2-135m|qwen3-0.6b] (real shapes; overrides --family and --dims)
 //        [--bad t5|truncated|wrong-hidden|no-tokenizer|quantized|sliding-window|moe|yarn]
+//   npm run make-hf-folder -- --from-checkpoint FILE.safetensors --out DIR
+//        the playground's character model of a checkpoint (public/checkpoints/, an SFT or PPO
+//        download) as the GPT-2 folder it is (src/model/hf/charModelFolder.ts)
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { checkpointFolderFiles } from '../model/hf/charModelFolder.ts';
 import { DTYPE_BYTES, type HfDtype } from '../model/hf/dtype.ts';
 import {
   BAD_FOLDERS,
@@ -22,7 +27,8 @@ import {
 import { nodeFolderSink } from '../node/hfFolder.ts';
 import { runCli } from '../node/runCli.ts';
 
-const USAGE = `usage: npm run make-hf-folder -- --family <${SYNTHETIC_FAMILIES.join('|')}> --out DIR [--dtype bf16|f16|f32] [--shards N] [--seed N] [--tied|--untied] [--no-prefix] [--dims k=v,…] [--shape ${Object.keys(REAL_SHAPES).join('|')}] [--bad ${BAD_FOLDERS.join('|')}]`;
+const USAGE = `usage: npm run make-hf-folder -- --family <${SYNTHETIC_FAMILIES.join('|')}> --out DIR [--dtype bf16|f16|f32] [--shards N] [--seed N] [--tied|--untied] [--no-prefix] [--dims k=v,…] [--shape ${Object.keys(REAL_SHAPES).join('|')}] [--bad ${BAD_FOLDERS.join('|')}]
+       npm run make-hf-folder -- --from-checkpoint FILE.safetensors --out DIR`;
 
 const DIM_KEYS: Record<string, keyof SyntheticDims> = {
   layers: 'nLayer',
@@ -67,8 +73,22 @@ async function main(): Promise<number> {
       dims: { type: 'string' },
       shape: { type: 'string' },
       bad: { type: 'string' },
+      'from-checkpoint': { type: 'string' },
     },
   });
+  const checkpoint = values['from-checkpoint'];
+  if (values.out && checkpoint !== undefined) {
+    let files: Map<string, Uint8Array>;
+    try {
+      files = checkpointFolderFiles(new Uint8Array(await readFile(checkpoint)));
+    } catch (e) {
+      throw new Error(`--from-checkpoint ${checkpoint}: ${(e as Error).message}`);
+    }
+    const sink = await nodeFolderSink(values.out);
+    for (const [name, bytes] of files) await sink.writeFile(name, bytes);
+    console.log(`make-hf-folder: the character model of ${checkpoint} as GPT2LMHeadModel → ${values.out}\nwrote ${[...files.keys()].join(', ')}`);
+    return 0;
+  }
   if (!values.out || (!values.family && !values.shape)) {
     console.error(USAGE);
     return 2;

@@ -92,6 +92,12 @@ function flatFrom(ck: ParsedCheckpoint, layout: ParamLayout, skip: (name: string
   return flat;
 }
 
+/** A checkpoint's config, alphabet and task, and its parameters flat in its own config's layout (checked as flatFrom checks them). */
+export function checkpointParams(bytes: Uint8Array): { info: CheckpointInfo; params: Float32Array } {
+  const ck = parseCheckpoint(bytes);
+  return { info: { config: ck.config, alphabet: ck.alphabet, task: ck.task }, params: flatFrom(ck, paramLayout(ck.config), () => false, false) };
+}
+
 /**
  * Replaces `model`'s parameters with the checkpoint's. Throws (leaving the model untouched) on a
  * truncated or malformed file, a different config, alphabet or task, or a missing / misshapen /

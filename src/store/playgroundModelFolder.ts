@@ -2,9 +2,7 @@
 // checkpoint shipped with the page — as the Hugging Face GPT-2 folder it is
 // (src/model/hf/charModelFolder.ts), so "Your own model" opens it like any picked folder: its
 // samples, tokens (one a character) and LoRA training on the same weights the playground trains.
-import { parseCheckpoint } from '../model/checkpoint.ts';
-import { charModelFolderFiles } from '../model/hf/charModelFolder.ts';
-import { paramLayout } from '../model/params.ts';
+import { checkpointFolderFiles } from '../model/hf/charModelFolder.ts';
 import { t } from '../i18n/index.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { KeptSftModel } from './sftState.ts';
@@ -12,22 +10,9 @@ import type { KeptSftModel } from './sftState.ts';
 /** The folder's label: which task's model, in the GPT-2 layout. */
 export const playgroundFolderLabel = (task: string) => `${task}-sft-gpt2`;
 
-/** The checkpoint file's parameters in the layout's flat order (padding 0). */
-function flatParams(ck: ReturnType<typeof parseCheckpoint>): Float64Array {
-  const layout = paramLayout(ck.config);
-  const flat = new Float64Array(layout.total);
-  for (const e of layout.entries) {
-    const p = ck.params.get(e.name);
-    if (!p || p.data.length !== e.size) throw new Error(`the checkpoint has no ${e.name} of ${e.size} values`);
-    flat.set(p.data, e.offset);
-  }
-  return flat;
-}
-
 /** A character-model checkpoint (`bytes`) as the files of a GPT-2 folder. */
 export function playgroundModelFolder(task: string, bytes: Uint8Array): PickedFolder {
-  const ck = parseCheckpoint(bytes);
-  const files = charModelFolderFiles(ck.config, flatParams(ck), ck.alphabet);
+  const files = checkpointFolderFiles(bytes);
   return { label: playgroundFolderLabel(task), files: [...files].map(([name, b]) => new File([b.slice()], name)) };
 }
 

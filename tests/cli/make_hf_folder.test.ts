@@ -1,7 +1,8 @@
-// npm run make-hf-folder: writes folders that open, bad folders that are refused, real shapes whose
-// sizes are the published ones, and names a bad flag.
+// npm run make-hf-folder: writes folders that open, bad folders that are refused, the playground's
+// character model as GPT-2 (scored by npm run logprobs as the model itself scores), real shapes
+// whose sizes are the published ones, and names a bad flag.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,9 @@ import { parameterCount } from '../../src/model/hf/arch.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { describeSynthetic, REAL_SHAPES } from '../../src/model/hf/synthetic.ts';
 import { NodeFolder } from '../../src/node/hfFolder.ts';
+import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
+import { CharTokenizer } from '../../src/model/tokenizer.ts';
 
 const run = (...args: string[]) => spawnSync('npx', ['tsx', 'src/cli/make_hf_folder.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
 
@@ -27,6 +31,43 @@ describe('npm run make-hf-folder', { timeout: 120_000 }, () => {
     const bad = join(root, 'truncated');
     expect(run('--family', 'gpt2', '--no-prefix', '--bad', 'truncated', '--out', bad).status).toBe(0);
     await expect(openHfFolder(new NodeFolder(bad))).rejects.toThrow(/^model\.safetensors: tensor ln_f\.bias ends at byte \d+ but the file has \d+ bytes$/);
+  });
+
+  it('--from-checkpoint: the shipped arithmetic model as GPT-2, whose log-probs npm run logprobs gives as the character model computes them; a reward model is refused', async () => {
+    const dir = join(root, 'arithmetic-gpt2');
+    const file = 'public/checkpoints/arithmetic.safetensors';
+    const r = run('--from-checkpoint', file, '--out', dir);
+    expect(r.status).toBe(0);
+    const info = await openHfFolder(new NodeFolder(dir));
+    expect(info.arch).toMatchObject({ family: 'gpt2', nLayer: 2, dModel: 64, nHead: 2, tiedHead: true });
+    const lp = spawnSync('npx', ['tsx', 'src/cli/logprobs.ts', '--model', dir, '--prompt', '12+34=', '--response', '46', '--backend', 'cpu'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(lp.status).toBe(0);
+    const out = JSON.parse(lp.stdout.trim().split('\n').at(-1)!) as { prompt_ids: number[]; response_ids: number[]; logprobs: number[] };
+    const be = new CpuBackend();
+    const { model, info: ck } = modelFromCheckpoint(be, new Uint8Array(readFileSync(file)));
+    const tok = new CharTokenizer(ck.alphabet);
+    expect(out.prompt_ids).toEqual(tok.encodePrompt('12+34='));
+    expect(out.response_ids).toEqual(tok.encode('46'));
+    // the character model's own forward over the same row, log-softmax in float64
+    const ids = [...out.prompt_ids, ...out.response_ids];
+    const S = ids.length;
+    const logits = await be.read(
+      model.infer(be.tensor(Int32Array.from(ids), [1, S], 'i32'), be.tensor(new Float32Array(S).fill(1), [1, S]), be.tensor(Int32Array.from(ids.keys()), [1, S], 'i32')),
+    );
+    const V = model.cfg.vocabSize;
+    const own = out.response_ids.map((id, j) => {
+      const row = logits.subarray((out.prompt_ids.length + j - 1) * V, (out.prompt_ids.length + j) * V);
+      const max = Math.max(...row);
+      return row[id] - max - Math.log(row.reduce((acc, x) => acc + Math.exp(x - max), 0));
+    });
+    for (const [j, x] of own.entries()) expect(Math.abs(out.logprobs[j] - x)).toBeLessThan(1e-9);
+    model.dispose();
+    const rm = run('--from-checkpoint', 'public/checkpoints/sentiment_rm.safetensors', '--out', join(root, 'rm'));
+    expect(rm.status).toBe(1);
+    expect(rm.stderr).toContain('--from-checkpoint public/checkpoints/sentiment_rm.safetensors: only a model with the LM head is a GPT2LMHeadModel; this one has the reward head');
   });
 
   it('names a bad flag and prints its usage without --out', () => {

@@ -10,6 +10,7 @@
 // no normalizer or pre-tokenizer, the Fuse decoder (characters join with nothing between them), and
 // a post-processor that puts <bos> first (CharTokenizer.encodePrompt); tokenizer_config.json and
 // generation_config.json naming the three special tokens.
+import { checkpointParams } from '../checkpoint.ts';
 import { type GptConfig, LN_EPS } from '../config.ts';
 import { paramLayout } from '../params.ts';
 import { BOS_ID, CharTokenizer, EOS_ID, PAD_ID } from '../tokenizer.ts';
@@ -106,4 +107,10 @@ export function charModelFolderFiles(cfg: GptConfig, params: ArrayLike<number>, 
     ],
     ['generation_config.json', json({ bos_token_id: BOS_ID, eos_token_id: EOS_ID, pad_token_id: PAD_ID })],
   ]);
+}
+
+/** A character-model checkpoint file (src/model/checkpoint.ts: parameters by name, config and alphabet in its metadata) as the folder's files. */
+export function checkpointFolderFiles(bytes: Uint8Array): Map<string, Uint8Array> {
+  const { info, params } = checkpointParams(bytes);
+  return charModelFolderFiles(info.config, params, info.alphabet);
 }
