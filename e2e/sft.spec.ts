@@ -2,9 +2,10 @@
 // so the page says so before Start and offers SFT at that size; SFT runs with a live loss curve
 // (a reduced run: localStorage['ppo-sft-phase-steps'] caps each phase, the test-only setting),
 // then PPO trains that model: the header and the exported checkpoint's metadata say 2 × 4 × 128,
-// and a reload keeps it.
+// and a reload keeps it. "Download as GPT-2" zips the model as a GPT2LMHeadModel folder.
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
+import { unzipSync } from 'fflate';
 
 const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 
@@ -13,6 +14,17 @@ function checkpointConfig(bytes: Buffer): { nLayer: number; nHead: number; dMode
   const n = Number(bytes.readBigUInt64LE(0));
   const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
   return JSON.parse(header.__metadata__.config);
+}
+
+/** "Download as GPT-2": the zip's one folder and its files, and its config.json. */
+async function gpt2Download(page: Page): Promise<Record<string, unknown>> {
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('sft-download-gpt2').click()]);
+  expect(download.suggestedFilename()).toBe('arithmetic-sft-gpt2.zip');
+  const files = unzipSync(new Uint8Array(await readFile((await download.path())!)));
+  expect(Object.keys(files).sort()).toEqual(
+    ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((f) => `arithmetic-sft-gpt2/${f}`),
+  );
+  return JSON.parse(new TextDecoder().decode(files['arithmetic-sft-gpt2/config.json'])) as Record<string, unknown>;
 }
 
 async function iterations(page: Page): Promise<number> {
@@ -48,6 +60,8 @@ test('width 128 and 4 heads: the page offers SFT, trains it with a live curve, P
   await expect(page.getByTestId('sft-evals').getByRole('listitem')).toHaveCount(2);
   await expect(header).toHaveText('model 2 × 4 × 128, SFT in this tab');
   await expect(mismatch).toHaveCount(0);
+  // the model just trained, as the GPT-2 folder it is
+  expect(await gpt2Download(page)).toMatchObject({ n_layer: 2, n_head: 4, n_embd: 128 });
 
   await page.getByRole('button', { name: 'Start', exact: true }).click();
   await expect.poll(() => iterations(page), { timeout: 120_000, message: 'PPO iterations on the SFT model' }).toBeGreaterThanOrEqual(1);
@@ -75,4 +89,6 @@ test('a file that is not a model is refused inline, naming why, and the model st
   await expect(page.getByTestId('sft-problem')).toContainText('notes.safetensors was not loaded:');
   await expect(page.getByTestId('sft-problem')).toContainText('The current model is unchanged.');
   await expect(page.locator('header').getByTestId('model-size')).toHaveText('shipped 2 × 2 × 64');
+  // the shipped model, as the GPT-2 folder it is
+  expect(await gpt2Download(page)).toMatchObject({ architectures: ['GPT2LMHeadModel'], n_layer: 2, n_head: 2, n_embd: 64 });
 });

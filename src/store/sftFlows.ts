@@ -3,6 +3,9 @@
 // page starts for that task), download it, load one from a file, or go back to the shipped model.
 import { t } from '../i18n/index.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
+import { checkpointFolderFiles } from '../model/hf/charModelFolder.ts';
+import { zipJob } from '../export/zip.ts';
+import { playgroundCheckpoint, playgroundFolderLabel } from './playgroundModelFolder.ts';
 import { useApp } from './appStore.ts';
 import { checkActorFile } from './checkpoints.ts';
 import { downloadBlob } from './download.ts';
@@ -80,6 +83,22 @@ export function sftFileName(m: KeptSftModel): string {
 export function downloadSftModel(): void {
   const m = useSft.getState().models[useApp.getState().config.task];
   if (m) downloadBlob(new Blob([m.bytes], { type: 'application/octet-stream' }), sftFileName(m));
+}
+
+/**
+ * The task's model of 1 · SFT (the kept one, else the shipped checkpoint under `baseUrl`) as the
+ * Hugging Face GPT-2 folder it is, zipped: transformers' from_pretrained and "Your own model" open it.
+ */
+export async function downloadSftModelAsGpt2(baseUrl: string): Promise<void> {
+  const task = useApp.getState().config.task;
+  try {
+    const bytes = await playgroundCheckpoint(baseUrl, task, useSft.getState().models[task]);
+    const label = playgroundFolderLabel(task);
+    const files = [...checkpointFolderFiles(bytes)].map(([path, data]) => ({ path, data, mode: 0o644 }));
+    downloadBlob(new Blob([zipJob(label, files).slice()], { type: 'application/zip' }), `${label}.zip`);
+  } catch (e) {
+    useSft.getState().setProblem(t('notices:sft.gpt2Failed', { error: e instanceof Error ? e.message : String(e) }));
+  }
 }
 
 /**

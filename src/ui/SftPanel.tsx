@@ -115,6 +115,16 @@ export function SftPanel() {
         <button type="button" className="btn small" disabled={!kept || running} onClick={() => void flows().then((f) => f.downloadSftModel())} data-testid="sft-download">
           {t('sft.download', { ext: '.safetensors' })}
         </button>
+        <button
+          type="button"
+          className="btn small"
+          disabled={running}
+          title={t('sft.downloadGpt2Title', { files: 'config.json, model.safetensors, tokenizer.json', loader: 'GPT2LMHeadModel.from_pretrained' })}
+          onClick={() => void flows().then((f) => f.downloadSftModelAsGpt2(import.meta.env.BASE_URL))}
+          data-testid="sft-download-gpt2"
+        >
+          {t('sft.downloadGpt2', { ext: '.zip' })}
+        </button>
         <button type="button" className="btn small" disabled={running} onClick={() => input.current?.click()}>
           {t('sft.load')}
         </button>
