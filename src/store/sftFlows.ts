@@ -87,7 +87,8 @@ export function downloadSftModel(): void {
 
 /**
  * The task's model of 1 · SFT (the kept one, else the shipped checkpoint under `baseUrl`) as the
- * Hugging Face GPT-2 folder it is, zipped: transformers' from_pretrained and "Your own model" open it.
+ * Hugging Face GPT-2 folder it is, zipped: "Your own model" opens it, and it is written in the
+ * layout transformers reads.
  */
 export async function downloadSftModelAsGpt2(baseUrl: string): Promise<void> {
   const task = useApp.getState().config.task;

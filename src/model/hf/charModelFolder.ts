@@ -1,8 +1,9 @@
 // The playground's character model as a Hugging Face GPT-2 folder. The character model is a pre-LN
 // GPT-2 (src/model/block.ts: LayerNorm ε 1e-5, the tanh GELU, learned positions, a tied head, the
 // Conv1D (in, out) weights under GPT-2's own names), so its parameters are a GPT2LMHeadModel's as
-// they stand: the folder opens in "Your own model", with `npm run logprobs -- --model`, and in
-// transformers (GPT2LMHeadModel.from_pretrained), and computes what the character model computes.
+// they stand: the folder opens in "Your own model" and with `npm run logprobs -- --model`, and
+// computes what the character model computes; it is written in the layout transformers'
+// GPT2LMHeadModel.from_pretrained reads (not run here: no Python packages on these machines).
 //
 // Files: config.json; model.safetensors (F32, keys "transformer.…" as save_pretrained writes them,
 // no lm_head.weight: the head is the embedding); tokenizer.json, a character-level BPE with no merges
