@@ -298,7 +298,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
-test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>', async ({ page }) => {
+test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>; it trains on its own task', async ({ page }) => {
   await open(page);
   await showHfPanel(page);
   await page.getByTestId('hf-open-playground').click();
@@ -313,6 +313,26 @@ test('the playground’s character model opens as the GPT-2 it is: one token a c
   expect(texts[texts.length - 1]).toBe('<eos>');
   await expect(page.getByTestId('hf-response')).toHaveText(texts.slice(0, -1).join(''));
   await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('playground-model-as-gpt2.png') });
+
+  // GRPO-LoRA on its own task: the task's prompts and rule, no chat template asked for
+  await page.getByTestId('hf-train-reward').selectOption('arithmetic');
+  await expect(page.getByTestId('hf-train-task-help')).toContainText("The arithmetic task's own prompts");
+  for (const [name, value] of [
+    ['iterations', '1'],
+    ['promptsPerBatch', '2'],
+    ['samplesPerPrompt', '2'],
+    ['maxNewTokens', '5'],
+    ['miniBatches', '1'],
+  ] as const)
+    await page.getByTestId(`hf-train-${name}`).fill(value);
+  await page.getByTestId('hf-train-start').click();
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration', { timeout: 180_000 });
+  await expect(page.getByTestId('hf-train-eval-before')).toContainText('on 16 held-out problems');
+  // each response of the batch with the task rule's score (1 exact, partial credit near it, else 0)
+  const responses = await page.getByTestId('hf-train-response').locator('option').allTextContents();
+  expect(responses).toHaveLength(4);
+  for (const r of responses) expect(r).toMatch(/^\d: “-?\d*”, score [01]\.\d{3}, \d+ clipped$/);
+  expect(await axe(page)).toEqual([]);
 });
 
 test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a lost GPU device', async ({

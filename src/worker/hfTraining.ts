@@ -25,10 +25,18 @@ import { applyTrainingState, encodeTrainingState } from '../model/hf/trainingSta
 import { heldOutEvaluation } from '../rl/hf/hfEval.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
-import { HF_TRAIN_EVAL_COUNT, HF_TRAIN_EVAL_SAMPLES, type HfAdapterInfo, type HfTrainSettings, hfTrainProblems, promptLines } from '../rl/hf/hfTrainSettings.ts';
+import {
+  HF_TRAIN_EVAL_COUNT,
+  HF_TRAIN_EVAL_SAMPLES,
+  type HfAdapterInfo,
+  type HfTrainSettings,
+  hfTrainProblems,
+  promptLines,
+  promptsThroughChat,
+} from '../rl/hf/hfTrainSettings.ts';
+import { hfTaskRule } from '../rl/hf/hfTaskRule.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
-import { chatArithmeticEvalPrompts, chatArithmeticScore, chatArithmeticTrainPrompt } from '../tasks/chatArithmetic.ts';
 import { Rng } from '../util/rng.ts';
 import type { WorkerToPage } from './protocol.ts';
 
@@ -102,26 +110,31 @@ export class HfTraining {
     const s = req.settings;
     const problems = hfTrainProblems(s, { maxPositions: model.arch.maxPositions, hasChatTemplate: tokenizer.hasChatTemplate });
     if (problems.length > 0) return done({ iterations: 0, stopped: false, refusal: problems.map((p) => `${p.field}: ${p.range}`).join('; ') });
-    const task = s.reward === 'chat-arithmetic';
-    const chat = task || s.chat;
+    const task = hfTaskRule(s.reward);
+    const chat = promptsThroughChat(s);
     const encode = (text: string) => (chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true }));
     const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
     const from = req.resume ? req.resume.fromIter : 0;
     const rng = new Rng(s.seed);
     // A continued run draws the task's prompts on from where the run stopped, not again from the first.
-    if (task) for (let i = 0; i < from * s.promptsPerBatch; i++) chatArithmeticTrainPrompt(rng);
+    if (task) for (let i = 0; i < from * s.promptsPerBatch; i++) task.trainPrompt(rng);
     const userPrompts = promptLines(s.prompts);
     const nextPrompts = (it: number): string[] =>
-      Array.from({ length: s.promptsPerBatch }, (_, i) => (task ? chatArithmeticTrainPrompt(rng) : userPrompts[(it * s.promptsPerBatch + i) % userPrompts.length]));
-    let score: (samples: { prompt: string; response: string }[]) => ArrayLike<number>;
+      Array.from({ length: s.promptsPerBatch }, (_, i) => (task ? task.trainPrompt(rng) : userPrompts[(it * s.promptsPerBatch + i) % userPrompts.length]));
+    let score: (samples: { prompt: string; response: string; endedWithEos: boolean }[]) => ArrayLike<number>;
     if (task) {
-      score = (samples) => samples.map((x) => chatArithmeticScore(x.prompt, x.response));
+      score = (samples) => samples.map((x) => task.score(x.prompt, x.response, x.endedWithEos));
     } else {
       const sandbox = await loadRewardSandbox();
       const compiled = sandbox.compile(req.rewardFunction);
       if (!(compiled instanceof CompiledReward)) return done({ iterations: 0, stopped: false, refusal: `reward function: ${compiled.message}` });
       compiled.dispose();
-      score = (samples) => scoreWithFunction(sandbox, req.rewardFunction, samples);
+      score = (samples) =>
+        scoreWithFunction(
+          sandbox,
+          req.rewardFunction,
+          samples.map(({ prompt, response }) => ({ prompt, response })),
+        );
     }
 
     const be = model.be;
@@ -132,7 +145,7 @@ export class HfTraining {
     // The held-out problems are answered at least all at once (the sampled evaluation draws several
     // answers to each): the memory plan counts that batch too.
     const evalBatch = task ? Math.max(rows, HF_TRAIN_EVAL_COUNT) : rows;
-    const samplePrompts = task ? chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT) : userPrompts;
+    const samplePrompts = task ? task.heldOut(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(
       model.arch,
       {
@@ -181,8 +194,8 @@ export class HfTraining {
     };
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
-      const texts = chatArithmeticEvalPrompts(HF_TRAIN_EVAL_COUNT);
-      const held = { prompts: texts.map((text) => ({ ids: encode(text), text })), decode, score: chatArithmeticScore };
+      const texts = task.heldOut(HF_TRAIN_EVAL_COUNT);
+      const held = { prompts: texts.map((text) => ({ ids: encode(text), text })), decode, score: task.score };
       const opts = { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: evalBatch };
       const r = await heldOutEvaluation(model, actor.adapters, held, opts, { samples: HF_TRAIN_EVAL_SAMPLES, temperature: cfg.temperature, runSeed: s.seed });
       const sampled = { accuracy: r.sampled!.accuracy, samples: HF_TRAIN_EVAL_SAMPLES };
@@ -211,9 +224,13 @@ export class HfTraining {
           { model, actor, critic, eosIds, padId },
           ids,
           (ps, responses) => {
-            const samples = ps.map((p, b) => ({ prompt: textOf.get(p as number[]) ?? '', response: decode(responses[b]) }));
+            const samples = ps.map((p, b) => ({
+              prompt: textOf.get(p as number[]) ?? '',
+              response: decode(responses[b]),
+              endedWithEos: responses[b].length > 0 && eosIds.includes(responses[b][responses[b].length - 1]),
+            }));
             const scores = score(samples);
-            scored = samples.map((x, b) => ({ ...x, score: scores[b] }));
+            scored = samples.map(({ prompt, response }, b) => ({ prompt, response, score: scores[b] }));
             return scores;
           },
           cfg,

@@ -6,7 +6,12 @@
 // reward function and a missing model are refused by name, with no row posted; a continued run,
 // in the session or from the exported training state (or a checkpoint the run posted), ends
 // exactly where an unbroken one does; a large adapter's checkpoints wait CHECKPOINT_SECONDS.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { checkpointFolderFiles } from '../../src/model/hf/charModelFolder.ts';
+import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
+import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
+import { greedySamples } from '../../src/rl/evaluation.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { FileListFolder } from '../../src/model/hf/browserFolder.ts';
 import { synthesizeToMemory } from '../../src/model/hf/synthetic.ts';
@@ -32,7 +37,12 @@ const SMALL: HfTrainSettings = {
   lr: 1e-2,
 };
 
-async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: HfSessionDeps['offer'], be: CpuBackend = new CpuBackend()) {
+async function opened(
+  onPost?: (m: WorkerToPage, s: HfSession) => void,
+  offer?: HfSessionDeps['offer'],
+  be: CpuBackend = new CpuBackend(),
+  folder?: { label: string; files: Map<string, Uint8Array> },
+) {
   const posted: WorkerToPage[] = [];
   const box: { s?: HfSession } = {};
   const s = new HfSession({
@@ -44,12 +54,15 @@ async function opened(onPost?: (m: WorkerToPage, s: HfSession) => void, offer?: 
     offer,
   });
   box.s = s;
-  const mem = await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(41).nextU32() }, 'tiny-qwen3');
+  const { label, files } = folder ?? {
+    label: 'tiny-qwen3',
+    files: (await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: rng(41).nextU32() }, 'tiny-qwen3')).files,
+  };
   await s.open(
     be,
     new FileListFolder(
-      [...mem.files].map(([n, b]) => new File([b.slice()], n)),
-      'tiny-qwen3',
+      [...files].map(([n, b]) => new File([b.slice()], n)),
+      label,
     ),
     1,
   );
@@ -116,6 +129,36 @@ describe('HfSession training', () => {
     const row = of('hfTrainRow')[0].row;
     for (const x of row.responses) expect(x.prompt).toMatch(/^What is \d+ \+ \d+\? Answer with the number\.$/);
     expect(Number.isFinite(row.value_loss)).toBe(true);
+  });
+
+  it('the playground’s arithmetic task on its own model as GPT-2: the task’s prompts, scored by its rule (EOS included), held-out accuracy before and after', async () => {
+    const checkpoint = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
+    const { s, of } = await opened(undefined, undefined, new CpuBackend(), { label: 'arithmetic-sft-gpt2', files: checkpointFolderFiles(checkpoint) });
+    // chat stays on from the defaults: a playground task never goes through a chat template, so the model needs none
+    await s.train({ settings: { ...SMALL, reward: 'arithmetic', chat: true, iterations: 1, promptsPerBatch: 2, samplesPerPrompt: 2, maxNewTokens: 5 }, rewardFunction: '' }, 4);
+    expect(of('hfTrained')[0]).toMatchObject({ iterations: 1, stopped: false });
+    expect(of('hfTrained')[0].refusal).toBeUndefined();
+    const task = getTask('arithmetic');
+    const row = of('hfTrainRow')[0].row;
+    expect(row.responses).toHaveLength(4);
+    const eos = 2; // the character tokenizer's, the folder's eos_token_id
+    for (const x of row.responses) {
+      expect(x.prompt).toMatch(/^\d+[+-]\d+=$/);
+      // the tokens the update saw end with EOS when the answer did: the rule is told so
+      const endedWithEos = x.tokens.at(-1)?.id === eos;
+      expect(x.score).toBe(task.ruleScore({ prompt: x.prompt, response: x.response, endedWithEos }));
+    }
+    // the shipped model answers most sums right: the rule is the task's, not a constant
+    expect(row.responses.some((x) => x.score === 1)).toBe(true);
+    expect(of('hfTrainEval').map((m) => m.eval.when)).toEqual(['before', 'after']);
+    const before = of('hfTrainEval')[0].eval;
+    expect(before.count).toBe(HF_TRAIN_EVAL_COUNT);
+    // before training, the playground's own greedy evaluation of its model on the same prompts: the same answers, the same share
+    const be = new CpuBackend();
+    const { model: gpt } = modelFromCheckpoint(be, checkpoint);
+    const greedy = await greedySamples(gpt, task, taskTokenizer(task), HF_TRAIN_EVAL_COUNT, 5);
+    gpt.dispose();
+    expect(before.greedyAccuracy).toBe(greedy.filter((x) => task.ruleScore(x) >= 0.5).length / HF_TRAIN_EVAL_COUNT);
   });
 
   it('a run whose buffers exceed one binding of the device is refused by the memory plan before anything is made', async () => {

@@ -424,6 +424,11 @@ describe('HF flows through the trainer client', () => {
     expect(fields(DEFAULT_HF_TRAIN, { ...model, hasChatTemplate: false })).toEqual([
       { field: 'chat', range: "a chat template in the model's tokenizer_config.json", rule: 'chatTemplate', params: {} },
     ]);
+    // a playground task's prompts never go through a template, whatever the chat box says; a reward function's do when it is ticked
+    for (const reward of ['arithmetic', 'sentiment', 'stop'] as const)
+      expect(fields({ ...DEFAULT_HF_TRAIN, reward, chat: true }, { ...model, hasChatTemplate: false })).toEqual([]);
+    expect(fields({ ...DEFAULT_HF_TRAIN, reward: 'function', prompts: 'hi', chat: true }, { ...model, hasChatTemplate: false }).map((p) => p.rule)).toEqual(['chatTemplate']);
+    expect(fields({ ...DEFAULT_HF_TRAIN, reward: 'function', prompts: 'hi', chat: false }, { ...model, hasChatTemplate: false })).toEqual([]);
     expect(fields({ ...DEFAULT_HF_TRAIN, maxNewTokens: 128 })).toEqual([
       { field: 'maxNewTokens', range: "below the model's 128 positions", rule: 'belowPositions', params: { positions: 128 } },
     ]);

@@ -29,11 +29,11 @@ export interface HfEvalResult {
   samples: { prompt: string; response: string; score: number }[];
 }
 
-/** The held-out problems (their ids and texts), how a response's ids read, and the task's rule. */
+/** The held-out problems (their ids and texts), how a response's ids read, and the task's rule (told whether EOS ended the answer). */
 export interface HeldOut {
   prompts: { ids: readonly number[]; text: string }[];
   decode: (ids: readonly number[]) => string;
-  score: (prompt: string, response: string) => number;
+  score: (prompt: string, response: string, endedWithEos: boolean) => number;
 }
 
 /**
@@ -108,7 +108,7 @@ async function evaluation(
       );
       part.forEach((p, i) => {
         const response = decode(gen.tokens[i]);
-        samples.push({ prompt: p.text, response, score: score(p.text, response) });
+        samples.push({ prompt: p.text, response, score: score(p.text, response, gen.finished[i]) });
       });
     }
   } finally {

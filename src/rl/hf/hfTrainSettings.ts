@@ -1,15 +1,31 @@
-// What the page asks to train the visitor's own model with: the reward (the chat arithmetic task,
-// or the page's written reward function on prompts the visitor types), the estimator, the LoRA
-// rank and the run's size. One range table for the panel's messages and the worker's check, so a
-// setting the page lets through is one the worker accepts. Free of backend imports (the page reads it).
+// What the page asks to train the visitor's own model with: the reward (the chat arithmetic task, a
+// playground task, or the page's written reward function on prompts the visitor types), the
+// estimator, the LoRA rank and the run's size. One range table for the panel's messages and the
+// worker's check, so a setting the page lets through is one the worker accepts. Free of backend
+// imports (the page reads it).
+import { TASK_NAMES, type TaskName } from '../../tasks/task.ts';
 
 /** group_norm: GRPO, no critic; gae: PPO with a critic (its own adapter and a value head). */
 export const HF_TRAIN_ESTIMATORS = ['group_norm', 'gae'] as const;
 export type HfTrainEstimator = (typeof HF_TRAIN_ESTIMATORS)[number];
 
-/** chat-arithmetic: the built-in task (src/tasks/chatArithmetic.ts); function: the page's reward function on `prompts`. */
-export const HF_TRAIN_REWARDS = ['chat-arithmetic', 'function'] as const;
+/**
+ * chat-arithmetic: the built-in chat task (src/tasks/chatArithmetic.ts); a playground task's name
+ * (arithmetic, sentiment, stop): that task's prompts, as its character model sees them (no chat
+ * template), and its rule reward; function: the page's reward function on `prompts`.
+ */
+export const HF_TRAIN_REWARDS = ['chat-arithmetic', ...TASK_NAMES, 'function'] as const;
 export type HfTrainReward = (typeof HF_TRAIN_REWARDS)[number];
+
+/** The playground task a reward names, or null (the chat task, a reward function). */
+export function playgroundTaskOf(reward: HfTrainReward): TaskName | null {
+  return (TASK_NAMES as readonly string[]).includes(reward) ? (reward as TaskName) : null;
+}
+
+/** Whether prompts go through the model's chat template: always for the chat task, never for a playground task, as set for a reward function. */
+export function promptsThroughChat(s: Pick<HfTrainSettings, 'reward' | 'chat'>): boolean {
+  return s.reward === 'chat-arithmetic' || (s.reward === 'function' && s.chat);
+}
 
 export interface HfTrainSettings {
   reward: HfTrainReward;
@@ -111,8 +127,7 @@ export function hfTrainProblems(s: HfTrainSettings, model: { maxPositions: numbe
   if (Number.isInteger(batch) && Number.isInteger(s.miniBatches) && s.miniBatches >= 1 && batch % s.miniBatches !== 0)
     out.push({ field: 'miniBatches', range: `a divisor of the batch's ${batch} responses`, rule: 'miniBatchSplit', params: { batch } });
   if (s.reward === 'function' && promptLines(s.prompts).length === 0) out.push({ field: 'prompts', range: 'one prompt a line', rule: 'prompts', params: {} });
-  if ((s.reward === 'chat-arithmetic' || s.chat) && !model.hasChatTemplate)
-    out.push({ field: 'chat', range: "a chat template in the model's tokenizer_config.json", rule: 'chatTemplate', params: {} });
+  if (promptsThroughChat(s) && !model.hasChatTemplate) out.push({ field: 'chat', range: "a chat template in the model's tokenizer_config.json", rule: 'chatTemplate', params: {} });
   return out;
 }
 
@@ -156,7 +171,7 @@ export interface HfTrainToken {
   clip: 'upper' | 'lower' | 'dual' | null;
 }
 
-/** Held-out accuracy of the task (chat-arithmetic only): greedy, and over sampled answers. */
+/** Held-out accuracy of a task (the chat task or a playground task): greedy, and over sampled answers. */
 export interface HfTrainEval {
   when: 'before' | 'after';
   greedyAccuracy: number;

@@ -1,12 +1,13 @@
 // "Train it with LoRA": GRPO (or PPO with a critic) on the open model, LoRA adapters on its one
-// frozen base, rewarded by the chat arithmetic task or by the reward function of "2 · Reward" on
-// prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
+// frozen base, rewarded by the chat arithmetic task, a playground task's rule, or the reward
+// function of "2 · Reward" on prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
 // greedy held-out accuracy before and after, Stop, the trained adapter as PEFT's two files, and
 // the whole run as one file (hfRunFile.ts) that opens again with its adapter and training state.
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
-import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainSettings, hfTrainProblems } from '../../rl/hf/hfTrainSettings.ts';
+import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainSettings, hfTrainProblems, playgroundTaskOf } from '../../rl/hf/hfTrainSettings.ts';
+import { TASK_NAMES } from '../../tasks/task.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfRunFileNotice } from './HfRecordedRun.tsx';
@@ -119,6 +120,11 @@ export function HfTrainPanel() {
           <span>{t('hf.train.reward')}</span>
           <select value={s.reward} disabled={running} onChange={(e) => set({ reward: e.target.value as HfTrainReward })} data-testid="hf-train-reward">
             <option value="chat-arithmetic">{t('hf.train.rewardTask')}</option>
+            {TASK_NAMES.map((task) => (
+              <option key={task} value={task}>
+                {t('hf.train.rewardPlayground', { task })}
+              </option>
+            ))}
             <option value="function">{t('hf.train.rewardFunction')}</option>
           </select>
         </label>
@@ -150,7 +156,9 @@ export function HfTrainPanel() {
           </label>
         </>
       ) : (
-        <p className="small muted">{t('hf.train.taskHelp')}</p>
+        <p className="small muted" data-testid="hf-train-task-help">
+          {playgroundTaskOf(s.reward) ? t('hf.train.playgroundTaskHelp', { task: s.reward }) : t('hf.train.taskHelp')}
+        </p>
       )}
       <div className="hf-knobs">
         {field('loraRank', '1')}
