@@ -1,8 +1,8 @@
 // npm run train -- --model DIR: PPO or GRPO with LoRA on a Hugging Face model folder, headless.
 // The prompts come from a file (one a line) and the scores from the user's JavaScript reward
 // function `(prompt, response) => number` run in the QuickJS sandbox the page uses, or both from a
-// task for chat models (--task chat-arithmetic, with greedy held-out accuracy before and after:
-// hfRewardSource.ts); the actor (and, for
+// task (--task chat-arithmetic for chat models, or a playground task: arithmetic, sentiment, stop;
+// with held-out accuracy before and after: hfRewardSource.ts); the actor (and, for
 // GAE, the critic with a value head) are LoRA adapters on the one frozen base, the reference is the
 // base (src/rl/hf/hfPpo.ts). One JSON line of metrics per iteration (--out and stdout); at the end
 // --save-adapter writes the actor's adapter as PEFT saves it, for `npm run logprobs -- --adapter`
@@ -21,14 +21,14 @@ import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
 import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
 import { accuracyByGroup, heldOutEvaluation } from '../rl/hf/hfEval.ts';
-import { chatArithmeticCarries } from '../tasks/chatArithmetic.ts';
+import { CHAT_ARITHMETIC_NAME, chatArithmeticCarries } from '../tasks/chatArithmetic.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
 import { rewardSource } from './hfRewardSource.ts';
 
 export const HF_TRAIN_USAGE =
-  'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic [--eval-count N] [--eval-samples K]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
+  'usage: npm run train -- --model DIR (--prompts FILE --reward-function FILE.js | --task chat-arithmetic|arithmetic|sentiment|stop [--eval-count N] [--eval-samples K]) --lora-rank R [--lora-alpha A] [--lora-targets q_proj,v_proj,...] [--rslora]\n' +
   '       [--iters N] [--estimator gae|group_norm|...] [--samples-per-prompt G] [--batch N] [--max-new-tokens T] [--temperature X] [--kl-coef B]\n' +
   '       [--lr X] [--epochs E] [--mini-batches M] [--seed S] [--save-adapter DIR] [--adapter DIR] [--chat] [--out metrics.jsonl] [--quiet]\n' +
   '       [--backend webgpu|cpu] [--weights f16|f32] [--gpu-memory GiB]';
@@ -194,7 +194,13 @@ async function run(flags: Flags): Promise<number> {
     const lineOf = new Map(prompts.map((p, i) => [p, source.train[i]]));
     const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
     const score = (ps: readonly (readonly number[])[], responses: readonly (readonly number[])[]) =>
-      source.score(ps.map((p, b) => ({ prompt: lineOf.get(p as number[]) ?? '', response: decode(responses[b]) })));
+      source.score(
+        ps.map((p, b) => ({
+          prompt: lineOf.get(p as number[]) ?? '',
+          response: decode(responses[b]),
+          endedWithEos: responses[b].length > 0 && eosIds.includes(responses[b][responses[b].length - 1]),
+        })),
+      );
     const evaluate = async () => {
       const rule = source.rule;
       if (!rule || heldOut.length === 0) return null;
@@ -211,7 +217,7 @@ async function run(flags: Flags): Promise<number> {
         greedy_accuracy: r.accuracy,
         greedy_score_mean: r.scoreMean,
         count: r.samples.length,
-        ...(flags.task === undefined ? {} : { by_carry: { greedy: accuracyByGroup(r, carry), ...(sampled ? { sampled: accuracyByGroup(sampled, carry) } : {}) } }),
+        ...(flags.task !== CHAT_ARITHMETIC_NAME ? {} : { by_carry: { greedy: accuracyByGroup(r, carry), ...(sampled ? { sampled: accuracyByGroup(sampled, carry) } : {}) } }),
         example: r.samples[0],
       };
     };

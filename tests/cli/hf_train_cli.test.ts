@@ -21,6 +21,11 @@ import { planMemory } from '../../src/model/hf/memoryPlan.ts';
 import { openHfFolder } from '../../src/model/hf/open.ts';
 import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
 import { NodeFolder } from '../../src/node/hfFolder.ts';
+import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
+import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
+import { checkpointFolderFiles } from '../../src/model/hf/charModelFolder.ts';
+import { greedySamples } from '../../src/rl/evaluation.ts';
+import { getTask, taskTokenizer } from '../../src/tasks/index.ts';
 import { mergePeftAdapter } from '../helpers/peftMerge.ts';
 import { rng } from '../helpers/random.ts';
 
@@ -150,9 +155,51 @@ describe('npm run train -- --model', { timeout: 600_000 }, () => {
       expect(bad.stderr).toContain(message);
     };
     refused(['--prompts', prompts, '--reward-function', reward], '--task chat-arithmetic brings its own prompts and reward');
-    refused(['--task', 'arithmetic'], '--task = "arithmetic": allowed with --model: chat-arithmetic');
+    refused(['--task', 'gsm8k'], '--task = "gsm8k": allowed with --model: chat-arithmetic, arithmetic, sentiment, stop');
     refused(['--eval-count', '5000'], '--eval-count = "5000": allowed: an integer from 0 to 1000');
     refused(['--eval-samples', '100'], '--eval-samples = "100": allowed: an integer from 0 to 64');
+  });
+
+  it('--task arithmetic on the playground’s own model as GPT-2: its prompts without a template, scored by its rule; greedy accuracy as the playground measures it', async () => {
+    const model = join(root, 'arithmetic-gpt2');
+    const sink = await nodeFolderSink(model);
+    const checkpoint = new Uint8Array(readFileSync('public/checkpoints/arithmetic.safetensors'));
+    for (const [name, bytes] of checkpointFolderFiles(checkpoint)) await sink.writeFile(name, bytes);
+    const out = join(root, 'arithmetic.jsonl');
+    const args = [
+      '--model',
+      model,
+      '--backend',
+      'cpu',
+      '--task',
+      'arithmetic',
+      '--lora-rank',
+      '2',
+      '--iters',
+      '1',
+      '--batch',
+      '2',
+      '--samples-per-prompt',
+      '2',
+      '--max-new-tokens',
+      '5',
+    ];
+    const r = tsx('src/cli/train.ts', [...args, '--eval-count', '16', '--eval-samples', '0', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("the playground's task arithmetic");
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((row) => Object.keys(row)[0])).toEqual(['eval_before', 'iter', 'eval']);
+    const before = rows[0].eval_before;
+    expect(before).not.toHaveProperty('by_carry'); // the chat task's split only
+    expect(before.example.prompt).toMatch(/^\d+[+-]\d+=$/);
+    // the playground's own greedy evaluation of its model on the same 16 prompts
+    const task = getTask('arithmetic');
+    const { model: gpt } = modelFromCheckpoint(new CpuBackend(), checkpoint);
+    const greedy = await greedySamples(gpt, task, taskTokenizer(task), 16, 5);
+    expect(before.greedy_accuracy).toBe(greedy.filter((x) => task.ruleScore(x) >= 0.5).length / 16);
   });
 
   it('the whole run is planned before training: memory for the rollout but not the tape is refused naming --mini-batches', async () => {
