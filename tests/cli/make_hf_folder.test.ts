@@ -13,6 +13,7 @@ import { NodeFolder } from '../../src/node/hfFolder.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
 import { CharTokenizer } from '../../src/model/tokenizer.ts';
+import { charLogprobs } from '../helpers/charLogprobs.ts';
 
 const run = (...args: string[]) => spawnSync('npx', ['tsx', 'src/cli/make_hf_folder.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
 
@@ -51,18 +52,7 @@ describe('npm run make-hf-folder', { timeout: 120_000 }, () => {
     const tok = new CharTokenizer(ck.alphabet);
     expect(out.prompt_ids).toEqual(tok.encodePrompt('12+34='));
     expect(out.response_ids).toEqual(tok.encode('46'));
-    // the character model's own forward over the same row, log-softmax in float64
-    const ids = [...out.prompt_ids, ...out.response_ids];
-    const S = ids.length;
-    const logits = await be.read(
-      model.infer(be.tensor(Int32Array.from(ids), [1, S], 'i32'), be.tensor(new Float32Array(S).fill(1), [1, S]), be.tensor(Int32Array.from(ids.keys()), [1, S], 'i32')),
-    );
-    const V = model.cfg.vocabSize;
-    const own = out.response_ids.map((id, j) => {
-      const row = logits.subarray((out.prompt_ids.length + j - 1) * V, (out.prompt_ids.length + j) * V);
-      const max = Math.max(...row);
-      return row[id] - max - Math.log(row.reduce((acc, x) => acc + Math.exp(x - max), 0));
-    });
+    const own = await charLogprobs(be, model, out.prompt_ids, out.response_ids);
     for (const [j, x] of own.entries()) expect(Math.abs(out.logprobs[j] - x)).toBeLessThan(1e-9);
     model.dispose();
     const rm = run('--from-checkpoint', 'public/checkpoints/sentiment_rm.safetensors', '--out', join(root, 'rm'));

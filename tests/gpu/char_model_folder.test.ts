@@ -4,10 +4,8 @@
 // float64 reference's within the same bound.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Backend } from '../../src/backend/backend.ts';
 import { CpuBackend } from '../../src/backend/cpu/cpuBackend.ts';
 import { modelFromCheckpoint } from '../../src/model/checkpoint.ts';
-import type { Gpt } from '../../src/model/gpt.ts';
 import { checkpointFolderFiles } from '../../src/model/hf/charModelFolder.ts';
 import { MemoryFolder } from '../../src/model/hf/folder.ts';
 import { HfModel } from '../../src/model/hf/hfModel.ts';
@@ -15,24 +13,10 @@ import { openHfFolder } from '../../src/model/hf/open.ts';
 import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { CharTokenizer } from '../../src/model/tokenizer.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
+import { charLogprobs } from '../helpers/charLogprobs.ts';
 import { expectClose } from '../helpers/random.ts';
 
 const CHECKPOINT = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
-
-/** log p of each response token from the character model's forward over its unpadded row, log-softmax on the host. */
-async function charLogprobs(be: Backend, gpt: Gpt, prompt: number[], response: number[]): Promise<number[]> {
-  const ids = [...prompt, ...response];
-  const S = ids.length;
-  const logits = await be.read(
-    gpt.infer(be.tensor(Int32Array.from(ids), [1, S], 'i32'), be.tensor(new Float32Array(S).fill(1), [1, S]), be.tensor(Int32Array.from(ids.keys()), [1, S], 'i32')),
-  );
-  const V = gpt.cfg.vocabSize;
-  return response.map((id, j) => {
-    const row = logits.subarray((prompt.length + j - 1) * V, (prompt.length + j) * V);
-    const max = Math.max(...row);
-    return row[id] - max - Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
-  });
-}
 
 describe('the shipped arithmetic model as GPT-2, on WebGPU', () => {
   it('HfModel scores its answers as the character model does, and as the float64 reference', async () => {

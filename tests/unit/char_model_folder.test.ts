@@ -17,6 +17,7 @@ import { responseLogprobs } from '../../src/model/hf/scoring.ts';
 import { HfTokenizer } from '../../src/model/hf/tokenizer.ts';
 import { paramLayout } from '../../src/model/params.ts';
 import { CharTokenizer } from '../../src/model/tokenizer.ts';
+import { charLogprobs } from '../helpers/charLogprobs.ts';
 import { expectClose, rng } from '../helpers/random.ts';
 
 const ALPHABET = '0123456789+= ab';
@@ -30,22 +31,6 @@ function randomModel(salt: number): { cfg: GptConfig; params: Float64Array } {
   for (const e of layout.entries)
     for (let i = 0; i < e.size; i++) params[e.offset + i] = Math.fround(e.name.includes('ln') && e.name.endsWith('weight') ? 1 + 0.2 * r.normal() : 0.3 * r.normal());
   return { cfg, params };
-}
-
-/** log p(response[j] | prompt, response[<j]) from the character model's forward over one unpadded row. */
-async function charLogprobs(be: CpuBackend, gpt: Gpt, prompt: number[], response: number[]): Promise<number[]> {
-  const ids = [...prompt, ...response];
-  const S = ids.length;
-  const logits = await be.read(
-    gpt.infer(be.tensor(Int32Array.from(ids), [1, S], 'i32'), be.tensor(new Float32Array(S).fill(1), [1, S]), be.tensor(Int32Array.from(ids.map((_, i) => i)), [1, S], 'i32')),
-  );
-  const V = gpt.cfg.vocabSize;
-  return response.map((id, j) => {
-    const row = logits.subarray((prompt.length + j - 1) * V, (prompt.length + j) * V);
-    const max = Math.max(...row);
-    const lse = max + Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
-    return row[id] - lse;
-  });
 }
 
 describe('the character model as a GPT-2 folder', () => {
