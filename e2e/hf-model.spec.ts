@@ -314,8 +314,8 @@ test('the playground’s character model opens as the GPT-2 it is: one token a c
   await expect(page.getByTestId('hf-response')).toHaveText(texts.slice(0, -1).join(''));
   await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('playground-model-as-gpt2.png') });
 
-  // GRPO-LoRA on its own task: the task's prompts and rule, no chat template asked for
-  await page.getByTestId('hf-train-reward').selectOption('arithmetic');
+  // GRPO-LoRA on its own task (offered once the model opened): the task's prompts and rule, no chat template asked for
+  await expect(page.getByTestId('hf-train-reward')).toHaveValue('arithmetic');
   await expect(page.getByTestId('hf-train-task-help')).toContainText("The arithmetic task's own prompts");
   for (const [name, value] of [
     ['iterations', '1'],

@@ -8,7 +8,7 @@
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
-import { hfTrainProblems } from '../rl/hf/hfTrainSettings.ts';
+import { hfTrainProblems, isHfTrainReward } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
 import { type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
 import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
@@ -84,18 +84,19 @@ export class HfFlows {
     }
   }
 
-  /** A folder the visitor picked or dropped: opened, then kept in this browser in place of any kept before. */
-  async openPicked(folder: PickedFolder): Promise<void> {
+  /** A folder the visitor picked or dropped: opened, then kept in this browser in place of any kept before; true when it opened. */
+  async openPicked(folder: PickedFolder): Promise<boolean> {
     if (folder.files.length === 0) {
       this.s.openFailed(folder.label, t('notices:hf.emptyFolder'));
-      return;
+      return false;
     }
-    if (!(await this.openFiles(folder))) return;
+    if (!(await this.openFiles(folder))) return false;
     try {
       this.s.setKept(await this.deps.keep.save(folder.label, folder.files));
     } catch (e) {
       this.s.setKept(null, message(e));
     }
+    return true;
   }
 
   /**
@@ -126,14 +127,17 @@ export class HfFlows {
    */
   async openPlaygroundModel(baseUrl: string): Promise<void> {
     let folder: PickedFolder;
+    let task: string;
     try {
-      const { task, bytes } = await this.deps.playgroundModel(baseUrl);
-      folder = playgroundModelFolder(task, bytes);
+      const model = await this.deps.playgroundModel(baseUrl);
+      task = model.task;
+      folder = playgroundModelFolder(task, model.bytes);
     } catch (e) {
       this.s.openFailed(t('notices:hf.playgroundModelLabel'), message(e));
       return;
     }
-    await this.openPicked(folder);
+    // The chat task needs a chat template this model has not: training is offered on its own task instead.
+    if ((await this.openPicked(folder)) && this.tr.settings.reward === 'chat-arithmetic' && isHfTrainReward(task)) this.tr.setSettings({ reward: task });
   }
 
   /** The copy kept in this browser, opened again. */

@@ -229,6 +229,8 @@ describe('HF flows through the trainer client', () => {
     await opening;
     expect(store.getState().model?.label).toBe('arithmetic-sft-gpt2');
     expect(keep.save).toHaveBeenCalledWith('arithmetic-sft-gpt2', sent.files);
+    // the chat task needs a template this model has not: training is offered on its own task
+    expect(useHfTrain.getState().settings.reward).toBe('arithmetic');
 
     const failing = setup();
     failing.flows = new HfFlows({

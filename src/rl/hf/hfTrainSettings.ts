@@ -17,6 +17,8 @@ export type HfTrainEstimator = (typeof HF_TRAIN_ESTIMATORS)[number];
 export const HF_TRAIN_REWARDS = ['chat-arithmetic', ...TASK_NAMES, 'function'] as const;
 export type HfTrainReward = (typeof HF_TRAIN_REWARDS)[number];
 
+export const isHfTrainReward = (x: string): x is HfTrainReward => (HF_TRAIN_REWARDS as readonly string[]).includes(x);
+
 /** The playground task a reward names, or null (the chat task, a reward function). */
 export function playgroundTaskOf(reward: HfTrainReward): TaskName | null {
   return (TASK_NAMES as readonly string[]).includes(reward) ? (reward as TaskName) : null;
