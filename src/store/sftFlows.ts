@@ -3,9 +3,6 @@
 // page starts for that task), download it, load one from a file, or go back to the shipped model.
 import { t } from '../i18n/index.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
-import { checkpointFolderFiles } from '../model/hf/charModelFolder.ts';
-import { zipJob } from '../export/zip.ts';
-import { playgroundCheckpoint, playgroundFolderLabel } from './playgroundModelFolder.ts';
 import { useApp } from './appStore.ts';
 import { checkActorFile } from './checkpoints.ts';
 import { downloadBlob } from './download.ts';
@@ -93,6 +90,12 @@ export function downloadSftModel(): void {
 export async function downloadSftModelAsGpt2(baseUrl: string): Promise<void> {
   const task = useApp.getState().config.task;
   try {
+    // Loaded on the download: the folder's writer and the zip are not part of the first load.
+    const [{ playgroundCheckpoint, playgroundFolderLabel }, { checkpointFolderFiles }, { zipJob }] = await Promise.all([
+      import('./playgroundModelFolder.ts'),
+      import('../model/hf/charModelFolder.ts'),
+      import('../export/zip.ts'),
+    ]);
     const bytes = await playgroundCheckpoint(baseUrl, task, useSft.getState().models[task]);
     const label = playgroundFolderLabel(task);
     const files = [...checkpointFolderFiles(bytes)].map(([path, data]) => ({ path, data, mode: 0o644 }));

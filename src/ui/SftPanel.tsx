@@ -119,11 +119,11 @@ export function SftPanel() {
           type="button"
           className="btn small"
           disabled={running}
-          title={t('sft.downloadGpt2Title', { files: 'config.json, model.safetensors, tokenizer.json', loader: 'GPT2LMHeadModel.from_pretrained' })}
+          title={t('sft.downloadGpt2Title', { loader: 'GPT2LMHeadModel.from_pretrained' })}
           onClick={() => void flows().then((f) => f.downloadSftModelAsGpt2(import.meta.env.BASE_URL))}
           data-testid="sft-download-gpt2"
         >
-          {t('sft.downloadGpt2', { ext: '.zip' })}
+          {t('sft.downloadGpt2')}
         </button>
         <button type="button" className="btn small" disabled={running} onClick={() => input.current?.click()}>
           {t('sft.load')}
