@@ -1,7 +1,8 @@
 // Where `npm run train -- --model` gets its prompts and scores: a prompts file and the user's
 // reward function (run in the page's QuickJS sandbox), or a built-in task (--task chat-arithmetic
 // for chat models, or a playground task — arithmetic, sentiment, stop — whose prompts go without a
-// chat template: fresh training prompts from the seed, fixed held-out prompts, the task's rule). Every problem is one InputRefusal naming the flag.
+// chat template: fresh training prompts from the seed, fixed held-out prompts, the task's rule).
+// Every problem is one InputRefusal naming the flag.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';

@@ -22,6 +22,7 @@ import { HfNanGuard, nonFiniteMessage } from '../rl/hf/hfGuard.ts';
 import { type HfEstimator, hfPpoProblem } from '../rl/hf/hfPpo.ts';
 import { accuracyByGroup, heldOutEvaluation } from '../rl/hf/hfEval.ts';
 import { CHAT_ARITHMETIC_NAME, chatArithmeticCarries } from '../tasks/chatArithmetic.ts';
+import { endsWithEos } from '../rl/hf/hfTaskRule.ts';
 import { GROUP_ESTIMATORS } from '../reference/groupAdvantages.ts';
 import { NodeFolder } from '../node/hfFolder.ts';
 import { InputRefusal, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
@@ -198,7 +199,7 @@ async function run(flags: Flags): Promise<number> {
         ps.map((p, b) => ({
           prompt: lineOf.get(p as number[]) ?? '',
           response: decode(responses[b]),
-          endedWithEos: responses[b].length > 0 && eosIds.includes(responses[b][responses[b].length - 1]),
+          endedWithEos: endsWithEos(responses[b], eosIds),
         })),
       );
     const evaluate = async () => {

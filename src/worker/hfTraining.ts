@@ -34,7 +34,7 @@ import {
   promptLines,
   promptsThroughChat,
 } from '../rl/hf/hfTrainSettings.ts';
-import { hfTaskRule } from '../rl/hf/hfTaskRule.ts';
+import { endsWithEos, hfTaskRule } from '../rl/hf/hfTaskRule.ts';
 import { RewardFunctionError } from '../rl/rewardFunction/problem.ts';
 import { CompiledReward, loadRewardSandbox, scoreWithFunction } from '../rl/rewardFunction/sandbox.ts';
 import { Rng } from '../util/rng.ts';
@@ -227,7 +227,7 @@ export class HfTraining {
             const samples = ps.map((p, b) => ({
               prompt: textOf.get(p as number[]) ?? '',
               response: decode(responses[b]),
-              endedWithEos: responses[b].length > 0 && eosIds.includes(responses[b][responses[b].length - 1]),
+              endedWithEos: endsWithEos(responses[b], eosIds),
             }));
             const scores = score(samples);
             scored = samples.map(({ prompt, response }, b) => ({ prompt, response, score: scores[b] }));

@@ -28,3 +28,8 @@ export function hfTaskRule(reward: HfTrainReward): HfTaskRule | null {
     score: (prompt, response, endedWithEos) => task.ruleScore({ prompt, response, endedWithEos }),
   };
 }
+
+/** Whether a generated response (its ids, EOS included when drawn: hfGenerate.ts) ended with an EOS id. */
+export function endsWithEos(ids: readonly number[], eosIds: readonly number[]): boolean {
+  return ids.length > 0 && eosIds.includes(ids[ids.length - 1]);
+}

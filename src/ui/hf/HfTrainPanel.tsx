@@ -1,8 +1,8 @@
 // "Train it with LoRA": GRPO (or PPO with a critic) on the open model, LoRA adapters on its one
 // frozen base, rewarded by the chat arithmetic task, a playground task's rule, or the reward
-// function of "2 · Reward" on prompts typed here. Each iteration's numbers as the worker's trainer computed them, the task's
-// greedy held-out accuracy before and after, Stop, the trained adapter as PEFT's two files, and
-// the whole run as one file (hfRunFile.ts) that opens again with its adapter and training state.
+// function of "2 · Reward" on prompts typed here. Each iteration's numbers as the worker's trainer
+// computed them, the task's greedy held-out accuracy before and after, Stop, the trained adapter
+// as PEFT's two files, and the whole run as one file (hfRunFile.ts) that opens again with its adapter and training state.
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
