@@ -7,8 +7,9 @@
 //
 // Every tensor is counted in the buffer the WebGPU pool gives it (the next power of two,
 // gpu/bufferPool.ts), one tensor at a time, as the code allocates them: a 3 584 × 576 f32 tensor
-// takes 8 MiB, not 7.9. Peak = weights + adapters/optimiser + the largest of three phases, which
-// are never alive together:
+// takes 8 MiB, not 7.9. What the GPU holds = weights + adapters/optimiser + for each size, the
+// most buffers of it any one phase uses at once (the pool keeps what a phase freed for the next;
+// heldAfter). The phases are never alive together:
 //   rollout    = the KV cache (per layer a k and a v of batch × (prompt + response) × kvHeads·headDim)
 //                + one layer of prefill over batch × prompt rows + the batch's ids and mask + the
 //                sampled rows' logits
@@ -83,7 +84,7 @@ export interface SplitTensor {
 export interface MemoryPlan {
   weightDtype: 'f16' | 'f32';
   items: MemoryItem[];
-  /** Peak bytes (see the header). */
+  /** What the GPU holds over a whole run (see the header). */
   totalBytes: number;
   /** What the phases need beyond the weights and adapters: what the pool keeps once every phase has run (the pool's bound while training). */
   workingBytes: number;
