@@ -155,6 +155,7 @@ async function run(flags: Flags): Promise<number> {
       {
         ...loadRun,
         trainBatch: Math.max(1, Math.floor(rows / miniBatches)),
+        updateSteps: ppoEpochs * miniBatches,
         lora: { rank, targets: plannedLoraTargets(info.arch, targets), roles: estimator === 'gae' ? 2 : 1 },
         valueHead: estimator === 'gae',
         weightDtype: model.weights.dtype,

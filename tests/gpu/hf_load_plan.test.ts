@@ -128,11 +128,11 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
   // is at most the plan's total, and the plan at most 5 % above it.
   const ITERATION_CASES = [
     { family: 'qwen3', dims: [2, 64, 4, 2, 16, 128, 384], run: [2, 4, 16, 8, 1], estimator: 'gae' },
-    { family: 'llama', dims: [2, 64, 4, 2, 16, 160, 384], run: [2, 4, 12, 8, 2], estimator: 'gae' },
+    { family: 'llama', dims: [2, 64, 4, 2, 16, 160, 384], run: [2, 4, 12, 8, 2], estimator: 'gae', inspectEpochs: 2 },
     { family: 'gpt2', dims: [2, 64, 4, 4, 16, 256, 384], run: [2, 4, 12, 8, 1], estimator: 'group_norm' },
     { family: 'qwen2', dims: [2, 80, 5, 1, 16, 200, 700], run: [3, 3, 10, 5, 3], estimator: 'gae' },
   ] as const;
-  it.each(ITERATION_CASES.map((c) => [`${c.family} ${c.estimator}, ${c.run[4]} minibatch(es)`, c] as const))(
+  it.each(ITERATION_CASES.map((c) => [`${c.family} ${c.estimator}, ${c.run[4]} minibatch(es)${'inspectEpochs' in c ? `, ${c.inspectEpochs} epochs inspected` : ''}`, c] as const))(
     '%s: the plan bounds what the pool holds after an iteration, and by at most 5 per cent',
     async (_name, c) => {
       const be = await webgpuBackend();
@@ -141,6 +141,9 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
       const [prompts, samples, promptTokens, newTokens, miniBatches] = c.run;
       const batch = prompts * samples;
       const gpt2 = c.family === 'gpt2';
+      // an inspected iteration keeps each step's new log-probs and values until its end
+      const inspect = 'inspectEpochs' in c;
+      const epochs = 'inspectEpochs' in c ? c.inspectEpochs : 1;
       const plan = planMemory(
         a,
         {
@@ -148,6 +151,8 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
           promptTokens,
           responseTokens: newTokens,
           trainBatch: batch / miniBatches,
+          updateSteps: epochs * miniBatches,
+          inspect,
           lora: { rank: 8, targets: gpt2 ? ['qkv', 'o', 'up', 'down'] : ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], roles: c.estimator === 'gae' ? 2 : 1 },
           valueHead: c.estimator === 'gae',
           weightDtype: 'f32',
@@ -169,7 +174,10 @@ describe('HfModel.load: the memory plan', { timeout: 120_000 }, () => {
           { model, actor, critic, eosIds: [], padId: 0 },
           ids,
           (_p, responses) => responses.map((x) => x.length % 2),
-          hfPpoConfig({ estimator: c.estimator, samplesPerPrompt: samples, maxNewTokens: newTokens, miniBatches, seed: 1, klCoef: 0.05, lr: 1e-4 }),
+          {
+            ...hfPpoConfig({ estimator: c.estimator, samplesPerPrompt: samples, maxNewTokens: newTokens, miniBatches, ppoEpochs: epochs, seed: 1, klCoef: 0.05, lr: 1e-4 }),
+            inspect,
+          },
           0,
         );
         await settle(be);

@@ -64,6 +64,10 @@ export interface RunShape {
   nanGuard?: boolean;
   /** What dense weights and the embedding are stored in; default f16 when the adapter has shader-f16, else f32. */
   weightDtype?: WeightDType;
+  /** Optimizer steps of an iteration (epochs × minibatches; default 1): each step's loss statistics are read back after the update. */
+  updateSteps?: number;
+  /** The iteration is inspected (hfPpo.ts `inspect`): each step's new log-probs, and values with a critic, are kept until then too. */
+  inspect?: boolean;
 }
 
 export interface MemoryItem {
@@ -136,6 +140,7 @@ function checkRun(a: HfArch, run: RunShape): void {
     ['promptTokens', run.promptTokens, 1],
     ['responseTokens', run.responseTokens, 0],
     ['trainBatch', run.trainBatch, 0],
+    ['updateSteps', run.updateSteps ?? 1, 1],
   ];
   for (const [k, v, lo] of ints) if (!Number.isSafeInteger(v) || v < lo) throw new Error(`${k} must be an integer ≥ ${lo}, got ${v}`);
   if (run.lora) {
@@ -391,12 +396,20 @@ export function planMemory(a: HfArch, run: RunShape, offer: AdapterOffer): Memor
     const Rt = run.trainBatch * S;
     const Nt = run.trainBatch * run.responseTokens;
     const layer = new PoolBuffers().tensors(Rt, layerTapeTensors(a, adapted, rank));
+    // Every step's statistics (policy 4, value 2 numbers), and inspected its (minibatch, response) rows, until the update's one readback.
+    const steps = run.updateSteps ?? 1;
+    const roles = run.valueHead ? 2 : 1;
+    const updateKept = new PoolBuffers()
+      .bytes(4 * F32, steps)
+      .bytes(2 * F32, run.valueHead ? steps : 0)
+      .tensors(Nt, [1], run.inspect ? steps * roles : 0);
     const stats = a.norm.kind === 'layer' ? [1, 1] : [1];
     const tape = perToken
       .with(new PoolBuffers())
       .tensors(Rt, layerTapeTensors(a, adapted, rank), a.nLayer)
       .tensors(Rt, [D, D, ...stats, 1, 1, 1]) // the last layer's output, the final norm, the batch's ids, positions and mask
-      .tensors(Nt, [D, D, 1, 4]); // the scored rows, their gradient, the targets, the head's saved statistics
+      .tensors(Nt, [D, D, 1, 4]) // the scored rows, their gradient, the targets, the head's saved statistics
+      .with(updateKept);
     const layerBack = tape.with(new PoolBuffers().tensors(Rt, [...layerBackwardTensors(a, adapted, rank), D, D]));
     const headBack = tape.with(new PoolBuffers().bytes(headBlockBytes(Nt, a.vocab), 2).tensors(Nt, [D]));
     phases.push(layerBack, headBack);

@@ -5,8 +5,8 @@
 // sampling), shapeRewards (KL penalty, score on the last token), then gae + whiten with a critic,
 // or groupAdvantages (GRPO, RLOO, …: samplesPerPrompt responses per prompt, no critic), then
 // policyLoss and valueLoss; gradients reach the adapters through hfBackward.ts; AdamW over each
-// role's flat buffer. One minibatch (the whole batch) per epoch; the playground's trainer
-// (minibatches, the inspector, the page) is not yet on this path.
+// role's flat buffer; minibatches as the playground's (epochMinibatches). With `inspect`, the
+// iteration's IterationTrace (hfTrace.ts) from the same tensors, read back once at the end.
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import type { OptimizerParams } from '../../model/gpt.ts';
@@ -25,8 +25,10 @@ import { VALUE_STATS, valueLoss } from '../../ops/valueLoss.ts';
 import { whiten } from '../../ops/whiten.ts';
 import { BASELINE_ESTIMATORS, GROUP_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
-import { type PolicyLossParams, policyTokenRef } from '../../reference/policyLoss.ts';
+import type { PolicyLossParams } from '../../reference/policyLoss.ts';
 import type { ValueLossParams } from '../../reference/valueLoss.ts';
+import type { IterationTrace } from '../inspect/trace.ts';
+import { type HfInspectedRow, type HfStepHost, hfIterationTrace, inspectedRows } from './hfTrace.ts';
 
 /** 'gae' (a critic) or an outcome-reward group estimator (no critic). */
 export type HfEstimator = 'gae' | GroupEstimator;
@@ -46,7 +48,7 @@ export interface HfPpoConfig {
   ppoEpochs: number;
   /** Optimizer steps per epoch, each on an equal shuffled share of the batch (the playground's miniBatches); the tape holds one minibatch. */
   miniBatches: number;
-  /** Return the first response's per-token numbers (HfInspectedRow) from the last epoch. */
+  /** Capture the iteration's trace for the inspector, and every response's tokens as the last epoch's update saw them. */
   inspect?: boolean;
   policy: PolicyLossParams;
   value: ValueLossParams;
@@ -95,21 +97,8 @@ export interface HfPpoMetrics {
   valueLoss: number | null; // null without a critic
   /** With cfg.inspect: every response's tokens as the last epoch's update saw them, in batch order. */
   inspected: HfInspectedRow[] | null;
-}
-
-/**
- * One response's tokens in the update: the trainer's old, reference and (before the step of the
- * last epoch's minibatch holding it) new log-probs and its advantages; the clip side per token by
- * the loss's own rule (policyTokenRef) on those numbers: 'upper' where r > 1 + ε_high with A > 0,
- * 'lower' where r < 1 − ε_low with A < 0, 'dual' where the dual clip bounds a negative advantage.
- */
-export interface HfInspectedRow {
-  ids: number[];
-  old: number[];
-  ref: number[];
-  logprobs: number[];
-  advantages: number[];
-  clip: ('upper' | 'lower' | 'dual' | null)[];
+  /** With cfg.inspect: the iteration as the inspector reads it (`iter` = iteration + 1, as the rows count). */
+  trace: IterationTrace | null;
 }
 
 const maskedMean = (x: Float64Array, mask: Float64Array) => {
@@ -121,18 +110,6 @@ const maskedMean = (x: Float64Array, mask: Float64Array) => {
   });
   return n > 0 ? s / n : 0;
 };
-
-/** One row's numbers (host copies of the trainer's tensors, that row's columns) and each token's clip side. */
-function inspectRow(ids: number[], old: ArrayLike<number>, ref: ArrayLike<number>, adv: ArrayLike<number>, logprobs: ArrayLike<number>, p: PolicyLossParams): HfInspectedRow {
-  const n = ids.length;
-  const row = (x: ArrayLike<number>) => Array.from({ length: n }, (_, j) => x[j]);
-  const advantages = Array.from({ length: n }, (_, j) => adv[j]);
-  const clip = ids.map((_, j) => {
-    const t = policyTokenRef(old[j], logprobs[j], advantages[j], p);
-    return t.lower ? ('dual' as const) : t.clipped ? (advantages[j] > 0 ? ('upper' as const) : ('lower' as const)) : null;
-  });
-  return { ids: [...ids], old: row(old), ref: row(ref), logprobs: row(logprobs), advantages, clip };
-}
 
 /** The rows of one minibatch: their prompts and responses, and a gather of (B, A) host rows into (rows, A_m), A_m their longest response. */
 function minibatchOf(rows: Int32Array, prompts: readonly (readonly number[])[], responses: readonly number[][], A: number) {
@@ -255,22 +232,18 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       gamma: cfg.gamma,
     });
     advantages = g.advantages;
-    be.dispose(g.returns);
+    returns = g.returns;
   }
   await stageDone?.('advantages');
 
   // The update reads these per minibatch: host copies (exact: f32 both ways), gathered by row.
   const [advHost, returnsHost, valuesHost] = await be.readMany([advantages, ...(returns && valuesT ? [returns, valuesT] : [])]);
-  // The last epoch's loss stats, read back once after the update (no readback per optimizer step).
-  let policyStats: Tensor[] = [];
-  let valueStats: Tensor[] = [];
-  const inspected: HfInspectedRow[] | null = cfg.inspect ? new Array(B) : null;
+  // Every step's loss stats (and, inspected, its π_new and values) stay on the device until one
+  // readback after the update: no readback per optimizer step.
+  const steps: { epoch: number; index: number; rows: Int32Array; width: number; policy: Tensor; value: Tensor | null; logprobs: Tensor | null; values: Tensor | null }[] = [];
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     const minibatches = cfg.miniBatches === 1 ? [Int32Array.from({ length: B }, (_, i) => i)] : epochMinibatches(B, cfg.miniBatches, cfg.seed, iteration, epoch);
-    be.dispose(...policyStats, ...valueStats);
-    policyStats = [];
-    valueStats = [];
-    for (const rows of minibatches) {
+    for (const [index, rows] of minibatches.entries()) {
       const mb = minibatchOf(rows, prompts, responses, A);
       const up = (host: Float64Array) => be.tensor(mb.gather(host), [mb.B, mb.A]);
       const maskM = up(mask);
@@ -281,21 +254,13 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       const taped = responseLogprobsTaped(model, mb.prompts, mb.responses);
       const logprobs = be.reshape(taped.logprobs, [mb.B, mb.A]);
       const pl = policyLoss(be, { oldLogprobs: oldM, logprobs, advantages: advM, actionMask: maskM, params: cfg.policy });
-      if (inspected && epoch === cfg.ppoEpochs - 1) {
-        // one readback per minibatch of the last epoch: each of its rows' log-probs before this step
-        const lp = await be.read(logprobs);
-        rows.forEach((i, r) => {
-          const n = responses[i].length;
-          const at = (x: ArrayLike<number>) => Array.from({ length: n }, (_, j) => x[i * A + j]);
-          inspected[i] = inspectRow(responses[i], at(old), at(ref), at(advHost), lp.subarray(r * mb.A, r * mb.A + n), cfg.policy);
-        });
-      }
       zeroLoraGrads(be, actor);
       const gradLogprobs = be.reshape(pl.gradLogprobs, [mb.B * mb.A]);
       backwardToAdapters(model, taped.tape, gradLogprobs, actor.adapterGrads);
       const actorNorm = loraOptimizerStep(be, actor, cfg.actorHp);
-      policyStats.push(pl.stats);
-      be.dispose(logprobs, gradLogprobs, taped.entropy, actorNorm, oldM, advM);
+      const step = { epoch, index, rows, width: mb.A, policy: pl.stats, value: null as Tensor | null, logprobs: cfg.inspect ? logprobs : null, values: null as Tensor | null };
+      steps.push(step);
+      be.dispose(cfg.inspect ? null : logprobs, gradLogprobs, taped.entropy, actorNorm, oldM, advM);
       disposeTape(model, taped.tape);
       await stageDone?.('actor update');
 
@@ -311,30 +276,82 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
         const gRows = valueHeadBackward(be, head.params, tape.scored, gradValues, head.grads);
         backwardFromRows(model, tape, gRows, critic.adapterGrads);
         const criticNorm = loraOptimizerStep(be, critic, cfg.criticHp);
-        valueStats.push(vl.stats);
-        be.dispose(values, gradValues, criticNorm, oldValuesM, returnsM);
+        step.value = vl.stats;
+        step.values = cfg.inspect ? values : null;
+        be.dispose(cfg.inspect ? null : values, gradValues, criticNorm, oldValuesM, returnsM);
         disposeTape(model, tape);
         await stageDone?.('critic update');
       }
       be.dispose(maskM);
     }
   }
-  const stats = await be.readMany([...policyStats, ...valueStats]);
-  const mean = (rows: Float64Array[], at: number) => rows.reduce((sum, r) => sum + r[at], 0) / rows.length;
-  const policyRows = stats.slice(0, policyStats.length);
-  const valueRows = stats.slice(policyStats.length);
-  be.dispose(...policyStats, ...valueStats);
+  const valueSteps = steps.filter((x) => x.value !== null);
+  const keptLogprobs = steps.flatMap((x) => (x.logprobs ? [x.logprobs] : []));
+  const keptValues = steps.flatMap((x) => (x.values ? [x.values] : []));
+  const experience = cfg.inspect ? [shaped.rewards, returns!] : [];
+  const host = await be.readMany([...steps.map((x) => x.policy), ...valueSteps.map((x) => x.value!), ...keptLogprobs, ...keptValues, ...experience]);
+  const take = (n: number) => host.splice(0, n);
+  const policyRows = take(steps.length);
+  const valueRows = take(valueSteps.length);
+  const lpRows = take(keptLogprobs.length);
+  const valueRowsKept = take(keptValues.length);
+  const lastEpoch = steps.map((x) => x.epoch === cfg.ppoEpochs - 1);
+  const mean = (rows: Float64Array[], last: boolean[], at: number) => {
+    const kept = rows.filter((_, i) => last[i]);
+    return kept.reduce((sum, r) => sum + r[at], 0) / kept.length;
+  };
+  let trace: IterationTrace | null = null;
+  if (cfg.inspect) {
+    const [rewardsHost, returnsAll] = take(2);
+    let v = 0;
+    const stepHosts = steps.map((x, j): HfStepHost => {
+      const hasValue = x.value !== null;
+      const at = hasValue ? v++ : -1;
+      return {
+        epoch: x.epoch,
+        index: x.index,
+        rows: x.rows,
+        width: x.width,
+        logprobs: lpRows[j],
+        values: hasValue ? valueRowsKept[at] : null,
+        policyStats: policyRows[j],
+        valueStats: hasValue ? valueRows[at] : null,
+      };
+    });
+    trace = hfIterationTrace({
+      iter: iteration + 1,
+      cfg,
+      prompts,
+      responses,
+      group,
+      padId: roles.padId,
+      A,
+      actionMask: mask,
+      scores,
+      oldLogprobs: old,
+      refLogprobs: ref,
+      values: valuesHost ?? null,
+      kl,
+      rewards: rewardsHost,
+      advantages: advHost,
+      returns: returnsAll,
+      steps: stepHosts,
+    });
+  }
+  be.dispose(...steps.flatMap((x) => [x.policy, x.value, x.logprobs, x.values]));
   be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
+  const lastValue = valueSteps.map((x) => x.epoch === cfg.ppoEpochs - 1);
   return {
     responses,
     scores,
     scoreMean: scores.reduce((s, x) => s + x, 0) / B,
     klMean: maskedMean(kl, mask),
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
-    policyLoss: mean(policyRows, POLICY_STATS.loss),
-    clipfrac: mean(policyRows, POLICY_STATS.clipfrac),
-    valueLoss: valueRows.length > 0 ? mean(valueRows, VALUE_STATS.loss) : null,
-    inspected,
+    policyLoss: mean(policyRows, lastEpoch, POLICY_STATS.loss),
+    clipfrac: mean(policyRows, lastEpoch, POLICY_STATS.clipfrac),
+    valueLoss: valueRows.length > 0 ? mean(valueRows, lastValue, VALUE_STATS.loss) : null,
+    inspected: trace ? inspectedRows(trace, responses, cfg.policy) : null,
+    trace,
   };
 }
