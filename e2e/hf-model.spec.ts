@@ -335,7 +335,7 @@ test('the playground’s character model opens as the GPT-2 it is: one token a c
   expect(await axe(page)).toEqual([]);
 });
 
-test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown, and comes back after a lost GPU device', async ({
+test('the shipped chat model opens with one click, answers in its BPE digits, trains with GRPO-LoRA on the chat arithmetic task with a clipped token shown in the panel and the Inspect tab, and comes back after a lost GPU device', async ({
   page,
 }) => {
   test.setTimeout(600_000);
@@ -387,6 +387,19 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   const clippedTokens = page.getByTestId('hf-train-tokens').locator('li[data-clip]');
   expect(await clippedTokens.count()).toBeGreaterThanOrEqual(1);
   await expect(page.getByTestId('hf-train-tokens-box')).toContainText(/[1-9]\d* of \d+ tokens clipped/);
+  // The same response in the Inspect tab, from the trainer's own numbers: its BPE tokens, the clip
+  // badge on a token the update clipped, and the step-through of the formulas.
+  await page.getByTestId('hf-train-inspect').click();
+  await expect(page.locator('#tab-inspect')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('#inspect-iteration option:checked')).toHaveText('Your own model (chat-arithmetic) · iteration 2');
+  const inspected = page.locator('table.inspect-table tbody tr[data-t] .token-text');
+  expect((await inspected.allTextContents()).slice(0, trained.length)).toEqual(trained);
+  expect(await page.locator('table.inspect-table tbody [data-col="clip"] .clip-badge:not(.clip-none)').count()).toBeGreaterThanOrEqual(1);
+  await page.getByRole('button', { name: 'Walk through this iteration' }).click();
+  await expect(page.locator('.walk-region')).toBeVisible();
+  expect(await axe(page)).toEqual([]);
+  await page.locator('.inspector').screenshot({ path: test.info().outputPath('hf-shipped-inspector.png') });
+  await page.getByRole('button', { name: 'End walk-through' }).click();
   expect(await axe(page)).toEqual([]);
   await page.getByTestId('hf-trainer').screenshot({ path: test.info().outputPath('hf-shipped-trainer.png') });
   for (const [width, height] of [

@@ -21,6 +21,7 @@ import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, h
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 import { playgroundCheckpoint, playgroundModelFolder } from './playgroundModelFolder.ts';
+import { OWN_MODEL_RUN_ID, useInspection } from './inspection.ts';
 
 export interface HfFlowDeps {
   store: StoreApi<HfState>;
@@ -38,6 +39,12 @@ export interface HfFlowDeps {
   /** The current task and its character model's checkpoint: 1 · SFT's kept one, else the one served under `baseUrl`. */
   playgroundModel: (baseUrl: string) => Promise<{ task: string; bytes: Uint8Array }>;
 }
+
+/** The inspector's traces of the last own-model run: gone with a fresh run, another adapter or another model. */
+const dropOwnModelTraces = () => useInspection.getState().dropRun(OWN_MODEL_RUN_ID);
+
+/** Keeps the own-model run's traces of model `label` (opened again after a lost device), drops any other model's. */
+const keepOwnModelTracesOf = (label: string) => useInspection.setState((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === label) }));
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -74,6 +81,7 @@ export class HfFlows {
       const opened = reply.refusal === undefined && reply.model !== undefined;
       if (opened) {
         this.tr.modelChanged();
+        keepOwnModelTracesOf(folder.label);
         await this.offerKeptAdapter(folder.label);
         await this.putRecordedOnModel();
       }
@@ -190,6 +198,7 @@ export class HfFlows {
     const tr = this.tr;
     if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0 || (resume && !tr.trained)) return;
     tr.started(resume);
+    if (!resume) dropOwnModelTraces();
     let ran = false;
     try {
       const reply = await this.deps.connection().request('hfTrain', {
@@ -304,6 +313,9 @@ export class HfFlows {
         return false;
       }
       this.tr.adapterLoaded(reply.adapter, source, kept, files.state !== undefined, file);
+      // The run kept in this browser goes on: its traces up to the adapter's iteration stay (a lost device's replay brings the rest).
+      if (source === 'kept' && kept) useInspection.getState().truncateRun(OWN_MODEL_RUN_ID, kept.iterations + 1);
+      else dropOwnModelTraces();
       return true;
     } catch (e) {
       this.tr.setLoadProblem(message(e));
@@ -440,6 +452,7 @@ export class HfFlows {
     this.deps.connection().quietSend({ type: 'hfClose' });
     this.s.forgotten();
     this.tr.modelChanged();
+    dropOwnModelTraces();
     try {
       await this.keeping; // a checkpoint on its way lands before it is forgotten, not after
       await this.deps.adapterKeep.forget();

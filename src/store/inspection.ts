@@ -11,9 +11,14 @@ import type { RunRecord } from './runs.ts';
 /** Traces kept per run: the inspector can pick one of the last few iterations. */
 export const TRACES_KEPT = 5;
 
+/** The run id of the own-model run's traces (one run at a time: a fresh run or another model drops them). */
+export const OWN_MODEL_RUN_ID = 'own-model';
+
 /** A captured iteration with the run it belongs to and the prompts and tokens as text. */
 export interface CapturedTrace {
   runId: string;
+  /** The opened model's label, for a trace of the own-model run (OWN_MODEL_RUN_ID). */
+  model?: string;
   trace: IterationTrace;
   prompts: string[]; // (B) prompt text of each response
   tokenText: string[]; // (B·A) each response token as text ('' for padding)
@@ -49,6 +54,8 @@ export interface InspectionState {
    * its shape is dropped.
    */
   traceReceived(msg: Extract<WorkerToPage, { type: 'trace' }>, run: RunRecord | undefined): void;
+  /** An iteration of the own-model run on `model`: kept in place of an earlier trace of that iteration (replayed after a lost device). */
+  ownModelTraceReceived(msg: Extract<WorkerToPage, { type: 'hfTrace' }>, model: string): void;
 }
 
 export const useInspection = create<InspectionState>()((set, get) => ({
@@ -78,5 +85,11 @@ export const useInspection = create<InspectionState>()((set, get) => ({
     get().pushTrace({ runId: run.id, trace, prompts, tokenText });
     const offer = hackedOfferFor(run, trace);
     if (offer) set({ hacked: offer });
+  },
+  ownModelTraceReceived(msg, model) {
+    const { trace, prompts, tokenText } = msg;
+    if (!trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
+    set((s) => ({ traces: s.traces.filter((x) => x.runId !== OWN_MODEL_RUN_ID || x.trace.iter !== trace.iter) }));
+    get().pushTrace({ runId: OWN_MODEL_RUN_ID, model, trace, prompts, tokenText });
   },
 }));

@@ -202,6 +202,9 @@ export class TrainerClient {
       case 'hfTrainRow':
         useHfTrain.getState().rowReceived(msg);
         break;
+      case 'hfTrace':
+        this.inspection.getState().ownModelTraceReceived(msg, useHf.getState().model?.label ?? '');
+        break;
       case 'hfTrainCheckpoint':
         useHfTrain.getState().checkpointReceived(msg);
         break;

@@ -153,6 +153,8 @@ export class HfTraining {
         promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
         responseTokens: s.maxNewTokens,
         trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
+        updateSteps: s.ppoEpochs * s.miniBatches,
+        inspect: true,
         lora: { rank: s.loraRank, targets: plannedLoraTargets(model.arch, targets), roles: s.estimator === 'gae' ? 2 : 1 },
         valueHead: s.estimator === 'gae',
         weightDtype: model.weights.dtype,
@@ -270,6 +272,11 @@ export class HfTraining {
             }),
           },
         });
+        if (m.trace) {
+          const A = m.trace.A;
+          const tokenText = m.responses.flatMap((r) => Array.from({ length: A }, (_, a) => (a < r.length ? tokenizer.tokenText(r[a]) : '')));
+          this.post({ type: 'hfTrace', requestId, trace: m.trace, prompts: scored.map((x) => x.prompt), tokenText });
+        }
         // The run's end keeps its adapter anyway (the page asks for it): no checkpoint after the last iteration.
         if (checkpointDue(stateBytes, (performance.now() - checkpointAt) / 1000) && it + 1 < s.iterations && !this.stopWanted) {
           await this.postCheckpoint(target, actor, critic, requestId, from + it + 1);

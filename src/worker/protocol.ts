@@ -229,6 +229,8 @@ export type WorkerToPage =
   | { type: 'hfGenerated'; requestId?: number; sample?: HfSample; refusal?: string }
   /** One iteration of an `hfTrain` run: the trainer's numbers and the batch's first response. */
   | { type: 'hfTrainRow'; requestId?: number; row: HfTrainRow }
+  /** One iteration of an `hfTrain` run as the inspector reads it: its trace, each response's prompt and each token as text ('' for padding). */
+  | { type: 'hfTrace'; requestId?: number; trace: IterationTrace; prompts: string[]; tokenText: string[] }
   /** The adapter (PEFT's two files) and training state after iteration `iter` of an `hfTrain` run in flight, for the page to keep. */
   | { type: 'hfTrainCheckpoint'; requestId?: number; iter: number; config: string; weights: Uint8Array; state: Uint8Array }
   /** The task's greedy held-out accuracy before or after an `hfTrain` run. */
@@ -314,6 +316,7 @@ export function isWorkerMessage(x: unknown): x is WorkerToPage {
     t === 'hfOpened' ||
     t === 'hfGenerated' ||
     t === 'hfTrainRow' ||
+    t === 'hfTrace' ||
     t === 'hfTrainCheckpoint' ||
     t === 'hfTrainEval' ||
     t === 'hfTrained' ||

@@ -1,7 +1,7 @@
 // Training the visitor's own model in the worker (src/worker/hfTraining.ts through HfSession), on
 // the float64 CPU backend and a fresh synthetic Qwen3 folder: the page's reward function on typed
 // prompts trains 2 GRPO iterations, one row each whose sample's score is the function's own value,
-// then the adapter exports as PEFT files; the chat arithmetic task reports greedy held-out accuracy
+// and one trace for the inspector each, then the adapter exports as PEFT files; the chat arithmetic task reports greedy held-out accuracy
 // before and after; Stop ends the run after the iteration in flight; bad settings, a broken
 // reward function and a missing model are refused by name, with no row posted; a continued run,
 // in the session or from the exported training state (or a checkpoint the run posted), ends
@@ -98,6 +98,19 @@ describe('HfSession training', () => {
       }
     }
     expect(rows[0].kl).toBe(0);
+    // each iteration's trace for the inspector: the row's iteration, its responses' prompts, and
+    // each response's tokens as the row lists them (padding '')
+    const traces = of('hfTrace');
+    expect(traces.map((m) => m.trace.iter)).toEqual([1, 2]);
+    traces.forEach(({ trace, prompts, tokenText }, i) => {
+      expect(trace.knobs.advantageEstimator).toBe(SMALL.estimator);
+      expect(prompts).toEqual(rows[i].responses.map((x) => x.prompt));
+      rows[i].responses.forEach((x, b) => {
+        const texts = tokenText.slice(b * trace.A, (b + 1) * trace.A);
+        expect(texts).toEqual([...x.tokens.map((tok) => tok.text), ...Array(trace.A - x.tokens.length).fill('')]);
+        expect(Array.from(trace.responseTokens.subarray(b * trace.A, b * trace.A + x.tokens.length))).toEqual(x.tokens.map((tok) => tok.id));
+      });
+    });
     expect(of('hfTrainEval')).toEqual([]); // no held-out set for typed prompts
     await s.exportAdapter(8);
     const a = of('hfAdapter')[0];

@@ -25,6 +25,8 @@ import { formatBytes } from '../../src/model/hf/memoryPlan.ts';
 import { readFileSync } from 'node:fs';
 import { playgroundCheckpoint } from '../../src/store/playgroundModelFolder.ts';
 import type { KeptSftModel } from '../../src/store/sftState.ts';
+import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
+import { OWN_MODEL_RUN_ID, useInspection } from '../../src/store/inspection.ts';
 
 const ARITHMETIC_CHECKPOINT = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
 
@@ -571,9 +573,14 @@ describe('a run of your own model through a lost GPU device', () => {
       weights: new Uint8Array([iter]),
       state: new Uint8Array([10 + iter]),
     });
+    // each row comes with its iteration's trace for the inspector
+    const trace = (iter: number) => ({ type: 'hfTrace' as const, requestId: id, trace: { iter, B: 1, A: 1 } as IterationTrace, prompts: ['p'], tokenText: ['t'] });
+    const ownTraces = () => useInspection.getState().traces.flatMap((c) => (c.runId === OWN_MODEL_RUN_ID ? [[c.model, c.trace.iter]] : []));
     h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[0] });
+    h.worker.reply(trace(1));
     h.worker.reply(checkpoint(1));
     h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[1] });
+    h.worker.reply(trace(2));
     h.worker.reply(checkpoint(2));
     await h.advance();
     // kept one after the other, each with the rows up to its iteration; the store lets the bytes go
@@ -585,6 +592,12 @@ describe('a run of your own model through a lost GPU device', () => {
 
     // The device goes during iteration 3: the model and the run's rows with it, the run ends refused.
     h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[2] });
+    h.worker.reply(trace(3));
+    expect(ownTraces()).toEqual([
+      ['tiny', 1],
+      ['tiny', 2],
+      ['tiny', 3],
+    ]);
     h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
     expect(useHf.getState()).toMatchObject({ model: null, problem: { label: 'tiny', lost: true }, recovered: null });
     h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false, refusal: 'the device was lost' });
@@ -606,10 +619,20 @@ describe('a run of your own model through a lost GPU device', () => {
     expect(useHf.getState()).toMatchObject({ model: { label: 'tiny' }, problem: null, recovering: null, recovered: { label: 'tiny', iterations: 2 } });
     expect(useHfTrain.getState()).toMatchObject({ trained: true, adapter: { source: 'kept', withMoments: true }, iterationsDone: 2 });
     expect(useHfTrain.getState().rows.map((r) => r.iter)).toEqual([1, 2]);
+    // the inspector keeps the traces up to the checkpoint: iteration 3 comes again
+    expect(ownTraces()).toEqual([
+      ['tiny', 1],
+      ['tiny', 2],
+    ]);
     const resumed = flows.train(true);
     expect(h.worker.of('hfTrain').at(-1)!.resume).toEqual({ fromIter: 2 });
+    expect(ownTraces()).toHaveLength(2); // a continued run keeps them
     h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });
     await resumed;
+    const fresh = flows.train();
+    expect(ownTraces()).toEqual([]); // a fresh run's iterations count from 1 again
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });
+    await fresh;
   });
 
   it('a model lost with its device and not kept in this browser is not opened again: the page asks for it', async () => {

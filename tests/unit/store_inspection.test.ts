@@ -1,7 +1,8 @@
-// The inspector's store keeps the last TRACES_KEPT traces of each run and drops a run's traces.
+// The inspector's store keeps the last TRACES_KEPT traces of each run and drops a run's traces;
+// an own-model iteration's trace comes with its model's label, one per iteration.
 import { describe, expect, it } from 'vitest';
 import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
-import { TRACES_KEPT, useInspection, type CapturedTrace } from '../../src/store/inspection.ts';
+import { OWN_MODEL_RUN_ID, TRACES_KEPT, useInspection, type CapturedTrace } from '../../src/store/inspection.ts';
 
 const captured = (runId: string, iter: number): CapturedTrace => ({ runId, trace: { iter } as IterationTrace, prompts: [], tokenText: [] });
 
@@ -28,5 +29,22 @@ describe('inspection store', () => {
     expect(useInspection.getState().traces.map((t) => t.runId)).toEqual(['b']);
     useInspection.getState().setCapture(true);
     expect(useInspection.getState().capture).toBe(true);
+  });
+
+  it('an own-model trace is kept under its run with the model’s label; a replayed iteration replaces its earlier trace; a malformed one is dropped', () => {
+    useInspection.setState({ traces: [] });
+    const msg = (iter: number, tag: string) => ({ type: 'hfTrace' as const, trace: { iter, B: 1, A: 2 } as IterationTrace, prompts: [tag], tokenText: ['x', ''] });
+    useInspection.getState().pushTrace(captured('a', 0));
+    useInspection.getState().ownModelTraceReceived(msg(1, 'first'), 'tiny-qwen3');
+    useInspection.getState().ownModelTraceReceived(msg(2, 'first'), 'tiny-qwen3');
+    useInspection.getState().ownModelTraceReceived(msg(2, 'replayed'), 'tiny-qwen3');
+    useInspection.getState().ownModelTraceReceived({ ...msg(3, 'bad'), tokenText: ['x'] }, 'tiny-qwen3');
+    const own = useInspection.getState().traces.filter((t) => t.runId === OWN_MODEL_RUN_ID);
+    expect(own.map((t) => [t.trace.iter, t.prompts[0], t.model])).toEqual([
+      [1, 'first', 'tiny-qwen3'],
+      [2, 'replayed', 'tiny-qwen3'],
+    ]);
+    useInspection.getState().dropRun(OWN_MODEL_RUN_ID);
+    expect(useInspection.getState().traces.map((t) => t.runId)).toEqual(['a']);
   });
 });

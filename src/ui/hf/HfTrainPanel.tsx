@@ -10,10 +10,17 @@ import { HF_TRAIN_RANGES, type HfTrainNumber, type HfTrainReward, type HfTrainSe
 import { TASK_NAMES } from '../../tasks/task.ts';
 import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
+import { OWN_MODEL_RUN_ID, useInspection } from '../../store/inspection.ts';
 import { HfRunFileNotice } from './HfRecordedRun.tsx';
 import { HfTrainResults } from './HfTrainResults.tsx';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
+
+/** The response of an own-model iteration in the Inspect tab (the teaching views open it), brought into view. */
+function openInInspector(iter: number, row: number): void {
+  useInspection.getState().focusOn({ runId: OWN_MODEL_RUN_ID, iter, row });
+  requestAnimationFrame(() => document.getElementById('teach-panel')?.scrollIntoView({ block: 'start' }));
+}
 
 /** Whether the settings are a preset's as it set them (what it does is shown while they are). */
 const sameSettings = (a: HfTrainSettings, b: HfTrainSettings) => (Object.keys(a) as (keyof HfTrainSettings)[]).every((k) => k === 'seed' || a[k] === b[k]);
@@ -36,6 +43,8 @@ export function HfTrainPanel() {
   const keepProblem = useHfTrain((st) => st.keepProblem);
   const keptOffer = useHfTrain((st) => st.keptOffer);
   const rows = useHfTrain((st) => st.rows);
+  const lastIter = rows.at(-1)?.iter;
+  const inspectable = useInspection((st) => st.traces.some((c) => c.runId === OWN_MODEL_RUN_ID && c.trace.iter === lastIter));
   const evals = useHfTrain((st) => st.evals);
   const problems = hfTrainProblems(s, model);
   const problemOf = (f: string) => problems.find((p) => p.field === f);
@@ -251,7 +260,7 @@ export function HfTrainPanel() {
           {t('hf.train.downloadRefused', { problem: downloadProblem })}
         </p>
       ) : null}
-      <HfTrainResults rows={rows} evals={evals} />
+      <HfTrainResults rows={rows} evals={evals} onInspect={inspectable ? openInInspector : undefined} />
     </section>
   );
 }

@@ -13,8 +13,11 @@ const METRIC_COLUMNS = ['reward_mean', 'kl', 'policy_loss', 'clipfrac', 'value_l
 
 const fmt = (x: number | null, digits = 3) => (x === null ? '–' : Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(digits) : x.toExponential(1));
 
-/** The evaluations, charts and table of a run's rows, then its last batch's responses and tokens. */
-export function HfTrainResults({ rows, evals }: { rows: readonly HfTrainRow[]; evals: readonly HfTrainEval[] }) {
+/**
+ * The evaluations, charts and table of a run's rows, then its last batch's responses and tokens;
+ * `onInspect`, where the inspector holds the last iteration, opens a response there.
+ */
+export function HfTrainResults({ rows, evals, onInspect }: { rows: readonly HfTrainRow[]; evals: readonly HfTrainEval[]; onInspect?: (iter: number, response: number) => void }) {
   const { t } = useTranslation('notices');
   const captionId = useId();
   const last = rows.at(-1);
@@ -71,7 +74,7 @@ export function HfTrainResults({ rows, evals }: { rows: readonly HfTrainRow[]; e
           </table>
         </section>
       ) : null}
-      {last && last.responses.length > 0 ? <LastBatch row={last} /> : null}
+      {last && last.responses.length > 0 ? <LastBatch row={last} onInspect={onInspect} /> : null}
     </div>
   );
 }
@@ -82,7 +85,7 @@ const clippedIn = (r: HfTrainResponse) => r.tokens.filter((x) => x.clip !== null
  * The last iteration's responses, one at a time (a select lists them with their scores and clipped
  * tokens): the chosen one decoded, then its BPE tokens in the last epoch's update.
  */
-function LastBatch({ row }: { row: HfTrainRow }) {
+function LastBatch({ row, onInspect }: { row: HfTrainRow; onInspect?: (iter: number, response: number) => void }) {
   const { t } = useTranslation('notices');
   const id = useId();
   const [chosen, setChosen] = useState(0);
@@ -107,6 +110,11 @@ function LastBatch({ row }: { row: HfTrainRow }) {
         {firstClipped >= 0 && firstClipped !== at ? (
           <button type="button" className="btn small ghost" onClick={() => setChosen(firstClipped)} data-testid="hf-train-show-clipped">
             {t('hf.train.showClipped')}
+          </button>
+        ) : null}
+        {onInspect ? (
+          <button type="button" className="btn small" title={t('hf.train.openInspectTitle')} onClick={() => onInspect(row.iter, at)} data-testid="hf-train-inspect">
+            {t('hf.train.openInspect')}
           </button>
         ) : null}
       </div>

@@ -99,7 +99,7 @@ function InspectorBody() {
     if (focus && traces.some((c) => keyOf(c) === `${focus.runId}:${focus.iter}`)) setChosen(`${focus.runId}:${focus.iter}`);
   }, [focus, traces]);
   const focusRow = focus && captured && keyOf(captured) === `${focus.runId}:${focus.iter}` ? focus : null;
-  const runName = (id: string) => runs.find((r) => r.id === id)?.name ?? id;
+  const runName = (c: CapturedTrace) => (c.model !== undefined ? tr('picker.ownModelRun', { model: c.model }) : (runs.find((r) => r.id === c.runId)?.name ?? c.runId));
   return (
     <section className="inspector" aria-label={tr('region')}>
       <h3 className="inspect-title">{tr('heading')}</h3>
@@ -114,7 +114,7 @@ function InspectorBody() {
             <select id="inspect-iteration" value={keyOf(captured)} onChange={(e) => setChosen(e.target.value)}>
               {[...traces].reverse().map((c) => (
                 <option key={keyOf(c)} value={keyOf(c)}>
-                  {tr('picker.iterationOption', { run: runName(c.runId), iter: c.trace.iter })}
+                  {tr('picker.iterationOption', { run: runName(c), iter: c.trace.iter })}
                 </option>
               ))}
             </select>
