@@ -12,6 +12,8 @@ import { readRunFile, runFileText } from '../store/runFile.ts';
 import { type HfRecordedRun, hfRunFileText, readHfRunFile } from '../store/hfRunFile.ts';
 import { encodeSafetensors } from '../model/safetensors.ts';
 import { DEFAULT_HF_TRAIN, type HfTrainRow, type HfTrainToken } from '../rl/hf/hfTrainSettings.ts';
+import { hfPpoConfig } from '../rl/hf/hfPpoDefaults.ts';
+import { hfIterationTrace } from '../rl/hf/hfTrace.ts';
 import { candidatePairs } from '../store/feedbackPairing.ts';
 import type { RunRecord } from '../store/runs.ts';
 import { getTask } from '../tasks/index.ts';
@@ -216,6 +218,46 @@ function validHfRun(): HfRecordedRun {
     responses: [0, 1].map((j) => ({ prompt: `What is ${j} + ${iter}?`, response: ` ${j + iter}`, score: j, tokens: [token(j + 3, null), token(j + 4, j ? 'upper' : 'lower')] })),
   });
   const tensor = (name: string, n: number) => ({ name, dtype: 'F32' as const, shape: [n], data: Float32Array.from({ length: n }, (_, i) => i / n - 0.5) });
+  // iteration 2 as the inspector reads it: the two responses of one GRPO group, one update step
+  const ba = (f: (i: number) => number) => Float64Array.from({ length: 4 }, (_, i) => f(i));
+  const old = ba((i) => -1.5 + 0.1 * i);
+  const cfg = hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 2, seed: 7, klCoef: 0.01, lr: 1e-3 });
+  const trace = hfIterationTrace({
+    iter: 2,
+    cfg,
+    prompts: [
+      [1, 2],
+      [1, 2],
+    ],
+    responses: [
+      [3, 4],
+      [4, 5],
+    ],
+    group: Int32Array.from([0, 0]),
+    padId: 0,
+    A: 2,
+    actionMask: ba(() => 1),
+    scores: [0, 1],
+    oldLogprobs: old,
+    refLogprobs: ba((i) => -1.25 - 0.05 * i),
+    values: null,
+    kl: ba((i) => 0.25 - 0.15 * i),
+    rewards: ba((i) => (i === 3 ? 1 : 0)),
+    advantages: ba((i) => (i < 2 ? -1 : 1)),
+    returns: ba((i) => (i < 2 ? 0 : 1)),
+    steps: [
+      {
+        epoch: 0,
+        index: 0,
+        rows: Int32Array.from([0, 1]),
+        width: 2,
+        logprobs: ba((i) => old[i] + 0.3 * (i - 1.5)),
+        values: null,
+        policyStats: Float64Array.from([-0.02, 0.25, 0, 0.01]),
+        valueStats: null,
+      },
+    ],
+  });
   return {
     savedAt: '2026-11-30T10:00:00.000Z',
     model: { label: 'tiny', architecture: 'Qwen3ForCausalLM', nLayer: 2, dModel: 64, vocab: 384 },
@@ -228,6 +270,7 @@ function validHfRun(): HfRecordedRun {
       weights: encodeSafetensors([tensor('base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', 8)], { format: 'pt' }),
       state: encodeSafetensors([tensor('actor.params', 16)]),
     },
+    lastTrace: { trace, prompts: ['What is 0 + 2?', 'What is 1 + 2?'], tokenText: [' 3', ' 4', ' 4', ' 5'] },
   };
 }
 
@@ -256,14 +299,17 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
   const labels = emptyReport('files: feedback labels → reward model fine-tuning');
   const runFiles = emptyReport('files: damaged run files refused by name');
   const hfRunFiles = emptyReport('files: damaged run files of your own model refused by name');
-  const hfSaved = hfRunFileText(validHfRun());
+  const hfRun = validHfRun();
+  const hfSaved = hfRunFileText(hfRun);
+  // the playground's file carries its inspected iterations too: the own-model file's trace stands in
+  const traces = hfRun.lastTrace ? [{ runId: VALID_RUN.id, ...hfRun.lastTrace }] : [];
   const task = getTask('sentiment');
   const rm = RewardModel.fresh(be, { ...TINY_RM, vocabSize: new CharTokenizer(task.alphabet).vocabSize, head: 'reward' }, task.alphabet, task.name, 5);
   try {
     for (let i = 0; i < count; i++) {
       const runs = randomRuns(rng);
       record(exp, await runCase(() => checkExports(runs), limitMs), `case ${i} ${sketch(runs.map((r) => [r.id, r.name]))}`);
-      const saved = runFileText({ ...VALID_RUN, name: runs[0]?.name ?? 'run' }, null, []);
+      const saved = runFileText({ ...VALID_RUN, name: runs[0]?.name ?? 'run' }, null, traces);
       const mutated = mutatedRunFile(rng, saved);
       record(runFiles, await runCase(() => checkRunFile(mutated), limitMs), `case ${i} ${sketch(mutated)}`);
       const hfMutated = mutatedRunFile(rng, hfSaved);

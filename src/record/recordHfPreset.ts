@@ -1,8 +1,9 @@
 // Trains one "Your own model" preset (rl/hf/hfPresets.ts) on the chat model shipped with the page
 // through the page's own worker code (HfSession: the same files opened as the panel's "Open the
 // shipped chat model" opens them, the same HfTraining) and records what the panel would show:
-// every row, the held-out evaluations, and the adapter with its training state, as the run file
-// "Save the run" writes (store/hfRunFile.ts). Shown by the preset's "Show the result".
+// every row, the held-out evaluations, the last iteration's trace for the Inspect tab, and the
+// adapter with its training state, as the run file "Save the run" writes (store/hfRunFile.ts).
+// Shown by the preset's "Show the result".
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,7 @@ export async function recordHfPreset(o: { preset: HfPreset; be: Backend; iterati
     throw new Error(`${o.preset.name}: the adapter was not exported: ${exported?.refusal ?? 'no answer'}`);
   const rows = of('hfTrainRow').map((m) => m.row);
   const evals = of('hfTrainEval').map((m) => m.eval);
+  const last = of('hfTrace').at(-1);
   const text = hfRunFileText({
     savedAt: (o.now?.() ?? new Date()).toISOString(),
     model: runModelOf(model),
@@ -60,6 +62,7 @@ export async function recordHfPreset(o: { preset: HfPreset; be: Backend; iterati
     rows,
     evals,
     adapter: { config: exported.config, weights: exported.weights, ...(exported.state ? { state: exported.state } : {}) },
+    ...(last && last.trace.iter === rows.at(-1)?.iter ? { lastTrace: { trace: last.trace, prompts: last.prompts, tokenText: last.tokenText } } : {}),
   });
   session.close();
   return { text, rows, evals, seconds: (performance.now() - t0) / 1000 };

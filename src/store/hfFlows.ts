@@ -17,7 +17,7 @@ import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
 import type { TrainerConnection } from './trainerConnection.ts';
 import { fetchServedFile, tooLarge } from './fileChecks.ts';
-import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
+import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, type HfRunTrace, hfRunFileText, otherModel, readHfRunFile, runModelOf } from './hfRunFile.ts';
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 import { playgroundCheckpoint, playgroundModelFolder } from './playgroundModelFolder.ts';
@@ -45,6 +45,9 @@ const dropOwnModelTraces = () => useInspection.getState().dropRun(OWN_MODEL_RUN_
 
 /** Keeps the own-model run's traces of model `label` (opened again after a lost device), drops any other model's. */
 const keepOwnModelTracesOf = (label: string) => useInspection.setState((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === label) }));
+
+/** A run file's trace in the inspector, as the run's own iteration of model `label`. */
+const showOwnModelTrace = (t: HfRunTrace, label: string) => useInspection.getState().ownModelTraceReceived({ type: 'hfTrace', ...t }, label);
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -300,7 +303,7 @@ export class HfFlows {
   private async loadAdapter(
     files: AdapterFiles & { state?: Uint8Array },
     source: 'loaded' | 'kept' | 'recorded',
-    kept?: Pick<KeptAdapterRecord, 'iterations' | 'rows' | 'evals' | 'settings'>,
+    kept?: Pick<KeptAdapterRecord, 'iterations' | 'rows' | 'evals' | 'settings'> & { lastTrace?: HfRunTrace },
     file?: RecordedFile,
   ): Promise<boolean> {
     if (!this.s.model || this.tr.running) return false;
@@ -316,6 +319,7 @@ export class HfFlows {
       // The run kept in this browser goes on: its traces up to the adapter's iteration stay (a lost device's replay brings the rest).
       if (source === 'kept' && kept) useInspection.getState().truncateRun(OWN_MODEL_RUN_ID, kept.iterations + 1);
       else dropOwnModelTraces();
+      if (kept?.lastTrace && this.s.model) showOwnModelTrace(kept.lastTrace, this.s.model.label);
       return true;
     } catch (e) {
       this.tr.setLoadProblem(message(e));
@@ -335,6 +339,7 @@ export class HfFlows {
       const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
       if (reply.refusal !== undefined || reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
       const { rows, evals, settings, iterationsDone } = this.tr;
+      const last = useInspection.getState().traces.find((c) => c.runId === OWN_MODEL_RUN_ID && c.trace.iter === iterationsDone);
       const text = hfRunFileText({
         savedAt: new Date().toISOString(),
         model: runModelOf(model),
@@ -343,6 +348,7 @@ export class HfFlows {
         rows,
         evals,
         adapter: { config: reply.config, weights: reply.weights, ...(reply.state ? { state: reply.state } : {}) },
+        ...(last ? { lastTrace: { trace: last.trace, prompts: last.prompts, tokenText: last.tokenText } } : {}),
       });
       const fileName = `${adapterFolderName(model.label)}-run-${iterationsDone}.json`;
       const blob = new Blob([text], { type: 'application/json' });
@@ -409,6 +415,14 @@ export class HfFlows {
   /** The recorded run's adapter on the open model in place of the one it holds. */
   async putRecordedAdapter(): Promise<void> {
     await this.putRecordedOnModel(true);
+  }
+
+  /** Response `row` of the recorded run's last iteration in the Inspect tab (the file's own trace). */
+  inspectRecorded(row: number): void {
+    const rec = this.tr.recorded;
+    if (!rec?.run.lastTrace) return;
+    showOwnModelTrace(rec.run.lastTrace, rec.run.model.label);
+    useInspection.getState().focusOn({ runId: OWN_MODEL_RUN_ID, iter: rec.run.lastTrace.trace.iter, row });
   }
 
   /** Closes a run file shown as recorded (its model never opened). */

@@ -1,9 +1,9 @@
 // A LoRA run of the visitor's own model as one file: the model it was trained on (named, not
 // included: a base model stays on the visitor's disk), the settings, the trainer's rows (every
 // response of each batch with its tokens' numbers, by column: hfRunRows.ts), the held-out
-// evaluations, and the adapter as PEFT's two files with the run's training state (AdamW moments,
-// a GAE run's critic: model/hf/trainingState.ts), so "Continue training" on the same model goes
-// on exactly. Read back through checks that name the field they refuse; the adapter's fit to a
+// evaluations, the last iteration as the inspector reads it (when the page had it), and the
+// adapter as PEFT's two files with the run's training state (AdamW moments, a GAE run's critic:
+// model/hf/trainingState.ts), so "Continue training" on the same model goes on exactly. Read back through checks that name the field they refuse; the adapter's fit to a
 // model is checked by the worker when it is put on one, as a picked adapter is.
 import { decodeSafetensors } from '../model/safetensors.ts';
 import {
@@ -19,6 +19,8 @@ import {
 import type { HfModelSummary } from '../worker/hfTypes.ts';
 import { count, damaged, date, fromBase64, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
 import { readRows, rowColumns } from './hfRunRows.ts';
+import type { CapturedTrace } from './inspection.ts';
+import { readTraceJson, traceToJson } from './traceJson.ts';
 
 /** Bumped when a field changes meaning: the version written, and those read (others are refused by name). */
 export const HF_RUN_FILE_VERSION = 2;
@@ -40,7 +42,12 @@ export interface HfRecordedRun {
   evals: HfTrainEval[];
   /** PEFT's adapter_config.json text and adapter_model.safetensors, and the run's training state. */
   adapter: { config: string; weights: Uint8Array; state?: Uint8Array };
+  /** The last iteration's trace for the Inspect tab (iteration `iterations`); absent when the page had none. */
+  lastTrace?: HfRunTrace;
 }
+
+/** A trace as a run file keeps it: its prompts and token text beside it, the file's model naming it. */
+export type HfRunTrace = Omit<CapturedTrace, 'runId' | 'model'>;
 
 const MODEL_NUMBERS = ['nLayer', 'dModel', 'vocab'] as const;
 
@@ -65,7 +72,19 @@ export function hfRunFileText(run: HfRecordedRun): string {
     rows: run.rows.map(rowColumns),
     evals: run.evals,
     adapter: { config, weights: toBase64(weights), ...(state ? { state: toBase64(state) } : {}) },
+    ...(run.lastTrace ? { lastTrace: traceFields(run.lastTrace) } : {}),
   });
+}
+
+function traceFields(t: HfRunTrace) {
+  const { runId: _r, model: _m, ...fields } = traceToJson({ ...t, runId: '' });
+  return fields;
+}
+
+function readLastTrace(x: unknown, iterations: number): HfRunTrace {
+  const { model: _m, ...t } = readTraceJson(x, 'lastTrace');
+  if (t.trace.iter !== iterations) throw damaged('lastTrace.trace.iter', `${t.trace.iter} is not the run's last iteration (${iterations})`);
+  return t;
 }
 
 function readModel(x: unknown): HfRunModel {
@@ -155,5 +174,6 @@ export function readHfRunFile(text: string): HfRecordedRun {
     rows: readRows(doc.rows, iterations, doc.version as (typeof HF_RUN_FILE_VERSIONS_READ)[number]),
     evals: readEvals(doc.evals),
     adapter: readAdapter(doc.adapter),
+    ...(doc.lastTrace !== undefined ? { lastTrace: readLastTrace(doc.lastTrace, iterations) } : {}),
   };
 }

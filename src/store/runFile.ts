@@ -5,7 +5,6 @@
 // refuse a file of another format or version, or a damaged one, naming what is wrong. Nothing of
 // the page changes until a file has passed every check (the caller adds it as a new run).
 import { checkConfig } from '../rl/config.ts';
-import { recomputeTrace } from '../rl/inspect/index.ts';
 import { decodeTrainerState } from '../rl/trainerState.ts';
 import { isMetricName, type MetricValues } from '../rl/metricNames.ts';
 import type { SampleRow, SampleToken } from '../rl/samples.ts';
@@ -13,7 +12,7 @@ import type { BatchRatios, BatchSamples, RunBatch } from './batches.ts';
 import type { CapturedTrace } from './inspection.ts';
 import type { EvalPoint, MetricPoint, RunRecord } from './runs.ts';
 import { count, damaged, date, fromBase64, isCount, isObject, list, num, RUN_FILE_FORMATS, readRunDocument, shown, str, toBase64 } from './fileChecks.ts';
-import { type CapturedTraceJson, traceFromJson, traceToJson } from './traceJson.ts';
+import { type CapturedTraceJson, readTraceJson, traceToJson } from './traceJson.ts';
 
 export const RUN_FILE_FORMAT = RUN_FILE_FORMATS.playground;
 /** Bumped when a field changes meaning; a file of another version is refused by name. */
@@ -173,45 +172,6 @@ function readRatios(x: unknown): BatchRatios | null {
   return { iter: x.iter, ratios, advantages, ...(seqRatios ? { seqRatios } : {}), ...(seqAdvantages ? { seqAdvantages } : {}), clip };
 }
 
-/**
- * Every leaf of a trace is a finite number, text or true/false; null only stands for a whole
- * absent field (JSON writes NaN as null, which a typed array would read as 0: refused in a list).
- */
-function checkLeaves(x: unknown, f: string, inList = false): void {
-  if ((x === null && !inList) || typeof x === 'string' || typeof x === 'boolean') return;
-  if (typeof x === 'number') {
-    num(x, f);
-    return;
-  }
-  if (x === null) throw damaged(f, 'expected a finite number, found null');
-  if (Array.isArray(x)) for (const [i, v] of x.entries()) checkLeaves(v, `${f}[${i}]`, true);
-  else if (isObject(x)) for (const [k, v] of Object.entries(x)) checkLeaves(v, `${f}.${k}`);
-  else throw damaged(f, `unexpected ${shown(x)}`);
-}
-
-function readTrace(x: unknown, i: number): Omit<CapturedTrace, 'runId'> {
-  const f = `traces[${i}]`;
-  if (!isObject(x) || !isObject(x.trace)) throw damaged(f, 'expected { trace, prompts, tokenText }');
-  checkLeaves(x.trace, `${f}.trace`);
-  const t = x.trace;
-  if (!isCount(t.B) || !isCount(t.A) || t.B === 0 || t.A === 0 || !isCount(t.iter)) throw damaged(`${f}.trace`, 'B, A and iter must be counts');
-  const prompts = list(x.prompts, `${f}.prompts`).map((p, j) => str(p, `${f}.prompts[${j}]`));
-  const tokenText = list(x.tokenText, `${f}.tokenText`).map((p, j) => str(p, `${f}.tokenText[${j}]`, 200));
-  if (prompts.length !== t.B || tokenText.length !== t.B * t.A) throw damaged(f, `prompts and tokenText must hold B = ${t.B} and B·A = ${t.B * t.A} entries`);
-  let captured: CapturedTrace;
-  try {
-    captured = traceFromJson({ ...(x as unknown as CapturedTraceJson), runId: '' });
-    // The inspector recomputes every stage from these tensors: a trace it cannot read is refused here, not in the view.
-    const rec = recomputeTrace(captured.trace);
-    if (!rec.advantages.every(Number.isFinite) || !rec.minibatches.every((m) => m.tokenLoss.every(Number.isFinite)))
-      throw new Error('its advantages or losses recompute to non-finite numbers');
-  } catch (e) {
-    throw damaged(`${f}.trace`, e instanceof Error ? e.message : String(e));
-  }
-  const { runId: _r, ...rest } = captured;
-  return rest;
-}
-
 /** The run in `text`, or a RunFileError naming why it is refused. */
 export function readRunFile(text: string): RecordedRun {
   const doc = readRunDocument(text, 'playground', [RUN_FILE_VERSION], RUN_FILE_MAX_BYTES);
@@ -249,7 +209,7 @@ export function readRunFile(text: string): RecordedRun {
     if (!isObject(doc.batch)) throw damaged('batch', `expected { samples, ratios }, found ${shown(doc.batch)}`);
     batch = { samples: readSamples(doc.batch.samples), ratios: readRatios(doc.batch.ratios) };
   }
-  const traces = doc.traces === undefined ? [] : list(doc.traces, 'traces').map(readTrace);
+  const traces = doc.traces === undefined ? [] : list(doc.traces, 'traces').map((x, i) => readTraceJson(x, `traces[${i}]`));
   return { run, batch, traces, savedAt, state: readState(doc.state), questions: readQuestions(doc.questions, traces) };
 }
 

@@ -1,11 +1,13 @@
 // A saved run of the visitor's own model as the panel would save it (hfRunFile.ts): random rows of
 // every response's tokens, both evaluations, and an adapter whose PEFT weights and training state
-// are real safetensors files of random values; the model it names, as the worker reports one.
+// are real safetensors files of random values, and the last iteration's trace (buildTrace's, under
+// an own-model run's knobs); the model it names, as the worker reports one.
 import { encodeSafetensors } from '../../src/model/safetensors.ts';
 import { DEFAULT_HF_TRAIN, type HfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
 import type { HfRecordedRun } from '../../src/store/hfRunFile.ts';
 import type { Rng } from '../../src/util/rng.ts';
 import type { HfModelSummary } from '../../src/worker/hfTypes.ts';
+import { buildTrace } from './inspectTrace.ts';
 
 /** A tiny Qwen3 as the worker reports it once open (HfModelSummary), named `label`. */
 export function tinyModelSummary(label: string): HfModelSummary {
@@ -55,7 +57,7 @@ export function hfRunRow(r: Rng, iter: number, responses = 3): HfTrainRow {
   };
 }
 
-export function hfRecordedRun(r: Rng, iterations = 3, withState = true): HfRecordedRun {
+export function hfRecordedRun(r: Rng, iterations = 3, withState = true, withTrace = iterations > 0): HfRecordedRun {
   const f32 = (n: number) => Float32Array.from({ length: n }, () => r.normal());
   const weights = encodeSafetensors(
     [
@@ -82,5 +84,16 @@ export function hfRecordedRun(r: Rng, iterations = 3, withState = true): HfRecor
       weights,
       ...(withState ? { state } : {}),
     },
+    ...(withTrace ? { lastTrace: lastTrace(r, iterations) } : {}),
+  };
+}
+
+/** Iteration `iter` as the inspector reads it: 2 prompts × 2 samples of a GRPO run, its texts beside it. */
+function lastTrace(r: Rng, iter: number): NonNullable<HfRecordedRun['lastTrace']> {
+  const trace = { ...buildTrace(r, { prompts: 2, samples: 2, A: 3, knobs: { advantageEstimator: 'group_norm', whiten: false, tisCap: null } }), iter };
+  return {
+    trace,
+    prompts: Array.from({ length: trace.B }, (_, b) => `What is ${b} + ${iter}? Answer with the number.`),
+    tokenText: Array.from(trace.responseTokens, (id) => (id < 10 ? String(id) : '<|im_end|>')),
   };
 }

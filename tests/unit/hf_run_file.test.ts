@@ -1,7 +1,7 @@
 // A run of the visitor's own model as one file (src/store/hfRunFile.ts): written and read back it
 // is the same run — model, settings, every row with every response's tokens (by column, each
-// number bit for bit; a version 1 file reads as the same run), the evaluations, the
-// adapter's PEFT files and training state byte for byte; a playground run file and this one each
+// number bit for bit; a version 1 file reads as the same run), the evaluations, the last
+// iteration's trace for the inspector, the adapter's PEFT files and training state byte for byte; a playground run file and this one each
 // name where the other opens; another version, a damaged field and a file too large are refused
 // naming the field; a run goes back only on the model it was trained on.
 import { describe, expect, it } from 'vitest';
@@ -155,6 +155,17 @@ describe('a run of your own model as a file', () => {
       ['adapter.weights', (d) => (d.adapter.weights = 'not base64!')],
       ['adapter.weights', (d) => (d.adapter.weights = btoa('PK\x03\x04 a zip, not safetensors'))],
       ['adapter.state', (d) => (d.adapter.state = d.adapter.state.slice(0, 40))],
+      ['lastTrace.trace.iter', (d) => (d.lastTrace.trace.iter = 2)], // not the run's last iteration
+      ['lastTrace.trace.knobs', (d) => delete d.lastTrace.trace.knobs],
+      ['lastTrace.trace.knobs.clipLow', (d) => (d.lastTrace.trace.knobs.clipLow = -1)],
+      ['lastTrace.trace.knobs.advantageEstimator', (d) => (d.lastTrace.trace.knobs.advantageEstimator = 'ppo')],
+      ['lastTrace.trace.knobs.whiten', (d) => delete d.lastTrace.trace.knobs.whiten],
+      ['lastTrace.trace.stored', (d) => (d.lastTrace.trace.stored = 1)],
+      ['lastTrace.trace.minibatches', (d) => (d.lastTrace.trace.minibatches = {})],
+      ['lastTrace.trace.minibatches[0]', (d) => (d.lastTrace.trace.minibatches[0] = 'step')],
+      ['lastTrace.trace.oldLogprobs[1]', (d) => (d.lastTrace.trace.oldLogprobs[1] = null)],
+      ['lastTrace.trace', (d) => d.lastTrace.trace.refLogprobs.pop()],
+      ['lastTrace', (d) => d.lastTrace.prompts.pop()],
     ];
     for (const [field, edit] of cases) expect({ case: field, ...refusal(() => readHfRunFile(edited(run, edit))) }).toEqual({ case: field, reason: 'damaged', field });
     // A number too large for a double reads as Infinity: refused, not shown.

@@ -669,6 +669,7 @@ describe('a saved run of your own model', () => {
     const id = first.h.worker.idOf('hfTrain');
     first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[0] });
     for (const row of recorded.rows) first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row });
+    first.h.worker.reply({ type: 'hfTrace', requestId: id, ...recorded.lastTrace! }); // the last iteration's trace goes in the file
     first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[1] });
     first.h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false });
     await first.h.advance();
@@ -702,6 +703,13 @@ describe('a saved run of your own model', () => {
     await flows.openRunFile(asFile(fileName, text));
     expect(useHfTrain.getState().recorded).toMatchObject({ fileName, savedAt: saved.savedAt, run: saved });
     expect(useHfTrain.getState()).toMatchObject({ rows: [], trained: false });
+    // Its last iteration opens in the inspector from the file alone, on the response asked for.
+    useInspection.setState({ traces: [], focus: null });
+    flows.inspectRecorded(3);
+    const ownTrace = () => useInspection.getState().traces.find((c) => c.runId === OWN_MODEL_RUN_ID);
+    expect(ownTrace()).toMatchObject({ model: 'tiny qwen', prompts: recorded.lastTrace!.prompts, tokenText: recorded.lastTrace!.tokenText });
+    expect(Array.from(ownTrace()!.trace.oldLogprobs)).toEqual(Array.from(recorded.lastTrace!.trace.oldLogprobs));
+    expect(useInspection.getState().focus).toMatchObject({ runId: OWN_MODEL_RUN_ID, iter: 2, row: 3 });
 
     // Another model opened: the run stays recorded, its adapter off that model.
     const other = flows.openPicked({ label: 'other', files: files() });
@@ -730,6 +738,7 @@ describe('a saved run of your own model', () => {
       recorded: null,
       runFileNotice: { tone: 'info' },
     });
+    expect(ownTrace()?.trace.iter).toBe(2); // put on the model, the run's last iteration stays in the inspector
     const resumed = flows.train(true);
     expect(h.worker.of('hfTrain')[0].resume).toEqual({ fromIter: 2 });
     h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });

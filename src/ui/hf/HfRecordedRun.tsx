@@ -9,8 +9,17 @@ import { hfPresetRunPath } from '../../store/presetResults.ts';
 import { otherModel } from '../../store/hfRunFile.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { HfTrainResults } from './HfTrainResults.tsx';
+import { teachingViewsIntoView } from '../teach/intoView.ts';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
+
+/** The recorded run's last iteration in the Inspect tab (the teaching views open it), brought into view. */
+function inspectRecorded(_iter: number, row: number): void {
+  void flows().then((f) => {
+    f.inspectRecorded(row);
+    teachingViewsIntoView();
+  });
+}
 
 export function HfOpenRunButton() {
   const { t } = useTranslation('notices');
@@ -113,7 +122,7 @@ export function HfRecordedRun() {
           {t('hf.train.recordedClose')}
         </button>
       </div>
-      <HfTrainResults rows={run.rows} evals={run.evals} />
+      <HfTrainResults rows={run.rows} evals={run.evals} onInspect={run.lastTrace ? inspectRecorded : undefined} />
     </section>
   );
 }

@@ -13,13 +13,14 @@ import { useHfTrain } from '../../store/hfTrain.ts';
 import { OWN_MODEL_RUN_ID, useInspection } from '../../store/inspection.ts';
 import { HfRunFileNotice } from './HfRecordedRun.tsx';
 import { HfTrainResults } from './HfTrainResults.tsx';
+import { teachingViewsIntoView } from '../teach/intoView.ts';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
 
 /** The response of an own-model iteration in the Inspect tab (the teaching views open it), brought into view. */
 function openInInspector(iter: number, row: number): void {
   useInspection.getState().focusOn({ runId: OWN_MODEL_RUN_ID, iter, row });
-  requestAnimationFrame(() => document.getElementById('teach-panel')?.scrollIntoView({ block: 'start' }));
+  teachingViewsIntoView();
 }
 
 /** Whether the settings are a preset's as it set them (what it does is shown while they are). */
