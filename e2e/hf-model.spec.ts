@@ -167,7 +167,7 @@ test('bad folders are refused by name, and the page keeps working: PPO steps, a 
   await page.getByTestId('hf-forget').click();
 });
 
-test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop, a bad setting named, the adapter downloaded as PEFT files, the run saved and opened again', async ({
+test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop, a bad setting named, the adapter downloaded as PEFT files, the run saved and opened again, its last iteration in Inspect', async ({
   page,
 }) => {
   test.setTimeout(600_000);
@@ -241,6 +241,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-train-continue-kept').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('kept in this browser: r 2, α 4', { timeout: 60_000 });
   await expect(rows).toHaveCount(2);
+  await expect(page.getByTestId('hf-train-inspect')).toBeVisible(); // the last iteration's trace came back with it
   await page.getByTestId('hf-train-iterations').fill('1');
   await page.getByTestId('hf-train-continue').click();
   await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
@@ -256,6 +257,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   expect(doc).toMatchObject({ format: 'ppo-playground-lora-run', version: HF_RUN_FILE_VERSION, iterations: 3, model: { label: GOOD, architecture: 'Qwen3ForCausalLM' } });
   expect(doc.rows.map((r: { iter: number }) => r.iter)).toEqual([1, 2, 3]);
   expect(typeof doc.adapter.state).toBe('string');
+  expect(doc.lastTrace.trace.iter).toBe(3);
   await expect(page.getByTestId('hf-run-file-notice')).toContainText(`Saved the run as ${GOOD}-run-3.json`);
   // Without the model the file shows the run as recorded: the same rows and tokens.
   await page.getByTestId('hf-forget').click();
@@ -271,6 +273,10 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   expect(await recorded.getByTestId('hf-train-tokens').allTextContents()).toEqual(live.tokens);
   expect(await axe(page)).toEqual([]);
   await recorded.screenshot({ path: test.info().outputPath('hf-recorded.png') });
+  // its last iteration opens in Inspect from the file alone
+  await recorded.getByTestId('hf-train-inspect').click();
+  await expect(page.locator('#inspect-iteration option:checked')).toHaveText(`Your own model (${GOOD}) · iteration 3`);
+  await expect(page.locator('table.inspect-table tbody tr[data-t]').first()).toBeVisible();
   // Its model opened: the adapter and training state go back on it, and Continue goes on from 3.
   await pick(page, GOOD);
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 2, α 4', { timeout: 180_000 });

@@ -46,6 +46,12 @@ const dropOwnModelTraces = () => useInspection.getState().dropRun(OWN_MODEL_RUN_
 /** Keeps the own-model run's traces of model `label` (opened again after a lost device), drops any other model's. */
 const keepOwnModelTracesOf = (label: string) => useInspection.setState((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === label) }));
 
+/** The own-model run's trace of iteration `iter` the inspector holds, as a run keeps it. */
+function ownModelTraceOf(iter: number): HfRunTrace | undefined {
+  const c = useInspection.getState().traces.find((x) => x.runId === OWN_MODEL_RUN_ID && x.trace.iter === iter);
+  return c ? { trace: c.trace, prompts: c.prompts, tokenText: c.tokenText } : undefined;
+}
+
 /** A run file's trace in the inspector, as the run's own iteration of model `label`. */
 const showOwnModelTrace = (t: HfRunTrace, label: string) => useInspection.getState().ownModelTraceReceived({ type: 'hfTrace', ...t }, label);
 
@@ -246,7 +252,16 @@ export class HfFlows {
   /** What is kept beside an adapter trained to iteration `iterations`: the run's settings, its rows up to there and its evaluations. */
   private keptRecord(label: string, iterations: number): KeptAdapterRecord {
     const tr = this.tr;
-    return { label, iterations, settings: tr.settings, rows: tr.rows.filter((r) => r.iter <= iterations), evals: tr.evals, savedAt: Date.now() };
+    const last = ownModelTraceOf(iterations);
+    return {
+      label,
+      iterations,
+      settings: tr.settings,
+      rows: tr.rows.filter((r) => r.iter <= iterations),
+      evals: tr.evals,
+      savedAt: Date.now(),
+      ...(last ? { lastTrace: last } : {}),
+    };
   }
 
   /** One write of the kept adapter after the ones before it; its failure is the panel's keep problem. */
@@ -339,7 +354,7 @@ export class HfFlows {
       const reply = await this.deps.connection().request('hfExportAdapter', { trainingState: true });
       if (reply.refusal !== undefined || reply.config === undefined || reply.weights === undefined) throw new Error(reply.refusal ?? '');
       const { rows, evals, settings, iterationsDone } = this.tr;
-      const last = useInspection.getState().traces.find((c) => c.runId === OWN_MODEL_RUN_ID && c.trace.iter === iterationsDone);
+      const last = ownModelTraceOf(iterationsDone);
       const text = hfRunFileText({
         savedAt: new Date().toISOString(),
         model: runModelOf(model),
@@ -348,7 +363,7 @@ export class HfFlows {
         rows,
         evals,
         adapter: { config: reply.config, weights: reply.weights, ...(reply.state ? { state: reply.state } : {}) },
-        ...(last ? { lastTrace: { trace: last.trace, prompts: last.prompts, tokenText: last.tokenText } } : {}),
+        ...(last ? { lastTrace: last } : {}),
       });
       const fileName = `${adapterFolderName(model.label)}-run-${iterationsDone}.json`;
       const blob = new Blob([text], { type: 'application/json' });

@@ -72,18 +72,20 @@ export function hfRunFileText(run: HfRecordedRun): string {
     rows: run.rows.map(rowColumns),
     evals: run.evals,
     adapter: { config, weights: toBase64(weights), ...(state ? { state: toBase64(state) } : {}) },
-    ...(run.lastTrace ? { lastTrace: traceFields(run.lastTrace) } : {}),
+    ...(run.lastTrace ? { lastTrace: runTraceJson(run.lastTrace) } : {}),
   });
 }
 
-function traceFields(t: HfRunTrace) {
+/** A run's trace as JSON (a file's `lastTrace`, the kept adapter's record). */
+export function runTraceJson(t: HfRunTrace) {
   const { runId: _r, model: _m, ...fields } = traceToJson({ ...t, runId: '' });
   return fields;
 }
 
-function readLastTrace(x: unknown, iterations: number): HfRunTrace {
-  const { model: _m, ...t } = readTraceJson(x, 'lastTrace');
-  if (t.trace.iter !== iterations) throw damaged('lastTrace.trace.iter', `${t.trace.iter} is not the run's last iteration (${iterations})`);
+/** A run's trace read back from `field` through the run file's checks; it must be of iteration `iterations`, the run's last. */
+export function readRunTrace(x: unknown, field: string, iterations: number): HfRunTrace {
+  const { model: _m, ...t } = readTraceJson(x, field);
+  if (t.trace.iter !== iterations) throw damaged(`${field}.trace.iter`, `${t.trace.iter} is not the run's last iteration (${iterations})`);
   return t;
 }
 
@@ -174,6 +176,6 @@ export function readHfRunFile(text: string): HfRecordedRun {
     rows: readRows(doc.rows, iterations, doc.version as (typeof HF_RUN_FILE_VERSIONS_READ)[number]),
     evals: readEvals(doc.evals),
     adapter: readAdapter(doc.adapter),
-    ...(doc.lastTrace !== undefined ? { lastTrace: readLastTrace(doc.lastTrace, iterations) } : {}),
+    ...(doc.lastTrace !== undefined ? { lastTrace: readRunTrace(doc.lastTrace, 'lastTrace', iterations) } : {}),
   };
 }

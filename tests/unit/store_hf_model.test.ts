@@ -573,7 +573,7 @@ describe('a run of your own model through a lost GPU device', () => {
       weights: new Uint8Array([iter]),
       state: new Uint8Array([10 + iter]),
     });
-    // each row comes with its iteration's trace for the inspector
+    // each row comes with its iteration's trace for the inspector, kept with its checkpoint
     const trace = (iter: number) => ({ type: 'hfTrace' as const, requestId: id, trace: { iter, B: 1, A: 1 } as IterationTrace, prompts: ['p'], tokenText: ['t'] });
     const ownTraces = () => useInspection.getState().traces.flatMap((c) => (c.runId === OWN_MODEL_RUN_ID ? [[c.model, c.trace.iter]] : []));
     h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[0] });
@@ -584,9 +584,9 @@ describe('a run of your own model through a lost GPU device', () => {
     h.worker.reply(checkpoint(2));
     await h.advance();
     // kept one after the other, each with the rows up to its iteration; the store lets the bytes go
-    expect(extra.adapterKeep.save.mock.calls.map((c) => [c[0].iterations, c[0].rows.map((r) => r.iter), c[1]])).toEqual([
-      [1, [1], '{"r":1}'],
-      [2, [1, 2], '{"r":2}'],
+    expect(extra.adapterKeep.save.mock.calls.map((c) => [c[0].iterations, c[0].rows.map((r) => r.iter), c[0].lastTrace?.trace.iter, c[1]])).toEqual([
+      [1, [1], 1, '{"r":1}'],
+      [2, [1, 2], 2, '{"r":2}'],
     ]);
     expect(useHfTrain.getState().checkpoint).toBeNull();
 
