@@ -2,20 +2,12 @@
 // the inspector's float64 recomputation from the trace's own inputs within the playground
 // capture's tolerances (tests/gpu/inspect_capture.test.ts says where each comes from).
 import { describe, it } from 'vitest';
-import type { CaptureTolerances } from '../helpers/captureCheck.ts';
+import { F32_CAPTURE } from '../helpers/captureCheck.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 import { HF_TRACE_CASES, runHfTracedIterations } from '../helpers/hfTraceCheck.ts';
-import { TOL } from '../helpers/random.ts';
-
-const F32: CaptureTolerances = {
-  elem: TOL.elem,
-  scan: { rtol: 1e-5, atol: 1e-5 },
-  reduce: TOL.reduce,
-  fraction: { rtol: 0, atol: 1e-6 },
-};
 
 describe('the inspector’s trace of an own-model iteration (webgpu)', () => {
   it.each(HF_TRACE_CASES)('%s: the trace equals its recomputation', async (_name, c) => {
-    await runHfTracedIterations(await webgpuBackend(), c, F32);
+    await runHfTracedIterations(await webgpuBackend(), c, F32_CAPTURE);
   });
 });

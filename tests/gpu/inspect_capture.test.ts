@@ -7,19 +7,11 @@
 // float32, so 1e-6 absolute catches a single miscounted token. The first update step's π_new,
 // per token, equals π_old within TOL.elem: two forwards of the same weights (captureCheck.ts).
 import { describe, it } from 'vitest';
-import { CAPTURE_CASES, runCapturedIterations, type CaptureTolerances } from '../helpers/captureCheck.ts';
+import { CAPTURE_CASES, F32_CAPTURE, runCapturedIterations } from '../helpers/captureCheck.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
-import { TOL } from '../helpers/random.ts';
-
-const F32: CaptureTolerances = {
-  elem: TOL.elem,
-  scan: { rtol: 1e-5, atol: 1e-5 },
-  reduce: TOL.reduce,
-  fraction: { rtol: 0, atol: 1e-6 },
-};
 
 describe('iteration capture (webgpu)', () => {
   it.each(CAPTURE_CASES)('%s: the trace equals its float64 recomputation', async (_name, over) => {
-    await runCapturedIterations(await webgpuBackend(), over, F32);
+    await runCapturedIterations(await webgpuBackend(), over, F32_CAPTURE);
   });
 });

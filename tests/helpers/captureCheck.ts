@@ -10,10 +10,20 @@
 import { expect } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
-import { checkTraceShapes, dimSizes, gatherRows, openrlhfExperience, recomputeTrace, verlBatch, type IterationTrace, type MinibatchStats } from '../../src/rl/inspect/index.ts';
+import {
+  checkTraceShapes,
+  dimSizes,
+  gatherRows,
+  openrlhfExperience,
+  recomputeTrace,
+  verlBatch,
+  type IterationTrace,
+  type MinibatchStats,
+  type RecomputedTrace,
+} from '../../src/rl/inspect/index.ts';
 import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { PpoTrainer, type IterationResult } from '../../src/rl/trainer.ts';
-import { expectClose } from './random.ts';
+import { expectClose, TOL } from './random.ts';
 import { tinyCheckpoint, tinyConfig } from './rl.ts';
 
 export interface Tol {
@@ -55,6 +65,30 @@ export const CAPTURE_CASES: [string, Partial<PpoConfig>][] = [
     { advantageEstimator: 'gae', topK: 3, tisCap: 3, rolloutIs: 'sequence', icepopLower: 1e-5, rolloutRs: 'seq_sum_k2', rolloutRsThreshold: 7.2 },
   ],
 ];
+
+/** WebGPU's tolerances for a captured iteration (tests/gpu/inspect_capture.test.ts says where each comes from). */
+export const F32_CAPTURE: CaptureTolerances = {
+  elem: TOL.elem,
+  scan: { rtol: 1e-5, atol: 1e-5 },
+  reduce: TOL.reduce,
+  fraction: { rtol: 0, atol: 1e-6 },
+};
+
+/**
+ * The experience a trace stored against its recomputation: KL_t and r_t per token, the scan's
+ * returns, the advantages (whitening multiplies the scan's error by 1/σ: their tolerance scales
+ * with it). Returns the closeness check and that scale for the caller's further checks.
+ */
+export function expectExperienceMatches(trace: IterationTrace, rec: RecomputedTrace, tol: CaptureTolerances, where: string) {
+  const s = trace.stored;
+  const close = (got: ArrayLike<number>, want: ArrayLike<number>, t: Tol, what: string) => expectClose(got, want, t.rtol, t.atol, `${where}: ${what}`);
+  close(s.kl, rec.kl, tol.elem, 'KL_t');
+  close(s.rewards, rec.rewards, tol.elem, 'r_t');
+  close(s.returns, rec.returns, tol.scan, 'returns');
+  const scale = rec.whitening?.scale ?? 1;
+  close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'advantages');
+  return { close, scale };
+}
 
 const STAT_KEYS = ['policyLoss', 'approxKl', 'klLoss', 'valueLoss'] as const;
 const FRACTION_KEYS = ['clipFraction', 'clipFractionLower', 'vfClipFraction'] as const;
@@ -105,13 +139,7 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
 
   const rec = recomputeTrace(trace);
   const s = trace.stored;
-  const close = (got: ArrayLike<number>, want: ArrayLike<number>, t: Tol, what: string) => expectClose(got, want, t.rtol, t.atol, `${where}: ${what}`);
-  close(s.kl, rec.kl, tol.elem, 'KL_t');
-  close(s.rewards, rec.rewards, tol.elem, 'r_t');
-  close(s.returns, rec.returns, tol.scan, 'returns');
-  // Whitening multiplies the scan's error by 1/σ: its tolerance scales with it.
-  const scale = rec.whitening?.scale ?? 1;
-  close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'advantages');
+  const { close, scale } = expectExperienceMatches(trace, rec, tol, where);
   expect(s.tisWeights === null, `${where}: TIS weights present`).toBe(cfg.tisCap === null);
   // Sequence-level weights are exp of a float32 row sum: a reduction's tolerance.
   if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, cfg.rolloutIs === 'sequence' ? tol.reduce : tol.elem, 'TIS weights');

@@ -19,8 +19,8 @@ import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
 import { checkTraceShapes, dimSizes, gatherRows, openrlhfExperience, recomputeTrace, verlBatch } from '../../src/rl/inspect/index.ts';
 import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { actorPolicyParams } from '../../src/rl/policyParams.ts';
-import type { CaptureTolerances, Tol } from './captureCheck.ts';
-import { expectClose, rng } from './random.ts';
+import { type CaptureTolerances, expectExperienceMatches } from './captureCheck.ts';
+import { rng } from './random.ts';
 
 export interface HfTraceCase {
   family: SyntheticFamily;
@@ -105,14 +105,7 @@ export function expectHfTraceMatches(m: HfPpoMetrics, c: HfTraceCase, seed: numb
     }
 
   const rec = recomputeTrace(trace);
-  const s = trace.stored;
-  const close = (got: ArrayLike<number>, want: ArrayLike<number>, t: Tol, what: string) => expectClose(got, want, t.rtol, t.atol, `${where}: ${what}`);
-  close(s.kl, rec.kl, tol.elem, 'KL_t');
-  close(s.rewards, rec.rewards, tol.elem, 'r_t');
-  close(s.returns, rec.returns, tol.scan, 'returns');
-  const scale = rec.whitening?.scale ?? 1;
-  const advTol = { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol };
-  close(s.advantages, rec.advantages, advTol, 'advantages');
+  const { close } = expectExperienceMatches(trace, rec, tol, where);
 
   trace.minibatches.forEach((mb, j) => {
     const want = c.miniBatches === 1 ? Array.from({ length: B }, (_, i) => i) : Array.from(epochMinibatches(B, c.miniBatches, seed, iteration, mb.epoch)[mb.index]);
