@@ -49,11 +49,13 @@ describe('fitScale', () => {
 });
 
 describe('texToken', () => {
-  it('shows the token’s text in quotes, LaTeX’s special characters escaped, a space as ␣', () => {
+  it('shows the token’s text in quotes, LaTeX’s special characters escaped, whitespace visible (a space as ␣)', () => {
     expect(texToken('<eos>')).toBe('\\texttt{“<eos>”}');
     expect(texToken(' ')).toBe('\\texttt{“␣”}');
     expect(texToken('')).toBe('\\texttt{“∅”}');
-    for (const s of ['{', '}', '_', '%', '&', '#', '$', '^', '~', '\\', 'a_b{c}']) {
+    // a byte-level BPE token's whitespace, as the token table and the own-model panels show it
+    expect(texToken(' the\n\t')).toBe('\\texttt{“␣the↵⇥”}');
+    for (const s of ['{', '}', '_', '%', '&', '#', '$', '^', '~', '\\', 'a_b{c}', ' the\n', '\r\t']) {
       expect(() => katex.renderToString(`a_2 = ${texToken(s)}`, { throwOnError: true }), s).not.toThrow();
     }
   });

@@ -8,6 +8,7 @@ import { covKnobs, sapoTemperatures } from '../../reference/policyLoss.ts';
 import type { RecomputedTrace } from './recompute.ts';
 import { tokenTable, type TokenRow, type TokenTable, type TokenUpdateCell } from './table.ts';
 import type { InspectKnobs, IterationTrace } from './trace.ts';
+import { visibleToken } from '../../util/visibleToken.ts';
 
 export type FormulaStepId = 'rollout' | 'referenceCritic' | 'rewardShaping' | 'advantages' | 'whitening' | 'ratioClip' | 'valueLoss' | 'optimiserStep';
 
@@ -82,9 +83,9 @@ const TEXT_MODE_ESCAPES: Record<string, string> = {
   '~': '\\textasciitilde{}',
 };
 
-/** A sampled token's text as LaTeX, in a typewriter face and quotes; a space shows as ␣, an empty one as ∅. */
+/** A sampled token's text as LaTeX, in a typewriter face and quotes; whitespace made visible (a space ␣), an empty one ∅. */
 export function texToken(s: string): string {
-  const shown = s === '' ? '∅' : s.replace(/ /g, '␣').replace(/\n/g, '⏎');
+  const shown = s === '' ? '∅' : visibleToken(s);
   return `\\texttt{“${shown.replace(/[\\{}_%&#$^~]/g, (c) => TEXT_MODE_ESCAPES[c])}”}`;
 }
 

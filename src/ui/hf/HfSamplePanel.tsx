@@ -5,7 +5,7 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { maxNewTokensFor, settingProblems, useHf } from '../../store/hfModel.ts';
 import type { HfSampleToken } from '../../worker/protocol.ts';
-import { visibleToken } from './tokenText.ts';
+import { visibleToken } from '../../util/visibleToken.ts';
 
 const flows = () => import('../../store/hfFlows.ts').then((m) => m.hfFlows());
 

@@ -6,7 +6,7 @@ import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { HfTrainEval, HfTrainResponse, HfTrainRow } from '../../rl/hf/hfTrainSettings.ts';
 import { HfTrainCharts } from './HfTrainCharts.tsx';
-import { visibleToken } from './tokenText.ts';
+import { visibleToken } from '../../util/visibleToken.ts';
 
 /** The columns named as verl logs them (src/rl/metricNames.ts's vocabulary). */
 const METRIC_COLUMNS = ['reward_mean', 'kl', 'policy_loss', 'clipfrac', 'value_loss'] as const satisfies readonly (keyof HfTrainRow)[];

@@ -10,6 +10,7 @@ import type { ClipSide, GroupRowStats, RecomputedTrace, TokenRow, TokenTable as 
 import { differs, formatNumber, fullNumber } from './format.ts';
 import type { ColumnKey } from './steps.ts';
 import { klLabel, MATH, RATIO_TITLE, SYMBOL_LABELS } from './text.ts';
+import { visibleToken } from '../../util/visibleToken.ts';
 
 export interface TokenTableProps {
   table: Table;
@@ -196,7 +197,7 @@ export function TokenTable({ table, whatIf, rec, tokenText, selected, onSelect, 
           >
             <span className="token-t">{r.t}</span>{' '}
             <span className="token-text" translate="no">
-              {tokenText(r.t) || '∅'}
+              {visibleToken(tokenText(r.t)) || '∅'}
             </span>
           </button>
           {r.scored && <span className="scored-mark">{tr('table.scored')}</span>}
