@@ -443,6 +443,9 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   // is shown as recorded and goes on the model when asked, its 120 rows shown.
   await page.getByTestId('hf-preset-result-grpo').click();
   await expect(page.getByTestId('hf-recorded')).toContainText(`it holds another adapter (${kept + 1} iterations)`);
+  // its last iteration, recorded with it, opens in Inspect while it is shown as recorded
+  await page.getByTestId('hf-recorded').getByTestId('hf-train-inspect').click();
+  await expect(page.locator('#inspect-iteration option:checked')).toHaveText('Your own model (chat-arithmetic) · iteration 120');
   await page.getByTestId('hf-recorded-put').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');

@@ -28,8 +28,9 @@ import { ROOT } from '../helpers/sourceFiles.ts';
 const PUBLIC = join(ROOT, 'public');
 /**
  * The most the cards' files may weigh together: they are precached with the page (vite.config.ts).
- * The two own-model presets' are 2.9 and 3.0 MB of the 8.4 MiB: 120 iterations, every token's
- * numbers (by column: hfRunRows.ts) and the adapter with its float64 training state.
+ * The two own-model presets' are 3.0 MB each of the 8.5 MiB: 120 iterations, every token's
+ * numbers (by column: hfRunRows.ts), the last iteration's trace and the adapter with its float64
+ * training state.
  */
 const MAX_TOTAL_BYTES = 9 * 1024 * 1024;
 
@@ -73,7 +74,7 @@ describe('the cards’ recorded runs', () => {
 describe('the “Your own model” presets’ recorded runs', () => {
   const config = JSON.parse(readFileSync(join(PUBLIC, SHIPPED_CHAT_MODEL.path, 'config.json'), 'utf8'));
   for (const preset of HF_PRESETS)
-    it(`${preset.name}: the preset's settings on the shipped chat model, every iteration, both evaluations, the adapter with its state`, () => {
+    it(`${preset.name}: the preset's settings on the shipped chat model, every iteration, both evaluations, the adapter with its state, the last iteration's trace`, () => {
       const run = readHfRunFile(readFileSync(join(PUBLIC, hfPresetRunPath(preset)), 'utf8'));
       expect(run.settings).toEqual(preset.settings);
       expect(run.model).toEqual({
@@ -93,6 +94,19 @@ describe('the “Your own model” presets’ recorded runs', () => {
       ]);
       expect(JSON.parse(run.adapter.config)).toMatchObject({ peft_type: 'LORA', r: preset.settings.loraRank });
       expect(run.adapter.state).toBeDefined();
+      // the last iteration for the Inspect tab: its knobs the preset's, its tokens and numbers the last row's
+      const t = run.lastTrace!.trace;
+      expect([t.iter, t.B, t.knobs.advantageEstimator, t.minibatches.length]).toEqual([
+        preset.settings.iterations,
+        preset.settings.promptsPerBatch * preset.settings.samplesPerPrompt,
+        preset.settings.estimator,
+        preset.settings.ppoEpochs * preset.settings.miniBatches,
+      ]);
+      for (const [b, x] of run.rows.at(-1)!.responses.entries())
+        for (const [j, tok] of x.tokens.entries()) {
+          const at = b * t.A + j;
+          expect([t.responseTokens[at], t.oldLogprobs[at], t.refLogprobs[at], t.stored.advantages[at]]).toEqual([tok.id, tok.old, tok.ref, tok.advantage]);
+        }
     });
 
   it('open from “Show the result” as a picked file would: shown as recorded without a model', async () => {
