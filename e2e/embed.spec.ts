@@ -2,6 +2,7 @@
 // recorded, even without WebGPU, and once however often the link is opened; `?embed=` shows one
 // teaching view or one metric's chart alone in an 800×450 frame, an iframe in a slide, with the
 // recorded run's numbers or live ones. A bad value is named and the full page shown.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
@@ -145,10 +146,18 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
   await frame.goto(`/?run=${RUN}&embed=kl&lang=zh-CN`);
   await expect(frame.getByTestId('embed').locator('.embed-title')).toHaveText('KL 奖励塑形');
   await expect(frame.getByTestId('embed-run').locator('.recorded-badge')).toHaveText('已记录');
-  // A run of a model of your own is no playground run: the frame says where the full page shows it.
+  // A run of a model of your own is no playground run: a chart's frame says where the full page shows it.
   await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=chart:reward_mean');
   await expect(frame.getByTestId('embed-notice')).toContainText('own-model-grpo.json is a run of a model of your own');
   await expect(frame.getByTestId('embed-notice')).toContainText('“1 · SFT” → “Your own model”');
+  // The inspector shows its last iteration, which the file keeps, with the model's tokens.
+  await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=inspect');
+  await expect(frame.locator('#inspect-iteration option:checked')).toHaveText('Your own model (chat-arithmetic) · iteration 120', { timeout: 30_000 });
+  await expect(frame.locator('table.inspect-table tbody tr[data-t]').first()).toBeVisible();
+  await expect(frame.getByTestId('embed-notice')).toHaveCount(0);
+  const audit = await new AxeBuilder({ page: frame }).include('[data-testid="embed"]').withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(audit.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await frame.screenshot({ path: test.info().outputPath('embed-own-model-inspect.png') });
   await context.close();
 });
 

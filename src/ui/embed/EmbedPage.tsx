@@ -3,11 +3,13 @@
 // with Start and Pause) and links to the full page; the view below takes the frame's width, its
 // plots growing with it, and what lies below the frame's height scrolls inside the frame (the
 // view's main plot comes first). Presenter styling applies, for the back row. A linked run of a
-// model of your own is not a playground run: the frame says so and points to the full page.
+// model of your own is not a playground run: the inspector shows the last iteration its file
+// keeps; any other view says so and points to the full page.
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkConfig } from '../../rl/config.ts';
 import { useApp } from '../../store/appStore.ts';
+import { useHfTrain } from '../../store/hfTrain.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { EMBED_PARAM, type EmbedView, type EmbedViewId } from '../../store/viewLink.ts';
 import { setPresenter } from '../presenter.ts';
@@ -30,10 +32,18 @@ function fullPageHref(): string {
   return `${window.location.pathname}?${q.toString()}`;
 }
 
-/** `ownModelFile`: the link's `?run=` file held a run of a model of your own, which no embedded view shows. */
+/**
+ * `ownModelFile`: the link's `?run=` file held a run of a model of your own; only the inspector shows
+ * one (its last iteration, when the file keeps it), the other views say where the full page does.
+ */
 export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownModelFile?: string | null }) {
   const { t } = useTranslation('common');
   const problems = useUrlSync();
+  const ownTrace = useHfTrain((s) => (ownModelFile !== null && view.kind === 'view' && view.view === 'inspect' ? (s.recorded?.run.lastTrace ?? null) : null));
+  useEffect(() => {
+    if (ownTrace) void import('../../store/hfFlows.ts').then((m) => m.hfFlows()).then((f) => f.inspectRecorded(0));
+  }, [ownTrace]);
+  const ownNotShown = ownModelFile !== null && ownTrace === null;
   useEffect(() => {
     setPresenter(true, false);
     document.documentElement.classList.add('embed');
@@ -52,9 +62,9 @@ export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownM
           {t('embed.openFull')}
         </a>
       </div>
-      {problems.length > 0 || notice?.tone === 'error' || ownModelFile !== null ? (
+      {problems.length > 0 || notice?.tone === 'error' || ownNotShown ? (
         <p className="notice warn embed-notice" role="alert" data-testid="embed-notice">
-          {[...problems, ...(notice?.tone === 'error' ? [notice.text] : []), ...(ownModelFile !== null ? [t('embed.ownModelRun', { file: ownModelFile })] : [])].join(' ')}
+          {[...problems, ...(notice?.tone === 'error' ? [notice.text] : []), ...(ownNotShown ? [t('embed.ownModelRun', { file: ownModelFile })] : [])].join(' ')}
         </p>
       ) : null}
       <Suspense fallback={<p className="muted small">{t('embed.loading')}</p>}>
