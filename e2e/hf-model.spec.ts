@@ -304,7 +304,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
-test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>; it trains on its own task', async ({ page }) => {
+test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>, a character it lacks named; it trains on its own task', async ({ page }) => {
   await open(page);
   await showHfPanel(page);
   await page.getByTestId('hf-open-playground').click();
@@ -317,6 +317,12 @@ test('the playground’s character model opens as the GPT-2 it is: one token a c
   expect(texts.length).toBeGreaterThanOrEqual(2);
   for (const x of texts.slice(0, -1)) expect([...x]).toHaveLength(1);
   expect(texts[texts.length - 1]).toBe('<eos>');
+  await expect(page.getByTestId('hf-response')).toHaveText(texts.slice(0, -1).join(''));
+  await expect(page.getByTestId('hf-unknown-chars')).toHaveCount(0);
+  // a character outside its alphabet has no token: named above the answer, which is the rest's
+  await page.getByTestId('hf-prompt').fill('12+34=?');
+  await page.getByTestId('hf-generate').click();
+  await expect(page.getByTestId('hf-unknown-chars')).toHaveText('The model has no token for “?”: the prompt it read leaves it out.', { timeout: 120_000 });
   await expect(page.getByTestId('hf-response')).toHaveText(texts.slice(0, -1).join(''));
   await page.getByTestId('hf-panel').screenshot({ path: test.info().outputPath('playground-model-as-gpt2.png') });
 

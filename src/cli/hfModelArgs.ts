@@ -124,12 +124,19 @@ async function attachAdapter(model: HfModel, info: HfFolderInfo, dir: string): P
 }
 
 /** The prompt's ids: one user turn through the chat template with the generation prompt (--chat), or the text as tokenizer(text) encodes it. */
-export function promptIds(tokenizer: HfTokenizer, text: string, chat: boolean): number[] {
+export function promptIds(tokenizer: HfTokenizer, text: string, chat: boolean, where = '--prompt'): number[] {
+  knownText(tokenizer, text, where);
   try {
     return chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true });
   } catch (e) {
     throw new InputRefusal(`--chat: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** Refuses text with characters the vocabulary has no token for: the model would read another text (the ids of what remains). */
+export function knownText(tokenizer: HfTokenizer, text: string, flag: string): void {
+  const unknown = tokenizer.unknownChars(text);
+  if (unknown.length > 0) throw new InputRefusal(`${flag}: the model has no token for ${unknown.map((c) => `“${c}”`).join(', ')}; it would read the text without them`);
 }
 
 /** Runs a command body: an InputRefusal prints `<command>: message` and gives exit status 2. */

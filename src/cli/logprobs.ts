@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { responseLogprobs } from '../model/hf/scoring.ts';
 import { runCli } from '../node/runCli.ts';
-import { InputRefusal, MODEL_OPTIONS, MODEL_USAGE, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
+import { InputRefusal, knownText, MODEL_OPTIONS, MODEL_USAGE, openModel, promptIds, refusingBadInput } from './hfModelArgs.ts';
 
 const USAGE = `usage: npm run logprobs -- ${MODEL_USAGE.replace('[--chat]', '--response TEXT [--chat]')}`;
 
@@ -29,6 +29,7 @@ async function main(): Promise<number> {
     // The ids decide the run's length, so the memory plan is made after tokenizing and before the upload.
     const { model, precision } = await openModel(values, (tokenizer, info) => {
       prompt = promptIds(tokenizer, values.prompt!, values.chat!);
+      knownText(tokenizer, values.response!, '--response');
       response = tokenizer.encode(values.response!, { addSpecialTokens: false });
       if (prompt.length === 0) throw new InputRefusal('--prompt: the prompt tokenizes to no token; the first response token is scored from the prompt');
       if (response.length === 0) throw new InputRefusal('--response: the response tokenizes to no token');

@@ -125,11 +125,13 @@ async function run(flags: Flags): Promise<number> {
   const { model, info, tokenizer, precision, memoryBytes } = await openModel({ ...flags, adapter: undefined }, (tok, folderInfo) => {
     if (chat && !tok.hasChatTemplate)
       throw new InputRefusal(`${flags.task !== undefined ? `--task ${flags.task}` : '--chat'}: the model's tokenizer_config.json has no chat_template`);
-    prompts = source.train.map((line) => promptIds(tok, line, chat));
+    // held-out prompts come from a task only
+    const where = (i: number) => (flags.task !== undefined ? `--task ${flags.task}` : `--prompts: line ${i + 1}`);
+    prompts = source.train.map((line, i) => promptIds(tok, line, chat, where(i)));
     prompts.forEach((p, i) => {
       if (p.length === 0) throw new InputRefusal(`--prompts: line ${i + 1} tokenizes to no token`);
     });
-    heldOut = source.heldOut.map((line) => promptIds(tok, line, chat));
+    heldOut = source.heldOut.map((line, i) => promptIds(tok, line, chat, where(i)));
     const longest = Math.max(...prompts.map((p) => p.length), ...heldOut.map((p) => p.length));
     if (longest + maxNewTokens > folderInfo.arch.maxPositions)
       throw new InputRefusal(`--prompts and --max-new-tokens: ${longest} + ${maxNewTokens} tokens exceed the model's max_position_embeddings ${folderInfo.arch.maxPositions}`);

@@ -74,6 +74,9 @@ class CountingFolder implements ModelFolder {
   }
 }
 
+/** Characters named in a message, each in quotes. */
+const quotedChars = (cs: readonly string[]) => cs.map((c) => `“${c}”`).join(', ');
+
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -211,6 +214,10 @@ export class HfSession {
     if (!req.greedy && !(Number.isFinite(req.topP) && req.topP > 0 && req.topP <= 1)) throw new Error(`top-p must be in (0, 1], got ${req.topP}`);
     const promptText = req.chat ? tokenizer.renderChat(req.prompt) : req.prompt;
     const promptIds = req.chat ? tokenizer.encode(promptText, { addSpecialTokens: false }) : tokenizer.encode(promptText, { addSpecialTokens: true });
+    const unknownChars = tokenizer.unknownChars(req.prompt);
+    // Typed text the model sees none of (only the template's or BOS's tokens would remain): refused, naming why.
+    if (unknownChars.length > 0 && tokenizer.encode(req.prompt, { addSpecialTokens: false }).length === 0)
+      throw new Error(`the prompt tokenizes to no token: the model has no token for ${quotedChars(unknownChars)}`);
     if (promptIds.length === 0) throw new Error('the prompt tokenizes to no token: write a prompt');
     if (promptIds.length + req.maxNewTokens > maxPos) {
       throw new Error(`${promptIds.length} prompt tokens + ${req.maxNewTokens} new exceed the model's max_position_embeddings ${maxPos}: lower max new tokens`);
@@ -236,6 +243,7 @@ export class HfSession {
     return {
       promptIds,
       promptText,
+      ...(unknownChars.length > 0 ? { unknownChars } : {}),
       tokens: ids.map((id, i) => ({ id, text: tokenizer.tokenText(id), logprob: out.logprobs[0][i], special: tokenizer.isSpecial(id) })),
       text: tokenizer.decode(ids, { skipSpecialTokens: true }),
       stopped: out.finished[0] ? 'eos' : 'max_new_tokens',

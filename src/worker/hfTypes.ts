@@ -47,6 +47,8 @@ export interface HfSample {
   promptIds: number[];
   /** The prompt as the model saw it (the chat template rendered when on). */
   promptText: string;
+  /** Characters of the typed prompt the tokenizer has no token for (left out of what the model read); absent when none. */
+  unknownChars?: string[];
   tokens: HfSampleToken[];
   /** The response decoded, special tokens left out. */
   text: string;

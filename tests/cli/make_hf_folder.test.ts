@@ -55,6 +55,13 @@ describe('npm run make-hf-folder', { timeout: 120_000 }, () => {
     const own = await charLogprobs(be, model, out.prompt_ids, out.response_ids);
     for (const [j, x] of own.entries()) expect(Math.abs(out.logprobs[j] - x)).toBeLessThan(1e-9);
     model.dispose();
+    // a character outside its alphabet has no token: the scores would be another text's, so the text is refused naming it
+    const unknown = spawnSync('npx', ['tsx', 'src/cli/logprobs.ts', '--model', dir, '--prompt', '12+34=', '--response', '46?', '--backend', 'cpu'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('--response: the model has no token for “?”; it would read the text without them');
     const rm = run('--from-checkpoint', 'public/checkpoints/sentiment_rm.safetensors', '--out', join(root, 'rm'));
     expect(rm.status).toBe(1);
     expect(rm.stderr).toContain('--from-checkpoint public/checkpoints/sentiment_rm.safetensors: only a model with the LM head is a GPT2LMHeadModel; this one has the reward head');

@@ -55,6 +55,10 @@ describe('the character model as a GPT-2 folder', () => {
     }
     expect(hfTok.eosIds).toEqual([chars.eosId]);
     expect(hfTok.padId).toBe(chars.padId);
+    // characters outside the alphabet have no token: encoded as nothing, and named
+    expect(hfTok.encode('1?2é', { addSpecialTokens: false })).toEqual(chars.encode('12'));
+    expect(hfTok.unknownChars('1?2é?=')).toEqual(['?', 'é']);
+    expect(hfTok.unknownChars('12+3=')).toEqual([]);
 
     const be = new CpuBackend();
     const model = await HfModel.load(be, folder, info, 'f32');

@@ -14,8 +14,14 @@ import { HfSession } from '../../src/worker/hfSession.ts';
 import type { HfGenerateRequest } from '../../src/worker/hfTypes.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import { rng } from '../helpers/random.ts';
+import { charModelFolderFiles } from '../../src/model/hf/charModelFolder.ts';
+import type { GptConfig } from '../../src/model/config.ts';
+import { paramLayout } from '../../src/model/params.ts';
+import { CharTokenizer } from '../../src/model/tokenizer.ts';
 
 const seed = () => rng(31).nextU32();
+/** A character model of the playground's arithmetic alphabet (zero weights: only its tokenizer matters here). */
+const CHAR_CFG: GptConfig = { vocabSize: new CharTokenizer('0123456789+=').vocabSize, nLayer: 1, nHead: 2, dModel: 16, maxSeq: 16, head: 'lm' };
 
 function session(offer?: ConstructorParameters<typeof HfSession>[0]['offer']) {
   const posted: WorkerToPage[] = [];
@@ -152,6 +158,23 @@ describe('HfSession', () => {
       await s.generate({ ...REQ, ...patch }, 9);
       expect(last('hfGenerated')!.refusal, JSON.stringify(patch).slice(0, 80)).toMatch(message);
     }
+  });
+
+  it('names the prompt’s characters a vocabulary has no token for, and refuses a prompt of only those', async () => {
+    const { s, last } = session();
+    await s.open(new CpuBackend(), new MemoryFolder('char-model', charModelFolderFiles(CHAR_CFG, new Float64Array(paramLayout(CHAR_CFG).total), '0123456789+=')), 1);
+    await s.generate({ ...REQ, prompt: '12+7=?é', chat: false, maxNewTokens: 2 }, 4);
+    const sample = last('hfGenerated')!.sample!;
+    expect(sample.unknownChars).toEqual(['?', 'é']);
+    expect(sample.promptIds).toHaveLength(1 + 5); // <bos> and the five known characters
+    await s.generate({ ...REQ, prompt: '12+7=', chat: false, maxNewTokens: 2 }, 5);
+    expect(last('hfGenerated')!.sample!.unknownChars).toBeUndefined();
+    await s.generate({ ...REQ, prompt: 'ok?', chat: false, maxNewTokens: 2 }, 6);
+    expect(last('hfGenerated')!.refusal).toBe('the prompt tokenizes to no token: the model has no token for “o”, “k”, “?”');
+    // a byte-level vocabulary has a token for every character
+    await s.open(new CpuBackend(), await synthesizeToMemory({ family: 'qwen3', dtype: 'F32', shards: 1, seed: seed() }), 7);
+    await s.generate({ ...REQ, prompt: 'é ? 漢字', chat: false, maxNewTokens: 2 }, 8);
+    expect(last('hfGenerated')!.sample!.unknownChars).toBeUndefined();
   });
 
   it('answers Generate without a model, and after close, with a refusal', async () => {

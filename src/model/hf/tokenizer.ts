@@ -71,6 +71,16 @@ export class HfTokenizer {
     return this.tok.encode(text, { add_special_tokens: opts.addSpecialTokens ?? true }).ids;
   }
 
+  /**
+   * The distinct characters of `text` this tokenizer has no token for, in order of appearance: a
+   * vocabulary without byte fallback or an unknown token (the playground's character model as
+   * GPT-2) encodes them as nothing, so the model never sees them. Whitespace is not judged: a
+   * SentencePiece-style tokenizer folds it into the next token and encodes it alone as nothing.
+   */
+  unknownChars(text: string): string[] {
+    return [...new Set(Array.from(text))].filter((c) => !/\s/u.test(c) && this.encode(c, { addSpecialTokens: false }).length === 0);
+  }
+
   decode(ids: ArrayLike<number>, opts: DecodeOptions = {}): string {
     // @huggingface/tokenizers refuses an empty list; an empty response is the empty string
     if (ids.length === 0) return '';

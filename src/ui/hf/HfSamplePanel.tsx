@@ -20,6 +20,11 @@ function Tokens() {
   if (!sample) return null;
   return (
     <div className="hf-sample" data-testid="hf-sample">
+      {sample.unknownChars ? (
+        <p className="notice warn small" data-testid="hf-unknown-chars">
+          {t('hf.unknownChars', { count: sample.unknownChars.length, chars: sample.unknownChars.map((c) => `“${c}”`).join(' ') })}
+        </p>
+      ) : null}
       <p className="small muted">
         {t(sample.stopped === 'eos' ? 'hf.stoppedEos' : 'hf.stoppedMax', {
           tokens: sample.tokens.length,
