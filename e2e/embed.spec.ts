@@ -152,7 +152,7 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
   await expect(frame.getByTestId('embed-notice')).toContainText('“1 · SFT” → “Your own model”');
   // The inspector shows its last iteration, which the file keeps, with the model's tokens.
   await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=inspect');
-  await expect(frame.locator('#inspect-iteration option:checked')).toHaveText('Your own model (chat-arithmetic) · iteration 120', { timeout: 30_000 });
+  await expect(frame.locator('#inspect-iteration option:checked')).toHaveText('own-model-grpo.json, recorded (chat-arithmetic) · iteration 120', { timeout: 30_000 });
   await expect(frame.locator('table.inspect-table tbody tr[data-t]').first()).toBeVisible();
   await expect(frame.getByTestId('embed-notice')).toHaveCount(0);
   const audit = await new AxeBuilder({ page: frame }).include('[data-testid="embed"]').withTags(['wcag2a', 'wcag2aa']).analyze();

@@ -275,7 +275,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await recorded.screenshot({ path: test.info().outputPath('hf-recorded.png') });
   // its last iteration opens in Inspect from the file alone
   await recorded.getByTestId('hf-train-inspect').click();
-  await expect(page.locator('#inspect-iteration option:checked')).toHaveText(`Your own model (${GOOD}) · iteration 3`);
+  await expect(page.locator('#inspect-iteration option:checked')).toHaveText(`${GOOD}-run-3.json, recorded (${GOOD}) · iteration 3`);
   await expect(page.locator('table.inspect-table tbody tr[data-t]').first()).toBeVisible();
   // Its model opened: the adapter and training state go back on it, and Continue goes on from 3.
   await pick(page, GOOD);
@@ -304,7 +304,9 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-forget').click();
 });
 
-test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>, a character it lacks named; it trains on its own task', async ({ page }) => {
+test('the playground’s character model opens as the GPT-2 it is: one token a character, its answer ending in <eos>, a character it lacks named; it trains on its own task', async ({
+  page,
+}) => {
   await open(page);
   await showHfPanel(page);
   await page.getByTestId('hf-open-playground').click();
@@ -451,7 +453,7 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await expect(page.getByTestId('hf-recorded')).toContainText(`it holds another adapter (${kept + 1} iterations)`);
   // its last iteration, recorded with it, opens in Inspect while it is shown as recorded
   await page.getByTestId('hf-recorded').getByTestId('hf-train-inspect').click();
-  await expect(page.locator('#inspect-iteration option:checked')).toHaveText('Your own model (chat-arithmetic) · iteration 120');
+  await expect(page.locator('#inspect-iteration option:checked')).toHaveText('own-model-grpo.json, recorded (chat-arithmetic) · iteration 120');
   await page.getByTestId('hf-recorded-put').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');

@@ -21,7 +21,7 @@ import { HF_RUN_FILE_MAX_BYTES, HF_RUN_FILE_VERSIONS_READ, type HfRecordedRun, t
 import * as notices from './notices.ts';
 import { SHIPPED_CHAT_MODEL } from '../model/hf/shippedModel.ts';
 import { playgroundCheckpoint, playgroundModelFolder } from './playgroundModelFolder.ts';
-import { OWN_MODEL_RUN_ID, useInspection } from './inspection.ts';
+import { OWN_MODEL_RECORDED_ID, OWN_MODEL_RUN_ID, useInspection } from './inspection.ts';
 
 export interface HfFlowDeps {
   store: StoreApi<HfState>;
@@ -52,7 +52,7 @@ function ownModelTraceOf(iter: number): HfRunTrace | undefined {
   return c ? { trace: c.trace, prompts: c.prompts, tokenText: c.tokenText } : undefined;
 }
 
-/** A run file's trace in the inspector, as the run's own iteration of model `label`. */
+/** A kept or put-back run's trace in the inspector, as the live run's iteration of model `label`. */
 const showOwnModelTrace = (t: HfRunTrace, label: string) => useInspection.getState().ownModelTraceReceived({ type: 'hfTrace', ...t }, label);
 
 function message(e: unknown): string {
@@ -436,8 +436,9 @@ export class HfFlows {
   inspectRecorded(row: number): void {
     const rec = this.tr.recorded;
     if (!rec?.run.lastTrace) return;
-    showOwnModelTrace(rec.run.lastTrace, rec.run.model.label);
-    useInspection.getState().focusOn({ runId: OWN_MODEL_RUN_ID, iter: rec.run.lastTrace.trace.iter, row });
+    // named by the file alone (a link's ?run= path is the site's, not the file's name)
+    useInspection.getState().recordedTraceShown(rec.run.lastTrace, rec.run.model.label, rec.fileName.slice(rec.fileName.lastIndexOf('/') + 1));
+    useInspection.getState().focusOn({ runId: OWN_MODEL_RECORDED_ID, iter: rec.run.lastTrace.trace.iter, row });
   }
 
   /** Closes a run file shown as recorded (its model never opened). */

@@ -13,12 +13,16 @@ export const TRACES_KEPT = 5;
 
 /** The run id of the own-model run's traces (one run at a time: a fresh run or another model drops them). */
 export const OWN_MODEL_RUN_ID = 'own-model';
+/** The run id of a run file's own-model trace shown as recorded (one at a time), apart from the live run's. */
+export const OWN_MODEL_RECORDED_ID = 'own-model-recorded';
 
 /** A captured iteration with the run it belongs to and the prompts and tokens as text. */
 export interface CapturedTrace {
   runId: string;
-  /** The opened model's label, for a trace of the own-model run (OWN_MODEL_RUN_ID). */
+  /** The model's label, for a trace of an own-model run (OWN_MODEL_RUN_ID, OWN_MODEL_RECORDED_ID). */
   model?: string;
+  /** The run file a recorded own-model trace came from (OWN_MODEL_RECORDED_ID). */
+  file?: string;
   trace: IterationTrace;
   prompts: string[]; // (B) prompt text of each response
   tokenText: string[]; // (B·A) each response token as text ('' for padding)
@@ -56,6 +60,8 @@ export interface InspectionState {
   traceReceived(msg: Extract<WorkerToPage, { type: 'trace' }>, run: RunRecord | undefined): void;
   /** An iteration of the own-model run on `model`: kept in place of an earlier trace of that iteration (replayed after a lost device). */
   ownModelTraceReceived(msg: Extract<WorkerToPage, { type: 'hfTrace' }>, model: string): void;
+  /** A run file's own-model trace, shown as recorded in place of any shown before; the live run's traces stay as they are. */
+  recordedTraceShown(t: Pick<CapturedTrace, 'trace' | 'prompts' | 'tokenText'>, model: string, file: string): void;
 }
 
 export const useInspection = create<InspectionState>()((set, get) => ({
@@ -91,5 +97,8 @@ export const useInspection = create<InspectionState>()((set, get) => ({
     if (!trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
     set((s) => ({ traces: s.traces.filter((x) => x.runId !== OWN_MODEL_RUN_ID || x.trace.iter !== trace.iter) }));
     get().pushTrace({ runId: OWN_MODEL_RUN_ID, model, trace, prompts, tokenText });
+  },
+  recordedTraceShown(t, model, file) {
+    set((s) => ({ traces: [...s.traces.filter((x) => x.runId !== OWN_MODEL_RECORDED_ID), { runId: OWN_MODEL_RECORDED_ID, model, file, ...t }] }));
   },
 }));

@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { playgroundCheckpoint } from '../../src/store/playgroundModelFolder.ts';
 import type { KeptSftModel } from '../../src/store/sftState.ts';
 import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
-import { OWN_MODEL_RUN_ID, useInspection } from '../../src/store/inspection.ts';
+import { OWN_MODEL_RECORDED_ID, OWN_MODEL_RUN_ID, useInspection } from '../../src/store/inspection.ts';
 
 const ARITHMETIC_CHECKPOINT = new Uint8Array(readFileSync(new URL('../../public/checkpoints/arithmetic.safetensors', import.meta.url)));
 
@@ -706,10 +706,12 @@ describe('a saved run of your own model', () => {
     // Its last iteration opens in the inspector from the file alone, on the response asked for.
     useInspection.setState({ traces: [], focus: null });
     flows.inspectRecorded(3);
+    const shownTrace = () => useInspection.getState().traces.find((c) => c.runId === OWN_MODEL_RECORDED_ID);
+    expect(shownTrace()).toMatchObject({ model: 'tiny qwen', file: fileName, prompts: recorded.lastTrace!.prompts, tokenText: recorded.lastTrace!.tokenText });
+    expect(Array.from(shownTrace()!.trace.oldLogprobs)).toEqual(Array.from(recorded.lastTrace!.trace.oldLogprobs));
+    expect(useInspection.getState().focus).toMatchObject({ runId: OWN_MODEL_RECORDED_ID, iter: 2, row: 3 });
     const ownTrace = () => useInspection.getState().traces.find((c) => c.runId === OWN_MODEL_RUN_ID);
-    expect(ownTrace()).toMatchObject({ model: 'tiny qwen', prompts: recorded.lastTrace!.prompts, tokenText: recorded.lastTrace!.tokenText });
-    expect(Array.from(ownTrace()!.trace.oldLogprobs)).toEqual(Array.from(recorded.lastTrace!.trace.oldLogprobs));
-    expect(useInspection.getState().focus).toMatchObject({ runId: OWN_MODEL_RUN_ID, iter: 2, row: 3 });
+    expect(ownTrace()).toBeUndefined(); // shown as recorded, not as the live run's
 
     // Another model opened: the run stays recorded, its adapter off that model.
     const other = flows.openPicked({ label: 'other', files: files() });

@@ -2,7 +2,7 @@
 // an own-model iteration's trace comes with its model's label, one per iteration.
 import { describe, expect, it } from 'vitest';
 import type { IterationTrace } from '../../src/rl/inspect/trace.ts';
-import { OWN_MODEL_RUN_ID, TRACES_KEPT, useInspection, type CapturedTrace } from '../../src/store/inspection.ts';
+import { OWN_MODEL_RECORDED_ID, OWN_MODEL_RUN_ID, TRACES_KEPT, useInspection, type CapturedTrace } from '../../src/store/inspection.ts';
 
 const captured = (runId: string, iter: number): CapturedTrace => ({ runId, trace: { iter } as IterationTrace, prompts: [], tokenText: [] });
 
@@ -46,5 +46,17 @@ describe('inspection store', () => {
     ]);
     useInspection.getState().dropRun(OWN_MODEL_RUN_ID);
     expect(useInspection.getState().traces.map((t) => t.runId)).toEqual(['a']);
+  });
+
+  it('a run file’s trace shown as recorded stands apart from the live run’s, one at a time, even at the same iteration', () => {
+    useInspection.setState({ traces: [] });
+    const t = (iter: number, tag: string) => ({ trace: { iter, B: 1, A: 1 } as IterationTrace, prompts: [tag], tokenText: ['x'] });
+    useInspection.getState().ownModelTraceReceived({ type: 'hfTrace', ...t(120, 'live') }, 'chat-arithmetic');
+    useInspection.getState().recordedTraceShown(t(120, 'first file'), 'chat-arithmetic', 'a.json');
+    useInspection.getState().recordedTraceShown(t(120, 'second file'), 'chat-arithmetic', 'b.json');
+    expect(useInspection.getState().traces.map((c) => [c.runId, c.prompts[0], c.file])).toEqual([
+      [OWN_MODEL_RUN_ID, 'live', undefined],
+      [OWN_MODEL_RECORDED_ID, 'second file', 'b.json'],
+    ]);
   });
 });

@@ -99,7 +99,12 @@ function InspectorBody() {
     if (focus && traces.some((c) => keyOf(c) === `${focus.runId}:${focus.iter}`)) setChosen(`${focus.runId}:${focus.iter}`);
   }, [focus, traces]);
   const focusRow = focus && captured && keyOf(captured) === `${focus.runId}:${focus.iter}` ? focus : null;
-  const runName = (c: CapturedTrace) => (c.model !== undefined ? tr('picker.ownModelRun', { model: c.model }) : (runs.find((r) => r.id === c.runId)?.name ?? c.runId));
+  const runName = (c: CapturedTrace) =>
+    c.file !== undefined
+      ? tr('picker.ownModelRecorded', { file: c.file, model: c.model })
+      : c.model !== undefined
+        ? tr('picker.ownModelRun', { model: c.model })
+        : (runs.find((r) => r.id === c.runId)?.name ?? c.runId);
   return (
     <section className="inspector" aria-label={tr('region')}>
       <h3 className="inspect-title">{tr('heading')}</h3>
