@@ -43,9 +43,6 @@ export interface HfFlowDeps {
 /** The inspector's traces of the last own-model run: gone with a fresh run, another adapter or another model. */
 const dropOwnModelTraces = () => useInspection.getState().dropRun(OWN_MODEL_RUN_ID);
 
-/** Keeps the own-model run's traces of model `label` (opened again after a lost device), drops any other model's. */
-const keepOwnModelTracesOf = (label: string) => useInspection.setState((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === label) }));
-
 /** The own-model run's trace of iteration `iter` the inspector holds, as a run keeps it. */
 function ownModelTraceOf(iter: number): HfRunTrace | undefined {
   const c = useInspection.getState().traces.find((x) => x.runId === OWN_MODEL_RUN_ID && x.trace.iter === iter);
@@ -90,7 +87,7 @@ export class HfFlows {
       const opened = reply.refusal === undefined && reply.model !== undefined;
       if (opened) {
         this.tr.modelChanged();
-        keepOwnModelTracesOf(folder.label);
+        useInspection.getState().ownModelOpened(folder.label);
         await this.offerKeptAdapter(folder.label);
         await this.putRecordedOnModel();
       }

@@ -60,6 +60,8 @@ export interface InspectionState {
   traceReceived(msg: Extract<WorkerToPage, { type: 'trace' }>, run: RunRecord | undefined): void;
   /** An iteration of the own-model run on `model`: kept in place of an earlier trace of that iteration (replayed after a lost device). */
   ownModelTraceReceived(msg: Extract<WorkerToPage, { type: 'hfTrace' }>, model: string): void;
+  /** Model `model` is open: the own-model run's traces of that model stay (it came back after a lost device), any other model's go. */
+  ownModelOpened(model: string): void;
   /** A run file's own-model trace, shown as recorded in place of any shown before; the live run's traces stay as they are. */
   recordedTraceShown(t: Pick<CapturedTrace, 'trace' | 'prompts' | 'tokenText'>, model: string, file: string): void;
 }
@@ -98,6 +100,7 @@ export const useInspection = create<InspectionState>()((set, get) => ({
     set((s) => ({ traces: s.traces.filter((x) => x.runId !== OWN_MODEL_RUN_ID || x.trace.iter !== trace.iter) }));
     get().pushTrace({ runId: OWN_MODEL_RUN_ID, model, trace, prompts, tokenText });
   },
+  ownModelOpened: (model) => set((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === model) })),
   recordedTraceShown(t, model, file) {
     set((s) => ({ traces: [...s.traces.filter((x) => x.runId !== OWN_MODEL_RECORDED_ID), { runId: OWN_MODEL_RECORDED_ID, model, file, ...t }] }));
   },

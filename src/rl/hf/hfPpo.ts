@@ -285,72 +285,70 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       be.dispose(maskM);
     }
   }
-  const valueSteps = steps.filter((x) => x.value !== null);
-  const keptLogprobs = steps.flatMap((x) => (x.logprobs ? [x.logprobs] : []));
-  const keptValues = steps.flatMap((x) => (x.values ? [x.values] : []));
-  const experience = cfg.inspect ? [shaped.rewards, returns!] : [];
-  const host = await be.readMany([...steps.map((x) => x.policy), ...valueSteps.map((x) => x.value!), ...keptLogprobs, ...keptValues, ...experience]);
-  const take = (n: number) => host.splice(0, n);
-  const policyRows = take(steps.length);
-  const valueRows = take(valueSteps.length);
-  const lpRows = take(keptLogprobs.length);
-  const valueRowsKept = take(keptValues.length);
-  const lastEpoch = steps.map((x) => x.epoch === cfg.ppoEpochs - 1);
-  const mean = (rows: Float64Array[], last: boolean[], at: number) => {
-    const kept = rows.filter((_, i) => last[i]);
-    return kept.reduce((sum, r) => sum + r[at], 0) / kept.length;
-  };
-  let trace: IterationTrace | null = null;
-  if (cfg.inspect) {
-    const [rewardsHost, returnsAll] = take(2);
-    let v = 0;
-    const stepHosts = steps.map((x, j): HfStepHost => {
-      const hasValue = x.value !== null;
-      const at = hasValue ? v++ : -1;
-      return {
-        epoch: x.epoch,
-        index: x.index,
-        rows: x.rows,
-        width: x.width,
-        logprobs: lpRows[j],
-        values: hasValue ? valueRowsKept[at] : null,
-        policyStats: policyRows[j],
-        valueStats: hasValue ? valueRows[at] : null,
-      };
-    });
-    trace = hfIterationTrace({
-      iter: iteration + 1,
-      cfg,
-      prompts,
-      responses,
-      group,
-      padId: roles.padId,
-      A,
-      actionMask: mask,
-      scores,
-      oldLogprobs: old,
-      refLogprobs: ref,
-      values: valuesHost ?? null,
-      kl,
-      rewards: rewardsHost,
-      advantages: advHost,
-      returns: returnsAll,
-      steps: stepHosts,
-    });
-  }
+  // One readback: every step's tensors, and with a trace the shaped rewards and (without a critic,
+  // whose returns the update already read) the returns.
+  const reads: Tensor[] = [];
+  const slot = (t: Tensor | null) => (t ? reads.push(t) - 1 : -1);
+  const slots = steps.map((x) => ({ policy: slot(x.policy), value: slot(x.value), logprobs: slot(x.logprobs), values: slot(x.values) }));
+  const rewardsSlot = cfg.inspect ? slot(shaped.rewards) : -1;
+  const returnsSlot = cfg.inspect && !returnsHost ? slot(returns) : -1;
+  const host = await be.readMany(reads);
+  const got = (i: number) => (i < 0 ? null : host[i]);
+  const stepHosts = steps.map(
+    (x, j): HfStepHost => ({
+      epoch: x.epoch,
+      index: x.index,
+      rows: x.rows,
+      width: x.width,
+      logprobs: got(slots[j].logprobs) ?? new Float64Array(0), // read with a trace only
+      values: got(slots[j].values),
+      policyStats: host[slots[j].policy],
+      valueStats: got(slots[j].value),
+    }),
+  );
+  // The panel's losses: the last epoch's steps, averaged.
+  const lastEpoch = stepHosts.filter((x) => x.epoch === cfg.ppoEpochs - 1);
+  const mean = (rows: Float64Array[], at: number) => rows.reduce((sum, r) => sum + r[at], 0) / rows.length;
+  const lastValueStats = lastEpoch.flatMap((x) => (x.valueStats ? [x.valueStats] : []));
+  const trace = cfg.inspect
+    ? hfIterationTrace({
+        iter: iteration + 1,
+        cfg,
+        prompts,
+        responses,
+        group,
+        padId: roles.padId,
+        A,
+        actionMask: mask,
+        scores,
+        oldLogprobs: old,
+        refLogprobs: ref,
+        values: valuesHost ?? null,
+        kl,
+        rewards: host[rewardsSlot],
+        advantages: advHost,
+        returns: returnsHost ?? host[returnsSlot],
+        steps: stepHosts,
+      })
+    : null;
   be.dispose(...steps.flatMap((x) => [x.policy, x.value, x.logprobs, x.values]));
   be.dispose(actionMask, oldT, valuesT, scoresT, refT, shaped.rewards, shaped.kl, returns, advantages);
   model.setAdapters(actor.adapters);
-  const lastValue = valueSteps.map((x) => x.epoch === cfg.ppoEpochs - 1);
   return {
     responses,
     scores,
     scoreMean: scores.reduce((s, x) => s + x, 0) / B,
     klMean: maskedMean(kl, mask),
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
-    policyLoss: mean(policyRows, lastEpoch, POLICY_STATS.loss),
-    clipfrac: mean(policyRows, lastEpoch, POLICY_STATS.clipfrac),
-    valueLoss: valueRows.length > 0 ? mean(valueRows, lastValue, VALUE_STATS.loss) : null,
+    policyLoss: mean(
+      lastEpoch.map((x) => x.policyStats),
+      POLICY_STATS.loss,
+    ),
+    clipfrac: mean(
+      lastEpoch.map((x) => x.policyStats),
+      POLICY_STATS.clipfrac,
+    ),
+    valueLoss: lastValueStats.length > 0 ? mean(lastValueStats, VALUE_STATS.loss) : null,
     inspected: trace ? inspectedRows(trace, responses, cfg.policy) : null,
     trace,
   };
