@@ -173,6 +173,30 @@ describe('knobsFromConfig', () => {
 });
 
 describe('per-token terms against the references’ losses', () => {
+  for (const lossMode of ['vanilla', 'cispo', 'sapo', 'gpg', 'clip_cov', 'kl_cov'] as const) {
+    it(`each token's ratio is π_new/π_old, exp(clamp(log π_new − log π_old, ±20)), above 1 as below (${lossMode})`, () => {
+      const trace = buildTrace(rng(401), { knobs: { lossMode, clipLow: 0.15, clipHigh: 0.25 }, newSpread: 0.4 });
+      const rec = recomputeTrace(trace);
+      const A = trace.A;
+      let above = 0;
+      let below = 0;
+      rec.minibatches.forEach((mb, j) => {
+        const mask = gatherRows(trace.actionMask, A, mb.rows);
+        const old = gatherRows(trace.oldLogprobs, A, mb.rows);
+        const logp = trace.minibatches[j].newLogprobs;
+        for (let i = 0; i < mask.length; i++) {
+          if (mask[i] === 0) continue;
+          const want = Math.exp(Math.min(20, Math.max(-20, logp[i] - old[i])));
+          expectClose([mb.ratio[i]], [want], 1e-15, 0, `step ${j} token ${i} ratio`);
+          if (want > 1) above++;
+          if (want < 1) below++;
+        }
+      });
+      expect(above).toBeGreaterThan(0);
+      expect(below).toBeGreaterThan(0);
+    });
+  }
+
   for (const lossMode of ['vanilla', 'gspo', 'cispo', 'sapo', 'gpg', 'geo_mean'] as const) {
     it(`token losses, weights and clip sides add up to policyLossRef's loss and clip fractions (${lossMode})`, () => {
       const trace = buildTrace(rng(400), { knobs: { lossMode, clipLow: 0.15, clipHigh: 0.25, tisCap: 1.5 }, newSpread: 0.4, holeRow: 0 });

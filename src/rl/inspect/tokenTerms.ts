@@ -1,7 +1,7 @@
 // Per-token outputs the float64 references compute but do not return: which side of the clip a
 // token took, its ratio, and the two terms of the clipped value loss. Each is read off the
 // reference's own per-token result, so the inspector cannot drift from the loss that trained.
-import { GSPO_LOG_RATIO_MAX, gspoSeqLogRatios, policyTokensRef, type PolicyLossParams, type PolicyToken } from '../../reference/policyLoss.ts';
+import { GSPO_LOG_RATIO_MAX, gspoSeqLogRatios, LOG_RATIO_CLAMP, policyTokensRef, type PolicyLossParams, type PolicyToken } from '../../reference/policyLoss.ts';
 import { valueTokenRef } from '../../reference/valueLoss.ts';
 
 /** Which bound decided a token's policy loss: 1 − ε_low, 1 + ε_high, the dual clip c, or none. */
@@ -54,7 +54,8 @@ export function policyTokenTerms(
       const ratio = Math.exp(-t.kl);
       out.push({ ...t, ratio, side: t.clipped || t.lower ? (ratio > 1 ? 'high' : 'low') : 'none' });
     } else {
-      const ratio = Math.exp(-t.kl); // t.kl is −clamp(logp − old, ±20), the exponent the loss used
+      // The exponent the loss used; not read off t.kl, which kl_cov reports as |logp − old|.
+      const ratio = Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logprobs[i] - oldLogprobs[i])));
       out.push({ ...t, ratio, side: clipSide(t, ratio) });
     }
   }
