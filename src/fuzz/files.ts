@@ -270,7 +270,7 @@ function validHfRun(): HfRecordedRun {
       weights: encodeSafetensors([tensor('base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', 8)], { format: 'pt' }),
       state: encodeSafetensors([tensor('actor.params', 16)]),
     },
-    lastTrace: { trace, prompts: ['What is 0 + 2?', 'What is 1 + 2?'], tokenText: [' 3', ' 4', ' 4', ' 5'] },
+    lastTrace: { trace, prompts: ['What is 0 + 2?', 'What is 1 + 2?'], tokenText: [' 3', ' 4', ' 4', ' 5'], endedWithEos: [true, false] },
   };
 }
 

@@ -62,7 +62,9 @@ export async function recordHfPreset(o: { preset: HfPreset; be: Backend; iterati
     rows,
     evals,
     adapter: { config: exported.config, weights: exported.weights, ...(exported.state ? { state: exported.state } : {}) },
-    ...(last && last.trace.iter === rows.at(-1)?.iter ? { lastTrace: { trace: last.trace, prompts: last.prompts, tokenText: last.tokenText } } : {}),
+    ...(last && last.trace.iter === rows.at(-1)?.iter
+      ? { lastTrace: { trace: last.trace, prompts: last.prompts, tokenText: last.tokenText, endedWithEos: last.endedWithEos } }
+      : {}),
   });
   session.close();
   return { text, rows, evals, seconds: (performance.now() - t0) / 1000 };

@@ -35,8 +35,46 @@ export interface SampleRow {
   response: string;
   /** Scalar task score of the whole response (before KL shaping). */
   reward: number;
-  endedWithEos: boolean;
+  /** null where it was not recorded (an own-model trace from a file made before the flag). */
+  endedWithEos: boolean | null;
   tokens: SampleToken[];
+}
+
+/** Rows of an iteration the teaching views show (the first of the update's last minibatch). */
+export const SAMPLE_ROWS = 6;
+
+/** The (B, A) arrays a sample token reads its quantities from: the trainer's experience, or a trace's. */
+export interface SampleTokenSource {
+  advantages: ArrayLike<number>;
+  kl: ArrayLike<number>;
+  values: ArrayLike<number>;
+  rewards: ArrayLike<number>;
+  returns: ArrayLike<number>;
+  refLogprobs: ArrayLike<number>;
+  oldLogprobs?: ArrayLike<number> | null;
+  rolloutLogprobs?: ArrayLike<number> | null;
+  /** The mask after rejection sampling (0 where a token was dropped); null without it. */
+  rsMask?: ArrayLike<number> | null;
+}
+
+/** Token `k` of the batch, with what its update step gave it (ratio, π_new, the cov pick). */
+export function sampleToken(src: SampleTokenSource, k: number, text: string, ratio: number, step: { newLogprob?: number; covPicked?: boolean } = {}): SampleToken {
+  const t: SampleToken = {
+    text,
+    advantage: src.advantages[k],
+    kl: src.kl[k],
+    ratio,
+    value: src.values[k],
+    reward: src.rewards[k],
+    return: src.returns[k],
+    refLogprob: src.refLogprobs[k],
+  };
+  if (src.oldLogprobs) t.oldLogprob = src.oldLogprobs[k];
+  if (src.rolloutLogprobs) t.rolloutLogprob = src.rolloutLogprobs[k];
+  if (step.newLogprob !== undefined) t.newLogprob = step.newLogprob;
+  if (step.covPicked !== undefined) t.covPicked = step.covPicked;
+  if (src.rsMask) t.rejected = src.rsMask[k] === 0;
+  return t;
 }
 
 export function tokenText(tok: CharTokenizer, id: number): string {
@@ -66,22 +104,12 @@ export function sampleRows(
     for (let a = 0; a < A; a++) {
       const k = b * A + a;
       if (e.mask[k] === 0) continue;
-      const t: SampleToken = {
-        text: tokenText(tok, ids[a]),
-        advantage: e.advantages[k],
-        kl: e.kl[k],
-        ratio: ratio[i * A + a],
-        value: e.values[k],
-        reward: e.rewards[k],
-        return: e.returns[k],
-        refLogprob: e.refLogprobs[k],
-      };
-      if (e.oldLogprobs) t.oldLogprob = e.oldLogprobs[k];
-      if (e.rolloutLogprobs) t.rolloutLogprob = e.rolloutLogprobs[k];
-      if (newLogprobs) t.newLogprob = newLogprobs[i * A + a];
-      if (covSelected) t.covPicked = covSelected[i * A + a] === 1;
-      if (e.rsMask) t.rejected = e.rsMask[k] === 0;
-      tokens.push(t);
+      tokens.push(
+        sampleToken(e, k, tokenText(tok, ids[a]), ratio[i * A + a], {
+          newLogprob: newLogprobs?.[i * A + a],
+          covPicked: covSelected ? covSelected[i * A + a] === 1 : undefined,
+        }),
+      );
     }
     out.push({ prompt: samples[b].prompt, response: samples[b].response, reward: e.scores[b], endedWithEos: samples[b].endedWithEos, tokens });
   }

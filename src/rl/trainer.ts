@@ -52,7 +52,7 @@ import {
   type RolloutTensors,
 } from './rollout.ts';
 import { RolloutSource } from './rolloutSource.ts';
-import { sampleRows, type SampleRow } from './samples.ts';
+import { SAMPLE_ROWS, sampleRows, type SampleRow } from './samples.ts';
 import type { RewardSandbox } from './rewardFunction/sandbox.ts';
 import { scoreRollout, type RewardScorer, type ScoringSetup } from './score.ts';
 import { criticFromState, modelsFromState, requireRewardModel, requireRewardSandbox, restorableState, RESTART_FIELDS, saveTrainerState, setPolicyState } from './trainerSave.ts';
@@ -128,8 +128,6 @@ export interface IterationOptions {
   lateCapture?: () => boolean;
 }
 
-/** Sample rows sent to the UI per iteration. */
-const SAMPLE_ROWS = 6;
 const ADAM_EPS = 1e-8;
 
 /** What the update leaves for the final readback: its statistics and the last minibatch's view. */

@@ -46,7 +46,7 @@ const dropOwnModelTraces = () => useInspection.getState().dropRun(OWN_MODEL_RUN_
 /** The own-model run's trace of iteration `iter` the inspector holds, as a run keeps it. */
 function ownModelTraceOf(iter: number): HfRunTrace | undefined {
   const c = useInspection.getState().traces.find((x) => x.runId === OWN_MODEL_RUN_ID && x.trace.iter === iter);
-  return c ? { trace: c.trace, prompts: c.prompts, tokenText: c.tokenText } : undefined;
+  return c ? { trace: c.trace, prompts: c.prompts, tokenText: c.tokenText, ...(c.endedWithEos ? { endedWithEos: c.endedWithEos } : {}) } : undefined;
 }
 
 /** A kept or put-back run's trace in the inspector, as the live run's iteration of model `label`. */

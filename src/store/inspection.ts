@@ -26,9 +26,14 @@ export interface CapturedTrace {
   trace: IterationTrace;
   prompts: string[]; // (B) prompt text of each response
   tokenText: string[]; // (B·A) each response token as text ('' for padding)
+  /** (B) whether each response ended with an EOS token; absent where the trace's source did not say. */
+  endedWithEos?: boolean[];
 }
 
 export type { HackedOffer } from './hackedOffer.ts';
+
+/** The worker's `hfTrace`, or a kept run's trace shown again (a file made before the EOS flags has none). */
+export type OwnModelTraceMessage = Omit<Extract<WorkerToPage, { type: 'hfTrace' }>, 'endedWithEos'> & { endedWithEos?: boolean[] };
 
 /** What the inspector is asked to open: a response, and optionally one of its tokens in one update step. */
 export type InspectFocus = HackedOffer & { t?: number; step?: number };
@@ -59,11 +64,11 @@ export interface InspectionState {
    */
   traceReceived(msg: Extract<WorkerToPage, { type: 'trace' }>, run: RunRecord | undefined): void;
   /** An iteration of the own-model run on `model`: kept in place of an earlier trace of that iteration (replayed after a lost device). */
-  ownModelTraceReceived(msg: Extract<WorkerToPage, { type: 'hfTrace' }>, model: string): void;
+  ownModelTraceReceived(msg: OwnModelTraceMessage, model: string): void;
   /** Model `model` is open: the own-model run's traces of that model stay (it came back after a lost device), any other model's go. */
   ownModelOpened(model: string): void;
   /** A run file's own-model trace, shown as recorded in place of any shown before; the live run's traces stay as they are. */
-  recordedTraceShown(t: Pick<CapturedTrace, 'trace' | 'prompts' | 'tokenText'>, model: string, file: string): void;
+  recordedTraceShown(t: Pick<CapturedTrace, 'trace' | 'prompts' | 'tokenText' | 'endedWithEos'>, model: string, file: string): void;
 }
 
 export const useInspection = create<InspectionState>()((set, get) => ({
@@ -95,10 +100,10 @@ export const useInspection = create<InspectionState>()((set, get) => ({
     if (offer) set({ hacked: offer });
   },
   ownModelTraceReceived(msg, model) {
-    const { trace, prompts, tokenText } = msg;
-    if (!trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A) return;
+    const { trace, prompts, tokenText, endedWithEos } = msg;
+    if (!trace || prompts?.length !== trace.B || tokenText?.length !== trace.B * trace.A || (endedWithEos && endedWithEos.length !== trace.B)) return;
     set((s) => ({ traces: s.traces.filter((x) => x.runId !== OWN_MODEL_RUN_ID || x.trace.iter !== trace.iter) }));
-    get().pushTrace({ runId: OWN_MODEL_RUN_ID, model, trace, prompts, tokenText });
+    get().pushTrace({ runId: OWN_MODEL_RUN_ID, model, trace, prompts, tokenText, ...(endedWithEos ? { endedWithEos } : {}) });
   },
   ownModelOpened: (model) => set((s) => ({ traces: s.traces.filter((c) => c.runId !== OWN_MODEL_RUN_ID || c.model === model) })),
   recordedTraceShown(t, model, file) {

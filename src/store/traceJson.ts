@@ -63,7 +63,9 @@ export function traceFromJson(j: CapturedTraceJson): CapturedTrace {
     ),
   };
   checkTraceShapes(trace);
-  return { runId: j.runId, trace, prompts: [...j.prompts], tokenText: [...j.tokenText] };
+  const eos = j.endedWithEos;
+  if (eos !== undefined && eos.length !== trace.B) throw new Error(`iteration trace: endedWithEos has ${eos.length} values, expected ${trace.B}`);
+  return { runId: j.runId, trace, prompts: [...j.prompts], tokenText: [...j.tokenText], ...(eos ? { endedWithEos: [...eos] } : {}) };
 }
 
 /**
@@ -105,13 +107,20 @@ function checkStructure(t: Record<string, unknown>, f: string): void {
  * recomputed once; a RunFileError names the field it refuses.
  */
 export function readTraceJson(x: unknown, f: string): Omit<CapturedTrace, 'runId'> {
-  if (!isObject(x) || !isObject(x.trace)) throw damaged(f, 'expected { trace, prompts, tokenText }');
+  if (!isObject(x) || !isObject(x.trace)) throw damaged(f, 'expected { trace, prompts, tokenText, endedWithEos? }');
   checkLeaves(x.trace, `${f}.trace`);
   const t = x.trace;
   if (!isCount(t.B) || !isCount(t.A) || t.B === 0 || t.A === 0 || !isCount(t.iter)) throw damaged(`${f}.trace`, 'B, A and iter must be counts');
   const prompts = fileList(x.prompts, `${f}.prompts`).map((p, j) => str(p, `${f}.prompts[${j}]`));
   const tokenText = fileList(x.tokenText, `${f}.tokenText`).map((p, j) => str(p, `${f}.tokenText[${j}]`, 200));
   if (prompts.length !== t.B || tokenText.length !== t.B * t.A) throw damaged(f, `prompts and tokenText must hold B = ${t.B} and B·A = ${t.B * t.A} entries`);
+  if (x.endedWithEos !== undefined) {
+    const eos = fileList(x.endedWithEos, `${f}.endedWithEos`);
+    if (eos.length !== t.B) throw damaged(`${f}.endedWithEos`, `expected B = ${t.B} entries, found ${eos.length}`);
+    eos.forEach((v, j) => {
+      if (typeof v !== 'boolean') throw damaged(`${f}.endedWithEos[${j}]`, `expected true or false, found ${shown(v)}`);
+    });
+  }
   checkStructure(t, `${f}.trace`);
   let captured: CapturedTrace;
   try {

@@ -275,7 +275,8 @@ export class HfTraining {
         if (m.trace) {
           const A = m.trace.A;
           const tokenText = m.responses.flatMap((r) => Array.from({ length: A }, (_, a) => (a < r.length ? tokenizer.tokenText(r[a]) : '')));
-          this.post({ type: 'hfTrace', requestId, trace: m.trace, prompts: scored.map((x) => x.prompt), tokenText });
+          const endedWithEos = m.responses.map((r) => endsWithEos(r, eosIds));
+          this.post({ type: 'hfTrace', requestId, trace: m.trace, prompts: scored.map((x) => x.prompt), tokenText, endedWithEos });
         }
         // The run's end keeps its adapter anyway (the page asks for it): no checkpoint after the last iteration.
         if (checkpointDue(stateBytes, (performance.now() - checkpointAt) / 1000) && it + 1 < s.iterations && !this.stopWanted) {

@@ -230,7 +230,7 @@ export type WorkerToPage =
   /** One iteration of an `hfTrain` run: the trainer's numbers and the batch's first response. */
   | { type: 'hfTrainRow'; requestId?: number; row: HfTrainRow }
   /** One iteration of an `hfTrain` run as the inspector reads it: its trace, each response's prompt and each token as text ('' for padding). */
-  | { type: 'hfTrace'; requestId?: number; trace: IterationTrace; prompts: string[]; tokenText: string[] }
+  | { type: 'hfTrace'; requestId?: number; trace: IterationTrace; prompts: string[]; tokenText: string[]; endedWithEos: boolean[] }
   /** The adapter (PEFT's two files) and training state after iteration `iter` of an `hfTrain` run in flight, for the page to keep. */
   | { type: 'hfTrainCheckpoint'; requestId?: number; iter: number; config: string; weights: Uint8Array; state: Uint8Array }
   /** The task's greedy held-out accuracy before or after an `hfTrain` run. */

@@ -23,6 +23,8 @@ import {
 } from '../../src/rl/inspect/index.ts';
 import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { PpoTrainer, type IterationResult } from '../../src/rl/trainer.ts';
+import type { SampleToken } from '../../src/rl/samples.ts';
+import { traceBatch } from '../../src/store/traceBatch.ts';
 import { expectClose, TOL } from './random.ts';
 import { tinyCheckpoint, tinyConfig } from './rl.ts';
 
@@ -203,4 +205,43 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   const mask = last.rows.length ? Array.from(last.rows).flatMap((b) => Array.from(lossMask.subarray(b * A, b * A + A))) : [];
   const ratios = Array.from(last.ratio).filter((_, i) => mask[i] !== 0);
   close(res.ratios.ratios, ratios, tol.elem, 'last step ratios');
+
+  expectTraceBatchIsPosted(res, trace, tol, where);
+}
+
+/**
+ * The teaching views' batch read off the trace (traceBatch, as an own-model iteration's is) is the
+ * one the trainer posted: the same rows of the last step, each token's stored quantities exactly,
+ * its ratio within the per-token tolerance (the device's against float64), the same clip_cov
+ * picks; the clipping view's ratios and advantages likewise. Token text is the tokenizer's (the
+ * trace holds ids), so it is left to the own-model checks, which have the worker's text.
+ */
+function expectTraceBatchIsPosted(res: IterationResult, trace: IterationTrace, tol: CaptureTolerances, where: string): void {
+  const prompts = res.prompts ?? [];
+  const batch = traceBatch({ trace, prompts, tokenText: Array.from(trace.responseTokens, String) });
+  const rows = batch.samples!.rows;
+  expect(rows.length, `${where}: sample rows`).toBe(res.samples.length);
+  rows.forEach((row, i) => {
+    const posted = res.samples[i];
+    expect(row.prompt, `${where}: row ${i} prompt`).toBe(posted.prompt);
+    expect(row.reward, `${where}: row ${i} reward`).toBe(posted.reward);
+    expect(row.tokens.length, `${where}: row ${i} tokens`).toBe(posted.tokens.length);
+    const exact = ({ text: _t, ratio: _r, rolloutLogprob: _l, ...rest }: SampleToken) => rest;
+    expect(row.tokens.map(exact), `${where}: row ${i} token quantities`).toEqual(posted.tokens.map(exact));
+    // π_rollout: the trainer posts the rollout's float32 host copy, the trace the full-precision one (a float32 rounding apart).
+    const closeTo = { ratio: tol.elem, rolloutLogprob: { rtol: Math.max(tol.elem.rtol, 2 ** -23), atol: tol.elem.atol } };
+    for (const k of ['ratio', 'rolloutLogprob'] as const) {
+      expect(row.tokens.map((t) => t[k] === undefined)).toEqual(posted.tokens.map((t) => t[k] === undefined));
+      const got = row.tokens.flatMap((t) => t[k] ?? []);
+      const want = posted.tokens.flatMap((t) => t[k] ?? []);
+      expectClose(got, want, closeTo[k].rtol, closeTo[k].atol, `${where}: row ${i} token ${k}`);
+    }
+  });
+  const r = batch.ratios!;
+  expect(r.iter).toBe(trace.iter);
+  expect(r.advantages, `${where}: clipping view advantages`).toEqual(res.ratios.advantages);
+  expectClose(r.ratios, res.ratios.ratios, tol.elem.rtol, tol.elem.atol, `${where}: clipping view ratios`);
+  expectClose(r.seqAdvantages!, res.ratios.seqAdvantages!, tol.reduce.rtol, tol.reduce.atol, `${where}: sequence advantages`);
+  expectClose(r.seqRatios!, res.ratios.seqRatios!, tol.reduce.rtol, tol.reduce.atol, `${where}: sequence ratios`);
+  expect(r.clip).toEqual({ clipLow: trace.knobs.clipLow, clipHigh: trace.knobs.clipHigh, dualClip: trace.knobs.dualClip });
 }

@@ -95,5 +95,11 @@ function lastTrace(r: Rng, iter: number): NonNullable<HfRecordedRun['lastTrace']
     trace,
     prompts: Array.from({ length: trace.B }, (_, b) => `What is ${b} + ${iter}? Answer with the number.`),
     tokenText: Array.from(trace.responseTokens, (id) => (id < 10 ? String(id) : '<|im_end|>')),
+    // a response ended with EOS where its last action token is the fixture's EOS text
+    endedWithEos: Array.from({ length: trace.B }, (_, b) => {
+      let last = -1;
+      for (let a = 0; a < trace.A; a++) if (trace.actionMask[b * trace.A + a] !== 0) last = trace.responseTokens[b * trace.A + a];
+      return last >= 10;
+    }),
   };
 }

@@ -9,6 +9,8 @@ import { tinyCheckpoint, tinyConfig } from '../helpers/rl.ts';
 import { readRunFile, runFileText } from '../../src/store/runFile.ts';
 import { traceToJson } from '../../src/store/traceJson.ts';
 import type { RunRecord } from '../../src/store/runs.ts';
+import type { PpoConfig } from '../../src/rl/config.ts';
+import { traceBatch } from '../../src/store/traceBatch.ts';
 
 const be = new CpuBackend();
 const F64: CaptureTolerances = {
@@ -36,6 +38,16 @@ describe('iteration capture (cpu)', () => {
     }));
     const back = readRunFile(runFileText(run, null, captured)).traces;
     expect(back.map((t) => traceToJson({ ...t, runId: 'r' }))).toEqual(captured.map(traceToJson));
+  });
+
+  it.each([
+    ['kl_cov', { lossMode: 'kl_cov', klCovRatio: 0.2 }],
+    ['clip_cov', { lossMode: 'clip_cov', clipCovRatio: 0.2, clipCovLb: -5, clipCovUb: 5 }],
+  ] as [string, Partial<PpoConfig>][])('%s: the samples view’s picked tokens read off the trace are the ones the trainer marked', async (_name, over) => {
+    // runCapturedIterations checks traceBatch's rows against the posted ones, picks included.
+    const traces = await runCapturedIterations(be, { advantageEstimator: 'group_norm', ...over }, F64);
+    const picked = traces.flatMap((trace) => traceBatch({ trace, prompts: [], tokenText: [] }).samples!.rows.flatMap((r) => r.tokens.filter((t) => t.covPicked)));
+    expect(picked.length).toBeGreaterThan(0);
   });
 
   it('a captured iteration trains exactly as an uncaptured one; without capture there is no trace', async () => {

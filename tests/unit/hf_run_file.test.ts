@@ -166,8 +166,14 @@ describe('a run of your own model as a file', () => {
       ['lastTrace.trace.oldLogprobs[1]', (d) => (d.lastTrace.trace.oldLogprobs[1] = null)],
       ['lastTrace.trace', (d) => d.lastTrace.trace.refLogprobs.pop()],
       ['lastTrace', (d) => d.lastTrace.prompts.pop()],
+      ['lastTrace.endedWithEos', (d) => d.lastTrace.endedWithEos.pop()],
+      ['lastTrace.endedWithEos[1]', (d) => (d.lastTrace.endedWithEos[1] = 1)],
+      ['lastTrace.endedWithEos', (d) => (d.lastTrace.endedWithEos = 'all')],
     ];
     for (const [field, edit] of cases) expect({ case: field, ...refusal(() => readHfRunFile(edited(run, edit))) }).toEqual({ case: field, reason: 'damaged', field });
+    // A trace saved before the EOS flags reads without them.
+    expect(readHfRunFile(edited(run, (d) => delete d.lastTrace.endedWithEos)).lastTrace!.endedWithEos).toBeUndefined();
+    expect(run.lastTrace!.endedWithEos).toHaveLength(run.lastTrace!.trace.B);
     // A number too large for a double reads as Infinity: refused, not shown.
     const huge = edited(run, (d) => (d.rows[0].responses.score[1] = 0.125)).replace(',0.125', ',1e400');
     expect(refusal(() => readHfRunFile(huge))).toEqual({ reason: 'damaged', field: 'rows[0].responses.score[1]' });

@@ -21,6 +21,8 @@ import { HfSession, type HfSessionDeps } from '../../src/worker/hfSession.ts';
 import { CHECKPOINT_EVERY_ITERATION_BYTES, CHECKPOINT_SECONDS, checkpointDue } from '../../src/worker/hfTraining.ts';
 import type { WorkerToPage } from '../../src/worker/protocol.ts';
 import { rng } from '../helpers/random.ts';
+import { SAMPLE_ROWS } from '../../src/rl/samples.ts';
+import { traceBatch } from '../../src/store/traceBatch.ts';
 
 const VOWELS = '(prompt, response) => response.length === 0 ? 0 : (response.match(/[aeiou]/g) || []).length / response.length';
 const vowelShare = (r: string) => (r.length === 0 ? 0 : (r.match(/[aeiou]/g) || []).length / r.length);
@@ -111,6 +113,28 @@ describe('HfSession training', () => {
         expect(Array.from(trace.responseTokens.subarray(b * trace.A, b * trace.A + x.tokens.length))).toEqual(x.tokens.map((tok) => tok.id));
       });
     });
+    // the teaching views' batch read off each trace (the Samples tab): the last step's rows, each
+    // token as the panel's row lists it, the response's score, and whether it ended with EOS
+    // (a response shorter than the token budget did)
+    traces.forEach((m, i) => {
+      const batch = traceBatch(m);
+      const step = m.trace.minibatches.at(-1)!;
+      expect(batch.samples!.rows.length).toBe(Math.min(SAMPLE_ROWS, step.rows.length));
+      batch.samples!.rows.forEach((row, j) => {
+        const b = step.rows[j];
+        const x = rows[i].responses[b];
+        expect(row.prompt).toBe(x.prompt);
+        expect(row.reward).toBe(x.score);
+        expect(row.endedWithEos).toBe(m.endedWithEos[b]);
+        if (x.tokens.length < SMALL.maxNewTokens) expect(row.endedWithEos).toBe(true);
+        expect(row.tokens.map((tok) => [tok.text, tok.oldLogprob, tok.refLogprob, tok.newLogprob, tok.advantage])).toEqual(
+          x.tokens.map((tok) => [tok.text, tok.old, tok.ref, tok.logprob, tok.advantage]),
+        );
+        for (const tok of row.tokens) expect(tok.ratio).toBeCloseTo(Math.exp(tok.newLogprob! - tok.oldLogprob!), 12);
+      });
+      expect(batch.ratios!.ratios.length).toBe(step.rows.reduce((n, b) => n + rows[i].responses[b].tokens.length, 0));
+    });
+    expect(traces.every((m) => m.endedWithEos.length === m.trace.B)).toBe(true);
     expect(of('hfTrainEval')).toEqual([]); // no held-out set for typed prompts
     await s.exportAdapter(8);
     const a = of('hfAdapter')[0];

@@ -574,7 +574,14 @@ describe('a run of your own model through a lost GPU device', () => {
       state: new Uint8Array([10 + iter]),
     });
     // each row comes with its iteration's trace for the inspector, kept with its checkpoint
-    const trace = (iter: number) => ({ type: 'hfTrace' as const, requestId: id, trace: { iter, B: 1, A: 1 } as IterationTrace, prompts: ['p'], tokenText: ['t'] });
+    const trace = (iter: number) => ({
+      type: 'hfTrace' as const,
+      requestId: id,
+      trace: { iter, B: 1, A: 1 } as IterationTrace,
+      prompts: ['p'],
+      tokenText: ['t'],
+      endedWithEos: [true],
+    });
     const ownTraces = () => useInspection.getState().traces.flatMap((c) => (c.runId === OWN_MODEL_RUN_ID ? [[c.model, c.trace.iter]] : []));
     h.worker.reply({ type: 'hfTrainRow', requestId: id, row: rows[0] });
     h.worker.reply(trace(1));
@@ -669,7 +676,7 @@ describe('a saved run of your own model', () => {
     const id = first.h.worker.idOf('hfTrain');
     first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[0] });
     for (const row of recorded.rows) first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row });
-    first.h.worker.reply({ type: 'hfTrace', requestId: id, ...recorded.lastTrace! }); // the last iteration's trace goes in the file
+    first.h.worker.reply({ type: 'hfTrace', requestId: id, endedWithEos: [], ...recorded.lastTrace! }); // the last iteration's trace goes in the file
     first.h.worker.reply({ type: 'hfTrainEval', requestId: id, eval: recorded.evals[1] });
     first.h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 2, stopped: false });
     await first.h.advance();
