@@ -158,6 +158,15 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
   const audit = await new AxeBuilder({ page: frame }).include('[data-testid="embed"]').withTags(['wcag2a', 'wcag2aa']).analyze();
   expect(audit.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await frame.screenshot({ path: test.info().outputPath('embed-own-model-inspect.png') });
+  // The other teaching views show it too: the Samples view its rows in the model's BPE tokens, named
+  // as the own model's recorded run, with no Start (the settings panel does not train it).
+  await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=samples');
+  await expect(frame.getByTestId('view-samples')).toContainText('iteration 120', { timeout: 30_000 });
+  await expect(frame.getByTestId('embed-run')).toHaveText('Your own model (chat-arithmetic)recorded');
+  await expect(frame.getByTestId('view-samples').locator('.sample-prompt').first()).toContainText('Answer with the number.');
+  await expect(frame.getByTestId('embed-notice')).toHaveCount(0);
+  await expect(frame.getByTestId('embed').getByRole('button', { name: /Start/ })).toHaveCount(0);
+  await frame.screenshot({ path: test.info().outputPath('embed-own-model-samples.png') });
   await context.close();
 });
 

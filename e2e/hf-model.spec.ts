@@ -415,6 +415,24 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   await page.locator('.inspector').screenshot({ path: test.info().outputPath('hf-shipped-inspector.png') });
   await page.getByRole('button', { name: 'End walk-through' }).click();
   expect(await axe(page)).toEqual([]);
+  // The other teaching views show the same iteration (no playground run has a batch): the Samples
+  // tab its rows of the last update step in BPE tokens, the Clipping tab its ratios with the run's ε.
+  await page.locator('#tab-samples').click();
+  const samplesView = page.getByTestId('view-samples');
+  await expect(page.getByTestId('batch-run-own')).toContainText('The views below show Your own model (chat-arithmetic) — iteration 2');
+  await expect(samplesView).toContainText('iteration 2');
+  const miniBatches = Number(await page.getByTestId('hf-train-miniBatches').inputValue());
+  await expect(samplesView.locator('.sample')).toHaveCount(Math.min(6, 16 / miniBatches)); // the last step's rows, six at most
+  await expect(samplesView.locator('.sample-prompt').first()).toContainText('What is');
+  const sampleTokens = await samplesView.locator('.sample').first().locator('.tok').allTextContents();
+  expect(sampleTokens.length).toBeGreaterThanOrEqual(1);
+  for (const x of sampleTokens) expect(x).toMatch(/^(\d|<\|im_end\|>)$/);
+  expect(await axe(page)).toEqual([]);
+  await samplesView.screenshot({ path: test.info().outputPath('hf-shipped-samples.png') });
+  await page.locator('#tab-clipping').click();
+  await expect(page.getByTestId('clip-trained')).toContainText('iteration 2');
+  await expect(page.getByTestId('clip-what-if')).toHaveCount(0);
+  await page.getByTestId('view-clipping').screenshot({ path: test.info().outputPath('hf-shipped-clipping.png') });
   await page.getByTestId('hf-trainer').screenshot({ path: test.info().outputPath('hf-shipped-trainer.png') });
   for (const [width, height] of [
     [1280, 720],
@@ -454,6 +472,14 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   // its last iteration, recorded with it, opens in Inspect while it is shown as recorded
   await page.getByTestId('hf-recorded').getByTestId('hf-train-inspect').click();
   await expect(page.locator('#inspect-iteration option:checked')).toHaveText('own-model-grpo.json, recorded (chat-arithmetic) · iteration 120');
+  // and in the other views, picked beside the live run's last iteration
+  await page.locator('#tab-samples').click();
+  await expect(page.getByTestId('batch-run').locator('option')).toHaveText([
+    `Your own model (chat-arithmetic) — iteration ${kept + 1}`,
+    'own-model-grpo.json, recorded (chat-arithmetic) — iteration 120',
+  ]);
+  await page.getByTestId('batch-run').selectOption({ label: 'own-model-grpo.json, recorded (chat-arithmetic) — iteration 120' });
+  await expect(page.getByTestId('view-samples')).toContainText('iteration 120');
   await page.getByTestId('hf-recorded-put').click();
   await expect(page.getByTestId('hf-train-adapter')).toContainText('from a saved run: r 8', { timeout: 60_000 });
   await expect(page.getByTestId('hf-train-adapter')).toContainText('Recorded in own-model-grpo.json');

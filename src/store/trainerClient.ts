@@ -12,6 +12,7 @@ import { useApp, type AppState, type RunStart } from './appStore.ts';
 import { Autosave } from './autosave.ts';
 import { ConfigSync } from './configSync.ts';
 import { useInspection, type InspectionState } from './inspection.ts';
+import { ownModelBatches } from './ownModelBatches.ts';
 import { MetricFeed } from './metricFeed.ts';
 import { ModelCommands } from './modelCommands.ts';
 import { RequestDroppedError, WorkerReportedError } from './requests.ts';
@@ -95,6 +96,8 @@ export class TrainerClient {
     this.flows = new RunFlows(this.store, this.run, resumePoints, deps.saveSequence ?? saveSequence);
     inspection.subscribe((st, prev) => {
       if (st.capture !== prev.capture) sendCapture(this.connection.current, st.capture);
+      // The own model's iterations reach the teaching views through the inspector's traces.
+      if (st.traces !== prev.traces) this.s.setOwnBatches(ownModelBatches(st.traces, this.s.ownBatches));
     });
   }
 

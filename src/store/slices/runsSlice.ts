@@ -10,6 +10,8 @@ import { defaultRunName, makeRunId, switchRunBackend, truncateRunRecord, type Ev
 import type { BackendChoice } from '../../worker/protocol.ts';
 import type { RecordedRun } from '../runFile.ts';
 import type { ConfigSlice } from './configSlice.ts';
+import type { PpoConfig } from '../../rl/config.ts';
+import type { OwnModelBatch } from '../ownModelBatches.ts';
 
 /** What a new run is started as (a preset arm's label and budget); all optional. */
 export interface RunStart {
@@ -31,6 +33,8 @@ export interface RunsSlice {
   batchRunId: string | null;
   samples: BatchSamples | null;
   ratios: BatchRatios | null;
+  /** The own-model run's batches (ownModelBatches.ts): shown when picked, or when no playground run has one. */
+  ownBatches: readonly OwnModelBatch[];
   /** EMA smoothing weight in [0, 0.99] for the charts (0 = raw). */
   smoothing: number;
 
@@ -50,8 +54,10 @@ export interface RunsSlice {
   /** The latest samples / ratios of run `runId` (each replaces that run's previous iteration). */
   setSamples(runId: string, s: BatchSamples): void;
   setRatios(runId: string, r: BatchRatios): void;
-  /** The teaching views show run `id`'s batch; null: the run training (or the newest). */
+  /** The teaching views show run `id`'s batch (a playground run's or an own-model batch's); null: the run training (or the newest). */
   viewRun(id: string | null): void;
+  /** The own-model batches the views can show now (the inspector's traces changed). */
+  setOwnBatches(batches: readonly OwnModelBatch[]): void;
   /** Batches read back after a reload; those of runs the store does not hold are dropped. */
   restoreBatches(batches: Record<string, RunBatch>): void;
   toggleRun(id: string): void;
@@ -86,11 +92,24 @@ export interface RunsSlice {
   ratiosReceived(msg: Extract<WorkerToPage, { type: 'ratios' }>): void;
 }
 
-/** The batch fields that follow from the runs, the active run, the student's pick and the batches. */
-export function shownBatch(st: Pick<RunsSlice, 'runs' | 'activeRunId' | 'viewRunId' | 'batches'>): Pick<RunsSlice, 'batchRunId' | 'samples' | 'ratios'> {
+/**
+ * The batch fields that follow from the runs, the active run, the student's pick and the batches:
+ * the picked own-model batch, else shownRunId's run, else the own model's newest when no
+ * playground run has a batch.
+ */
+export function shownBatch(st: Pick<RunsSlice, 'runs' | 'activeRunId' | 'viewRunId' | 'batches' | 'ownBatches'>): Pick<RunsSlice, 'batchRunId' | 'samples' | 'ratios'> {
+  const own = (b: OwnModelBatch) => ({ batchRunId: b.id, samples: b.batch.samples, ratios: b.batch.ratios });
+  const picked = st.ownBatches.find((b) => b.id === st.viewRunId);
+  if (picked) return own(picked);
   const batchRunId = shownRunId(st);
   const b = batchRunId ? st.batches[batchRunId] : undefined;
+  if (!b && !st.activeRunId && st.ownBatches.length > 0) return own(st.ownBatches[0]);
   return { batchRunId, samples: b?.samples ?? null, ratios: b?.ratios ?? null };
+}
+
+/** The settings the shown batch trained with: its run's (an own-model batch's own), else the settings now. */
+export function shownConfig(st: Pick<RunsSlice, 'runs' | 'batchRunId' | 'ownBatches'> & Pick<ConfigSlice, 'config'>): PpoConfig {
+  return st.ownBatches.find((b) => b.id === st.batchRunId)?.config ?? st.runs.find((r) => r.id === st.batchRunId)?.config ?? st.config;
 }
 
 /** Each run's record replaced by `f`'s where `f` changes it (other runs keep their identity, so their memoised series survive). */
@@ -105,6 +124,7 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
   batchRunId: null,
   samples: null,
   ratios: null,
+  ownBatches: [],
   smoothing: 0.6,
 
   beginRun(start = {}) {
@@ -124,7 +144,7 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
     };
     // The views follow the new run (empty until its first batch); the student's pick ends here.
     const next = { runs: withNewRun(runs, begun), activeRunId: begun.id, viewRunId: null, batches: get().batches };
-    set({ ...next, ...shownBatch(next) });
+    set({ ...next, ...shownBatch({ ...get(), ...next }) });
     return next.runs.at(-1)!;
   },
   addRecordedRun(rec, file) {
@@ -160,8 +180,13 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
     set({ batches, ...shownBatch({ ...get(), batches }) });
   },
   viewRun(id) {
-    const viewRunId = id !== null && get().runs.some((r) => r.id === id) ? id : null;
+    const { runs, ownBatches } = get();
+    const viewRunId = id !== null && (runs.some((r) => r.id === id) || ownBatches.some((b) => b.id === id)) ? id : null;
     set({ viewRunId, ...shownBatch({ ...get(), viewRunId }) });
+  },
+  setOwnBatches(ownBatches) {
+    if (ownBatches === get().ownBatches) return;
+    set({ ownBatches, ...shownBatch({ ...get(), ownBatches }) });
   },
   restoreBatches(saved) {
     const { runs, batches: held } = get();
@@ -180,7 +205,7 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
       viewRunId: viewRunId === id ? null : viewRunId,
       batches: keepBatches(batches, new Set(left.map((r) => r.id))),
     };
-    set({ ...next, ...shownBatch(next) });
+    set({ ...next, ...shownBatch({ ...get(), ...next }) });
   },
   restoreRuns: (runs) => set({ runs, comparison: Math.max(get().comparison, latestComparison(runs)), ...shownBatch({ ...get(), runs }) }),
   newComparison: () => set({ runs: hideAll(get().runs), comparison: Math.max(get().comparison, latestComparison(get().runs)) + 1 }),
@@ -189,7 +214,7 @@ export const runsSlice: StateCreator<RunsSlice & ConfigSlice, [], [], RunsSlice>
     const { runs, activeRunId, viewRunId, batches } = get();
     const left = runs.filter((r) => r.id === activeRunId);
     const next = { runs: left, activeRunId, viewRunId: viewRunId === activeRunId ? viewRunId : null, batches: keepBatches(batches, new Set(left.map((r) => r.id))) };
-    set({ ...next, ...shownBatch(next) });
+    set({ ...next, ...shownBatch({ ...get(), ...next }) });
   },
   setSmoothing: (smoothing) => set({ smoothing: Math.min(0.99, Math.max(0, smoothing)) }),
   activateRun(id) {

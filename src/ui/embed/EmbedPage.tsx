@@ -3,13 +3,14 @@
 // with Start and Pause) and links to the full page; the view below takes the frame's width, its
 // plots growing with it, and what lies below the frame's height scrolls inside the frame (the
 // view's main plot comes first). Presenter styling applies, for the back row. A linked run of a
-// model of your own is not a playground run: the inspector shows the last iteration its file
-// keeps; any other view says so and points to the full page.
+// model of your own is not a playground run: the teaching views show the last iteration its file
+// keeps (its trace); a chart says so and points to the full page.
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkConfig } from '../../rl/config.ts';
 import { useApp } from '../../store/appStore.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
+import { OWN_MODEL_RECORDED_ID } from '../../store/inspection.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { EMBED_PARAM, type EmbedView, type EmbedViewId } from '../../store/viewLink.ts';
 import { setPresenter } from '../presenter.ts';
@@ -33,15 +34,22 @@ function fullPageHref(): string {
 }
 
 /**
- * `ownModelFile`: the link's `?run=` file held a run of a model of your own; only the inspector shows
- * one (its last iteration, when the file keeps it), the other views say where the full page does.
+ * `ownModelFile`: the link's `?run=` file held a run of a model of your own; the teaching views show
+ * its last iteration, when the file keeps it; a chart says where the full page shows the run.
  */
 export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownModelFile?: string | null }) {
   const { t } = useTranslation('common');
   const problems = useUrlSync();
-  const ownTrace = useHfTrain((s) => (ownModelFile !== null && view.kind === 'view' && view.view === 'inspect' ? (s.recorded?.run.lastTrace ?? null) : null));
+  const ownTrace = useHfTrain((s) => (ownModelFile !== null && view.kind === 'view' ? (s.recorded?.run.lastTrace ?? null) : null));
   useEffect(() => {
-    if (ownTrace) void import('../../store/hfFlows.ts').then((m) => m.hfFlows()).then((f) => f.inspectRecorded(0));
+    if (!ownTrace) return;
+    void import('../../store/hfFlows.ts')
+      .then((m) => m.hfFlows())
+      .then((f) => {
+        f.inspectRecorded(0);
+        // The frame's view shows the file's iteration, whatever playground runs this browser keeps.
+        useApp.getState().viewRun(OWN_MODEL_RECORDED_ID);
+      });
   }, [ownTrace]);
   const ownNotShown = ownModelFile !== null && ownTrace === null;
   useEffect(() => {
@@ -108,10 +116,22 @@ function EmbedTitle({ view }: { view: EmbedView }) {
   return <strong className="embed-title">{view.kind === 'view' ? t(`teach:tabs.${view.view}`) : t(`charts:titles.${view.metric}`)}</strong>;
 }
 
-/** The run the view shows: its name, and "recorded" for a run read from a file. */
+/** The run the view shows: its name, and "recorded" for a run read from a file (an own-model one too). */
 function RunLabel() {
-  const { t } = useTranslation('common');
+  const { t } = useTranslation(['common', 'inspect']);
   const run = useApp((s) => s.runs.find((r) => r.id === s.batchRunId) ?? s.runs.find((r) => r.id === s.activeRunId) ?? null);
+  const own = useApp((s) => s.ownBatches.find((b) => b.id === s.batchRunId) ?? null);
+  if (own)
+    return (
+      <span className="embed-run" data-testid="embed-run">
+        {t('inspect:picker.ownModelRun', { model: own.model })}
+        {own.file !== undefined ? (
+          <span className="badge recorded-badge" title={t('embed.recordedFrom', { file: own.file })}>
+            {t('embed.recorded')}
+          </span>
+        ) : null}
+      </span>
+    );
   if (!run) return null;
   return (
     <span className="embed-run" data-testid="embed-run">
@@ -128,7 +148,8 @@ function RunLabel() {
 /** Start and Pause for a live view; none while the view shows a recorded run. */
 function LiveControls() {
   const { t } = useTranslation('common');
-  const recorded = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.recorded !== undefined);
+  // A recorded run, or an own-model batch (the settings panel's Start trains neither).
+  const recorded = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.recorded !== undefined || s.ownBatches.some((b) => b.id === s.batchRunId));
   const runState = useApp((s) => s.runState);
   const gpu = useApp((s) => s.gpu.kind);
   const backend = useApp((s) => s.backend);

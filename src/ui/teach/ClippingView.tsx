@@ -10,7 +10,7 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { type ClippedCell, stepClippedCells } from '../../rl/inspect/index.ts';
 import './clipLinks.css';
-import { useApp } from '../../store/appStore.ts';
+import { shownConfig, useApp } from '../../store/appStore.ts';
 import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
@@ -496,7 +496,7 @@ function ComparePanel({
 function ComparePanels({ p, xMax }: { p: ClipParams; xMax: number }) {
   const { t } = useTranslation('teach');
   const ratios = useApp((s) => s.ratios);
-  const runConfig = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config);
+  const runConfig = useApp(shownConfig);
   const [picked, setPicked] = useState<CompareMode | null>(null);
   const group = useId();
   const runMode = runConfig.lossMode;
@@ -539,10 +539,12 @@ export function ClippingView() {
   const { t } = useTranslation('teach');
   const config = useApp((s) => s.config);
   const ratios = useApp((s) => s.ratios);
+  // The settings panel trains playground runs: an own-model batch has no what-if from it.
+  const ownModel = useApp((s) => s.ownBatches.some((b) => b.id === s.batchRunId));
   const current: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
   // A batch is drawn and counted with the settings it was trained with; the current ones differ only as a what-if.
   const p: ClipParams = ratios?.clip ?? current;
-  const whatIf = ratios && !sameClip(ratios.clip, current) ? current : null;
+  const whatIf = ratios && !ownModel && !sameClip(ratios.clip, current) ? current : null;
   const xMax = Math.min(5, Math.max(2, 1 + p.clipHigh + 0.6, (p.dualClip ?? 0) + 0.5));
   // While this view is open every iteration is captured, so its clipped tokens lead into the inspector.
   const setCapture = useInspection((s) => s.setCapture);

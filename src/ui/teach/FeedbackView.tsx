@@ -18,7 +18,7 @@ function Response({ side, row, onPick }: { side: 'A' | 'B'; row: SampleRow; onPi
       <figcaption>
         <strong>{side}</strong>
         {/* The task score is left out on purpose: the label should be the person's own judgement. */}
-        <span className="muted small">{row.endedWithEos ? t('feedback.eos') : t('feedback.cutOff')}</span>
+        {row.endedWithEos === null ? null : <span className="muted small">{row.endedWithEos ? t('feedback.eos') : t('feedback.cutOff')}</span>}
       </figcaption>
       <p className="fb-text" translate="no">
         {row.response === '' ? <span className="muted">{t('feedback.emptyResponse')}</span> : row.response}
@@ -50,7 +50,10 @@ function usePairKeys(pair: CandidatePair | undefined, pick: (winner: 'A' | 'B') 
 
 export function FeedbackView() {
   const { t } = useTranslation('teach');
-  const samples = useApp((s) => s.samples);
+  // The labels train the playground task's reward model: an own-model batch's responses are not offered.
+  const ownModel = useApp((s) => s.ownBatches.some((b) => b.id === s.batchRunId));
+  const shownSamples = useApp((s) => s.samples);
+  const samples = ownModel ? null : shownSamples;
   const rewardSource = useApp((s) => s.config.rewardSource);
   const task = useApp((s) => s.config.task);
   // Only a task with a learned reward model (sentiment) can take the labels; say so before labelling, not after.
@@ -76,6 +79,11 @@ export function FeedbackView() {
           <Trans t={t} i18nKey="feedback.noRewardModel" values={{ task, preset: t('rewardHackingPreset') }} components={{ code: <code /> }} />
         </p>
       )}
+      {ownModel ? (
+        <p className="muted small" data-testid="feedback-own-model">
+          {t('feedback.ownModel')}
+        </p>
+      ) : null}
       {pair ? (
         <div className="fb-pair" data-testid="feedback-pair">
           <div className="fb-prompt">

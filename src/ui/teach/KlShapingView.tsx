@@ -39,11 +39,16 @@ function ShortResponseHint() {
 export function KlShapingView() {
   const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
-  const run = useApp((s) => s.runs.find((r) => r.id === s.activeRunId));
+  // The run whose batch is on show (its β at that iteration), or the own-model batch's settings.
+  const run = useApp((s) => s.runs.find((r) => r.id === s.batchRunId));
+  const own = useApp((s) => s.ownBatches.find((b) => b.id === s.batchRunId));
   const settings = useApp((s) => s.config);
   const [index, setIndex] = useState(0);
   const row = samples?.rows[Math.min(index, (samples?.rows.length ?? 1) - 1)];
-  const ctx = useMemo(() => klBatchContext(run, samples?.iter ?? -1, settings), [run, samples?.iter, settings]);
+  const ctx = useMemo(
+    () => (own ? klBatchContext({ config: own.config, metrics: [] }, samples?.iter ?? -1, settings, false) : klBatchContext(run, samples?.iter ?? -1, settings)),
+    [own, run, samples?.iter, settings],
+  );
   const drawn = useMemo(() => {
     if (!row) return null;
     // The score cell is the one the returns start from: s̃ for a group estimator, so the strip adds up.

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { t as translate } from '../../i18n/index.ts';
-import { useApp } from '../../store/appStore.ts';
+import { shownConfig, useApp } from '../../store/appStore.ts';
 import { DapoLine } from './DapoLine.tsx';
 import type { SampleToken } from '../../rl/samples.ts';
 
@@ -48,7 +48,7 @@ const tokenStyle = (t: SampleToken, by: ColourBy, scale: number) => ({
 export function SamplesView() {
   const { t } = useTranslation('teach');
   const samples = useApp((s) => s.samples);
-  const lossMode = useApp((s) => s.config.lossMode);
+  const lossMode = useApp((s) => shownConfig(s).lossMode);
   const [by, setBy] = useState<ColourBy>('advantage');
   if (!samples || samples.rows.length === 0) {
     return (
@@ -96,7 +96,7 @@ export function SamplesView() {
             <span>
               <Trans t={t} i18nKey="samples.reward" values={{ reward: row.reward.toFixed(3) }} components={{ b: <strong /> }} />
             </span>
-            <span className={`badge ${row.endedWithEos ? 'ok' : 'bad'}`}>{row.endedWithEos ? t('samples.eos') : t('samples.noEos')}</span>
+            {row.endedWithEos === null ? null : <span className={`badge ${row.endedWithEos ? 'ok' : 'bad'}`}>{row.endedWithEos ? t('samples.eos') : t('samples.noEos')}</span>}
             <span>{t('samples.tokens', { n: row.tokens.length })}</span>
           </div>
           <div>

@@ -9,7 +9,7 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { useApp } from '../../store/appStore.ts';
+import { shownConfig, useApp } from '../../store/appStore.ts';
 import { DapoLine } from './DapoLine.tsx';
 import { SamplePicker } from './SamplePicker.tsx';
 
@@ -27,8 +27,8 @@ export function ThreePoliciesView() {
   const samples = useApp((s) => s.samples);
   const tisCap = useApp((s) => s.config.tisCap);
   // The rejection settings of the run whose batch is on show (the page's own before any run).
-  const rolloutRs = useApp((s) => (s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config).rolloutRs);
-  const rsThreshold = useApp((s) => (s.runs.find((r) => r.id === s.batchRunId)?.config ?? s.config).rolloutRsThreshold);
+  const rolloutRs = useApp((s) => shownConfig(s).rolloutRs);
+  const rsThreshold = useApp((s) => shownConfig(s).rolloutRsThreshold);
   const latest = useApp((s) => {
     // The run whose batch is on show: its metrics belong with the samples beside them.
     const run = s.runs.find((r) => r.id === s.batchRunId);

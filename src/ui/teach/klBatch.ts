@@ -20,9 +20,10 @@ export interface KlBatchContext {
 
 /**
  * `run` is the run the samples belong to (undefined for samples with no run: the settings then
- * stand for the batch and there is no what-if). `iter` is the samples' iteration.
+ * stand for the batch and there is no what-if). `iter` is the samples' iteration. An own-model
+ * run's batch (`settingsApply` false) has no what-if either: the settings panel does not train it.
  */
-export function klBatchContext(run: RunRecord | undefined, iter: number, settings: PpoConfig): KlBatchContext {
+export function klBatchContext(run: Pick<RunRecord, 'config' | 'metrics'> | undefined, iter: number, settings: PpoConfig, settingsApply = true): KlBatchContext {
   const cfg = run?.config ?? settings;
   const point = run?.metrics.find((m) => m.iter === iter) ?? run?.metrics[run.metrics.length - 1];
   const reported = point?.values.beta;
@@ -33,7 +34,7 @@ export function klBatchContext(run: RunRecord | undefined, iter: number, setting
   const settingsKnobs: ShapingKnobs = { beta: rewardBeta(settings), gamma: settings.gamma, lam: settings.lam };
   const started: ShapingKnobs = { beta: rewardBeta(cfg), gamma: cfg.gamma, lam: cfg.lam };
   const usesLam = setup.advantageEstimator === 'gae';
-  const changed = run ? changedKnobs(started, settingsKnobs, usesLam) : '';
+  const changed = run && settingsApply ? changedKnobs(started, settingsKnobs, usesLam) : '';
   return {
     batch,
     setup,
