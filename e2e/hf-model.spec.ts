@@ -301,6 +301,32 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-train-stop').click();
   await expect(page.getByTestId('hf-train-status')).toContainText(/Stopped after \d+ iterations/, { timeout: 300_000 });
   expect(await rows.count()).toBeLessThan(1000);
+
+  // Run both: the two presets one after the other, one iteration each, their curves drawn together;
+  // the stopped run before them stays beside them until cleared.
+  await page.getByTestId('hf-train-iterations').fill('1');
+  await expect(page.getByTestId('hf-train-run-both')).toHaveText('Run both presets, 1 iteration each');
+  await page.getByTestId('hf-train-run-both').click();
+  await expect(page.getByTestId('hf-train-run-both-status')).toContainText('Run both: arm 1 of 2, GRPO on your own model.');
+  await expect(page.getByTestId('hf-train-run-both-status')).toContainText('arm 2 of 2, PPO with a critic on your own model', { timeout: 300_000 });
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
+  await expect(page.getByTestId('hf-train-run-both-status')).toHaveCount(0);
+  await expect(page.getByTestId('hf-train-estimator')).toHaveValue('gae');
+  // the runs before (this test's earlier ones, three kept at most), then the two arms, the second the current run
+  const legend = (await page.getByTestId('hf-train-legend').getByRole('listitem').allTextContents()).map((x) => x.trim());
+  expect(legend.length).toBeGreaterThanOrEqual(3);
+  expect(legend.length).toBeLessThanOrEqual(4);
+  expect(legend.slice(-2)).toEqual(['GRPO on your own model 1 iteration', 'PPO with a critic on your own model (this run) 1 iteration']);
+  // each run a line, a one-iteration run its point
+  for (const name of ['reward_mean', 'kl']) {
+    const chart = page.getByTestId(`hf-train-chart-${name}`);
+    await expect(chart.locator('g.recharts-line')).toHaveCount(legend.length);
+    await expect(chart.locator('.recharts-line-dots circle')).toHaveCount(2);
+  }
+  expect(await axe(page)).toEqual([]);
+  await trainer.screenshot({ path: test.info().outputPath('hf-trainer-run-both.png') });
+  await page.getByTestId('hf-train-clear-compared').click();
+  await expect(page.getByTestId('hf-train-charts')).toHaveCount(0); // one row left: no curve to draw
   await page.getByTestId('hf-forget').click();
 });
 

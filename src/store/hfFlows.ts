@@ -8,7 +8,7 @@
 import type { StoreApi } from 'zustand';
 import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
-import { hfTrainProblems, isHfTrainReward } from '../rl/hf/hfTrainSettings.ts';
+import { hfTrainProblems, isHfTrainReward, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
 import { type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
 import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
@@ -196,14 +196,15 @@ export class HfFlows {
   }
 
   /**
-   * Trains the open model with LoRA (fresh adapters, or `resume`: on from the adapter it holds);
-   * rows and evaluations arrive as the worker posts them; the adapter is then kept for a reload.
+   * Trains the open model with LoRA and the panel's settings (fresh adapters, or `resume`: on from
+   * the adapter it holds); rows and evaluations arrive as the worker posts them; the adapter is
+   * then kept for a reload. True when every iteration ran (not stopped, refused or lost).
    */
-  async train(resume = false): Promise<void> {
+  async train(resume = false): Promise<boolean> {
     const model = this.s.model;
     const tr = this.tr;
-    if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0 || (resume && !tr.trained)) return;
-    tr.started(resume);
+    if (!model || tr.running || hfTrainProblems(tr.settings, model).length > 0 || (resume && !tr.trained)) return false;
+    tr.started(resume, model.label);
     if (!resume) dropOwnModelTraces();
     let ran = false;
     try {
@@ -213,13 +214,33 @@ export class HfFlows {
         ...(resume ? { resume: { fromIter: tr.iterationsDone } } : {}),
       });
       // Lost with the GPU device mid-run: the last checkpoint comes back with the model (recoverLostModel).
-      if (this.s.model === null) return;
+      if (this.s.model === null) return false;
       this.tr.finished(reply);
       ran = reply.iterations > 0;
     } catch (e) {
       this.tr.failed(message(e));
     }
     if (ran) await this.keepTrained(model.label);
+    const { ended, problem } = this.tr;
+    return ended !== null && !ended.stopped && problem === null;
+  }
+
+  /**
+   * "Run both": a fresh run of each arm's settings in turn on the open model, each arm's curves
+   * kept beside the next's (a fresh Start moves them to `compared`). Stop, a refusal or a lost
+   * device ends the sequence; the panel keeps the last arm's settings.
+   */
+  async trainBoth(arms: readonly HfTrainSettings[]): Promise<void> {
+    if (this.tr.running || this.tr.runBoth) return;
+    try {
+      for (const [arm, settings] of arms.entries()) {
+        this.tr.setRunBoth({ arm, arms: arms.length });
+        this.tr.setSettings(settings);
+        if (!(await this.train())) break;
+      }
+    } finally {
+      this.tr.setRunBoth(null);
+    }
   }
 
   /** The adapter just trained, kept in this browser with its run so a reload can continue it. */
@@ -327,7 +348,7 @@ export class HfFlows {
         this.tr.setLoadProblem(reply.refusal ?? '');
         return false;
       }
-      this.tr.adapterLoaded(reply.adapter, source, kept, files.state !== undefined, file);
+      this.tr.adapterLoaded(this.s.model.label, reply.adapter, source, kept, files.state !== undefined, file);
       // The run kept in this browser goes on: its traces up to the adapter's iteration stay (a lost device's replay brings the rest).
       if (source === 'kept' && kept) useInspection.getState().truncateRun(OWN_MODEL_RUN_ID, kept.iterations + 1);
       else dropOwnModelTraces();

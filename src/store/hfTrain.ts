@@ -12,6 +12,17 @@ export type HfAdapterSource = 'trained' | 'loaded' | 'kept' | 'recorded';
 /** The adapter and training state after an iteration of the run in flight, until the page keeps it (hfFlows.ts). */
 export type HfTrainCheckpoint = Omit<Extract<WorkerToPage, { type: 'hfTrainCheckpoint' }>, 'type' | 'requestId'>;
 
+/** An earlier run of the open model whose curves the charts keep beside the current run's. */
+export interface HfComparedRun {
+  /** The model's label: the charts draw the open model's runs only. */
+  model: string;
+  settings: HfTrainSettings;
+  rows: HfTrainRow[];
+}
+
+/** Earlier runs kept for the charts: the newest, after a fresh Start or Run both's next arm. */
+export const COMPARED_KEPT = 3;
+
 /** A run file the visitor opened: its name and when it was saved. */
 export interface RecordedFile {
   fileName: string;
@@ -24,6 +35,15 @@ export interface HfTrainState {
   stopping: boolean;
   rows: HfTrainRow[];
   evals: HfTrainEval[];
+  /** The model and settings the rows were trained with (a fresh run's at its start, a kept or loaded run's own); null with no rows. */
+  runOf: { model: string; settings: HfTrainSettings } | null;
+  /**
+   * Earlier runs, oldest first: a fresh run or a put-on adapter's rows move the rows they replace
+   * here (COMPARED_KEPT at most). A lost device or another model leaves them (each names its model).
+   */
+  compared: HfComparedRun[];
+  /** "Run both" in progress: the arm training (from 0) of how many; null otherwise. */
+  runBoth: { arm: number; arms: number } | null;
   /** How the last run ended; null before any. */
   ended: { iterations: number; stopped: boolean } | null;
   /** Why the last run could not start or failed (the worker's words). */
@@ -55,9 +75,13 @@ export interface HfTrainState {
   runFileNotice: { tone: 'info' | 'error'; text: string } | null;
 
   setSettings(patch: Partial<HfTrainSettings>): void;
-  /** A run starts; a continued one keeps the rows so far. */
-  started(resume?: boolean): void;
+  /** A run of model `model` starts with the current settings; a continued one keeps the rows so far, a fresh one moves them to `compared`. */
+  started(resume: boolean, model: string): void;
+  clearCompared(): void;
+  setRunBoth(at: HfTrainState['runBoth']): void;
+  /** An adapter put on model `model`, with the run it was trained in when it comes with one (`kept`). */
   adapterLoaded(
+    model: string,
     info: HfAdapterInfo,
     source: 'loaded' | 'kept' | 'recorded',
     kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings },
@@ -89,6 +113,8 @@ const NO_RUN = {
   stopping: false,
   rows: [],
   evals: [],
+  runOf: null,
+  runBoth: null,
   ended: null,
   problem: null,
   trained: false,
@@ -101,15 +127,23 @@ const NO_RUN = {
   checkpoint: null,
 } as const satisfies Partial<HfTrainState>;
 
+/** `compared` with the current rows added (they are about to be replaced), the oldest dropped past COMPARED_KEPT. */
+function keptForComparison({ rows, runOf, compared }: Pick<HfTrainState, 'rows' | 'runOf' | 'compared'>): HfComparedRun[] {
+  return rows.length > 0 && runOf ? [...compared, { ...runOf, rows }].slice(-COMPARED_KEPT) : compared;
+}
+
 export const createHfTrainStore = () =>
   create<HfTrainState>()((set, get) => ({
     settings: DEFAULT_HF_TRAIN,
     ...NO_RUN,
+    compared: [],
     recorded: null,
     runFileNotice: null,
 
     setSettings: (patch) => set({ settings: { ...get().settings, ...patch } }),
-    started: (resume = false) =>
+    started: (resume, model) => {
+      const { settings } = get();
+      const kept = resume ? get().compared : keptForComparison(get());
       set({
         running: true,
         stopping: false,
@@ -117,10 +151,15 @@ export const createHfTrainStore = () =>
         problem: null,
         downloadProblem: null,
         loadProblem: null,
-        ...(resume ? {} : { rows: [], evals: [], iterationsDone: 0 }),
-      }),
-    adapterLoaded: (info, source, kept, withMoments = false, file) =>
+        // A fresh run's rows are no file's: what opening one said is past.
+        ...(resume ? {} : { rows: [], evals: [], iterationsDone: 0, runOf: { model, settings }, compared: kept, runFileNotice: null }),
+      });
+    },
+    clearCompared: () => set({ compared: [] }),
+    setRunBoth: (runBoth) => set({ runBoth }),
+    adapterLoaded: (model, info, source, kept, withMoments = false, file) =>
       set({
+        compared: keptForComparison(get()),
         trained: true,
         adapter: { source, info, withMoments, ...(file ? { file } : {}) },
         loadProblem: null,
@@ -129,6 +168,7 @@ export const createHfTrainStore = () =>
         problem: null,
         rows: kept?.rows ?? [],
         evals: kept?.evals ?? [],
+        runOf: kept ? { model, settings: kept.settings } : null,
         iterationsDone: kept?.iterations ?? 0,
         settings: { ...(kept?.settings ?? get().settings), loraRank: info.r },
       }),
@@ -158,6 +198,7 @@ export const createHfTrainStore = () =>
     },
     failed: (message) => set({ running: false, stopping: false, problem: message }),
     setDownloadProblem: (message) => set({ downloadProblem: message }),
+    // The run goes with the model; earlier runs stay in `compared`, each under its model (the charts draw the open one's).
     modelChanged: () => set(NO_RUN),
   }));
 

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { topLevelFiles } from '../../src/store/hfFolderFiles.ts';
 import { HfFlows } from '../../src/store/hfFlows.ts';
-import { createHfTrainStore, useHfTrain } from '../../src/store/hfTrain.ts';
+import { COMPARED_KEPT, createHfTrainStore, useHfTrain } from '../../src/store/hfTrain.ts';
 import type { KeptAdapter, KeptAdapterRecord } from '../../src/store/hfAdapterKeep.ts';
 import { zipSync } from 'fflate';
 import { DEFAULT_HF_TRAIN, hfTrainProblems, upgradeHfTrainRow } from '../../src/rl/hf/hfTrainSettings.ts';
@@ -17,6 +17,7 @@ import { createHfStore, useHf, DEFAULT_MAX_NEW_TOKENS, type KeptHfFolder, settin
 import type { HfSample } from '../../src/worker/protocol.ts';
 import { clientHarness } from '../helpers/fakeTrainerWorker.ts';
 import { hfRecordedRun, hfRunRow, tinyModelSummary } from '../helpers/hfRunFixture.ts';
+import { HF_PRESETS } from '../../src/rl/hf/hfPresets.ts';
 import { rng } from '../helpers/random.ts';
 import { hfRunFileText, readHfRunFile } from '../../src/store/hfRunFile.ts';
 import { runFileText } from '../../src/store/runFile.ts';
@@ -76,6 +77,7 @@ function fakeAdapterKeep() {
 // The trainer client routes the worker's rows to the page's one train store.
 const trainDeps = (adapterKeep = fakeAdapterKeep()) => {
   useHfTrain.getState().modelChanged();
+  useHfTrain.getState().clearCompared();
   useHfTrain.getState().recordedClosed();
   useHfTrain.getState().setRunFileNotice(null);
   useHfTrain.getState().setSettings(DEFAULT_HF_TRAIN);
@@ -539,13 +541,13 @@ describe('the held-out evaluations of a run', () => {
       type: 'hfTrainEval' as const,
       eval: { when, greedyAccuracy, sampled: { accuracy: greedyAccuracy / 2, samples: 8 }, count: 16 },
     });
-    tr.getState().started();
+    tr.getState().started(false, 'tiny');
     tr.getState().evalReceived(evalOf('before', 0.25));
     tr.getState().evalReceived(evalOf('after', 0.5));
-    tr.getState().started(true);
+    tr.getState().started(true, 'tiny');
     tr.getState().evalReceived(evalOf('after', 0.75));
     expect(tr.getState().evals).toEqual([evalOf('before', 0.25).eval, evalOf('after', 0.75).eval]);
-    tr.getState().started();
+    tr.getState().started(false, 'tiny');
     expect(tr.getState().evals).toEqual([]);
   });
 });
@@ -795,5 +797,91 @@ describe('a saved run of your own model', () => {
     h.worker.reply({ type: 'hfAdapterLoaded', requestId: load.requestId, adapter: { r: 2, alpha: 4, rslora: false, targets: ['q_proj'] } });
     await putting;
     expect(train.getState()).toMatchObject({ rows: good.rows, iterationsDone: 3, recorded: null, adapter: { source: 'recorded', file: { fileName: 'good.json' } } });
+  });
+});
+
+describe('earlier runs beside the current one, and Run both', () => {
+  const row = (iter: number) => hfRunRow(rng(900 + iter), iter, 1);
+
+  it('a fresh run moves the rows it replaces to the comparison with their model and settings; Continue does not; the newest COMPARED_KEPT stay; another model or a lost device leaves them', () => {
+    const tr = createHfTrainStore();
+    const s = () => tr.getState();
+    s().setSettings({ lr: 1e-3 });
+    s().started(false, 'tiny');
+    s().rowReceived({ type: 'hfTrainRow', row: row(1) });
+    s().finished({ type: 'hfTrained', iterations: 1, stopped: false });
+    s().setRunFileNotice({ tone: 'info', text: 'Opened run.json' });
+    s().started(true, 'tiny'); // Continue: the same run goes on
+    s().rowReceived({ type: 'hfTrainRow', row: row(2) });
+    expect([s().compared, s().runFileNotice?.text]).toEqual([[], 'Opened run.json']);
+    s().setSettings({ lr: 2e-3 });
+    s().started(false, 'tiny');
+    expect(s().runFileNotice).toBeNull(); // a fresh run's rows are no file's
+    expect(s().compared).toEqual([{ model: 'tiny', settings: { ...DEFAULT_HF_TRAIN, lr: 1e-3 }, rows: [row(1), row(2)] }]);
+    expect(s().runOf).toEqual({ model: 'tiny', settings: { ...DEFAULT_HF_TRAIN, lr: 2e-3 } });
+    for (let i = 0; i < COMPARED_KEPT + 1; i++) {
+      s().rowReceived({ type: 'hfTrainRow', row: row(10 + i) });
+      s().started(false, 'tiny');
+    }
+    expect(s().compared.map((c) => c.rows[0].iter)).toEqual([11, 12, 13]);
+    // a fresh run with no rows yet moves nothing
+    s().started(false, 'tiny');
+    expect(s().compared).toHaveLength(COMPARED_KEPT);
+    s().modelChanged();
+    expect([s().rows, s().runOf, s().compared.length]).toEqual([[], null, COMPARED_KEPT]);
+    s().clearCompared();
+    expect(s().compared).toEqual([]);
+  });
+
+  it('an adapter put on with its run (kept, recorded) moves the rows it replaces too, and names its own run', () => {
+    const tr = createHfTrainStore();
+    const s = () => tr.getState();
+    s().started(false, 'tiny');
+    s().rowReceived({ type: 'hfTrainRow', row: row(1) });
+    const info = { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] };
+    const recorded = { iterations: 2, rows: [row(1), row(2)], evals: [], settings: { ...DEFAULT_HF_TRAIN, estimator: 'gae' as const } };
+    s().adapterLoaded('tiny', info, 'recorded', recorded);
+    expect(s().compared).toEqual([{ model: 'tiny', settings: DEFAULT_HF_TRAIN, rows: [row(1)] }]);
+    expect(s().runOf).toEqual({ model: 'tiny', settings: recorded.settings });
+    // a picked adapter comes with no run: nothing names its rows
+    s().adapterLoaded('tiny', info, 'loaded');
+    expect([s().runOf, s().compared.length]).toEqual([null, 2]);
+  });
+
+  it('Run both trains each arm fresh in turn, the first arm’s rows kept beside the second’s; Stop in an arm ends the sequence', async () => {
+    const { h, flows, train } = setup();
+    const opening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const arms = HF_PRESETS.map((p) => ({ ...p.settings, iterations: 1 }));
+    const finishArm = async (iter: number, stopped = false) => {
+      const id = h.worker.idOf('hfTrain');
+      h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(iter) });
+      h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 1, stopped });
+      await h.advance();
+      h.worker.reply({ type: 'hfAdapter', requestId: h.worker.idOf('hfExportAdapter'), config: '{"r":8}', weights: new Uint8Array([iter]) });
+      await h.advance();
+    };
+    const both = flows.trainBoth(arms);
+    expect(train.getState().runBoth).toEqual({ arm: 0, arms: 2 });
+    expect(h.worker.of('hfTrain').map((m) => m.settings)).toEqual([arms[0]]);
+    await finishArm(1);
+    expect(train.getState().runBoth).toEqual({ arm: 1, arms: 2 });
+    expect(h.worker.of('hfTrain').map((m) => [m.settings, m.resume])).toEqual([
+      [arms[0], undefined],
+      [arms[1], undefined], // a fresh adapter, not Continue
+    ]);
+    expect(train.getState().compared).toEqual([{ model: 'tiny', settings: arms[0], rows: [row(1)] }]);
+    await finishArm(2);
+    await both;
+    expect(train.getState()).toMatchObject({ runBoth: null, running: false, rows: [row(2)], runOf: { model: 'tiny', settings: arms[1] } });
+
+    // Stop during the first arm: the second never starts
+    const again = flows.trainBoth(arms);
+    flows.stopTraining();
+    await finishArm(3, true);
+    await again;
+    expect(h.worker.of('hfTrain')).toHaveLength(3);
+    expect(train.getState().runBoth).toBeNull();
   });
 });

@@ -12,6 +12,7 @@ import { useHf } from '../../store/hfModel.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { OWN_MODEL_RUN_ID, useInspection } from '../../store/inspection.ts';
 import { HfRunFileNotice } from './HfRecordedRun.tsx';
+import { HfRunBoth } from './HfRunBoth.tsx';
 import { HfTrainResults } from './HfTrainResults.tsx';
 import { teachingViewsIntoView } from '../teach/intoView.ts';
 
@@ -44,6 +45,9 @@ export function HfTrainPanel() {
   const keepProblem = useHfTrain((st) => st.keepProblem);
   const keptOffer = useHfTrain((st) => st.keptOffer);
   const rows = useHfTrain((st) => st.rows);
+  const runOf = useHfTrain((st) => st.runOf);
+  const compared = useHfTrain((st) => st.compared);
+  const clearCompared = useHfTrain((st) => st.clearCompared);
   const lastIter = rows.at(-1)?.iter;
   const inspectable = useInspection((st) => st.traces.some((c) => c.runId === OWN_MODEL_RUN_ID && c.trace.iter === lastIter));
   const evals = useHfTrain((st) => st.evals);
@@ -120,6 +124,7 @@ export function HfTrainPanel() {
           </button>
         ))}
       </fieldset>
+      <HfRunBoth model={model} />
       {HF_PRESETS.filter((p) => sameSettings(p.settings, s)).map((p) => (
         <p key={p.id} className="small muted" data-testid="hf-train-preset-about">
           {t(`hf.train.preset.${p.id}.about`)}
@@ -261,7 +266,12 @@ export function HfTrainPanel() {
           {t('hf.train.downloadRefused', { problem: downloadProblem })}
         </p>
       ) : null}
-      <HfTrainResults rows={rows} evals={evals} onInspect={inspectable ? openInInspector : undefined} />
+      <HfTrainResults
+        rows={rows}
+        evals={evals}
+        onInspect={inspectable ? openInInspector : undefined}
+        comparison={{ settings: runOf?.model === model.label ? runOf.settings : null, compared: compared.filter((c) => c.model === model.label), onClear: clearCompared }}
+      />
     </section>
   );
 }

@@ -4,7 +4,8 @@
 // file shown as recorded.
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { HfTrainEval, HfTrainResponse, HfTrainRow } from '../../rl/hf/hfTrainSettings.ts';
+import type { HfTrainEval, HfTrainResponse, HfTrainRow, HfTrainSettings } from '../../rl/hf/hfTrainSettings.ts';
+import type { HfComparedRun } from '../../store/hfTrain.ts';
 import { HfTrainCharts } from './HfTrainCharts.tsx';
 import { visibleToken } from '../../util/visibleToken.ts';
 
@@ -15,9 +16,20 @@ const fmt = (x: number | null, digits = 3) => (x === null ? '–' : Math.abs(x) 
 
 /**
  * The evaluations, charts and table of a run's rows, then its last batch's responses and tokens;
- * `onInspect`, where the inspector holds the last iteration, opens a response there.
+ * `onInspect`, where the inspector holds the last iteration, opens a response there; `comparison`,
+ * the earlier runs the charts draw beside this one.
  */
-export function HfTrainResults({ rows, evals, onInspect }: { rows: readonly HfTrainRow[]; evals: readonly HfTrainEval[]; onInspect?: (iter: number, response: number) => void }) {
+export function HfTrainResults({
+  rows,
+  evals,
+  onInspect,
+  comparison,
+}: {
+  rows: readonly HfTrainRow[];
+  evals: readonly HfTrainEval[];
+  onInspect?: (iter: number, response: number) => void;
+  comparison?: { settings: HfTrainSettings | null; compared: readonly HfComparedRun[]; onClear: () => void };
+}) {
   const { t } = useTranslation('notices');
   const captionId = useId();
   const last = rows.at(-1);
@@ -35,7 +47,7 @@ export function HfTrainResults({ rows, evals, onInspect }: { rows: readonly HfTr
             : t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
         </p>
       ))}
-      <HfTrainCharts rows={rows} />
+      <HfTrainCharts rows={rows} settings={comparison?.settings} compared={comparison?.compared} onClearCompared={comparison?.onClear} />
       {rows.length > 0 ? (
         <p className="small muted" id={captionId}>
           {t('hf.train.tableCaption')}
