@@ -9,7 +9,7 @@ import { statusSlice, type StatusSlice } from './slices/statusSlice.ts';
 
 export type { ConfigSlice } from './slices/configSlice.ts';
 export type { RunStart, RunsSlice } from './slices/runsSlice.ts';
-export { shownConfig } from './slices/runsSlice.ts';
+export { shownConfig, shownOwnBatch } from './slices/runsSlice.ts';
 export type { StatusSlice } from './slices/statusSlice.ts';
 export type { CpuOffer, GpuStatus, Notice, ResumeOffer, RunSequence, RunState, SequenceOffer } from './statusTypes.ts';
 

@@ -107,9 +107,14 @@ export function shownBatch(st: Pick<RunsSlice, 'runs' | 'activeRunId' | 'viewRun
   return { batchRunId, samples: b?.samples ?? null, ratios: b?.ratios ?? null };
 }
 
+/** The own-model batch the views show, if the shown batch is one. */
+export function shownOwnBatch(st: Pick<RunsSlice, 'batchRunId' | 'ownBatches'>): OwnModelBatch | undefined {
+  return st.ownBatches.find((b) => b.id === st.batchRunId);
+}
+
 /** The settings the shown batch trained with: its run's (an own-model batch's own), else the settings now. */
 export function shownConfig(st: Pick<RunsSlice, 'runs' | 'batchRunId' | 'ownBatches'> & Pick<ConfigSlice, 'config'>): PpoConfig {
-  return st.ownBatches.find((b) => b.id === st.batchRunId)?.config ?? st.runs.find((r) => r.id === st.batchRunId)?.config ?? st.config;
+  return shownOwnBatch(st)?.config ?? st.runs.find((r) => r.id === st.batchRunId)?.config ?? st.config;
 }
 
 /** Each run's record replaced by `f`'s where `f` changes it (other runs keep their identity, so their memoised series survive). */

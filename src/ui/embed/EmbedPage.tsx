@@ -8,7 +8,7 @@
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkConfig } from '../../rl/config.ts';
-import { useApp } from '../../store/appStore.ts';
+import { shownOwnBatch, useApp } from '../../store/appStore.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
 import { OWN_MODEL_RECORDED_ID } from '../../store/inspection.ts';
 import { trainer } from '../../store/trainerClient.ts';
@@ -120,7 +120,7 @@ function EmbedTitle({ view }: { view: EmbedView }) {
 function RunLabel() {
   const { t } = useTranslation(['common', 'inspect']);
   const run = useApp((s) => s.runs.find((r) => r.id === s.batchRunId) ?? s.runs.find((r) => r.id === s.activeRunId) ?? null);
-  const own = useApp((s) => s.ownBatches.find((b) => b.id === s.batchRunId) ?? null);
+  const own = useApp(shownOwnBatch);
   if (own)
     return (
       <span className="embed-run" data-testid="embed-run">
@@ -149,7 +149,7 @@ function RunLabel() {
 function LiveControls() {
   const { t } = useTranslation('common');
   // A recorded run, or an own-model batch (the settings panel's Start trains neither).
-  const recorded = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.recorded !== undefined || s.ownBatches.some((b) => b.id === s.batchRunId));
+  const recorded = useApp((s) => s.runs.find((r) => r.id === s.batchRunId)?.recorded !== undefined || shownOwnBatch(s) !== undefined);
   const runState = useApp((s) => s.runState);
   const gpu = useApp((s) => s.gpu.kind);
   const backend = useApp((s) => s.backend);

@@ -30,6 +30,7 @@ import { TokenTable, GroupPanel } from './TokenTable.tsx';
 import { WalkThrough } from './WalkThrough.tsx';
 import { CheckYourself } from './CheckYourself.tsx';
 import { WhatIf } from './WhatIf.tsx';
+import { ownModelRunName } from './text.ts';
 import './inspector.css';
 
 installInspectTestHook();
@@ -99,12 +100,7 @@ function InspectorBody() {
     if (focus && traces.some((c) => keyOf(c) === `${focus.runId}:${focus.iter}`)) setChosen(`${focus.runId}:${focus.iter}`);
   }, [focus, traces]);
   const focusRow = focus && captured && keyOf(captured) === `${focus.runId}:${focus.iter}` ? focus : null;
-  const runName = (c: CapturedTrace) =>
-    c.file !== undefined
-      ? tr('picker.ownModelRecorded', { file: c.file, model: c.model })
-      : c.model !== undefined
-        ? tr('picker.ownModelRun', { model: c.model })
-        : (runs.find((r) => r.id === c.runId)?.name ?? c.runId);
+  const runName = (c: CapturedTrace) => (c.file !== undefined || c.model !== undefined ? ownModelRunName(c) : (runs.find((r) => r.id === c.runId)?.name ?? c.runId));
   return (
     <section className="inspector" aria-label={tr('region')}>
       <h3 className="inspect-title">{tr('heading')}</h3>

@@ -55,6 +55,11 @@ export const MATH = {
 const CLIP_BOUND: Record<ClipSide, string> = { low: MATH.low, high: MATH.high, dual: MATH.dual, none: '' };
 
 /** A walk-through step's title in the page's language. */
+/** An own-model run's name in the pickers: a run file's recorded iteration, or the live run, each with its model. */
+export function ownModelRunName(x: { file?: string; model?: string }): string {
+  return x.file !== undefined ? t('inspect:picker.ownModelRecorded', { file: x.file, model: x.model }) : t('inspect:picker.ownModelRun', { model: x.model });
+}
+
 export function stepTitle(id: FormulaStepId): string {
   return t(`inspect:steps.${id}.title`);
 }

@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/appStore.ts';
 import { type RunBatch, runsWithBatch } from '../../store/batches.ts';
-import type { OwnModelBatch } from '../../store/ownModelBatches.ts';
+import { ownModelRunName } from '../inspect/text.ts';
 
 export function BatchRunPicker() {
   const { t } = useTranslation(['teach', 'inspect']);
@@ -20,14 +20,12 @@ export function BatchRunPicker() {
     const iter = b.samples?.iter ?? b.ratios?.iter;
     return iter === undefined ? '' : t('batchRun.iteration', { iter });
   };
-  const ownName = (b: OwnModelBatch) =>
-    b.file !== undefined ? t('inspect:picker.ownModelRecorded', { file: b.file, model: b.model }) : t('inspect:picker.ownModelRun', { model: b.model });
   if (choices.length + ownBatches.length < 2) {
     // One batch, nothing to pick: an own-model batch still says whose it is (the views read alike).
     const own = ownBatches.find((b) => b.id === shown);
     return own ? (
       <p className="muted small" data-testid="batch-run-own">
-        {t('batchRun.ownModelOnly', { run: ownName(own), iteration: iteration(own.batch) })}
+        {t('batchRun.ownModelOnly', { run: ownModelRunName(own), iteration: iteration(own.batch) })}
       </p>
     ) : null;
   }
@@ -46,7 +44,7 @@ export function BatchRunPicker() {
           ))}
           {ownBatches.map((b) => (
             <option key={b.id} value={b.id}>
-              {ownName(b)}
+              {ownModelRunName(b)}
               {iteration(b.batch)}
             </option>
           ))}

@@ -10,7 +10,7 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { type ClippedCell, stepClippedCells } from '../../rl/inspect/index.ts';
 import './clipLinks.css';
-import { shownConfig, useApp } from '../../store/appStore.ts';
+import { shownConfig, shownOwnBatch, useApp } from '../../store/appStore.ts';
 import { type CapturedTrace, useInspection } from '../../store/inspection.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { sameClip } from '../../store/batches.ts';
@@ -540,7 +540,7 @@ export function ClippingView() {
   const config = useApp((s) => s.config);
   const ratios = useApp((s) => s.ratios);
   // The settings panel trains playground runs: an own-model batch has no what-if from it.
-  const ownModel = useApp((s) => s.ownBatches.some((b) => b.id === s.batchRunId));
+  const ownModel = useApp((s) => shownOwnBatch(s) !== undefined);
   const current: ClipParams = { clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip };
   // A batch is drawn and counted with the settings it was trained with; the current ones differ only as a what-if.
   const p: ClipParams = ratios?.clip ?? current;

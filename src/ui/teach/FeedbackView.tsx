@@ -3,7 +3,7 @@
 // reward model (Bradley–Terry) in the worker — RLHF's human step, by hand.
 import { useEffect, useMemo } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { useApp } from '../../store/appStore.ts';
+import { shownOwnBatch, useApp } from '../../store/appStore.ts';
 import { useFeedback } from '../../store/feedback.ts';
 import { candidatePairs, pairKey, type CandidatePair } from '../../store/feedbackPairs.ts';
 import { getTask } from '../../tasks/index.ts';
@@ -51,7 +51,7 @@ function usePairKeys(pair: CandidatePair | undefined, pick: (winner: 'A' | 'B') 
 export function FeedbackView() {
   const { t } = useTranslation('teach');
   // The labels train the playground task's reward model: an own-model batch's responses are not offered.
-  const ownModel = useApp((s) => s.ownBatches.some((b) => b.id === s.batchRunId));
+  const ownModel = useApp((s) => shownOwnBatch(s) !== undefined);
   const shownSamples = useApp((s) => s.samples);
   const samples = ownModel ? null : shownSamples;
   const rewardSource = useApp((s) => s.config.rewardSource);

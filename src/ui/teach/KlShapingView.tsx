@@ -5,7 +5,7 @@
 import { Fragment, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { findPreset, REWARD_HACKING } from '../../rl/presets.ts';
-import { useApp } from '../../store/appStore.ts';
+import { shownOwnBatch, useApp } from '../../store/appStore.ts';
 import { ViewHelp } from '../charts/ChartHelp.tsx';
 import { loadPreset } from '../loadPreset.ts';
 import { klBatchContext } from './klBatch.ts';
@@ -41,7 +41,7 @@ export function KlShapingView() {
   const samples = useApp((s) => s.samples);
   // The run whose batch is on show (its β at that iteration), or the own-model batch's settings.
   const run = useApp((s) => s.runs.find((r) => r.id === s.batchRunId));
-  const own = useApp((s) => s.ownBatches.find((b) => b.id === s.batchRunId));
+  const own = useApp(shownOwnBatch);
   const settings = useApp((s) => s.config);
   const [index, setIndex] = useState(0);
   const row = samples?.rows[Math.min(index, (samples?.rows.length ?? 1) - 1)];
