@@ -119,17 +119,18 @@ export function expectHfTraceMatches(m: HfPpoMetrics, c: HfTraceCase, seed: numb
   const first = trace.minibatches[0];
   close(first.newLogprobs, gatherRows(trace.oldLogprobs, A, first.rows), tol.elem, 'first step π_new = π_old');
 
-  // The own-model panel's numbers are the last epoch's recomputed ones.
-  const lastSteps = rec.minibatches.filter((x) => x.epoch === c.ppoEpochs - 1);
+  // The iteration's losses and clip fraction are every update step's recomputed ones, averaged (as the playground's).
+  const steps = rec.minibatches;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  close([m.policyLoss, m.clipfrac], [mean(lastSteps.map((x) => x.stats.policyLoss)), mean(lastSteps.map((x) => x.stats.clipFraction))], tol.reduce, 'panel metrics');
+  expect(steps.length, `${where}: update steps`).toBe(c.ppoEpochs * c.miniBatches);
+  close([m.policyLoss, m.clipfrac], [mean(steps.map((x) => x.stats.policyLoss)), mean(steps.map((x) => x.stats.clipFraction))], tol.reduce, 'iteration metrics');
   close([m.klMean], [rec.summary.klMean], tol.reduce, 'KL metric');
-  if (c.estimator === 'gae') close([m.valueLoss!], [mean(lastSteps.map((x) => x.stats.valueLoss!))], tol.reduce, 'value loss metric');
+  if (c.estimator === 'gae') close([m.valueLoss!], [mean(steps.map((x) => x.stats.valueLoss!))], tol.reduce, 'value loss metric');
   else expect(m.valueLoss).toBeNull();
 
   // The panel's clip marks are the inspector's clip sides of the last epoch, token for token.
   let clipped = 0;
-  for (const step of lastSteps)
+  for (const step of steps.filter((x) => x.epoch === c.ppoEpochs - 1))
     step.rows.forEach((b, r) => {
       const row = m.inspected![b];
       row.clip.forEach((side, t) => {

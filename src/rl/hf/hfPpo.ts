@@ -92,7 +92,8 @@ export interface HfPpoMetrics {
   scoreMean: number;
   klMean: number; // masked mean of the reward's KL term
   responseLength: number;
-  policyLoss: number; // last epoch
+  /** Policy loss, clip fraction and value loss: the mean over every update step (all epochs' minibatches). */
+  policyLoss: number;
   clipfrac: number;
   valueLoss: number | null; // null without a critic
   /** With cfg.inspect: every response's tokens as the last epoch's update saw them, in batch order. */
@@ -306,10 +307,10 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
       valueStats: got(slots[j].value),
     }),
   );
-  // The panel's losses: the last epoch's steps, averaged.
-  const lastEpoch = stepHosts.filter((x) => x.epoch === cfg.ppoEpochs - 1);
+  // The iteration's losses and clip fraction: every update step's, averaged, as the playground's
+  // trainer (metrics.ts updateMetrics) and verl's actor/pg_loss, actor/pg_clipfrac do.
   const mean = (rows: Float64Array[], at: number) => rows.reduce((sum, r) => sum + r[at], 0) / rows.length;
-  const lastValueStats = lastEpoch.flatMap((x) => (x.valueStats ? [x.valueStats] : []));
+  const valueStats = stepHosts.flatMap((x) => (x.valueStats ? [x.valueStats] : []));
   const trace = cfg.inspect
     ? hfIterationTrace({
         iter: iteration + 1,
@@ -341,14 +342,14 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
     klMean: maskedMean(kl, mask),
     responseLength: responses.reduce((s, r) => s + r.length, 0) / B,
     policyLoss: mean(
-      lastEpoch.map((x) => x.policyStats),
+      stepHosts.map((x) => x.policyStats),
       POLICY_STATS.loss,
     ),
     clipfrac: mean(
-      lastEpoch.map((x) => x.policyStats),
+      stepHosts.map((x) => x.policyStats),
       POLICY_STATS.clipfrac,
     ),
-    valueLoss: lastValueStats.length > 0 ? mean(lastValueStats, VALUE_STATS.loss) : null,
+    valueLoss: valueStats.length > 0 ? mean(valueStats, VALUE_STATS.loss) : null,
     inspected: trace ? inspectedRows(trace, responses, cfg.policy) : null,
     trace,
   };
