@@ -16,6 +16,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { type BadFolder, writeSynthetic } from '../src/model/hf/synthetic.ts';
 import { nodeFolderSink } from '../src/node/hfFolder.ts';
 import { HF_RUN_FILE_VERSION } from '../src/store/hfRunFile.ts';
+import { RUN_COLORS } from '../src/store/runs.ts';
 
 const SMALL = '?promptsPerBatch=2&samplesPerPrompt=2&maxResponseLength=4&ppoEpochs=1&miniBatches=1';
 const GOOD = 'tiny-qwen3';
@@ -197,8 +198,27 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-status')).toContainText('Trained 2 iterations', { timeout: 300_000 });
   const rows = page.getByTestId('hf-train-table').locator('tbody tr');
   await expect(rows).toHaveCount(2);
-  // the curves of the run: one chart each for reward_mean and kl, drawn from the same rows
-  for (const name of ['reward_mean', 'kl']) await expect(page.getByTestId(`hf-train-chart-${name}`).locator('path.recharts-line-curve')).toHaveCount(1);
+  // the curves of the run, drawn by the playground's charts from the same rows: no critic, no value loss
+  for (const name of ['reward_mean', 'policy_loss', 'clipfrac', 'kl', 'response_length_mean'])
+    await expect(page.getByTestId(`hf-train-chart-${name}`).locator('path.recharts-line-curve')).toHaveCount(1);
+  await expect(page.getByTestId('hf-train-chart-value_loss')).toHaveCount(0);
+  // each with the playground's help: what the number is, healthy and sick
+  await page.getByTestId('hf-train-chart-help-clipfrac').click();
+  await expect(page.getByTestId('hf-train-chart-help-panel-clipfrac')).toContainText('share of response tokens');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('hf-train-chart-help-panel-clipfrac')).toHaveCount(0);
+  // the CSV holds the table's numbers, row for row
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('hf-train-export-csv').click()]);
+  const csvLines = readFileSync((await csv.path())!, 'utf8')
+    .trim()
+    .split('\n');
+  const header = csvLines[0].split(',');
+  expect(header.slice(0, 3)).toEqual(['run_id', 'run_name', 'iter']);
+  // the run's name is the one text cell (quoted: it holds commas); the cells after it are numbers
+  const cell = (line: string, name: string) => line.split(',').slice(2 - header.length)[header.indexOf(name) - 2];
+  expect(csvLines.slice(1).map((l) => cell(l, 'iter'))).toEqual(['1', '2']);
+  const tableReward = await rows.locator('td:nth-child(2)').allTextContents();
+  expect(csvLines.slice(1).map((l) => Number(cell(l, 'reward_mean')).toFixed(3))).toEqual(tableReward);
   for (const cell of await rows.locator('td').allTextContents()) expect(cell === '–' || Number.isFinite(Number(cell))).toBe(true);
   await expect(page.getByTestId('hf-train-sample')).toContainText('Iteration 2, response 1 to');
   // its BPE tokens in the last epoch's update, each with its ratio and advantage
@@ -266,7 +286,7 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   const runFile = { name: saved.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(runPath) };
   await page.getByTestId('hf-run-open').setInputFiles(runFile);
   const recorded = page.getByTestId('hf-recorded');
-  await expect(recorded.getByRole('heading')).toContainText(`Recorded run: ${GOOD}-run-3.json`);
+  await expect(recorded.getByRole('heading', { level: 4 })).toContainText(`Recorded run: ${GOOD}-run-3.json`);
   await expect(recorded).toContainText(`Trained on “${GOOD}” (Qwen3ForCausalLM, 2 layers)`);
   await expect(recorded).toContainText('Open that model folder to continue training it');
   expect(await recorded.getByTestId('hf-train-table').locator('tbody tr').allTextContents()).toEqual(live.rows);
@@ -318,15 +338,23 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   expect(legend.length).toBeLessThanOrEqual(4);
   expect(legend.slice(-2)).toEqual(['GRPO on your own model 1 iteration', 'PPO with a critic on your own model (this run) 1 iteration']);
   // each run a line, a one-iteration run its point
-  for (const name of ['reward_mean', 'kl']) {
+  for (const name of ['reward_mean', 'kl', 'value_loss']) {
     const chart = page.getByTestId(`hf-train-chart-${name}`);
-    await expect(chart.locator('g.recharts-line')).toHaveCount(legend.length);
-    await expect(chart.locator('.recharts-line-dots circle')).toHaveCount(2);
+    const lines = chart.locator('g.recharts-line');
+    // value loss: only the runs with a critic (PPO's arm; the GRPO runs before it have none)
+    if (name !== 'value_loss') await expect(lines).toHaveCount(legend.length);
+    // the arms' one iteration each a point: the current run in the first colour, the GRPO arm in the last earlier run's
+    await expect(chart.locator(`.recharts-line-dots circle[fill="${RUN_COLORS[0]}"]`)).toHaveCount(1);
+    if (name !== 'value_loss') await expect(chart.locator(`.recharts-line-dots circle[fill="${RUN_COLORS[legend.length - 1]}"]`)).toHaveCount(1);
   }
+  // the earlier runs dashed, in each chart's own legend too
+  await expect(page.getByTestId('hf-train-chart-kl').locator('.chart-legend .line-swatch.dashed')).toHaveCount(legend.length - 1);
   expect(await axe(page)).toEqual([]);
   await trainer.screenshot({ path: test.info().outputPath('hf-trainer-run-both.png') });
   await page.getByTestId('hf-train-clear-compared').click();
-  await expect(page.getByTestId('hf-train-charts')).toHaveCount(0); // one row left: no curve to draw
+  await expect(page.getByTestId('hf-train-legend')).toHaveCount(0);
+  await expect(page.getByTestId('hf-train-chart-kl').locator('g.recharts-line')).toHaveCount(1);
+  await expect(page.getByTestId('hf-train-chart-kl').locator(`.recharts-line-dots circle[fill="${RUN_COLORS[0]}"]`)).toHaveCount(1); // the run left, its one iteration a point
   await page.getByTestId('hf-forget').click();
 });
 

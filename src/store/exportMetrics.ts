@@ -3,7 +3,7 @@
 // iteration 0 holds the SFT model's) and a JSON document with each run's config, backend, budget,
 // full history and evaluations.
 import type { MetricName } from '../rl/metricNames.ts';
-import type { RunRecord } from './runs.ts';
+import type { MetricPoint, RunRecord } from './runs.ts';
 
 /**
  * Text cells a spreadsheet would run as a formula (OWASP "CSV Injection"): a run name such as
@@ -32,6 +32,9 @@ export const EVAL_PREFIX = 'eval_';
 /** A CSV column: a metric of the vocabulary (src/rl/metricNames.ts), or a held-out evaluation's, prefixed. */
 export type ExportColumn = MetricName | `${typeof EVAL_PREFIX}${string}`;
 
+/** What the CSV writes of a run: a playground run, or an own-model run's rows as metric points. */
+type CsvRun = Pick<RunRecord, 'id' | 'name' | 'evals'> & { metrics: readonly MetricPoint[] };
+
 /** One CSV row's values by column. */
 type RowValues = Map<ExportColumn, number>;
 
@@ -40,7 +43,7 @@ type RowValues = Map<ExportColumn, number>;
  * last row of the same iteration (an evaluation at k scores the weights iteration k starts from,
  * the same weights that row's rollout sampled), or on a row of its own where there is none.
  */
-function runRows(r: RunRecord): { iter: number; values: RowValues }[] {
+function runRows(r: CsvRun): { iter: number; values: RowValues }[] {
   const rows = r.metrics.map((m) => ({ iter: m.iter, values: new Map(Object.entries(m.values) as [MetricName, number][]) as RowValues }));
   for (const e of r.evals ?? []) {
     let row: (typeof rows)[number] | undefined;
@@ -55,7 +58,7 @@ function runRows(r: RunRecord): { iter: number; values: RowValues }[] {
   return rows;
 }
 
-export function metricsToCsv(runs: readonly RunRecord[]): string {
+export function metricsToCsv(runs: readonly CsvRun[]): string {
   const perRun = runs.map((r) => ({ r, rows: runRows(r) }));
   const keys = new Set<ExportColumn>();
   for (const { rows } of perRun) for (const m of rows) for (const k of m.values.keys()) keys.add(k);

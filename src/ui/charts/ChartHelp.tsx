@@ -17,7 +17,7 @@ function Engine({ label, m }: { label: string; m: EngineMetric }) {
   );
 }
 
-export function ChartHelpButton({ metric, title }: { metric: string; title: string }) {
+export function ChartHelpButton({ metric, title, testIdPrefix = '' }: { metric: string; title: string; testIdPrefix?: string }) {
   useTranslation('charts');
   const help = Object.hasOwn(CHART_HELP, metric) ? CHART_HELP[metric] : undefined;
   const [open, setOpen] = useState(false);
@@ -53,13 +53,13 @@ export function ChartHelpButton({ metric, title }: { metric: string; title: stri
         aria-expanded={open}
         aria-controls={id}
         aria-label={HELP_UI.open(title)}
-        data-testid={`chart-help-${metric}`}
+        data-testid={`${testIdPrefix}chart-help-${metric}`}
         onClick={() => setOpen((o) => !o)}
       >
         ?
       </button>
       {open ? (
-        <section ref={panel} id={id} className="chart-help" aria-label={HELP_UI.open(title)} data-testid={`chart-help-panel-${metric}`}>
+        <section ref={panel} id={id} className="chart-help" aria-label={HELP_UI.open(title)} data-testid={`${testIdPrefix}chart-help-panel-${metric}`}>
           <p className="chart-help-what">{help.what}</p>
           <Formula tex={help.formula} display label={HELP_UI.formula(title)} />
           <dl>

@@ -4,7 +4,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MetricName } from '../../rl/metricNames.ts';
 import { useApp } from '../../store/appStore.ts';
-import { MetricChart } from '../charts/ChartsPanel.tsx';
+import { MetricChart } from '../charts/MetricChart.tsx';
 
 /** Below this the plot is not worth drawing: the frame scrolls instead. */
 const MIN_PLOT = 120;

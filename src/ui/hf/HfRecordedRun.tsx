@@ -122,7 +122,7 @@ export function HfRecordedRun() {
           {t('hf.train.recordedClose')}
         </button>
       </div>
-      <HfTrainResults rows={run.rows} evals={run.evals} onInspect={run.lastTrace ? inspectRecorded : undefined} />
+      <HfTrainResults rows={run.rows} evals={run.evals} settings={run.settings} idPrefix="hf-recorded-" onInspect={run.lastTrace ? inspectRecorded : undefined} />
     </section>
   );
 }

@@ -1,15 +1,26 @@
-// The own-model run's curves: reward_mean and kl per iteration, the trainer's numbers as the table
-// lists them, drawn as the playground's charts are (recharts, no animation); earlier runs of the
-// open model (a fresh run's predecessors, "Run both"'s first arm) drawn beside them, dashed, each
-// named in a legend by its preset or its settings.
+// The own-model run's curves, drawn by the playground's chart (MetricChart.tsx: its "?" help, PNG,
+// full screen, smoothing, notes): reward, losses, clip fraction, KL and response length from the
+// trainer's rows, the same numbers the table lists. Earlier runs of the open model (a fresh run's
+// predecessors, "Run both"'s first arm) are drawn beside the current one, dashed, each named by its
+// preset or its settings; the toolbar smooths and exports them as CSV.
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
 import type { HfTrainRow, HfTrainSettings } from '../../rl/hf/hfTrainSettings.ts';
+import { useApp } from '../../store/appStore.ts';
+import { downloadBlob } from '../../store/download.ts';
+import { metricsToCsv } from '../../store/exportMetrics.ts';
 import type { HfComparedRun } from '../../store/hfTrain.ts';
+import { HF_ROW_METRICS, hfMetricPoints } from '../../store/hfRunMetrics.ts';
 import { RUN_COLORS } from '../../store/runs.ts';
+import { CHARTS } from '../charts/chartList.ts';
+import type { NoteConfig } from '../charts/chartNotes.ts';
+import type { ChartRun } from '../charts/chartRun.ts';
+import { MetricChart } from '../charts/MetricChart.tsx';
+import { usePresenter } from '../presenter.ts';
 
-const CURVES = ['reward_mean', 'kl'] as const;
+/** The charts an own-model run has, in the playground's order. */
+const OWN_CHARTS = CHARTS.filter((c) => (HF_ROW_METRICS as readonly string[]).includes(c.metric));
 
 /** The preset a run's settings are (iterations and seed aside: Run both sets them), if any. */
 export function presetOfSettings(s: HfTrainSettings) {
@@ -25,19 +36,20 @@ export function useRunLabel() {
   };
 }
 
-interface Series {
-  key: string;
-  label: string;
-  color: string;
-  dashed: boolean;
-  rows: readonly HfTrainRow[];
+/** What the charts' notes read of an own-model run: its estimator and updates (a fixed β in the reward, plain sampling). */
+function noteConfigOf(s: HfTrainSettings): NoteConfig {
+  return { advantageEstimator: s.estimator, ppoEpochs: s.ppoEpochs, miniBatches: s.miniBatches, klController: 'fixed', klInReward: true, useKlLoss: false, topK: 0, topP: 1 };
 }
+
+/** The file name's date and time, as the playground's exports write it. */
+const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
 
 export function HfTrainCharts({
   rows,
   settings,
   compared = [],
   onClearCompared,
+  idPrefix = 'hf-train-',
 }: {
   rows: readonly HfTrainRow[];
   /** The settings the rows were trained with (names the current run beside earlier ones). */
@@ -45,63 +57,78 @@ export function HfTrainCharts({
   /** Earlier runs of the open model, oldest first. */
   compared?: readonly HfComparedRun[];
   onClearCompared?: () => void;
+  /** Before the charts' ids: the live run's and a recorded run's charts can be on the page together. */
+  idPrefix?: string;
 }) {
-  const { t } = useTranslation('notices');
+  const { t, i18n } = useTranslation('notices');
+  const { t: tc } = useTranslation('charts');
   const label = useRunLabel();
-  const earlier = compared.filter((c) => c.rows.length > 0);
-  if (rows.length < 2 && earlier.length === 0) return null;
-  const series: Series[] = [
-    ...earlier.map((c, i) => ({ key: `c${i}`, label: label(c.settings), color: RUN_COLORS[(i + 1) % RUN_COLORS.length], dashed: true, rows: c.rows })),
-    { key: 'now', label: settings ? t('hf.train.runNow', { run: label(settings) }) : t('hf.train.runNowPlain'), color: RUN_COLORS[0], dashed: false, rows },
-  ];
+  const smoothing = useApp((s) => s.smoothing);
+  const setSmoothing = useApp((s) => s.setSmoothing);
+  const present = usePresenter();
+  const language = i18n.language;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `language` is the trigger: the names are worded in it (label follows it)
+  const runs = useMemo((): ChartRun[] => {
+    const earlier = compared.filter((c) => c.rows.length > 0);
+    return [
+      ...earlier.map((c, i) => ({
+        id: `c${i}`,
+        name: label(c.settings),
+        color: RUN_COLORS[(i + 1) % RUN_COLORS.length],
+        dashed: true,
+        metrics: hfMetricPoints(c.rows),
+        config: noteConfigOf(c.settings),
+      })),
+      ...(rows.length > 0
+        ? [
+            {
+              id: 'now',
+              name: settings ? t('hf.train.runNow', { run: label(settings) }) : t('hf.train.runNowPlain'),
+              color: RUN_COLORS[0],
+              metrics: hfMetricPoints(rows),
+              config: settings ? noteConfigOf(settings) : null,
+            },
+          ]
+        : []),
+    ];
+  }, [rows, settings, compared, language]);
+  if (runs.length === 0) return null;
+  const withCritic = runs.some((r) => r.metrics.some((p) => p.values.value_loss !== undefined));
+  const charts = OWN_CHARTS.filter((c) => c.metric !== 'value_loss' || withCritic);
+  const earlier = runs.filter((r) => r.dashed);
   return (
     <>
-      <div className="hf-train-charts" data-testid="hf-train-charts">
-        {CURVES.map((name) => (
-          <figure key={name} className="hf-train-chart" data-testid={`hf-train-chart-${name}`}>
-            <figcaption className="small">{name}</figcaption>
-            <ResponsiveContainer width="100%" height={120}>
-              <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer>
-                <CartesianGrid stroke="var(--border)" vertical={false} />
-                <XAxis
-                  dataKey="iter"
-                  type="number"
-                  domain={['dataMin', 'dataMax']}
-                  allowDecimals={false}
-                  allowDuplicatedCategory={false}
-                  tick={{ fontSize: 11 }}
-                  tickLine={false}
-                />
-                <YAxis width={48} tick={{ fontSize: 11 }} tickLine={false} />
-                <Tooltip formatter={(v) => (typeof v === 'number' ? v.toPrecision(4) : String(v))} labelFormatter={(iter) => t('hf.train.chartIter', { iter })} />
-                {series.map((s) => (
-                  <Line
-                    key={s.key}
-                    data={s.rows as HfTrainRow[]}
-                    dataKey={name}
-                    name={s.label}
-                    stroke={s.color}
-                    strokeWidth={s.dashed ? 1.3 : 1.6}
-                    strokeDasharray={s.dashed ? '5 3' : undefined}
-                    // a run of one iteration is a point, drawn as one
-                    dot={s.rows.length === 1 ? { r: 3, fill: s.color, stroke: s.color } : false}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </LineChart>
-            </ResponsiveContainer>
-          </figure>
+      <div className="hf-train-charts-tools toolbar">
+        <label>
+          {tc('panel.smoothing')}
+          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label={tc('panel.smoothing')} />
+          <span className="small" style={{ width: '3ch' }}>
+            {smoothing.toFixed(2)}
+          </span>
+        </label>
+        <button
+          type="button"
+          className="btn small"
+          data-testid={`${idPrefix}export-csv`}
+          onClick={() => downloadBlob(new Blob([metricsToCsv(runs)], { type: 'text/csv' }), `own-model-metrics-${stamp()}.csv`)}
+        >
+          {tc('panel.exportCsv')}
+        </button>
+      </div>
+      <div className="chart-grid hf-train-charts" data-testid={`${idPrefix}charts`}>
+        {charts.map((c) => (
+          <MetricChart key={c.metric} title={c.title} metric={c.metric} runs={runs} smoothing={smoothing} present={present} idPrefix={idPrefix} headingLevel={5} />
         ))}
       </div>
       {earlier.length > 0 ? (
         <div className="hf-train-legend small" data-testid="hf-train-legend">
           <ul aria-label={t('hf.train.legend')}>
-            {series.map((s) => (
-              <li key={s.key} data-series={s.key}>
+            {runs.map((r) => (
+              <li key={r.id} data-series={r.id}>
                 <svg width="22" height="8" aria-hidden="true">
-                  <line x1="1" y1="4" x2="21" y2="4" stroke={s.color} strokeWidth="2" strokeDasharray={s.dashed ? '5 3' : undefined} />
+                  <line x1="1" y1="4" x2="21" y2="4" stroke={r.color} strokeWidth="2" strokeDasharray={r.dashed ? '5 3' : undefined} />
                 </svg>{' '}
-                {s.label} <span className="muted">{t('hf.train.legendIterations', { count: s.rows.length })}</span>
+                {r.name} <span className="muted">{t('hf.train.legendIterations', { count: r.metrics.length })}</span>
               </li>
             ))}
           </ul>

@@ -270,7 +270,8 @@ export function HfTrainPanel() {
         rows={rows}
         evals={evals}
         onInspect={inspectable ? openInInspector : undefined}
-        comparison={{ settings: runOf?.model === model.label ? runOf.settings : null, compared: compared.filter((c) => c.model === model.label), onClear: clearCompared }}
+        settings={runOf?.model === model.label ? runOf.settings : null}
+        comparison={{ compared: compared.filter((c) => c.model === model.label), onClear: clearCompared }}
       />
     </section>
   );

@@ -23,12 +23,18 @@ export function HfTrainResults({
   rows,
   evals,
   onInspect,
+  settings = null,
   comparison,
+  idPrefix,
 }: {
   rows: readonly HfTrainRow[];
   evals: readonly HfTrainEval[];
   onInspect?: (iter: number, response: number) => void;
-  comparison?: { settings: HfTrainSettings | null; compared: readonly HfComparedRun[]; onClear: () => void };
+  /** The settings the rows were trained with, where known. */
+  settings?: HfTrainSettings | null;
+  comparison?: { compared: readonly HfComparedRun[]; onClear: () => void };
+  /** Before the charts' ids (HfTrainCharts). */
+  idPrefix?: string;
 }) {
   const { t } = useTranslation('notices');
   const captionId = useId();
@@ -47,7 +53,7 @@ export function HfTrainResults({
             : t(e.when === 'before' ? 'hf.train.evalBefore' : 'hf.train.evalAfter', { accuracy: (100 * e.greedyAccuracy).toFixed(0), count: e.count })}
         </p>
       ))}
-      <HfTrainCharts rows={rows} settings={comparison?.settings} compared={comparison?.compared} onClearCompared={comparison?.onClear} />
+      <HfTrainCharts rows={rows} settings={settings} compared={comparison?.compared} onClearCompared={comparison?.onClear} idPrefix={idPrefix} />
       {rows.length > 0 ? (
         <p className="small muted" id={captionId}>
           {t('hf.train.tableCaption')}
