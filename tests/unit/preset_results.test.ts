@@ -107,6 +107,15 @@ describe('the “Your own model” presets’ recorded runs', () => {
           const at = b * t.A + j;
           expect([t.responseTokens[at], t.oldLogprobs[at], t.refLogprobs[at], t.stored.advantages[at]]).toEqual([tok.id, tok.old, tok.ref, tok.advantage]);
         }
+      // which responses ended with EOS: those whose last token is one of generation_config.json's EOS ids
+      const eos: number[] = JSON.parse(readFileSync(join(PUBLIC, SHIPPED_CHAT_MODEL.path, 'generation_config.json'), 'utf8')).eos_token_id;
+      const ended = Array.from({ length: t.B }, (_, b) => {
+        let n = 0;
+        while (n < t.A && t.actionMask[b * t.A + n] > 0) n++;
+        return n > 0 && eos.includes(t.responseTokens[b * t.A + n - 1]);
+      });
+      expect(run.lastTrace!.endedWithEos).toEqual(ended);
+      expect(ended.some(Boolean)).toBe(true);
     });
 
   it('open from “Show the result” as a picked file would: shown as recorded without a model', async () => {
