@@ -11,7 +11,7 @@ import type { HfGenerateRequest } from '../worker/protocol.ts';
 import { hfTrainProblems, isHfTrainReward, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
 import { type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
-import { forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter } from './hfAdapterKeep.ts';
+import { comparedToKeep, forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter, runBothLeft } from './hfAdapterKeep.ts';
 import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
 import type { PickedFolder } from './hfFolderFiles.ts';
@@ -60,6 +60,8 @@ export class HfFlows {
   private restored = false;
   /** Writes of the kept adapter, one after another (a checkpoint never lands after a later one). */
   private keeping: Promise<void> = Promise.resolve();
+  /** The arms of the Run both in progress (kept with its checkpoints, so a reload can go on with it); null otherwise. */
+  private runBothArms: readonly HfTrainSettings[] | null = null;
 
   constructor(private readonly deps: HfFlowDeps) {
     deps.train.subscribe((now, before) => {
@@ -192,7 +194,13 @@ export class HfFlows {
   /** An adapter of the model just opened, kept in this browser by an earlier visit: offered, not loaded. */
   private async offerKeptAdapter(label: string): Promise<void> {
     const kept = await this.deps.adapterKeep.read();
-    this.tr.setKeptOffer(kept && kept.record.label === label ? { label, iterations: kept.record.iterations } : null);
+    if (!kept || kept.record.label !== label) return this.tr.setKeptOffer(null);
+    const left = runBothLeft(kept.record);
+    this.tr.setKeptOffer({
+      label,
+      iterations: kept.record.iterations,
+      ...(left ? { runBoth: { arm: left.arm, arms: left.arms.length, iterations: left.iterations } } : {}),
+    });
   }
 
   /**
@@ -232,14 +240,37 @@ export class HfFlows {
    */
   async trainBoth(arms: readonly HfTrainSettings[]): Promise<void> {
     if (this.tr.running || this.tr.runBoth) return;
+    await this.runArms(arms, 0, null);
+  }
+
+  /**
+   * A Run both kept in this browser when the page went (a reload mid-sequence): its adapter put
+   * back with its rows and the earlier runs' curves, the arm it is of trained on to that arm's
+   * iterations (Continue, exactly as if never stopped), then the arms after it, fresh.
+   */
+  async continueRunBoth(): Promise<void> {
+    const kept = await this.deps.adapterKeep.read();
+    const left = kept ? runBothLeft(kept.record) : null;
+    if (!kept || !left || this.tr.running || this.tr.runBoth) return;
+    await this.continueKept();
+    if (!this.tr.trained || this.tr.adapter?.source !== 'kept' || this.tr.iterationsDone !== kept.record.iterations) return;
+    await this.runArms(left.arms, left.arm, left.iterations);
+  }
+
+  /** Arms `from` on, in turn: arm `from` continued for `continueFor` iterations (0: already done), or fresh when null; each later arm fresh. */
+  private async runArms(arms: readonly HfTrainSettings[], from: number, continueFor: number | null): Promise<void> {
+    this.runBothArms = arms;
     try {
-      for (const [arm, settings] of arms.entries()) {
+      for (let arm = from; arm < arms.length; arm++) {
+        const resume = arm === from && continueFor !== null;
+        if (resume && continueFor === 0) continue;
         this.tr.setRunBoth({ arm, arms: arms.length });
-        this.tr.setSettings(settings);
-        if (!(await this.train())) break;
+        this.tr.setSettings(resume ? { ...arms[arm], iterations: continueFor } : arms[arm]);
+        if (!(await this.train(resume))) break;
       }
     } finally {
       this.tr.setRunBoth(null);
+      this.runBothArms = null;
     }
   }
 
@@ -271,6 +302,9 @@ export class HfFlows {
   private keptRecord(label: string, iterations: number): KeptAdapterRecord {
     const tr = this.tr;
     const last = ownModelTraceOf(iterations);
+    const compared = tr.compared.filter((c) => c.model === label);
+    // A Run both goes on after a reload unless it ended here: stopped, or refused.
+    const arms = tr.ended?.stopped || tr.problem !== null ? null : this.runBothArms;
     return {
       label,
       iterations,
@@ -279,6 +313,8 @@ export class HfFlows {
       evals: tr.evals,
       savedAt: Date.now(),
       ...(last ? { lastTrace: last } : {}),
+      ...(compared.length > 0 ? { compared: comparedToKeep(compared) } : {}),
+      ...(tr.runBoth && arms ? { runBoth: { arm: tr.runBoth.arm, arms: [...arms] } } : {}),
     };
   }
 
@@ -336,7 +372,7 @@ export class HfFlows {
   private async loadAdapter(
     files: AdapterFiles & { state?: Uint8Array },
     source: 'loaded' | 'kept' | 'recorded',
-    kept?: Pick<KeptAdapterRecord, 'iterations' | 'rows' | 'evals' | 'settings'> & { lastTrace?: HfRunTrace },
+    kept?: Pick<KeptAdapterRecord, 'iterations' | 'rows' | 'evals' | 'settings' | 'compared'> & { lastTrace?: HfRunTrace },
     file?: RecordedFile,
   ): Promise<boolean> {
     if (!this.s.model || this.tr.running) return false;

@@ -97,7 +97,7 @@ function readModel(x: unknown): HfRunModel {
 }
 
 /** The settings, each in the panel's range (the rules that need the model are checked when it trains). */
-function readSettings(x: unknown): HfTrainSettings {
+export function readSettings(x: unknown): HfTrainSettings {
   if (!isObject(x)) throw damaged('settings', `expected the run's settings, found ${shown(x)}`);
   const oneOf = <T extends string>(v: unknown, allowed: readonly T[], field: string): T => {
     if (!allowed.includes(v as T)) throw damaged(field, `expected one of ${allowed.join(', ')}, found ${shown(v)}`);

@@ -23,6 +23,16 @@ export interface HfComparedRun {
 /** Earlier runs kept for the charts: the newest, after a fresh Start or Run both's next arm. */
 export const COMPARED_KEPT = 3;
 
+/**
+ * The adapter kept for the open model, offered after a reload: its iterations and, when a Run both
+ * was under way, the arm it is of (from 0), how many arms, and that arm's iterations still to train.
+ */
+export interface HfKeptOffer {
+  label: string;
+  iterations: number;
+  runBoth?: { arm: number; arms: number; iterations: number };
+}
+
 /** A run file the visitor opened: its name and when it was saved. */
 export interface RecordedFile {
   fileName: string;
@@ -61,7 +71,7 @@ export interface HfTrainState {
   /** Why a picked adapter was not loaded. */
   loadProblem: string | null;
   /** An adapter of this model kept in this browser, offered to continue (label, iterations). */
-  keptOffer: { label: string; iterations: number } | null;
+  keptOffer: HfKeptOffer | null;
   /** Why the trained adapter could not be kept for a reload (the run itself is fine). */
   keepProblem: string | null;
   /** The run's latest checkpoint not yet kept in this browser. */
@@ -79,12 +89,12 @@ export interface HfTrainState {
   started(resume: boolean, model: string): void;
   clearCompared(): void;
   setRunBoth(at: HfTrainState['runBoth']): void;
-  /** An adapter put on model `model`, with the run it was trained in when it comes with one (`kept`). */
+  /** An adapter put on model `model`, with the run it was trained in when it comes with one (`kept`, and the earlier runs kept with it). */
   adapterLoaded(
     model: string,
     info: HfAdapterInfo,
     source: 'loaded' | 'kept' | 'recorded',
-    kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings },
+    kept?: { iterations: number; rows: HfTrainRow[]; evals: HfTrainEval[]; settings: HfTrainSettings; compared?: HfComparedRun[] },
     withMoments?: boolean,
     file?: RecordedFile,
   ): void;
@@ -92,7 +102,7 @@ export interface HfTrainState {
   recordedClosed(): void;
   setRunFileNotice(notice: HfTrainState['runFileNotice']): void;
   setLoadProblem(message: string | null): void;
-  setKeptOffer(offer: { label: string; iterations: number } | null): void;
+  setKeptOffer(offer: HfKeptOffer | null): void;
   setKeepProblem(message: string | null): void;
   stopAsked(): void;
   rowReceived(msg: Extract<WorkerToPage, { type: 'hfTrainRow' }>): void;
@@ -159,7 +169,8 @@ export const createHfTrainStore = () =>
     setRunBoth: (runBoth) => set({ runBoth }),
     adapterLoaded: (model, info, source, kept, withMoments = false, file) =>
       set({
-        compared: keptForComparison(get()),
+        // A kept run brings back the earlier runs drawn beside it (in place of this model's held now: the same runs after a lost device).
+        compared: kept?.compared ? [...get().compared.filter((c) => c.model !== model), ...kept.compared] : keptForComparison(get()),
         trained: true,
         adapter: { source, info, withMoments, ...(file ? { file } : {}) },
         loadProblem: null,

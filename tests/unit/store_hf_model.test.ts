@@ -884,4 +884,78 @@ describe('earlier runs beside the current one, and Run both', () => {
     expect(h.worker.of('hfTrain')).toHaveLength(3);
     expect(train.getState().runBoth).toBeNull();
   });
+
+  it('a Run both cut short by a reload goes on after it: its arm continued to that arm’s iterations, the next arm fresh, the earlier runs’ curves back; a stopped one is not offered', async () => {
+    const first = setup();
+    const opening = first.flows.openPicked({ label: 'tiny', files: files() });
+    first.h.worker.reply({ type: 'hfOpened', requestId: first.h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const exported = async (h: typeof first.h, byte: number) => {
+      await h.advance();
+      h.worker.reply({ type: 'hfAdapter', requestId: h.worker.idOf('hfExportAdapter'), config: '{"r":8}', weights: new Uint8Array([byte]), state: new Uint8Array([byte]) });
+      await h.advance();
+    };
+    // an earlier run, drawn beside the arms
+    const earlier = first.flows.train();
+    first.h.worker.reply({ type: 'hfTrainRow', requestId: first.h.worker.idOf('hfTrain'), row: row(1) });
+    first.h.worker.reply({ type: 'hfTrained', requestId: first.h.worker.idOf('hfTrain'), iterations: 1, stopped: false });
+    await exported(first.h, 1);
+    await earlier;
+    // Run both, 2 iterations an arm: the page goes after the first arm's first checkpoint
+    const arms = HF_PRESETS.map((p) => ({ ...p.settings, iterations: 2 }));
+    void first.flows.trainBoth(arms);
+    const id = first.h.worker.idOf('hfTrain');
+    first.h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(1) });
+    first.h.worker.reply({ type: 'hfTrainCheckpoint', requestId: id, iter: 1, config: '{"r":8}', weights: new Uint8Array([2]), state: new Uint8Array([2]) });
+    await first.h.advance();
+    const keptRecord = (await first.adapterKeep.read())!.record;
+    expect(keptRecord).toMatchObject({ iterations: 1, settings: arms[0], runBoth: { arm: 0, arms } });
+    const earlierRun = { model: 'tiny', settings: DEFAULT_HF_TRAIN, rows: [{ ...row(1), responses: [] }] };
+    expect(keptRecord.compared).toEqual([earlierRun]);
+
+    // A new page over the same browser storage offers to go on with it
+    const h = clientHarness();
+    const extra = trainDeps(first.adapterKeep);
+    const flows = new HfFlows({ store: createHfStore(), connection: () => h.client.connection, keep: first.keep, seed: () => 1, ...extra });
+    const reopening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await reopening;
+    expect(useHfTrain.getState().keptOffer).toEqual({ label: 'tiny', iterations: 1, runBoth: { arm: 0, arms: 2, iterations: 1 } });
+    const going = flows.continueRunBoth();
+    await h.advance();
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: h.worker.idOf('hfLoadAdapter'), adapter: { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] } });
+    await h.advance();
+    // the first arm trains on from its checkpoint to its second iteration, as Continue does
+    expect(h.worker.of('hfTrain').map((m) => [m.settings, m.resume])).toEqual([[{ ...arms[0], iterations: 1 }, { fromIter: 1 }]]);
+    expect(useHfTrain.getState()).toMatchObject({ runBoth: { arm: 0, arms: 2 }, rows: [row(1)], compared: [earlierRun] });
+    h.worker.reply({ type: 'hfTrainRow', requestId: h.worker.idOf('hfTrain'), row: row(2) });
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 1, stopped: false });
+    await exported(h, 3);
+    // then the second arm, fresh; the first arm's two rows beside it
+    expect(h.worker.of('hfTrain').map((m) => [m.settings, m.resume])).toEqual([
+      [{ ...arms[0], iterations: 1 }, { fromIter: 1 }],
+      [arms[1], undefined],
+    ]);
+    expect(useHfTrain.getState()).toMatchObject({ runBoth: { arm: 1, arms: 2 }, compared: [earlierRun, { model: 'tiny', settings: arms[0], rows: [row(1), row(2)] }] });
+    h.worker.reply({ type: 'hfTrainRow', requestId: h.worker.idOf('hfTrain'), row: row(1) });
+    h.worker.reply({ type: 'hfTrainRow', requestId: h.worker.idOf('hfTrain'), row: row(2) });
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 2, stopped: false });
+    await exported(h, 4);
+    await going;
+    expect(useHfTrain.getState().runBoth).toBeNull();
+    // done: what is kept is a finished Run both, nothing left to go on with
+    const done = (await first.adapterKeep.read())!.record;
+    expect(done).toMatchObject({ iterations: 2, settings: arms[1], runBoth: { arm: 1, arms } });
+    await flows.continueRunBoth();
+    expect(h.worker.of('hfLoadAdapter')).toHaveLength(1); // nothing put back
+    // Stop in an arm ends the sequence for good: what is kept then carries no Run both
+    void flows.trainBoth(arms);
+    flows.stopTraining();
+    h.worker.reply({ type: 'hfTrainRow', requestId: h.worker.idOf('hfTrain'), row: row(1) });
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 1, stopped: true });
+    await exported(h, 5);
+    const stopped = (await first.adapterKeep.read())!.record;
+    expect([stopped.iterations, stopped.runBoth]).toEqual([1, undefined]);
+    expect(h.worker.of('hfTrain')).toHaveLength(3);
+  });
 });

@@ -29,6 +29,8 @@ const sameSettings = (a: HfTrainSettings, b: HfTrainSettings) => (Object.keys(a)
 
 export function HfTrainPanel() {
   const { t, i18n } = useTranslation('notices');
+  // Run both's arms are the presets, in order.
+  const presetName = (arm: number) => (HF_PRESETS[arm] ? t(`hf.train.preset.${HF_PRESETS[arm].id}.name`) : '');
   const id = useId();
   const model = useHf((s) => s.model)!;
   const s = useHfTrain((st) => st.settings);
@@ -89,6 +91,21 @@ export function HfTrainPanel() {
       {keptOffer && !running ? (
         <p className="small" data-testid="hf-train-kept">
           {t('hf.train.keptOffer', { iterations: keptOffer.iterations })}{' '}
+          {keptOffer.runBoth ? (
+            <>
+              {keptOffer.runBoth.iterations > 0
+                ? t('hf.train.keptRunBoth', {
+                    arm: keptOffer.runBoth.arm + 1,
+                    arms: keptOffer.runBoth.arms,
+                    name: presetName(keptOffer.runBoth.arm),
+                    count: keptOffer.runBoth.iterations,
+                  })
+                : t('hf.train.keptRunBothNext', { arm: keptOffer.runBoth.arm + 1, arms: keptOffer.runBoth.arms, name: presetName(keptOffer.runBoth.arm) })}{' '}
+              <button type="button" className="btn small" onClick={() => void flows().then((f) => f.continueRunBoth())} data-testid="hf-train-continue-run-both">
+                {t('hf.train.continueRunBoth')}
+              </button>{' '}
+            </>
+          ) : null}
           <button type="button" className="btn small" onClick={() => void flows().then((f) => f.continueKept())} data-testid="hf-train-continue-kept">
             {t('hf.train.continueKept')}
           </button>
