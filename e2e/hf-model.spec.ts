@@ -322,31 +322,49 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-status')).toContainText(/Stopped after \d+ iterations/, { timeout: 300_000 });
   expect(await rows.count()).toBeLessThan(1000);
 
-  // Run both: the two presets one after the other, one iteration each, their curves drawn together;
-  // the stopped run before them stays beside them until cleared.
-  await page.getByTestId('hf-train-iterations').fill('1');
-  await expect(page.getByTestId('hf-train-run-both')).toHaveText('Run both presets, 1 iteration each');
+  // Run both: the two presets one after the other, two iterations each, their curves drawn together;
+  // the stopped run before them stays beside them until cleared. A reload in the first arm does not
+  // end it: the kept checkpoint goes on to the arm's end, then the second arm runs.
+  await page.getByTestId('hf-train-iterations').fill('2');
+  await expect(page.getByTestId('hf-train-run-both')).toHaveText('Run both presets, 2 iterations each');
   await page.getByTestId('hf-train-run-both').click();
   await expect(page.getByTestId('hf-train-run-both-status')).toContainText('Run both: arm 1 of 2, GRPO on your own model.');
+  const keptRecord = () =>
+    page.evaluate(async () => {
+      try {
+        const file = await (await (await navigator.storage.getDirectory()).getFileHandle('hf-adapter.json')).getFile();
+        const r = JSON.parse(await file.text());
+        return { iterations: r.iterations as number, arm: (r.runBoth?.arm ?? null) as number | null };
+      } catch {
+        return null;
+      }
+    });
+  // the first arm's checkpoint kept (after its first iteration, or its second)
+  await expect.poll(async () => (await keptRecord())?.arm, { timeout: 300_000, intervals: [50] }).toBe(0);
+  await page.reload();
+  await expect(page.getByTestId('gpu-status')).toContainText('WebGPU ready', { timeout: 45_000 });
+  await page.getByTestId('hf-open-kept').click();
+  await expect(page.getByTestId('hf-train-kept')).toContainText(
+    /It was arm 1 of 2 of Run both \(GRPO on your own model\), 1 iteration short of its end|It is arm 1 of 2 of Run both/,
+    {
+      timeout: 180_000,
+    },
+  );
+  expect(await axe(page)).toEqual([]);
+  await trainer.screenshot({ path: test.info().outputPath('hf-trainer-run-both-kept.png') });
+  await page.getByTestId('hf-train-continue-run-both').click();
   await expect(page.getByTestId('hf-train-run-both-status')).toContainText('arm 2 of 2, PPO with a critic on your own model', { timeout: 300_000 });
-  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 1 iteration.', { timeout: 300_000 });
+  await expect(page.getByTestId('hf-train-status')).toContainText('Trained 2 iterations.', { timeout: 300_000 });
   await expect(page.getByTestId('hf-train-run-both-status')).toHaveCount(0);
   await expect(page.getByTestId('hf-train-estimator')).toHaveValue('gae');
-  // the runs before (this test's earlier ones, three kept at most), then the two arms, the second the current run
+  // the runs before (this test's earlier ones, three kept at most, back from the kept record), then the two arms, the second the current run
   const legend = (await page.getByTestId('hf-train-legend').getByRole('listitem').allTextContents()).map((x) => x.trim());
   expect(legend.length).toBeGreaterThanOrEqual(3);
   expect(legend.length).toBeLessThanOrEqual(4);
-  expect(legend.slice(-2)).toEqual(['GRPO on your own model 1 iteration', 'PPO with a critic on your own model (this run) 1 iteration']);
-  // each run a line, a one-iteration run its point
-  for (const name of ['reward_mean', 'kl', 'value_loss']) {
-    const chart = page.getByTestId(`hf-train-chart-${name}`);
-    const lines = chart.locator('g.recharts-line');
-    // value loss: only the runs with a critic (PPO's arm; the GRPO runs before it have none)
-    if (name !== 'value_loss') await expect(lines).toHaveCount(legend.length);
-    // the arms' one iteration each a point: the current run in the first colour, the GRPO arm in the last earlier run's
-    await expect(chart.locator(`.recharts-line-dots circle[fill="${RUN_COLORS[0]}"]`)).toHaveCount(1);
-    if (name !== 'value_loss') await expect(chart.locator(`.recharts-line-dots circle[fill="${RUN_COLORS[legend.length - 1]}"]`)).toHaveCount(1);
-  }
+  expect(legend.slice(-2)).toEqual(['GRPO on your own model 2 iterations', 'PPO with a critic on your own model (this run) 2 iterations']);
+  // each run a line; value loss only for the runs with a critic (PPO's arm; the GRPO runs before it have none)
+  for (const name of ['reward_mean', 'kl']) await expect(page.getByTestId(`hf-train-chart-${name}`).locator('g.recharts-line')).toHaveCount(legend.length);
+  await expect(page.getByTestId('hf-train-chart-value_loss').locator(`.recharts-line-dots circle[fill="${RUN_COLORS[0]}"]`)).toHaveCount(2);
   // the earlier runs dashed, in each chart's own legend too
   await expect(page.getByTestId('hf-train-chart-kl').locator('.chart-legend .line-swatch.dashed')).toHaveCount(legend.length - 1);
   expect(await axe(page)).toEqual([]);
@@ -354,7 +372,6 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await page.getByTestId('hf-train-clear-compared').click();
   await expect(page.getByTestId('hf-train-legend')).toHaveCount(0);
   await expect(page.getByTestId('hf-train-chart-kl').locator('g.recharts-line')).toHaveCount(1);
-  await expect(page.getByTestId('hf-train-chart-kl').locator(`.recharts-line-dots circle[fill="${RUN_COLORS[0]}"]`)).toHaveCount(1); // the run left, its one iteration a point
   await page.getByTestId('hf-forget').click();
 });
 

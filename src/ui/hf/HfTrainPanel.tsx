@@ -90,7 +90,7 @@ export function HfTrainPanel() {
       <p className="small muted">{t('hf.train.intro')}</p>
       {keptOffer && !running ? (
         <p className="small" data-testid="hf-train-kept">
-          {t('hf.train.keptOffer', { iterations: keptOffer.iterations })}{' '}
+          {t('hf.train.keptOffer', { count: keptOffer.iterations })}{' '}
           {keptOffer.runBoth ? (
             <>
               {keptOffer.runBoth.iterations > 0
