@@ -500,6 +500,13 @@ test('the shipped chat model opens with one click, answers in its BPE digits, tr
   for (const x of sampleTokens) expect(x).toMatch(/^(\d|<\|im_end\|>)$/);
   expect(await axe(page)).toEqual([]);
   await samplesView.screenshot({ path: test.info().outputPath('hf-shipped-samples.png') });
+  // KL shaping: its answers are a few tokens, said so, with no playground preset offered for a run of this model
+  await page.locator('#tab-kl').click();
+  await expect(page.getByTestId('view-kl')).toContainText('What is');
+  if (sampleTokens.length <= 4) {
+    await expect(page.getByTestId('kl-short-hint')).toContainText('only a few tokens long');
+    await expect(page.getByTestId('kl-short-hint').getByRole('button')).toHaveCount(0);
+  } else await expect(page.getByTestId('kl-short-hint')).toHaveCount(0);
   await page.locator('#tab-clipping').click();
   await expect(page.getByTestId('clip-trained')).toContainText('iteration 2');
   await expect(page.getByTestId('clip-what-if')).toHaveCount(0);

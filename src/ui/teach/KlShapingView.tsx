@@ -16,7 +16,8 @@ import { SamplePicker } from './SamplePicker.tsx';
 /** Responses this short (arithmetic's two digits and EOS) leave the penalty too few tokens to show. */
 const SHORT_RESPONSE = 4;
 
-function ShortResponseHint() {
+/** `offerPreset`: the playground's reward-hacking preset is offered (not for an own-model batch: it trains the playground's model). */
+function ShortResponseHint({ offerPreset }: { offerPreset: boolean }) {
   const { t } = useTranslation('teach');
   const name = t('rewardHackingPreset');
   const loaded = useApp((s) => s.preset === REWARD_HACKING);
@@ -24,7 +25,7 @@ function ShortResponseHint() {
   return (
     <p className="kl-hint small" data-testid="kl-short-hint">
       <span>{t('kl.shortHint')}</span>
-      {loaded ? (
+      {!offerPreset ? null : loaded ? (
         <span className="muted">{t('kl.presetLoaded', { preset: name })}</span>
       ) : preset ? (
         <button type="button" className="btn small" onClick={() => loadPreset(preset)}>
@@ -76,7 +77,7 @@ export function KlShapingView() {
           {ctx.klOutOfReward ? t('kl.klOutOfReward') : ''}
         </span>
       </div>
-      {row.tokens.length <= SHORT_RESPONSE ? <ShortResponseHint /> : null}
+      {row.tokens.length <= SHORT_RESPONSE ? <ShortResponseHint offerPreset={!own} /> : null}
       <p className="sample-prompt small" translate="no">
         {row.prompt}
         <strong style={{ color: 'var(--text)' }}>{row.response}</strong>
