@@ -17,6 +17,7 @@ import { usePresenter } from '../presenter.ts';
 import { chartsFor } from './chartList.ts';
 import { HeldOutChart } from './HeldOutChart.tsx';
 import { MetricChart } from './MetricChart.tsx';
+import { SmoothingSlider } from './SmoothingSlider.tsx';
 
 /** One run in the run list: its colour, show/hide, name, iterations and delete. */
 function RunChip({ run: r, active }: { run: RunRecord; active: boolean }) {
@@ -159,7 +160,6 @@ export function ChartsPanel() {
   const { t } = useTranslation('charts');
   const runs = useApp((s) => s.runs);
   const smoothing = useApp((s) => s.smoothing);
-  const setSmoothing = useApp((s) => s.setSmoothing);
   const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
   const config = useApp((s) => s.config);
   const present = usePresenter();
@@ -182,13 +182,7 @@ export function ChartsPanel() {
       <div className="card-head">
         <h2 id="charts-title">{t('panel.title')}</h2>
         <div className="toolbar">
-          <label>
-            {t('panel.smoothing')}
-            <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label={t('panel.smoothing')} />
-            <span className="small" style={{ width: '3ch' }}>
-              {smoothing.toFixed(2)}
-            </span>
-          </label>
+          <SmoothingSlider />
           <RunActions />
           <OpenRunButton />
           <button

@@ -35,22 +35,25 @@ function useNearViewport(ref: RefObject<HTMLElement | null>): boolean {
 
 const OFFSCREEN_REFRESH_MS = 2000;
 
-/**
- * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
- * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
- */
-export function MetricChart(props: {
+interface ChartProps {
   title: string;
   metric: MetricName;
   runs: readonly ChartRun[];
   smoothing: number;
   present: boolean;
+  /** The plot's height in px (an embedded chart fills its frame); the style's otherwise. */
   height?: number;
   /** Before the chart's ids and test ids, where another panel draws the same metric on the page. */
   idPrefix?: string;
   /** The title's heading level where the chart sits deeper than the charts panel's h2 (default 3). */
   headingLevel?: 3 | 5;
-}) {
+}
+
+/**
+ * A chart scrolled out of view redraws at most every OFFSCREEN_REFRESH_MS: redrawing all ten on every
+ * metrics flush is what costs frames on a slow machine, and only three or four are on screen.
+ */
+export function MetricChart(props: ChartProps) {
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const shown = useRef(props.runs);
@@ -106,18 +109,7 @@ const ChartFigure = memo(function ChartFigure({
   height,
   idPrefix,
   headingLevel,
-}: {
-  figRef: RefObject<HTMLElement | null>;
-  title: string;
-  metric: MetricName;
-  runs: readonly ChartRun[];
-  smoothing: number;
-  present: boolean;
-  /** The plot's height in px (an embedded chart fills its frame); the style's otherwise. */
-  height?: number;
-  idPrefix: string;
-  headingLevel: 3 | 5;
-}) {
+}: Required<Pick<ChartProps, 'idPrefix' | 'headingLevel'>> & Omit<ChartProps, 'idPrefix' | 'headingLevel'> & { figRef: RefObject<HTMLElement | null> }) {
   const { t, i18n } = useTranslation('charts');
   const language = i18n.language;
   const data = useMemo(() => mergeRuns(runs.map((r) => ({ id: r.id, points: lttb(ema(extract(r.metrics, metric), smoothing)) }))), [runs, metric, smoothing]);

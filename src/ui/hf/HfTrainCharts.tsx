@@ -17,6 +17,7 @@ import { CHARTS } from '../charts/chartList.ts';
 import type { NoteConfig } from '../charts/chartNotes.ts';
 import type { ChartRun } from '../charts/chartRun.ts';
 import { MetricChart } from '../charts/MetricChart.tsx';
+import { SmoothingSlider } from '../charts/SmoothingSlider.tsx';
 import { usePresenter } from '../presenter.ts';
 
 /** The charts an own-model run has, in the playground's order. */
@@ -64,7 +65,6 @@ export function HfTrainCharts({
   const { t: tc } = useTranslation('charts');
   const label = useRunLabel();
   const smoothing = useApp((s) => s.smoothing);
-  const setSmoothing = useApp((s) => s.setSmoothing);
   const present = usePresenter();
   const language = i18n.language;
   // biome-ignore lint/correctness/useExhaustiveDependencies: `language` is the trigger: the names are worded in it (label follows it)
@@ -99,13 +99,7 @@ export function HfTrainCharts({
   return (
     <>
       <div className="hf-train-charts-tools toolbar">
-        <label>
-          {tc('panel.smoothing')}
-          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} aria-label={tc('panel.smoothing')} />
-          <span className="small" style={{ width: '3ch' }}>
-            {smoothing.toFixed(2)}
-          </span>
-        </label>
+        <SmoothingSlider />
         <button
           type="button"
           className="btn small"
