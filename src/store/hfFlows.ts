@@ -10,7 +10,7 @@ import { t } from '../i18n/index.ts';
 import type { HfGenerateRequest } from '../worker/protocol.ts';
 import { hfTrainProblems, isHfTrainReward, type HfTrainSettings } from '../rl/hf/hfTrainSettings.ts';
 import { useHf, type HfState, settingProblems } from './hfModel.ts';
-import { type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
+import { type HfKeptOffer, type HfTrainCheckpoint, type HfTrainState, type RecordedFile, useHfTrain } from './hfTrain.ts';
 import { comparedToKeep, forgetKeptAdapter, type KeptAdapterRecord, keepAdapter, readKeptAdapter, runBothLeft } from './hfAdapterKeep.ts';
 import { adapterFromFiles, type AdapterFiles } from './adapterFiles.ts';
 import { forgetKept, keepFolder, keptFiles, readKept } from './hfKeep.ts';
@@ -54,6 +54,16 @@ const showOwnModelTrace = (t: HfRunTrace, label: string) => useInspection.getSta
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** The offer of a kept adapter: its iterations, and what of a Run both under way is left. */
+function keptOfferOf(record: KeptAdapterRecord): HfKeptOffer {
+  const left = runBothLeft(record);
+  return {
+    label: record.label,
+    iterations: record.iterations,
+    ...(left ? { runBoth: { arm: left.arm, arms: left.arms.length, iterations: left.iterations } } : {}),
+  };
 }
 
 export class HfFlows {
@@ -194,13 +204,7 @@ export class HfFlows {
   /** An adapter of the model just opened, kept in this browser by an earlier visit: offered, not loaded. */
   private async offerKeptAdapter(label: string): Promise<void> {
     const kept = await this.deps.adapterKeep.read();
-    if (!kept || kept.record.label !== label) return this.tr.setKeptOffer(null);
-    const left = runBothLeft(kept.record);
-    this.tr.setKeptOffer({
-      label,
-      iterations: kept.record.iterations,
-      ...(left ? { runBoth: { arm: left.arm, arms: left.arms.length, iterations: left.iterations } } : {}),
-    });
+    this.tr.setKeptOffer(kept && kept.record.label === label ? keptOfferOf(kept.record) : null);
   }
 
   /**
@@ -339,7 +343,11 @@ export class HfFlows {
       await this.openKept();
       if (this.s.model?.label !== label) return;
       const kept = await this.deps.adapterKeep.read();
-      if (kept && kept.record.label === label) await this.continueKept();
+      if (kept && kept.record.label === label) {
+        await this.continueKept();
+        // A Run both the loss cut short is offered to go on, as after a reload.
+        if (this.tr.trained && runBothLeft(kept.record)) this.tr.setKeptOffer(keptOfferOf(kept.record));
+      }
       recovered = { label, iterations: this.tr.trained ? this.tr.iterationsDone : null };
     } finally {
       this.s.recoveryEnded(recovered);

@@ -644,6 +644,49 @@ describe('a run of your own model through a lost GPU device', () => {
     await fresh;
   });
 
+  it('a Run both the loss cut short comes back with its checkpoint and is offered to go on: the arm to its end, then the next', async () => {
+    const h = clientHarness();
+    h.client.warmUp();
+    useHf.getState().forgotten();
+    const extra = trainDeps();
+    const flows = new HfFlows({ store: useHf, connection: () => h.client.connection, keep: fakeKeep(), seed: () => 1, ...extra });
+    const opening = flows.openPicked({ label: 'tiny', files: files() });
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await opening;
+    const row = (iter: number) => hfRunRow(rng(700 + iter), iter, 1);
+    const arms = HF_PRESETS.map((p) => ({ ...p.settings, iterations: 3 }));
+    const both = flows.trainBoth(arms);
+    const id = h.worker.idOf('hfTrain');
+    h.worker.reply({ type: 'hfTrainRow', requestId: id, row: row(1) });
+    h.worker.reply({ type: 'hfTrainCheckpoint', requestId: id, iter: 1, config: '{"r":8}', weights: new Uint8Array([1]), state: new Uint8Array([1]) });
+    await h.advance();
+    h.worker.reply({ type: 'deviceLost', reason: 'test', iter: null });
+    h.worker.reply({ type: 'hfTrained', requestId: id, iterations: 1, stopped: false, refusal: 'the device was lost' });
+    await both;
+    expect(useHfTrain.getState().runBoth).toBeNull(); // the sequence ended with the device
+    h.worker.reply({ type: 'deviceRecovered', adapter: 'test adapter', fromIter: 0, lostAt: null, replayed: 0, resumed: false });
+    await h.advance();
+    h.worker.reply({ type: 'hfOpened', requestId: h.worker.idOf('hfOpen'), model: MODEL });
+    await h.advance();
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: h.worker.idOf('hfLoadAdapter'), adapter: { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] } });
+    await h.advance();
+    expect(useHfTrain.getState()).toMatchObject({ trained: true, iterationsDone: 1, keptOffer: { label: 'tiny', iterations: 1, runBoth: { arm: 0, arms: 2, iterations: 2 } } });
+    const going = flows.continueRunBoth();
+    await h.advance();
+    h.worker.reply({ type: 'hfAdapterLoaded', requestId: h.worker.idOf('hfLoadAdapter'), adapter: { r: 8, alpha: 16, rslora: false, targets: ['q_proj'] } });
+    await h.advance();
+    expect(
+      h.worker
+        .of('hfTrain')
+        .slice(1)
+        .map((m) => [m.settings.iterations, m.resume]),
+    ).toEqual([[2, { fromIter: 1 }]]);
+    h.worker.reply({ type: 'hfTrained', requestId: h.worker.idOf('hfTrain'), iterations: 0, stopped: true });
+    await h.advance();
+    await going;
+    expect(h.worker.of('hfTrain')).toHaveLength(2); // stopped: the next arm never starts
+  });
+
   it('a model lost with its device and not kept in this browser is not opened again: the page asks for it', async () => {
     const h = clientHarness();
     h.client.warmUp();
