@@ -6,7 +6,10 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { fixtureTrace } from './inspectorFixture.ts';
+import { readFileSync } from 'node:fs';
+import { readHfRunFile } from '../src/store/hfRunFile.ts';
 import { traceToJson } from '../src/store/traceJson.ts';
+import { formatValue } from '../src/ui/charts/chartSummary.ts';
 import { evalMessages, metricMessages, ratioMessage, SAMPLE_MESSAGE, send } from './trainerMessages.ts';
 
 test.use({ warmUp: false });
@@ -146,9 +149,24 @@ test('every embedded view fits an 800×450 frame, with the recorded run’s numb
   await frame.goto(`/?run=${RUN}&embed=kl&lang=zh-CN`);
   await expect(frame.getByTestId('embed').locator('.embed-title')).toHaveText('KL 奖励塑形');
   await expect(frame.getByTestId('embed-run').locator('.recorded-badge')).toHaveText('已记录');
-  // A run of a model of your own is no playground run: a chart's frame says where the full page shows it.
+  // A run of a model of your own: a chart's frame draws the file's rows, named as the model's recorded
+  // run, its last value the file's, with no Start (the settings panel does not train it).
+  const ownRows = readHfRunFile(readFileSync('public/runs/presets/own-model-grpo.json', 'utf8')).rows;
   await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=chart:reward_mean');
-  await expect(frame.getByTestId('embed-notice')).toContainText('own-model-grpo.json is a run of a model of your own');
+  await expect(frame.getByTestId('embed-run')).toHaveText('Your own model (chat-arithmetic)recorded', { timeout: 30_000 });
+  await expect(frame.getByTestId('chart-summary-reward_mean')).toContainText(
+    `Your own model (chat-arithmetic) last ${formatValue(ownRows.at(-1)!.reward_mean)} at iteration ${ownRows.length}`,
+  );
+  await expect(frame.getByTestId('chart-reward_mean').locator('path.recharts-line-curve')).toHaveCount(1);
+  await expect(frame.getByTestId('embed-notice')).toHaveCount(0);
+  await expect(frame.getByTestId('embed').getByRole('button', { name: /Start/ })).toHaveCount(0);
+  const chartAudit = await new AxeBuilder({ page: frame }).include('[data-testid="embed"]').withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(chartAudit.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await frame.screenshot({ path: test.info().outputPath('embed-own-model-chart.png') });
+  // a chart its rows do not carry (GRPO trains no critic: no value loss) says which they do and where the full page shows it
+  await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=chart:value_loss');
+  await expect(frame.getByTestId('embed-notice')).toContainText('own-model-grpo.json is a run of a model of your own', { timeout: 30_000 });
+  await expect(frame.getByTestId('embed-notice')).toContainText('its charts are reward, policy loss, value loss (with a critic)');
   await expect(frame.getByTestId('embed-notice')).toContainText('“1 · SFT” → “Your own model”');
   // The inspector shows its last iteration, which the file keeps, with the model's tokens.
   await frame.goto('/?run=runs/presets/own-model-grpo.json&embed=inspect');

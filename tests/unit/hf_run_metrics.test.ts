@@ -1,10 +1,14 @@
 // An own-model run's rows as the playground's metric points: the charts, their notes and the CSV
 // export read them by the metric vocabulary's names.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isMetricName } from '../../src/rl/metricNames.ts';
 import { metricsToCsv } from '../../src/store/exportMetrics.ts';
 import { HF_ROW_METRICS, hfMetricPoints } from '../../src/store/hfRunMetrics.ts';
 import { noteConfigs } from '../../src/ui/charts/chartRun.ts';
+import { chartNote } from '../../src/ui/charts/chartNotes.ts';
+import { hfChartRun, hfRunsChart } from '../../src/ui/hf/hfChartRun.ts';
+import { DEFAULT_HF_TRAIN } from '../../src/rl/hf/hfTrainSettings.ts';
+import { loadNamespaces } from '../../src/i18n/index.ts';
 import { hfRunRow } from '../helpers/hfRunFixture.ts';
 import { Rng } from '../../src/util/rng.ts';
 
@@ -55,5 +59,37 @@ describe('noteConfigs', () => {
     expect(noteConfigs([run('a', config), run('b', { ...config, ppoEpochs: 2 })])).toHaveLength(2);
     expect(noteConfigs([run('a', config), run('b', null)])).toEqual([]);
     expect(noteConfigs([])).toEqual([]);
+  });
+});
+
+describe('an own-model run on the charts', () => {
+  beforeAll(() => loadNamespaces(['charts']));
+  const rng = new Rng(9);
+  const grpo = hfChartRun({
+    id: 'g',
+    name: 'GRPO',
+    color: '#000',
+    rows: [1, 2].map((i) => ({ ...hfRunRow(rng, i), value_loss: null })),
+    settings: { ...DEFAULT_HF_TRAIN, estimator: 'group_norm', ppoEpochs: 1, miniBatches: 1 },
+  });
+  const ppo = hfChartRun({
+    id: 'p',
+    name: 'PPO',
+    color: '#111',
+    rows: [1, 2].map((i) => ({ ...hfRunRow(rng, i), value_loss: 0.5 })),
+    settings: { ...DEFAULT_HF_TRAIN, estimator: 'gae' },
+  });
+
+  it('has a chart for each metric its rows carry, the value loss only where a critic ran', () => {
+    for (const m of ['reward_mean', 'policy_loss', 'clipfrac', 'kl', 'response_length_mean'] as const) expect(hfRunsChart(m, [grpo]), m).toBe(true);
+    expect(hfRunsChart('value_loss', [grpo])).toBe(false);
+    expect(hfRunsChart('value_loss', [grpo, ppo])).toBe(true);
+    for (const m of ['entropy', 'approx_kl', 'beta', 'kl_token_mean'] as const) expect(hfRunsChart(m, [grpo, ppo]), m).toBe(false);
+  });
+
+  it("gives the notes the run's settings: a single update per batch says why its clip fraction is 0", () => {
+    expect(chartNote('clipfrac', noteConfigs([grpo]))).toMatch(/every ratio is 1/);
+    expect(chartNote('clipfrac', noteConfigs([grpo, ppo]))).toBeNull(); // PPO's arm updates 2 × 2 times a batch
+    expect(hfChartRun({ id: 'x', name: 'x', color: '#000', rows: [], settings: null }).config).toBeNull();
   });
 });

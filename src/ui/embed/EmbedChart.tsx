@@ -1,19 +1,21 @@
-// One metric's chart alone (`?embed=chart:<metric>`), every visible run overlaid as on the page,
-// its plot as tall as the frame leaves once the title and the legend are placed.
+// One metric's chart alone (`?embed=chart:<metric>`), every visible run overlaid as on the page (or
+// the runs given: a run of your own model read from `?run=`), its plot as tall as the frame leaves
+// once the title and the legend are placed.
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MetricName } from '../../rl/metricNames.ts';
 import { useApp } from '../../store/appStore.ts';
+import type { ChartRun } from '../charts/chartRun.ts';
 import { MetricChart } from '../charts/MetricChart.tsx';
 
 /** Below this the plot is not worth drawing: the frame scrolls instead. */
 const MIN_PLOT = 120;
 
-export default function EmbedChart({ metric }: { metric: MetricName }) {
+export default function EmbedChart({ metric, runs: given }: { metric: MetricName; runs?: readonly ChartRun[] }) {
   const { t } = useTranslation('charts');
   const runs = useApp((s) => s.runs);
   const smoothing = useApp((s) => s.smoothing);
-  const visible = useMemo(() => runs.filter((r) => r.visible), [runs]);
+  const visible = useMemo(() => given ?? runs.filter((r) => r.visible), [given, runs]);
   const box = useRef<HTMLDivElement>(null);
   const [plot, setPlot] = useState(MIN_PLOT);
   useLayoutEffect(() => {

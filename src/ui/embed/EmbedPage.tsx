@@ -4,15 +4,17 @@
 // plots growing with it, and what lies below the frame's height scrolls inside the frame (the
 // view's main plot comes first). Presenter styling applies, for the back row. A linked run of a
 // model of your own is not a playground run: the teaching views show the last iteration its file
-// keeps (its trace); a chart says so and points to the full page.
-import { lazy, type ReactNode, Suspense, useEffect } from 'react';
+// keeps (its trace), a chart the file's rows (the metrics they carry; another says so).
+import { lazy, type ReactNode, Suspense, useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkConfig } from '../../rl/config.ts';
 import { shownOwnBatch, useApp } from '../../store/appStore.ts';
 import { useHfTrain } from '../../store/hfTrain.ts';
+import { RUN_COLORS } from '../../store/runs.ts';
 import { OWN_MODEL_RECORDED_ID } from '../../store/inspection.ts';
 import { trainer } from '../../store/trainerClient.ts';
 import { EMBED_PARAM, type EmbedView, type EmbedViewId } from '../../store/viewLink.ts';
+import { hfChartRun, hfRunsChart } from '../hf/hfChartRun.ts';
 import { setPresenter } from '../presenter.ts';
 import { useUrlSync } from '../useUrlSync.ts';
 import './embed.css';
@@ -35,10 +37,18 @@ function fullPageHref(): string {
 
 /**
  * `ownModelFile`: the link's `?run=` file held a run of a model of your own; the teaching views show
- * its last iteration, when the file keeps it; a chart says where the full page shows the run.
+ * its last iteration, when the file keeps it, and a chart its rows, when they carry that metric.
  */
 export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownModelFile?: string | null }) {
-  const { t } = useTranslation('common');
+  const { t } = useTranslation(['common', 'inspect']);
+  const ownRun = useHfTrain((s) => (ownModelFile !== null && view.kind === 'chart' ? (s.recorded?.run ?? null) : null));
+  const ownChart = useMemo(() => {
+    if (!ownRun || view.kind !== 'chart') return null;
+    const runs = [
+      hfChartRun({ id: 'own', name: t('inspect:picker.ownModelRun', { model: ownRun.model.label }), color: RUN_COLORS[0], rows: ownRun.rows, settings: ownRun.settings }),
+    ];
+    return hfRunsChart(view.metric, runs) ? runs : null;
+  }, [ownRun, view, t]);
   const problems = useUrlSync();
   const ownTrace = useHfTrain((s) => (ownModelFile !== null && view.kind === 'view' ? (s.recorded?.run.lastTrace ?? null) : null));
   useEffect(() => {
@@ -51,7 +61,7 @@ export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownM
         useApp.getState().viewRun(OWN_MODEL_RECORDED_ID);
       });
   }, [ownTrace]);
-  const ownNotShown = ownModelFile !== null && ownTrace === null;
+  const ownNotShown = ownModelFile !== null && (view.kind === 'chart' ? ownChart === null : ownTrace === null);
   useEffect(() => {
     setPresenter(true, false);
     document.documentElement.classList.add('embed');
@@ -64,8 +74,8 @@ export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownM
         <Suspense fallback={<strong>{t('embed.loading')}</strong>}>
           <EmbedTitle view={view} />
         </Suspense>
-        <RunLabel />
-        <LiveControls />
+        <RunLabel own={ownRun ? { model: ownRun.model.label, file: ownModelFile ?? '' } : null} />
+        {ownModelFile === null ? <LiveControls /> : null}
         <a className="embed-full" href={fullPageHref()} target="_blank" rel="noopener" data-testid="embed-full-page">
           {t('embed.openFull')}
         </a>
@@ -77,7 +87,7 @@ export function EmbedPage({ view, ownModelFile = null }: { view: EmbedView; ownM
       ) : null}
       <Suspense fallback={<p className="muted small">{t('embed.loading')}</p>}>
         {view.kind === 'chart' ? (
-          <EmbedChart metric={view.metric} />
+          <EmbedChart metric={view.metric} runs={ownModelFile !== null ? (ownChart ?? []) : undefined} />
         ) : (
           <FrameBody label={t('embed.viewRegion')}>
             <EmbeddedView id={view.view} />
@@ -116,11 +126,15 @@ function EmbedTitle({ view }: { view: EmbedView }) {
   return <strong className="embed-title">{view.kind === 'view' ? t(`teach:tabs.${view.view}`) : t(`charts:titles.${view.metric}`)}</strong>;
 }
 
-/** The run the view shows: its name, and "recorded" for a run read from a file (an own-model one too). */
-function RunLabel() {
+/**
+ * The run the view shows: its name, and "recorded" for a run read from a file (an own-model one
+ * too: the batch a view shows, or `own`, the file a chart draws).
+ */
+function RunLabel({ own: ownFile }: { own: { model: string; file: string } | null }) {
   const { t } = useTranslation(['common', 'inspect']);
   const run = useApp((s) => s.runs.find((r) => r.id === s.batchRunId) ?? s.runs.find((r) => r.id === s.activeRunId) ?? null);
-  const own = useApp(shownOwnBatch);
+  const ownBatch = useApp(shownOwnBatch);
+  const own = ownBatch ?? ownFile;
   if (own)
     return (
       <span className="embed-run" data-testid="embed-run">

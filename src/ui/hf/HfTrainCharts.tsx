@@ -2,7 +2,7 @@
 // full screen, smoothing, notes): reward, losses, clip fraction, KL and response length from the
 // trainer's rows, the same numbers the table lists. Earlier runs of the open model (a fresh run's
 // predecessors, "Run both"'s first arm) are drawn beside the current one, dashed, each named by its
-// preset or its settings; the toolbar smooths and exports them as CSV.
+// preset or its settings (hfChartRun.ts); the toolbar smooths and exports them as CSV.
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { HF_PRESETS } from '../../rl/hf/hfPresets.ts';
@@ -11,17 +11,13 @@ import { useApp } from '../../store/appStore.ts';
 import { downloadBlob } from '../../store/download.ts';
 import { metricsToCsv } from '../../store/exportMetrics.ts';
 import type { HfComparedRun } from '../../store/hfTrain.ts';
-import { HF_ROW_METRICS, hfMetricPoints } from '../../store/hfRunMetrics.ts';
 import { RUN_COLORS } from '../../store/runs.ts';
-import { CHARTS } from '../charts/chartList.ts';
-import type { NoteConfig } from '../charts/chartNotes.ts';
+import { CHARTS, PRESENTER_METRICS } from '../charts/chartList.ts';
 import type { ChartRun } from '../charts/chartRun.ts';
 import { MetricChart } from '../charts/MetricChart.tsx';
 import { SmoothingSlider } from '../charts/SmoothingSlider.tsx';
 import { usePresenter } from '../presenter.ts';
-
-/** The charts an own-model run has, in the playground's order. */
-const OWN_CHARTS = CHARTS.filter((c) => (HF_ROW_METRICS as readonly string[]).includes(c.metric));
+import { hfChartRun, hfRunsChart } from './hfChartRun.ts';
 
 /** The preset a run's settings are (iterations and seed aside: Run both sets them), if any. */
 export function presetOfSettings(s: HfTrainSettings) {
@@ -35,11 +31,6 @@ export function useRunLabel() {
     const preset = presetOfSettings(s);
     return preset ? t(`hf.train.preset.${preset.id}.name`) : t('hf.train.runLabel', { estimator: s.estimator, lr: s.lr, beta: s.klCoef });
   };
-}
-
-/** What the charts' notes read of an own-model run: its estimator and updates (a fixed β in the reward, plain sampling). */
-function noteConfigOf(s: HfTrainSettings): NoteConfig {
-  return { advantageEstimator: s.estimator, ppoEpochs: s.ppoEpochs, miniBatches: s.miniBatches, klController: 'fixed', klInReward: true, useKlLoss: false, topK: 0, topP: 1 };
 }
 
 /** The file name's date and time, as the playground's exports write it. */
@@ -71,30 +62,25 @@ export function HfTrainCharts({
   const runs = useMemo((): ChartRun[] => {
     const earlier = compared.filter((c) => c.rows.length > 0);
     return [
-      ...earlier.map((c, i) => ({
-        id: `c${i}`,
-        name: label(c.settings),
-        color: RUN_COLORS[(i + 1) % RUN_COLORS.length],
-        dashed: true,
-        metrics: hfMetricPoints(c.rows),
-        config: noteConfigOf(c.settings),
-      })),
+      ...earlier.map((c, i) =>
+        hfChartRun({ id: `c${i}`, name: label(c.settings), color: RUN_COLORS[(i + 1) % RUN_COLORS.length], rows: c.rows, settings: c.settings, dashed: true }),
+      ),
       ...(rows.length > 0
         ? [
-            {
+            hfChartRun({
               id: 'now',
               name: settings ? t('hf.train.runNow', { run: label(settings) }) : t('hf.train.runNowPlain'),
               color: RUN_COLORS[0],
-              metrics: hfMetricPoints(rows),
-              config: settings ? noteConfigOf(settings) : null,
-            },
+              rows,
+              settings: settings ?? null,
+            }),
           ]
         : []),
     ];
   }, [rows, settings, compared, language]);
   if (runs.length === 0) return null;
-  const withCritic = runs.some((r) => r.metrics.some((p) => p.values.value_loss !== undefined));
-  const charts = OWN_CHARTS.filter((c) => c.metric !== 'value_loss' || withCritic);
+  // Presenter mode keeps the playground's lecture charts (reward, clip fraction, KL).
+  const charts = CHARTS.filter((c) => hfRunsChart(c.metric, runs) && (!present || PRESENTER_METRICS.includes(c.metric)));
   const earlier = runs.filter((r) => r.dashed);
   return (
     <>
