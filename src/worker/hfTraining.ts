@@ -112,7 +112,14 @@ export class HfTraining {
     if (problems.length > 0) return done({ iterations: 0, stopped: false, refusal: problems.map((p) => `${p.field}: ${p.range}`).join('; ') });
     const task = hfTaskRule(s.reward);
     const chat = promptsThroughChat(s);
-    const encode = (text: string) => (chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true }));
+    const encoded = new Map<string, number[]>();
+    const encode = (text: string): number[] => {
+      const known = encoded.get(text);
+      if (known) return known;
+      const ids = chat ? tokenizer.encodeChat(text) : tokenizer.encode(text, { addSpecialTokens: true });
+      encoded.set(text, ids);
+      return ids;
+    };
     const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: true });
     const from = req.resume ? req.resume.fromIter : 0;
     const rng = new Rng(s.seed);
@@ -121,6 +128,17 @@ export class HfTraining {
     const userPrompts = promptLines(s.prompts);
     const nextPrompts = (it: number): string[] =>
       Array.from({ length: s.promptsPerBatch }, (_, i) => (task ? task.trainPrompt(rng) : userPrompts[(it * s.promptsPerBatch + i) % userPrompts.length]));
+    // Every batch of the run drawn now, in the order the iterations take them, so the positions
+    // check and the memory plan see the longest prompt the run will read, not only the held-out ones.
+    const runPrompts = Array.from({ length: s.iterations }, (_, it) => nextPrompts(from + it));
+    const heldOutPrompts = task ? task.heldOut(HF_TRAIN_EVAL_COUNT) : [];
+    const longestPrompt = Math.max(1, ...[...runPrompts.flat(), ...heldOutPrompts].map((p) => encode(p).length));
+    if (longestPrompt + s.maxNewTokens > model.arch.maxPositions)
+      return done({
+        iterations: 0,
+        stopped: false,
+        refusal: `${task ? 'maxNewTokens' : 'prompts and maxNewTokens'}: the longest prompt is ${longestPrompt} tokens and ${s.maxNewTokens} new tokens follow it, beyond the model's ${model.arch.maxPositions} positions`,
+      });
     let score: (samples: { prompt: string; response: string; endedWithEos: boolean }[]) => ArrayLike<number>;
     if (task) {
       score = (samples) => samples.map((x) => task.score(x.prompt, x.response, x.endedWithEos));
@@ -145,12 +163,11 @@ export class HfTraining {
     // The held-out problems are answered at least all at once (the sampled evaluation draws several
     // answers to each): the memory plan counts that batch too.
     const evalBatch = task ? Math.max(rows, HF_TRAIN_EVAL_COUNT) : rows;
-    const samplePrompts = task ? task.heldOut(HF_TRAIN_EVAL_COUNT) : userPrompts;
     const plan = planMemory(
       model.arch,
       {
         batch: evalBatch,
-        promptTokens: Math.max(1, ...samplePrompts.map((p) => encode(p).length)),
+        promptTokens: longestPrompt,
         responseTokens: s.maxNewTokens,
         trainBatch: Math.max(1, Math.floor(rows / s.miniBatches)),
         updateSteps: s.ppoEpochs * s.miniBatches,
@@ -196,8 +213,7 @@ export class HfTraining {
     };
     const evaluate = async (when: 'before' | 'after') => {
       if (!task) return;
-      const texts = task.heldOut(HF_TRAIN_EVAL_COUNT);
-      const held = { prompts: texts.map((text) => ({ ids: encode(text), text })), decode, score: task.score };
+      const held = { prompts: heldOutPrompts.map((text) => ({ ids: encode(text), text })), decode, score: task.score };
       const opts = { maxNewTokens: s.maxNewTokens, eosIds, padId, batch: evalBatch };
       const r = await heldOutEvaluation(model, actor.adapters, held, opts, { samples: HF_TRAIN_EVAL_SAMPLES, temperature: cfg.temperature, runSeed: s.seed });
       const sampled = { accuracy: r.sampled!.accuracy, samples: HF_TRAIN_EVAL_SAMPLES };
@@ -217,7 +233,7 @@ export class HfTraining {
       // a continued run starts where the last one's 'after' evaluation was taken: not measured again
       if (!req.resume) await evaluate('before');
       for (; it < s.iterations && !this.stopWanted; it++) {
-        const texts = nextPrompts(from + it);
+        const texts = runPrompts[it];
         const ids = texts.map(encode);
         const textOf = new Map(ids.map((p, i) => [p, texts[i]]));
         let scored: { prompt: string; response: string; score: number }[] = [];

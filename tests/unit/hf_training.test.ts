@@ -264,6 +264,24 @@ describe('HfSession training', () => {
     expect(of('hfTrainRow')).toEqual([]);
   });
 
+  it('a prompt the run would draw that leaves no room for the new tokens is refused before the run, naming the lengths', async () => {
+    const { s, of } = await opened();
+    // The third line is drawn only by the second iteration: the run is refused before its first.
+    const long = `hello there\nthe cat\n${'the cat sat on the mat '.repeat(30)}\n`;
+    await s.train({ settings: { ...SMALL, prompts: long, iterations: 2 }, rewardFunction: VOWELS }, 1);
+    expect(of('hfTrained')[0]).toMatchObject({ iterations: 0, stopped: false });
+    expect(of('hfTrained')[0].refusal).toMatch(/^prompts and maxNewTokens: the longest prompt is \d{3} tokens and 4 new tokens follow it, beyond the model's 128 positions$/);
+    // The chat task's prompts are the task's: the number of new tokens is what to lower.
+    await s.train({ settings: { ...SMALL, reward: 'chat-arithmetic', maxNewTokens: 127 }, rewardFunction: '' }, 2);
+    expect(of('hfTrained')[1].refusal).toMatch(/^maxNewTokens: the longest prompt is \d+ tokens and 127 new tokens follow it, beyond the model's 128 positions$/);
+    expect(of('hfTrainRow')).toEqual([]);
+    expect(of('hfTrainEval')).toEqual([]);
+    // One iteration draws only the first two lines: it runs.
+    await s.train({ settings: { ...SMALL, prompts: long, iterations: 1 }, rewardFunction: VOWELS }, 3);
+    expect(of('hfTrained')[2].refusal).toBeUndefined();
+    expect(of('hfTrainRow')).toHaveLength(1);
+  });
+
   it('an exported adapter loads back on the model (same log-probs) and a continued run counts on from its iteration', async () => {
     const { s, of } = await opened();
     await s.train({ settings: SMALL, rewardFunction: VOWELS }, 1);
