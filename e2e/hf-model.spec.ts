@@ -207,6 +207,10 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   await expect(page.getByTestId('hf-train-chart-help-panel-clipfrac')).toContainText('share of response tokens');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('hf-train-chart-help-panel-clipfrac')).toHaveCount(0);
+  // the KL's help names the estimator the own-model run uses, which its panel does not offer to change
+  await page.getByTestId('hf-train-chart-help-kl').click();
+  await expect(page.getByTestId('hf-train-chart-help-note-kl')).toContainText('the estimator is always k1');
+  await page.keyboard.press('Escape');
   // the CSV holds the table's numbers, row for row
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('hf-train-export-csv').click()]);
   const csvLines = readFileSync((await csv.path())!, 'utf8')

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNamespaces } from '../../src/i18n/index.ts';
 import { DEFAULT_CONFIG } from '../../src/rl/config.ts';
 import { ViewHelp } from '../../src/ui/charts/ChartHelp.tsx';
-import { CHART_HELP, HELD_OUT_KEY, logName, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
+import { CHART_HELP, HELD_OUT_KEY, logName, ownModelHelpNote, TEACH_VIEW_KEYS } from '../../src/ui/charts/chartHelpText.ts';
+import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
 import { CHARTS, chartsFor, PRESENTER_METRICS } from '../../src/ui/charts/chartList.ts';
 
 // The chart texts are in the lazily loaded `charts` namespace.
@@ -31,6 +32,13 @@ describe('chart help', () => {
         else expect(e.name.length).toBeGreaterThan(1);
       }
     }
+  });
+
+  it('on your own model the KL chart names the estimator the run uses; no other chart adds a note', () => {
+    const estimator = hfPpoConfig({ estimator: 'group_norm', samplesPerPrompt: 2, maxNewTokens: 4, seed: 1, klCoef: 0.05, lr: 1e-3 }).klEstimator;
+    expect(ownModelHelpNote('kl')).toContain(`the estimator is always ${estimator},`);
+    expect(CHART_HELP.kl.what).toContain('chosen in the settings'); // the playground's, which the note corrects there
+    for (const c of CHARTS) if (c.metric !== 'kl') expect(ownModelHelpNote(c.metric), c.metric).toBeUndefined();
   });
 
   it('names verl’s and OpenRLHF’s standard metrics', () => {

@@ -17,7 +17,7 @@ function Engine({ label, m }: { label: string; m: EngineMetric }) {
   );
 }
 
-export function ChartHelpButton({ metric, title, testIdPrefix = '' }: { metric: string; title: string; testIdPrefix?: string }) {
+export function ChartHelpButton({ metric, title, testIdPrefix = '', note }: { metric: string; title: string; testIdPrefix?: string; note?: string }) {
   useTranslation('charts');
   const help = Object.hasOwn(CHART_HELP, metric) ? CHART_HELP[metric] : undefined;
   const [open, setOpen] = useState(false);
@@ -61,6 +61,11 @@ export function ChartHelpButton({ metric, title, testIdPrefix = '' }: { metric: 
       {open ? (
         <section ref={panel} id={id} className="chart-help" aria-label={HELP_UI.open(title)} data-testid={`${testIdPrefix}chart-help-panel-${metric}`}>
           <p className="chart-help-what">{help.what}</p>
+          {note ? (
+            <p className="chart-help-note" data-testid={`${testIdPrefix}chart-help-note-${metric}`}>
+              {note}
+            </p>
+          ) : null}
           <Formula tex={help.formula} display label={HELP_UI.formula(title)} />
           <dl>
             <dt className="healthy">{HELP_UI.healthy}</dt>

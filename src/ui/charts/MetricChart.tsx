@@ -14,7 +14,7 @@ import { chartNote, klTargetLine, noiseFloor } from './chartNotes.ts';
 import { type ChartRun, noteConfigs } from './chartRun.ts';
 import { chartStyle } from './chartStyle.ts';
 import { chartSummary, formatIteration } from './chartSummary.ts';
-import { HELP_UI, logName } from './chartHelpText.ts';
+import { HELP_UI, logName, ownModelHelpNote } from './chartHelpText.ts';
 import { ChartLegend } from './ChartLegend.tsx';
 import { ema, extract, lttb, mergeRuns, niceTicks } from './series.ts';
 
@@ -156,6 +156,7 @@ const ChartFigure = memo(function ChartFigure({
   );
   const summaryId = `${idPrefix}chart-summary-${metric}`;
   const logged = logName(metric);
+  const ownModel = runs.length > 0 && runs.every((r) => r.ownModel);
   const setNotice = useApp((s) => s.setNotice);
   const fs = useChartFullscreen();
   return (
@@ -176,7 +177,7 @@ const ChartFigure = memo(function ChartFigure({
             {logged.name}
           </code>
         ) : null}
-        <ChartHelpButton metric={metric} title={title} testIdPrefix={idPrefix} />
+        <ChartHelpButton metric={metric} title={title} testIdPrefix={idPrefix} note={ownModel ? ownModelHelpNote(metric) : undefined} />
         <button
           type="button"
           className="btn ghost small png"

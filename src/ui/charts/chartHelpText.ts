@@ -22,6 +22,15 @@ export interface ChartHelp {
   openrlhf: EngineMetric;
 }
 
+/**
+ * What a chart's help adds when every run drawn is of your own model, where the panel fixes a
+ * setting the playground lets the visitor choose (help.ownModel.<key>); undefined elsewhere.
+ */
+export function ownModelHelpNote(metric: string): string | undefined {
+  return OWN_MODEL_NOTES.includes(metric) ? t(`charts:help.ownModel.${metric}`, HELP_SYMBOLS) : undefined;
+}
+const OWN_MODEL_NOTES: readonly string[] = ['kl'];
+
 /** The held-out chart is not a trainer metric; it has this key. */
 export const HELD_OUT_KEY = 'heldout';
 

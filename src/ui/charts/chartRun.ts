@@ -13,6 +13,8 @@ export interface ChartRun {
   config: NoteConfig | null;
   /** Drawn dashed: an earlier run beside the current one. */
   dashed?: boolean;
+  /** A run of your own model (its help adds what differs there: ownModelHelpNote). */
+  ownModel?: boolean;
 }
 
 /** The runs' settings for the notes: every run's, or none when some run's are not known. */

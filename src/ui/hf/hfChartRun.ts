@@ -19,6 +19,7 @@ export function hfChartRun(run: { id: string; name: string; color: string; rows:
     color: run.color,
     metrics: hfMetricPoints(run.rows),
     config: run.settings ? noteConfigOf(run.settings) : null,
+    ownModel: true,
     ...(run.dashed ? { dashed: true } : {}),
   };
 }
