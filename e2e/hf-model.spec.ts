@@ -329,6 +329,9 @@ test('the open model trains with GRPO-LoRA in the tab: a row per iteration, Stop
   // Run both: the two presets one after the other, two iterations each, their curves drawn together;
   // the stopped run before them stays beside them until cleared. A reload in the first arm does not
   // end it: the kept checkpoint goes on to the arm's end, then the second arm runs.
+  await page.getByTestId('hf-train-iterations').fill('');
+  await expect(page.getByTestId('hf-train-run-both')).toHaveText('Run both presets'); // no count while the field has none
+  await expect(page.getByTestId('hf-train-run-both')).toBeDisabled();
   await page.getByTestId('hf-train-iterations').fill('2');
   await expect(page.getByTestId('hf-train-run-both')).toHaveText('Run both presets, 2 iterations each');
   await page.getByTestId('hf-train-run-both').click();

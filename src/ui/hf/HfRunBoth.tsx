@@ -17,7 +17,10 @@ export function HfRunBoth({ model }: { model: { maxPositions: number; hasChatTem
   const arms = HF_PRESETS.map((p) => ({ ...p.settings, iterations: settings.iterations, seed: settings.seed }));
   const names = HF_PRESETS.map((p) => t(`hf.train.preset.${p.id}.name`));
   // The first problem of either arm on this model, in the panel's words (the button waits for none).
-  const problem = arms.flatMap((a) => hfTrainProblems(a, model))[0];
+  const problems = arms.flatMap((a) => hfTrainProblems(a, model));
+  const problem = problems[0];
+  // An iteration count out of range (or a cleared field) is not a count to name on the button.
+  const countShown = !problems.some((p) => p.field === 'iterations');
   return (
     <p className="small hf-run-both">
       <button
@@ -27,7 +30,7 @@ export function HfRunBoth({ model }: { model: { maxPositions: number; hasChatTem
         onClick={() => void flows().then((f) => f.trainBoth(arms))}
         data-testid="hf-train-run-both"
       >
-        {t('hf.train.runBoth', { count: settings.iterations })}
+        {countShown ? t('hf.train.runBoth', { count: settings.iterations }) : t('hf.train.runBothUncounted')}
       </button>{' '}
       {runBoth ? (
         <span role="status" data-testid="hf-train-run-both-status">
