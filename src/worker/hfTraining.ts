@@ -132,7 +132,9 @@ export class HfTraining {
     // check and the memory plan see the longest prompt the run will read, not only the held-out ones.
     const runPrompts = Array.from({ length: s.iterations }, (_, it) => nextPrompts(from + it));
     const heldOutPrompts = task ? task.heldOut(HF_TRAIN_EVAL_COUNT) : [];
-    const longestPrompt = Math.max(1, ...[...runPrompts.flat(), ...heldOutPrompts].map((p) => encode(p).length));
+    // (a loop, not Math.max(...): up to 1 000 × 64 prompts would overflow a spread's arguments)
+    let longestPrompt = 1;
+    for (const p of [...runPrompts.flat(), ...heldOutPrompts]) longestPrompt = Math.max(longestPrompt, encode(p).length);
     if (longestPrompt + s.maxNewTokens > model.arch.maxPositions)
       return done({
         iterations: 0,

@@ -271,8 +271,9 @@ describe('HfSession training', () => {
     await s.train({ settings: { ...SMALL, prompts: long, iterations: 2 }, rewardFunction: VOWELS }, 1);
     expect(of('hfTrained')[0]).toMatchObject({ iterations: 0, stopped: false });
     expect(of('hfTrained')[0].refusal).toMatch(/^prompts and maxNewTokens: the longest prompt is \d{3} tokens and 4 new tokens follow it, beyond the model's 128 positions$/);
-    // The chat task's prompts are the task's: the number of new tokens is what to lower.
-    await s.train({ settings: { ...SMALL, reward: 'chat-arithmetic', maxNewTokens: 127 }, rewardFunction: '' }, 2);
+    // The chat task's prompts are the task's: the number of new tokens is what to lower. The
+    // largest run the panel allows (1 000 iterations × 64 prompts) is drawn and measured whole.
+    await s.train({ settings: { ...SMALL, reward: 'chat-arithmetic', maxNewTokens: 127, iterations: 1000, promptsPerBatch: 64 }, rewardFunction: '' }, 2);
     expect(of('hfTrained')[1].refusal).toMatch(/^maxNewTokens: the longest prompt is \d+ tokens and 127 new tokens follow it, beyond the model's 128 positions$/);
     expect(of('hfTrainRow')).toEqual([]);
     expect(of('hfTrainEval')).toEqual([]);
