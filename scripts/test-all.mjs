@@ -183,14 +183,14 @@ function exited(child, start) {
  * Only worth it beside a step that leaves a core idle (Playwright): beside the unit tests, which
  * keep both cores busy, the typecheck took as long as the two one after the other.
  */
-function background(title, cmd, args, logName) {
+function background(title, cmd, args, logName, beside) {
   const log = `${REPORTS}/${logName}.log`;
-  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — in the background beside Playwright; its output follows at the end`);
+  console.log(`\n=== ${title}: ${cmd} ${args.join(' ')} — in the background beside ${beside}; its output follows at the end`);
   const fd = openSync(log, 'w');
   const done = exited(spawn(cmd, args, { stdio: ['ignore', fd, fd], env }), performance.now());
   closeSync(fd);
   const print = () => {
-    console.log(`\n=== ${title} (ran in the background beside Playwright)`);
+    console.log(`\n=== ${title} (ran in the background beside ${beside})`);
     console.log(readFileSync(log, 'utf8'));
   };
   return { done, print };
@@ -231,7 +231,7 @@ function reportWgpu(r) {
     lines.push(`wgpu: no report (Deno did not start or crashed) — counted as a failure — ${duration(r.ms)}`);
     failed++;
   } else {
-    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})${r.background ? ', beside Playwright' : ''}`);
+    report('wgpu', { passed: w.passed, failed: w.failed, skipped: w.skipped ?? 0 }, r.ms, `(${w.adapter}, Deno ${w.deno})${r.beside ? `, beside ${r.beside}` : ''}`);
   }
 }
 
@@ -264,12 +264,13 @@ function reportVitest(project, r, json, note = '') {
 
 const vitestArgs = (project, json) => ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`];
 
-// Beside Playwright, which keeps about 1.55 of the 2 cores busy over its 17 minutes, run one
-// after the other: the wgpu suite (Deno on lavapipe, about one core) and the integration project
-// on one worker. Measured on 2 cores, 2026-11-30: six specs took 175 s alone, 228 s beside either,
-// which took 163 s and 112 s on their own; beside the gpu project (nearly two cores busy) the wgpu
-// suite saved 82 s of 534. Their summary lines keep their places.
-const besideE2e = wants('e2e') ? ['integration', 'wgpu'].filter(wants) : [];
+// Steps that leave a core idle get a second suite beside them. Measured on 2 cores, 2026-12-01:
+// the gpu project took 227 s alone and 265 s with the wgpu suite (Deno on lavapipe, about one core)
+// beside it, which took 104 s alone and 155 s there; beside Playwright (about 1.55 cores over its
+// 12 minutes) the wgpu suite and the integration project slowed it by about their own time, so
+// there the integration project alone runs, on one worker. Summary lines keep their places.
+const wgpuBesideGpu = wants('gpu') && wants('wgpu');
+const besideE2e = wants('e2e') ? ['integration'].filter(wants) : [];
 const later = {}; // project → the function that fills its reserved summary line
 for (const project of VITEST_PROJECTS.filter(wants)) {
   if (besideE2e.includes(project)) {
@@ -277,20 +278,24 @@ for (const project of VITEST_PROJECTS.filter(wants)) {
     continue;
   }
   const json = `${REPORTS}/vitest-${project}.json`;
+  if (project === 'gpu' && wgpuBesideGpu) {
+    const wgpu = background(WGPU_TITLE, 'node', WGPU_ARGS, 'wgpu', 'the gpu project');
+    reportVitest(project, await runAsync(`Vitest ${project}`, 'npx', vitestArgs(project, json)), json);
+    const r = await wgpu.done;
+    wgpu.print();
+    reportWgpu({ ...r, beside: 'the gpu project' });
+    continue;
+  }
   reportVitest(project, run(`Vitest ${project}`, 'npx', vitestArgs(project, json)), json);
 }
-if (besideE2e.includes('wgpu')) later.wgpu = reserveLine('wgpu');
-else if (wants('wgpu')) reportWgpu(run(WGPU_TITLE, 'node', WGPU_ARGS));
+if (wants('wgpu') && !wgpuBesideGpu) reportWgpu(run(WGPU_TITLE, 'node', WGPU_ARGS));
 
 /** The steps beside Playwright, one after the other; each one's result as it ends. */
 async function runBesideE2e() {
   const steps = [];
   for (const name of besideE2e) {
     const json = `${REPORTS}/vitest-${name}.json`;
-    const step =
-      name === 'wgpu'
-        ? background(WGPU_TITLE, 'node', WGPU_ARGS, 'wgpu')
-        : background(`Vitest ${name}, one worker`, 'npx', [...vitestArgs(name, json), '--maxWorkers=1'], `vitest-${name}`);
+    const step = background(`Vitest ${name}, one worker`, 'npx', [...vitestArgs(name, json), '--maxWorkers=1'], `vitest-${name}`, 'Playwright');
     steps.push({ name, json, step, r: await step.done });
   }
   return steps;
@@ -316,7 +321,7 @@ if (wants('e2e')) {
   }
   for (const { name, json, step, r } of await beside) {
     step.print();
-    later[name](() => (name === 'wgpu' ? reportWgpu({ ...r, background: true }) : reportVitest(name, r, json, '(one worker, beside Playwright)')));
+    later[name](() => reportVitest(name, r, json, '(one worker, beside Playwright)'));
   }
 }
 
