@@ -6,7 +6,7 @@
 // The set is the character model's kernels this adapter dispatches (as the page builds them) plus
 // the fused decode step at config S's shape (the one kernel built per model shape).
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
-import { decodeStepKernel } from '../ops/decodeStep.ts';
+import { decodeStepKernel, decodeStepKernels } from '../ops/decodeStep.ts';
 import { modelKernels } from '../ops/registry.ts';
 import { specKey } from '../gpu/pipelines.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
@@ -21,9 +21,9 @@ async function freshBackend(): Promise<WebGpuBackend> {
 
 export async function printCompileBench(): Promise<unknown> {
   const S = BENCH_CONFIGS[0];
-  const decodeS = decodeStepKernel({ dModel: S.dModel, nHead: S.nHead, seqLen: S.prompt + S.response });
+  const shapeS = { dModel: S.dModel, nHead: S.nHead, seqLen: S.prompt + S.response };
   let be = await freshBackend();
-  const kernels = [...modelKernels('char', be.rt.cpuAdapter), decodeS];
+  const kernels = [...modelKernels('char', be.rt.cpuAdapter), decodeStepKernel(shapeS, be.rt.cpuAdapter)];
   const perKernel: [string, number][] = [];
   let t0 = performance.now();
   for (const k of kernels) {
@@ -36,7 +36,7 @@ export async function printCompileBench(): Promise<unknown> {
   be.rt.device.destroy();
   be = await freshBackend();
   t0 = performance.now();
-  await be.precompile([...modelKernels('char'), decodeS]);
+  await be.precompile([...modelKernels('char'), ...decodeStepKernels(shapeS)]);
   const asyncMs = performance.now() - t0;
   be.rt.device.destroy();
   perKernel.sort((a, b) => b[1] - a[1]);

@@ -5,7 +5,7 @@ import type { Backend } from '../backend/backend.ts';
 import { expectDType, expectShape, type Tensor } from '../backend/tensor.ts';
 import { cpu, CpuTensor } from '../backend/cpu/cpuTensor.ts';
 import { gpu } from '../backend/webgpu/gpuTensor.ts';
-import type { KernelSpec } from '../gpu/pipelines.ts';
+import { kernel, type KernelSpec } from '../gpu/pipelines.ts';
 import { uniformLayout, type FieldsOf } from '../gpu/uniforms.ts';
 import { decodeStepRef, kvStride, type BlockOffsets, type DecodeModel } from '../reference/seq/decode.ts';
 import { ATTN_MAX_S } from './attention.ts';
@@ -76,17 +76,29 @@ export function decodeRows(B: number, D: number, H: number, Smax: number): numbe
   return Math.max(1, Math.min(DECODE_MAX_ROWS, B, fit));
 }
 
+/** Words of `wm` one workgroup uses: its rows' (decodeRows with no batch limit) words. */
+const groupWords = (s: DecodeShape) => decodeRows(DECODE_MAX_ROWS, s.dModel, s.nHead, s.seqLen) * rowWords(s.dModel, s.nHead, s.seqLen);
+
 /**
- * The decode step's kernel for one model shape, its workgroup memory sized for the most rows that
- * fit (≤ 4), whatever the batch, so a shape has one pipeline. Not a fixed declared kernel: on
- * SwiftShader its build time grows with that size (the zero-initialisation of workgroup memory is
- * compiled per word), so each shape gets exactly what it needs; `precompileShape` builds it ahead
- * of use.
+ * The decode step's kernel for one model shape on one kind of adapter, its working array sized
+ * for the most rows that fit (≤ 4), whatever the batch, so a shape has one pipeline an adapter
+ * kind. Not a fixed declared kernel: on SwiftShader the build time of workgroup memory grows with
+ * its size (its zero-initialisation is compiled per word), so each shape gets exactly what it
+ * needs, and CPU adapters take decode_step_scratch, whose array is a storage buffer (⌈B/R⌉·WM
+ * words, none initialised): the same arithmetic, ~1 s less to build at the page's shape.
+ * `precompileShape` builds it ahead of use.
  */
-export function decodeStepKernel(s: DecodeShape): KernelSpec<FieldsOf<typeof DECODE_UNIFORM>> {
-  const words = rowWords(s.dModel, s.nHead, s.seqLen);
-  const WM = decodeRows(DECODE_MAX_ROWS, s.dModel, s.nHead, s.seqLen) * words;
-  return { shader: 'decode_step', entry: 'decode_step', uniform: DECODE_UNIFORM, storage: ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'], constants: { WG: DECODE_WG, WM } };
+export function decodeStepKernel(s: DecodeShape, cpuAdapter: boolean): KernelSpec<FieldsOf<typeof DECODE_UNIFORM>> {
+  const WM = groupWords(s);
+  const storage = ['read', 'rw', 'read', 'read', 'read', 'rw', 'read'] as const;
+  if (cpuAdapter)
+    return kernel({ shader: 'decode_step_scratch', entry: 'decode_step', uniform: DECODE_UNIFORM, storage: [...storage, 'rw'], constants: { WG: DECODE_WG, WM } }, 'cpu');
+  return kernel({ shader: 'decode_step', entry: 'decode_step', uniform: DECODE_UNIFORM, storage, constants: { WG: DECODE_WG, WM } }, 'gpu');
+}
+
+/** Both adapter kinds' decode step for one shape, for building ahead (Backend.precompile keeps its own kind's). */
+export function decodeStepKernels(s: DecodeShape): KernelSpec[] {
+  return [decodeStepKernel(s, false), decodeStepKernel(s, true)];
 }
 
 /**
@@ -95,7 +107,7 @@ export function decodeStepKernel(s: DecodeShape): KernelSpec<FieldsOf<typeof DEC
  * first use. Resolves at once on the CPU backend.
  */
 export function precompileShape(be: Backend, shape: DecodeShape): Promise<void> {
-  return be.precompile([decodeStepKernel(shape)]);
+  return be.precompile(decodeStepKernels(shape));
 }
 
 const BLOCK_FIELDS: (keyof BlockOffsets)[] = ['ln1G', 'ln1B', 'attnW', 'attnB', 'projW', 'projB', 'ln2G', 'ln2B', 'fcW', 'fcB', 'mlpW', 'mlpB'];
@@ -203,9 +215,16 @@ export const decodeStep: Op<DecodeStepArgs, Tensor> = defineOp({
       mlp_w: b0.mlpW,
       mlp_b: b0.mlpB,
     };
-    be.rt.dispatch(decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }), [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)], u, [
-      Math.ceil(B / R),
-    ]);
+    const spec = decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }, be.rt.cpuAdapter);
+    const buffers = [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)];
+    const groups = Math.ceil(B / R);
+    if (!be.rt.cpuAdapter) {
+      be.rt.dispatch(spec, buffers, u, [groups]);
+      return logits;
+    }
+    const wm = be.empty([groups * groupWords({ dModel: D, nHead: H, seqLen: Smax })]); // (⌈B/R⌉, WM) f32 scratch, written before read
+    be.rt.dispatch(spec, [...buffers, gpu(wm)], u, [groups]);
+    be.dispose(wm);
     return logits;
   },
 });

@@ -8,7 +8,7 @@
 import { type KernelSpec, specKey } from '../gpu/pipelines.ts';
 import { parseCheckpoint } from '../model/checkpoint.ts';
 import { SFT_MODEL_DIMS } from '../model/config.ts';
-import { decodeStepKernel } from '../ops/decodeStep.ts';
+import { decodeStepKernels } from '../ops/decodeStep.ts';
 import { modelKernels } from '../ops/registry.ts';
 import type { PpoConfig } from '../rl/config.ts';
 import { decodeShapeOf } from '../rl/trainer.ts';
@@ -64,14 +64,14 @@ export function kernelsInOrder(): { first: KernelSpec[]; rest: KernelSpec[] } {
 }
 
 /**
- * The fused decode step a trainer for `config` dispatches in every rollout and evaluation, for the
- * page's own actor of that task when it sent one (`actor`), else the shipped checkpoint (whose
- * sizes are SFT_MODEL_DIMS). Sized per model shape, it is not in FIRST_KERNEL_NAMES, and it is the
- * slowest kernel to build (~1.2 s of ~3 s on SwiftShader): asked for ahead of the fixed kernels it
- * builds beside them instead of after them. A wrong guess builds one pipeline in vain; the trainer
- * builds the right one when it is made.
+ * The fused decode step a trainer for `config` dispatches in every rollout and evaluation (both
+ * adapter kinds' variants; precompile keeps its own), for the page's own actor of that task when
+ * it sent one (`actor`), else the shipped checkpoint (whose sizes are SFT_MODEL_DIMS). Sized per
+ * model shape, it is not in FIRST_KERNEL_NAMES, and it is one of the costlier kernels to build:
+ * asked for ahead of the fixed kernels it builds beside them instead of after them. A wrong guess
+ * builds one pipeline in vain; the trainer builds the right one when it is made.
  */
-export function decodeKernelAhead(config: PpoConfig, actor?: Uint8Array): KernelSpec {
+export function decodeKernelsAhead(config: PpoConfig, actor?: Uint8Array): KernelSpec[] {
   let dims: { dModel: number; nHead: number } = SFT_MODEL_DIMS;
   if (actor) {
     try {
@@ -80,5 +80,5 @@ export function decodeKernelAhead(config: PpoConfig, actor?: Uint8Array): Kernel
       // a damaged file is refused where it is loaded; the guess stays the shipped model's
     }
   }
-  return decodeStepKernel(decodeShapeOf(config, dims));
+  return decodeStepKernels(decodeShapeOf(config, dims));
 }

@@ -13,7 +13,7 @@ import { decodeTrainerState } from '../rl/trainerState.ts';
 import { CheckpointCache } from './checkpointCache.ts';
 import { CommandQueue } from './commandQueue.ts';
 import { DeviceSession, type SessionOwner } from './deviceSession.ts';
-import { decodeKernelAhead } from './firstKernels.ts';
+import { decodeKernelsAhead } from './firstKernels.ts';
 import { HeldOutEvaluator } from './heldOutEvaluator.ts';
 import { HfSession } from './hfSession.ts';
 import { FileListFolder } from '../model/hf/browserFolder.ts';
@@ -378,7 +378,7 @@ export class TrainerHost {
       resume: () => this.run.resume(),
       kernelsAhead: () => {
         const config = this.announced.config ?? this.config;
-        return [decodeKernelAhead(config, this.announced.actors.get(config.task) ?? this.checkpoints.loadedActor(config.task))];
+        return decodeKernelsAhead(config, this.announced.actors.get(config.task) ?? this.checkpoints.loadedActor(config.task));
       },
     };
   }

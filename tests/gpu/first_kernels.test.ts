@@ -40,7 +40,7 @@ describe('the kernels compiled first', () => {
     }
     const dispatched = [...be.rt.recorder.dispatchesByKernel].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k.replace(':', '#'));
     expect(dispatched.length).toBeGreaterThan(20);
-    const listed = new Set([...FIRST_KERNEL_NAMES, 'decode_step#decode_step']);
+    const listed = new Set([...FIRST_KERNEL_NAMES, 'decode_step#decode_step', 'decode_step_scratch#decode_step']); // the decode step is asked for ahead, per shape
     expect(dispatched.filter((k) => !listed.has(k))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The fused decode step (shaders/decode_step.wgsl: embedding → every block with the KV cache →
+// The fused decode step (shaders/decode_step.wgsl and decode_step_scratch.wgsl: embedding → every block with the KV cache →
 // ln_f → tied head in one dispatch) against its float64 reference, composed of the per-op
 // references, on fresh random weights, caches and masks, with the edge cases of decoding: the
 // first and the last cache slot, a row whose only visible key is the new one, a fully masked row
@@ -10,7 +10,10 @@ import { Gpt } from '../../src/model/gpt.ts';
 import { paramLayout } from '../../src/model/params.ts';
 import { decodeStepRef } from '../../src/reference/seq/decode.ts';
 import { decodeRows } from '../../src/ops/decodeStep.ts';
-import { BACKENDS } from '../helpers/backends.ts';
+import type { Backend } from '../../src/backend/backend.ts';
+import type { Tensor } from '../../src/backend/tensor.ts';
+import { WebGpuBackend } from '../../src/backend/webgpu/webgpuBackend.ts';
+import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
 import { expectClose, randn, rng, TOL } from '../helpers/random.ts';
 import { decodeStep } from '../../src/ops/decodeStep.ts';
 
@@ -27,7 +30,15 @@ const CASES = [
   { name: '1 layer, 8 heads, D 256, Smax 128', nLayer: 1, nHead: 8, dModel: 256, vocab: 7, B: 3, Smax: 128, scale: 0.3 },
 ];
 
-describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
+// On WebGPU both kernels run on whatever adapter the tests have: decode_step (wm in workgroup
+// memory, for GPUs) and decode_step_scratch (wm in a storage buffer, for CPU adapters).
+const RUNS: [string, () => Promise<Backend>, boolean | null][] = [
+  ['webgpu, decode_step', webgpuBackend, false],
+  ['webgpu, decode_step_scratch', webgpuBackend, true],
+  ['cpu', async () => cpuBackend, null],
+];
+
+describe.each(RUNS)('fused decode step on %s', (_name, makeBackend, cpuAdapter) => {
   for (const c of CASES) {
     for (const which of ['first', 'middle', 'last'] as const) {
       it(`${c.name}: position ${which} matches the float64 reference and writes the caches`, async () => {
@@ -65,7 +76,15 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
         const tPos = be.tensor(posns, [B, Smax], 'i32');
         const tMask = be.tensor(mask, [B, Smax]);
         const kv = be.tensor(kvHost, [2 * c.nLayer * stride]);
-        const logits = decodeStep(be, { params: model.params, model: dm, kv, sequences: tSeq, positions: tPos, attnMask: tMask, pos });
+        const rt = be instanceof WebGpuBackend ? be.rt : null;
+        const saved = rt?.cpuAdapter;
+        if (rt && cpuAdapter !== null) rt.cpuAdapter = cpuAdapter;
+        let logits: Tensor;
+        try {
+          logits = decodeStep(be, { params: model.params, model: dm, kv, sequences: tSeq, positions: tPos, attnMask: tMask, pos });
+        } finally {
+          if (rt && saved !== undefined) rt.cpuAdapter = saved;
+        }
         expect(logits.shape).toEqual([B, V]);
         const [got, kvGot] = await be.readMany([logits, kv]);
 
@@ -131,5 +150,52 @@ describe.each(BACKENDS)('fused decode step on %s', (_name, makeBackend) => {
     expect(() => decodeStep(be, { params: model.params, model: dm, kv, sequences: seq, positions: pos, attnMask: mask, pos: Smax })).toThrow(/pos 6 outside/);
     be.dispose(seq, pos, mask, bad, kv);
     model.dispose();
+  });
+});
+
+describe('the two WebGPU decode kernels', () => {
+  it('decode_step and decode_step_scratch give the same bits: logits and cache writes (every case, a middle position)', async () => {
+    const be = await webgpuBackend();
+    const saved = be.rt.cpuAdapter;
+    try {
+      for (const c of CASES) {
+        const r = rng(4100 + c.dModel + c.B);
+        const { B, Smax, dModel: D, vocab: V } = c;
+        const cfg = { vocabSize: V, nLayer: c.nLayer, nHead: c.nHead, dModel: D, maxSeq: Smax, head: 'lm' as const };
+        const model = new Gpt(be, cfg, f32(randn(r, paramLayout(cfg).total, c.scale)));
+        const dm = decodeModel(model);
+        const pos = r.int(1, Smax - 1);
+        const cells = B * Smax;
+        const seq = be.tensor(
+          Float64Array.from({ length: cells }, () => r.int(0, V)),
+          [B, Smax],
+          'i32',
+        );
+        const posns = be.tensor(
+          Float64Array.from({ length: cells }, (_, i) => i % Smax),
+          [B, Smax],
+          'i32',
+        );
+        const mask = be.tensor(
+          Float64Array.from({ length: cells }, (_, i) => (i % Smax === pos || r.uniform(0, 1) < 0.7 ? 1 : 0)),
+          [B, Smax],
+        );
+        const kvHost = f32(randn(r, 2 * c.nLayer * kvStride(B, Smax, D), 2));
+        const outs: Float64Array[][] = [];
+        for (const cpuAdapter of [false, true]) {
+          be.rt.cpuAdapter = cpuAdapter;
+          const kv = be.tensor(kvHost, [kvHost.length]);
+          const logits = decodeStep(be, { params: model.params, model: dm, kv, sequences: seq, positions: posns, attnMask: mask, pos });
+          outs.push(await be.readMany([logits, kv]));
+          be.dispose(logits, kv);
+        }
+        expect(outs[1][0], `${c.name}: logits`).toEqual(outs[0][0]);
+        expect(outs[1][1], `${c.name}: caches`).toEqual(outs[0][1]);
+        be.dispose(seq, posns, mask);
+        model.dispose();
+      }
+    } finally {
+      be.rt.cpuAdapter = saved;
+    }
   });
 });

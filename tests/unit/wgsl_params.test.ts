@@ -226,7 +226,7 @@ function runAllOps(host: WebGpuBackend): void {
       },
     ],
   };
-  decodeStep(host, {
+  const decodeArgs = {
     params: t([at]),
     model: dm,
     kv: t([2 * kvStride(2, Smax, D)]),
@@ -234,7 +234,11 @@ function runAllOps(host: WebGpuBackend): void {
     positions: t([2, Smax], 'i32'),
     attnMask: t([2, Smax]),
     pos: 3,
-  });
+  };
+  decodeStep(host, decodeArgs);
+  rt.cpuAdapter = true; // the decode step's scratch-buffer variant
+  decodeStep(host, decodeArgs);
+  rt.cpuAdapter = false;
 
   // Hugging Face ops: GQA attention (4 query heads over 2 kv heads of width 8), cached prefill and decode.
   const gqa = { q: t([2 * S, 32]), k: t([2 * S, 16]), v: t([2 * S, 16]), attnMask: t([2, S]), nHead: 4, nKvHead: 2 };
@@ -356,7 +360,7 @@ describe('WGSL uniform structs and bindings match the TypeScript dispatchers', (
     const declared = declaredKernels().map(specKey);
     expect(declared.filter((k) => !dispatched.has(k))).toEqual([]);
     // Kernels sized per model shape are built on first use (the decode step's by precompileShape), not declared.
-    const perShape = ['decode_step#', 'gqa_attention#', 'gqa_attention_backward#'];
+    const perShape = ['decode_step#', 'decode_step_scratch#', 'gqa_attention#', 'gqa_attention_backward#'];
     expect([...dispatched].filter((k) => !declared.includes(k) && !perShape.some((p) => k.startsWith(p)))).toEqual([]);
   });
 

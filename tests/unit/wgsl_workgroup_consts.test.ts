@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { KernelSpec } from '../../src/gpu/pipelines.ts';
-import { decodeStepKernel } from '../../src/ops/decodeStep.ts';
+import { decodeStepKernels } from '../../src/ops/decodeStep.ts';
 import { declaredKernels } from '../../src/ops/registry.ts';
 import { shaderSource, specializeConstants } from '../../src/gpu/shaders.ts';
 import { loadShadersFromDisk, SHADER_DIR } from '../../src/node/shaders.ts';
@@ -54,7 +54,7 @@ describe('workgroup array sizes are consts, never overrides', () => {
     expect(overrideSizedWorkgroupArrays(shaderSource(name))).toEqual([]);
   });
 
-  const specs: KernelSpec[] = [...declaredKernels(), decodeStepKernel({ dModel: 32, nHead: 2, seqLen: 16 })];
+  const specs: KernelSpec[] = [...declaredKernels(), ...decodeStepKernels({ dModel: 32, nHead: 2, seqLen: 16 })];
   it.each(specs.filter((s) => s.constants).map((s) => [`${s.shader}#${s.entry}`, s] as const))('%s: each constant is set in the source', (_key, spec) => {
     loadShadersFromDisk();
     const src = shaderSource(spec.shader, spec.constants);

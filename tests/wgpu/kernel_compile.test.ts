@@ -6,13 +6,13 @@
 // test; building all of them one by one there takes SwiftShader over a minute.)
 import { describe, expect, it } from 'vitest';
 import { BENCH_CONFIGS } from '../../src/bench/model.ts';
-import { decodeStepKernel } from '../../src/ops/decodeStep.ts';
+import { decodeStepKernels } from '../../src/ops/decodeStep.ts';
 import { type KernelSpec, PipelineCache, specKey } from '../../src/gpu/pipelines.ts';
 import { declaredKernels } from '../../src/ops/registry.ts';
 import { shaderSource } from '../../src/gpu/shaders.ts';
 import { webgpuBackend } from '../helpers/backends.ts';
 
-const KERNELS: KernelSpec[] = [...declaredKernels(), ...BENCH_CONFIGS.map((c) => decodeStepKernel({ dModel: c.dModel, nHead: c.nHead, seqLen: c.prompt + c.response }))];
+const KERNELS: KernelSpec[] = [...declaredKernels(), ...BENCH_CONFIGS.flatMap((c) => decodeStepKernels({ dModel: c.dModel, nHead: c.nHead, seqLen: c.prompt + c.response }))];
 
 describe('every declared kernel compiles and builds a pipeline on webgpu', () => {
   it('declares the kernels the backend dispatches', () => {
