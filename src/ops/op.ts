@@ -46,6 +46,9 @@ export interface OpSpec<A, R> extends OpDef<A, R> {
 /** An op: called as `op(be, args)`; `op.def` is its definition (for the registry and the tools). */
 export type Op<A, R> = ((be: Backend, args: A) => R) & { readonly def: OpSpec<A, R> };
 
+/** Any op, whatever its arguments and result (the registry's lists). */
+export type AnyOp = { readonly def: OpSpec<never, unknown> };
+
 export function defineOp<A, R>(def: OpSpec<NoInfer<A>, NoInfer<R>>): Op<A, R> {
   const op = (be: Backend, args: A): R => be.run(def, args);
   return Object.assign(op, { def });

@@ -24,7 +24,7 @@ import { layerNorm, layerNormBackward } from './layerNorm.ts';
 import { lmHeadLogits, lmHeadLogprobs, lmHeadLogprobsBackward } from './lmHead.ts';
 import { logprobs, logprobsBackward } from './logprobs.ts';
 import { matmul, matmulBackward, matmulGelu, matmulResidual } from './matmul.ts';
-import type { BenchCase, JsonKernel, OpSpec, SelftestCase } from './op.ts';
+import type { AnyOp, BenchCase, JsonKernel, SelftestCase } from './op.ts';
 import { adamw, gradNorm } from './optim.ts';
 import { policyLoss } from './policyLoss.ts';
 import { rmsNorm, rmsNormBackward } from './rmsNorm.ts';
@@ -40,7 +40,6 @@ import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
 
 /** Any op, for lists: its definition's parts that do not depend on its argument and result types. */
-export type AnyOp = { readonly def: OpSpec<never, unknown> };
 
 /** The PPO math and the character model's layers: every op the page's trainer runs. */
 const CHAR_MODEL_OPS: readonly AnyOp[] = [
@@ -166,5 +165,5 @@ export async function runKernel(be: Backend, name: string, input: JsonInput): Pr
 /** `npm run bench -- --only kernels`: a row per op that has a bench case, in registry order. */
 export const BENCH_CASES: readonly BenchCase[] = OPS.flatMap((op) => (op.def.bench ? [op.def.bench] : []));
 
-/** The page's WebGPU self-test: the ops that have one, in registry order. */
+/** The ops' self-test cases, in registry order (the page's worker takes them from src/ops/selftests.ts, checked equal). */
 export const SELFTESTS: readonly SelftestCase[] = OPS.flatMap((op) => (op.def.selftest ? [op.def.selftest] : []));

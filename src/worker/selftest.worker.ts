@@ -1,17 +1,19 @@
-// Self-test Web Worker: on load it acquires the WebGPU device, runs each op's self-test case (the
-// registry's SELFTESTS: the KL kernel, every estimator, on a small fixed input) and compares it
+// Self-test Web Worker: on load it acquires the WebGPU device, runs each op's self-test case
+// (src/ops/selftests.ts: the KL kernel, every estimator, on a small fixed input) and compares it
 // with the float64 reference, then posts one SelftestResult. It proves the whole chain (adapter →
 // device → WGSL → dispatch → readback) works before the trainer starts, and keeps all GPU work off
-// the page's main thread.
+// the page's main thread. It loads only those ops and their shaders: it runs while the page
+// starts, and its script competes with the page's for the CPU.
 /// <reference lib="webworker" />
 import { WebGpuBackend } from '../backend/webgpu/webgpuBackend.ts';
 import { acquireDevice, GpuUnavailableError } from '../gpu/device.ts';
 import { GpuRuntime } from '../gpu/runtime.ts';
 import { registerShaderGlob } from '../gpu/shaders.ts';
-import { SELFTESTS } from '../ops/registry.ts';
+import { SELFTESTS } from '../ops/selftests.ts';
 import type { SelftestResult } from './protocol.ts';
 
-registerShaderGlob(import.meta.glob('/shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
+// The self-test ops' shaders with their includes (tests/unit/selftests.test.ts checks the list).
+registerShaderGlob(import.meta.glob(['/shaders/kl.wgsl', '/shaders/lib_kl.wgsl'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>);
 
 /** float32 element-wise tolerance (DESIGN: ~1e-5 relative), applied as |err| ≤ TOL·max(1, |ref|). */
 const TOLERANCE = 1e-5;
