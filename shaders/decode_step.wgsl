@@ -32,8 +32,8 @@
 //   fewer). One array `wm` (below; decode_step_scratch.wgsl puts it in a storage buffer) holds,
 //   for the group's rows, the residual x (mid overwrites it), the LayerNorm output h (the
 //   attention output `att` reuses it once q is made), q, the attention scores (the MLP's hidden
-//   fc reuses q's and the scores' words) and the rows' LayerNorm statistics; k and v go from the dense layer straight to the caches,
-//   where the attention reads them after a storage barrier. The host picks R ≤ 4 and sizes
+//   fc reuses q's and the scores' words) and the rows' LayerNorm statistics; k and v go from the
+//   dense layer straight to the caches, where the attention reads them after a storage barrier. The host picks R ≤ 4 and sizes
 //   WM = R·(2D + max(D + H·Smax, 4D) + 2) to the model: workgroup memory is zero-initialised, and
 //   SwiftShader compiles that per word (a fixed 3840-word wm cost ~3 s to build, the most of any
 //   kernel), hence the scratch-buffer version for CPU adapters.

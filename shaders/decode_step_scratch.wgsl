@@ -2,8 +2,8 @@
 // `wm` in a storage buffer instead of workgroup memory, for CPU adapters (SwiftShader, lavapipe).
 // WGSL zero-initialises workgroup memory and SwiftShader compiles that initialisation per word:
 // the workgroup version of this kernel is the slowest of the page's first pipelines to build
-// (about 1.3 s of its 1.4 s for 1 544 words, Node + Dawn, `npm run bench -- --only compile`);
-// this one builds in about 0.35 s. The arithmetic is the same, in the same order: the same bits.
+// (1.35 s for 1 544 words, Node + Dawn, `npm run bench -- --only compile`); this one builds in
+// 0.51 s. The arithmetic is the same, in the same order: the same bits.
 // On a CPU adapter a storage buffer is ordinary memory, as workgroup memory is.
 //
 // Bindings: 0–7 as decode_step.wgsl

@@ -215,15 +215,12 @@ export const decodeStep: Op<DecodeStepArgs, Tensor> = defineOp({
       mlp_w: b0.mlpW,
       mlp_b: b0.mlpB,
     };
-    const spec = decodeStepKernel({ dModel: D, nHead: H, seqLen: Smax }, be.rt.cpuAdapter);
-    const buffers = [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params)];
+    const shape = { dModel: D, nHead: H, seqLen: Smax };
     const groups = Math.ceil(B / R);
-    if (!be.rt.cpuAdapter) {
-      be.rt.dispatch(spec, buffers, u, [groups]);
-      return logits;
-    }
-    const wm = be.empty([groups * groupWords({ dModel: D, nHead: H, seqLen: Smax })]); // (⌈B/R⌉, WM) f32 scratch, written before read
-    be.rt.dispatch(spec, [...buffers, gpu(wm)], u, [groups]);
+    // CPU adapters: binding 8, the groups' working arrays, (⌈B/R⌉, WM) f32, written before read.
+    const wm = be.rt.cpuAdapter ? be.empty([groups * groupWords(shape)]) : null;
+    const buffers = [gpu(params), gpu(kv), gpu(sequences), gpu(positions), gpu(attnMask), gpu(logits), gpu(params), ...(wm ? [gpu(wm)] : [])];
+    be.rt.dispatch(decodeStepKernel(shape, be.rt.cpuAdapter), buffers, u, [groups]);
     be.dispose(wm);
     return logits;
   },

@@ -46,7 +46,7 @@ export interface OpSpec<A, R> extends OpDef<A, R> {
 /** An op: called as `op(be, args)`; `op.def` is its definition (for the registry and the tools). */
 export type Op<A, R> = ((be: Backend, args: A) => R) & { readonly def: OpSpec<A, R> };
 
-/** Any op, whatever its arguments and result (the registry's lists). */
+/** Any op, for lists: its definition's parts that do not depend on its argument and result types. */
 export type AnyOp = { readonly def: OpSpec<never, unknown> };
 
 export function defineOp<A, R>(def: OpSpec<NoInfer<A>, NoInfer<R>>): Op<A, R> {

@@ -39,8 +39,6 @@ import { tisWeights } from './tisWeights.ts';
 import { valueLoss } from './valueLoss.ts';
 import { whiten } from './whiten.ts';
 
-/** Any op, for lists: its definition's parts that do not depend on its argument and result types. */
-
 /** The PPO math and the character model's layers: every op the page's trainer runs. */
 const CHAR_MODEL_OPS: readonly AnyOp[] = [
   // PPO math: B sequences, A action positions, V vocabulary
