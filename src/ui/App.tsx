@@ -58,7 +58,8 @@ export function App() {
     void startPersistence({ pause: () => (useApp.getState().runState === 'running' ? void trainer.pause() : undefined) })
       .then(restoreRecorded)
       .then(openLinkedRun)
-      .then(setLinked);
+      // The same answer keeps the same object: a new one would re-render the whole page for nothing.
+      .then((l) => setLinked((prev) => (prev.run === l.run && prev.ownModelFile === l.ownModelFile ? prev : l)));
   }, []);
   // The trainer worker starts as soon as WebGPU passed its self-test, so the kernels compile, the
   // SFT checkpoint arrives and the baseline is evaluated while the user reads the page rather

@@ -1,5 +1,5 @@
 // The playground layout: controls and settings on the left, live charts and teaching views on the right.
-import { lazy, Suspense } from 'react';
+import { lazy, memo, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CheckpointPanel } from './CheckpointPanel.tsx';
 import { ConfigPanel } from './ConfigPanel.tsx';
@@ -8,7 +8,7 @@ import { usePresenter } from './presenter.ts';
 import { Presets } from './Presets.tsx';
 import { ResumeBanner } from './ResumeBanner.tsx';
 import { SftPanel } from './SftPanel.tsx';
-import { useUrlSync } from './useUrlSync.ts';
+import { UrlProblems } from './UrlProblems.tsx';
 
 // Loaded on demand so the first chunk stays small: the charts (recharts), the teaching views and
 // the "Scale it up" export each arrive in their own chunk right after the first paint.
@@ -22,22 +22,13 @@ const loading = (text: string) => (
   </div>
 );
 
-export function Playground() {
+/** Memoised: the page's header state (the GPU badge, the language) changes without re-rendering it. */
+export const Playground = memo(function Playground() {
   const { t } = useTranslation('common');
-  const urlProblems = useUrlSync();
   const presenting = usePresenter();
   return (
     <div className="playground" data-testid="playground">
-      {urlProblems.length > 0 ? (
-        <div className="notice warn url-problems" role="alert" data-testid="url-problems">
-          <strong>{t('playground.urlProblems')}</strong>
-          <ul>
-            {urlProblems.map((p) => (
-              <li key={p}>{p}</li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <UrlProblems />
       <ResumeBanner />
       <Controls />
       <div className="layout">
@@ -63,4 +54,4 @@ export function Playground() {
       </div>
     </div>
   );
-}
+});

@@ -27,14 +27,10 @@ export function useUrlSync(): string[] {
 
   useEffect(() => {
     const parsed = parseQuery(window.location.search, useApp.getState().config);
-    const s = useApp.getState();
-    s.takeCheckedConfig(parsed.config);
-    s.setHidden(parsed.hidden);
-    s.setBudgetOverride(parsed.budget);
-    s.setPendingRewardFunction(parsed.pendingRewardFunction);
+    useApp.getState().applyLink({ config: parsed.config, hidden: parsed.hidden, budgetOverride: parsed.budget, pendingRewardFunction: parsed.pendingRewardFunction });
     if (parsed.present !== null) setPresenter(parsed.present);
-    setProblems(parsed.linkProblems);
-    setView({ run: parsed.run, embed: parsed.embed });
+    if (parsed.linkProblems.length > 0) setProblems(parsed.linkProblems);
+    if (parsed.run !== null || parsed.embed !== null) setView({ run: parsed.run, embed: parsed.embed });
     setLoaded(true);
   }, []);
 

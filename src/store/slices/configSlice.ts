@@ -9,6 +9,25 @@ import { presetRecipe } from '../presetRun.ts';
 import type { RewardCheck } from '../rewardFunctionLink.ts';
 import { keptModelDims } from '../sftState.ts';
 
+/** The settings a link carries (urlConfig.ts parses and checks them). */
+export interface LinkSettings {
+  config: CheckedConfig;
+  hidden: readonly (keyof PpoConfig)[];
+  budgetOverride: number | null;
+  pendingRewardFunction: string | null;
+}
+
+/** Two configs with every knob the same (knob values are numbers, strings, booleans or null). */
+function sameConfig(a: CheckedConfig, b: CheckedConfig): boolean {
+  const keys = Object.keys(a) as (keyof CheckedConfig)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.is(a[k], b[k]));
+}
+
+function sameKeys(a: ReadonlySet<keyof PpoConfig>, b: readonly (keyof PpoConfig)[]): boolean {
+  const bs = new Set(b);
+  return a.size === bs.size && [...bs].every((k) => a.has(k));
+}
+
 export interface ConfigSlice {
   /** The backend the user chose for training; 'cpu' after the no-WebGPU fallback button. */
   backend: BackendChoice;
@@ -39,7 +58,11 @@ export interface ConfigSlice {
    * back at its default (presetRecipe), and it becomes the chosen preset. Its problems otherwise.
    */
   choosePreset(name: string, arm?: number): ConfigProblem[];
-  setHidden(keys: Iterable<keyof PpoConfig>): void;
+  /**
+   * What the page's link says, read once as the page opens: one update with only what differs from
+   * the settings, so a link that changes nothing re-renders nothing.
+   */
+  applyLink(link: LinkSettings): void;
   setPreset(name: string | null): void;
   setBudgetOverride(n: number | null): void;
   setPendingRewardFunction(source: string | null): void;
@@ -78,7 +101,15 @@ export const configSlice: StateCreator<ConfigSlice, [], [], ConfigSlice> = (set,
     if (problems.length === 0) set({ preset: name });
     return problems;
   },
-  setHidden: (keys) => set({ hidden: new Set(keys) }),
+  applyLink(link) {
+    const s = get();
+    const next: Partial<ConfigSlice> = {};
+    if (!sameConfig(s.config, link.config)) next.config = link.config;
+    if (!sameKeys(s.hidden, link.hidden)) next.hidden = new Set(link.hidden);
+    if (s.budgetOverride !== link.budgetOverride) next.budgetOverride = link.budgetOverride;
+    if (s.pendingRewardFunction !== link.pendingRewardFunction) next.pendingRewardFunction = link.pendingRewardFunction;
+    if (Object.keys(next).length > 0) set(next);
+  },
   setPreset: (preset) => set({ preset }),
   setBudgetOverride: (budgetOverride) => set({ budgetOverride }),
   setPendingRewardFunction: (pendingRewardFunction) => set({ pendingRewardFunction }),
