@@ -22,7 +22,7 @@ const loading = (text: string) => (
   </div>
 );
 
-/** Memoised: the page's header state (the GPU badge, the language) changes without re-rendering it. */
+/** Memoised: the header's state (the GPU badge, the linked run's restore) changes without re-rendering it. */
 export const Playground = memo(function Playground() {
   const { t } = useTranslation('common');
   const presenting = usePresenter();
