@@ -11,7 +11,7 @@ import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { GroupEstimator } from '../reference/groupAdvantages.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import type { Gpt } from '../model/gpt.ts';
+import type { SequenceModel } from '../model/sequenceModel.ts';
 import { gae } from '../ops/gae.ts';
 import { groupAdvantages } from '../ops/groupAdvantages.ts';
 import { logprobs } from '../ops/logprobs.ts';
@@ -50,7 +50,7 @@ export interface Experience {
 }
 
 /** Log-probabilities (B,A) of the action tokens under `model` at temperature T. */
-export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, tokens: Tensor, P: number, A: number, T: number): Tensor {
+export function actionLogprobs(model: SequenceModel, seq: Tensor, attn: Tensor, pos: Tensor, tokens: Tensor, P: number, A: number, T: number): Tensor {
   const { be } = model;
   return be.scope(() => {
     const logits = model.infer(seq, attn, pos); // (B, S, V)
@@ -60,15 +60,16 @@ export function actionLogprobs(model: Gpt, seq: Tensor, attn: Tensor, pos: Tenso
 }
 
 /** Critic values (B,A) of the states that precede each action token. */
-export function actionValues(critic: Gpt, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
+export function actionValues(critic: SequenceModel, seq: Tensor, attn: Tensor, pos: Tensor, P: number, A: number): Tensor {
   return critic.be.scope(() => sliceSeq(critic.be, { x: critic.infer(seq, attn, pos), start: P - 1, len: A })); // (B, S) → (B, A)
 }
 
+/** The three roles the experience reads, each of any model family (the character model, a Hugging Face one). */
 export interface ExperienceModels {
-  actor: Gpt;
-  reference: Gpt;
-  /** null for the group estimators (critic-free, as in GRPO / RLOO / REINFORCE++). */
-  critic: Gpt | null;
+  actor: SequenceModel; // logits (B, S, V)
+  reference: SequenceModel; // logits (B, S, V)
+  /** values (B, S); null for the group estimators (critic-free, as in GRPO / RLOO / REINFORCE++). */
+  critic: SequenceModel | null;
 }
 
 /**

@@ -13,7 +13,8 @@
 import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import type { Gpt, OptimizerParams } from '../model/gpt.ts';
+import type { OptimizerParams } from '../model/gpt.ts';
+import type { TrainableSequenceModel } from '../model/sequenceModel.ts';
 import { actorLoss } from '../ops/actorLoss.ts';
 import { valueLoss } from '../ops/valueLoss.ts';
 import type { PpoConfig } from './config.ts';
@@ -93,7 +94,16 @@ export interface ActorStepStats {
   logprobs: Tensor; // (n, A) new log-probs at this step's forward (before its AdamW)
 }
 
-export function actorStep(actor: Gpt, mb: Minibatch, P: number, _A: number, cfg: PpoConfig, opt: OptimizerParams, klLossCoef: number, covSeed = 0): ActorStepStats {
+export function actorStep<Cache>(
+  actor: TrainableSequenceModel<Cache>,
+  mb: Minibatch,
+  P: number,
+  _A: number,
+  cfg: PpoConfig,
+  opt: OptimizerParams,
+  klLossCoef: number,
+  covSeed = 0,
+): ActorStepStats {
   const { be } = actor;
   const T = cfg.temperature;
   // Every activation and gradient made here but the returned statistics is dropped when the scope returns.
@@ -129,7 +139,15 @@ export interface CriticStepStats {
   values?: Tensor;
 }
 
-export function criticStep(critic: Gpt, mb: Minibatch, P: number, A: number, cfg: PpoConfig, opt: OptimizerParams, keepValues = false): CriticStepStats {
+export function criticStep<Cache>(
+  critic: TrainableSequenceModel<Cache>,
+  mb: Minibatch,
+  P: number,
+  A: number,
+  cfg: PpoConfig,
+  opt: OptimizerParams,
+  keepValues = false,
+): CriticStepStats {
   const { be } = critic;
   const S = P + A;
   return be.scope((): CriticStepStats => {

@@ -60,7 +60,9 @@ export interface ResponseTape {
   last: Tensor; // (B·S, D) the last layer's output
   final: { rows: Tensor; rstd: Tensor; mean: Tensor | null }; // final norm of `last`, (B, S, D), its rstd (and LayerNorm's mean)
   scored: Tensor; // (B·A, D) final-normed rows that score each response column (the heads' input)
-  targets: Tensor; // (B·A) i32, response ids (0 past a response's end)
+  targets: Tensor | null; // (B·A) i32, response ids (0 past a response's end); null on a whole-row tape
+  /** Whether disposeTape frees the batch's tensors (false when the caller gave them: sequenceTaped). */
+  ownsBatch: boolean;
   /** The LM head's (B·A, 4) and temperature, when the tape scored log-probs. */
   head: { saved: Tensor; temperature: number } | null;
 }
@@ -83,9 +85,8 @@ export function responseLogprobsTaped(model: HfModel, prompts: readonly (readonl
  * The final-normed hidden rows that score each response column (tape.scored, (B·A, D)), every
  * layer's intermediates kept: what a value head, or the LM head (responseLogprobsTaped), reads.
  */
-export function responseRowsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): ResponseTape {
+export function responseRowsTaped(model: HfModel, prompts: readonly (readonly number[])[], responses: readonly (readonly number[])[]): ResponseTape & { targets: Tensor } {
   const be = model.be;
-  const a = model.arch;
   const h = packScored(prompts, responses);
   const A = h.S - h.P;
   const batch = uploadBatch(model, h);
@@ -93,6 +94,30 @@ export function responseRowsTaped(model: HfModel, prompts: readonly (readonly nu
   responses.forEach((r, b) => {
     ids.set(r, b * A);
   });
+  const { layers, last, final } = tapeLayers(model, batch);
+  const scored = be.reshape(sliceSeq(be, { x: final.rows, start: h.P - 1, len: A }), [h.B * A, model.arch.dModel]);
+  const targets = be.tensor(ids, [h.B * A], 'i32');
+  return { B: h.B, S: h.S, P: h.P, A, batch, layers, last, final, scored, targets, head: null, ownsBatch: true };
+}
+
+/**
+ * Every position's final-normed hidden row (tape.scored, (B·S, D)) of a batch already on the
+ * device, every layer's intermediates kept: what a head over all positions reads (a critic's values,
+ * the logits of the character model's trainer). The batch stays the caller's. As a tape it scores
+ * columns [0, S): P = 1, A = S.
+ */
+export function sequenceTaped(model: HfModel, batch: TokenBatch): ResponseTape {
+  const [B, S] = batch.tokens.shape;
+  const { layers, last, final } = tapeLayers(model, batch);
+  const scored = model.be.view(final.rows, 0, [B * S, model.arch.dModel]);
+  return { B, S, P: 1, A: S, batch, layers, last, final, scored, targets: null, head: null, ownsBatch: false };
+}
+
+/** The forward of every layer over a batch, each layer's intermediates kept, and the final norm. */
+function tapeLayers(model: HfModel, batch: TokenBatch): Pick<ResponseTape, 'layers' | 'last' | 'final'> {
+  const be = model.be;
+  const a = model.arch;
+  const [B, S] = batch.tokens.shape;
   // No scope: every tensor made here is kept in the tape (a scope keeps only two levels of a result).
   const layers: LayerTape[] = [];
   let x = model.embedTokens(batch.tokens, batch.positions);
@@ -105,10 +130,8 @@ export function responseRowsTaped(model: HfModel, prompts: readonly (readonly nu
   }
   const fin = model.normed(x, model.weights.finalNorm);
   // reshape hands the storage to the new handle: the tape keeps the handles that own it.
-  const finalRows = be.reshape(fin.y, [h.B, h.S, a.dModel]);
-  const scored = be.reshape(sliceSeq(be, { x: finalRows, start: h.P - 1, len: A }), [h.B * A, a.dModel]);
-  const targets = be.tensor(ids, [h.B * A], 'i32');
-  return { B: h.B, S: h.S, P: h.P, A, batch, layers, last: x, final: { rows: finalRows, rstd: fin.rstd, mean: fin.mean }, scored, targets, head: null };
+  const rows = be.reshape(fin.y, [B, S, a.dModel]);
+  return { layers, last: x, final: { rows, rstd: fin.rstd, mean: fin.mean } };
 }
 
 /**
@@ -134,11 +157,13 @@ function backwardFromLogprobs(model: HfModel, tape: ResponseTape, gradLogprobs: 
   const be = model.be;
   if (!tape.head) throw new Error('backward: the tape scored no log-probs (responseLogprobsTaped makes one that did)');
   const head = tape.head;
+  if (!tape.targets) throw new Error('backward: a whole-row tape scored no response tokens');
+  const targets = tape.targets;
   be.scope(() => {
     const gScored = lmHeadLogprobsBackward(be, {
       hidden: tape.scored,
       head: model.weights.head,
-      tokens: tape.targets,
+      tokens: targets,
       temperature: head.temperature,
       saved: head.saved,
       gradLogprobs,
@@ -152,6 +177,13 @@ function backwardFromLogprobs(model: HfModel, tape: ResponseTape, gradLogprobs: 
 export function backwardFromRows(model: HfModel, tape: ResponseTape, gScored: Tensor, grads: AdapterGrads): void {
   if (!model.loraAdapters) throw new Error('backwardFromRows: the model has no adapters (setAdapters)');
   backwardThroughLayers(model, tape, gScored, { adapters: grads, weights: null });
+}
+
+/** Adds every weight's gradient for ∂L/∂scored = gScored (B·A, D) (full training: f32 weights, no adapters); gScored is consumed. */
+export function backwardRowsToWeights(model: HfModel, tape: ResponseTape, gScored: Tensor, grads: WeightGrads): void {
+  if (model.weights.dtype !== 'f32') throw new Error(`backwardRowsToWeights: training every weight needs f32 weights, the model holds ${model.weights.dtype}`);
+  if (model.loraAdapters) throw new Error('backwardRowsToWeights: the model has LoRA adapters set; full training takes the weights alone');
+  backwardThroughLayers(model, tape, gScored, { adapters: null, weights: grads });
 }
 
 function backwardThroughLayers(model: HfModel, tape: ResponseTape, gScored: Tensor, sink: GradSink): void {
@@ -254,7 +286,7 @@ function layerBackward(model: HfModel, tape: ResponseTape, layer: number, gy: Te
   });
 }
 
-/** Frees a tape (the batch's tensors included). */
+/** Frees a tape (the batch's tensors included when it made them). */
 export function disposeTape(model: HfModel, tape: ResponseTape): void {
   const be = model.be;
   const layerTensors = (t: LayerTape): (Tensor | null)[] => [
@@ -292,7 +324,7 @@ export function disposeTape(model: HfModel, tape: ResponseTape): void {
     tape.scored,
     tape.targets,
     tape.head?.saved,
-    ...batchTensors(tape.batch),
+    ...(tape.ownsBatch ? batchTensors(tape.batch) : []),
   ]);
   be.dispose(...all);
 }

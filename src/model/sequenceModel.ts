@@ -1,0 +1,30 @@
+// What the trainer's experience and update stages ask of a causal model, whatever its family: the
+// outputs at every position of a batch of token rows, and for the update their gradients. The
+// playground's character model (Gpt) is one family; a Hugging Face folder on HfModel
+// (src/model/hf/hfSequenceModel.ts) is another, and the character model on HfModel, as the GPT-2
+// it is (src/model/hf/charFamily.ts), computes the same numbers as Gpt.
+import type { Backend } from '../backend/backend.ts';
+import type { Tensor } from '../backend/tensor.ts';
+import type { OptimizerParams } from './gpt.ts';
+
+/** A causal model read at every position: an LM's logits (B, S, V), a critic's values (B, S). */
+export interface SequenceModel {
+  readonly be: Backend;
+  /**
+   * tokens (B, S) i32 · attnMask (B, S) f32, 1 = real token · positions (B, S) i32, cumsum(mask) − 1.
+   * The output at position t reads tokens [0, t] of its row; the caller owns it.
+   */
+  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor): Tensor;
+}
+
+/**
+ * A SequenceModel the update trains: forward keeps what backward reads (`Cache`, the family's own),
+ * backward adds every parameter's gradient for ∂L/∂out = gradOut (the forward output's shape) and
+ * consumes the cache, optimizerStep takes one AdamW step and returns the pre-clip gradient norm (1).
+ */
+export interface TrainableSequenceModel<Cache> extends SequenceModel {
+  zeroGrad(): void;
+  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor): { out: Tensor; cache: Cache };
+  backward(cache: Cache, gradOut: Tensor): void;
+  optimizerStep(hp: OptimizerParams): Tensor;
+}
