@@ -98,6 +98,10 @@ export class Gpt {
     return this.p;
   }
 
+  get head(): HeadKind {
+    return this.cfg.head;
+  }
+
   /** The flat parameter tensor (layout.total). */
   get params(): Tensor {
     return this.flat;

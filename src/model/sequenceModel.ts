@@ -5,11 +5,14 @@
 // it is (src/model/hf/charFamily.ts), computes the same numbers as Gpt.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
+import type { HeadKind } from './config.ts';
 import type { OptimizerParams } from './gpt.ts';
 
 /** A causal model read at every position: an LM's logits (B, S, V), a critic's values (B, S). */
 export interface SequenceModel {
   readonly be: Backend;
+  /** 'lm': infer gives logits (B, S, V); 'value': values (B, S). ('reward' is Gpt's scorer, read at one position per row.) */
+  readonly head: HeadKind;
   /**
    * tokens (B, S) i32 · attnMask (B, S) f32, 1 = real token · positions (B, S) i32, cumsum(mask) − 1.
    * The output at position t reads tokens [0, t] of its row; the caller owns it.

@@ -6,7 +6,8 @@ import { aggregate } from '../ops/aggregate.ts';
 import { logprobs, logprobsBackward } from '../ops/logprobs.ts';
 import type { CharTokenizer } from './tokenizer.ts';
 import { Rng } from '../util/rng.ts';
-import type { Gpt, OptimizerParams } from './gpt.ts';
+import type { OptimizerParams } from './gpt.ts';
+import type { TrainableSequenceModel } from './sequenceModel.ts';
 import { lrAt, type LrSchedule } from './schedule.ts';
 import { scale } from '../ops/elementwise.ts';
 import { sliceSeq, sliceSeqBackward } from '../ops/slice.ts';
@@ -57,7 +58,7 @@ export function buildSftBatch(tok: CharTokenizer, examples: { prompt: string; re
  * One SFT forward/backward on a batch: accumulates gradients into the model and returns the loss
  * tensor (1) on the device (the caller decides when to read it).
  */
-export function sftLossAndBackward(model: Gpt, batch: SftBatch): Tensor {
+export function sftLossAndBackward<Cache>(model: TrainableSequenceModel<Cache>, batch: SftBatch): Tensor {
   const { be } = model;
   const { B, S } = batch;
   // Everything made here but the loss is disposed when the scope returns.
@@ -122,8 +123,8 @@ export interface SftPhaseSpec {
  * `seed + i`; the AdamW moments and step count carry over from one phase to the next, and each
  * phase has its own warm-up and cosine schedule. A one-phase recipe is exactly trainSft.
  */
-export async function trainSftRecipe(
-  model: Gpt,
+export async function trainSftRecipe<Cache>(
+  model: TrainableSequenceModel<Cache>,
   source: SftSource,
   phases: readonly SftPhaseSpec[],
   tok: CharTokenizer,
@@ -152,8 +153,8 @@ export async function trainSftRecipe(
 }
 
 /** Trains `model` (lm head) on the task's SFT corpus; returns the logged losses. */
-export async function trainSft(model: Gpt, task: SftSource, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
-  if (model.cfg.head !== 'lm') throw new Error('SFT needs an lm head');
+export async function trainSft<Cache>(model: TrainableSequenceModel<Cache>, task: SftSource, tok: CharTokenizer, opts: SftOptions): Promise<{ step: number; loss: number }[]> {
+  if (model.head !== 'lm') throw new Error('SFT needs an lm head');
   const rng = new Rng(opts.seed);
   const schedule: LrSchedule = { ...opts.schedule, totalSteps: opts.steps };
   const log: { step: number; loss: number }[] = [];

@@ -10,7 +10,9 @@ import type { Backend } from '../../src/backend/backend.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { CharFamilyTrainable, charFamilyModel } from '../../src/model/hf/charFamily.ts';
 import { paramLayout } from '../../src/model/params.ts';
+import { DEFAULT_SFT, trainSft } from '../../src/model/sft.ts';
 import type { GptConfig } from '../../src/model/config.ts';
+import type { TrainableSequenceModel } from '../../src/model/sequenceModel.ts';
 import { disposeExperience, type Experience, makeExperience } from '../../src/rl/experience.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { type ActorStepStats, actorStep, type CriticStepStats, criticStep, disposeMinibatch, gatherMinibatch } from '../../src/rl/update.ts';
@@ -131,6 +133,30 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
       for (const m of Object.values(own)) m.dispose();
     }
   }, 120_000);
+
+  it('SFT trains it as it trains the character model: the same loss and gradient norm at every step', async () => {
+    const be = await make();
+    const task = getTask('stop');
+    const tok = taskTokenizer(task);
+    const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 32, head: 'lm' };
+    const own = new Gpt(be, lm, spreadParams(lm, 4));
+    const fam = await CharFamilyTrainable.create(own);
+    const run = async <Cache>(model: TrainableSequenceModel<Cache>) => {
+      const logs: number[][] = [];
+      await trainSft(model, task, tok, { ...DEFAULT_SFT, batchSize: 8, steps: 4, seed: 5, logEvery: 1, onLog: (l) => logs.push([l.loss, l.gradNorm]) });
+      return logs.flat();
+    };
+    // the same bounds as the update's: AdamW over three steps before the last loss
+    const tol = name === 'cpu' ? { rtol: 1e-12, atol: 1e-12 } : { rtol: 2e-4, atol: 2e-4 };
+    try {
+      const [a, b] = [await run(own), await run(fam)];
+      expect(a[6], 'the loss fell over the steps').toBeLessThan(a[0]);
+      expectClose(b, a, tol.rtol, tol.atol, 'SFT (loss, gradient norm) per step, HfModel against the character model');
+    } finally {
+      fam.dispose();
+      own.dispose();
+    }
+  });
 
   it('the reward model, read at one position per row, is refused by name', async () => {
     const be = await make();

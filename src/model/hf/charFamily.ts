@@ -181,6 +181,10 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     return new CharFamilyTrainable(be, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads));
   }
 
+  get head(): 'lm' | 'value' {
+    return this.valueHead ? 'value' : 'lm';
+  }
+
   /** logits (B, S, V), or the critic's values (B, S), of every position. */
   infer(tokens: Tensor, attnMask: Tensor, positions: Tensor): Tensor {
     return (this.valueHead ? hfValueModel(this.model, this.valueHead) : hfLanguageModel(this.model)).infer(tokens, attnMask, positions);

@@ -11,6 +11,7 @@ export function hfLanguageModel(model: HfModel): SequenceModel {
   const be = model.be;
   return {
     be,
+    head: 'lm',
     infer: (tokens: Tensor, attnMask: Tensor, positions: Tensor) =>
       be.scope(() => {
         const [B, S] = tokens.shape;
@@ -25,6 +26,7 @@ export function hfValueModel(model: HfModel, head: ValueHead): SequenceModel {
   const be = model.be;
   return {
     be,
+    head: 'value',
     infer: (tokens: Tensor, attnMask: Tensor, positions: Tensor) =>
       be.scope(() => {
         const [B, S] = tokens.shape;
