@@ -20,6 +20,8 @@ import { matmul, matmulBackward } from '../ops/matmul.ts';
 import { adamw, gradNorm } from '../ops/optim.ts';
 import { gatherRows } from '../ops/slice.ts';
 import { attention } from '../ops/attention.ts';
+import { gptDecoder } from './gptDecoder.ts';
+import type { Decoder } from './sequenceModel.ts';
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
 export const NO_CLIP = 1e30;
@@ -100,6 +102,15 @@ export class Gpt {
 
   get head(): HeadKind {
     return this.cfg.head;
+  }
+
+  get maxPositions(): number {
+    return this.cfg.maxSeq;
+  }
+
+  /** KV-cached decoding for generate() (gptDecoder.ts: the fused decode step). */
+  decoder(sequences: Tensor, attnMask: Tensor, positions: Tensor): Decoder {
+    return gptDecoder(this, sequences, attnMask, positions);
   }
 
   /** The flat parameter tensor (layout.total). */

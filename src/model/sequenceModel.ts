@@ -6,7 +6,7 @@
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { HeadKind } from './config.ts';
-import type { OptimizerParams } from './gpt.ts';
+import type { AdamWParams } from '../reference/nn/optim.ts';
 
 /** A causal model read at every position: an LM's logits (B, S, V), a critic's values (B, S). */
 export interface SequenceModel {
@@ -29,5 +29,26 @@ export interface TrainableSequenceModel<Cache> extends SequenceModel {
   zeroGrad(): void;
   forward(tokens: Tensor, attnMask: Tensor, positions: Tensor): { out: Tensor; cache: Cache };
   backward(cache: Cache, gradOut: Tensor): void;
-  optimizerStep(hp: OptimizerParams): Tensor;
+  optimizerStep(hp: Omit<AdamWParams, 'step'>): Tensor;
+}
+
+/**
+ * The next-token logits of a batch being sampled, with the family's own KV cache, over the
+ * rollout's buffers: sequences (B, S) i32, attnMask (B, S) f32, positions (B, S) i32, the prompt
+ * columns filled, each later column written by the sampler before the step that reads it.
+ */
+export interface Decoder {
+  /** logits (B, V) of the last prompt column, after columns [0, P) went through the model. */
+  prefill(P: number): Tensor;
+  /** logits (B, V) after column p (the token just sampled there) went through the model. */
+  step(p: number): Tensor;
+  /** Frees the KV cache. */
+  dispose(): void;
+}
+
+/** A model with the LM head that generate() samples from. */
+export interface SamplingModel extends SequenceModel {
+  /** Positions the model reads (prompt + response). */
+  readonly maxPositions: number;
+  decoder(sequences: Tensor, attnMask: Tensor, positions: Tensor): Decoder;
 }

@@ -1,7 +1,7 @@
 // Held-out evaluation: the task's metrics on prompts training never draws, for the policy PPO
 // optimises (sampled as the rollouts are) and for greedy decoding. One batch, one readback each.
 import { generate, disposeRollout } from '../model/generate.ts';
-import type { Gpt } from '../model/gpt.ts';
+import type { SamplingModel } from '../model/sequenceModel.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import { evalSeed } from '../util/seedStreams.ts';
@@ -16,7 +16,14 @@ import { promptWidth } from './rollout.ts';
  * one correct draw (src/rl/passAtK.ts).
  * The sampling seed is fixed per run, so evaluations before and after training share their noise.
  */
-export async function evaluatePolicy(actor: Gpt, task: Task, tok: CharTokenizer, cfg: PpoConfig, count: number, samplesPerPrompt: number): Promise<Record<string, number>> {
+export async function evaluatePolicy(
+  actor: SamplingModel,
+  task: Task,
+  tok: CharTokenizer,
+  cfg: PpoConfig,
+  count: number,
+  samplesPerPrompt: number,
+): Promise<Record<string, number>> {
   const sampled = await heldOutSamples(actor, task, tok, count, cfg.maxResponseLength, {
     temperature: cfg.temperature,
     topK: cfg.topK,
@@ -37,13 +44,13 @@ export async function evaluatePolicy(actor: Gpt, task: Task, tok: CharTokenizer,
 }
 
 /** Greedy (top-k 1) responses for the first `count` held-out prompts, in one batch. */
-export function greedySamples(model: Gpt, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
+export function greedySamples(model: SamplingModel, task: Task, tok: CharTokenizer, count: number, maxNew: number): Promise<TaskSample[]> {
   return heldOutSamples(model, task, tok, count, maxNew, { temperature: 1, topK: 1, topP: 1, seed: 0, repeat: 1 });
 }
 
 /** Responses for the first `count` held-out prompts, each drawn `repeat` times, in one batch (one readback). */
 export async function heldOutSamples(
-  model: Gpt,
+  model: SamplingModel,
   task: Task,
   tok: CharTokenizer,
   count: number,
@@ -57,7 +64,7 @@ export async function heldOutSamples(
     prompts.map((p) => tok.encodePrompt(p)),
     P,
   );
-  const A = Math.min(maxNew, model.cfg.maxSeq - P);
+  const A = Math.min(maxNew, model.maxPositions - P);
   const r = generate(model, { ...pb, B: prompts.length, P }, A, { temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, eosId: tok.eosId, padId: tok.padId });
   const [seq, fin] = await be.readMany([r.sequences, r.finished]);
   disposeRollout(model, r);

@@ -6,7 +6,7 @@
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import { generate, disposeRollout } from '../model/generate.ts';
-import type { Gpt } from '../model/gpt.ts';
+import type { SamplingModel } from '../model/sequenceModel.ts';
 import { leftPadBatch, type CharTokenizer } from '../model/tokenizer.ts';
 import type { Task, TaskSample } from '../tasks/task.ts';
 import { Rng } from '../util/rng.ts';
@@ -125,7 +125,16 @@ export interface RecordedRollout {
  * Records the rollout; with `greedy` (ReMax) also one greedy response per group from the same actor,
  * read back in the same readback and freed on the device at once (only its reward is used).
  */
-export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[], group: Int32Array, P: number, A: number, s: SampleSettings, greedy = false): RecordedRollout {
+export function recordRollout(
+  actor: SamplingModel,
+  tok: CharTokenizer,
+  prompts: string[],
+  group: Int32Array,
+  P: number,
+  A: number,
+  s: SampleSettings,
+  greedy = false,
+): RecordedRollout {
   const B = prompts.length;
   const pb = leftPadBatch(
     prompts.map((p) => tok.encodePrompt(p)),
@@ -162,7 +171,7 @@ export function recordRollout(actor: Gpt, tok: CharTokenizer, prompts: string[],
 }
 
 /** The greedy responses of `rows` (one prompt per group), recorded; `finish` frees their device tensors. */
-function recordGreedy(actor: Gpt, tok: CharTokenizer, rows: { prompts: string[]; group: Int32Array }, P: number, A: number, seed: number) {
+function recordGreedy(actor: SamplingModel, tok: CharTokenizer, rows: { prompts: string[]; group: Int32Array }, P: number, A: number, seed: number) {
   const G = rows.prompts.length;
   const pb = leftPadBatch(
     rows.prompts.map((p) => tok.encodePrompt(p)),
@@ -191,7 +200,7 @@ function recordGreedy(actor: Gpt, tok: CharTokenizer, rows: { prompts: string[];
 }
 
 /** Samples and reads the greedy responses of `r`'s groups now (one readback): a rollout that came without them. */
-export async function sampleGreedy(actor: Gpt, tok: CharTokenizer, r: RolloutBatch, seed: number): Promise<RolloutBatch> {
+export async function sampleGreedy(actor: SamplingModel, tok: CharTokenizer, r: RolloutBatch, seed: number): Promise<RolloutBatch> {
   const g = recordGreedy(actor, tok, groupPrompts(r.prompts, r.group), r.P, r.A, seed);
   try {
     return g.finish(await actor.be.readMany(g.tensors));

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend/backend.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { CharFamilyTrainable, charFamilyModel } from '../../src/model/hf/charFamily.ts';
+import { disposeRollout, generate } from '../../src/model/generate.ts';
 import { paramLayout } from '../../src/model/params.ts';
+import { leftPadBatch } from '../../src/model/tokenizer.ts';
 import { DEFAULT_SFT, trainSft } from '../../src/model/sft.ts';
 import type { GptConfig } from '../../src/model/config.ts';
 import type { TrainableSequenceModel } from '../../src/model/sequenceModel.ts';
@@ -153,6 +155,34 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
       expect(a[6], 'the loss fell over the steps').toBeLessThan(a[0]);
       expectClose(b, a, tol.rtol, tol.atol, 'SFT (loss, gradient norm) per step, HfModel against the character model');
     } finally {
+      fam.dispose();
+      own.dispose();
+    }
+  });
+
+  it.each([
+    ['width 32, the fused decode step', 32],
+    ['width 34, the per-op chain', 34],
+  ] as const)('sampling draws the same responses through either family (%s)', async (_label, dModel) => {
+    const be = await make();
+    const tok = taskTokenizer(getTask('stop'));
+    const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel, maxSeq: 24, head: 'lm' };
+    const own = new Gpt(be, lm, spreadParams(lm, 6));
+    const fam = await CharFamilyTrainable.create(own);
+    const prompts = ['n=3:', 'a', '12=ab:9b', '0:'].map((p) => tok.encodePrompt(p));
+    const P = Math.max(...prompts.map((p) => p.length));
+    const pb = { ...leftPadBatch(prompts, P), B: prompts.length, P };
+    const params = { temperature: 1, topK: 0, topP: 1, seed: 9, eosId: tok.eosId, padId: tok.padId };
+    const rollouts = [generate(own, pb, 24 - P, params), generate(fam, pb, 24 - P, params)];
+    try {
+      const [a, b] = await Promise.all(rollouts.map((r) => be.readMany([r.sequences, r.actionMask, r.finished, r.logprobs])));
+      expect(Array.from(b[0]), 'the sampled sequences').toEqual(Array.from(a[0]));
+      expect(Array.from(b[1]), 'the action mask').toEqual(Array.from(a[1]));
+      expect(Array.from(b[2]), 'which rows drew EOS').toEqual(Array.from(a[2]));
+      expect(new Set(a[0]).size, 'a real draw: many tokens').toBeGreaterThan(8);
+      expectClose(b[3], a[3], 0, name === 'cpu' ? 1e-12 : 2e-5, "the sampler's log-probs");
+    } finally {
+      for (const r of rollouts) disposeRollout(own, r);
       fam.dispose();
       own.dispose();
     }

@@ -5,7 +5,7 @@
 // (attention output 0), out-of-range token ids and positions (clamped), extreme activations.
 import { describe, expect, it } from 'vitest';
 import { kvStride } from '../../src/reference/seq/decode.ts';
-import { decodeModel } from '../../src/model/generate.ts';
+import { decodeModel } from '../../src/model/gptDecoder.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { paramLayout } from '../../src/model/params.ts';
 import { decodeStepRef } from '../../src/reference/seq/decode.ts';

@@ -14,7 +14,7 @@ import type { Tensor } from '../../backend/tensor.ts';
 import { lmHeadLogits } from '../../ops/lmHead.ts';
 import { matmulBackward } from '../../ops/matmul.ts';
 import type { Gpt, OptimizerParams } from '../gpt.ts';
-import type { SequenceModel, TrainableSequenceModel } from '../sequenceModel.ts';
+import type { Decoder, SamplingModel, SequenceModel, TrainableSequenceModel } from '../sequenceModel.ts';
 import { charModelConfig } from './charModelFolder.ts';
 import { parseHfConfig } from './config.ts';
 import { type FlatTrainable, flatOptimizerStep, zeroFlatGrads } from './flatOptimizer.ts';
@@ -140,7 +140,7 @@ const ALIGN = 64; // elements: a view's offset stays 256-byte aligned
  * and one AdamW step train them all, with the character model's decay mask (dense weights and the
  * value head's weight; not the embeddings, norms or biases). AdamW's moments start at zero.
  */
-export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape> {
+export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>, SamplingModel {
   private constructor(
     readonly be: Backend,
     readonly model: HfModel,
@@ -183,6 +183,15 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
 
   get head(): 'lm' | 'value' {
     return this.valueHead ? 'value' : 'lm';
+  }
+
+  get maxPositions(): number {
+    return this.model.arch.maxPositions;
+  }
+
+  /** Sampling through HfModel's KV cache (the LM head only: generate() refuses a critic). */
+  decoder(sequences: Tensor, attnMask: Tensor, positions: Tensor): Decoder {
+    return hfLanguageModel(this.model).decoder(sequences, attnMask, positions);
   }
 
   /** logits (B, S, V), or the critic's values (B, S), of every position. */
