@@ -16,6 +16,8 @@ import { DEFAULT_SFT, trainSft } from '../../src/model/sft.ts';
 import type { GptConfig } from '../../src/model/config.ts';
 import type { TrainableSequenceModel } from '../../src/model/sequenceModel.ts';
 import { disposeExperience, type Experience, makeExperience } from '../../src/rl/experience.ts';
+import type { PpoConfig } from '../../src/rl/config.ts';
+import type { RolloutBatch } from '../../src/rl/rollout.ts';
 import { PpoTrainer } from '../../src/rl/trainer.ts';
 import { type ActorStepStats, actorStep, type CriticStepStats, criticStep, disposeMinibatch, gatherMinibatch } from '../../src/rl/update.ts';
 import type { Tensor } from '../../src/backend/tensor.ts';
@@ -37,6 +39,22 @@ function spreadParams(cfg: GptConfig, seed: number): Float64Array {
   return out;
 }
 
+/** A real rollout of the stop task from a tiny checkpoint: left-padded prompts, responses cut at EOS. */
+async function realRollout(be: Backend, cfg: PpoConfig): Promise<RolloutBatch> {
+  const trainer = await PpoTrainer.create({ be, config: cfg, actorCheckpoint: await tinyCheckpoint('stop', 9) });
+  try {
+    await trainer.iteration();
+    return trainer.lastRollout!;
+  } finally {
+    trainer.dispose();
+  }
+}
+
+/** A 2-layer character model of the stop task's alphabet. */
+function stopModel(over: Partial<GptConfig> = {}): GptConfig {
+  return { vocabSize: taskTokenizer(getTask('stop')).vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 16, head: 'lm', ...over };
+}
+
 const FIELDS = ['oldLogprobs', 'refLogprobs', 'values', 'kl', 'rewards', 'advantages', 'returns'] as const;
 
 async function readExperience(be: Backend, e: Experience): Promise<Record<(typeof FIELDS)[number], Float64Array>> {
@@ -52,12 +70,8 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
     async (estimator) => {
       const be = await make();
       const cfg = tinyConfig({ seed: 7, advantageEstimator: estimator, klCoef: 0.1 });
-      const trainer = await PpoTrainer.create({ be, config: cfg, actorCheckpoint: await tinyCheckpoint('stop', 9) });
-      await trainer.iteration();
-      const r = trainer.lastRollout!;
-      trainer.dispose();
-      const tok = taskTokenizer(getTask('stop'));
-      const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 16, head: 'lm' };
+      const r = await realRollout(be, cfg);
+      const lm = stopModel();
       const actor = new Gpt(be, lm, spreadParams(lm, 1));
       const reference = new Gpt(be, lm, spreadParams(lm, 2));
       const critic = estimator === 'gae' ? new Gpt(be, { ...lm, head: 'value' }, spreadParams({ ...lm, head: 'value' }, 3)) : null;
@@ -92,12 +106,8 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
     // gradient norm of 5, ≤ 8e-5 on logits up to 7 after a step.
     const tol = name === 'cpu' ? { rtol: 1e-12, atol: 1e-12 } : { rtol: 2e-4, atol: 2e-4 };
     const cfg = tinyConfig({ seed: 11, useKlLoss: true, entropyCoef: 0.01, klCoef: 0.1 });
-    const trainer = await PpoTrainer.create({ be, config: cfg, actorCheckpoint: await tinyCheckpoint('stop', 9) });
-    await trainer.iteration();
-    const r = trainer.lastRollout!;
-    trainer.dispose();
-    const tok = taskTokenizer(getTask('stop'));
-    const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 16, head: 'lm' };
+    const r = await realRollout(be, cfg);
+    const lm = stopModel();
     const vc: GptConfig = { ...lm, head: 'value' };
     const own = { actor: new Gpt(be, lm, spreadParams(lm, 1)), reference: new Gpt(be, lm, spreadParams(lm, 2)), critic: new Gpt(be, vc, spreadParams(vc, 3)) };
     const fam = { actor: await CharFamilyTrainable.create(own.actor), critic: await CharFamilyTrainable.create(own.critic) };
@@ -140,7 +150,7 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
     const be = await make();
     const task = getTask('stop');
     const tok = taskTokenizer(task);
-    const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel: 32, maxSeq: 32, head: 'lm' };
+    const lm = stopModel({ maxSeq: 32 });
     const own = new Gpt(be, lm, spreadParams(lm, 4));
     const fam = await CharFamilyTrainable.create(own);
     const run = async <Cache>(model: TrainableSequenceModel<Cache>) => {
@@ -166,7 +176,7 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
   ] as const)('sampling draws the same responses through either family (%s)', async (_label, dModel) => {
     const be = await make();
     const tok = taskTokenizer(getTask('stop'));
-    const lm: GptConfig = { vocabSize: tok.vocabSize, nLayer: 2, nHead: 2, dModel, maxSeq: 24, head: 'lm' };
+    const lm = stopModel({ dModel, maxSeq: 24 });
     const own = new Gpt(be, lm, spreadParams(lm, 6));
     const fam = await CharFamilyTrainable.create(own);
     const prompts = ['n=3:', 'a', '12=ab:9b', '0:'].map((p) => tok.encodePrompt(p));
@@ -190,8 +200,7 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
 
   it('the reward model, read at one position per row, is refused by name', async () => {
     const be = await make();
-    const tok = taskTokenizer(getTask('stop'));
-    const reward = new Gpt(be, { vocabSize: tok.vocabSize, nLayer: 1, nHead: 2, dModel: 32, maxSeq: 16, head: 'reward' }, 1);
+    const reward = new Gpt(be, stopModel({ head: 'reward' }), 1);
     try {
       await expect(charFamilyModel(reward)).rejects.toThrow(/reward model reads one position per row/);
     } finally {
