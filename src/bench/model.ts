@@ -1,8 +1,12 @@
 // Transformer benchmarks at the S and M configurations below: one training step (forward +
 // backward + grad-norm + AdamW over one minibatch = the whole batch) and one rollout (prefill +
-// KV-cached sampling), WebGPU beside the float64 CPU reference in the same run.
+// KV-cached sampling), WebGPU beside the float64 CPU reference in the same run; each for the
+// character model as `Gpt` (what the playground trains, with its fused decode step) and as the
+// GPT-2 it is on `HfModel` (src/model/hf/charFamily.ts), the same weights through either family.
 import type { Backend } from '../backend/backend.ts';
 import { Gpt } from '../model/gpt.ts';
+import { CharFamilyTrainable } from '../model/hf/charFamily.ts';
+import type { SamplingModel, TrainableSequenceModel } from '../model/sequenceModel.ts';
 import { disposeRollout, generate, type PromptBatch } from '../model/generate.ts';
 import { sftLossAndBackward, type SftBatch } from '../model/sft.ts';
 import { Rng } from '../util/rng.ts';
@@ -80,8 +84,7 @@ export async function benchModel(gpuBe: Backend, cpuBe: Backend, configs: BenchC
     const batch = trainBatch(c, rng);
     const prompts = promptBatch(c, rng);
     const sample = { temperature: 1, topK: 0, topP: 1, seed: 5, eosId: 2, padId: 0 };
-    const run = async (be: Backend) => {
-      const model = modelFor(be, c);
+    const time = async <Cache>(be: Backend, model: TrainableSequenceModel<Cache> & SamplingModel) => {
       const step = await timeIt(
         be,
         async () => {
@@ -105,10 +108,25 @@ export async function benchModel(gpuBe: Backend, cpuBe: Backend, configs: BenchC
       );
       return { step, rollout };
     };
+    const run = async (be: Backend) => {
+      const gpt = modelFor(be, c);
+      const fam = await CharFamilyTrainable.create(gpt);
+      try {
+        return { gpt: await time(be, gpt), hf: await time(be, fam) };
+      } finally {
+        fam.dispose();
+        gpt.dispose();
+      }
+    };
     const g = await run(gpuBe);
     const cp = await run(cpuBe);
-    rows.push({ config: c.name, what: 'train step (fwd+bwd+AdamW)', gpu: g.step, cpu: cp.step, tokens: c.batch * (c.prompt + c.response) });
-    rows.push({ config: c.name, what: 'rollout (prefill + sampling)', gpu: g.rollout, cpu: cp.rollout, tokens: c.batch * c.response });
+    for (const [family, label] of [
+      ['gpt', ''],
+      ['hf', ', on HfModel'],
+    ] as const) {
+      rows.push({ config: c.name, what: `train step (fwd+bwd+AdamW)${label}`, gpu: g[family].step, cpu: cp[family].step, tokens: c.batch * (c.prompt + c.response) });
+      rows.push({ config: c.name, what: `rollout (prefill + sampling)${label}`, gpu: g[family].rollout, cpu: cp[family].rollout, tokens: c.batch * c.response });
+    }
   }
   return rows;
 }
