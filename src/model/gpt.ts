@@ -21,7 +21,7 @@ import { adamw, gradNorm } from '../ops/optim.ts';
 import { gatherRows } from '../ops/slice.ts';
 import { attention } from '../ops/attention.ts';
 import { gptDecoder } from './gptDecoder.ts';
-import type { Decoder } from './sequenceModel.ts';
+import type { Decoder, ModelSnapshot } from './sequenceModel.ts';
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
 export const NO_CLIP = 1e30;
@@ -49,14 +49,6 @@ export interface ForwardOptions {
 }
 
 export type OptimizerParams = Omit<AdamWParams, 'step'>;
-
-/** Device copies of a model's parameters and AdamW state (each layout.total f32). */
-export interface GptSnapshot {
-  params: Tensor;
-  m: Tensor;
-  v: Tensor;
-  steps: number;
-}
 
 export class Gpt {
   readonly cfg: GptConfig;
@@ -180,7 +172,7 @@ export class Gpt {
   }
 
   /** Device-side copies of parameters and moments into `into` (allocated when null); no readback. */
-  snapshotInto(into: GptSnapshot | null): GptSnapshot {
+  snapshotInto(into: ModelSnapshot | null): ModelSnapshot {
     const n = this.layout.total;
     const s = into ?? { params: this.be.zeros([n]), m: this.be.zeros([n]), v: this.be.zeros([n]), steps: 0 };
     this.be.copy(this.flat, s.params);
@@ -191,7 +183,7 @@ export class Gpt {
   }
 
   /** Back to a snapshot taken by snapshotInto (device copies). */
-  restoreSnapshot(s: GptSnapshot): void {
+  restoreSnapshot(s: ModelSnapshot): void {
     this.be.copy(s.params, this.flat);
     this.be.copy(s.m, this.m);
     this.be.copy(s.v, this.v);

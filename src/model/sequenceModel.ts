@@ -32,6 +32,21 @@ export interface TrainableSequenceModel<Cache> extends SequenceModel {
   optimizerStep(hp: Omit<AdamWParams, 'step'>): Tensor;
 }
 
+/** Device copies of a trainable model's parameters and AdamW moments (each its family's flat layout), and its step count. */
+export interface ModelSnapshot {
+  params: Tensor;
+  m: Tensor;
+  v: Tensor;
+  steps: number;
+}
+
+/** A trainable model the trainer can put back to an earlier point without a readback (its NaN guard). */
+export interface SnapshotModel {
+  /** Device copies into `into` (allocated when null, of this model's sizes); no readback. */
+  snapshotInto(into: ModelSnapshot | null): ModelSnapshot;
+  restoreSnapshot(s: ModelSnapshot): void;
+}
+
 /**
  * The next-token logits of a batch being sampled, with the family's own KV cache, over the
  * rollout's buffers: sequences (B, S) i32, attnMask (B, S) f32, positions (B, S) i32, the prompt

@@ -2,20 +2,24 @@
 // iteration, so a non-finite iteration is undone without any readback. The reference never
 // moves, so it needs no copy.
 import type { Backend } from '../backend/backend.ts';
-import type { Gpt, GptSnapshot } from '../model/gpt.ts';
+import type { ModelSnapshot, SnapshotModel } from '../model/sequenceModel.ts';
 import type { PpoConfig } from './config.ts';
 
 /** Device copies of the trainer's moving state (see PpoTrainer.deviceSnapshot). */
 export interface TrainerSnapshot {
-  actor: GptSnapshot;
-  critic: GptSnapshot | null;
+  actor: ModelSnapshot;
+  critic: ModelSnapshot | null;
   iter: number;
   klBeta: number;
   config: PpoConfig;
 }
 
 /** A snapshot of the models and counters, reusing `prev`'s buffers (freeing a critic copy no longer needed). */
-export function takeSnapshot(be: Backend, now: { actor: Gpt; critic: Gpt | null; iter: number; klBeta: number; config: PpoConfig }, prev: TrainerSnapshot | null): TrainerSnapshot {
+export function takeSnapshot(
+  be: Backend,
+  now: { actor: SnapshotModel; critic: SnapshotModel | null; iter: number; klBeta: number; config: PpoConfig },
+  prev: TrainerSnapshot | null,
+): TrainerSnapshot {
   const snap: TrainerSnapshot = {
     actor: now.actor.snapshotInto(prev?.actor ?? null),
     critic: now.critic ? now.critic.snapshotInto(prev?.critic ?? null) : null,
@@ -28,7 +32,7 @@ export function takeSnapshot(be: Backend, now: { actor: Gpt; critic: Gpt | null;
 }
 
 /** Puts the snapshot's weights and optimiser moments back into the models. */
-export function restoreModels(s: TrainerSnapshot, actor: Gpt, critic: Gpt | null): void {
+export function restoreModels(s: TrainerSnapshot, actor: SnapshotModel, critic: SnapshotModel | null): void {
   actor.restoreSnapshot(s.actor);
   if (s.critic && critic) critic.restoreSnapshot(s.critic);
 }

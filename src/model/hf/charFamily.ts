@@ -14,7 +14,7 @@ import type { Tensor } from '../../backend/tensor.ts';
 import { lmHeadLogits } from '../../ops/lmHead.ts';
 import { matmulBackward } from '../../ops/matmul.ts';
 import type { Gpt, OptimizerParams } from '../gpt.ts';
-import type { Decoder, SamplingModel, SequenceModel, TrainableSequenceModel } from '../sequenceModel.ts';
+import type { Decoder, ModelSnapshot, SamplingModel, SequenceModel, SnapshotModel, TrainableSequenceModel } from '../sequenceModel.ts';
 import { charModelConfig } from './charModelFolder.ts';
 import { parseHfConfig } from './config.ts';
 import { type FlatTrainable, flatOptimizerStep, zeroFlatGrads } from './flatOptimizer.ts';
@@ -140,7 +140,7 @@ const ALIGN = 64; // elements: a view's offset stays 256-byte aligned
  * and one AdamW step train them all, with the character model's decay mask (dense weights and the
  * value head's weight; not the embeddings, norms or biases). AdamW's moments start at zero.
  */
-export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>, SamplingModel {
+export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>, SamplingModel, SnapshotModel {
   private constructor(
     readonly be: Backend,
     readonly model: HfModel,
@@ -236,6 +236,36 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
       backwardRowsToWeights(this.model, tape, gRows, this.weightGrads);
     });
     disposeTape(this.model, tape);
+  }
+
+  /** AdamW steps taken (bias correction is 1-based). */
+  get steps(): number {
+    return this.flat.steps;
+  }
+
+  snapshotInto(into: ModelSnapshot | null): ModelSnapshot {
+    const f = this.flat;
+    const n = f.params.size;
+    const s = into ?? { params: this.be.zeros([n]), m: this.be.zeros([n]), v: this.be.zeros([n]), steps: 0 };
+    for (const [from, to] of [
+      [f.params, s.params],
+      [f.m, s.m],
+      [f.v, s.v],
+    ] as const)
+      this.be.copy(from, to);
+    s.steps = f.steps;
+    return s;
+  }
+
+  restoreSnapshot(s: ModelSnapshot): void {
+    const f = this.flat;
+    for (const [from, to] of [
+      [s.params, f.params],
+      [s.m, f.m],
+      [s.v, f.v],
+    ] as const)
+      this.be.copy(from, to);
+    f.steps = s.steps;
   }
 
   /** One AdamW step (global-norm clipping as the character model's); returns the pre-clip gradient norm (1). */
