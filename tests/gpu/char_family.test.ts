@@ -14,7 +14,7 @@ import { paramLayout } from '../../src/model/params.ts';
 import { leftPadBatch } from '../../src/model/tokenizer.ts';
 import { DEFAULT_SFT, trainSft } from '../../src/model/sft.ts';
 import type { GptConfig } from '../../src/model/config.ts';
-import type { TrainableSequenceModel } from '../../src/model/sequenceModel.ts';
+import type { SequenceModel, TrainableSequenceModel } from '../../src/model/sequenceModel.ts';
 import { disposeExperience, type Experience, makeExperience } from '../../src/rl/experience.ts';
 import type { PpoConfig } from '../../src/rl/config.ts';
 import type { RolloutBatch } from '../../src/rl/rollout.ts';
@@ -244,6 +244,58 @@ describe.each(BACKENDS)('the character model in the Hugging Face family (%s)', (
       disposeExperience(be, exp);
       fam.dispose();
       for (const m of Object.values(own)) m.dispose();
+    }
+  });
+
+  it("its state reads and sets in the character model's own layout: a Gpt made from it computes what it computes", async () => {
+    const be = await make();
+    const cfg = tinyConfig({ seed: 13 });
+    const r = await realRollout(be, cfg);
+    const vc = stopModel({ head: 'value' });
+    const critic = new Gpt(be, vc, spreadParams(vc, 5));
+    const fam = await CharFamilyTrainable.create(critic);
+    const lm = critic.withHead('lm');
+    const exp = makeExperience(be, { actor: lm, reference: lm, critic }, r, new Float64Array(r.B).fill(1), 0, cfg);
+    const mb = gatherMinibatch(
+      be,
+      exp,
+      Int32Array.from({ length: r.B }, (_, i) => i),
+    );
+    const opt = { lr: 3e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 1 };
+    const read = async (m: SequenceModel) => {
+      const out = m.infer(mb.sequences, mb.attnMask, mb.positions);
+      const x = await be.read(out);
+      be.dispose(out);
+      return x;
+    };
+    const made: Gpt[] = [lm];
+    try {
+      for (let i = 0; i < 2; i++) be.dispose(...Object.values(criticStep(fam, mb, r.P, r.A, cfg, opt)));
+      const st = await fam.readGptState();
+      expect(st.steps).toBe(2);
+      expect(Math.max(...st.m.map(Math.abs)), 'moments after two steps').toBeGreaterThan(0);
+      const back = new Gpt(be, vc, st.params);
+      back.setState(st.params, st.m, st.v, st.steps);
+      made.push(back);
+      expectClose(await read(back), await read(fam), 0, atol, 'a Gpt from the trained family state against the family');
+      // and in: the state set from the character model's layout gives the same next step
+      const next = async (m: TrainableSequenceModel<unknown>) => {
+        const s = criticStep(m, mb, r.P, r.A, cfg, opt);
+        const [v] = await be.readMany([s.value]);
+        be.dispose(...Object.values(s));
+        return [...v, ...(await read(m))];
+      };
+      const again = await CharFamilyTrainable.create(critic); // other weights, zero moments
+      again.setGptState(st.params, st.m, st.v, st.steps);
+      expectClose(await next(again), await next(fam), 0, 0, 'a step from the state set in the character layout against the step it was read from');
+      again.dispose();
+      expect(() => fam.setGptState(st.params.subarray(1), st.m, st.v, 2)).toThrow(/params has \d+ values/);
+    } finally {
+      disposeMinibatch(be, mb);
+      disposeExperience(be, exp);
+      fam.dispose();
+      for (const m of made) m.dispose();
+      critic.dispose();
     }
   });
 

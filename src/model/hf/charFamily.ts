@@ -148,6 +148,10 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     private readonly flat: FlatTrainable,
     private readonly weightGrads: WeightGrads,
     private readonly headGrads: ValueHead | null,
+    /** (flat size) i32: the character model's paramLayout element of each flat element, −1 on padding. */
+    private readonly gptIndex: Int32Array,
+    /** Elements of the character model's paramLayout. */
+    private readonly gptSize: number,
   ) {}
 
   static async create(gpt: Gpt): Promise<CharFamilyTrainable> {
@@ -166,6 +170,15 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
       host.set(l.values, at.get(l)!);
       if (l.decay) decay.fill(1, at.get(l)!, at.get(l)! + l.values.length);
     }
+    // The same leaves made from the character model's element indices: where each flat element lives in its layout.
+    const index = charLeaves(
+      gpt,
+      Float64Array.from({ length: gpt.layout.total }, (_, i) => i),
+    );
+    const gptIndex = new Int32Array(size).fill(-1); // (size): the paramLayout element of each flat element, −1 on padding
+    [...weightLeaves(index.weights), ...(index.valueHead ? [index.valueHead.w, index.valueHead.b] : [])].forEach((l, k) => {
+      gptIndex.set(l.values, at.get(all[k])!);
+    });
     const flat: FlatTrainable = {
       params: be.tensor(host, [size]),
       grads: be.zeros([size]),
@@ -178,7 +191,7 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     const w = mapWeights(leaves.weights, viewOf(flat.params));
     const model = HfModel.fromWeights(be, archOf(gpt), { ...w, dtype: 'f32', bytes: size * 4 });
     const head = (buf: Tensor): ValueHead | null => (leaves.valueHead ? { w: viewOf(buf)(leaves.valueHead.w), b: viewOf(buf)(leaves.valueHead.b) } : null);
-    return new CharFamilyTrainable(be, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads));
+    return new CharFamilyTrainable(be, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads), gptIndex, gpt.layout.total);
   }
 
   get head(): 'lm' | 'value' {
@@ -266,6 +279,47 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     ] as const)
       this.be.copy(from, to);
     f.steps = s.steps;
+  }
+
+  /**
+   * The parameters and AdamW moments in the character model's own layout (paramLayout: what its
+   * checkpoints and the trainer's saved states hold), and the step count; one readback.
+   */
+  async readGptState(): Promise<{ params: Float64Array; m: Float64Array; v: Float64Array; steps: number }> {
+    const f = this.flat;
+    const [params, m, v] = (await this.be.readMany([f.params, f.m, f.v])).map((x) => {
+      const out = new Float64Array(this.gptSize);
+      this.gptIndex.forEach((g, i) => {
+        if (g >= 0) out[g] = x[i];
+      });
+      return out;
+    });
+    return { params, m, v, steps: f.steps };
+  }
+
+  /** Sets the parameters, AdamW moments and step count from values in the character model's layout (Gpt.setState's arguments). */
+  setGptState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void {
+    for (const [name, x] of [
+      ['params', params],
+      ['m', m],
+      ['v', v],
+    ] as const)
+      if (x.length !== this.gptSize) throw new Error(`setGptState: ${name} has ${x.length} values, the character model's layout ${this.gptSize}`);
+    if (!Number.isInteger(steps) || steps < 0) throw new Error(`setGptState: steps must be a non-negative integer, got ${steps}`);
+    const f = this.flat;
+    for (const [x, into] of [
+      [params, f.params],
+      [m, f.m],
+      [v, f.v],
+    ] as const) {
+      const t = this.be.tensor(
+        Float64Array.from(this.gptIndex, (g) => (g >= 0 ? x[g] : 0)),
+        [into.size],
+      );
+      this.be.copy(t, into); // into its own buffer: the weights' views stay valid
+      this.be.dispose(t);
+    }
+    f.steps = steps;
   }
 
   /** One AdamW step (global-norm clipping as the character model's); returns the pre-clip gradient norm (1). */
