@@ -1,8 +1,9 @@
-// What the trainer's experience and update stages ask of a causal model, whatever its family: the
-// outputs at every position of a batch of token rows, and for the update their gradients. The
-// playground's character model (Gpt) is one family; a Hugging Face folder on HfModel
-// (src/model/hf/hfSequenceModel.ts) is another, and the character model on HfModel, as the GPT-2
-// it is (src/model/hf/charFamily.ts), computes the same numbers as Gpt.
+// What the trainer's stages ask of a causal model, whatever its family: the outputs at every
+// position of a batch of token rows (experience), their gradients (update, SFT), device snapshots
+// (the NaN guard) and next-token logits through a KV cache (sampling). The playground's character
+// model (Gpt) is one family; a Hugging Face folder on HfModel (src/model/hf/hfSequenceModel.ts) is
+// another, and the character model on HfModel, as the GPT-2 it is (src/model/hf/charFamily.ts),
+// computes the same numbers as Gpt.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { HeadKind } from './config.ts';

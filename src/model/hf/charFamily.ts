@@ -7,8 +7,9 @@
 // nn.Linear's (out, in), and GPT-2's fused c_attn splits into q, k, v by columns [0, D), [D, 2D), [2D, 3D).
 //
 // Frozen (charFamilyModel: the reference, or any role read without training) or trainable
-// (charFamilyTrainable: every weight and the value head as views into one flat f32 buffer, weight
-// decay where the character model applies it, the update through hfBackward.ts and flatOptimizer.ts).
+// (CharFamilyTrainable: every weight and the value head as views into one flat f32 buffer, weight
+// decay where the character model applies it, the update through hfBackward.ts and flatOptimizer.ts,
+// its state readable and settable in the character model's own parameter layout).
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import { lmHeadLogits } from '../../ops/lmHead.ts';
