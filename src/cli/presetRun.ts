@@ -1,6 +1,7 @@
 // Shared by `npm run train -- --preset` and `npm run learning`: look a preset (and arm) up by
 // name, build its exact config, and train it with the project's own PpoTrainer while recording the
 // held-out evaluation curve (before training, every `evalEvery` iterations, and at the end).
+import type { ModelFamily } from '../rl/trainerModels.ts';
 import { loadRewardSandbox } from '../rl/rewardFunction/sandbox.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -72,6 +73,8 @@ export interface RunOptions {
   /** Override the SFT checkpoint / reward model paths. */
   checkpointPath?: string;
   rewardModelPath?: string;
+  /** The family the trainer's roles run in (default 'gpt', the page's). */
+  family?: ModelFamily;
   /** Called with every row as it is produced ({eval_before}, metrics, {eval, iter}). */
   onRow?: (row: Record<string, unknown>) => void;
 }
@@ -99,7 +102,7 @@ export async function runPreset(o: RunOptions): Promise<RunRecord> {
   // A written reward function runs in the same QuickJS sandbox as in the page's worker.
   const rewardSandbox = config.rewardSource === 'function' ? await loadRewardSandbox() : undefined;
   const t0 = performance.now();
-  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)), rewardModel, rewardSandbox });
+  const trainer = await PpoTrainer.create({ be, config, actorCheckpoint: new Uint8Array(readFileSync(ckPath)), rewardModel, rewardSandbox, family: o.family });
   const emit = o.onRow ?? (() => {});
   try {
     const evalBefore = await trainer.evaluate(o.evalCount, o.evalSamples);

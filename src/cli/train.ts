@@ -1,10 +1,12 @@
 // Headless PPO runs in Node (WebGPU through Dawn, or the float64 CPU reference):
 //   npm run train -- --model DIR --prompts FILE --reward-function FILE.js --lora-rank R ...
 //                    (a Hugging Face model with LoRA: src/cli/trainHf.ts)
-//   npm run train -- --preset "Learn arithmetic" [--arm LABEL] [--iters N] [--seed S] [--out f.jsonl] [--backend webgpu|cpu]
+//   npm run train -- --preset "Learn arithmetic" [--arm LABEL] [--iters N] [--seed S] [--out f.jsonl] [--backend webgpu|cpu] [--family gpt|hf]
 //   npm run train -- --task arithmetic --iters 50 [--seed S] [--config file.json]
-//                    [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file] [--eval-count N] [--eval-samples K]
+//                    [--out metrics.jsonl] [--backend webgpu|cpu] [--family gpt|hf] [--checkpoint file] [--eval-count N] [--eval-samples K]
 //                    [--reward-model file]
+// --family hf runs the character model's roles on HfModel as the GPT-2 they are (src/rl/trainerModels.ts);
+// gpt (the default) is the page's own model.
 // --preset runs a page preset's exact recipe (defaults ← preset ← arm ← --config ← flags) for its
 // iteration budget unless --iters is given; a paired preset runs its first arm unless --arm names
 // another. An unknown preset exits with status 2 and lists the valid names.
@@ -22,11 +24,12 @@ import { makeBackend, resolvePresetArm, runPreset } from './presetRun.ts';
 import { readConfigFile } from './configFile.ts';
 import { runCli } from '../node/runCli.ts';
 import { HF_TRAIN_USAGE, trainHf } from './trainHf.ts';
+import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
 
 const USAGE =
   `${HF_TRAIN_USAGE}\n` +
-  'usage: npm run train -- --preset "<name>" [--arm LABEL] [--iters N] [--seed S] [--out metrics.jsonl] [--backend webgpu|cpu]\n' +
-  '       npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--reward-model file.safetensors] [--quiet]';
+  'usage: npm run train -- --preset "<name>" [--arm LABEL] [--iters N] [--seed S] [--out metrics.jsonl] [--backend webgpu|cpu] [--family gpt|hf]\n' +
+  '       npm run train -- --task <arithmetic|sentiment|stop> --iters N [--seed S] [--config file.json] [--out metrics.jsonl] [--backend webgpu|cpu] [--family gpt|hf] [--checkpoint file.safetensors] [--eval-count N] [--eval-samples K] [--reward-model file.safetensors] [--quiet]';
 
 async function main(): Promise<number> {
   if (process.argv.some((a) => a === '--model' || a.startsWith('--model='))) return trainHf();
@@ -40,6 +43,7 @@ async function main(): Promise<number> {
       config: { type: 'string' },
       out: { type: 'string' },
       backend: { type: 'string', default: 'webgpu' },
+      family: { type: 'string', default: 'gpt' },
       checkpoint: { type: 'string' },
       'reward-model': { type: 'string' },
       'eval-count': { type: 'string', default: '64' },
@@ -72,6 +76,8 @@ async function main(): Promise<number> {
   const evalSamples = Number(values['eval-samples']);
   if (!Number.isInteger(evalSamples) || evalSamples < 1) problems.push(`--eval-samples = ${JSON.stringify(values['eval-samples'])}: a positive integer is required`);
   if (values.backend !== 'webgpu' && values.backend !== 'cpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: webgpu, cpu`);
+  const family = MODEL_FAMILIES.find((f) => f === values.family);
+  if (!family) problems.push(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
   const fileJson = readConfigFile(values.config, problems);
   const fromFile = typeof fileJson === 'object' && fileJson !== null && !Array.isArray(fileJson) ? (fileJson as Record<string, unknown>) : {};
   const layered = values.preset !== undefined ? { ...presetValues, ...fromFile } : fileJson;
@@ -90,7 +96,7 @@ async function main(): Promise<number> {
     if (!values.quiet || !values.out) console.log(line);
   };
   console.error(
-    `PPO ${config.task}${label ? ` (${label})` : ''} on ${be.label}, ${iters} iterations, seed ${config.seed}, ` +
+    `PPO ${config.task}${label ? ` (${label})` : ''} on ${be.label}${family === 'hf' ? ', the model on HfModel' : ''}, ${iters} iterations, seed ${config.seed}, ` +
       `reward: ${config.rewardSource === 'model' ? 'learned reward model' : config.rewardSource === 'function' ? 'reward function (QuickJS sandbox)' : 'rule'}, held-out eval every ${config.evalEvery || 'never'} iterations and at the end`,
   );
   await runPreset({
@@ -101,6 +107,7 @@ async function main(): Promise<number> {
     evalSamples,
     checkpointPath: values.checkpoint,
     rewardModelPath: values['reward-model'],
+    family,
     onRow: emit,
   });
   return 0;

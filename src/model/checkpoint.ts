@@ -23,15 +23,21 @@ export interface ParsedCheckpoint extends CheckpointInfo {
 }
 
 export async function saveCheckpoint(model: Gpt, info: { alphabet: string; task: string }): Promise<Uint8Array> {
-  const flat = await model.be.read(model.params);
-  const tensors: SafeTensor[] = model.layout.entries.map((e) => ({
+  return checkpointBytes(model.cfg, await model.be.read(model.params), info);
+}
+
+/** A checkpoint of parameters `flat` (host values in paramLayout(cfg)'s order). */
+export function checkpointBytes(cfg: GptConfig, flat: ArrayLike<number>, info: { alphabet: string; task: string }): Uint8Array {
+  const layout = paramLayout(cfg);
+  if (flat.length !== layout.total) throw new Error(`checkpoint: ${flat.length} parameters for a layout of ${layout.total}`);
+  const tensors: SafeTensor[] = layout.entries.map((e) => ({
     name: e.name,
     dtype: 'F32',
     shape: [...e.shape],
-    data: Float32Array.from(flat.subarray(e.offset, e.offset + e.size)),
+    data: Float32Array.from({ length: e.size }, (_, i) => flat[e.offset + i]),
   }));
   return encodeSafetensors(tensors, {
-    config: JSON.stringify(model.cfg),
+    config: JSON.stringify(cfg),
     alphabet: info.alphabet,
     task: info.task,
     format_version: CHECKPOINT_FORMAT_VERSION,
@@ -123,6 +129,19 @@ export function modelFromCheckpoint(
   bytes: Uint8Array,
   opts: { head?: HeadKind; seed?: number; alphabet?: string; task?: string } = {},
 ): { model: Gpt; info: CheckpointInfo } {
+  const { host, info } = checkpointHostParams(bytes, opts);
+  return { model: new Gpt(be, info.config, host), info };
+}
+
+/**
+ * A checkpoint's parameters as a model of `opts.head` starts from them, host values in its layout:
+ * with a head different from the file's (an SFT lm checkpoint → critic or reward model), the trunk
+ * is copied and the new head initialised from `seed`. What modelFromCheckpoint uploads.
+ */
+export function checkpointHostParams(
+  bytes: Uint8Array,
+  opts: { head?: HeadKind; seed?: number; alphabet?: string; task?: string } = {},
+): { host: Float64Array; info: CheckpointInfo } {
   const ck = parseCheckpoint(bytes);
   if (opts.alphabet !== undefined) checkAlphabet(ck, { alphabet: opts.alphabet, task: opts.task });
   const head = opts.head ?? ck.config.head;
@@ -133,8 +152,7 @@ export function modelFromCheckpoint(
   // A new head keeps its fresh initialisation from `seed`; everything else comes from the file.
   const host = initParams(layout, new Rng(opts.seed ?? 0));
   for (const e of layout.entries) if (!newHead || e.trunk) host.set(flat.subarray(e.offset, e.offset + e.size), e.offset);
-  const model = new Gpt(be, cfg, host);
-  return { model, info: { config: cfg, alphabet: ck.alphabet, task: ck.task } };
+  return { host, info: { config: cfg, alphabet: ck.alphabet, task: ck.task } };
 }
 
 function pickConfig(c: GptConfig): GptConfig {

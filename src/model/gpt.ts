@@ -142,6 +142,16 @@ export class Gpt {
   }
 
   /** The AdamW moments (layout.total each) and step count, for saving a trainer's full state. */
+  /** Parameters and AdamW moments on the device (paramLayout order: the model's own). */
+  stateTensors(): { params: Tensor; m: Tensor; v: Tensor } {
+    return { params: this.flat, m: this.m, v: this.v };
+  }
+
+  /** The model's flat buffers already are in paramLayout's order. */
+  toGptLayout(flat: ArrayLike<number>): Float64Array {
+    return Float64Array.from(flat);
+  }
+
   get optimizerState(): { m: Tensor; v: Tensor; steps: number } {
     return { m: this.m, v: this.v, steps: this.steps };
   }

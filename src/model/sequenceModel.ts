@@ -6,7 +6,7 @@
 // computes the same numbers as Gpt.
 import type { Backend } from '../backend/backend.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import type { HeadKind } from './config.ts';
+import type { GptConfig, HeadKind } from './config.ts';
 import type { AdamWParams } from '../reference/nn/optim.ts';
 
 /** A causal model read at every position: an LM's logits (B, S, V), a critic's values (B, S). */
@@ -67,4 +67,23 @@ export interface SamplingModel extends SequenceModel {
   /** Positions the model reads (prompt + response). */
   readonly maxPositions: number;
   decoder(sequences: Tensor, attnMask: Tensor, positions: Tensor): Decoder;
+}
+
+/**
+ * What the PPO trainer holds of a role (actor, reference, critic), whatever its family: it samples,
+ * is read and trained, snapshots on the device, and its state travels in the character model's
+ * parameter layout (paramLayout(cfg): what saved states and checkpoints hold).
+ */
+export interface TrainerModel extends TrainableSequenceModel<unknown>, SamplingModel, SnapshotModel {
+  /** The character model's config these parameters are (vocabulary, layers, heads, width, positions, head). */
+  readonly cfg: GptConfig;
+  /** AdamW steps taken (bias correction is 1-based). */
+  steps: number;
+  /** The parameters and AdamW moments on the device, in the family's own flat layout (for the caller's one readback). */
+  stateTensors(): { params: Tensor; m: Tensor; v: Tensor };
+  /** A host copy of one of stateTensors' buffers, in paramLayout(cfg)'s order. */
+  toGptLayout(flat: ArrayLike<number>): Float64Array;
+  /** Parameters, moments and step count given in paramLayout(cfg)'s order (host values the caller checked). */
+  setState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void;
+  dispose(): void;
 }

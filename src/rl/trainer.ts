@@ -20,8 +20,10 @@ import { POLICY_STATS } from '../ops/policyLoss.ts';
 import { tensorsIn } from '../backend/scope.ts';
 import { precompileShape, type DecodeShape } from '../ops/decodeStep.ts';
 import type { Tensor } from '../backend/tensor.ts';
-import { modelFromCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
-import type { Gpt, OptimizerParams } from '../model/gpt.ts';
+import { checkpointBytes } from '../model/checkpoint.ts';
+import type { OptimizerParams } from '../model/gpt.ts';
+import type { TrainerModel } from '../model/sequenceModel.ts';
+import { type ModelFamily, trainerModelFromCheckpoint } from './trainerModels.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task } from '../tasks/task.ts';
@@ -87,6 +89,8 @@ export interface TrainerInit {
    * submits between these. The final wait of an iteration counts as "update".
    */
   onRecord?: (s: Stage) => void;
+  /** The family the roles run in (default 'gpt', the page's): 'hf' runs the same weights on HfModel (trainerModels.ts). */
+  family?: ModelFamily;
 }
 
 export interface IterationResult {
@@ -142,7 +146,8 @@ interface UpdateResult {
 
 export class PpoTrainer {
   private cfg: PpoConfig;
-  private critic: Gpt | null = null;
+  private critic: TrainerModel | null = null;
+  private readonly family: ModelFamily;
   private snap: TrainerSnapshot | null = null;
   private klCtl: KlController;
   private readonly rewardSandbox: RewardSandbox | undefined;
@@ -156,16 +161,17 @@ export class PpoTrainer {
     config: PpoConfig,
     private readonly task: Task,
     private readonly tok: CharTokenizer,
-    private readonly actor: Gpt,
-    private readonly reference: Gpt,
+    private readonly actor: TrainerModel,
+    private readonly reference: TrainerModel,
     private readonly checkpoint: Uint8Array,
     private readonly rewardModel: RewardScorer | undefined,
-    hooks: Pick<TrainerInit, 'onStage' | 'onRecord' | 'rewardSandbox'>,
+    hooks: Pick<TrainerInit, 'onStage' | 'onRecord' | 'rewardSandbox' | 'family'>,
     /** null: the caller installs the critic (loadState); undefined: built from the SFT checkpoint. */
     noCritic?: null,
   ) {
     this.cfg = config;
     this.rewardSandbox = hooks.rewardSandbox;
+    this.family = hooks.family ?? 'gpt';
     this.klCtl = klControllerFor(config);
     this.probe = new Probe(be, { onStage: hooks.onStage ?? (() => {}), onRecord: hooks.onRecord ?? (() => {}) });
     this.rollouts = new RolloutSource(be, (iter, round) => this.recordRollout(iter, round));
@@ -177,8 +183,9 @@ export class PpoTrainer {
     const task = getTask(config.task);
     const tok = taskTokenizer(task);
     const opts = { alphabet: tok.alphabet, task: task.name };
-    const actor = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
-    const reference = modelFromCheckpoint(be, init.actorCheckpoint, opts).model;
+    const family = init.family ?? 'gpt';
+    const actor = trainerModelFromCheckpoint(be, family, init.actorCheckpoint, opts);
+    const reference = trainerModelFromCheckpoint(be, family, init.actorCheckpoint, opts);
     requireRewardModel(config, !!init.rewardModel);
     requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
@@ -289,7 +296,7 @@ export class PpoTrainer {
    * it does not count for bias correction or warm-up; β for the next iteration from verl's scale
    * of KL (n = sequences in the batch).
    */
-  private endIteration(metrics: IterationMetrics, critic: Gpt | null, B: number): void {
+  private endIteration(metrics: IterationMetrics, critic: TrainerModel | null, B: number): void {
     this.actor.steps -= metrics.actor_skipped_steps;
     if (critic) critic.steps -= metrics.critic_skipped_steps;
     this.klCtl.update(metrics.kl_token_mean, B);
@@ -332,7 +339,7 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs × shuffled minibatches, recorded only; the target-KL check is its one readback. */
-  private async update(exp: Experience, iter: number, critic: Gpt | null, klLossCoef: number, hooks: IterationHooks): Promise<UpdateResult> {
+  private async update(exp: Experience, iter: number, critic: TrainerModel | null, klLossCoef: number, hooks: IterationHooks): Promise<UpdateResult> {
     const { be, cfg } = this;
     const { held, kept } = hooks;
     const stats = new UpdateStats();
@@ -375,7 +382,7 @@ export class PpoTrainer {
     return { stats, lastRows: mb.index, newLogprobs: actor.logprobs, ratios, covSelected };
   }
 
-  private optimizer(model: Gpt, peak: number): OptimizerParams {
+  private optimizer(model: TrainerModel, peak: number): OptimizerParams {
     const c = this.cfg;
     return {
       lr: warmupLr(peak, c.warmupSteps, model.steps),
@@ -442,7 +449,7 @@ export class PpoTrainer {
    */
   static async loadState(init: Omit<TrainerInit, 'config' | 'actorCheckpoint'> & { state: Uint8Array }): Promise<PpoTrainer> {
     const { be } = init;
-    const { st, task, tok, actor, reference, sft } = await modelsFromState(be, init.state, !!init.rewardModel);
+    const { st, task, tok, actor, reference, sft } = await modelsFromState(be, init.state, !!init.rewardModel, init.family ?? 'gpt');
     requireRewardSandbox(st.config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, st.config, task, tok, actor, reference, sft, init.rewardModel, init, st.critic ? null : undefined);
     t.checkShapes(st.config);
@@ -461,7 +468,7 @@ export class PpoTrainer {
 
   /** Critic, KL controller and counters from a decoded state (actor and reference already set). */
   private applyState(st: TrainerStateParts): void {
-    this.critic = criticFromState(this.be, this.actor, this.critic, st);
+    this.critic = criticFromState(this.be, this.family, this.actor, this.critic, st);
     this.klCtl = klControllerFor(this.cfg);
     this.klCtl.beta = st.klBeta;
     this.iterCount = st.iteration;
@@ -491,14 +498,15 @@ export class PpoTrainer {
   }
 
   async actorCheckpoint(): Promise<Uint8Array> {
-    return saveCheckpoint(this.actor, { alphabet: this.tok.alphabet, task: this.task.name });
+    const [params] = await this.be.readMany([this.actor.stateTensors().params]);
+    return checkpointBytes(this.actor.cfg, this.actor.toGptLayout(params), { alphabet: this.tok.alphabet, task: this.task.name });
   }
 
   /** Host copies of the flat actor and critic parameters (tests compare backends with them). */
   async readWeights(): Promise<{ actor: Float64Array; critic: Float64Array | null }> {
-    const ts = [this.actor.params, ...(this.critic ? [this.critic.params] : [])];
+    const ts = [this.actor.stateTensors().params, ...(this.critic ? [this.critic.stateTensors().params] : [])];
     const [actor, critic] = await this.be.readMany(ts);
-    return { actor, critic: critic ?? null };
+    return { actor: this.actor.toGptLayout(actor), critic: this.critic && critic ? this.critic.toGptLayout(critic) : null };
   }
 
   dispose(): void {
@@ -522,7 +530,7 @@ export class PpoTrainer {
   /** The critic exists only for GAE; it starts from the SFT trunk with a zero value head. */
   private ensureCritic(): void {
     if (this.cfg.advantageEstimator !== 'gae' || this.critic) return;
-    this.critic = modelFromCheckpoint(this.be, this.checkpoint, { head: 'value', seed: criticHeadSeed(this.cfg.seed) }).model;
+    this.critic = trainerModelFromCheckpoint(this.be, this.family, this.checkpoint, { head: 'value', seed: criticHeadSeed(this.cfg.seed) });
   }
 }
 

@@ -2,13 +2,14 @@
 // everything is validated on the host before any model is touched, so a bad file throws and
 // leaves the trainer as it was.
 import type { Backend } from '../backend/backend.ts';
-import { saveCheckpoint } from '../model/checkpoint.ts';
-import { Gpt } from '../model/gpt.ts';
+import { checkpointBytes } from '../model/checkpoint.ts';
+import type { TrainerModel } from '../model/sequenceModel.ts';
 import { quoted } from '../model/safetensors.ts';
 import type { CharTokenizer } from '../model/tokenizer.ts';
 import { getTask, taskTokenizer } from '../tasks/index.ts';
 import type { Task } from '../tasks/task.ts';
 import type { PpoConfig } from './config.ts';
+import { type ModelFamily, trainerModel } from './trainerModels.ts';
 import { decodeTrainerState, encodeTrainerState, type TrainerStateParts } from './trainerState.ts';
 
 /** Settings that fix the models or the data stream: changing them needs a new trainer. */
@@ -19,19 +20,22 @@ export interface SavedParts {
   task: Task;
   tok: CharTokenizer;
   cfg: PpoConfig;
-  actor: Gpt;
-  reference: Gpt;
-  critic: Gpt | null;
+  actor: TrainerModel;
+  reference: TrainerModel;
+  critic: TrainerModel | null;
   iter: number;
   klBeta: number;
 }
 
-/** The whole state as one safetensors file, in one readback. */
+/** The whole state as one safetensors file, in one readback (each role's buffers in the character model's layout). */
 export async function saveTrainerState(be: Backend, p: SavedParts): Promise<Uint8Array> {
-  const a = p.actor.optimizerState;
-  const c = p.critic?.optimizerState ?? null;
-  const ts = [p.actor.params, a.m, a.v, p.reference.params, ...(p.critic && c ? [p.critic.params, c.m, c.v] : [])];
-  const [ap, am, av, ref, cp, cm, cv] = await be.readMany(ts);
+  const a = p.actor.stateTensors();
+  const c = p.critic?.stateTensors() ?? null;
+  const ts = [a.params, a.m, a.v, p.reference.stateTensors().params, ...(c ? [c.params, c.m, c.v] : [])];
+  const host = await be.readMany(ts);
+  const [ap, am, av] = host.slice(0, 3).map((x) => p.actor.toGptLayout(x));
+  const ref = p.reference.toGptLayout(host[3]);
+  const [cp, cm, cv] = p.critic ? host.slice(4).map((x) => p.critic!.toGptLayout(x)) : [];
   return encodeTrainerState({
     task: p.task.name,
     alphabet: p.tok.alphabet,
@@ -39,8 +43,8 @@ export async function saveTrainerState(be: Backend, p: SavedParts): Promise<Uint
     modelConfig: { ...p.actor.cfg },
     iteration: p.iter,
     klBeta: p.klBeta,
-    actor: { params: ap, m: am, v: av, steps: a.steps },
-    critic: c && cp ? { params: cp, m: cm, v: cv, steps: c.steps } : null,
+    actor: { params: ap, m: am, v: av, steps: p.actor.steps },
+    critic: p.critic && cp ? { params: cp, m: cm, v: cv, steps: p.critic.steps } : null,
     reference: Float32Array.from(ref),
   });
 }
@@ -53,17 +57,17 @@ export function requireRewardSandbox(c: PpoConfig, hasSandbox: boolean): void {
   if (c.rewardSource === 'function' && !hasSandbox) throw new Error('rewardSource = "function" needs the reward-function sandbox (loadRewardSandbox)');
 }
 
-/** A decoded state with the models a new trainer starts from: actor and reference set, the SFT checkpoint rebuilt. */
-export async function modelsFromState(be: Backend, state: Uint8Array, hasRewardModel: boolean) {
+/** A decoded state with the models a new trainer starts from (in `family`): actor and reference set, the SFT checkpoint rebuilt. */
+export async function modelsFromState(be: Backend, state: Uint8Array, hasRewardModel: boolean, family: ModelFamily) {
   const st = decodeTrainerState(state);
   const task = getTask(st.config.task);
   const tok = taskTokenizer(task);
   if (st.alphabet !== tok.alphabet) throw new Error(`trainer state: alphabet ${quoted(st.alphabet)} does not match task "${task.name}"`);
   if (st.modelConfig.vocabSize !== tok.vocabSize) throw new Error(`trainer state: vocabSize ${st.modelConfig.vocabSize} does not match task "${task.name}" (${tok.vocabSize})`);
   requireRewardModel(st.config, hasRewardModel);
-  const reference = new Gpt(be, st.modelConfig, st.reference);
-  const sft = await saveCheckpoint(reference, { alphabet: tok.alphabet, task: task.name });
-  const actor = new Gpt(be, st.modelConfig, st.actor.params);
+  const reference = trainerModel(be, family, st.modelConfig, st.reference);
+  const sft = checkpointBytes(reference.cfg, st.reference, { alphabet: tok.alphabet, task: task.name });
+  const actor = trainerModel(be, family, st.modelConfig, st.actor.params);
   actor.setState(st.actor.params, st.actor.m, st.actor.v, st.actor.steps);
   return { st, task, tok, actor, reference, sft };
 }
@@ -80,19 +84,19 @@ export function restorableState(state: Uint8Array, p: Pick<SavedParts, 'cfg' | '
 }
 
 /** Actor and reference weights and moments from a decoded state. */
-export function setPolicyState(st: TrainerStateParts, actor: Gpt, reference: Gpt): void {
+export function setPolicyState(st: TrainerStateParts, actor: TrainerModel, reference: TrainerModel): void {
   const n = st.reference.length;
   reference.setState(st.reference, new Float64Array(n), new Float64Array(n), 0);
   actor.setState(st.actor.params, st.actor.m, st.actor.v, st.actor.steps);
 }
 
 /** The critic a decoded state asks for: `critic` updated in place (built when missing), or disposed when the state has none. */
-export function criticFromState(be: Backend, actor: Gpt, critic: Gpt | null, st: TrainerStateParts): Gpt | null {
+export function criticFromState(be: Backend, family: ModelFamily, actor: TrainerModel, critic: TrainerModel | null, st: TrainerStateParts): TrainerModel | null {
   if (!st.critic) {
     critic?.dispose();
     return null;
   }
-  const c = critic ?? new Gpt(be, { ...actor.cfg, head: 'value' }, st.critic.params);
+  const c = critic ?? trainerModel(be, family, { ...actor.cfg, head: 'value' }, st.critic.params);
   c.setState(st.critic.params, st.critic.m, st.critic.v, st.critic.steps);
   return c;
 }

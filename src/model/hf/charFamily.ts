@@ -9,13 +9,15 @@
 // Frozen (charFamilyModel: the reference, or any role read without training) or trainable
 // (CharFamilyTrainable: every weight and the value head as views into one flat f32 buffer, weight
 // decay where the character model applies it, the update through hfBackward.ts and flatOptimizer.ts,
-// its state readable and settable in the character model's own parameter layout).
+// its state read and set in the character model's own parameter layout: a TrainerModel).
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import { lmHeadLogits } from '../../ops/lmHead.ts';
 import { matmulBackward } from '../../ops/matmul.ts';
+import { type GptConfig, validateGptConfig } from '../config.ts';
 import type { Gpt, OptimizerParams } from '../gpt.ts';
-import type { Decoder, ModelSnapshot, SamplingModel, SequenceModel, SnapshotModel, TrainableSequenceModel } from '../sequenceModel.ts';
+import { paramLayout } from '../params.ts';
+import type { Decoder, ModelSnapshot, SequenceModel, TrainerModel } from '../sequenceModel.ts';
 import { charModelConfig } from './charModelFolder.ts';
 import { parseHfConfig } from './config.ts';
 import { type FlatTrainable, flatOptimizerStep, zeroFlatGrads } from './flatOptimizer.ts';
@@ -44,9 +46,10 @@ function columnsTransposed(x: Float64Array, rows: number, cols: number, c0: numb
   return out;
 }
 
-/** The character model's parameters (its flat buffer's host values) as HfModel's weights. */
-function charLeaves(gpt: Gpt, flat: Float64Array): CharLeaves {
-  const { cfg, layout } = gpt;
+/** The character model's parameters (host values in paramLayout(cfg)'s order) as HfModel's weights. */
+function charLeaves(cfg: GptConfig, flat: ArrayLike<number>): CharLeaves {
+  const layout = paramLayout(cfg);
+  if (flat.length !== layout.total) throw new Error(`the character model's layout holds ${layout.total} parameters, got ${flat.length}`);
   if (cfg.head === 'reward') throw new Error('the reward model reads one position per row: only a model with the LM or the value head is a SequenceModel');
   const entry = (name: string) => {
     const e = layout.byName.get(name);
@@ -55,7 +58,7 @@ function charLeaves(gpt: Gpt, flat: Float64Array): CharLeaves {
   };
   const values = (name: string) => {
     const e = entry(name);
-    return flat.slice(e.offset, e.offset + e.size);
+    return Float64Array.from({ length: e.size }, (_, i) => flat[e.offset + i]);
   };
   const vector = (name: string): Leaf => ({ values: values(name), shape: entry(name).shape, decay: entry(name).decay });
   /** Conv1D `name` (in, out), columns [c0, c1), as an nn.Linear (c1 − c0, in) with its bias. */
@@ -92,7 +95,7 @@ function charLeaves(gpt: Gpt, flat: Float64Array): CharLeaves {
   return { weights, valueHead };
 }
 
-const archOf = (gpt: Gpt) => parseHfConfig(charModelConfig({ ...gpt.cfg, head: 'lm' }));
+const archOf = (cfg: GptConfig) => parseHfConfig(charModelConfig({ ...cfg, head: 'lm' }));
 const weightBytes = (w: WeightsOf<Tensor>) => weightLeaves(w).reduce((s, t) => s + t.size * 4, 0);
 
 export interface CharFamilyModel {
@@ -107,7 +110,7 @@ export interface CharFamilyModel {
 /** The character model `gpt` (LM or value head) on HfModel, frozen; one readback of its parameters. */
 export async function charFamilyModel(gpt: Gpt): Promise<CharFamilyModel> {
   const be = gpt.be;
-  const leaves = charLeaves(gpt, await be.read(gpt.params));
+  const leaves = charLeaves(gpt.cfg, await be.read(gpt.params));
   const made: Tensor[] = [];
   const put = (l: Leaf): Tensor => {
     const t = be.tensor(l.values, l.shape);
@@ -116,7 +119,7 @@ export async function charFamilyModel(gpt: Gpt): Promise<CharFamilyModel> {
   };
   try {
     const w = mapWeights(leaves.weights, put);
-    const model = HfModel.fromWeights(be, archOf(gpt), { ...w, dtype: 'f32', bytes: weightBytes(w) });
+    const model = HfModel.fromWeights(be, archOf(gpt.cfg), { ...w, dtype: 'f32', bytes: weightBytes(w) });
     const valueHead = leaves.valueHead ? { w: put(leaves.valueHead.w), b: put(leaves.valueHead.b) } : null;
     return {
       model,
@@ -141,9 +144,10 @@ const ALIGN = 64; // elements: a view's offset stays 256-byte aligned
  * and one AdamW step train them all, with the character model's decay mask (dense weights and the
  * value head's weight; not the embeddings, norms or biases). AdamW's moments start at zero.
  */
-export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>, SamplingModel, SnapshotModel {
+export class CharFamilyTrainable implements TrainerModel {
   private constructor(
     readonly be: Backend,
+    readonly cfg: GptConfig,
     readonly model: HfModel,
     readonly valueHead: ValueHead | null,
     private readonly flat: FlatTrainable,
@@ -151,13 +155,17 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     private readonly headGrads: ValueHead | null,
     /** (flat size) i32: the character model's paramLayout element of each flat element, −1 on padding. */
     private readonly gptIndex: Int32Array,
-    /** Elements of the character model's paramLayout. */
-    private readonly gptSize: number,
   ) {}
 
+  /** The character model `gpt` (LM or value head) with every parameter trainable; one readback of its parameters. */
   static async create(gpt: Gpt): Promise<CharFamilyTrainable> {
-    const be = gpt.be;
-    const leaves = charLeaves(gpt, await be.read(gpt.params));
+    return CharFamilyTrainable.fromHost(gpt.be, gpt.cfg, await gpt.be.read(gpt.params));
+  }
+
+  /** The character model of config `cfg` whose parameters are `host` (paramLayout(cfg)'s order: a checkpoint's or a saved state's). */
+  static fromHost(be: Backend, config: GptConfig, host: ArrayLike<number>): CharFamilyTrainable {
+    const cfg = validateGptConfig({ ...config });
+    const leaves = charLeaves(cfg, host);
     const all = [...weightLeaves(leaves.weights), ...(leaves.valueHead ? [leaves.valueHead.w, leaves.valueHead.b] : [])];
     const at = new Map<Leaf, number>();
     let size = 0;
@@ -165,23 +173,23 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
       at.set(l, size);
       size += Math.ceil(l.values.length / ALIGN) * ALIGN;
     }
-    const host = new Float64Array(size);
+    const flatHost = new Float64Array(size);
     const decay = new Float64Array(size);
     for (const l of all) {
-      host.set(l.values, at.get(l)!);
+      flatHost.set(l.values, at.get(l)!);
       if (l.decay) decay.fill(1, at.get(l)!, at.get(l)! + l.values.length);
     }
     // The same leaves made from the character model's element indices: where each flat element lives in its layout.
     const index = charLeaves(
-      gpt,
-      Float64Array.from({ length: gpt.layout.total }, (_, i) => i),
+      cfg,
+      Float64Array.from({ length: host.length }, (_, i) => i),
     );
     const gptIndex = new Int32Array(size).fill(-1); // (size): the paramLayout element of each flat element, −1 on padding
     [...weightLeaves(index.weights), ...(index.valueHead ? [index.valueHead.w, index.valueHead.b] : [])].forEach((l, k) => {
       gptIndex.set(l.values, at.get(all[k])!);
     });
     const flat: FlatTrainable = {
-      params: be.tensor(host, [size]),
+      params: be.tensor(flatHost, [size]),
       grads: be.zeros([size]),
       m: be.zeros([size]),
       v: be.zeros([size]),
@@ -190,9 +198,9 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     };
     const viewOf = (buf: Tensor) => (l: Leaf) => be.view(buf, at.get(l)!, l.shape);
     const w = mapWeights(leaves.weights, viewOf(flat.params));
-    const model = HfModel.fromWeights(be, archOf(gpt), { ...w, dtype: 'f32', bytes: size * 4 });
+    const model = HfModel.fromWeights(be, archOf(cfg), { ...w, dtype: 'f32', bytes: size * 4 });
     const head = (buf: Tensor): ValueHead | null => (leaves.valueHead ? { w: viewOf(buf)(leaves.valueHead.w), b: viewOf(buf)(leaves.valueHead.b) } : null);
-    return new CharFamilyTrainable(be, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads), gptIndex, gpt.layout.total);
+    return new CharFamilyTrainable(be, cfg, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads), gptIndex);
   }
 
   get head(): 'lm' | 'value' {
@@ -257,6 +265,25 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     return this.flat.steps;
   }
 
+  set steps(n: number) {
+    this.flat.steps = n;
+  }
+
+  /** Parameters and AdamW moments on the device, in this family's flat layout. */
+  stateTensors(): { params: Tensor; m: Tensor; v: Tensor } {
+    const f = this.flat;
+    return { params: f.params, m: f.m, v: f.v };
+  }
+
+  /** A host copy of a flat buffer in the character model's paramLayout order (padding dropped). */
+  toGptLayout(flat: ArrayLike<number>): Float64Array {
+    const out = new Float64Array(paramLayout(this.cfg).total);
+    this.gptIndex.forEach((g, i) => {
+      if (g >= 0) out[g] = flat[i];
+    });
+    return out;
+  }
+
   snapshotInto(into: ModelSnapshot | null): ModelSnapshot {
     const f = this.flat;
     const n = f.params.size;
@@ -282,31 +309,16 @@ export class CharFamilyTrainable implements TrainableSequenceModel<ResponseTape>
     f.steps = s.steps;
   }
 
-  /**
-   * The parameters and AdamW moments in the character model's own layout (paramLayout: what its
-   * checkpoints and the trainer's saved states hold), and the step count; one readback.
-   */
-  async readGptState(): Promise<{ params: Float64Array; m: Float64Array; v: Float64Array; steps: number }> {
-    const f = this.flat;
-    const [params, m, v] = (await this.be.readMany([f.params, f.m, f.v])).map((x) => {
-      const out = new Float64Array(this.gptSize);
-      this.gptIndex.forEach((g, i) => {
-        if (g >= 0) out[g] = x[i];
-      });
-      return out;
-    });
-    return { params, m, v, steps: f.steps };
-  }
-
   /** Sets the parameters, AdamW moments and step count from values in the character model's layout (Gpt.setState's arguments). */
-  setGptState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void {
+  setState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void {
+    const gptSize = paramLayout(this.cfg).total;
     for (const [name, x] of [
       ['params', params],
       ['m', m],
       ['v', v],
     ] as const)
-      if (x.length !== this.gptSize) throw new Error(`setGptState: ${name} has ${x.length} values, the character model's layout ${this.gptSize}`);
-    if (!Number.isInteger(steps) || steps < 0) throw new Error(`setGptState: steps must be a non-negative integer, got ${steps}`);
+      if (x.length !== gptSize) throw new Error(`setState: ${name} has ${x.length} values, the character model's layout ${gptSize}`);
+    if (!Number.isInteger(steps) || steps < 0) throw new Error(`setState: steps must be a non-negative integer, got ${steps}`);
     const f = this.flat;
     for (const [x, into] of [
       [params, f.params],

@@ -1,0 +1,30 @@
+// The trainer's roles in the family it is asked for: the character model's own Gpt (what the page
+// trains), or the same weights on HfModel as the GPT-2 they are (src/model/hf/charFamily.ts). Both
+// are TrainerModels: they sample, are read and trained, snapshot on the device and carry their
+// state in the character model's parameter layout, so saved states and checkpoints are one format.
+import type { Backend } from '../backend/backend.ts';
+import { checkpointHostParams } from '../model/checkpoint.ts';
+import type { GptConfig, HeadKind } from '../model/config.ts';
+import { Gpt } from '../model/gpt.ts';
+import { CharFamilyTrainable } from '../model/hf/charFamily.ts';
+import type { TrainerModel } from '../model/sequenceModel.ts';
+
+/** 'gpt': the character model's own Gpt (the page's); 'hf': the same weights on HfModel. */
+export type ModelFamily = 'gpt' | 'hf';
+export const MODEL_FAMILIES: readonly ModelFamily[] = ['gpt', 'hf'];
+
+/** A role of config `cfg` whose parameters are `host` (paramLayout(cfg)'s order), in `family`. */
+export function trainerModel(be: Backend, family: ModelFamily, cfg: GptConfig, host: ArrayLike<number>): TrainerModel {
+  return family === 'hf' ? CharFamilyTrainable.fromHost(be, cfg, host) : new Gpt(be, cfg, host);
+}
+
+/** A role from a checkpoint, as modelFromCheckpoint makes it (a new head initialised from `seed`), in `family`. */
+export function trainerModelFromCheckpoint(
+  be: Backend,
+  family: ModelFamily,
+  bytes: Uint8Array,
+  opts: { head?: HeadKind; seed?: number; alphabet?: string; task?: string } = {},
+): TrainerModel {
+  const { host, info } = checkpointHostParams(bytes, opts);
+  return trainerModel(be, family, info.config, host);
+}
