@@ -285,28 +285,22 @@ export class CharFamilyTrainable implements TrainerModel {
   }
 
   snapshotInto(into: ModelSnapshot | null): ModelSnapshot {
-    const f = this.flat;
-    const n = f.params.size;
+    const n = this.flat.params.size;
     const s = into ?? { params: this.be.zeros([n]), m: this.be.zeros([n]), v: this.be.zeros([n]), steps: 0 };
-    for (const [from, to] of [
-      [f.params, s.params],
-      [f.m, s.m],
-      [f.v, s.v],
-    ] as const)
-      this.be.copy(from, to);
-    s.steps = f.steps;
+    this.copyState(this.flat, s);
     return s;
   }
 
   restoreSnapshot(s: ModelSnapshot): void {
-    const f = this.flat;
-    for (const [from, to] of [
-      [s.params, f.params],
-      [s.m, f.m],
-      [s.v, f.v],
-    ] as const)
-      this.be.copy(from, to);
-    f.steps = s.steps;
+    this.copyState(s, this.flat);
+  }
+
+  /** Device copies of the parameters, both moments and the step count, buffer into buffer (the weights' views stay valid). */
+  private copyState(from: ModelSnapshot, to: ModelSnapshot): void {
+    this.be.copy(from.params, to.params);
+    this.be.copy(from.m, to.m);
+    this.be.copy(from.v, to.v);
+    to.steps = from.steps;
   }
 
   /** Sets the parameters, AdamW moments and step count from values in the character model's layout (Gpt.setState's arguments). */
