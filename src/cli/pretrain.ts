@@ -5,6 +5,7 @@
 //                       [--layers 2] [--heads 2] [--width 64]   (the model size; default the shipped one)
 //                       [--steps N] [--lr x] [--batch n]        (override the recipe's last phase)
 //                       [--phase-steps N]                       (cap every phase: a reduced run)
+//                       [--family gpt|hf]                       (the model's family: Gpt, or HfModel as GPT-2; same file)
 //   npm run pretrain -- --task chat-arithmetic [--seed 1] [--steps N] [--sloppy-steps N] [--batch n] [--lr x] [--out dir]
 //                       (the shipped small chat model, a Hugging Face folder: src/cli/pretrainChat.ts)
 // The run itself is src/rl/sftRun.ts, the same function the page's "1 · SFT" stage calls. On the
@@ -18,11 +19,12 @@ import { SFT_MODEL_DIMS } from '../model/config.ts';
 import { TASK_NAMES, getTask } from '../tasks/index.ts';
 import { makeBackend } from '../node/backend.ts';
 import { modelDimsProblems, runSft, sftPhases, type SftRunOptions } from '../rl/sftRun.ts';
+import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
 import { runCli } from '../node/runCli.ts';
 import { CHAT_ARITHMETIC_NAME } from '../tasks/chatArithmetic.ts';
 import { pretrainChat } from './pretrainChat.ts';
 
-const USAGE = `usage: npm run pretrain -- --task <${[...TASK_NAMES, CHAT_ARITHMETIC_NAME].join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--layers L] [--heads H] [--width D] [--steps N] [--lr x] [--batch n] [--phase-steps N]`;
+const USAGE = `usage: npm run pretrain -- --task <${[...TASK_NAMES, CHAT_ARITHMETIC_NAME].join('|')}> [--seed S] [--backend cpu|webgpu] [--out file] [--layers L] [--heads H] [--width D] [--steps N] [--lr x] [--batch n] [--phase-steps N] [--family ${MODEL_FAMILIES.join('|')}]`;
 
 /** A flag's integer value (NaN when it is not one, which the size check names), or its default when absent. */
 function intFlag(v: string | undefined, fallback: number): number {
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
       batch: { type: 'string' },
       'phase-steps': { type: 'string' },
       'sloppy-steps': { type: 'string' },
+      family: { type: 'string', default: 'gpt' },
       out: { type: 'string' },
     },
   });
@@ -79,10 +82,18 @@ async function main(): Promise<number> {
   const phaseSteps = values['phase-steps'] === undefined ? undefined : Number(values['phase-steps']);
   if (phaseSteps !== undefined && !(Number.isInteger(phaseSteps) && phaseSteps >= 1)) throw new Error(`--phase-steps must be a positive integer, got ${values['phase-steps']}`);
 
-  const opts: SftRunOptions = { task: task.name, dims, seed, lastPhase, ...(phaseSteps === undefined ? {} : { phaseSteps }) };
+  const family = MODEL_FAMILIES.find((f) => f === values.family);
+  if (!family) {
+    console.error(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+    return 2;
+  }
+
+  const opts: SftRunOptions = { task: task.name, dims, seed, lastPhase, family, ...(phaseSteps === undefined ? {} : { phaseSteps }) };
   const phases = sftPhases(opts);
   const be = await makeBackend(values.backend!);
-  console.log(`pretrain ${task.name} on ${be.label}: ${dims.nLayer} layers × ${dims.nHead} heads × width ${dims.dModel}, seed ${seed}`);
+  console.log(
+    `pretrain ${task.name} on ${be.label}${family === 'gpt' ? '' : ` (family ${family})`}: ${dims.nLayer} layers × ${dims.nHead} heads × width ${dims.dModel}, seed ${seed}`,
+  );
 
   const t0 = performance.now();
   const secs = () => ((performance.now() - t0) / 1000).toFixed(1);

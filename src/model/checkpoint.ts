@@ -5,6 +5,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
 import { Gpt } from './gpt.ts';
+import type { TrainerModel } from './sequenceModel.ts';
 import { initParams, paramLayout, type ParamLayout } from './params.ts';
 import { Rng } from '../util/rng.ts';
 import { CharTokenizer } from './tokenizer.ts';
@@ -18,12 +19,16 @@ export interface CheckpointInfo {
   task: string;
 }
 
+/** What saving a model reads of it: a TrainerModel of either family. */
+export type CheckpointSource = Pick<TrainerModel, 'be' | 'cfg' | 'stateTensors' | 'toGptLayout'>;
+
 export interface ParsedCheckpoint extends CheckpointInfo {
   params: Map<string, { shape: number[]; data: Float32Array }>;
 }
 
-export async function saveCheckpoint(model: Gpt, info: { alphabet: string; task: string }): Promise<Uint8Array> {
-  return checkpointBytes(model.cfg, await model.be.read(model.params), info);
+/** A checkpoint of `model`'s parameters, whatever its family (one readback, then its character-model layout). */
+export async function saveCheckpoint(model: CheckpointSource, info: { alphabet: string; task: string }): Promise<Uint8Array> {
+  return checkpointBytes(model.cfg, model.toGptLayout(await model.be.read(model.stateTensors().params)), info);
 }
 
 /** A checkpoint of parameters `flat` (host values in paramLayout(cfg)'s order). */

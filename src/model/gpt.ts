@@ -141,7 +141,6 @@ export class Gpt {
     this.resetOptimizer();
   }
 
-  /** The AdamW moments (layout.total each) and step count, for saving a trainer's full state. */
   /** Parameters and AdamW moments on the device (paramLayout order: the model's own). */
   stateTensors(): { params: Tensor; m: Tensor; v: Tensor } {
     return { params: this.flat, m: this.m, v: this.v };
@@ -152,6 +151,7 @@ export class Gpt {
     return Float64Array.from(flat);
   }
 
+  /** The AdamW moments (layout.total each) and step count, for saving a trainer's full state. */
   get optimizerState(): { m: Tensor; v: Tensor; steps: number } {
     return { m: this.m, v: this.v, steps: this.steps };
   }

@@ -5,12 +5,12 @@
 import type { Backend } from '../backend/backend.ts';
 import { saveCheckpoint } from '../model/checkpoint.ts';
 import { gptConfigProblems, sftModelConfig } from '../model/config.ts';
-import { Gpt } from '../model/gpt.ts';
 import { buildSftBatch, DEFAULT_SFT, sftLossAndBackward, trainSftRecipe } from '../model/sft.ts';
 import { Rng } from '../util/rng.ts';
 import { getTask, taskTokenizer, type SftPhase, type TaskSample } from '../tasks/index.ts';
 import { NUMERIC_RULES } from './config.ts';
 import { greedySamples } from './evaluation.ts';
+import { freshTrainerModel, type ModelFamily } from './trainerModels.ts';
 
 /** The three model knobs (PpoConfig's nLayer / nHead / dModel). */
 export interface ModelDims {
@@ -41,6 +41,8 @@ export interface SftRunOptions {
   lastPhase?: Partial<Pick<SftPhase, 'steps' | 'batchSize' | 'lr'>>;
   /** Held-out prompts of the greedy evaluation after each phase (the CLI's 64 by default). */
   evalPrompts?: number;
+  /** The family the model trains in (default 'gpt', the page's); either writes the same checkpoint format. */
+  family?: ModelFamily;
 }
 
 export interface SftProgress {
@@ -118,7 +120,7 @@ export async function runSft(be: Backend, opts: SftRunOptions, hooks: SftRunHook
   const phases = sftPhases(opts);
   const totalSteps = phases.reduce((n, p) => n + p.steps, 0);
   const before = phases.map((_, i) => phases.slice(0, i).reduce((n, p) => n + p.steps, 0));
-  const model = new Gpt(be, cfg, opts.seed);
+  const model = freshTrainerModel(be, opts.family ?? 'gpt', cfg, opts.seed);
   try {
     await trainSftRecipe(model, task, phases, tok, {
       seed: opts.seed,
@@ -144,7 +146,7 @@ export async function runSft(be: Backend, opts: SftRunOptions, hooks: SftRunHook
  * median of `timed` steps of the recipe's first phase, each read back (so the device has finished
  * it). The page's "about N s on this GPU" and `npm run bench -- --only sizes` both use it.
  */
-export async function timeSftSteps(be: Backend, opts: { task: string; dims: ModelDims; seed: number }, timed = 2, warmup = 1): Promise<number> {
+export async function timeSftSteps(be: Backend, opts: { task: string; dims: ModelDims; seed: number; family?: ModelFamily }, timed = 2, warmup = 1): Promise<number> {
   const task = getTask(opts.task);
   const tok = taskTokenizer(task);
   const cfg = { ...sftModelConfig(tok.vocabSize, task.maxPromptChars, NUMERIC_RULES.maxResponseLength?.max ?? 64), ...opts.dims };
@@ -153,7 +155,7 @@ export async function timeSftSteps(be: Backend, opts: { task: string; dims: Mode
   const phase = task.sftRecipe[0];
   const example = phase.example ?? ((rng: Rng) => task.sftExample(rng));
   const rng = new Rng(opts.seed);
-  const model = new Gpt(be, cfg, opts.seed);
+  const model = freshTrainerModel(be, opts.family ?? 'gpt', cfg, opts.seed);
   const times: number[] = [];
   try {
     for (let i = 0; i < warmup + timed; i++) {

@@ -1,13 +1,15 @@
-// The trainer's roles in the family it is asked for: the character model's own Gpt (what the page
-// trains), or the same weights on HfModel as the GPT-2 they are (src/model/hf/charFamily.ts). Both
-// are TrainerModels: they sample, are read and trained, snapshot on the device and carry their
+// The trainer's roles and the SFT model in the family asked for: the character model's own Gpt
+// (what the page trains), or the same weights on HfModel as the GPT-2 they are
+// (src/model/hf/charFamily.ts). Both are TrainerModels: they sample, are read and trained, snapshot on the device and carry their
 // state in the character model's parameter layout, so saved states and checkpoints are one format.
 import type { Backend } from '../backend/backend.ts';
 import { checkpointHostParams } from '../model/checkpoint.ts';
 import type { GptConfig, HeadKind } from '../model/config.ts';
 import { Gpt } from '../model/gpt.ts';
 import { CharFamilyTrainable } from '../model/hf/charFamily.ts';
+import { initParams, paramLayout } from '../model/params.ts';
 import type { TrainerModel } from '../model/sequenceModel.ts';
+import { Rng } from '../util/rng.ts';
 
 /** 'gpt': the character model's own Gpt (the page's); 'hf': the same weights on HfModel. */
 export type ModelFamily = 'gpt' | 'hf';
@@ -16,6 +18,11 @@ export const MODEL_FAMILIES: readonly ModelFamily[] = ['gpt', 'hf'];
 /** A role of config `cfg` whose parameters are `host` (paramLayout(cfg)'s order), in `family`. */
 export function trainerModel(be: Backend, family: ModelFamily, cfg: GptConfig, host: ArrayLike<number>): TrainerModel {
   return family === 'hf' ? CharFamilyTrainable.fromHost(be, cfg, host) : new Gpt(be, cfg, host);
+}
+
+/** A fresh model of config `cfg` with GPT-2's initialisation from `seed` (the weights `new Gpt(be, cfg, seed)` starts from), in `family`. */
+export function freshTrainerModel(be: Backend, family: ModelFamily, cfg: GptConfig, seed: number): TrainerModel {
+  return trainerModel(be, family, cfg, initParams(paramLayout(cfg), new Rng(seed)));
 }
 
 /** A role from a checkpoint, as modelFromCheckpoint makes it (a new head initialised from `seed`), in `family`. */
