@@ -97,7 +97,7 @@ export async function runPreset(o: RunOptions): Promise<RunRecord> {
     throw new Error(`rewardSource "model": no reward model at ${rmPath}: run \`npm run train-rm -- --task ${config.task}\``);
   const rewardModel =
     config.rewardSource === 'model'
-      ? RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(rmPath)), { alphabet: getTask(config.task).alphabet, task: config.task })
+      ? RewardModel.fromCheckpoint(be, new Uint8Array(readFileSync(rmPath)), { alphabet: getTask(config.task).alphabet, task: config.task }, o.family)
       : undefined;
   // A written reward function runs in the same QuickJS sandbox as in the page's worker.
   const rewardSandbox = config.rewardSource === 'function' ? await loadRewardSandbox() : undefined;

@@ -2,7 +2,8 @@
 // and writes public/checkpoints/sentiment_rm.safetensors, the learned reward PPO uses when
 // rewardSource = "model". The trunk starts from the SFT checkpoint when it exists.
 //   npm run train-rm -- [--steps 200] [--pairs 16] [--lr 1e-3] [--seed 1] [--backend cpu|webgpu]
-//                       [--sft public/checkpoints/sentiment.safetensors] [--out path]
+//                       [--sft public/checkpoints/sentiment.safetensors] [--out path] [--family gpt|hf]
+// --family hf trains it on HfModel as the GPT-2 it is (src/rl/trainerModels.ts); the file is the same format.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { Rng } from '../util/rng.ts';
 import { makeBackend } from '../node/backend.ts';
 import { SFT_MODEL_DIMS, type GptConfig } from '../model/config.ts';
 import { runCli } from '../node/runCli.ts';
+import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
 
 const HELD_OUT_SEED = 0x4b1d;
 
@@ -36,8 +38,11 @@ async function main(): Promise<void> {
       backend: { type: 'string', default: 'cpu' },
       sft: { type: 'string', default: join(root, 'public', 'checkpoints', 'sentiment.safetensors') },
       out: { type: 'string', default: join(root, 'public', 'checkpoints', 'sentiment_rm.safetensors') },
+      family: { type: 'string', default: 'gpt' },
     },
   });
+  const family = MODEL_FAMILIES.find((f) => f === values.family);
+  if (!family) throw new Error(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
   const steps = Number(values.steps),
     pairs = Number(values.pairs),
     lr = Number(values.lr),
@@ -49,14 +54,14 @@ async function main(): Promise<void> {
   const task = sentimentTask;
   let rm: RewardModel;
   if (existsSync(values.sft!)) {
-    rm = RewardModel.fromSft(be, new Uint8Array(readFileSync(values.sft!)), seed);
+    rm = RewardModel.fromSft(be, new Uint8Array(readFileSync(values.sft!)), seed, family);
     console.log(`trunk from ${values.sft}`);
   } else {
     const cfg = fallbackConfig(taskTokenizer(task).vocabSize);
-    rm = RewardModel.fresh(be, cfg, task.alphabet, task.name, seed);
+    rm = RewardModel.fresh(be, cfg, task.alphabet, task.name, seed, family);
     console.log(`no SFT checkpoint at ${values.sft}: fresh trunk`);
   }
-  console.log(`train-rm on ${be.label}: ${JSON.stringify(rm.model.cfg)}, ${steps} steps × ${pairs} pairs, lr ${lr}, seed ${seed}`);
+  console.log(`train-rm on ${be.label}${family === 'gpt' ? '' : ` (family ${family})`}: ${JSON.stringify(rm.model.cfg)}, ${steps} steps × ${pairs} pairs, lr ${lr}, seed ${seed}`);
 
   // Held-out pairs from their own seed, scored against the labels as given (10% flipped, so ≈ 0.9
   // is the ceiling) and against the noiseless lexicon order.

@@ -8,6 +8,7 @@ import type { Backend } from '../backend/backend.ts';
 import { loadCheckpointInto, modelFromCheckpoint, parseCheckpoint, saveCheckpoint } from '../model/checkpoint.ts';
 import type { GptConfig } from '../model/config.ts';
 import { Gpt } from '../model/gpt.ts';
+import type { RewardTrainable } from '../model/sequenceModel.ts';
 import { decodeSafetensors } from '../model/safetensors.ts';
 import { CharTokenizer } from '../model/tokenizer.ts';
 import { DEFAULT_CONFIG, type PpoConfig } from '../rl/config.ts';
@@ -263,10 +264,10 @@ export function mutateCheckpoint(rng: Rng, seeds: Uint8Array[]): { file: Uint8Ar
 }
 
 /** What makes a loaded model unusable: wrong vocabulary for its alphabet, non-finite weights. */
-async function unusable(model: Gpt, alphabet: string): Promise<string | null> {
+async function unusable(model: Pick<RewardTrainable, 'be' | 'cfg' | 'stateTensors'>, alphabet: string): Promise<string | null> {
   const vocab = new CharTokenizer(alphabet).vocabSize;
   if (model.cfg.vocabSize !== vocab) return `loaded a model with vocabSize ${model.cfg.vocabSize} for an alphabet of ${vocab} tokens`;
-  const w = await model.be.read(model.params);
+  const w = await model.be.read(model.stateTensors().params);
   if (!w.every(Number.isFinite)) return 'loaded non-finite weights';
   return null;
 }

@@ -328,14 +328,14 @@ export async function fuzzFiles(rng: Rng, count: number, limitMs: number, be: Ba
         record(
           labels,
           await runCase(async () => {
-            const before = await be.read(rm.model.params);
+            const before = await be.read(rm.model.stateTensors().params);
             try {
               const r = await rm.trainOnLabels(ls, { epochs: 1 });
               const ok = [r.before.loss, r.after.loss, r.before.accuracy, r.after.accuracy].every(Number.isFinite);
-              const w = await be.read(rm.model.params);
+              const w = await be.read(rm.model.stateTensors().params);
               return ok && w.every(Number.isFinite) ? null : `non-finite result ${sketch(r)}`;
             } catch (e) {
-              const after = await be.read(rm.model.params);
+              const after = await be.read(rm.model.stateTensors().params);
               if (!before.every((x, k) => Object.is(x, after[k]))) return `refused labels changed the reward model: ${(e as Error).message}`;
               throw e;
             }

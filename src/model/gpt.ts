@@ -21,6 +21,7 @@ import { adamw, gradNorm } from '../ops/optim.ts';
 import { gatherRows } from '../ops/slice.ts';
 import { attention } from '../ops/attention.ts';
 import { gptDecoder } from './gptDecoder.ts';
+import { scatterScoreGrads, scoreAtIndices } from './scoreAt.ts';
 import type { Decoder, ModelSnapshot } from './sequenceModel.ts';
 
 /** A clip bound no finite f32 gradient norm reaches: min(1, NO_CLIP/(‖g‖ + 1e-6)) = 1 (and stays finite in f32). */
@@ -278,16 +279,7 @@ export class Gpt {
       if (cfg.head === 'value') {
         out = be.reshape(values, [B, S]);
       } else {
-        const at = opts.scoreAt;
-        if (!at || at.length !== B) throw new Error(`reward head: scoreAt must give one position per row (${B})`);
-        const gather = new Int32Array(B);
-        const scatter = new Int32Array(R).fill(B);
-        for (let b = 0; b < B; b++) {
-          const t = at[b];
-          if (!Number.isInteger(t) || t < 0 || t >= S) throw new Error(`reward head: scoreAt[${b}] = ${t} is outside [0, ${S})`);
-          gather[b] = b * S + t;
-          scatter[b * S + t] = b;
-        }
+        const { gather, scatter } = scoreAtIndices(opts.scoreAt, B, S);
         const gatherIdx = be.tensor(gather, [B], 'i32');
         cache.scatterIndex = be.tensor(scatter, [R], 'i32');
         out = be.reshape(gatherRows(be, { x: values, index: gatherIdx }), [B]);
@@ -322,12 +314,8 @@ export class Gpt {
         gValues = be.view(gradOut, 0, [R, 1]);
       } else {
         expectShape('gradScores', gradOut, [B]);
-        // Adjoint of the gather: rows that were read get their sequence's gradient, all others the
-        // zero row B (a gather from a padded copy, so no scatter-add is needed).
-        const padded = be.zeros([B + 1, 1]);
-        be.copy(gradOut, be.view(padded, 0, [B]));
-        gValues = gatherRows(be, { x: padded, index: cache.scatterIndex! });
-        owned = [padded, gValues];
+        gValues = scatterScoreGrads(be, gradOut, cache.scatterIndex!);
+        owned = [gValues];
       }
       gHead = matmulBackward(be, { gradOut: gValues, a: cache.lnf.y, b: W.head!.w, transB: true, gradB: G.head!.w, gradBias: G.head!.b, needGradA: true })!;
       be.dispose(...owned, cache.scatterIndex);

@@ -1,6 +1,7 @@
 // What the trainer's stages ask of a causal model, whatever its family: the outputs at every
 // position of a batch of token rows (experience), their gradients (update, SFT), device snapshots
-// (the NaN guard) and next-token logits through a KV cache (sampling). The playground's character
+// (the NaN guard), next-token logits through a KV cache (sampling), and a reward head's scores at one
+// position per row (the learned reward model). The playground's character
 // model (Gpt) is one family; a Hugging Face folder on HfModel (src/model/hf/hfSequenceModel.ts) is
 // another, and the character model on HfModel, as the GPT-2 it is (src/model/hf/charFamily.ts),
 // computes the same numbers as Gpt.
@@ -67,6 +68,27 @@ export interface SamplingModel extends SequenceModel {
   /** Positions the model reads (prompt + response). */
   readonly maxPositions: number;
   decoder(sequences: Tensor, attnMask: Tensor, positions: Tensor): Decoder;
+}
+
+/**
+ * The learned reward model's view of a model with the scalar reward head (cfg.head 'reward'), read at
+ * one position per row (its last real token): scores (B). Forward keeps what backward reads, backward
+ * adds every parameter's gradient for ∂L/∂scores = gradOut (B) and consumes the cache, release frees a
+ * cache not back-propagated. Saved as a checkpoint like a TrainerModel.
+ */
+export interface RewardTrainable {
+  readonly be: Backend;
+  readonly cfg: GptConfig;
+  zeroGrad(): void;
+  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): { out: Tensor; cache: unknown };
+  backward(cache: unknown, gradOut: Tensor): void;
+  release(cache: unknown): void;
+  /** Scores (B) without keeping a cache; the caller owns them. */
+  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): Tensor;
+  optimizerStep(hp: Omit<AdamWParams, 'step'>): Tensor;
+  stateTensors(): { params: Tensor; m: Tensor; v: Tensor };
+  toGptLayout(flat: ArrayLike<number>): Float64Array;
+  dispose(): void;
 }
 
 /**

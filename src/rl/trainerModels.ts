@@ -1,14 +1,15 @@
-// The trainer's roles and the SFT model in the family asked for: the character model's own Gpt
-// (what the page trains), or the same weights on HfModel as the GPT-2 they are
-// (src/model/hf/charFamily.ts). Both are TrainerModels: they sample, are read and trained, snapshot on the device and carry their
-// state in the character model's parameter layout, so saved states and checkpoints are one format.
+// The trainer's roles, the SFT model and the learned reward model in the family asked for: the
+// character model's own Gpt (what the page trains), or the same weights on HfModel as the GPT-2 they
+// are (src/model/hf/charFamily.ts). Both are TrainerModels — they sample, are read and trained,
+// snapshot on the device and carry their state in the character model's parameter layout, so saved
+// states and checkpoints are one format — and, with the reward head, RewardTrainables.
 import type { Backend } from '../backend/backend.ts';
 import { checkpointHostParams } from '../model/checkpoint.ts';
 import type { GptConfig, HeadKind } from '../model/config.ts';
 import { Gpt } from '../model/gpt.ts';
 import { CharFamilyTrainable } from '../model/hf/charFamily.ts';
 import { initParams, paramLayout } from '../model/params.ts';
-import type { TrainerModel } from '../model/sequenceModel.ts';
+import type { RewardTrainable, TrainerModel } from '../model/sequenceModel.ts';
 import { Rng } from '../util/rng.ts';
 
 /** 'gpt': the character model's own Gpt (the page's); 'hf': the same weights on HfModel. */
@@ -34,4 +35,10 @@ export function trainerModelFromCheckpoint(
 ): TrainerModel {
   const { host, info } = checkpointHostParams(bytes, opts);
   return trainerModel(be, family, info.config, host);
+}
+
+/** A reward model (cfg.head 'reward') whose parameters are `host` (paramLayout(cfg)'s order), in `family`. */
+export function rewardTrainable(be: Backend, family: ModelFamily, cfg: GptConfig, host: ArrayLike<number>): RewardTrainable {
+  if (cfg.head !== 'reward') throw new Error(`a reward model needs the 'reward' head, got '${cfg.head}'`);
+  return family === 'hf' ? CharFamilyTrainable.fromHost(be, cfg, host) : new Gpt(be, cfg, host);
 }

@@ -304,7 +304,8 @@ describe.each(BACKENDS)('the character model in the Hugging Face family, on %s',
     }
   });
 
-  it('the reward model, read at one position per row, is refused by name', async () => {
+  // The trainable family carries the reward head (tests/gpu/rm_families.test.ts); a frozen SequenceModel cannot.
+  it('a frozen reward model, read at one position per row, is refused by name', async () => {
     const be = await make();
     const reward = new Gpt(be, stopModel({ head: 'reward' }), 1);
     try {

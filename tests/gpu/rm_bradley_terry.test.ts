@@ -7,7 +7,7 @@ import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { sentimentTask } from '../../src/tasks/sentiment.ts';
 import { cpuBackend, webgpuBackend } from '../helpers/backends.ts';
 import { pairsFrom } from '../helpers/preferences.ts';
-import { randomParams } from '../helpers/model.ts';
+import { randomParams, rewardGpt } from '../helpers/model.ts';
 import { expectClose, rng } from '../helpers/random.ts';
 
 const ALPHABET = sentimentTask.alphabet;
@@ -20,12 +20,11 @@ describe('reward model gradient (BT → reward head → trunk)', () => {
     const params = randomParams(cfg, r);
     const pairs = pairsFrom(10, 5);
     const run = async (be: typeof cpuBackend | typeof gpuBe) => {
-      const rm = RewardModel.fresh(be, cfg, ALPHABET, 'sentiment', 0);
-      rm.model.replaceParams(be.tensor(params, [rm.model.layout.total]));
+      const rm = RewardModel.withParams(be, cfg, params, ALPHABET, 'sentiment');
       const scores = await rm.scorePairs(pairs);
       rm.model.zeroGrad();
       const bt = await rm.lossAndBackward(pairs);
-      const grads = await be.read(rm.model.grads);
+      const grads = await be.read(rewardGpt(rm).grads);
       rm.dispose();
       return { scores, bt, grads };
     };

@@ -17,8 +17,7 @@ describe.each(BACKENDS)('RewardModel.score on %s', (_name, makeBackend) => {
   it('gives the pair-batch score from a rollout layout with lastIndex at EOS (and at a truncated last token)', async () => {
     const be = await makeBackend();
     const r = rng(61);
-    const rm = RewardModel.fresh(be, cfg, ALPHABET, 'sentiment', 0);
-    rm.model.replaceParams(be.tensor(randomParams(cfg, r), [rm.model.layout.total]));
+    const rm = RewardModel.withParams(be, cfg, randomParams(cfg, r), ALPHABET, 'sentiment');
     const pairs: PreferencePair[] = Array.from({ length: 3 }, () => sentimentTask.preferencePair(r));
     pairs.push({ prompt: 'the book is', chosen: '.', rejected: ' boring and dull.' }); // one-token response
     const want = await rm.scorePairs(pairs);

@@ -5,6 +5,7 @@ import type { Tensor } from '../../src/backend/tensor.ts';
 import type { GptConfig } from '../../src/model/config.ts';
 import { Gpt } from '../../src/model/gpt.ts';
 import { paramLayout } from '../../src/model/params.ts';
+import type { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import type { Rng } from '../../src/util/rng.ts';
 
 /** Random parameters (float32-representable, so both backends see identical numbers). */
@@ -56,4 +57,10 @@ export function upload(be: Backend, x: PaddedInputs): { tokens: Tensor; attnMask
 
 export function modelWith(be: Backend, cfg: GptConfig, params: ArrayLike<number>): Gpt {
   return new Gpt(be, cfg, params);
+}
+
+/** The Gpt behind a reward model of the 'gpt' family, for tests that read or set its flat buffers (gradients, parameters in place). */
+export function rewardGpt(rm: RewardModel): Gpt {
+  if (!(rm.model instanceof Gpt)) throw new Error("rewardGpt: the reward model is not of the 'gpt' family");
+  return rm.model;
 }

@@ -13,7 +13,7 @@ import { RewardModel } from '../../src/rl/rewardModel/rewardModel.ts';
 import { sentimentTask } from '../../src/tasks/sentiment.ts';
 import type { PreferencePair } from '../../src/tasks/task.ts';
 import { cpuBackend } from '../helpers/backends.ts';
-import { randomParams } from '../helpers/model.ts';
+import { randomParams, rewardGpt } from '../helpers/model.ts';
 import { pairsFrom } from '../helpers/preferences.ts';
 import { expectClose, randn, rng } from '../helpers/random.ts';
 
@@ -123,18 +123,18 @@ async function btLoss(rm: RewardModel, pairs: PreferencePair[]): Promise<number>
 describe('reward model gradient (BT → reward head → trunk)', () => {
   it('CPU analytic gradients match central finite differences of the BT loss', async () => {
     const r = rng(7);
-    const rm = RewardModel.fresh(cpuBackend, cfg, ALPHABET, 'sentiment', 0);
-    rm.model.replaceParams(cpuBackend.tensor(randomParams(cfg, r), [rm.model.layout.total]));
+    const rm = RewardModel.withParams(cpuBackend, cfg, randomParams(cfg, r), ALPHABET, 'sentiment');
+    const gpt = rewardGpt(rm);
     // one pair of a single-character response: the shortest sequences the task produces
     const pairs = [...pairsFrom(8, 3), { prompt: 'the room was', chosen: '.', rejected: ' dull.' }];
-    rm.model.zeroGrad();
+    gpt.zeroGrad();
     const bt = await rm.lossAndBackward(pairs);
     expect(bt.loss).toBeCloseTo(await btLoss(rm, pairs), 12);
-    const grads = await cpuBackend.read(rm.model.grads);
-    const flat = cpu(rm.model.params).data;
+    const grads = await cpuBackend.read(gpt.grads);
+    const flat = cpu(gpt.params).data;
     const h = 1e-5;
     let checked = 0;
-    for (const e of rm.model.layout.entries) {
+    for (const e of gpt.layout.entries) {
       for (let k = 0; k < 3; k++) {
         const i = e.offset + r.int(0, e.size);
         const keep = flat[i];
@@ -148,7 +148,7 @@ describe('reward model gradient (BT → reward head → trunk)', () => {
         checked++;
       }
     }
-    expect(checked).toBe(3 * rm.model.layout.entries.length);
+    expect(checked).toBe(3 * gpt.layout.entries.length);
     rm.dispose();
   });
 });

@@ -2,22 +2,25 @@
 // out as HfModel's GPT-2 weights — what uploadWeights gives for the folder charModelFolder.ts writes —
 // made on the backend straight from the host values, so they keep the backend's own precision
 // (float64 on the CPU backend: the family is exact against the character model there, not rounded
-// through an F32 file). A critic's trunk the same way, its value head (1, D) + (1) as the ValueHead
-// an HfModel critic reads. Conv1D weights are stored (in, out); HfModel's dense weights are
+// through an F32 file). A critic's or a reward model's trunk the same way, its value or reward head
+// (1, D) + (1) as the ValueHead an HfModel critic reads (the reward head read at one position per row). Conv1D weights are stored (in, out); HfModel's dense weights are
 // nn.Linear's (out, in), and GPT-2's fused c_attn splits into q, k, v by columns [0, D), [D, 2D), [2D, 3D).
 //
 // Frozen (charFamilyModel: the reference, or any role read without training) or trainable
-// (CharFamilyTrainable: every weight and the value head as views into one flat f32 buffer, weight
+// (CharFamilyTrainable: every weight and the scalar head as views into one flat f32 buffer, weight
 // decay where the character model applies it, the update through hfBackward.ts and flatOptimizer.ts,
-// its state read and set in the character model's own parameter layout: a TrainerModel).
+// its state read and set in the character model's own parameter layout: a TrainerModel, and with
+// the reward head a RewardTrainable).
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
 import { lmHeadLogits } from '../../ops/lmHead.ts';
 import { matmulBackward } from '../../ops/matmul.ts';
-import { type GptConfig, validateGptConfig } from '../config.ts';
-import type { Gpt, OptimizerParams } from '../gpt.ts';
-import { paramLayout } from '../params.ts';
-import type { Decoder, ModelSnapshot, SequenceModel, TrainerModel } from '../sequenceModel.ts';
+import { gatherRows } from '../../ops/slice.ts';
+import { type GptConfig, type HeadKind, validateGptConfig } from '../config.ts';
+import type { ForwardOptions, Gpt, OptimizerParams } from '../gpt.ts';
+import { headParamPrefix, paramLayout } from '../params.ts';
+import { scatterScoreGrads, scoreAtIndices } from '../scoreAt.ts';
+import type { Decoder, ModelSnapshot, RewardTrainable, SequenceModel, TrainerModel } from '../sequenceModel.ts';
 import { charModelConfig } from './charModelFolder.ts';
 import { parseHfConfig } from './config.ts';
 import { type FlatTrainable, flatOptimizerStep, zeroFlatGrads } from './flatOptimizer.ts';
@@ -36,7 +39,8 @@ interface Leaf {
 
 interface CharLeaves {
   weights: WeightsOf<Leaf>;
-  valueHead: { w: Leaf; b: Leaf } | null;
+  /** The value or reward head, (1, D) + (1); null with the LM head. */
+  scalarHead: { w: Leaf; b: Leaf } | null;
 }
 
 /** Columns [c0, c1) of a row-major (rows, cols) matrix, transposed: (c1 − c0, rows). */
@@ -50,7 +54,6 @@ function columnsTransposed(x: Float64Array, rows: number, cols: number, c0: numb
 function charLeaves(cfg: GptConfig, flat: ArrayLike<number>): CharLeaves {
   const layout = paramLayout(cfg);
   if (flat.length !== layout.total) throw new Error(`the character model's layout holds ${layout.total} parameters, got ${flat.length}`);
-  if (cfg.head === 'reward') throw new Error('the reward model reads one position per row: only a model with the LM or the value head is a SequenceModel');
   const entry = (name: string) => {
     const e = layout.byName.get(name);
     if (!e) throw new Error(`the character model has no parameter ${name}`);
@@ -91,8 +94,9 @@ function charLeaves(cfg: GptConfig, flat: ArrayLike<number>): CharLeaves {
   });
   const embed = [vector('wte.weight')]; // the tied head: the same leaf
   const weights: WeightsOf<Leaf> = { embed, positions: vector('wpe.weight'), layers, finalNorm: norm('ln_f'), head: embed };
-  const valueHead = cfg.head === 'value' ? { w: vector('value_head.weight'), b: vector('value_head.bias') } : null;
-  return { weights, valueHead };
+  const prefix = headParamPrefix(cfg.head); // the value or reward head: (1, D) + (1), read as a ValueHead
+  const scalarHead = prefix ? { w: vector(`${prefix}.weight`), b: vector(`${prefix}.bias`) } : null;
+  return { weights, scalarHead };
 }
 
 const archOf = (cfg: GptConfig) => parseHfConfig(charModelConfig({ ...cfg, head: 'lm' }));
@@ -110,6 +114,7 @@ export interface CharFamilyModel {
 /** The character model `gpt` (LM or value head) on HfModel, frozen; one readback of its parameters. */
 export async function charFamilyModel(gpt: Gpt): Promise<CharFamilyModel> {
   const be = gpt.be;
+  if (gpt.cfg.head === 'reward') throw new Error('the reward model reads one position per row: a frozen SequenceModel has the LM or the value head');
   const leaves = charLeaves(gpt.cfg, await be.read(gpt.params));
   const made: Tensor[] = [];
   const put = (l: Leaf): Tensor => {
@@ -120,7 +125,7 @@ export async function charFamilyModel(gpt: Gpt): Promise<CharFamilyModel> {
   try {
     const w = mapWeights(leaves.weights, put);
     const model = HfModel.fromWeights(be, archOf(gpt.cfg), { ...w, dtype: 'f32', bytes: weightBytes(w) });
-    const valueHead = leaves.valueHead ? { w: put(leaves.valueHead.w), b: put(leaves.valueHead.b) } : null;
+    const valueHead = leaves.scalarHead ? { w: put(leaves.scalarHead.w), b: put(leaves.scalarHead.b) } : null;
     return {
       model,
       valueHead,
@@ -144,12 +149,20 @@ const ALIGN = 64; // elements: a view's offset stays 256-byte aligned
  * and one AdamW step train them all, with the character model's decay mask (dense weights and the
  * value head's weight; not the embeddings, norms or biases). AdamW's moments start at zero.
  */
-export class CharFamilyTrainable implements TrainerModel {
+/** What CharFamilyTrainable's backward reads: the whole-row tape, and the reward head's scatter index (B·S) i32. */
+export interface CharFamilyCache {
+  tape: ResponseTape;
+  scatterIndex: Tensor | null;
+  consumed: boolean;
+}
+
+export class CharFamilyTrainable implements TrainerModel, RewardTrainable {
   private constructor(
     readonly be: Backend,
     readonly cfg: GptConfig,
     readonly model: HfModel,
-    readonly valueHead: ValueHead | null,
+    /** The value or reward head (one output per position, read as a ValueHead); null with the LM head. */
+    readonly scalarHead: ValueHead | null,
     private readonly flat: FlatTrainable,
     private readonly weightGrads: WeightGrads,
     private readonly headGrads: ValueHead | null,
@@ -166,7 +179,7 @@ export class CharFamilyTrainable implements TrainerModel {
   static fromHost(be: Backend, config: GptConfig, host: ArrayLike<number>): CharFamilyTrainable {
     const cfg = validateGptConfig({ ...config });
     const leaves = charLeaves(cfg, host);
-    const all = [...weightLeaves(leaves.weights), ...(leaves.valueHead ? [leaves.valueHead.w, leaves.valueHead.b] : [])];
+    const all = [...weightLeaves(leaves.weights), ...(leaves.scalarHead ? [leaves.scalarHead.w, leaves.scalarHead.b] : [])];
     const at = new Map<Leaf, number>();
     let size = 0;
     for (const l of all) {
@@ -185,7 +198,7 @@ export class CharFamilyTrainable implements TrainerModel {
       Float64Array.from({ length: host.length }, (_, i) => i),
     );
     const gptIndex = new Int32Array(size).fill(-1); // (size): the paramLayout element of each flat element, −1 on padding
-    [...weightLeaves(index.weights), ...(index.valueHead ? [index.valueHead.w, index.valueHead.b] : [])].forEach((l, k) => {
+    [...weightLeaves(index.weights), ...(index.scalarHead ? [index.scalarHead.w, index.scalarHead.b] : [])].forEach((l, k) => {
       gptIndex.set(l.values, at.get(all[k])!);
     });
     const flat: FlatTrainable = {
@@ -199,12 +212,12 @@ export class CharFamilyTrainable implements TrainerModel {
     const viewOf = (buf: Tensor) => (l: Leaf) => be.view(buf, at.get(l)!, l.shape);
     const w = mapWeights(leaves.weights, viewOf(flat.params));
     const model = HfModel.fromWeights(be, archOf(cfg), { ...w, dtype: 'f32', bytes: size * 4 });
-    const head = (buf: Tensor): ValueHead | null => (leaves.valueHead ? { w: viewOf(buf)(leaves.valueHead.w), b: viewOf(buf)(leaves.valueHead.b) } : null);
+    const head = (buf: Tensor): ValueHead | null => (leaves.scalarHead ? { w: viewOf(buf)(leaves.scalarHead.w), b: viewOf(buf)(leaves.scalarHead.b) } : null);
     return new CharFamilyTrainable(be, cfg, model, head(flat.params), flat, mapWeights(leaves.weights, viewOf(flat.grads)), head(flat.grads), gptIndex);
   }
 
-  get head(): 'lm' | 'value' {
-    return this.valueHead ? 'value' : 'lm';
+  get head(): HeadKind {
+    return this.cfg.head;
   }
 
   get maxPositions(): number {
@@ -216,48 +229,79 @@ export class CharFamilyTrainable implements TrainerModel {
     return hfLanguageModel(this.model).decoder(sequences, attnMask, positions);
   }
 
-  /** logits (B, S, V), or the critic's values (B, S), of every position. */
-  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor): Tensor {
-    return (this.valueHead ? hfValueModel(this.model, this.valueHead) : hfLanguageModel(this.model)).infer(tokens, attnMask, positions);
+  /** logits (B, S, V) or the critic's values (B, S) of every position; the reward head's scores (B) at opts.scoreAt. */
+  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): Tensor {
+    if (this.head === 'reward') {
+      const { out, cache } = this.forward(tokens, attnMask, positions, opts);
+      this.release(cache);
+      return out;
+    }
+    return (this.scalarHead ? hfValueModel(this.model, this.scalarHead) : hfLanguageModel(this.model)).infer(tokens, attnMask, positions);
   }
 
   zeroGrad(): void {
     zeroFlatGrads(this.be, this.flat);
   }
 
-  /** The output of every position, as infer, and the tape backward reads. */
-  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor): { out: Tensor; cache: ResponseTape } {
+  /** The output of forward's every position, as infer, and the tape backward reads (with the reward head, the rows it read). */
+  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): { out: Tensor; cache: CharFamilyCache } {
     const be = this.be;
     const [B, S] = tokens.shape;
     const tape = sequenceTaped(this.model, { tokens, attnMask, positions });
-    const out = this.valueHead
-      ? be.reshape(valueHeadForward(be, this.valueHead, tape.scored), [B, S]) // (B·S) → (B, S)
-      : be.reshape(lmHeadLogits(be, { hidden: tape.scored, head: this.model.weights.head }), [B, S, this.model.vocab]); // (B·S, V) → (B, S, V)
-    return { out, cache: tape };
+    if (!this.scalarHead) {
+      const logits = lmHeadLogits(be, { hidden: tape.scored, head: this.model.weights.head }); // (B·S, V)
+      return { out: be.reshape(logits, [B, S, this.model.vocab]), cache: { tape, scatterIndex: null, consumed: false } };
+    }
+    const values = valueHeadForward(be, this.scalarHead, tape.scored); // (B·S)
+    if (this.head === 'value') return { out: be.reshape(values, [B, S]), cache: { tape, scatterIndex: null, consumed: false } };
+    let idx: ReturnType<typeof scoreAtIndices>;
+    try {
+      idx = scoreAtIndices(opts.scoreAt, B, S);
+    } catch (e) {
+      be.dispose(values);
+      disposeTape(this.model, tape);
+      throw e;
+    }
+    const scores = be.scope(() => be.reshape(gatherRows(be, { x: be.reshape(values, [B * S, 1]), index: be.tensor(idx.gather, [B], 'i32') }), [B])); // (B)
+    return { out: scores, cache: { tape, scatterIndex: be.tensor(idx.scatter, [B * S], 'i32'), consumed: false } };
   }
 
-  /** Adds every parameter's gradient for ∂L/∂out = gradOut (forward's shape); frees the tape. */
-  backward(tape: ResponseTape, gradOut: Tensor): void {
+  /** Adds every parameter's gradient for ∂L/∂out = gradOut (forward's shape); frees the cache. */
+  backward(cache: CharFamilyCache, gradOut: Tensor): void {
+    if (cache.consumed) throw new Error('backward: this forward cache was already used or released');
     const be = this.be;
+    const { tape } = cache;
     const N = tape.B * tape.S;
     const head = this.model.weights.head;
     if (head.length !== 1) throw new Error('the character family holds its head in one part');
     be.scope(() => {
-      // ∂L/∂rows (N, D): through the value head, or the tied LM head logits = rows·Wᵀ (W's gradient lands in the embedding's)
-      const gRows =
-        this.valueHead && this.headGrads
-          ? valueHeadBackward(be, this.valueHead, tape.scored, be.view(gradOut, 0, [N]), this.headGrads)
-          : matmulBackward(be, {
-              gradOut: be.view(gradOut, 0, [N, this.model.vocab]),
-              a: tape.scored,
-              b: head[0],
-              transB: true,
-              gradB: this.weightGrads.head[0],
-              needGradA: true,
-            })!;
+      let gRows: Tensor; // ∂L/∂rows (N, D) of the final-normed rows
+      if (this.scalarHead && this.headGrads) {
+        // ∂L/∂outputs (N) of every position: the critic's as given, the reward head's scattered from its read rows
+        const gValues = cache.scatterIndex ? be.reshape(scatterScoreGrads(be, gradOut, cache.scatterIndex), [N]) : be.view(gradOut, 0, [N]);
+        gRows = valueHeadBackward(be, this.scalarHead, tape.scored, gValues, this.headGrads);
+      } else {
+        // the tied LM head, logits = rows·Wᵀ: W's gradient lands in the embedding's
+        gRows = matmulBackward(be, {
+          gradOut: be.view(gradOut, 0, [N, this.model.vocab]),
+          a: tape.scored,
+          b: head[0],
+          transB: true,
+          gradB: this.weightGrads.head[0],
+          needGradA: true,
+        })!;
+      }
       backwardRowsToWeights(this.model, tape, gRows, this.weightGrads);
     });
-    disposeTape(this.model, tape);
+    this.release(cache);
+  }
+
+  /** Frees a cache that will not be back-propagated. */
+  release(cache: CharFamilyCache): void {
+    if (cache.consumed) return;
+    disposeTape(this.model, cache.tape);
+    if (cache.scatterIndex) this.be.dispose(cache.scatterIndex);
+    cache.consumed = true;
   }
 
   /** AdamW steps taken (bias correction is 1-based). */

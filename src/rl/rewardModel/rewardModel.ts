@@ -1,19 +1,22 @@
-// The learned reward model of RLHF: a Gpt with the scalar 'reward' head read at the last real token
-// (EOS) of each sequence, trained on preference pairs with the Bradley–Terry loss. One training step:
+// The learned reward model of RLHF: a character model with the scalar 'reward' head, in either family
+// (Gpt, or HfModel as GPT-2: src/rl/trainerModels.ts), read at the last real token (EOS) of each sequence, trained on preference pairs with the Bradley–Terry loss. One training step:
 //   forward 2N rows (chosen | rejected) → scores (2N) → read back → BT loss and ∂L/∂scores on the
 //   host (float64, bradleyTerry.ts) → upload → reward-head + trunk backward → gradNorm + AdamW.
 // The trunk starts from the task's SFT checkpoint when there is one (the reward model then already
 // "reads" the task's language), else from a fresh initialisation.
 import type { Backend } from '../../backend/backend.ts';
 import type { Tensor } from '../../backend/tensor.ts';
-import { modelFromCheckpoint, saveCheckpoint } from '../../model/checkpoint.ts';
+import { checkpointHostParams, saveCheckpoint } from '../../model/checkpoint.ts';
 import type { GptConfig } from '../../model/config.ts';
-import { Gpt, type OptimizerParams } from '../../model/gpt.ts';
+import type { OptimizerParams } from '../../model/gpt.ts';
+import { initParams, paramLayout } from '../../model/params.ts';
+import type { RewardTrainable } from '../../model/sequenceModel.ts';
 import { lrAt } from '../../model/schedule.ts';
 import { CharTokenizer } from '../../model/tokenizer.ts';
 import type { PreferencePair } from '../../tasks/task.ts';
 import { Rng } from '../../util/rng.ts';
 import type { RewardScorer } from '../score.ts';
+import { type ModelFamily, rewardTrainable } from '../trainerModels.ts';
 import { bradleyTerry, type BradleyTerryResult } from './bradleyTerry.ts';
 import { encodePairs } from './pairs.ts';
 
@@ -63,36 +66,37 @@ export const DEFAULT_LABEL_TRAIN: LabelTrainOptions = { epochs: 4, pairsPerStep:
 
 export class RewardModel implements RewardScorer {
   private constructor(
-    readonly model: Gpt,
+    readonly model: RewardTrainable,
     readonly tok: CharTokenizer,
     readonly taskName: string,
-  ) {
-    if (model.cfg.head !== 'reward') throw new Error(`a reward model needs the 'reward' head, got '${model.cfg.head}'`);
-  }
+  ) {}
 
   get be(): Backend {
     return this.model.be;
   }
 
-  /** A fresh model of shape `cfg` (head forced to 'reward'). */
-  static fresh(be: Backend, cfg: GptConfig, alphabet: string, taskName: string, seed: number): RewardModel {
-    return new RewardModel(new Gpt(be, { ...cfg, head: 'reward' }, seed), new CharTokenizer(alphabet), taskName);
+  /** A fresh model of shape `cfg` (head forced to 'reward'), GPT-2's initialisation from `seed`, in `family`. */
+  static fresh(be: Backend, cfg: GptConfig, alphabet: string, taskName: string, seed: number, family: ModelFamily = 'gpt'): RewardModel {
+    const rm = { ...cfg, head: 'reward' as const };
+    return RewardModel.withParams(be, rm, initParams(paramLayout(rm), new Rng(seed)), alphabet, taskName, family);
   }
 
-  /** Trunk from an SFT (lm) checkpoint, new reward head initialised from `seed`. */
-  static fromSft(be: Backend, sftBytes: Uint8Array, seed: number): RewardModel {
-    const { model, info } = modelFromCheckpoint(be, sftBytes, { head: 'reward', seed });
-    return new RewardModel(model, new CharTokenizer(info.alphabet), info.task);
+  /** A model of shape `cfg` (head forced to 'reward') whose parameters are `host` (paramLayout's order), in `family`. */
+  static withParams(be: Backend, cfg: GptConfig, host: ArrayLike<number>, alphabet: string, taskName: string, family: ModelFamily = 'gpt'): RewardModel {
+    return new RewardModel(rewardTrainable(be, family, { ...cfg, head: 'reward' }, host), new CharTokenizer(alphabet), taskName);
   }
 
-  /** A trained reward model checkpoint (head 'reward'); `expect` checks its tokenizer and task. */
-  static fromCheckpoint(be: Backend, bytes: Uint8Array, expect: { alphabet?: string; task?: string } = {}): RewardModel {
-    const { model, info } = modelFromCheckpoint(be, bytes, expect);
-    if (model.cfg.head !== 'reward') {
-      model.dispose();
-      throw new Error(`checkpoint has a '${info.config.head}' head, not a reward model`);
-    }
-    return new RewardModel(model, new CharTokenizer(info.alphabet), info.task);
+  /** Trunk from an SFT (lm) checkpoint, new reward head initialised from `seed`, in `family`. */
+  static fromSft(be: Backend, sftBytes: Uint8Array, seed: number, family: ModelFamily = 'gpt'): RewardModel {
+    const { host, info } = checkpointHostParams(sftBytes, { head: 'reward', seed });
+    return new RewardModel(rewardTrainable(be, family, info.config, host), new CharTokenizer(info.alphabet), info.task);
+  }
+
+  /** A trained reward model checkpoint (head 'reward'), in `family`; `expect` checks its tokenizer and task. */
+  static fromCheckpoint(be: Backend, bytes: Uint8Array, expect: { alphabet?: string; task?: string } = {}, family: ModelFamily = 'gpt'): RewardModel {
+    const { host, info } = checkpointHostParams(bytes, expect);
+    if (info.config.head !== 'reward') throw new Error(`checkpoint has a '${info.config.head}' head, not a reward model`);
+    return new RewardModel(rewardTrainable(be, family, info.config, host), new CharTokenizer(info.alphabet), info.task);
   }
 
   /**
@@ -143,7 +147,7 @@ export class RewardModel implements RewardScorer {
     const grad = new Float64Array(2 * N); // (2N): ∂L/∂score of each row, chosen rows first
     grad.set(bt.gradChosen, 0);
     grad.set(bt.gradRejected, N);
-    be.scope(() => model.backward(cache!, be.tensor(grad, [2 * N]))); // the (2N) gradient is dropped after
+    be.scope(() => model.backward(cache, be.tensor(grad, [2 * N]))); // the (2N) gradient is dropped after
     release();
     return bt;
   }
@@ -218,7 +222,7 @@ export class RewardModel implements RewardScorer {
   }
 
   /** Scores (2N) of a pair batch; with `keep` the forward cache is returned for backward. */
-  private forwardPairs(pairs: readonly PreferencePair[], keep: boolean): { scores: Tensor; cache: ReturnType<Gpt['forward']>['cache'] | null; release: () => void } {
+  private forwardPairs(pairs: readonly PreferencePair[], keep: boolean): { scores: Tensor; cache: unknown; release: () => void } {
     const { be, model } = this;
     const b = encodePairs(this.tok, pairs, model.cfg.maxSeq);
     const rows = 2 * b.N;
@@ -228,7 +232,7 @@ export class RewardModel implements RewardScorer {
     const { out, cache } = model.forward(tokens, attnMask, positions, { scoreAt: b.scoreAt });
     if (!keep) model.release(cache);
     const release = () => {
-      if (!cache.consumed) model.release(cache);
+      model.release(cache); // nothing to do once backward consumed it
       be.dispose(out, tokens, attnMask, positions);
     };
     return { scores: out, cache: keep ? cache : null, release };
