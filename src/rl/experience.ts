@@ -9,15 +9,12 @@
 // positions [P, P+A) of a sequence are scored by columns [P−1, P+A−2].
 import type { Backend } from '../backend/backend.ts';
 import { tensorsIn } from '../backend/scope.ts';
-import type { GroupEstimator } from '../reference/groupAdvantages.ts';
 import type { Tensor } from '../backend/tensor.ts';
 import type { SequenceModel } from '../model/sequenceModel.ts';
-import { gae } from '../ops/gae.ts';
-import { groupAdvantages } from '../ops/groupAdvantages.ts';
 import { logprobs } from '../ops/logprobs.ts';
 import { rolloutCorrection } from '../ops/rolloutCorrection.ts';
 import { shapeRewards } from '../ops/shapeRewards.ts';
-import { whiten } from '../ops/whiten.ts';
+import { estimatorAdvantages } from './advantages.ts';
 import { rolloutCorrectionOf, type PpoConfig } from './config.ts';
 import { actionMaskOf, disposeRolloutTensors, type RolloutBatch, type RolloutTensors } from './rollout.ts';
 import { gatherRows, sliceSeq } from '../ops/slice.ts';
@@ -156,31 +153,26 @@ function experienceFrom(
   // Shaped rewards and the per-token KL are also what the metrics and the KL view show, so they
   // are computed for every estimator (the group estimators shape their own rewards internally).
   const { rewards, kl } = shapeRewards(be, { scores: scoreT, logprobs: oldLogprobs, refLogprobs, actionMask, beta: rewardBeta, estimator: cfg.klEstimator });
-  let advantages: Tensor;
-  let returns: Tensor;
-  if (cfg.advantageEstimator === 'gae') {
-    const g = gae(be, { rewards, values, actionMask: trainMask, gamma: cfg.gamma, lam: cfg.lam });
-    advantages = whiten(be, { x: g.advantages, actionMask: trainMask, shiftMean: true });
-    returns = g.returns; // taken before whitening (docs/algorithms.md, Numerical conventions)
-  } else {
-    const g = groupAdvantages(be, {
-      estimator: cfg.advantageEstimator as GroupEstimator,
-      scores: scoreT,
-      group: r.group,
-      logprobs: oldLogprobs,
-      refLogprobs,
-      // The original mask: verl sums the KL penalty before rejection; the scores are whole responses,
-      // and the update masks the rejected tokens' advantages out.
-      actionMask,
-      beta: rewardBeta,
-      klEstimator: cfg.klEstimator,
-      gamma: cfg.gamma,
-      klOrder: cfg.groupKlOrder,
-      baselines: baselines ? be.tensor(baselines, [B]) : null,
-    });
-    advantages = g.advantages;
-    returns = g.returns;
-  }
+  // GAE and whitening count the tokens rejection sampling kept; the group estimators' KL penalty sums
+  // over every sampled token, as verl sums it before rejection (the scores are whole responses, and
+  // the update masks the rejected tokens' advantages out).
+  const { advantages, returns } = estimatorAdvantages(be, {
+    estimator: cfg.advantageEstimator,
+    rewards,
+    values,
+    actionMask,
+    trainMask,
+    scores: scoreT,
+    group: r.group,
+    logprobs: oldLogprobs,
+    refLogprobs,
+    beta: rewardBeta,
+    klEstimator: cfg.klEstimator,
+    gamma: cfg.gamma,
+    lam: cfg.lam,
+    klOrder: cfg.groupKlOrder,
+    baselines: baselines ? be.tensor(baselines, [B]) : null,
+  });
   return {
     B,
     P,

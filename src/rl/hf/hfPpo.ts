@@ -16,13 +16,11 @@ import type { HfModel } from '../../model/hf/hfModel.ts';
 import { type LoraTrainable, loraOptimizerStep, zeroLoraGrads } from '../../model/hf/loraParams.ts';
 import { responseLogprobs, responseRows } from '../../model/hf/scoring.ts';
 import { valueHeadBackward, valueHeadForward } from '../../model/hf/valueHead.ts';
-import { gae } from '../../ops/gae.ts';
+import { estimatorAdvantages } from '../advantages.ts';
 import { epochMinibatches } from '../minibatch.ts';
-import { groupAdvantages } from '../../ops/groupAdvantages.ts';
 import { POLICY_STATS, policyLoss } from '../../ops/policyLoss.ts';
 import { shapeRewards } from '../../ops/shapeRewards.ts';
 import { VALUE_STATS, valueLoss } from '../../ops/valueLoss.ts';
-import { whiten } from '../../ops/whiten.ts';
 import { BASELINE_ESTIMATORS, GROUP_ESTIMATORS, GROUPED_ESTIMATORS, type GroupEstimator } from '../../reference/groupAdvantages.ts';
 import type { KlEstimator } from '../../reference/kl.ts';
 import type { PolicyLossParams } from '../../reference/policyLoss.ts';
@@ -208,33 +206,27 @@ export async function hfPpoIteration(roles: HfPpoRoles, uniquePrompts: readonly 
   const kl = await be.read(shaped.kl);
   await stageDone?.('advantages');
   let valuesT: Tensor | null = null;
-  let returns: Tensor | null = null;
-  let advantages: Tensor;
   if (critic && head) {
     model.setAdapters(critic.adapters);
     const rows = responseRows(model, prompts, responses);
     valuesT = be.reshape(valueHeadForward(be, head.params, rows), [B, A]);
     be.dispose(rows);
     await stageDone?.('values');
-    const g = gae(be, { rewards: shaped.rewards, values: valuesT, actionMask, gamma: cfg.gamma, lam: cfg.lam });
-    advantages = whiten(be, { x: g.advantages, actionMask, shiftMean: true });
-    returns = g.returns; // before whitening, as the character model's trainer
-    be.dispose(g.advantages);
-  } else {
-    const g = groupAdvantages(be, {
-      estimator: cfg.estimator as GroupEstimator,
-      scores: scoresT,
-      group,
-      logprobs: oldT,
-      refLogprobs: refT,
-      actionMask,
-      beta: cfg.klCoef,
-      klEstimator: cfg.klEstimator,
-      gamma: cfg.gamma,
-    });
-    advantages = g.advantages;
-    returns = g.returns;
   }
+  const { advantages, returns } = estimatorAdvantages(be, {
+    estimator: cfg.estimator,
+    rewards: shaped.rewards,
+    values: valuesT,
+    actionMask,
+    scores: scoresT,
+    group,
+    logprobs: oldT,
+    refLogprobs: refT,
+    beta: cfg.klCoef,
+    klEstimator: cfg.klEstimator,
+    gamma: cfg.gamma,
+    lam: cfg.lam,
+  });
   await stageDone?.('advantages');
 
   // The update reads these per minibatch: host copies (exact: f32 both ways), gathered by row.
