@@ -190,7 +190,8 @@ export class PpoTrainer {
     requireRewardSandbox(config, !!init.rewardSandbox);
     const t = new PpoTrainer(be, config, task, tok, actor, reference, init.actorCheckpoint, init.rewardModel, init);
     t.checkShapes(config);
-    await precompileShape(be, decodeShapeOf(config, actor.cfg));
+    // Gpt samples through the fused decode step of its shape; HfModel decodes through its own per-op chain.
+    if (family === 'gpt') await precompileShape(be, decodeShapeOf(config, actor.cfg));
     return t;
   }
 
