@@ -1,6 +1,6 @@
 // Does every preset make its point within its budget? Trains every preset (every arm of a paired
 // one) for several seeds with the project's own trainer and prints one table:
-//   npm run learning [-- --seeds 3 --seed-base 1 --backend cpu|webgpu --preset NAME --arm LABEL --iters N --json out.json]
+//   npm run learning [-- --seeds 3 --seed-base 1 --backend cpu|webgpu --family gpt|hf --preset NAME --arm LABEL --iters N --json out.json]
 //   npm run learning -- --merge a.json --merge b.json …   (runs of some arms or seeds each, put together)
 //   npm run learning -- --model public/models/chat-arithmetic [--preset NAME] [--seeds 3] [--eval-count 100] [--eval-samples 8]
 //                                                         (the presets for a real model: learningHf.ts)
@@ -10,6 +10,8 @@
 // This is a benchmark, not a test: on the CPU backend the whole table takes about an hour. A
 // paired preset's arms can run as separate processes (--arm, one --json each) and be put together
 // with --merge, which prints the table and checks the claims as one run of them all would.
+// --family hf trains every role on HfModel as the GPT-2 it is (src/rl/trainerModels.ts): the
+// cards' claims measured on the Hugging Face path.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PRESETS, type Preset } from '../rl/presets.ts';
@@ -17,9 +19,10 @@ import { formatTable, measurePreset, mergeResults, type PresetResult } from './l
 import { resolvePresetArm, unknownPresetMessage, type BackendKind } from './presetRun.ts';
 import { runCli } from '../node/runCli.ts';
 import { formatHfTable, measureHfPresets } from './learningHf.ts';
+import { MODEL_FAMILIES, type ModelFamily } from '../rl/trainerModels.ts';
 
 const USAGE =
-  'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--preset NAME] [--arm LABEL] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]\n' +
+  'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--family gpt|hf] [--preset NAME] [--arm LABEL] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]\n' +
   '       npm run learning -- --merge a.json --merge b.json [--json merged.json]\n' +
   '       npm run learning -- --model DIR [--preset NAME] [--seeds 3] [--seed-base 1] [--eval-count 100] [--eval-samples 8] [--backend webgpu|cpu]';
 
@@ -27,6 +30,8 @@ const USAGE =
 interface LearningJson {
   started: string;
   backend: string;
+  /** The model family the runs trained in; absent in files written before it could be chosen: 'gpt'. */
+  family?: ModelFamily;
   seeds: number[];
   evalCount: number;
   evalSamples: number;
@@ -39,6 +44,7 @@ async function main(): Promise<number> {
       seeds: { type: 'string', default: '3' },
       'seed-base': { type: 'string', default: '1' },
       backend: { type: 'string', default: 'cpu' },
+      family: { type: 'string', default: 'gpt' },
       preset: { type: 'string', multiple: true },
       arm: { type: 'string', multiple: true },
       merge: { type: 'string', multiple: true },
@@ -62,13 +68,15 @@ async function main(): Promise<number> {
   const evalCount = int('eval-count', values['eval-count'] ?? (values.model === undefined ? '64' : '100'), 1);
   const evalSamples = int('eval-samples', values['eval-samples'] ?? (values.model === undefined ? '4' : '8'), 1);
   if (values.backend !== 'cpu' && values.backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: cpu, webgpu`);
-  if (problems.length > 0) {
+  const family = MODEL_FAMILIES.find((f) => f === values.family);
+  if (!family) problems.push(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+  if (problems.length > 0 || !family) {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;
   }
   if (values.model !== undefined) {
-    if (values.merge || values.arm || values.iters !== undefined) {
-      console.error(`--model runs the presets for a real model as they are: leave out --merge, --arm and --iters\n${USAGE}`);
+    if (values.merge || values.arm || values.iters !== undefined || family !== 'gpt') {
+      console.error(`--model runs the presets for a real model as they are: leave out --merge, --arm, --iters and --family\n${USAGE}`);
       return 2;
     }
     const seeds = Array.from({ length: nSeeds }, (_, i) => seedBase + i);
@@ -83,8 +91,8 @@ async function main(): Promise<number> {
     return results.every((r) => r.claim.ok) ? 0 : 1;
   }
   if (values.merge) {
-    if (values.preset || values.arm) {
-      console.error(`--merge takes its presets, arms and seeds from the files: leave out --preset and --arm\n${USAGE}`);
+    if (values.preset || values.arm || family !== 'gpt') {
+      console.error(`--merge takes its presets, arms, seeds and family from the files: leave out --preset, --arm and --family\n${USAGE}`);
       return 2;
     }
     return merge(values.merge, values.json);
@@ -113,10 +121,13 @@ async function main(): Promise<number> {
   const started = new Date().toISOString();
   const results: PresetResult[] = [];
   for (const p of presets) {
-    results.push(await measurePreset(p, { backend: values.backend as BackendKind, seeds, iters, evalCount, evalSamples, arms: values.arm, log: (s) => console.error(s) }));
-    if (values.json) writeFileSync(values.json, JSON.stringify({ started, backend: values.backend, seeds, evalCount, evalSamples, results } satisfies LearningJson, null, 1));
+    results.push(await measurePreset(p, { backend: values.backend as BackendKind, family, seeds, iters, evalCount, evalSamples, arms: values.arm, log: (s) => console.error(s) }));
+    if (values.json)
+      writeFileSync(values.json, JSON.stringify({ started, backend: values.backend, family, seeds, evalCount, evalSamples, results } satisfies LearningJson, null, 1));
   }
-  console.log(`\nnpm run learning: ${values.backend} backend, seeds ${seeds.join(', ')}, held-out eval ${evalCount} prompts × ${evalSamples} draws, started ${started}\n`);
+  console.log(
+    `\nnpm run learning: ${values.backend} backend${family === 'gpt' ? '' : `, family ${family}`}, seeds ${seeds.join(', ')}, held-out eval ${evalCount} prompts × ${evalSamples} draws, started ${started}\n`,
+  );
   return report(results);
 }
 
@@ -138,7 +149,8 @@ function merge(files: string[], out: string | undefined): number {
       return 2;
     }
   }
-  const settings = (p: LearningJson) => `${p.backend} backend, held-out eval ${p.evalCount} prompts × ${p.evalSamples} draws`;
+  const settings = (p: LearningJson) =>
+    `${p.backend} backend${(p.family ?? 'gpt') === 'gpt' ? '' : `, family ${p.family}`}, held-out eval ${p.evalCount} prompts × ${p.evalSamples} draws`;
   if (parts.some((p) => settings(p) !== settings(parts[0]))) {
     console.error(`--merge: the files were measured differently:\n  ${parts.map((p, i) => `${files[i]}: ${settings(p)}`).join('\n  ')}`);
     return 2;
@@ -158,7 +170,19 @@ function merge(files: string[], out: string | undefined): number {
   if (out)
     writeFileSync(
       out,
-      JSON.stringify({ started, backend: parts[0].backend, seeds, evalCount: parts[0].evalCount, evalSamples: parts[0].evalSamples, results } satisfies LearningJson, null, 1),
+      JSON.stringify(
+        {
+          started,
+          backend: parts[0].backend,
+          family: parts[0].family ?? 'gpt',
+          seeds,
+          evalCount: parts[0].evalCount,
+          evalSamples: parts[0].evalSamples,
+          results,
+        } satisfies LearningJson,
+        null,
+        1,
+      ),
     );
   console.log(`\nnpm run learning --merge of ${files.length} files: ${settings(parts[0])}, seeds ${seeds.join(', ')}, first started ${started}\n`);
   return report(results);

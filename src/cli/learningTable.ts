@@ -4,6 +4,7 @@
 import { armConfig, presetArms, type Preset } from '../rl/presets.ts';
 import { claimFor, itersToHalfGain, mean, sd, startFinal, type ArmRuns, type ClaimResult, type MetricSpec } from './learningClaims.ts';
 import { makeBackend, runPreset, type BackendKind } from './presetRun.ts';
+import type { ModelFamily } from '../rl/trainerModels.ts';
 
 export interface ArmSummary {
   label: string;
@@ -79,7 +80,7 @@ export function formatTable(results: PresetResult[]): string {
  */
 export async function measurePreset(
   preset: Preset,
-  o: { backend: BackendKind; seeds: number[]; iters?: number; evalCount: number; evalSamples: number; arms?: readonly string[]; log: (s: string) => void },
+  o: { backend: BackendKind; family?: ModelFamily; seeds: number[]; iters?: number; evalCount: number; evalSamples: number; arms?: readonly string[]; log: (s: string) => void },
 ): Promise<PresetResult> {
   const spec = claimFor(preset.name);
   const iterations = o.iters ?? preset.iterations;
@@ -91,8 +92,8 @@ export async function measurePreset(
     for (const seed of o.seeds) {
       const be = await makeBackend(o.backend);
       const config = armConfig(preset, all.indexOf(arm), seed);
-      o.log(`[learning] ${preset.name} / ${arm.label} / seed ${seed}: ${iterations} iterations on ${be.label}`);
-      const run = await runPreset({ be, config, iters: iterations, evalCount: o.evalCount, evalSamples: o.evalSamples });
+      o.log(`[learning] ${preset.name} / ${arm.label} / seed ${seed}: ${iterations} iterations on ${be.label}${o.family && o.family !== 'gpt' ? ` (family ${o.family})` : ''}`);
+      const run = await runPreset({ be, config, iters: iterations, evalCount: o.evalCount, evalSamples: o.evalSamples, family: o.family });
       const sf = startFinal(run, spec.metric);
       o.log(`[learning]   ${spec.metric.name} ${sf ? `${sf.start.toFixed(3)} → ${sf.final.toFixed(3)}` : 'not logged'} in ${run.wallS.toFixed(0)} s`);
       runs.push(run);

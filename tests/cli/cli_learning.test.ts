@@ -2,7 +2,10 @@
 // claim checkers on synthetic metric streams: each checker passes a stream that keeps its claim and
 // fails (or reports "metric missing") on one that breaks it.
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   checkAdaptiveKl,
   checkClipping,
@@ -40,6 +43,15 @@ function run(seed: number, iters: number, f: Record<string, (i: number) => numbe
   };
 }
 const arm = (label: string, runs: RunRecord[]): ArmRuns => ({ label, runs });
+const familyDir = mkdtempSync(join(tmpdir(), 'learning-family-'));
+afterAll(() => rmSync(familyDir, { recursive: true, force: true }));
+
+/** A `npm run learning -- --json` file of no results measured in `family` (what --merge compares first). */
+function familyFile(family: string): string {
+  const path = join(familyDir, `${family}.json`);
+  writeFileSync(path, JSON.stringify({ started: '2026-12-02T00:00:00Z', backend: 'cpu', family, seeds: [1], evalCount: 64, evalSamples: 4, results: [] }));
+  return path;
+}
 const seeds = [1, 2, 3];
 const ramp = (from: number, to: number, n: number) => (i: number) => from + ((to - from) * Math.min(i, n)) / n;
 
@@ -365,7 +377,9 @@ describe('npm run learning --arm / --merge', () => {
     [['--preset', 'Tight vs loose clipping', '--arm', 'ε = 9'], /no arm "ε = 9"/],
     [['--arm', 'ε = 0.5'], /needs exactly one --preset/],
     [['--merge', '/nonexistent/learning.json'], /--merge \/nonexistent\/learning\.json: not a file `npm run learning -- --json` wrote/],
-    [['--merge', 'a.json', '--preset', 'DAPO'], /leave out --preset and --arm/],
+    [['--merge', 'a.json', '--preset', 'DAPO'], /leave out --preset, --arm and --family/],
+    [['--family', 'llama'], /--family = "llama": allowed: gpt, hf/],
+    [['--merge', familyFile('gpt'), '--merge', familyFile('hf')], /the files were measured differently:\n.*cpu backend, held-out.*\n.*cpu backend, family hf, held-out/],
   ])('npm run learning %j exits 2 and says why', { timeout: 120_000 }, (args, why) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/learning.ts', ...args], { encoding: 'utf8', timeout: 110_000 });
     expect(r.status).toBe(2);
