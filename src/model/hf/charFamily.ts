@@ -3,8 +3,9 @@
 // made on the backend straight from the host values, so they keep the backend's own precision
 // (float64 on the CPU backend: the family is exact against the character model there, not rounded
 // through an F32 file). A critic's or a reward model's trunk the same way, its value or reward head
-// (1, D) + (1) as the ValueHead an HfModel critic reads (the reward head read at one position per row). Conv1D weights are stored (in, out); HfModel's dense weights are
-// nn.Linear's (out, in), and GPT-2's fused c_attn splits into q, k, v by columns [0, D), [D, 2D), [2D, 3D).
+// (1, D) + (1) as the ValueHead an HfModel critic reads (the reward head read at one position per
+// row). Conv1D weights are stored (in, out); HfModel's dense weights are nn.Linear's (out, in), and
+// GPT-2's fused c_attn splits into q, k, v by columns [0, D), [D, 2D), [2D, 3D).
 //
 // Frozen (charFamilyModel: the reference, or any role read without training) or trainable
 // (CharFamilyTrainable: every weight and the scalar head as views into one flat f32 buffer, weight
@@ -143,12 +144,6 @@ export async function charFamilyModel(gpt: Gpt): Promise<CharFamilyModel> {
 
 const ALIGN = 64; // elements: a view's offset stays 256-byte aligned
 
-/**
- * The character model on HfModel with every parameter trainable: the weights (and a critic's value
- * head) are views into one flat f32 buffer, their gradients views into a second, so one gradNorm
- * and one AdamW step train them all, with the character model's decay mask (dense weights and the
- * value head's weight; not the embeddings, norms or biases). AdamW's moments start at zero.
- */
 /** What CharFamilyTrainable's backward reads: the whole-row tape, and the reward head's scatter index (B·S) i32. */
 export interface CharFamilyCache {
   tape: ResponseTape;
@@ -156,6 +151,13 @@ export interface CharFamilyCache {
   consumed: boolean;
 }
 
+/**
+ * The character model on HfModel with every parameter trainable: the weights (and a critic's or a
+ * reward model's scalar head) are views into one flat f32 buffer, their gradients views into a
+ * second, so one gradNorm and one AdamW step train them all, with the character model's decay mask
+ * (dense weights and the scalar head's weight; not the embeddings, norms or biases). AdamW's moments
+ * start at zero.
+ */
 export class CharFamilyTrainable implements TrainerModel, RewardTrainable {
   private constructor(
     readonly be: Backend,
@@ -243,7 +245,7 @@ export class CharFamilyTrainable implements TrainerModel, RewardTrainable {
     zeroFlatGrads(this.be, this.flat);
   }
 
-  /** The output of forward's every position, as infer, and the tape backward reads (with the reward head, the rows it read). */
+  /** The output at every position (the reward head's at opts.scoreAt), as infer gives it, and the cache backward reads. */
   forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: ForwardOptions = {}): { out: Tensor; cache: CharFamilyCache } {
     const be = this.be;
     const [B, S] = tokens.shape;

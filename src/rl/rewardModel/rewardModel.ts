@@ -1,5 +1,6 @@
 // The learned reward model of RLHF: a character model with the scalar 'reward' head, in either family
-// (Gpt, or HfModel as GPT-2: src/rl/trainerModels.ts), read at the last real token (EOS) of each sequence, trained on preference pairs with the Bradley–Terry loss. One training step:
+// (Gpt, or HfModel as GPT-2: src/rl/trainerModels.ts), read at the last real token (EOS) of each
+// sequence, trained on preference pairs with the Bradley–Terry loss. One training step:
 //   forward 2N rows (chosen | rejected) → scores (2N) → read back → BT loss and ∂L/∂scores on the
 //   host (float64, bradleyTerry.ts) → upload → reward-head + trunk backward → gradNorm + AdamW.
 // The trunk starts from the task's SFT checkpoint when there is one (the reward model then already
