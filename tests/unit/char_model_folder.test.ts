@@ -67,12 +67,14 @@ describe('the character model as a GPT-2 folder', () => {
       const prompts = pairs.map(([p]) => chars.encodePrompt(p));
       const responses = pairs.map(([, a]) => [...chars.encode(a), chars.eosId]);
       const hf = await responseLogprobs(model, prompts, responses);
+      let spread = 0; // the largest distance of a log-prob from uniform's log 1/V ≈ −2.9 over the batch
       for (let b = 0; b < pairs.length; b++) {
         const own = await charLogprobs(be, gpt, prompts[b], responses[b]);
-        // far from uniform (log 1/V ≈ −2.9): the comparison tells weights apart
-        expect(Math.max(...own.map((x) => Math.abs(x + Math.log(cfg.vocabSize))))).toBeGreaterThan(0.5);
+        spread = Math.max(spread, ...own.map((x) => Math.abs(x + Math.log(cfg.vocabSize))));
         expectClose(hf.logprobs[b], own, 0, 1e-9, `row ${b} log-probs`);
       }
+      // far from uniform somewhere in the batch (a row of 3 tokens alone can sit near it): the comparison tells weights apart
+      expect(spread).toBeGreaterThan(0.5);
     } finally {
       model.dispose();
       gpt.dispose();
