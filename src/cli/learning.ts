@@ -19,7 +19,7 @@ import { formatTable, measurePreset, mergeResults, type PresetResult } from './l
 import { resolvePresetArm, unknownPresetMessage, type BackendKind } from './presetRun.ts';
 import { runCli } from '../node/runCli.ts';
 import { formatHfTable, measureHfPresets } from './learningHf.ts';
-import { MODEL_FAMILIES, type ModelFamily } from '../rl/trainerModels.ts';
+import { familyFlag, type ModelFamily } from '../rl/trainerModels.ts';
 
 const USAGE =
   'usage: npm run learning [-- --seeds 3] [--seed-base 1] [--backend cpu|webgpu] [--family gpt|hf] [--preset NAME] [--arm LABEL] [--iters N] [--eval-count 64] [--eval-samples 4] [--json out.json]\n' +
@@ -68,8 +68,8 @@ async function main(): Promise<number> {
   const evalCount = int('eval-count', values['eval-count'] ?? (values.model === undefined ? '64' : '100'), 1);
   const evalSamples = int('eval-samples', values['eval-samples'] ?? (values.model === undefined ? '4' : '8'), 1);
   if (values.backend !== 'cpu' && values.backend !== 'webgpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: cpu, webgpu`);
-  const family = MODEL_FAMILIES.find((f) => f === values.family);
-  if (!family) problems.push(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+  const { family, problem: familyProblem } = familyFlag(values.family);
+  if (familyProblem) problems.push(familyProblem);
   if (problems.length > 0 || !family) {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;

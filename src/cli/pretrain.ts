@@ -19,7 +19,7 @@ import { SFT_MODEL_DIMS } from '../model/config.ts';
 import { TASK_NAMES, getTask } from '../tasks/index.ts';
 import { makeBackend } from '../node/backend.ts';
 import { modelDimsProblems, runSft, sftPhases, type SftRunOptions } from '../rl/sftRun.ts';
-import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
+import { familyFlag, MODEL_FAMILIES } from '../rl/trainerModels.ts';
 import { runCli } from '../node/runCli.ts';
 import { CHAT_ARITHMETIC_NAME } from '../tasks/chatArithmetic.ts';
 import { pretrainChat } from './pretrainChat.ts';
@@ -82,9 +82,9 @@ async function main(): Promise<number> {
   const phaseSteps = values['phase-steps'] === undefined ? undefined : Number(values['phase-steps']);
   if (phaseSteps !== undefined && !(Number.isInteger(phaseSteps) && phaseSteps >= 1)) throw new Error(`--phase-steps must be a positive integer, got ${values['phase-steps']}`);
 
-  const family = MODEL_FAMILIES.find((f) => f === values.family);
+  const { family, problem } = familyFlag(values.family);
   if (!family) {
-    console.error(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+    console.error(problem);
     return 2;
   }
 

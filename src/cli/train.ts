@@ -24,7 +24,7 @@ import { makeBackend, resolvePresetArm, runPreset } from './presetRun.ts';
 import { readConfigFile } from './configFile.ts';
 import { runCli } from '../node/runCli.ts';
 import { HF_TRAIN_USAGE, trainHf } from './trainHf.ts';
-import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
+import { familyFlag } from '../rl/trainerModels.ts';
 
 const USAGE =
   `${HF_TRAIN_USAGE}\n` +
@@ -76,14 +76,14 @@ async function main(): Promise<number> {
   const evalSamples = Number(values['eval-samples']);
   if (!Number.isInteger(evalSamples) || evalSamples < 1) problems.push(`--eval-samples = ${JSON.stringify(values['eval-samples'])}: a positive integer is required`);
   if (values.backend !== 'webgpu' && values.backend !== 'cpu') problems.push(`--backend = ${JSON.stringify(values.backend)}: allowed: webgpu, cpu`);
-  const family = MODEL_FAMILIES.find((f) => f === values.family);
-  if (!family) problems.push(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+  const { family, problem: familyProblem } = familyFlag(values.family);
+  if (familyProblem) problems.push(familyProblem);
   const fileJson = readConfigFile(values.config, problems);
   const fromFile = typeof fileJson === 'object' && fileJson !== null && !Array.isArray(fileJson) ? (fileJson as Record<string, unknown>) : {};
   const layered = values.preset !== undefined ? { ...presetValues, ...fromFile } : fileJson;
   const { config, problems: cfgProblems } = buildConfig(layered, { task: values.task, seed: values.seed });
   problems.push(...cfgProblems);
-  if (problems.length > 0) {
+  if (problems.length > 0 || !family) {
     console.error(`invalid settings (${problems.length}):\n  ${problems.join('\n  ')}\n${USAGE}`);
     return 2;
   }

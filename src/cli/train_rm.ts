@@ -16,7 +16,7 @@ import { Rng } from '../util/rng.ts';
 import { makeBackend } from '../node/backend.ts';
 import { SFT_MODEL_DIMS, type GptConfig } from '../model/config.ts';
 import { runCli } from '../node/runCli.ts';
-import { MODEL_FAMILIES } from '../rl/trainerModels.ts';
+import { familyFlag } from '../rl/trainerModels.ts';
 
 const HELD_OUT_SEED = 0x4b1d;
 
@@ -41,8 +41,8 @@ async function main(): Promise<void> {
       family: { type: 'string', default: 'gpt' },
     },
   });
-  const family = MODEL_FAMILIES.find((f) => f === values.family);
-  if (!family) throw new Error(`--family = ${JSON.stringify(values.family)}: allowed: ${MODEL_FAMILIES.join(', ')}`);
+  const { family, problem } = familyFlag(values.family);
+  if (!family) throw new Error(problem);
   const steps = Number(values.steps),
     pairs = Number(values.pairs),
     lr = Number(values.lr),

@@ -16,6 +16,12 @@ import { Rng } from '../util/rng.ts';
 export type ModelFamily = 'gpt' | 'hf';
 export const MODEL_FAMILIES: readonly ModelFamily[] = ['gpt', 'hf'];
 
+/** The family a command line's `--family` names, or the problem with it (the flag, the value, the allowed ones). */
+export function familyFlag(value: string | undefined): { family: ModelFamily; problem: null } | { family: null; problem: string } {
+  const family = MODEL_FAMILIES.find((f) => f === value);
+  return family ? { family, problem: null } : { family: null, problem: `--family = ${JSON.stringify(value)}: allowed: ${MODEL_FAMILIES.join(', ')}` };
+}
+
 /** A role of config `cfg` whose parameters are `host` (paramLayout(cfg)'s order), in `family`. */
 export function trainerModel(be: Backend, family: ModelFamily, cfg: GptConfig, host: ArrayLike<number>): TrainerModel {
   return family === 'hf' ? CharFamilyTrainable.fromHost(be, cfg, host) : new Gpt(be, cfg, host);
