@@ -121,10 +121,24 @@ describe("group KL order 'openrlhf' = OpenRLHF's compute_advantages_and_returns"
 describe("docs/algorithms.md's example: four equal RLOO scores, β = 1", () => {
   const x = batch(5, 4, 6, 4);
   x.scores.fill(1);
+  // Every sampled token a little likelier under the actor than under the reference (k1 ≥ 0.05), as
+  // after a few updates: the penalty then has one sign, so "uncentred" cannot hold by luck alone.
+  const drift = rng(55);
+  x.ref = Float64Array.from(x.logp, (l) => l - 0.05 - Math.abs(drift.normal()) * 0.4);
   const rowMeans = (adv: Float64Array) => Array.from({ length: x.B }, (_, b) => adv[b * x.A]);
   it('OpenRLHF order: the group baseline cancels the equal scores, the KL reward-to-go stays, uncentred', () => {
-    const first = rowMeans(project('rloo', x, 1, 'openrlhf').advantages);
-    expect(Math.abs(first.reduce((s, v) => s + v, 0))).toBeGreaterThan(1e-2);
+    const advantages = project('rloo', x, 1, 'openrlhf').advantages;
+    const rewardToGo = new Float64Array(x.B * x.A);
+    for (let b = 0; b < x.B; b++) {
+      let tail = 0;
+      for (let a = x.A - 1; a >= 0; a--) {
+        if (x.mask[b * x.A + a]) tail += x.logp[b * x.A + a] - x.ref[b * x.A + a];
+        rewardToGo[b * x.A + a] = x.mask[b * x.A + a] ? -tail : 0;
+      }
+    }
+    expectClose(underMask(advantages, x.mask), rewardToGo, 1e-12, 1e-12, 'advantages = −β·Σ_{t′≥t} KL');
+    // Each row's first advantage is −(its whole KL) ≤ −0.05, so the group's sum is at most −0.2.
+    expect(rowMeans(advantages).reduce((s, v) => s + v, 0)).toBeLessThan(-0.2);
   });
   it('verl order: score − β·ΣKL enters RLOO, so the group is centred (leave-one-out sums to 0)', () => {
     const first = rowMeans(project('rloo', x, 1, 'verl').advantages);
