@@ -5,7 +5,7 @@
 import type { Backend } from '../backend/backend.ts';
 import { validateGptConfig, type GptConfig, type HeadKind } from './config.ts';
 import { Gpt } from './gpt.ts';
-import type { TrainerModel } from './sequenceModel.ts';
+import type { CharModelState } from './sequenceModel.ts';
 import { initParams, paramLayout, type ParamLayout } from './params.ts';
 import { Rng } from '../util/rng.ts';
 import { CharTokenizer } from './tokenizer.ts';
@@ -19,8 +19,8 @@ export interface CheckpointInfo {
   task: string;
 }
 
-/** What saving a model reads of it: a TrainerModel of either family. */
-export type CheckpointSource = Pick<TrainerModel, 'be' | 'cfg' | 'stateTensors' | 'toGptLayout'>;
+/** What saving a model reads of it: a trainer's role or a reward model, of either family. */
+export type CheckpointSource = Pick<CharModelState, 'be' | 'cfg' | 'stateTensors' | 'toGptLayout'>;
 
 export interface ParsedCheckpoint extends CheckpointInfo {
   params: Map<string, { shape: number[]; data: Float32Array }>;

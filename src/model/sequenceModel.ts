@@ -71,41 +71,45 @@ export interface SamplingModel extends SequenceModel {
 }
 
 /**
- * The learned reward model's view of a model with the scalar reward head (cfg.head 'reward'), read at
- * one position per row (its last real token): scores (B). Forward keeps what backward reads, backward
- * adds every parameter's gradient for ∂L/∂scores = gradOut (B) and consumes the cache, release frees a
- * cache not back-propagated. Saved as a checkpoint like a TrainerModel.
+ * A trained character model's own state, whatever its family: its config, AdamW over its flat
+ * parameters, and that state read in the character model's parameter layout (paramLayout(cfg):
+ * what saved states and checkpoints hold).
  */
-export interface RewardTrainable {
+export interface CharModelState {
   readonly be: Backend;
+  /** The character model's config these parameters are (vocabulary, layers, heads, width, positions, head). */
   readonly cfg: GptConfig;
   zeroGrad(): void;
-  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): { out: Tensor; cache: unknown };
-  backward(cache: unknown, gradOut: Tensor): void;
-  release(cache: unknown): void;
-  /** Scores (B) without keeping a cache; the caller owns them. */
-  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): Tensor;
   optimizerStep(hp: Omit<AdamWParams, 'step'>): Tensor;
+  /** The parameters and AdamW moments on the device, in the family's own flat layout (for the caller's one readback). */
   stateTensors(): { params: Tensor; m: Tensor; v: Tensor };
+  /** A host copy of one of stateTensors' buffers, in paramLayout(cfg)'s order. */
   toGptLayout(flat: ArrayLike<number>): Float64Array;
   dispose(): void;
 }
 
 /**
+ * The learned reward model's view of a model with the scalar reward head (cfg.head 'reward'), read at
+ * one position per row (its last real token): scores (B). Forward keeps what backward reads, backward
+ * adds every parameter's gradient for ∂L/∂scores = gradOut (B) and consumes the cache, release frees a
+ * cache not back-propagated. Saved as a checkpoint like a TrainerModel.
+ */
+export interface RewardTrainable extends CharModelState {
+  forward(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): { out: Tensor; cache: unknown };
+  backward(cache: unknown, gradOut: Tensor): void;
+  release(cache: unknown): void;
+  /** Scores (B) without keeping a cache; the caller owns them. */
+  infer(tokens: Tensor, attnMask: Tensor, positions: Tensor, opts: { scoreAt: ArrayLike<number> }): Tensor;
+}
+
+/**
  * What the PPO trainer holds of a role (actor, reference, critic), whatever its family: it samples,
  * is read and trained, snapshots on the device, and its state travels in the character model's
- * parameter layout (paramLayout(cfg): what saved states and checkpoints hold).
+ * parameter layout.
  */
-export interface TrainerModel extends TrainableSequenceModel<unknown>, SamplingModel, SnapshotModel {
-  /** The character model's config these parameters are (vocabulary, layers, heads, width, positions, head). */
-  readonly cfg: GptConfig;
+export interface TrainerModel extends TrainableSequenceModel<unknown>, SamplingModel, SnapshotModel, CharModelState {
   /** AdamW steps taken (bias correction is 1-based). */
   steps: number;
-  /** The parameters and AdamW moments on the device, in the family's own flat layout (for the caller's one readback). */
-  stateTensors(): { params: Tensor; m: Tensor; v: Tensor };
-  /** A host copy of one of stateTensors' buffers, in paramLayout(cfg)'s order. */
-  toGptLayout(flat: ArrayLike<number>): Float64Array;
   /** Parameters, moments and step count given in paramLayout(cfg)'s order (host values the caller checked). */
   setState(params: ArrayLike<number>, m: ArrayLike<number>, v: ArrayLike<number>, steps: number): void;
-  dispose(): void;
 }
