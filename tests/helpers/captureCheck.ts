@@ -81,7 +81,7 @@ export const F32_CAPTURE: CaptureTolerances = {
 /**
  * The experience a trace stored against its recomputation: KL_t and r_t per token, the scan's
  * returns, the advantages (whitening multiplies the scan's error by 1/σ: their tolerance scales
- * with it). Returns the closeness check, that scale and the advantages' absolute tolerance.
+ * with it). Returns the closeness check and that scale for the caller's further checks.
  */
 export function expectExperienceMatches(trace: IterationTrace, rec: RecomputedTrace, tol: CaptureTolerances, where: string) {
   const s = trace.stored;
@@ -90,9 +90,8 @@ export function expectExperienceMatches(trace: IterationTrace, rec: RecomputedTr
   close(s.rewards, rec.rewards, tol.elem, 'r_t');
   close(s.returns, rec.returns, tol.scan, 'returns');
   const scale = rec.whitening?.scale ?? 1;
-  const advantageAtol = tol.scan.atol * scale + tol.reduce.atol;
-  close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: advantageAtol }, 'advantages');
-  return { close, scale, advantageAtol };
+  close(s.advantages, rec.advantages, { rtol: tol.reduce.rtol, atol: tol.scan.atol * scale + tol.reduce.atol }, 'advantages');
+  return { close, scale };
 }
 
 const STAT_KEYS = ['policyLoss', 'approxKl', 'klLoss', 'valueLoss'] as const;
@@ -107,46 +106,47 @@ const RATIO_AT_BOUND = 1e-5;
 
 type ClipKnobs = Pick<InspectKnobs, 'clipLow' | 'clipHigh' | 'dualClip'>;
 
+/** A trace's advantages (B, A) as the trainer used them (float32) and as recomputed (float64). */
+export interface AdvantagePair {
+  A: number;
+  trainer: ArrayLike<number>;
+  recomputed: ArrayLike<number>;
+}
+
+/** The pair of a trace and its recomputation. */
+export const advantagePair = (trace: IterationTrace, rec: RecomputedTrace): AdvantagePair => ({ A: rec.A, trainer: trace.stored.advantages, recomputed: rec.advantages });
+
 /**
- * Whether float32 rounding may flip token i's clip decision in a step, and which: a recomputed
- * ratio within RATIO_AT_BOUND of a bound the clip compares it with (1 − ε_low and 1 + ε_high; the
- * dual clip's c for the lower side), or an advantage within `advantageAtol` of 0 (the clip compares
- * −A·r with −A·clip(r), so A's sign decides; a group whose scores tie up to rounding has advantages
- * ~1e-7 of either sign).
+ * Whether the float32 trainer and the float64 recomputation may rightly disagree on token i's clip
+ * in a step, and on which side: its advantage has another sign in each (the clip compares −A·r with
+ * −A·clip(r), so A's sign decides; a group whose scores tie up to rounding has advantages ~1e-7 of
+ * either sign, within the advantages' own tolerance), or its recomputed ratio lies within
+ * RATIO_AT_BOUND of a bound the clip compares it with (1 − ε_low and 1 + ε_high; the dual clip's
+ * c for the lower side).
  */
-export function clipUndecided(
-  step: MinibatchRecomputed,
-  i: number,
-  rec: Pick<RecomputedTrace, 'advantages' | 'A'>,
-  knobs: ClipKnobs,
-  advantageAtol: number,
-): { clip: boolean; dual: boolean } {
+export function clipUndecided(step: MinibatchRecomputed, i: number, adv: AdvantagePair, knobs: ClipKnobs): { clip: boolean; dual: boolean } {
   const r = step.ratio[i];
-  const advantageAtZero = Math.abs(rec.advantages[step.rows[Math.floor(i / rec.A)] * rec.A + (i % rec.A)]) <= advantageAtol;
+  const at = step.rows[Math.floor(i / adv.A)] * adv.A + (i % adv.A);
+  const signsDiffer = Math.sign(adv.trainer[at]) !== Math.sign(adv.recomputed[at]);
   return {
-    clip: advantageAtZero || Math.abs(r - (1 - knobs.clipLow)) <= RATIO_AT_BOUND || Math.abs(r - (1 + knobs.clipHigh)) <= RATIO_AT_BOUND,
-    dual: knobs.dualClip !== null && (advantageAtZero || Math.abs(r - knobs.dualClip) <= RATIO_AT_BOUND),
+    clip: signsDiffer || Math.abs(r - (1 - knobs.clipLow)) <= RATIO_AT_BOUND || Math.abs(r - (1 + knobs.clipHigh)) <= RATIO_AT_BOUND,
+    dual: knobs.dualClip !== null && (signsDiffer || Math.abs(r - knobs.dualClip) <= RATIO_AT_BOUND),
   };
 }
 
 /**
- * The share of a step's tokens whose clip decision is undecided in float32 (clipUndecided): how far
- * a float32 clip fraction may differ from the float64 one without a token being miscounted. Zero in
- * most draws; every other token still counts exactly.
+ * The share of a step's tokens whose clip the two may rightly decide apart (clipUndecided): how far
+ * the float32 clip fractions may differ from the float64 ones without a token being miscounted.
+ * Zero in most draws; every other token still counts exactly.
  */
-export function fractionSlack(
-  step: MinibatchRecomputed,
-  rec: Pick<RecomputedTrace, 'advantages' | 'A'>,
-  knobs: ClipKnobs,
-  advantageAtol: number,
-): Record<(typeof FRACTION_KEYS)[number], number> {
+export function fractionSlack(step: MinibatchRecomputed, adv: AdvantagePair, knobs: ClipKnobs): Record<(typeof FRACTION_KEYS)[number], number> {
   let tokens = 0;
   let atClip = 0;
   let atDual = 0;
   step.aggWeight.forEach((w, i) => {
     if (w === 0) return;
     tokens++;
-    const u = clipUndecided(step, i, rec, knobs, advantageAtol);
+    const u = clipUndecided(step, i, adv, knobs);
     if (u.clip) atClip++;
     if (u.dual) atDual++;
   });
@@ -202,7 +202,8 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
 
   const rec = recomputeTrace(trace);
   const s = trace.stored;
-  const { close, scale, advantageAtol } = expectExperienceMatches(trace, rec, tol, where);
+  const { close, scale } = expectExperienceMatches(trace, rec, tol, where);
+  const adv = advantagePair(trace, rec);
   expect(s.tisWeights === null, `${where}: TIS weights present`).toBe(cfg.tisCap === null);
   // Sequence-level weights are exp of a float32 row sum: a reduction's tolerance.
   if (s.tisWeights && rec.tisWeights) close(s.tisWeights, rec.tisWeights, cfg.rolloutIs === 'sequence' ? tol.reduce : tol.elem, 'TIS weights');
@@ -216,7 +217,7 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
     expect(Array.from(mb.rows), `${where}: step ${j} rows`).toEqual(Array.from(epochMinibatches(B, cfg.miniBatches, cfg.seed, trace.iter, mb.epoch)[mb.index]));
     const stored = mb.stored as MinibatchStats;
     const got = rec.minibatches[j].stats;
-    const slack = fractionSlack(rec.minibatches[j], rec, trace.knobs, advantageAtol);
+    const slack = fractionSlack(rec.minibatches[j], adv, trace.knobs);
     for (const k of STAT_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.reduce, `step ${j} ${k}`);
     for (const k of FRACTION_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], withSlack(tol.fraction, slack[k]), `step ${j} ${k}`);
   });
@@ -224,7 +225,7 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
   // The charts' batch numbers are the recomputed summary's (the fractions' means within their steps' mean slack).
   const m = res.metrics;
   const meanSlack = (k: 'clipFraction' | 'clipFractionLower') =>
-    rec.minibatches.reduce((sum, step) => sum + fractionSlack(step, rec, trace.knobs, advantageAtol)[k], 0) / Math.max(1, rec.minibatches.length);
+    rec.minibatches.reduce((sum, step) => sum + fractionSlack(step, adv, trace.knobs)[k], 0) / Math.max(1, rec.minibatches.length);
   close([m.clipfrac], [rec.summary.clipFraction], withSlack(tol.reduce, meanSlack('clipFraction')), 'update metrics: clipfrac');
   close([m.clipfrac_lower], [rec.summary.clipFractionLower], withSlack(tol.reduce, meanSlack('clipFractionLower')), 'update metrics: clipfrac_lower');
   close([m.approx_kl, m.policy_loss], [rec.summary.approxKl, rec.summary.policyLoss], tol.reduce, 'update metrics');

@@ -19,7 +19,7 @@ import { hfPpoConfig } from '../../src/rl/hf/hfPpoDefaults.ts';
 import { checkTraceShapes, dimSizes, gatherRows, openrlhfExperience, recomputeTrace, verlBatch } from '../../src/rl/inspect/index.ts';
 import { epochMinibatches } from '../../src/rl/minibatch.ts';
 import { actorPolicyParams } from '../../src/rl/policyParams.ts';
-import { type CaptureTolerances, clipUndecided, expectExperienceMatches, FRACTION_KEYS, fractionSlack, withSlack } from './captureCheck.ts';
+import { advantagePair, type CaptureTolerances, clipUndecided, expectExperienceMatches, FRACTION_KEYS, fractionSlack, withSlack } from './captureCheck.ts';
 import { rng } from './random.ts';
 
 export interface HfTraceCase {
@@ -105,14 +105,15 @@ export function expectHfTraceMatches(m: HfPpoMetrics, c: HfTraceCase, seed: numb
     }
 
   const rec = recomputeTrace(trace);
-  const { close, advantageAtol } = expectExperienceMatches(trace, rec, tol, where);
+  const { close } = expectExperienceMatches(trace, rec, tol, where);
+  const adv = advantagePair(trace, rec);
 
   trace.minibatches.forEach((mb, j) => {
     const want = c.miniBatches === 1 ? Array.from({ length: B }, (_, i) => i) : Array.from(epochMinibatches(B, c.miniBatches, seed, iteration, mb.epoch)[mb.index]);
     expect(Array.from(mb.rows), `${where}: step ${j} rows`).toEqual(want);
     const stored = mb.stored!;
     const got = rec.minibatches[j].stats;
-    const slack = fractionSlack(rec.minibatches[j], rec, trace.knobs, advantageAtol);
+    const slack = fractionSlack(rec.minibatches[j], adv, trace.knobs);
     for (const k of ['policyLoss', 'approxKl', 'valueLoss'] as const) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.reduce, `step ${j} ${k}`);
     for (const k of FRACTION_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], withSlack(tol.fraction, slack[k]), `step ${j} ${k}`);
   });
@@ -128,7 +129,7 @@ export function expectHfTraceMatches(m: HfPpoMetrics, c: HfTraceCase, seed: numb
   close(
     [m.clipfrac],
     [mean(steps.map((x) => x.stats.clipFraction))],
-    withSlack(tol.reduce, mean(steps.map((x) => fractionSlack(x, rec, trace.knobs, advantageAtol).clipFraction))),
+    withSlack(tol.reduce, mean(steps.map((x) => fractionSlack(x, adv, trace.knobs).clipFraction))),
     'iteration metrics: clipfrac',
   );
   close([m.klMean], [rec.summary.klMean], tol.reduce, 'KL metric');
@@ -143,8 +144,8 @@ export function expectHfTraceMatches(m: HfPpoMetrics, c: HfTraceCase, seed: numb
       row.clip.forEach((side, t) => {
         const want = step.clipSide[r * A + t];
         if (side) clipped++;
-        // A token whose clip float32 may decide either way (a tied group's advantage ~1e-7) is not compared.
-        const u = clipUndecided(step, r * A + t, rec, trace.knobs, advantageAtol);
+        // A token whose clip the two may rightly decide apart (its advantage's sign differs: a tied group's ~1e-7) is not compared.
+        const u = clipUndecided(step, r * A + t, adv, trace.knobs);
         if (!u.clip && !u.dual) expect(side, `${where}: row ${b} token ${t} clip side`).toBe(PANEL_SIDE[want]);
       });
     });
