@@ -213,19 +213,19 @@ export function expectTraceMatches(res: IterationResult, cfg: PpoConfig, tol: Ca
     expect(Array.from(s.rsMask), `${where}: rejection mask`).toEqual(Array.from(rec.rsMask));
   }
 
+  const slacks = rec.minibatches.map((step) => fractionSlack(step, adv, trace.knobs));
   trace.minibatches.forEach((mb, j) => {
     expect(Array.from(mb.rows), `${where}: step ${j} rows`).toEqual(Array.from(epochMinibatches(B, cfg.miniBatches, cfg.seed, trace.iter, mb.epoch)[mb.index]));
     const stored = mb.stored as MinibatchStats;
     const got = rec.minibatches[j].stats;
-    const slack = fractionSlack(rec.minibatches[j], adv, trace.knobs);
+    const slack = slacks[j];
     for (const k of STAT_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], tol.reduce, `step ${j} ${k}`);
     for (const k of FRACTION_KEYS) if (stored[k] !== null) close([stored[k]!], [got[k]!], withSlack(tol.fraction, slack[k]), `step ${j} ${k}`);
   });
 
   // The charts' batch numbers are the recomputed summary's (the fractions' means within their steps' mean slack).
   const m = res.metrics;
-  const meanSlack = (k: 'clipFraction' | 'clipFractionLower') =>
-    rec.minibatches.reduce((sum, step) => sum + fractionSlack(step, adv, trace.knobs)[k], 0) / Math.max(1, rec.minibatches.length);
+  const meanSlack = (k: 'clipFraction' | 'clipFractionLower') => slacks.reduce((sum, slack) => sum + slack[k], 0) / Math.max(1, slacks.length);
   close([m.clipfrac], [rec.summary.clipFraction], withSlack(tol.reduce, meanSlack('clipFraction')), 'update metrics: clipfrac');
   close([m.clipfrac_lower], [rec.summary.clipFractionLower], withSlack(tol.reduce, meanSlack('clipFractionLower')), 'update metrics: clipfrac_lower');
   close([m.approx_kl, m.policy_loss], [rec.summary.approxKl, rec.summary.policyLoss], tol.reduce, 'update metrics');
